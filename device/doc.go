@@ -1,0 +1,9 @@
+// Package device defines where an Array's data can live besides Go host
+// memory: the Device interface (in the spirit of Halide's
+// halide_device_interface_t), device Allocations that expose their native
+// handle and byte offset, strided Regions so a crop moves only its own bytes,
+// transfer counters (Stats) and the transfer guard.
+//
+// Implementations: package device/sim (separate host memory that counts
+// every transfer, for tests) and package device/opencl.
+package device

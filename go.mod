@@ -1,0 +1,3 @@
+module github.com/resident-go/resident
+
+go 1.26
