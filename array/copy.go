@@ -1,0 +1,165 @@
+package array
+
+import "fmt"
+
+// overlap returns the coordinate box where a and b overlap, as dims of a
+// (with a's strides) and of b, with their min-corner storage indices; ok is
+// false when they do not overlap.
+func overlap(a, b *Raw) (da, db []Dim, ia, ib int, ok bool) {
+	if a.rank != b.rank {
+		panicf(ErrShape, "copy between a %d-D and a %d-D Array: ranks must match", b.rank, a.rank)
+	}
+	da, db = a.Dims(), b.Dims()
+	ia, ib = a.off, b.off
+	for k := range da {
+		lo := max(da[k].Min, db[k].Min)
+		hi := min(da[k].Max(), db[k].Max())
+		if hi < lo {
+			return nil, nil, 0, 0, false
+		}
+		ia += (lo - da[k].Min) * da[k].Stride
+		ib += (lo - db[k].Min) * db[k].Stride
+		da[k] = Dim{lo, hi - lo + 1, da[k].Stride}
+		db[k] = Dim{lo, hi - lo + 1, db[k].Stride}
+	}
+	return da, db, ia, ib, true
+}
+
+// CopyFrom copies the elements of src where the two views overlap
+// (Halide's copy_from); coordinates, not positions, decide the match. Any
+// strides work; dense rows move with Go's copy.
+func (v HostView[T]) CopyFrom(src HostView[T]) {
+	v.checkWrite()
+	src.check()
+	da, db, ia, ib, ok := overlap(&v.a.rawState, &src.a.rawState)
+	if !ok {
+		return
+	}
+	copyStrided(v.a.data, src.a.data, da, db, ia, ib)
+}
+
+func copyStrided[T any](dst, src []T, dd, sd []Dim, di, si int) {
+	if len(dd) == 0 {
+		dst[di] = src[si]
+		return
+	}
+	// A whole dense box with the same layout on both sides is one copy.
+	if n, ok := contiguous(dd, sd); ok {
+		copy(dst[di:di+n], src[si:si+n])
+		return
+	}
+	pos := make([]int, len(dd))
+	n := dd[0].Extent
+	for {
+		d, s := di, si
+		for k := 1; k < len(dd); k++ {
+			d += pos[k] * dd[k].Stride
+			s += pos[k] * sd[k].Stride
+		}
+		if dd[0].Stride == 1 && sd[0].Stride == 1 {
+			copy(dst[d:d+n], src[s:s+n])
+		} else {
+			ds, ss := dd[0].Stride, sd[0].Stride
+			for x := 0; x < n; x++ {
+				dst[d+x*ds] = src[s+x*ss]
+			}
+		}
+		if !odometer(pos, dd) {
+			return
+		}
+	}
+}
+
+// contiguous reports whether both layouts are the same dense box with
+// dimension 0 innermost, and its element count.
+func contiguous(dd, sd []Dim) (int, bool) {
+	n := 1
+	for k := range dd {
+		if dd[k].Extent != 1 && (dd[k].Stride != n || sd[k].Stride != n) {
+			return 0, false
+		}
+		n *= dd[k].Extent
+	}
+	return n, true
+}
+
+// CopyFrom copies src into a where they overlap, through host views: a
+// device-dirty src is copied to host first, and a becomes host-dirty.
+func (a *Array[T]) CopyFrom(src *Array[T]) error {
+	s, err := src.HostReadOnly()
+	if err != nil {
+		return err
+	}
+	d, err := a.Host()
+	if err != nil {
+		return err
+	}
+	d.CopyFrom(s)
+	return nil
+}
+
+// Compact returns a new dense, device-aware Array with a's mins, extents
+// and elements (dimension 0 innermost), whatever a's strides.
+func (a *Array[T]) Compact() (*Array[T], error) {
+	c := Like(a)
+	if err := c.CopyFrom(a); err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.hostDirty = false
+	return c, nil
+}
+
+// Equal reports whether a and b have the same mins, extents and elements,
+// whatever their strides. Device-dirty data is copied to host first.
+func Equal[T Elem](a, b *Array[T]) (bool, error) {
+	va, err := a.HostReadOnly()
+	if err != nil {
+		return false, err
+	}
+	vb, err := b.HostReadOnly()
+	if err != nil {
+		return false, err
+	}
+	return va.Equal(vb), nil
+}
+
+// Equal reports whether v and w have the same mins, extents and elements.
+func (v HostView[T]) Equal(w HostView[T]) bool {
+	v.check()
+	w.check()
+	if v.a.rank != w.a.rank {
+		return false
+	}
+	for k, d := range v.a.dimsRef() {
+		e := w.a.dimsRef()[k]
+		if d.Min != e.Min || d.Extent != e.Extent {
+			return false
+		}
+	}
+	eq := true
+	v.a.ForEach(func(c []int) {
+		if eq && v.a.data[v.a.index(c)] != w.a.data[w.a.index(c)] {
+			eq = false
+		}
+	})
+	return eq
+}
+
+// Format describes the view's first elements for debugging.
+func (v HostView[T]) String() string {
+	out := fmt.Sprintf("HostView%v[", v.a.Extents())
+	i := 0
+	for x := range v.Values() {
+		if i == 8 {
+			out += " …"
+			break
+		}
+		if i > 0 {
+			out += " "
+		}
+		out += fmt.Sprint(x)
+		i++
+	}
+	return out + "]"
+}

@@ -1,0 +1,117 @@
+package array
+
+import "github.com/resident-go/resident/device"
+
+// HostView is the host-only view of an Array: the way to its elements. It
+// shares memory with the Array. Obtaining one is the one automatic copy to
+// host; as a pipeline argument it is host-only, so the pipeline leaves its
+// host data current.
+//
+// A view is stale while a device holds newer data than the host (after a
+// later device write, before the next Host call); using a stale view panics
+// with ErrStale. The zero HostView is invalid.
+type HostView[T Elem] struct {
+	a     *Array[T]
+	write bool
+}
+
+// Host returns a writable host view. It copies to host only when the device
+// copy is newer, and marks the host dirty so the next device consumer
+// uploads. Writes through At/Set after a later upload mark it dirty again;
+// writes through Data do not: take a new view after each device use.
+func (a *Array[T]) Host() (HostView[T], error) {
+	if err := a.syncHost(); err != nil {
+		return HostView[T]{}, err
+	}
+	if a.h != nil && a.h.alloc != nil {
+		a.hostDirty = true
+	}
+	return HostView[T]{a, true}, nil
+}
+
+// HostReadOnly returns a read-only host view; it copies to host only when
+// the device copy is newer and leaves the dirty bits clean.
+func (a *Array[T]) HostReadOnly() (HostView[T], error) {
+	if err := a.syncHost(); err != nil {
+		return HostView[T]{}, err
+	}
+	return HostView[T]{a, false}, nil
+}
+
+func (a *Array[T]) syncHost() error {
+	a.checkOpen()
+	if !a.deviceDirty {
+		return nil
+	}
+	if err := device.CheckAutomatic("host view of a device-dirty " + a.typ.String() + " Array"); err != nil {
+		return err
+	}
+	return a.CopyToHost()
+}
+
+// Raw returns the viewed Array's state.
+func (v HostView[T]) Raw() *Raw { return &v.a.rawState }
+
+// HostOnly is true: consumers leave a host view's data current.
+func (v HostView[T]) HostOnly() bool { return true }
+
+// Array returns the viewed Array.
+func (v HostView[T]) Array() *Array[T] { return v.a }
+
+// Writable reports whether Set is allowed.
+func (v HostView[T]) Writable() bool { return v.write }
+
+func (v HostView[T]) check() {
+	if v.a.closed {
+		v.a.checkOpen()
+	}
+	if v.a.deviceDirty {
+		panicf(ErrStale, "a device wrote the Array after this view was taken: call Host again")
+	}
+}
+
+func (v HostView[T]) checkWrite() {
+	v.check()
+	if !v.write {
+		panicf(ErrReadOnly, "take a writable view with Host()")
+	}
+	if !v.a.hostDirty && v.a.h != nil && v.a.h.alloc != nil {
+		v.a.hostDirty = true // uploaded since the view was taken
+	}
+}
+
+// At returns the element at coords, one per dimension.
+func (v HostView[T]) At(coords ...int) T {
+	v.check()
+	return v.a.data[v.a.index(coords)]
+}
+
+// Set stores x at coords, one per dimension.
+func (v HostView[T]) Set(x T, coords ...int) {
+	v.checkWrite()
+	v.a.data[v.a.index(coords)] = x
+}
+
+// Data returns the elements from the min corner to the end of the span,
+// sharing memory: element (x0, x1, …) is Data()[Σ (xi − Min_i)·Stride_i].
+func (v HostView[T]) Data() []T {
+	v.check()
+	if v.write && v.a.h != nil && v.a.h.alloc != nil {
+		v.a.hostDirty = true
+	}
+	n := v.a.SpanElems()
+	return v.a.data[v.a.off : v.a.off+n : v.a.off+n]
+}
+
+// Fill sets every element to x.
+func (v HostView[T]) Fill(x T) {
+	v.checkWrite()
+	if v.a.Dense() {
+		s := v.a.data[v.a.off : v.a.off+v.a.Len()]
+		for i := range s {
+			s[i] = x
+		}
+		return
+	}
+	v.a.forEachIndex(func(i int) { v.a.data[i] = x })
+}

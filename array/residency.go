@@ -1,0 +1,150 @@
+package array
+
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/device"
+)
+
+// HostDirty reports whether the host copy is newer than the device copy.
+func (r *Raw) HostDirty() bool { return r.hostDirty }
+
+// DeviceDirty reports whether the device copy is newer than the host copy.
+func (r *Raw) DeviceDirty() bool { return r.deviceDirty }
+
+// SetHostDirty marks the host copy newer (or not). Marking it while the
+// device is dirty panics with ErrDirty: one side would lose writes.
+func (r *Raw) SetHostDirty(v bool) {
+	r.checkOpen()
+	if v && r.deviceDirty {
+		panicf(ErrDirty, "host marked dirty while the device copy is newer: CopyToHost first")
+	}
+	r.hostDirty = v
+}
+
+// SetDeviceDirty marks the device copy newer (or not), as a device writer
+// such as a pipeline does after writing r. Host views taken earlier become
+// stale. Marking it while the host is dirty panics with ErrDirty.
+func (r *Raw) SetDeviceDirty(v bool) {
+	r.checkOpen()
+	if v && r.hostDirty {
+		panicf(ErrDirty, "device marked dirty while the host copy is newer: CopyToDevice first")
+	}
+	if v {
+		if r.Allocation() == nil {
+			panicf(ErrDirty, "device marked dirty on an Array with no device allocation: DeviceMalloc first")
+		}
+		r.fam.devGen.Add(1)
+	}
+	r.deviceDirty = v
+}
+
+// DeviceMalloc gives r an allocation on d without copying anything, as for
+// an output that a device is about to write. It does nothing when r already
+// has one on d and fails when r's allocation is on another device.
+func (r *Raw) DeviceMalloc(d device.Device) error {
+	r.checkOpen()
+	if a := r.Allocation(); a != nil {
+		if r.h.dev != d {
+			return fmt.Errorf("array: Array already lives on %s, not %s: DeviceFree it first", r.h.dev.Name(), d.Name())
+		}
+		return nil
+	}
+	a, err := d.Malloc(max(r.SpanElems()*r.esize, 1))
+	if err != nil {
+		return err
+	}
+	h := r.handle()
+	h.dev, h.alloc, h.own = d, a, Allocated
+	r.fam.upGen.Add(1)
+	return nil
+}
+
+// Wrap adopts alloc, which lives on d and holds at least r's span, as r's
+// device copy without copying; r never frees it. The device copy is assumed
+// to be current: mark it with SetDeviceDirty if it is newer than the host.
+func (r *Raw) Wrap(d device.Device, alloc device.Allocation) error {
+	r.checkOpen()
+	if r.Allocation() != nil {
+		return fmt.Errorf("array: Array already has a device allocation: DeviceFree it before Wrap")
+	}
+	if need := r.SpanElems() * r.esize; alloc.Bytes() < need {
+		return fmt.Errorf("array: wrapped allocation holds %d bytes, the Array needs %d", alloc.Bytes(), need)
+	}
+	h := r.handle()
+	h.dev, h.alloc, h.own = d, alloc, WrappedNative
+	return nil
+}
+
+// CopyToDevice makes the device copy on d current: it allocates on first
+// use and copies when there is no device copy yet or the host is newer.
+func (r *Raw) CopyToDevice(d device.Device) error {
+	r.checkOpen()
+	fresh := r.Allocation() == nil
+	if err := r.DeviceMalloc(d); err != nil {
+		return err
+	}
+	if !fresh && !r.hostDirty {
+		return nil
+	}
+	if r.deviceDirty {
+		panicf(ErrDirty, "CopyToDevice while the device copy is newer")
+	}
+	if n := r.Len(); n > 0 {
+		if err := d.CopyIn(r.h.alloc, 0, r.HostBytes(), r.Region()); err != nil {
+			return err
+		}
+	}
+	r.hostDirty = false
+	r.fam.upGen.Add(1)
+	return nil
+}
+
+// CopyToHost makes the host copy current, copying only r's own elements and
+// only when the device copy is newer.
+func (r *Raw) CopyToHost() error {
+	r.checkOpen()
+	if !r.deviceDirty {
+		return nil
+	}
+	if r.Len() > 0 {
+		if err := r.h.dev.CopyOut(r.HostBytes(), r.h.alloc, 0, r.Region()); err != nil {
+			return err
+		}
+	}
+	r.deviceDirty = false
+	return nil
+}
+
+// DeviceSync waits for work queued on r's device.
+func (r *Raw) DeviceSync() error {
+	if d := r.Device(); d != nil {
+		return d.Sync()
+	}
+	return nil
+}
+
+// DeviceFree drops r's device copy, first copying it to host when it is
+// newer so nothing is lost. Wrapped and unmanaged allocations are released
+// from r, not freed.
+func (r *Raw) DeviceFree() error {
+	r.checkOpen()
+	if err := r.CopyToHost(); err != nil {
+		return err
+	}
+	return r.deviceFree()
+}
+
+func (r *Raw) deviceFree() error {
+	if r.h == nil || r.h.alloc == nil {
+		return nil
+	}
+	h := r.h
+	var err error
+	if h.own == Allocated || h.own == Cropped {
+		err = h.dev.Free(h.alloc)
+	}
+	h.dev, h.alloc, h.own = nil, nil, NoDevice
+	r.hostDirty, r.deviceDirty = false, false
+	return err
+}

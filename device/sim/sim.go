@@ -1,0 +1,212 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/resident-go/resident/device"
+)
+
+// ErrClosed is returned by a Device used after Close.
+var ErrClosed = errors.New("sim: device closed")
+
+// Device is a simulated device. The zero value is not usable: call New.
+type Device struct {
+	name  string
+	limit int
+	mu    sync.Mutex
+	live  map[*block]struct{}
+	c     device.Counters
+	done  bool
+}
+
+var _ device.Device = (*Device)(nil)
+
+// block is one root allocation; crops share it.
+type block struct {
+	mem   []byte
+	refs  int // the root and its crops not yet freed
+	freed bool
+}
+
+// Alloc is an allocation on a simulated device.
+type Alloc struct {
+	d     *Device
+	b     *block
+	off   int
+	n     int
+	freed bool
+}
+
+func (a *Alloc) Device() device.Device { return a.d }
+
+// Native is the address of the root's memory: a stand-in for a device handle.
+func (a *Alloc) Native() uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(a.b.mem))) }
+func (a *Alloc) Offset() int     { return a.off }
+func (a *Alloc) Bytes() int      { return a.n }
+
+// Mem returns the allocation's bytes, for tests that look at device memory.
+func (a *Alloc) Mem() []byte { return a.b.mem[a.off : a.off+a.n] }
+
+// New returns a simulated device that refuses allocations beyond limit
+// bytes in total (no limit when limit ≤ 0).
+func New(name string, limit int) *Device {
+	return &Device{name: name, limit: limit, live: map[*block]struct{}{}}
+}
+
+func (d *Device) Name() string { return "sim:" + d.name }
+
+func (d *Device) Malloc(n int) (device.Allocation, error) {
+	if n < 0 {
+		return nil, fmt.Errorf("sim: allocation of %d bytes", n)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done {
+		return nil, ErrClosed
+	}
+	if d.limit > 0 && int(d.c.Snapshot().BytesLive)+n > d.limit {
+		return nil, fmt.Errorf("sim: allocation of %d bytes exceeds the device's %d bytes", n, d.limit)
+	}
+	b := &block{mem: make([]byte, n), refs: 1}
+	d.live[b] = struct{}{}
+	d.c.Alloc(n)
+	return &Alloc{d: d, b: b, n: n}, nil
+}
+
+func (d *Device) own(a device.Allocation) (*Alloc, error) {
+	x, ok := a.(*Alloc)
+	if !ok || x.d != d {
+		return nil, fmt.Errorf("sim: allocation %T does not belong to %s", a, d.Name())
+	}
+	if x.freed {
+		return nil, fmt.Errorf("sim: allocation used after Free")
+	}
+	return x, nil
+}
+
+func (d *Device) Free(a device.Allocation) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	x, ok := a.(*Alloc)
+	if !ok || x.d != d {
+		return fmt.Errorf("sim: allocation %T does not belong to %s", a, d.Name())
+	}
+	if x.freed || d.done {
+		return nil
+	}
+	x.freed = true
+	d.unref(x.b)
+	return nil
+}
+
+func (d *Device) unref(b *block) {
+	b.refs--
+	if b.refs == 0 && !b.freed {
+		b.freed = true
+		delete(d.live, b)
+		d.c.Release(len(b.mem))
+	}
+}
+
+func (d *Device) Crop(a device.Allocation, off, n int) (device.Allocation, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	x, err := d.own(a)
+	if err != nil {
+		return nil, err
+	}
+	if off < 0 || n < 0 || off+n > x.n {
+		return nil, fmt.Errorf("sim: crop [%d, %d) of a %d-byte allocation", off, off+n, x.n)
+	}
+	x.b.refs++
+	return &Alloc{d: d, b: x.b, off: x.off + off, n: n}, nil
+}
+
+func check(r device.Region, mem []byte, off int, what string) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	if off < 0 || off+r.SpanBytes() > len(mem) {
+		return fmt.Errorf("sim: region of %d bytes at %d does not fit the %s (%d bytes)", r.SpanBytes(), off, what, len(mem))
+	}
+	return nil
+}
+
+func (d *Device) transfer(dst []byte, dOff int, src []byte, sOff int, r device.Region) {
+	r = r.Simplify()
+	r.Rows(func(o, n int) { copy(dst[dOff+o:dOff+o+n], src[sOff+o:sOff+o+n]) })
+}
+
+func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
+	x, err := d.own(dst)
+	if err != nil {
+		return err
+	}
+	if err := check(r, x.Mem(), off, "allocation"); err != nil {
+		return err
+	}
+	if err := check(r, src, 0, "host slice"); err != nil {
+		return err
+	}
+	d.transfer(x.b.mem, x.off+off, src, 0, r)
+	d.c.H2D(r.Bytes())
+	return nil
+}
+
+func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
+	x, err := d.own(src)
+	if err != nil {
+		return err
+	}
+	if err := check(r, x.Mem(), off, "allocation"); err != nil {
+		return err
+	}
+	if err := check(r, dst, 0, "host slice"); err != nil {
+		return err
+	}
+	d.transfer(dst, 0, x.b.mem, x.off+off, r)
+	d.c.D2H(r.Bytes())
+	return nil
+}
+
+func (d *Device) Copy(dst device.Allocation, dOff int, src device.Allocation, sOff int, r device.Region) error {
+	x, err := d.own(dst)
+	if err != nil {
+		return err
+	}
+	y, err := d.own(src)
+	if err != nil {
+		return err
+	}
+	if err := check(r, x.Mem(), dOff, "destination"); err != nil {
+		return err
+	}
+	if err := check(r, y.Mem(), sOff, "source"); err != nil {
+		return err
+	}
+	d.transfer(x.b.mem, x.off+dOff, y.b.mem, y.off+sOff, r)
+	d.c.D2D(r.Bytes())
+	return nil
+}
+
+func (d *Device) Sync() error { return nil }
+
+func (d *Device) Stats() device.Stats { return d.c.Snapshot() }
+
+// Close frees every allocation. Idempotent.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done {
+		return nil
+	}
+	d.done = true
+	for b := range d.live {
+		d.c.Release(len(b.mem))
+	}
+	d.live = nil
+	return nil
+}
