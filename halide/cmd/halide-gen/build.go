@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// buildGenerator compiles a generator source with GenGen.cpp against
+// Debian's Halide 14 and returns the executable's path.
+func buildGenerator(c *config, src, tmp string) (string, error) {
+	if _, err := os.Stat(filepath.Join(c.include, "Halide.h")); err != nil {
+		return "", fmt.Errorf("Halide 14 headers not found in %s (install libhalide14-0-dev: make halide-deps): %w", c.include, err)
+	}
+	exe := filepath.Join(tmp, "gen")
+	err := c.exec(c.cxx, "-std=c++17", "-O1", "-DHALIDE_ENABLE_RTTI", "-DHALIDE_WITH_EXCEPTIONS",
+		"-I"+c.include, src, filepath.Join(c.src, "GenGen.cpp"), "-o", exe,
+		"-lHalide14", "-ldl", "-lpthread", "-lz")
+	return exe, err
+}
+
+// runtimeGenerator is the smallest generator there is: halide-gen only needs
+// a generator executable to ask for the runtime (-r).
+const runtimeGenerator = `#include "Halide.h"
+struct Nop : Halide::Generator<Nop> {
+    Output<Buffer<uint8_t>> out{"out", 1};
+    void generate() { Halide::Var x; out(x) = Halide::cast<uint8_t>(0); }
+};
+HALIDE_REGISTER_GENERATOR(Nop, nop)
+`
+
+// emitRuntime writes the runtime's single object as a .syso, so the Go
+// linker always sees it whatever the order of cgo LDFLAGS, and copies the
+// runtime headers the C shim compiles against, so go build needs no Halide.
+func emitRuntime(c *config) error {
+	tmp, err := os.MkdirTemp("", "halide-gen")
+	if err != nil {
+		return err
+	}
+	if !c.keep {
+		defer os.RemoveAll(tmp)
+	}
+	src := filepath.Join(tmp, "nop_generator.cpp")
+	if err := os.WriteFile(src, []byte(runtimeGenerator), 0o644); err != nil {
+		return err
+	}
+	gen, err := buildGenerator(c, src, tmp)
+	if err != nil {
+		return err
+	}
+	rt := filepath.Join(tmp, "rt")
+	if err := os.MkdirAll(rt, 0o755); err != nil {
+		return err
+	}
+	if err := c.exec(gen, "-r", "halide_rt", "-o", rt, "-e", "static_library", "target="+resolveTarget(c.target, true)); err != nil {
+		return err
+	}
+	if err := c.execIn(rt, "ar", "x", "halide_rt.a"); err != nil {
+		return err
+	}
+	objs, _ := filepath.Glob(filepath.Join(rt, "*.o"))
+	if len(objs) != 1 {
+		return fmt.Errorf("runtime archive holds %d objects, want 1: %v", len(objs), objs)
+	}
+	if err := copyFile(objs[0], filepath.Join(c.outDir, "halide_rt_linux_amd64.syso")); err != nil {
+		return err
+	}
+	for _, h := range []string{"HalideRuntime.h", "HalideRuntimeOpenCL.h"} {
+		if err := copyFile(filepath.Join(c.include, h), filepath.Join(c.outDir, "include", h)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}
+
+func (c *config) exec(name string, args ...string) error { return c.execIn("", name, args...) }
+
+func (c *config) execIn(dir, name string, args ...string) error {
+	if c.verbose {
+		fmt.Fprintln(os.Stderr, "+", name, strings.Join(args, " "))
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out.String())
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// metadata is what halide_filter_metadata_t says about a pipeline.
+type metadata struct {
+	Name   string `json:"name"`
+	Target string `json:"target"`
+	Args   []arg  `json:"args"`
+}
+
+type arg struct {
+	Name  string `json:"name"`
+	Kind  int    `json:"kind"` // 0 scalar, 1 input buffer, 2 output buffer
+	Dims  int    `json:"dims"`
+	Code  int    `json:"code"` // 0 int, 1 uint, 2 float, 3 handle, 4 bfloat
+	Bits  int    `json:"bits"`
+	Lanes int    `json:"lanes"`
+}
+
+// dumpSource prints FUNC_metadata() as JSON. Only the metadata function
+// runs, so the pipeline's runtime references are left unresolved.
+const dumpSource = `#include <stdio.h>
+#include "HalideRuntime.h"
+extern "C" const halide_filter_metadata_t *FUNC_metadata();
+int main() {
+    const halide_filter_metadata_t *m = FUNC_metadata();
+    printf("{\"name\":\"%s\",\"target\":\"%s\",\"args\":[", m->name, m->target);
+    for (int i = 0; i < m->num_arguments; i++) {
+        const halide_filter_argument_t *a = &m->arguments[i];
+        printf("%s{\"name\":\"%s\",\"kind\":%d,\"dims\":%d,\"code\":%d,\"bits\":%d,\"lanes\":%d}",
+               i ? "," : "", a->name, a->kind, a->dimensions, a->type.code, a->type.bits, a->type.lanes);
+    }
+    printf("]}\n");
+    return 0;
+}
+`
+
+func dumpMetadata(c *config, tmp string) (*metadata, error) {
+	src := filepath.Join(tmp, "dump.cpp")
+	if err := os.WriteFile(src, []byte(strings.ReplaceAll(dumpSource, "FUNC", c.funcName)), 0o644); err != nil {
+		return nil, err
+	}
+	exe := filepath.Join(tmp, "dump")
+	if err := c.exec(c.cxx, "-I"+c.include, "-no-pie", src, filepath.Join(c.outDir, c.funcName+".a"),
+		"-o", exe, "-Wl,--unresolved-symbols=ignore-all"); err != nil {
+		return nil, err
+	}
+	out, err := exec.Command(exe).Output()
+	if err != nil {
+		return nil, fmt.Errorf("metadata dump: %w", err)
+	}
+	var md metadata
+	if err := json.Unmarshal(out, &md); err != nil {
+		return nil, fmt.Errorf("metadata dump %q: %w", out, err)
+	}
+	return &md, nil
+}

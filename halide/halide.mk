@@ -1,0 +1,42 @@
+# Halide 14 build pieces, included from the top-level Makefile.
+#
+# The outputs are committed (halide/halide_rt_linux_amd64.syso,
+# halide/include/*.h, and each pipeline's NAME.a, NAME.h,
+# NAME.registration.cpp and NAME.go), so go build and go test need no
+# Halide. Regenerate with `make halide-regen` after changing a generator or
+# moving to another Halide 14 build; it needs Debian's libhalide14-0-dev,
+# which `make halide-deps` installs. Objects use a portable CPU target
+# (x86-64 + AVX2/FMA/F16C): never commit target=host or native output.
+
+HALIDE_GEN ?= go run ./halide/cmd/halide-gen
+HALIDE_EX  := halide/examples
+
+.PHONY: halide-deps halide-runtime halide-pipelines halide-regen halide-test halide-bench
+
+halide-deps:
+	@dpkg -s libhalide14-0-dev >/dev/null 2>&1 || \
+		(apt-get update && apt-get install -y --no-install-recommends libhalide14-0-dev g++)
+
+# One runtime per binary: the object behind every pipeline built with
+# -no_runtime, OpenCL support included.
+halide-runtime: halide-deps
+	$(HALIDE_GEN) -runtime -o halide
+
+halide-pipelines: halide-deps
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/brighter/gen/brighter_generator.cpp -target opencl -o $(HALIDE_EX)/brighter
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/brighter/gen/brighter_generator.cpp -f brighter_host -target host -o $(HALIDE_EX)/brighter
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/scale3d/gen/scale3d_generator.cpp -target host -o $(HALIDE_EX)/scale3d
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/scale3d/gen/scale3d_generator.cpp -f scale3d_opencl -target opencl -o $(HALIDE_EX)/scale3d
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/tiny/gen/tiny_generator.cpp -target host -o $(HALIDE_EX)/tiny
+
+halide-regen: halide-runtime halide-pipelines
+
+# Package halide's tests, once normally (with -race) and once under
+# cgocheck2, which catches unpinned Go pointers stored in C memory.
+halide-test:
+	go test -race ./halide/...
+	GOEXPERIMENT=cgocheck2 go test -count=1 ./halide/...
+
+# HALIDE_BENCH_SIZE shrinks the brighter chain (default 4096) for PoCL.
+halide-bench:
+	go test -run '^$$' -bench . -benchtime 2s ./halide
