@@ -1,0 +1,208 @@
+package opencl
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/resident-go/resident/device"
+)
+
+// root is one cl_mem shared by an allocation and its crops.
+type root struct {
+	mem  uintptr
+	size int // bytes of the cl_mem (the cache bin)
+	user int // bytes the Malloc asked for, as counted in Stats
+	refs int // the root allocation and its crops not yet freed; under state.mu
+}
+
+// alloc is an Allocation of a Device: the whole root or a crop of it.
+type alloc struct {
+	d     *Device
+	r     *root
+	off   int
+	bytes int
+	freed bool // under state.mu
+}
+
+func (a *alloc) Device() device.Device { return a.d }
+
+// Native returns the root cl_mem; Offset says where this allocation starts
+// in it.
+func (a *alloc) Native() uintptr { return a.r.mem }
+func (a *alloc) Offset() int     { return a.off }
+func (a *alloc) Bytes() int      { return a.bytes }
+
+// own returns a as one of d's live allocations.
+func (d *Device) own(a device.Allocation) (*alloc, error) {
+	x, ok := a.(*alloc)
+	if !ok || x == nil || x.d != d {
+		return nil, fmt.Errorf("%w: %T", ErrForeign, a)
+	}
+	d.s.mu.Lock()
+	defer d.s.mu.Unlock()
+	if d.s.closed {
+		return nil, ErrClosed
+	}
+	if x.freed {
+		return nil, fmt.Errorf("%w: used after Free", ErrForeign)
+	}
+	return x, nil
+}
+
+func isOOM(code int32) bool {
+	return code == codeMemObjectAllocationFail || code == codeOutOfResources || code == codeOutOfHostMemory
+}
+
+// Malloc returns a new allocation of bytes bytes, from the cache when a
+// freed block of the same size bin is there. Sizes above the device's
+// CL_DEVICE_MAX_MEM_ALLOC_SIZE fail with CL_INVALID_BUFFER_SIZE.
+func (d *Device) Malloc(bytes int) (device.Allocation, error) {
+	s := d.s
+	if bytes < 0 {
+		return nil, fmt.Errorf("opencl: Malloc(%d): %w", bytes, ErrRange)
+	}
+	n := max(bytes, 1)
+	if n > s.maxAlloc {
+		return nil, fmt.Errorf("opencl: Malloc(%d) on %s exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE (%d bytes): %w",
+			bytes, s.name, s.maxAlloc, &Error{Op: "clCreateBuffer", Code: CodeInvalidBufferSize})
+	}
+	size := binSize(n)
+	if size > s.maxAlloc {
+		size = n
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrClosed
+	}
+	mem, hit := s.cache.get(size)
+	s.mu.Unlock()
+	if hit {
+		s.counters.CacheHit()
+		s.counters.Cached(-size)
+	} else {
+		if !s.opts.NoCache {
+			s.counters.CacheMiss()
+		}
+		var code int32
+		mem, code = clCreateBuffer(s.ctx.h, uint64(MemReadWrite), size)
+		if isOOM(code) {
+			d.ReleaseCache()
+			mem, code = clCreateBuffer(s.ctx.h, uint64(MemReadWrite), size)
+		}
+		if err := check("clCreateBuffer", code); err != nil {
+			return nil, fmt.Errorf("opencl: Malloc(%d) on %s: %w", bytes, s.name, err)
+		}
+	}
+	r := &root{mem: mem, size: size, user: bytes, refs: 1}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		clRelease(kindMem, mem)
+		return nil, ErrClosed
+	}
+	s.live[r] = struct{}{}
+	s.mu.Unlock()
+	s.counters.Alloc(bytes)
+	return &alloc{d: d, r: r, bytes: bytes}, nil
+}
+
+// Free releases an allocation or crop; the root's memory goes back to the
+// cache once the root and all its crops are freed. Freeing twice, or after
+// Close, is a no-op.
+func (d *Device) Free(a device.Allocation) error {
+	x, ok := a.(*alloc)
+	if !ok || x == nil || x.d != d {
+		return fmt.Errorf("%w: %T", ErrForeign, a)
+	}
+	s := d.s
+	s.mu.Lock()
+	if x.freed || s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	x.freed = true
+	r := x.r
+	r.refs--
+	if r.refs > 0 {
+		s.mu.Unlock()
+		return nil
+	}
+	delete(s.live, r)
+	kept := s.cache.put(r.mem, r.size)
+	s.mu.Unlock()
+	s.counters.Release(r.user)
+	if kept {
+		s.counters.Cached(r.size)
+		return nil
+	}
+	return check("clReleaseMemObject", clRelease(kindMem, r.mem))
+}
+
+// Crop returns an allocation that shares a's memory (same root cl_mem),
+// starting off bytes into a and bytes long. Crops are not counted in
+// AllocsLive: they allocate nothing.
+func (d *Device) Crop(a device.Allocation, off, bytes int) (device.Allocation, error) {
+	x, err := d.own(a)
+	if err != nil {
+		return nil, err
+	}
+	if off < 0 || bytes < 0 || off+bytes > x.bytes {
+		return nil, fmt.Errorf("opencl: Crop [%d, %d) of a %d-byte allocation: %w", off, off+bytes, x.bytes, ErrRange)
+	}
+	d.s.mu.Lock()
+	defer d.s.mu.Unlock()
+	if x.freed || d.s.closed {
+		return nil, fmt.Errorf("%w: cropped after Free", ErrForeign)
+	}
+	x.r.refs++
+	return &alloc{d: d, r: x.r, off: x.off + off, bytes: bytes}, nil
+}
+
+// Mem returns the root cl_mem of one of d's allocations and the allocation's
+// byte offset in it.
+func (d *Device) Mem(a device.Allocation) (mem uintptr, off int, err error) {
+	x, err := d.own(a)
+	if err != nil {
+		return 0, 0, err
+	}
+	return x.r.mem, x.off, nil
+}
+
+// SubBuffer returns a cl_mem covering exactly a (for runtimes such as
+// Halide's that take a cl_mem without an offset) and a release func to call
+// when done with it. For an allocation at offset 0 it is the root itself,
+// retained. Otherwise a's offset must be a multiple of the device's
+// sub-buffer alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN bits / 8).
+func (d *Device) SubBuffer(a device.Allocation) (mem uintptr, release func(), err error) {
+	x, err := d.own(a)
+	if err != nil {
+		return 0, nil, err
+	}
+	if x.off == 0 {
+		if err := check("clRetainMemObject", clRetain(kindMem, x.r.mem)); err != nil {
+			return 0, nil, err
+		}
+		return x.r.mem, releaseOnce(x.r.mem), nil
+	}
+	if x.off%d.s.align != 0 {
+		return 0, nil, fmt.Errorf("opencl: SubBuffer: crop at byte offset %d is not a multiple of %s's sub-buffer alignment, %d bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN): use the root cl_mem with the offset, or crop at aligned offsets: %w",
+			x.off, d.s.name, d.s.align, &Error{Op: "clCreateSubBuffer", Code: CodeMisalignedSubBufferOff})
+	}
+	if x.bytes == 0 {
+		return 0, nil, fmt.Errorf("opencl: SubBuffer of an empty crop: %w", &Error{Op: "clCreateSubBuffer", Code: CodeInvalidBufferSize})
+	}
+	h, code := clCreateSubBuffer(x.r.mem, uint64(MemReadWrite), x.off, x.bytes)
+	if err := check("clCreateSubBuffer", code); err != nil {
+		return 0, nil, err
+	}
+	return h, releaseOnce(h), nil
+}
+
+func releaseOnce(h uintptr) func() {
+	var once sync.Once
+	return func() { once.Do(func() { clRelease(kindMem, h) }) }
+}
+
+// SubBufferAlign is the byte multiple a crop's offset must have for SubBuffer.
+func (d *Device) SubBufferAlign() int { return d.s.align }

@@ -1,0 +1,285 @@
+package opencl
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/resident-go/resident/device"
+)
+
+// Options choose and tune a Device. The zero value picks the device the way
+// Halide does and turns on the caching allocator and automatic staging.
+type Options struct {
+	// Platform is a substring of the platform name, case-insensitive
+	// ("NVIDIA", "Portable"); empty: $HL_OCL_PLATFORM_NAME, then any.
+	Platform string
+	// Type is the device type; 0: $HL_OCL_DEVICE_TYPE, then the first GPU,
+	// else the first CPU.
+	Type DeviceType
+	// Verbose logs the platforms found and the device chosen; also on when
+	// $RESIDENT_OCL_VERBOSE is 1.
+	Verbose bool
+	// NoCache turns the caching allocator off: Free releases at once.
+	NoCache bool
+	// CacheLimit caps the bytes the cache holds; 0: half the device's
+	// global memory.
+	CacheLimit int64
+	// Staging says how ordinary Go memory is moved; see StagingMode.
+	Staging StagingMode
+	// StagingChunk is the size of each of the two pinned staging chunks;
+	// 0: 16 MiB.
+	StagingChunk int
+	// StagingMin is the smallest dense transfer that is staged; smaller
+	// ones go directly. 0: 256 KiB.
+	StagingMin int
+	// CopyThreads is how many goroutines copy a chunk between Go memory and
+	// staging; 0: GOMAXPROCS, at most 8.
+	CopyThreads int
+}
+
+// StagingMode says whether transfers from ordinary Go memory go through
+// pinned staging buffers.
+type StagingMode int
+
+const (
+	// StagingAuto stages unless the device shares memory with the host
+	// (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL), where it would only add a
+	// copy.
+	StagingAuto StagingMode = iota
+	StagingOn
+	StagingOff
+)
+
+// Device is one OpenCL device with its context and in-order queue; it
+// implements device.Device and device.HostAllocator. Safe for concurrent
+// use, except that Close must not race with other calls.
+type Device struct{ s *state }
+
+var (
+	_ device.Device        = (*Device)(nil)
+	_ device.HostAllocator = (*Device)(nil)
+	_ device.Allocation    = (*alloc)(nil)
+)
+
+// state is what Close and the cleanup backstop free; it must not point
+// back to the Device, or the cleanup would never run.
+type state struct {
+	opts     Options
+	platform Platform
+	id       DeviceID
+	ctx      *Context
+	queue    *CommandQueue
+	name     string
+	align    int // sub-buffer origin alignment in bytes
+	maxAlloc int
+	stage    bool
+	counters device.Counters
+
+	mu     sync.Mutex
+	closed bool
+	live   map[*root]struct{}
+	cache  blockCache
+
+	pins     pinnedSet
+	stageMu  sync.Mutex
+	stager   *stager
+	cleanup  runtime.Cleanup
+	closeErr error
+}
+
+// Open opens the device o selects, with its own context and queue.
+func Open(o Options) (*Device, error) {
+	if os.Getenv(EnvVerbose) == "1" {
+		o.Verbose = true
+	}
+	p, id, err := choose(&o)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := CreateContext(id)
+	if err != nil {
+		return nil, err
+	}
+	q, err := ctx.CreateQueue(id, 0)
+	if err != nil {
+		ctx.Release()
+		return nil, err
+	}
+	s := &state{
+		opts: o, platform: p, id: id, ctx: ctx, queue: q,
+		name:     fmt.Sprintf("opencl:%s (%s)", id.Name(), p.Name()),
+		align:    max(id.MemBaseAddrAlign()/8, 1),
+		maxAlloc: int(min(id.MaxMemAllocSize(), int64(^uint(0)>>1))),
+		live:     make(map[*root]struct{}),
+	}
+	switch o.Staging {
+	case StagingOn:
+		s.stage = true
+	case StagingAuto:
+		s.stage = !id.HostUnifiedMemory()
+	}
+	s.cache.limit = int(o.CacheLimit)
+	if o.CacheLimit == 0 {
+		s.cache.limit = int(min(id.GlobalMemSize()/2, int64(^uint(0)>>1)))
+	}
+	if o.NoCache {
+		s.cache.limit = 0
+	}
+	if o.Verbose {
+		log.Printf("opencl: using %s: %s, driver %s, max alloc %d B, global %d B, staging %v",
+			s.name, id.Version(), id.DriverVersion(), s.maxAlloc, id.GlobalMemSize(), s.stage)
+	}
+	d := &Device{s: s}
+	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.close() }, s)
+	return d, nil
+}
+
+var (
+	defaultMu  sync.Mutex
+	defaultDev *Device
+)
+
+// Default returns the process-wide shared device, opened on first use with
+// Options{} (so chosen by HL_OCL_PLATFORM_NAME and HL_OCL_DEVICE_TYPE).
+// Don't Close it; if someone did, the next call opens it again.
+func Default() (*Device, error) {
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if defaultDev != nil && !defaultDev.isClosed() {
+		return defaultDev, nil
+	}
+	d, err := Open(Options{})
+	if err != nil {
+		return nil, err
+	}
+	defaultDev = d
+	return d, nil
+}
+
+func (d *Device) isClosed() bool {
+	d.s.mu.Lock()
+	defer d.s.mu.Unlock()
+	return d.s.closed
+}
+
+// Name names the device and its platform.
+func (d *Device) Name() string { return d.s.name }
+
+// Context returns the raw cl_context.
+func (d *Device) Context() uintptr { return d.s.ctx.h }
+
+// Queue returns the raw cl_command_queue (in-order).
+func (d *Device) Queue() uintptr { return d.s.queue.h }
+
+// ID returns the raw cl_device_id.
+func (d *Device) ID() uintptr { return d.s.id.id }
+
+// Info returns the device's identity for info queries.
+func (d *Device) Info() DeviceID { return d.s.id }
+
+// Platform returns the device's platform.
+func (d *Device) Platform() Platform { return d.s.platform }
+
+// CLContext returns the device's context, for building programs and
+// creating buffers directly. Don't Release it.
+func (d *Device) CLContext() *Context { return d.s.ctx }
+
+// CLQueue returns the device's queue, for enqueuing kernels. Don't Release it.
+func (d *Device) CLQueue() *CommandQueue { return d.s.queue }
+
+// BuildProgram creates and builds a program for this device; a failed build
+// returns a *BuildError with the log.
+func (d *Device) BuildProgram(src, options string) (*Program, error) {
+	p, err := d.s.ctx.CreateProgram(src)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Build([]DeviceID{d.s.id}, options); err != nil {
+		p.Release()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Launch enqueues k over global (local may be nil) on the device's queue and
+// flushes it; Sync waits for it.
+func (d *Device) Launch(k *Kernel, global, local []int) error {
+	if err := d.s.queue.EnqueueKernel(k, nil, global, local, nil, nil); err != nil {
+		return err
+	}
+	return d.s.queue.Flush()
+}
+
+// Sync waits for all work queued on the device.
+func (d *Device) Sync() error {
+	if d.isClosed() {
+		return ErrClosed
+	}
+	return d.s.queue.Finish()
+}
+
+// Stats returns the device's counters. AllocsLive and BytesLive count
+// allocations the user holds (roots, not crops nor cached blocks).
+func (d *Device) Stats() device.Stats { return d.s.counters.Snapshot() }
+
+// Close frees every allocation, cached block, pinned host block and the
+// context and queue. It is idempotent; a cleanup does it for a Device that
+// becomes unreachable.
+func (d *Device) Close() error {
+	d.s.cleanup.Stop()
+	return d.s.close()
+}
+
+func (s *state) close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return s.closeErr
+	}
+	s.closed = true
+	live := s.live
+	s.live = nil
+	cached, cachedBytes := s.cache.drain()
+	s.mu.Unlock()
+
+	var errs []error
+	errs = append(errs, s.queue.Finish())
+	for r := range live {
+		errs = append(errs, check("clReleaseMemObject", clRelease(kindMem, r.mem)))
+		s.counters.Release(r.user)
+	}
+	for _, m := range cached {
+		errs = append(errs, check("clReleaseMemObject", clRelease(kindMem, m)))
+	}
+	s.counters.Cached(-cachedBytes)
+	for _, b := range s.pins.drain() {
+		errs = append(errs, b.release(s))
+	}
+	s.stageMu.Lock()
+	if s.stager != nil {
+		errs = append(errs, s.stager.release(s))
+		s.stager = nil
+	}
+	s.stageMu.Unlock()
+	errs = append(errs, s.queue.Release(), s.ctx.Release())
+	s.closeErr = errors.Join(errs...)
+	return s.closeErr
+}
+
+// ReleaseCache frees the cached device blocks.
+func (d *Device) ReleaseCache() error {
+	s := d.s
+	s.mu.Lock()
+	mems, bytes := s.cache.drain()
+	s.mu.Unlock()
+	s.counters.Cached(-bytes)
+	var errs []error
+	for _, m := range mems {
+		errs = append(errs, check("clReleaseMemObject", clRelease(kindMem, m)))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,463 @@
+package opencl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/resident-go/resident/device"
+)
+
+func dense(elemSize int, extents ...int) device.Region {
+	r := device.Region{ElemSize: elemSize}
+	stride := 1
+	for _, e := range extents {
+		r.Shape = append(r.Shape, device.Span{Extent: e, Stride: stride})
+		stride *= e
+	}
+	return r
+}
+
+func TestRoundTrip(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		o    Options
+	}{{"direct", Options{Staging: StagingOff}}, {"staged", stagedOptions}} {
+		d := open(t, mode.o)
+		for _, es := range []int{1, 2, 4, 8} {
+			for _, n := range []int{1, 3, 1000, 100_003} { // 100_003·8 B spans many 64 KiB chunks
+				t.Run(fmt.Sprintf("%s/elem%d/n%d", mode.name, es, n), func(t *testing.T) {
+					r := dense(es, n)
+					src := pattern(r.Bytes(), byte(es))
+					a, err := d.Malloc(r.Bytes())
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer d.Free(a)
+					if err := d.CopyIn(a, 0, src, r); err != nil {
+						t.Fatal(err)
+					}
+					got := make([]byte, len(src))
+					if err := d.CopyOut(got, a, 0, r); err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, src) {
+						t.Fatal("round trip changed the data")
+					}
+				})
+			}
+		}
+	}
+}
+
+// TestCrop3D writes and reads a 3-D sub-box through a device Crop and checks
+// that exactly the box moved, on device and on host, for each transfer path.
+func TestCrop3D(t *testing.T) {
+	const es = 4
+	ext := [3]int{13, 7, 5}
+	lo, sz := [3]int{2, 1, 1}, [3]int{7, 4, 3}
+	full := dense(es, ext[0], ext[1], ext[2])
+	box := device.Region{ElemSize: es, Shape: []device.Span{sp(sz[0], 1), sp(sz[1], ext[0]), sp(sz[2], ext[0] * ext[1])}}
+	first := (lo[0] + lo[1]*ext[0] + lo[2]*ext[0]*ext[1]) * es
+	inBox := func(i int) bool {
+		e := i / es
+		x, y, z := e%ext[0], e/ext[0]%ext[1], e/(ext[0]*ext[1])
+		return x >= lo[0] && x < lo[0]+sz[0] && y >= lo[1] && y < lo[1]+sz[1] && z >= lo[2] && z < lo[2]+sz[2]
+	}
+	for _, mode := range []struct {
+		name   string
+		o      Options
+		pinned bool
+	}{{"direct", Options{Staging: StagingOff}, false}, {"staged", stagedOptions, false}, {"pinned", Options{}, true}} {
+		t.Run(mode.name, func(t *testing.T) {
+			d := open(t, mode.o)
+			host := func(n int) []byte {
+				if !mode.pinned {
+					return make([]byte, n)
+				}
+				b, err := d.AllocHost(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b.Bytes()
+			}
+			a, err := d.Malloc(full.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			base, other := host(full.Bytes()), host(full.Bytes())
+			copy(base, pattern(full.Bytes(), 1))
+			copy(other, pattern(full.Bytes(), 99))
+			if err := d.CopyIn(a, 0, base, full); err != nil {
+				t.Fatal(err)
+			}
+			c, err := d.Crop(a, first, full.Bytes()-first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Native() != a.Native() || c.Offset() != first {
+				t.Fatalf("crop Native/Offset = %#x/%d, want root %#x/%d", c.Native(), c.Offset(), a.Native(), first)
+			}
+			if err := d.CopyIn(c, 0, other[first:], box); err != nil {
+				t.Fatal(err)
+			}
+			got := host(full.Bytes())
+			if err := d.CopyOut(got, a, 0, full); err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				want := base[i]
+				if inBox(i) {
+					want = other[i]
+				}
+				if got[i] != want {
+					t.Fatalf("device byte %d (in box %v) = %d, want %d", i, inBox(i), got[i], want)
+				}
+			}
+			// Reading the box back into a sentinel-filled host array touches
+			// only the box.
+			out := host(full.Bytes())
+			for i := range out {
+				out[i] = 0xEE
+			}
+			if err := d.CopyOut(out[first:], c, 0, box); err != nil {
+				t.Fatal(err)
+			}
+			for i := range out {
+				want := byte(0xEE)
+				if inBox(i) {
+					want = other[i]
+				}
+				if out[i] != want {
+					t.Fatalf("host byte %d (in box %v) = %d, want %d", i, inBox(i), out[i], want)
+				}
+			}
+			// A device-to-device copy of the box into a fresh allocation.
+			b, err := d.Malloc(full.Bytes())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.CopyIn(b, 0, base, full); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Copy(b, first, a, first, box); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.CopyOut(got, b, 0, full); err != nil {
+				t.Fatal(err)
+			}
+			for i := range got {
+				want := base[i]
+				if inBox(i) {
+					want = other[i]
+				}
+				if got[i] != want {
+					t.Fatalf("after Copy, byte %d = %d, want %d", i, got[i], want)
+				}
+			}
+			for _, x := range []device.Allocation{c, a, b} {
+				if err := d.Free(x); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if s := d.Stats(); s.AllocsLive != 0 || s.H2DCalls != 3 || s.D2HCalls != 3 || s.D2DCalls != 1 {
+				t.Errorf("stats: %v", s)
+			}
+		})
+	}
+}
+
+// TestHighRank moves a 4-D box (a loop of rect calls) and a region whose
+// strides defeat rects (a loop of row calls).
+func TestHighRank(t *testing.T) {
+	d := open(t, Options{})
+	for _, tc := range []struct {
+		name  string
+		total int
+		r     device.Region
+	}{
+		{"4d", 6 * 5 * 4 * 3 * 2, device.Region{ElemSize: 2, Shape: []device.Span{sp(3, 1), sp(2, 6), sp(3, 30), sp(2, 120)}}},
+		{"transposed", 64, device.Region{ElemSize: 1, Shape: []device.Span{sp(2, 1), sp(3, 16), sp(4, 3)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := tc.total * tc.r.ElemSize
+			a, err := d.Malloc(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Free(a)
+			zero := make([]byte, n)
+			if err := d.CopyIn(a, 0, zero, dense(1, n)); err != nil {
+				t.Fatal(err)
+			}
+			src := pattern(n, 5)
+			if err := d.CopyIn(a, 0, src, tc.r); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, n)
+			if err := d.CopyOut(got, a, 0, dense(1, n)); err != nil {
+				t.Fatal(err)
+			}
+			want := make([]byte, n)
+			tc.r.Simplify().Rows(func(off, m int) { copy(want[off:off+m], src[off:off+m]) })
+			if !bytes.Equal(got, want) {
+				t.Fatalf("got %v\nwant %v", got, want)
+			}
+		})
+	}
+}
+
+func TestMallocTooLarge(t *testing.T) {
+	d := open(t, Options{})
+	for _, n := range []int{int(d.Info().MaxMemAllocSize()) + 1, 1 << 50} {
+		a, err := d.Malloc(n)
+		if err == nil {
+			d.Free(a)
+			t.Fatalf("Malloc(%d) succeeded", n)
+		}
+		if !errors.Is(err, &Error{Code: CodeInvalidBufferSize}) {
+			t.Errorf("Malloc(%d): %v, want CL_INVALID_BUFFER_SIZE", n, err)
+		}
+	}
+	if _, err := d.Malloc(-1); !errors.Is(err, ErrRange) {
+		t.Errorf("Malloc(-1): %v", err)
+	}
+	if s := d.Stats(); s.AllocsLive != 0 {
+		t.Errorf("live after failures: %v", s)
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	d := open(t, Options{})
+	other := open(t, Options{})
+	a, _ := d.Malloc(64)
+	b, _ := other.Malloc(64)
+	r := dense(4, 16)
+	if err := d.CopyIn(b, 0, make([]byte, 64), r); !errors.Is(err, ErrForeign) {
+		t.Errorf("foreign CopyIn: %v", err)
+	}
+	if err := d.CopyIn(a, 4, make([]byte, 64), r); !errors.Is(err, ErrRange) {
+		t.Errorf("overrun CopyIn: %v", err)
+	}
+	if err := d.CopyOut(make([]byte, 60), a, 0, r); !errors.Is(err, ErrRange) {
+		t.Errorf("short host CopyOut: %v", err)
+	}
+	if _, err := d.Crop(a, 60, 8); !errors.Is(err, ErrRange) {
+		t.Errorf("crop out of range: %v", err)
+	}
+	d.Free(a)
+	if err := d.Free(a); err != nil {
+		t.Errorf("second Free: %v", err)
+	}
+	if err := d.CopyIn(a, 0, make([]byte, 64), r); !errors.Is(err, ErrForeign) {
+		t.Errorf("CopyIn after Free: %v", err)
+	}
+	if err := d.CopyIn(a, 0, nil, device.Region{ElemSize: 4, Shape: []device.Span{sp(0, 1)}}); !errors.Is(err, ErrForeign) {
+		t.Errorf("empty CopyIn after Free: %v", err)
+	}
+}
+
+func TestCacheAndClose(t *testing.T) {
+	d, err := Open(Options{})
+	if errors.Is(err, ErrNoOpenCL) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		a, err := d.Malloc(3000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Free(a)
+	}
+	s := d.Stats()
+	if s.CacheMisses != 1 || s.CacheHits != 4 || s.CachedBytes != 3072 || s.AllocsLive != 0 || s.AllocsTotal != 5 {
+		t.Errorf("after a loop: %v", s)
+	}
+	if err := d.ReleaseCache(); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Stats(); s.CachedBytes != 0 {
+		t.Errorf("after ReleaseCache: %v", s)
+	}
+	// Leave a root, a crop, a freed root still held by a crop, a cached
+	// block and a pinned block for Close.
+	a, _ := d.Malloc(1 << 20)
+	c, _ := d.Crop(a, 4096, 4096)
+	b, _ := d.Malloc(1000)
+	cb, _ := d.Crop(b, 0, 10)
+	d.Free(b)
+	e, _ := d.Malloc(100)
+	d.Free(e)
+	if _, err := d.AllocHost(1 << 16); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Stats(); s.AllocsLive != 2 || s.BytesLive != 1<<20+1000 {
+		t.Errorf("before Close: %v", s)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Stats(); s.AllocsLive != 0 || s.BytesLive != 0 || s.CachedBytes != 0 {
+		t.Errorf("after Close: %v", s)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if err := d.Free(c); err != nil {
+		t.Errorf("Free after Close: %v", err)
+	}
+	d.Free(cb)
+	if _, err := d.Malloc(10); !errors.Is(err, ErrClosed) {
+		t.Errorf("Malloc after Close: %v", err)
+	}
+	if err := d.Sync(); !errors.Is(err, ErrClosed) {
+		t.Errorf("Sync after Close: %v", err)
+	}
+}
+
+func TestPinnedHost(t *testing.T) {
+	d := open(t, Options{Staging: StagingOn})
+	hb, err := d.AllocHost(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := hb.Bytes()
+	if len(h) != 1<<20 {
+		t.Fatalf("len %d", len(h))
+	}
+	if !d.s.pins.contains(uintptr(unsafePointer(h[100:])), 1000) || d.s.pins.contains(uintptr(unsafePointer(make([]byte, 8))), 8) {
+		t.Error("pinned lookup is wrong")
+	}
+	copy(h, pattern(len(h), 3))
+	a, _ := d.Malloc(len(h))
+	r := dense(8, len(h)/8)
+	if err := d.CopyIn(a, 0, h, r); err != nil {
+		t.Fatal(err)
+	}
+	d.s.stageMu.Lock()
+	staged := d.s.stager != nil
+	d.s.stageMu.Unlock()
+	if staged {
+		t.Error("a pinned transfer went through staging")
+	}
+	got := make([]byte, len(h))
+	if err := d.CopyOut(got, a, 0, r); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, h) {
+		t.Fatal("pinned round trip changed the data")
+	}
+	clear(h)
+	if err := d.CopyOut(h, a, 0, r); err != nil || !bytes.Equal(got, h) {
+		t.Fatalf("CopyOut into pinned memory: %v", err)
+	}
+	if err := hb.Free(); err != nil {
+		t.Fatal(err)
+	}
+	if err := hb.Free(); err != nil {
+		t.Errorf("second Free: %v", err)
+	}
+}
+
+func TestSubBuffer(t *testing.T) {
+	d := open(t, Options{})
+	al := d.SubBufferAlign()
+	n := 4 * al
+	a, _ := d.Malloc(n)
+	defer d.Free(a)
+	d.CopyIn(a, 0, make([]byte, n), dense(1, n))
+	c, _ := d.Crop(a, al, al)
+	defer d.Free(c)
+	mem, release, err := d.SubBuffer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.CLQueue().WriteBuffer(WrapBuffer(mem, al), 0, bytes.Repeat([]byte{7}, al), nil); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	release()
+	got := make([]byte, n)
+	d.CopyOut(got, a, 0, dense(1, n))
+	for i, v := range got {
+		if want := byte(7 * b2i(i >= al && i < 2*al)); v != want {
+			t.Fatalf("byte %d = %d, want %d", i, v, want)
+		}
+	}
+	if root, off, err := d.Mem(c); err != nil || root != a.Native() || off != al {
+		t.Errorf("Mem = %#x, %d, %v", root, off, err)
+	}
+	mis, _ := d.Crop(a, 1, 8)
+	defer d.Free(mis)
+	if _, _, err := d.SubBuffer(mis); !errors.Is(err, &Error{Code: CodeMisalignedSubBufferOff}) {
+		t.Errorf("misaligned SubBuffer: %v", err)
+	}
+	whole, rel, err := d.SubBuffer(a)
+	if err != nil || whole != a.Native() {
+		t.Fatalf("SubBuffer of a root = %#x, %v", whole, err)
+	}
+	rel()
+}
+
+func sp(extent, stride int) device.Span { return device.Span{Extent: extent, Stride: stride} }
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestConcurrent shares one device among 8 goroutines (run with -race).
+func TestConcurrent(t *testing.T) {
+	d := open(t, stagedOptions)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 10 {
+				n := 1000 + 977*g + 131*i
+				src := pattern(n*4, byte(g+i))
+				r := dense(4, n)
+				a, err := d.Malloc(len(src))
+				if err != nil {
+					errs <- err
+					return
+				}
+				b, _ := d.Malloc(len(src))
+				if err := d.CopyIn(a, 0, src, r); err != nil {
+					errs <- err
+					return
+				}
+				if err := d.Copy(b, 0, a, 0, r); err != nil {
+					errs <- err
+					return
+				}
+				got := make([]byte, len(src))
+				if err := d.CopyOut(got, b, 0, r); err != nil {
+					errs <- err
+					return
+				}
+				if !bytes.Equal(got, src) {
+					errs <- fmt.Errorf("goroutine %d, round %d: data differs", g, i)
+					return
+				}
+				d.Free(a)
+				d.Free(b)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if s := d.Stats(); s.AllocsLive != 0 || s.CacheHits == 0 {
+		t.Errorf("stats: %v", s)
+	}
+}

@@ -1,0 +1,128 @@
+package opencl
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"unsafe"
+
+	"github.com/resident-go/resident/device"
+)
+
+// HostBlock is pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer mapped
+// once and kept mapped. Transfers from or to slices inside it skip staging
+// and run at the bus's full speed.
+type HostBlock struct {
+	d     *Device // keeps the Device, and so the mapping, alive
+	mem   uintptr
+	ptr   unsafe.Pointer // C memory
+	n     int
+	start uintptr
+}
+
+var _ device.HostBlock = (*HostBlock)(nil)
+
+// AllocHost returns bytes bytes of pinned host memory, page-aligned, as a
+// []byte over C memory. Free it with the block's Free (Close frees it too).
+func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
+	if bytes <= 0 {
+		return nil, fmt.Errorf("opencl: AllocHost(%d): want > 0: %w", bytes, ErrRange)
+	}
+	if d.isClosed() {
+		return nil, ErrClosed
+	}
+	mem, ptr, err := d.s.mapped(bytes)
+	if err != nil {
+		return nil, fmt.Errorf("opencl: AllocHost(%d) on %s: %w", bytes, d.s.name, err)
+	}
+	b := &HostBlock{d: d, mem: mem, ptr: ptr, n: bytes, start: uintptr(ptr)}
+	d.s.pins.add(b)
+	return b, nil
+}
+
+// mapped creates a host-visible buffer and maps all of it.
+func (s *state) mapped(bytes int) (uintptr, unsafe.Pointer, error) {
+	mem, code := clCreateBuffer(s.ctx.h, uint64(MemReadWrite|MemAllocHostPtr), bytes)
+	if err := check("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", code); err != nil {
+		return 0, nil, err
+	}
+	ptr, code := clMap(s.queue.h, mem, true, uint64(MapRead|MapWrite), 0, bytes, nil, nil)
+	if err := check("clEnqueueMapBuffer", code); err != nil {
+		clRelease(kindMem, mem)
+		return 0, nil, err
+	}
+	return mem, ptr, nil
+}
+
+func (s *state) unmapped(mem uintptr, ptr unsafe.Pointer) error {
+	var ev Event
+	err := check("clEnqueueUnmapMemObject", clUnmap(s.queue.h, mem, ptr, nil, &ev))
+	if err == nil {
+		err = ev.Wait()
+		ev.Release()
+	}
+	if e := check("clReleaseMemObject", clRelease(kindMem, mem)); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Bytes returns the block's memory, valid until Free.
+func (b *HostBlock) Bytes() []byte { return unsafe.Slice((*byte)(b.ptr), b.n) }
+
+// Free unmaps and releases the block. Idempotent.
+func (b *HostBlock) Free() error {
+	if !b.d.s.pins.remove(b) {
+		return nil
+	}
+	return b.release(b.d.s)
+}
+
+func (b *HostBlock) release(s *state) error { return s.unmapped(b.mem, b.ptr) }
+
+// pinnedSet finds the pinned block a host slice lies in.
+type pinnedSet struct {
+	mu     sync.RWMutex
+	blocks []*HostBlock // sorted by start
+}
+
+func (p *pinnedSet) add(b *HostBlock) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	i := sort.Search(len(p.blocks), func(i int) bool { return p.blocks[i].start >= b.start })
+	p.blocks = append(p.blocks, nil)
+	copy(p.blocks[i+1:], p.blocks[i:])
+	p.blocks[i] = b
+}
+
+func (p *pinnedSet) remove(b *HostBlock) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, x := range p.blocks {
+		if x == b {
+			p.blocks = append(p.blocks[:i], p.blocks[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// contains reports whether [start, start+n) lies inside one pinned block.
+func (p *pinnedSet) contains(start uintptr, n int) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	i := sort.Search(len(p.blocks), func(i int) bool { return p.blocks[i].start > start }) - 1
+	if i < 0 {
+		return false
+	}
+	b := p.blocks[i]
+	return start+uintptr(n) <= b.start+uintptr(b.n)
+}
+
+func (p *pinnedSet) drain() []*HostBlock {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	bs := p.blocks
+	p.blocks = nil
+	return bs
+}

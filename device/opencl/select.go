@@ -1,0 +1,75 @@
+package opencl
+
+import (
+	"fmt"
+	"log"
+	"os"
+	"strings"
+)
+
+// Environment variables read by Open when the Options leave a choice open;
+// the first two are the ones Halide's OpenCL runtime reads.
+const (
+	EnvPlatformName = "HL_OCL_PLATFORM_NAME"
+	EnvDeviceType   = "HL_OCL_DEVICE_TYPE"
+	EnvVerbose      = "RESIDENT_OCL_VERBOSE"
+)
+
+// choose picks the device like Halide's runtime: platforms whose name
+// contains the wanted name (case-insensitive), then the first device of the
+// wanted type, or by default the first GPU, else the first CPU, across
+// platforms.
+func choose(o *Options) (Platform, DeviceID, error) {
+	want := o.Platform
+	if want == "" {
+		want = os.Getenv(EnvPlatformName)
+	}
+	typ := o.Type
+	if typ == 0 {
+		t, err := ParseDeviceType(os.Getenv(EnvDeviceType))
+		if err != nil {
+			return Platform{}, DeviceID{}, fmt.Errorf("%s: %w", EnvDeviceType, err)
+		}
+		typ = t
+	}
+	ps, err := Platforms()
+	if err != nil {
+		return Platform{}, DeviceID{}, err
+	}
+	var seen []string
+	var cands []Platform
+	for _, p := range ps {
+		name := p.Name()
+		ds, _ := p.Devices(DeviceAll)
+		for _, d := range ds {
+			seen = append(seen, fmt.Sprintf("%q: %s", name, d))
+		}
+		if want == "" || strings.Contains(strings.ToLower(name), strings.ToLower(want)) {
+			cands = append(cands, p)
+		}
+	}
+	if o.Verbose {
+		for _, s := range seen {
+			log.Printf("opencl: found %s", s)
+		}
+	}
+	order := []DeviceType{typ}
+	if typ == 0 {
+		order = []DeviceType{DeviceGPU, DeviceCPU, DeviceAll}
+	}
+	for _, t := range order {
+		for _, p := range cands {
+			ds, err := p.Devices(t)
+			if err != nil {
+				continue
+			}
+			for _, d := range ds {
+				if d.Available() {
+					return p, d, nil
+				}
+			}
+		}
+	}
+	return Platform{}, DeviceID{}, fmt.Errorf("opencl: no device with platform name containing %q and type %v among [%s]: %w",
+		want, typ, strings.Join(seen, "; "), &Error{Op: "select device", Code: CodeDeviceNotFound})
+}

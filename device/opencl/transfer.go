@@ -1,0 +1,201 @@
+package opencl
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/resident-go/resident/device"
+)
+
+// checkRegion validates a transfer of r at byte off in x against host bytes
+// (hostLen < 0: no host side) and returns r simplified.
+func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (device.Region, int, error) {
+	if err := r.Validate(); err != nil {
+		return r, 0, err
+	}
+	span := r.SpanBytes()
+	if off < 0 || off+span > x.bytes {
+		return r, 0, fmt.Errorf("opencl: %s: region of %d bytes at offset %d of a %d-byte allocation: %w", op, span, off, x.bytes, ErrRange)
+	}
+	if hostLen >= 0 && span > hostLen {
+		return r, 0, fmt.Errorf("opencl: %s: region spans %d bytes, host slice has %d: %w", op, span, hostLen, ErrRange)
+	}
+	return r.Simplify(), span, nil
+}
+
+// CopyIn copies the host Region starting at src[0] to the same Region at
+// byte off in dst. Dense regions take one transfer (staged through pinned
+// memory when src is ordinary Go memory and large), 2-D and 3-D regions one
+// rect transfer, higher ranks a loop of them.
+func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
+	x, err := d.own(dst)
+	if err != nil {
+		return err
+	}
+	rs, span, err := checkRegion("CopyIn", x, off, r, len(src))
+	if err != nil || span == 0 {
+		return err
+	}
+	if err := d.s.transfer(true, x.r.mem, x.off+off, src, rs); err != nil {
+		return fmt.Errorf("opencl: CopyIn on %s: %w", d.s.name, err)
+	}
+	d.s.counters.H2D(r.Bytes())
+	return nil
+}
+
+// CopyOut copies the Region at byte off in src to the host Region starting
+// at dst[0]; host bytes between the Region's rows are left untouched.
+func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
+	x, err := d.own(src)
+	if err != nil {
+		return err
+	}
+	rs, span, err := checkRegion("CopyOut", x, off, r, len(dst))
+	if err != nil || span == 0 {
+		return err
+	}
+	if err := d.s.transfer(false, x.r.mem, x.off+off, dst, rs); err != nil {
+		return fmt.Errorf("opencl: CopyOut on %s: %w", d.s.name, err)
+	}
+	d.s.counters.D2H(r.Bytes())
+	return nil
+}
+
+// transfer moves a simplified Region between host and mem at devOff.
+func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r device.Region) error {
+	pinned := s.pins.contains(uintptr(unsafe.Pointer(&host[0])), r.SpanBytes())
+	if len(r.Shape) == 1 {
+		n := r.Bytes()
+		least := s.opts.StagingMin
+		if least <= 0 {
+			least = defaultStagingMin
+		}
+		if s.stage && !pinned && n >= least {
+			if write {
+				return s.writeStaged(mem, devOff, host[:n])
+			}
+			return s.readStaged(host[:n], mem, devOff)
+		}
+		// Blocking, so Go memory is fine: OpenCL is done with it on return.
+		return check(rwName(write, false), clRW(s.queue.h, mem, write, true, devOff, n, unsafe.Pointer(&host[0]), nil, nil))
+	}
+	return forBoxes(r, func(b box, last bool) error {
+		// Go memory must be done with before the call returns; pinned memory
+		// may stay in flight until the last (in-order) box.
+		blocking := !pinned || last
+		p := unsafe.Pointer(&host[b.off])
+		if b.rect == nil {
+			return check(rwName(write, false), clRW(s.queue.h, mem, write, blocking, devOff+b.off, b.n, p, nil, nil))
+		}
+		rc := Rect{BufferOrigin: [3]int{devOff + b.off, 0, 0}, Region: b.rect.region,
+			BufferRowPitch: b.rect.row, BufferSlicePitch: b.rect.slice, HostRowPitch: b.rect.row, HostSlicePitch: b.rect.slice}
+		return check(rwName(write, true), clRWRect(s.queue.h, mem, write, blocking, &rc, p, nil, nil))
+	})
+}
+
+func rwName(write, rect bool) string {
+	n := "clEnqueueReadBuffer"
+	if write {
+		n = "clEnqueueWriteBuffer"
+	}
+	if rect {
+		n += "Rect"
+	}
+	return n
+}
+
+// Copy copies a Region between two allocations of this device; the copy is
+// queued and flushed, and later transfers on the queue see it.
+func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
+	xd, err := d.own(dst)
+	if err != nil {
+		return err
+	}
+	xs, err := d.own(src)
+	if err != nil {
+		return err
+	}
+	if _, _, err := checkRegion("Copy destination", xd, dstOff, r, -1); err != nil {
+		return err
+	}
+	rs, span, err := checkRegion("Copy source", xs, srcOff, r, -1)
+	if err != nil || span == 0 {
+		return err
+	}
+	q := d.s.queue.h
+	do, so := xd.off+dstOff, xs.off+srcOff
+	err = forBoxes(rs, func(b box, _ bool) error {
+		if b.rect == nil {
+			return check("clEnqueueCopyBuffer", clCopy(q, xs.r.mem, xd.r.mem, so+b.off, do+b.off, b.n, nil, nil))
+		}
+		rc := CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
+			SrcRowPitch: b.rect.row, SrcSlicePitch: b.rect.slice, DstRowPitch: b.rect.row, DstSlicePitch: b.rect.slice}
+		return check("clEnqueueCopyBufferRect", clCopyRect(q, xs.r.mem, xd.r.mem, &rc, nil, nil))
+	})
+	if err == nil {
+		err = check("clFlush", clFlush(q))
+	}
+	if err != nil {
+		return fmt.Errorf("opencl: Copy on %s: %w", d.s.name, err)
+	}
+	d.s.counters.D2D(r.Bytes())
+	return nil
+}
+
+// box is one OpenCL call's worth of a Region: a run of n bytes at byte off
+// from the Region's start, or a rect.
+type box struct {
+	off, n int
+	rect   *rectShape
+}
+
+type rectShape struct {
+	region     [3]int // bytes, rows, slices
+	row, slice int    // pitches in bytes
+}
+
+// forBoxes splits a simplified Region into the fewest OpenCL calls: the
+// inner one or two strided dimensions go into a rect when the rect's pitch
+// rules allow (row pitch ≥ row bytes; slice pitch ≥ rows·row pitch and a
+// multiple of it), the rest are looped over.
+func forBoxes(r device.Region, fn func(b box, last bool) error) error {
+	es := r.ElemSize
+	sh := r.Shape
+	rowBytes := sh[0].Extent * es
+	inner := 1 // dimensions one call covers
+	var rs *rectShape
+	if len(sh) > 1 && sh[1].Stride*es >= rowBytes {
+		rs = &rectShape{region: [3]int{rowBytes, sh[1].Extent, 1}, row: sh[1].Stride * es}
+		rs.slice = rs.row * sh[1].Extent
+		inner = 2
+		if len(sh) > 2 {
+			if sl := sh[2].Stride * es; sl >= sh[1].Extent*rs.row && sl%rs.row == 0 {
+				rs.region[2], rs.slice = sh[2].Extent, sl
+				inner = 3
+			}
+		}
+	}
+	outer := sh[inner:]
+	total := 1
+	for _, s := range outer {
+		total *= s.Extent
+	}
+	idx := make([]int, len(outer))
+	for k := range total {
+		off := 0
+		for i, x := range idx {
+			off += x * outer[i].Stride * es
+		}
+		if err := fn(box{off: off, n: rowBytes, rect: rs}, k == total-1); err != nil {
+			return err
+		}
+		for i := range idx {
+			idx[i]++
+			if idx[i] < outer[i].Extent {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	return nil
+}
