@@ -5,11 +5,11 @@ import "fmt"
 // overlap returns the coordinate box where a and b overlap, as dims of a
 // (with a's strides) and of b, with their min-corner storage indices; ok is
 // false when they do not overlap.
-func overlap(a, b *Raw) (da, db []Dim, ia, ib int, ok bool) {
+func overlap(bufA, bufB []Dim, a, b *Raw) (da, db []Dim, ia, ib int, ok bool) {
 	if a.rank != b.rank {
 		panicf(ErrShape, "copy between a %d-D and a %d-D Array: ranks must match", b.rank, a.rank)
 	}
-	da, db = a.Dims(), b.Dims()
+	da, db = append(bufA, a.dimsRef()...), append(bufB, b.dimsRef()...)
 	ia, ib = a.off, b.off
 	for k := range da {
 		lo := max(da[k].Min, db[k].Min)
@@ -31,7 +31,12 @@ func overlap(a, b *Raw) (da, db []Dim, ia, ib int, ok bool) {
 func (v HostView[T]) CopyFrom(src HostView[T]) {
 	v.checkWrite()
 	src.check()
-	da, db, ia, ib, ok := overlap(&v.a.rawState, &src.a.rawState)
+	if n, ok := sameDense(&v.a.rawState, &src.a.rawState); ok {
+		copy(v.a.data[v.a.off:v.a.off+n], src.a.data[src.a.off:src.a.off+n])
+		return
+	}
+	var bufA, bufB [inlineDims]Dim
+	da, db, ia, ib, ok := overlap(bufA[:0], bufB[:0], &v.a.rawState, &src.a.rawState)
 	if !ok {
 		return
 	}
@@ -48,7 +53,8 @@ func copyStrided[T any](dst, src []T, dd, sd []Dim, di, si int) {
 		copy(dst[di:di+n], src[si:si+n])
 		return
 	}
-	pos := make([]int, len(dd))
+	var buf [inlineDims]int
+	pos := append(buf[:0], make([]int, len(dd))...)
 	n := dd[0].Extent
 	for {
 		d, s := di, si
@@ -68,6 +74,15 @@ func copyStrided[T any](dst, src []T, dd, sd []Dim, di, si int) {
 			return
 		}
 	}
+}
+
+// sameDense reports whether a and b have the same dims and are dense, so a
+// copy between them is one copy of n elements.
+func sameDense(a, b *Raw) (n int, ok bool) {
+	if a.rank != b.rank || a.ext != nil || b.ext != nil || a.inl != b.inl {
+		return 0, false
+	}
+	return contiguous(a.dimsRef(), b.dimsRef())
 }
 
 // contiguous reports whether both layouts are the same dense box with

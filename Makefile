@@ -1,0 +1,38 @@
+# resident: make test (everything, OpenCL tests on PoCL) and make bench (the
+# GPU-residency benchmark on the default OpenCL device). Both install the
+# Debian packages they need when missing; run them as root on Debian 12.
+
+GO        ?= go
+DEB_PKGS  := gcc g++ libc6-dev ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev clinfo
+export POCL_CACHE_DIR ?= $(CURDIR)/.cache/pocl
+
+.PHONY: deps test vet bench bench-array clean
+
+# apt-get update runs only when a package is missing, and then once.
+deps:
+	@missing=""; for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+	@mkdir -p $(POCL_CACHE_DIR)
+
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+test: deps vet
+	$(GO) test ./...
+	$(GO) test -race ./array/... ./device/... ./halide/... ./bench/...
+	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./halide/...
+
+bench: deps
+	$(GO) run ./bench/cmd/residency -out bench/out
+
+bench-array:
+	$(GO) test -run '^$$' -bench . -benchtime 1s ./array
+
+clean:
+	rm -rf bin bench/out .cache
+
+include halide/halide.mk

@@ -1,0 +1,128 @@
+package array
+
+import (
+	"fmt"
+	"testing"
+)
+
+var sizes = []int{1 << 10, 1 << 16, 1 << 20, 1 << 24}
+
+func BenchmarkAt(b *testing.B) {
+	a := New[float32](1024, 1024)
+	h, _ := a.Host()
+	b.ReportAllocs()
+	b.SetBytes(4)
+	var s float32
+	for i := 0; b.Loop(); i++ {
+		s += h.At(i&1023, (i>>10)&1023)
+	}
+	_ = s
+}
+
+func BenchmarkSet(b *testing.B) {
+	a := New[float32](1024, 1024)
+	h, _ := a.Host()
+	b.ReportAllocs()
+	b.SetBytes(4)
+	for i := 0; b.Loop(); i++ {
+		h.Set(1, i&1023, (i>>10)&1023)
+	}
+}
+
+// BenchmarkCopyDense compares CopyFrom of dense Arrays with Go's copy of
+// the same bytes, in the same run.
+func BenchmarkCopyDense(b *testing.B) {
+	for _, n := range sizes {
+		src, dst := New[float32](n), New[float32](n)
+		hs, _ := src.HostReadOnly()
+		hd, _ := dst.Host()
+		hd.CopyFrom(hs) // touch the pages before timing
+		b.Run(fmt.Sprintf("CopyFrom/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(4 * n))
+			b.ReportAllocs()
+			for b.Loop() {
+				hd.CopyFrom(hs)
+			}
+		})
+		b.Run(fmt.Sprintf("copy/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(4 * n))
+			b.ReportAllocs()
+			x, y := hd.Data(), hs.Data()
+			for b.Loop() {
+				copy(x, y)
+			}
+		})
+	}
+}
+
+// BenchmarkCopyStrided copies a transposed square (element by element) and
+// a crop (row by row).
+func BenchmarkCopyStrided(b *testing.B) {
+	for _, n := range []int{64, 512, 2048} {
+		src := New[float32](n, n)
+		hs, _ := src.Transpose(0, 1).HostReadOnly()
+		dst := New[float32](n, n)
+		hd, _ := dst.Host()
+		b.Run(fmt.Sprintf("transpose/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(4 * n * n))
+			b.ReportAllocs()
+			for b.Loop() {
+				hd.CopyFrom(hs)
+			}
+		})
+		big := New[float32](2*n, n)
+		hc, _ := big.Crop(0, n/2, n).HostReadOnly()
+		b.Run(fmt.Sprintf("crop/%d", n), func(b *testing.B) {
+			b.SetBytes(int64(4 * n * n))
+			b.ReportAllocs()
+			for b.Loop() {
+				hd.CopyFrom(hc)
+			}
+		})
+	}
+}
+
+var sink *Array[float32]
+
+func BenchmarkView(b *testing.B) {
+	a := New[float32](64, 64, 3)
+	b.Run("Crop", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			v := a.Crop(0, 8, 16)
+			if v.Rank() != 3 {
+				b.Fatal()
+			}
+		}
+	})
+	b.Run("CropCrop", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if v := a.Crop(0, 8, 16).Crop(1, 1, 2); v.Len() == 0 {
+				b.Fatal()
+			}
+		}
+	})
+	b.Run("Transpose", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if v := a.Transpose(0, 2); v.Rank() != 3 {
+				b.Fatal()
+			}
+		}
+	})
+	b.Run("Slice", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if v := a.Slice(2, 1); v.Rank() != 2 {
+				b.Fatal()
+			}
+		}
+	})
+	b.Run("CropEscaping", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			sink = a.Crop(0, 8, 16)
+		}
+	})
+}

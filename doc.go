@@ -1,0 +1,22 @@
+// Package resident is a Go tensor library whose arrays stay on the GPU.
+//
+// An array.Array is the Go analogue of Halide's Runtime::Buffer: a typed
+// N-D array laid out exactly like a halide_buffer_t (per-dimension min,
+// extent and stride, dimension 0 innermost) that tracks a host copy and a
+// device copy with Halide's two dirty bits. A device-aware Array stays on
+// its device between pipeline calls; only its host view (Array.Host,
+// Array.HostReadOnly) copies data back, and only when the device is newer.
+// Arrays over caller-held Go memory (array.FromSlice) are host-only: every
+// consumer leaves them current. That is the fix for Halide 14's trap where
+// AOT outputs on OpenCL never came back to host.
+//
+// Packages:
+//
+//   - array: Array, Type, Dim, views, residency, host views.
+//   - device: the Device interface, Regions, counters, the transfer guard;
+//     device/sim simulates a device for tests; device/opencl is our own
+//     dlopen'd OpenCL binding and the OpenCL Device.
+//   - halide: calls Halide 14 AOT pipelines on Arrays.
+//   - ops: operations that follow residency.
+//   - bench: the GPU-residency benchmark (go run ./bench/cmd/residency).
+package resident
