@@ -59,7 +59,7 @@ func TestCrop3D(t *testing.T) {
 	ext := [3]int{13, 7, 5}
 	lo, sz := [3]int{2, 1, 1}, [3]int{7, 4, 3}
 	full := dense(es, ext[0], ext[1], ext[2])
-	box := device.Region{ElemSize: es, Shape: []device.Span{sp(sz[0], 1), sp(sz[1], ext[0]), sp(sz[2], ext[0] * ext[1])}}
+	box := device.Region{ElemSize: es, Shape: []device.Span{sp(sz[0], 1), sp(sz[1], ext[0]), sp(sz[2], ext[0]*ext[1])}}
 	first := (lo[0] + lo[1]*ext[0] + lo[2]*ext[0]*ext[1]) * es
 	inBox := func(i int) bool {
 		e := i / es
