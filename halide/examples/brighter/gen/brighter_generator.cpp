@@ -17,7 +17,7 @@ public:
         if (get_target().has_gpu_feature()) {
             brighter.gpu_tile(x, y, xo, yo, xi, yi, 16, 16, TailStrategy::GuardWithIf);
         } else {
-            brighter.vectorize(x, 32, TailStrategy::GuardWithIf).parallel(y, 64);
+            brighter.vectorize(x, 32, TailStrategy::GuardWithIf).parallel(y, 64, TailStrategy::GuardWithIf);
         }
     }
 };

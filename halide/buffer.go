@@ -1,0 +1,98 @@
+package halide
+
+// #include "shim.h"
+import "C"
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
+// attachment is an Array's long-lived C halide_buffer_t, kept in the Raw's
+// attachment slot. Layout and host pointer never change for a Raw, so they
+// are written once; the device handle follows the Raw's Allocation and is
+// re-made only when that changes. The Raw's Close (or its cleanup
+// backstop, which holds the attachment) closes it.
+type attachment struct {
+	c      *C.gohl_buf
+	pin    runtime.Pinner // the host storage, stored in c.b.host
+	mem    uintptr        // cl_mem wrapped now, 0 if none
+	off    int            // byte offset into mem
+	closed bool
+}
+
+// attachmentOf returns r's attachment, making it on first use.
+func attachmentOf(r *array.Raw) (*attachment, error) {
+	if a, ok := r.Attachment().(*attachment); ok && !a.closed {
+		return a, nil
+	}
+	rank := r.Rank()
+	for i := 0; i < rank; i++ {
+		d := r.Dim(i)
+		if !fitsInt32(d.Min) || !fitsInt32(d.Extent) || !fitsInt32(d.Stride) || !fitsInt32(d.Min+d.Extent) {
+			return nil, fmt.Errorf("dimension %d (min %d, extent %d, stride %d) does not fit Halide's int32 fields", i, d.Min, d.Extent, d.Stride)
+		}
+	}
+	a := &attachment{c: C.gohl_buf_new(C.int(rank))}
+	if a.c == nil {
+		return nil, fmt.Errorf("out of C memory for a halide_buffer_t")
+	}
+	t := r.Type()
+	a.c.b._type.code = C.uint8_t(t.Code)
+	a.c.b._type.bits = C.uint8_t(t.Bits)
+	a.c.b._type.lanes = C.uint16_t(t.Lanes)
+	dims := unsafe.Slice(a.c.b.dim, rank)
+	for i := range dims {
+		d := r.Dim(i)
+		dims[i] = C.struct_halide_dimension_t{min: C.int32_t(d.Min), extent: C.int32_t(d.Extent), stride: C.int32_t(d.Stride)}
+	}
+	if p := r.HostPtr(); p != nil {
+		// Go's heap does not move, but C may only keep a pinned pointer.
+		a.pin.Pin(p)
+		a.c.b.host = (*C.uint8_t)(p)
+	}
+	if old := r.Attachment(); old != nil {
+		old.Close()
+	}
+	r.SetAttachment(a)
+	return a, nil
+}
+
+func fitsInt32(x int) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
+
+// setDevice points the buffer at byte off of mem (0: no device handle).
+func (a *attachment) setDevice(ctx *C.gohl_ctx, mem uintptr, off int) C.int {
+	if a.mem == mem && a.off == off {
+		return 0
+	}
+	rc := C.gohl_buf_set_device(ctx, a.c, C.uint64_t(mem), C.int64_t(off))
+	if rc == 0 {
+		a.mem, a.off = mem, off
+	} else {
+		a.mem, a.off = 0, 0
+	}
+	return rc
+}
+
+// Close drops the device handle (never freeing our cl_mem), frees the C
+// buffer and unpins the host storage. Idempotent.
+func (a *attachment) Close() error {
+	if a.closed {
+		return nil
+	}
+	a.closed = true
+	var ctx C.gohl_ctx
+	C.gohl_ctx_init(&ctx)
+	rc := C.gohl_buf_detach(&ctx, a.c)
+	C.gohl_buf_free(a.c)
+	a.c = nil
+	a.pin.Unpin()
+	if rc != 0 {
+		return &Error{Pipeline: "(buffer release)", Code: int(rc), Msg: C.GoString(&ctx.msg[0])}
+	}
+	return nil
+}

@@ -1,0 +1,252 @@
+package halide
+
+// #include "shim.h"
+import "C"
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+)
+
+// Flags of halide_buffer_t.
+const (
+	flagHostDirty   = 1
+	flagDeviceDirty = 2
+)
+
+// frame is one call's state: the C frame passed to NAME_argv (args,
+// scalar slots, user_context with its message buffer) and the Go side's
+// per-argument bookkeeping. Frames are reused, so a steady-state call
+// allocates nothing; a pipeline keeps as many as it had concurrent calls.
+type frame struct {
+	c        *C.gohl_frame
+	args     []unsafe.Pointer                 // view of c.args
+	scalars  []C.struct_halide_scalar_value_t // view of c.scalars
+	raws     []*array.Raw
+	atts     []*attachment
+	hostOnly []bool
+	hadAlloc []bool
+}
+
+func (p *Pipeline) newFrame() *frame {
+	n := len(p.args)
+	c := C.gohl_frame_new(C.int(n))
+	if c == nil {
+		panic("halide: out of C memory for a call frame")
+	}
+	f := &frame{
+		c:        c,
+		args:     unsafe.Slice((*unsafe.Pointer)(unsafe.Pointer(c.args)), n),
+		scalars:  unsafe.Slice(c.scalars, n),
+		raws:     make([]*array.Raw, n),
+		atts:     make([]*attachment, n),
+		hostOnly: make([]bool, n),
+		hadAlloc: make([]bool, n),
+	}
+	for i, a := range p.args {
+		if !a.isBuffer() {
+			f.args[i] = unsafe.Pointer(&f.scalars[i])
+		}
+	}
+	if p.userCtx {
+		// The handler gets exactly this pointer back: the call's ctx.
+		f.args[0] = unsafe.Pointer(&c.uc)
+	}
+	return f
+}
+
+func (p *Pipeline) getFrame() *frame {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		f := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return f
+	}
+	p.mu.Unlock()
+	return p.newFrame()
+}
+
+func (p *Pipeline) putFrame(f *frame) {
+	clear(f.raws) // don't keep Arrays alive
+	clear(f.atts)
+	p.mu.Lock()
+	p.free = append(p.free, f)
+	p.mu.Unlock()
+}
+
+// Call runs the pipeline. Buffers are array.Buffers (Arrays of any element
+// type, host views); scalars are Go values of exactly the pipeline's scalar
+// type (int8…uint64, float32, float64, bool; uintptr for handles). Every
+// argument is checked against the metadata before anything crosses into C.
+//
+// OpenCL pipelines run on OpenCLDevice(): inputs whose host copy is newer
+// are uploaded first, outputs of device-aware Arrays stay on the device
+// (device-dirty), host-only outputs are copied back and temporary device
+// allocations freed. Host pipelines get device-dirty inputs copied to host
+// first. Failures are *Error values; the runtime never aborts the process.
+func (p *Pipeline) Call(args ...any) error {
+	if len(args) != len(p.params) {
+		return &Error{Pipeline: p.name, Code: -1, Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
+	}
+	f := p.getFrame()
+	err := p.call(f, args)
+	p.putFrame(f)
+	return err
+}
+
+func (p *Pipeline) call(f *frame, args []any) error {
+	for j, i := range p.params {
+		a := &p.args[i]
+		v := args[j]
+		if !a.isBuffer() {
+			if !setScalar(unsafe.Pointer(&f.scalars[i]), a.Type, v) {
+				return p.argError(a, -3, describe(v))
+			}
+			continue
+		}
+		b, ok := v.(array.Buffer)
+		if !ok || b == nil {
+			return p.argError(a, -3, describe(v))
+		}
+		r := b.Raw()
+		switch {
+		case r == nil:
+			return p.argError(a, halideNullBuffer, "a nil Array")
+		case r.Closed():
+			return p.argError(a, halideNullBuffer, "a closed Array")
+		case r.Type() != a.Type:
+			return p.argError(a, -3, describeRaw(r))
+		case r.Rank() != a.Dims:
+			return p.argError(a, -43, describeRaw(r))
+		}
+		att, err := attachmentOf(r)
+		if err != nil {
+			return p.argError(a, -43, err.Error())
+		}
+		f.raws[i], f.atts[i], f.hostOnly[i] = r, att, b.HostOnly()
+		f.args[i] = unsafe.Pointer(&att.c.b)
+	}
+	var dev *opencl.Device
+	if p.opencl {
+		var err error
+		if dev, err = OpenCLDevice(); err != nil {
+			return &Error{Pipeline: p.name, Code: -1, Msg: "no OpenCL device: " + err.Error(), err: err}
+		}
+	}
+	if device.Guarded() {
+		if err := p.checkGuard(f, dev); err != nil {
+			return err
+		}
+	}
+	var err error
+	if p.opencl {
+		err = p.prepareOpenCL(f, dev)
+	} else {
+		err = p.prepareHost(f)
+	}
+	rc := C.int(0)
+	if err == nil {
+		rc = C.gohl_call(p.argv, f.c)
+	}
+	if ferr := p.finish(f, rc == 0 && err == nil); err == nil {
+		err = ferr
+	}
+	if rc != 0 {
+		return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
+	}
+	return err
+}
+
+// halideNullBuffer is halide_error_code_buffer_argument_is_null.
+const halideNullBuffer = -12
+
+func (p *Pipeline) argError(a *Arg, code int, got string) error {
+	return &Error{Pipeline: p.name, Code: code, Msg: fmt.Sprintf("argument %q wants %s, got %s", a.Name, a.want(), got)}
+}
+
+func describe(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "nil"
+	case array.Buffer:
+		if r := x.Raw(); r != nil {
+			return describeRaw(r)
+		}
+		return "a nil " + reflect.TypeOf(v).String()
+	}
+	return "a " + reflect.TypeOf(v).String()
+}
+
+func describeRaw(r *array.Raw) string {
+	return fmt.Sprintf("a %d-D %s Array", r.Rank(), r.Type())
+}
+
+// runtimeMessage is the text the error handler collected for this call,
+// without the runtime's "Error: " prefixes.
+func runtimeMessage(ctx *C.gohl_ctx) string {
+	msg := C.GoStringN(&ctx.msg[0], ctx.len)
+	msg = strings.ReplaceAll(msg, "Error: ", "")
+	if msg == "" {
+		return "the runtime gave no message"
+	}
+	return msg
+}
+
+// setScalar writes v into a scalar slot when its Go type is exactly the
+// pipeline's scalar type.
+func setScalar(dst unsafe.Pointer, t array.Type, v any) bool {
+	if t.Lanes != 1 {
+		return false
+	}
+	switch t.Code {
+	case array.Int:
+		switch t.Bits {
+		case 8:
+			return put[int8](dst, v)
+		case 16:
+			return put[int16](dst, v)
+		case 32:
+			return put[int32](dst, v)
+		case 64:
+			return put[int64](dst, v)
+		}
+	case array.UInt:
+		switch t.Bits {
+		case 1:
+			return put[bool](dst, v)
+		case 8:
+			return put[uint8](dst, v)
+		case 16:
+			return put[uint16](dst, v)
+		case 32:
+			return put[uint32](dst, v)
+		case 64:
+			return put[uint64](dst, v)
+		}
+	case array.Float:
+		switch t.Bits {
+		case 32:
+			return put[float32](dst, v)
+		case 64:
+			return put[float64](dst, v)
+		}
+	case array.Handle:
+		return put[uintptr](dst, v)
+	}
+	return false
+}
+
+func put[T any](dst unsafe.Pointer, v any) bool {
+	x, ok := v.(T)
+	if ok {
+		*(*T)(dst) = x
+	}
+	return ok
+}

@@ -1,0 +1,28 @@
+package halide_test
+
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/halide/examples/brighter"
+)
+
+// Lesson 10's brighter on the host target: a 4×2 uint8 image plus 10,
+// saturating at 255.
+func Example() {
+	in := array.FromSlice([]uint8{0, 50, 100, 250, 1, 2, 3, 255}, 4, 2)
+	out := array.FromSlice(make([]uint8, 8), 4, 2)
+	if err := brighter.BrighterHost(in, 10, out); err != nil {
+		fmt.Println(err)
+		return
+	}
+	v, _ := out.HostReadOnly()
+	fmt.Println(v.Data())
+
+	// A mismatched argument is an error value, checked before calling.
+	err := brighter.BrighterHost(array.FromSlice(make([]float32, 24), 4, 2, 3), 10, out)
+	fmt.Println(err)
+	// Output:
+	// [10 60 110 255 11 12 13 255]
+	// brighter_host: argument "input" wants a 2-D uint8 buffer, got a 3-D float32 Array (halide error -3, bad_type)
+}
