@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -14,12 +15,13 @@ var ErrClosed = errors.New("sim: device closed")
 
 // Device is a simulated device. The zero value is not usable: call New.
 type Device struct {
-	name  string
-	limit int
-	mu    sync.Mutex
-	live  map[*block]struct{}
-	c     device.Counters
-	done  bool
+	name     string
+	limit    int
+	mu       sync.Mutex
+	live     map[*block]struct{}
+	c        device.Counters
+	done     atomic.Bool
+	hostLive int
 }
 
 var _ device.Device = (*Device)(nil)
@@ -64,7 +66,7 @@ func (d *Device) Malloc(n int) (device.Allocation, error) {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.done {
+	if d.done.Load() {
 		return nil, ErrClosed
 	}
 	if d.limit > 0 && int(d.c.Snapshot().BytesLive)+n > d.limit {
@@ -81,6 +83,9 @@ func (d *Device) own(a device.Allocation) (*Alloc, error) {
 	if !ok || x.d != d {
 		return nil, fmt.Errorf("sim: allocation %T does not belong to %s", a, d.Name())
 	}
+	if d.done.Load() {
+		return nil, ErrClosed
+	}
 	if x.freed {
 		return nil, fmt.Errorf("sim: allocation used after Free")
 	}
@@ -94,7 +99,7 @@ func (d *Device) Free(a device.Allocation) error {
 	if !ok || x.d != d {
 		return fmt.Errorf("sim: allocation %T does not belong to %s", a, d.Name())
 	}
-	if x.freed || d.done {
+	if x.freed || d.done.Load() {
 		return nil
 	}
 	x.freed = true
@@ -200,13 +205,54 @@ func (d *Device) Stats() device.Stats { return d.c.Snapshot() }
 func (d *Device) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.done {
+	if d.done.Load() {
 		return nil
 	}
-	d.done = true
+	d.done.Store(true)
 	for b := range d.live {
 		d.c.Release(len(b.mem))
 	}
 	d.live = nil
 	return nil
 }
+
+// hostBlock is host memory from AllocHost.
+type hostBlock struct {
+	d    *Device
+	mem  []byte
+	done bool
+}
+
+func (b *hostBlock) Bytes() []byte { return b.mem }
+
+func (b *hostBlock) Free() error {
+	b.d.mu.Lock()
+	defer b.d.mu.Unlock()
+	if !b.done {
+		b.done = true
+		b.d.hostLive--
+	}
+	return nil
+}
+
+// AllocHost returns host memory the device "transfers from directly"; the
+// simulated device counts live blocks (HostBlocksLive) so tests can check
+// that Arrays return them.
+func (d *Device) AllocHost(n int) (device.HostBlock, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done.Load() {
+		return nil, ErrClosed
+	}
+	d.hostLive++
+	return &hostBlock{d: d, mem: make([]byte, n)}, nil
+}
+
+// HostBlocksLive is the number of AllocHost blocks not yet freed.
+func (d *Device) HostBlocksLive() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.hostLive
+}
+
+var _ device.HostAllocator = (*Device)(nil)

@@ -1,0 +1,76 @@
+package device
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestRegion(t *testing.T) {
+	tests := []struct {
+		name       string
+		r          Region
+		simple     string
+		rows       string
+		bytes      int
+		span       int
+		validation bool
+	}{
+		{"dense", Region{4, []Span{{8, 1}, {3, 8}}}, "[{24 1}]", "[0+96]", 96, 96, true},
+		{"crop", Region{1, []Span{{4, 1}, {2, 10}}}, "[{4 1} {2 10}]", "[0+4 10+4]", 8, 14, true},
+		{"unit dims", Region{2, []Span{{1, 1}, {5, 1}, {1, 5}}}, "[{5 1}]", "[0+10]", 10, 10, true},
+		{"strided inner", Region{1, []Span{{3, 2}}}, "[{1 1} {3 2}]", "[0+1 2+1 4+1]", 3, 5, true},
+		{"empty", Region{1, []Span{{0, 1}, {4, 0}}}, "[{0 1}]", "[]", 0, 0, true},
+		{"scalar", Region{8, nil}, "[{1 1}]", "[0+8]", 8, 8, true},
+		{"negative", Region{1, []Span{{-1, 1}}}, "", "", 0, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.r.Validate(); (err == nil) != tt.validation {
+				t.Fatalf("Validate: %v", err)
+			}
+			if !tt.validation {
+				return
+			}
+			s := tt.r.Simplify()
+			if fmt.Sprint(s.Shape) != tt.simple {
+				t.Errorf("Simplify %v, want %s", s.Shape, tt.simple)
+			}
+			var rows []string
+			s.Rows(func(off, n int) { rows = append(rows, fmt.Sprintf("%d+%d", off, n)) })
+			if fmt.Sprint(rows) != tt.rows {
+				t.Errorf("Rows %v, want %s", rows, tt.rows)
+			}
+			if tt.r.Bytes() != tt.bytes || tt.r.SpanBytes() != tt.span {
+				t.Errorf("bytes %d span %d", tt.r.Bytes(), tt.r.SpanBytes())
+			}
+		})
+	}
+}
+
+func TestStatsAndGuard(t *testing.T) {
+	var c Counters
+	c.Alloc(100)
+	c.H2D(10)
+	before := c.Snapshot()
+	c.H2D(20)
+	c.D2H(5)
+	c.D2D(7)
+	c.CacheHit()
+	c.CacheMiss()
+	c.Cached(64)
+	c.Release(100)
+	d := c.Snapshot().Sub(before)
+	if d.H2DCalls != 1 || d.H2DBytes != 20 || d.D2HBytes != 5 || d.D2DBytes != 7 || d.AllocsLive != 0 || d.CacheHits != 1 || d.CachedBytes != 64 {
+		t.Fatalf("delta %v", d)
+	}
+	if d.String() == "" {
+		t.Fatal("empty String")
+	}
+	was := SetGuard(true)
+	err := CheckAutomatic("upload of x")
+	SetGuard(was)
+	if !errors.Is(err, ErrTransferGuard) || CheckAutomatic("y") != nil && !was {
+		t.Fatalf("guard: %v", err)
+	}
+}
