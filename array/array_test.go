@@ -104,8 +104,8 @@ func TestFloat16(t *testing.T) {
 		{0, 0}, {1, 0x3c00}, {-2, 0xc000}, {65504, 0x7bff}, {65520, 0x7c00},
 		{float32(math.Inf(-1)), 0xfc00}, {5.960464477539063e-08, 0x0001},
 		{6.097555160522461e-05, 0x03ff}, {1.0009765625, 0x3c01},
-		{1.00048828125, 0x3c00},  // tie rounds to even
-		{1.00146484375, 0x3c02},  // tie rounds to even (up)
+		{1.00048828125, 0x3c00},      // tie rounds to even
+		{1.00146484375, 0x3c02},      // tie rounds to even (up)
 		{2.98023223876953125e-08, 0}, // half of the smallest subnormal: tie to 0
 		{1e-10, 0},
 	}

@@ -26,7 +26,6 @@ func deviceWrite(t *testing.T, a *array.Array[uint16], v uint16) {
 	a.SetDeviceDirty(true)
 }
 
-
 func simOf(a *array.Array[uint16]) device.Device { return a.Device() }
 
 func TestResidencyCounters(t *testing.T) {
