@@ -327,7 +327,6 @@ func (r *Raw) Close() error {
 // storage, family and (as a crop) the device allocation. v must not escape
 // here, so callers can keep views on the stack.
 func (r *Raw) viewInto(v *Raw, off int) {
-	r.checkOpen()
 	v.typ, v.esize, v.base, v.off, v.fam = r.typ, r.esize, r.base, off, r.fam
 	v.hostDirty, v.deviceDirty, v.hostOnly = r.hostDirty, r.deviceDirty, r.hostOnly
 	r.fam.refs.Add(1)

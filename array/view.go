@@ -2,22 +2,62 @@ package array
 
 import "fmt"
 
-// derive returns a view of a with the given dims and min-corner offset. It is
-// small enough to inline, so a view that does not escape stays on the stack.
-func (a *Array[T]) derive(off int, dims []Dim) *Array[T] {
-	v := &Array[T]{data: a.data}
+// Each view method allocates the new Array and makes one call that fills
+// it in, so it is small enough to inline and a view that does not escape
+// its caller stays on the stack: creating one allocates nothing.
+
+// viewOp names a view transformation for Raw.view.
+type viewOp uint8
+
+const (
+	opCrop viewOp = iota
+	opSlice
+	opEmbed
+	opTranspose
+	opTranslate
+)
+
+// view fills v as the view op(x, y, z) of r.
+func (r *Raw) view(v *Raw, op viewOp, x, y, z int) {
+	r.checkOpen()
+	var buf [inlineDims]Dim
+	var dims []Dim
+	off := r.off
+	switch op {
+	case opCrop:
+		dims, off = r.cropDims(buf[:0], x, y, z)
+	case opSlice:
+		dims, off = r.sliceDims(buf[:0], x, y)
+	case opEmbed:
+		dims = r.embedDims(buf[:0], x, y)
+	case opTranspose:
+		r.checkDim(x)
+		r.checkDim(y)
+		dims = append(buf[:0], r.dimsRef()...)
+		dims[x], dims[y] = dims[y], dims[x]
+	case opTranslate:
+		r.checkDim(x)
+		dims = append(buf[:0], r.dimsRef()...)
+		dims[x].Min += y
+	}
 	v.setDimsCopy(dims)
-	a.viewInto(&v.rawState, off)
-	return v
+	r.viewInto(v, off)
+}
+
+// viewDims fills v as a view of r with the given dims and r's offset.
+func (r *Raw) viewDims(v *Raw, dims []Dim) {
+	r.checkOpen()
+	v.setDimsCopy(dims)
+	r.viewInto(v, r.off)
 }
 
 // Crop returns a view, sharing host and device memory, of the coordinates
 // min … min+extent-1 in dimension dim. A crop of a crop addresses exactly
 // the elements of the equivalent single crop.
 func (a *Array[T]) Crop(dim, min, extent int) *Array[T] {
-	var buf [inlineDims]Dim
-	dims, off := a.cropDims(buf[:0], dim, min, extent)
-	return a.derive(off, dims)
+	v := &Array[T]{data: a.data}
+	a.view(&v.rawState, opCrop, dim, min, extent)
+	return v
 }
 
 func (r *Raw) cropDims(buf []Dim, dim, min, extent int) ([]Dim, int) {
@@ -34,9 +74,9 @@ func (r *Raw) cropDims(buf []Dim, dim, min, extent int) ([]Dim, int) {
 // Slice returns a view, sharing host and device memory, of the elements at
 // coordinate pos in dimension dim, with that dimension removed.
 func (a *Array[T]) Slice(dim, pos int) *Array[T] {
-	var buf [inlineDims]Dim
-	dims, off := a.sliceDims(buf[:0], dim, pos)
-	return a.derive(off, dims)
+	v := &Array[T]{data: a.data}
+	a.view(&v.rawState, opSlice, dim, pos, 0)
+	return v
 }
 
 func (r *Raw) sliceDims(buf []Dim, dim, pos int) ([]Dim, int) {
@@ -54,8 +94,9 @@ func (r *Raw) sliceDims(buf []Dim, dim, pos int) ([]Dim, int) {
 // dimension of extent 1 inserted at index dim whose only coordinate is pos:
 // the inverse of Slice(dim, pos).
 func (a *Array[T]) Embed(dim, pos int) *Array[T] {
-	var buf [inlineDims]Dim
-	return a.derive(a.off, a.embedDims(buf[:0], dim, pos))
+	v := &Array[T]{data: a.data}
+	a.view(&v.rawState, opEmbed, dim, pos, 0)
+	return v
 }
 
 func (r *Raw) embedDims(buf []Dim, dim, pos int) []Dim {
@@ -74,19 +115,18 @@ func (r *Raw) embedDims(buf []Dim, dim, pos int) []Dim {
 // Transpose returns a view, sharing host and device memory, with
 // dimensions d0 and d1 swapped. Transposing twice restores the addressing.
 func (a *Array[T]) Transpose(d0, d1 int) *Array[T] {
-	a.checkDim(d0)
-	a.checkDim(d1)
-	var buf [inlineDims]Dim
-	dims := append(buf[:0], a.dimsRef()...)
-	dims[d0], dims[d1] = dims[d1], dims[d0]
-	return a.derive(a.off, dims)
+	v := &Array[T]{data: a.data}
+	a.view(&v.rawState, opTranspose, d0, d1, 0)
+	return v
 }
 
 // Permute returns a view, sharing host and device memory, whose dimension
 // i is a's dimension order[i]. order must be a permutation of 0…Rank-1.
 func (a *Array[T]) Permute(order ...int) *Array[T] {
 	var buf [inlineDims]Dim
-	return a.derive(a.off, a.permuteDims(buf[:0], order))
+	v := &Array[T]{data: a.data}
+	a.viewDims(&v.rawState, a.permuteDims(buf[:0], order))
+	return v
 }
 
 func (r *Raw) permuteDims(buf []Dim, order []int) []Dim {
@@ -108,11 +148,9 @@ func (r *Raw) permuteDims(buf []Dim, order []int) []Dim {
 // Translate returns a view, sharing host and device memory, whose
 // coordinates in dimension dim are shifted by delta (Min += delta).
 func (a *Array[T]) Translate(dim, delta int) *Array[T] {
-	a.checkDim(dim)
-	var buf [inlineDims]Dim
-	dims := append(buf[:0], a.dimsRef()...)
-	dims[dim].Min += delta
-	return a.derive(a.off, dims)
+	v := &Array[T]{data: a.data}
+	a.view(&v.rawState, opTranslate, dim, delta, 0)
+	return v
 }
 
 // SetMin returns a view, sharing host and device memory, whose dimensions
@@ -126,5 +164,7 @@ func (a *Array[T]) SetMin(mins ...int) *Array[T] {
 	for i := range dims {
 		dims[i].Min = mins[i]
 	}
-	return a.derive(a.off, dims)
+	v := &Array[T]{data: a.data}
+	a.viewDims(&v.rawState, dims)
+	return v
 }
