@@ -130,8 +130,8 @@ func Open(o Options) (*Device, error) {
 		s.cache.limit = 0
 	}
 	if o.Verbose {
-		log.Printf("opencl: using %s: %s, driver %s, max alloc %d B, global %d B, staging %v",
-			s.name, id.Version(), id.DriverVersion(), s.maxAlloc, id.GlobalMemSize(), s.stage)
+		log.Printf("opencl: using %s: %s, driver %s, max alloc %d B, global %d B, staging %v (2 × %d B, %d copy goroutines)",
+			s.name, id.Version(), id.DriverVersion(), s.maxAlloc, id.GlobalMemSize(), s.stage, s.chunk(), s.threads())
 	}
 	d := &Device{s: s}
 	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.close() }, s)

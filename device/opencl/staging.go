@@ -29,13 +29,9 @@ func (s *state) getStager() (*stager, error) {
 	if s.stager != nil {
 		return s.stager, nil
 	}
-	chunk := s.opts.StagingChunk
-	if chunk <= 0 {
-		chunk = defaultChunk
-	}
-	st := &stager{chunk: chunk}
+	st := &stager{chunk: s.chunk()}
 	for i := range st.mem {
-		mem, ptr, err := s.mapped(chunk)
+		mem, ptr, err := s.mapped(st.chunk)
 		if err != nil {
 			if i == 1 {
 				s.unmapped(st.mem[0], st.ptr[0])
@@ -53,6 +49,13 @@ func (st *stager) release(s *state) error {
 }
 
 func (st *stager) slot(i, n int) []byte { return unsafe.Slice((*byte)(st.ptr[i]), n) }
+
+func (s *state) chunk() int {
+	if s.opts.StagingChunk > 0 {
+		return s.opts.StagingChunk
+	}
+	return defaultChunk
+}
 
 func (s *state) threads() int {
 	if s.opts.CopyThreads > 0 {
