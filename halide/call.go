@@ -102,36 +102,8 @@ func (p *Pipeline) Call(args ...any) error {
 }
 
 func (p *Pipeline) call(f *frame, args []any) error {
-	for j, i := range p.params {
-		a := &p.args[i]
-		v := args[j]
-		if !a.isBuffer() {
-			if !setScalar(unsafe.Pointer(&f.scalars[i]), a.Type, v) {
-				return p.argError(a, -3, describe(v))
-			}
-			continue
-		}
-		b, ok := v.(array.Buffer)
-		if !ok || b == nil {
-			return p.argError(a, -3, describe(v))
-		}
-		r := b.Raw()
-		switch {
-		case r == nil:
-			return p.argError(a, halideNullBuffer, "a nil Array")
-		case r.Closed():
-			return p.argError(a, halideNullBuffer, "a closed Array")
-		case r.Type() != a.Type:
-			return p.argError(a, -3, describeRaw(r))
-		case r.Rank() != a.Dims:
-			return p.argError(a, -43, describeRaw(r))
-		}
-		att, err := attachmentOf(r)
-		if err != nil {
-			return p.argError(a, -43, err.Error())
-		}
-		f.raws[i], f.atts[i], f.hostOnly[i] = r, att, b.HostOnly()
-		f.args[i] = unsafe.Pointer(&att.c.b)
+	if err := p.bind(f, args); err != nil {
+		return err
 	}
 	var dev *opencl.Device
 	if p.opencl {
@@ -164,6 +136,43 @@ func (p *Pipeline) call(f *frame, args []any) error {
 	return err
 }
 
+// bind checks args against the metadata and puts them in the frame:
+// scalars into their C slots, buffers as their Arrays' halide_buffer_t.
+func (p *Pipeline) bind(f *frame, args []any) error {
+	for j, i := range p.params {
+		a := &p.args[i]
+		v := args[j]
+		if !a.isBuffer() {
+			if !setScalar(unsafe.Pointer(&f.scalars[i]), a.Type, v) {
+				return p.argError(a, -3, describe(v))
+			}
+			continue
+		}
+		b, ok := v.(array.Buffer)
+		if !ok || b == nil {
+			return p.argError(a, -3, describe(v))
+		}
+		r := b.Raw()
+		switch {
+		case r == nil:
+			return p.argError(a, halideNullBuffer, "a nil Array")
+		case r.Closed():
+			return p.argError(a, halideNullBuffer, "a closed Array")
+		case r.Type() != a.Type:
+			return p.argError(a, -3, describeRaw(r))
+		case r.Rank() != a.Dims:
+			return p.argError(a, -43, describeRaw(r))
+		}
+		att, err := attachmentOf(r)
+		if err != nil {
+			return p.argError(a, -43, err.Error())
+		}
+		f.raws[i], f.atts[i], f.hostOnly[i] = r, att, b.HostOnly()
+		f.args[i] = unsafe.Pointer(&att.c.b)
+	}
+	return nil
+}
+
 // halideNullBuffer is halide_error_code_buffer_argument_is_null.
 const halideNullBuffer = -12
 
@@ -181,7 +190,7 @@ func describe(v any) string {
 		}
 		return "a nil " + reflect.TypeOf(v).String()
 	}
-	return "a " + reflect.TypeOf(v).String()
+	return "a Go " + reflect.TypeOf(v).String()
 }
 
 func describeRaw(r *array.Raw) string {

@@ -1,0 +1,7 @@
+package halide
+
+// Test hooks.
+var (
+	LoopInC         = (*Pipeline).loopInC
+	ContextAcquires = contextAcquires
+)
