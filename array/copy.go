@@ -56,6 +56,10 @@ func copyStrided[T any](dst, src []T, dd, sd []Dim, di, si int) {
 	var buf [inlineDims]int
 	pos := append(buf[:0], make([]int, len(dd))...)
 	n := dd[0].Extent
+	if len(dd) >= 2 && dd[0].Stride != sd[0].Stride {
+		copyTiled(dst, src, dd, sd, di, si, pos)
+		return
+	}
 	for {
 		d, s := di, si
 		for k := 1; k < len(dd); k++ {
@@ -71,6 +75,35 @@ func copyStrided[T any](dst, src []T, dd, sd []Dim, di, si int) {
 			}
 		}
 		if !odometer(pos, dd) {
+			return
+		}
+	}
+}
+
+// copyTiled copies layouts whose inner dimensions disagree (a transpose) in
+// 32×32 tiles of dimensions 0 and 1, so both sides stay in cache.
+func copyTiled[T any](dst, src []T, dd, sd []Dim, di, si int, pos []int) {
+	const tile = 32
+	nx, ny := dd[0].Extent, dd[1].Extent
+	dx, dy, sx, sy := dd[0].Stride, dd[1].Stride, sd[0].Stride, sd[1].Stride
+	outer := dd[1:]
+	for {
+		d, s := di, si
+		for k := 2; k < len(dd); k++ {
+			d += pos[k] * dd[k].Stride
+			s += pos[k] * sd[k].Stride
+		}
+		for y0 := 0; y0 < ny; y0 += tile {
+			for x0 := 0; x0 < nx; x0 += tile {
+				for y := y0; y < min(y0+tile, ny); y++ {
+					dr, sr := d+y*dy, s+y*sy
+					for x := x0; x < min(x0+tile, nx); x++ {
+						dst[dr+x*dx] = src[sr+x*sx]
+					}
+				}
+			}
+		}
+		if !odometer(pos[1:], outer) {
 			return
 		}
 	}
