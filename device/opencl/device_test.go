@@ -172,40 +172,68 @@ func TestCrop3D(t *testing.T) {
 // TestHighRank moves a 4-D box (a loop of rect calls) and a region whose
 // strides defeat rects (a loop of row calls).
 func TestHighRank(t *testing.T) {
-	d := open(t, Options{})
-	for _, tc := range []struct {
-		name  string
-		total int
-		r     device.Region
-	}{
-		{"4d", 6 * 5 * 4 * 3 * 2, device.Region{ElemSize: 2, Shape: []device.Span{sp(3, 1), sp(2, 6), sp(3, 30), sp(2, 120)}}},
-		{"transposed", 64, device.Region{ElemSize: 1, Shape: []device.Span{sp(2, 1), sp(3, 16), sp(4, 3)}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			n := tc.total * tc.r.ElemSize
-			a, err := d.Malloc(n)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Free(a)
-			zero := make([]byte, n)
-			if err := d.CopyIn(a, 0, zero, dense(1, n)); err != nil {
-				t.Fatal(err)
-			}
-			src := pattern(n, 5)
-			if err := d.CopyIn(a, 0, src, tc.r); err != nil {
-				t.Fatal(err)
-			}
-			got := make([]byte, n)
-			if err := d.CopyOut(got, a, 0, dense(1, n)); err != nil {
-				t.Fatal(err)
-			}
-			want := make([]byte, n)
-			tc.r.Simplify().Rows(func(off, m int) { copy(want[off:off+m], src[off:off+m]) })
-			if !bytes.Equal(got, want) {
-				t.Fatalf("got %v\nwant %v", got, want)
-			}
-		})
+	for _, mode := range []struct {
+		name string
+		o    Options
+	}{{"direct", Options{Staging: StagingOff}}, {"staged", stagedOptions}} {
+		d := open(t, mode.o)
+		for _, tc := range []struct {
+			name  string
+			total int
+			r     device.Region
+		}{
+			{"4d", 6 * 5 * 4 * 3 * 2, device.Region{ElemSize: 2, Shape: []device.Span{sp(3, 1), sp(2, 6), sp(3, 30), sp(2, 120)}}},
+			{"transposed", 64, device.Region{ElemSize: 1, Shape: []device.Span{sp(2, 1), sp(3, 16), sp(4, 3)}}},
+			// Rows longer than a 64 KiB staging chunk, and many short rows
+			// filling several chunks.
+			{"long-rows", 3 * 40_000, device.Region{ElemSize: 4, Shape: []device.Span{sp(30_000, 1), sp(3, 40_000)}}},
+			{"many-rows", 100 * 1000, device.Region{ElemSize: 8, Shape: []device.Span{sp(90, 1), sp(20, 100), sp(40, 2500)}}},
+		} {
+			t.Run(mode.name+"/"+tc.name, func(t *testing.T) {
+				n := tc.total * tc.r.ElemSize
+				a, err := d.Malloc(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer d.Free(a)
+				zero := make([]byte, n)
+				if err := d.CopyIn(a, 0, zero, dense(1, n)); err != nil {
+					t.Fatal(err)
+				}
+				src := pattern(n, 5)
+				if err := d.CopyIn(a, 0, src, tc.r); err != nil {
+					t.Fatal(err)
+				}
+				got := make([]byte, n)
+				if err := d.CopyOut(got, a, 0, dense(1, n)); err != nil {
+					t.Fatal(err)
+				}
+				want := make([]byte, n)
+				tc.r.Simplify().Rows(func(off, m int) { copy(want[off:off+m], src[off:off+m]) })
+				if !bytes.Equal(got, want) {
+					t.Fatal("device holds the wrong bytes after a strided CopyIn")
+				}
+				out := bytes.Repeat([]byte{0xEE}, n)
+				if err := d.CopyOut(out, a, 0, tc.r); err != nil {
+					t.Fatal(err)
+				}
+				inRegion := make([]bool, n)
+				tc.r.Simplify().Rows(func(off, m int) {
+					for i := off; i < off+m; i++ {
+						inRegion[i] = true
+					}
+				})
+				for i := range out {
+					w := byte(0xEE)
+					if inRegion[i] {
+						w = src[i]
+					}
+					if out[i] != w {
+						t.Fatalf("host byte %d (in region %v) = %d, want %d", i, inRegion[i], out[i], w)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -459,5 +487,53 @@ func TestConcurrent(t *testing.T) {
 	}
 	if s := d.Stats(); s.AllocsLive != 0 || s.CacheHits == 0 {
 		t.Errorf("stats: %v", s)
+	}
+}
+
+// TestStagedParallel uses chunks big enough that several goroutines copy
+// each one, dense and strided.
+func TestStagedParallel(t *testing.T) {
+	d := open(t, Options{Staging: StagingOn, StagingChunk: 2 << 20, CopyThreads: 4})
+	for _, tc := range []struct {
+		name string
+		n    int
+		r    device.Region
+	}{
+		{"dense", 5<<20 + 3, dense(1, 5<<20+3)},
+		{"rows", 1500 * 5000, device.Region{ElemSize: 4, Shape: []device.Span{sp(250, 1), sp(5000, 375)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := d.Malloc(tc.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Free(a)
+			src := pattern(tc.n, 9)
+			if err := d.CopyIn(a, 0, src, dense(1, tc.n)); err != nil {
+				t.Fatal(err)
+			}
+			out := make([]byte, tc.n)
+			if err := d.CopyOut(out, a, 0, tc.r); err != nil {
+				t.Fatal(err)
+			}
+			want := make([]byte, tc.n)
+			tc.r.Simplify().Rows(func(off, m int) { copy(want[off:off+m], src[off:off+m]) })
+			if !bytes.Equal(out, want) {
+				t.Fatal("staged CopyOut differs")
+			}
+			if err := d.CopyIn(a, 0, make([]byte, tc.n), dense(1, tc.n)); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.CopyIn(a, 0, src, tc.r); err != nil {
+				t.Fatal(err)
+			}
+			clear(out)
+			if err := d.CopyOut(out, a, 0, dense(1, tc.n)); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out, want) {
+				t.Fatal("staged CopyIn differs")
+			}
+		})
 	}
 }

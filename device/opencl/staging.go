@@ -2,6 +2,8 @@ package opencl
 
 import (
 	"errors"
+
+	"github.com/resident-go/resident/device"
 	"runtime"
 	"sync"
 	"unsafe"
@@ -97,8 +99,141 @@ func settle(evs *[2]Event, err error) error {
 	return err
 }
 
-// writeStaged copies src to mem at off through the staging chunks.
-func (s *state) writeStaged(mem uintptr, off int, src []byte) (err error) {
+// piece is a run of rows of one box that fits in a staging slot: rows rows
+// of rowBytes bytes, pitch bytes apart, starting off bytes from the Region's
+// first byte (on host and device alike: they share the layout), and packed
+// at stage in the slot.
+type piece struct {
+	off, rowBytes, rows, pitch, stage int
+}
+
+func (p piece) bytes() int { return p.rowBytes * p.rows }
+
+// forPieces cuts a simplified Region into pieces of at most chunk bytes.
+func forPieces(r device.Region, chunk int, fn func(p piece) error) error {
+	return forBoxes(r, func(b box, _ bool) error {
+		ny, nz, pitch, slice := 1, 1, b.n, b.n
+		if b.rect != nil {
+			ny, nz, pitch, slice = b.rect.region[1], b.rect.region[2], b.rect.row, b.rect.slice
+		}
+		for z := range nz {
+			base := b.off + z*slice
+			if b.n > chunk { // long rows: segments of one row
+				for y := range ny {
+					for seg := 0; seg < b.n; seg += chunk {
+						if err := fn(piece{off: base + y*pitch + seg, rowBytes: min(chunk, b.n-seg), rows: 1, pitch: pitch}); err != nil {
+							return err
+						}
+					}
+				}
+				continue
+			}
+			per := chunk / b.n
+			for y := 0; y < ny; y += per {
+				if err := fn(piece{off: base + y*pitch, rowBytes: b.n, rows: min(per, ny-y), pitch: pitch}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// moveRows copies a batch's rows between host and the packed slot, split
+// over up to k goroutines.
+func moveRows(slot, host []byte, batch []piece, gather bool, k int) {
+	total, rows := 0, 0
+	for _, p := range batch {
+		total += p.bytes()
+		rows += p.rows
+	}
+	if len(batch) == 1 && batch[0].rows == 1 {
+		p := batch[0]
+		h, s := host[p.off:p.off+p.rowBytes], slot[p.stage:p.stage+p.rowBytes]
+		if gather {
+			parallelCopy(s, h, k)
+		} else {
+			parallelCopy(h, s, k)
+		}
+		return
+	}
+	k = min(k, total/copyPiece, rows)
+	k = max(k, 1)
+	per := (rows + k - 1) / k
+	run := func(lo, hi int) { // global row numbers [lo, hi)
+		first := 0
+		for _, p := range batch {
+			for y := max(lo-first, 0); y < min(hi-first, p.rows); y++ {
+				h := host[p.off+y*p.pitch : p.off+y*p.pitch+p.rowBytes]
+				s := slot[p.stage+y*p.rowBytes : p.stage+(y+1)*p.rowBytes]
+				if gather {
+					copy(s, h)
+				} else {
+					copy(h, s)
+				}
+			}
+			first += p.rows
+		}
+	}
+	var wg sync.WaitGroup
+	for lo := per; lo < rows; lo += per {
+		wg.Go(func() { run(lo, min(lo+per, rows)) })
+	}
+	run(0, min(per, rows))
+	wg.Wait()
+}
+
+// enqueueBatch starts the transfers of a batch between the slot and mem at
+// devOff; ev receives the last one's event, which on the in-order queue
+// stands for all of them.
+func (s *state) enqueueBatch(write bool, mem uintptr, devOff int, slot unsafe.Pointer, batch []piece, ev *Event) error {
+	for i, p := range batch {
+		var e *Event
+		if i == len(batch)-1 {
+			e = ev
+		}
+		ptr := unsafe.Add(slot, p.stage)
+		var code int32
+		if p.rows == 1 {
+			code = clRW(s.queue.h, mem, write, false, devOff+p.off, p.rowBytes, ptr, nil, e)
+		} else {
+			rc := Rect{BufferOrigin: [3]int{devOff + p.off, 0, 0}, Region: [3]int{p.rowBytes, p.rows, 1},
+				BufferRowPitch: p.pitch, BufferSlicePitch: p.pitch * p.rows, HostRowPitch: p.rowBytes, HostSlicePitch: p.bytes()}
+			code = clRWRect(s.queue.h, mem, write, false, &rc, ptr, nil, e)
+		}
+		if err := check(rwName(write, p.rows > 1), code); err != nil {
+			return err
+		}
+	}
+	return check("clFlush", clFlush(s.queue.h))
+}
+
+// batches groups pieces into slot-sized batches and calls fn for each.
+func batches(r device.Region, chunk int, fn func(batch []piece) error) error {
+	var cur []piece
+	fill := 0
+	err := forPieces(r, chunk, func(p piece) error {
+		if fill+p.bytes() > chunk {
+			if err := fn(cur); err != nil {
+				return err
+			}
+			cur, fill = nil, 0
+		}
+		p.stage = fill
+		fill += p.bytes()
+		cur = append(cur, p)
+		return nil
+	})
+	if err == nil && len(cur) > 0 {
+		err = fn(cur)
+	}
+	return err
+}
+
+// writeStaged copies the host Region to mem at devOff through the two
+// staging slots: batch i is gathered into one slot while batch i-1 is on
+// the bus from the other.
+func (s *state) writeStaged(mem uintptr, devOff int, host []byte, r device.Region) (err error) {
 	s.stageMu.Lock()
 	defer s.stageMu.Unlock()
 	st, err := s.getStager()
@@ -107,9 +242,10 @@ func (s *state) writeStaged(mem uintptr, off int, src []byte) (err error) {
 	}
 	var evs [2]Event
 	defer func() { err = settle(&evs, err) }()
-	k := s.threads()
-	for i, pos := 0, 0; pos < len(src); i, pos = i+1, pos+st.chunk {
+	k, i := s.threads(), 0
+	return batches(r, st.chunk, func(batch []piece) error {
 		slot := i & 1
+		i++
 		if evs[slot].h != 0 {
 			if err := evs[slot].Wait(); err != nil {
 				return err
@@ -117,21 +253,14 @@ func (s *state) writeStaged(mem uintptr, off int, src []byte) (err error) {
 			evs[slot].Release()
 			evs[slot] = Event{}
 		}
-		n := min(st.chunk, len(src)-pos)
-		parallelCopy(st.slot(slot, n), src[pos:pos+n], k)
-		if err := check("clEnqueueWriteBuffer", clRW(s.queue.h, mem, true, false, off+pos, n, st.ptr[slot], nil, &evs[slot])); err != nil {
-			return err
-		}
-		if err := check("clFlush", clFlush(s.queue.h)); err != nil {
-			return err
-		}
-	}
-	return nil
+		moveRows(st.slot(slot, st.chunk), host, batch, true, k)
+		return s.enqueueBatch(true, mem, devOff, st.ptr[slot], batch, &evs[slot])
+	})
 }
 
-// readStaged copies mem at off to dst through the staging chunks: chunk i+1
-// is on the bus while chunk i is copied out.
-func (s *state) readStaged(dst []byte, mem uintptr, off int) (err error) {
+// readStaged copies the Region at devOff in mem to host through the two
+// staging slots: batch i is on the bus while batch i-1 is scattered.
+func (s *state) readStaged(host []byte, mem uintptr, devOff int, r device.Region) (err error) {
 	s.stageMu.Lock()
 	defer s.stageMu.Unlock()
 	st, err := s.getStager()
@@ -140,36 +269,32 @@ func (s *state) readStaged(dst []byte, mem uintptr, off int) (err error) {
 	}
 	var evs [2]Event
 	defer func() { err = settle(&evs, err) }()
-	chunks := (len(dst) + st.chunk - 1) / st.chunk
-	enqueue := func(i int) error {
-		pos := i * st.chunk
-		n := min(st.chunk, len(dst)-pos)
-		if err := check("clEnqueueReadBuffer", clRW(s.queue.h, mem, false, false, off+pos, n, st.ptr[i&1], nil, &evs[i&1])); err != nil {
-			return err
+	var pending [2][]piece
+	k, i := s.threads(), 0
+	drain := func(slot int) error {
+		if pending[slot] == nil {
+			return nil
 		}
-		return check("clFlush", clFlush(s.queue.h))
-	}
-	for i := 0; i < min(2, chunks); i++ {
-		if err := enqueue(i); err != nil {
-			return err
-		}
-	}
-	k := s.threads()
-	for i := range chunks {
-		slot := i & 1
 		if err := evs[slot].Wait(); err != nil {
 			return err
 		}
 		evs[slot].Release()
 		evs[slot] = Event{}
-		pos := i * st.chunk
-		n := min(st.chunk, len(dst)-pos)
-		parallelCopy(dst[pos:pos+n], st.slot(slot, n), k)
-		if i+2 < chunks {
-			if err := enqueue(i + 2); err != nil {
-				return err
-			}
-		}
+		moveRows(st.slot(slot, st.chunk), host, pending[slot], false, k)
+		pending[slot] = nil
+		return nil
 	}
-	return nil
+	err = batches(r, st.chunk, func(batch []piece) error {
+		slot := i & 1
+		i++
+		if err := s.enqueueBatch(false, mem, devOff, st.ptr[slot], batch, &evs[slot]); err != nil {
+			return err
+		}
+		pending[slot] = batch
+		return drain(slot ^ 1)
+	})
+	if err != nil {
+		return err
+	}
+	return drain((i - 1) & 1)
 }

@@ -64,18 +64,18 @@ func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Re
 // transfer moves a simplified Region between host and mem at devOff.
 func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r device.Region) error {
 	pinned := s.pins.contains(uintptr(unsafe.Pointer(&host[0])), r.SpanBytes())
+	least := s.opts.StagingMin
+	if least <= 0 {
+		least = defaultStagingMin
+	}
+	if s.stage && !pinned && r.Bytes() >= least {
+		if write {
+			return s.writeStaged(mem, devOff, host, r)
+		}
+		return s.readStaged(host, mem, devOff, r)
+	}
 	if len(r.Shape) == 1 {
 		n := r.Bytes()
-		least := s.opts.StagingMin
-		if least <= 0 {
-			least = defaultStagingMin
-		}
-		if s.stage && !pinned && n >= least {
-			if write {
-				return s.writeStaged(mem, devOff, host[:n])
-			}
-			return s.readStaged(host[:n], mem, devOff)
-		}
 		// Blocking, so Go memory is fine: OpenCL is done with it on return.
 		return check(rwName(write, false), clRW(s.queue.h, mem, write, true, devOff, n, unsafe.Pointer(&host[0]), nil, nil))
 	}
