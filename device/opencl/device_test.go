@@ -355,8 +355,8 @@ func TestPinnedHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := hb.Bytes()
-	if len(h) != 1<<20 {
-		t.Fatalf("len %d", len(h))
+	if len(h) != 1<<20 || uintptr(unsafePointer(h))%HostAlign != 0 {
+		t.Fatalf("len %d, address %p", len(h), unsafePointer(h))
 	}
 	if !d.s.pins.contains(uintptr(unsafePointer(h[100:])), 1000) || d.s.pins.contains(uintptr(unsafePointer(make([]byte, 8))), 8) {
 		t.Error("pinned lookup is wrong")

@@ -15,15 +15,20 @@ import (
 type HostBlock struct {
 	d     *Device // keeps the Device, and so the mapping, alive
 	mem   uintptr
-	ptr   unsafe.Pointer // C memory
+	ptr   unsafe.Pointer // the mapping, C memory
+	data  unsafe.Pointer // the block's first byte, HostAlign-aligned
 	n     int
 	start uintptr
 }
 
+// HostAlign is the alignment of AllocHost memory, as Halide's host
+// allocations have.
+const HostAlign = 128
+
 var _ device.HostBlock = (*HostBlock)(nil)
 
-// AllocHost returns bytes bytes of pinned host memory, page-aligned, as a
-// []byte over C memory. Free it with the block's Free (Close frees it too).
+// AllocHost returns bytes bytes of pinned host memory, HostAlign-aligned, as
+// a []byte over C memory. Free it with the block's Free (Close frees it too).
 func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
 	if bytes <= 0 {
 		return nil, fmt.Errorf("opencl: AllocHost(%d): want > 0: %w", bytes, ErrRange)
@@ -35,8 +40,22 @@ func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opencl: AllocHost(%d) on %s: %w", bytes, d.s.name, err)
 	}
-	b := &HostBlock{d: d, mem: mem, ptr: ptr, n: bytes, start: uintptr(ptr)}
-	d.s.pins.add(b)
+	skip := 0
+	if r := int(uintptr(ptr) % HostAlign); r != 0 {
+		// Drivers map at page or base-address alignment; this is for one
+		// that does not.
+		d.s.unmapped(mem, ptr)
+		if mem, ptr, err = d.s.mapped(bytes + HostAlign); err != nil {
+			return nil, fmt.Errorf("opencl: AllocHost(%d) on %s: %w", bytes, d.s.name, err)
+		}
+		skip = (HostAlign - int(uintptr(ptr)%HostAlign)) % HostAlign
+	}
+	data := unsafe.Add(ptr, skip)
+	b := &HostBlock{d: d, mem: mem, ptr: ptr, data: data, n: bytes, start: uintptr(data)}
+	if !d.s.pins.add(b) {
+		d.s.unmapped(mem, ptr)
+		return nil, ErrClosed
+	}
 	return b, nil
 }
 
@@ -68,7 +87,7 @@ func (s *state) unmapped(mem uintptr, ptr unsafe.Pointer) error {
 }
 
 // Bytes returns the block's memory, valid until Free.
-func (b *HostBlock) Bytes() []byte { return unsafe.Slice((*byte)(b.ptr), b.n) }
+func (b *HostBlock) Bytes() []byte { return unsafe.Slice((*byte)(b.data), b.n) }
 
 // Free unmaps and releases the block. Idempotent.
 func (b *HostBlock) Free() error {
@@ -84,15 +103,20 @@ func (b *HostBlock) release(s *state) error { return s.unmapped(b.mem, b.ptr) }
 type pinnedSet struct {
 	mu     sync.RWMutex
 	blocks []*HostBlock // sorted by start
+	closed bool         // drained by Close: add refuses
 }
 
-func (p *pinnedSet) add(b *HostBlock) {
+func (p *pinnedSet) add(b *HostBlock) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
 	i := sort.Search(len(p.blocks), func(i int) bool { return p.blocks[i].start >= b.start })
 	p.blocks = append(p.blocks, nil)
 	copy(p.blocks[i+1:], p.blocks[i:])
 	p.blocks[i] = b
+	return true
 }
 
 func (p *pinnedSet) remove(b *HostBlock) bool {
@@ -123,6 +147,6 @@ func (p *pinnedSet) drain() []*HostBlock {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	bs := p.blocks
-	p.blocks = nil
+	p.blocks, p.closed = nil, true
 	return bs
 }
