@@ -1,6 +1,7 @@
 package opencl
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -36,7 +37,7 @@ func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Reg
 	if err != nil || span == 0 {
 		return err
 	}
-	if err := d.s.transfer(true, x.r.mem, x.off+off, src, rs); err != nil {
+	if err := d.retryOOM(func() error { return d.s.transfer(true, x.r.mem, x.off+off, src, rs) }); err != nil {
 		return fmt.Errorf("opencl: CopyIn on %s: %w", d.s.name, err)
 	}
 	d.s.counters.H2D(r.Bytes())
@@ -54,7 +55,7 @@ func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Re
 	if err != nil || span == 0 {
 		return err
 	}
-	if err := d.s.transfer(false, x.r.mem, x.off+off, dst, rs); err != nil {
+	if err := d.retryOOM(func() error { return d.s.transfer(false, x.r.mem, x.off+off, dst, rs) }); err != nil {
 		return fmt.Errorf("opencl: CopyOut on %s: %w", d.s.name, err)
 	}
 	d.s.counters.D2H(r.Bytes())
@@ -93,6 +94,19 @@ func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r dev
 	})
 }
 
+// retryOOM runs op again after freeing the cache when it fails for lack of
+// memory: drivers such as NVIDIA's allocate a buffer at its first use, so
+// cached blocks can starve a transfer even though Malloc succeeded.
+func (d *Device) retryOOM(op func() error) error {
+	err := op()
+	var e *Error
+	if errors.As(err, &e) && isOOM(int32(e.Code)) && d.Stats().CachedBytes > 0 {
+		d.ReleaseCache()
+		err = op()
+	}
+	return err
+}
+
 func rwName(write, rect bool) string {
 	n := "clEnqueueReadBuffer"
 	if write {
@@ -124,13 +138,15 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 	}
 	q := d.s.queue.h
 	do, so := xd.off+dstOff, xs.off+srcOff
-	err = forBoxes(rs, func(b box, _ bool) error {
-		if b.rect == nil {
-			return check("clEnqueueCopyBuffer", clCopy(q, xs.r.mem, xd.r.mem, so+b.off, do+b.off, b.n, nil, nil))
-		}
-		rc := CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
-			SrcRowPitch: b.rect.row, SrcSlicePitch: b.rect.slice, DstRowPitch: b.rect.row, DstSlicePitch: b.rect.slice}
-		return check("clEnqueueCopyBufferRect", clCopyRect(q, xs.r.mem, xd.r.mem, &rc, nil, nil))
+	err = d.retryOOM(func() error {
+		return forBoxes(rs, func(b box, _ bool) error {
+			if b.rect == nil {
+				return check("clEnqueueCopyBuffer", clCopy(q, xs.r.mem, xd.r.mem, so+b.off, do+b.off, b.n, nil, nil))
+			}
+			rc := CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
+				SrcRowPitch: b.rect.row, SrcSlicePitch: b.rect.slice, DstRowPitch: b.rect.row, DstSlicePitch: b.rect.slice}
+			return check("clEnqueueCopyBufferRect", clCopyRect(q, xs.r.mem, xd.r.mem, &rc, nil, nil))
+		})
 	})
 	if err == nil {
 		err = check("clFlush", clFlush(q))
