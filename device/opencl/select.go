@@ -70,6 +70,10 @@ func choose(o *Options) (Platform, DeviceID, error) {
 			}
 		}
 	}
-	return Platform{}, DeviceID{}, fmt.Errorf("opencl: no device with platform name containing %q and type %v among [%s]: %w",
-		want, typ, strings.Join(seen, "; "), &Error{Op: "select device", Code: CodeDeviceNotFound})
+	ts := "gpu, else cpu"
+	if typ != 0 {
+		ts = typ.String()
+	}
+	return Platform{}, DeviceID{}, fmt.Errorf("opencl: no device with platform name containing %q and type %s among [%s] (set %s, %s): %w",
+		want, ts, strings.Join(seen, "; "), EnvPlatformName, EnvDeviceType, &Error{Op: "select device", Code: CodeDeviceNotFound})
 }
