@@ -6,6 +6,7 @@ import "C"
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"unsafe"
 
@@ -22,8 +23,8 @@ const (
 
 // frame is one call's state: the C frame passed to NAME_argv (args,
 // scalar slots, user_context with its message buffer) and the Go side's
-// per-argument bookkeeping. Frames are reused, so a steady-state call
-// allocates nothing; a pipeline keeps as many as it had concurrent calls.
+// per-argument bookkeeping. Frames are pooled, so a steady-state call
+// allocates nothing.
 type frame struct {
 	c        *C.gohl_frame
 	args     []unsafe.Pointer                 // view of c.args
@@ -62,23 +63,19 @@ func (p *Pipeline) newFrame() *frame {
 }
 
 func (p *Pipeline) getFrame() *frame {
-	p.mu.Lock()
-	if n := len(p.free); n > 0 {
-		f := p.free[n-1]
-		p.free = p.free[:n-1]
-		p.mu.Unlock()
+	if f, ok := p.frames.Get().(*frame); ok {
 		return f
 	}
-	p.mu.Unlock()
-	return p.newFrame()
+	f := p.newFrame()
+	// The pool may drop a frame at a GC: free its C memory then.
+	runtime.AddCleanup(f, func(c *C.gohl_frame) { C.gohl_frame_free(c) }, f.c)
+	return f
 }
 
 func (p *Pipeline) putFrame(f *frame) {
 	clear(f.raws) // don't keep Arrays alive
 	clear(f.atts)
-	p.mu.Lock()
-	p.free = append(p.free, f)
-	p.mu.Unlock()
+	p.frames.Put(f)
 }
 
 // Call runs the pipeline. Buffers are array.Buffers (Arrays of any element
@@ -125,7 +122,7 @@ func (p *Pipeline) call(f *frame, args []any) error {
 	}
 	rc := C.int(0)
 	if err == nil {
-		rc = C.gohl_call(p.argv, f.c)
+		rc = C.gohl_call(C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c))))
 	}
 	if ferr := p.finish(f, rc == 0 && err == nil); err == nil {
 		err = ferr

@@ -6,4 +6,6 @@ package halide
 
 // #cgo CFLAGS: -I${SRCDIR}/include -O2
 // #cgo LDFLAGS: -ldl -lpthread -lm
+// #cgo nocallback gohl_call
+// #cgo noescape gohl_call
 import "C"

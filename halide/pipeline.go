@@ -65,8 +65,7 @@ type Pipeline struct {
 	params  []int // indices in args of what Call takes
 	userCtx bool
 
-	mu   sync.Mutex
-	free []*frame // call frames in C memory, reused
+	frames sync.Pool // *frame: call frames in C memory, reused
 }
 
 // Name is the pipeline's function name.

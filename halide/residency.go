@@ -144,29 +144,37 @@ func (p *Pipeline) finish(f *frame, ok bool) error {
 			markHostNewer(r)
 			continue
 		}
-		fl := att.c.b.flags
 		if !p.opencl {
 			if ok && out {
 				markHostNewer(r)
 			}
 			continue
 		}
-		if ok && out && fl&flagDeviceDirty != 0 {
+		if ok && out && att.c.b.flags&flagDeviceDirty != 0 {
 			r.SetHostDirty(false)
 			r.SetDeviceDirty(true)
 		}
-		if !f.hostOnly[i] {
+	}
+	if !p.opencl {
+		return first
+	}
+	// Host-only values, once every dirty bit is read back (a Raw may be
+	// both an input and an output): the host must be current when Call
+	// returns, and an allocation made for this call goes back to the
+	// allocator.
+	for _, i := range p.params {
+		a := &p.args[i]
+		r := f.raws[i]
+		if !a.isBuffer() || r == nil || !f.hostOnly[i] {
 			continue
 		}
-		// Host-only: the host must be current when Call returns, and an
-		// allocation made for this call goes back to the allocator.
-		if out && ok {
+		if a.Kind == OutputBuffer && ok {
 			if err := r.CopyToHost(); err != nil {
 				keep(p.transferError(a, "copy to host", err))
 			}
 		}
 		if !f.hadAlloc[i] && r.Allocation() != nil {
-			att.setDevice(&f.c.ctx, 0, 0)
+			f.atts[i].setDevice(&f.c.ctx, 0, 0)
 			if err := r.DeviceFree(); err != nil {
 				keep(p.transferError(a, "freeing the temporary device allocation", err))
 			}

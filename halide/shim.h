@@ -45,7 +45,7 @@ void *gohl_registry_argv(int i);
 void gohl_ctx_init(gohl_ctx *c);
 gohl_frame *gohl_frame_new(int nargs);
 void gohl_frame_free(gohl_frame *f);
-int gohl_call(void *argv, gohl_frame *f);
+int gohl_call(uintptr_t argv, uintptr_t frame);
 int gohl_call_loop(void *argv, gohl_frame *f, int64_t n);
 
 gohl_buf *gohl_buf_new(int rank);

@@ -1,0 +1,104 @@
+package halide_test
+
+import (
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/halide/examples/tiny"
+)
+
+// BenchmarkCallOverhead runs a 1-element host pipeline: its time is the
+// cost of a call. "go" is Call from Go; "c-loop" the same pipeline and
+// buffers called from a C loop, the floor. Goal: go ≤ 1.5× c-loop,
+// ≤ 1 µs, 0 allocs/op.
+func BenchmarkCallOverhead(b *testing.B) {
+	in := array.FromSlice([]int32{41}, 1)
+	out := array.FromSlice([]int32{0}, 1)
+	p := tiny.TinyPipeline
+	b.Run("go", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := p.Call(in, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("go-wrapper", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := tiny.Tiny(in, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("c-loop", func(b *testing.B) {
+		b.ReportAllocs()
+		if err := halide.LoopInC(p, b.N, in, out); err != nil {
+			b.Fatal(err)
+		}
+	})
+	if out.Raw().HostBytes()[0] != 42 {
+		b.Fatal("tiny computed", out.Raw().HostBytes()[0])
+	}
+}
+
+// BenchmarkBrighterChain is lesson 10's stage applied 8 times to a square
+// uint8 image (HALIDE_BENCH_SIZE, default 4096; use e.g. 1024 on PoCL),
+// including the upload of the source and the download of the result.
+// "resident" keeps the intermediates on the device; "host-round-trip"
+// passes host-only values, so every stage uploads and downloads.
+func BenchmarkBrighterChain(b *testing.B) {
+	clDevice(b)
+	n := 4096
+	if s, err := strconv.Atoi(os.Getenv("HALIDE_BENCH_SIZE")); err == nil && s > 0 {
+		n = s
+	}
+	const stages = 8
+	src := pattern(n, n)
+	b.Run("resident/"+strconv.Itoa(n), func(b *testing.B) {
+		a, x, y := array.New[uint8](n, n), array.New[uint8](n, n), array.New[uint8](n, n)
+		defer a.Close()
+		defer x.Close()
+		defer y.Close()
+		b.SetBytes(int64(n * n))
+		b.ReportAllocs()
+		for b.Loop() {
+			av, _ := a.Host() // the source is new on the host: upload it once
+			copy(av.Data(), src)
+			in, out := a, x
+			for i := 0; i < stages; i++ {
+				if err := brighter.Brighter(in, 1, out); err != nil {
+					b.Fatal(err)
+				}
+				// a → x → y → x → …: the source stays as it was.
+				in, out = out, y
+				if in == y {
+					out = x
+				}
+			}
+			if _, err := in.HostReadOnly(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("host-round-trip/"+strconv.Itoa(n), func(b *testing.B) {
+		x := array.FromSlice(make([]uint8, n*n), n, n)
+		y := array.FromSlice(make([]uint8, n*n), n, n)
+		b.SetBytes(int64(n * n))
+		b.ReportAllocs()
+		for b.Loop() {
+			copy(x.Raw().HostBytes(), src)
+			in, out := x, y
+			for i := 0; i < stages; i++ {
+				if err := brighter.Brighter(in, 1, out); err != nil {
+					b.Fatal(err)
+				}
+				in, out = out, in
+			}
+		}
+	})
+}
