@@ -1,0 +1,158 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/resident-go/resident/bench"
+	"github.com/resident-go/resident/device/opencl"
+)
+
+// options are the command's flags, checked.
+type options struct {
+	device        string // "opencl" or "sim"
+	platform      string // OpenCL platform name substring
+	devType       string // OpenCL device type
+	width, height int
+	stages        int
+	k             int
+	modes         []bench.Mode
+	memories      []bench.Memory // nil: the device's default
+	sync          []int          // nil: bench's default
+	reps, warmup  int            // reps 0: by device type
+	ladder        bool
+	all           bool
+	out, name     string
+	torch         string
+	quiet         bool
+}
+
+const maxStages = 64
+
+// parseFlags reads args (without the program name). A bad flag is an
+// error that says what is allowed; -h returns flag.ErrHelp.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("residency", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.device, "device", "opencl", "where the chain runs: opencl (chosen by -platform and -type, like Halide) or sim (a simulated device, no OpenCL)")
+	fs.StringVar(&o.platform, "platform", "", "OpenCL platform name substring, e.g. NVIDIA or Portable (default $HL_OCL_PLATFORM_NAME, else any)")
+	fs.StringVar(&o.devType, "type", "", "OpenCL device type: gpu, cpu, acc, all (default $HL_OCL_DEVICE_TYPE, else the first GPU, else the first CPU)")
+	size := fs.String("size", "4096", "image size: N (N×N) or WxH")
+	fs.IntVar(&o.stages, "stages", 8, fmt.Sprintf("stages in the chain, 1…%d", maxStages))
+	fs.IntVar(&o.k, "k", 1, "what each brighter stage adds (saturating), 0…255")
+	elem := fs.String("elem", "uint8", "element type; only uint8 (the brighter pipeline's type)")
+	modes := fs.String("modes", "resident,roundtrip,explicit", "comma-separated modes: resident, roundtrip, explicit")
+	mems := fs.String("memory", "", "comma-separated host memory kinds: go, pinned (default both where the device has pinned memory)")
+	sync := fs.String("sync", "", "explicit mode's sync points: comma-separated 0-based stage indices after which the chain copies to host (default the middle stage)")
+	fs.IntVar(&o.reps, "iters", 0, "timed repetitions per measurement (default 30 on GPUs, 5 on CPU devices and sim)")
+	fs.IntVar(&o.warmup, "warmup", 1, "untimed warm-up iterations per measurement (≥ 1: the first builds kernels)")
+	fs.BoolVar(&o.ladder, "ladder", true, "also run every shorter chain (1…stages) for the plot")
+	fs.BoolVar(&o.all, "all", false, "print every chain length in the table, not only the full chain")
+	fs.StringVar(&o.out, "out", "bench/out", "folder for NAME.md, NAME.csv, NAME.json and NAME.png; empty: print only")
+	fs.StringVar(&o.name, "name", "residency", "base name of the output files")
+	fs.StringVar(&o.torch, "torch", "", "JSON written by bench/torch_chain.py -json: adds a comparison with PyTorch")
+	fs.BoolVar(&o.quiet, "q", false, "no progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q: every setting is a flag (-h lists them)", fs.Args())
+	}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	switch o.device {
+	case "opencl":
+		if o.devType != "" {
+			if _, err := opencl.ParseDeviceType(o.devType); err != nil {
+				bad("-type %q: want gpu, cpu, acc, custom, default or all", o.devType)
+			}
+		}
+	case "sim":
+		if o.platform != "" || o.devType != "" {
+			bad("-platform and -type choose an OpenCL device: not with -device sim")
+		}
+	default:
+		bad("-device %q: want opencl or sim", o.device)
+	}
+	w, h, err := parseSize(*size)
+	if err != nil {
+		bad("-size %q: %v", *size, err)
+	}
+	o.width, o.height = w, h
+	if o.stages < 1 || o.stages > maxStages {
+		bad("-stages %d: want 1…%d", o.stages, maxStages)
+	}
+	if o.k < 0 || o.k > 255 {
+		bad("-k %d: want 0…255 (a uint8)", o.k)
+	}
+	if *elem != "uint8" {
+		bad("-elem %q: only uint8 is supported (the brighter pipeline is uint8; there is no pipeline for other types yet)", *elem)
+	}
+	for _, s := range splitList(*modes) {
+		m, err := bench.ParseMode(s)
+		if err != nil {
+			bad("-modes: %v", err)
+			continue
+		}
+		o.modes = append(o.modes, m)
+	}
+	if len(o.modes) == 0 {
+		bad("-modes is empty: want some of resident, roundtrip, explicit")
+	}
+	for _, s := range splitList(*mems) {
+		m, err := bench.ParseMemory(s)
+		if err != nil {
+			bad("-memory: %v", err)
+			continue
+		}
+		o.memories = append(o.memories, m)
+	}
+	for _, s := range splitList(*sync) {
+		i, err := strconv.Atoi(s)
+		if err != nil || i < 0 || i >= max(o.stages, 1) {
+			bad("-sync %q: want stage indices 0…%d", s, o.stages-1)
+			continue
+		}
+		o.sync = append(o.sync, i)
+	}
+	if o.reps < 0 {
+		bad("-iters %d: want ≥ 1, or 0 for the default", o.reps)
+	}
+	if o.warmup < 1 {
+		bad("-warmup %d: want ≥ 1 (the first iteration builds kernels)", o.warmup)
+	}
+	if o.name == "" || strings.ContainsAny(o.name, `/\`) {
+		bad("-name %q: want a plain file name without slashes", o.name)
+	}
+	return o, errors.Join(errs...)
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parseSize reads "N" or "WxH".
+func parseSize(s string) (w, h int, err error) {
+	ws, hs, two := strings.Cut(strings.ToLower(s), "x")
+	if w, err = strconv.Atoi(ws); err == nil && two {
+		h, err = strconv.Atoi(hs)
+	} else {
+		h = w
+	}
+	const most = 1 << 16
+	if err != nil || w < 1 || h < 1 || w > most || h > most {
+		return 0, 0, fmt.Errorf("want N or WxH with 1 ≤ W, H ≤ %d", most)
+	}
+	return w, h, nil
+}

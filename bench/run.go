@@ -1,0 +1,243 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+)
+
+type runner struct {
+	cfg   Config
+	bytes int
+	done  int
+	total int
+}
+
+// Run measures the ceilings for each Memory, then every chain length, Mode
+// and Memory the Config asks for, and returns the figures. Every Result's
+// output is checked against the expected image once after timing, so a
+// chain that computes the wrong thing fails instead of reporting a time.
+func Run(cfg Config) (*Report, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg, bytes: cfg.Width * cfg.Height}
+	lens := cfg.lengths()
+	r.total = len(cfg.Memories) + len(lens)*len(cfg.Modes)*len(cfg.Memories)
+	rep := &Report{
+		Device: cfg.Device.Name(), Stage: stageNames(cfg.Stages),
+		Width: cfg.Width, Height: cfg.Height, Bytes: r.bytes, Stages: len(cfg.Stages),
+		Sync: cfg.Sync, Warmup: cfg.Warmup, Reps: cfg.Reps, Started: time.Now(),
+	}
+	for _, mem := range cfg.Memories {
+		r.progress("ceiling " + mem.String() + " memory")
+		c, err := r.measureCeiling(mem)
+		if err != nil {
+			return nil, fmt.Errorf("bench: ceiling with %s memory: %w", mem, err)
+		}
+		rep.Ceilings = append(rep.Ceilings, c)
+	}
+	for _, n := range lens {
+		for _, mode := range cfg.Modes {
+			for _, mem := range cfg.Memories {
+				r.progress(fmt.Sprintf("%s %s memory, %d stages", mode, mem, n))
+				res, err := r.measure(mode, mem, n)
+				if err != nil {
+					return nil, fmt.Errorf("bench: %s, %s memory, %d stages: %w", mode, mem, n, err)
+				}
+				c, _ := rep.Ceiling(mem)
+				res.Ideal = ideal(res, c)
+				res.OfIdeal = float64(res.Ideal) / float64(max(res.Time.Median, 1))
+				rep.Results = append(rep.Results, res)
+			}
+		}
+	}
+	for i, x := range rep.Results {
+		if base, ok := rep.Find(Resident, x.Memory, x.Stages); ok && base.Time.Median > 0 {
+			rep.Results[i].VsResident = float64(x.Time.Median) / float64(base.Time.Median)
+		}
+	}
+	r.progress("done")
+	rep.Took = time.Since(rep.Started)
+	return rep, nil
+}
+
+func (r *runner) progress(what string) {
+	if r.cfg.Progress != nil {
+		r.cfg.Progress(r.done, r.total, what)
+	}
+	r.done++
+}
+
+func stageNames(ss []Stage) string {
+	var names []string
+	for _, s := range ss {
+		if len(names) == 0 || names[len(names)-1] != s.Name {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// ideal is the time the Result's transfers and stages take at the ceilings.
+func ideal(res Result, c Ceiling) time.Duration {
+	ns := float64(res.Stages) * float64(c.D2D.Median)
+	if c.H2DGBps > 0 {
+		ns += res.H2DBytes / c.H2DGBps
+	}
+	if c.D2HGBps > 0 {
+		ns += res.D2HBytes / c.D2HGBps
+	}
+	return time.Duration(ns)
+}
+
+// newImage returns a device-aware Width × Height uint8 Array whose host
+// storage is of kind mem.
+func (r *runner) newImage(mem Memory) (*array.Array[uint8], error) {
+	if mem == Pinned {
+		return array.NewIn[uint8](r.cfg.Device.(device.HostAllocator), r.cfg.Width, r.cfg.Height)
+	}
+	return array.New[uint8](r.cfg.Width, r.cfg.Height), nil
+}
+
+// measure times one chain of n stages in mode with host memory mem.
+func (r *runner) measure(mode Mode, mem Memory, n int) (Result, error) {
+	dev := r.cfg.Device
+	var imgs [3]*array.Array[uint8] // the input and two buffers the stages ping-pong between
+	for i := range imgs {
+		a, err := r.newImage(mem)
+		if err != nil {
+			return Result{}, err
+		}
+		defer a.Close()
+		imgs[i] = a
+	}
+	src := imgs[0]
+	v, err := src.Host()
+	if err != nil {
+		return Result{}, err
+	}
+	pattern(v.Data())
+	stages := r.cfg.Stages[:n]
+	var sync []int
+	if mode == Explicit {
+		for _, s := range r.cfg.Sync {
+			if s < n {
+				sync = append(sync, s)
+			}
+		}
+	}
+	out := imgs[1+(n-1)%2]
+	var iter func() error
+	switch mode {
+	case Resident, Explicit:
+		iter = func() error { return r.resident(stages, imgs, sync) }
+	case RoundTrip:
+		iter = func() error { return r.roundTrip(stages, imgs) }
+	default:
+		return Result{}, fmt.Errorf("unknown mode %v", mode)
+	}
+	for range r.cfg.Warmup {
+		if err := iter(); err != nil {
+			return Result{}, err
+		}
+	}
+	before := dev.Stats()
+	ds, err := measure(0, r.cfg.Reps, iter)
+	if err != nil {
+		return Result{}, err
+	}
+	d := dev.Stats().Sub(before)
+	if err := checkOutput(src, out, stages); err != nil {
+		return Result{}, err
+	}
+	reps := float64(r.cfg.Reps)
+	res := Result{
+		Mode: mode, Memory: mem, Stages: n, Sync: sync, Time: Summarize(ds),
+		H2DCalls: float64(d.H2DCalls) / reps, D2HCalls: float64(d.D2HCalls) / reps,
+		H2DBytes: float64(d.H2DBytes) / reps, D2HBytes: float64(d.D2HBytes) / reps,
+	}
+	res.EffectiveGBps = gbps(2*float64(r.bytes)*float64(n), res.Time.Median)
+	return res, nil
+}
+
+// resident runs one iteration with device-aware Arrays: a new input frame
+// (a write through a host view), one explicit upload, the stages with the
+// transfer guard on (so any copy in between would fail the run), a
+// CopyToHost after each sync point, and the one download.
+func (r *runner) resident(stages []Stage, imgs [3]*array.Array[uint8], sync []int) error {
+	dev := r.cfg.Device
+	if err := newFrame(imgs[0]); err != nil {
+		return err
+	}
+	if err := imgs[0].CopyToDevice(dev); err != nil {
+		return err
+	}
+	was := device.SetGuard(true)
+	defer device.SetGuard(was)
+	in := imgs[0]
+	for i, s := range stages {
+		out := imgs[1+i%2]
+		if err := s.Run(in, out); err != nil {
+			return err
+		}
+		if _, ok := slices.BinarySearch(sync, i); ok && i < len(stages)-1 {
+			if err := out.CopyToHost(); err != nil {
+				return err
+			}
+		}
+		in = out
+	}
+	if err := in.CopyToHost(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// roundTrip runs one iteration the lesson-10 way: every stage gets
+// host-only views, so it uploads its input and downloads its output.
+func (r *runner) roundTrip(stages []Stage, imgs [3]*array.Array[uint8]) error {
+	if err := newFrame(imgs[0]); err != nil {
+		return err
+	}
+	in := imgs[0]
+	for i, s := range stages {
+		out := imgs[1+i%2]
+		iv, err := in.Host()
+		if err != nil {
+			return err
+		}
+		ov, err := out.Host()
+		if err != nil {
+			return err
+		}
+		if err := s.Run(iv, ov); err != nil {
+			return err
+		}
+		in = out
+	}
+	return nil
+}
+
+// newFrame stands for the application writing the next input: a write
+// through a host view marks the host copy newer, so it must be uploaded.
+func newFrame(a *array.Array[uint8]) error {
+	v, err := a.Host()
+	if err != nil {
+		return err
+	}
+	_ = v.Data() // a writable view's Data marks the host copy newer
+	return nil
+}
+
+// pattern fills an image with every byte value, so saturation is tested.
+func pattern(d []uint8) {
+	for i := range d {
+		d[i] = uint8(i*7 + i/4099)
+	}
+}

@@ -1,0 +1,77 @@
+package bench
+
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/halide"
+	_ "github.com/resident-go/resident/halide/examples/brighter" // registers "brighter"
+)
+
+// Stage is one step of a chain: it reads in and writes every element of
+// out, both of the chain's element type and shape. in and out are Arrays
+// or host views; a Stage must follow their residency (as halide.Call does):
+// device-aware Arrays stay on the device, host-only values end current on
+// the host.
+type Stage struct {
+	Name string
+	Run  func(in, out array.Buffer) error
+	// Ref, when set, computes the stage on the host (dst and src dense,
+	// same length); Run checks the chain's output against it.
+	Ref func(dst, src []uint8)
+}
+
+// Pipeline is a Stage that calls the registered Halide pipeline name with
+// (input, scalars..., output), the shape of Halide's lesson 10 generators.
+// It returns the OpenCL device the pipeline runs on, or nil for a host
+// pipeline.
+func Pipeline(name string, scalars ...any) (Stage, device.Device, error) {
+	p, err := halide.Lookup(name)
+	if err != nil {
+		return Stage{}, nil, err
+	}
+	if n := len(p.Args()); n != len(scalars)+2 {
+		return Stage{}, nil, fmt.Errorf("bench: pipeline %s takes %d arguments; a stage passes input, %d scalars, output", p, n, len(scalars))
+	}
+	run := func(in, out array.Buffer) error {
+		args := make([]any, 0, len(scalars)+2)
+		return p.Call(append(append(append(args, in), scalars...), out)...)
+	}
+	var dev device.Device
+	if p.OpenCL() {
+		d, err := halide.OpenCLDevice()
+		if err != nil {
+			return Stage{}, nil, err
+		}
+		dev = d
+	}
+	return Stage{Name: name, Run: run}, dev, nil
+}
+
+// Repeat returns a chain of n copies of s.
+func Repeat(s Stage, n int) []Stage {
+	c := make([]Stage, n)
+	for i := range c {
+		c[i] = s
+	}
+	return c
+}
+
+// Brighter is the lesson-10 stage: the registered OpenCL pipeline
+// "brighter" (uint8, 2-D, out = saturating in + k), with its reference.
+func Brighter(k uint8) (Stage, device.Device, error) {
+	s, dev, err := Pipeline("brighter", k)
+	s.Ref = SaturatingAdd(k)
+	return s, dev, err
+}
+
+// SaturatingAdd returns a reference that sets dst to src + k, saturating
+// at 255.
+func SaturatingAdd(k uint8) func(dst, src []uint8) {
+	return func(dst, src []uint8) {
+		for i, x := range src {
+			dst[i] = x + min(k, 255-x)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package bench
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Torch is what bench/torch_chain.py -json writes: the same chain run with
+// PyTorch on CUDA, and PyTorch's own host↔device copy rates.
+type Torch struct {
+	Device  string         `json:"device"`
+	Version string         `json:"torch"`
+	Width   int            `json:"width"`
+	Height  int            `json:"height"`
+	Stages  int            `json:"stages"`
+	Reps    int            `json:"reps"`
+	Results []TorchResult  `json:"results"`
+	Copies  []TorchCopy    `json:"copies"`
+	Extra   map[string]any `json:"extra,omitempty"`
+}
+
+// TorchResult is one mode and host memory ("pageable" or "pinned").
+type TorchResult struct {
+	Mode     string  `json:"mode"`
+	Memory   string  `json:"memory"`
+	Stages   int     `json:"stages"`
+	MedianMS float64 `json:"median_ms"`
+	P10MS    float64 `json:"p10_ms"`
+	P90MS    float64 `json:"p90_ms"`
+	MinMS    float64 `json:"min_ms"`
+	MaxMS    float64 `json:"max_ms"`
+}
+
+// TorchCopy is a host↔device copy rate measured by PyTorch.
+type TorchCopy struct {
+	Memory  string  `json:"memory"`
+	Bytes   int64   `json:"bytes"`
+	H2DGBps float64 `json:"h2d_gbps"`
+	D2HGBps float64 `json:"d2h_gbps"`
+}
+
+// ReadTorch reads torch_chain.py's JSON.
+func ReadTorch(r io.Reader) (*Torch, error) {
+	var t Torch
+	if err := json.NewDecoder(r).Decode(&t); err != nil {
+		return nil, fmt.Errorf("bench: reading torch_chain.py JSON: %w", err)
+	}
+	return &t, nil
+}
+
+// torchMemory is PyTorch's name for a Memory.
+func torchMemory(m Memory) string {
+	if m == Pinned {
+		return "pinned"
+	}
+	return "pageable"
+}
+
+// Find returns the median for mode ("resident", "roundtrip"), memory
+// ("pageable", "pinned") and chain length.
+func (t *Torch) Find(mode, memory string, stages int) (time.Duration, bool) {
+	for _, x := range t.Results {
+		if x.Mode == mode && x.Memory == memory && x.Stages == stages {
+			return time.Duration(x.MedianMS * 1e6), true
+		}
+	}
+	return 0, false
+}
+
+// Goal is one of issue 6's targets: our resident chain's median over
+// PyTorch's resident chain with pageable memory (the way PyTorch is
+// normally used).
+type Goal struct {
+	Memory Memory
+	Ours   time.Duration
+	Torch  time.Duration
+	Ratio  float64
+	Target float64
+	Met    bool
+}
+
+// Goals returns the targets that the report and t both have figures for:
+// resident with Go memory ≤ 1.0× and with pinned memory ≤ 0.5× PyTorch's
+// resident chain on pageable memory.
+func Goals(r *Report, t *Torch) []Goal {
+	var gs []Goal
+	ref, ok := t.Find("resident", "pageable", r.Stages)
+	if !ok || ref <= 0 {
+		return nil
+	}
+	for _, g := range []Goal{{Memory: GoMemory, Target: 1.0}, {Memory: Pinned, Target: 0.5}} {
+		x, ok := r.Find(Resident, g.Memory, r.Stages)
+		if !ok {
+			continue
+		}
+		g.Ours, g.Torch = x.Time.Median, ref
+		g.Ratio = float64(g.Ours) / float64(ref)
+		g.Met = g.Ratio <= g.Target
+		gs = append(gs, g)
+	}
+	return gs
+}
+
+// WriteComparison writes a markdown table of our medians beside PyTorch's
+// for each mode and host memory of the full chain, and the goals.
+func WriteComparison(w io.Writer, r *Report, t *Torch) error {
+	p := &errWriter{w: w}
+	p.printf("\n**Against PyTorch %s on %s** (same chain: %d × saturating +k, %d×%d uint8, upload and download included)\n", t.Version, t.Device, t.Stages, t.Width, t.Height)
+	if t.Width != r.Width || t.Height != r.Height || t.Stages != r.Stages {
+		p.printf("\nWarning: PyTorch ran %d stages on %d×%d, we ran %d on %d×%d: ratios are not like for like.\n", t.Stages, t.Width, t.Height, r.Stages, r.Width, r.Height)
+	}
+	p.printf("\n| mode | host memory | ours median ms | PyTorch median ms | ours ÷ PyTorch | round trip ÷ resident (ours / PyTorch) |\n|---|---|---:|---:|---:|---:|\n")
+	for _, mode := range []Mode{Resident, RoundTrip} {
+		for _, mem := range Memories {
+			x, ok := r.Find(mode, mem, r.Stages)
+			y, ok2 := t.Find(mode.String(), torchMemory(mem), t.Stages)
+			if !ok || !ok2 {
+				continue
+			}
+			rt := "–"
+			if mode == RoundTrip {
+				ty, _ := t.Find("resident", torchMemory(mem), t.Stages)
+				if ty > 0 {
+					rt = fmt.Sprintf("%.1f / %.1f", x.VsResident, float64(y)/float64(ty))
+				}
+			}
+			p.printf("| %s | %s / %s | %s | %s | %.2f | %s |\n", mode, mem, torchMemory(mem), ms(x.Time.Median), ms(y), float64(x.Time.Median)/float64(y), rt)
+		}
+	}
+	if gs := Goals(r, t); len(gs) > 0 {
+		p.printf("\nGoals (ours resident ÷ PyTorch resident with pageable memory):\n\n")
+		for _, g := range gs {
+			verdict := "met"
+			if !g.Met {
+				verdict = "NOT met"
+			}
+			p.printf("- %s memory: %s ms ÷ %s ms = %.2f× (goal ≤ %.1f×): %s\n", g.Memory, ms(g.Ours), ms(g.Torch), g.Ratio, g.Target, verdict)
+		}
+	}
+	return p.err
+}
