@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds what bench/h200.sh runs on the accelerator machine (no Go there):
+# bin/residency, and the test binaries whose benchmarks it runs. Run from
+# anywhere on the build machine; bin/ is gitignored (carry it).
+set -eu
+cd "$(dirname "$0")/.."
+mkdir -p bin
+go build -o bin/residency ./bench/cmd/residency
+go test -c -o bin/bench.test ./bench
+go test -c -o bin/opencl.test ./device/opencl
+go test -c -o bin/halide.test ./halide
+ls -la bin

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The H200 part of the residency benchmark (issue 6). Run from the repo root
+# on the accelerator machine, which has no Go: it uses binaries built here
+# by `bash bench/build-bins.sh` (bin/ is gitignored; carry it).
+#
+#   bash bench/h200.sh            # results under $OUT (default ./h200-out)
+#
+# Steps, each with a time limit and its output tee'd to $OUT/NAME.log:
+# clinfo, PyTorch's chain (torch.json), our chain on NVIDIA OpenCL compared
+# with it (residency.md/csv/json/png), then the opencl and halide test
+# benchmarks when their binaries are present. Total well under 8 minutes.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/h200-out}
+mkdir -p "$OUT"
+PY=${PY:-/opt/torch/.venv/bin/python3}
+export HL_OCL_PLATFORM_NAME=${HL_OCL_PLATFORM_NAME:-NVIDIA}
+export POCL_CACHE_DIR=${POCL_CACHE_DIR:-/tmp/pocl-cache}
+summary=$OUT/summary.txt
+: >"$summary"
+
+# step NAME LIMIT CMD...: runs CMD under timeout, logs to $OUT/NAME.log and
+# records its exit status and time in summary.txt; failures don't stop us.
+step() {
+	local name=$1 limit=$2
+	shift 2
+	echo "== $name: $*" | tee -a "$summary"
+	local t0=$SECONDS
+	timeout "$limit" "$@" 2>&1 | tee "$OUT/$name.log"
+	local rc=${PIPESTATUS[0]}
+	echo "== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$summary"
+}
+
+step machine 30 bash -c 'uname -a; nproc; free -g; nvidia-smi || true; ls -la bin/'
+step clinfo 30 clinfo -l
+step torch 180 "$PY" bench/torch_chain.py --json "$OUT/torch.json"
+
+torch_flag=()
+[ -s "$OUT/torch.json" ] && torch_flag=(-torch "$OUT/torch.json")
+step residency 240 env RESIDENT_OCL_VERBOSE=1 bin/residency -out "$OUT" -q "${torch_flag[@]}"
+
+if [ -x bin/bench.test ]; then
+	step bench-test 90 bin/bench.test -test.run '^$' -test.bench . -test.benchtime 10x
+fi
+if [ -x bin/opencl.test ]; then
+	step opencl-test 150 env RESIDENT_BENCH_MAX=1073741824 bin/opencl.test -test.run '^$' -test.bench . -test.benchtime 10x
+fi
+if [ -x bin/halide.test ]; then
+	step halide-test 90 bin/halide.test -test.run '^$' -test.bench .
+fi
+echo "results in $OUT:" && ls -la "$OUT"

@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""The residency benchmark's chain in PyTorch, for comparison with ours.
+
+N stages of saturating +k on a W x H uint8 image, upload and download
+included, in two modes and with two kinds of host memory:
+
+  resident   upload once, N stages on the device, download once
+  roundtrip  every stage uploads its input and downloads its output
+
+  pageable   ordinary host memory (torch.empty)
+  pinned     page-locked host memory (pin_memory=True)
+
+Each iteration is timed on the wall clock from a synchronized device to the
+end of the (blocking) final download, as the Go benchmark times it; CUDA
+events give the device-side time as well. Ceilings (H2D, D2H of the image,
+D2D copy) are measured the same way, plus H2D/D2H at --copy-gib GiB.
+
+Prints the same markdown table as `residency`; --json writes what
+`residency -torch FILE` reads. Run on the H200 with
+  /opt/torch/.venv/bin/python3 bench/torch_chain.py --json $OUT/torch.json
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import torch
+
+
+def saturating_add_(x, k):
+    # Clamp first, then add: x <= 255-k cannot overflow, x > 255-k lands on
+    # 255. Exact for every k in 0..255, in place, two kernels.
+    return x.clamp_(max=255 - k).add_(k)
+
+
+def quantile(sorted_xs, q):
+    pos = q * (len(sorted_xs) - 1)
+    i = int(pos)
+    if i + 1 >= len(sorted_xs):
+        return sorted_xs[-1]
+    f = pos - i
+    return sorted_xs[i] + f * (sorted_xs[i + 1] - sorted_xs[i])
+
+
+def summarize(ms):
+    s = sorted(ms)
+    return {
+        "median_ms": statistics.median(s),
+        "p10_ms": quantile(s, 0.1),
+        "p90_ms": quantile(s, 0.9),
+        "min_ms": s[0],
+        "max_ms": s[-1],
+    }
+
+
+class Timer:
+    """Wall-clock and CUDA-event time of fn, after warm-up."""
+
+    def __init__(self, dev, warmup, reps):
+        self.dev, self.warmup, self.reps = dev, warmup, reps
+        self.cuda = dev.type == "cuda"
+
+    def sync(self):
+        if self.cuda:
+            torch.cuda.synchronize(self.dev)
+
+    def run(self, fn):
+        for _ in range(self.warmup):
+            fn()
+        self.sync()
+        wall, events = [], []
+        for _ in range(self.reps):
+            if self.cuda:
+                start = torch.cuda.Event(enable_timing=True)
+                end = torch.cuda.Event(enable_timing=True)
+                start.record()
+            t = time.perf_counter()
+            fn()
+            if self.cuda:
+                end.record()
+            self.sync()
+            wall.append((time.perf_counter() - t) * 1e3)
+            if self.cuda:
+                events.append(start.elapsed_time(end))
+        out = summarize(wall)
+        if events:
+            out["event_median_ms"] = statistics.median(events)
+        return out
+
+
+def host_tensor(n, pinned):
+    return torch.empty(n, dtype=torch.uint8, pin_memory=pinned)
+
+
+def chain(args, dev, timer, mode, pinned, stages):
+    n, k = args.width * args.height, args.k
+    src = host_tensor(n, pinned)
+    src.copy_(torch.arange(n, dtype=torch.int64).mul_(7).add_(torch.arange(n) // 4099).remainder_(256).to(torch.uint8))
+    out = host_tensor(n, pinned)
+    d = torch.empty(n, dtype=torch.uint8, device=dev)
+
+    if mode == "resident":
+        def it():
+            d.copy_(src, non_blocking=pinned)
+            for _ in range(stages):
+                saturating_add_(d, k)
+            out.copy_(d)  # blocking: the host holds the result on return
+    else:
+        tmp = host_tensor(n, pinned)
+
+        def it():
+            x = src
+            for i in range(stages):
+                d.copy_(x, non_blocking=pinned)
+                saturating_add_(d, k)
+                y = out if (stages - i) % 2 == 1 else tmp
+                y.copy_(d)  # blocking, as a host-only output must be current
+                x = y
+
+    res = timer.run(it)
+    # Check once, like the Go benchmark: wrong results must not get a time.
+    want = torch.clamp(src.to(torch.int16) + stages * k, max=255).to(torch.uint8)
+    if not torch.equal(out, want):
+        bad = (out != want).nonzero()[0].item()
+        sys.exit(f"torch_chain: wrong output in {mode} {pinned=} after {stages} stages at {bad}: {out[bad]} want {want[bad]}")
+    res.update(mode=mode, memory="pinned" if pinned else "pageable", stages=stages,
+               h2d_calls=1 if mode == "resident" else stages,
+               d2h_calls=1 if mode == "resident" else stages)
+    return res
+
+
+def copies(dev, timer, nbytes, pinned):
+    h = host_tensor(nbytes, pinned)
+    h.fill_(1)
+    d = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+    h2d = timer.run(lambda: d.copy_(h, non_blocking=pinned))
+    d2h = timer.run(lambda: h.copy_(d, non_blocking=pinned))
+    return {"memory": "pinned" if pinned else "pageable", "bytes": nbytes,
+            "h2d_gbps": nbytes / h2d["median_ms"] / 1e6, "d2h_gbps": nbytes / d2h["median_ms"] / 1e6,
+            "h2d_ms": h2d["median_ms"], "d2h_ms": d2h["median_ms"]}
+
+
+def d2d(dev, timer, nbytes):
+    a = torch.ones(nbytes, dtype=torch.uint8, device=dev)
+    b = torch.empty_like(a)
+    t = timer.run(lambda: b.copy_(a))
+    return {"bytes": nbytes, "median_ms": t["median_ms"], "gbps_read_write": 2 * nbytes / t["median_ms"] / 1e6}
+
+
+def fmt_ms(v):
+    return f"{v:.1f}" if v >= 100 else f"{v:.2f}" if v >= 10 else f"{v:.3f}"
+
+
+def table(rep, args, show_all):
+    nbytes = args.width * args.height
+    lines = [f"**PyTorch {rep['torch']} on {rep['device']}** — {args.stages} × saturating +{args.k} "
+             f"(clamp_ + add_) on a {args.width}×{args.height} uint8 image ({nbytes / 2**20:.1f} MiB); "
+             f"median of {args.reps} repetitions after {args.warmup} warm-up.",
+             f"Command: `{rep['command']}`", "",
+             "| host memory | H2D GB/s | D2H GB/s | H2D+D2H GB/s | D2D GB/s (read+write) |",
+             "|---|---:|---:|---:|---:|"]
+    dd = rep["extra"]["d2d"]
+    ceil = {}
+    for c in rep["copies"]:
+        if c["bytes"] != nbytes:
+            continue
+        ceil[c["memory"]] = c
+        hd = 2 * nbytes / (c["h2d_ms"] + c["d2h_ms"]) / 1e6
+        lines.append(f"| {c['memory']} | {c['h2d_gbps']:.2f} | {c['d2h_gbps']:.2f} | {hd:.2f} | {dd['gbps_read_write']:.2f} |")
+    lines += ["", "| mode | host memory | stages | median ms | p10–p90 ms | H2D/iter | D2H/iter | MB moved/iter "
+              "| effective GB/s | of ideal | × resident |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    base = {(r["memory"], r["stages"]): r["median_ms"] for r in rep["results"] if r["mode"] == "resident"}
+    for r in rep["results"]:
+        if not show_all and r["stages"] != args.stages:
+            continue
+        c = ceil[r["memory"]]
+        ideal = r["h2d_calls"] * c["h2d_ms"] + r["d2h_calls"] * c["d2h_ms"] + r["stages"] * dd["median_ms"]
+        eff = 2 * nbytes * r["stages"] / r["median_ms"] / 1e6
+        moved = (r["h2d_calls"] + r["d2h_calls"]) * nbytes / 1e6
+        vs = r["median_ms"] / base[(r["memory"], r["stages"])]
+        lines.append(f"| {r['mode']} | {r['memory']} | {r['stages']} | {fmt_ms(r['median_ms'])} | "
+                     f"{fmt_ms(r['p10_ms'])}–{fmt_ms(r['p90_ms'])} | {r['h2d_calls']} | {r['d2h_calls']} | "
+                     f"{moved:.1f} | {eff:.1f} | {100 * ideal / r['median_ms']:.0f}% | {vs:.2f} |")
+    big = [c for c in rep["copies"] if c["bytes"] != nbytes]
+    if big:
+        lines += ["", "| host memory | copy size | H2D GB/s | D2H GB/s |", "|---|---:|---:|---:|"]
+        for c in big:
+            lines.append(f"| {c['memory']} | {c['bytes'] / 2**30:g} GiB | {c['h2d_gbps']:.2f} | {c['d2h_gbps']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--size", default="4096", help="N (N×N) or WxH")
+    p.add_argument("--stages", type=int, default=8)
+    p.add_argument("--k", type=int, default=1, help="what each stage adds, saturating, 0..255")
+    p.add_argument("--reps", type=int, default=30)
+    p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--no-ladder", action="store_true", help="only the full chain, not 1..stages")
+    p.add_argument("--all", action="store_true", help="print every chain length")
+    p.add_argument("--copy-gib", type=float, default=1.0, help="also time H2D/D2H of this many GiB (0: skip)")
+    p.add_argument("--device", default="cuda", help="torch device (cpu only to test the script)")
+    p.add_argument("--json", help="write the results here, for residency -torch")
+    args = p.parse_args()
+    w, _, h = args.size.lower().partition("x")
+    try:
+        args.width, args.height = int(w), int(h or w)
+    except ValueError:
+        p.error(f"--size {args.size!r}: want N or WxH")
+    if not (args.width > 0 and args.height > 0 and 1 <= args.stages <= 64 and 0 <= args.k <= 255 and args.reps > 0):
+        p.error("want size > 0, 1 <= stages <= 64, 0 <= k <= 255, reps > 0")
+    dev = torch.device(args.device)
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        sys.exit("torch_chain: CUDA is not available (use --device cpu only to test the script)")
+    pin = dev.type == "cuda"  # pinning needs CUDA
+    timer = Timer(dev, args.warmup, args.reps)
+    name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
+    nbytes = args.width * args.height
+    rep = {"device": name, "torch": torch.__version__, "width": args.width, "height": args.height,
+           "stages": args.stages, "reps": args.reps, "command": " ".join(["torch_chain.py"] + sys.argv[1:]),
+           "results": [], "copies": [], "extra": {}}
+    mems = [False, True] if pin else [False]
+    for pinned in mems:
+        rep["copies"].append(copies(dev, timer, nbytes, pinned))
+    rep["extra"]["d2d"] = d2d(dev, timer, nbytes)
+    lengths = [args.stages] if args.no_ladder else range(1, args.stages + 1)
+    for n in lengths:
+        for mode in ("resident", "roundtrip"):
+            for pinned in mems:
+                rep["results"].append(chain(args, dev, timer, mode, pinned, n))
+                print(f"torch_chain: {mode} {'pinned' if pinned else 'pageable'} {n} stages: "
+                      f"{rep['results'][-1]['median_ms']:.3f} ms", file=sys.stderr)
+    if args.copy_gib > 0:
+        big = int(args.copy_gib * 2**30)
+        big_timer = Timer(dev, 2, 10)
+        for pinned in mems:
+            rep["copies"].append(copies(dev, big_timer, big, pinned))
+    print(table(rep, args, args.all))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rep, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
