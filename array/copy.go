@@ -28,7 +28,7 @@ func overlap(bufA, bufB []Dim, a, b *Raw) (da, db []Dim, ia, ib int, ok bool) {
 // CopyFrom copies the elements of src where the two views overlap
 // (Halide's copy_from); coordinates, not positions, decide the match. Any
 // strides work; dense rows move with Go's copy.
-func (v HostView[T]) CopyFrom(src HostView[T]) {
+func (v HostView[T]) CopyFrom(src ReadView[T]) {
 	v.checkWrite()
 	src.check()
 	if n, ok := sameDense(&v.a.rawState, &src.a.rawState); ok {
@@ -173,7 +173,7 @@ func Equal[T Elem](a, b *Array[T]) (bool, error) {
 }
 
 // Equal reports whether v and w have the same mins, extents and elements.
-func (v HostView[T]) Equal(w HostView[T]) bool {
+func (v ReadView[T]) Equal(w ReadView[T]) bool {
 	v.check()
 	w.check()
 	if v.a.rank != w.a.rank {
@@ -195,7 +195,7 @@ func (v HostView[T]) Equal(w HostView[T]) bool {
 }
 
 // Format describes the view's first elements for debugging.
-func (v HostView[T]) String() string {
+func (v ReadView[T]) String() string {
 	out := fmt.Sprintf("HostView%v[", v.a.Extents())
 	i := 0
 	for x := range v.Values() {

@@ -13,7 +13,6 @@ var (
 	ErrClosed     = errors.New("array: used after Close")
 	ErrDirty      = errors.New("array: host and device both dirty")
 	ErrStale      = errors.New("array: stale host view")
-	ErrReadOnly   = errors.New("array: write through a read-only host view")
 )
 
 func panicf(sentinel error, format string, args ...any) {

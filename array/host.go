@@ -2,23 +2,25 @@ package array
 
 import "github.com/resident-go/resident/device"
 
-// HostView is the host-only view of an Array: the way to its elements. It
-// shares memory with the Array. Obtaining one is the one automatic copy to
-// host; as a pipeline argument it is host-only, so the pipeline leaves its
-// host data current.
+// ReadView is the read-only host view of an Array: the way to read its
+// elements. It shares memory with the Array. Obtaining one (HostReadOnly)
+// is the one automatic copy to host; as a pipeline argument it is
+// host-only, so the pipeline leaves its host data current.
 //
 // A view is stale while a device holds newer data than the host (after a
-// later device write, before the next Host call); using a stale view panics
-// with ErrStale. The zero HostView is invalid.
-type HostView[T Elem] struct {
-	a     *Array[T]
-	write bool
-}
+// later device write, before the next Host or HostReadOnly call); using a
+// stale view panics with ErrStale. The zero ReadView is invalid.
+type ReadView[T Elem] struct{ a *Array[T] }
+
+// HostView is the writable host view of an Array: a ReadView plus writes,
+// sharing memory with the Array. Both are one pointer wide, so passing one
+// as an array.Buffer allocates nothing.
+type HostView[T Elem] struct{ ReadView[T] }
 
 // Host returns a writable host view. It copies to host only when the device
 // copy is newer, and marks the host dirty so the next device consumer
-// uploads. Writes through At/Set after a later upload mark it dirty again;
-// writes through Data do not: take a new view after each device use.
+// uploads. Writes through Set and Fill after a later upload mark it dirty
+// again; writes through Data do not: take a new view after each device use.
 func (a *Array[T]) Host() (HostView[T], error) {
 	if err := a.syncHost(); err != nil {
 		return HostView[T]{}, err
@@ -26,16 +28,16 @@ func (a *Array[T]) Host() (HostView[T], error) {
 	if a.h != nil && a.h.alloc != nil {
 		a.hostDirty = true
 	}
-	return HostView[T]{a, true}, nil
+	return HostView[T]{ReadView[T]{a}}, nil
 }
 
 // HostReadOnly returns a read-only host view; it copies to host only when
 // the device copy is newer and leaves the dirty bits clean.
-func (a *Array[T]) HostReadOnly() (HostView[T], error) {
+func (a *Array[T]) HostReadOnly() (ReadView[T], error) {
 	if err := a.syncHost(); err != nil {
-		return HostView[T]{}, err
+		return ReadView[T]{}, err
 	}
-	return HostView[T]{a, false}, nil
+	return ReadView[T]{a}, nil
 }
 
 func (a *Array[T]) syncHost() error {
@@ -50,18 +52,18 @@ func (a *Array[T]) syncHost() error {
 }
 
 // Raw returns the viewed Array's state.
-func (v HostView[T]) Raw() *Raw { return &v.a.rawState }
+func (v ReadView[T]) Raw() *Raw { return &v.a.rawState }
 
 // HostOnly is true: consumers leave a host view's data current.
-func (v HostView[T]) HostOnly() bool { return true }
+func (v ReadView[T]) HostOnly() bool { return true }
 
 // Array returns the viewed Array.
-func (v HostView[T]) Array() *Array[T] { return v.a }
+func (v ReadView[T]) Array() *Array[T] { return v.a }
 
-// Writable reports whether Set is allowed.
-func (v HostView[T]) Writable() bool { return v.write }
+// ReadOnly returns the view as a ReadView, for CopyFrom and Equal.
+func (v ReadView[T]) ReadOnly() ReadView[T] { return v }
 
-func (v HostView[T]) check() {
+func (v ReadView[T]) check() {
 	if v.a.closed {
 		v.a.checkOpen()
 	}
@@ -72,16 +74,13 @@ func (v HostView[T]) check() {
 
 func (v HostView[T]) checkWrite() {
 	v.check()
-	if !v.write {
-		panicf(ErrReadOnly, "take a writable view with Host()")
-	}
 	if !v.a.hostDirty && v.a.h != nil && v.a.h.alloc != nil {
 		v.a.hostDirty = true // uploaded since the view was taken
 	}
 }
 
 // At returns the element at coords, one per dimension.
-func (v HostView[T]) At(coords ...int) T {
+func (v ReadView[T]) At(coords ...int) T {
 	v.check()
 	return v.a.data[v.a.index(coords)]
 }
@@ -94,13 +93,17 @@ func (v HostView[T]) Set(x T, coords ...int) {
 
 // Data returns the elements from the min corner to the end of the span,
 // sharing memory: element (x0, x1, …) is Data()[Σ (xi − Min_i)·Stride_i].
-func (v HostView[T]) Data() []T {
+// Do not write through a ReadView's Data.
+func (v ReadView[T]) Data() []T {
 	v.check()
-	if v.write && v.a.h != nil && v.a.h.alloc != nil {
-		v.a.hostDirty = true
-	}
 	n := v.a.SpanElems()
 	return v.a.data[v.a.off : v.a.off+n : v.a.off+n]
+}
+
+// Data is ReadView.Data for writing: it marks the host dirty.
+func (v HostView[T]) Data() []T {
+	v.checkWrite()
+	return v.ReadView.Data()
 }
 
 // Fill sets every element to x.
@@ -115,3 +118,8 @@ func (v HostView[T]) Fill(x T) {
 	}
 	v.a.forEachIndex(func(i int) { v.a.data[i] = x })
 }
+
+var (
+	_ Buffer = ReadView[float32]{}
+	_ Buffer = HostView[float32]{}
+)

@@ -72,7 +72,7 @@ func (r *Raw) ForEach(fn func(coords []int)) {
 
 // All yields the coordinates and value of every element, dimension 0
 // fastest. The coordinate slice is reused between iterations.
-func (v HostView[T]) All() iter.Seq2[[]int, T] {
+func (v ReadView[T]) All() iter.Seq2[[]int, T] {
 	return func(yield func([]int, T) bool) {
 		stop := false
 		v.a.ForEach(func(c []int) {
@@ -84,7 +84,7 @@ func (v HostView[T]) All() iter.Seq2[[]int, T] {
 }
 
 // Values yields every element, dimension 0 fastest.
-func (v HostView[T]) Values() iter.Seq[T] {
+func (v ReadView[T]) Values() iter.Seq[T] {
 	return func(yield func(T) bool) {
 		v.check()
 		stop := false

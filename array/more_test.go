@@ -75,7 +75,7 @@ func TestAccessors(t *testing.T) {
 		t.Fatal("device state")
 	}
 	h, _ := a.Host()
-	if !h.HostOnly() || h.Array() != a || !h.Writable() || h.Raw() != a.Raw() {
+	if !h.HostOnly() || h.Array() != a || h.ReadOnly().Raw() != a.Raw() {
 		t.Fatal("view accessors")
 	}
 	data := h.Data()
