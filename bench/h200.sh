@@ -7,7 +7,7 @@
 #
 # Steps, each with a time limit and its output tee'd to $OUT/NAME.log:
 # clinfo, PyTorch's chain (torch.json), our chain on NVIDIA OpenCL compared
-# with it (residency.md/csv/json/png), then the opencl and halide test
+# with it (h200.md/csv/json/png, for bench/results/), then the opencl and halide test
 # benchmarks when their binaries are present. Total well under 8 minutes.
 set -u
 cd "$(dirname "$0")/.."
@@ -37,7 +37,7 @@ step torch 180 "$PY" bench/torch_chain.py --json "$OUT/torch.json"
 
 torch_flag=()
 [ -s "$OUT/torch.json" ] && torch_flag=(-torch "$OUT/torch.json")
-step residency 240 env RESIDENT_OCL_VERBOSE=1 bin/residency -out "$OUT" -q "${torch_flag[@]}"
+step residency 240 env RESIDENT_OCL_VERBOSE=1 bin/residency -out "$OUT" -name h200 -q "${torch_flag[@]}"
 
 if [ -x bin/bench.test ]; then
 	step bench-test 90 bin/bench.test -test.run '^$' -test.bench . -test.benchtime 10x

@@ -56,6 +56,7 @@ func WritePlot(w io.Writer, r *Report) error {
 		p.Legend.Add(fmt.Sprintf("%s, %s memory", k.m, k.mem), l, s)
 	}
 	p.X.Min, p.Y.Min = 0, 0
+	p.Y.Max *= 1.4 // room for the legend above the lines
 	p.X.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
 		var ts []plot.Tick
 		for i := 1; i <= r.Stages; i++ {

@@ -28,7 +28,7 @@ func Run(cfg Config) (*Report, error) {
 	}
 	r := &runner{cfg: cfg, bytes: cfg.Width * cfg.Height}
 	lens := cfg.lengths()
-	r.total = len(cfg.Memories) + len(lens)*len(cfg.Modes)*len(cfg.Memories)
+	r.total = len(cfg.Memories) + len(lens)*(len(cfg.Modes)*len(cfg.Memories)+1)
 	rep := &Report{
 		Device: cfg.Device.Name(), Stage: stageNames(cfg.Stages),
 		Width: cfg.Width, Height: cfg.Height, Bytes: r.bytes, Stages: len(cfg.Stages),
@@ -43,18 +43,15 @@ func Run(cfg Config) (*Report, error) {
 		rep.Ceilings = append(rep.Ceilings, c)
 	}
 	for _, n := range lens {
-		for _, mode := range cfg.Modes {
-			for _, mem := range cfg.Memories {
-				r.progress(fmt.Sprintf("%s %s memory, %d stages", mode, mem, n))
-				res, err := r.measure(mode, mem, n)
-				if err != nil {
-					return nil, fmt.Errorf("bench: %s, %s memory, %d stages: %w", mode, mem, n, err)
-				}
-				c, _ := rep.Ceiling(mem)
-				res.Ideal = ideal(res, c)
-				res.OfIdeal = float64(res.Ideal) / float64(max(res.Time.Median, 1))
-				rep.Results = append(rep.Results, res)
-			}
+		rs, err := r.measureLength(n)
+		if err != nil {
+			return nil, err
+		}
+		for _, res := range rs {
+			c, _ := rep.Ceiling(res.Memory)
+			res.Ideal = ideal(res, c)
+			res.OfIdeal = float64(res.Ideal) / float64(max(res.Time.Median, 1))
+			rep.Results = append(rep.Results, res)
 		}
 	}
 	for i, x := range rep.Results {
@@ -105,65 +102,121 @@ func (r *runner) newImage(mem Memory) (*array.Array[uint8], error) {
 	return array.New[uint8](r.cfg.Width, r.cfg.Height), nil
 }
 
-// measure times one chain of n stages in mode with host memory mem.
-func (r *runner) measure(mode Mode, mem Memory, n int) (Result, error) {
-	dev := r.cfg.Device
-	var imgs [3]*array.Array[uint8] // the input and two buffers the stages ping-pong between
-	for i := range imgs {
+// trial is one mode and memory of one chain length, with its own images.
+type trial struct {
+	mode   Mode
+	mem    Memory
+	n      int
+	sync   []int
+	imgs   [3]*array.Array[uint8] // the input and two buffers the stages ping-pong between
+	iter   func() error
+	times  []time.Duration
+	counts device.Stats
+}
+
+func (t *trial) close() {
+	for _, a := range t.imgs {
+		if a != nil {
+			a.Close()
+		}
+	}
+}
+
+// newTrial allocates the images of a chain of n stages in mode with host
+// memory mem and fills the input.
+func (r *runner) newTrial(mode Mode, mem Memory, n int) (*trial, error) {
+	t := &trial{mode: mode, mem: mem, n: n}
+	for i := range t.imgs {
 		a, err := r.newImage(mem)
 		if err != nil {
-			return Result{}, err
+			t.close()
+			return nil, err
 		}
-		defer a.Close()
-		imgs[i] = a
+		t.imgs[i] = a
 	}
-	src := imgs[0]
-	v, err := src.Host()
+	v, err := t.imgs[0].Host()
 	if err != nil {
-		return Result{}, err
+		t.close()
+		return nil, err
 	}
 	pattern(v.Data())
 	stages := r.cfg.Stages[:n]
-	var sync []int
 	if mode == Explicit {
 		for _, s := range r.cfg.Sync {
 			if s < n {
-				sync = append(sync, s)
+				t.sync = append(t.sync, s)
 			}
 		}
 	}
-	out := imgs[1+(n-1)%2]
-	var iter func() error
 	switch mode {
 	case Resident, Explicit:
-		iter = func() error { return r.resident(stages, imgs, sync) }
+		t.iter = func() error { return r.resident(stages, t.imgs, t.sync) }
 	case RoundTrip:
-		iter = func() error { return r.roundTrip(stages, imgs) }
+		t.iter = func() error { return r.roundTrip(stages, t.imgs) }
 	default:
-		return Result{}, fmt.Errorf("unknown mode %v", mode)
+		t.close()
+		return nil, fmt.Errorf("unknown mode %v", mode)
 	}
-	for range r.cfg.Warmup {
-		if err := iter(); err != nil {
-			return Result{}, err
+	return t, nil
+}
+
+// measureLength times every mode and memory of a chain of n stages. The
+// repetitions are interleaved (one iteration of each in turn), so load
+// from elsewhere on the machine hits them alike and their ratios hold.
+func (r *runner) measureLength(n int) ([]Result, error) {
+	dev := r.cfg.Device
+	var ts []*trial
+	defer func() {
+		for _, t := range ts {
+			t.close()
+		}
+	}()
+	for _, mode := range r.cfg.Modes {
+		for _, mem := range r.cfg.Memories {
+			r.progress(fmt.Sprintf("%d stages: warming up %s, %s memory", n, mode, mem))
+			t, err := r.newTrial(mode, mem, n)
+			if err != nil {
+				return nil, fmt.Errorf("bench: %s, %s memory, %d stages: %w", mode, mem, n, err)
+			}
+			ts = append(ts, t)
+			for range r.cfg.Warmup {
+				if err := t.iter(); err != nil {
+					return nil, fmt.Errorf("bench: %s, %s memory, %d stages: %w", mode, mem, n, err)
+				}
+			}
 		}
 	}
-	before := dev.Stats()
-	ds, err := measure(0, r.cfg.Reps, iter)
-	if err != nil {
-		return Result{}, err
+	r.progress(fmt.Sprintf("%d stages: %d repetitions of %d runs", n, r.cfg.Reps, len(ts)))
+	for range r.cfg.Reps {
+		for _, t := range ts {
+			before := dev.Stats()
+			start := time.Now()
+			if err := t.iter(); err != nil {
+				return nil, fmt.Errorf("bench: %s, %s memory, %d stages: %w", t.mode, t.mem, n, err)
+			}
+			t.times = append(t.times, time.Since(start))
+			d := dev.Stats().Sub(before)
+			t.counts.H2DCalls += d.H2DCalls
+			t.counts.H2DBytes += d.H2DBytes
+			t.counts.D2HCalls += d.D2HCalls
+			t.counts.D2HBytes += d.D2HBytes
+		}
 	}
-	d := dev.Stats().Sub(before)
-	if err := checkOutput(src, out, stages); err != nil {
-		return Result{}, err
-	}
+	var out []Result
 	reps := float64(r.cfg.Reps)
-	res := Result{
-		Mode: mode, Memory: mem, Stages: n, Sync: sync, Time: Summarize(ds),
-		H2DCalls: float64(d.H2DCalls) / reps, D2HCalls: float64(d.D2HCalls) / reps,
-		H2DBytes: float64(d.H2DBytes) / reps, D2HBytes: float64(d.D2HBytes) / reps,
+	for _, t := range ts {
+		if err := checkOutput(t.imgs[0], t.imgs[1+(n-1)%2], r.cfg.Stages[:n]); err != nil {
+			return nil, fmt.Errorf("bench: %s, %s memory, %d stages: %w", t.mode, t.mem, n, err)
+		}
+		res := Result{
+			Mode: t.mode, Memory: t.mem, Stages: n, Sync: t.sync, Time: Summarize(t.times),
+			H2DCalls: float64(t.counts.H2DCalls) / reps, D2HCalls: float64(t.counts.D2HCalls) / reps,
+			H2DBytes: float64(t.counts.H2DBytes) / reps, D2HBytes: float64(t.counts.D2HBytes) / reps,
+		}
+		res.EffectiveGBps = gbps(2*float64(r.bytes)*float64(n), res.Time.Median)
+		out = append(out, res)
 	}
-	res.EffectiveGBps = gbps(2*float64(r.bytes)*float64(n), res.Time.Median)
-	return res, nil
+	return out, nil
 }
 
 // resident runs one iteration with device-aware Arrays: a new input frame

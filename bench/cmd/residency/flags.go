@@ -49,7 +49,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	modes := fs.String("modes", "resident,roundtrip,explicit", "comma-separated modes: resident, roundtrip, explicit")
 	mems := fs.String("memory", "", "comma-separated host memory kinds: go, pinned (default both where the device has pinned memory)")
 	sync := fs.String("sync", "", "explicit mode's sync points: comma-separated 0-based stage indices after which the chain copies to host (default the middle stage)")
-	fs.IntVar(&o.reps, "iters", 0, "timed repetitions per measurement (default 30 on GPUs, 5 on CPU devices and sim)")
+	fs.IntVar(&o.reps, "iters", 0, "timed repetitions per measurement (default 30 on GPUs, 7 on CPU devices and sim)")
 	fs.IntVar(&o.warmup, "warmup", 1, "untimed warm-up iterations per measurement (≥ 1: the first builds kernels)")
 	fs.BoolVar(&o.ladder, "ladder", true, "also run every shorter chain (1…stages) for the plot")
 	fs.BoolVar(&o.all, "all", false, "print every chain length in the table, not only the full chain")

@@ -85,7 +85,7 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 	if cfg.Reps == 0 {
 		cfg.Reps = 30
 		if cpu {
-			cfg.Reps = 5
+			cfg.Reps = 7
 		}
 	}
 	cfg.Stages = bench.Repeat(stage, o.stages)
