@@ -33,19 +33,19 @@ step() {
 
 step machine 30 bash -c 'uname -a; nproc; free -g; nvidia-smi || true; ls -la bin/'
 step clinfo 30 clinfo -l
-step torch 180 "$PY" bench/torch_chain.py --json "$OUT/torch.json"
+step torch 120 "$PY" bench/torch_chain.py --json "$OUT/torch.json"
 
 torch_flag=()
 [ -s "$OUT/torch.json" ] && torch_flag=(-torch "$OUT/torch.json")
-step residency 240 env RESIDENT_OCL_VERBOSE=1 bin/residency -out "$OUT" -name h200 -q "${torch_flag[@]}"
+step residency 150 env RESIDENT_OCL_VERBOSE=1 bin/residency -out "$OUT" -name h200 -q "${torch_flag[@]}"
 
 if [ -x bin/bench.test ]; then
-	step bench-test 90 bin/bench.test -test.run '^$' -test.bench . -test.benchtime 10x
+	step bench-test 60 bin/bench.test -test.run '^$' -test.bench . -test.benchtime 10x
 fi
 if [ -x bin/opencl.test ]; then
-	step opencl-test 150 env RESIDENT_BENCH_MAX=1073741824 bin/opencl.test -test.run '^$' -test.bench . -test.benchtime 10x
+	step opencl-test 90 env RESIDENT_BENCH_MAX=1073741824 bin/opencl.test -test.run '^$' -test.bench . -test.benchtime 10x
 fi
 if [ -x bin/halide.test ]; then
-	step halide-test 90 bin/halide.test -test.run '^$' -test.bench .
+	step halide-test 60 bin/halide.test -test.run '^$' -test.bench .
 fi
 echo "results in $OUT:" && ls -la "$OUT"
