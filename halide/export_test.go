@@ -2,6 +2,7 @@ package halide
 
 // Test hooks.
 var (
-	LoopInC         = (*Pipeline).loopInC
-	ContextAcquires = contextAcquires
+	LoopInC                 = (*Pipeline).loopInC
+	ContextAcquires         = contextAcquires
+	ReusesDeviceAllocations = reusesAllocations
 )

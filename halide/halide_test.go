@@ -511,3 +511,12 @@ func TestTransferGuard(t *testing.T) {
 		t.Errorf("device-dirty input to a host pipeline under the guard: %v, want ErrTransferGuard", err)
 	}
 }
+
+func TestReuseDeviceAllocations(t *testing.T) {
+	if _, err := halide.OpenCLDevice(); err != nil {
+		t.Skip(err)
+	}
+	if !halide.ReusesDeviceAllocations() {
+		t.Fatal("halide_reuse_device_allocations is off")
+	}
+}

@@ -35,6 +35,9 @@ func OpenCLDevice() (*opencl.Device, error) {
 	if clShared.dev != d {
 		// First use, or the default device was closed and reopened.
 		C.gohl_set_cl(C.uintptr_t(d.Context()), C.uintptr_t(d.Queue()))
+		// Pipelines with device intermediates keep them between calls
+		// instead of allocating and freeing each time.
+		C.halide_reuse_device_allocations(nil, true)
 		clShared.dev = d
 	}
 	clShared.mu.Unlock()
@@ -44,3 +47,7 @@ func OpenCLDevice() (*opencl.Device, error) {
 // contextAcquires counts the runtime's halide_acquire_cl_context calls; a
 // test uses it to prove the runtime ran on our context.
 func contextAcquires() int { return int(C.gohl_cl_acquires()) }
+
+// reusesAllocations reports whether the runtime keeps device intermediates
+// between calls (halide_reuse_device_allocations).
+func reusesAllocations() bool { return bool(C.halide_can_reuse_device_allocations(nil)) }
