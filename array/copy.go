@@ -154,7 +154,6 @@ func (a *Array[T]) Compact() (*Array[T], error) {
 		c.Close()
 		return nil, err
 	}
-	c.hostDirty = false
 	return c, nil
 }
 

@@ -15,14 +15,17 @@
 // HostReadOnly): obtaining one is the one automatic copy to host, and it
 // copies only when the device is newer. An Array over memory the caller
 // holds (FromSlice) is host-only: every consumer leaves its host data
-// current. A host view goes stale when a device later writes the Array (or,
-// for a writable view, when the Array is uploaded); using a stale view panics
-// with ErrStale, so take a new view after device work.
+// current. A host view goes stale when a device later writes the Array or a
+// view of its memory; using a stale view panics with ErrStale, so take a new
+// view after device work.
 //
 // Views (Crop, Slice, Transpose, Permute, Translate, SetMin, Embed) share host
 // and device memory with their parent and allocate no element data. As in
 // Halide, each view carries its own dirty bits, copied from its parent when
-// made.
+// made; unlike Halide, the views of one memory also see each other's dirty
+// regions: a host view of an Array picks up what a crop of it left on the
+// device, and uploading a crop picks up host writes made through its parent
+// (NeedsCopyToHost, NeedsCopyToDevice).
 //
 // Programmer errors (bad shapes, coordinates out of range, use after Close)
 // panic with one of the package's sentinel errors; device failures are

@@ -26,7 +26,7 @@ func (a *Array[T]) Host() (HostView[T], error) {
 		return HostView[T]{}, err
 	}
 	if a.h != nil && a.h.alloc != nil {
-		a.hostDirty = true
+		a.setDirty(hostSide, true)
 	}
 	return HostView[T]{ReadView[T]{a}}, nil
 }
@@ -42,7 +42,8 @@ func (a *Array[T]) HostReadOnly() (ReadView[T], error) {
 
 func (a *Array[T]) syncHost() error {
 	a.checkOpen()
-	if !a.deviceDirty {
+	if !a.NeedsCopyToHost() {
+		a.hostGen = a.fam.devGen.Load()
 		return nil
 	}
 	if err := device.CheckAutomatic("host view of a device-dirty " + a.typ.String() + " Array"); err != nil {
@@ -67,15 +68,15 @@ func (v ReadView[T]) check() {
 	if v.a.closed {
 		v.a.checkOpen()
 	}
-	if v.a.deviceDirty {
-		panicf(ErrStale, "a device wrote the Array after this view was taken: call Host again")
+	if v.a.deviceDirty || (v.a.fam.dirty[deviceSide].Load() != 0 && v.a.hostGen != v.a.fam.devGen.Load()) {
+		panicf(ErrStale, "a device wrote the Array (or a view of its memory) after this view was taken: call Host again")
 	}
 }
 
 func (v HostView[T]) checkWrite() {
 	v.check()
 	if !v.a.hostDirty && v.a.h != nil && v.a.h.alloc != nil {
-		v.a.hostDirty = true // uploaded since the view was taken
+		v.a.setDirty(hostSide, true) // uploaded since the view was taken
 	}
 }
 

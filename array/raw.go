@@ -47,10 +47,16 @@ type family struct {
 	upGen  atomic.Uint64 // bumped when any view is uploaded or freshly allocated
 	refs   atomic.Int64  // open Raws sharing the host storage
 	block  device.HostBlock
+	regs   regions         // dirty regions of the views (regions.go)
+	dirty  [2]atomic.Int32 // len(regs.list[s]), read without the lock
 }
 
 func (f *family) unref() {
-	if f.refs.Add(-1) == 0 && f.block != nil {
+	if f.refs.Add(-1) != 0 {
+		return
+	}
+	f.freeOrphans()
+	if f.block != nil {
 		f.block.Free()
 	}
 }
@@ -108,6 +114,7 @@ type Raw struct {
 	deviceDirty bool
 	hostOnly    bool
 	closed      bool
+	hostGen     uint64 // fam.devGen when the host copy was last known current
 }
 
 func (r *Raw) dimsRef() []Dim {
@@ -317,6 +324,13 @@ func (r *Raw) Close() error {
 		return nil
 	}
 	r.closed = true
+	if r.deviceDirty && r.fam.refs.Load() > 1 && r.h.alloc != nil && r.orphanRegion(r.h.alloc) {
+		// Other views of this memory are open: they may still need what
+		// the device wrote here, so the device copy outlives r.
+		r.h.alloc = nil
+	} else {
+		r.dropRegions()
+	}
 	err := r.h.release()
 	r.h = nil
 	r.fam.unref()
@@ -328,7 +342,7 @@ func (r *Raw) Close() error {
 // here, so callers can keep views on the stack.
 func (r *Raw) viewInto(v *Raw, off int) {
 	v.typ, v.esize, v.base, v.off, v.fam = r.typ, r.esize, r.base, off, r.fam
-	v.hostDirty, v.deviceDirty, v.hostOnly = r.hostDirty, r.deviceDirty, r.hostOnly
+	v.hostDirty, v.deviceDirty, v.hostOnly, v.hostGen = r.hostDirty, r.deviceDirty, r.hostOnly, r.hostGen
 	r.fam.refs.Add(1)
 	if r.h == nil || r.h.alloc == nil {
 		return

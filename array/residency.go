@@ -6,11 +6,25 @@ import (
 	"github.com/resident-go/resident/device"
 )
 
-// HostDirty reports whether the host copy is newer than the device copy.
+// HostDirty reports whether r's host copy is newer than its device copy
+// (r's own bit, as in Halide; see NeedsCopyToDevice for other views).
 func (r *Raw) HostDirty() bool { return r.hostDirty }
 
-// DeviceDirty reports whether the device copy is newer than the host copy.
+// DeviceDirty reports whether r's device copy is newer than its host copy
+// (r's own bit, as in Halide; see NeedsCopyToHost for other views).
 func (r *Raw) DeviceDirty() bool { return r.deviceDirty }
+
+// NeedsCopyToHost reports whether CopyToHost would move data: r is device
+// dirty, or another view of the same memory overlapping r is.
+func (r *Raw) NeedsCopyToHost() bool {
+	return r.deviceDirty || len(r.overlapping(deviceSide)) > 0
+}
+
+// NeedsCopyToDevice reports whether CopyToDevice would move data: r has no
+// device copy yet, is host dirty, or overlaps a host-dirty view.
+func (r *Raw) NeedsCopyToDevice() bool {
+	return r.Allocation() == nil || r.hostDirty || len(r.overlapping(hostSide)) > 0
+}
 
 // SetHostDirty marks the host copy newer (or not). Marking it while the
 // device is dirty panics with ErrDirty: one side would lose writes.
@@ -19,7 +33,7 @@ func (r *Raw) SetHostDirty(v bool) {
 	if v && r.deviceDirty {
 		panicf(ErrDirty, "host marked dirty while the device copy is newer: CopyToHost first")
 	}
-	r.hostDirty = v
+	r.setDirty(hostSide, v)
 }
 
 // SetDeviceDirty marks the device copy newer (or not), as a device writer
@@ -36,7 +50,7 @@ func (r *Raw) SetDeviceDirty(v bool) {
 		}
 		r.fam.devGen.Add(1)
 	}
-	r.deviceDirty = v
+	r.setDirty(deviceSide, v)
 }
 
 // DeviceMalloc gives r an allocation on d without copying anything, as for
@@ -77,33 +91,69 @@ func (r *Raw) Wrap(d device.Device, alloc device.Allocation) error {
 }
 
 // CopyToDevice makes the device copy on d current: it allocates on first
-// use and copies when there is no device copy yet or the host is newer.
+// use and copies r's elements when there is no device copy yet, r is host
+// dirty, or another view of the same memory overlapping r is. Device-dirty
+// views overlapping r are copied to host first, so the upload keeps them.
 func (r *Raw) CopyToDevice(d device.Device) error {
 	r.checkOpen()
 	fresh := r.Allocation() == nil
 	if err := r.DeviceMalloc(d); err != nil {
 		return err
 	}
-	if !fresh && !r.hostDirty {
+	if !fresh && !r.hostDirty && len(r.overlapping(hostSide)) == 0 {
 		return nil
 	}
 	if r.deviceDirty {
+		if !fresh && !r.hostDirty {
+			return nil // r's device copy is newer than the other view's host writes
+		}
 		panicf(ErrDirty, "CopyToDevice while the device copy is newer")
+	}
+	if err := r.syncOthersToHost(); err != nil {
+		return err
 	}
 	if n := r.Len(); n > 0 {
 		if err := d.CopyIn(r.h.alloc, 0, r.HostBytes(), r.Region()); err != nil {
 			return err
 		}
 	}
-	r.hostDirty = false
+	r.setDirty(hostSide, false)
+	r.coverOthersOnDevice()
 	r.fam.upGen.Add(1)
 	return nil
 }
 
-// CopyToHost makes the host copy current, copying only r's own elements and
-// only when the device copy is newer.
+// CopyToHost makes the host copy current. It copies nothing unless r is
+// device dirty or overlaps a device-dirty view of the same memory; then it
+// copies r's own elements from the shared device memory (only the device
+// copies of views that r's allocation does not reach are copied whole).
 func (r *Raw) CopyToHost() error {
 	r.checkOpen()
+	others := r.overlapping(deviceSide)
+	switch {
+	case !r.deviceDirty && len(others) == 0:
+	case r.Allocation() != nil && r.sharesMemory(others):
+		if r.Len() > 0 {
+			if err := r.h.dev.CopyOut(r.HostBytes(), r.h.alloc, 0, r.Region()); err != nil {
+				return err
+			}
+		}
+		r.setDirty(deviceSide, false)
+		r.cleanCovered(others)
+	default:
+		if err := r.copyOwnToHost(); err != nil {
+			return err
+		}
+		if err := r.syncOthersToHost(); err != nil {
+			return err
+		}
+	}
+	r.hostGen = r.fam.devGen.Load()
+	return nil
+}
+
+// copyOwnToHost copies r's elements when r's own device bit is set.
+func (r *Raw) copyOwnToHost() error {
 	if !r.deviceDirty {
 		return nil
 	}
@@ -112,7 +162,7 @@ func (r *Raw) CopyToHost() error {
 			return err
 		}
 	}
-	r.deviceDirty = false
+	r.setDirty(deviceSide, false)
 	return nil
 }
 
@@ -145,6 +195,7 @@ func (r *Raw) deviceFree() error {
 		err = h.dev.Free(h.alloc)
 	}
 	h.dev, h.alloc, h.own = nil, nil, NoDevice
-	r.hostDirty, r.deviceDirty = false, false
+	r.setDirty(hostSide, false)
+	r.setDirty(deviceSide, false)
 	return err
 }

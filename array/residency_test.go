@@ -15,9 +15,6 @@ import (
 // device copy with v and marks it dirty.
 func deviceWrite(t *testing.T, a *array.Array[uint16], v uint16) {
 	t.Helper()
-	if err := a.DeviceMalloc(simOf(a)); err != nil {
-		t.Fatal(err)
-	}
 	a.SetHostDirty(false)
 	mem := a.Allocation().(*sim.Alloc).Mem()
 	for i := 0; i+1 < len(mem); i += 2 {
@@ -25,8 +22,6 @@ func deviceWrite(t *testing.T, a *array.Array[uint16], v uint16) {
 	}
 	a.SetDeviceDirty(true)
 }
-
-func simOf(a *array.Array[uint16]) device.Device { return a.Device() }
 
 func TestResidencyCounters(t *testing.T) {
 	d := sim.New("test", 0)

@@ -27,12 +27,12 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 			switch {
 			case other && r.DeviceDirty():
 				what = "copy to host (from " + r.Device().Name() + ") of"
-			case a.Kind == InputBuffer && r.Len() > 0 && (r.HostDirty() || other || r.Allocation() == nil):
+			case a.Kind == InputBuffer && r.Len() > 0 && (other || r.NeedsCopyToDevice()):
 				what = "upload of input"
 			case a.Kind == OutputBuffer && f.hostOnly[i] && r.Len() > 0:
 				what = "copy to host of host-only output"
 			}
-		} else if a.Kind == InputBuffer && r.DeviceDirty() {
+		} else if a.Kind == InputBuffer && r.NeedsCopyToHost() {
 			what = "copy to host of device-dirty input"
 		}
 		if what == "" {
@@ -108,7 +108,7 @@ func (p *Pipeline) prepareHost(f *frame) error {
 			continue
 		}
 		r := f.raws[i]
-		if a.Kind == InputBuffer && r.DeviceDirty() {
+		if a.Kind == InputBuffer && r.NeedsCopyToHost() {
 			if err := r.CopyToHost(); err != nil {
 				return p.transferError(a, "copy to host", err)
 			}
