@@ -21,9 +21,10 @@
 //
 // Views (Crop, Slice, Transpose, Permute, Translate, SetMin, Embed) share host
 // and device memory with their parent and allocate no element data. As in
-// Halide, each view carries its own dirty bits, copied from its parent when
-// made; unlike Halide, the views of one memory also see each other's dirty
-// regions: a host view of an Array picks up what a crop of it left on the
+// Halide, each view carries its own dirty bits (HostDirty, DeviceDirty); a
+// new view's start clean. Unlike Halide, the views of one memory also see
+// each other's dirty regions: a host view of an Array picks up what a crop
+// of it left on the device, a crop of a device-dirty Array syncs from the
 // device, and uploading a crop picks up host writes made through its parent
 // (NeedsCopyToHost, NeedsCopyToDevice).
 //

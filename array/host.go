@@ -22,7 +22,7 @@ type HostView[T Elem] struct{ ReadView[T] }
 // uploads. Writes through Set and Fill after a later upload mark it dirty
 // again; writes through Data do not: take a new view after each device use.
 func (a *Array[T]) Host() (HostView[T], error) {
-	if err := a.syncHost(); err != nil {
+	if err := a.syncHost(true); err != nil {
 		return HostView[T]{}, err
 	}
 	if a.h != nil && a.h.alloc != nil {
@@ -34,13 +34,13 @@ func (a *Array[T]) Host() (HostView[T], error) {
 // HostReadOnly returns a read-only host view; it copies to host only when
 // the device copy is newer and leaves the dirty bits clean.
 func (a *Array[T]) HostReadOnly() (ReadView[T], error) {
-	if err := a.syncHost(); err != nil {
+	if err := a.syncHost(false); err != nil {
 		return ReadView[T]{}, err
 	}
 	return ReadView[T]{a}, nil
 }
 
-func (a *Array[T]) syncHost() error {
+func (a *Array[T]) syncHost(write bool) error {
 	a.checkOpen()
 	if !a.NeedsCopyToHost() {
 		a.hostGen = a.fam.devGen.Load()
@@ -48,6 +48,9 @@ func (a *Array[T]) syncHost() error {
 	}
 	if err := device.CheckAutomatic("host view of a device-dirty " + a.typ.String() + " Array"); err != nil {
 		return err
+	}
+	if write {
+		return a.PrepareHostWrite()
 	}
 	return a.CopyToHost()
 }

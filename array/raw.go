@@ -324,11 +324,15 @@ func (r *Raw) Close() error {
 		return nil
 	}
 	r.closed = true
-	if r.deviceDirty && r.fam.refs.Load() > 1 && r.h.alloc != nil && r.orphanRegion(r.h.alloc) {
+	shared := r.fam.refs.Load() > 1
+	switch {
+	case shared && r.deviceDirty && r.h.alloc != nil && r.orphanRegion(r.h.alloc):
 		// Other views of this memory are open: they may still need what
 		// the device wrote here, so the device copy outlives r.
 		r.h.alloc = nil
-	} else {
+	case shared && r.hostDirty:
+		r.orphanHostRegion() // the writes are in shared host memory
+	default:
 		r.dropRegions()
 	}
 	err := r.h.release()
@@ -337,12 +341,14 @@ func (r *Raw) Close() error {
 	return err
 }
 
-// viewInto makes v a view of r with the given dims and offset, sharing host
-// storage, family and (as a crop) the device allocation. v must not escape
-// here, so callers can keep views on the stack.
+// viewInto makes v a view of r with the given offset (v's dims are set),
+// sharing host storage, family and (as a crop) the device allocation. v
+// must not escape here, so callers can keep views on the stack; that is
+// also why v starts with clean dirty bits instead of registering copies of
+// r's: the family's dirty regions of r already cover v's elements.
 func (r *Raw) viewInto(v *Raw, off int) {
 	v.typ, v.esize, v.base, v.off, v.fam = r.typ, r.esize, r.base, off, r.fam
-	v.hostDirty, v.deviceDirty, v.hostOnly, v.hostGen = r.hostDirty, r.deviceDirty, r.hostOnly, r.hostGen
+	v.hostOnly, v.hostGen = r.hostOnly, r.hostGen
 	r.fam.refs.Add(1)
 	if r.h == nil || r.h.alloc == nil {
 		return
@@ -350,11 +356,7 @@ func (r *Raw) viewInto(v *Raw, off int) {
 	a, err := r.h.dev.Crop(r.h.alloc, (off-r.off)*r.esize, v.SpanElems()*r.esize)
 	if err != nil {
 		// A view cannot return an error; without a device crop it is still
-		// correct as long as the host copy is current.
-		if r.deviceDirty {
-			panicf(ErrDirty, "cannot crop the device copy of a device-dirty Array (%v): CopyToHost first", err)
-		}
-		v.deviceDirty = false
+		// correct: its syncs go through the views that hold device copies.
 		return
 	}
 	h := v.handle()

@@ -42,7 +42,7 @@ type orphan struct {
 }
 
 func (o *orphan) free() {
-	if !o.freed {
+	if !o.freed && o.alloc != nil {
 		o.freed = true
 		o.dev.Free(o.alloc)
 	}
@@ -104,7 +104,7 @@ func (r *Raw) setDirty(s side, v bool) {
 // removeRegion drops entry i of side s; the caller holds regs.mu.
 func (f *family) removeRegion(s side, i int) {
 	l := &f.regs.list[s]
-	if o := (*l)[i].orphan; o != nil {
+	if o := (*l)[i].orphan; o != nil && o.alloc != nil {
 		f.regs.orph.mu.Lock()
 		o.free()
 		f.regs.orph.mu.Unlock()
@@ -149,6 +149,21 @@ func (f *family) freeOrphans() {
 	}
 	if f.regs.orph != nil {
 		f.regs.orph.freeAll()
+	}
+}
+
+// orphanHostRegion keeps r's host-dirty region after r is closed while
+// other views of its memory stay open: the writes are in host memory and
+// must still reach the device when an overlapping view is uploaded.
+func (r *Raw) orphanHostRegion() {
+	f := r.fam
+	f.regs.mu.Lock()
+	defer f.regs.mu.Unlock()
+	for i := range f.regs.list[hostSide] {
+		if e := &f.regs.list[hostSide][i]; e.view == r {
+			e.view, e.orphan = nil, &orphan{off: r.off}
+			return
+		}
 	}
 }
 
@@ -258,10 +273,22 @@ func (r *Raw) coverOthersOnDevice() {
 	if !r.Dense() {
 		return
 	}
+	lo, hi := r.span()
 	for _, e := range r.overlapping(hostSide) {
-		lo, hi := r.span()
-		if e.view != nil && lo <= e.lo && e.hi <= hi {
+		switch {
+		case e.lo < lo || e.hi > hi:
+		case e.view != nil:
 			e.view.setDirty(hostSide, false)
+		default:
+			f := r.fam
+			f.regs.mu.Lock()
+			for i := range f.regs.list[hostSide] {
+				if f.regs.list[hostSide][i].orphan == e.orphan {
+					f.removeRegion(hostSide, i)
+					break
+				}
+			}
+			f.regs.mu.Unlock()
 		}
 	}
 }

@@ -125,14 +125,14 @@ func (r *Raw) CopyToDevice(d device.Device) error {
 
 // CopyToHost makes the host copy current. It copies nothing unless r is
 // device dirty or overlaps a device-dirty view of the same memory; then it
-// copies r's own elements from the shared device memory (only the device
-// copies of views that r's allocation does not reach are copied whole).
+// copies r's own elements from the shared device memory when that is safe
+// (no host writes pending in r), else the device-dirty views' regions.
 func (r *Raw) CopyToHost() error {
 	r.checkOpen()
 	others := r.overlapping(deviceSide)
 	switch {
 	case !r.deviceDirty && len(others) == 0:
-	case r.Allocation() != nil && r.sharesMemory(others):
+	case !r.hostDirty && len(r.overlapping(hostSide)) == 0 && r.Allocation() != nil && r.sharesMemory(others):
 		if r.Len() > 0 {
 			if err := r.h.dev.CopyOut(r.HostBytes(), r.h.alloc, 0, r.Region()); err != nil {
 				return err
@@ -141,6 +141,8 @@ func (r *Raw) CopyToHost() error {
 		r.setDirty(deviceSide, false)
 		r.cleanCovered(others)
 	default:
+		// A device-dirty region is newer than any host write it overlaps:
+		// a host write after it would have synced it first.
 		if err := r.copyOwnToHost(); err != nil {
 			return err
 		}
@@ -150,6 +152,18 @@ func (r *Raw) CopyToHost() error {
 	}
 	r.hostGen = r.fam.devGen.Load()
 	return nil
+}
+
+// PrepareHostWrite readies r for writing on the host, as Host does: after
+// CopyToHost it also copies out, whole, every device-dirty view that
+// overlaps r, so no later sync of theirs overwrites what r's host writes.
+// Producers that write r's host memory themselves (host pipelines) call it
+// first and SetHostDirty after.
+func (r *Raw) PrepareHostWrite() error {
+	if err := r.CopyToHost(); err != nil {
+		return err
+	}
+	return r.syncOthersToHost()
 }
 
 // copyOwnToHost copies r's elements when r's own device bit is set.

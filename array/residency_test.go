@@ -93,8 +93,8 @@ func TestCropResidency(t *testing.T) {
 	if got := d.Stats(); got.AllocsTotal != before.AllocsTotal {
 		t.Fatalf("crop allocated: %v", got)
 	}
-	if c.Ownership() != array.Cropped || !c.DeviceDirty() {
-		t.Fatalf("crop ownership %v dirty %v", c.Ownership(), c.DeviceDirty())
+	if c.Ownership() != array.Cropped || c.DeviceDirty() || !c.NeedsCopyToHost() {
+		t.Fatalf("crop ownership %v, own device bit %v, needs copy to host %v", c.Ownership(), c.DeviceDirty(), c.NeedsCopyToHost())
 	}
 	v, err := c.HostReadOnly()
 	if err != nil {

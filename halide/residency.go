@@ -32,8 +32,8 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 			case a.Kind == OutputBuffer && f.hostOnly[i] && r.Len() > 0:
 				what = "copy to host of host-only output"
 			}
-		} else if a.Kind == InputBuffer && r.NeedsCopyToHost() {
-			what = "copy to host of device-dirty input"
+		} else if r.NeedsCopyToHost() {
+			what = "copy to host of device-dirty " + a.Kind.String()
 		}
 		if what == "" {
 			continue
@@ -108,8 +108,15 @@ func (p *Pipeline) prepareHost(f *frame) error {
 			continue
 		}
 		r := f.raws[i]
-		if a.Kind == InputBuffer && r.NeedsCopyToHost() {
-			if err := r.CopyToHost(); err != nil {
+		if r.NeedsCopyToHost() {
+			// Inputs must be current; outputs too, so that no device-dirty
+			// view overlapping them is copied out over what the pipeline
+			// writes.
+			sync := r.CopyToHost
+			if a.Kind == OutputBuffer {
+				sync = r.PrepareHostWrite
+			}
+			if err := sync(); err != nil {
 				return p.transferError(a, "copy to host", err)
 			}
 		}
