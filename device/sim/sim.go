@@ -39,7 +39,7 @@ type Alloc struct {
 	b     *block
 	off   int
 	n     int
-	freed bool
+	freed atomic.Bool // read by transfers without the lock
 }
 
 func (a *Alloc) Device() device.Device { return a.d }
@@ -86,7 +86,7 @@ func (d *Device) own(a device.Allocation) (*Alloc, error) {
 	if d.done.Load() {
 		return nil, ErrClosed
 	}
-	if x.freed {
+	if x.freed.Load() {
 		return nil, fmt.Errorf("sim: allocation used after Free")
 	}
 	return x, nil
@@ -99,10 +99,10 @@ func (d *Device) Free(a device.Allocation) error {
 	if !ok || x.d != d {
 		return fmt.Errorf("sim: allocation %T does not belong to %s", a, d.Name())
 	}
-	if x.freed || d.done.Load() {
+	if x.freed.Load() || d.done.Load() {
 		return nil
 	}
-	x.freed = true
+	x.freed.Store(true)
 	d.unref(x.b)
 	return nil
 }
