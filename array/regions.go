@@ -113,6 +113,18 @@ func (f *family) removeRegion(s side, i int) {
 	f.dirty[s].Add(-1)
 }
 
+// removeOrphan drops the region of side s that holds o.
+func (f *family) removeOrphan(s side, o *orphan) {
+	f.regs.mu.Lock()
+	defer f.regs.mu.Unlock()
+	for i := range f.regs.list[s] {
+		if f.regs.list[s][i].orphan == o {
+			f.removeRegion(s, i)
+			return
+		}
+	}
+}
+
 // orphanRegion keeps r's device-dirty region, and its device copy, alive
 // after r is closed while other views of the memory remain open.
 func (r *Raw) orphanRegion(alloc device.Allocation) bool {
@@ -208,15 +220,7 @@ func (r *Raw) syncOthersToHost() error {
 		if err := o.dev.CopyOut(host, o.alloc, 0, o.region); err != nil {
 			return err
 		}
-		f := r.fam
-		f.regs.mu.Lock()
-		for i := range f.regs.list[deviceSide] {
-			if f.regs.list[deviceSide][i].orphan == o {
-				f.removeRegion(deviceSide, i)
-				break
-			}
-		}
-		f.regs.mu.Unlock()
+		r.fam.removeOrphan(deviceSide, o)
 	}
 	return nil
 }
@@ -255,15 +259,7 @@ func (r *Raw) cleanCovered(others []dirtyRegion) {
 			e.view.setDirty(deviceSide, false)
 			continue
 		}
-		f := r.fam
-		f.regs.mu.Lock()
-		for i := range f.regs.list[deviceSide] {
-			if f.regs.list[deviceSide][i].orphan == e.orphan {
-				f.removeRegion(deviceSide, i)
-				break
-			}
-		}
-		f.regs.mu.Unlock()
+		r.fam.removeOrphan(deviceSide, e.orphan)
 	}
 }
 
@@ -280,15 +276,7 @@ func (r *Raw) coverOthersOnDevice() {
 		case e.view != nil:
 			e.view.setDirty(hostSide, false)
 		default:
-			f := r.fam
-			f.regs.mu.Lock()
-			for i := range f.regs.list[hostSide] {
-				if f.regs.list[hostSide][i].orphan == e.orphan {
-					f.removeRegion(hostSide, i)
-					break
-				}
-			}
-			f.regs.mu.Unlock()
+			r.fam.removeOrphan(hostSide, e.orphan)
 		}
 	}
 }
