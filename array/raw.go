@@ -44,7 +44,6 @@ func (o Ownership) String() string {
 // family is the state shared by an Array and all its views.
 type family struct {
 	devGen atomic.Uint64 // bumped when any view is written on a device
-	upGen  atomic.Uint64 // bumped when any view is uploaded or freshly allocated
 	refs   atomic.Int64  // open Raws sharing the host storage
 	block  device.HostBlock
 	regs   regions         // dirty regions of the views (regions.go)

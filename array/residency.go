@@ -70,7 +70,6 @@ func (r *Raw) DeviceMalloc(d device.Device) error {
 	}
 	h := r.handle()
 	h.dev, h.alloc, h.own = d, a, Allocated
-	r.fam.upGen.Add(1)
 	return nil
 }
 
@@ -119,7 +118,6 @@ func (r *Raw) CopyToDevice(d device.Device) error {
 	}
 	r.setDirty(hostSide, false)
 	r.coverOthersOnDevice()
-	r.fam.upGen.Add(1)
 	return nil
 }
 
