@@ -112,7 +112,8 @@ func Scalar[T Elem](v T) *Array[T] {
 // FromSlice wraps data without copying as a dense host-only Array with the
 // given extents (one dimension of len(data) when none are given). The
 // caller keeps using data directly, so consumers such as pipeline calls
-// always leave it current.
+// always leave it current. Its alignment is the slice's own; Arrays made by
+// New and the other constructors have 128-byte aligned storage.
 func FromSlice[T Elem](data []T, extents ...int) *Array[T] {
 	if len(extents) == 0 {
 		extents = []int{len(data)}
