@@ -54,7 +54,7 @@ func copyStrided[T any](dst, src []T, dd, sd []Dim, di, si int) {
 		return
 	}
 	var buf [inlineDims]int
-	pos := append(buf[:0], make([]int, len(dd))...)
+	pos := positions(&buf, len(dd))
 	n := dd[0].Extent
 	if len(dd) >= 2 && dd[0].Stride != sd[0].Stride {
 		copyTiled(dst, src, dd, sd, di, si, pos)

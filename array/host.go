@@ -25,9 +25,7 @@ func (a *Array[T]) Host() (HostView[T], error) {
 	if err := a.syncHost(true); err != nil {
 		return HostView[T]{}, err
 	}
-	if a.h != nil && a.h.alloc != nil {
-		a.setDirty(hostSide, true)
-	}
+	a.markHostWrite()
 	return HostView[T]{ReadView[T]{a}}, nil
 }
 
@@ -68,9 +66,7 @@ func (v ReadView[T]) Array() *Array[T] { return v.a }
 func (v ReadView[T]) ReadOnly() ReadView[T] { return v }
 
 func (v ReadView[T]) check() {
-	if v.a.closed {
-		v.a.checkOpen()
-	}
+	v.a.checkOpen()
 	if v.a.deviceDirty || (v.a.fam.dirty[deviceSide].Load() != 0 && v.a.hostGen != v.a.fam.devGen.Load()) {
 		panicf(ErrStale, "a device wrote the Array (or a view of its memory) after this view was taken: call Host again")
 	}
@@ -78,8 +74,14 @@ func (v ReadView[T]) check() {
 
 func (v HostView[T]) checkWrite() {
 	v.check()
-	if !v.a.hostDirty && v.a.h != nil && v.a.h.alloc != nil {
-		v.a.setDirty(hostSide, true) // uploaded since the view was taken
+	v.a.markHostWrite() // again: the Array may have been uploaded since
+}
+
+// markHostWrite sets the host bit of an Array that has a device copy: the
+// host is about to hold newer data than the device.
+func (r *Raw) markHostWrite() {
+	if !r.hostDirty && r.h != nil && r.h.alloc != nil {
+		r.setDirty(hostSide, true)
 	}
 }
 

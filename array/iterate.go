@@ -14,7 +14,7 @@ func (r *Raw) forEachIndex(fn func(i int)) {
 		return
 	}
 	var buf [inlineDims]int
-	pos := append(buf[:0], make([]int, len(dims))...)
+	pos := positions(&buf, len(dims))
 	inner := dims[0]
 	for {
 		base := r.off
@@ -28,6 +28,14 @@ func (r *Raw) forEachIndex(fn func(i int)) {
 			return
 		}
 	}
+}
+
+// positions returns n zeroed ints, in buf when they fit.
+func positions(buf *[inlineDims]int, n int) []int {
+	if n <= inlineDims {
+		return buf[:n]
+	}
+	return make([]int, n)
 }
 
 // odometer advances pos over dims 1… and reports false after the last.

@@ -123,18 +123,9 @@ func (r *Raw) dimsRef() []Dim {
 	return r.inl[:r.rank]
 }
 
+// setDims sets r's dimensions; d is copied, so callers may pass a slice
+// they keep (or keep on their stack).
 func (r *Raw) setDims(d []Dim) {
-	r.rank = len(d)
-	if len(d) > inlineDims {
-		r.ext = d
-		return
-	}
-	r.ext = nil
-	copy(r.inl[:], d)
-}
-
-// setDimsCopy is setDims for a d the caller keeps (or keeps on its stack).
-func (r *Raw) setDimsCopy(d []Dim) {
 	r.rank = len(d)
 	if len(d) > inlineDims {
 		r.ext = slices.Clone(d)
@@ -307,8 +298,8 @@ func (r *Raw) index(coords []int) int {
 	i := r.off
 	for k, d := range r.dimsRef() {
 		x := coords[k]
-		if x < d.Min || x > d.Min+d.Extent-1 {
-			panicf(ErrOutOfRange, "coordinate %d in dimension %d is outside [%d, %d]", x, k, d.Min, d.Min+d.Extent-1)
+		if x < d.Min || x > d.Max() {
+			panicf(ErrOutOfRange, "coordinate %d in dimension %d is outside [%d, %d]", x, k, d.Min, d.Max())
 		}
 		i += (x - d.Min) * d.Stride
 	}

@@ -187,6 +187,24 @@ func (r *Raw) dropRegions() {
 	}
 }
 
+// overlaps reports whether another view's region on side s overlaps r,
+// without building the list.
+func (r *Raw) overlaps(s side) bool {
+	if r.fam.dirty[s].Load() == 0 {
+		return false
+	}
+	lo, hi := r.span()
+	f := r.fam
+	f.regs.mu.Lock()
+	defer f.regs.mu.Unlock()
+	for _, e := range f.regs.list[s] {
+		if e.view != r && e.lo < hi && lo < e.hi {
+			return true
+		}
+	}
+	return false
+}
+
 // overlapping returns the other views' regions on side s that overlap r.
 func (r *Raw) overlapping(s side) []dirtyRegion {
 	if r.fam.dirty[s].Load() == 0 {
@@ -244,39 +262,21 @@ func (r *Raw) sharesMemory(others []dirtyRegion) bool {
 	return true
 }
 
-// cleanCovered marks clean the device-dirty regions of others that r's copy
-// to host just covered: those inside r's span when r is dense.
-func (r *Raw) cleanCovered(others []dirtyRegion) {
+// cleanCovered marks clean the side-s regions of others that r's copy
+// (to host for the device side, to the device for the host side) just
+// covered: those inside r's span when r is dense.
+func (r *Raw) cleanCovered(s side, others []dirtyRegion) {
 	if !r.Dense() {
 		return
 	}
 	lo, hi := r.span()
 	for _, e := range others {
-		if e.lo < lo || e.hi > hi {
-			continue
-		}
-		if e.view != nil {
-			e.view.setDirty(deviceSide, false)
-			continue
-		}
-		r.fam.removeOrphan(deviceSide, e.orphan)
-	}
-}
-
-// coverOthersOnDevice marks clean the host-dirty regions of other views
-// that r's upload just covered: those inside r's span when r is dense.
-func (r *Raw) coverOthersOnDevice() {
-	if !r.Dense() {
-		return
-	}
-	lo, hi := r.span()
-	for _, e := range r.overlapping(hostSide) {
 		switch {
 		case e.lo < lo || e.hi > hi:
 		case e.view != nil:
-			e.view.setDirty(hostSide, false)
+			e.view.setDirty(s, false)
 		default:
-			r.fam.removeOrphan(hostSide, e.orphan)
+			r.fam.removeOrphan(s, e.orphan)
 		}
 	}
 }

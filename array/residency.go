@@ -17,13 +17,13 @@ func (r *Raw) DeviceDirty() bool { return r.deviceDirty }
 // NeedsCopyToHost reports whether CopyToHost would move data: r is device
 // dirty, or another view of the same memory overlapping r is.
 func (r *Raw) NeedsCopyToHost() bool {
-	return r.deviceDirty || len(r.overlapping(deviceSide)) > 0
+	return r.deviceDirty || r.overlaps(deviceSide)
 }
 
 // NeedsCopyToDevice reports whether CopyToDevice would move data: r has no
 // device copy yet, is host dirty, or overlaps a host-dirty view.
 func (r *Raw) NeedsCopyToDevice() bool {
-	return r.Allocation() == nil || r.hostDirty || len(r.overlapping(hostSide)) > 0
+	return r.Allocation() == nil || r.hostDirty || r.overlaps(hostSide)
 }
 
 // SetHostDirty marks the host copy newer (or not). Marking it while the
@@ -99,7 +99,7 @@ func (r *Raw) CopyToDevice(d device.Device) error {
 	if err := r.DeviceMalloc(d); err != nil {
 		return err
 	}
-	if !fresh && !r.hostDirty && len(r.overlapping(hostSide)) == 0 {
+	if !fresh && !r.hostDirty && !r.overlaps(hostSide) {
 		return nil
 	}
 	if r.deviceDirty {
@@ -117,7 +117,7 @@ func (r *Raw) CopyToDevice(d device.Device) error {
 		}
 	}
 	r.setDirty(hostSide, false)
-	r.coverOthersOnDevice()
+	r.cleanCovered(hostSide, r.overlapping(hostSide))
 	return nil
 }
 
@@ -130,14 +130,14 @@ func (r *Raw) CopyToHost() error {
 	others := r.overlapping(deviceSide)
 	switch {
 	case !r.deviceDirty && len(others) == 0:
-	case !r.hostDirty && len(r.overlapping(hostSide)) == 0 && r.Allocation() != nil && r.sharesMemory(others):
+	case !r.hostDirty && !r.overlaps(hostSide) && r.Allocation() != nil && r.sharesMemory(others):
 		if r.Len() > 0 {
 			if err := r.h.dev.CopyOut(r.HostBytes(), r.h.alloc, 0, r.Region()); err != nil {
 				return err
 			}
 		}
 		r.setDirty(deviceSide, false)
-		r.cleanCovered(others)
+		r.cleanCovered(deviceSide, others)
 	default:
 		// A device-dirty region is newer than any host write it overlaps:
 		// a host write after it would have synced it first.

@@ -40,14 +40,14 @@ func (r *Raw) view(v *Raw, op viewOp, x, y, z int) {
 		dims = append(buf[:0], r.dimsRef()...)
 		dims[x].Min += y
 	}
-	v.setDimsCopy(dims)
+	v.setDims(dims)
 	r.viewInto(v, off)
 }
 
 // viewDims fills v as a view of r with the given dims and r's offset.
 func (r *Raw) viewDims(v *Raw, dims []Dim) {
 	r.checkOpen()
-	v.setDimsCopy(dims)
+	v.setDims(dims)
 	r.viewInto(v, r.off)
 }
 

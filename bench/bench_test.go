@@ -3,8 +3,6 @@ package bench
 import (
 	"fmt"
 	"testing"
-
-	"github.com/resident-go/resident/array"
 )
 
 // BenchmarkChain runs the brighter chain on the default OpenCL device, with
@@ -16,24 +14,20 @@ func BenchmarkChain(b *testing.B) {
 		for _, mode := range []Mode{Resident, RoundTrip} {
 			for _, n := range []int{1, 4, 8} {
 				b.Run(fmt.Sprintf("size=%d/%s/stages=%d", side, mode, n), func(b *testing.B) {
-					imgs := [3]*array.Array[uint8]{array.New[uint8](side, side), array.New[uint8](side, side), array.New[uint8](side, side)}
-					defer func() {
-						for _, a := range imgs {
-							a.Close()
-						}
-					}()
-					r, stages := &runner{cfg: *cfg}, Repeat(s, n)
-					iter := func() error { return r.resident(stages, imgs, nil) }
-					if mode == RoundTrip {
-						iter = func() error { return r.roundTrip(stages, imgs) }
+					c := *cfg
+					c.Stages, c.Width, c.Height = Repeat(s, n), side, side
+					t, err := (&runner{cfg: c}).newTrial(mode, GoMemory, n)
+					if err != nil {
+						b.Fatal(err)
 					}
-					if err := iter(); err != nil { // builds the kernel
+					defer t.close()
+					if err := t.iter(); err != nil { // builds the kernel
 						b.Fatal(err)
 					}
 					b.SetBytes(int64(2 * side * side * n))
 					b.ReportAllocs()
 					for b.Loop() {
-						if err := iter(); err != nil {
+						if err := t.iter(); err != nil {
 							b.Fatal(err)
 						}
 					}

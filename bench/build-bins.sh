@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds what bench/h200.sh runs on the accelerator machine (no Go there):
-# bin/residency, and the test binaries whose benchmarks it runs. Run from
+# Builds what runs on the accelerator machine (no Go there): bin/residency
+# and the opencl and halide test binaries, whose benchmarks bench/h200.sh
+# runs, plus bin/bench.test for running this package's tests there. Run from
 # anywhere on the build machine; bin/ is gitignored (carry it).
 set -eu
 cd "$(dirname "$0")/.."

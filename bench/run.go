@@ -15,6 +15,10 @@ type runner struct {
 	bytes int
 	done  int
 	total int
+	// want is what the first wantN stages make of the input pattern, and
+	// spare a buffer of its size (see expected).
+	want, spare []uint8
+	wantN       int
 }
 
 // Run measures the ceilings for each Memory, then every chain length, Mode
@@ -106,7 +110,6 @@ func (r *runner) newImage(mem Memory) (*array.Array[uint8], error) {
 type trial struct {
 	mode   Mode
 	mem    Memory
-	n      int
 	sync   []int
 	imgs   [3]*array.Array[uint8] // the input and two buffers the stages ping-pong between
 	iter   func() error
@@ -125,7 +128,7 @@ func (t *trial) close() {
 // newTrial allocates the images of a chain of n stages in mode with host
 // memory mem and fills the input.
 func (r *runner) newTrial(mode Mode, mem Memory, n int) (*trial, error) {
-	t := &trial{mode: mode, mem: mem, n: n}
+	t := &trial{mode: mode, mem: mem, times: make([]time.Duration, 0, r.cfg.Reps)}
 	for i := range t.imgs {
 		a, err := r.newImage(mem)
 		if err != nil {
@@ -204,8 +207,9 @@ func (r *runner) measureLength(n int) ([]Result, error) {
 	}
 	var out []Result
 	reps := float64(r.cfg.Reps)
+	want := r.expected(n)
 	for _, t := range ts {
-		if err := checkOutput(t.imgs[0], t.imgs[1+(n-1)%2], r.cfg.Stages[:n]); err != nil {
+		if err := checkOutput(t.imgs[1+(n-1)%2], want, n); err != nil {
 			return nil, fmt.Errorf("bench: %s, %s memory, %d stages: %w", t.mode, t.mem, n, err)
 		}
 		res := Result{

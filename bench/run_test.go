@@ -100,6 +100,13 @@ func TestRunWrongOutputFails(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "wrong output") {
 		t.Fatalf("err = %v, want a wrong-output error", err)
 	}
+	// On a ladder the expected image is carried from one length to the
+	// next: a wrong reference in stage 2 passes length 1 and fails length 2.
+	good := SimBrighter(d, 1)
+	_, err = Run(Config{Device: d, Stages: []Stage{good, s, good}, Width: 8, Height: 8, Ladder: true, Reps: 1})
+	if err == nil || !strings.Contains(err.Error(), "wrong output after 2 stages") {
+		t.Fatalf("ladder: err = %v, want a wrong-output error after 2 stages", err)
+	}
 }
 
 func TestConfigErrors(t *testing.T) {

@@ -3,6 +3,7 @@ package device
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -64,13 +65,18 @@ func TestStatsAndGuard(t *testing.T) {
 	if d.H2DCalls != 1 || d.H2DBytes != 20 || d.D2HBytes != 5 || d.D2DBytes != 7 || d.AllocsLive != 0 || d.CacheHits != 1 || d.CachedBytes != 64 {
 		t.Fatalf("delta %v", d)
 	}
-	if d.String() == "" {
-		t.Fatal("empty String")
+	if got := d.String(); !strings.Contains(got, "H2D 1 calls 20 B; D2H 1 calls 5 B") {
+		t.Fatalf("String %q", got)
 	}
 	was := SetGuard(true)
-	err := CheckAutomatic("upload of x")
-	SetGuard(was)
-	if !errors.Is(err, ErrTransferGuard) || CheckAutomatic("y") != nil && !was {
-		t.Fatalf("guard: %v", err)
+	defer SetGuard(was)
+	if err := CheckAutomatic("upload of x"); !errors.Is(err, ErrTransferGuard) || !strings.Contains(err.Error(), "upload of x") {
+		t.Fatalf("guard on: %v", err)
+	}
+	if !SetGuard(false) || Guarded() {
+		t.Fatal("SetGuard did not report the previous state")
+	}
+	if err := CheckAutomatic("y"); err != nil {
+		t.Fatalf("guard off: %v", err)
 	}
 }

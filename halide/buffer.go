@@ -18,16 +18,13 @@ import (
 // re-made only when that changes. The Raw's Close (or its cleanup
 // backstop, which holds the attachment) closes it.
 type attachment struct {
-	c      *C.gohl_buf
-	pin    runtime.Pinner // the host storage, stored in c.b.host
-	mem    uintptr        // cl_mem wrapped now, 0 if none
-	off    int            // byte offset into mem
-	closed bool
+	c   *C.gohl_buf    // nil once closed
+	pin runtime.Pinner // the host storage, stored in c.b.host
 }
 
 // attachmentOf returns r's attachment, making it on first use.
 func attachmentOf(r *array.Raw) (*attachment, error) {
-	if a, ok := r.Attachment().(*attachment); ok && !a.closed {
+	if a, ok := r.Attachment().(*attachment); ok && a.c != nil {
 		return a, nil
 	}
 	rank := r.Rank()
@@ -65,26 +62,21 @@ func attachmentOf(r *array.Raw) (*attachment, error) {
 func fitsInt32(x int) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
 
 // setDevice points the buffer at byte off of mem (0: no device handle).
+// c.mem and c.off say what is wrapped now: an unchanged handle, the common
+// case, costs no cgo call.
 func (a *attachment) setDevice(ctx *C.gohl_ctx, mem uintptr, off int) C.int {
-	if a.mem == mem && a.off == off {
+	if uintptr(a.c.mem) == mem && int(a.c.off) == off {
 		return 0
 	}
-	rc := C.gohl_buf_set_device(ctx, a.c, C.uint64_t(mem), C.int64_t(off))
-	if rc == 0 {
-		a.mem, a.off = mem, off
-	} else {
-		a.mem, a.off = 0, 0
-	}
-	return rc
+	return C.gohl_buf_set_device(ctx, a.c, C.uint64_t(mem), C.int64_t(off))
 }
 
 // Close drops the device handle (never freeing our cl_mem), frees the C
 // buffer and unpins the host storage. Idempotent.
 func (a *attachment) Close() error {
-	if a.closed {
+	if a.c == nil {
 		return nil
 	}
-	a.closed = true
 	var ctx C.gohl_ctx
 	C.gohl_ctx_init(&ctx)
 	rc := C.gohl_buf_detach(&ctx, a.c)

@@ -15,24 +15,23 @@ import (
 	"github.com/resident-go/resident/device/opencl"
 )
 
-// Flags of halide_buffer_t.
-const (
-	flagHostDirty   = 1
-	flagDeviceDirty = 2
-)
-
 // frame is one call's state: the C frame passed to NAME_argv (args,
-// scalar slots, user_context with its message buffer) and the Go side's
-// per-argument bookkeeping. Frames are pooled, so a steady-state call
+// scalar slots, user_context with its message buffer) and what bind found
+// for each buffer argument. Frames are pooled, so a steady-state call
 // allocates nothing.
 type frame struct {
-	c        *C.gohl_frame
-	args     []unsafe.Pointer                 // view of c.args
-	scalars  []C.struct_halide_scalar_value_t // view of c.scalars
-	raws     []*array.Raw
-	atts     []*attachment
-	hostOnly []bool
-	hadAlloc []bool
+	c       *C.gohl_frame
+	args    []unsafe.Pointer                 // view of c.args
+	scalars []C.struct_halide_scalar_value_t // view of c.scalars
+	bufs    []bound                          // one per p.bufs
+}
+
+// bound is one buffer argument of a call.
+type bound struct {
+	r        *array.Raw
+	att      *attachment
+	hostOnly bool
+	hadAlloc bool // r had its device allocation before the call: finish keeps it
 }
 
 func (p *Pipeline) newFrame() *frame {
@@ -42,16 +41,13 @@ func (p *Pipeline) newFrame() *frame {
 		panic("halide: out of C memory for a call frame")
 	}
 	f := &frame{
-		c:        c,
-		args:     unsafe.Slice((*unsafe.Pointer)(unsafe.Pointer(c.args)), n),
-		scalars:  unsafe.Slice(c.scalars, n),
-		raws:     make([]*array.Raw, n),
-		atts:     make([]*attachment, n),
-		hostOnly: make([]bool, n),
-		hadAlloc: make([]bool, n),
+		c:       c,
+		args:    unsafe.Slice((*unsafe.Pointer)(unsafe.Pointer(c.args)), n),
+		scalars: unsafe.Slice(c.scalars, n),
+		bufs:    make([]bound, len(p.bufs)),
 	}
-	for i, a := range p.args {
-		if !a.isBuffer() {
+	for i := range p.args {
+		if !p.args[i].isBuffer() {
 			f.args[i] = unsafe.Pointer(&f.scalars[i])
 		}
 	}
@@ -73,8 +69,7 @@ func (p *Pipeline) getFrame() *frame {
 }
 
 func (p *Pipeline) putFrame(f *frame) {
-	clear(f.raws) // don't keep Arrays alive
-	clear(f.atts)
+	clear(f.bufs) // don't keep Arrays alive
 	p.frames.Put(f)
 }
 
@@ -136,6 +131,7 @@ func (p *Pipeline) call(f *frame, args []any) error {
 // bind checks args against the metadata and puts them in the frame:
 // scalars into their C slots, buffers as their Arrays' halide_buffer_t.
 func (p *Pipeline) bind(f *frame, args []any) error {
+	k := 0 // next buffer slot
 	for j, i := range p.params {
 		a := &p.args[i]
 		v := args[j]
@@ -164,7 +160,8 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		if err != nil {
 			return p.argError(a, -43, err.Error())
 		}
-		f.raws[i], f.atts[i], f.hostOnly[i] = r, att, b.HostOnly()
+		f.bufs[k] = bound{r: r, att: att, hostOnly: b.HostOnly(), hadAlloc: r.Allocation() != nil}
+		k++
 		f.args[i] = unsafe.Pointer(&att.c.b)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/brighter"
 	"github.com/resident-go/resident/halide/examples/scale3d"
@@ -72,8 +73,22 @@ func TestLookup(t *testing.T) {
 	if !p.OpenCL() || !strings.Contains(p.Target(), "user_context") || !strings.HasPrefix(p.Target(), "x86-64-linux") {
 		t.Errorf("brighter: OpenCL %v target %s", p.OpenCL(), p.Target())
 	}
-	if strings.Contains(p.Target(), "avx512") {
-		t.Errorf("committed pipeline target %s is not portable", p.Target())
+	// Every committed pipeline: the portable CPU features (Halide prints
+	// them sorted), no AVX-512, user_context and no_runtime.
+	for _, name := range halide.Pipelines() {
+		q, _ := halide.Lookup(name)
+		feats := map[string]bool{}
+		for _, f := range strings.Split(q.Target(), "-")[3:] {
+			feats[f] = true
+		}
+		for _, f := range append(strings.Split(halide.PortableTarget, "-")[3:], "user_context", "no_runtime") {
+			if !feats[f] {
+				t.Errorf("%s: target %s lacks %s", name, q.Target(), f)
+			}
+		}
+		if strings.Contains(q.Target(), "avx512") || !strings.HasPrefix(q.Target(), "x86-64-linux-") {
+			t.Errorf("%s: committed target %s is not portable", name, q.Target())
+		}
 	}
 	want := "brighter(input 2-D uint8 buffer, k uint8 scalar, brighter 2-D uint8 buffer) "
 	if got := p.String(); !strings.HasPrefix(got, want) {
@@ -517,6 +532,78 @@ func TestTransferGuard(t *testing.T) {
 	if err := brighter.BrighterHost(a, 1, out); !errors.Is(err, device.ErrTransferGuard) {
 		t.Errorf("device-dirty input to a host pipeline under the guard: %v, want ErrTransferGuard", err)
 	}
+}
+
+// An Array on another device (device/sim) is brought home before an
+// OpenCL pipeline uses it, and the guard sees that copy too, even when it
+// comes from an overlapping view: a crop whose parent is device-dirty.
+func TestOtherDevice(t *testing.T) {
+	dev := clDevice(t)
+	const w, h = 16, 16
+	src := pattern(w, h)
+	onSim := func(sd *sim.Device) *array.Array[uint8] {
+		a := array.New[uint8](w, h)
+		if err := a.CopyToDevice(sd); err != nil {
+			t.Fatal(err)
+		}
+		copy(a.Allocation().(*sim.Alloc).Mem(), src) // a write on sim
+		a.Raw().SetDeviceDirty(true)
+		return a
+	}
+	t.Run("input", func(t *testing.T) {
+		sd := sim.New("other", 0)
+		in, out := onSim(sd), array.New[uint8](w, h)
+		defer in.Close()
+		defer out.Close()
+		if err := brighter.Brighter(in, 3, out); err != nil {
+			t.Fatal(err)
+		}
+		if in.Device() != device.Device(dev) || sd.Stats().D2HCalls != 1 {
+			t.Errorf("input on %v after %v, want moved to %s", in.Device(), sd.Stats(), dev.Name())
+		}
+		v, _ := out.HostReadOnly()
+		checkImage(t, v.Data(), src, 3)
+	})
+	t.Run("guard", func(t *testing.T) {
+		sd := sim.New("other", 0)
+		parent, in := onSim(sd), array.New[uint8](w, h)
+		defer parent.Close()
+		defer in.Close()
+		if err := in.CopyToDevice(dev); err != nil {
+			t.Fatal(err)
+		}
+		crop := parent.Crop(1, 0, h/2) // clean itself; its parent is device-dirty
+		was := device.SetGuard(true)
+		defer device.SetGuard(was)
+		if err := brighter.Brighter(in, 1, crop); !errors.Is(err, device.ErrTransferGuard) {
+			t.Errorf("output overlapping a device-dirty view on another device: %v, want ErrTransferGuard", err)
+		}
+		if s := sd.Stats(); s.D2HCalls != 0 {
+			t.Errorf("the guard let %v through", s)
+		}
+	})
+	t.Run("failed call keeps allocations", func(t *testing.T) {
+		if dev.SubBufferAlign() == 1 {
+			t.Skip("this device takes sub-buffers at any offset")
+		}
+		parent := array.New[uint8](w*16, 2)
+		defer parent.Close()
+		if err := parent.CopyToDevice(dev); err != nil {
+			t.Fatal(err)
+		}
+		out := array.FromSlice(make([]uint8, w*h), w, h)
+		if err := out.CopyToDevice(dev); err != nil {
+			t.Fatal(err)
+		}
+		// The misaligned input fails before the output is prepared.
+		err := brighter.Brighter(parent.Crop(0, 3, w).Crop(1, 0, 1), 1, out)
+		if err == nil || !strings.Contains(err.Error(), "multiples of") {
+			t.Fatalf("misaligned input crop: %v, want the alignment error", err)
+		}
+		if out.Allocation() == nil {
+			t.Error("a failed call freed the device allocation the caller gave the output")
+		}
+	})
 }
 
 func TestReuseDeviceAllocations(t *testing.T) {

@@ -5,7 +5,6 @@ import "C"
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,10 +43,10 @@ type Arg struct {
 	Dims int        // 0 for scalars
 }
 
-func (a Arg) isBuffer() bool { return a.Kind != InputScalar }
+func (a *Arg) isBuffer() bool { return a.Kind != InputScalar }
 
 // want is the argument as an error message states it.
-func (a Arg) want() string {
+func (a *Arg) want() string {
 	if a.isBuffer() {
 		return fmt.Sprintf("a %d-D %s buffer", a.Dims, a.Type)
 	}
@@ -63,6 +62,7 @@ type Pipeline struct {
 	argv    unsafe.Pointer
 	args    []Arg // every argument of NAME_argv, __user_context included
 	params  []int // indices in args of what Call takes
+	bufs    []int // indices in args of the buffers, in order
 	userCtx bool
 
 	frames sync.Pool // *frame: call frames in C memory, reused
@@ -132,6 +132,9 @@ func load() {
 				continue
 			}
 			p.params = append(p.params, j)
+			if a.isBuffer() {
+				p.bufs = append(p.bufs, j)
+			}
 		}
 		registry.byName[p.name] = p
 	}
@@ -166,5 +169,5 @@ func Pipelines() []string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return slices.Clip(names)
+	return names
 }

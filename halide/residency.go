@@ -13,27 +13,24 @@ import (
 
 // checkGuard refuses the call before anything moves when a transfer it
 // would make is refused by the transfer guard, including the copy back of
-// host-only outputs after the call.
+// host-only outputs after the call. Each case names the step that makes
+// the transfer, with the same test.
 func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
-	for _, i := range p.params {
-		a := &p.args[i]
-		if !a.isBuffer() {
-			continue
-		}
-		r := f.raws[i]
+	for k, i := range p.bufs {
+		a, b := &p.args[i], &f.bufs[k]
+		r := b.r
 		what := ""
-		if p.opencl {
-			other := r.Device() != nil && r.Device() != device.Device(dev)
-			switch {
-			case other && r.DeviceDirty():
-				what = "copy to host (from " + r.Device().Name() + ") of"
-			case a.Kind == InputBuffer && r.Len() > 0 && (other || r.NeedsCopyToDevice()):
-				what = "upload of input"
-			case a.Kind == OutputBuffer && f.hostOnly[i] && r.Len() > 0:
-				what = "copy to host of host-only output"
+		switch {
+		case !p.opencl:
+			if r.NeedsCopyToHost() { // prepareHost
+				what = "copy to host of device-dirty " + a.Kind.String()
 			}
-		} else if r.NeedsCopyToHost() {
-			what = "copy to host of device-dirty " + a.Kind.String()
+		case elsewhere(r, dev) && r.NeedsCopyToHost(): // prepareOpenCL's DeviceFree
+			what = "copy to host (from " + r.Device().Name() + ") of"
+		case a.Kind == InputBuffer && r.Len() > 0 && (elsewhere(r, dev) || r.NeedsCopyToDevice()): // prepareOpenCL's CopyToDevice
+			what = "upload of input"
+		case a.Kind == OutputBuffer && b.hostOnly && r.Len() > 0: // finish's CopyToHost
+			what = "copy to host of host-only output"
 		}
 		if what == "" {
 			continue
@@ -45,24 +42,30 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 	return nil
 }
 
+// elsewhere reports whether r's device copy is on a device other than dev.
+func elsewhere(r *array.Raw, dev *opencl.Device) bool {
+	d := r.Device()
+	return d != nil && d != device.Device(dev)
+}
+
 // prepareOpenCL gives every buffer a current copy on dev, so the runtime
 // gets each one clean on the device and never copies by itself: our copies
 // are counted in dev.Stats and staged through pinned memory.
 func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
-	for _, i := range p.params {
-		a := &p.args[i]
-		if !a.isBuffer() {
-			continue
-		}
-		r, att := f.raws[i], f.atts[i]
-		if d := r.Device(); d != nil && d != device.Device(dev) {
+	for k, i := range p.bufs {
+		a, b := &p.args[i], &f.bufs[k]
+		r, att := b.r, b.att
+		if elsewhere(r, dev) {
 			// On another device (device/sim, say): bring the data to host
 			// and let it go, then treat the Array as host-resident.
 			if err := r.DeviceFree(); err != nil {
-				return p.transferError(a, "moving off "+d.Name(), err)
+				return p.transferError(a, "moving off "+r.Device().Name(), err)
 			}
 		}
-		f.hadAlloc[i] = r.Allocation() != nil
+		// Read after the move, so an allocation made below is temporary.
+		// A Raw passed twice sees its first slot's allocation here: that
+		// slot frees it.
+		b.hadAlloc = r.Allocation() != nil
 		if a.Kind == InputBuffer {
 			if err := r.CopyToDevice(dev); err != nil {
 				return p.transferError(a, "upload", err)
@@ -92,7 +95,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 		}
 		var fl C.uint64_t
 		if r.DeviceDirty() {
-			fl = flagDeviceDirty
+			fl = C.halide_buffer_flag_device_dirty
 		}
 		att.c.b.flags = fl
 	}
@@ -102,13 +105,9 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 // prepareHost makes inputs current on the host. Device handles may stay
 // in the buffers: with no dirty bit set, a host pipeline never looks at them.
 func (p *Pipeline) prepareHost(f *frame) error {
-	for _, i := range p.params {
-		a := &p.args[i]
-		if !a.isBuffer() {
-			continue
-		}
-		r := f.raws[i]
-		if r.NeedsCopyToHost() {
+	for k, i := range p.bufs {
+		a, b := &p.args[i], &f.bufs[k]
+		if r := b.r; r.NeedsCopyToHost() {
 			// Inputs must be current; outputs too, so that no device-dirty
 			// view overlapping them is copied out over what the pipeline
 			// writes.
@@ -120,7 +119,7 @@ func (p *Pipeline) prepareHost(f *frame) error {
 				return p.transferError(a, "copy to host", err)
 			}
 		}
-		f.atts[i].c.b.flags = 0
+		b.att.c.b.flags = 0
 	}
 	return nil
 }
@@ -135,14 +134,10 @@ func (p *Pipeline) finish(f *frame, ok bool) error {
 			first = err
 		}
 	}
-	for _, i := range p.params {
-		a := &p.args[i]
-		r, att := f.raws[i], f.atts[i]
-		if !a.isBuffer() || r == nil {
-			continue
-		}
-		out := a.Kind == OutputBuffer
-		if att.mem == 0 && att.c.b.device != 0 {
+	for k, i := range p.bufs {
+		out := p.args[i].Kind == OutputBuffer
+		r, att := f.bufs[k].r, f.bufs[k].att
+		if att.c.kind == C.GOHL_DEV_NONE && att.c.b.device != 0 {
 			// The runtime allocated on its own (we always pass ours, so
 			// this is a safety net): bring the data home and free it.
 			if rc := C.gohl_buf_reclaim(&f.c.ctx, att.c); rc != 0 {
@@ -157,7 +152,7 @@ func (p *Pipeline) finish(f *frame, ok bool) error {
 			}
 			continue
 		}
-		if ok && out && att.c.b.flags&flagDeviceDirty != 0 {
+		if ok && out && att.c.b.flags&C.halide_buffer_flag_device_dirty != 0 {
 			r.SetHostDirty(false)
 			r.SetDeviceDirty(true)
 		}
@@ -169,19 +164,19 @@ func (p *Pipeline) finish(f *frame, ok bool) error {
 	// both an input and an output): the host must be current when Call
 	// returns, and an allocation made for this call goes back to the
 	// allocator.
-	for _, i := range p.params {
-		a := &p.args[i]
-		r := f.raws[i]
-		if !a.isBuffer() || r == nil || !f.hostOnly[i] {
+	for k, i := range p.bufs {
+		a, b := &p.args[i], &f.bufs[k]
+		if !b.hostOnly {
 			continue
 		}
+		r := b.r
 		if a.Kind == OutputBuffer && ok {
 			if err := r.CopyToHost(); err != nil {
 				keep(p.transferError(a, "copy to host", err))
 			}
 		}
-		if !f.hadAlloc[i] && r.Allocation() != nil {
-			f.atts[i].setDevice(&f.c.ctx, 0, 0)
+		if !b.hadAlloc && r.Allocation() != nil {
+			b.att.setDevice(&f.c.ctx, 0, 0)
 			if err := r.DeviceFree(); err != nil {
 				keep(p.transferError(a, "freeing the temporary device allocation", err))
 			}

@@ -80,9 +80,8 @@ void gohl_ctx_init(gohl_ctx *c) {
 gohl_frame *gohl_frame_new(int nargs) {
     gohl_frame *f = calloc(1, sizeof(gohl_frame));
     if (!f) return NULL;
-    f->ctx.magic = GOHL_MAGIC;
+    gohl_ctx_init(&f->ctx);
     f->uc = &f->ctx;
-    f->nargs = nargs;
     f->args = calloc(nargs + 1, sizeof(void *));
     f->scalars = calloc(nargs + 1, sizeof(struct halide_scalar_value_t));
     if (!f->args || !f->scalars) {
@@ -152,9 +151,9 @@ int gohl_buf_detach(gohl_ctx *ctx, gohl_buf *b) {
 // gohl_buf_set_device points the buffer at byte off of our cl_mem. Halide 14
 // represents a crop as {cl_mem, offset} and makes a sub-buffer per kernel
 // launch, so an offset goes through halide_device_crop of a 1-D byte view of
-// the root: the public way to build that handle.
+// the root: the public way to build that handle. The Go caller skips the call
+// when mem and off are unchanged.
 int gohl_buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off) {
-    if (b->kind != GOHL_DEV_NONE && b->mem == mem && b->off == off) return 0;
     int r = gohl_buf_detach(ctx, b);
     if (r) return r;
     if (mem == 0) return 0;

@@ -21,9 +21,8 @@ typedef struct gohl_ctx {
 typedef struct gohl_frame {
     gohl_ctx ctx;
     void *uc;      // what args[0] points at for __user_context
-    int32_t nargs;
-    void **args;   // nargs entries
-    struct halide_scalar_value_t *scalars;  // nargs slots, scalars only
+    void **args;   // one entry per argument of NAME_argv
+    struct halide_scalar_value_t *scalars;  // one slot per argument, scalars only
 } gohl_frame;
 
 // gohl_buf mirrors one Array: its halide_buffer_t, dims, and how the device

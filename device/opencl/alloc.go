@@ -32,14 +32,28 @@ func (a *alloc) Native() uintptr { return a.r.mem }
 func (a *alloc) Offset() int     { return a.off }
 func (a *alloc) Bytes() int      { return a.bytes }
 
-// own returns a as one of d's live allocations.
-func (d *Device) own(a device.Allocation) (*alloc, error) {
+// mine returns a as one of d's allocations, live or not.
+func (d *Device) mine(a device.Allocation) (*alloc, error) {
 	x, ok := a.(*alloc)
 	if !ok || x == nil || x.d != d {
 		return nil, fmt.Errorf("%w: %T", ErrForeign, a)
 	}
+	return x, nil
+}
+
+// own returns a as one of d's live allocations.
+func (d *Device) own(a device.Allocation) (*alloc, error) {
 	d.s.mu.Lock()
 	defer d.s.mu.Unlock()
+	return d.ownLocked(a)
+}
+
+// ownLocked is own for a caller that holds d.s.mu.
+func (d *Device) ownLocked(a device.Allocation) (*alloc, error) {
+	x, err := d.mine(a)
+	if err != nil {
+		return nil, err
+	}
 	if d.s.closed {
 		return nil, ErrClosed
 	}
@@ -111,9 +125,9 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 // cache once the root and all its crops are freed. Freeing twice, or after
 // Close, is a no-op.
 func (d *Device) Free(a device.Allocation) error {
-	x, ok := a.(*alloc)
-	if !ok || x == nil || x.d != d {
-		return fmt.Errorf("%w: %T", ErrForeign, a)
+	x, err := d.mine(a)
+	if err != nil {
+		return err
 	}
 	s := d.s
 	s.mu.Lock()
@@ -136,24 +150,23 @@ func (d *Device) Free(a device.Allocation) error {
 		s.counters.Cached(r.size)
 		return nil
 	}
-	return check("clReleaseMemObject", clRelease(kindMem, r.mem))
+	return release(kindMem, r.mem)
 }
 
 // Crop returns an allocation that shares a's memory (same root cl_mem),
 // starting off bytes into a and bytes long. Crops are not counted in
 // AllocsLive: they allocate nothing.
 func (d *Device) Crop(a device.Allocation, off, bytes int) (device.Allocation, error) {
-	x, err := d.own(a)
+	// One critical section: the checks and the new reference must not be
+	// split by a concurrent Free.
+	d.s.mu.Lock()
+	defer d.s.mu.Unlock()
+	x, err := d.ownLocked(a)
 	if err != nil {
 		return nil, err
 	}
 	if off < 0 || bytes < 0 || off+bytes > x.bytes {
 		return nil, fmt.Errorf("opencl: Crop [%d, %d) of a %d-byte allocation: %w", off, off+bytes, x.bytes, ErrRange)
-	}
-	d.s.mu.Lock()
-	defer d.s.mu.Unlock()
-	if x.freed || d.s.closed {
-		return nil, fmt.Errorf("%w: cropped after Free", ErrForeign)
 	}
 	x.r.refs++
 	return &alloc{d: d, r: x.r, off: x.off + off, bytes: bytes}, nil

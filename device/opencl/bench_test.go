@@ -99,7 +99,7 @@ func benchDevices(b *testing.B) (*Device, *Device) {
 		directDev, benchErr = Open(Options{Staging: StagingOff})
 		if benchErr == nil {
 			fmt.Fprintf(os.Stderr, "bench device: %s (staging %v, chunk %d, threads %d)\n",
-				benchDev.Name(), benchDev.s.stage, benchDev.s.chunk(), benchDev.s.threads())
+				benchDev.Name(), benchDev.s.stage, benchDev.s.opts.StagingChunk, benchDev.s.threads())
 		}
 	})
 	if errors.Is(benchErr, ErrNoOpenCL) {

@@ -19,14 +19,7 @@ func (b *Buffer) Handle() uintptr { return b.h }
 func (b *Buffer) Size() int { return b.size }
 
 // Release drops the buffer. Releasing twice is a no-op (not concurrently).
-func (b *Buffer) Release() error {
-	if b.h == 0 {
-		return nil
-	}
-	h := b.h
-	b.h = 0
-	return check("clReleaseMemObject", clRelease(kindMem, h))
-}
+func (b *Buffer) Release() error { return releaseHandle(kindMem, &b.h) }
 
 // SubBuffer returns a buffer that shares b's memory from origin, size bytes
 // long. origin must be a multiple of the device's MemBaseAddrAlign()/8

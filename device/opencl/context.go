@@ -35,14 +35,7 @@ func (c *Context) Devices() []DeviceID { return append([]DeviceID(nil), c.device
 
 // Release drops the context; objects created from it keep it alive until
 // they are released too. Releasing twice is a no-op (not concurrently).
-func (c *Context) Release() error {
-	if c.h == 0 {
-		return nil
-	}
-	h := c.h
-	c.h = 0
-	return check("clReleaseContext", clRelease(kindContext, h))
-}
+func (c *Context) Release() error { return releaseHandle(kindContext, &c.h) }
 
 // QueueProperties is a cl_command_queue_properties bit set.
 type QueueProperties uint64
@@ -110,5 +103,5 @@ func (c *Context) CreateProgram(src ...string) (*Program, error) {
 	if err := check("clCreateProgramWithSource", code); err != nil {
 		return nil, err
 	}
-	return &Program{h: h, ctx: c}, nil
+	return &Program{h: h}, nil
 }

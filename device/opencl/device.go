@@ -96,6 +96,12 @@ func Open(o Options) (*Device, error) {
 	if os.Getenv(EnvVerbose) == "1" {
 		o.Verbose = true
 	}
+	if o.StagingChunk <= 0 {
+		o.StagingChunk = defaultChunk
+	}
+	if o.StagingMin <= 0 {
+		o.StagingMin = defaultStagingMin
+	}
 	p, id, err := choose(&o)
 	if err != nil {
 		return nil, err
@@ -131,7 +137,7 @@ func Open(o Options) (*Device, error) {
 	}
 	if o.Verbose {
 		log.Printf("opencl: using %s: %s, driver %s, max alloc %d B, global %d B, staging %v (2 × %d B, %d copy goroutines)",
-			s.name, id.Version(), id.DriverVersion(), s.maxAlloc, id.GlobalMemSize(), s.stage, s.chunk(), s.threads())
+			s.name, id.Version(), id.DriverVersion(), s.maxAlloc, id.GlobalMemSize(), s.stage, o.StagingChunk, s.threads())
 	}
 	d := &Device{s: s}
 	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.close() }, s)
@@ -249,15 +255,15 @@ func (s *state) close() error {
 	var errs []error
 	errs = append(errs, s.queue.Finish())
 	for r := range live {
-		errs = append(errs, check("clReleaseMemObject", clRelease(kindMem, r.mem)))
+		errs = append(errs, release(kindMem, r.mem))
 		s.counters.Release(r.user)
 	}
 	for _, m := range cached {
-		errs = append(errs, check("clReleaseMemObject", clRelease(kindMem, m)))
+		errs = append(errs, release(kindMem, m))
 	}
 	s.counters.Cached(-cachedBytes)
 	for _, b := range s.pins.drain() {
-		errs = append(errs, b.release(s))
+		errs = append(errs, s.unmapped(b.mem, b.ptr))
 	}
 	s.stageMu.Lock()
 	if s.stager != nil {
@@ -279,7 +285,7 @@ func (d *Device) ReleaseCache() error {
 	s.counters.Cached(-bytes)
 	var errs []error
 	for _, m := range mems {
-		errs = append(errs, check("clReleaseMemObject", clRelease(kindMem, m)))
+		errs = append(errs, release(kindMem, m))
 	}
 	return errors.Join(errs...)
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/resident-go/resident/device"
 )
@@ -49,7 +51,17 @@ func TestRoundTrip(t *testing.T) {
 				})
 			}
 		}
+		if staged := usedStaging(d); staged != (mode.name == "staged") {
+			t.Errorf("%s: staging used = %v", mode.name, staged)
+		}
 	}
+}
+
+// usedStaging reports whether d has moved data through its staging chunks.
+func usedStaging(d *Device) bool {
+	d.s.stageMu.Lock()
+	defer d.s.stageMu.Unlock()
+	return d.s.stager != nil
 }
 
 // TestCrop3D writes and reads a 3-D sub-box through a device Crop and checks
@@ -348,6 +360,42 @@ func TestCacheAndClose(t *testing.T) {
 	}
 }
 
+// TestCleanup checks Close's backstop: a Device that becomes unreachable
+// with an allocation and a pinned block never freed is closed by its
+// cleanup, which frees both.
+func TestCleanup(t *testing.T) {
+	s := func() *state {
+		d, err := Open(Options{})
+		if errors.Is(err, ErrNoOpenCL) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Malloc(1000); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.AllocHost(4096); err != nil {
+			t.Fatal(err)
+		}
+		return d.s
+	}()
+	for range 200 {
+		runtime.GC()
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			if st := s.counters.Snapshot(); st.AllocsLive != 0 || st.BytesLive != 0 {
+				t.Errorf("after the cleanup: %v", st)
+			}
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("an unreachable Device was not closed by its cleanup")
+}
+
 func TestPinnedHost(t *testing.T) {
 	d := open(t, Options{Staging: StagingOn})
 	hb, err := d.AllocHost(1 << 20)
@@ -367,10 +415,7 @@ func TestPinnedHost(t *testing.T) {
 	if err := d.CopyIn(a, 0, h, r); err != nil {
 		t.Fatal(err)
 	}
-	d.s.stageMu.Lock()
-	staged := d.s.stager != nil
-	d.s.stageMu.Unlock()
-	if staged {
+	if usedStaging(d) {
 		t.Error("a pinned transfer went through staging")
 	}
 	got := make([]byte, len(h))

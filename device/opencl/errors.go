@@ -68,9 +68,6 @@ const (
 	codeOutOfResources          = int32(CodeOutOfResources)
 	codeOutOfHostMemory         = int32(CodeOutOfHostMemory)
 	codeDeviceNotFound          = int32(CodeDeviceNotFound)
-	codeInvalidValue            = int32(CodeInvalidValue)
-	codeInvalidBufferSize       = int32(CodeInvalidBufferSize)
-	codeMisalignedSubBufferOff  = int32(CodeMisalignedSubBufferOff)
 )
 
 var errorNames = map[int]string{

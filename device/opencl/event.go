@@ -24,7 +24,7 @@ func (e Event) Release() error {
 	if e.h == 0 {
 		return nil
 	}
-	return check("clReleaseEvent", clRelease(kindEvent, e.h))
+	return release(kindEvent, e.h)
 }
 
 // Event execution states, from CL_EVENT_COMMAND_EXECUTION_STATUS; a
@@ -56,12 +56,7 @@ func (e Event) Elapsed() (int64, error) {
 // WaitForEvents blocks until every event completes. Zero events are
 // skipped; an empty list returns at once.
 func WaitForEvents(evs ...Event) error {
-	live := evs[:0:0]
-	for _, e := range evs {
-		if e.h != 0 {
-			live = append(live, e)
-		}
-	}
+	live := nonZero(evs)
 	if len(live) == 0 {
 		return nil
 	}

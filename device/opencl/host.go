@@ -13,13 +13,21 @@ import (
 // once and kept mapped. Transfers from or to slices inside it skip staging
 // and run at the bus's full speed.
 type HostBlock struct {
-	d     *Device // keeps the Device, and so the mapping, alive
-	mem   uintptr
-	ptr   unsafe.Pointer // the mapping, C memory
-	data  unsafe.Pointer // the block's first byte, HostAlign-aligned
-	n     int
-	start uintptr
+	d *Device // keeps the Device, and so the mapping, alive
+	p *pinned
 }
+
+// pinned is the mapping behind a HostBlock. The Device's state lists it, so
+// it must not point back to the Device: that would keep an unreachable
+// Device alive and its cleanup would never run.
+type pinned struct {
+	mem  uintptr
+	ptr  unsafe.Pointer // the mapping, C memory
+	data unsafe.Pointer // the block's first byte, HostAlign-aligned
+	n    int
+}
+
+func (p *pinned) start() uintptr { return uintptr(p.data) }
 
 // HostAlign is the alignment of AllocHost memory, as Halide's host
 // allocations have.
@@ -50,13 +58,12 @@ func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
 		}
 		skip = (HostAlign - int(uintptr(ptr)%HostAlign)) % HostAlign
 	}
-	data := unsafe.Add(ptr, skip)
-	b := &HostBlock{d: d, mem: mem, ptr: ptr, data: data, n: bytes, start: uintptr(data)}
-	if !d.s.pins.add(b) {
+	p := &pinned{mem: mem, ptr: ptr, data: unsafe.Add(ptr, skip), n: bytes}
+	if !d.s.pins.add(p) {
 		d.s.unmapped(mem, ptr)
 		return nil, ErrClosed
 	}
-	return b, nil
+	return &HostBlock{d: d, p: p}, nil
 }
 
 // mapped creates a host-visible buffer and maps all of it.
@@ -80,46 +87,44 @@ func (s *state) unmapped(mem uintptr, ptr unsafe.Pointer) error {
 		err = ev.Wait()
 		ev.Release()
 	}
-	if e := check("clReleaseMemObject", clRelease(kindMem, mem)); err == nil {
+	if e := release(kindMem, mem); err == nil {
 		err = e
 	}
 	return err
 }
 
 // Bytes returns the block's memory, valid until Free.
-func (b *HostBlock) Bytes() []byte { return unsafe.Slice((*byte)(b.data), b.n) }
+func (b *HostBlock) Bytes() []byte { return unsafe.Slice((*byte)(b.p.data), b.p.n) }
 
 // Free unmaps and releases the block. Idempotent.
 func (b *HostBlock) Free() error {
-	if !b.d.s.pins.remove(b) {
+	if !b.d.s.pins.remove(b.p) {
 		return nil
 	}
-	return b.release(b.d.s)
+	return b.d.s.unmapped(b.p.mem, b.p.ptr)
 }
-
-func (b *HostBlock) release(s *state) error { return s.unmapped(b.mem, b.ptr) }
 
 // pinnedSet finds the pinned block a host slice lies in.
 type pinnedSet struct {
 	mu     sync.RWMutex
-	blocks []*HostBlock // sorted by start
-	closed bool         // drained by Close: add refuses
+	blocks []*pinned // sorted by start
+	closed bool      // drained by Close: add refuses
 }
 
-func (p *pinnedSet) add(b *HostBlock) bool {
+func (p *pinnedSet) add(b *pinned) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return false
 	}
-	i := sort.Search(len(p.blocks), func(i int) bool { return p.blocks[i].start >= b.start })
+	i := sort.Search(len(p.blocks), func(i int) bool { return p.blocks[i].start() >= b.start() })
 	p.blocks = append(p.blocks, nil)
 	copy(p.blocks[i+1:], p.blocks[i:])
 	p.blocks[i] = b
 	return true
 }
 
-func (p *pinnedSet) remove(b *HostBlock) bool {
+func (p *pinnedSet) remove(b *pinned) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, x := range p.blocks {
@@ -135,15 +140,15 @@ func (p *pinnedSet) remove(b *HostBlock) bool {
 func (p *pinnedSet) contains(start uintptr, n int) bool {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	i := sort.Search(len(p.blocks), func(i int) bool { return p.blocks[i].start > start }) - 1
+	i := sort.Search(len(p.blocks), func(i int) bool { return p.blocks[i].start() > start }) - 1
 	if i < 0 {
 		return false
 	}
 	b := p.blocks[i]
-	return start+uintptr(n) <= b.start+uintptr(b.n)
+	return start+uintptr(n) <= b.start()+uintptr(b.n)
 }
 
-func (p *pinnedSet) drain() []*HostBlock {
+func (p *pinnedSet) drain() []*pinned {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	bs := p.blocks

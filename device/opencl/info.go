@@ -20,6 +20,30 @@ const (
 	kindEventProfiling
 )
 
+// releaseOps names the entry point clRelease calls for each kind, for errors.
+var releaseOps = [...]string{
+	kindContext: "clReleaseContext",
+	kindQueue:   "clReleaseCommandQueue",
+	kindMem:     "clReleaseMemObject",
+	kindProgram: "clReleaseProgram",
+	kindKernel:  "clReleaseKernel",
+	kindEvent:   "clReleaseEvent",
+}
+
+// release drops one reference to the object h of the given kind.
+func release(kind int, h uintptr) error { return check(releaseOps[kind], clRelease(kind, h)) }
+
+// releaseHandle is the Release method of the handle types: it zeroes *h
+// before releasing, so releasing twice is a no-op (not concurrently).
+func releaseHandle(kind int, h *uintptr) error {
+	if *h == 0 {
+		return nil
+	}
+	x := *h
+	*h = 0
+	return release(kind, x)
+}
+
 // Info parameter names, from the OpenCL 1.2 spec.
 const (
 	platformProfile    = 0x0900
@@ -46,14 +70,11 @@ const (
 	deviceHostUnifiedMem   = 0x1035
 	deviceOpenCLCVersion   = 0x103D
 
-	programNumDevices = 0x1162
-	programDevices    = 0x1163
-	programBuildLog   = 0x1183
+	programDevices  = 0x1163
+	programBuildLog = 0x1183
 
-	kernelFunctionName     = 0x1190
-	kernelNumArgs          = 0x1191
-	kernelWorkGroupSize    = 0x11B0
-	kernelPreferredWGMulti = 0x11B3
+	kernelNumArgs       = 0x1191
+	kernelWorkGroupSize = 0x11B0
 
 	eventExecutionStatus = 0x11D3
 	profilingStart       = 0x1282

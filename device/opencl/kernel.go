@@ -24,14 +24,7 @@ func (k *Kernel) Handle() uintptr { return k.h }
 func (k *Kernel) Name() string { return k.name }
 
 // Release drops the kernel. Releasing twice is a no-op (not concurrently).
-func (k *Kernel) Release() error {
-	if k.h == 0 {
-		return nil
-	}
-	h := k.h
-	k.h = 0
-	return check("clReleaseKernel", clRelease(kindKernel, h))
-}
+func (k *Kernel) Release() error { return releaseHandle(kindKernel, &k.h) }
 
 // NumArgs returns the kernel's number of arguments.
 func (k *Kernel) NumArgs() (int, error) {

@@ -1,23 +1,13 @@
 package opencl
 
 // Program is a cl_program built from OpenCL C source.
-type Program struct {
-	h   uintptr
-	ctx *Context
-}
+type Program struct{ h uintptr }
 
 // Handle returns the raw cl_program.
 func (p *Program) Handle() uintptr { return p.h }
 
 // Release drops the program. Releasing twice is a no-op (not concurrently).
-func (p *Program) Release() error {
-	if p.h == 0 {
-		return nil
-	}
-	h := p.h
-	p.h = 0
-	return check("clReleaseProgram", clRelease(kindProgram, h))
-}
+func (p *Program) Release() error { return releaseHandle(kindProgram, &p.h) }
 
 // Devices returns the devices the program is associated with.
 func (p *Program) Devices() ([]DeviceID, error) {

@@ -26,14 +26,7 @@ func (q *CommandQueue) Handle() uintptr { return q.h }
 func (q *CommandQueue) Device() DeviceID { return q.dev }
 
 // Release drops the queue. Releasing twice is a no-op (not concurrently).
-func (q *CommandQueue) Release() error {
-	if q.h == 0 {
-		return nil
-	}
-	h := q.h
-	q.h = 0
-	return check("clReleaseCommandQueue", clRelease(kindQueue, h))
-}
+func (q *CommandQueue) Release() error { return releaseHandle(kindQueue, &q.h) }
 
 // Flush submits queued commands to the device without waiting (clFlush).
 func (q *CommandQueue) Flush() error { return check("clFlush", clFlush(q.h)) }
@@ -91,49 +84,39 @@ type Rect struct {
 	HostRowPitch, HostSlicePitch     int
 }
 
-func pitches(region [3]int, row, slice int) (int, int) {
+// resolveSide fills in one side's default pitches (0: tightly packed) and
+// checks that its box is well formed and ends within size bytes (size < 0:
+// C memory of unknown size, not checked).
+func resolveSide(op, side string, origin, region [3]int, rowp, slicep *int, size int) error {
+	row, slice := *rowp, *slicep
 	if row == 0 {
 		row = region[0]
 	}
 	if slice == 0 {
 		slice = region[1] * row
 	}
-	return row, slice
-}
-
-// extent is one past the last byte a box touches.
-func extent(origin, region [3]int, row, slice int) int {
-	return origin[0] + origin[1]*row + origin[2]*slice + region[0] + (region[1]-1)*row + (region[2]-1)*slice
-}
-
-func checkBox(op string, origin, region [3]int, row, slice int) error {
+	*rowp, *slicep = row, slice
 	for i := range 3 {
 		if origin[i] < 0 || region[i] < 1 {
-			return fmt.Errorf("opencl: %s: origin %v region %v: want origin ≥ 0, region ≥ 1: %w", op, origin, region, ErrRange)
+			return fmt.Errorf("opencl: %s %s: origin %v region %v: want origin ≥ 0, region ≥ 1: %w", op, side, origin, region, ErrRange)
 		}
 	}
 	if row < region[0] || slice < region[1]*row || slice%row != 0 {
-		return fmt.Errorf("opencl: %s: row pitch %d, slice pitch %d for region %v: want row ≥ region[0], slice ≥ region[1]·row and a multiple of row: %w", op, row, slice, region, ErrRange)
+		return fmt.Errorf("opencl: %s %s: row pitch %d, slice pitch %d for region %v: want row ≥ region[0], slice ≥ region[1]·row and a multiple of row: %w", op, side, row, slice, region, ErrRange)
+	}
+	// One past the last byte the box touches.
+	end := origin[0] + origin[1]*row + origin[2]*slice + region[0] + (region[1]-1)*row + (region[2]-1)*slice
+	if size >= 0 && end > size {
+		return fmt.Errorf("opencl: %s reaches byte %d of %d %s bytes: %w", op, end, size, side, ErrRange)
 	}
 	return nil
 }
 
 func (r *Rect) resolve(op string, bufSize, hostLen int) error {
-	r.BufferRowPitch, r.BufferSlicePitch = pitches(r.Region, r.BufferRowPitch, r.BufferSlicePitch)
-	r.HostRowPitch, r.HostSlicePitch = pitches(r.Region, r.HostRowPitch, r.HostSlicePitch)
-	if err := checkBox(op, r.BufferOrigin, r.Region, r.BufferRowPitch, r.BufferSlicePitch); err != nil {
+	if err := resolveSide(op, "buffer", r.BufferOrigin, r.Region, &r.BufferRowPitch, &r.BufferSlicePitch, bufSize); err != nil {
 		return err
 	}
-	if err := checkBox(op, r.HostOrigin, r.Region, r.HostRowPitch, r.HostSlicePitch); err != nil {
-		return err
-	}
-	if e := extent(r.BufferOrigin, r.Region, r.BufferRowPitch, r.BufferSlicePitch); e > bufSize {
-		return fmt.Errorf("opencl: %s reaches byte %d of a %d-byte buffer: %w", op, e, bufSize, ErrRange)
-	}
-	if e := extent(r.HostOrigin, r.Region, r.HostRowPitch, r.HostSlicePitch); hostLen >= 0 && e > hostLen {
-		return fmt.Errorf("opencl: %s reaches byte %d of %d host bytes: %w", op, e, hostLen, ErrRange)
-	}
-	return nil
+	return resolveSide(op, "host", r.HostOrigin, r.Region, &r.HostRowPitch, &r.HostSlicePitch, hostLen)
 }
 
 // ReadBufferRect copies the box r from src into dst, blocking.
@@ -190,19 +173,11 @@ type CopyRect struct {
 
 // CopyBufferRect enqueues a device-side copy of a box.
 func (q *CommandQueue) CopyBufferRect(dst, src *Buffer, r CopyRect, wait []Event, ev *Event) error {
-	r.SrcRowPitch, r.SrcSlicePitch = pitches(r.Region, r.SrcRowPitch, r.SrcSlicePitch)
-	r.DstRowPitch, r.DstSlicePitch = pitches(r.Region, r.DstRowPitch, r.DstSlicePitch)
-	if err := checkBox("CopyBufferRect source", r.SrcOrigin, r.Region, r.SrcRowPitch, r.SrcSlicePitch); err != nil {
+	if err := resolveSide("CopyBufferRect", "source", r.SrcOrigin, r.Region, &r.SrcRowPitch, &r.SrcSlicePitch, src.size); err != nil {
 		return err
 	}
-	if err := checkBox("CopyBufferRect destination", r.DstOrigin, r.Region, r.DstRowPitch, r.DstSlicePitch); err != nil {
+	if err := resolveSide("CopyBufferRect", "destination", r.DstOrigin, r.Region, &r.DstRowPitch, &r.DstSlicePitch, dst.size); err != nil {
 		return err
-	}
-	if e := extent(r.SrcOrigin, r.Region, r.SrcRowPitch, r.SrcSlicePitch); e > src.size {
-		return fmt.Errorf("opencl: CopyBufferRect reaches byte %d of a %d-byte source: %w", e, src.size, ErrRange)
-	}
-	if e := extent(r.DstOrigin, r.Region, r.DstRowPitch, r.DstSlicePitch); e > dst.size {
-		return fmt.Errorf("opencl: CopyBufferRect reaches byte %d of a %d-byte destination: %w", e, dst.size, ErrRange)
 	}
 	return check("clEnqueueCopyBufferRect", clCopyRect(q.h, src.h, dst.h, &r, nonZero(wait), ev))
 }

@@ -2,11 +2,11 @@ package opencl
 
 import (
 	"errors"
-
-	"github.com/resident-go/resident/device"
 	"runtime"
 	"sync"
 	"unsafe"
+
+	"github.com/resident-go/resident/device"
 )
 
 // stager is a pair of pinned chunks for moving ordinary Go memory: drivers
@@ -31,7 +31,7 @@ func (s *state) getStager() (*stager, error) {
 	if s.stager != nil {
 		return s.stager, nil
 	}
-	st := &stager{chunk: s.chunk()}
+	st := &stager{chunk: s.opts.StagingChunk}
 	for i := range st.mem {
 		mem, ptr, err := s.mapped(st.chunk)
 		if err != nil {
@@ -51,13 +51,6 @@ func (st *stager) release(s *state) error {
 }
 
 func (st *stager) slot(i, n int) []byte { return unsafe.Slice((*byte)(st.ptr[i]), n) }
-
-func (s *state) chunk() int {
-	if s.opts.StagingChunk > 0 {
-		return s.opts.StagingChunk
-	}
-	return defaultChunk
-}
 
 func (s *state) threads() int {
 	if s.opts.CopyThreads > 0 {
@@ -84,18 +77,14 @@ func parallelCopy(dst, src []byte, k int) {
 	wg.Wait()
 }
 
-// settle waits for and releases the events still in flight, so staging
-// memory is never reused, or returned, under a running transfer.
-func settle(evs *[2]Event, err error) error {
-	for i := range evs {
-		if evs[i].h != 0 {
-			if e := evs[i].Wait(); err == nil {
-				err = e
-			}
-			evs[i].Release()
-			evs[i] = Event{}
-		}
+// waitRelease waits for *ev, if any, releases it and zeroes it.
+func waitRelease(ev *Event) error {
+	if ev.h == 0 {
+		return nil
 	}
+	err := ev.Wait()
+	ev.Release()
+	*ev = Event{}
 	return err
 }
 
@@ -230,10 +219,12 @@ func batches(r device.Region, chunk int, fn func(batch []piece) error) error {
 	return err
 }
 
-// writeStaged copies the host Region to mem at devOff through the two
-// staging slots: batch i is gathered into one slot while batch i-1 is on
-// the bus from the other.
-func (s *state) writeStaged(mem uintptr, devOff int, host []byte, r device.Region) (err error) {
+// staged moves the Region between host and mem at devOff through the two
+// staging slots. Writing, batch i is gathered into one slot while batch
+// i-1 is on the bus from the other; reading, batch i is on the bus while
+// batch i-1 is scattered. A slot is reused only after its last transfer
+// completed, and none is left in flight on return.
+func (s *state) staged(write bool, mem uintptr, devOff int, host []byte, r device.Region) (err error) {
 	s.stageMu.Lock()
 	defer s.stageMu.Unlock()
 	st, err := s.getStager()
@@ -241,60 +232,45 @@ func (s *state) writeStaged(mem uintptr, devOff int, host []byte, r device.Regio
 		return err
 	}
 	var evs [2]Event
-	defer func() { err = settle(&evs, err) }()
-	k, i := s.threads(), 0
-	return batches(r, st.chunk, func(batch []piece) error {
-		slot := i & 1
-		i++
-		if evs[slot].h != 0 {
-			if err := evs[slot].Wait(); err != nil {
-				return err
+	defer func() {
+		for i := range evs {
+			if e := waitRelease(&evs[i]); err == nil {
+				err = e
 			}
-			evs[slot].Release()
-			evs[slot] = Event{}
 		}
-		moveRows(st.slot(slot, st.chunk), host, batch, true, k)
-		return s.enqueueBatch(true, mem, devOff, st.ptr[slot], batch, &evs[slot])
-	})
-}
-
-// readStaged copies the Region at devOff in mem to host through the two
-// staging slots: batch i is on the bus while batch i-1 is scattered.
-func (s *state) readStaged(host []byte, mem uintptr, devOff int, r device.Region) (err error) {
-	s.stageMu.Lock()
-	defer s.stageMu.Unlock()
-	st, err := s.getStager()
-	if err != nil {
-		return err
-	}
-	var evs [2]Event
-	defer func() { err = settle(&evs, err) }()
-	var pending [2][]piece
+	}()
+	var pending [2][]piece // read batches on the bus, to scatter
 	k, i := s.threads(), 0
-	drain := func(slot int) error {
-		if pending[slot] == nil {
-			return nil
-		}
-		if err := evs[slot].Wait(); err != nil {
+	finish := func(slot int) error {
+		if err := waitRelease(&evs[slot]); err != nil {
 			return err
 		}
-		evs[slot].Release()
-		evs[slot] = Event{}
-		moveRows(st.slot(slot, st.chunk), host, pending[slot], false, k)
-		pending[slot] = nil
+		if pending[slot] != nil {
+			moveRows(st.slot(slot, st.chunk), host, pending[slot], false, k)
+			pending[slot] = nil
+		}
 		return nil
 	}
 	err = batches(r, st.chunk, func(batch []piece) error {
 		slot := i & 1
 		i++
-		if err := s.enqueueBatch(false, mem, devOff, st.ptr[slot], batch, &evs[slot]); err != nil {
+		if err := finish(slot); err != nil {
 			return err
 		}
+		if write {
+			moveRows(st.slot(slot, st.chunk), host, batch, true, k)
+		}
+		if err := s.enqueueBatch(write, mem, devOff, st.ptr[slot], batch, &evs[slot]); err != nil {
+			return err
+		}
+		if write {
+			return nil
+		}
 		pending[slot] = batch
-		return drain(slot ^ 1)
+		return finish(slot ^ 1)
 	})
 	if err != nil {
 		return err
 	}
-	return drain((i - 1) & 1)
+	return finish((i - 1) & 1)
 }

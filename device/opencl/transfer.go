@@ -29,51 +29,43 @@ func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (de
 // memory when src is ordinary Go memory and large), 2-D and 3-D regions one
 // rect transfer, higher ranks a loop of them.
 func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
-	x, err := d.own(dst)
-	if err != nil {
-		return err
-	}
-	rs, span, err := checkRegion("CopyIn", x, off, r, len(src))
-	if err != nil || span == 0 {
-		return err
-	}
-	if err := d.retryOOM(func() error { return d.s.transfer(true, x.r.mem, x.off+off, src, rs) }); err != nil {
-		return fmt.Errorf("opencl: CopyIn on %s: %w", d.s.name, err)
-	}
-	d.s.counters.H2D(r.Bytes())
-	return nil
+	return d.hostCopy("CopyIn", true, dst, off, src, r)
 }
 
 // CopyOut copies the Region at byte off in src to the host Region starting
 // at dst[0]; host bytes between the Region's rows are left untouched.
 func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
-	x, err := d.own(src)
+	return d.hostCopy("CopyOut", false, src, off, dst, r)
+}
+
+// hostCopy is CopyIn (write) and CopyOut: a transfer between host and the
+// Region at byte off in a.
+func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
+	x, err := d.own(a)
 	if err != nil {
 		return err
 	}
-	rs, span, err := checkRegion("CopyOut", x, off, r, len(dst))
+	rs, span, err := checkRegion(op, x, off, r, len(host))
 	if err != nil || span == 0 {
 		return err
 	}
-	if err := d.retryOOM(func() error { return d.s.transfer(false, x.r.mem, x.off+off, dst, rs) }); err != nil {
-		return fmt.Errorf("opencl: CopyOut on %s: %w", d.s.name, err)
+	if err := d.retryOOM(func() error { return d.s.transfer(write, x.r.mem, x.off+off, host, rs, span) }); err != nil {
+		return fmt.Errorf("opencl: %s on %s: %w", op, d.s.name, err)
 	}
-	d.s.counters.D2H(r.Bytes())
+	if write {
+		d.s.counters.H2D(r.Bytes())
+	} else {
+		d.s.counters.D2H(r.Bytes())
+	}
 	return nil
 }
 
-// transfer moves a simplified Region between host and mem at devOff.
-func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r device.Region) error {
-	pinned := s.pins.contains(uintptr(unsafe.Pointer(&host[0])), r.SpanBytes())
-	least := s.opts.StagingMin
-	if least <= 0 {
-		least = defaultStagingMin
-	}
-	if s.stage && !pinned && r.Bytes() >= least {
-		if write {
-			return s.writeStaged(mem, devOff, host, r)
-		}
-		return s.readStaged(host, mem, devOff, r)
+// transfer moves a simplified Region, span bytes from first to last byte,
+// between host and mem at devOff.
+func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r device.Region, span int) error {
+	pinned := s.pins.contains(uintptr(unsafe.Pointer(&host[0])), span)
+	if s.stage && !pinned && r.Bytes() >= s.opts.StagingMin {
+		return s.staged(write, mem, devOff, host, r)
 	}
 	if len(r.Shape) == 1 {
 		n := r.Bytes()
@@ -99,12 +91,19 @@ func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r dev
 // cached blocks can starve a transfer even though Malloc succeeded.
 func (d *Device) retryOOM(op func() error) error {
 	err := op()
-	var e *Error
-	if errors.As(err, &e) && isOOM(int32(e.Code)) && d.Stats().CachedBytes > 0 {
+	if err != nil && isOOMError(err) && d.s.counters.Snapshot().CachedBytes > 0 {
 		d.ReleaseCache()
 		err = op()
 	}
 	return err
+}
+
+// isOOMError reports whether err is an *Error for lack of memory. It is a
+// function of its own so that the *Error it unwraps into is allocated only
+// on failure, not on every transfer.
+func isOOMError(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && isOOM(int32(e.Code))
 }
 
 func rwName(write, rect bool) string {
@@ -191,27 +190,16 @@ func forBoxes(r device.Region, fn func(b box, last bool) error) error {
 			}
 		}
 	}
-	outer := sh[inner:]
-	total := 1
-	for _, s := range outer {
-		total *= s.Extent
-	}
-	idx := make([]int, len(outer))
-	for k := range total {
-		off := 0
-		for i, x := range idx {
-			off += x * outer[i].Stride * es
+	// The dimensions left over are looped over: their first elements are
+	// the rows of a Region of one-element rows.
+	outer := device.Region{ElemSize: es, Shape: append([]device.Span{{Extent: 1, Stride: 1}}, sh[inner:]...)}
+	total, k := outer.Elems(), 0
+	var err error
+	outer.Rows(func(off, _ int) {
+		if err == nil {
+			err = fn(box{off: off, n: rowBytes, rect: rs}, k == total-1)
 		}
-		if err := fn(box{off: off, n: rowBytes, rect: rs}, k == total-1); err != nil {
-			return err
-		}
-		for i := range idx {
-			idx[i]++
-			if idx[i] < outer[i].Extent {
-				break
-			}
-			idx[i] = 0
-		}
-	}
-	return nil
+		k++
+	})
+	return err
 }

@@ -146,34 +146,33 @@ func (d *Device) transfer(dst []byte, dOff int, src []byte, sOff int, r device.R
 }
 
 func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
-	x, err := d.own(dst)
-	if err != nil {
-		return err
-	}
-	if err := check(r, x.Mem(), off, "allocation"); err != nil {
-		return err
-	}
-	if err := check(r, src, 0, "host slice"); err != nil {
-		return err
-	}
-	d.transfer(x.b.mem, x.off+off, src, 0, r)
-	d.c.H2D(r.Bytes())
-	return nil
+	return d.hostCopy(dst, off, src, r, true)
 }
 
 func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
-	x, err := d.own(src)
+	return d.hostCopy(src, off, dst, r, false)
+}
+
+// hostCopy moves r between host and the allocation at off: to the device
+// when in is true.
+func (d *Device) hostCopy(a device.Allocation, off int, host []byte, r device.Region, in bool) error {
+	x, err := d.own(a)
 	if err != nil {
 		return err
 	}
 	if err := check(r, x.Mem(), off, "allocation"); err != nil {
 		return err
 	}
-	if err := check(r, dst, 0, "host slice"); err != nil {
+	if err := check(r, host, 0, "host slice"); err != nil {
 		return err
 	}
-	d.transfer(dst, 0, x.b.mem, x.off+off, r)
-	d.c.D2H(r.Bytes())
+	if in {
+		d.transfer(x.b.mem, x.off+off, host, 0, r)
+		d.c.H2D(r.Bytes())
+	} else {
+		d.transfer(host, 0, x.b.mem, x.off+off, r)
+		d.c.D2H(r.Bytes())
+	}
 	return nil
 }
 

@@ -59,13 +59,13 @@ func env(k, def string) string {
 // user_context (so errors reach the right call) and no_runtime (package
 // halide provides the one runtime); the runtime gets neither.
 func resolveTarget(t string, runtime bool) string {
-	switch t {
-	case "":
+	if t == "" {
+		t = "host"
 		if runtime {
-			t = target.Portable + "-opencl"
-		} else {
-			t = target.Portable
+			t = "opencl"
 		}
+	}
+	switch t {
 	case "host":
 		t = target.Portable
 	case "opencl":

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/resident-go/resident/array"
 )
 
 // metadata is what halide_filter_metadata_t says about a pipeline.
@@ -23,6 +25,11 @@ type arg struct {
 	Code  int    `json:"code"` // 0 int, 1 uint, 2 float, 3 handle, 4 bfloat
 	Bits  int    `json:"bits"`
 	Lanes int    `json:"lanes"`
+}
+
+// typ is the argument's element type; its String is how docs name it.
+func (a arg) typ() array.Type {
+	return array.Type{Code: array.Code(a.Code), Bits: uint8(a.Bits), Lanes: uint16(a.Lanes)}
 }
 
 // dumpSource prints FUNC_metadata() as JSON. Only the metadata function

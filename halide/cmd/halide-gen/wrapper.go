@@ -28,22 +28,6 @@ func goScalar(a arg) (string, error) {
 	return "", fmt.Errorf("scalar argument %q has type code %d bits %d lanes %d, which Go cannot pass", a.Name, a.Code, a.Bits, a.Lanes)
 }
 
-func typeName(a arg) string {
-	n := [...]string{"int", "uint", "float", "handle", "bfloat"}
-	s := fmt.Sprintf("type%d", a.Code)
-	if a.Code >= 0 && a.Code < len(n) {
-		s = n[a.Code]
-	}
-	if a.Code == 1 && a.Bits == 1 {
-		return "bool"
-	}
-	s = fmt.Sprint(s, a.Bits)
-	if a.Lanes > 1 {
-		s += fmt.Sprintf("x%d", a.Lanes)
-	}
-	return s
-}
-
 // goIdent makes a Halide name a Go identifier (lower case kept).
 func goIdent(s string) string {
 	var b strings.Builder
@@ -127,10 +111,10 @@ func wrapper(c *config, md *metadata) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.GoType, p.Doc = t, "scalar "+typeName(a)
+			p.GoType, p.Doc = t, "scalar "+a.typ().String()
 		case 1, 2:
 			p.GoType = "array.Buffer"
-			p.Doc = fmt.Sprintf("%s %d-D %s buffer", map[int]string{1: "input", 2: "output"}[a.Kind], a.Dims, typeName(a))
+			p.Doc = fmt.Sprintf("%s %d-D %s buffer", map[int]string{1: "input", 2: "output"}[a.Kind], a.Dims, a.typ())
 		default:
 			return nil, fmt.Errorf("argument %q has unknown kind %d", a.Name, a.Kind)
 		}

@@ -36,11 +36,33 @@ func TestHostMatchesHalide(t *testing.T) {
 	}
 }
 
-func TestPortableIsSubsetOfHost(t *testing.T) {
-	host := Host()
-	for _, f := range strings.Split(Portable, "-")[3:] {
-		if !strings.Contains(host, f) {
-			t.Skipf("this CPU lacks %s; portable objects won't run here", f)
+// Features on synthetic CPUs: Portable is exactly what an AVX2 machine
+// without AVX-512 reports, and the AVX-512 levels stack as in Halide.
+func TestFeatures(t *testing.T) {
+	avx2 := []cpuid.FeatureID{cpuid.SSE4, cpuid.AVX, cpuid.F16C, cpuid.FMA3, cpuid.AVX2}
+	skylake := append(avx2[:len(avx2):len(avx2)], cpuid.AVX512F, cpuid.AVX512CD, cpuid.AVX512VL, cpuid.AVX512BW, cpuid.AVX512DQ)
+	for _, tc := range []struct {
+		name string
+		ids  []cpuid.FeatureID
+		want string
+	}{
+		{"none", nil, ""},
+		{"avx without sse4.1", []cpuid.FeatureID{cpuid.AVX}, "avx"},
+		{"avx2 needs avx", []cpuid.FeatureID{cpuid.SSE4, cpuid.AVX2}, "sse41"},
+		{"portable", avx2, strings.Join(sorted(strings.Split(Portable, "-")[3:]), "-")},
+		{"skylake", skylake, "avx-avx2-avx512-avx512_skylake-f16c-fma-sse41"},
+		{"cannonlake", append(skylake[:len(skylake):len(skylake)], cpuid.AVX512IFMA, cpuid.AVX512VBMI),
+			"avx-avx2-avx512-avx512_cannonlake-avx512_skylake-f16c-fma-sse41"},
+	} {
+		var c cpuid.CPUInfo
+		c.Enable(tc.ids...)
+		if got := strings.Join(sorted(Features(c)), "-"); got != tc.want {
+			t.Errorf("%s: Features = %s, want %s", tc.name, got, tc.want)
 		}
 	}
+}
+
+func sorted(s []string) []string {
+	sort.Strings(s)
+	return s
 }
