@@ -129,3 +129,6 @@ var (
 	_ Buffer = ReadView[float32]{}
 	_ Buffer = HostView[float32]{}
 )
+
+// Dims returns a copy of the viewed Array's dimensions.
+func (v ReadView[T]) Dims() []Dim { return v.a.Dims() }
