@@ -89,6 +89,7 @@ type state struct {
 	stager   *stager
 	cleanup  runtime.Cleanup
 	closeErr error
+	onClose  []func() // OnClose hooks, run first by close
 }
 
 // Open opens the device o selects, with its own context and queue.
@@ -115,6 +116,11 @@ func Open(o Options) (*Device, error) {
 		ctx.Release()
 		return nil, err
 	}
+	return newDevice(o, p, id, ctx, q), nil
+}
+
+// newDevice builds a Device over ctx and q, which it releases on Close.
+func newDevice(o Options, p Platform, id DeviceID, ctx *Context, q *CommandQueue) *Device {
 	s := &state{
 		opts: o, platform: p, id: id, ctx: ctx, queue: q,
 		name:     fmt.Sprintf("opencl:%s (%s)", id.Name(), p.Name()),
@@ -141,7 +147,7 @@ func Open(o Options) (*Device, error) {
 	}
 	d := &Device{s: s}
 	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.close() }, s)
-	return d, nil
+	return d
 }
 
 var (
@@ -250,7 +256,15 @@ func (s *state) close() error {
 	live := s.live
 	s.live = nil
 	cached, cachedBytes := s.cache.drain()
+	hooks := s.onClose
+	s.onClose = nil
 	s.mu.Unlock()
+
+	// Hooks release what others built on the context (a Halide runtime's
+	// compiled programs) while the context and queue are still valid.
+	for i := len(hooks) - 1; i >= 0; i-- {
+		hooks[i]()
+	}
 
 	var errs []error
 	errs = append(errs, s.queue.Finish())
