@@ -36,7 +36,7 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 			continue
 		}
 		if err := device.CheckAutomatic(fmt.Sprintf("%s %q of pipeline %s", what, a.Name, p.name)); err != nil {
-			return &Error{Pipeline: p.name, Code: -1, Msg: err.Error(), err: err}
+			return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
 		}
 	}
 	return nil
@@ -86,7 +86,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 			continue
 		}
 		if off := alloc.Offset(); off%dev.SubBufferAlign() != 0 {
-			return &Error{Pipeline: p.name, Code: -1, Msg: fmt.Sprintf(
+			return &Error{Pipeline: p.name, Code: int(ErrUnalignedCrop), Msg: fmt.Sprintf(
 				"argument %q is a crop starting %d bytes into its parent's device allocation; Halide 14 passes crops to kernels as OpenCL sub-buffers, which need offsets that are multiples of %d bytes on %s: crop at aligned offsets, or pass a copy",
 				a.Name, off, dev.SubBufferAlign(), dev.Name())}
 		}
@@ -197,5 +197,5 @@ func markHostNewer(r *array.Raw) {
 }
 
 func (p *Pipeline) transferError(a *Arg, what string, err error) error {
-	return &Error{Pipeline: p.name, Code: -1, Msg: fmt.Sprintf("argument %q: %s: %v", a.Name, what, err), err: err}
+	return &Error{Pipeline: p.name, Code: int(ErrTransfer), Msg: fmt.Sprintf("argument %q: %s: %v", a.Name, what, err), err: err}
 }
