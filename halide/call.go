@@ -123,7 +123,7 @@ func (p *Pipeline) call(f *frame, want *opencl.Device, args []any) error {
 	}
 	rc := C.int(0)
 	if err == nil {
-		rc = C.gohl_call(C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c))))
+		rc = p.invoke(f) // hooks.go: the fast entry point unless p has callbacks
 	}
 	if ferr := p.finish(f, rc == 0 && err == nil); err == nil {
 		err = ferr

@@ -258,6 +258,8 @@ type Pipeline struct {
 	texture atomic.Int32                  // textureUnknown, textureNone or textureUsed (device.go)
 	texArgs atomic.Pointer[string]        // the arguments stored as textures
 
+	callsBack atomic.Bool // calls may call back into Go (hooks.go)
+
 	frames sync.Pool // *frame: call frames in C memory, reused
 }
 
