@@ -7,8 +7,12 @@
 // Halide's interleaved layout — and c = 0, 1, 2, 3 for R, G, B, A. The
 // Array's mins are the image's Bounds().Min, so a SubImage keeps its
 // coordinates: pixel (x, y) of the image is Array element (x, y) (or
-// (x, y, c)). a.Slice(2, c) is channel c as a 2-D view of the same memory,
-// which a 2-D pipeline can read and write in place.
+// (x, y, c)). a.Slice(2, c) is channel c as a 2-D view of the same memory
+// (x stride 4). A 2-D pipeline reads and writes such a view in place only if
+// it was generated without Halide's default constraint that dimension 0 of
+// a buffer has stride 1; lesson 10's brighter keeps that constraint and
+// refuses it ("Constraint violated: brighter.stride.0 (4) == 1"), so run it
+// on a Gray image (see the Example) or copy the channel into a dense Array.
 //
 // Gray16. image.Gray16 stores each pixel as two big-endian bytes, which no
 // Array[uint16] can address on a little-endian machine. FromGray16 and
