@@ -35,6 +35,7 @@ halide-pipelines: halide-deps
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/texture/gen/texture_generator.cpp -target opencl -o $(HALIDE_EX)/texture
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/gostage_generator.cpp -target host -o $(HALIDE_EX)/callbacks
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/gostage_generator.cpp -f gostage_opencl -target opencl -o $(HALIDE_EX)/callbacks
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/gostage_generator.cpp -f resident::gostage_ns -target host -o $(HALIDE_EX)/callbacks
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/printer_generator.cpp -target host -o $(HALIDE_EX)/callbacks
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/mtblur_generator.cpp -f resident::mtblur -target host,x86-64-linux-sse41 -o $(HALIDE_EX)/callbacks
 # inner (no user_context) before outer, whose extern stage it is

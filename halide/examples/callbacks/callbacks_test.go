@@ -97,6 +97,12 @@ func TestGoExternHost(t *testing.T) {
 	checkGostage(t, func(in, out array.Buffer, k int32) error { return callbacks.Gostage(in, k, out) })
 }
 
+// Under a C++ namespace the extern's symbol is C++-mangled too; its stub
+// (go_offset.extern.cpp) dispatches to the same Go function.
+func TestGoExternNamespaced(t *testing.T) {
+	checkGostage(t, func(in, out array.Buffer, k int32) error { return callbacks.GostageNs(in, k, out) })
+}
+
 func TestGoExternOpenCL(t *testing.T) {
 	if _, err := halide.OpenCLDevice(); err != nil {
 		t.Skip("no OpenCL device:", err)
