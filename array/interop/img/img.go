@@ -21,9 +21,6 @@ func wrap(kind string, pix []uint8, stride int, r image.Rectangle, channels int)
 		return nil, fmt.Errorf("%w: %s has bounds %v: want Min ≤ Max (use image.Rect, which canonicalizes)", ErrLayout, kind, r)
 	}
 	px := max(channels, 1)
-	if w == 0 || h == 0 {
-		w, h = 0, 0
-	}
 	if h > 1 && stride < w*px {
 		return nil, fmt.Errorf("%w: %s is %d pixels wide but its Stride is %d bytes: rows overlap", ErrLayout, kind, w, stride)
 	}
@@ -34,8 +31,8 @@ func wrap(kind string, pix []uint8, stride int, r image.Rectangle, channels int)
 	if channels > 0 {
 		dims = append(dims, array.Dim{Extent: channels, Stride: 1})
 	}
-	if w == 0 {
-		pix = nil
+	if w == 0 || h == 0 {
+		pix = nil // an empty image's Pix may be anything
 	}
 	a, err := array.Wrap(pix, dims)
 	if err != nil {
