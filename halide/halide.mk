@@ -41,6 +41,7 @@ halide-pipelines: halide-deps
 # inner (no user_context) before outer, whose extern stage it is
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/inner_generator.cpp -user_context=false -target host -o $(HALIDE_EX)/callbacks
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/outer_generator.cpp -target host -o $(HALIDE_EX)/callbacks
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/relay_generator.cpp -user_context=false -target host -o $(HALIDE_EX)/callbacks
 
 halide-regen: halide-runtime halide-pipelines
 

@@ -9,7 +9,9 @@
 //   - Mtblur: a multi-target object (AVX2 and SSE4.1 variants) whose
 //     function is C++-namespaced (resident::mtblur);
 //   - Inner, built without user_context, and Outer, which calls Inner as
-//     its extern stage.
+//     its extern stage;
+//   - Relay, without user_context, whose Go extern stage go_relay calls
+//     Inner: a pipeline call inside another's.
 //
 // Regenerate with `make halide-pipelines`.
 package callbacks
