@@ -102,6 +102,9 @@ func view(kind string, a *array.Array[uint8], channels int) (image.Rectangle, in
 	x, y := a.Dim(0), a.Dim(1)
 	if channels > 0 {
 		c := a.Dim(2)
+		if c.Extent != channels && kind == "image.Gray16" {
+			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: image.Gray16 wants the 2 big-endian bytes of each pixel in dimension 2, got extent %d (for 16-bit values in an Array[uint16], use CopyToGray16)", ErrLayout, c.Extent)
+		}
 		if c.Extent != channels {
 			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants %d channels in dimension 2, got %d (Go has no image type for that many: copy into a %d-channel Array)", ErrLayout, kind, channels, c.Extent, channels)
 		}
