@@ -6,8 +6,9 @@
 //     stage written in Go, go_offset, registered with halide.RegisterExtern;
 //   - Printer: Halide's print and trace, sent to halide.SetPrint's writer
 //     and halide.SetTrace's function;
-//   - Mtblur: a multi-target object (AVX2 and SSE4.1 variants) whose
-//     function is C++-namespaced (resident::mtblur);
+//   - Mtblur: a multi-target object (an AVX-512 variant, chosen at run
+//     time where the CPU has it, and the portable AVX2 one) whose function
+//     is C++-namespaced (resident::mtblur);
 //   - Inner, built without user_context, and Outer, which calls Inner as
 //     its extern stage;
 //   - Relay, without user_context, whose Go extern stage go_relay calls
