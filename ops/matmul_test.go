@@ -20,27 +20,34 @@ func randArray[T Float](r *rand.Rand, ext ...int) *array.Array[T] {
 
 // naiveMatMul is the float64 triple loop the tests compare against.
 func naiveMatMul[T Float](a, b *array.Array[T], z int) [][]float64 {
-	av, _ := a.HostReadOnly()
-	bv, _ := b.HostReadOnly()
 	K, M, N := a.Dim(0).Extent, a.Dim(1).Extent, b.Dim(0).Extent
-	at := func(v array.ReadView[T], x, y int, arr *array.Array[T]) float64 {
-		c := []int{arr.Dim(0).Min + x, arr.Dim(1).Min + y}
-		if arr.Rank() == 3 {
-			zz := z
-			if arr.Dim(2).Extent == 1 {
-				zz = 0
+	// plain float64 copies of batch z, read once through the views
+	read := func(x *array.Array[T], w, h int) []float64 {
+		v, _ := x.HostReadOnly()
+		out := make([]float64, w*h)
+		c := make([]int, x.Rank())
+		if x.Rank() == 3 {
+			c[2] = x.Dim(2).Min
+			if x.Dim(2).Extent > 1 {
+				c[2] += z
 			}
-			c = append(c, arr.Dim(2).Min+zz)
 		}
-		return float64(v.At(c...))
+		for y := 0; y < h; y++ {
+			for i := 0; i < w; i++ {
+				c[0], c[1] = x.Dim(0).Min+i, x.Dim(1).Min+y
+				out[y*w+i] = float64(v.At(c...))
+			}
+		}
+		return out
 	}
+	av, bv := read(a, K, M), read(b, N, K)
 	out := make([][]float64, M)
 	for i := range out {
 		out[i] = make([]float64, N)
 		for jj := 0; jj < N; jj++ {
 			s := 0.0
 			for p := 0; p < K; p++ {
-				s += at(av, p, i, a) * at(bv, jj, p, b)
+				s += av[i*K+p] * bv[p*N+jj]
 			}
 			out[i][jj] = s
 		}

@@ -12,7 +12,7 @@ import (
 // pooled, so a call allocates nothing in steady state.
 type job struct {
 	nest
-	row  rowFunc                         // rows calls it per row
+	row  rowFunc  // rows calls it per row
 	body bodyFunc // chunk's share of [0, total)
 	op   int
 	mode int
