@@ -12,7 +12,7 @@ func FuzzViews(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		a := New[int32](5, 4, 3)
 		h, _ := a.Host()
-		a.ForEach(func(c []int) { h.Set(int32(c[0]+10*c[1]+100*c[2]), c...) })
+		a.raw.ForEach(func(c []int) { h.Set(int32(c[0]+10*c[1]+100*c[2]), c...) })
 		root := len(a.data)
 		v := a
 		next := func() int {
@@ -57,8 +57,8 @@ func FuzzViews(f *testing.F) {
 			}
 			// Every element of w lies in the root and holds a value of a.
 			hw, _ := w.HostReadOnly()
-			w.ForEach(func(c []int) {
-				i := w.index(c)
+			w.raw.ForEach(func(c []int) {
+				i := w.raw.index(c)
 				if i < 0 || i >= root {
 					t.Fatalf("element %v of %v at %d, outside [0, %d)", c, w.Dims(), i, root)
 				}
@@ -67,8 +67,8 @@ func FuzzViews(f *testing.F) {
 					t.Fatalf("element %v holds %d, not one of a's values", c, x)
 				}
 			})
-			if w.SpanElems() > 0 && w.off+w.SpanElems() > root {
-				t.Fatalf("span of %v ends at %d past %d", w.Dims(), w.off+w.SpanElems(), root)
+			if w.raw.spanElems() > 0 && w.raw.off+w.raw.spanElems() > root {
+				t.Fatalf("span of %v ends at %d past %d", w.Dims(), w.raw.off+w.raw.spanElems(), root)
 			}
 			v = w
 		}

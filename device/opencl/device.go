@@ -63,7 +63,12 @@ var (
 	_ device.Device        = (*Device)(nil)
 	_ device.HostAllocator = (*Device)(nil)
 	_ device.Allocation    = (*alloc)(nil)
+	_ device.CloseNotifier = (*Device)(nil)
 )
+
+// OnClose registers fn to run at the start of Close, before any memory is
+// freed (package array copies device-dirty data home then).
+func (d *Device) OnClose(fn func()) (cancel func()) { return d.s.hooks.OnClose(fn) }
 
 // state is what Close and the cleanup backstop free; it must not point
 // back to the Device, or the cleanup would never run.
@@ -89,6 +94,8 @@ type state struct {
 	stager   *stager
 	cleanup  runtime.Cleanup
 	closeErr error
+	hooks    device.CloseHooks
+	pace     pacer
 }
 
 // Open opens the device o selects, with its own context and queue.
@@ -235,8 +242,16 @@ func (d *Device) Stats() device.Stats { return d.s.counters.Snapshot() }
 // Close frees every allocation, cached block, pinned host block and the
 // context and queue. It is idempotent; a cleanup does it for a Device that
 // becomes unreachable.
+//
+// Arrays resident on the device are told first and copy their device-dirty
+// data to host, so nothing is lost. Pinned host blocks (AllocHost) still in
+// use stay valid until freed: the queue and context are released after the
+// last one.
 func (d *Device) Close() error {
 	d.s.cleanup.Stop()
+	if !d.isClosed() {
+		d.s.hooks.RunCloseHooks()
+	}
 	return d.s.close()
 }
 
@@ -262,15 +277,19 @@ func (s *state) close() error {
 		errs = append(errs, release(kindMem, m))
 	}
 	s.counters.Cached(-cachedBytes)
-	for _, b := range s.pins.drain() {
-		errs = append(errs, s.unmapped(b.mem, b.ptr))
-	}
+	errs = append(errs, s.pace.drain())
 	s.stageMu.Lock()
 	if s.stager != nil {
 		errs = append(errs, s.stager.release(s))
 		s.stager = nil
 	}
 	s.stageMu.Unlock()
+	if s.pins.close() {
+		// Blocks still in use keep the queue (to unmap) and the context;
+		// the last Free releases them.
+		s.closeErr = errors.Join(errs...)
+		return s.closeErr
+	}
 	errs = append(errs, s.queue.Release(), s.ctx.Release())
 	s.closeErr = errors.Join(errs...)
 	return s.closeErr
