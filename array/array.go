@@ -25,13 +25,17 @@ type Array[T Elem] struct {
 // alignment of host storage, as Halide's Runtime::Buffer.
 const alignment = 128
 
+// maxHostBytes bounds host storage below what the Go heap can address, so
+// impossible sizes are ErrShape instead of a runtime panic.
+const maxHostBytes = 1 << 47
+
 // alignedSlice returns n zeroed Ts whose first element is 128-byte aligned.
 // Go's heap never moves objects, so the address is stable for C.
 func alignedSlice[T Elem](n int) []T {
 	var z T
 	size := int(unsafe.Sizeof(z))
-	if n > (maxInt-alignment)/size {
-		panicf(ErrShape, "%d elements of %d bytes overflow int", n, size)
+	if n > maxHostBytes/size {
+		panicf(ErrShape, "%d elements of %d bytes: more than the %d bytes a Go slice can hold", n, size, maxHostBytes)
 	}
 	pad := alignment / size
 	s := make([]T, n+pad)
@@ -145,8 +149,8 @@ func NewIn[T Elem](h device.HostAllocator, extents ...int) (*Array[T], error) {
 	n := spanOf(d)
 	var z T
 	size := int(unsafe.Sizeof(z))
-	if n > (maxInt-alignment)/size {
-		panicf(ErrShape, "extents %v: %d elements of %d bytes overflow int", extents, n, size)
+	if n > maxHostBytes/size {
+		panicf(ErrShape, "extents %v: %d elements of %d bytes: more than %d bytes", extents, n, size, maxHostBytes)
 	}
 	blk, err := h.AllocHost(n*size + alignment)
 	if err != nil {

@@ -1,6 +1,9 @@
 package device
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Span is one dimension of a Region: Extent elements, Stride elements apart.
 type Span struct {
@@ -74,6 +77,20 @@ func (r Region) Validate() error {
 	}
 	if _, ok := mulOK(n, r.ElemSize); !ok || last+1 > maxInt/r.ElemSize {
 		return fmt.Errorf("%w: region of %d elements of %d bytes overflows", ErrRange, n, r.ElemSize)
+	}
+	// No two elements at one address: a transfer must not write a byte
+	// twice (and a stride-0 dimension of huge extent would loop forever).
+	sorted := slices.Clone(r.Shape)
+	slices.SortFunc(sorted, func(a, b Span) int { return a.Stride - b.Stride })
+	inner := 1
+	for _, s := range sorted {
+		if s.Extent <= 1 {
+			continue
+		}
+		if s.Stride < inner {
+			return fmt.Errorf("%w: region dimension of extent %d and stride %d overlaps the dimensions inside it (span %d): strides must not alias", ErrRange, s.Extent, s.Stride, inner)
+		}
+		inner += (s.Extent - 1) * s.Stride
 	}
 	return nil
 }
