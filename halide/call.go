@@ -34,6 +34,8 @@ type bound struct {
 	alloc    device.Allocation // the Array's allocation (OpenCL), nil for a host-only temporary
 	off      int               // byte offset of the view in alloc's cl_mem
 	temp     device.Allocation // this call's temporary: host-only data or an aligned copy
+	dup      bool              // an earlier slot has the same Array: it does the work
+	out      bool              // this Array is an output of the call (in any slot)
 }
 
 func (p *Pipeline) newFrame() *frame {
@@ -164,7 +166,14 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		if err != nil {
 			return p.argError(a, -43, err.Error())
 		}
-		f.bufs[k] = bound{r: r, att: att, hostOnly: b.HostOnly()}
+		f.bufs[k] = bound{r: r, att: att, hostOnly: b.HostOnly(), out: a.Kind == OutputBuffer}
+		for j := range k {
+			if f.bufs[j].r == r {
+				f.bufs[k].dup = true
+				f.bufs[j].out = f.bufs[j].out || a.Kind == OutputBuffer
+				f.bufs[j].hostOnly = f.bufs[j].hostOnly || b.HostOnly()
+			}
+		}
 		k++
 		f.args[i] = unsafe.Pointer(&att.c.b)
 	}

@@ -88,6 +88,14 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r, att := b.r, b.att
+		if b.dup {
+			if a.Kind == InputBuffer {
+				if err := p.prepareDupInput(f, k, dev); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		att.c.b.flags = 0
 		if r.Len() == 0 {
 			if rc := att.setDevice(&f.c.ctx, 0, 0); rc != 0 {
@@ -131,16 +139,54 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 					}
 				}
 			}
-			if in && r.DeviceDirty() {
-				att.c.b.flags = C.halide_buffer_flag_device_dirty
-			}
 		}
 		mem, off := b.handle()
 		if rc := att.setDevice(&f.c.ctx, mem, off); rc != 0 {
 			return p.runtimeError(f, rc)
 		}
+		// After setDevice, which clears device_dirty when it re-wraps.
+		if in && b.alloc != nil && r.DeviceDirty() {
+			att.c.b.flags = C.halide_buffer_flag_device_dirty
+		}
 	}
 	return nil
+}
+
+// prepareDupInput readies an input whose Array an earlier slot (an output)
+// already prepared: same C buffer, so the same device handle, which must
+// now hold the input's data.
+func (p *Pipeline) prepareDupInput(f *frame, k int, dev *opencl.Device) error {
+	b := &f.bufs[k]
+	first := &f.bufs[b.first(f.bufs)]
+	a := &p.args[p.bufs[k]]
+	r := b.r
+	var err error
+	switch {
+	case r.Len() == 0:
+	case first.temp != nil && first.alloc == nil:
+		err = dev.CopyIn(first.temp, 0, viewBytes(r), viewRegion(r))
+	default:
+		if err = res().SyncDevice(r, dev); err == nil && first.temp != nil {
+			err = dev.Copy(first.temp, 0, first.alloc, first.off-first.alloc.Offset(), viewRegion(r))
+		}
+		if err == nil && r.DeviceDirty() {
+			b.att.c.b.flags = C.halide_buffer_flag_device_dirty
+		}
+	}
+	if err != nil {
+		return p.transferError(a, "upload", err)
+	}
+	return nil
+}
+
+// first is the index of the first slot holding b's Array.
+func (b *bound) first(bufs []bound) int {
+	for j := range bufs {
+		if bufs[j].r == b.r {
+			return j
+		}
+	}
+	return -1
 }
 
 // makeTemp allocates a temporary device copy of b's view.
@@ -186,6 +232,9 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r, att := b.r, b.att
+		if b.dup {
+			continue
+		}
 		if att.c.kind == C.GOHL_DEV_NONE && att.c.b.device != 0 {
 			// The runtime allocated on its own (we always pass ours, so this
 			// is a safety net): bring the data home and free it.
@@ -203,7 +252,7 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 		switch {
 		case !ok:
 		case !p.opencl:
-			if a.Kind == OutputBuffer {
+			if b.out {
 				res().Wrote(r, plumb.Host) // Halide leaves host_dirty off
 			}
 		case b.temp != nil && b.alloc == nil: // host-only temporary
@@ -222,13 +271,13 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 				}
 			}
 			res().Wrote(r, plumb.Device)
-		case a.Kind == InputBuffer:
+		case !b.out:
 			res().Wrote(r, plumb.Equal)
 		}
 	}
 	for k := range p.bufs {
 		b := &f.bufs[k]
-		if b.temp == nil {
+		if b.temp == nil || b.dup {
 			continue
 		}
 		if rc := b.att.setDevice(&f.c.ctx, 0, 0); rc != 0 {
@@ -245,7 +294,7 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 	// Host-only values must be current on the host when Call returns.
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
-		if b.hostOnly {
+		if b.hostOnly && !b.dup {
 			if err := res().SyncHost(b.r); err != nil {
 				keep(p.transferError(a, "copy to host", err))
 			}

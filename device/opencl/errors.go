@@ -21,8 +21,8 @@ var ErrClosed = fmt.Errorf("opencl: %w", device.ErrClosed)
 var ErrForeign = fmt.Errorf("opencl: %w (or one already freed)", device.ErrForeign)
 
 // ErrRange is wrapped by errors for offsets, sizes and Regions that fall
-// outside an allocation or host slice; it wraps device.ErrRange.
-var ErrRange = fmt.Errorf("opencl: %w", device.ErrRange)
+// outside an allocation or host slice: device.ErrRange itself.
+var ErrRange = device.ErrRange
 
 // ErrArgType is the panic value (wrapped) for a kernel argument of a type
 // SetArg cannot pass: a programmer error.
