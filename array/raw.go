@@ -96,6 +96,16 @@ func (r *Raw) HostPtr() unsafe.Pointer {
 	return unsafe.Add(r.st.base, r.off*r.esize)
 }
 
+// HostBytes is r's host memory from the min corner over its span, sharing
+// memory. Like HostPtr it bypasses residency: sync first, and mark host
+// writes (Array.SetHostDirty) if a device copy exists.
+func (r *Raw) HostBytes() []byte {
+	if r.Len() == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(r.HostPtr()), r.spanElems()*r.esize)
+}
+
 // HostOnly reports whether the Array is over caller-held memory
 // (FromSlice, Wrap), which consumers always leave current on the host.
 func (r *Raw) HostOnly() bool { return r.st.hostOnly }

@@ -1,6 +1,9 @@
 package device
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // CloseNotifier is implemented by devices that tell the holders of their
 // allocations when they close, before any memory is freed, so holders can
@@ -14,14 +17,20 @@ type CloseNotifier interface {
 // CloseHooks is a CloseNotifier for Device implementations to embed. The
 // zero value is ready to use.
 type CloseHooks struct {
-	mu   sync.Mutex
-	next uint64
-	fns  map[uint64]func()
+	mu     sync.Mutex
+	next   uint64
+	fns    map[uint64]func()
+	closed bool
 }
 
-// OnClose implements CloseNotifier.
+// OnClose implements CloseNotifier. After RunCloseHooks, fn runs at once.
 func (h *CloseHooks) OnClose(fn func()) (cancel func()) {
 	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		fn()
+		return func() {}
+	}
 	defer h.mu.Unlock()
 	if h.fns == nil {
 		h.fns = make(map[uint64]func())
@@ -36,14 +45,20 @@ func (h *CloseHooks) OnClose(fn func()) (cancel func()) {
 	}
 }
 
-// RunCloseHooks runs and forgets every registered hook; Close calls it
-// first. Hooks run without the lock, so they may cancel themselves.
+// RunCloseHooks runs every registered hook once, last registered first,
+// and makes later OnClose calls run at once; Close calls it first. Hooks
+// run without the lock, so they may cancel themselves.
 func (h *CloseHooks) RunCloseHooks() {
 	h.mu.Lock()
 	fns := h.fns
-	h.fns = nil
+	h.fns, h.closed = nil, true
 	h.mu.Unlock()
-	for _, fn := range fns {
-		fn()
+	ids := make([]uint64, 0, len(fns))
+	for id := range fns {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for i := len(ids) - 1; i >= 0; i-- {
+		fns[ids[i]]()
 	}
 }

@@ -82,30 +82,36 @@ func (p *Pipeline) putFrame(f *frame) {
 // type (int8…uint64, float32, float64, bool; uintptr for handles). Every
 // argument is checked against the metadata before anything crosses into C.
 //
-// OpenCL pipelines run on OpenCLDevice(): inputs whose host copy is newer
+// OpenCL pipelines run on the pipeline's device (SetDevice), else on
+// OpenCLDevice(); CallOn picks one per call. Inputs whose host copy is newer
 // are uploaded first, outputs of device-aware Arrays stay on the device
 // (device-dirty), host-only outputs are copied back and temporary device
 // allocations freed. Host pipelines get device-dirty inputs copied to host
 // first. Failures are *Error values; the runtime never aborts the process.
 func (p *Pipeline) Call(args ...any) error {
+	return p.callOn(nil, args)
+}
+
+func (p *Pipeline) callOn(want *opencl.Device, args []any) error {
 	if len(args) != len(p.params) {
-		return &Error{Pipeline: p.name, Code: -1, Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
+		return &Error{Pipeline: p.name, Code: int(ErrArgCount), Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
 	}
 	f := p.getFrame()
-	err := p.call(f, args)
+	err := p.call(f, want, args)
 	p.putFrame(f)
 	return err
 }
 
-func (p *Pipeline) call(f *frame, args []any) error {
+// call runs the pipeline on the device deviceFor chooses from want (device.go).
+func (p *Pipeline) call(f *frame, want *opencl.Device, args []any) error {
 	if err := p.bind(f, args); err != nil {
 		return err
 	}
 	var dev *opencl.Device
 	if p.opencl {
 		var err error
-		if dev, err = OpenCLDevice(); err != nil {
-			return &Error{Pipeline: p.name, Code: -1, Msg: "no OpenCL device: " + err.Error(), err: err}
+		if dev, err = p.deviceFor(f, want); err != nil {
+			return err
 		}
 	}
 	if err := p.checkGuard(f, dev); err != nil {
@@ -119,7 +125,7 @@ func (p *Pipeline) call(f *frame, args []any) error {
 	}
 	rc := C.int(0)
 	if err == nil {
-		rc = C.gohl_call(C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c))))
+		rc = p.invoke(f) // hooks.go: the fast entry point unless p has callbacks
 	}
 	if ferr := p.finish(f, dev, rc == 0 && err == nil); err == nil {
 		err = ferr
@@ -147,14 +153,17 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 			}
 			continue
 		}
+		if v == nil {
+			return p.argError(a, halideNullBuffer, "nil")
+		}
 		b, ok := v.(array.Buffer)
-		if !ok || b == nil {
+		if !ok {
 			return p.argError(a, -3, describe(v))
 		}
-		r := b.Raw()
+		r := rawOf(b)
 		switch {
 		case r == nil:
-			return p.argError(a, halideNullBuffer, "a nil Array")
+			return p.argError(a, halideNullBuffer, describe(v))
 		case res().Closed(r):
 			return p.argError(a, halideNullBuffer, "a closed Array")
 		case r.Type() != a.Type:
@@ -180,11 +189,25 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 	return nil
 }
 
-// halideNullBuffer is halide_error_code_buffer_argument_is_null.
-const halideNullBuffer = -12
+// halideNullBuffer is halide_error_code_buffer_argument_is_null: nil
+// arguments (untyped nil, a typed nil *Array, a zero host view) and closed
+// Arrays, as Halide reports a NULL buffer pointer.
+const halideNullBuffer = int(ErrBufferArgumentIsNull)
 
 func (p *Pipeline) argError(a *Arg, code int, got string) error {
 	return &Error{Pipeline: p.name, Code: code, Msg: fmt.Sprintf("argument %q wants %s, got %s", a.Name, a.want(), got)}
+}
+
+// rawOf is b.Raw(), or nil for a nil Buffer: a typed nil *Array or a zero
+// host view, whose Raw dereferences nil. Recovering costs nothing unless
+// it happens, and needs nothing from package array's internals.
+func rawOf(b array.Buffer) (r *array.Raw) {
+	defer func() {
+		if recover() != nil {
+			r = nil
+		}
+	}()
+	return b.Raw()
 }
 
 func describe(v any) string {
@@ -192,10 +215,14 @@ func describe(v any) string {
 	case nil:
 		return "nil"
 	case array.Buffer:
-		if r := x.Raw(); r != nil {
+		if r := rawOf(x); r != nil {
 			return describeRaw(r)
 		}
-		return "a nil " + reflect.TypeOf(v).String()
+		t := reflect.TypeOf(v)
+		if t.Kind() == reflect.Pointer {
+			return "a nil " + t.String()
+		}
+		return "a zero " + t.String() + " (a view must come from Host or HostReadOnly)"
 	}
 	return "a Go " + reflect.TypeOf(v).String()
 }

@@ -2,10 +2,13 @@ package halide
 
 import "fmt"
 
-// Error is a failed pipeline call: the pipeline, Halide's error code
-// (halide_error_code_t, negative) and the message. Msg is the runtime's own
-// text for errors Halide reports, or the bridge's for arguments it refused
-// before calling.
+// Error is a failed pipeline call: the pipeline, the error code and the
+// message. Code is Halide's halide_error_code_t (negative) for errors the
+// runtime reports, with Msg the runtime's own text; for the bridge's own
+// refusals it is one of the codes below -1000 (ErrNoDevice, …) with the
+// bridge's text. Match codes with errors.Is:
+//
+//	if errors.Is(err, halide.ErrAccessOutOfBounds) { … }
 type Error struct {
 	Pipeline string
 	Code     int
@@ -17,12 +20,113 @@ type Error struct {
 // Unwrap returns the Go error behind a bridge-side failure, if any.
 func (e *Error) Unwrap() error { return e.err }
 
-func (e *Error) Error() string {
-	return fmt.Sprintf("%s: %s (halide error %d, %s)", e.Pipeline, e.Msg, e.Code, CodeName(e.Code))
+// Is matches a Code: errors.Is(err, halide.ErrBadType) holds for every
+// *Error whose Code is -3.
+func (e *Error) Is(target error) bool {
+	c, ok := target.(Code)
+	return ok && int(c) == e.Code
 }
 
-// CodeName is the symbolic name of a Halide 14 error code, e.g.
-// "bad_type" for -3, as in halide_error_code_bad_type.
+func (e *Error) Error() string {
+	what := "halide error"
+	if e.Code <= bridgeCodes {
+		what = "halide bridge error"
+	}
+	return fmt.Sprintf("%s: %s (%s %d, %s)", e.Pipeline, e.Msg, what, e.Code, CodeName(e.Code))
+}
+
+// Code is an error code as an error value, for errors.Is: Halide's
+// halide_error_code_t values (Err*), and the bridge's own refusals, which
+// never reach the runtime. A Code compares equal to the Code field of
+// every *Error that carries it.
+type Code int
+
+func (c Code) Error() string { return fmt.Sprintf("halide: %s (%d)", CodeName(int(c)), int(c)) }
+
+// Halide 14's error codes (enum halide_error_code_t in HalideRuntime.h).
+const (
+	ErrGeneric                              Code = -1
+	ErrExplicitBoundsTooSmall               Code = -2
+	ErrBadType                              Code = -3
+	ErrAccessOutOfBounds                    Code = -4
+	ErrBufferAllocationTooLarge             Code = -5
+	ErrBufferExtentsTooLarge                Code = -6
+	ErrConstraintsMakeRequiredRegionSmaller Code = -7
+	ErrConstraintViolated                   Code = -8
+	ErrParamTooSmall                        Code = -9
+	ErrParamTooLarge                        Code = -10
+	ErrOutOfMemory                          Code = -11
+	ErrBufferArgumentIsNull                 Code = -12
+	ErrDebugToFileFailed                    Code = -13
+	ErrCopyToHostFailed                     Code = -14
+	ErrCopyToDeviceFailed                   Code = -15
+	ErrDeviceMallocFailed                   Code = -16
+	ErrDeviceSyncFailed                     Code = -17
+	ErrDeviceFreeFailed                     Code = -18
+	ErrNoDeviceInterface                    Code = -19
+	ErrInternal                             Code = -22
+	ErrDeviceRunFailed                      Code = -23
+	ErrUnalignedHostPtr                     Code = -24
+	ErrBadFold                              Code = -25
+	ErrFoldFactorTooSmall                   Code = -26
+	ErrRequirementFailed                    Code = -27
+	ErrBufferExtentsNegative                Code = -28
+	ErrSpecializeFail                       Code = -31
+	ErrDeviceWrapNativeFailed               Code = -32
+	ErrDeviceDetachNativeFailed             Code = -33
+	ErrHostIsNull                           Code = -34
+	ErrBadExternFold                        Code = -35
+	ErrDeviceInterfaceNoDevice              Code = -36
+	ErrHostAndDeviceDirty                   Code = -37
+	ErrBufferIsNull                         Code = -38
+	ErrDeviceBufferCopyFailed               Code = -39
+	ErrDeviceCropUnsupported                Code = -40
+	ErrDeviceCropFailed                     Code = -41
+	ErrIncompatibleDeviceInterface          Code = -42
+	ErrBadDimensions                        Code = -43
+	ErrDeviceDirtyWithNoDeviceSupport       Code = -44
+	ErrStorageBoundTooSmall                 Code = -45
+)
+
+// The bridge's own refusals: the call never reached the runtime (or, for
+// ErrTransfer, a transfer the bridge makes around it failed). They sit
+// below bridgeCodes so they never collide with Halide's codes.
+const (
+	// ErrArgCount: Call got the wrong number of arguments.
+	ErrArgCount Code = -1001
+	// ErrNoDevice: an OpenCL pipeline found no OpenCL device (no ICD
+	// loader, no platform, or the one selected by the environment is
+	// missing). The *Error wraps the device error.
+	ErrNoDevice Code = -1002
+	// ErrDeviceClosed: the device chosen for the call was closed.
+	ErrDeviceClosed Code = -1003
+	// ErrForeignDevice: an argument is resident on a device other than
+	// the call's and the caller did not opt in to moving it.
+	ErrForeignDevice Code = -1004
+	// ErrTransferGuard: a transfer the call would make is refused by the
+	// transfer guard (device.SetGuard). The *Error also wraps
+	// device.ErrTransferGuard.
+	ErrTransferGuard Code = -1005
+	// ErrUnalignedCrop: an OpenCL argument is a crop whose offset into its
+	// parent's device allocation is not a multiple of the device's
+	// sub-buffer alignment.
+	ErrUnalignedCrop Code = -1006
+	// ErrTransfer: an upload, download or device allocation the bridge
+	// makes for the call failed. The *Error wraps the device error.
+	ErrTransfer Code = -1007
+	// ErrTexture: the pipeline stores a buffer argument in GPU texture
+	// memory (MemoryType::GPUTexture, an OpenCL image), which Arrays
+	// cannot provide.
+	ErrTexture Code = -1008
+	// ErrBoundsQuery: a bounds query got an argument it cannot use.
+	ErrBoundsQuery Code = -1009
+)
+
+// bridgeCodes is the largest code of the bridge's own range.
+const bridgeCodes = -1000
+
+// CodeName is the symbolic name of an error code, e.g. "bad_type" for -3,
+// as in halide_error_code_bad_type, or "no_device" for ErrNoDevice.
 func CodeName(code int) string {
 	if n, ok := codeNames[code]; ok {
 		return n
@@ -30,7 +134,8 @@ func CodeName(code int) string {
 	return fmt.Sprintf("unknown_%d", code)
 }
 
-// codeNames is enum halide_error_code_t of HalideRuntime.h (Halide 14).
+// codeNames is enum halide_error_code_t of HalideRuntime.h (Halide 14),
+// then the bridge's codes.
 var codeNames = map[int]string{
 	0:   "success",
 	-1:  "generic_error",
@@ -78,4 +183,14 @@ var codeNames = map[int]string{
 	-43: "bad_dimensions",
 	-44: "device_dirty_with_no_device_support",
 	-45: "storage_bound_too_small",
+
+	int(ErrArgCount):      "arg_count",
+	int(ErrNoDevice):      "no_device",
+	int(ErrDeviceClosed):  "device_closed",
+	int(ErrForeignDevice): "foreign_device",
+	int(ErrTransferGuard): "transfer_guard",
+	int(ErrUnalignedCrop): "unaligned_crop",
+	int(ErrTransfer):      "transfer_failed",
+	int(ErrTexture):       "gpu_texture_unsupported",
+	int(ErrBoundsQuery):   "bounds_query",
 }

@@ -3,6 +3,7 @@ package halide
 // Test hooks.
 var (
 	LoopInC                 = (*Pipeline).loopInC
-	ContextAcquires         = contextAcquires
+	ContextAcquires         = func() int { return contextAcquires(nil) }
+	DeviceAcquires          = contextAcquires
 	ReusesDeviceAllocations = reusesAllocations
 )

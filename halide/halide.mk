@@ -28,6 +28,18 @@ halide-pipelines: halide-deps
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/scale3d/gen/scale3d_generator.cpp -target host -o $(HALIDE_EX)/scale3d
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/scale3d/gen/scale3d_generator.cpp -f scale3d_opencl -target opencl -o $(HALIDE_EX)/scale3d
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/tiny/gen/tiny_generator.cpp -target host -o $(HALIDE_EX)/tiny
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/blur/gen/blur_generator.cpp -target host -o $(HALIDE_EX)/blur
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/blur/gen/blur_generator.cpp -f blur_opencl -target opencl -o $(HALIDE_EX)/blur
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/params/gen/params_generator.cpp -target host -o $(HALIDE_EX)/params
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/params/gen/params_generator.cpp -f params_opencl -target opencl -o $(HALIDE_EX)/params
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/texture/gen/texture_generator.cpp -target opencl -o $(HALIDE_EX)/texture
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/gostage_generator.cpp -target host -o $(HALIDE_EX)/callbacks
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/gostage_generator.cpp -f gostage_opencl -target opencl -o $(HALIDE_EX)/callbacks
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/printer_generator.cpp -target host -o $(HALIDE_EX)/callbacks
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/mtblur_generator.cpp -f resident::mtblur -target host,x86-64-linux-sse41 -o $(HALIDE_EX)/callbacks
+# inner (no user_context) before outer, whose extern stage it is
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/inner_generator.cpp -user_context=false -target host -o $(HALIDE_EX)/callbacks
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/outer_generator.cpp -target host -o $(HALIDE_EX)/callbacks
 
 halide-regen: halide-runtime halide-pipelines
 

@@ -429,9 +429,9 @@ func TestErrors(t *testing.T) {
 				`argument "k" wants a uint8 scalar, got a Go int`},
 			{"scalar for buffer", []any{uint8(1), uint8(1), img(4, 4)}, -3,
 				`argument "input" wants a 2-D uint8 buffer, got a Go uint8`},
-			{"nil", []any{nil, uint8(1), img(4, 4)}, -3, `argument "input" wants a 2-D uint8 buffer, got nil`},
+			{"nil", []any{nil, uint8(1), img(4, 4)}, -12, `argument "input" wants a 2-D uint8 buffer, got nil`},
 			{"closed", []any{closed, uint8(1), img(4, 4)}, -12, "got a closed Array"},
-			{"count", []any{img(4, 4), uint8(1)}, -1, "takes 3 arguments, got 2"},
+			{"count", []any{img(4, 4), uint8(1)}, int(halide.ErrArgCount), "takes 3 arguments, got 2"},
 			{"input too small", []any{img(20, 10), uint8(1), img(20, 12)}, -4,
 				"Input buffer input is accessed at 11, which is beyond the max (9) in dimension 1"},
 		} {

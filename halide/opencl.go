@@ -4,22 +4,67 @@ package halide
 import "C"
 
 import (
+	"fmt"
 	"sync"
+	"weak"
 
 	"github.com/resident-go/resident/device/opencl"
 )
 
-// clShared is the device whose context and queue the Halide runtime uses
-// (through the shim's strong halide_acquire_cl_context), so pipelines and
-// the library see the same cl_mem objects and one in-order queue.
-var clShared struct {
-	mu  sync.Mutex
-	dev *opencl.Device
+// clDevices is the C state (context, queue, lock) of every OpenCL device a
+// pipeline has run on. halide_acquire_cl_context hands the runtime the
+// state named in the call's user_context, so pipelines and the library see
+// the same cl_mem objects and one in-order queue per device, and several
+// devices work side by side. Keys are weak: the table never keeps a
+// Device alive, and the Device's close hook removes its entry.
+var clDevices struct {
+	mu sync.Mutex
+	m  map[weak.Pointer[opencl.Device]]*C.gohl_cl
 }
 
-// OpenCLDevice returns the device OpenCL pipelines run on: opencl.Default(),
-// selected by HL_OCL_PLATFORM_NAME and HL_OCL_DEVICE_TYPE like Halide's own
-// runtime. Its Stats count every transfer a call makes.
+var reuseOnce sync.Once
+
+// clStateOf returns d's C state, making it on first use. The close hook it
+// registers releases the Halide runtime's state for d's context (the
+// compiled programs, which hold references to the context and would keep
+// it and its memory alive after Close) while the context is still valid.
+func clStateOf(d *opencl.Device) (*C.gohl_cl, error) {
+	reuseOnce.Do(func() {
+		// Pipelines with device intermediates keep them between calls
+		// instead of allocating and freeing each time.
+		C.halide_reuse_device_allocations(nil, true)
+	})
+	key := weak.Make(d)
+	clDevices.mu.Lock()
+	defer clDevices.mu.Unlock()
+	if cl, ok := clDevices.m[key]; ok {
+		return cl, nil
+	}
+	if d.Closed() {
+		return nil, opencl.ErrClosed
+	}
+	cl := C.gohl_cl_open(C.uintptr_t(d.Context()), C.uintptr_t(d.Queue()))
+	if cl == nil {
+		return nil, fmt.Errorf("out of C memory for the device's state")
+	}
+	if clDevices.m == nil {
+		clDevices.m = map[weak.Pointer[opencl.Device]]*C.gohl_cl{}
+	}
+	clDevices.m[key] = cl
+	// The hook must not hold d: the Device's cleanup backstop runs it.
+	d.OnClose(func() {
+		clDevices.mu.Lock()
+		delete(clDevices.m, key)
+		clDevices.mu.Unlock()
+		C.gohl_cl_close(cl)
+	})
+	return cl, nil
+}
+
+// OpenCLDevice returns the default device of OpenCL pipelines:
+// opencl.Default(), selected by HL_OCL_PLATFORM_NAME and HL_OCL_DEVICE_TYPE
+// like Halide's own runtime. Pipeline.SetDevice and CallOn choose another.
+// Its Stats count every transfer a call makes.
 func OpenCLDevice() (*opencl.Device, error) {
 	// Load before the first pipeline runs: with RTLD_GLOBAL the runtime
 	// resolves OpenCL from the same libOpenCL.so.1 instead of dlopening
@@ -27,26 +72,24 @@ func OpenCLDevice() (*opencl.Device, error) {
 	if err := opencl.Load(); err != nil {
 		return nil, err
 	}
-	d, err := opencl.Default()
-	if err != nil {
-		return nil, err
-	}
-	clShared.mu.Lock()
-	if clShared.dev != d {
-		// First use, or the default device was closed and reopened.
-		C.gohl_set_cl(C.uintptr_t(d.Context()), C.uintptr_t(d.Queue()))
-		// Pipelines with device intermediates keep them between calls
-		// instead of allocating and freeing each time.
-		C.halide_reuse_device_allocations(nil, true)
-		clShared.dev = d
-	}
-	clShared.mu.Unlock()
-	return d, nil
+	return opencl.Default()
 }
 
-// contextAcquires counts the runtime's halide_acquire_cl_context calls; a
-// test uses it to prove the runtime ran on our context.
-func contextAcquires() int { return int(C.gohl_cl_acquires()) }
+// contextAcquires counts the runtime's halide_acquire_cl_context calls on
+// d, or on every device when d is nil; tests use it to prove the runtime
+// ran on the call's context.
+func contextAcquires(d *opencl.Device) int {
+	if d == nil {
+		return int(C.gohl_cl_acquires(nil))
+	}
+	clDevices.mu.Lock()
+	cl := clDevices.m[weak.Make(d)]
+	clDevices.mu.Unlock()
+	if cl == nil {
+		return 0
+	}
+	return int(C.gohl_cl_acquires(cl))
+}
 
 // reusesAllocations reports whether the runtime keeps device intermediates
 // between calls (halide_reuse_device_allocations).

@@ -5,12 +5,17 @@ import "C"
 
 import (
 	"fmt"
+	"go/token"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device/opencl"
 )
 
 // ArgKind is what a pipeline argument is, as halide_argument_kind_t.
@@ -37,10 +42,194 @@ func (k ArgKind) String() string {
 
 // Arg describes one pipeline argument, from the pipeline's metadata.
 type Arg struct {
-	Name string
-	Kind ArgKind
-	Type array.Type // element type for buffers
-	Dims int        // 0 for scalars
+	Name   string
+	GoName string // Name in Go style: "bias_level" → "biasLevel" (see GoName)
+	Kind   ArgKind
+	Type   array.Type // element type for buffers
+	Dims   int        // 0 for scalars
+
+	// Default, Min, Max and Estimate are a scalar's declared default,
+	// range and autoscheduler estimate, as values of the Go type Call
+	// takes for it (float32, int16, bool, …); nil where the generator
+	// declared none, and always nil for buffers. Calls outside [Min, Max]
+	// fail with ErrParamTooSmall or ErrParamTooLarge.
+	Default, Min, Max, Estimate any
+
+	// Estimates are a buffer's per-dimension (min, extent) estimates
+	// (set_estimates in the generator); nil where it declared none.
+	Estimates []DimEstimate
+}
+
+// DimEstimate is one dimension's estimate of a buffer argument; a
+// generator may estimate the min, the extent, both or neither.
+type DimEstimate struct {
+	Min, Extent       int
+	HasMin, HasExtent bool
+}
+
+func (e DimEstimate) String() string {
+	f := func(ok bool, v int) string {
+		if !ok {
+			return "?"
+		}
+		return fmt.Sprint(v)
+	}
+	return "[" + f(e.HasMin, e.Min) + ", " + f(e.HasExtent, e.Extent) + "]"
+}
+
+// GoName turns a Halide name into a Go identifier in lowerCamelCase, as a
+// Go wrapper names its parameters: "row_pair_sum" → "rowPairSum",
+// "input.1" → "input1", "user_id" → "userID"; Go keywords and predeclared
+// names get an "Arg" suffix ("type" → "typeArg"), and names that would
+// start with a digit an "arg" prefix.
+func GoName(name string) string {
+	var words []string
+	start := -1
+	for i, r := range name + "_" {
+		alnum := r < utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		if alnum && start < 0 {
+			start = i
+		} else if !alnum && start >= 0 {
+			words = append(words, name[start:i])
+			start = -1
+		}
+	}
+	var b strings.Builder
+	for i, w := range words {
+		lw := strings.ToLower(w)
+		switch {
+		case i == 0:
+			b.WriteString(lw)
+		case goInitialisms[lw]:
+			b.WriteString(strings.ToUpper(lw))
+		default:
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	out := b.String()
+	switch {
+	case out == "":
+		return "arg"
+	case out[0] >= '0' && out[0] <= '9':
+		return "arg" + strings.ToUpper(out[:1]) + out[1:]
+	case token.IsKeyword(out) || goPredeclared[out]:
+		return out + "Arg"
+	}
+	return out
+}
+
+// goInitialisms are written in one case in Go names (the common ones of
+// Go's style guide).
+var goInitialisms = map[string]bool{
+	"api": true, "cpu": true, "gpu": true, "html": true, "http": true, "id": true,
+	"io": true, "ip": true, "json": true, "rgb": true, "rgba": true, "sql": true,
+	"uri": true, "url": true, "utf8": true, "uuid": true, "xml": true,
+}
+
+// goPredeclared are names a wrapper's parameters must not shadow.
+var goPredeclared = map[string]bool{
+	"bool": true, "byte": true, "error": true, "float32": true, "float64": true,
+	"int": true, "int8": true, "int16": true, "int32": true, "int64": true,
+	"uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true,
+	"uintptr": true, "rune": true, "string": true, "any": true, "len": true,
+	"cap": true, "make": true, "new": true, "nil": true, "true": true, "false": true,
+	"append": true, "copy": true, "delete": true, "panic": true, "print": true,
+	"min": true, "max": true, "clear": true, "close": true, "iota": true,
+}
+
+// scalarValue reads a halide_scalar_value_t of type t as the Go value
+// Call takes for that type; nil when v is nil or t has no Go scalar.
+func scalarValue(v *C.struct_halide_scalar_value_t, t array.Type) any {
+	if v == nil || t.Lanes != 1 {
+		return nil
+	}
+	p := unsafe.Pointer(v)
+	switch t.Code {
+	case array.Int:
+		switch t.Bits {
+		case 8:
+			return *(*int8)(p)
+		case 16:
+			return *(*int16)(p)
+		case 32:
+			return *(*int32)(p)
+		case 64:
+			return *(*int64)(p)
+		}
+	case array.UInt:
+		switch t.Bits {
+		case 1:
+			return *(*bool)(p)
+		case 8:
+			return *(*uint8)(p)
+		case 16:
+			return *(*uint16)(p)
+		case 32:
+			return *(*uint32)(p)
+		case 64:
+			return *(*uint64)(p)
+		}
+	case array.Float:
+		switch t.Bits {
+		case 32:
+			return *(*float32)(p)
+		case 64:
+			return *(*float64)(p)
+		}
+	case array.Handle:
+		return *(*uintptr)(p)
+	}
+	return nil
+}
+
+// bufferEstimates reads buffer_estimates: dims pairs of (min, extent)
+// pointers, any of them NULL.
+func bufferEstimates(e **C.int64_t, dims int) []DimEstimate {
+	if e == nil {
+		return nil
+	}
+	ps := unsafe.Slice(e, 2*dims)
+	out := make([]DimEstimate, dims)
+	any := false
+	for i := range out {
+		if ps[2*i] != nil {
+			out[i].Min, out[i].HasMin = int(*ps[2*i]), true
+		}
+		if ps[2*i+1] != nil {
+			out[i].Extent, out[i].HasExtent = int(*ps[2*i+1]), true
+		}
+		any = any || out[i].HasMin || out[i].HasExtent
+	}
+	if !any {
+		return nil
+	}
+	return out
+}
+
+// describe is the argument as Pipeline.String lists it: name, type, and a
+// scalar's default, range and estimate where declared.
+func (a *Arg) describe() string {
+	s := a.Name + " " + strings.TrimPrefix(a.want(), "a ")
+	var meta []string
+	for _, m := range []struct {
+		k string
+		v any
+	}{{"default", a.Default}, {"min", a.Min}, {"max", a.Max}, {"estimate", a.Estimate}} {
+		if m.v != nil {
+			meta = append(meta, fmt.Sprintf("%s %v", m.k, m.v))
+		}
+	}
+	if a.Estimates != nil {
+		e := make([]string, len(a.Estimates))
+		for i, d := range a.Estimates {
+			e[i] = d.String()
+		}
+		meta = append(meta, "estimates "+strings.Join(e, " "))
+	}
+	if len(meta) > 0 {
+		s += " [" + strings.Join(meta, ", ") + "]"
+	}
+	return s
 }
 
 func (a *Arg) isBuffer() bool { return a.Kind != InputScalar }
@@ -64,6 +253,12 @@ type Pipeline struct {
 	params  []int // indices in args of what Call takes
 	bufs    []int // indices in args of the buffers, in order
 	userCtx bool
+
+	dev     atomic.Pointer[opencl.Device] // SetDevice's choice; nil: OpenCLDevice()
+	texture atomic.Int32                  // textureUnknown, textureNone or textureUsed (device.go)
+	texArgs atomic.Pointer[string]        // the arguments stored as textures
+
+	callsBack atomic.Bool // calls may call back into Go (hooks.go)
 
 	frames sync.Pool // *frame: call frames in C memory, reused
 }
@@ -93,7 +288,7 @@ func (p *Pipeline) String() string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%s %s", a.Name, strings.TrimPrefix(a.want(), "a "))
+		b.WriteString(a.describe())
 	}
 	b.WriteString(") " + p.target)
 	return b.String()
@@ -125,6 +320,15 @@ func load() {
 				Kind: ArgKind(ca.kind),
 				Dims: int(ca.dimensions),
 				Type: array.Type{Code: array.Code(ca._type.code), Bits: uint8(ca._type.bits), Lanes: uint16(ca._type.lanes)},
+			}
+			a.GoName = GoName(a.Name)
+			if a.Kind == InputScalar {
+				a.Default = scalarValue(ca.scalar_def, a.Type)
+				a.Min = scalarValue(ca.scalar_min, a.Type)
+				a.Max = scalarValue(ca.scalar_max, a.Type)
+				a.Estimate = scalarValue(ca.scalar_estimate, a.Type)
+			} else if md.version >= 1 {
+				a.Estimates = bufferEstimates(ca.buffer_estimates, a.Dims)
 			}
 			p.args = append(p.args, a)
 			if j == 0 && a.Name == "__user_context" && a.Type.Code == array.Handle {

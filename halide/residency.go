@@ -32,7 +32,7 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 		r := b.r
 		if p.opencl {
 			if d := r.Device(); d != nil && d != device.Device(dev) {
-				return &Error{Pipeline: p.name, Code: -1, Msg: fmt.Sprintf(
+				return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), Msg: fmt.Sprintf(
 					"argument %q lives on %s, the pipeline runs on %s: move it explicitly (DeviceFree, then CopyToDevice)", a.Name, d.Name(), dev.Name()),
 					err: device.ErrForeign}
 			}
@@ -57,7 +57,7 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 			continue
 		}
 		if err := device.CheckAutomatic(fmt.Sprintf("%s %q of pipeline %s", what, a.Name, p.name)); err != nil {
-			return &Error{Pipeline: p.name, Code: -1, Msg: err.Error(), err: err}
+			return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
 		}
 	}
 	return nil
@@ -308,5 +308,5 @@ func (p *Pipeline) runtimeError(f *frame, rc C.int) error {
 }
 
 func (p *Pipeline) transferError(a *Arg, what string, err error) error {
-	return &Error{Pipeline: p.name, Code: -1, Msg: fmt.Sprintf("argument %q: %s: %v", a.Name, what, err), err: err}
+	return &Error{Pipeline: p.name, Code: int(ErrTransfer), Msg: fmt.Sprintf("argument %q: %s: %v", a.Name, what, err), err: err}
 }

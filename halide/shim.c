@@ -1,3 +1,5 @@
+#define _GNU_SOURCE  // memmem, RTLD_DEFAULT
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -203,36 +205,194 @@ int gohl_buf_reclaim(gohl_ctx *ctx, gohl_buf *b) {
     return r ? r : r2;
 }
 
-// ---- OpenCL: Halide uses our context and queue ---------------------------
+// ---- OpenCL: Halide uses our contexts and queues -------------------------
 
-static pthread_mutex_t cl_mu = PTHREAD_MUTEX_INITIALIZER;
-static void *cl_ctx, *cl_queue;
-static int cl_acquires;
+// Every device a pipeline has run on has a gohl_cl; a call names its device
+// in its gohl_ctx, so halide_acquire_cl_context hands the runtime that
+// device's context and queue. Runtime calls outside a pipeline call (the
+// release of a crop handle when an Array is closed) get the fallback: the
+// most recently opened live device.
+static pthread_mutex_t cl_list_mu = PTHREAD_MUTEX_INITIALIZER;
+static gohl_cl *cl_live;  // live devices, newest first
+static gohl_cl *cl_free;  // closed ones, reused: a late acquire never touches freed memory
 
-void gohl_set_cl(uintptr_t ctx, uintptr_t queue) {
-    pthread_mutex_lock(&cl_mu);
-    cl_ctx = (void *)ctx;
-    cl_queue = (void *)queue;
-    pthread_mutex_unlock(&cl_mu);
+// held is the device this thread acquired: release unlocks exactly that.
+static __thread gohl_cl *held;
+// acq_ctx is the call whose acquire is in progress on this thread, for the
+// program-source check below (the OpenCL entry points get no user_context).
+static __thread gohl_ctx *acq_ctx;
+
+gohl_cl *gohl_cl_open(uintptr_t ctx, uintptr_t queue) {
+    pthread_mutex_lock(&cl_list_mu);
+    gohl_cl *cl = cl_free;
+    if (cl) {
+        cl_free = cl->next;
+    } else {
+        cl = calloc(1, sizeof *cl);
+        if (!cl) {
+            pthread_mutex_unlock(&cl_list_mu);
+            return NULL;
+        }
+        pthread_mutex_init(&cl->mu, NULL);
+    }
+    pthread_mutex_lock(&cl->mu);
+    cl->ctx = (void *)ctx;
+    cl->queue = (void *)queue;
+    cl->acquires = 0;
+    pthread_mutex_unlock(&cl->mu);
+    cl->next = cl_live;
+    cl_live = cl;
+    pthread_mutex_unlock(&cl_list_mu);
+    return cl;
 }
 
-int gohl_cl_acquires(void) { return __atomic_load_n(&cl_acquires, __ATOMIC_RELAXED); }
+static int64_t cl_acquires_total;
+
+int64_t gohl_cl_acquires(gohl_cl *cl) {
+    return __atomic_load_n(cl ? &cl->acquires : &cl_acquires_total, __ATOMIC_RELAXED);
+}
+
+// gohl_cl_close releases the runtime's state for cl's context (its compiled
+// programs, which hold references to the context) while the context and
+// queue are still valid, then retires cl. halide_opencl_device_release
+// acquires through the override below, so it sees cl's context.
+int gohl_cl_close(gohl_cl *cl) {
+    pthread_mutex_lock(&cl_list_mu);
+    for (gohl_cl **p = &cl_live; *p; p = &(*p)->next) {
+        if (*p == cl) {
+            *p = cl->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cl_list_mu);
+    gohl_ctx ctx;
+    gohl_ctx_init(&ctx);
+    ctx.cl = cl;
+    halide_device_release(&ctx, halide_opencl_device_interface());
+    int r = 0;
+    pthread_mutex_lock(&cl->mu);
+    cl->ctx = NULL;
+    cl->queue = NULL;
+    pthread_mutex_unlock(&cl->mu);
+    pthread_mutex_lock(&cl_list_mu);
+    cl->next = cl_free;
+    cl_free = cl;
+    pthread_mutex_unlock(&cl_list_mu);
+    return r;
+}
 
 // Strong definitions override the runtime's weak ones. Halide pairs every
 // acquire with a release (even a failed one) and never nests them, and
 // expects acquire to block while another thread holds the context.
 int halide_acquire_cl_context(void *user_context, void **ctx, void **q, bool create) {
-    (void)user_context;
     (void)create;
-    pthread_mutex_lock(&cl_mu);
-    __atomic_add_fetch(&cl_acquires, 1, __ATOMIC_RELAXED);
-    *ctx = cl_ctx;
-    *q = cl_queue;
-    return cl_ctx && cl_queue ? 0 : -1;
+    gohl_ctx *c = (gohl_ctx *)user_context;
+    if (!c || c->magic != GOHL_MAGIC) c = cur;
+    gohl_cl *cl = c ? c->cl : NULL;
+    if (!cl) {
+        pthread_mutex_lock(&cl_list_mu);
+        cl = cl_live;
+        pthread_mutex_unlock(&cl_list_mu);
+    }
+    held = cl;
+    acq_ctx = c;
+    *ctx = NULL;
+    *q = NULL;
+    if (!cl) return -1;
+    pthread_mutex_lock(&cl->mu);
+    __atomic_add_fetch(&cl->acquires, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&cl_acquires_total, 1, __ATOMIC_RELAXED);
+    *ctx = cl->ctx;
+    *q = cl->queue;
+    return cl->ctx && cl->queue ? 0 : -1;
 }
 
 int halide_release_cl_context(void *user_context) {
     (void)user_context;
-    pthread_mutex_unlock(&cl_mu);
+    gohl_cl *cl = held;
+    held = NULL;
+    acq_ctx = NULL;
+    if (cl) pthread_mutex_unlock(&cl->mu);
     return 0;
+}
+
+// ---- OpenCL entry points: the runtime resolves them here ------------------
+
+// The runtime finds OpenCL through halide_opencl_get_symbol. Ours returns
+// the entry points of the libOpenCL.so.1 that device/opencl loaded with
+// RTLD_GLOBAL (so pipelines and the library use one ICD loader), except
+// clCreateProgramWithSource, which goes through a check first: a kernel
+// that takes an image (a buffer stored as MemoryType::GPUTexture) is
+// refused before it is built, and the call is marked, so the bridge can
+// name the limitation instead of the runtime failing later with -42.
+typedef void *(*create_program_fn)(void *, uint32_t, const char **, const size_t *, int32_t *);
+static create_program_fn real_create_program;
+
+// uses_images reports whether the source declares image parameters, and
+// appends their names to names (space-separated, at most cap bytes).
+static int uses_images(uint32_t n, const char **src, const size_t *len, char *names, size_t cap) {
+    static const char *types[] = {"image1d_t", "image2d_t", "image3d_t", "image1d_array_t",
+                                  "image2d_array_t", "image1d_buffer_t"};
+    int found = 0;
+    size_t used = names ? strlen(names) : 0;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t l = len && len[i] ? len[i] : strlen(src[i]);
+        const char *end = src[i] + l;
+        for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+            size_t tl = strlen(types[t]);
+            for (const char *p = src[i]; (p = memmem(p, end - p, types[t], tl)); p += tl) {
+                found = 1;
+                const char *q = p + tl;
+                while (q < end && *q == ' ') q++;
+                const char *id = q;
+                while (q < end && (*q == '_' || (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))) q++;
+                size_t il = q - id;
+                if (!names || il == 0 || used + il + 2 > cap) continue;
+                if (used) names[used++] = ' ';
+                memcpy(names + used, id, il);
+                used += il;
+                names[used] = 0;
+            }
+        }
+    }
+    return found;
+}
+
+static void *checked_create_program(void *ctx, uint32_t n, const char **src, const size_t *len, int32_t *err) {
+    gohl_ctx *c = acq_ctx;
+    if (uses_images(n, src, len, c ? c->texture_args : NULL, c ? sizeof c->texture_args : 0)) {
+        if (c) c->texture = 1;
+        if (err) *err = -59;  // CL_INVALID_OPERATION
+        return NULL;
+    }
+    return real_create_program(ctx, n, src, len, err);
+}
+
+static void *opencl_lib;
+
+void *halide_opencl_get_symbol(void *user_context, const char *name) {
+    (void)user_context;
+    void *sym = dlsym(RTLD_DEFAULT, name);
+    if (!sym) {
+        // Not loaded yet (a pipeline called before device/opencl): load
+        // the versioned name, which every ICD loader package ships.
+        if (!opencl_lib) opencl_lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_GLOBAL);
+        if (opencl_lib) sym = dlsym(opencl_lib, name);
+    }
+    if (sym && strcmp(name, "clCreateProgramWithSource") == 0) {
+        real_create_program = (create_program_fn)sym;
+        return (void *)checked_create_program;
+    }
+    return sym;
+}
+
+// gohl_cl_texture_probe runs argv once with f's arguments (bounds queries:
+// no host, no device) so the runtime builds the pipeline's kernels, which
+// it does on entry, before anything else; it reports whether a kernel
+// takes an image. Nothing is computed.
+int gohl_cl_texture_probe(uintptr_t argv, gohl_frame *f) {
+    f->ctx.texture = 0;
+    f->ctx.texture_args[0] = 0;
+    gohl_call(argv, (uintptr_t)f);
+    return f->ctx.texture;
 }

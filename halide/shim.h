@@ -3,15 +3,23 @@
 #ifndef RESIDENT_HALIDE_SHIM_H
 #define RESIDENT_HALIDE_SHIM_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include "HalideRuntime.h"
 
 #define GOHL_MSG 2048
 
+struct gohl_cl;
+
 // gohl_ctx is the user_context of one call: the error handler appends the
-// runtime's messages here, so concurrent calls never mix their messages.
+// runtime's messages here, so concurrent calls never mix their messages;
+// halide_acquire_cl_context hands the runtime the context and queue of cl,
+// the call's OpenCL device (NULL: the fallback device).
 typedef struct gohl_ctx {
     uint64_t magic;
+    struct gohl_cl *cl;
+    int32_t texture;  // set when the runtime is given a kernel that uses images
+    char texture_args[256];  // their kernel parameter names, space-separated
     int32_t len;
     char msg[GOHL_MSG];
 } gohl_ctx;
@@ -53,7 +61,18 @@ int gohl_buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off);
 int gohl_buf_detach(gohl_ctx *ctx, gohl_buf *b);
 int gohl_buf_reclaim(gohl_ctx *ctx, gohl_buf *b);
 
-void gohl_set_cl(uintptr_t ctx, uintptr_t queue);
-int gohl_cl_acquires(void);
+// gohl_cl is one OpenCL device as the Halide runtime sees it: its context
+// and in-order queue, and the lock halide_acquire_cl_context holds.
+typedef struct gohl_cl {
+    void *ctx, *queue;
+    pthread_mutex_t mu;
+    int64_t acquires;
+    struct gohl_cl *next;  // the list of live devices (the fallback is the head)
+} gohl_cl;
+
+gohl_cl *gohl_cl_open(uintptr_t ctx, uintptr_t queue);
+int gohl_cl_close(gohl_cl *cl);
+int64_t gohl_cl_acquires(gohl_cl *cl);  // NULL: all devices
+int gohl_cl_texture_probe(uintptr_t argv, gohl_frame *f);
 
 #endif

@@ -66,9 +66,12 @@ var (
 	_ device.CloseNotifier = (*Device)(nil)
 )
 
-// OnClose registers fn to run at the start of Close, before any memory is
-// freed (package array copies device-dirty data home then).
-func (d *Device) OnClose(fn func()) (cancel func()) { return d.s.hooks.OnClose(fn) }
+// OnClose registers f to run when the Device closes (Close or its cleanup
+// backstop), before anything is released, so f may still use the device:
+// Arrays copy their device-dirty data home, package halide releases the
+// Halide runtime's state for the context. Hooks run once, last registered
+// first; on a closed Device f runs at once. cancel unregisters f.
+func (d *Device) OnClose(f func()) (cancel func()) { return d.s.hooks.OnClose(f) }
 
 // state is what Close and the cleanup backstop free; it must not point
 // back to the Device, or the cleanup would never run.
@@ -122,6 +125,11 @@ func Open(o Options) (*Device, error) {
 		ctx.Release()
 		return nil, err
 	}
+	return newDevice(o, p, id, ctx, q), nil
+}
+
+// newDevice builds a Device over ctx and q, which it releases on Close.
+func newDevice(o Options, p Platform, id DeviceID, ctx *Context, q *CommandQueue) *Device {
 	s := &state{
 		opts: o, platform: p, id: id, ctx: ctx, queue: q,
 		name:     fmt.Sprintf("opencl:%s (%s)", id.Name(), p.Name()),
@@ -148,7 +156,7 @@ func Open(o Options) (*Device, error) {
 	}
 	d := &Device{s: s}
 	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.close() }, s)
-	return d, nil
+	return d
 }
 
 var (
@@ -242,20 +250,15 @@ func (d *Device) Stats() device.Stats { return d.s.counters.Snapshot() }
 // Close frees every allocation, cached block, pinned host block and the
 // context and queue. It is idempotent; a cleanup does it for a Device that
 // becomes unreachable.
-//
-// Arrays resident on the device are told first and copy their device-dirty
-// data to host, so nothing is lost. Pinned host blocks (AllocHost) still in
-// use stay valid until freed: the queue and context are released after the
-// last one.
 func (d *Device) Close() error {
 	d.s.cleanup.Stop()
-	if !d.isClosed() {
-		d.s.hooks.RunCloseHooks()
-	}
 	return d.s.close()
 }
 
 func (s *state) close() error {
+	// Hooks first, while the device still works: Arrays bring device-dirty
+	// data home, a Halide runtime releases its programs for the context.
+	s.hooks.RunCloseHooks()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -285,8 +288,8 @@ func (s *state) close() error {
 	}
 	s.stageMu.Unlock()
 	if s.pins.close() {
-		// Blocks still in use keep the queue (to unmap) and the context;
-		// the last Free releases them.
+		// Pinned blocks still in use (NewIn Arrays) keep the queue, to
+		// unmap, and the context; the last Free releases them.
 		s.closeErr = errors.Join(errs...)
 		return s.closeErr
 	}

@@ -9,18 +9,53 @@ import (
 	"strings"
 )
 
-// buildGenerator compiles a generator source with GenGen.cpp against
-// Debian's Halide 14 and returns the executable's path.
+// buildGenerator returns a generator executable built from src with
+// GenGen.cpp against Debian's Halide 14: the cached one when the cache
+// holds a build of the same inputs, else a new build, which it caches.
 func buildGenerator(c *config, src, tmp string) (string, error) {
 	if _, err := os.Stat(filepath.Join(c.include, "Halide.h")); err != nil {
 		return "", fmt.Errorf("Halide 14 headers not found in %s (install libhalide14-0-dev: make halide-deps): %w", c.include, err)
 	}
-	exe := filepath.Join(tmp, "gen")
-	err := c.exec(c.cxx, "-std=c++17", "-O1", "-DHALIDE_ENABLE_RTTI", "-DHALIDE_WITH_EXCEPTIONS",
-		"-I"+c.include, src, filepath.Join(c.src, "GenGen.cpp"), "-o", exe,
-		"-lHalide14", "-ldl", "-lpthread", "-lz")
-	return exe, err
+	if c.cacheDir == "" {
+		exe := filepath.Join(tmp, "gen")
+		return exe, c.exec(c.cxx, c.compileArgs(src, exe)...)
+	}
+	key, err := c.generatorKey(src)
+	if err != nil {
+		return "", err
+	}
+	exe := filepath.Join(c.cacheDir, key, "gen")
+	if st, err := os.Stat(exe); err == nil && st.Mode().IsRegular() {
+		if c.verbose {
+			fmt.Fprintf(os.Stderr, "halide-gen: generator %s from the cache: %s\n", src, exe)
+		}
+		return exe, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
+		// An unwritable cache only costs the build.
+		exe := filepath.Join(tmp, "gen")
+		return exe, c.exec(c.cxx, c.compileArgs(src, exe)...)
+	}
+	// Build next to the final name and rename: concurrent runs (make -j)
+	// never see a half-written binary.
+	part, err := os.CreateTemp(filepath.Dir(exe), "gen-*.part")
+	if err != nil {
+		return "", err
+	}
+	part.Close()
+	defer os.Remove(part.Name())
+	if err := c.exec(c.cxx, c.compileArgs(src, part.Name())...); err != nil {
+		return "", err
+	}
+	if err := os.Rename(part.Name(), exe); err != nil {
+		return "", err
+	}
+	builds++
+	return exe, nil
 }
+
+// builds counts generator compilations in this process (tests read it).
+var builds int
 
 // runtimeGenerator is the smallest generator there is: halide-gen only needs
 // a generator executable to ask for the runtime (-r).
@@ -55,7 +90,11 @@ func emitRuntime(c *config) error {
 	if err := os.MkdirAll(rt, 0o755); err != nil {
 		return err
 	}
-	if err := c.exec(gen, "-r", "halide_rt", "-o", rt, "-e", "static_library", "target="+resolveTarget(c.target, true)); err != nil {
+	targets, err := resolveTargets(c.target, targetOptions{runtime: true})
+	if err != nil {
+		return err
+	}
+	if err := c.exec(gen, "-r", "halide_rt", "-o", rt, "-e", "static_library", "target="+targets[0]); err != nil {
 		return err
 	}
 	if err := c.execIn(rt, "ar", "x", "halide_rt.a"); err != nil {

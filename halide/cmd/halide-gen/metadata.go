@@ -32,13 +32,15 @@ func (a arg) typ() array.Type {
 	return array.Type{Code: array.Code(a.Code), Bits: uint8(a.Bits), Lanes: uint16(a.Lanes)}
 }
 
-// dumpSource prints FUNC_metadata() as JSON. Only the metadata function
-// runs, so the pipeline's runtime references are left unresolved.
+// dumpSource prints NAME_metadata() as JSON. Only the metadata function
+// runs, so the pipeline's runtime references are left unresolved. DECL
+// declares the metadata function (extern "C", or inside the C++
+// namespaces of a namespaced pipeline) and META is its qualified name.
 const dumpSource = `#include <stdio.h>
 #include "HalideRuntime.h"
-extern "C" const halide_filter_metadata_t *FUNC_metadata();
+DECL
 int main() {
-    const halide_filter_metadata_t *m = FUNC_metadata();
+    const halide_filter_metadata_t *m = META();
     printf("{\"name\":\"%s\",\"target\":\"%s\",\"args\":[", m->name, m->target);
     for (int i = 0; i < m->num_arguments; i++) {
         const halide_filter_argument_t *a = &m->arguments[i];
@@ -50,13 +52,29 @@ int main() {
 }
 `
 
+// dumpProgram is dumpSource for the function f (ns::name allowed).
+func dumpProgram(f string) string {
+	parts := strings.Split(f, "::")
+	name := parts[len(parts)-1] + "_metadata"
+	decl := `extern "C" const halide_filter_metadata_t *` + name + "();"
+	meta := name
+	if ns := parts[:len(parts)-1]; len(ns) > 0 {
+		decl = "const halide_filter_metadata_t *" + name + "();"
+		for i := len(ns) - 1; i >= 0; i-- {
+			decl = "namespace " + ns[i] + " { " + decl + " }"
+		}
+		meta = "::" + f + "_metadata"
+	}
+	return strings.NewReplacer("DECL", decl, "META", meta).Replace(dumpSource)
+}
+
 func dumpMetadata(c *config, tmp string) (*metadata, error) {
 	src := filepath.Join(tmp, "dump.cpp")
-	if err := os.WriteFile(src, []byte(strings.ReplaceAll(dumpSource, "FUNC", c.funcName)), 0o644); err != nil {
+	if err := os.WriteFile(src, []byte(dumpProgram(c.funcName)), 0o644); err != nil {
 		return nil, err
 	}
 	exe := filepath.Join(tmp, "dump")
-	if err := c.exec(c.cxx, "-I"+c.include, "-no-pie", src, filepath.Join(c.outDir, c.funcName+".a"),
+	if err := c.exec(c.cxx, "-I"+c.include, "-no-pie", src, filepath.Join(c.outDir, simpleName(c.funcName)+".a"),
 		"-o", exe, "-Wl,--unresolved-symbols=ignore-all"); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,240 @@
+package halide
+
+// #include "shim.h"
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
+// query is a call of p whose buffers are all bounds queries: halide_buffer_t's
+// of its own in C memory with no host and no device (never an Array's), and
+// scalars at their defaults until set.
+type query struct {
+	f    *frame
+	bufs []*C.gohl_buf // one per p.bufs
+}
+
+func (p *Pipeline) newQuery() *query {
+	f := p.newFrame()
+	q := &query{f: f, bufs: make([]*C.gohl_buf, len(p.bufs))}
+	for k, i := range p.bufs {
+		a := &p.args[i]
+		b := C.gohl_buf_new(C.int(a.Dims))
+		if b == nil {
+			q.free()
+			panic("halide: out of C memory for a bounds query")
+		}
+		b.b._type.code = C.uint8_t(a.Type.Code)
+		b.b._type.bits = C.uint8_t(a.Type.Bits)
+		b.b._type.lanes = C.uint16_t(a.Type.Lanes)
+		q.bufs[k] = b
+		f.args[i] = unsafe.Pointer(&b.b)
+	}
+	for _, i := range p.params {
+		if a := &p.args[i]; !a.isBuffer() && a.Default != nil {
+			setScalar(unsafe.Pointer(&f.scalars[i]), a.Type, a.Default)
+		}
+	}
+	return q
+}
+
+func (q *query) free() {
+	for _, b := range q.bufs {
+		if b != nil {
+			C.gohl_buf_free(b)
+		}
+	}
+	C.gohl_frame_free(q.f.c)
+}
+
+// Bounds asks the pipeline which region each buffer must cover to compute
+// the given outputs: Halide's bounds query. Arguments are as for Call,
+// except that an input buffer may be nil (only its region is asked for;
+// an Array given there is not looked at beyond its type and rank), and an
+// output may be a []array.Dim instead of a buffer: only its mins and
+// extents are read. Scalars must be real values when regions depend on
+// them.
+//
+// The result has one entry per argument, nil for scalars: for an input the
+// region it must cover, with dense strides; for an output the region the
+// pipeline computes, which its constraints may make larger than asked.
+// Nothing is computed and no Array is touched: the query runs on
+// halide_buffer_t's of its own. Allocate inputs of that shape with
+// NewArray, or let NewInputs do it:
+//
+//	b, _ := blur.BlurPipeline.Bounds(nil, out) // out: min (5, 7), extent 29×13
+//	in := halide.NewArray[uint16](b[0])        // min (4, 6), extent 31×15
+func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
+	if len(args) != len(p.params) {
+		return nil, &Error{Pipeline: p.name, Code: int(ErrArgCount), Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
+	}
+	q := p.newQuery()
+	defer q.free()
+	k := 0
+	for j, i := range p.params {
+		a := &p.args[i]
+		v := args[j]
+		if !a.isBuffer() {
+			if !setScalar(unsafe.Pointer(&q.f.scalars[i]), a.Type, v) {
+				return nil, p.argError(a, int(ErrBadType), describe(v))
+			}
+			continue
+		}
+		b := q.bufs[k]
+		k++
+		var dims []array.Dim
+		switch x := v.(type) {
+		case nil:
+			if a.Kind == OutputBuffer {
+				return nil, p.boundsError(a, "nil: an output gives the region to compute (a buffer, or its []array.Dim)")
+			}
+			continue
+		case []array.Dim:
+			dims = x
+		case array.Buffer:
+			r := rawOf(x)
+			if r == nil {
+				if a.Kind == OutputBuffer {
+					return nil, p.argError(a, halideNullBuffer, describe(v))
+				}
+				continue
+			}
+			if r.Type() != a.Type {
+				return nil, p.argError(a, int(ErrBadType), describeRaw(r))
+			}
+			dims = r.Dims()
+		default:
+			return nil, p.argError(a, int(ErrBadType), describe(v))
+		}
+		if len(dims) != a.Dims {
+			return nil, p.argError(a, int(ErrBadDimensions), fmt.Sprintf("%d dimensions", len(dims)))
+		}
+		if a.Kind == InputBuffer {
+			continue // asked for, whatever the caller passed
+		}
+		cd := unsafe.Slice(b.b.dim, a.Dims)
+		for d, x := range dims {
+			if !fitsInt32(x.Min) || !fitsInt32(x.Extent) || !fitsInt32(x.Stride) || !fitsInt32(x.Min+x.Extent) {
+				return nil, p.boundsError(a, fmt.Sprintf("dimension %d (min %d, extent %d) does not fit Halide's int32 fields", d, x.Min, x.Extent))
+			}
+			cd[d] = C.struct_halide_dimension_t{min: C.int32_t(x.Min), extent: C.int32_t(x.Extent), stride: C.int32_t(x.Stride)}
+		}
+	}
+	if p.opencl {
+		// The runtime builds the kernels on entry, even for a query: it
+		// needs a context.
+		if _, err := p.deviceFor(q.f, nil); err != nil {
+			return nil, err
+		}
+	}
+	if rc := C.gohl_call(C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(q.f.c)))); rc != 0 {
+		return nil, &Error{Pipeline: p.name, Code: int(rc), Msg: "bounds query: " + runtimeMessage(&q.f.c.ctx)}
+	}
+	out := make([][]array.Dim, len(p.params))
+	k = 0
+	for j, i := range p.params {
+		a := &p.args[i]
+		if !a.isBuffer() {
+			continue
+		}
+		cd := unsafe.Slice(q.bufs[k].b.dim, a.Dims)
+		k++
+		dims := make([]array.Dim, a.Dims)
+		for d := range dims {
+			dims[d] = array.Dim{Min: int(cd[d].min), Extent: int(cd[d].extent), Stride: int(cd[d].stride)}
+		}
+		out[j] = dims
+	}
+	return out, nil
+}
+
+func (p *Pipeline) boundsError(a *Arg, msg string) error {
+	return &Error{Pipeline: p.name, Code: int(ErrBoundsQuery), Msg: fmt.Sprintf("bounds query: argument %q: %s", a.Name, msg)}
+}
+
+// NewInputs runs Bounds and puts, in place of every nil input, a new
+// device-aware Array of the input's element type that covers exactly the
+// region the pipeline reads (array.NewWithMins, dense, zeroed). It returns
+// the arguments ready for Call once the caller has filled the new inputs
+// (through their Host views):
+//
+//	args, _ := blur.BlurPipeline.NewInputs(nil, out)
+//	in := args[0].(*array.Array[uint16])
+func (p *Pipeline) NewInputs(args ...any) ([]any, error) {
+	b, err := p.Bounds(args...)
+	if err != nil {
+		return nil, err
+	}
+	out := append([]any(nil), args...)
+	for j, i := range p.params {
+		a := &p.args[i]
+		if a.Kind != InputBuffer || args[j] != nil {
+			continue
+		}
+		buf, err := newArrayOf(a.Type, b[j])
+		if err != nil {
+			return nil, &Error{Pipeline: p.name, Code: int(ErrBoundsQuery), Msg: fmt.Sprintf("argument %q: %v", a.Name, err)}
+		}
+		out[j] = buf
+	}
+	return out, nil
+}
+
+// NewArray returns a new device-aware Array covering region (the mins and
+// extents of a Bounds result; strides are ignored, the Array is dense).
+func NewArray[T array.Elem](region []array.Dim) *array.Array[T] {
+	mins := make([]int, len(region))
+	extents := make([]int, len(region))
+	for i, d := range region {
+		mins[i], extents[i] = d.Min, d.Extent
+	}
+	return array.NewWithMins[T](mins, extents)
+}
+
+// newArrayOf is NewArray for an element type known at run time.
+func newArrayOf(t array.Type, region []array.Dim) (array.Buffer, error) {
+	if t.Lanes == 1 {
+		switch t.Code {
+		case array.Int:
+			switch t.Bits {
+			case 8:
+				return NewArray[int8](region), nil
+			case 16:
+				return NewArray[int16](region), nil
+			case 32:
+				return NewArray[int32](region), nil
+			case 64:
+				return NewArray[int64](region), nil
+			}
+		case array.UInt:
+			switch t.Bits {
+			case 8:
+				return NewArray[uint8](region), nil
+			case 16:
+				return NewArray[uint16](region), nil
+			case 32:
+				return NewArray[uint32](region), nil
+			case 64:
+				return NewArray[uint64](region), nil
+			}
+		case array.Float:
+			switch t.Bits {
+			case 16:
+				return NewArray[array.Float16](region), nil
+			case 32:
+				return NewArray[float32](region), nil
+			case 64:
+				return NewArray[float64](region), nil
+			}
+		case array.BFloat:
+			if t.Bits == 16 {
+				return NewArray[array.BFloat16](region), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no Array element type holds %s: allocate it yourself with the region Bounds returns", t)
+}

@@ -1,0 +1,124 @@
+package halide_test
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/blur"
+)
+
+// blurRef is the host reference of the blur pipeline at (x, y).
+func blurRef(in func(x, y int) uint16, x, y int) uint16 {
+	bx := func(x, y int) uint32 {
+		return (uint32(in(x-1, y)) + uint32(in(x, y)) + uint32(in(x+1, y))) / 3
+	}
+	return uint16((bx(x, y-1) + bx(x, y) + bx(x, y+1)) / 3)
+}
+
+func blurInput(x, y int) uint16 { return uint16(x*x*31 + y*977 + x*y) }
+
+// The bounds query of Halide's blur: an output at min (5, 7) with extent
+// 29×13 needs the input at min (4, 6) with extent 31×15. The inputs it
+// allocates run the pipeline, on the host and on OpenCL, and the result
+// matches the host reference.
+func TestBoundsQueryBlur(t *testing.T) {
+	wantIn := []array.Dim{{Min: 4, Extent: 31, Stride: 1}, {Min: 6, Extent: 15, Stride: 31}}
+	for _, p := range []*halide.Pipeline{blur.BlurPipeline, blur.BlurOpenclPipeline} {
+		t.Run(p.Name(), func(t *testing.T) {
+			if p.OpenCL() {
+				clDevice(t)
+			}
+			out := array.NewWithMins[uint16]([]int{5, 7}, []int{29, 13})
+			defer out.Close()
+			before := out.Raw().HostBytes()[0]
+
+			b, err := p.Bounds(nil, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(b[0], wantIn) {
+				t.Errorf("input region %v, want %v", b[0], wantIn)
+			}
+			if want := out.Dims(); !reflect.DeepEqual(b[1], want) {
+				t.Errorf("output region %v, want it unchanged: %v", b[1], want)
+			}
+			if out.HostDirty() || out.DeviceDirty() || out.Device() != nil || out.Raw().HostBytes()[0] != before {
+				t.Error("the bounds query touched the output Array")
+			}
+			// The output's region alone, as []array.Dim, gives the same.
+			if b2, err := p.Bounds(nil, out.Dims()); err != nil || !reflect.DeepEqual(b2[0], wantIn) {
+				t.Errorf("Bounds(nil, dims) = %v, %v", b2, err)
+			}
+
+			args, err := p.NewInputs(nil, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, ok := args[0].(*array.Array[uint16])
+			if !ok {
+				t.Fatalf("NewInputs gave a %T", args[0])
+			}
+			defer in.Close()
+			if !reflect.DeepEqual(in.Dims(), wantIn) {
+				t.Errorf("NewInputs allocated %v, want %v", in.Dims(), wantIn)
+			}
+			iv, _ := in.Host()
+			for y := 6; y < 6+15; y++ {
+				for x := 4; x < 4+31; x++ {
+					iv.Set(blurInput(x, y), x, y)
+				}
+			}
+			if err := p.Call(args...); err != nil {
+				t.Fatal(err)
+			}
+			ov, err := out.HostReadOnly()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for y := 7; y < 7+13; y++ {
+				for x := 5; x < 5+29; x++ {
+					if got, want := ov.At(x, y), blurRef(blurInput, x, y); got != want {
+						t.Fatalf("blur(%d, %d) = %d, want %d", x, y, got, want)
+					}
+				}
+			}
+			// One pixel less in any direction is out of bounds.
+			small := halide.NewArray[uint16]([]array.Dim{{Min: 5, Extent: 30}, {Min: 6, Extent: 15}})
+			if err := p.Call(small, out); !errors.Is(err, halide.ErrAccessOutOfBounds) {
+				t.Errorf("input one column short: %v, want access_out_of_bounds", err)
+			}
+		})
+	}
+}
+
+func TestBoundsQueryErrors(t *testing.T) {
+	p := blur.BlurPipeline
+	out := array.New[uint16](8, 8)
+	for _, tc := range []struct {
+		name string
+		args []any
+		code halide.Code
+	}{
+		{"nil output", []any{nil, nil}, halide.ErrBoundsQuery},
+		{"typed nil output", []any{nil, (*array.Array[uint16])(nil)}, halide.ErrBufferArgumentIsNull},
+		{"wrong type", []any{nil, array.New[float32](8, 8)}, halide.ErrBadType},
+		{"input of wrong type", []any{array.New[uint8](8, 8), out}, halide.ErrBadType},
+		{"wrong rank", []any{nil, []array.Dim{{Extent: 8}}}, halide.ErrBadDimensions},
+		{"count", []any{out}, halide.ErrArgCount},
+		{"scalar", []any{nil, 3}, halide.ErrBadType},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := p.Bounds(tc.args...); !errors.Is(err, tc.code) {
+				t.Errorf("got %v, want %v", err, tc.code)
+			}
+		})
+	}
+	// An input Array is asked for, whatever its layout.
+	b, err := p.Bounds(array.New[uint16](1, 1), out)
+	if err != nil || b[0][0].Extent != 10 || b[0][1].Min != -1 {
+		t.Errorf("Bounds(Array, out) = %v, %v", b, err)
+	}
+}

@@ -1,0 +1,128 @@
+package halide
+
+// #include "shim.h"
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/resident-go/resident/device/opencl"
+)
+
+// SetDevice makes every later call of the OpenCL pipeline p run on dev
+// (nil: back to OpenCLDevice()), for example a second GPU or a Device
+// over a context the caller made (opencl.Wrap). Pipelines are shared
+// values (Lookup returns the same one everywhere): to pick a device for
+// one call only, use CallOn. Host pipelines ignore it.
+func (p *Pipeline) SetDevice(dev *opencl.Device) { p.dev.Store(dev) }
+
+// Device returns the device SetDevice chose, or nil when p runs on
+// OpenCLDevice().
+func (p *Pipeline) Device() *opencl.Device { return p.dev.Load() }
+
+// CallOn is Call on dev for this call only: the runtime gets dev's context
+// and queue (through halide_acquire_cl_context and the call's
+// user_context), inputs are uploaded to dev and outputs stay there.
+// Several devices may run pipelines at the same time; each one's calls are
+// serialized on its queue. For a host pipeline dev is ignored.
+func (p *Pipeline) CallOn(dev *opencl.Device, args ...any) error {
+	if dev == nil && p.opencl {
+		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil *opencl.Device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or use Call"}
+	}
+	return p.callOn(dev, args)
+}
+
+// deviceFor chooses the device of one call of an OpenCL pipeline (want,
+// else SetDevice's, else OpenCLDevice()) and routes the runtime to it
+// through the frame's user_context. It refuses pipelines that use GPU
+// textures before anything moves.
+func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, error) {
+	dev := want
+	if dev == nil {
+		dev = p.dev.Load()
+	}
+	if dev == nil {
+		d, err := OpenCLDevice()
+		if err != nil {
+			return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: "no OpenCL device: " + err.Error() +
+				": install an OpenCL driver (PoCL: apt-get install pocl-opencl-icd), select one with HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, or build the generator for the host"}
+		}
+		dev = d
+	}
+	cl, err := clStateOf(dev)
+	if errors.Is(err, opencl.ErrClosed) {
+		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
+			"the device %s is closed: pass an open one to SetDevice or CallOn (opencl.Open), or nil to SetDevice for the default", dev.Name())}
+	}
+	if err != nil {
+		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: fmt.Sprintf("device %s: %v", dev.Name(), err)}
+	}
+	if err := p.checkTexture(cl); err != nil {
+		return nil, err
+	}
+	f.c.ctx.cl = cl
+	f.c.ctx.texture = 0
+	return dev, nil
+}
+
+// What a pipeline's kernels take, found by the first call.
+const (
+	textureUnknown = iota
+	textureNone
+	textureUsed
+)
+
+// checkTexture refuses a pipeline whose kernels take OpenCL images
+// (buffers stored as MemoryType::GPUTexture). Halide 14's metadata does not
+// say where a buffer is stored, and such a pipeline insists on its image
+// device interface, so an Array's cl_mem fails at run time with
+// incompatible_device_interface (-42). The first call finds out with a
+// probe: a bounds query, during which the runtime builds the kernels (on
+// entry, before anything else) through our clCreateProgramWithSource,
+// which looks for image parameters and refuses to build them. A pipeline
+// without textures just has its kernels built one call early.
+func (p *Pipeline) checkTexture(cl *C.gohl_cl) error {
+	if p.texture.Load() == textureUnknown {
+		q := p.newQuery()
+		q.f.c.ctx.cl = cl
+		used := C.gohl_cl_texture_probe(C.uintptr_t(uintptr(p.argv)), q.f.c) != 0
+		args := C.GoString(&q.f.c.ctx.texture_args[0])
+		q.free()
+		if used {
+			names := textureArgNames(args)
+			p.texArgs.Store(&names)
+			p.texture.Store(textureUsed)
+		} else {
+			p.texture.Store(textureNone)
+		}
+	}
+	if p.texture.Load() != textureUsed {
+		return nil
+	}
+	return &Error{Pipeline: p.name, Code: int(ErrTexture), Msg: fmt.Sprintf(
+		"the pipeline stores %s in GPU texture memory (MemoryType::GPUTexture: its kernels take OpenCL images); Arrays live in OpenCL buffers, which Halide 14 cannot hand to an image kernel, so the call would fail with incompatible_device_interface (-42): drop store_in(MemoryType::GPUTexture) from the generator, or build it for the host",
+		*p.texArgs.Load())}
+}
+
+// textureArgNames turns the kernels' image parameter names (Halide writes
+// buffer b as _b) into the pipeline's argument names.
+func textureArgNames(s string) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, n := range strings.Fields(s) {
+		n = strings.TrimPrefix(n, "_")
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, fmt.Sprintf("%q", n))
+		}
+	}
+	if len(names) == 0 {
+		return "a buffer argument"
+	}
+	if len(names) == 1 {
+		return "argument " + names[0]
+	}
+	return "arguments " + strings.Join(names, ", ")
+}

@@ -1,0 +1,172 @@
+package halide_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/halide/examples/params"
+)
+
+// Nil buffers of every kind are Halide's buffer_argument_is_null (-12),
+// as *Error values: untyped nil, a typed nil *Array, a zero host view
+// (which used to panic with a nil dereference), a nil *array.Raw.
+func TestNilBuffers(t *testing.T) {
+	out := func() *array.Array[uint8] { return array.FromSlice(make([]uint8, 16), 4, 4) }
+	var nilArray *array.Array[uint8]
+	var nilRaw *array.Raw
+	for _, p := range []*halide.Pipeline{brighter.BrighterHostPipeline, brighter.BrighterPipeline} {
+		for _, tc := range []struct {
+			name string
+			arg  any
+			msg  string
+		}{
+			{"untyped nil", nil, "got nil"},
+			{"typed nil *Array", nilArray, "got a nil *array.Array[uint8]"},
+			{"zero HostView", array.HostView[uint8]{}, "got a zero array.HostView[uint8]"},
+			{"zero ReadView", array.ReadView[uint8]{}, "got a zero array.ReadView[uint8]"},
+			{"nil *Raw", nilRaw, "got a nil *array.Raw"},
+		} {
+			for _, pos := range []string{"input", "output"} {
+				t.Run(p.Name()+"/"+tc.name+"/"+pos, func(t *testing.T) {
+					if p.OpenCL() {
+						clDevice(t)
+					}
+					args := []any{tc.arg, uint8(1), out()}
+					if pos == "output" {
+						args = []any{out(), uint8(1), tc.arg}
+					}
+					var err error
+					func() {
+						defer func() {
+							if r := recover(); r != nil {
+								t.Fatalf("Call panicked: %v", r)
+							}
+						}()
+						err = p.Call(args...)
+					}()
+					var he *halide.Error
+					if !errors.As(err, &he) || he.Code != -12 || !errors.Is(err, halide.ErrBufferArgumentIsNull) {
+						t.Fatalf("got %v (%T), want a *halide.Error with code -12", err, err)
+					}
+					name := "input"
+					if pos == "output" {
+						name = "brighter"
+					}
+					if !strings.Contains(he.Msg, `argument "`+name+`"`) || !strings.Contains(he.Msg, tc.msg) {
+						t.Errorf("message %q, want the argument and %q", he.Msg, tc.msg)
+					}
+				})
+			}
+		}
+	}
+}
+
+// Every code is a value errors.Is matches; the runtime's text is kept.
+func TestErrorCodes(t *testing.T) {
+	img := func(w, h int) *array.Array[uint8] { return array.FromSlice(make([]uint8, w*h), w, h) }
+	for _, p := range []*halide.Pipeline{params.ParamsPipeline, params.ParamsOpenclPipeline} {
+		t.Run(p.Name(), func(t *testing.T) {
+			if p.OpenCL() {
+				clDevice(t)
+			}
+			for _, tc := range []struct {
+				name string
+				args []any
+				code halide.Code
+				msg  string
+			}{
+				{"param too small", []any{img(8, 4), float32(-1), int16(0), false, img(8, 4)}, halide.ErrParamTooSmall,
+					"Parameter gain is -1.000000e+00 but must be at least 0.000000e+00"},
+				{"param too large", []any{img(8, 4), float32(1), int16(300), false, img(8, 4)}, halide.ErrParamTooLarge,
+					"Parameter bias_level is 300 but must be at most 255"},
+				{"constraint", []any{array.NewWithMins[uint8]([]int{1, 0}, []int{8, 4}), float32(1), int16(0), false, array.NewWithMins[uint8]([]int{1, 0}, []int{6, 4})}, halide.ErrConstraintViolated,
+					"Constraint violated: input.min.0 (1) == 0 (0)"},
+				{"bad type", []any{array.New[int8](8, 4), float32(1), int16(0), false, img(8, 4)}, halide.ErrBadType,
+					`argument "input" wants a 2-D uint8 buffer, got a 2-D int8 Array`},
+				{"bad scalar", []any{img(8, 4), 1.0, int16(0), false, img(8, 4)}, halide.ErrBadType,
+					`argument "gain" wants a float32 scalar, got a Go float64`},
+				{"dimensions", []any{array.New[uint8](8), float32(1), int16(0), false, img(8, 4)}, halide.ErrBadDimensions, "got a 1-D uint8 Array"},
+				{"out of bounds", []any{img(8, 4), float32(1), int16(0), false, img(9, 4)}, halide.ErrAccessOutOfBounds,
+					"Input buffer input is accessed at 8, which is beyond the max (7) in dimension 0"},
+				{"arg count", []any{img(8, 4)}, halide.ErrArgCount, "takes 5 arguments, got 1"},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					err := p.Call(tc.args...)
+					if !errors.Is(err, tc.code) {
+						t.Fatalf("got %v, want %v", err, tc.code)
+					}
+					var he *halide.Error
+					errors.As(err, &he)
+					if he.Code != int(tc.code) || !strings.Contains(he.Msg, tc.msg) {
+						t.Errorf("got {%d %q}, want {%d …%q…}", he.Code, he.Msg, tc.code, tc.msg)
+					}
+					for _, other := range []halide.Code{halide.ErrGeneric, halide.ErrNoDevice, halide.ErrTexture} {
+						if errors.Is(err, other) {
+							t.Errorf("%v also matches %v", err, other)
+						}
+					}
+				})
+			}
+		})
+	}
+	if got := halide.ErrParamTooSmall.Error(); got != "halide: param_too_small (-9)" {
+		t.Errorf("Code.Error() = %q", got)
+	}
+	if got := (&halide.Error{Pipeline: "p", Code: int(halide.ErrTexture), Msg: "m"}).Error(); got != "p: m (halide bridge error -1008, gpu_texture_unsupported)" {
+		t.Errorf("bridge Error() = %q", got)
+	}
+}
+
+// The bridge's own refusals carry their own codes, not -1.
+func TestRefusalCodes(t *testing.T) {
+	dev := clDevice(t)
+	const w, h = 16, 16
+	t.Run("transfer guard", func(t *testing.T) {
+		a := array.New[uint8](w, h)
+		defer a.Close()
+		was := device.SetGuard(true)
+		defer device.SetGuard(was)
+		a.Raw().SetHostDirty(true)
+		err := brighter.Brighter(a, 1, array.New[uint8](w, h))
+		if !errors.Is(err, halide.ErrTransferGuard) || !errors.Is(err, device.ErrTransferGuard) {
+			t.Errorf("got %v, want ErrTransferGuard (and device.ErrTransferGuard)", err)
+		}
+	})
+	t.Run("unaligned crop", func(t *testing.T) {
+		if dev.SubBufferAlign() == 1 {
+			t.Skip("this device takes sub-buffers at any offset")
+		}
+		parent := array.New[uint8](w*16, h)
+		defer parent.Close()
+		if err := parent.CopyToDevice(dev); err != nil {
+			t.Fatal(err)
+		}
+		err := brighter.Brighter(array.FromSlice(make([]uint8, w*h), w, h), 1, parent.Crop(0, 3, w))
+		if !errors.Is(err, halide.ErrUnalignedCrop) {
+			t.Errorf("got %v, want ErrUnalignedCrop", err)
+		}
+	})
+	t.Run("closed device", func(t *testing.T) {
+		d, err := opencl.Open(opencl.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Close()
+		err = brighter.BrighterPipeline.CallOn(d, array.FromSlice(make([]uint8, w*h), w, h), uint8(1), array.FromSlice(make([]uint8, w*h), w, h))
+		if !errors.Is(err, halide.ErrDeviceClosed) || !errors.Is(err, opencl.ErrClosed) {
+			t.Errorf("got %v, want ErrDeviceClosed", err)
+		}
+	})
+	t.Run("nil device", func(t *testing.T) {
+		err := brighter.BrighterPipeline.CallOn(nil, array.FromSlice(make([]uint8, w*h), w, h), uint8(1), array.FromSlice(make([]uint8, w*h), w, h))
+		if !errors.Is(err, halide.ErrNoDevice) {
+			t.Errorf("got %v, want ErrNoDevice", err)
+		}
+	})
+}

@@ -1,0 +1,253 @@
+package callbacks_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/callbacks"
+)
+
+// failOffset makes go_offset fail, for the error-path test.
+var failOffset struct {
+	sync.Mutex
+	on bool
+}
+
+// goOffset is the Go side of gostage's extern stage:
+// out(x, y) = in(x, y) + k·(x − y), over the region Halide asks for.
+func goOffset(x *halide.ExternCall) error {
+	failOffset.Lock()
+	fail := failOffset.on
+	failOffset.Unlock()
+	if fail {
+		return &halide.Error{Code: -27, Msg: "go_offset refuses on purpose"}
+	}
+	if x.NumArgs() != 4 || x.IsBuffer(0) || !x.IsBuffer(1) || x.IsBuffer(2) || !x.IsBuffer(3) {
+		return fmt.Errorf("go_offset: unexpected arguments")
+	}
+	k := int32(x.Int(2))
+	in, out := x.Buffer(1), x.Output()
+	src, err := halide.ExternSlice[int32](in)
+	if err != nil {
+		return err
+	}
+	dst, err := halide.ExternSlice[int32](out)
+	if err != nil {
+		return err
+	}
+	id0, id1, od0, od1 := in.Dim(0), in.Dim(1), out.Dim(0), out.Dim(1)
+	for yy := od1.Min; yy < od1.Min+od1.Extent; yy++ {
+		for xx := od0.Min; xx < od0.Min+od0.Extent; xx++ {
+			v := src[(xx-id0.Min)*id0.Stride+(yy-id1.Min)*id1.Stride]
+			dst[(xx-od0.Min)*od0.Stride+(yy-od1.Min)*od1.Stride] = v + k*int32(xx-yy)
+		}
+	}
+	return nil
+}
+
+func init() { halide.RegisterExtern("go_offset", goOffset) }
+
+func gostageRef(x, y, in, k int32) int32 { return 2*in + k*(x-y) + 1 }
+
+func checkGostage(t *testing.T, run func(in, out array.Buffer, k int32) error) {
+	t.Helper()
+	const w, h, k = 37, 11, 5
+	// Mins off zero: the extern must honour them.
+	in := array.NewWithMins[int32]([]int{3, -2}, []int{w, h})
+	out := array.NewWithMins[int32]([]int{3, -2}, []int{w, h})
+	defer in.Close()
+	defer out.Close()
+	hv, err := in.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for y := -2; y < h-2; y++ {
+		for x := 3; x < w+3; x++ {
+			hv.Set(int32(x*7-y*3), x, y)
+		}
+	}
+	if err := run(in, out, k); err != nil {
+		t.Fatal(err)
+	}
+	ov, err := out.HostReadOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for y := -2; y < h-2; y++ {
+		for x := 3; x < w+3; x++ {
+			want := gostageRef(int32(x), int32(y), int32(x*7-y*3), k)
+			if got := ov.At(x, y); got != want {
+				t.Fatalf("output(%d, %d) = %d, want %d", x, y, got, want)
+			}
+		}
+	}
+}
+
+func TestGoExternHost(t *testing.T) {
+	if !callbacks.GostagePipeline.Callbacks() {
+		t.Fatal("halide-gen's wrapper did not set WithCallbacks on a pipeline with a Go extern")
+	}
+	checkGostage(t, func(in, out array.Buffer, k int32) error { return callbacks.Gostage(in, k, out) })
+}
+
+func TestGoExternOpenCL(t *testing.T) {
+	if _, err := halide.OpenCLDevice(); err != nil {
+		t.Skip("no OpenCL device:", err)
+	}
+	checkGostage(t, func(in, out array.Buffer, k int32) error { return callbacks.GostageOpencl(in, k, out) })
+}
+
+func TestGoExternConcurrent(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			checkGostage(t, func(in, out array.Buffer, k int32) error { return callbacks.Gostage(in, k, out) })
+		})
+	}
+	wg.Wait()
+}
+
+// A Go extern's error fails the call with its text, routed through
+// user_context to the call that caused it.
+func TestGoExternError(t *testing.T) {
+	failOffset.Lock()
+	failOffset.on = true
+	failOffset.Unlock()
+	defer func() {
+		failOffset.Lock()
+		failOffset.on = false
+		failOffset.Unlock()
+	}()
+	in, out := array.New[int32](8, 8), array.New[int32](8, 8)
+	err := callbacks.Gostage(in, 1, out)
+	var he *halide.Error
+	if !errors.As(err, &he) || !strings.Contains(he.Msg, "go_offset refuses on purpose") {
+		t.Fatalf("got %v, want a *halide.Error with the extern's message", err)
+	}
+	t.Log(err)
+}
+
+func TestPrintAndTrace(t *testing.T) {
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	halide.SetPrint(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.Write(p)
+	}))
+	defer halide.SetPrint(nil)
+	stores := map[int32]int32{}
+	var tags []string
+	halide.SetTrace(func(e *halide.TraceEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Event {
+		case halide.TraceStore:
+			lanes := int(e.Type.Lanes)
+			for l := 0; l < lanes; l++ {
+				v := int32(uint32(e.Value[4*l]) | uint32(e.Value[4*l+1])<<8 | uint32(e.Value[4*l+2])<<16 | uint32(e.Value[4*l+3])<<24)
+				stores[e.Coordinates[l]] = v
+			}
+		case halide.TraceTag:
+			tags = append(tags, e.Tag)
+		}
+	})
+	defer halide.SetTrace(nil)
+
+	const n = 10
+	src := make([]int32, n)
+	for i := range src {
+		src[i] = int32(i*i - 4)
+	}
+	dst := make([]int32, n)
+	if err := callbacks.Printer(array.FromSlice(src, n), array.FromSlice(dst, n)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range dst {
+		if dst[i] != 3*src[i] {
+			t.Fatalf("output[%d] = %d, want %d", i, dst[i], 3*src[i])
+		}
+		if stores[int32(i)] != 3*src[i] {
+			t.Fatalf("traced store at %d = %d, want %d (stores %v)", i, stores[int32(i)], 3*src[i], stores)
+		}
+	}
+	if want := fmt.Sprintf("%d <- printer at x = 3", 3*src[3]); !strings.Contains(buf.String(), want) {
+		t.Fatalf("printed %q, want %q", buf.String(), want)
+	}
+	// Halide tags every traced Func with its type and dimensions.
+	if !slices.ContainsFunc(tags, func(s string) bool { return strings.HasPrefix(s, "func_type_and_dim:") }) {
+		t.Fatalf("trace tags %q, want func_type_and_dim", tags)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+func TestMultiTargetNamespaced(t *testing.T) {
+	p := callbacks.MtblurPipeline
+	if p.Name() != "mtblur" {
+		t.Fatalf("name %q", p.Name())
+	}
+	const n = 1000
+	src := make([]uint16, n)
+	for i := range src {
+		src[i] = uint16(i*7919) ^ uint16(i>>3)
+	}
+	dst := make([]uint16, n)
+	if err := callbacks.Mtblur(array.FromSlice(src, n), array.FromSlice(dst, n)); err != nil {
+		t.Fatal(err)
+	}
+	at := func(i int) uint32 { return uint32(src[max(0, min(n-1, i))]) }
+	for i := range dst {
+		if want := uint16((at(i-1) + at(i) + at(i+1)) / 3); dst[i] != want {
+			t.Fatalf("output[%d] = %d, want %d", i, dst[i], want)
+		}
+	}
+}
+
+func TestWithoutUserContext(t *testing.T) {
+	p := callbacks.InnerPipeline
+	if len(p.Args()) != 2 {
+		t.Fatalf("inner takes %d arguments, want 2: %s", len(p.Args()), p)
+	}
+	src := []int32{-3, 0, 2, 7, 46340}
+	dst := make([]int32, len(src))
+	if err := callbacks.Inner(array.FromSlice(src, len(src)), array.FromSlice(dst, len(dst))); err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		if dst[i] != src[i]*src[i] {
+			t.Fatalf("inner[%d] = %d, want %d", i, dst[i], src[i]*src[i])
+		}
+	}
+	// Errors of a pipeline without user_context still reach its call.
+	err := callbacks.Inner(array.FromSlice(src, len(src)), array.FromSlice(make([]int32, 9), 9))
+	var he *halide.Error
+	if !errors.As(err, &he) || he.Code != -4 || !strings.Contains(he.Msg, "input") {
+		t.Fatalf("got %v, want an access_out_of_bounds error about input", err)
+	}
+}
+
+func TestPipelineAsExtern(t *testing.T) {
+	src := make([]int32, 100)
+	for i := range src {
+		src[i] = int32(i - 50)
+	}
+	dst := make([]int32, len(src))
+	if err := callbacks.Outer(array.FromSlice(src, len(src)), array.FromSlice(dst, len(dst))); err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		if want := (src[i]+1)*(src[i]+1) - 1; dst[i] != want {
+			t.Fatalf("outer[%d] = %d, want %d", i, dst[i], want)
+		}
+	}
+}

@@ -1,0 +1,191 @@
+package halide
+
+// #include "hooks.h"
+import "C"
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
+// Two entry points lead into a pipeline. The fast one (gohl_call_fast) is
+// marked #cgo nocallback and noescape; the one for pipelines that call Go
+// (gohl_call_cb) is not, since cgo kills the process when a nocallback call
+// reaches Go. A pipeline takes the second once WithCallbacks is set, which
+// halide-gen's wrappers do for pipelines with Go extern stages, print or
+// trace. On the fast entry point the hooks fall back to the runtime's
+// defaults instead of calling Go, so nothing there can kill the process.
+
+func init() { C.gohl_hooks_init() }
+
+// WithCallbacks makes every call of p (whoever looked it up) go through the
+// entry point that lets the pipeline call back into Go: SetPrint's writer,
+// SetTrace's function and extern stages written in Go (RegisterExtern). It
+// returns p. Without it, print and trace go to the runtime's defaults and a
+// Go extern stage fails the call. Calls that may call back cost a few
+// nanoseconds more (BenchmarkCallOverhead/callbacks).
+func (p *Pipeline) WithCallbacks() *Pipeline {
+	p.callsBack.Store(true)
+	return p
+}
+
+// Callbacks reports whether calls of p may call back into Go (WithCallbacks).
+func (p *Pipeline) Callbacks() bool { return p.callsBack.Load() }
+
+// invoke runs NAME_argv on the frame through the entry point p needs.
+func (p *Pipeline) invoke(f *frame) C.int {
+	argv, fr := C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c)))
+	if p.callsBack.Load() {
+		return C.gohl_call_cb(argv, fr)
+	}
+	return C.gohl_call_fast(argv, fr)
+}
+
+type hookSet struct {
+	print io.Writer
+	trace TraceFunc
+}
+
+var hooks atomic.Pointer[hookSet]
+
+// SetPrint sends what pipelines print (Halide's print, print_when, the
+// default trace output, halide_print) to w, one Write per message. nil, the
+// default, leaves it to the runtime, which writes to standard error (file
+// descriptor 2). Only calls of pipelines with callbacks (WithCallbacks)
+// reach w; the others print to standard error. w may be called from
+// Halide's worker threads at once, and must not keep the slice it is given.
+func SetPrint(w io.Writer) {
+	h := *loadHooks()
+	h.print = w
+	storeHooks(&h)
+}
+
+// TraceFunc receives Halide's trace events (Func::trace_stores,
+// trace_loads, trace_realizations, trace_tag). It may be called from
+// several of Halide's worker threads at once.
+type TraceFunc func(e *TraceEvent)
+
+// SetTrace sends trace events of pipelines with callbacks (WithCallbacks)
+// to fn; nil, the default, restores the runtime's own tracing (printed, or
+// written to $HL_TRACE_FILE). Event ids for parents are assigned here.
+func SetTrace(fn TraceFunc) {
+	h := *loadHooks()
+	h.trace = fn
+	storeHooks(&h)
+}
+
+func loadHooks() *hookSet {
+	if h := hooks.Load(); h != nil {
+		return h
+	}
+	return &hookSet{}
+}
+
+func storeHooks(h *hookSet) {
+	hooks.Store(h)
+	C.gohl_hooks_enable(cbool(h.print != nil), cbool(h.trace != nil))
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+//export gohlPrint
+func gohlPrint(msg *C.char, n C.int) {
+	h := hooks.Load()
+	if h == nil || h.print == nil {
+		return
+	}
+	h.print.Write(unsafe.Slice((*byte)(unsafe.Pointer(msg)), int(n)))
+}
+
+// TraceEventCode is halide_trace_event_code_t.
+type TraceEventCode int32
+
+// Trace event codes.
+const (
+	TraceLoad             TraceEventCode = 0
+	TraceStore            TraceEventCode = 1
+	TraceBeginRealization TraceEventCode = 2
+	TraceEndRealization   TraceEventCode = 3
+	TraceProduce          TraceEventCode = 4
+	TraceEndProduce       TraceEventCode = 5
+	TraceConsume          TraceEventCode = 6
+	TraceEndConsume       TraceEventCode = 7
+	TraceBeginPipeline    TraceEventCode = 8
+	TraceEndPipeline      TraceEventCode = 9
+	TraceTag              TraceEventCode = 10
+)
+
+var traceNames = [...]string{"load", "store", "begin_realization", "end_realization", "produce",
+	"end_produce", "consume", "end_consume", "begin_pipeline", "end_pipeline", "tag"}
+
+func (c TraceEventCode) String() string {
+	if c >= 0 && int(c) < len(traceNames) {
+		return traceNames[c]
+	}
+	return "trace_event_" + strconv.Itoa(int(c))
+}
+
+// TraceEvent is one halide_trace_event_t. Coordinates and Value point into
+// the runtime's memory and are valid only during the TraceFunc call: copy
+// what you keep.
+type TraceEvent struct {
+	Func       string         // the Func or pipeline the event is about
+	Event      TraceEventCode //
+	ID         int32          // this event's id, for begin events the ParentID of what they contain
+	ParentID   int32          //
+	ValueIndex int32          // tuple element of a load or store
+	Type       array.Type     // of Value (loads and stores)
+	// Coordinates of a load or store (for a vector, the vector dimension is
+	// innermost); min0, extent0, min1, … for realization and produce events.
+	Coordinates []int32
+	Value       []byte // the value loaded or stored, Type.Bytes() bytes; nil for other events
+	Tag         string // the text of a TraceTag event
+}
+
+var traceIDs atomic.Int32
+
+//export gohlTrace
+func gohlTrace(e *C.struct_halide_trace_event_t) C.int32_t {
+	h := hooks.Load()
+	if h == nil || h.trace == nil {
+		return C.gohl_default_trace(nil, e)
+	}
+	ev := TraceEvent{
+		Func:       C.GoString(e._func),
+		Event:      TraceEventCode(e.event),
+		ID:         traceIDs.Add(1),
+		ParentID:   int32(e.parent_id),
+		ValueIndex: int32(e.value_index),
+		Type:       array.Type{Code: array.Code(e._type.code), Bits: uint8(e._type.bits), Lanes: uint16(e._type.lanes)},
+	}
+	if e.coordinates != nil && e.dimensions > 0 {
+		ev.Coordinates = unsafe.Slice((*int32)(unsafe.Pointer(e.coordinates)), int(e.dimensions))
+	}
+	if e.value != nil {
+		ev.Value = unsafe.Slice((*byte)(e.value), ev.Type.Bytes())
+	}
+	if e.trace_tag != nil {
+		ev.Tag = C.GoString(e.trace_tag)
+	}
+	func() {
+		// A panic must not unwind through the pipeline's C frames.
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(os.Stderr, "halide: TraceFunc panicked (event dropped): %v\n", r)
+			}
+		}()
+		h.trace(&ev)
+	}()
+	return C.int32_t(ev.ID)
+}

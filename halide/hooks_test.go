@@ -1,0 +1,75 @@
+package halide_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/callbacks"
+	"github.com/resident-go/resident/halide/examples/tiny"
+)
+
+// A pipeline with a Go extern called through the fast entry point (no
+// WithCallbacks) fails with a message that names the fix, instead of
+// killing the process.
+func TestExternOnFastEntryPoint(t *testing.T) {
+	p := callbacks.GostagePipeline
+	halide.SetCallbacks(p, false)
+	defer halide.SetCallbacks(p, true)
+	halide.RegisterExtern("go_offset", func(*halide.ExternCall) error { return nil })
+	in, out := array.New[int32](4, 4), array.New[int32](4, 4)
+	err := p.Call(in, int32(1), out)
+	var he *halide.Error
+	if !errors.As(err, &he) || !strings.Contains(he.Msg, "WithCallbacks") {
+		t.Fatalf("got %v, want an error naming WithCallbacks", err)
+	}
+}
+
+// Print and trace on the fast entry point go to the runtime's defaults:
+// the pipeline works and nothing reaches Go.
+func TestHooksOnFastEntryPoint(t *testing.T) {
+	p := callbacks.PrinterPipeline
+	halide.SetCallbacks(p, false)
+	defer halide.SetCallbacks(p, true)
+	var buf bytes.Buffer
+	halide.SetPrint(&buf)
+	defer halide.SetPrint(nil)
+	traced := 0
+	halide.SetTrace(func(*halide.TraceEvent) { traced++ })
+	defer halide.SetTrace(nil)
+	src, dst := []int32{1, 2, 3, 4}, make([]int32, 4)
+	if err := p.Call(array.FromSlice(src, 4), array.FromSlice(dst, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if dst[3] != 12 || buf.Len() != 0 || traced != 0 {
+		t.Fatalf("output %v, printed %q, traced %d: want [3 6 9 12], nothing, 0", dst, buf.String(), traced)
+	}
+}
+
+// BenchmarkEntryPoints is the tiny pipeline through each entry point:
+// "fast" is what pipelines without callbacks take (BenchmarkCallOverhead/go),
+// "callbacks" the one that may call Go.
+func BenchmarkEntryPoints(b *testing.B) {
+	in := array.FromSlice([]int32{41}, 1)
+	out := array.FromSlice([]int32{0}, 1)
+	p := tiny.TinyPipeline
+	for _, cb := range []bool{false, true} {
+		name := "fast"
+		if cb {
+			name = "callbacks"
+		}
+		b.Run(name, func(b *testing.B) {
+			halide.SetCallbacks(p, cb)
+			defer halide.SetCallbacks(p, false)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := p.Call(in, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

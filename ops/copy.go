@@ -1,0 +1,179 @@
+package ops
+
+import (
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
+// Copy copies src into dst element by element; src broadcasts to dst's
+// shape. Any layouts work: a transposed or permuted src (see Transpose)
+// takes a tiled path that reads and writes whole cache lines.
+func Copy[T array.Elem](dst, src *array.Array[T]) error {
+	j := getJob()
+	defer putJob(j)
+	j.init("Copy", dst)
+	j.add("Copy", dst, src)
+	j.simplify()
+	if err := hostInputs(j, src); err != nil {
+		return err
+	}
+	if err := hostDst(j, dst); err != nil {
+		return err
+	}
+	if j.tiled() {
+		j.body = tileBody[T]
+		j.parallel(j.mm.upb*j.mm.batch, max(1, 4096/(tileN*j.ext[0])))
+		return nil
+	}
+	j.row = copyRow[T]
+	j.body = rows
+	j.parallel(j.total(), 1<<16)
+	return nil
+}
+
+// Transpose copies src with dimensions d0 and d1 exchanged into dst:
+// Copy(dst, src.Transpose(d0, d1)).
+func Transpose[T array.Elem](dst, src *array.Array[T], d0, d1 int) error {
+	return Copy(dst, src.Transpose(d0, d1))
+}
+
+// Fill sets every element of dst to x.
+func Fill[T array.Elem](dst *array.Array[T], x T) error {
+	j := getJob()
+	defer putJob(j)
+	j.init("Fill", dst)
+	j.addScalar()
+	*(*T)(unsafe.Pointer(&j.scal[1])) = x
+	j.simplify()
+	if err := hostDst(j, dst); err != nil {
+		return err
+	}
+	j.base[1] = unsafe.Pointer(&j.scal[1])
+	j.row = copyRow[T]
+	j.body = rows
+	j.parallel(j.total(), 1<<16)
+	return nil
+}
+
+// Iota sets every element of dst to its coordinate along dimension dim
+// (Min included), like Halide's Func f(x, y) = x; for Float16 and BFloat16
+// the coordinate is rounded.
+func Iota[T array.Elem](dst *array.Array[T], dim int) error {
+	j := getJob()
+	defer putJob(j)
+	j.init("Iota", dst)
+	if dim < 0 || dim >= dst.Rank() {
+		panic(errOutOfRange("Iota", dim, dst))
+	}
+	j.addScalar()
+	j.str[1][dim] = 1 // a virtual operand: its offset is the coordinate − Min
+	j.scal[1] = uint64(dst.Dim(dim).Min)
+	j.simplify()
+	if err := hostDst(j, dst); err != nil {
+		return err
+	}
+	j.row = iotaRow[T]
+	j.body = rows
+	j.parallel(j.total(), 1<<16)
+	return nil
+}
+
+func iotaRow[T array.Elem](j *job, n int, off *[maxOps]int) {
+	sd, s1 := j.str[0][0], j.str[1][0]
+	d := span[T](j.base[0], off[0], n, sd)
+	v0 := int64(j.scal[1]) + int64(off[1])
+	half := kindOf[T]() == kHalf
+	for i := 0; i < n; i++ {
+		v := v0 + int64(i*s1)
+		if half {
+			d[i*sd] = fromF32[T](float32(v))
+		} else {
+			d[i*sd] = T(v)
+		}
+	}
+}
+
+func copyRow[T array.Elem](j *job, n int, off *[maxOps]int) {
+	sd, ss := j.str[0][0], j.str[1][0]
+	d := span[T](j.base[0], off[0], n, sd)
+	switch {
+	case sd == 1 && ss == 1:
+		copy(d, unsafe.Slice(ptr[T](j.base[1], off[1]), n))
+	case ss == 0:
+		x := *ptr[T](j.base[1], off[1])
+		if sd == 1 {
+			for i := range d {
+				d[i] = x
+			}
+			return
+		}
+		for i := 0; i < n; i++ {
+			d[i*sd] = x
+		}
+	default:
+		s := span[T](j.base[1], off[1], n, ss)
+		for i := 0; i < n; i++ {
+			d[i*sd] = s[i*ss]
+		}
+	}
+}
+
+// tileN is the side of the square tiles of a transposing copy.
+const tileN = 32
+
+// tiled prepares a transposing copy: dst steps by 1 along dimension 0 but
+// src steps by 1 along another dimension k. It moves k to dimension 1 and
+// splits the work into bands of tileN rows of it (mm.upb bands per outer
+// point, mm.batch outer points).
+func (j *job) tiled() bool {
+	if j.rank < 2 || j.str[0][0] != 1 || j.str[1][0] == 1 || j.str[1][0] == 0 {
+		return false
+	}
+	k := -1
+	for d := 1; d < j.rank; d++ {
+		if j.str[1][d] == 1 {
+			k = d
+			break
+		}
+	}
+	if k < 0 {
+		return false
+	}
+	j.swap(1, k)
+	j.mm.upb = (j.ext[1] + tileN - 1) / tileN
+	j.mm.batch = 1
+	for d := 2; d < j.rank; d++ {
+		j.mm.batch *= j.ext[d]
+	}
+	return true
+}
+
+// tileBody copies bands [lo, hi) of a transposing copy tile by tile.
+func tileBody[T array.Elem](j *job, _, lo, hi int) {
+	sd1, ss0 := j.str[0][1], j.str[1][0]
+	w, h := j.ext[0], j.ext[1]
+	for u := lo; u < hi; u++ {
+		z, band := u/j.mm.upb, u%j.mm.upb
+		var od, os int
+		for d := 2; d < j.rank; d++ {
+			c := z % j.ext[d]
+			z /= j.ext[d]
+			od += c * j.str[0][d]
+			os += c * j.str[1][d]
+		}
+		r0 := band * tileN
+		rn := min(tileN, h-r0)
+		for c0 := 0; c0 < w; c0 += tileN {
+			cn := min(tileN, w-c0)
+			// dst(c, r) = src(c, r): src is contiguous along r.
+			for c := 0; c < cn; c++ {
+				s := unsafe.Slice(ptr[T](j.base[1], os+(c0+c)*ss0+r0), rn)
+				dp := ptr[T](j.base[0], od+r0*sd1+c0+c)
+				for r, x := range s {
+					*add(dp, r*sd1) = x
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,31 @@
+package ops
+
+import "os"
+
+// PortableEnv names the environment variable that, when set to anything
+// but "" or "0" at start-up, turns the assembly kernels off so the portable
+// Go loops run everywhere (CI runs the tests both ways).
+const PortableEnv = "RESIDENT_OPS_PORTABLE"
+
+// useAsm selects the AVX2/FMA kernels for dense float32 and float64. It is
+// fixed at start-up from cpuid and PortableEnv.
+var useAsm = hasAVX2 && !portableRequested()
+
+func portableRequested() bool {
+	v := os.Getenv(PortableEnv)
+	return v != "" && v != "0"
+}
+
+// Accel names the host kernels chosen at start-up: "avx2+fma" (the
+// assembly kernels; "avx512 present" is appended when the CPU has it) or
+// "portable" (Go loops, on CPUs without AVX2/FMA, other architectures, the
+// purego build tag, or with RESIDENT_OPS_PORTABLE=1).
+func Accel() string {
+	if !useAsm {
+		return "portable"
+	}
+	if hasAVX512 {
+		return "avx2+fma (avx512 present)"
+	}
+	return "avx2+fma"
+}

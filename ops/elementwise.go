@@ -1,0 +1,275 @@
+package ops
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
+// BinaryOp is an elementwise operation of two operands.
+type BinaryOp uint8
+
+// The binary operations. Integer division truncates toward zero and
+// x/0 is 0 (as in Halide); integer arithmetic wraps. Min and Max return NaN
+// when either operand is NaN. Pow is defined for floating-point types only.
+const (
+	OpAdd BinaryOp = iota
+	OpSub
+	OpMul
+	OpDiv
+	OpMin
+	OpMax
+	OpPow
+)
+
+var binaryNames = [...]string{"Add", "Sub", "Mul", "Div", "Minimum", "Maximum", "Pow"}
+
+func (op BinaryOp) String() string { return binaryNames[op] }
+
+// Add stores a + b in dst, broadcasting a and b to dst's shape.
+func Add[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpAdd) }
+
+// Sub stores a − b in dst, broadcasting a and b to dst's shape.
+func Sub[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpSub) }
+
+// Mul stores a · b in dst, broadcasting a and b to dst's shape.
+func Mul[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMul) }
+
+// Div stores a / b in dst, broadcasting a and b to dst's shape.
+func Div[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpDiv) }
+
+// Minimum stores the elementwise min(a, b) in dst (numpy's minimum).
+func Minimum[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMin) }
+
+// Maximum stores the elementwise max(a, b) in dst (numpy's maximum).
+func Maximum[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMax) }
+
+// Pow stores a raised to b in dst, for floating-point types.
+func Pow[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpPow) }
+
+// AddScalar stores a + s in dst.
+func AddScalar[T array.Elem](dst, a *array.Array[T], s T) error {
+	return BinaryScalar(dst, a, s, OpAdd)
+}
+
+// SubScalar stores a − s in dst.
+func SubScalar[T array.Elem](dst, a *array.Array[T], s T) error {
+	return BinaryScalar(dst, a, s, OpSub)
+}
+
+// MulScalar stores a · s in dst.
+func MulScalar[T array.Elem](dst, a *array.Array[T], s T) error {
+	return BinaryScalar(dst, a, s, OpMul)
+}
+
+// DivScalar stores a / s in dst.
+func DivScalar[T array.Elem](dst, a *array.Array[T], s T) error {
+	return BinaryScalar(dst, a, s, OpDiv)
+}
+
+// Binary stores a op b in dst. a and b broadcast to dst's shape (see the
+// package documentation); dst may be a or b (in place) but must not
+// otherwise overlap them. Shape mismatches panic with array.ErrShape; an
+// op the type does not define (Pow on integers) returns ErrUnsupported.
+func Binary[T array.Elem](dst, a, b *array.Array[T], op BinaryOp) error {
+	return binary(op, dst, a, b, nil, nil)
+}
+
+// BinaryScalar stores a op s in dst.
+func BinaryScalar[T array.Elem](dst, a *array.Array[T], s T, op BinaryOp) error {
+	return binary(op, dst, a, nil, nil, &s)
+}
+
+// ScalarBinary stores s op b in dst: for example ScalarBinary(dst, 1, b,
+// OpDiv) is 1/b.
+func ScalarBinary[T array.Elem](dst *array.Array[T], s T, b *array.Array[T], op BinaryOp) error {
+	return binary(op, dst, nil, b, &s, nil)
+}
+
+func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb *T) error {
+	k := kindOf[T]()
+	if op == OpPow && k != kFloat && k != kHalf {
+		return unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
+	}
+	j := getJob()
+	defer putJob(j)
+	name := op.String()
+	j.init(name, dst)
+	for i, x := range [2]*array.Array[T]{a, b} {
+		if x != nil {
+			j.add(name, dst, x)
+			continue
+		}
+		j.addScalar()
+		s := sa
+		if i == 1 {
+			s = sb
+		}
+		*(*T)(unsafe.Pointer(&j.scal[i+1])) = *s
+		j.base[i+1] = unsafe.Pointer(&j.scal[i+1])
+	}
+	j.simplify()
+	if err := hostInputs(j, a, b, nil); err != nil {
+		return err
+	}
+	if err := hostDst(j, dst); err != nil {
+		return err
+	}
+	j.op = int(op)
+	total := j.total()
+	grain := 1 << 15
+	if op == OpPow {
+		grain = 1 << 11
+	}
+	if k == kHalf {
+		j.row = binRowHalf[T]
+		grain /= 4
+	} else {
+		j.row = binRow[T]
+		j.mode = ntFor(total * 3 * sizeOf[T]())
+	}
+	j.body = rows
+	j.parallel(total, grain)
+	return nil
+}
+
+// ntBytes is the size of an op above which dense float kernels write with
+// non-temporal stores: its data does not fit in the caches anyway.
+const ntBytes = 32 << 20
+
+func ntFor(bytes int) int {
+	if bytes >= ntBytes {
+		return 1
+	}
+	return 0
+}
+
+// hostInputs takes read-only host views of the inputs (operands 1…) that
+// are Arrays, which copies them to host when a device holds newer data.
+func hostInputs[T array.Elem](j *job, xs ...*array.Array[T]) error {
+	for i, x := range xs {
+		if x == nil {
+			continue
+		}
+		v, err := x.HostReadOnly()
+		if err != nil {
+			return err
+		}
+		j.base[i+1] = dataPtr(v.Data())
+	}
+	return nil
+}
+
+// hostDst takes dst's writable host view (operand 0), which marks the host
+// copy newest.
+func hostDst[T array.Elem](j *job, dst *array.Array[T]) error {
+	v, err := dst.Host()
+	if err != nil {
+		return err
+	}
+	j.base[0] = dataPtr(v.Data())
+	return nil
+}
+
+func binRow[T array.Elem](j *job, n int, off *[maxOps]int) {
+	sd, sa, sb := j.str[0][0], j.str[1][0], j.str[2][0]
+	op := BinaryOp(j.op)
+	if sd == 1 && sa == 1 && sb == 1 {
+		binVec(op, unsafe.Slice(ptr[T](j.base[0], off[0]), n),
+			unsafe.Slice(ptr[T](j.base[1], off[1]), n),
+			unsafe.Slice(ptr[T](j.base[2], off[2]), n), j.mode == 1)
+		return
+	}
+	var ab, bb, db [blk]T
+	for i := 0; i < n; i += blk {
+		m := min(blk, n-i)
+		x := load(ab[:], j.base[1], off[1]+i*sa, sa, m)
+		y := load(bb[:], j.base[2], off[2]+i*sb, sb, m)
+		d := db[:m]
+		if sd == 1 {
+			d = unsafe.Slice(ptr[T](j.base[0], off[0]+i), m)
+		}
+		binVec(op, d, x, y, false)
+		if sd != 1 {
+			store(d, j.base[0], off[0]+i*sd, sd)
+		}
+	}
+}
+
+func binRowHalf[T array.Elem](j *job, n int, off *[maxOps]int) {
+	sd, sa, sb := j.str[0][0], j.str[1][0], j.str[2][0]
+	op := BinaryOp(j.op)
+	var ab, bb [blk]float32
+	for i := 0; i < n; i += blk {
+		m := min(blk, n-i)
+		x := loadF32[T](ab[:], j.base[1], off[1]+i*sa, sa, m)
+		y := loadF32[T](bb[:], j.base[2], off[2]+i*sb, sb, m)
+		binVec(op, x, x, y, false)
+		storeF32[T](x, j.base[0], off[0]+i*sd, sd)
+	}
+}
+
+// binVec computes d = a op b over equal-length dense slices (d may be a).
+func binVec[T array.Elem](op BinaryOp, d, a, b []T, nt bool) {
+	if useAsm && op <= OpDiv && len(d) >= 16 && vecAsm(op, d, a, b, nt) {
+		return
+	}
+	a, b = a[:len(d)], b[:len(d)]
+	switch op {
+	case OpAdd:
+		for i := range d {
+			d[i] = a[i] + b[i]
+		}
+	case OpSub:
+		for i := range d {
+			d[i] = a[i] - b[i]
+		}
+	case OpMul:
+		for i := range d {
+			d[i] = a[i] * b[i]
+		}
+	case OpDiv:
+		if k := kindOf[T](); k == kSigned || k == kUnsigned {
+			for i := range d {
+				if b[i] == 0 {
+					d[i] = 0
+				} else {
+					d[i] = a[i] / b[i]
+				}
+			}
+			return
+		}
+		for i := range d {
+			d[i] = a[i] / b[i]
+		}
+	case OpMin:
+		for i := range d {
+			d[i] = min(a[i], b[i])
+		}
+	case OpMax:
+		for i := range d {
+			d[i] = max(a[i], b[i])
+		}
+	case OpPow:
+		for i := range d {
+			d[i] = T(math.Pow(float64(a[i]), float64(b[i])))
+		}
+	}
+}
+
+// vecAsm runs the AVX2 kernel for dense float32/float64 add, sub, mul, div.
+func vecAsm[T array.Elem](op BinaryOp, d, a, b []T, nt bool) bool {
+	var z T
+	pd, pa, pb := unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), unsafe.Pointer(&b[0])
+	n := len(d)
+	switch any(z).(type) {
+	case float32:
+		[...]func(d, a, b unsafe.Pointer, n int, nt bool){addF32, subF32, mulF32, divF32}[op](pd, pa, pb, n, nt)
+	case float64:
+		[...]func(d, a, b unsafe.Pointer, n int, nt bool){addF64, subF64, mulF64, divF64}[op](pd, pa, pb, n, nt)
+	default:
+		return false
+	}
+	return true
+}

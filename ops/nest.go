@@ -1,0 +1,259 @@
+package ops
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
+// maxDims bounds the rank an op handles; extent-1 dimensions and dimensions
+// that merge with their neighbour do not count.
+const maxDims = 16
+
+// maxOps is the most operands one kernel touches (dst first).
+const maxOps = 4
+
+// shaped is what ops read of an operand's layout; every *array.Array has it.
+type shaped interface {
+	Rank() int
+	Dim(i int) array.Dim
+}
+
+// nest is a loop nest over the destination's shape: extents and, per
+// operand, strides in elements (0 where the operand broadcasts). Dimension
+// 0 is innermost after ordering.
+type nest struct {
+	rank int
+	nops int
+	ext  [maxDims]int
+	str  [maxOps][maxDims]int
+	base [maxOps]unsafe.Pointer
+}
+
+// shapeOf formats an operand's extents for error messages.
+func shapeOf(a shaped) string {
+	s := "["
+	for i := 0; i < a.Rank(); i++ {
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprint(a.Dim(i).Extent)
+	}
+	return s + "]"
+}
+
+func shapePanic(op string, dst, a shaped, format string, args ...any) {
+	panic(fmt.Errorf("%w: ops.%s: operand shape %s does not broadcast to destination shape %s: %s",
+		append([]any{array.ErrShape, op, shapeOf(a), shapeOf(dst)}, fmt.Sprintf(format, args...))...))
+}
+
+// init sets the nest to dst's shape with dst as operand 0.
+func (n *nest) init(op string, dst shaped) {
+	r := dst.Rank()
+	if r > maxDims {
+		panic(fmt.Errorf("%w: ops.%s: destination has %d dimensions, ops handle at most %d", array.ErrShape, op, r, maxDims))
+	}
+	n.rank, n.nops = r, 1
+	for i := 0; i < r; i++ {
+		d := dst.Dim(i)
+		n.ext[i], n.str[0][i] = d.Extent, d.Stride
+	}
+}
+
+// add appends an input that broadcasts to the destination shape: it is
+// aligned with dst dimension by dimension (dim 0 with dim 0); its missing
+// outer dimensions and its extent-1 dimensions repeat.
+func (n *nest) add(op string, dst, a shaped) {
+	k := n.nops
+	n.nops++
+	r := a.Rank()
+	for i := 0; i < r; i++ {
+		d := a.Dim(i)
+		if i >= n.rank {
+			if d.Extent != 1 {
+				shapePanic(op, dst, a, "it has more dimensions and dimension %d has extent %d (only extent-1 extra dimensions are allowed)", i, d.Extent)
+			}
+			continue
+		}
+		switch d.Extent {
+		case n.ext[i]:
+			n.str[k][i] = d.Stride
+		case 1:
+			n.str[k][i] = 0
+		default:
+			shapePanic(op, dst, a, "dimension %d has extent %d, destination %d (extents must match or be 1)", i, d.Extent, n.ext[i])
+		}
+	}
+	for i := r; i < n.rank; i++ {
+		n.str[k][i] = 0
+	}
+}
+
+// addScalar appends an operand that is the same element everywhere.
+func (n *nest) addScalar() {
+	k := n.nops
+	n.nops++
+	for i := 0; i < n.rank; i++ {
+		n.str[k][i] = 0
+	}
+}
+
+// total is the number of points in the nest.
+func (n *nest) total() int {
+	t := 1
+	for i := 0; i < n.rank; i++ {
+		t *= n.ext[i]
+	}
+	return t
+}
+
+// simplify drops extent-1 dimensions, orders the rest by the destination's
+// strides (smallest innermost, so writes stream) and merges neighbours that
+// are contiguous in every operand. Elementwise ops may reorder freely.
+func (n *nest) simplify() {
+	n.squeeze()
+	// insertion sort by dst stride, then by first input stride
+	for i := 1; i < n.rank; i++ {
+		for j := i; j > 0 && n.less(j, j-1); j-- {
+			n.swap(j, j-1)
+		}
+	}
+	n.merge()
+}
+
+func (n *nest) less(i, j int) bool {
+	if n.str[0][i] != n.str[0][j] {
+		return n.str[0][i] < n.str[0][j]
+	}
+	return n.nops > 1 && n.str[1][i] < n.str[1][j]
+}
+
+func (n *nest) swap(i, j int) {
+	n.ext[i], n.ext[j] = n.ext[j], n.ext[i]
+	for k := 0; k < n.nops; k++ {
+		n.str[k][i], n.str[k][j] = n.str[k][j], n.str[k][i]
+	}
+}
+
+// squeeze drops extent-1 dimensions; an empty nest keeps one dimension.
+func (n *nest) squeeze() {
+	w := 0
+	for i := 0; i < n.rank; i++ {
+		if n.ext[i] == 1 {
+			continue
+		}
+		n.ext[w] = n.ext[i]
+		for k := 0; k < n.nops; k++ {
+			n.str[k][w] = n.str[k][i]
+		}
+		w++
+	}
+	n.rank = w
+	if w == 0 {
+		n.rank, n.ext[0] = 1, 1
+		for k := 0; k < n.nops; k++ {
+			n.str[k][0] = 0
+		}
+	}
+}
+
+// merge folds dimension i+1 into i where every operand steps contiguously.
+func (n *nest) merge() {
+	w := 0
+	for i := 1; i < n.rank; i++ {
+		ok := true
+		for k := 0; k < n.nops; k++ {
+			if n.str[k][i] != n.str[k][w]*n.ext[w] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			n.ext[w] *= n.ext[i]
+			continue
+		}
+		w++
+		n.ext[w] = n.ext[i]
+		for k := 0; k < n.nops; k++ {
+			n.str[k][w] = n.str[k][i]
+		}
+	}
+	n.rank = w + 1
+}
+
+// rowFunc processes n points along dimension 0 starting at the element
+// offsets off (one per operand).
+type rowFunc func(j *job, n int, off *[maxOps]int)
+
+// rows runs j.row over the flat points [lo, hi) of the nest, row by row.
+func rows(j *job, _, lo, hi int) {
+	forRows(&j.nest, lo, hi, func(n int, off *[maxOps]int) { j.row(j, n, off) })
+}
+
+// forRows calls fn for each run of points along dimension 0 within the
+// flat points [lo, hi) of the nest, with the element offset of each
+// operand at the run's start.
+func forRows(n *nest, lo, hi int, fn func(m int, off *[maxOps]int)) {
+	if lo >= hi {
+		return
+	}
+	inner := n.ext[0]
+	var c [maxDims]int
+	var roff, off [maxOps]int
+	rem := lo / inner
+	c0 := lo % inner
+	for d := 1; d < n.rank; d++ {
+		c[d] = rem % n.ext[d]
+		rem /= n.ext[d]
+		for k := 0; k < n.nops; k++ {
+			roff[k] += c[d] * n.str[k][d]
+		}
+	}
+	pos := lo
+	for pos < hi {
+		m := min(inner-c0, hi-pos)
+		for k := 0; k < n.nops; k++ {
+			off[k] = roff[k] + c0*n.str[k][0]
+		}
+		fn(m, &off)
+		pos += m
+		c0 = 0
+		for d := 1; d < n.rank; d++ {
+			c[d]++
+			for k := 0; k < n.nops; k++ {
+				roff[k] += n.str[k][d]
+			}
+			if c[d] < n.ext[d] {
+				break
+			}
+			for k := 0; k < n.nops; k++ {
+				roff[k] -= n.ext[d] * n.str[k][d]
+			}
+			c[d] = 0
+		}
+	}
+}
+
+// ptr returns a pointer to element off of base, for element type T.
+func ptr[T any](base unsafe.Pointer, off int) *T {
+	var z T
+	return (*T)(unsafe.Add(base, uintptr(off)*unsafe.Sizeof(z)))
+}
+
+// span returns the n elements at base+off, stride apart, as a slice that
+// covers them ((n-1)*stride+1 elements).
+func span[T any](base unsafe.Pointer, off, n, stride int) []T {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice(ptr[T](base, off), (n-1)*stride+1)
+}
+
+// dataPtr is the address of a view's first element, nil when empty.
+func dataPtr[T any](s []T) unsafe.Pointer {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(s))
+}

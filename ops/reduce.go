@@ -1,0 +1,474 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
+type reduceOp uint8
+
+const (
+	redSum reduceOp = iota
+	redProd
+	redMin
+	redMax
+	redMean
+	redArgMin
+	redArgMax
+)
+
+var reduceNames = [...]string{"Sum", "Prod", "Min", "Max", "Mean", "ArgMin", "ArgMax"}
+
+// Sum stores in dst the sum of a along dimension dim. dst has a's shape
+// without dim (or with dim of extent 1). Float sums are pairwise in
+// float64 (see the package documentation for the tolerance); integer sums
+// wrap in T.
+func Sum[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redSum, dst, a, dim) }
+
+// Prod stores in dst the product of a along dimension dim (float64
+// accumulation for floats; wrapping for integers).
+func Prod[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redProd, dst, a, dim) }
+
+// Min stores in dst the minimum of a along dimension dim; NaN wins.
+func Min[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redMin, dst, a, dim) }
+
+// Max stores in dst the maximum of a along dimension dim; NaN wins.
+func Max[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redMax, dst, a, dim) }
+
+// Mean stores in dst the mean of a along dimension dim: the float64 sum
+// divided by the extent, converted to T (integers truncate toward zero).
+func Mean[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redMean, dst, a, dim) }
+
+// ArgMin stores in dst the coordinate along dim (Min included) of the first
+// minimum of a along dimension dim; a NaN counts as the minimum.
+func ArgMin[T array.Elem](dst *array.Array[int64], a *array.Array[T], dim int) error {
+	return reduce(redArgMin, dst, a, dim)
+}
+
+// ArgMax is ArgMin for the first maximum; a NaN counts as the maximum.
+func ArgMax[T array.Elem](dst *array.Array[int64], a *array.Array[T], dim int) error {
+	return reduce(redArgMax, dst, a, dim)
+}
+
+// SumAll returns the sum of every element of a, computed as Sum.
+func SumAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redSum, a) }
+
+// ProdAll returns the product of every element of a.
+func ProdAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redProd, a) }
+
+// MinAll returns the smallest element of a (NaN if any is NaN).
+func MinAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redMin, a) }
+
+// MaxAll returns the largest element of a (NaN if any is NaN).
+func MaxAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redMax, a) }
+
+// MeanAll returns the mean of every element of a.
+func MeanAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redMean, a) }
+
+// ArgMinAll returns the coordinates of a minimum of a (a NaN if any), the
+// first in memory order.
+func ArgMinAll[T array.Elem](a *array.Array[T]) ([]int, error) { return reduceAllArg(redArgMin, a) }
+
+// ArgMaxAll returns the coordinates of a maximum of a (a NaN if any), the
+// first in memory order.
+func ArgMaxAll[T array.Elem](a *array.Array[T]) ([]int, error) { return reduceAllArg(redArgMax, a) }
+
+// acc is a reduction's running value: f for float sums, products and
+// extremes (float64 holds every float32, Float16 and BFloat16 exactly), u
+// for integer ones (T's bits, sign-extended), idx for arguments.
+type acc struct {
+	f    float64
+	u    uint64
+	idx  int
+	pair pairAcc
+}
+
+// pairAcc sums a stream pairwise: level i holds the sum of 2^i inputs,
+// like a binary counter, so the error grows with log2 of the count.
+type pairAcc struct {
+	s [64]float64
+	n uint64
+}
+
+func (p *pairAcc) add(x float64) {
+	i := 0
+	for n := p.n; n&1 == 1; n >>= 1 {
+		x += p.s[i]
+		i++
+	}
+	p.s[i] = x
+	p.n++
+}
+
+func (p *pairAcc) sum() float64 {
+	r := 0.0
+	for i, n := 0, p.n; n != 0; i, n = i+1, n>>1 {
+		if n&1 == 1 {
+			r += p.s[i]
+		}
+	}
+	return r
+}
+
+// sumBlk is how many elements a leaf of the pairwise sum adds in 8 or 16
+// float64 lanes before the block's sum joins the pairwise tree.
+const sumBlk = 256
+
+// sumFloat is the pairwise float64 sum of n float elements of T.
+func sumFloat[T array.Elem](base unsafe.Pointer, off, stride, n int) float64 {
+	var p pairAcc
+	for i := 0; i < n; i += sumBlk {
+		p.add(blockSum[T](base, off+i*stride, stride, min(sumBlk, n-i)))
+	}
+	return p.sum()
+}
+
+// blockSum adds m ≤ sumBlk elements in 8 float64 lanes (16 in assembly).
+func blockSum[T array.Elem](base unsafe.Pointer, off, stride, m int) float64 {
+	var z T
+	if stride == 1 && useAsm {
+		switch any(z).(type) {
+		case float32:
+			return sumF32(unsafe.Pointer(ptr[T](base, off)), m)
+		case float64:
+			return sumF64(unsafe.Pointer(ptr[T](base, off)), m)
+		}
+	}
+	var l [8]float64
+	s := span[T](base, off, m, stride)
+	half := kindOf[T]() == kHalf
+	i := 0
+	for ; i+8 <= m; i += 8 {
+		for q := range l {
+			x := s[(i+q)*stride]
+			if half {
+				l[q] += float64(toF32(x))
+			} else {
+				l[q] += float64(x)
+			}
+		}
+	}
+	for ; i < m; i++ {
+		if half {
+			l[i&7] += float64(toF32(s[i*stride]))
+		} else {
+			l[i&7] += float64(s[i*stride])
+		}
+	}
+	return ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
+}
+
+// better reports whether x replaces the running extreme y (NaN wins, the
+// first one kept).
+func better[T array.Elem](op reduceOp, k kind, x, y T) bool {
+	if k == kHalf {
+		fx, fy := toF32(x), toF32(y)
+		if fy != fy {
+			return false
+		}
+		if fx != fx {
+			return true
+		}
+		if op == redMin || op == redArgMin {
+			return fx < fy
+		}
+		return fx > fy
+	}
+	if y != y {
+		return false
+	}
+	if x != x {
+		return true
+	}
+	if op == redMin || op == redArgMin {
+		return x < y
+	}
+	return x > y
+}
+
+// reduceRun folds n elements at base+off, stride apart, into r (first is
+// true when r holds nothing yet). Arguments are recorded as pos0 + i·step
+// for the i-th element.
+func reduceRun[T array.Elem](op reduceOp, k kind, r *acc, first bool, base unsafe.Pointer, off, stride, n, pos0, step int) {
+	switch op {
+	case redSum, redMean:
+		if k == kFloat || k == kHalf {
+			r.pair.add(sumFloat[T](base, off, stride, n))
+			return
+		}
+		s := span[T](base, off, n, stride)
+		var u uint64
+		for i := 0; i < n; i++ {
+			u += uint64(s[i*stride])
+		}
+		r.u += u
+	case redProd:
+		s := span[T](base, off, n, stride)
+		if first {
+			r.f, r.u = 1, 1
+		}
+		switch k {
+		case kFloat:
+			for i := 0; i < n; i++ {
+				r.f *= float64(s[i*stride])
+			}
+		case kHalf:
+			for i := 0; i < n; i++ {
+				r.f *= float64(toF32(s[i*stride]))
+			}
+		default:
+			for i := 0; i < n; i++ {
+				r.u *= uint64(s[i*stride])
+			}
+		}
+	default:
+		if n == 0 {
+			return
+		}
+		s := span[T](base, off, n, stride)
+		bi, bv, start := 0, s[0], 1
+		if !first {
+			bv, bi, start = fromAcc[T](k, r), -1, 0
+		}
+		for i := start; i < n; i++ {
+			if x := s[i*stride]; better(op, k, x, bv) {
+				bv, bi = x, i
+			}
+		}
+		if bi >= 0 {
+			toAcc(k, r, bv)
+			r.idx = pos0 + bi*step
+		}
+	}
+}
+
+// toAcc and fromAcc move an element value in and out of an acc.
+func toAcc[T array.Elem](k kind, r *acc, v T) {
+	switch k {
+	case kFloat:
+		r.f = float64(v)
+	case kHalf:
+		r.f = float64(toF32(v))
+	case kSigned:
+		r.u = uint64(int64(v))
+	default:
+		r.u = uint64(v)
+	}
+}
+
+func fromAcc[T array.Elem](k kind, r *acc) T {
+	switch k {
+	case kFloat:
+		return T(r.f)
+	case kHalf:
+		return fromF32[T](float32(r.f))
+	}
+	return T(r.u)
+}
+
+// result turns an accumulator over count elements into T.
+func result[T array.Elem](op reduceOp, k kind, r *acc, count int) T {
+	switch op {
+	case redSum, redMean:
+		if k == kFloat || k == kHalf {
+			s := r.pair.sum()
+			if op == redMean {
+				s /= float64(count)
+			}
+			if k == kHalf {
+				return fromF32[T](float32(s))
+			}
+			return T(s)
+		}
+		if op == redSum {
+			return T(r.u)
+		}
+		if count == 0 {
+			return 0
+		}
+		if k == kSigned {
+			return T(math.Trunc(float64(int64(r.u)) / float64(count)))
+		}
+		return T(math.Trunc(float64(r.u) / float64(count)))
+	}
+	return fromAcc[T](k, r)
+}
+
+func reduceEmpty(op reduceOp, a shaped) {
+	if op != redSum && op != redProd && op != redMean {
+		panic(fmt.Errorf("%w: ops.%s over no elements (shape %s): the reduction is undefined", array.ErrShape, reduceNames[op], shapeOf(a)))
+	}
+}
+
+// reduce runs a reduction along dim; D is T, or int64 for the arguments.
+func reduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) error {
+	name := reduceNames[op]
+	j := getJob()
+	defer putJob(j)
+	ra := a.Rank()
+	if dim < 0 || dim >= ra {
+		panic(fmt.Errorf("%w: ops.%s: dimension %d of a %d-D array (shape %s)", array.ErrOutOfRange, name, dim, ra, shapeOf(a)))
+	}
+	keep := dst.Rank() == ra
+	if (!keep && dst.Rank() != ra-1) || (keep && dst.Dim(dim).Extent != 1) {
+		panic(fmt.Errorf("%w: ops.%s along dimension %d: destination shape %s does not match source shape %s without that dimension", array.ErrShape, name, dim, shapeOf(dst), shapeOf(a)))
+	}
+	j.rank, j.nops = 0, 2
+	for i := 0; i < ra; i++ {
+		if i == dim {
+			continue
+		}
+		di := i
+		if !keep && i > dim {
+			di = i - 1
+		}
+		ad, dd := a.Dim(i), dst.Dim(di)
+		if ad.Extent != dd.Extent {
+			panic(fmt.Errorf("%w: ops.%s along dimension %d: destination shape %s does not match source shape %s without that dimension", array.ErrShape, name, dim, shapeOf(dst), shapeOf(a)))
+		}
+		if j.rank == maxDims {
+			panic(fmt.Errorf("%w: ops.%s: more than %d dimensions", array.ErrShape, name, maxDims))
+		}
+		j.ext[j.rank], j.str[0][j.rank], j.str[1][j.rank] = ad.Extent, dd.Stride, ad.Stride
+		j.rank++
+	}
+	rd := a.Dim(dim)
+	j.rext, j.rstr, j.op = rd.Extent, rd.Stride, int(op)
+	j.scal[0] = uint64(rd.Min)
+	if rd.Extent == 0 {
+		reduceEmpty(op, a)
+	}
+	j.simplify()
+	av, err := a.HostReadOnly()
+	if err != nil {
+		return err
+	}
+	j.base[1] = dataPtr(av.Data())
+	if err := hostDst(j, dst); err != nil {
+		return err
+	}
+	j.row = reduceRow[D, T]
+	j.body = rows
+	total := j.total()
+	j.parallel(total, max(1, (1<<16)/max(j.rext, 1)))
+	return nil
+}
+
+func reduceRow[D, T array.Elem](j *job, n int, off *[maxOps]int) {
+	op := reduceOp(j.op)
+	k := kindOf[T]()
+	sd, sa := j.str[0][0], j.str[1][0]
+	d := span[D](j.base[0], off[0], n, sd)
+	for i := 0; i < n; i++ {
+		var r acc
+		reduceRun[T](op, k, &r, true, j.base[1], off[1]+i*sa, j.rstr, j.rext, 0, 1)
+		if op == redArgMin || op == redArgMax {
+			d[i*sd] = D(int64(r.idx) + int64(j.scal[0]))
+			continue
+		}
+		v := result[T](op, k, &r, j.rext)
+		d[i*sd] = *(*D)(unsafe.Pointer(&v)) // D is T here
+	}
+}
+
+// reduceAll folds every element of a; it returns the accumulator and the
+// element count. For the arguments, r.idx is an element offset.
+func reduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (acc, int, error) {
+	j := getJob()
+	defer putJob(j)
+	j.init(reduceNames[op], a)
+	j.simplify()
+	total := j.total()
+	if total == 0 {
+		reduceEmpty(op, a)
+	}
+	av, err := a.HostReadOnly()
+	if err != nil {
+		return acc{}, 0, err
+	}
+	j.base[0] = dataPtr(av.Data())
+	j.op = int(op)
+	j.body = reduceAllBody[T]
+	nw := j.parallel(total, 1<<16)
+	k := kindOf[T]()
+	var r acc
+	for c := 0; c < nw; c++ {
+		p := &j.part[c]
+		switch op {
+		case redSum, redMean:
+			if k == kFloat || k == kHalf {
+				r.pair.add(p.f)
+			} else {
+				r.u += p.u
+			}
+		case redProd:
+			if c == 0 {
+				r.f, r.u = 1, 1
+			}
+			r.f *= p.f
+			r.u *= p.u
+		default:
+			pr := acc{f: p.f, u: p.u}
+			if c == 0 || better(op, k, fromAcc[T](k, &pr), fromAcc[T](k, &r)) {
+				r.f, r.u, r.idx = p.f, p.u, p.idx
+			}
+		}
+	}
+	return r, total, nil
+}
+
+func reduceAllBody[T array.Elem](j *job, chunk, lo, hi int) {
+	op := reduceOp(j.op)
+	k := kindOf[T]()
+	var r acc
+	first := true
+	forRows(&j.nest, lo, hi, func(m int, off *[maxOps]int) {
+		reduceRun[T](op, k, &r, first, j.base[0], off[0], j.str[0][0], m, off[0], j.str[0][0])
+		first = false
+	})
+	p := &j.part[chunk]
+	p.f, p.u, p.idx = r.f, r.u, r.idx
+	if op == redSum || op == redMean {
+		p.f = r.pair.sum()
+	}
+}
+
+func reduceAllValue[T array.Elem](op reduceOp, a *array.Array[T]) (T, error) {
+	r, n, err := reduceAll(op, a)
+	if err != nil {
+		return 0, err
+	}
+	return result[T](op, kindOf[T](), &r, n), nil
+}
+
+func reduceAllArg[T array.Elem](op reduceOp, a *array.Array[T]) ([]int, error) {
+	r, _, err := reduceAll(op, a)
+	if err != nil {
+		return nil, err
+	}
+	// r.idx is the element offset from the min corner; the strides of a
+	// non-aliasing layout decompose it uniquely, largest first.
+	rank := a.Rank()
+	c := make([]int, rank)
+	off := r.idx
+	used := make([]bool, rank)
+	for range rank {
+		bi := -1
+		for i := 0; i < rank; i++ {
+			if !used[i] && (bi < 0 || a.Dim(i).Stride > a.Dim(bi).Stride) {
+				bi = i
+			}
+		}
+		used[bi] = true
+		d := a.Dim(bi)
+		if d.Stride > 0 && d.Extent > 1 {
+			c[bi] = off / d.Stride
+			off -= c[bi] * d.Stride
+		}
+		c[bi] += d.Min
+	}
+	return c, nil
+}

@@ -1,0 +1,60 @@
+//go:build amd64 && !purego
+
+package ops
+
+import (
+	"unsafe"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// hasAVX2 reports AVX2 with FMA, the level the assembly kernels need.
+var hasAVX2 = cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3)
+
+// hasAVX512 is reported by Accel; the kernels use AVX2 encodings.
+var hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ)
+
+// The AVX2 kernels (vec_amd64.s). d = a op b over n elements; nt selects
+// non-temporal stores (d is written past the caches).
+
+//go:noescape
+func addF32(d, a, b unsafe.Pointer, n int, nt bool)
+
+//go:noescape
+func subF32(d, a, b unsafe.Pointer, n int, nt bool)
+
+//go:noescape
+func mulF32(d, a, b unsafe.Pointer, n int, nt bool)
+
+//go:noescape
+func divF32(d, a, b unsafe.Pointer, n int, nt bool)
+
+//go:noescape
+func addF64(d, a, b unsafe.Pointer, n int, nt bool)
+
+//go:noescape
+func subF64(d, a, b unsafe.Pointer, n int, nt bool)
+
+//go:noescape
+func mulF64(d, a, b unsafe.Pointer, n int, nt bool)
+
+//go:noescape
+func divF64(d, a, b unsafe.Pointer, n int, nt bool)
+
+// sumF64 and sumF32 add n elements in 16 float64 lanes.
+//
+//go:noescape
+func sumF64(p unsafe.Pointer, n int) float64
+
+//go:noescape
+func sumF32(p unsafe.Pointer, n int) float64
+
+// gemm6x8F64 and gemm6x16F32 are the matmul micro-kernels: c, a 6×NR
+// row-major tile, is overwritten with the product of k packed columns of A
+// (6 values each) and k packed rows of B (NR values each).
+//
+//go:noescape
+func gemm6x8F64(k int, a, b, c unsafe.Pointer)
+
+//go:noescape
+func gemm6x16F32(k int, a, b, c unsafe.Pointer)

@@ -1,0 +1,733 @@
+// Code in this file: AVX2 elementwise and sum kernels for dense float32/float64.
+// Chosen at start-up (cpu.go); the portable Go loops are the fallback.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func addF32(d, a, b unsafe.Pointer, n int, nt bool)
+TEXT ·addF32(SB), NOSPLIT, $0-33
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVBLZX nt+32(FP), R8
+	TESTQ R8, R8
+	JZ loop
+align:
+	TESTQ $31, DI
+	JZ ntcheck
+	TESTQ CX, CX
+	JZ done
+	VMOVSS (SI), X0
+	VADDSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	DECQ CX
+	JMP align
+ntcheck:
+	CMPQ CX, $32
+	JB tail
+ntloop:
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VADDPS 0(DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	VADDPS 64(DX), Y2, Y2
+	VADDPS 96(DX), Y3, Y3
+	VMOVNTPS Y0, 0(DI)
+	VMOVNTPS Y1, 32(DI)
+	VMOVNTPS Y2, 64(DI)
+	VMOVNTPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	CMPQ CX, $32
+	JAE ntloop
+	SFENCE
+	JMP tail
+loop:
+	CMPQ CX, $32
+	JB tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VADDPS 0(DX), Y0, Y0
+	VADDPS 32(DX), Y1, Y1
+	VADDPS 64(DX), Y2, Y2
+	VADDPS 96(DX), Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP loop
+tail:
+	TESTQ CX, CX
+	JZ done
+	VMOVSS (SI), X0
+	VADDSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	DECQ CX
+	JMP tail
+done:
+	VZEROUPPER
+	RET
+
+// func addF64(d, a, b unsafe.Pointer, n int, nt bool)
+TEXT ·addF64(SB), NOSPLIT, $0-33
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVBLZX nt+32(FP), R8
+	TESTQ R8, R8
+	JZ loop
+align:
+	TESTQ $31, DI
+	JZ ntcheck
+	TESTQ CX, CX
+	JZ done
+	VMOVSD (SI), X0
+	VADDSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	DECQ CX
+	JMP align
+ntcheck:
+	CMPQ CX, $16
+	JB tail
+ntloop:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VADDPD 0(DX), Y0, Y0
+	VADDPD 32(DX), Y1, Y1
+	VADDPD 64(DX), Y2, Y2
+	VADDPD 96(DX), Y3, Y3
+	VMOVNTPD Y0, 0(DI)
+	VMOVNTPD Y1, 32(DI)
+	VMOVNTPD Y2, 64(DI)
+	VMOVNTPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	CMPQ CX, $16
+	JAE ntloop
+	SFENCE
+	JMP tail
+loop:
+	CMPQ CX, $16
+	JB tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VADDPD 0(DX), Y0, Y0
+	VADDPD 32(DX), Y1, Y1
+	VADDPD 64(DX), Y2, Y2
+	VADDPD 96(DX), Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP loop
+tail:
+	TESTQ CX, CX
+	JZ done
+	VMOVSD (SI), X0
+	VADDSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	DECQ CX
+	JMP tail
+done:
+	VZEROUPPER
+	RET
+
+// func subF32(d, a, b unsafe.Pointer, n int, nt bool)
+TEXT ·subF32(SB), NOSPLIT, $0-33
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVBLZX nt+32(FP), R8
+	TESTQ R8, R8
+	JZ loop
+align:
+	TESTQ $31, DI
+	JZ ntcheck
+	TESTQ CX, CX
+	JZ done
+	VMOVSS (SI), X0
+	VSUBSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	DECQ CX
+	JMP align
+ntcheck:
+	CMPQ CX, $32
+	JB tail
+ntloop:
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VSUBPS 0(DX), Y0, Y0
+	VSUBPS 32(DX), Y1, Y1
+	VSUBPS 64(DX), Y2, Y2
+	VSUBPS 96(DX), Y3, Y3
+	VMOVNTPS Y0, 0(DI)
+	VMOVNTPS Y1, 32(DI)
+	VMOVNTPS Y2, 64(DI)
+	VMOVNTPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	CMPQ CX, $32
+	JAE ntloop
+	SFENCE
+	JMP tail
+loop:
+	CMPQ CX, $32
+	JB tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VSUBPS 0(DX), Y0, Y0
+	VSUBPS 32(DX), Y1, Y1
+	VSUBPS 64(DX), Y2, Y2
+	VSUBPS 96(DX), Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP loop
+tail:
+	TESTQ CX, CX
+	JZ done
+	VMOVSS (SI), X0
+	VSUBSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	DECQ CX
+	JMP tail
+done:
+	VZEROUPPER
+	RET
+
+// func subF64(d, a, b unsafe.Pointer, n int, nt bool)
+TEXT ·subF64(SB), NOSPLIT, $0-33
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVBLZX nt+32(FP), R8
+	TESTQ R8, R8
+	JZ loop
+align:
+	TESTQ $31, DI
+	JZ ntcheck
+	TESTQ CX, CX
+	JZ done
+	VMOVSD (SI), X0
+	VSUBSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	DECQ CX
+	JMP align
+ntcheck:
+	CMPQ CX, $16
+	JB tail
+ntloop:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VSUBPD 0(DX), Y0, Y0
+	VSUBPD 32(DX), Y1, Y1
+	VSUBPD 64(DX), Y2, Y2
+	VSUBPD 96(DX), Y3, Y3
+	VMOVNTPD Y0, 0(DI)
+	VMOVNTPD Y1, 32(DI)
+	VMOVNTPD Y2, 64(DI)
+	VMOVNTPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	CMPQ CX, $16
+	JAE ntloop
+	SFENCE
+	JMP tail
+loop:
+	CMPQ CX, $16
+	JB tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VSUBPD 0(DX), Y0, Y0
+	VSUBPD 32(DX), Y1, Y1
+	VSUBPD 64(DX), Y2, Y2
+	VSUBPD 96(DX), Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP loop
+tail:
+	TESTQ CX, CX
+	JZ done
+	VMOVSD (SI), X0
+	VSUBSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	DECQ CX
+	JMP tail
+done:
+	VZEROUPPER
+	RET
+
+// func mulF32(d, a, b unsafe.Pointer, n int, nt bool)
+TEXT ·mulF32(SB), NOSPLIT, $0-33
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVBLZX nt+32(FP), R8
+	TESTQ R8, R8
+	JZ loop
+align:
+	TESTQ $31, DI
+	JZ ntcheck
+	TESTQ CX, CX
+	JZ done
+	VMOVSS (SI), X0
+	VMULSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	DECQ CX
+	JMP align
+ntcheck:
+	CMPQ CX, $32
+	JB tail
+ntloop:
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMULPS 0(DX), Y0, Y0
+	VMULPS 32(DX), Y1, Y1
+	VMULPS 64(DX), Y2, Y2
+	VMULPS 96(DX), Y3, Y3
+	VMOVNTPS Y0, 0(DI)
+	VMOVNTPS Y1, 32(DI)
+	VMOVNTPS Y2, 64(DI)
+	VMOVNTPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	CMPQ CX, $32
+	JAE ntloop
+	SFENCE
+	JMP tail
+loop:
+	CMPQ CX, $32
+	JB tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMULPS 0(DX), Y0, Y0
+	VMULPS 32(DX), Y1, Y1
+	VMULPS 64(DX), Y2, Y2
+	VMULPS 96(DX), Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP loop
+tail:
+	TESTQ CX, CX
+	JZ done
+	VMOVSS (SI), X0
+	VMULSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	DECQ CX
+	JMP tail
+done:
+	VZEROUPPER
+	RET
+
+// func mulF64(d, a, b unsafe.Pointer, n int, nt bool)
+TEXT ·mulF64(SB), NOSPLIT, $0-33
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVBLZX nt+32(FP), R8
+	TESTQ R8, R8
+	JZ loop
+align:
+	TESTQ $31, DI
+	JZ ntcheck
+	TESTQ CX, CX
+	JZ done
+	VMOVSD (SI), X0
+	VMULSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	DECQ CX
+	JMP align
+ntcheck:
+	CMPQ CX, $16
+	JB tail
+ntloop:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VMULPD 0(DX), Y0, Y0
+	VMULPD 32(DX), Y1, Y1
+	VMULPD 64(DX), Y2, Y2
+	VMULPD 96(DX), Y3, Y3
+	VMOVNTPD Y0, 0(DI)
+	VMOVNTPD Y1, 32(DI)
+	VMOVNTPD Y2, 64(DI)
+	VMOVNTPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	CMPQ CX, $16
+	JAE ntloop
+	SFENCE
+	JMP tail
+loop:
+	CMPQ CX, $16
+	JB tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VMULPD 0(DX), Y0, Y0
+	VMULPD 32(DX), Y1, Y1
+	VMULPD 64(DX), Y2, Y2
+	VMULPD 96(DX), Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP loop
+tail:
+	TESTQ CX, CX
+	JZ done
+	VMOVSD (SI), X0
+	VMULSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	DECQ CX
+	JMP tail
+done:
+	VZEROUPPER
+	RET
+
+// func divF32(d, a, b unsafe.Pointer, n int, nt bool)
+TEXT ·divF32(SB), NOSPLIT, $0-33
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVBLZX nt+32(FP), R8
+	TESTQ R8, R8
+	JZ loop
+align:
+	TESTQ $31, DI
+	JZ ntcheck
+	TESTQ CX, CX
+	JZ done
+	VMOVSS (SI), X0
+	VDIVSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	DECQ CX
+	JMP align
+ntcheck:
+	CMPQ CX, $32
+	JB tail
+ntloop:
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VDIVPS 0(DX), Y0, Y0
+	VDIVPS 32(DX), Y1, Y1
+	VDIVPS 64(DX), Y2, Y2
+	VDIVPS 96(DX), Y3, Y3
+	VMOVNTPS Y0, 0(DI)
+	VMOVNTPS Y1, 32(DI)
+	VMOVNTPS Y2, 64(DI)
+	VMOVNTPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	CMPQ CX, $32
+	JAE ntloop
+	SFENCE
+	JMP tail
+loop:
+	CMPQ CX, $32
+	JB tail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VDIVPS 0(DX), Y0, Y0
+	VDIVPS 32(DX), Y1, Y1
+	VDIVPS 64(DX), Y2, Y2
+	VDIVPS 96(DX), Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP loop
+tail:
+	TESTQ CX, CX
+	JZ done
+	VMOVSS (SI), X0
+	VDIVSS (DX), X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DX
+	ADDQ $4, DI
+	DECQ CX
+	JMP tail
+done:
+	VZEROUPPER
+	RET
+
+// func divF64(d, a, b unsafe.Pointer, n int, nt bool)
+TEXT ·divF64(SB), NOSPLIT, $0-33
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVBLZX nt+32(FP), R8
+	TESTQ R8, R8
+	JZ loop
+align:
+	TESTQ $31, DI
+	JZ ntcheck
+	TESTQ CX, CX
+	JZ done
+	VMOVSD (SI), X0
+	VDIVSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	DECQ CX
+	JMP align
+ntcheck:
+	CMPQ CX, $16
+	JB tail
+ntloop:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VDIVPD 0(DX), Y0, Y0
+	VDIVPD 32(DX), Y1, Y1
+	VDIVPD 64(DX), Y2, Y2
+	VDIVPD 96(DX), Y3, Y3
+	VMOVNTPD Y0, 0(DI)
+	VMOVNTPD Y1, 32(DI)
+	VMOVNTPD Y2, 64(DI)
+	VMOVNTPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	CMPQ CX, $16
+	JAE ntloop
+	SFENCE
+	JMP tail
+loop:
+	CMPQ CX, $16
+	JB tail
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 32(SI), Y1
+	VMOVUPD 64(SI), Y2
+	VMOVUPD 96(SI), Y3
+	VDIVPD 0(DX), Y0, Y0
+	VDIVPD 32(DX), Y1, Y1
+	VDIVPD 64(DX), Y2, Y2
+	VDIVPD 96(DX), Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP loop
+tail:
+	TESTQ CX, CX
+	JZ done
+	VMOVSD (SI), X0
+	VDIVSD (DX), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DX
+	ADDQ $8, DI
+	DECQ CX
+	JMP tail
+done:
+	VZEROUPPER
+	RET
+
+// func sumF64(p unsafe.Pointer, n int) float64
+TEXT ·sumF64(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+loop:
+	CMPQ CX, $16
+	JB reduce
+	VADDPD (SI), Y0, Y0
+	VADDPD 32(SI), Y1, Y1
+	VADDPD 64(SI), Y2, Y2
+	VADDPD 96(SI), Y3, Y3
+	ADDQ $128, SI
+	SUBQ $16, CX
+	JMP loop
+reduce:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VHADDPD X0, X0, X0
+tail:
+	TESTQ CX, CX
+	JZ done
+	VADDSD (SI), X0, X0
+	ADDQ $8, SI
+	DECQ CX
+	JMP tail
+done:
+	VMOVSD X0, ret+16(FP)
+	VZEROUPPER
+	RET
+
+// func sumF32(p unsafe.Pointer, n int) float64
+TEXT ·sumF32(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+loop:
+	CMPQ CX, $16
+	JB reduce
+	VCVTPS2PD (SI), Y4
+	VCVTPS2PD 16(SI), Y5
+	VCVTPS2PD 32(SI), Y6
+	VCVTPS2PD 48(SI), Y7
+	VADDPD Y4, Y0, Y0
+	VADDPD Y5, Y1, Y1
+	VADDPD Y6, Y2, Y2
+	VADDPD Y7, Y3, Y3
+	ADDQ $64, SI
+	SUBQ $16, CX
+	JMP loop
+reduce:
+	VADDPD Y1, Y0, Y0
+	VADDPD Y3, Y2, Y2
+	VADDPD Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD X1, X0, X0
+	VHADDPD X0, X0, X0
+tail:
+	TESTQ CX, CX
+	JZ done
+	VCVTSS2SD (SI), X1, X1
+	VADDSD X1, X0, X0
+	ADDQ $4, SI
+	DECQ CX
+	JMP tail
+done:
+	VMOVSD X0, ret+16(FP)
+	VZEROUPPER
+	RET
