@@ -40,6 +40,9 @@ type Raw struct {
 	att   *attachSlot
 }
 
+// Raw returns r itself, so a *Raw is a Buffer too.
+func (r *Raw) Raw() *Raw { return r }
+
 func (r *Raw) dimsRef() []Dim {
 	if r.ext != nil {
 		return r.ext
@@ -108,7 +111,7 @@ func (r *Raw) HostBytes() []byte {
 
 // HostOnly reports whether the Array is over caller-held memory
 // (FromSlice, Wrap), which consumers always leave current on the host.
-func (r *Raw) HostOnly() bool { return r.st.hostOnly }
+func (r *Raw) HostOnly() bool { return r != nil && r.st.hostOnly }
 
 // Device is the device holding the storage's allocation, or nil.
 func (r *Raw) Device() device.Device {
