@@ -1,6 +1,6 @@
 package array
 
-import "github.com/resident-go/resident/device"
+import "github.com/resident-go/resident/internal/plumb"
 
 // ReadView is the read-only host view of an Array: the way to read its
 // elements. It shares memory with the Array. Obtaining one (HostReadOnly)
@@ -44,7 +44,7 @@ func (a *Array[T]) syncHost() error {
 	if !a.raw.needsDownload() {
 		return nil
 	}
-	if err := device.CheckAutomatic("host view of a device-dirty " + a.raw.typ.String() + " Array"); err != nil {
+	if err := plumb.CheckAutomatic("host view of a device-dirty " + a.raw.typ.String() + " Array"); err != nil {
 		return err
 	}
 	return a.raw.syncHost()

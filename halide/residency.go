@@ -56,7 +56,7 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 		if what == "" {
 			continue
 		}
-		if err := device.CheckAutomatic(fmt.Sprintf("%s %q of pipeline %s", what, a.Name, p.name)); err != nil {
+		if err := plumb.CheckAutomatic(fmt.Sprintf("%s %q of pipeline %s", what, a.Name, p.name)); err != nil {
 			return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
 		}
 	}

@@ -5,6 +5,7 @@
 package plumb
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/resident-go/resident/device"
@@ -49,3 +50,13 @@ const (
 
 // Array is package array's implementation, set by its init.
 var Array Residency
+
+// CheckAutomatic returns nil, or an error wrapping device.ErrTransferGuard
+// that names what would have been copied, when the transfer guard is on.
+// Every transfer the library makes on its own asks it first.
+func CheckAutomatic(what string) error {
+	if !device.Guarded() {
+		return nil
+	}
+	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice, or turn the guard off: device.SetGuard(false), %s=0)", device.ErrTransferGuard, what, device.GuardEnv)
+}
