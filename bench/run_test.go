@@ -6,8 +6,8 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // wantTransfers is what each mode must count per iteration for n stages.
