@@ -87,6 +87,7 @@ func TestBoundsQueryBlur(t *testing.T) {
 			}
 			// One pixel less in any direction is out of bounds.
 			small := halide.NewArray[uint16]([]array.Dim{{Min: 5, Extent: 30}, {Min: 6, Extent: 15}})
+			defer small.Close()
 			if err := p.Call(small, out); !errors.Is(err, halide.ErrAccessOutOfBounds) {
 				t.Errorf("input one column short: %v, want access_out_of_bounds", err)
 			}
@@ -121,4 +122,55 @@ func TestBoundsQueryErrors(t *testing.T) {
 	if err != nil || b[0][0].Extent != 10 || b[0][1].Min != -1 {
 		t.Errorf("Bounds(Array, out) = %v, %v", b, err)
 	}
+}
+
+// A failed call leaks nothing and leaves the Arrays as they were, as
+// Halide's cleanup_on_error test asks of the runtime: on OpenCL, with a
+// device intermediate (blur_x), host-only inputs uploaded for the call are
+// freed again and a resident output keeps its last good result.
+func TestCleanupOnError(t *testing.T) {
+	dev := clDevice(t)
+	p := blur.BlurOpenclPipeline
+	out := array.NewWithMins[uint16]([]int{2, 3}, []int{40, 20})
+	defer out.Close()
+	args, err := p.NewInputs(nil, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := args[0].(*array.Array[uint16])
+	defer in.Close()
+	iv, _ := in.Host()
+	for y := 2; y < 2+22; y++ {
+		for x := 1; x < 1+42; x++ {
+			iv.Set(blurInput(x, y), x, y)
+		}
+	}
+	if err := p.Call(in, out); err != nil {
+		t.Fatal(err)
+	}
+	before := dev.Stats()
+	short := make([]uint16, 41*22) // one column short
+	for i := 0; i < 50; i++ {
+		small, err := array.Wrap(short, []array.Dim{{Min: 1, Extent: 41, Stride: 1}, {Min: 2, Extent: 22, Stride: 41}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Call(small, out); !errors.Is(err, halide.ErrAccessOutOfBounds) {
+			t.Fatalf("call %d: %v, want access_out_of_bounds", i, err)
+		}
+		if small.Device() != nil {
+			t.Fatal("a failed call left the host-only input its temporary device allocation")
+		}
+	}
+	if s := dev.Stats(); s.AllocsLive != before.AllocsLive || s.BytesLive != before.BytesLive {
+		t.Errorf("after 50 failed calls: live allocations %d → %d, bytes %d → %d", before.AllocsLive, s.AllocsLive, before.BytesLive, s.BytesLive)
+	}
+	if !out.DeviceDirty() {
+		t.Error("the resident output lost its device copy")
+	}
+	ov, err := out.HostReadOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBlur(t, func(x, y int) uint16 { return ov.At(x, y) }, 2, 3, 40, 20)
 }

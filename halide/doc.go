@@ -27,7 +27,14 @@
 // The package holds the one Halide runtime of the binary
 // (halide_rt_linux_amd64.syso, a portable x86-64 AVX2 + OpenCL target);
 // pipelines are compiled with -no_runtime and user_context. Its OpenCL part
-// uses the process's default opencl.Device context and queue, and its error
-// handler routes each runtime message to the call that caused it, so errors
-// are values and the process lives.
+// runs each call on the call's opencl.Device (CallOn, SetDevice, else the
+// process's default), handing the runtime that device's context and queue
+// through the call's user_context, and releases the runtime's state for a
+// context when its Device closes. Its error handler routes each runtime
+// message to the call that caused it, so errors are values (match them
+// with errors.Is and the Err* codes) and the process lives.
+//
+// Bounds asks a pipeline which input regions an output needs (Halide's
+// bounds query) and NewInputs allocates them. WrapCBuffer and ExportBuffer
+// move buffers across the C boundary as halide_buffer_t's.
 package halide

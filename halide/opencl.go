@@ -36,22 +36,26 @@ func clStateOf(d *opencl.Device) (*C.gohl_cl, error) {
 	})
 	key := weak.Make(d)
 	clDevices.mu.Lock()
-	defer clDevices.mu.Unlock()
 	if cl, ok := clDevices.m[key]; ok {
+		clDevices.mu.Unlock()
 		return cl, nil
 	}
 	if d.Closed() {
+		clDevices.mu.Unlock()
 		return nil, opencl.ErrClosed
 	}
 	cl := C.gohl_cl_open(C.uintptr_t(d.Context()), C.uintptr_t(d.Queue()))
 	if cl == nil {
+		clDevices.mu.Unlock()
 		return nil, fmt.Errorf("out of C memory for the device's state")
 	}
 	if clDevices.m == nil {
 		clDevices.m = map[weak.Pointer[opencl.Device]]*C.gohl_cl{}
 	}
 	clDevices.m[key] = cl
-	// The hook must not hold d: the Device's cleanup backstop runs it.
+	clDevices.mu.Unlock()
+	// Registered unlocked: on a Device closed meanwhile the hook runs at
+	// once. It must not hold d: the Device's cleanup backstop runs it.
 	d.OnClose(func() {
 		clDevices.mu.Lock()
 		delete(clDevices.m, key)

@@ -106,9 +106,12 @@ int gohl_call(uintptr_t argv, uintptr_t frame) {
     gohl_frame *f = (gohl_frame *)frame;
     f->ctx.len = 0;
     f->ctx.msg[0] = 0;
+    // A Go extern stage may call a pipeline inside another's call
+    // (hooks.go): restore the outer call's ctx, don't clear it.
+    gohl_ctx *outer = cur;
     cur = &f->ctx;
     int r = ((int (*)(void **))argv)(f->args);
-    cur = NULL;
+    cur = outer;
     return r;
 }
 

@@ -44,7 +44,7 @@ func cast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) e
 	if sat {
 		j.mode = 1
 	}
-	j.row = castRow[D, S]
+	j.row = cachedRow[D, S](kCast, func() rowFunc { return castRow[D, S] })
 	j.body = rows
 	j.parallel(j.total(), 1<<14)
 	return nil
@@ -129,10 +129,7 @@ func narrowFloat[D array.Elem](d []D, f []float64, dk kind, sat bool) {
 			d[i] = D(x)
 		}
 	case kHalf:
-		limit := float64(65504)
-		if _, bf := any(d[:0]).([]array.BFloat16); bf {
-			limit = float64(array.BFloat16(0x7f7f).Float32())
-		}
+		limit := halfLimit[D]()
 		for i, x := range f {
 			if sat && !math.IsInf(x, 0) {
 				x = max(-limit, min(x, limit))
@@ -180,12 +177,16 @@ func narrowInt[D array.Elem](d []D, u []uint64, signed bool, dk kind, sat bool) 
 			}
 		}
 	case kHalf:
+		limit := float32(math.Inf(1))
+		if sat {
+			limit = float32(halfLimit[D]())
+		}
 		for i, x := range u {
+			v := float32(x)
 			if signed {
-				d[i] = fromF32[D](float32(int64(x)))
-			} else {
-				d[i] = fromF32[D](float32(x))
+				v = float32(int64(x))
 			}
+			d[i] = fromF32[D](max(-limit, min(v, limit)))
 		}
 	default:
 		if !sat {
@@ -227,4 +228,13 @@ func narrowInt[D array.Elem](d []D, u []uint64, signed bool, dk kind, sat bool) 
 		}
 		_ = mn
 	}
+}
+
+// halfLimit is the largest finite Float16 or BFloat16 (as D).
+func halfLimit[D array.Elem]() float64 {
+	var z D
+	if _, bf := any(z).(array.BFloat16); bf {
+		return float64(array.BFloat16(0x7f7f).Float32())
+	}
+	return 65504
 }

@@ -26,15 +26,16 @@ func (op CmpOp) String() string { return cmpNames[op] }
 // Compare stores the mask a op b in dst: 1 where it holds, 0 elsewhere. a
 // and b broadcast to dst's shape.
 func Compare[T array.Elem](dst *array.Array[uint8], a, b *array.Array[T], op CmpOp) error {
-	return compare(op, dst, a, b, nil)
+	var z T
+	return compare(op, dst, a, b, z)
 }
 
 // CompareScalar stores the mask a op s in dst.
 func CompareScalar[T array.Elem](dst *array.Array[uint8], a *array.Array[T], s T, op CmpOp) error {
-	return compare(op, dst, a, nil, &s)
+	return compare(op, dst, a, nil, s)
 }
 
-func compare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], s *T) error {
+func compare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], s T) error {
 	j := getJob()
 	defer putJob(j)
 	name := "Compare"
@@ -44,7 +45,7 @@ func compare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[
 		j.add(name, dst, b)
 	} else {
 		j.addScalar()
-		*(*T)(unsafe.Pointer(&j.scal[2])) = *s
+		*(*T)(unsafe.Pointer(&j.scal[2])) = s
 		j.base[2] = unsafe.Pointer(&j.scal[2])
 	}
 	j.simplify()
@@ -56,9 +57,9 @@ func compare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[
 	}
 	j.op = int(op)
 	if kindOf[T]() == kHalf {
-		j.row = cmpRowHalf[T]
+		j.row = cachedRow[T, T](kCmpHalf, func() rowFunc { return cmpRowHalf[T] })
 	} else {
-		j.row = cmpRow[T]
+		j.row = cachedRow[T, T](kCmp, func() rowFunc { return cmpRow[T] })
 	}
 	j.body = rows
 	j.parallel(j.total(), 1<<14)
@@ -155,7 +156,7 @@ func Where[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *ar
 	if err := hostDst(j, dst); err != nil {
 		return err
 	}
-	j.row = whereRow[T]
+	j.row = cachedRow[T, T](kWhere, func() rowFunc { return whereRow[T] })
 	j.body = rows
 	j.parallel(j.total(), 1<<15)
 	return nil

@@ -22,11 +22,11 @@ func Copy[T array.Elem](dst, src *array.Array[T]) error {
 		return err
 	}
 	if j.tiled() {
-		j.body = tileBody[T]
+		j.body = cachedBody[T](bTile, func() bodyFunc { return tileBody[T] })
 		j.parallel(j.mm.upb*j.mm.batch, max(1, 4096/(tileN*j.ext[0])))
 		return nil
 	}
-	j.row = copyRow[T]
+	j.row = cachedRow[T, T](kCopy, func() rowFunc { return copyRow[T] })
 	j.body = rows
 	j.parallel(j.total(), 1<<16)
 	return nil
@@ -50,7 +50,7 @@ func Fill[T array.Elem](dst *array.Array[T], x T) error {
 		return err
 	}
 	j.base[1] = unsafe.Pointer(&j.scal[1])
-	j.row = copyRow[T]
+	j.row = cachedRow[T, T](kCopy, func() rowFunc { return copyRow[T] })
 	j.body = rows
 	j.parallel(j.total(), 1<<16)
 	return nil
@@ -73,7 +73,7 @@ func Iota[T array.Elem](dst *array.Array[T], dim int) error {
 	if err := hostDst(j, dst); err != nil {
 		return err
 	}
-	j.row = iotaRow[T]
+	j.row = cachedRow[T, T](kIota, func() rowFunc { return iotaRow[T] })
 	j.body = rows
 	j.parallel(j.total(), 1<<16)
 	return nil

@@ -73,21 +73,23 @@ func DivScalar[T array.Elem](dst, a *array.Array[T], s T) error {
 // otherwise overlap them. Shape mismatches panic with array.ErrShape; an
 // op the type does not define (Pow on integers) returns ErrUnsupported.
 func Binary[T array.Elem](dst, a, b *array.Array[T], op BinaryOp) error {
-	return binary(op, dst, a, b, nil, nil)
+	var z T
+	return binary(op, dst, a, b, z, z)
 }
 
 // BinaryScalar stores a op s in dst.
 func BinaryScalar[T array.Elem](dst, a *array.Array[T], s T, op BinaryOp) error {
-	return binary(op, dst, a, nil, nil, &s)
+	return binary(op, dst, a, nil, s, s)
 }
 
 // ScalarBinary stores s op b in dst: for example ScalarBinary(dst, 1, b,
 // OpDiv) is 1/b.
 func ScalarBinary[T array.Elem](dst *array.Array[T], s T, b *array.Array[T], op BinaryOp) error {
-	return binary(op, dst, nil, b, &s, nil)
+	return binary(op, dst, nil, b, s, s)
 }
 
-func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb *T) error {
+// binary runs dst = a op b; a nil a or b stands for the scalar sa or sb.
+func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) error {
 	k := kindOf[T]()
 	if op == OpPow && k != kFloat && k != kHalf {
 		return unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
@@ -106,7 +108,7 @@ func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb *T) err
 		if i == 1 {
 			s = sb
 		}
-		*(*T)(unsafe.Pointer(&j.scal[i+1])) = *s
+		*(*T)(unsafe.Pointer(&j.scal[i+1])) = s
 		j.base[i+1] = unsafe.Pointer(&j.scal[i+1])
 	}
 	j.simplify()
@@ -123,10 +125,10 @@ func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb *T) err
 		grain = 1 << 11
 	}
 	if k == kHalf {
-		j.row = binRowHalf[T]
+		j.row = cachedRow[T, T](kBinHalf, func() rowFunc { return binRowHalf[T] })
 		grain /= 4
 	} else {
-		j.row = binRow[T]
+		j.row = cachedRow[T, T](kBin, func() rowFunc { return binRow[T] })
 		j.mode = ntFor(total * 3 * sizeOf[T]())
 	}
 	j.body = rows
@@ -265,9 +267,27 @@ func vecAsm[T array.Elem](op BinaryOp, d, a, b []T, nt bool) bool {
 	n := len(d)
 	switch any(z).(type) {
 	case float32:
-		[...]func(d, a, b unsafe.Pointer, n int, nt bool){addF32, subF32, mulF32, divF32}[op](pd, pa, pb, n, nt)
+		switch op {
+		case OpAdd:
+			addF32(pd, pa, pb, n, nt)
+		case OpSub:
+			subF32(pd, pa, pb, n, nt)
+		case OpMul:
+			mulF32(pd, pa, pb, n, nt)
+		default:
+			divF32(pd, pa, pb, n, nt)
+		}
 	case float64:
-		[...]func(d, a, b unsafe.Pointer, n int, nt bool){addF64, subF64, mulF64, divF64}[op](pd, pa, pb, n, nt)
+		switch op {
+		case OpAdd:
+			addF64(pd, pa, pb, n, nt)
+		case OpSub:
+			subF64(pd, pa, pb, n, nt)
+		case OpMul:
+			mulF64(pd, pa, pb, n, nt)
+		default:
+			divF64(pd, pa, pb, n, nt)
+		}
 	default:
 		return false
 	}

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
@@ -58,7 +57,7 @@ func MatMul[T Float](dst, a, b *array.Array[T]) error {
 	units := mm.upb * mm.batch
 	flopsPerUnit := mr * mm.n * max(mm.k, 1) * 2
 	grain := max(1, (1<<20)/flopsPerUnit)
-	j.body = gemmBody[T]
+	j.body = cachedBody[T](bGemm, func() bodyFunc { return gemmBody[T] })
 	j.parallel(units, grain)
 	return nil
 }
@@ -131,9 +130,28 @@ const (
 type mmBuf struct {
 	a64, b64 []float64
 	a32, b32 []float32
+	tile     [mmMR * 16]float64 // the micro-kernel's output (float32 uses half)
 }
 
-var mmPool = sync.Pool{New: func() any { return new(mmBuf) }}
+// mmFree keeps packing buffers between calls (at most one per worker): a
+// sync.Pool would drop them at each GC, and they are megabytes.
+var mmFree = make(chan *mmBuf, maxWorkers)
+
+func getMMBuf() *mmBuf {
+	select {
+	case b := <-mmFree:
+		return b
+	default:
+		return new(mmBuf)
+	}
+}
+
+func putMMBuf(b *mmBuf) {
+	select {
+	case mmFree <- b:
+	default:
+	}
+}
 
 // bufs returns packing buffers of T for one worker.
 func (m *mmBuf) bufs(nr int, sz uintptr) (pa, pb unsafe.Pointer) {
@@ -156,8 +174,8 @@ func (m *mmBuf) bufs(nr int, sz uintptr) (pa, pb unsafe.Pointer) {
 // batches) on one worker.
 func gemmBody[T Float](j *job, _, lo, hi int) {
 	mm := &j.mm
-	buf := mmPool.Get().(*mmBuf)
-	defer mmPool.Put(buf)
+	buf := getMMBuf()
+	defer putMMBuf(buf)
 	var z T
 	pa, pb := buf.bufs(mm.nr, unsafe.Sizeof(z))
 	for u := lo; u < hi; {
@@ -165,7 +183,7 @@ func gemmBody[T Float](j *job, _, lo, hi int) {
 		end := min(hi, (z+1)*mm.upb)
 		i0 := (u - z*mm.upb) * mmMR
 		i1 := min(mm.m, (end-z*mm.upb)*mmMR)
-		gemmRows[T](j, z, i0, i1, (*T)(pa), (*T)(pb))
+		gemmRows[T](j, z, i0, i1, (*T)(pa), (*T)(pb), (*[mmMR * 16]T)(unsafe.Pointer(&buf.tile)))
 		u = end
 	}
 }
@@ -208,14 +226,13 @@ func gemmGo6x8F64(k int, a, b, c unsafe.Pointer)  { gemmGo[float64](k, a, b, c, 
 func gemmGo6x16F32(k int, a, b, c unsafe.Pointer) { gemmGo[float32](k, a, b, c, 16) }
 
 // gemmRows computes dst rows [i0, i1) of batch z.
-func gemmRows[T Float](j *job, z, i0, i1 int, pa, pb *T) {
+func gemmRows[T Float](j *job, z, i0, i1 int, pa, pb *T, tile *[mmMR * 16]T) {
 	mm := &j.mm
 	nr := mm.nr
 	kern := kernelFor[T]()
 	a := ptr[T](j.base[1], z*mm.sab)
 	b := ptr[T](j.base[2], z*mm.sbb)
 	d := ptr[T](j.base[0], z*mm.sdb)
-	var tile [mmMR * 16]T
 	nc := (mmNC * 8 / int(unsafe.Sizeof(tile[0])) / nr) * nr
 	if mm.k == 0 {
 		for i := i0; i < i1; i++ {

@@ -187,20 +187,21 @@ func (n *nest) merge() {
 type rowFunc func(j *job, n int, off *[maxOps]int)
 
 // rows runs j.row over the flat points [lo, hi) of the nest, row by row.
-func rows(j *job, _, lo, hi int) {
-	forRows(&j.nest, lo, hi, func(n int, off *[maxOps]int) { j.row(j, n, off) })
+func rows(j *job, chunk, lo, hi int) {
+	forRows(&j.nest, lo, hi, &j.offs[chunk], func(n int, off *[maxOps]int) { j.row(j, n, off) })
 }
 
 // forRows calls fn for each run of points along dimension 0 within the
 // flat points [lo, hi) of the nest, with the element offset of each
-// operand at the run's start.
-func forRows(n *nest, lo, hi int, fn func(m int, off *[maxOps]int)) {
+// operand at the run's start, in *off (scratch memory of the job, so
+// that nothing escapes per call).
+func forRows(n *nest, lo, hi int, off *[maxOps]int, fn func(m int, off *[maxOps]int)) {
 	if lo >= hi {
 		return
 	}
 	inner := n.ext[0]
 	var c [maxDims]int
-	var roff, off [maxOps]int
+	var roff [maxOps]int
 	rem := lo / inner
 	c0 := lo % inner
 	for d := 1; d < n.rank; d++ {
@@ -216,7 +217,7 @@ func forRows(n *nest, lo, hi int, fn func(m int, off *[maxOps]int)) {
 		for k := 0; k < n.nops; k++ {
 			off[k] = roff[k] + c0*n.str[k][0]
 		}
-		fn(m, &off)
+		fn(m, off)
 		pos += m
 		c0 = 0
 		for d := 1; d < n.rank; d++ {

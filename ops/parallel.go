@@ -3,15 +3,17 @@ package ops
 import (
 	"runtime"
 	"sync"
-	"unsafe"
+	"sync/atomic"
+
+	"github.com/resident-go/resident/array"
 )
 
 // job is one op call: its loop nest, its kernels and its scalars. Jobs are
 // pooled, so a call allocates nothing in steady state.
 type job struct {
 	nest
-	row  rowFunc                  // rows calls it per row
-	body func(j *job, chunk, lo, hi int) // chunk's share of [0, total)
+	row  rowFunc                         // rows calls it per row
+	body bodyFunc // chunk's share of [0, total)
 	op   int
 	mode int
 	scal [maxOps]uint64 // storage for scalar operands (stride 0)
@@ -23,7 +25,93 @@ type job struct {
 	// matmul
 	mm mmJob
 
+	offs [maxWorkers][maxOps]int // per-chunk row offsets (forRows)
+
 	wg sync.WaitGroup
+}
+
+// bodyFunc is a chunk's share of an op.
+type bodyFunc = func(j *job, chunk, lo, hi int)
+
+// Taking a generic function's value (binRow[T]) inside generic code makes
+// a closure over T's dictionary, which allocates each time. These tables
+// keep one per kernel and type pair, made on first use.
+const nTypes = 12
+
+var (
+	rowTab  [16][nTypes][nTypes]atomic.Pointer[rowFunc]
+	bodyTab [8][nTypes]atomic.Pointer[bodyFunc]
+)
+
+// Kernel numbers in the tables.
+const (
+	kBin = iota
+	kBinHalf
+	kUn
+	kUnHalf
+	kCmp
+	kCmpHalf
+	kWhere
+	kCopy
+	kIota
+	kCast
+	kReduce
+
+	bGemm = iota - kReduce - 1
+	bTile
+	bReduceAll
+)
+
+// cachedRow returns the row kernel number k for types D and S, making it
+// with mk the first time.
+func cachedRow[D, S array.Elem](k int, mk func() rowFunc) rowFunc {
+	p := &rowTab[k][typeIndex[D]()][typeIndex[S]()]
+	if f := p.Load(); f != nil {
+		return *f
+	}
+	f := mk()
+	p.Store(&f)
+	return f
+}
+
+// cachedBody is cachedRow for chunk bodies.
+func cachedBody[T array.Elem](k int, mk func() bodyFunc) bodyFunc {
+	p := &bodyTab[k][typeIndex[T]()]
+	if f := p.Load(); f != nil {
+		return *f
+	}
+	f := mk()
+	p.Store(&f)
+	return f
+}
+
+func typeIndex[T array.Elem]() int {
+	var z T
+	switch any(z).(type) {
+	case int8:
+		return 0
+	case int16:
+		return 1
+	case int32:
+		return 2
+	case int64:
+		return 3
+	case uint8:
+		return 4
+	case uint16:
+		return 5
+	case uint32:
+		return 6
+	case uint64:
+		return 7
+	case float32:
+		return 8
+	case float64:
+		return 9
+	case array.Float16:
+		return 10
+	}
+	return 11
 }
 
 type partial struct {
@@ -40,7 +128,8 @@ var jobPool = sync.Pool{New: func() any { return new(job) }}
 func getJob() *job { return jobPool.Get().(*job) }
 
 func putJob(j *job) {
-	j.base = [maxOps]unsafe.Pointer{}
+	j.nest = nest{}
+	j.row, j.body, j.op, j.mode, j.rext, j.rstr = nil, nil, 0, 0, 0, 0
 	j.mm.clear()
 	jobPool.Put(j)
 }

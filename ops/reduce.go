@@ -350,7 +350,7 @@ func reduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T]
 	if err := hostDst(j, dst); err != nil {
 		return err
 	}
-	j.row = reduceRow[D, T]
+	j.row = cachedRow[D, T](kReduce, func() rowFunc { return reduceRow[D, T] })
 	j.body = rows
 	total := j.total()
 	j.parallel(total, max(1, (1<<16)/max(j.rext, 1)))
@@ -391,7 +391,7 @@ func reduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (acc, int, error) {
 	}
 	j.base[0] = dataPtr(av.Data())
 	j.op = int(op)
-	j.body = reduceAllBody[T]
+	j.body = cachedBody[T](bReduceAll, func() bodyFunc { return reduceAllBody[T] })
 	nw := j.parallel(total, 1<<16)
 	k := kindOf[T]()
 	var r acc
@@ -425,7 +425,7 @@ func reduceAllBody[T array.Elem](j *job, chunk, lo, hi int) {
 	k := kindOf[T]()
 	var r acc
 	first := true
-	forRows(&j.nest, lo, hi, func(m int, off *[maxOps]int) {
+	forRows(&j.nest, lo, hi, &j.offs[chunk], func(m int, off *[maxOps]int) {
 		reduceRun[T](op, k, &r, first, j.base[0], off[0], j.str[0][0], m, off[0], j.str[0][0])
 		first = false
 	})

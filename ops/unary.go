@@ -73,10 +73,10 @@ func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
 		grain = 1 << 11
 	}
 	if k == kHalf {
-		j.row = unRowHalf[T]
+		j.row = cachedRow[T, T](kUnHalf, func() rowFunc { return unRowHalf[T] })
 		grain /= 4
 	} else {
-		j.row = unRow[T]
+		j.row = cachedRow[T, T](kUn, func() rowFunc { return unRow[T] })
 	}
 	j.body = rows
 	j.parallel(j.total(), grain)

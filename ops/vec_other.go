@@ -19,7 +19,7 @@ func addF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly ke
 func subF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
 func mulF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
 func divF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
-func sumF64(p unsafe.Pointer, n int) float64         { panic("ops: no assembly kernels") }
-func sumF32(p unsafe.Pointer, n int) float64         { panic("ops: no assembly kernels") }
-func gemm6x8F64(k int, a, b, c unsafe.Pointer)       { panic("ops: no assembly kernels") }
-func gemm6x16F32(k int, a, b, c unsafe.Pointer)      { panic("ops: no assembly kernels") }
+func sumF64(p unsafe.Pointer, n int) float64        { panic("ops: no assembly kernels") }
+func sumF32(p unsafe.Pointer, n int) float64        { panic("ops: no assembly kernels") }
+func gemm6x8F64(k int, a, b, c unsafe.Pointer)      { panic("ops: no assembly kernels") }
+func gemm6x16F32(k int, a, b, c unsafe.Pointer)     { panic("ops: no assembly kernels") }

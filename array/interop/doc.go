@@ -5,7 +5,9 @@
 //   - gonum: mat.Dense, mat.VecDense, blas64.General and blas64.Vector ↔
 //     Array[float64], zero-copy both ways.
 //   - gorgonia: gorgonia.org/tensor *tensor.Dense ↔ Array, zero-copy both
-//     ways, views included (it links protobuf, arrow and gonum).
+//     ways, views included (it links protobuf, arrow and gonum). Its
+//     example, a gorgonia ExprGraph fed by Arrays that a Halide pipeline
+//     writes, is a module of its own: cd gorgonia/example && go run .
 //   - img: image.Gray, image.Gray16, image.RGBA and image.NRGBA ↔ Array,
 //     zero-copy both ways, SubImages included.
 //   - npy: NumPy .npy files, C and Fortran order, every element type.

@@ -201,32 +201,47 @@ func ToDenseCopy[T array.Elem](a *array.Array[T]) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	src := v.Data()
-	out := make([]T, 0, a.Len())
-	coords := make([]int, n)
-	for {
-		off := 0
-		for k, c := range coords {
-			off += c * dims[k].Stride
-		}
-		out = append(out, src[off])
-		k := 0
-		for ; k < n; k++ {
-			if coords[k]++; coords[k] < dims[k].Extent {
-				break
-			}
-			coords[k] = 0
-		}
-		if k == n {
-			break
-		}
-	}
+	out := gather(v.Data(), dims, a.Len())
 	if n == 0 {
 		return tensor.New(tensor.Of(dt), tensor.WithBacking(out)), nil
 	}
 	shape := extents(dims)
 	slices.Reverse(shape)
 	return tensor.New(tensor.Of(dt), tensor.WithShape(shape...), tensor.WithBacking(out)), nil
+}
+
+// gather copies the count elements of a non-empty layout over src into a
+// new slice, dimension 0 fastest.
+func gather[T array.Elem](src []T, dims []array.Dim, count int) []T {
+	out := make([]T, 0, count)
+	if len(dims) == 0 {
+		return append(out, src[0])
+	}
+	coords := make([]int, len(dims)) // of dimensions 1…n-1, from 0
+	off := 0                         // offset of (0, coords[1:]…)
+	d0 := dims[0]
+	for {
+		if d0.Stride == 1 {
+			out = append(out, src[off:off+d0.Extent]...)
+		} else {
+			for i := range d0.Extent {
+				out = append(out, src[off+i*d0.Stride])
+			}
+		}
+		k := 1
+		for ; k < len(dims); k++ {
+			coords[k]++
+			off += dims[k].Stride
+			if coords[k] < dims[k].Extent {
+				break
+			}
+			off -= coords[k] * dims[k].Stride
+			coords[k] = 0
+		}
+		if k == len(dims) {
+			return out
+		}
+	}
 }
 
 func extents(dims []array.Dim) []int {

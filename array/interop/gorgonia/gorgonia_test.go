@@ -240,8 +240,10 @@ func TestSharesMemory(t *testing.T) {
 	}
 	whole, _ := rg.FromDense[float64](big)
 	crop := whole.Crop(0, 2, 3).Crop(1, 1, 2)
-	if !slices.Equal(va.Dims(), crop.SetMin(0, 0).Dims()) {
-		t.Errorf("view dims %v, crop dims %v", va.Dims(), crop.Dims())
+	for k := range 2 {
+		if v, c := va.Dim(k), crop.Dim(k); v.Extent != c.Extent || v.Stride != c.Stride {
+			t.Errorf("view dims %v, crop dims %v", va.Dims(), crop.Dims())
+		}
 	}
 	vh, _ := va.Host()
 	vh.Set(-5, 0, 0)

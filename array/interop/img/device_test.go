@@ -18,7 +18,11 @@ func TestDeviceDirtyArray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.Fill(100)
+	for y := range 4 {
+		for x := range 16 {
+			h.Set(100, x, y)
+		}
+	}
 	out := array.New[uint8](16, 4)
 	if err := brighter.Brighter(in, 5, out); err != nil {
 		t.Skipf("no OpenCL device for the brighter pipeline: %v", err)

@@ -21,9 +21,6 @@ func wrap(kind string, pix []uint8, stride int, r image.Rectangle, channels int)
 		return nil, fmt.Errorf("%w: %s has bounds %v: want Min ≤ Max (use image.Rect, which canonicalizes)", ErrLayout, kind, r)
 	}
 	px := max(channels, 1)
-	if w == 0 || h == 0 {
-		w, h = 0, 0
-	}
 	if h > 1 && stride < w*px {
 		return nil, fmt.Errorf("%w: %s is %d pixels wide but its Stride is %d bytes: rows overlap", ErrLayout, kind, w, stride)
 	}
@@ -34,8 +31,8 @@ func wrap(kind string, pix []uint8, stride int, r image.Rectangle, channels int)
 	if channels > 0 {
 		dims = append(dims, array.Dim{Extent: channels, Stride: 1})
 	}
-	if w == 0 {
-		pix = nil
+	if w == 0 || h == 0 {
+		pix = nil // an empty image's Pix may be anything
 	}
 	a, err := array.Wrap(pix, dims)
 	if err != nil {
@@ -105,6 +102,9 @@ func view(kind string, a *array.Array[uint8], channels int) (image.Rectangle, in
 	x, y := a.Dim(0), a.Dim(1)
 	if channels > 0 {
 		c := a.Dim(2)
+		if c.Extent != channels && kind == "image.Gray16" {
+			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: image.Gray16 wants the 2 big-endian bytes of each pixel in dimension 2, got extent %d (for 16-bit values in an Array[uint16], use CopyToGray16)", ErrLayout, c.Extent)
+		}
 		if c.Extent != channels {
 			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants %d channels in dimension 2, got %d (Go has no image type for that many: copy into a %d-channel Array)", ErrLayout, kind, channels, c.Extent, channels)
 		}

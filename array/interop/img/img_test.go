@@ -248,8 +248,15 @@ func TestToErrors(t *testing.T) {
 	}
 }
 
-// An empty Array is an empty image.
+// An empty Array is an empty image, and the other way round.
 func TestEmpty(t *testing.T) {
+	a, err := img.FromRGBA(image.NewRGBA(image.Rect(2, 3, 7, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := a.Dims(), []array.Dim{d(2, 5, 4), d(3, 0, 20), d(0, 4, 1)}; !slices.Equal(got, want) {
+		t.Errorf("5×0 RGBA: dims %v, want %v", got, want)
+	}
 	m, err := img.ToGray(array.New[uint8](0, 5))
 	if err != nil {
 		t.Fatal(err)

@@ -227,8 +227,18 @@ func TestGeneratorKey(t *testing.T) {
 		t.Error("adding -D kept the key")
 	}
 	c.defines = nil
+	// A header found through -I counts too.
+	write(t, src, "#include \"Halide.h\"\n#include \"cfg.h\"\n#include \"inc.h\"\n")
+	inc := filepath.Join(dir, "inc")
+	write(t, filepath.Join(inc, "inc.h"), "#define C 1\n")
+	c.includes = listFlag{inc}
+	k2 := key()
+	write(t, filepath.Join(inc, "inc.h"), "#define C 2\n")
+	if key() == k2 {
+		t.Error("changing a header found through -I kept the key")
+	}
 	write(t, filepath.Join(hal, "Halide.h"), "// another Halide\n")
-	if key() == k1 {
+	if key() == k2 {
 		t.Error("another Halide.h kept the key")
 	}
 }

@@ -27,6 +27,7 @@ func halideConfig(t *testing.T) config {
 		c.cacheDir = t.TempDir()
 	}
 	c.generator = filepath.Join("testdata", "probe_generator.cpp")
+	c.includes = listFlag{filepath.Join("testdata", "include")} // probe_config.h
 	c.halidePkg = "github.com/resident-go/resident/halide"
 	c.userContext, c.wrapper, c.pkg = true, true, "probe"
 	return c

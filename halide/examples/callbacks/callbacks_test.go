@@ -97,6 +97,12 @@ func TestGoExternHost(t *testing.T) {
 	checkGostage(t, func(in, out array.Buffer, k int32) error { return callbacks.Gostage(in, k, out) })
 }
 
+// Under a C++ namespace the extern's symbol is C++-mangled too; its stub
+// (go_offset.extern.cpp) dispatches to the same Go function.
+func TestGoExternNamespaced(t *testing.T) {
+	checkGostage(t, func(in, out array.Buffer, k int32) error { return callbacks.GostageNs(in, k, out) })
+}
+
 func TestGoExternOpenCL(t *testing.T) {
 	if _, err := halide.OpenCLDevice(); err != nil {
 		t.Skip("no OpenCL device:", err)
@@ -249,5 +255,68 @@ func TestPipelineAsExtern(t *testing.T) {
 		if want := (src[i]+1)*(src[i]+1) - 1; dst[i] != want {
 			t.Fatalf("outer[%d] = %d, want %d", i, dst[i], want)
 		}
+	}
+}
+
+var failRelay struct {
+	sync.Mutex
+	on bool
+}
+
+// goRelay is relay's extern stage: it squares its input through the Inner
+// pipeline, a pipeline call inside another's, then fails when asked.
+func goRelay(x *halide.ExternCall) error {
+	in, out := x.Buffer(0), x.Output()
+	src, err := halide.ExternSlice[int32](in)
+	if err != nil {
+		return err
+	}
+	dst, err := halide.ExternSlice[int32](out)
+	if err != nil {
+		return err
+	}
+	o := out.Dim(0)
+	off := o.Min - in.Dim(0).Min
+	tmp := make([]int32, o.Extent)
+	if err := callbacks.Inner(array.FromSlice(src[off:off+o.Extent], o.Extent), array.FromSlice(tmp, o.Extent)); err != nil {
+		return err
+	}
+	copy(dst, tmp)
+	failRelay.Lock()
+	defer failRelay.Unlock()
+	if failRelay.on {
+		return errors.New("go_relay refuses after its nested call")
+	}
+	return nil
+}
+
+func init() { halide.RegisterExtern("go_relay", goRelay) }
+
+// A pipeline without user_context with a Go extern that calls a pipeline:
+// the result is right, and an error after the nested call still reaches
+// the outer call (the calling thread's ctx is restored, not cleared).
+func TestNestedCallWithoutUserContext(t *testing.T) {
+	src := []int32{-4, 1, 2, 300}
+	dst := make([]int32, len(src))
+	if err := callbacks.Relay(array.FromSlice(src, 4), array.FromSlice(dst, 4)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		if want := src[i]*src[i] + 1; dst[i] != want {
+			t.Fatalf("relay[%d] = %d, want %d", i, dst[i], want)
+		}
+	}
+	failRelay.Lock()
+	failRelay.on = true
+	failRelay.Unlock()
+	defer func() {
+		failRelay.Lock()
+		failRelay.on = false
+		failRelay.Unlock()
+	}()
+	err := callbacks.Relay(array.FromSlice(src, 4), array.FromSlice(dst, 4))
+	var he *halide.Error
+	if !errors.As(err, &he) || !strings.Contains(he.Msg, "go_relay refuses after its nested call") {
+		t.Fatalf("got %v, want the extern's message", err)
 	}
 }

@@ -12,8 +12,8 @@ import (
 
 // MtblurPipeline is the registered Halide pipeline "mtblur",
 // a multi-target object (the first target this CPU supports runs):
+//   - x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-user_context-no_runtime-c_plus_plus_name_mangling
 //   - x86-64-linux-sse41-avx-avx2-fma-f16c-user_context-no_runtime-c_plus_plus_name_mangling
-//   - x86-64-linux-sse41-user_context-no_runtime-c_plus_plus_name_mangling
 var MtblurPipeline = halide.MustLookup("mtblur")
 
 // Mtblur runs the Halide pipeline "mtblur" through

@@ -1,6 +1,7 @@
 // halide-gen's test generator: one source, variants by generator params,
 // so the tests build it once. uses_print adds print_when and trace_stores;
 // uses_extern adds an extern stage, probe_ext, implemented in Go.
+// probe_config.h comes from -I testdata/include.
 #include "Halide.h"
 #include "probe_config.h"
 

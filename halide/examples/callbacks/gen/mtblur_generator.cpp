@@ -1,5 +1,6 @@
 // A 3-tap box blur of uint16 with clamped edges, built as a multi-target
-// object (-target with a list) under a C++ namespace (-f resident::mtblur).
+// object (-target with a list: AVX-512 first, the portable target last)
+// under a C++ namespace (-f resident::mtblur).
 #include "Halide.h"
 
 using namespace Halide;

@@ -1,0 +1,169 @@
+package halide
+
+// #include "shim.h"
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+// WrapCBuffer wraps the host memory of a halide_buffer_t that C code owns
+// (buf is a struct halide_buffer_t*) as a host-only Array, without
+// copying: element (x0, x1, …) is the one halide_buffer_t::address_of
+// gives. The dims are copied, so the struct itself may go away; the host
+// memory may not: C must keep it valid, and must not free it or write it
+// concurrently, for as long as the Array or any view of it is in use (Close
+// the Array first). The Array never frees it.
+//
+// Only host memory is wrapped: a buffer whose newer data is on a device
+// (device_dirty) is refused, as are a NULL host pointer, a type other than
+// T's and negative strides. Being host-only, the Array is left current on
+// the host by every pipeline call, as Halide's C callers expect.
+func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
+	if buf == nil {
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the halide_buffer_t* is NULL", ErrBufferIsNull)
+	}
+	b := (*C.struct_halide_buffer_t)(buf)
+	t := array.Type{Code: array.Code(b._type.code), Bits: uint8(b._type.bits), Lanes: uint16(b._type.lanes)}
+	if want := array.TypeOf[T](); t != want {
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer holds %s, the Array %s: wrap it as the matching element type", ErrBadType, t, want)
+	}
+	if b.flags&C.halide_buffer_flag_device_dirty != 0 {
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer's data is newer on its device (device_dirty): call halide_copy_to_host first", ErrDeviceDirtyWithNoDeviceSupport)
+	}
+	if b.host == nil {
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer has no host memory (a device-only buffer, or a bounds query)", ErrHostIsNull)
+	}
+	rank := int(b.dimensions)
+	if rank < 0 || (rank > 0 && b.dim == nil) {
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: %d dimensions, dim %p", ErrBadDimensions, rank, b.dim)
+	}
+	cd := unsafe.Slice(b.dim, rank)
+	dims := make([]array.Dim, rank)
+	span := 1
+	for i := range dims {
+		d := array.Dim{Min: int(cd[i].min), Extent: int(cd[i].extent), Stride: int(cd[i].stride)}
+		if d.Stride < 0 {
+			return nil, fmt.Errorf("halide: WrapCBuffer: dimension %d has stride %d: negative strides are not supported, pass a buffer with positive strides", i, d.Stride)
+		}
+		if d.Extent <= 0 {
+			span = 0
+		} else if span > 0 {
+			span += (d.Extent - 1) * d.Stride
+		}
+		dims[i] = d
+	}
+	data := unsafe.Slice((*T)(unsafe.Pointer(b.host)), span)
+	return array.Wrap(data, dims)
+}
+
+// CBuffer is a halide_buffer_t in C memory that describes an Array's host
+// memory, for C code that takes one (a Halide pipeline called from C, a C
+// library). Get one with ExportBuffer; Ptr is the struct halide_buffer_t*.
+//
+// Ownership: the CBuffer owns the struct, and pins the Array's host memory
+// while it is open, so C may keep the pointer until Close. C must not free
+// the struct or the host memory. The Array must stay open (not Closed)
+// while C uses the buffer; the CBuffer keeps it from being collected.
+// While C uses it, Go code must not use the Array, and no pipeline may
+// run on it. Close is idempotent; a cleanup closes a CBuffer that becomes
+// unreachable.
+type CBuffer struct {
+	s *cbufState
+	r *array.Raw // keeps the Array alive while exported
+}
+
+type cbufState struct {
+	c   *C.gohl_buf
+	pin runtime.Pinner
+}
+
+// ExportBuffer returns a halide_buffer_t for b's host memory. It brings
+// the host copy up to date first (copying from the device when the device
+// copy is newer, which the transfer guard may refuse), and, as C may write
+// through it, marks the host dirty when b has a device copy, like
+// Array.Host: the next device consumer uploads. The struct has no device
+// handle and no dirty bits. Close it when C is done.
+func ExportBuffer(b array.Buffer) (*CBuffer, error) {
+	r := rawOf(b)
+	if r == nil || res().Closed(r) {
+		return nil, fmt.Errorf("halide: ExportBuffer: %w: a nil or closed Array", ErrBufferArgumentIsNull)
+	}
+	rank := r.Rank()
+	for i := 0; i < rank; i++ {
+		d := r.Dim(i)
+		if !fitsInt32(d.Min) || !fitsInt32(d.Extent) || !fitsInt32(d.Stride) || !fitsInt32(d.Min+d.Extent) {
+			return nil, fmt.Errorf("halide: ExportBuffer: dimension %d (min %d, extent %d, stride %d) does not fit Halide's int32 fields", i, d.Min, d.Extent, d.Stride)
+		}
+	}
+	if res().NeedsDownload(r) {
+		if err := plumb.CheckAutomatic("export to C of a device-dirty " + r.Type().String() + " Array"); err != nil {
+			return nil, err
+		}
+		if err := res().SyncHost(r); err != nil {
+			return nil, err
+		}
+	}
+	res().Wrote(r, plumb.Host) // C may write: the next device consumer uploads
+	s := &cbufState{c: C.gohl_buf_new(C.int(rank))}
+	if s.c == nil {
+		return nil, fmt.Errorf("halide: ExportBuffer: out of C memory for a halide_buffer_t")
+	}
+	t := r.Type()
+	s.c.b._type.code = C.uint8_t(t.Code)
+	s.c.b._type.bits = C.uint8_t(t.Bits)
+	s.c.b._type.lanes = C.uint16_t(t.Lanes)
+	dims := unsafe.Slice(s.c.b.dim, rank)
+	for i := range dims {
+		d := r.Dim(i)
+		dims[i] = C.struct_halide_dimension_t{min: C.int32_t(d.Min), extent: C.int32_t(d.Extent), stride: C.int32_t(d.Stride)}
+	}
+	if p := r.HostPtr(); p != nil {
+		s.pin.Pin(p) // Go memory: C may keep it only pinned
+		s.c.b.host = (*C.uint8_t)(p)
+	}
+	cb := &CBuffer{s: s, r: r}
+	runtime.AddCleanup(cb, func(s *cbufState) { s.close() }, s)
+	return cb, nil
+}
+
+// Ptr is the struct halide_buffer_t*, valid until Close.
+func (c *CBuffer) Ptr() unsafe.Pointer {
+	if c.s.c == nil {
+		return nil
+	}
+	return unsafe.Pointer(&c.s.c.b)
+}
+
+// Close frees the struct and unpins the host memory. If C gave the buffer
+// a device allocation (an OpenCL pipeline run from C does), Close copies
+// its data to host and frees it first, through the runtime.
+func (c *CBuffer) Close() error {
+	err := c.s.close()
+	runtime.KeepAlive(c)
+	return err
+}
+
+func (s *cbufState) close() error {
+	if s.c == nil {
+		return nil
+	}
+	var rc C.int
+	if s.c.b.device != 0 {
+		var ctx C.gohl_ctx
+		C.gohl_ctx_init(&ctx)
+		rc = C.gohl_buf_reclaim(&ctx, s.c)
+	}
+	C.gohl_buf_free(s.c)
+	s.c = nil
+	s.pin.Unpin()
+	if rc != 0 {
+		return &Error{Pipeline: "(CBuffer.Close)", Code: int(rc), Msg: "freeing the device allocation C made"}
+	}
+	return nil
+}
