@@ -2,7 +2,7 @@ package array
 
 import (
 	"fmt"
-	"runtime"
+	"slices"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -10,26 +10,33 @@ import (
 
 // Array is a typed N-D array with Halide's layout (see Dim) and an optional
 // device copy. The zero value is not usable: make Arrays with New,
-// NewWithMins, NewInterleaved, Scalar, FromSlice, Like or NewIn.
+// NewWithMins, NewInterleaved, Scalar, FromSlice, Wrap, Like or NewIn.
 //
 // Element access goes through a host view (Host, HostReadOnly), which is
-// where the automatic copy to host happens.
+// where the automatic copy to host happens. An Array value is the unit of
+// concurrency: goroutines may work at once on distinct Arrays (views) of
+// one memory whose elements do not overlap; overlapping concurrent writes
+// are the caller's bug, as with slices.
 type Array[T Elem] struct {
-	rawState
+	raw  Raw
 	data []T // the whole root storage; element x is data[off + Σ…]
 }
 
-// rawState names the embedded Raw so its Raw method is promoted.
-type rawState = Raw
-
 // alignment of host storage, as Halide's Runtime::Buffer.
 const alignment = 128
+
+// maxHostBytes bounds host storage below what the Go heap can address, so
+// impossible sizes are ErrShape instead of a runtime panic.
+const maxHostBytes = 1 << 47
 
 // alignedSlice returns n zeroed Ts whose first element is 128-byte aligned.
 // Go's heap never moves objects, so the address is stable for C.
 func alignedSlice[T Elem](n int) []T {
 	var z T
 	size := int(unsafe.Sizeof(z))
+	if n > maxHostBytes/size {
+		panicf(ErrShape, "%d elements of %d bytes: more than the %d bytes a Go slice can hold", n, size, maxHostBytes)
+	}
 	pad := alignment / size
 	s := make([]T, n+pad)
 	mis := int(uintptr(unsafe.Pointer(unsafe.SliceData(s))) % alignment)
@@ -40,37 +47,24 @@ func alignedSlice[T Elem](n int) []T {
 	return s[skip : skip+n : skip+n]
 }
 
-func denseDims(extents []int, mins []int) []Dim {
-	d := make([]Dim, len(extents))
-	stride := 1
-	for i, e := range extents {
-		if e < 0 {
-			panicf(ErrShape, "extent %d in dimension %d: extents must be ≥ 0", e, i)
-		}
-		d[i] = Dim{Extent: e, Stride: stride}
-		if mins != nil {
-			d[i].Min = mins[i]
-		}
-		stride *= max(e, 1)
-	}
-	return d
-}
-
+// newArray makes a root over data with the given (checked) layout.
 func newArray[T Elem](data []T, dims []Dim, hostOnly bool) *Array[T] {
 	t := TypeOf[T]()
 	a := &Array[T]{data: data}
-	a.typ, a.esize, a.hostOnly = t, t.Bytes(), hostOnly
-	a.setDims(dims)
-	a.fam = &family{}
-	a.fam.refs.Store(1)
+	r := &a.raw
+	r.typ, r.esize, r.root = t, t.Bytes(), true
+	r.setDims(dims)
+	var base unsafe.Pointer
 	if len(data) > 0 {
-		a.base = unsafe.Pointer(unsafe.SliceData(data))
+		base = unsafe.Pointer(unsafe.SliceData(data))
 	}
+	r.st = newStorage(base, spanOf(dims), r.esize, slices.Clone(dims), hostOnly)
 	return a
 }
 
 // New returns a zeroed, dense, device-aware Array with the given extents,
-// dimension 0 innermost (stride 1). New() is a 0-D scalar.
+// dimension 0 innermost (stride 1). New() is a 0-D scalar. Extents whose
+// element count overflows panic with ErrShape.
 func New[T Elem](extents ...int) *Array[T] {
 	d := denseDims(extents, nil)
 	return newArray(alignedSlice[T](spanOf(d)), d, false)
@@ -89,17 +83,13 @@ func NewWithMins[T Elem](mins, extents []int) *Array[T] {
 // whose channels are innermost in memory (stride 1 in dimension 2), like
 // Halide's make_interleaved: the layout of packed RGB images.
 func NewInterleaved[T Elem](width, height, channels int) *Array[T] {
-	for i, e := range []int{width, height, channels} {
-		if e < 0 {
-			panicf(ErrShape, "extent %d in dimension %d: extents must be ≥ 0", e, i)
-		}
-	}
+	dense := denseDims([]int{channels, width, height}, nil)
 	d := []Dim{
-		{Extent: width, Stride: channels},
-		{Extent: height, Stride: channels * width},
+		{Extent: width, Stride: dense[1].Stride},
+		{Extent: height, Stride: dense[2].Stride},
 		{Extent: channels, Stride: 1},
 	}
-	return newArray(alignedSlice[T](width*height*channels), d, false)
+	return newArray(alignedSlice[T](spanOf(d)), d, false)
 }
 
 // Scalar returns a 0-D Array holding v.
@@ -125,11 +115,25 @@ func FromSlice[T Elem](data []T, extents ...int) *Array[T] {
 	return newArray(data, d, true)
 }
 
+// Wrap wraps data, memory the caller holds, as a host-only Array with the
+// given layout, without copying: the counterpart of Halide's
+// Buffer(T *data, int dims, const halide_dimension_t *shape). Element
+// (x0, x1, …) is data[Σ (xi − dims[i].Min)·dims[i].Stride]. The layout is
+// checked: extents and strides ≥ 0, no overflow, every element inside
+// data, and no two elements at one address.
+func Wrap[T Elem](data []T, dims []Dim) (*Array[T], error) {
+	if err := checkDims(dims, len(data)); err != nil {
+		return nil, err
+	}
+	n := spanOf(dims)
+	return newArray(data[:n:n], dims, true), nil
+}
+
 // Like returns a zeroed, dense, device-aware Array with a's element type,
 // mins and extents (not its strides).
 func Like[T Elem](a *Array[T]) *Array[T] {
-	a.checkOpen()
-	dims := a.Dims()
+	a.raw.checkOpen()
+	dims := a.raw.dimsRef()
 	mins, ext := make([]int, len(dims)), make([]int, len(dims))
 	for i, d := range dims {
 		mins[i], ext[i] = d.Min, d.Extent
@@ -138,13 +142,16 @@ func Like[T Elem](a *Array[T]) *Array[T] {
 }
 
 // NewIn is New with host storage from h, for example an OpenCL device's
-// pinned memory, so transfers need no staging. The memory is returned to h
-// when the Array and its views are closed (or collected).
+// pinned memory, so transfers need no staging. The memory goes back to h
+// when the Array is closed (or collected); it outlives h's Close.
 func NewIn[T Elem](h device.HostAllocator, extents ...int) (*Array[T], error) {
 	d := denseDims(extents, nil)
 	n := spanOf(d)
 	var z T
 	size := int(unsafe.Sizeof(z))
+	if n > maxHostBytes/size {
+		panicf(ErrShape, "extents %v: %d elements of %d bytes: more than %d bytes", extents, n, size, maxHostBytes)
+	}
 	blk, err := h.AllocHost(n*size + alignment)
 	if err != nil {
 		return nil, fmt.Errorf("array: host allocation of %d bytes: %w", n*size, err)
@@ -157,25 +164,45 @@ func NewIn[T Elem](h device.HostAllocator, extents ...int) (*Array[T], error) {
 	data := unsafe.Slice((*T)(unsafe.Pointer(&b[skip])), n)
 	clear(data)
 	a := newArray(data, d, false)
-	a.fam.block = blk
-	runtime.AddCleanup(a.fam, func(b device.HostBlock) { b.Free() }, blk)
+	a.raw.st.res.block = blk
 	return a, nil
 }
 
-func spanOf(d []Dim) int {
-	last := 0
-	for _, x := range d {
-		if x.Extent == 0 {
-			return 0
-		}
-		last += (x.Extent - 1) * x.Stride
+// Raw returns the untyped state, the escape hatch for foreign runtimes
+// (Halide's raw_buffer()); nil for a nil Array.
+func (a *Array[T]) Raw() *Raw {
+	if a == nil {
+		return nil
 	}
-	return last + 1
+	return &a.raw
 }
 
+// HostOnly reports whether the Array is over caller-held memory (FromSlice,
+// Wrap): consumers always leave its host data current.
+func (a *Array[T]) HostOnly() bool { return a.raw.st.hostOnly }
+
+// Type is the element type.
+func (a *Array[T]) Type() Type { return a.raw.typ }
+
+// Rank is the number of dimensions.
+func (a *Array[T]) Rank() int { return a.raw.rank }
+
+// Dim returns dimension i; it panics with ErrShape for an unknown one.
+func (a *Array[T]) Dim(i int) Dim { return a.raw.Dim(i) }
+
+// Dims returns a copy of the dimensions.
+func (a *Array[T]) Dims() []Dim { return a.raw.Dims() }
+
+// Extents returns the extent of each dimension.
+func (a *Array[T]) Extents() []int { return a.raw.Extents() }
+
+// Len is the number of elements.
+func (a *Array[T]) Len() int { return a.raw.Len() }
+
+// Dense reports whether the elements fill their span with no gaps.
+func (a *Array[T]) Dense() bool { return a.raw.spanElems() == a.raw.Len() }
+
 // String describes the Array's type, shape and residency, not its data.
-func (a *Array[T]) String() string {
-	return fmt.Sprintf("Array[%s]%v (host dirty %v, device dirty %v, %s)", a.typ, a.Dims(), a.hostDirty, a.deviceDirty, a.Ownership())
-}
+func (a *Array[T]) String() string { return "Array[" + a.raw.String() + "]" }
 
 var _ Buffer = (*Array[uint8])(nil)

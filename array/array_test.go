@@ -52,7 +52,7 @@ func TestConstructors(t *testing.T) {
 			if tt.a.Type() != (Type{Float, 32, 1}) {
 				t.Errorf("type %v", tt.a.Type())
 			}
-			if p := tt.a.HostPtr(); p != nil && !tt.host && uintptr(p)%alignment != 0 {
+			if p := tt.a.raw.HostPtr(); p != nil && !tt.host && uintptr(p)%alignment != 0 {
 				t.Errorf("host storage at %p is not %d-byte aligned", p, alignment)
 			}
 		})
@@ -149,7 +149,7 @@ func TestFloat16(t *testing.T) {
 func iota3(x, y, z int) *Array[int32] {
 	a := New[int32](x, y, z)
 	h, _ := a.Host()
-	a.ForEach(func(c []int) { h.Set(int32(c[0]+100*c[1]+10000*c[2]), c...) })
+	a.raw.ForEach(func(c []int) { h.Set(int32(c[0]+100*c[1]+10000*c[2]), c...) })
 	return a
 }
 
@@ -198,7 +198,7 @@ func TestViewsShareMemory(t *testing.T) {
 // addr returns the storage index of every element, in coordinate order.
 func addr[T Elem](a *Array[T]) []int {
 	var out []int
-	a.ForEach(func(c []int) { out = append(out, a.index(c)) })
+	a.raw.ForEach(func(c []int) { out = append(out, a.raw.index(c)) })
 	return out
 }
 
@@ -286,7 +286,7 @@ func TestUseAfterClose(t *testing.T) {
 func TestCopyFrom(t *testing.T) {
 	src := NewWithMins[int32]([]int{2, 0}, []int{4, 3})
 	hs, _ := src.Host()
-	src.ForEach(func(c []int) { hs.Set(int32(10*c[0]+c[1]), c...) })
+	src.raw.ForEach(func(c []int) { hs.Set(int32(10*c[0]+c[1]), c...) })
 	tests := []struct {
 		name string
 		dst  *Array[int32]
@@ -303,7 +303,7 @@ func TestCopyFrom(t *testing.T) {
 				t.Fatal(err)
 			}
 			hd, _ := tt.dst.HostReadOnly()
-			tt.dst.ForEach(func(c []int) {
+			tt.dst.raw.ForEach(func(c []int) {
 				want := int32(0)
 				if c[0] >= 2 && c[0] <= 5 && c[1] <= 2 {
 					want = int32(10*c[0] + c[1])

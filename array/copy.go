@@ -28,19 +28,38 @@ func overlap(bufA, bufB []Dim, a, b *Raw) (da, db []Dim, ia, ib int, ok bool) {
 // CopyFrom copies the elements of src where the two views overlap
 // (Halide's copy_from); coordinates, not positions, decide the match. Any
 // strides work; dense rows move with Go's copy.
+//
+// When both views share memory and their elements overlap, the copy
+// behaves like memmove: every element gets src's value from before the
+// copy, whatever the strides.
 func (v HostView[T]) CopyFrom(src ReadView[T]) {
 	v.checkWrite()
 	src.check()
-	if n, ok := sameDense(&v.a.rawState, &src.a.rawState); ok {
-		copy(v.a.data[v.a.off:v.a.off+n], src.a.data[src.a.off:src.a.off+n])
+	d, s := &v.a.raw, &src.a.raw
+	if n, ok := sameDense(d, s); ok {
+		copy(v.a.data[d.off:d.off+n], src.a.data[s.off:s.off+n]) // copy is memmove
 		return
 	}
 	var bufA, bufB [inlineDims]Dim
-	da, db, ia, ib, ok := overlap(bufA[:0], bufB[:0], &v.a.rawState, &src.a.rawState)
+	da, db, ia, ib, ok := overlap(bufA[:0], bufB[:0], d, s)
 	if !ok {
 		return
 	}
-	copyStrided(v.a.data, src.a.data, da, db, ia, ib)
+	sdata := src.a.data
+	if d.st == s.st && aliased(d, s) {
+		// Snapshot the source's span first: the copy reads what it writes.
+		lo, hi := ib, ib+spanOf(db)
+		snap := make([]T, hi-lo)
+		copy(snap, sdata[lo:hi])
+		sdata, ib = snap, 0
+	}
+	copyStrided(v.a.data, sdata, da, db, ia, ib)
+}
+
+// aliased reports whether two views of one storage share elements.
+func aliased(a, b *Raw) bool {
+	var ba, bb [inlineDims]span
+	return a.box(ba[:0]).overlaps(b.box(bb[:0]))
 }
 
 func copyStrided[T any](dst, src []T, dd, sd []Dim, di, si int) {
@@ -175,18 +194,18 @@ func Equal[T Elem](a, b *Array[T]) (bool, error) {
 func (v ReadView[T]) Equal(w ReadView[T]) bool {
 	v.check()
 	w.check()
-	if v.a.rank != w.a.rank {
+	if v.a.raw.rank != w.a.raw.rank {
 		return false
 	}
-	for k, d := range v.a.dimsRef() {
-		e := w.a.dimsRef()[k]
+	for k, d := range v.a.raw.dimsRef() {
+		e := w.a.raw.dimsRef()[k]
 		if d.Min != e.Min || d.Extent != e.Extent {
 			return false
 		}
 	}
 	eq := true
-	v.a.ForEach(func(c []int) {
-		if eq && v.a.data[v.a.index(c)] != w.a.data[w.a.index(c)] {
+	v.a.raw.ForEach(func(c []int) {
+		if eq && v.a.data[v.a.raw.index(c)] != w.a.data[w.a.raw.index(c)] {
 			eq = false
 		}
 	})

@@ -1,7 +1,6 @@
 // Package array provides Array, a typed N-D array laid out exactly like
 // Halide's halide_buffer_t — per-dimension min, extent and stride, dimension
-// 0 innermost — with an optional copy on a device.Device and Halide's two
-// dirty bits.
+// 0 innermost — with an optional copy on a device.Device.
 //
 // Element (x0, x1, …) of an Array lives at
 //
@@ -10,25 +9,41 @@
 // counted in elements from the element at the min corner.
 //
 // Residency. An Array made by New is device-aware: once a device has written
-// it (DeviceDirty), the data stays there and the next device consumer reads
-// it in place. Host data is reached only through a host view (Host,
-// HostReadOnly): obtaining one is the one automatic copy to host, and it
-// copies only when the device is newer. An Array over memory the caller
-// holds (FromSlice) is host-only: every consumer leaves its host data
-// current. A host view goes stale when a device later writes the Array or a
-// view of its memory; using a stale view panics with ErrStale, so take a new
-// view after device work.
+// it, the data stays there and the next device consumer reads it in place.
+// Host data is reached only through a host view (Host, HostReadOnly):
+// obtaining one is the one automatic copy to host, and it copies only what
+// the device holds newer. An Array over memory the caller holds (FromSlice,
+// Wrap) is host-only: every consumer leaves its host data current.
 //
-// Views (Crop, Slice, Transpose, Permute, Translate, SetMin, Embed) share host
-// and device memory with their parent and allocate no element data. As in
-// Halide, each view carries its own dirty bits (HostDirty, DeviceDirty); a
-// new view's start clean. Unlike Halide, the views of one memory also see
-// each other's dirty regions: a host view of an Array picks up what a crop
-// of it left on the device, a crop of a device-dirty Array syncs from the
-// device, and uploading a crop picks up host writes made through its parent
-// (NeedsCopyToHost, NeedsCopyToDevice).
+// One memory, one state. A root (made by a constructor) and all its views
+// (Crop, Slice, Transpose, Permute, Translate, SetMin, Embed) share host
+// memory, one device allocation — each view uses it at its own offset, as
+// Halide's device_crop does, whatever order views and uploads happen in —
+// and one dirty state kept by region: which elements the host holds newer,
+// and which the device does. HostDirty and DeviceDirty say whether any of
+// an Array's own elements are dirty. So any sequence of host writes, device
+// writes, syncs and views reads the latest write, and a view's transfers
+// move only its own elements.
 //
-// Programmer errors (bad shapes, coordinates out of range, use after Close)
-// panic with one of the package's sentinel errors; device failures are
-// returned as errors.
+// Staleness and concurrency are by region too. A host view is stale only
+// when a later device write overlaps its elements; using it then panics
+// with ErrStale. An Array value (a root or one view) is the unit of
+// concurrency: goroutines working at once on distinct views whose elements
+// do not overlap are supported and race-free. Overlapping concurrent writes
+// are the caller's bug, as with slices.
+//
+// Lifetime. Views need no Close (Close on a view does nothing). Close on a
+// root frees its device allocation and pinned host memory whatever its
+// views did; using the root or a view afterwards panics with ErrClosed. A
+// cleanup frees a dropped root's memory. When a device closes with Arrays
+// still on it, their device-dirty data is copied home first and they let
+// go of it: the data stays readable on the host.
+//
+// Layout arithmetic is overflow-checked: constructors, views and Wrap panic
+// with ErrShape or ErrOutOfRange (Wrap returns the error) rather than make
+// a view that reaches past its storage.
+//
+// Programmer errors (bad shapes, coordinates out of range, use after Close,
+// stale views) panic with one of the package's sentinel errors; device
+// failures are returned as errors.
 package array

@@ -1,6 +1,9 @@
 package array
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // FuzzViews applies a random sequence of views and checks that every
 // addressable element lies inside the root allocation and that a view's
@@ -12,7 +15,7 @@ func FuzzViews(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		a := New[int32](5, 4, 3)
 		h, _ := a.Host()
-		a.ForEach(func(c []int) { h.Set(int32(c[0]+10*c[1]+100*c[2]), c...) })
+		a.raw.ForEach(func(c []int) { h.Set(int32(c[0]+10*c[1]+100*c[2]), c...) })
 		root := len(a.data)
 		v := a
 		next := func() int {
@@ -57,8 +60,8 @@ func FuzzViews(f *testing.F) {
 			}
 			// Every element of w lies in the root and holds a value of a.
 			hw, _ := w.HostReadOnly()
-			w.ForEach(func(c []int) {
-				i := w.index(c)
+			w.raw.ForEach(func(c []int) {
+				i := w.raw.index(c)
 				if i < 0 || i >= root {
 					t.Fatalf("element %v of %v at %d, outside [0, %d)", c, w.Dims(), i, root)
 				}
@@ -67,10 +70,92 @@ func FuzzViews(f *testing.F) {
 					t.Fatalf("element %v holds %d, not one of a's values", c, x)
 				}
 			})
-			if w.SpanElems() > 0 && w.off+w.SpanElems() > root {
-				t.Fatalf("span of %v ends at %d past %d", w.Dims(), w.off+w.SpanElems(), root)
+			if w.raw.spanElems() > 0 && w.raw.off+w.raw.spanElems() > root {
+				t.Fatalf("span of %v ends at %d past %d", w.Dims(), w.raw.off+w.raw.spanElems(), root)
 			}
 			v = w
 		}
 	})
+}
+
+// FuzzLayout feeds view and constructor arithmetic arguments anywhere in
+// int64: each call either panics with ErrShape or ErrOutOfRange, or
+// returns a view whose every element, span included, lies inside its
+// storage.
+func FuzzLayout(f *testing.F) {
+	f.Add(int64(1), int64(1<<62), int64(1<<62+1<<20), int64(0), uint8(0))
+	f.Add(int64(0), int64(-1<<63), int64(5), int64(1<<63-1), uint8(1))
+	f.Add(int64(4), int64(1<<62+1), int64(3), int64(-7), uint8(2))
+	f.Add(int64(1), int64(2), int64(3), int64(1<<63-1), uint8(3))
+	f.Fuzz(func(t *testing.T, x, y, z, w int64, op uint8) {
+		defer func() {
+			if e := recover(); e != nil {
+				err, _ := e.(error)
+				if !errors.Is(err, ErrShape) && !errors.Is(err, ErrOutOfRange) {
+					t.Fatalf("op %d (%d, %d, %d, %d): panic %v", op%6, x, y, z, w, e)
+				}
+			}
+		}()
+		a := NewWithMins[uint8]([]int{-3, 5}, []int{16, 16})
+		var v *Array[uint8]
+		switch op % 6 {
+		case 0:
+			v = a.Crop(int(x), int(y), int(z))
+		case 1:
+			v = a.Translate(int(x)&1, int(w)).Crop(int(x)&1, int(y), int(z))
+		case 2:
+			v = New[uint8](int(x)&0xff, int(y))
+		case 3:
+			v = a.SetMin(int(y), int(w)).Crop(0, int(z), 2)
+		case 4:
+			v = a.Embed(int(x)&3, int(w)).Slice(int(y)&3, int(z))
+		case 5:
+			d, err := Wrap(make([]uint8, 256), []Dim{{int(x), int(y), int(z) & 0xffff}, {0, int(w) & 0xff, 16}})
+			if err != nil {
+				if !errors.Is(err, ErrShape) && !errors.Is(err, ErrOutOfRange) {
+					t.Fatal(err)
+				}
+				return
+			}
+			v = d
+		}
+		n := len(v.data)
+		if v.Len() == 0 {
+			return
+		}
+		if s := v.raw.spanElems(); v.raw.off < 0 || s > n || v.raw.off > n-s {
+			t.Fatalf("op %d: view %v at %d spans %d of %d elements", op%6, v.Dims(), v.raw.off, s, n)
+		}
+	})
+}
+
+func TestLayoutOverflow(t *testing.T) {
+	for name, f := range map[string]func(){
+		"crop past the end": func() { New[uint8](16, 16).Crop(1, 1<<62, 1<<62+1<<20) },
+		"count overflow":    func() { New[uint8](4, 1<<62+1) },
+		"translate":         func() { New[uint8](4).Translate(0, 1<<63-2) },
+		"setmin":            func() { New[uint8](4).SetMin(1<<63 - 2) },
+		"embed":             func() { New[uint8](4).Embed(0, 1<<63-1) },
+		"wrap alias":        func() { _, err := Wrap(make([]uint8, 64), []Dim{{0, 8, 1}, {0, 8, 4}}); panic(err) },
+		"wrap overflow":     func() { _, err := Wrap(make([]uint8, 64), []Dim{{0, 8, 1}, {0, 1 << 60, 1 << 10}}); panic(err) },
+		"permute 65-D": func() {
+			ext := make([]int, 65)
+			order := make([]int, 65)
+			for i := range ext {
+				ext[i], order[i] = 1, i
+			}
+			order[64] = 3 // dimension 3 twice, 64 never
+			New[uint8](ext...).Permute(order...)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				err, _ := recover().(error)
+				if !errors.Is(err, ErrShape) && !errors.Is(err, ErrOutOfRange) {
+					t.Fatalf("got %v, want ErrShape or ErrOutOfRange", err)
+				}
+			}()
+			f()
+		})
+	}
 }

@@ -1,6 +1,6 @@
 package array
 
-import "github.com/resident-go/resident/device"
+import "github.com/resident-go/resident/internal/plumb"
 
 // ReadView is the read-only host view of an Array: the way to read its
 // elements. It shares memory with the Array. Obtaining one (HostReadOnly)
@@ -17,44 +17,46 @@ type ReadView[T Elem] struct{ a *Array[T] }
 // as an array.Buffer allocates nothing.
 type HostView[T Elem] struct{ ReadView[T] }
 
-// Host returns a writable host view. It copies to host only when the device
-// copy is newer, and marks the host dirty so the next device consumer
-// uploads. Writes through Set and Fill after a later upload mark it dirty
-// again; writes through Data do not: take a new view after each device use.
+// Host returns a writable host view. It copies to host only the parts of
+// the Array's elements whose device copy is newer, and marks them host
+// dirty so the next device consumer uploads them. Writes through Set and
+// Fill after a later upload mark them dirty again; writes through Data do
+// not: take a new view after each device use.
 func (a *Array[T]) Host() (HostView[T], error) {
-	if err := a.syncHost(true); err != nil {
+	if err := a.syncHost(); err != nil {
 		return HostView[T]{}, err
 	}
-	a.markHostWrite()
+	a.raw.markHostWrite()
 	return HostView[T]{ReadView[T]{a}}, nil
 }
 
-// HostReadOnly returns a read-only host view; it copies to host only when
-// the device copy is newer and leaves the dirty bits clean.
+// HostReadOnly returns a read-only host view; it copies to host only the
+// parts whose device copy is newer and leaves the host clean.
 func (a *Array[T]) HostReadOnly() (ReadView[T], error) {
-	if err := a.syncHost(false); err != nil {
+	if err := a.syncHost(); err != nil {
 		return ReadView[T]{}, err
 	}
 	return ReadView[T]{a}, nil
 }
 
-func (a *Array[T]) syncHost(write bool) error {
-	a.checkOpen()
-	if !a.NeedsCopyToHost() {
-		a.hostGen = a.fam.devGen.Load()
+func (a *Array[T]) syncHost() error {
+	a.raw.checkOpen()
+	if !a.raw.needsDownload() {
 		return nil
 	}
-	if err := device.CheckAutomatic("host view of a device-dirty " + a.typ.String() + " Array"); err != nil {
+	if err := plumb.CheckAutomatic("host view of a device-dirty " + a.raw.typ.String() + " Array"); err != nil {
 		return err
 	}
-	if write {
-		return a.PrepareHostWrite()
-	}
-	return a.CopyToHost()
+	return a.raw.syncHost()
 }
 
-// Raw returns the viewed Array's state.
-func (v ReadView[T]) Raw() *Raw { return &v.a.rawState }
+// Raw returns the viewed Array's state (nil for the zero view).
+func (v ReadView[T]) Raw() *Raw {
+	if v.a == nil {
+		return nil
+	}
+	return &v.a.raw
+}
 
 // HostOnly is true: consumers leave a host view's data current.
 func (v ReadView[T]) HostOnly() bool { return true }
@@ -65,36 +67,37 @@ func (v ReadView[T]) Array() *Array[T] { return v.a }
 // ReadOnly returns the view as a ReadView, for CopyFrom and Equal.
 func (v ReadView[T]) ReadOnly() ReadView[T] { return v }
 
+// Dims returns a copy of the viewed Array's dimensions.
+func (v ReadView[T]) Dims() []Dim { return v.a.raw.Dims() }
+
+// check panics when the view's root was closed or a device wrote any of
+// its elements after the view was taken (a stale view).
 func (v ReadView[T]) check() {
-	v.a.checkOpen()
-	if v.a.deviceDirty || (v.a.fam.dirty[deviceSide].Load() != 0 && v.a.hostGen != v.a.fam.devGen.Load()) {
-		panicf(ErrStale, "a device wrote the Array (or a view of its memory) after this view was taken: call Host again")
+	r := &v.a.raw
+	r.checkOpen()
+	if r.st.nDevice.Load() != 0 && r.DeviceDirty() {
+		panicf(ErrStale, "a device wrote these elements after this host view was taken: call Host or HostReadOnly again")
 	}
 }
 
 func (v HostView[T]) checkWrite() {
 	v.check()
-	v.a.markHostWrite() // again: the Array may have been uploaded since
-}
-
-// markHostWrite sets the host bit of an Array that has a device copy: the
-// host is about to hold newer data than the device.
-func (r *Raw) markHostWrite() {
-	if !r.hostDirty && r.h != nil && r.h.alloc != nil {
-		r.setDirty(hostSide, true)
+	r := &v.a.raw
+	if r.st.hasAlloc.Load() && r.gen != r.st.hostGen.Load() {
+		r.markHostWrite() // again: the Array may have been uploaded since
 	}
 }
 
 // At returns the element at coords, one per dimension.
 func (v ReadView[T]) At(coords ...int) T {
 	v.check()
-	return v.a.data[v.a.index(coords)]
+	return v.a.data[v.a.raw.index(coords)]
 }
 
 // Set stores x at coords, one per dimension.
 func (v HostView[T]) Set(x T, coords ...int) {
 	v.checkWrite()
-	v.a.data[v.a.index(coords)] = x
+	v.a.data[v.a.raw.index(coords)] = x
 }
 
 // Data returns the elements from the min corner to the end of the span,
@@ -102,8 +105,9 @@ func (v HostView[T]) Set(x T, coords ...int) {
 // Do not write through a ReadView's Data.
 func (v ReadView[T]) Data() []T {
 	v.check()
-	n := v.a.SpanElems()
-	return v.a.data[v.a.off : v.a.off+n : v.a.off+n]
+	r := &v.a.raw
+	n := r.spanElems()
+	return v.a.data[r.off : r.off+n : r.off+n]
 }
 
 // Data is ReadView.Data for writing: it marks the host dirty.
@@ -115,20 +119,18 @@ func (v HostView[T]) Data() []T {
 // Fill sets every element to x.
 func (v HostView[T]) Fill(x T) {
 	v.checkWrite()
+	r := &v.a.raw
 	if v.a.Dense() {
-		s := v.a.data[v.a.off : v.a.off+v.a.Len()]
+		s := v.a.data[r.off : r.off+r.Len()]
 		for i := range s {
 			s[i] = x
 		}
 		return
 	}
-	v.a.forEachIndex(func(i int) { v.a.data[i] = x })
+	r.forEachIndex(func(i int) { v.a.data[i] = x })
 }
 
 var (
 	_ Buffer = ReadView[float32]{}
 	_ Buffer = HostView[float32]{}
 )
-
-// Dims returns a copy of the viewed Array's dimensions.
-func (v ReadView[T]) Dims() []Dim { return v.a.Dims() }

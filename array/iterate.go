@@ -83,7 +83,7 @@ func (r *Raw) ForEach(fn func(coords []int)) {
 func (v ReadView[T]) All() iter.Seq2[[]int, T] {
 	return func(yield func([]int, T) bool) {
 		stop := false
-		v.a.ForEach(func(c []int) {
+		v.a.raw.ForEach(func(c []int) {
 			if !stop && !yield(c, v.At(c...)) {
 				stop = true
 			}
@@ -96,7 +96,7 @@ func (v ReadView[T]) Values() iter.Seq[T] {
 	return func(yield func(T) bool) {
 		v.check()
 		stop := false
-		v.a.forEachIndex(func(i int) {
+		v.a.raw.forEachIndex(func(i int) {
 			if !stop && !yield(v.a.data[i]) {
 				stop = true
 			}

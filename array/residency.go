@@ -6,208 +6,310 @@ import (
 	"github.com/resident-go/resident/device"
 )
 
-// HostDirty reports whether r's host copy is newer than its device copy
-// (r's own bit, as in Halide; see NeedsCopyToDevice for other views).
-func (r *Raw) HostDirty() bool { return r.hostDirty }
+// The residency rules, one storage at a time. Every operation takes the
+// storage's lock, works on the view's box of root positions, and changes
+// the dirty sets only after its transfers succeed, so a failure leaves
+// every byte and every bit as it was.
 
-// DeviceDirty reports whether r's device copy is newer than its host copy
-// (r's own bit, as in Halide; see NeedsCopyToHost for other views).
-func (r *Raw) DeviceDirty() bool { return r.deviceDirty }
-
-// NeedsCopyToHost reports whether CopyToHost would move data: r is device
-// dirty, or another view of the same memory overlapping r is.
-func (r *Raw) NeedsCopyToHost() bool {
-	return r.deviceDirty || r.overlaps(deviceSide)
-}
-
-// NeedsCopyToDevice reports whether CopyToDevice would move data: r has no
-// device copy yet, is host dirty, or overlaps a host-dirty view.
-func (r *Raw) NeedsCopyToDevice() bool {
-	return r.Allocation() == nil || r.hostDirty || r.overlaps(hostSide)
-}
-
-// SetHostDirty marks the host copy newer (or not). Marking it while the
-// device is dirty panics with ErrDirty: one side would lose writes.
-func (r *Raw) SetHostDirty(v bool) {
-	r.checkOpen()
-	if v && r.deviceDirty {
-		panicf(ErrDirty, "host marked dirty while the device copy is newer: CopyToHost first")
-	}
-	r.setDirty(hostSide, v)
-}
-
-// SetDeviceDirty marks the device copy newer (or not), as a device writer
-// such as a pipeline does after writing r. Host views taken earlier become
-// stale. Marking it while the host is dirty panics with ErrDirty.
-func (r *Raw) SetDeviceDirty(v bool) {
-	r.checkOpen()
-	if v && r.hostDirty {
-		panicf(ErrDirty, "device marked dirty while the host copy is newer: CopyToDevice first")
-	}
-	if v {
-		if r.Allocation() == nil {
-			panicf(ErrDirty, "device marked dirty on an Array with no device allocation: DeviceMalloc first")
-		}
-		r.fam.devGen.Add(1)
-	}
-	r.setDirty(deviceSide, v)
-}
-
-// DeviceMalloc gives r an allocation on d without copying anything, as for
-// an output that a device is about to write. It does nothing when r already
-// has one on d and fails when r's allocation is on another device.
-func (r *Raw) DeviceMalloc(d device.Device) error {
-	r.checkOpen()
-	if a := r.Allocation(); a != nil {
-		if r.h.dev != d {
-			return fmt.Errorf("array: Array already lives on %s, not %s: DeviceFree it first", r.h.dev.Name(), d.Name())
-		}
+// syncHost brings the device-dirty parts of r to the host.
+func (r *Raw) syncHost() error {
+	if r.st.nDevice.Load() == 0 {
 		return nil
 	}
-	a, err := d.Malloc(max(r.SpanElems()*r.esize, 1))
-	if err != nil {
-		return err
-	}
-	h := r.handle()
-	h.dev, h.alloc, h.own = d, a, Allocated
-	return nil
-}
-
-// Wrap adopts alloc, which lives on d and holds at least r's span, as r's
-// device copy without copying; r never frees it. The device copy is assumed
-// to be current: mark it with SetDeviceDirty if it is newer than the host.
-func (r *Raw) Wrap(d device.Device, alloc device.Allocation) error {
-	r.checkOpen()
-	if r.Allocation() != nil {
-		return fmt.Errorf("array: Array already has a device allocation: DeviceFree it before Wrap")
-	}
-	if need := r.SpanElems() * r.esize; alloc.Bytes() < need {
-		return fmt.Errorf("array: wrapped allocation holds %d bytes, the Array needs %d", alloc.Bytes(), need)
-	}
-	h := r.handle()
-	h.dev, h.alloc, h.own = d, alloc, WrappedNative
-	return nil
-}
-
-// CopyToDevice makes the device copy on d current: it allocates on first
-// use and copies r's elements when there is no device copy yet, r is host
-// dirty, or another view of the same memory overlapping r is. Device-dirty
-// views overlapping r are copied to host first, so the upload keeps them.
-func (r *Raw) CopyToDevice(d device.Device) error {
-	r.checkOpen()
-	fresh := r.Allocation() == nil
-	if err := r.DeviceMalloc(d); err != nil {
-		return err
-	}
-	if !fresh && !r.hostDirty && !r.overlaps(hostSide) {
-		return nil
-	}
-	if r.deviceDirty {
-		if !fresh && !r.hostDirty {
-			return nil // r's device copy is newer than the other view's host writes
-		}
-		panicf(ErrDirty, "CopyToDevice while the device copy is newer")
-	}
-	if err := r.syncOthersToHost(); err != nil {
-		return err
-	}
-	if n := r.Len(); n > 0 {
-		if err := d.CopyIn(r.h.alloc, 0, r.HostBytes(), r.Region()); err != nil {
-			return err
-		}
-	}
-	r.setDirty(hostSide, false)
-	r.cleanCovered(hostSide, r.overlapping(hostSide))
-	return nil
-}
-
-// CopyToHost makes the host copy current. It copies nothing unless r is
-// device dirty or overlaps a device-dirty view of the same memory; then it
-// copies r's own elements from the shared device memory when that is safe
-// (no host writes pending in r), else the device-dirty views' regions.
-func (r *Raw) CopyToHost() error {
-	r.checkOpen()
-	others := r.overlapping(deviceSide)
-	switch {
-	case !r.deviceDirty && len(others) == 0:
-	case !r.hostDirty && !r.overlaps(hostSide) && r.Allocation() != nil && r.sharesMemory(others):
-		if r.Len() > 0 {
-			if err := r.h.dev.CopyOut(r.HostBytes(), r.h.alloc, 0, r.Region()); err != nil {
+	st := r.st
+	var buf, ib [inlineDims]span
+	b := r.box(buf[:0])
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, d := range st.dirty[deviceSide] {
+		if d.overlaps(b) {
+			if err := st.download(d.intersect(b, ib[:0])); err != nil {
 				return err
 			}
 		}
-		r.setDirty(deviceSide, false)
-		r.cleanCovered(deviceSide, others)
-	default:
-		// A device-dirty region is newer than any host write it overlaps:
-		// a host write after it would have synced it first.
-		if err := r.copyOwnToHost(); err != nil {
-			return err
-		}
-		if err := r.syncOthersToHost(); err != nil {
-			return err
-		}
 	}
-	r.hostGen = r.fam.devGen.Load()
+	st.setDirty(deviceSide, st.dirty[deviceSide].without(b))
 	return nil
 }
 
-// PrepareHostWrite readies r for writing on the host, as Host does: after
-// CopyToHost it also copies out, whole, every device-dirty view that
-// overlaps r, so no later sync of theirs overwrites what r's host writes.
-// Producers that write r's host memory themselves (host pipelines) call it
-// first and SetHostDirty after.
-func (r *Raw) PrepareHostWrite() error {
-	if err := r.CopyToHost(); err != nil {
+// syncDevice makes r's elements current on d, allocating the root there on
+// first use; the upload moves only host-dirty parts of r.
+func (r *Raw) syncDevice(d device.Device) error {
+	st := r.st
+	var buf, ib [inlineDims]span
+	b := r.box(buf[:0])
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if err := st.ensureAlloc(d); err != nil {
 		return err
 	}
-	return r.syncOthersToHost()
-}
-
-// copyOwnToHost copies r's elements when r's own device bit is set.
-func (r *Raw) copyOwnToHost() error {
-	if !r.deviceDirty {
-		return nil
-	}
-	if r.Len() > 0 {
-		if err := r.h.dev.CopyOut(r.HostBytes(), r.h.alloc, 0, r.Region()); err != nil {
-			return err
+	for _, h := range st.dirty[hostSide] {
+		if h.overlaps(b) {
+			if err := st.upload(h.intersect(b, ib[:0])); err != nil {
+				return err
+			}
 		}
 	}
-	r.setDirty(deviceSide, false)
+	if st.dirty[hostSide].overlaps(b) {
+		st.setDirty(hostSide, st.dirty[hostSide].without(b))
+	}
 	return nil
 }
 
-// DeviceSync waits for work queued on r's device.
-func (r *Raw) DeviceSync() error {
-	if d := r.Device(); d != nil {
+// ensureAlloc gives the storage its allocation on d; the caller holds
+// st.mu. Data on another device is an error: moving it is the caller's
+// decision (DeviceFree, then CopyToDevice).
+func (st *storage) ensureAlloc(d device.Device) error {
+	if d == nil {
+		return fmt.Errorf("array: no device given")
+	}
+	if st.hasAlloc.Load() {
+		if cur := st.res.dev; cur != d {
+			return fmt.Errorf("array: the Array lives on %s, not %s: move it explicitly (DeviceFree, then CopyToDevice): %w", cur.Name(), d.Name(), device.ErrForeign)
+		}
+		return nil
+	}
+	a, err := d.Malloc(max(st.elems*st.esize, 1))
+	if err != nil {
+		return err
+	}
+	st.attach(d, a, true)
+	return nil
+}
+
+// markHostWrite records that r's host elements are (about to be) newer
+// than the device's. The caller made sure no device-dirty data overlaps.
+func (r *Raw) markHostWrite() {
+	st := r.st
+	if !st.hasAlloc.Load() {
+		r.gen = st.hostGen.Load()
+		return
+	}
+	var buf [inlineDims]span
+	b := r.box(buf[:0])
+	st.mu.Lock()
+	st.dirty[hostSide] = st.dirty[hostSide].with(b)
+	r.gen = st.hostGen.Load()
+	st.mu.Unlock()
+}
+
+// markDeviceWrite records that a device wrote all of r's elements.
+func (r *Raw) markDeviceWrite() {
+	st := r.st
+	var buf [inlineDims]span
+	b := r.box(buf[:0])
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.hasAlloc.Load() {
+		panicf(ErrDirty, "device write recorded on an Array with no device allocation: DeviceMalloc first")
+	}
+	if st.dirty[hostSide].overlaps(b) {
+		st.setDirty(hostSide, st.dirty[hostSide].without(b))
+	}
+	st.setDirty(deviceSide, st.dirty[deviceSide].with(b))
+}
+
+// markHostNewer records that something (a host pipeline, Halide's own
+// copy to host) left r's host elements newest.
+func (r *Raw) markHostNewer() {
+	st := r.st
+	var buf [inlineDims]span
+	b := r.box(buf[:0])
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.dirty[deviceSide].overlaps(b) {
+		st.setDirty(deviceSide, st.dirty[deviceSide].without(b))
+	}
+	if st.hasAlloc.Load() {
+		st.dirty[hostSide] = st.dirty[hostSide].with(b)
+	}
+}
+
+// markEqual records that host and device agree on r's elements.
+func (r *Raw) markEqual() {
+	st := r.st
+	var buf [inlineDims]span
+	b := r.box(buf[:0])
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, s := range []side{hostSide, deviceSide} {
+		if st.dirty[s].overlaps(b) {
+			st.setDirty(s, st.dirty[s].without(b))
+		}
+	}
+}
+
+// needsDownload reports whether syncHost would move data.
+func (r *Raw) needsDownload() bool { return r.DeviceDirty() }
+
+// needsUpload reports whether syncDevice(d) would move data (or fail
+// because the data lives elsewhere).
+func (r *Raw) needsUpload(d device.Device) bool {
+	if r.Len() == 0 {
+		return false
+	}
+	if !r.st.hasAlloc.Load() {
+		return true
+	}
+	return r.Device() != d || r.HostDirty()
+}
+
+// deviceFree brings all device-dirty data home, then frees the allocation.
+func (st *storage) deviceFree() error {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.hasAlloc.Load() {
+		return nil
+	}
+	for _, d := range st.dirty[deviceSide] {
+		if err := st.download(d); err != nil {
+			return err
+		}
+	}
+	return st.detach()
+}
+
+// HostDirty reports whether the host holds data newer than the device
+// anywhere in the Array's elements (views of one memory share the state).
+func (a *Array[T]) HostDirty() bool { return a.raw.HostDirty() }
+
+// DeviceDirty reports whether the device holds data newer than the host
+// anywhere in the Array's elements.
+func (a *Array[T]) DeviceDirty() bool { return a.raw.DeviceDirty() }
+
+// Device is the device holding the Array's memory, or nil.
+func (a *Array[T]) Device() device.Device { return a.raw.Device() }
+
+// CopyToHost brings the device-dirty parts of the Array's elements to the
+// host; it moves nothing when the host is current. Explicit, so the
+// transfer guard allows it.
+func (a *Array[T]) CopyToHost() error {
+	a.raw.checkOpen()
+	return a.raw.syncHost()
+}
+
+// CopyToDevice makes the Array's elements current on d: it allocates the
+// root's memory there on first use (every view shares that allocation) and
+// uploads only host-dirty parts of this Array. Memory living on another
+// device is an error wrapping device.ErrForeign: DeviceFree it first.
+func (a *Array[T]) CopyToDevice(d device.Device) error {
+	a.raw.checkOpen()
+	return a.raw.syncDevice(d)
+}
+
+// DeviceMalloc gives the Array's memory an allocation on d without copying,
+// as for an output a device is about to write.
+func (a *Array[T]) DeviceMalloc(d device.Device) error {
+	a.raw.checkOpen()
+	a.raw.st.mu.Lock()
+	defer a.raw.st.mu.Unlock()
+	return a.raw.st.ensureAlloc(d)
+}
+
+// DeviceWrap adopts alloc, which lives on d and holds the whole root
+// storage, as the device copy of the Array's memory, without copying; it
+// is never freed by the Array. The device copy is taken as current: mark
+// it with SetDeviceDirty when it is newer than the host.
+func (a *Array[T]) DeviceWrap(d device.Device, alloc device.Allocation) error {
+	a.raw.checkOpen()
+	st := a.raw.st
+	if alloc.Device() != d {
+		return fmt.Errorf("array: DeviceWrap of an allocation of %s on %s: pass the allocation's own device: %w", alloc.Device().Name(), d.Name(), device.ErrForeign)
+	}
+	if need := st.elems * st.esize; alloc.Bytes() < need {
+		return fmt.Errorf("array: DeviceWrap: the allocation holds %d bytes, the Array's memory needs %d: %w", alloc.Bytes(), need, device.ErrRange)
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.hasAlloc.Load() {
+		return fmt.Errorf("array: DeviceWrap: the Array's memory already has a device allocation: DeviceFree it first")
+	}
+	st.attach(d, alloc, false)
+	st.setDirty(hostSide, nil)
+	return nil
+}
+
+// DeviceFree copies device-dirty data home, then drops the device
+// allocation of the Array's memory (all its views share it). Wrapped
+// allocations are let go, not freed.
+func (a *Array[T]) DeviceFree() error {
+	a.raw.checkOpen()
+	return a.raw.st.deviceFree()
+}
+
+// DeviceSync waits for work queued on the Array's device.
+func (a *Array[T]) DeviceSync() error {
+	if d := a.raw.Device(); d != nil {
 		return d.Sync()
 	}
 	return nil
 }
 
-// DeviceFree drops r's device copy, first copying it to host when it is
-// newer so nothing is lost. Wrapped and unmanaged allocations are released
-// from r, not freed.
-func (r *Raw) DeviceFree() error {
-	r.checkOpen()
-	if err := r.CopyToHost(); err != nil {
-		return err
+// SetHostDirty marks the Array's host elements newer than the device's
+// (true) or equal to them (false), as Halide's set_host_dirty. Marking it
+// while the device holds newer data there panics with ErrDirty: one side
+// would lose writes.
+func (a *Array[T]) SetHostDirty(v bool) {
+	a.raw.checkOpen()
+	if !v {
+		a.raw.markEqualSide(hostSide)
+		return
 	}
-	return r.deviceFree()
+	if a.raw.DeviceDirty() {
+		panicf(ErrDirty, "host marked dirty while the device copy is newer: CopyToHost first")
+	}
+	a.raw.markHostWrite()
 }
 
-func (r *Raw) deviceFree() error {
-	if r.h == nil || r.h.alloc == nil {
+// SetDeviceDirty marks the Array's device elements newer than the host's
+// (true), as a device writer does, or equal to them (false). Marking it
+// while the host is newer, or without an allocation, panics with ErrDirty.
+func (a *Array[T]) SetDeviceDirty(v bool) {
+	a.raw.checkOpen()
+	if !v {
+		a.raw.markEqualSide(deviceSide)
+		return
+	}
+	if a.raw.HostDirty() {
+		panicf(ErrDirty, "device marked dirty while the host copy is newer: CopyToDevice first")
+	}
+	a.raw.markDeviceWrite()
+}
+
+// markEqualSide clears side s over r.
+func (r *Raw) markEqualSide(s side) {
+	st := r.st
+	var buf [inlineDims]span
+	b := r.box(buf[:0])
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.dirty[s].overlaps(b) {
+		st.setDirty(s, st.dirty[s].without(b))
+	}
+}
+
+// Close frees the root's device allocation (unless wrapped) and pinned host
+// memory, whatever its views did; using the Array or any view of it
+// afterwards panics with ErrClosed. Device-dirty data is discarded: copy
+// it home first if you need it. Views need no Close: on a view, Close does
+// nothing. Idempotent; a cleanup does the same for a dropped root.
+func (a *Array[T]) Close() error {
+	r := &a.raw
+	if !r.root || r.st.closed.Swap(true) {
 		return nil
 	}
-	h := r.h
-	var err error
-	if h.own == Allocated || h.own == Cropped {
-		err = h.dev.Free(h.alloc)
+	st := r.st
+	st.mu.Lock()
+	err := st.detach()
+	st.mu.Unlock()
+	if e := st.res.free(); err == nil {
+		err = e
 	}
-	h.dev, h.alloc, h.own = nil, nil, NoDevice
-	r.setDirty(hostSide, false)
-	r.setDirty(deviceSide, false)
+	if r.att != nil {
+		r.att.close()
+	}
 	return err
 }
+
+// Closed reports whether the Array's root was closed.
+func (a *Array[T]) Closed() bool { return a.raw.st.closed.Load() }

@@ -1,29 +1,34 @@
-package array
+package array_test
 
 import (
+	"errors"
 	"testing"
 
+	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/sim"
 )
 
-// FuzzResidency drives an Array and random views of it through device
-// writes (as a pipeline output), device reads (as a pipeline input), host
-// writes and reads, syncs and closes, and checks every read against a model
-// of the latest value written to each element, whichever side wrote it.
+// FuzzResidency drives one memory through random views (crops made before
+// and after uploads, siblings, slices, transposes, moved mins), host
+// writes, device writes, failed device writes, syncs, DeviceFree and the
+// device's Close, and checks every host and device read against a
+// host-only model of the latest write to each element. It also checks
+// that a host view is stale exactly when a later device write overlaps it.
 func FuzzResidency(f *testing.F) {
-	f.Add([]byte{0, 0, 1, 0, 1, 9, 4, 0, 0})
-	f.Add([]byte{0, 1, 2, 1, 3, 1, 7, 3, 0, 2, 5, 4, 1, 4, 0})
-	f.Add([]byte{0, 0, 1, 3, 0, 4, 1, 1, 1, 6, 6, 1, 4, 0, 2, 0})
-	f.Add([]byte{0, 2, 0, 1, 0, 5, 3, 1, 3, 9, 1, 1, 8, 2, 0, 4, 1, 6, 1, 5, 0, 4, 0})
-	f.Fuzz(func(t *testing.T, ops []byte) {
-		const w, h = 8, 6
-		d := sim.New("fuzz", 0)
-		root := New[uint16](w, h)
-		if err := root.CopyToDevice(d); err != nil {
-			t.Fatal(err)
-		}
-		truth := make([]uint16, w*h)
-		views := []*Array[uint16]{root}
+	f.Add([]byte{0, 0, 1, 5, 2, 2, 3, 0, 4, 1, 3, 1})
+	f.Add([]byte{0, 3, 0, 0, 7, 1, 2, 1, 0, 9, 2, 3, 1, 8, 4, 0})
+	f.Add([]byte{1, 0, 2, 0, 0, 1, 4, 0, 3, 1, 6, 1, 3, 0, 9, 0, 2, 1, 3, 1})
+	f.Add([]byte{0, 0, 9, 0, 2, 1, 0, 7, 2, 2, 5, 2, 3, 2, 4, 0, 3, 0})
+	f.Fuzz(runOne)
+}
+
+func runOne(t *testing.T, ops []byte) {
+	{
+		dev := sim.New("fuzz", 0)
+		root := array.NewWithMins[uint16]([]int{3, -2}, []int{12, 10})
+		model := make([]uint16, 12*10)
+		base := uintptr(root.Raw().HostPtr())
+		views := []*array.Array[uint16]{root}
 		next := func() int {
 			if len(ops) == 0 {
 				return 0
@@ -32,106 +37,156 @@ func FuzzResidency(f *testing.F) {
 			ops = ops[1:]
 			return b
 		}
-		val := uint16(1)
-		devMem := func(v *Array[uint16], idx int) []byte {
-			m := v.Allocation().(*sim.Alloc).Mem()
-			o := (idx - v.off) * 2
-			return m[o : o+2]
+		// index is the storage index (= model index) of c in v.
+		index := func(v *array.Array[uint16], c []int) int {
+			i := int(uintptr(v.Raw().HostPtr())-base) / 2
+			for k, d := range v.Dims() {
+				i += (c[k] - d.Min) * d.Stride
+			}
+			return i
 		}
-		for step := 0; len(ops) > 0; step++ {
-			op := next() % 7
-			vi := next() % len(views)
-			v := views[vi]
-			val++
-			switch op {
-			case 0: // a new view
-				dim := next() % 2
-				dd := v.Dim(dim)
-				if next()%3 == 0 {
-					views = append(views, v.Transpose(0, 1))
+		stamp := uint16(1)
+		check := func(what string, v *array.Array[uint16], got func(c []int, o int) uint16) {
+			each(v.Dims(), func(c []int, o int) {
+				if g, w := got(c, o), model[index(v, c)]; g != w {
+					t.Fatalf("%s of %v at %v: got %d, want %d", what, v.Dims(), c, g, w)
+				}
+			})
+		}
+		for len(ops) > 0 {
+			v := views[next()%len(views)]
+			switch next() % 10 {
+			case 0: // a view of v
+				if v.Rank() == 0 || len(views) > 8 {
 					continue
 				}
-				lo := dd.Min + next()%dd.Extent
-				n := 1 + next()%(dd.Max()-lo+1)
-				views = append(views, v.Crop(dim, lo, n))
-			case 1: // a pipeline writes v on the device
-				if v.HostDirty() {
-					v.SetHostDirty(false)
-				}
-				if err := v.DeviceMalloc(d); err != nil {
-					t.Fatal(err)
-				}
-				v.ForEach(func(c []int) {
-					i := v.index(c)
-					b := devMem(v, i)
-					b[0], b[1] = byte(val), byte(val>>8)
-					truth[i] = val
-				})
-				v.SetDeviceDirty(true)
-			case 2: // a pipeline reads v on the device
-				if err := v.CopyToDevice(d); err != nil {
-					t.Fatal(err)
-				}
-				v.ForEach(func(c []int) {
-					i := v.index(c)
-					b := devMem(v, i)
-					if got := uint16(b[0]) | uint16(b[1])<<8; got != truth[i] {
-						t.Fatalf("step %d: device copy of %v at %v holds %d, want %d", step, v.Dims(), c, got, truth[i])
+				k := next() % v.Rank()
+				d := v.Dim(k)
+				var w *array.Array[uint16]
+				switch next() % 4 {
+				case 0:
+					lo := d.Min + next()%max(d.Extent, 1)
+					w = v.Crop(k, lo, next()%(d.Max()-lo+2))
+				case 1:
+					if d.Extent == 0 {
+						continue
 					}
-				})
-			case 3: // a host write
-				hv, err := v.Host()
+					w = v.Slice(k, d.Min+next()%d.Extent)
+				case 2:
+					w = v.Transpose(k, next()%v.Rank())
+				default:
+					w = v.Translate(k, next()-128)
+				}
+				views = append(views, w)
+			case 1: // host write
+				h, err := v.Host()
 				if err != nil {
 					t.Fatal(err)
 				}
-				c := make([]int, v.Rank())
-				for k := range c {
-					c[k] = v.Dim(k).Min + next()%v.Dim(k).Extent
+				stamp++
+				if next()%2 == 0 {
+					h.Fill(stamp)
+					each(v.Dims(), func(c []int, _ int) { model[index(v, c)] = stamp })
+				} else {
+					each(v.Dims(), func(c []int, _ int) {
+						if (c0(c)+int(stamp))%3 == 0 {
+							h.Set(stamp, c...)
+							model[index(v, c)] = stamp
+						}
+					})
 				}
-				hv.Set(val, c...)
-				truth[v.index(c)] = val
-			case 4, 5: // a host read (5: after an explicit CopyToHost)
-				if op == 5 {
-					if err := v.CopyToHost(); err != nil {
+			case 2, 7: // device write, or a failed one that must change nothing
+				stamp++
+				s := stamp
+				val := func(c []int) uint16 { return s + uint16(c0(c)*3) }
+				fail := next()%4 == 0
+				if err := deviceWrite(t, dev, v, val, fail); err != nil {
+					if !fail {
 						t.Fatal(err)
 					}
+					continue
 				}
-				rv, err := v.HostReadOnly()
+				each(v.Dims(), func(c []int, _ int) { model[index(v, c)] = val(c) })
+			case 3: // host read
+				h, err := v.HostReadOnly()
 				if err != nil {
 					t.Fatal(err)
 				}
-				v.ForEach(func(c []int) {
-					if got := rv.At(c...); got != truth[v.index(c)] {
-						t.Fatalf("step %d: host view of %v at %v reads %d, want %d", step, v.Dims(), c, got, truth[v.index(c)])
-					}
+				check("host read", v, func(c []int, _ int) uint16 { return h.At(c...) })
+			case 4: // device read
+				got, err := deviceRead(t, dev, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				i := 0
+				check("device read", v, func([]int, int) uint16 { i++; return got[i-1] })
+			case 5:
+				var err error
+				if next()%2 == 0 {
+					err = v.CopyToHost()
+				} else {
+					err = v.CopyToDevice(dev)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			case 6:
+				if err := v.DeviceFree(); err != nil {
+					t.Fatal(err)
+				}
+			case 8: // the device closes: data comes home, a new device takes over
+				if err := dev.Close(); err != nil {
+					t.Fatal(err)
+				}
+				dev = sim.New("fuzz", 0)
+			case 9: // staleness is by region
+				h, err := v.HostReadOnly()
+				if err != nil || v.Len() == 0 {
+					continue
+				}
+				w := views[next()%len(views)]
+				stamp++
+				s := stamp
+				if err := deviceWrite(t, dev, w, func([]int) uint16 { return s }, false); err != nil {
+					t.Fatal(err)
+				}
+				overlap := false
+				mine := map[int]bool{}
+				each(v.Dims(), func(c []int, _ int) { mine[index(v, c)] = true })
+				each(w.Dims(), func(c []int, _ int) {
+					overlap = overlap || mine[index(w, c)]
+					model[index(w, c)] = s
 				})
-			case 6: // close a view (never the root)
-				if v != root {
-					v.Close()
-					for i, x := range views {
-						if x == v {
-							views = append(views[:i], views[i+1:]...)
-							break
-						}
-					}
+				first := make([]int, v.Rank())
+				for k, d := range v.Dims() {
+					first[k] = d.Min
+				}
+				stale := func() (err error) {
+					defer func() { err, _ = recover().(error) }()
+					h.At(first...)
+					return nil
+				}()
+				if overlap != errors.Is(stale, array.ErrStale) {
+					t.Fatalf("host view of %v after a device write to %v: overlap %v, got %v", v.Dims(), w.Dims(), overlap, stale)
 				}
 			}
 		}
-		// The root reads everything right at the end, and nothing leaks.
-		rv, err := root.HostReadOnly()
+		h, err := root.HostReadOnly()
 		if err != nil {
 			t.Fatal(err)
 		}
-		root.ForEach(func(c []int) {
-			if got := rv.At(c...); got != truth[root.index(c)] {
-				t.Fatalf("end: root at %v reads %d, want %d", c, got, truth[root.index(c)])
-			}
-		})
-		for _, v := range views {
-			v.Close()
+		check("final host read", root, func(c []int, _ int) uint16 { return h.At(c...) })
+		root.Close()
+		if s := dev.Stats(); s.AllocsLive != 0 {
+			t.Fatalf("after the root's Close: %v", s)
 		}
-		if n := d.Stats().AllocsLive; n != 0 {
-			t.Fatalf("%d allocations live after every view closed", n)
-		}
-	})
+	}
+}
+
+// c0 is the first coordinate, 0 for a 0-D Array.
+func c0(c []int) int {
+	if len(c) == 0 {
+		return 0
+	}
+	return c[0]
 }

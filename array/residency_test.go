@@ -3,6 +3,7 @@ package array_test
 import (
 	"errors"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,16 +12,15 @@ import (
 	"github.com/resident-go/resident/device/sim"
 )
 
-// deviceWrite stands in for a pipeline writing a on the device: it fills the
-// device copy with v and marks it dirty.
-func deviceWrite(t *testing.T, a *array.Array[uint16], v uint16) {
+func fill(v uint16) func([]int) uint16 { return func([]int) uint16 { return v } }
+
+func hostAt(t *testing.T, a *array.Array[uint16], c ...int) uint16 {
 	t.Helper()
-	a.SetHostDirty(false)
-	mem := a.Allocation().(*sim.Alloc).Mem()
-	for i := 0; i+1 < len(mem); i += 2 {
-		mem[i], mem[i+1] = byte(v), byte(v>>8)
+	v, err := a.HostReadOnly()
+	if err != nil {
+		t.Fatal(err)
 	}
-	a.SetDeviceDirty(true)
+	return v.At(c...)
 }
 
 func TestResidencyCounters(t *testing.T) {
@@ -29,120 +29,276 @@ func TestResidencyCounters(t *testing.T) {
 	if err := a.CopyToDevice(d); err != nil {
 		t.Fatal(err)
 	}
-	s := d.Stats()
-	if s.H2DCalls != 1 || s.H2DBytes != 64*32*2 || s.AllocsLive != 1 {
+	if s := d.Stats(); s.H2DCalls != 1 || s.H2DBytes != 64*32*2 || s.AllocsLive != 1 {
 		t.Fatalf("first CopyToDevice: %v", s)
 	}
-	// A clean host copies nothing.
-	if err := a.CopyToDevice(d); err != nil {
-		t.Fatal(err)
+	if err := a.CopyToDevice(d); err != nil || d.Stats().H2DCalls != 1 {
+		t.Fatalf("CopyToDevice with a clean host copied: %v %v", err, d.Stats())
 	}
-	if d.Stats().H2DCalls != 1 {
-		t.Fatalf("CopyToDevice with a clean host copied: %v", d.Stats())
-	}
-	deviceWrite(t, a, 7)
-	// The first host view copies once, the second copies nothing.
-	v, err := a.HostReadOnly()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v.At(63, 31) != 7 {
-		t.Fatalf("host view read %d, want 7", v.At(63, 31))
-	}
-	if _, err := a.HostReadOnly(); err != nil {
-		t.Fatal(err)
+	deviceWrite(t, d, a, fill(7), false)
+	if hostAt(t, a, 63, 31) != 7 || hostAt(t, a, 0, 0) != 7 {
+		t.Fatal("host view missed the device write")
 	}
 	if s := d.Stats(); s.D2HCalls != 1 || s.D2HBytes != 64*32*2 {
 		t.Fatalf("two host views: %v", s)
 	}
-	// A writable view marks the host dirty: the next upload copies.
 	w, _ := a.Host()
 	w.Set(9, 0, 0)
 	if !a.HostDirty() {
 		t.Fatal("writable view did not mark host dirty")
 	}
-	if err := a.CopyToDevice(d); err != nil {
-		t.Fatal(err)
-	}
-	if d.Stats().H2DCalls != 2 {
+	a.CopyToDevice(d)
+	if a.HostDirty() || d.Stats().H2DCalls != 2 {
 		t.Fatal("host-dirty Array was not uploaded")
 	}
-	// Writes through an old view after an upload mark it dirty again.
-	w.Set(10, 1, 0)
+	w.Set(10, 1, 0) // after an upload, an old view marks again
 	if !a.HostDirty() {
 		t.Fatal("write after upload was not marked")
 	}
-	if err := a.Close(); err != nil {
-		t.Fatal(err)
-	}
+	a.Close()
 	if s := d.Stats(); s.AllocsLive != 0 {
 		t.Fatalf("after Close: %v", s)
 	}
 }
 
-func TestCropResidency(t *testing.T) {
+// Defect 1: a crop made before its parent had a device copy must share
+// the parent's allocation, in every direction.
+func TestCropBeforeUploadSharesAllocation(t *testing.T) {
 	d := sim.New("test", 0)
-	a := array.New[uint16](100, 50)
-	if err := a.CopyToDevice(d); err != nil {
-		t.Fatal(err)
+	big := array.New[uint16](64, 64)
+	win := big.Crop(1, 32, 32) // made before any allocation
+	left := big.Crop(0, 0, 32) // a sibling overlapping win
+	deviceWrite(t, d, win, fill(15), false)
+	if got, _ := deviceRead(t, d, big); got[40*64] != 15 {
+		t.Fatalf("parent's device read after the crop's device write: %d, want 15", got[40*64])
 	}
-	deviceWrite(t, a, 3)
-	before := d.Stats()
-	mid := a.Crop(0, 10, 20)
-	c := mid.Crop(1, 5, 4)
-	if got := d.Stats(); got.AllocsTotal != before.AllocsTotal {
-		t.Fatalf("crop allocated: %v", got)
+	deviceWrite(t, d, win, fill(17), false)
+	if got, _ := deviceRead(t, d, big); got[40*64] != 17 {
+		t.Fatalf("parent's device read after a second crop write: %d, want 17", got[40*64])
 	}
-	if c.Ownership() != array.Cropped || c.DeviceDirty() || !c.NeedsCopyToHost() {
-		t.Fatalf("crop ownership %v, own device bit %v, needs copy to host %v", c.Ownership(), c.DeviceDirty(), c.NeedsCopyToHost())
+	deviceWrite(t, d, big, fill(3), false) // parent → crop
+	if got, _ := deviceRead(t, d, win); got[0] != 3 {
+		t.Fatalf("crop's device read after the parent's write: %d, want 3", got[0])
 	}
-	v, err := c.HostReadOnly()
-	if err != nil {
-		t.Fatal(err)
+	deviceWrite(t, d, left, fill(5), false) // sibling → sibling
+	if got, _ := deviceRead(t, d, win); got[0] != 5 || got[40] != 3 {
+		t.Fatalf("crop's device read after the sibling's write: %d %d, want 5 3", got[0], got[40])
 	}
-	if v.At(29, 8) != 3 {
-		t.Fatal("crop read wrong data")
+	if s := d.Stats(); s.AllocsTotal != 1 {
+		t.Fatalf("views made %d allocations, want the root's one", s.AllocsTotal)
 	}
-	if s := d.Stats().Sub(before); s.D2HBytes != 20*4*2 || s.D2HCalls != 1 {
-		t.Fatalf("crop copy to host moved %d bytes in %d calls, want %d in 1", s.D2HBytes, s.D2HCalls, 20*4*2)
-	}
-	// The parent is still device dirty and still stale on host.
-	if !a.DeviceDirty() {
-		t.Fatal("parent lost its device-dirty bit")
-	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if d.Stats().AllocsLive != 1 {
-		t.Fatal("closing a crop freed the root")
-	}
-	a.Close()
-	if d.Stats().AllocsLive != 1 {
-		t.Fatal("root memory freed while a crop still uses it")
-	}
-	mid.Close()
-	if d.Stats().AllocsLive != 0 {
-		t.Fatal("allocation live after Close")
+	if hostAt(t, big, 0, 40) != 5 || hostAt(t, big, 40, 40) != 3 || hostAt(t, big, 40, 0) != 3 {
+		t.Fatal("host reads disagree with the device writes")
 	}
 }
 
-func TestStaleView(t *testing.T) {
+// Defect 3: closing a device loses nothing and crashes nothing.
+func TestDeviceCloseKeepsData(t *testing.T) {
 	d := sim.New("test", 0)
-	a := array.New[uint16](8)
-	a.CopyToDevice(d)
-	v, _ := a.Host()
-	deviceWrite(t, a, 1)
+	a, err := array.NewIn[uint16](d, 64, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deviceWrite(t, d, a.Crop(1, 2, 3), fill(42), false)
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if a.DeviceDirty() || a.Device() != nil {
+		t.Fatal("the Array still points at the closed device")
+	}
+	h, err := a.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Fill(1) // the pinned host memory outlives the device
+	if h.At(5, 5) != 1 || hostAt(t, a.Crop(1, 3, 1), 0, 3) != 1 {
+		t.Fatal("host memory after the device closed")
+	}
+	if d.HostBlocksLive() != 1 {
+		t.Fatal("host block released while the Array uses it")
+	}
+	a.Close()
+	if d.HostBlocksLive() != 0 {
+		t.Fatal("Close did not return the host block")
+	}
+	b := array.New[uint16](4)
+	deviceWrite(t, sim.New("x", 0), b, fill(9), false)
+	if hostAt(t, b, 3) != 9 {
+		t.Fatal("device write lost")
+	}
+}
+
+// Defect 4: a failed call leaves data and bits as they were.
+func TestFailedWriteKeepsHostWrites(t *testing.T) {
+	d := sim.New("test", 0)
+	c := array.New[uint16](8, 8)
+	deviceWrite(t, d, c, fill(3), false)
+	h, _ := c.Host()
+	h.Fill(42)
+	if err := deviceWrite(t, d, c, fill(4), true); err == nil {
+		t.Fatal("injected failure did not fail")
+	}
+	if got, _ := deviceRead(t, d, c); got[63] != 42 {
+		t.Fatalf("device read after a failed write: %d, want the host's 42", got[63])
+	}
+	if hostAt(t, c, 7, 7) != 42 {
+		t.Fatal("host data lost")
+	}
+}
+
+// Defect 5: every dropped Array's device memory is freed, even next to a
+// live one (the cleanup is keyed on an object the tiny allocator never
+// packs).
+func TestCleanupBackstop(t *testing.T) {
+	d := sim.New("test", 0)
+	live := array.New[uint16](16)
+	live.CopyToDevice(d)
 	func() {
-		defer func() {
-			if err, _ := recover().(error); !errors.Is(err, array.ErrStale) {
-				t.Fatalf("stale view use: %v", err)
+		for range 2000 {
+			a := array.New[uint16](4)
+			deviceWrite(t, d, a, fill(1), false)
+			a.Crop(0, 1, 2).HostReadOnly() // unclosed views pin nothing
+		}
+	}()
+	for i := 0; i < 100 && d.Stats().AllocsLive != 1; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := d.Stats().AllocsLive; n != 1 {
+		t.Fatalf("%d allocations live after 2000 dropped Arrays, want the live one", n)
+	}
+	runtime.KeepAlive(live)
+}
+
+// Defect 6: Close on the root frees its memory whatever its views did; a
+// view used afterwards panics with ErrClosed.
+func TestRootCloseFreesDespiteViews(t *testing.T) {
+	d := sim.New("test", 0)
+	a := array.New[uint16](16, 16)
+	v := a.Crop(0, 2, 4)
+	deviceWrite(t, d, v, fill(2), false)
+	if _, err := v.HostReadOnly(); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Close(); err != nil { // views need no Close: a no-op
+		t.Fatal(err)
+	}
+	if d.Stats().AllocsLive != 1 {
+		t.Fatal("a view's Close freed the root's memory")
+	}
+	a.Close()
+	a.Close()
+	if d.Stats().AllocsLive != 0 {
+		t.Fatal("root Close left the allocation live")
+	}
+	mustPanicWith(t, array.ErrClosed, func() { v.HostReadOnly() })
+	mustPanicWith(t, array.ErrClosed, func() { a.Crop(0, 0, 1) })
+}
+
+// Defect 7: goroutines on disjoint crops are independent and race-free;
+// a device write to one crop leaves a disjoint sibling's host view fresh.
+func TestDisjointCropsConcurrent(t *testing.T) {
+	d := sim.New("test", 0)
+	a := array.New[uint16](64, 16)
+	const n = 4
+	var wg sync.WaitGroup
+	for g := range n {
+		col := a.Crop(0, g*16, 16)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				v := uint16(g*1000 + i)
+				if i%2 == 0 {
+					h, err := col.Host()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					h.Fill(v)
+				} else if err := deviceWrite(t, d, col, fill(v), false); err != nil {
+					t.Error(err)
+					return
+				}
+				if got := hostAt(t, col, g*16+15, 15); got != v {
+					t.Errorf("column %d: got %d, want %d", g, got, v)
+					return
+				}
 			}
 		}()
-		v.At(0)
-	}()
-	w, _ := a.Host()
-	if w.At(0) != 1 || v.At(0) != 1 {
-		t.Fatal("fresh view did not see the device write")
+	}
+	wg.Wait()
+	left, right := a.Crop(0, 0, 8), a.Crop(0, 8, 8)
+	h, _ := left.HostReadOnly()
+	deviceWrite(t, d, right, fill(1), false)
+	_ = h.At(0, 0) // disjoint: not stale
+	deviceWrite(t, d, a.Crop(0, 7, 2), fill(2), false)
+	mustPanicWith(t, array.ErrStale, func() { h.At(0, 0) })
+}
+
+// Defect 8: CopyFrom between overlapping views of one memory is memmove.
+func TestCopyFromOverlapping(t *testing.T) {
+	a := array.New[int32](8, 8)
+	h, _ := a.Host()
+	want := make([]int32, 64)
+	for y := range 8 {
+		for x := range 8 {
+			h.Set(int32(x+10*y), x, y)
+			want[y+8*x] = int32(x + 10*y) // the transpose
+		}
+	}
+	if err := a.CopyFrom(a.Transpose(0, 1)); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := a.HostReadOnly()
+	for i, w := range want {
+		if g := r.At(i%8, i/8); g != w {
+			t.Fatalf("element (%d,%d): got %d, want %d", i%8, i/8, g, w)
+		}
+	}
+	// Shifted overlap, both directions.
+	b := array.FromSlice([]int32{0, 1, 2, 3, 4, 5, 6, 7})
+	b.Crop(0, 2, 6).Translate(0, -2).CopyFrom(b.Crop(0, 0, 6))
+	if got, _ := b.HostReadOnly(); got.At(7) != 5 || got.At(2) != 0 {
+		t.Fatalf("overlapping shift: %v", got)
+	}
+}
+
+func TestTransferGuardAndForeign(t *testing.T) {
+	d := sim.New("test", 0)
+	a := array.New[uint16](8)
+	deviceWrite(t, d, a, fill(2), false)
+	was := device.SetGuard(true)
+	_, err := a.HostReadOnly()
+	device.SetGuard(was)
+	if !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("guarded host view: %v", err)
+	}
+	if err := a.CopyToDevice(sim.New("other", 0)); !errors.Is(err, device.ErrForeign) {
+		t.Fatalf("CopyToDevice to another device: %v", err)
+	}
+	if err := a.DeviceFree(); err != nil || hostAt(t, a, 7) != 2 {
+		t.Fatal("DeviceFree lost device data", err)
+	}
+	small := sim.New("small", 10)
+	if err := array.New[uint16](100).CopyToDevice(small); err == nil {
+		t.Fatal("allocation beyond the device limit succeeded")
+	}
+	other := sim.New("other", 0)
+	al, _ := other.Malloc(64)
+	if err := array.New[uint16](8).DeviceWrap(d, al); !errors.Is(err, device.ErrForeign) {
+		t.Fatalf("DeviceWrap of another device's allocation: %v", err)
+	}
+	w := array.New[uint16](32)
+	if err := w.DeviceWrap(other, al); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if other.Stats().AllocsLive != 1 {
+		t.Fatal("Close freed a wrapped allocation")
+	}
+	if err := array.New[uint16](33).DeviceWrap(other, al); !errors.Is(err, device.ErrRange) {
+		t.Fatalf("wrap of a too-small allocation: %v", err)
 	}
 }
 
@@ -151,88 +307,5 @@ func TestBothDirtyPanics(t *testing.T) {
 	a := array.New[uint16](8)
 	a.CopyToDevice(d)
 	a.SetHostDirty(true)
-	defer func() {
-		if err, _ := recover().(error); !errors.Is(err, array.ErrDirty) {
-			t.Fatalf("got %v", err)
-		}
-	}()
-	a.SetDeviceDirty(true)
-}
-
-func TestTransferGuard(t *testing.T) {
-	d := sim.New("test", 0)
-	a := array.New[uint16](8)
-	a.CopyToDevice(d)
-	deviceWrite(t, a, 2)
-	was := device.SetGuard(true)
-	defer device.SetGuard(was)
-	if _, err := a.HostReadOnly(); !errors.Is(err, device.ErrTransferGuard) {
-		t.Fatalf("guarded host view: %v", err)
-	}
-	if err := a.CopyToHost(); err != nil {
-		t.Fatal("explicit CopyToHost under the guard:", err)
-	}
-	if _, err := a.HostReadOnly(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestDeviceErrorsReturned(t *testing.T) {
-	d := sim.New("small", 100)
-	a := array.New[uint16](1000)
-	if err := a.CopyToDevice(d); err == nil {
-		t.Fatal("allocation beyond the device limit succeeded")
-	}
-	if a.Allocation() != nil {
-		t.Fatal("failed CopyToDevice left an allocation")
-	}
-	// DeviceFree keeps device-dirty data.
-	b := array.New[uint16](10)
-	b.CopyToDevice(d)
-	deviceWrite(t, b, 5)
-	if err := b.DeviceFree(); err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := b.HostReadOnly(); v.At(9) != 5 || b.Allocation() != nil {
-		t.Fatal("DeviceFree lost device data")
-	}
-	other := sim.New("other", 0)
-	b.CopyToDevice(d)
-	if err := b.CopyToDevice(other); err == nil {
-		t.Fatal("moving between devices without DeviceFree succeeded")
-	}
-}
-
-func TestCleanupBackstop(t *testing.T) {
-	d := sim.New("test", 0)
-	func() {
-		for range 10 {
-			a := array.New[uint16](16)
-			a.CopyToDevice(d)
-			a.Crop(0, 2, 4)
-		}
-	}()
-	for i := 0; i < 50 && d.Stats().AllocsLive != 0; i++ {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := d.Stats().AllocsLive; n != 0 {
-		t.Fatalf("%d allocations live after the Arrays were collected", n)
-	}
-}
-
-func TestWrap(t *testing.T) {
-	d := sim.New("test", 0)
-	al, _ := d.Malloc(64)
-	a := array.New[uint16](32)
-	if err := a.Wrap(d, al); err != nil {
-		t.Fatal(err)
-	}
-	a.Close()
-	if d.Stats().AllocsLive != 1 {
-		t.Fatal("Close freed a wrapped allocation")
-	}
-	if err := array.New[uint16](33).Wrap(d, al); err == nil {
-		t.Fatal("wrap of a too-small allocation succeeded")
-	}
+	mustPanicWith(t, array.ErrDirty, func() { a.SetDeviceDirty(true) })
 }

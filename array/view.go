@@ -1,7 +1,5 @@
 package array
 
-import "fmt"
-
 // Each view method allocates the new Array and makes one call that fills
 // it in, so it is small enough to inline and a view that does not escape
 // its caller stays on the stack: creating one allocates nothing.
@@ -38,10 +36,16 @@ func (r *Raw) view(v *Raw, op viewOp, x, y, z int) {
 	case opTranslate:
 		r.checkDim(x)
 		dims = append(buf[:0], r.dimsRef()...)
-		dims[x].Min += y
+		dims[x].Min = shiftMin(x, dims[x], y)
 	}
 	v.setDims(dims)
 	r.viewInto(v, off)
+}
+
+// viewInto makes v a view of r at storage index off (v's dims are set):
+// same storage, so same host memory, device allocation and dirty state.
+func (r *Raw) viewInto(v *Raw, off int) {
+	v.typ, v.esize, v.st, v.off = r.typ, r.esize, r.st, off
 }
 
 // viewDims fills v as a view of r with the given dims and r's offset.
@@ -56,7 +60,7 @@ func (r *Raw) viewDims(v *Raw, dims []Dim) {
 // the elements of the equivalent single crop.
 func (a *Array[T]) Crop(dim, min, extent int) *Array[T] {
 	v := &Array[T]{data: a.data}
-	a.view(&v.rawState, opCrop, dim, min, extent)
+	a.raw.view(&v.raw, opCrop, dim, min, extent)
 	return v
 }
 
@@ -64,7 +68,10 @@ func (r *Raw) cropDims(buf []Dim, dim, min, extent int) ([]Dim, int) {
 	r.checkDim(dim)
 	dims := append(buf, r.dimsRef()...)
 	d := dims[dim]
-	if extent < 0 || min < d.Min || min+extent > d.Min+d.Extent {
+	// d.Min+d.Extent never overflows (checkDims), and neither does end-min
+	// once d.Min ≤ min ≤ end.
+	end := d.Min + d.Extent
+	if extent < 0 || min < d.Min || min > end || extent > end-min {
 		panicf(ErrOutOfRange, "crop [%d, %d] of dimension %d, which spans [%d, %d]: crop inside the Array", min, min+extent-1, dim, d.Min, d.Max())
 	}
 	dims[dim] = Dim{Min: min, Extent: extent, Stride: d.Stride}
@@ -75,7 +82,7 @@ func (r *Raw) cropDims(buf []Dim, dim, min, extent int) ([]Dim, int) {
 // coordinate pos in dimension dim, with that dimension removed.
 func (a *Array[T]) Slice(dim, pos int) *Array[T] {
 	v := &Array[T]{data: a.data}
-	a.view(&v.rawState, opSlice, dim, pos, 0)
+	a.raw.view(&v.raw, opSlice, dim, pos, 0)
 	return v
 }
 
@@ -95,7 +102,7 @@ func (r *Raw) sliceDims(buf []Dim, dim, pos int) ([]Dim, int) {
 // the inverse of Slice(dim, pos).
 func (a *Array[T]) Embed(dim, pos int) *Array[T] {
 	v := &Array[T]{data: a.data}
-	a.view(&v.rawState, opEmbed, dim, pos, 0)
+	a.raw.view(&v.raw, opEmbed, dim, pos, 0)
 	return v
 }
 
@@ -103,9 +110,16 @@ func (r *Raw) embedDims(buf []Dim, dim, pos int) []Dim {
 	if dim < 0 || dim > r.rank {
 		panicf(ErrShape, "embed at dimension %d of a %d-D Array: want 0 ≤ dim ≤ %d", dim, r.rank, r.rank)
 	}
+	if pos == maxInt {
+		panicf(ErrOutOfRange, "embed at position %d: pos+1 overflows int", pos)
+	}
+	// As Halide: the stride steps over the whole Array. With extent 1 it
+	// is never stepped, so an overflowing product may fall back to 1.
 	stride := 1
 	for _, d := range r.dimsRef() {
-		stride = max(stride, d.Extent*d.Stride)
+		if n, ok := mulOK(d.Extent, d.Stride); ok {
+			stride = max(stride, n)
+		}
 	}
 	dims := append(buf, r.dimsRef()[:dim]...)
 	dims = append(dims, Dim{Min: pos, Extent: 1, Stride: stride})
@@ -116,7 +130,7 @@ func (r *Raw) embedDims(buf []Dim, dim, pos int) []Dim {
 // dimensions d0 and d1 swapped. Transposing twice restores the addressing.
 func (a *Array[T]) Transpose(d0, d1 int) *Array[T] {
 	v := &Array[T]{data: a.data}
-	a.view(&v.rawState, opTranspose, d0, d1, 0)
+	a.raw.view(&v.raw, opTranspose, d0, d1, 0)
 	return v
 }
 
@@ -125,7 +139,7 @@ func (a *Array[T]) Transpose(d0, d1 int) *Array[T] {
 func (a *Array[T]) Permute(order ...int) *Array[T] {
 	var buf [inlineDims]Dim
 	v := &Array[T]{data: a.data}
-	a.viewDims(&v.rawState, a.permuteDims(buf[:0], order))
+	a.raw.viewDims(&v.raw, a.raw.permuteDims(buf[:0], order))
 	return v
 }
 
@@ -133,13 +147,17 @@ func (r *Raw) permuteDims(buf []Dim, order []int) []Dim {
 	if len(order) != r.rank {
 		panicf(ErrShape, "permutation %v for a %d-D Array: name every dimension once", order, r.rank)
 	}
-	var seen uint64
+	var small [64]bool
+	seen := small[:]
+	if r.rank > len(small) {
+		seen = make([]bool, r.rank)
+	}
 	dims := buf
 	for _, o := range order {
-		if o < 0 || o >= r.rank || (o < 64 && seen&(1<<o) != 0) {
+		if o < 0 || o >= r.rank || seen[o] {
 			panicf(ErrShape, "permutation %v for a %d-D Array: name every dimension 0…%d once", order, r.rank, r.rank-1)
 		}
-		seen |= 1 << o
+		seen[o] = true
 		dims = append(dims, r.dimsRef()[o])
 	}
 	return dims
@@ -149,22 +167,38 @@ func (r *Raw) permuteDims(buf []Dim, order []int) []Dim {
 // coordinates in dimension dim are shifted by delta (Min += delta).
 func (a *Array[T]) Translate(dim, delta int) *Array[T] {
 	v := &Array[T]{data: a.data}
-	a.view(&v.rawState, opTranslate, dim, delta, 0)
+	a.raw.view(&v.raw, opTranslate, dim, delta, 0)
 	return v
 }
 
 // SetMin returns a view, sharing host and device memory, whose dimensions
 // start at mins (one per dimension).
 func (a *Array[T]) SetMin(mins ...int) *Array[T] {
-	if len(mins) != a.rank {
-		panic(fmt.Errorf("%w: %d mins for a %d-D Array: pass one per dimension", ErrShape, len(mins), a.rank))
+	if len(mins) != a.raw.rank {
+		panicf(ErrShape, "%d mins for a %d-D Array: pass one per dimension", len(mins), a.raw.rank)
 	}
 	var buf [inlineDims]Dim
-	dims := append(buf[:0], a.dimsRef()...)
+	dims := append(buf[:0], a.raw.dimsRef()...)
 	for i := range dims {
+		if _, ok := addOK(mins[i], dims[i].Extent); !ok {
+			panicf(ErrOutOfRange, "min %d + extent %d in dimension %d overflows int", mins[i], dims[i].Extent, i)
+		}
 		dims[i].Min = mins[i]
 	}
 	v := &Array[T]{data: a.data}
-	a.viewDims(&v.rawState, dims)
+	a.raw.viewDims(&v.raw, dims)
 	return v
+}
+
+// shiftMin returns d.Min+delta, panicking with ErrOutOfRange when that or
+// the new Min+Extent overflows.
+func shiftMin(dim int, d Dim, delta int) int {
+	m, ok := addOK(d.Min, delta)
+	if ok {
+		_, ok = addOK(m, d.Extent)
+	}
+	if !ok {
+		panicf(ErrOutOfRange, "moving dimension %d (min %d, extent %d) by %d overflows int", dim, d.Min, d.Extent, delta)
+	}
+	return m
 }

@@ -1,6 +1,10 @@
 package bench
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/device"
+)
 
 // measureCeiling times H2D, D2H and D2D copies of one image between host
 // memory of kind mem and the device, and within the device.
@@ -11,8 +15,12 @@ func (r *runner) measureCeiling(mem Memory) (Ceiling, error) {
 		return Ceiling{}, err
 	}
 	defer host.Close()
-	reg := host.Region()
-	src := host.HostBytes()
+	reg := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: host.Len(), Stride: 1}}}
+	hv, err := host.Host()
+	if err != nil {
+		return Ceiling{}, err
+	}
+	src := hv.Data()
 	a, err := dev.Malloc(r.bytes)
 	if err != nil {
 		return Ceiling{}, fmt.Errorf("bench: ceiling allocation: %w", err)

@@ -7,6 +7,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // wantTransfers is what each mode must count per iteration for n stages.
@@ -83,7 +84,7 @@ func TestRunResidentGuard(t *testing.T) {
 		if err := inner(in, out); err != nil {
 			return err
 		}
-		return device.CheckAutomatic("a sneaky copy")
+		return plumb.CheckAutomatic("a sneaky copy")
 	}}
 	_, err := Run(Config{Device: d, Stages: []Stage{leaky}, Width: 8, Height: 8, Modes: []Mode{Resident}, Reps: 1})
 	if err == nil || !strings.Contains(err.Error(), "transfer guard") {

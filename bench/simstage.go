@@ -5,6 +5,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // SimBrighter is a Stage that adds k to every uint8 element, saturating at
@@ -15,36 +16,51 @@ func SimBrighter(dev *sim.Device, k uint8) Stage {
 	add := SaturatingAdd(k)
 	return Stage{Name: "sim_brighter", Ref: add, Run: func(in, out array.Buffer) error {
 		ri, ro := in.Raw(), out.Raw()
-		if ri.Type() != array.TypeOf[uint8]() || ro.Type() != ri.Type() || ri.Len() != ro.Len() || !ri.Dense() || !ro.Dense() {
+		if ri.Type() != array.TypeOf[uint8]() || ro.Type() != ri.Type() || ri.Len() != ro.Len() || !dense(ri) || !dense(ro) {
 			return fmt.Errorf("bench: sim_brighter wants dense uint8 input and output of one size, got %s and %s", ri.Type(), ro.Type())
 		}
-		hadIn, hadOut := ri.Allocation() != nil, ro.Allocation() != nil
-		if err := ri.CopyToDevice(dev); err != nil {
+		res := plumb.Array
+		ia, _ := ri.Allocation()
+		oa, _ := ro.Allocation()
+		hadIn, hadOut := ia != nil, oa != nil
+		if err := res.SyncDevice(ri, dev); err != nil {
 			return err
 		}
-		if ro.HostDirty() {
-			ro.SetHostDirty(false) // every element is about to be replaced
-		}
-		if err := ro.DeviceMalloc(dev); err != nil {
+		if err := res.Alloc(ro, dev); err != nil {
 			return err
 		}
-		add(ro.Allocation().(*sim.Alloc).Mem()[:ro.Len()], ri.Allocation().(*sim.Alloc).Mem()[:ri.Len()])
-		ro.SetDeviceDirty(true)
+		ia, io := ri.Allocation()
+		oa, oo := ro.Allocation()
+		add(oa.(*sim.Alloc).Mem()[oo:oo+ro.Len()], ia.(*sim.Alloc).Mem()[io:io+ri.Len()])
+		res.Wrote(ro, plumb.Device)
 		// Host-only values end current on the host, without a device copy
 		// they did not have before, as halide.Call leaves them.
 		if out.HostOnly() {
-			if err := ro.CopyToHost(); err != nil {
+			if err := res.SyncHost(ro); err != nil {
 				return err
 			}
 			if !hadOut {
-				if err := ro.DeviceFree(); err != nil {
+				if err := res.DeviceFree(ro); err != nil {
 					return err
 				}
 			}
 		}
 		if in.HostOnly() && !hadIn {
-			return ri.DeviceFree()
+			return res.DeviceFree(ri)
 		}
 		return nil
 	}}
+}
+
+// dense reports whether r's elements are contiguous from its min corner.
+func dense(r *array.Raw) bool {
+	n, s := 1, 1
+	for _, d := range r.Dims() {
+		if d.Extent > 1 && d.Stride != s {
+			return false
+		}
+		n *= d.Extent
+		s *= max(d.Extent, 1)
+	}
+	return n == r.Len()
 }

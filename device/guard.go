@@ -2,7 +2,6 @@ package device
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"sync/atomic"
 )
@@ -33,12 +32,3 @@ func SetGuard(on bool) (was bool) { return guard.Swap(on) }
 
 // Guarded reports whether the transfer guard is on.
 func Guarded() bool { return guard.Load() }
-
-// CheckAutomatic returns nil, or an error wrapping ErrTransferGuard that
-// names what would have been copied, when the guard is on.
-func CheckAutomatic(what string) error {
-	if !guard.Load() {
-		return nil
-	}
-	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice, or turn the guard off: device.SetGuard(false), %s=0)", ErrTransferGuard, what, GuardEnv)
-}

@@ -1,6 +1,9 @@
 package device
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Span is one dimension of a Region: Extent elements, Stride elements apart.
 type Span struct {
@@ -16,7 +19,8 @@ type Region struct {
 	Shape    []Span
 }
 
-// Elems is the number of elements in the Region.
+// Elems is the number of elements in the Region. Validate first: it
+// assumes the product fits in an int.
 func (r Region) Elems() int {
 	n := 1
 	for _, s := range r.Shape {
@@ -29,7 +33,7 @@ func (r Region) Elems() int {
 func (r Region) Bytes() int { return r.Elems() * r.ElemSize }
 
 // SpanBytes is the distance from the first element to one past the last:
-// how much memory the Region touches on either side.
+// how much memory the Region touches on either side. Validate first.
 func (r Region) SpanBytes() int {
 	if r.Elems() == 0 {
 		return 0
@@ -41,17 +45,80 @@ func (r Region) SpanBytes() int {
 	return (last + 1) * r.ElemSize
 }
 
-// Validate reports a Region that no transfer can honour.
+// Validate reports a Region that no transfer can honour: negative extents
+// or strides, or element counts, byte counts or spans that overflow an int.
 func (r Region) Validate() error {
 	if r.ElemSize <= 0 {
-		return fmt.Errorf("device: region element size %d: want > 0", r.ElemSize)
+		return fmt.Errorf("%w: region element size %d: want > 0", ErrRange, r.ElemSize)
 	}
+	n, last := 1, 0
+	empty := false
 	for i, s := range r.Shape {
 		if s.Extent < 0 || s.Stride < 0 {
-			return fmt.Errorf("device: region dimension %d has extent %d, stride %d: want both ≥ 0", i, s.Extent, s.Stride)
+			return fmt.Errorf("%w: region dimension %d has extent %d, stride %d: want both ≥ 0", ErrRange, i, s.Extent, s.Stride)
+		}
+		if s.Extent == 0 {
+			empty = true
 		}
 	}
+	if empty {
+		return nil
+	}
+	for i, s := range r.Shape {
+		var ok bool
+		if n, ok = mulOK(n, s.Extent); !ok {
+			return fmt.Errorf("%w: region element count overflows at dimension %d (extent %d)", ErrRange, i, s.Extent)
+		}
+		step, ok := mulOK(s.Extent-1, s.Stride)
+		if !ok || last > maxInt-step {
+			return fmt.Errorf("%w: region span overflows at dimension %d (extent %d, stride %d)", ErrRange, i, s.Extent, s.Stride)
+		}
+		last += step
+	}
+	if _, ok := mulOK(n, r.ElemSize); !ok || last+1 > maxInt/r.ElemSize {
+		return fmt.Errorf("%w: region of %d elements of %d bytes overflows", ErrRange, n, r.ElemSize)
+	}
+	// No two elements at one address: a transfer must not write a byte
+	// twice (and a stride-0 dimension of huge extent would loop forever).
+	sorted := slices.Clone(r.Shape)
+	slices.SortFunc(sorted, func(a, b Span) int { return a.Stride - b.Stride })
+	inner := 1
+	for _, s := range sorted {
+		if s.Extent <= 1 {
+			continue
+		}
+		if s.Stride < inner {
+			return fmt.Errorf("%w: region dimension of extent %d and stride %d overlaps the dimensions inside it (span %d): strides must not alias", ErrRange, s.Extent, s.Stride, inner)
+		}
+		inner += (s.Extent - 1) * s.Stride
+	}
 	return nil
+}
+
+// Fits reports whether the Region, at byte off, lies inside n bytes; it
+// validates the Region first and never overflows.
+func (r Region) Fits(off, n int) error {
+	if err := r.Validate(); err != nil {
+		return err
+	}
+	span := r.SpanBytes()
+	if off < 0 || span > n || off > n-span {
+		return fmt.Errorf("%w: region of %d bytes at byte %d of %d bytes", ErrRange, span, off, n)
+	}
+	return nil
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// mulOK is a·b for a, b ≥ 0, and false when it overflows.
+func mulOK(a, b int) (int, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	if a > maxInt/b {
+		return 0, false
+	}
+	return a * b, true
 }
 
 // Simplify returns an equivalent Region with extent-1 dimensions dropped and

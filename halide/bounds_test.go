@@ -45,7 +45,7 @@ func TestBoundsQueryBlur(t *testing.T) {
 			if want := out.Dims(); !reflect.DeepEqual(b[1], want) {
 				t.Errorf("output region %v, want it unchanged: %v", b[1], want)
 			}
-			if out.HostDirty() || out.DeviceDirty() || out.Allocation() != nil || out.Raw().HostBytes()[0] != before {
+			if out.HostDirty() || out.DeviceDirty() || out.Device() != nil || out.Raw().HostBytes()[0] != before {
 				t.Error("the bounds query touched the output Array")
 			}
 			// The output's region alone, as []array.Dim, gives the same.
@@ -158,7 +158,7 @@ func TestCleanupOnError(t *testing.T) {
 		if err := p.Call(small, out); !errors.Is(err, halide.ErrAccessOutOfBounds) {
 			t.Fatalf("call %d: %v, want access_out_of_bounds", i, err)
 		}
-		if small.Allocation() != nil {
+		if small.Device() != nil {
 			t.Fatal("a failed call left the host-only input its temporary device allocation")
 		}
 	}

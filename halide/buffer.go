@@ -1,5 +1,6 @@
 package halide
 
+// #include <stdlib.h>
 // #include "shim.h"
 import "C"
 
@@ -24,7 +25,7 @@ type attachment struct {
 
 // attachmentOf returns r's attachment, making it on first use.
 func attachmentOf(r *array.Raw) (*attachment, error) {
-	if a, ok := r.Attachment().(*attachment); ok && a.c != nil {
+	if a, ok := res().Attachment(r).(*attachment); ok && a.c != nil {
 		return a, nil
 	}
 	rank := r.Rank()
@@ -51,13 +52,20 @@ func attachmentOf(r *array.Raw) (*attachment, error) {
 		// Go's heap does not move, but C may only keep a pinned pointer.
 		a.pin.Pin(p)
 		a.c.b.host = (*C.uint8_t)(p)
+	} else {
+		// host == NULL would make the call a bounds query that computes
+		// nothing: an empty Array points at a harmless byte instead.
+		a.c.b.host = (*C.uint8_t)(emptyHost)
 	}
-	if old := r.Attachment(); old != nil {
+	if old := res().Attachment(r); old != nil {
 		old.Close()
 	}
-	r.SetAttachment(a)
+	res().SetAttachment(r, a)
 	return a, nil
 }
+
+// emptyHost is the host pointer of empty Arrays (C memory, never freed).
+var emptyHost = C.calloc(1, 128)
 
 func fitsInt32(x int) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
 

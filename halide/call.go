@@ -31,7 +31,11 @@ type bound struct {
 	r        *array.Raw
 	att      *attachment
 	hostOnly bool
-	hadAlloc bool // r had its device allocation before the call: finish keeps it
+	alloc    device.Allocation // the Array's allocation (OpenCL), nil for a host-only temporary
+	off      int               // byte offset of the view in alloc's cl_mem
+	temp     device.Allocation // this call's temporary: host-only data or an aligned copy
+	dup      bool              // an earlier slot has the same Array: it does the work
+	out      bool              // this Array is an output of the call (in any slot)
 }
 
 func (p *Pipeline) newFrame() *frame {
@@ -110,10 +114,8 @@ func (p *Pipeline) call(f *frame, want *opencl.Device, args []any) error {
 			return err
 		}
 	}
-	if device.Guarded() {
-		if err := p.checkGuard(f, dev); err != nil {
-			return err
-		}
+	if err := p.checkGuard(f, dev); err != nil {
+		return err
 	}
 	var err error
 	if p.opencl {
@@ -125,11 +127,15 @@ func (p *Pipeline) call(f *frame, want *opencl.Device, args []any) error {
 	if err == nil {
 		rc = p.invoke(f) // hooks.go: the fast entry point unless p has callbacks
 	}
-	if ferr := p.finish(f, rc == 0 && err == nil); err == nil {
+	if ferr := p.finish(f, dev, rc == 0 && err == nil); err == nil {
 		err = ferr
 	}
 	if rc != 0 {
 		return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
+	}
+	if err == nil && p.opencl {
+		// Bounded work in flight: blocks while the queue is too far ahead.
+		err = dev.Pace()
 	}
 	return err
 }
@@ -158,7 +164,7 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		switch {
 		case r == nil:
 			return p.argError(a, halideNullBuffer, describe(v))
-		case r.Closed():
+		case res().Closed(r):
 			return p.argError(a, halideNullBuffer, "a closed Array")
 		case r.Type() != a.Type:
 			return p.argError(a, -3, describeRaw(r))
@@ -169,7 +175,14 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		if err != nil {
 			return p.argError(a, -43, err.Error())
 		}
-		f.bufs[k] = bound{r: r, att: att, hostOnly: b.HostOnly(), hadAlloc: r.Allocation() != nil}
+		f.bufs[k] = bound{r: r, att: att, hostOnly: b.HostOnly(), out: a.Kind == OutputBuffer}
+		for j := range k {
+			if f.bufs[j].r == r {
+				f.bufs[k].dup = true
+				f.bufs[j].out = f.bufs[j].out || a.Kind == OutputBuffer
+				f.bufs[j].hostOnly = f.bufs[j].hostOnly || b.HostOnly()
+			}
+		}
 		k++
 		f.args[i] = unsafe.Pointer(&att.c.b)
 	}

@@ -9,7 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // WrapCBuffer wraps the host memory of a halide_buffer_t that C code owns
@@ -91,7 +91,7 @@ type cbufState struct {
 // handle and no dirty bits. Close it when C is done.
 func ExportBuffer(b array.Buffer) (*CBuffer, error) {
 	r := rawOf(b)
-	if r == nil || r.Closed() {
+	if r == nil || res().Closed(r) {
 		return nil, fmt.Errorf("halide: ExportBuffer: %w: a nil or closed Array", ErrBufferArgumentIsNull)
 	}
 	rank := r.Rank()
@@ -101,17 +101,15 @@ func ExportBuffer(b array.Buffer) (*CBuffer, error) {
 			return nil, fmt.Errorf("halide: ExportBuffer: dimension %d (min %d, extent %d, stride %d) does not fit Halide's int32 fields", i, d.Min, d.Extent, d.Stride)
 		}
 	}
-	if r.NeedsCopyToHost() {
-		if err := device.CheckAutomatic("export to C of a device-dirty " + r.Type().String() + " Array"); err != nil {
+	if res().NeedsDownload(r) {
+		if err := plumb.CheckAutomatic("export to C of a device-dirty " + r.Type().String() + " Array"); err != nil {
 			return nil, err
 		}
-		if err := r.PrepareHostWrite(); err != nil {
+		if err := res().SyncHost(r); err != nil {
 			return nil, err
 		}
 	}
-	if r.Allocation() != nil {
-		r.SetHostDirty(true)
-	}
+	res().Wrote(r, plumb.Host) // C may write: the next device consumer uploads
 	s := &cbufState{c: C.gohl_buf_new(C.int(rank))}
 	if s.c == nil {
 		return nil, fmt.Errorf("halide: ExportBuffer: out of C memory for a halide_buffer_t")

@@ -80,7 +80,7 @@ func TestExportBuffer(t *testing.T) {
 	if err := in.CopyToDevice(dev); err != nil {
 		t.Fatal(err)
 	}
-	in.Raw().SetDeviceDirty(true)
+	in.SetDeviceDirty(true)
 	hb := in.Raw().HostBytes()
 	for i := range hb {
 		hb[i] = 0xEE

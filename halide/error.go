@@ -107,10 +107,8 @@ const (
 	// transfer guard (device.SetGuard). The *Error also wraps
 	// device.ErrTransferGuard.
 	ErrTransferGuard Code = -1005
-	// ErrUnalignedCrop: an OpenCL argument is a crop whose offset into its
-	// parent's device allocation is not a multiple of the device's
-	// sub-buffer alignment.
-	ErrUnalignedCrop Code = -1006
+	// -1006 was ErrUnalignedCrop: unaligned crops now run on an aligned
+	// device temporary instead.
 	// ErrTransfer: an upload, download or device allocation the bridge
 	// makes for the call failed. The *Error wraps the device error.
 	ErrTransfer Code = -1007
@@ -189,7 +187,6 @@ var codeNames = map[int]string{
 	int(ErrDeviceClosed):  "device_closed",
 	int(ErrForeignDevice): "foreign_device",
 	int(ErrTransferGuard): "transfer_guard",
-	int(ErrUnalignedCrop): "unaligned_crop",
 	int(ErrTransfer):      "transfer_failed",
 	int(ErrTexture):       "gpu_texture_unsupported",
 	int(ErrBoundsQuery):   "bounds_query",

@@ -24,5 +24,5 @@ func (p *Pipeline) loopInC(n int, args ...any) error {
 	if rc := C.gohl_call_loop(p.argv, f.c, C.int64_t(n)); rc != 0 {
 		return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
 	}
-	return p.finish(f, true)
+	return p.finish(f, nil, true)
 }

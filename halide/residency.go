@@ -5,129 +5,224 @@ import "C"
 
 import (
 	"fmt"
+	"slices"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
-// checkGuard refuses the call before anything moves when a transfer it
-// would make is refused by the transfer guard, including the copy back of
-// host-only outputs after the call. Each case names the step that makes
-// the transfer, with the same test.
+// The residency rules of a call, in three steps. checkGuard refuses before
+// anything moves; prepare* give every buffer a current copy where the
+// pipeline reads it (our transfers, counted, pinned-staged), with flags
+// that tell Halide the truth; finish reads both dirty bits back from every
+// buffer, inputs included, and records them only when the call succeeded,
+// so a failed call leaves every Array's data and state as it was.
+
+var res = func() plumb.Residency { return plumb.Array }
+
+// checkGuard refuses the call when an Array lives on another device, or,
+// under the transfer guard, when the call would move data between host and
+// device on its own.
 func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r := b.r
+		if p.opencl {
+			if d := r.Device(); d != nil && d != device.Device(dev) {
+				return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), Msg: fmt.Sprintf(
+					"argument %q lives on %s, the pipeline runs on %s: move it explicitly (DeviceFree, then CopyToDevice)", a.Name, d.Name(), dev.Name()),
+					err: device.ErrForeign}
+			}
+		}
+		if !device.Guarded() {
+			continue
+		}
 		what := ""
 		switch {
 		case !p.opencl:
-			if r.NeedsCopyToHost() { // prepareHost
-				what = "copy to host of device-dirty " + a.Kind.String()
+			if a.Kind == InputBuffer && res().NeedsDownload(r) {
+				what = "copy to host of device-dirty input"
 			}
-		case elsewhere(r, dev) && r.NeedsCopyToHost(): // prepareOpenCL's DeviceFree
-			what = "copy to host (from " + r.Device().Name() + ") of"
-		case a.Kind == InputBuffer && r.Len() > 0 && (elsewhere(r, dev) || r.NeedsCopyToDevice()): // prepareOpenCL's CopyToDevice
+		case a.Kind == InputBuffer && res().NeedsUpload(r, dev):
 			what = "upload of input"
-		case a.Kind == OutputBuffer && b.hostOnly && r.Len() > 0: // finish's CopyToHost
+		case b.hostOnly && a.Kind == OutputBuffer && r.Len() > 0:
 			what = "copy to host of host-only output"
+		case b.hostOnly && res().NeedsDownload(r):
+			what = "copy to host of host-only input"
 		}
 		if what == "" {
 			continue
 		}
-		if err := device.CheckAutomatic(fmt.Sprintf("%s %q of pipeline %s", what, a.Name, p.name)); err != nil {
+		if err := plumb.CheckAutomatic(fmt.Sprintf("%s %q of pipeline %s", what, a.Name, p.name)); err != nil {
 			return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
 		}
 	}
 	return nil
 }
 
-// elsewhere reports whether r's device copy is on a device other than dev.
-func elsewhere(r *array.Raw, dev *opencl.Device) bool {
-	d := r.Device()
-	return d != nil && d != device.Device(dev)
+// viewRegion is the transfer of r's own elements, from its min corner.
+func viewRegion(r *array.Raw) device.Region {
+	dims := r.Dims()
+	shape := make([]device.Span, len(dims))
+	for i, d := range dims {
+		shape[i] = device.Span{Extent: d.Extent, Stride: d.Stride}
+	}
+	slices.SortStableFunc(shape, func(a, b device.Span) int { return a.Stride - b.Stride })
+	return device.Region{ElemSize: r.Type().Bytes(), Shape: shape}
 }
 
-// prepareOpenCL gives every buffer a current copy on dev, so the runtime
-// gets each one clean on the device and never copies by itself: our copies
-// are counted in dev.Stats and staged through pinned memory.
+// viewBytes is r's host memory from its min corner over its span.
+func viewBytes(r *array.Raw) []byte {
+	return unsafe.Slice((*byte)(r.HostPtr()), viewRegion(r).SpanBytes())
+}
+
+// prepareOpenCL gives every buffer a device handle on dev: the Array's
+// own allocation at the view's offset, made current for inputs. Host-only
+// values without an allocation get a temporary of their own span, and a
+// view whose offset the device cannot use as a sub-buffer origin gets an
+// aligned temporary filled by a device-to-device copy (counted in Stats).
 func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r, att := b.r, b.att
-		if elsewhere(r, dev) {
-			// On another device (device/sim, say): bring the data to host
-			// and let it go, then treat the Array as host-resident.
-			if err := r.DeviceFree(); err != nil {
-				return p.transferError(a, "moving off "+r.Device().Name(), err)
+		if b.dup {
+			if a.Kind == InputBuffer {
+				if err := p.prepareDupInput(f, k, dev); err != nil {
+					return err
+				}
 			}
-		}
-		// Read after the move, so an allocation made below is temporary.
-		// A Raw passed twice sees its first slot's allocation here: that
-		// slot frees it.
-		b.hadAlloc = r.Allocation() != nil
-		if a.Kind == InputBuffer {
-			if err := r.CopyToDevice(dev); err != nil {
-				return p.transferError(a, "upload", err)
-			}
-		} else {
-			// The pipeline writes every element of an output: what the
-			// host held there is about to be replaced.
-			if r.HostDirty() {
-				r.SetHostDirty(false)
-			}
-			if err := r.DeviceMalloc(dev); err != nil {
-				return p.transferError(a, "device allocation", err)
-			}
-		}
-		alloc := r.Allocation()
-		if alloc == nil { // empty Array
-			att.c.b.flags = 0
 			continue
 		}
-		if off := alloc.Offset(); off%dev.SubBufferAlign() != 0 {
-			return &Error{Pipeline: p.name, Code: int(ErrUnalignedCrop), Msg: fmt.Sprintf(
-				"argument %q is a crop starting %d bytes into its parent's device allocation; Halide 14 passes crops to kernels as OpenCL sub-buffers, which need offsets that are multiples of %d bytes on %s: crop at aligned offsets, or pass a copy",
-				a.Name, off, dev.SubBufferAlign(), dev.Name())}
+		att.c.b.flags = 0
+		if r.Len() == 0 {
+			if rc := att.setDevice(&f.c.ctx, 0, 0); rc != 0 {
+				return p.runtimeError(f, rc)
+			}
+			continue
 		}
-		if rc := att.setDevice(&f.c.ctx, alloc.Native(), alloc.Offset()); rc != 0 {
-			return &Error{Pipeline: p.name, Code: int(rc), Msg: fmt.Sprintf("argument %q: wrapping its cl_mem: %s", a.Name, runtimeMessage(&f.c.ctx))}
+		in := a.Kind == InputBuffer
+		if alloc, _ := r.Allocation(); b.hostOnly && alloc == nil {
+			// Lesson 10's rule: host-only data comes back right after the
+			// call; its device copy lives only for the call.
+			if err := b.makeTemp(dev); err != nil {
+				return p.transferError(a, "temporary device allocation", err)
+			}
+			if in {
+				if err := dev.CopyIn(b.temp, 0, viewBytes(r), viewRegion(r)); err != nil {
+					return p.transferError(a, "upload", err)
+				}
+			}
+		} else {
+			var err error
+			if in {
+				err = res().SyncDevice(r, dev)
+			} else {
+				err = res().Alloc(r, dev)
+			}
+			if err != nil {
+				return p.transferError(a, "upload", err)
+			}
+			alloc, off := r.Allocation()
+			b.alloc, b.off = alloc, alloc.Offset()+off
+			if b.off%dev.SubBufferAlign() != 0 {
+				// Halide 14 makes a sub-buffer of an offset handle, whose
+				// origin must be aligned: run on an aligned copy.
+				if err := b.makeTemp(dev); err != nil {
+					return p.transferError(a, "aligned temporary", err)
+				}
+				if in {
+					if err := dev.Copy(b.temp, 0, alloc, off, viewRegion(r)); err != nil {
+						return p.transferError(a, "copy to an aligned temporary", err)
+					}
+				}
+			}
 		}
-		var fl C.uint64_t
-		if r.DeviceDirty() {
-			fl = C.halide_buffer_flag_device_dirty
+		mem, off := b.handle()
+		if rc := att.setDevice(&f.c.ctx, mem, off); rc != 0 {
+			return p.runtimeError(f, rc)
 		}
-		att.c.b.flags = fl
+		// After setDevice, which clears device_dirty when it re-wraps.
+		if in && b.alloc != nil && r.DeviceDirty() {
+			att.c.b.flags = C.halide_buffer_flag_device_dirty
+		}
 	}
 	return nil
 }
 
-// prepareHost makes inputs current on the host. Device handles may stay
-// in the buffers: with no dirty bit set, a host pipeline never looks at them.
+// prepareDupInput readies an input whose Array an earlier slot (an output)
+// already prepared: same C buffer, so the same device handle, which must
+// now hold the input's data.
+func (p *Pipeline) prepareDupInput(f *frame, k int, dev *opencl.Device) error {
+	b := &f.bufs[k]
+	first := &f.bufs[b.first(f.bufs)]
+	a := &p.args[p.bufs[k]]
+	r := b.r
+	var err error
+	switch {
+	case r.Len() == 0:
+	case first.temp != nil && first.alloc == nil:
+		err = dev.CopyIn(first.temp, 0, viewBytes(r), viewRegion(r))
+	default:
+		if err = res().SyncDevice(r, dev); err == nil && first.temp != nil {
+			err = dev.Copy(first.temp, 0, first.alloc, first.off-first.alloc.Offset(), viewRegion(r))
+		}
+		if err == nil && r.DeviceDirty() {
+			b.att.c.b.flags = C.halide_buffer_flag_device_dirty
+		}
+	}
+	if err != nil {
+		return p.transferError(a, "upload", err)
+	}
+	return nil
+}
+
+// first is the index of the first slot holding b's Array.
+func (b *bound) first(bufs []bound) int {
+	for j := range bufs {
+		if bufs[j].r == b.r {
+			return j
+		}
+	}
+	return -1
+}
+
+// makeTemp allocates a temporary device copy of b's view.
+func (b *bound) makeTemp(dev *opencl.Device) error {
+	t, err := dev.Malloc(viewRegion(b.r).SpanBytes())
+	b.temp = t
+	return err
+}
+
+// handle is the cl_mem and byte offset the pipeline gets for b.
+func (b *bound) handle() (uintptr, int) {
+	if b.temp != nil {
+		return b.temp.Native(), b.temp.Offset()
+	}
+	return b.alloc.Native(), b.off
+}
+
+// prepareHost makes inputs current on the host. Outputs need nothing: the
+// pipeline writes every element, and finish records that only on success.
 func (p *Pipeline) prepareHost(f *frame) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
-		if r := b.r; r.NeedsCopyToHost() {
-			// Inputs must be current; outputs too, so that no device-dirty
-			// view overlapping them is copied out over what the pipeline
-			// writes.
-			sync := r.CopyToHost
-			if a.Kind == OutputBuffer {
-				sync = r.PrepareHostWrite
-			}
-			if err := sync(); err != nil {
+		b.att.c.b.flags = 0
+		if a.Kind == InputBuffer {
+			if err := res().SyncHost(b.r); err != nil {
 				return p.transferError(a, "copy to host", err)
 			}
 		}
-		b.att.c.b.flags = 0
 	}
 	return nil
 }
 
-// finish reads the flags and device fields back from every buffer, inputs
-// included, and applies the residency rules; ok is false when the call
-// failed or never ran, and then only temporary allocations are undone.
-func (p *Pipeline) finish(f *frame, ok bool) error {
+// finish reads both dirty bits back from every buffer and, when the call
+// succeeded (ok), records what the pipeline left newest; it frees the
+// call's temporaries either way and brings host-only values home.
+func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 	var first error
 	keep := func(err error) {
 		if first == nil {
@@ -135,65 +230,81 @@ func (p *Pipeline) finish(f *frame, ok bool) error {
 		}
 	}
 	for k, i := range p.bufs {
-		out := p.args[i].Kind == OutputBuffer
-		r, att := f.bufs[k].r, f.bufs[k].att
+		a, b := &p.args[i], &f.bufs[k]
+		r, att := b.r, b.att
+		if b.dup {
+			continue
+		}
 		if att.c.kind == C.GOHL_DEV_NONE && att.c.b.device != 0 {
-			// The runtime allocated on its own (we always pass ours, so
-			// this is a safety net): bring the data home and free it.
+			// The runtime allocated on its own (we always pass ours, so this
+			// is a safety net): bring the data home and free it.
 			if rc := C.gohl_buf_reclaim(&f.c.ctx, att.c); rc != 0 {
-				keep(&Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)})
+				keep(p.runtimeError(f, rc))
 			}
-			markHostNewer(r)
-			continue
-		}
-		if !p.opencl {
-			if ok && out {
-				markHostNewer(r)
+			if ok {
+				res().Wrote(r, plumb.Host)
 			}
 			continue
 		}
-		if ok && out && att.c.b.flags&C.halide_buffer_flag_device_dirty != 0 {
-			r.SetHostDirty(false)
-			r.SetDeviceDirty(true)
+		fl := att.c.b.flags
+		hostNewer := fl&C.halide_buffer_flag_host_dirty != 0
+		devNewer := fl&C.halide_buffer_flag_device_dirty != 0
+		switch {
+		case !ok:
+		case !p.opencl:
+			if b.out {
+				res().Wrote(r, plumb.Host) // Halide leaves host_dirty off
+			}
+		case b.temp != nil && b.alloc == nil: // host-only temporary
+			if devNewer {
+				if err := dev.CopyOut(viewBytes(r), b.temp, 0, viewRegion(r)); err != nil {
+					keep(p.transferError(a, "copy to host", err))
+				}
+			}
+		case hostNewer:
+			res().Wrote(r, plumb.Host)
+		case devNewer:
+			if b.temp != nil { // aligned temporary: back into the Array's memory
+				if err := dev.Copy(b.alloc, b.off-b.alloc.Offset(), b.temp, 0, viewRegion(r)); err != nil {
+					keep(p.transferError(a, "copy from the aligned temporary", err))
+					continue
+				}
+			}
+			res().Wrote(r, plumb.Device)
+		case !b.out:
+			res().Wrote(r, plumb.Equal)
 		}
 	}
-	if !p.opencl {
+	for k := range p.bufs {
+		b := &f.bufs[k]
+		if b.temp == nil || b.dup {
+			continue
+		}
+		if rc := b.att.setDevice(&f.c.ctx, 0, 0); rc != 0 {
+			keep(p.runtimeError(f, rc))
+		}
+		if err := dev.Free(b.temp); err != nil {
+			keep(err)
+		}
+		b.temp = nil
+	}
+	if !ok || !p.opencl {
 		return first
 	}
-	// Host-only values, once every dirty bit is read back (a Raw may be
-	// both an input and an output): the host must be current when Call
-	// returns, and an allocation made for this call goes back to the
-	// allocator.
+	// Host-only values must be current on the host when Call returns.
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
-		if !b.hostOnly {
-			continue
-		}
-		r := b.r
-		if a.Kind == OutputBuffer && ok {
-			if err := r.CopyToHost(); err != nil {
+		if b.hostOnly && !b.dup {
+			if err := res().SyncHost(b.r); err != nil {
 				keep(p.transferError(a, "copy to host", err))
-			}
-		}
-		if !b.hadAlloc && r.Allocation() != nil {
-			b.att.setDevice(&f.c.ctx, 0, 0)
-			if err := r.DeviceFree(); err != nil {
-				keep(p.transferError(a, "freeing the temporary device allocation", err))
 			}
 		}
 	}
 	return first
 }
 
-// markHostNewer records a host write by a host pipeline: Halide leaves
-// host_dirty off, so without this the next OpenCL pipeline would read the
-// stale device copy.
-func markHostNewer(r *array.Raw) {
-	if r.Allocation() == nil {
-		return
-	}
-	r.SetDeviceDirty(false)
-	r.SetHostDirty(true)
+func (p *Pipeline) runtimeError(f *frame, rc C.int) error {
+	return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
 }
 
 func (p *Pipeline) transferError(a *Arg, what string, err error) error {

@@ -34,7 +34,7 @@ func TestTextureRefused(t *testing.T) {
 				t.Errorf("message %q lacks %q", he.Msg, frag)
 			}
 		}
-		if d := dev.Stats().Sub(before); d.H2DCalls != 0 || in.Allocation() != nil || out.Allocation() != nil {
+		if d := dev.Stats().Sub(before); d.H2DCalls != 0 || in.Device() != nil || out.Device() != nil {
 			t.Errorf("call %d moved data before refusing: %v", i, d)
 		}
 	}

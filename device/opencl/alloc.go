@@ -165,7 +165,7 @@ func (d *Device) Crop(a device.Allocation, off, bytes int) (device.Allocation, e
 	if err != nil {
 		return nil, err
 	}
-	if off < 0 || bytes < 0 || off+bytes > x.bytes {
+	if off < 0 || bytes < 0 || off > x.bytes || bytes > x.bytes-off {
 		return nil, fmt.Errorf("opencl: Crop [%d, %d) of a %d-byte allocation: %w", off, off+bytes, x.bytes, ErrRange)
 	}
 	x.r.refs++

@@ -198,3 +198,9 @@ func clWait(evs []Event) int32 {
 
 func clFlush(q uintptr) int32  { return int32(C.rcl_flush(C.uintptr_t(q))) }
 func clFinish(q uintptr) int32 { return int32(C.rcl_finish(C.uintptr_t(q))) }
+
+func clMarker(q uintptr) (Event, int32) {
+	var ev C.uintptr_t
+	rc := C.rcl_marker(C.uintptr_t(q), &ev)
+	return Event{h: uintptr(ev)}, int32(rc)
+}

@@ -51,3 +51,5 @@ func clNDRange(uintptr, uintptr, int, *[3]int, *[3]int, *[3]int, []Event, *Event
 func clWait([]Event) int32   { return codePlatformNotFound }
 func clFlush(uintptr) int32  { return codePlatformNotFound }
 func clFinish(uintptr) int32 { return codePlatformNotFound }
+
+func clMarker(uintptr) (Event, int32) { return Event{}, codePlatformNotFound }

@@ -63,7 +63,15 @@ var (
 	_ device.Device        = (*Device)(nil)
 	_ device.HostAllocator = (*Device)(nil)
 	_ device.Allocation    = (*alloc)(nil)
+	_ device.CloseNotifier = (*Device)(nil)
 )
+
+// OnClose registers f to run when the Device closes (Close or its cleanup
+// backstop), before anything is released, so f may still use the device:
+// Arrays copy their device-dirty data home, package halide releases the
+// Halide runtime's state for the context. Hooks run once, last registered
+// first; on a closed Device f runs at once. cancel unregisters f.
+func (d *Device) OnClose(f func()) (cancel func()) { return d.s.hooks.OnClose(f) }
 
 // state is what Close and the cleanup backstop free; it must not point
 // back to the Device, or the cleanup would never run.
@@ -89,7 +97,8 @@ type state struct {
 	stager   *stager
 	cleanup  runtime.Cleanup
 	closeErr error
-	onClose  []func() // OnClose hooks, run first by close
+	hooks    device.CloseHooks
+	pace     pacer
 }
 
 // Open opens the device o selects, with its own context and queue.
@@ -247,6 +256,9 @@ func (d *Device) Close() error {
 }
 
 func (s *state) close() error {
+	// Hooks first, while the device still works: Arrays bring device-dirty
+	// data home, a Halide runtime releases its programs for the context.
+	s.hooks.RunCloseHooks()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -256,15 +268,7 @@ func (s *state) close() error {
 	live := s.live
 	s.live = nil
 	cached, cachedBytes := s.cache.drain()
-	hooks := s.onClose
-	s.onClose = nil
 	s.mu.Unlock()
-
-	// Hooks release what others built on the context (a Halide runtime's
-	// compiled programs) while the context and queue are still valid.
-	for i := len(hooks) - 1; i >= 0; i-- {
-		hooks[i]()
-	}
 
 	var errs []error
 	errs = append(errs, s.queue.Finish())
@@ -276,15 +280,19 @@ func (s *state) close() error {
 		errs = append(errs, release(kindMem, m))
 	}
 	s.counters.Cached(-cachedBytes)
-	for _, b := range s.pins.drain() {
-		errs = append(errs, s.unmapped(b.mem, b.ptr))
-	}
+	errs = append(errs, s.pace.drain())
 	s.stageMu.Lock()
 	if s.stager != nil {
 		errs = append(errs, s.stager.release(s))
 		s.stager = nil
 	}
 	s.stageMu.Unlock()
+	if s.pins.close() {
+		// Pinned blocks still in use (NewIn Arrays) keep the queue, to
+		// unmap, and the context; the last Free releases them.
+		s.closeErr = errors.Join(errs...)
+		return s.closeErr
+	}
 	errs = append(errs, s.queue.Release(), s.ctx.Release())
 	s.closeErr = errors.Join(errs...)
 	return s.closeErr

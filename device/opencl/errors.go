@@ -4,22 +4,25 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/resident-go/resident/device"
 )
 
 // ErrNoOpenCL is wrapped by Load's error when the ICD loader cannot be
 // opened, and by Platforms' when no platform is installed.
 var ErrNoOpenCL = errors.New("opencl: no OpenCL ICD loader: install ocl-icd-libopencl1 and pocl-opencl-icd, or a GPU driver")
 
-// ErrClosed is returned by a Device used after Close.
-var ErrClosed = errors.New("opencl: device is closed")
+// ErrClosed is returned by a Device used after Close; it wraps
+// device.ErrClosed.
+var ErrClosed = fmt.Errorf("opencl: %w", device.ErrClosed)
 
 // ErrForeign is returned when an Allocation from another device (or a
-// freed one) is given to a Device.
-var ErrForeign = errors.New("opencl: allocation does not belong to this device or was freed")
+// freed one) is given to a Device; it wraps device.ErrForeign.
+var ErrForeign = fmt.Errorf("opencl: %w (or one already freed)", device.ErrForeign)
 
 // ErrRange is wrapped by errors for offsets, sizes and Regions that fall
-// outside an allocation or host slice.
-var ErrRange = errors.New("opencl: out of range")
+// outside an allocation or host slice: device.ErrRange itself.
+var ErrRange = device.ErrRange
 
 // ErrArgType is the panic value (wrapped) for a kernel argument of a type
 // SetArg cannot pass: a programmer error.

@@ -1,6 +1,7 @@
 package opencl
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -96,12 +97,19 @@ func (s *state) unmapped(mem uintptr, ptr unsafe.Pointer) error {
 // Bytes returns the block's memory, valid until Free.
 func (b *HostBlock) Bytes() []byte { return unsafe.Slice((*byte)(b.p.data), b.p.n) }
 
-// Free unmaps and releases the block. Idempotent.
+// Free unmaps and releases the block. Idempotent. After the Device's
+// Close, the last block freed releases its queue and context.
 func (b *HostBlock) Free() error {
-	if !b.d.s.pins.remove(b.p) {
+	s := b.d.s
+	removed, last := s.pins.remove(b.p)
+	if !removed {
 		return nil
 	}
-	return b.d.s.unmapped(b.p.mem, b.p.ptr)
+	err := s.unmapped(b.p.mem, b.p.ptr)
+	if last {
+		err = errors.Join(err, s.queue.Release(), s.ctx.Release())
+	}
+	return err
 }
 
 // pinnedSet finds the pinned block a host slice lies in.
@@ -124,16 +132,17 @@ func (p *pinnedSet) add(b *pinned) bool {
 	return true
 }
 
-func (p *pinnedSet) remove(b *pinned) bool {
+// remove drops b; last is true when b was the last block of a closed set.
+func (p *pinnedSet) remove(b *pinned) (removed, last bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, x := range p.blocks {
 		if x == b {
 			p.blocks = append(p.blocks[:i], p.blocks[i+1:]...)
-			return true
+			return true, p.closed && len(p.blocks) == 0
 		}
 	}
-	return false
+	return false, false
 }
 
 // contains reports whether [start, start+n) lies inside one pinned block.
@@ -148,10 +157,10 @@ func (p *pinnedSet) contains(start uintptr, n int) bool {
 	return start+uintptr(n) <= b.start()+uintptr(b.n)
 }
 
-func (p *pinnedSet) drain() []*pinned {
+// close refuses new blocks and reports whether some are still in use.
+func (p *pinnedSet) close() (inUse bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	bs := p.blocks
-	p.blocks, p.closed = nil, true
-	return bs
+	p.closed = true
+	return len(p.blocks) > 0
 }

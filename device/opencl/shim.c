@@ -52,6 +52,7 @@ typedef void *H; // every OpenCL handle is an opaque pointer
 	X(clReleaseEvent, cl_int, (H), 1) \
 	X(clFlush, cl_int, (H), 1) \
 	X(clFinish, cl_int, (H), 1) \
+	X(clEnqueueMarkerWithWaitList, cl_int, (H, cl_uint, const H *, H *), 1) \
 	X(clEnqueueReadBuffer, cl_int, (H, H, cl_bool, size_t, size_t, void *, cl_uint, const H *, H *), 1) \
 	X(clEnqueueWriteBuffer, cl_int, (H, H, cl_bool, size_t, size_t, const void *, cl_uint, const H *, H *), 1) \
 	X(clEnqueueReadBufferRect, cl_int, (H, H, cl_bool, const size_t *, const size_t *, const size_t *, size_t, size_t, size_t, size_t, void *, cl_uint, const H *, H *), 1) \
@@ -288,6 +289,11 @@ cl_int rcl_wait(cl_uint n, const uintptr_t *events) {
 cl_int rcl_flush(uintptr_t q) {
 	NOT_LOADED(CL_PLATFORM_NOT_FOUND_KHR)
 	return p_clFlush((H)q);
+}
+
+cl_int rcl_marker(uintptr_t q, uintptr_t *ev) {
+	NOT_LOADED(CL_PLATFORM_NOT_FOUND_KHR)
+	return p_clEnqueueMarkerWithWaitList((H)q, 0, NULL, (H *)ev);
 }
 
 cl_int rcl_finish(uintptr_t q) {

@@ -76,5 +76,6 @@ cl_int rcl_ndrange(uintptr_t q, uintptr_t k, cl_uint dims, const size_t *offset,
 cl_int rcl_wait(cl_uint n, const uintptr_t *events);
 cl_int rcl_flush(uintptr_t q);
 cl_int rcl_finish(uintptr_t q);
+cl_int rcl_marker(uintptr_t q, uintptr_t *ev);
 
 #endif

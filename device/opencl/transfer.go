@@ -11,13 +11,10 @@ import (
 // checkRegion validates a transfer of r at byte off in x against host bytes
 // (hostLen < 0: no host side) and returns r simplified.
 func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (device.Region, int, error) {
-	if err := r.Validate(); err != nil {
-		return r, 0, err
+	if err := r.Fits(off, x.bytes); err != nil {
+		return r, 0, fmt.Errorf("opencl: %s: %w", op, err)
 	}
 	span := r.SpanBytes()
-	if off < 0 || off+span > x.bytes {
-		return r, 0, fmt.Errorf("opencl: %s: region of %d bytes at offset %d of a %d-byte allocation: %w", op, span, off, x.bytes, ErrRange)
-	}
 	if hostLen >= 0 && span > hostLen {
 		return r, 0, fmt.Errorf("opencl: %s: region spans %d bytes, host slice has %d: %w", op, span, hostLen, ErrRange)
 	}

@@ -70,23 +70,6 @@ const (
 	contextReferenceCount = 0x1080
 )
 
-// OnClose registers f to run when the Device closes (Close or its cleanup
-// backstop), before its allocations, queue and context are released, so
-// f may still use them: package halide releases the Halide runtime's state
-// for the context (compiled programs) this way. Hooks run once, last
-// registered first. On a closed Device f runs at once.
-func (d *Device) OnClose(f func()) {
-	s := d.s
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		f()
-		return
-	}
-	s.onClose = append(s.onClose, f)
-	s.mu.Unlock()
-}
-
 // Closed reports whether Close has run.
 func (d *Device) Closed() bool { return d.isClosed() }
 

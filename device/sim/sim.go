@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -10,11 +9,13 @@ import (
 	"github.com/resident-go/resident/device"
 )
 
-// ErrClosed is returned by a Device used after Close.
-var ErrClosed = errors.New("sim: device closed")
+// ErrClosed is returned by a Device used after Close; it wraps
+// device.ErrClosed.
+var ErrClosed = fmt.Errorf("sim: %w", device.ErrClosed)
 
 // Device is a simulated device. The zero value is not usable: call New.
 type Device struct {
+	device.CloseHooks
 	name     string
 	limit    int
 	mu       sync.Mutex
@@ -24,7 +25,10 @@ type Device struct {
 	hostLive int
 }
 
-var _ device.Device = (*Device)(nil)
+var (
+	_ device.Device        = (*Device)(nil)
+	_ device.CloseNotifier = (*Device)(nil)
+)
 
 // block is one root allocation; crops share it.
 type block struct {
@@ -81,7 +85,7 @@ func (d *Device) Malloc(n int) (device.Allocation, error) {
 func (d *Device) own(a device.Allocation) (*Alloc, error) {
 	x, ok := a.(*Alloc)
 	if !ok || x.d != d {
-		return nil, fmt.Errorf("sim: allocation %T does not belong to %s", a, d.Name())
+		return nil, fmt.Errorf("sim: %T on %s: %w", a, d.Name(), device.ErrForeign)
 	}
 	if d.done.Load() {
 		return nil, ErrClosed
@@ -97,7 +101,7 @@ func (d *Device) Free(a device.Allocation) error {
 	defer d.mu.Unlock()
 	x, ok := a.(*Alloc)
 	if !ok || x.d != d {
-		return fmt.Errorf("sim: allocation %T does not belong to %s", a, d.Name())
+		return fmt.Errorf("sim: %T on %s: %w", a, d.Name(), device.ErrForeign)
 	}
 	if x.freed.Load() || d.done.Load() {
 		return nil
@@ -123,7 +127,7 @@ func (d *Device) Crop(a device.Allocation, off, n int) (device.Allocation, error
 	if err != nil {
 		return nil, err
 	}
-	if off < 0 || n < 0 || off+n > x.n {
+	if off < 0 || n < 0 || off > x.n || n > x.n-off {
 		return nil, fmt.Errorf("sim: crop [%d, %d) of a %d-byte allocation", off, off+n, x.n)
 	}
 	x.b.refs++
@@ -131,11 +135,8 @@ func (d *Device) Crop(a device.Allocation, off, n int) (device.Allocation, error
 }
 
 func check(r device.Region, mem []byte, off int, what string) error {
-	if err := r.Validate(); err != nil {
-		return err
-	}
-	if off < 0 || off+r.SpanBytes() > len(mem) {
-		return fmt.Errorf("sim: region of %d bytes at %d does not fit the %s (%d bytes)", r.SpanBytes(), off, what, len(mem))
+	if err := r.Fits(off, len(mem)); err != nil {
+		return fmt.Errorf("sim: %s: %w", what, err)
 	}
 	return nil
 }
@@ -202,6 +203,9 @@ func (d *Device) Stats() device.Stats { return d.c.Snapshot() }
 
 // Close frees every allocation. Idempotent.
 func (d *Device) Close() error {
+	if !d.done.Load() {
+		d.RunCloseHooks()
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.done.Load() {

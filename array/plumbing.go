@@ -1,0 +1,41 @@
+package array
+
+import (
+	"io"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+func init() { plumb.Array = plumbing{} }
+
+// plumbing implements plumb.Residency over *Raw.
+type plumbing struct{}
+
+func (plumbing) SyncHost(x any) error                    { return x.(*Raw).syncHost() }
+func (plumbing) SyncDevice(x any, d device.Device) error { return x.(*Raw).syncDevice(d) }
+func (plumbing) NeedsDownload(x any) bool                { return x.(*Raw).needsDownload() }
+func (plumbing) NeedsUpload(x any, d device.Device) bool { return x.(*Raw).needsUpload(d) }
+func (plumbing) Attachment(x any) io.Closer              { return x.(*Raw).attachment() }
+func (plumbing) SetAttachment(x any, c io.Closer)        { x.(*Raw).setAttachment(c) }
+func (plumbing) DeviceFree(x any) error                  { return x.(*Raw).st.deviceFree() }
+func (plumbing) Closed(x any) bool                       { return x.(*Raw).st.closed.Load() }
+
+func (plumbing) Alloc(x any, d device.Device) error {
+	st := x.(*Raw).st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.ensureAlloc(d)
+}
+
+func (plumbing) Wrote(x any, w plumb.Newest) {
+	r := x.(*Raw)
+	switch w {
+	case plumb.Host:
+		r.markHostNewer()
+	case plumb.Device:
+		r.markDeviceWrite()
+	default:
+		r.markEqual()
+	}
+}

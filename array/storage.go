@@ -1,0 +1,199 @@
+package array
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+	"weak"
+
+	"github.com/resident-go/resident/device"
+)
+
+// storage is one root's memory, shared by the root and all its views: the
+// host elements, the one device allocation (every view uses it at its own
+// offset, as Halide's device_crop does) and the dirty regions.
+//
+// Invariant: a position is in at most one of dirty[hostSide] (the host is
+// newer there) and dirty[deviceSide] (the device is newer there); with no
+// allocation both are empty.
+type storage struct {
+	base     unsafe.Pointer // element 0 of the root's span
+	elems    int            // elements in the span
+	esize    int
+	rdims    []Dim // the root's layout: the coordinate system of boxes
+	order    []int // root dimensions by decreasing stride, extent > 1 only
+	hostOnly bool  // caller-held memory: consumers keep the host current
+
+	closed   atomic.Bool
+	hasAlloc atomic.Bool
+	nDevice  atomic.Int32  // len(dirty[deviceSide]), read without the lock
+	hostGen  atomic.Uint64 // bumped whenever host-dirty regions shrink
+
+	mu    sync.Mutex
+	dirty [2]boxes
+	res   *resources
+}
+
+// side names one of the two dirty sets.
+type side uint8
+
+const (
+	hostSide side = iota
+	deviceSide
+)
+
+// resources is what Close and the cleanup backstop free. The cleanup
+// keys on the storage (big, full of pointers: never in the tiny
+// allocator), and resources never points back to it.
+type resources struct {
+	mu     sync.Mutex
+	dev    device.Device
+	alloc  device.Allocation
+	owned  bool   // the storage allocated it; wrapped ones are not freed
+	cancel func() // unregisters the device close hook
+	block  device.HostBlock
+}
+
+func newStorage(base unsafe.Pointer, elems, esize int, dims []Dim, hostOnly bool) *storage {
+	st := &storage{base: base, elems: elems, esize: esize, rdims: dims, hostOnly: hostOnly, res: &resources{}}
+	for _, i := range sortedByStride(dims) {
+		if dims[i].Extent > 1 {
+			st.order = append([]int{i}, st.order...)
+		}
+	}
+	runtime.AddCleanup(st, func(r *resources) { r.free() }, st.res)
+	return st
+}
+
+// free releases the allocation (when owned) and the pinned block; it runs
+// once, from Close or the cleanup.
+func (r *resources) free() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.dropAlloc()
+	if r.block != nil {
+		if e := r.block.Free(); err == nil {
+			err = e
+		}
+		r.block = nil
+	}
+	return err
+}
+
+// dropAlloc lets go of the device allocation; the caller holds r.mu.
+func (r *resources) dropAlloc() error {
+	var err error
+	if r.cancel != nil {
+		r.cancel()
+		r.cancel = nil
+	}
+	if r.alloc != nil && r.owned {
+		err = r.dev.Free(r.alloc)
+	}
+	r.dev, r.alloc, r.owned = nil, nil, false
+	return err
+}
+
+// attach makes a the storage's device allocation on d and, when d can tell
+// us, arranges for the data to come home before d closes. The caller holds
+// st.mu.
+func (st *storage) attach(d device.Device, a device.Allocation, owned bool) {
+	r := st.res
+	r.mu.Lock()
+	r.dev, r.alloc, r.owned = d, a, owned
+	if n, ok := d.(device.CloseNotifier); ok {
+		w := weak.Make(st)
+		r.cancel = n.OnClose(func() {
+			if s := w.Value(); s != nil {
+				s.evict()
+			}
+		})
+	}
+	r.mu.Unlock()
+	st.hasAlloc.Store(true)
+	// The host holds everything the fresh allocation does not.
+	st.setDirty(hostSide, boxes{st.rootBox()})
+}
+
+// evict runs when the device closes: the device-dirty regions come home
+// and the allocation is let go, so the Array stays readable on the host.
+func (st *storage) evict() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, b := range st.dirty[deviceSide] {
+		st.download(b) // best effort: the device is going away
+	}
+	st.detach()
+}
+
+// detach forgets the allocation and both dirty sets; the caller holds
+// st.mu and has brought the device-dirty data home (or is discarding it).
+func (st *storage) detach() error {
+	st.setDirty(hostSide, nil)
+	st.setDirty(deviceSide, nil)
+	st.hasAlloc.Store(false)
+	st.res.mu.Lock()
+	defer st.res.mu.Unlock()
+	return st.res.dropAlloc()
+}
+
+func (st *storage) setDirty(s side, b boxes) {
+	if s == hostSide {
+		// Host views re-mark their writes after anything that may have
+		// cleared them (markHostWrite adds without coming here).
+		st.hostGen.Add(1)
+	}
+	st.dirty[s] = b
+	if s == deviceSide {
+		st.nDevice.Store(int32(len(b)))
+	}
+}
+
+// rootBox is the whole root.
+func (st *storage) rootBox() box {
+	b := make(box, len(st.rdims))
+	for k, d := range st.rdims {
+		b[k] = span{0, d.Extent - 1}
+	}
+	return b
+}
+
+// positions sets out to the root positions of storage index i.
+func (st *storage) positions(i int, out []int) {
+	for k := range out {
+		out[k] = 0
+	}
+	for _, k := range st.order {
+		s := st.rdims[k].Stride
+		out[k] = i / s
+		i -= out[k] * s
+	}
+}
+
+// region is the transfer of box b: its byte offset in the storage and its
+// strided shape, dimensions by increasing stride.
+func (st *storage) region(b box) (off int, r device.Region) {
+	shape := make([]device.Span, 0, len(b))
+	for _, k := range sortedByStride(st.rdims) {
+		off += b[k].lo * st.rdims[k].Stride
+		shape = append(shape, device.Span{Extent: b[k].hi - b[k].lo + 1, Stride: st.rdims[k].Stride})
+	}
+	return off * st.esize, device.Region{ElemSize: st.esize, Shape: shape}
+}
+
+func (st *storage) hostBytes() []byte {
+	return unsafe.Slice((*byte)(st.base), st.elems*st.esize)
+}
+
+// upload copies box b host → device; the caller holds st.mu.
+func (st *storage) upload(b box) error {
+	off, r := st.region(b)
+	return st.res.dev.CopyIn(st.res.alloc, off, st.hostBytes()[off:], r)
+}
+
+// download copies box b device → host; the caller holds st.mu.
+func (st *storage) download(b box) error {
+	off, r := st.region(b)
+	return st.res.dev.CopyOut(st.hostBytes()[off:], st.res.alloc, off, r)
+}

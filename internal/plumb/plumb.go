@@ -1,0 +1,62 @@
+// Package plumb is the residency plumbing that package array lends to the
+// module's bridges (halide, ops) without making it public API. Package
+// array installs Array at init; bridges pass the *array.Raw they got from
+// an array.Buffer.
+package plumb
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/resident-go/resident/device"
+)
+
+// Residency is what a bridge does to an Array around a device or host
+// consumer. raw is an *array.Raw. Transfers are explicit here: bridges
+// check the transfer guard themselves, before anything moves.
+type Residency interface {
+	// SyncHost copies the device-dirty parts of raw's elements home.
+	SyncHost(raw any) error
+	// SyncDevice allocates on d if needed and uploads host-dirty parts.
+	// Memory on another device is an error wrapping device.ErrForeign.
+	SyncDevice(raw any, d device.Device) error
+	// Alloc gives the memory an allocation on d without copying.
+	Alloc(raw any, d device.Device) error
+	// NeedsDownload reports whether SyncHost would move data.
+	NeedsDownload(raw any) bool
+	// NeedsUpload reports whether SyncDevice(d) would move data.
+	NeedsUpload(raw any, d device.Device) bool
+	// Wrote records, after a successful call, what the consumer left
+	// newest in raw's elements.
+	Wrote(raw any, w Newest)
+	// Attachment and SetAttachment keep a bridge's per-Array state (a C
+	// buffer) until the Array is dropped or its root closed.
+	Attachment(raw any) io.Closer
+	SetAttachment(raw any, c io.Closer)
+	// DeviceFree copies device-dirty data home and frees the allocation.
+	DeviceFree(raw any) error
+	// Closed reports whether raw's root was closed.
+	Closed(raw any) bool
+}
+
+// Newest says which copy of an Array's elements a consumer left newest.
+type Newest uint8
+
+const (
+	Equal  Newest = iota // both copies agree
+	Host                 // the host copy is newer (a host writer)
+	Device               // the device copy is newer (a device writer)
+)
+
+// Array is package array's implementation, set by its init.
+var Array Residency
+
+// CheckAutomatic returns nil, or an error wrapping device.ErrTransferGuard
+// that names what would have been copied, when the transfer guard is on.
+// Every transfer the library makes on its own asks it first.
+func CheckAutomatic(what string) error {
+	if !device.Guarded() {
+		return nil
+	}
+	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice, or turn the guard off: device.SetGuard(false), %s=0)", device.ErrTransferGuard, what, device.GuardEnv)
+}
