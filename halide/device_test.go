@@ -216,7 +216,7 @@ func TestReopenDefaultNoLeak(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for i := 0; i < 3; i++ { // warm up: PoCL's caches, Go's heap
+	for i := 0; i < 5; i++ { // warm up: PoCL's caches, Go's heap
 		run()
 	}
 	runtime.GC()
@@ -228,8 +228,15 @@ func TestReopenDefaultNoLeak(t *testing.T) {
 	runtime.GC()
 	grown := rss(t) - before
 	t.Logf("RSS grew %d KiB over %d reopens", grown>>10, n)
-	// Without the release it grows by about 1.1 MB per reopen on PoCL.
-	if grown > n*256<<10 {
+	// Without the release it grows by 1.1 to 2.2 MB per reopen on PoCL.
+	// With it, by 100 to 600 KiB: what PoCL and malloc keep after any
+	// context is closed (opening, building a program and closing with no
+	// Halide at all grows about as much). TestUserContext counts the
+	// context's references exactly.
+	if raceEnabled {
+		return
+	}
+	if grown > n*1<<20 {
 		t.Errorf("RSS grew %d KiB over %d reopens (%d KiB each): the old contexts leak", grown>>10, n, grown>>10/n)
 	}
 }

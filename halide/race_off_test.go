@@ -1,0 +1,5 @@
+//go:build !race
+
+package halide_test
+
+const raceEnabled = false
