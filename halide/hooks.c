@@ -9,27 +9,29 @@
 #include "hooks.h"
 #include "_cgo_export.h"
 
-// fast is set while this thread is inside gohl_call_fast, the entry point
-// marked #cgo nocallback: calling Go from here would kill the process, so
-// every hook falls back to C. Other threads (Halide's workers) are free to
-// call Go: cgo's nocallback check is per goroutine.
-static __thread int fast;
+// Go is reachable from a thread unless the thread is inside gohl_call
+// entered from Go as the fast entry point (#cgo nocallback): calling Go
+// from there would kill the process, so every hook falls back to C. shim.c
+// keeps the running call's ctx per thread; cb_ctx is the ctx of the
+// innermost call this thread entered through gohl_call_cb. A pipeline
+// called by a Go extern stage through the fast entry point has a ctx of
+// its own, so it is told apart from the callback call around it. Halide's
+// worker threads run no call of their own (NULL): cgo lets them call Go.
+static __thread gohl_ctx *cb_ctx;
 
-int gohl_call_fast(uintptr_t argv, uintptr_t frame) {
-    fast = 1;
-    int r = gohl_call(argv, frame);
-    fast = 0;
-    return r;
+static int go_reachable(void) {
+    gohl_ctx *c = gohl_current_ctx();
+    return c == NULL || c == cb_ctx;
 }
 
-// gohl_call_cb may call back into Go. It may run inside a Go callback of
-// another call (an extern stage that calls a pipeline), so it restores
-// the thread's state instead of clearing it.
+// gohl_call_cb is the entry point that may call back into Go. It may run
+// inside a Go callback of another call (an extern stage that calls a
+// pipeline), so it restores the thread's state instead of clearing it.
 int gohl_call_cb(uintptr_t argv, uintptr_t frame) {
-    int was = fast;
-    fast = 0;
+    gohl_ctx *was = cb_ctx;
+    cb_ctx = &((gohl_frame *)frame)->ctx;
     int r = gohl_call(argv, frame);
-    fast = was;
+    cb_ctx = was;
     return r;
 }
 
@@ -38,7 +40,7 @@ static halide_trace_t default_trace;
 static atomic_int go_print, go_trace;
 
 static void hook_print(void *uc, const char *msg) {
-    if (fast || !atomic_load_explicit(&go_print, memory_order_relaxed)) {
+    if (!atomic_load_explicit(&go_print, memory_order_relaxed) || !go_reachable()) {
         default_print(uc, msg);
         return;
     }
@@ -46,7 +48,7 @@ static void hook_print(void *uc, const char *msg) {
 }
 
 static int32_t hook_trace(void *uc, const struct halide_trace_event_t *e) {
-    if (fast || !atomic_load_explicit(&go_trace, memory_order_relaxed)) return default_trace(uc, e);
+    if (!atomic_load_explicit(&go_trace, memory_order_relaxed) || !go_reachable()) return default_trace(uc, e);
     return gohlTrace((struct halide_trace_event_t *)e);
 }
 
@@ -70,7 +72,7 @@ void gohl_hooks_enable(int print, int trace) {
 void gohl_report(void *uc, const char *msg) { halide_error(uc, msg); }
 
 int gohl_extern_dispatch(const char *name, int nargs, const uint32_t *kinds, const uint64_t *vals) {
-    if (fast) {
+    if (!go_reachable()) {
         char msg[512];
         snprintf(msg, sizeof msg,
                  "extern stage %s is a Go function, but the pipeline was called through the entry point that cannot call Go: "

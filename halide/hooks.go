@@ -14,7 +14,7 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// Two entry points lead into a pipeline. The fast one (gohl_call_fast) is
+// Two entry points lead into a pipeline. The fast one (gohl_call) is
 // marked #cgo nocallback and noescape; the one for pipelines that call Go
 // (gohl_call_cb) is not, since cgo kills the process when a nocallback call
 // reaches Go. A pipeline takes the second once WithCallbacks is set, which
@@ -44,7 +44,7 @@ func (p *Pipeline) invoke(f *frame) C.int {
 	if p.callsBack.Load() {
 		return C.gohl_call_cb(argv, fr)
 	}
-	return C.gohl_call_fast(argv, fr)
+	return C.gohl_call(argv, fr)
 }
 
 type hookSet struct {

@@ -6,13 +6,14 @@
 
 #include <stdint.h>
 #include "HalideRuntime.h"
+#include "shim.h"
 
 // Argument kinds of an extern stage, as the generated stubs encode them:
 // GOHL_XBUF for a halide_buffer_t*, else (type code << 8) | bits.
 #define GOHL_XBUF 0xffffu
 
-int gohl_call_fast(uintptr_t argv, uintptr_t frame);
 int gohl_call_cb(uintptr_t argv, uintptr_t frame);
+gohl_ctx *gohl_current_ctx(void);  // shim.c
 void gohl_hooks_init(void);
 void gohl_hooks_enable(int print, int trace);
 int32_t gohl_default_trace(void *uc, const struct halide_trace_event_t *e);

@@ -115,6 +115,10 @@ int gohl_call(uintptr_t argv, uintptr_t frame) {
     return r;
 }
 
+// gohl_current_ctx is the ctx of the call running on this thread, NULL
+// outside gohl_call: hooks.c reads it to know whether Go is reachable.
+gohl_ctx *gohl_current_ctx(void) { return cur; }
+
 // gohl_call_loop is the C baseline of the call-overhead benchmark: the same
 // call n times with no Go in between.
 int gohl_call_loop(void *argv, gohl_frame *f, int64_t n) {
