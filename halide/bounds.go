@@ -5,6 +5,7 @@ import "C"
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
@@ -71,6 +72,9 @@ func (q *query) free() {
 func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 	if len(args) != len(p.params) {
 		return nil, &Error{Pipeline: p.name, Code: int(ErrArgCount), Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
+	}
+	if !p.boundsQueries() {
+		return nil, &Error{Pipeline: p.name, Code: int(ErrBoundsQuery), Msg: "the pipeline was built with no_bounds_query (target " + p.target + "): rebuild it without that feature to ask it for bounds"}
 	}
 	q := p.newQuery()
 	defer q.free()
@@ -150,6 +154,17 @@ func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 		out[j] = dims
 	}
 	return out, nil
+}
+
+// boundsQueries reports whether the pipeline answers bounds queries
+// (it was not built with the no_bounds_query target feature).
+func (p *Pipeline) boundsQueries() bool {
+	for _, f := range strings.Split(p.target, "-") {
+		if f == "no_bounds_query" {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *Pipeline) boundsError(a *Arg, msg string) error {

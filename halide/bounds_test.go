@@ -8,6 +8,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/blur"
+	"github.com/resident-go/resident/halide/examples/callbacks"
 )
 
 // blurRef is the host reference of the blur pipeline at (x, y).
@@ -116,6 +117,10 @@ func TestBoundsQueryErrors(t *testing.T) {
 				t.Errorf("got %v, want %v", err, tc.code)
 			}
 		})
+	}
+	// A pipeline built with no_bounds_query cannot answer.
+	if _, err := callbacks.MtblurPipeline.Bounds(nil, array.New[uint16](8)); !errors.Is(err, halide.ErrBoundsQuery) {
+		t.Errorf("bounds query of a no_bounds_query pipeline: %v", err)
 	}
 	// An input Array is asked for, whatever its layout.
 	b, err := p.Bounds(array.New[uint16](1, 1), out)

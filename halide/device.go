@@ -84,6 +84,12 @@ const (
 // which looks for image parameters and refuses to build them. A pipeline
 // without textures just has its kernels built one call early.
 func (p *Pipeline) checkTexture(cl *C.gohl_cl) error {
+	if p.texture.Load() == textureUnknown && !p.boundsQueries() {
+		// Built with no_bounds_query: it cannot be probed safely (it
+		// would take the query's NULL buffers for real ones), so a
+		// texture shows up as the runtime's -42.
+		p.texture.Store(textureNone)
+	}
 	if p.texture.Load() == textureUnknown {
 		q := p.newQuery()
 		q.f.c.ctx.cl = cl
