@@ -1,6 +1,10 @@
 package array
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/internal/checked"
+)
 
 // Dim is one dimension of an Array, as in halide_dimension_t. Coordinates
 // run from Min to Min+Extent-1; Stride is the distance in elements between
@@ -13,27 +17,12 @@ type Dim struct {
 // Max is the largest coordinate in the dimension.
 func (d Dim) Max() int { return d.Min + d.Extent - 1 }
 
-const maxInt = int(^uint(0) >> 1)
-const minInt = -maxInt - 1
+const maxInt = checked.MaxInt
 
-// mulOK is a·b for a, b ≥ 0, and false when it overflows.
-func mulOK(a, b int) (int, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	if a > maxInt/b {
-		return 0, false
-	}
-	return a * b, true
-}
-
-// addOK is a+b, and false when it overflows.
-func addOK(a, b int) (int, bool) {
-	if (b > 0 && a > maxInt-b) || (b < 0 && a < minInt-b) {
-		return 0, false
-	}
-	return a + b, true
-}
+var (
+	mulOK = checked.Mul
+	addOK = checked.Add
+)
 
 // checkDims reports a layout that cannot address n elements of storage
 // safely: negative extents or strides, Min+Extent or element counts that

@@ -126,18 +126,7 @@ func (r *Raw) markHostNewer() {
 }
 
 // markEqual records that host and device agree on r's elements.
-func (r *Raw) markEqual() {
-	st := r.st
-	var buf [inlineDims]span
-	b := r.box(buf[:0])
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	for _, s := range []side{hostSide, deviceSide} {
-		if st.dirty[s].overlaps(b) {
-			st.setDirty(s, st.dirty[s].without(b))
-		}
-	}
-}
+func (r *Raw) markEqual() { r.markEqualSide(hostSide, deviceSide) }
 
 // needsDownload reports whether syncHost would move data.
 func (r *Raw) needsDownload() bool { return r.DeviceDirty() }
@@ -276,15 +265,17 @@ func (a *Array[T]) SetDeviceDirty(v bool) {
 	a.raw.markDeviceWrite()
 }
 
-// markEqualSide clears side s over r.
-func (r *Raw) markEqualSide(s side) {
+// markEqualSide clears the given sides over r.
+func (r *Raw) markEqualSide(sides ...side) {
 	st := r.st
 	var buf [inlineDims]span
 	b := r.box(buf[:0])
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if st.dirty[s].overlaps(b) {
-		st.setDirty(s, st.dirty[s].without(b))
+	for _, s := range sides {
+		if st.dirty[s].overlaps(b) {
+			st.setDirty(s, st.dirty[s].without(b))
+		}
 	}
 }
 

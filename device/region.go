@@ -3,6 +3,8 @@ package device
 import (
 	"fmt"
 	"slices"
+
+	"github.com/resident-go/resident/internal/checked"
 )
 
 // Span is one dimension of a Region: Extent elements, Stride elements apart.
@@ -108,18 +110,9 @@ func (r Region) Fits(off, n int) error {
 	return nil
 }
 
-const maxInt = int(^uint(0) >> 1)
+const maxInt = checked.MaxInt
 
-// mulOK is a·b for a, b ≥ 0, and false when it overflows.
-func mulOK(a, b int) (int, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	if a > maxInt/b {
-		return 0, false
-	}
-	return a * b, true
-}
+var mulOK = checked.Mul
 
 // Simplify returns an equivalent Region with extent-1 dimensions dropped and
 // dimensions that are contiguous with the one inside them fused, so dense
