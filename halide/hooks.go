@@ -28,8 +28,8 @@ func init() { C.gohl_hooks_init() }
 // entry point that lets the pipeline call back into Go: SetPrint's writer,
 // SetTrace's function and extern stages written in Go (RegisterExtern). It
 // returns p. Without it, print and trace go to the runtime's defaults and a
-// Go extern stage fails the call. Calls that may call back cost a few
-// nanoseconds more (BenchmarkCallOverhead/callbacks).
+// Go extern stage fails the call. Calls that may call back cost about
+// the same as the others (BenchmarkEntryPoints).
 func (p *Pipeline) WithCallbacks() *Pipeline {
 	p.callsBack.Store(true)
 	return p

@@ -277,6 +277,14 @@ func goRelay(x *halide.ExternCall) error {
 	}
 	o := out.Dim(0)
 	off := o.Min - in.Dim(0).Min
+	// The same memory as an Array, with the buffer's mins.
+	a, err := halide.ExternArray[int32](in)
+	if err != nil {
+		return err
+	}
+	if v, err := a.HostReadOnly(); err != nil || v.At(o.Min) != src[off] {
+		return fmt.Errorf("ExternArray disagrees with ExternSlice at %d (%v)", o.Min, err)
+	}
 	tmp := make([]int32, o.Extent)
 	if err := callbacks.Inner(array.FromSlice(src[off:off+o.Extent], o.Extent), array.FromSlice(tmp, o.Extent)); err != nil {
 		return err
