@@ -351,12 +351,15 @@ func (x *ExternCall) fail(err error) C.int {
 	if err == nil {
 		return 0
 	}
-	code := -1
+	code, text := -1, err.Error()
 	var he *Error
 	if errors.As(err, &he) && he.Code != 0 {
 		code = he.Code
+		if he.Pipeline == "" && he == err {
+			text = he.Msg // the call's own Error names the pipeline and code
+		}
 	}
-	msg := C.CString(err.Error())
+	msg := C.CString(text)
 	defer C.free(unsafe.Pointer(msg))
 	C.gohl_report(x.uc(), msg)
 	return C.int(code)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -52,7 +53,10 @@ type hookSet struct {
 	trace TraceFunc
 }
 
-var hooks atomic.Pointer[hookSet]
+var (
+	hooks   atomic.Pointer[hookSet] // read by the callbacks, lock-free
+	hooksMu sync.Mutex              // serializes SetPrint and SetTrace
+)
 
 // SetPrint sends what pipelines print (Halide's print, print_when, the
 // default trace output, halide_print) to w, one Write per message. nil, the
@@ -61,6 +65,8 @@ var hooks atomic.Pointer[hookSet]
 // reach w; the others print to standard error. w may be called from
 // Halide's worker threads at once, and must not keep the slice it is given.
 func SetPrint(w io.Writer) {
+	hooksMu.Lock()
+	defer hooksMu.Unlock()
 	h := *loadHooks()
 	h.print = w
 	storeHooks(&h)
@@ -73,8 +79,12 @@ type TraceFunc func(e *TraceEvent)
 
 // SetTrace sends trace events of pipelines with callbacks (WithCallbacks)
 // to fn; nil, the default, restores the runtime's own tracing (printed, or
-// written to $HL_TRACE_FILE). Event ids for parents are assigned here.
+// written to $HL_TRACE_FILE). Event ids for parents are assigned here. fn
+// must not panic: a panic is reported on standard error and the event
+// dropped.
 func SetTrace(fn TraceFunc) {
+	hooksMu.Lock()
+	defer hooksMu.Unlock()
 	h := *loadHooks()
 	h.trace = fn
 	storeHooks(&h)

@@ -328,3 +328,27 @@ func TestNestedCallWithoutUserContext(t *testing.T) {
 		t.Fatalf("got %v, want the extern's message", err)
 	}
 }
+
+// RegisterExternBounds replaces the pointwise answer to bounds queries.
+func TestExternBounds(t *testing.T) {
+	var mu sync.Mutex
+	queries := 0
+	halide.RegisterExternBounds("go_offset", func(x *halide.ExternCall) error {
+		mu.Lock()
+		queries++
+		mu.Unlock()
+		in, out := x.Buffer(1), x.Output()
+		if !x.BoundsQuery() || !in.BoundsQuery() {
+			return errors.New("bounds function called outside a bounds query")
+		}
+		for d := 0; d < out.Rank(); d++ {
+			in.SetBounds(d, out.Dim(d).Min, out.Dim(d).Extent)
+		}
+		return nil
+	})
+	defer halide.RegisterExternBounds("go_offset", nil)
+	checkGostage(t, func(in, out array.Buffer, k int32) error { return callbacks.Gostage(in, k, out) })
+	if queries == 0 {
+		t.Fatal("the bounds function was never asked")
+	}
+}
