@@ -3,7 +3,7 @@
 # Debian packages they need when missing; run them as root on Debian 12.
 
 GO        ?= go
-DEB_PKGS  := gcc g++ libc6-dev ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev clinfo
+DEB_PKGS  := gcc g++ libc6-dev ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev clinfo python3-numpy
 export POCL_CACHE_DIR ?= $(CURDIR)/.cache/pocl
 
 .PHONY: deps test vet bench clean
@@ -25,7 +25,9 @@ vet:
 # once more under cgocheck2, which catches unpinned Go pointers in C memory.
 test: deps vet
 	$(GO) test -race ./...
+	RESIDENT_OPS_PORTABLE=1 $(GO) test -count=1 ./ops/...
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 ./halide/...
+	cd array/interop/gorgonia/example && $(GO) vet ./... && $(GO) test -race ./...
 
 bench: deps
 	$(GO) run ./bench/cmd/residency -out bench/out

@@ -115,6 +115,9 @@ func (r *Raw) HostOnly() bool { return r != nil && r.st.hostOnly }
 
 // Device is the device holding the storage's allocation, or nil.
 func (r *Raw) Device() device.Device {
+	if !r.st.hasAlloc.Load() {
+		return nil
+	}
 	r.st.res.mu.Lock()
 	defer r.st.res.mu.Unlock()
 	return r.st.res.dev

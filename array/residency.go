@@ -113,6 +113,9 @@ func (r *Raw) markDeviceWrite() {
 // copy to host) left r's host elements newest.
 func (r *Raw) markHostNewer() {
 	st := r.st
+	if !st.hasAlloc.Load() {
+		return // no device copy: no dirty state (host-only data, host pipelines)
+	}
 	var buf [inlineDims]span
 	b := r.box(buf[:0])
 	st.mu.Lock()
@@ -268,6 +271,9 @@ func (a *Array[T]) SetDeviceDirty(v bool) {
 // markEqualSide clears the given sides over r.
 func (r *Raw) markEqualSide(sides ...side) {
 	st := r.st
+	if !st.hasAlloc.Load() {
+		return
+	}
 	var buf [inlineDims]span
 	b := r.box(buf[:0])
 	st.mu.Lock()

@@ -10,4 +10,6 @@ go build -o bin/residency ./bench/cmd/residency
 go test -c -o bin/bench.test ./bench
 go test -c -o bin/opencl.test ./device/opencl
 go test -c -o bin/halide.test ./halide
+go test -c -o bin/array.test ./array
+if [ -d bench/cmd/opsbench ]; then go build -o bin/opsbench ./bench/cmd/opsbench; go test -c -o bin/ops.test ./ops; fi
 ls -la bin

@@ -47,4 +47,10 @@ fi
 if [ -x bin/halide.test ]; then
 	step halide-test 60 bin/halide.test -test.run '^$' -test.bench .
 fi
+# The test binaries on NVIDIA OpenCL: residency model, pipelines, devices.
+for t in array opencl halide ops; do
+	if [ -x bin/$t.test ]; then
+		step test-$t 120 bin/$t.test -test.short -test.count=1
+	fi
+done
 echo "results in $OUT:" && ls -la "$OUT"
