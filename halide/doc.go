@@ -13,16 +13,25 @@
 // element type, dimension count, scalar type) and returns a *Error naming
 // the pipeline and the argument on a mismatch, without crossing into C.
 //
-// Residency: before an OpenCL pipeline runs, inputs whose host copy is
-// newer are uploaded by package device/opencl (counted, pinned-staged), so
-// the Halide runtime itself never copies. Device-aware Arrays written by
-// an OpenCL pipeline stay on the device, device-dirty; the next OpenCL
-// pipeline reads them there. Host-only values (host views, Arrays over Go
-// slices) are brought back to host right after the call and their
-// temporary device allocations freed: the fix for the trap of Halide's
-// lesson 10, where outputs of OpenCL pipelines were never copied back. A
-// device-dirty input to a host pipeline is copied to host first. Every
-// automatic transfer honours the transfer guard (device.SetGuard).
+// Residency: before an OpenCL pipeline runs, the parts of its inputs whose
+// host copy is newer are uploaded by package device/opencl (counted,
+// pinned-staged) into the Array's one device allocation, so the Halide
+// runtime itself never copies; every buffer is passed with the dirty bits
+// that tell the runtime the truth. After the call both dirty bits of every
+// buffer, inputs included, are read back and recorded, and only when the
+// call succeeded: a failed call leaves every Array as it was. Device-aware
+// Arrays written by an OpenCL pipeline stay on the device, device-dirty;
+// the next OpenCL pipeline reads them there. Host-only values (host views,
+// Arrays over Go slices) are brought back to host right after the call and
+// their temporary device allocations freed: the fix for the trap of
+// Halide's lesson 10, where outputs of OpenCL pipelines were never copied
+// back. A crop whose offset the device cannot use as a sub-buffer origin
+// runs on an aligned device temporary (a counted device-to-device copy). An
+// Array resident on another device is refused (ErrForeignDevice) before
+// anything moves. A device-dirty input to a host pipeline is copied to host
+// first. Every automatic transfer honours the transfer guard
+// (device.SetGuard), and each OpenCL call is paced so unsynced loops keep
+// a bounded number of commands in flight.
 //
 // The package holds the one Halide runtime of the binary
 // (halide_rt_linux_amd64.syso, a portable x86-64 AVX2 + OpenCL target);
