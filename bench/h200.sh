@@ -21,9 +21,17 @@ summary=$OUT/summary.txt
 
 # step NAME LIMIT CMD...: runs CMD under timeout, logs to $OUT/NAME.log and
 # records its exit status and time in summary.txt; failures don't stop us.
+# STEPS (a space-separated list of step names, prefixes allowed) runs
+# only those; default all.
 step() {
 	local name=$1 limit=$2
 	shift 2
+	if [ -n "${STEPS:-}" ]; then
+		case " $STEPS " in
+		*" $name "* | *" ${name%%-*} "*) ;;
+		*) return ;;
+		esac
+	fi
 	echo "== $name: $*" | tee -a "$summary"
 	local t0=$SECONDS
 	timeout "$limit" "$@" 2>&1 | tee "$OUT/$name.log"
