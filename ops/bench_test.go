@@ -188,10 +188,6 @@ func BenchmarkMatMul(b *testing.B) {
 func BenchmarkTranspose(b *testing.B) {
 	const n = 2048
 	benchCopy(b, 8*n*n)
-	src, _ := filled[float32](n * n)
-	s2 := array.New[float32](n, n)
-	Copy(s2, src.Crop(0, 0, n*n)) // shape it 2-D through a copy
-	_ = s2
 	src2 := array.New[float32](n, n)
 	h, _ := src2.Host()
 	for i := range h.Data() {

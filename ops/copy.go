@@ -22,8 +22,9 @@ func Copy[T array.Elem](dst, src *array.Array[T]) error {
 		return err
 	}
 	if j.tiled() {
+		j.mode = ntFor(2 * j.total() * sizeOf[T]())
 		j.body = cachedBody[T](bTile, func() bodyFunc { return tileBody[T] })
-		j.parallel(j.mm.upb*j.mm.batch, max(1, 4096/(tileN*j.ext[0])))
+		j.parallel(j.mm.upb*j.mm.batch, max(1, 4096/(tileR*j.ext[0])))
 		return nil
 	}
 	j.row = cachedRow[T, T](kCopy, func() rowFunc { return copyRow[T] })
@@ -119,12 +120,17 @@ func copyRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	}
 }
 
-// tileN is the side of the square tiles of a transposing copy.
-const tileN = 32
+// A transposing copy moves tiles of tileN columns (dst rows of 128 bytes
+// for float32) by tileR rows (src runs of 1 KiB, long enough for the
+// hardware prefetcher).
+const (
+	tileN = 32
+	tileR = 256
+)
 
 // tiled prepares a transposing copy: dst steps by 1 along dimension 0 but
 // src steps by 1 along another dimension k. It moves k to dimension 1 and
-// splits the work into bands of tileN rows of it (mm.upb bands per outer
+// splits the work into bands of tileR rows of it (mm.upb bands per outer
 // point, mm.batch outer points).
 func (j *job) tiled() bool {
 	if j.rank < 2 || j.str[0][0] != 1 || j.str[1][0] == 1 || j.str[1][0] == 0 {
@@ -141,7 +147,7 @@ func (j *job) tiled() bool {
 		return false
 	}
 	j.swap(1, k)
-	j.mm.upb = (j.ext[1] + tileN - 1) / tileN
+	j.mm.upb = (j.ext[1] + tileR - 1) / tileR
 	j.mm.batch = 1
 	for d := 2; d < j.rank; d++ {
 		j.mm.batch *= j.ext[d]
@@ -162,17 +168,39 @@ func tileBody[T array.Elem](j *job, _, lo, hi int) {
 			od += c * j.str[0][d]
 			os += c * j.str[1][d]
 		}
-		r0 := band * tileN
-		rn := min(tileN, h-r0)
+		r0 := band * tileR
+		rn := min(tileR, h-r0)
+		// Each tile goes through buf so that both memories are touched in
+		// whole runs: dst rows of a power-of-two width map to the same cache
+		// set, and storing down a column of them thrashes L1.
+		var buf [tileR * tileN]T
+		asm := useAsm && sizeOf[T]() == 4 && rn%8 == 0
+		nt := j.mode == 1 && sd1%8 == 0 // then every dst row of the tile is 32-byte aligned if the first is
 		for c0 := 0; c0 < w; c0 += tileN {
 			cn := min(tileN, w-c0)
-			// dst(c, r) = src(c, r): src is contiguous along r.
-			for c := 0; c < cn; c++ {
-				s := unsafe.Slice(ptr[T](j.base[1], os+(c0+c)*ss0+r0), rn)
-				dp := ptr[T](j.base[0], od+r0*sd1+c0+c)
-				for r, x := range s {
-					*add(dp, r*sd1) = x
+			if asm && cn == tileN {
+				// 8×8 blocks in AVX registers, src → buf; src rows are read a
+				// cache line at a time (two blocks) while they are in L1.
+				for c := 0; c < tileN; c += 8 {
+					transposeStripF32(unsafe.Pointer(&buf[c]), 4*tileN,
+						unsafe.Pointer(ptr[T](j.base[1], os+(c0+c)*ss0+r0)), 4*ss0, rn)
 				}
+				d := unsafe.Pointer(ptr[T](j.base[0], od+r0*sd1+c0))
+				if nt && uintptr(d)%32 == 0 {
+					copyRows128NT(d, 4*sd1, unsafe.Pointer(&buf[0]), 4*tileN, rn)
+					continue
+				}
+			} else {
+				for c := 0; c < cn; c++ {
+					s := unsafe.Slice(ptr[T](j.base[1], os+(c0+c)*ss0+r0), rn)
+					for r, x := range s {
+						buf[r*tileN+c] = x
+					}
+				}
+			}
+			for r := 0; r < rn; r++ {
+				d := unsafe.Slice(ptr[T](j.base[0], od+(r0+r)*sd1+c0), cn)
+				copy(d, buf[r*tileN:r*tileN+cn])
 			}
 		}
 	}

@@ -150,6 +150,30 @@ func TestCopyFillIotaAllTypes(t *testing.T) {
 	})
 }
 
+// TestTransposeHuge is the benchmark's transpose (2048², non-temporal
+// stores), checked element by element.
+func TestTransposeHuge(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("16 MiB")
+	}
+	const n = 2048
+	src := array.New[float32](n, n)
+	h, _ := src.Host()
+	for i := range h.Data() {
+		h.Data()[i] = float32(i)
+	}
+	dst := array.New[float32](n, n)
+	if err := Transpose(dst, src, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	dv, _ := dst.HostReadOnly()
+	for i, x := range dv.Data() {
+		if want := float32(i%n*n + i/n); x != want {
+			t.Fatalf("element %d: %v, want %v", i, x, want)
+		}
+	}
+}
+
 // TestTransposeLarge crosses the parallel threshold of the tiled copy.
 func TestTransposeLarge(t *testing.T) {
 	n := 700

@@ -58,3 +58,21 @@ func gemm6x8F64(k int, a, b, c unsafe.Pointer)
 
 //go:noescape
 func gemm6x16F32(k int, a, b, c unsafe.Pointer)
+
+// transpose8x8F32 writes the transpose of the 8×8 float32 block at src
+// (rows srcStride bytes apart) to dst (rows dstStride bytes apart).
+//
+//go:noescape
+func transpose8x8F32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int)
+
+// transposeStripF32 transposes 8 src rows of n floats (n a multiple of 8)
+// into n dst rows of 8 floats; strides in bytes.
+//
+//go:noescape
+func transposeStripF32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, n int)
+
+// copyRows128NT copies 128 bytes per row, rows times, with non-temporal
+// stores (dst rows 32-byte aligned); strides in bytes.
+//
+//go:noescape
+func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, rows int)

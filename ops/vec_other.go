@@ -23,3 +23,15 @@ func sumF64(p unsafe.Pointer, n int) float64        { panic("ops: no assembly ke
 func sumF32(p unsafe.Pointer, n int) float64        { panic("ops: no assembly kernels") }
 func gemm6x8F64(k int, a, b, c unsafe.Pointer)      { panic("ops: no assembly kernels") }
 func gemm6x16F32(k int, a, b, c unsafe.Pointer)     { panic("ops: no assembly kernels") }
+
+func transpose8x8F32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int) {
+	panic("ops: no assembly kernels")
+}
+
+func transposeStripF32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, n int) {
+	panic("ops: no assembly kernels")
+}
+
+func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, rows int) {
+	panic("ops: no assembly kernels")
+}

@@ -1,0 +1,176 @@
+// AVX 8×8 float32 transpose for the tiled Copy (copy.go).
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func transpose8x8F32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int)
+// dst row i, element k = src row k, element i; strides in bytes.
+TEXT ·transpose8x8F32(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), CX
+	VMOVUPS (SI), Y0
+	ADDQ CX, SI
+	VMOVUPS (SI), Y1
+	ADDQ CX, SI
+	VMOVUPS (SI), Y2
+	ADDQ CX, SI
+	VMOVUPS (SI), Y3
+	ADDQ CX, SI
+	VMOVUPS (SI), Y4
+	ADDQ CX, SI
+	VMOVUPS (SI), Y5
+	ADDQ CX, SI
+	VMOVUPS (SI), Y6
+	ADDQ CX, SI
+	VMOVUPS (SI), Y7
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS Y8, (DI)
+	ADDQ DX, DI
+	VMOVUPS Y9, (DI)
+	ADDQ DX, DI
+	VMOVUPS Y10, (DI)
+	ADDQ DX, DI
+	VMOVUPS Y11, (DI)
+	ADDQ DX, DI
+	VMOVUPS Y12, (DI)
+	ADDQ DX, DI
+	VMOVUPS Y13, (DI)
+	ADDQ DX, DI
+	VMOVUPS Y14, (DI)
+	ADDQ DX, DI
+	VMOVUPS Y15, (DI)
+	VZEROUPPER
+	RET
+
+// func transposeStripF32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, n int)
+// Transposes an 8×n float32 strip (8 src rows, n a multiple of 8) into n
+// dst rows of 8 floats: dst row i, element k = src row k, element i.
+TEXT ·transposeStripF32(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), CX
+	MOVQ n+32(FP), BX
+	SHRQ $3, BX
+	JZ sdone
+sloop:
+	MOVQ SI, R8
+	MOVQ DI, R9
+	VMOVUPS (R8), Y0
+	ADDQ CX, R8
+	VMOVUPS (R8), Y1
+	ADDQ CX, R8
+	VMOVUPS (R8), Y2
+	ADDQ CX, R8
+	VMOVUPS (R8), Y3
+	ADDQ CX, R8
+	VMOVUPS (R8), Y4
+	ADDQ CX, R8
+	VMOVUPS (R8), Y5
+	ADDQ CX, R8
+	VMOVUPS (R8), Y6
+	ADDQ CX, R8
+	VMOVUPS (R8), Y7
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS Y8, (R9)
+	ADDQ DX, R9
+	VMOVUPS Y9, (R9)
+	ADDQ DX, R9
+	VMOVUPS Y10, (R9)
+	ADDQ DX, R9
+	VMOVUPS Y11, (R9)
+	ADDQ DX, R9
+	VMOVUPS Y12, (R9)
+	ADDQ DX, R9
+	VMOVUPS Y13, (R9)
+	ADDQ DX, R9
+	VMOVUPS Y14, (R9)
+	ADDQ DX, R9
+	VMOVUPS Y15, (R9)
+	ADDQ $32, SI
+	MOVQ DX, R10
+	SHLQ $3, R10
+	ADDQ R10, DI
+	DECQ BX
+	JNZ sloop
+sdone:
+	VZEROUPPER
+	RET
+
+// func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, rows int)
+// Copies 128 bytes per row with non-temporal stores; dst rows must be
+// 32-byte aligned.
+TEXT ·copyRows128NT(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), DX
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), CX
+	MOVQ rows+32(FP), BX
+	TESTQ BX, BX
+	JZ cdone
+cloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMOVNTPS Y0, (DI)
+	VMOVNTPS Y1, 32(DI)
+	VMOVNTPS Y2, 64(DI)
+	VMOVNTPS Y3, 96(DI)
+	ADDQ CX, SI
+	ADDQ DX, DI
+	DECQ BX
+	JNZ cloop
+	SFENCE
+cdone:
+	VZEROUPPER
+	RET
