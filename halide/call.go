@@ -35,6 +35,7 @@ type bound struct {
 	off      int               // byte offset of the view in alloc's cl_mem
 	temp     device.Allocation // this call's temporary: host-only data or an aligned copy
 	dup      bool              // an earlier slot has the same Array: it does the work
+	move     bool              // the caller lets the call move it off another device (Move)
 	out      bool              // this Array is an output of the call (in any slot)
 }
 
@@ -156,6 +157,13 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		if v == nil {
 			return p.argError(a, halideNullBuffer, "nil")
 		}
+		mv, move := v.(moved)
+		if move {
+			v = mv.Buffer
+			if v == nil {
+				return p.argError(a, halideNullBuffer, "nil")
+			}
+		}
 		b, ok := v.(array.Buffer)
 		if !ok {
 			return p.argError(a, -3, describe(v))
@@ -175,7 +183,7 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		if err != nil {
 			return p.argError(a, -43, err.Error())
 		}
-		f.bufs[k] = bound{r: r, att: att, hostOnly: b.HostOnly(), out: a.Kind == OutputBuffer}
+		f.bufs[k] = bound{r: r, att: att, hostOnly: b.HostOnly(), out: a.Kind == OutputBuffer, move: move}
 		for j := range k {
 			if f.bufs[j].r == r {
 				f.bufs[k].dup = true

@@ -31,9 +31,15 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 		a, b := &p.args[i], &f.bufs[k]
 		r := b.r
 		if p.opencl {
-			if d := r.Device(); d != nil && d != device.Device(dev) {
+			if d := r.Device(); d != nil && d != device.Device(dev) && b.move {
+				if device.Guarded() { // a move frees the other device's copy: always a transfer
+					if err := plumb.CheckAutomatic(fmt.Sprintf("move of %q of pipeline %s from %s", a.Name, p.name, d.Name())); err != nil {
+						return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
+					}
+				}
+			} else if d != nil && d != device.Device(dev) {
 				return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), Msg: fmt.Sprintf(
-					"argument %q lives on %s, the pipeline runs on %s: move it explicitly (DeviceFree, then CopyToDevice)", a.Name, d.Name(), dev.Name()),
+					"argument %q lives on %s, the pipeline runs on %s: move it explicitly (DeviceFree, then CopyToDevice), or pass halide.Move(it)", a.Name, d.Name(), dev.Name()),
 					err: device.ErrForeign}
 			}
 		}
@@ -97,13 +103,24 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 			continue
 		}
 		att.c.b.flags = 0
+		in := a.Kind == InputBuffer
 		if r.Len() == 0 {
-			if rc := att.setDevice(&f.c.ctx, 0, 0); rc != 0 {
+			// A handle of its own, or the runtime would try a 0-byte
+			// clCreateBuffer for it.
+			if err := b.makeTemp(dev); err != nil {
+				return p.transferError(a, "temporary device allocation", err)
+			}
+			mem, off := b.handle()
+			if rc := att.setDevice(&f.c.ctx, mem, off); rc != 0 {
 				return p.runtimeError(f, rc)
 			}
 			continue
 		}
-		in := a.Kind == InputBuffer
+		if d := r.Device(); b.move && d != nil && d != device.Device(dev) {
+			if err := res().DeviceFree(r); err != nil { // Move: home from the other device
+				return p.transferError(a, "moving off "+d.Name(), err)
+			}
+		}
 		if alloc, _ := r.Allocation(); b.hostOnly && alloc == nil {
 			// Lesson 10's rule: host-only data comes back right after the
 			// call; its device copy lives only for the call.
