@@ -20,12 +20,16 @@ type job struct {
 
 	// reductions
 	rext, rstr int // the reduced dimension: extent, stride in elements
-	part       [maxWorkers]partial
+	part       [maxChunks]partial
 
 	// matmul
 	mm mmJob
 
-	offs [maxWorkers][maxOps]int // per-chunk row offsets (forRows)
+	offs [maxChunks][maxOps]int // per-chunk row offsets (forRows)
+
+	// parallel's chunks, taken in order by the caller and the helpers
+	next            atomic.Int64
+	nchunks, ptotal int
 
 	wg sync.WaitGroup
 }
@@ -123,6 +127,14 @@ type partial struct {
 
 const maxWorkers = 64
 
+// A parallel op is cut into up to chunksPerWorker chunks per worker, which
+// the caller and the helpers take in turn: a worker that the OS delays
+// (on a loaded machine) leaves its share to the others.
+const (
+	chunksPerWorker = 4
+	maxChunks       = maxWorkers * chunksPerWorker
+)
+
 var jobPool = sync.Pool{New: func() any { return new(job) }}
 
 func getJob() *job { return jobPool.Get().(*job) }
@@ -134,11 +146,7 @@ func putJob(j *job) {
 	jobPool.Put(j)
 }
 
-type task struct {
-	j      *job
-	lo, hi int
-	chunk  int
-}
+type task struct{ j *job }
 
 var (
 	poolOnce sync.Once
@@ -152,7 +160,7 @@ func startPool() {
 	for range nWorkers - 1 {
 		go func() {
 			for t := range tasks {
-				t.j.body(t.j, t.chunk, t.lo, t.hi)
+				t.j.help()
 				t.j.wg.Done()
 			}
 		}()
@@ -166,9 +174,11 @@ func workers() int {
 	return nWorkers
 }
 
-// parallel runs j.body over [0, total) in up to workers() chunks when total
-// is at least grain·2 points; below that it runs on the calling goroutine.
-// It returns the number of chunks used (reductions read that many partials).
+// parallel runs j.body over [0, total) when total is at least grain·2
+// points, cut into chunks of at least grain points that the calling
+// goroutine and up to workers()−1 helpers take in order; below that it runs
+// on the caller. It returns the number of chunks (reductions combine that
+// many partials, in chunk order, so results do not depend on timing).
 func (j *job) parallel(total, grain int) int {
 	nw := 1
 	if total >= 2*grain {
@@ -178,11 +188,24 @@ func (j *job) parallel(total, grain int) int {
 		j.body(j, 0, 0, total)
 		return 1
 	}
+	j.nchunks, j.ptotal = min(nw*chunksPerWorker, total/grain), total
+	j.next.Store(0)
 	j.wg.Add(nw - 1)
-	for c := 1; c < nw; c++ {
-		tasks <- task{j: j, lo: total * c / nw, hi: total * (c + 1) / nw, chunk: c}
+	for range nw - 1 {
+		tasks <- task{j}
 	}
-	j.body(j, 0, 0, total/nw)
+	j.help()
 	j.wg.Wait()
-	return nw
+	return j.nchunks
+}
+
+// help runs chunks of j until none is left.
+func (j *job) help() {
+	for {
+		c := int(j.next.Add(1) - 1)
+		if c >= j.nchunks {
+			return
+		}
+		j.body(j, c, j.ptotal*c/j.nchunks, j.ptotal*(c+1)/j.nchunks)
+	}
 }
