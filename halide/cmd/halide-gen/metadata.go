@@ -25,6 +25,12 @@ type arg struct {
 	Code  int    `json:"code"` // 0 int, 1 uint, 2 float, 3 handle, 4 bfloat
 	Bits  int    `json:"bits"`
 	Lanes int    `json:"lanes"`
+	// A scalar's default, min, max and estimate as C printed them; empty
+	// when the generator declares none.
+	Def      string `json:"def"`
+	Min      string `json:"min"`
+	Max      string `json:"max"`
+	Estimate string `json:"estimate"`
 }
 
 // typ is the argument's element type; its String is how docs name it.
@@ -39,13 +45,46 @@ func (a arg) typ() array.Type {
 const dumpSource = `#include <stdio.h>
 #include "HalideRuntime.h"
 DECL
+static void value(const char *key, const struct halide_scalar_value_t *v, struct halide_type_t t) {
+    if (!v) return;
+    printf(",\"%s\":\"", key);
+    switch (t.code) {
+    case halide_type_int:
+        if (t.bits == 8) printf("%d", v->u.i8);
+        else if (t.bits == 16) printf("%d", v->u.i16);
+        else if (t.bits == 32) printf("%d", v->u.i32);
+        else printf("%lld", (long long)v->u.i64);
+        break;
+    case halide_type_uint:
+        if (t.bits == 1) printf("%s", v->u.b ? "true" : "false");
+        else if (t.bits == 8) printf("%u", v->u.u8);
+        else if (t.bits == 16) printf("%u", v->u.u16);
+        else if (t.bits == 32) printf("%u", v->u.u32);
+        else printf("%llu", (unsigned long long)v->u.u64);
+        break;
+    case halide_type_float:
+        if (t.bits == 32) printf("%.9g", v->u.f32);
+        else printf("%.17g", v->u.f64);
+        break;
+    default:
+        printf("?");
+    }
+    printf("\"");
+}
 int main() {
     const halide_filter_metadata_t *m = META();
     printf("{\"name\":\"%s\",\"target\":\"%s\",\"args\":[", m->name, m->target);
     for (int i = 0; i < m->num_arguments; i++) {
         const halide_filter_argument_t *a = &m->arguments[i];
-        printf("%s{\"name\":\"%s\",\"kind\":%d,\"dims\":%d,\"code\":%d,\"bits\":%d,\"lanes\":%d}",
+        printf("%s{\"name\":\"%s\",\"kind\":%d,\"dims\":%d,\"code\":%d,\"bits\":%d,\"lanes\":%d",
                i ? "," : "", a->name, a->kind, a->dimensions, a->type.code, a->type.bits, a->type.lanes);
+        if (a->kind == 0) {
+            value("def", a->scalar_def, a->type);
+            value("min", a->scalar_min, a->type);
+            value("max", a->scalar_max, a->type);
+            value("estimate", a->scalar_estimate, a->type);
+        }
+        printf("}");
     }
     printf("]}\n");
     return 0;

@@ -49,6 +49,47 @@ func goIdent(s string) string {
 	return id
 }
 
+// goParam is a metadata name as a Go parameter name: row_pair_sum becomes
+// rowPairSum.
+func goParam(s string) string {
+	parts := strings.Split(s, "_")
+	out := ""
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if out == "" {
+			out = p
+			continue
+		}
+		out += strings.ToUpper(p[:1]) + p[1:]
+	}
+	return goIdent(out)
+}
+
+// scalarDoc lists a scalar's declared default, range and estimate.
+func scalarDoc(a arg) string {
+	var parts []string
+	if a.Def != "" {
+		parts = append(parts, "default "+a.Def)
+	}
+	switch {
+	case a.Min != "" && a.Max != "":
+		parts = append(parts, "range ["+a.Min+", "+a.Max+"]")
+	case a.Min != "":
+		parts = append(parts, "min "+a.Min)
+	case a.Max != "":
+		parts = append(parts, "max "+a.Max)
+	}
+	if a.Estimate != "" {
+		parts = append(parts, "estimate "+a.Estimate)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
 // exported turns brighter_host into BrighterHost.
 func exported(s string) string {
 	var b strings.Builder
@@ -138,7 +179,7 @@ func wrapper(c *config, md *metadata, targets []string, cl calls, externs []exte
 		if a.Name == "__user_context" {
 			continue // Call fills it in
 		}
-		p := wParam{Name: goIdent(a.Name)}
+		p := wParam{Name: goParam(a.Name)}
 		for used[p.Name] {
 			p.Name += "_"
 		}
@@ -149,7 +190,7 @@ func wrapper(c *config, md *metadata, targets []string, cl calls, externs []exte
 			if err != nil {
 				return nil, err
 			}
-			p.GoType, p.Doc = t, "scalar "+a.typ().String()
+			p.GoType, p.Doc = t, "scalar "+a.typ().String()+scalarDoc(a)
 		case 1, 2:
 			p.GoType = "array.Buffer"
 			p.Doc = fmt.Sprintf("%s %d-D %s buffer", map[int]string{1: "input", 2: "output"}[a.Kind], a.Dims, a.typ())

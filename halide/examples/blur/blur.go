@@ -19,7 +19,7 @@ var BlurPipeline = halide.MustLookup("blur")
 // pipeline's metadata and keeps device-aware Arrays resident.
 //
 //	input: input 2-D uint16 buffer
-//	blur_y: output 2-D uint16 buffer
-func Blur(input array.Buffer, blur_y array.Buffer) error {
-	return BlurPipeline.Call(input, blur_y)
+//	blurY: output 2-D uint16 buffer
+func Blur(input array.Buffer, blurY array.Buffer) error {
+	return BlurPipeline.Call(input, blurY)
 }

@@ -19,7 +19,7 @@ var BlurOpenclPipeline = halide.MustLookup("blur_opencl")
 // pipeline's metadata and keeps device-aware Arrays resident.
 //
 //	input: input 2-D uint16 buffer
-//	blur_y: output 2-D uint16 buffer
-func BlurOpencl(input array.Buffer, blur_y array.Buffer) error {
-	return BlurOpenclPipeline.Call(input, blur_y)
+//	blurY: output 2-D uint16 buffer
+func BlurOpencl(input array.Buffer, blurY array.Buffer) error {
+	return BlurOpenclPipeline.Call(input, blurY)
 }

@@ -19,10 +19,10 @@ var ParamsPipeline = halide.MustLookup("params")
 // pipeline's metadata and keeps device-aware Arrays resident.
 //
 //	input: input 2-D uint8 buffer
-//	gain: scalar float32
-//	bias_level: scalar int16
-//	invert: scalar bool
+//	gain: scalar float32 (default 1, range [0, 8], estimate 2)
+//	biasLevel: scalar int16 (default 0, range [-255, 255], estimate 10)
+//	invert: scalar bool (default false)
 //	output: output 2-D uint8 buffer
-func Params(input array.Buffer, gain float32, bias_level int16, invert bool, output array.Buffer) error {
-	return ParamsPipeline.Call(input, gain, bias_level, invert, output)
+func Params(input array.Buffer, gain float32, biasLevel int16, invert bool, output array.Buffer) error {
+	return ParamsPipeline.Call(input, gain, biasLevel, invert, output)
 }
