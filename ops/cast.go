@@ -28,6 +28,9 @@ func CastSaturate[D, S array.Elem](dst *array.Array[D], src *array.Array[S]) err
 }
 
 func cast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) error {
+	if ok, err := deviceCast(dst, src, sat); ok {
+		return err
+	}
 	j := getJob()
 	defer putJob(j)
 	j.init("Cast", dst)

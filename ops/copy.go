@@ -10,6 +10,9 @@ import (
 // shape. Any layouts work: a transposed or permuted src (see Transpose)
 // takes a tiled path that reads and writes whole cache lines.
 func Copy[T array.Elem](dst, src *array.Array[T]) error {
+	if ok, err := deviceCopy(dst, src); ok {
+		return err
+	}
 	j := getJob()
 	defer putJob(j)
 	j.init("Copy", dst)
@@ -41,6 +44,9 @@ func Transpose[T array.Elem](dst, src *array.Array[T], d0, d1 int) error {
 
 // Fill sets every element of dst to x.
 func Fill[T array.Elem](dst *array.Array[T], x T) error {
+	if ok, err := deviceFill(dst, x); ok {
+		return err
+	}
 	j := getJob()
 	defer putJob(j)
 	j.init("Fill", dst)
@@ -61,6 +67,9 @@ func Fill[T array.Elem](dst *array.Array[T], x T) error {
 // (Min included), like Halide's Func f(x, y) = x; for Float16 and BFloat16
 // the coordinate is rounded.
 func Iota[T array.Elem](dst *array.Array[T], dim int) error {
+	if ok, err := deviceIota(dst, dim); ok {
+		return err
+	}
 	j := getJob()
 	defer putJob(j)
 	j.init("Iota", dst)

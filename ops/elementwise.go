@@ -90,6 +90,9 @@ func ScalarBinary[T array.Elem](dst *array.Array[T], s T, b *array.Array[T], op 
 
 // binary runs dst = a op b; a nil a or b stands for the scalar sa or sb.
 func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) error {
+	if ok, err := deviceBinary(op, dst, a, b, sa, sb); ok {
+		return err
+	}
 	k := kindOf[T]()
 	if op == OpPow && k != kFloat && k != kHalf {
 		return unsupported(op.String(), array.TypeOf[T](), "a floating-point type")

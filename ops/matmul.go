@@ -27,6 +27,9 @@ type Float interface{ float32 | float64 }
 // float32 AVX2/FMA micro-kernels, or the same blocking in Go), parallel
 // over rows of dst. Shape mismatches panic with array.ErrShape.
 func MatMul[T Float](dst, a, b *array.Array[T]) error {
+	if ok, err := deviceMatMul(dst, a, b); ok {
+		return err
+	}
 	j := getJob()
 	defer putJob(j)
 	mm := &j.mm

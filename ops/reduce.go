@@ -305,6 +305,9 @@ func reduceEmpty(op reduceOp, a shaped) {
 
 // reduce runs a reduction along dim; D is T, or int64 for the arguments.
 func reduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) error {
+	if ok, err := deviceReduce(op, dst, a, dim); ok {
+		return err
+	}
 	name := reduceNames[op]
 	j := getJob()
 	defer putJob(j)
@@ -437,6 +440,9 @@ func reduceAllBody[T array.Elem](j *job, chunk, lo, hi int) {
 }
 
 func reduceAllValue[T array.Elem](op reduceOp, a *array.Array[T]) (T, error) {
+	if v, ok, err := deviceReduceAll(op, a); ok {
+		return v, err
+	}
 	r, n, err := reduceAll(op, a)
 	if err != nil {
 		return 0, err

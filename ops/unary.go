@@ -48,6 +48,9 @@ func Tanh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpT
 // Unary stores op(a) in dst; a broadcasts to dst's shape. An op the type
 // does not define returns an error wrapping ErrUnsupported.
 func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
+	if ok, err := deviceUnary(op, dst, a); ok {
+		return err
+	}
 	k := kindOf[T]()
 	switch {
 	case op >= OpSqrt && k != kFloat && k != kHalf:

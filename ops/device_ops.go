@@ -1,0 +1,553 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+// Device implementations of the entry points. Each returns ok = false
+// when the op has no device form for these operands (the caller then runs
+// the host path, whose automatic copies are counted and guarded).
+
+var binCL = [...]string{"add", "sub", "mul", "div", "min", "max", "pow"}
+var unCL = [...]string{"abs", "neg", "sqrt", "exp", "log", "tanh"}
+
+// ready makes the inputs current on s's device and gives dst an
+// allocation; the guard is asked about every upload before anything
+// moves. mems and offs are operand 0 (dst) first; nil inputs get dst's.
+func ready[T array.Elem](s *devState, op string, dst *array.Array[T], ins ...*array.Array[T]) (mems [3]opencl.Mem, offs [3]int, err error) {
+	for _, x := range ins {
+		if x != nil && res().NeedsUpload(x.Raw(), s.dev) {
+			if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev.Name())); err != nil {
+				return
+			}
+		}
+	}
+	for i, x := range ins {
+		if x == nil {
+			continue
+		}
+		if mems[i+1], offs[i+1], err = s.operandMem(op, x.Raw(), true); err != nil {
+			return
+		}
+	}
+	if dst != nil {
+		if mems[0], offs[0], err = s.operandMem(op, dst.Raw(), false); err != nil {
+			return
+		}
+	}
+	for i, x := range ins {
+		if x == nil {
+			mems[i+1] = mems[0]
+		}
+	}
+	return
+}
+
+// elementwise runs kernel kname ("bin_add", "un_copy", …) over the
+// simplified nest n: the dense vector form when every operand is dense
+// and 16-byte aligned, else the strided form.
+func elementwise[T array.Elem](d *opencl.Device, op, kname string, n *nest, vec bool, dst *array.Array[T], ins []*array.Array[T], sc []T, fl int) (bool, error) {
+	var nd ndArg
+	if !nd.fromNest(n) {
+		return false, nil
+	}
+	s := stateOf(d)
+	p, err := s.typeProgram("ew", array.TypeOf[T]())
+	if err != nil {
+		return true, err
+	}
+	mems, offs, err := ready(s, op, dst, ins...)
+	if err != nil {
+		return true, err
+	}
+	total := n.total()
+	vw := 16 / sizeOf[T]()
+	if vec && denseNest(n) {
+		for k := 0; k < 1+len(ins); k++ {
+			if n.str[k][0] == 1 && offs[k]%vw != 0 {
+				vec = false
+			}
+		}
+	} else {
+		vec = false
+	}
+	binary := len(ins) == 2
+	args := []any{mems[0], mems[1]}
+	if binary {
+		args = append(args, mems[2])
+	}
+	for _, x := range sc {
+		args = append(args, scalarArg(x))
+	}
+	args = append(args, int32(fl))
+	if vec {
+		args = append(args, int64(total), int64(offs[0]), int64(offs[1]))
+		if binary {
+			args = append(args, int64(offs[2]))
+		}
+		err = s.launch(p, kname+"_vec", []int{s.items((total + vw - 1) / vw)}, nil, args...)
+	} else {
+		for k := range 3 {
+			nd.off[k] = int64(offs[k])
+		}
+		err = s.launch(p, kname+"_nd", []int{s.items(total)}, nil, append(args, nd.bytes())...)
+	}
+	if err != nil {
+		return true, err
+	}
+	res().Wrote(dst.Raw(), plumb.Device)
+	return true, nil
+}
+
+func binaryDevice[T array.Elem](d *opencl.Device, op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
+	k := kindOf[T]()
+	if op == OpPow && k != kFloat && k != kHalf {
+		return true, unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
+	}
+	var n nest
+	name := op.String()
+	n.init(name, dst)
+	fl := 0
+	for i, x := range [2]*array.Array[T]{a, b} {
+		if x != nil {
+			n.add(name, dst, x)
+		} else {
+			n.addScalar()
+			fl |= 1 << i
+		}
+	}
+	n.simplify()
+	vec := k != kHalf && (op <= OpMul || (op == OpDiv && k == kFloat))
+	return elementwise(d, name, "bin_"+binCL[op], &n, vec, dst, []*array.Array[T]{a, b}, []T{sa, sb}, fl)
+}
+
+func unaryDevice[T array.Elem](d *opencl.Device, op UnaryOp, dst, a *array.Array[T]) (bool, error) {
+	k := kindOf[T]()
+	switch {
+	case op >= OpSqrt && k != kFloat && k != kHalf:
+		return true, unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
+	case op == OpNeg && k == kUnsigned:
+		return true, unsupported(op.String(), array.TypeOf[T](), "a signed or floating-point type")
+	}
+	var n nest
+	n.init(op.String(), dst)
+	n.add(op.String(), dst, a)
+	n.simplify()
+	var z T
+	return elementwise(d, op.String(), "un_"+unCL[op], &n, false, dst, []*array.Array[T]{a}, []T{z}, 0)
+}
+
+func copyDevice[T array.Elem](d *opencl.Device, dst, src *array.Array[T]) (bool, error) {
+	var n nest
+	n.init("Copy", dst)
+	n.add("Copy", dst, src)
+	n.simplify()
+	var z T
+	return elementwise(d, "Copy", "un_copy", &n, kindOf[T]() != kHalf, dst, []*array.Array[T]{src}, []T{z}, 0)
+}
+
+func fillDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], x T) (bool, error) {
+	var n nest
+	n.init("Fill", dst)
+	n.addScalar()
+	n.simplify()
+	return elementwise(d, "Fill", "un_copy", &n, kindOf[T]() != kHalf, dst, []*array.Array[T]{nil}, []T{x}, 1)
+}
+
+func iotaDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], dim int) (bool, error) {
+	if dim < 0 || dim >= dst.Rank() {
+		panic(errOutOfRange("Iota", dim, dst))
+	}
+	r := dst.Rank()
+	if r > clMaxDims {
+		return false, nil
+	}
+	nd := ndArg{n: int64(dst.Len()), rank: int64(max(r, 1)), ext: [clMaxDims]int64{1}}
+	for i := 0; i < r; i++ {
+		dd := dst.Dim(i)
+		nd.ext[i], nd.st[0][i] = int64(dd.Extent), int64(dd.Stride)
+	}
+	nd.st[1][dim] = 1
+	nd.off[1] = int64(dst.Dim(dim).Min)
+	s := stateOf(d)
+	p, err := s.typeProgram("ew", array.TypeOf[T]())
+	if err != nil {
+		return true, err
+	}
+	mems, offs, err := ready(s, "Iota", dst)
+	if err != nil {
+		return true, err
+	}
+	nd.off[0] = int64(offs[0])
+	if err := s.launch(p, "iota_nd", []int{s.items(dst.Len())}, nil, mems[0], nd.bytes()); err != nil {
+		return true, err
+	}
+	res().Wrote(dst.Raw(), plumb.Device)
+	return true, nil
+}
+
+// castDevice converts on the device except where the conversion's rules
+// need more than OpenCL's conversions give exactly: Float16/BFloat16 on
+// either side, and float → integer wrapping; those run on the host.
+func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
+	dk, sk := kindOf[D](), kindOf[S]()
+	if dk == kHalf || sk == kHalf || (sk == kFloat && dk != kFloat && !sat) {
+		return false, nil
+	}
+	var n nest
+	n.init("Cast", dst)
+	n.add("Cast", dst, src)
+	n.simplify()
+	var nd ndArg
+	if !nd.fromNest(&n) {
+		return false, nil
+	}
+	s := stateOf(d)
+	dt, st := array.TypeOf[D](), array.TypeOf[S]()
+	dc, _ := clTypeOf(dt)
+	sc, _ := clTypeOf(st)
+	conv := "convert_" + dc.s + "_sat"
+	if sk == kFloat {
+		conv += "_rtz"
+	}
+	maxf := "FLT_MAX"
+	if dt.Bits == 64 {
+		maxf = "DBL_MAX"
+	}
+	src0 := dc.defines("D", s.fp64) + sc.defines("S", s.fp64) +
+		"#define CONVSAT(x) " + conv + "(x)\n#define DMAXF " + maxf + "\n" + clCommon + clCast
+	p, err := s.program("cast/"+dt.String()+"/"+st.String(), src0, "")
+	if err != nil {
+		return true, err
+	}
+	var mems [3]opencl.Mem
+	var offs [3]int
+	if mems[1], offs[1], err = s.prepIn("Cast", src.Raw()); err != nil {
+		return true, err
+	}
+	if mems[0], offs[0], err = s.operandMem("Cast", dst.Raw(), false); err != nil {
+		return true, err
+	}
+	nd.off[0], nd.off[1] = int64(offs[0]), int64(offs[1])
+	isSat := int32(0)
+	if sat {
+		isSat = 1
+	}
+	if err := s.launch(p, "cast_nd", []int{s.items(n.total())}, nil, mems[0], mems[1], isSat, nd.bytes()); err != nil {
+		return true, err
+	}
+	res().Wrote(dst.Raw(), plumb.Device)
+	return true, nil
+}
+
+// prepIn is operandMem for an input, asking the guard first.
+func (s *devState) prepIn(op string, r *array.Raw) (opencl.Mem, int, error) {
+	return s.operandMem(op, r, true)
+}
+
+// reduction kernels by reduceOp ("" where the host does it).
+var redCL = [...]string{"sum", "prod", "min", "max", "mean", "", ""}
+
+// reducePlan picks the kernels of a reduction with m outputs of L
+// elements each: one work-item per output when outputs are many or
+// short, else G work-groups per output and a joining pass.
+func (s *devState) reducePlan(m, L int) (G int, rows bool) {
+	if L <= 32 || m >= s.cus*256 {
+		return 1, true
+	}
+	G = max(1, min((L+s.wg-1)/s.wg, (s.cus*8+m-1)/m))
+	return G, false
+}
+
+// runReduce enqueues a reduction: outputs so (st[0] dst, st[1] input),
+// reduced elements sr (st[1] input strides); dmem receives the results.
+func runReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so, sr *ndArg) error {
+	p, err := s.typeProgram("red", array.TypeOf[T]())
+	if err != nil {
+		return err
+	}
+	name := redCL[op]
+	m, L := int(so.n), int(sr.n)
+	G, rows := s.reducePlan(m, L)
+	if rows {
+		return s.launch(p, "red_"+name+"_rows", []int{s.items(m)}, nil, dmem, amem, so.bytes(), sr.bytes())
+	}
+	part, err := s.scratchFor(m * G * 8)
+	if err != nil {
+		return err
+	}
+	if err := s.launch(p, "red_"+name+"_part", []int{m * G * s.wg}, []int{s.wg}, amem, so.bytes(), sr.bytes(), int64(G), part, opencl.Local(s.wg*8)); err != nil {
+		return err
+	}
+	return s.launch(p, "red_"+name+"_fin", []int{s.items(m)}, nil, dmem, so.bytes(), part, int64(G), int64(L))
+}
+
+func reduceDevice[D, T array.Elem](d *opencl.Device, op reduceOp, dst0 *array.Array[D], a *array.Array[T], dim int) (bool, error) {
+	dst, same := any(dst0).(*array.Array[T])
+	if !same || redCL[op] == "" {
+		return false, nil
+	}
+	name := reduceNames[op]
+	ra := a.Rank()
+	if dim < 0 || dim >= ra {
+		return false, nil // the host path panics with the message
+	}
+	keep := dst.Rank() == ra
+	if (!keep && dst.Rank() != ra-1) || (keep && dst.Dim(dim).Extent != 1) {
+		return false, nil
+	}
+	var n nest
+	n.nops = 2
+	for i := 0; i < ra; i++ {
+		if i == dim {
+			continue
+		}
+		di := i
+		if !keep && i > dim {
+			di = i - 1
+		}
+		ad, dd := a.Dim(i), dst.Dim(di)
+		if ad.Extent != dd.Extent || n.rank == maxDims {
+			return false, nil
+		}
+		n.ext[n.rank], n.str[0][n.rank], n.str[1][n.rank] = ad.Extent, dd.Stride, ad.Stride
+		n.rank++
+	}
+	rd := a.Dim(dim)
+	if rd.Extent == 0 {
+		return false, nil
+	}
+	n.simplify()
+	var so ndArg
+	if !so.fromNest(&n) {
+		return false, nil
+	}
+	sr := ndArg{n: int64(rd.Extent), rank: 1}
+	sr.ext[0], sr.st[1][0] = int64(rd.Extent), int64(rd.Stride)
+	s := stateOf(d)
+	mems, offs, err := ready(s, name, dst, a)
+	if err != nil {
+		return true, err
+	}
+	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
+	if err := runReduce[T](s, op, mems[0], mems[1], &so, &sr); err != nil {
+		return true, err
+	}
+	res().Wrote(dst.Raw(), plumb.Device)
+	return true, nil
+}
+
+// reduceAllDevice reduces every element of a on the device and reads the
+// one result back (a blocking read of one element, not an Array
+// transfer: it is not counted in Stats).
+func reduceAllDevice[T array.Elem](d *opencl.Device, op reduceOp, a *array.Array[T]) (T, bool, error) {
+	var z T
+	if redCL[op] == "" || a.Len() == 0 {
+		return z, false, nil
+	}
+	var n nest
+	n.init(reduceNames[op], a)
+	n.simplify()
+	var sr ndArg
+	if !sr.fromNest(&n) {
+		return z, false, nil
+	}
+	sr.st[1] = sr.st[0]
+	sr.st[0] = [clMaxDims]int64{}
+	so := ndArg{n: 1, rank: 1}
+	so.ext[0] = 1
+	s := stateOf(d)
+	mems, offs, err := ready(s, reduceNames[op], (*array.Array[T])(nil), a)
+	if err != nil {
+		return z, true, err
+	}
+	so.off[1] = int64(offs[1])
+	G, _ := s.reducePlan(1, int(sr.n))
+	resOff := (G*8 + 127) / 128 * 128
+	out, err := s.scratchFor(resOff + 128)
+	if err != nil {
+		return z, true, err
+	}
+	so.off[0] = int64(resOff / sizeOf[T]()) // after the partials
+	if err := runReduce[T](s, op, out, mems[1], &so, &sr); err != nil {
+		return z, true, err
+	}
+	buf := opencl.WrapBuffer(uintptr(out), resOff+128)
+	b := unsafe.Slice((*byte)(unsafe.Pointer(&z)), sizeOf[T]())
+	if err := d.CLQueue().ReadBuffer(b, buf, resOff, nil); err != nil {
+		return z, true, fmt.Errorf("ops.%sAll: reading the result: %w", reduceNames[op], err)
+	}
+	return z, true, nil
+}
+
+// GemmConfig is the tiling of the device matrix product: a work-group
+// computes a TM×TN tile of dst in TK-deep steps, each work-item an RM×RN
+// register block (RM and RN multiples of 4; TM/RM·TN/RN work-items per
+// group).
+type GemmConfig struct{ TM, TN, TK, RM, RN int }
+
+func (c GemmConfig) String() string {
+	return fmt.Sprintf("TM=%d TN=%d TK=%d RM=%d RN=%d", c.TM, c.TN, c.TK, c.RM, c.RN)
+}
+
+func (c GemmConfig) valid() bool {
+	return c.RM > 0 && c.RN > 0 && c.RM%4 == 0 && c.RN%4 == 0 && c.TM%c.RM == 0 && c.TN%c.RN == 0 &&
+		c.TK%4 == 0 && c.TK > 0 && c.TM%4 == 0 && c.TN%4 == 0
+}
+
+// Tuned tilings (bench/cmd/opsbench -tune measures the candidates and
+// prints the best; the figures are in bench/results/ops-device.md).
+var (
+	gemmNVIDIA32 = GemmConfig{128, 128, 16, 8, 8}
+	gemmNVIDIA64 = GemmConfig{64, 64, 16, 4, 4}
+	gemmOther    = GemmConfig{32, 32, 8, 4, 4}
+)
+
+// GemmConfigOf returns the tiling MatMul uses on d for elements of
+// elemBytes bytes (4 or 8).
+func GemmConfigOf(d *opencl.Device, elemBytes int) GemmConfig {
+	s := stateOf(d)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.gemm[elemBytes]; ok {
+		return c
+	}
+	if strings.Contains(d.Platform().Name(), "NVIDIA") {
+		if elemBytes == 8 {
+			return gemmNVIDIA64
+		}
+		return gemmNVIDIA32
+	}
+	return gemmOther
+}
+
+// SetGemmConfig sets the tiling MatMul uses on d for elements of elemBytes
+// bytes; an invalid one panics with array.ErrShape.
+func SetGemmConfig(d *opencl.Device, elemBytes int, c GemmConfig) {
+	if !c.valid() {
+		panic(fmt.Errorf("%w: ops.SetGemmConfig: %v: RM, RN, TK multiples of 4, TM a multiple of RM, TN of RN", array.ErrShape, c))
+	}
+	s := stateOf(d)
+	s.mu.Lock()
+	s.gemm[elemBytes] = c
+	s.mu.Unlock()
+}
+
+func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, error) {
+	var mm mmJob
+	mm.check(dst, a, b)
+	s := stateOf(d)
+	es := sizeOf[T]()
+	cfg := GemmConfigOf(d, es)
+	if es == 8 && !s.fp64 {
+		return false, nil
+	}
+	ct, _ := clTypeOf(array.TypeOf[T]())
+	defs := fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA 0\n",
+		ct.s, ct.s, cfg.TM, cfg.TN, cfg.TK, cfg.RM, cfg.RN)
+	p, err := s.program(fmt.Sprintf("gemm/%s/%v", ct.s, cfg), defs+clCommon+clGemm, "")
+	if err != nil {
+		return true, err
+	}
+	mems, offs, err := ready(s, "MatMul", dst, a, b)
+	if err != nil {
+		return true, err
+	}
+	if mm.m == 0 || mm.n == 0 || mm.batch == 0 {
+		res().Wrote(dst.Raw(), plumb.Device)
+		return true, nil
+	}
+	fl := int32(0)
+	if mm.sak == 1 && mm.sai%4 == 0 && offs[1]%4 == 0 && mm.sab%4 == 0 {
+		fl |= 1
+	}
+	if mm.sbj == 1 && mm.sbk%4 == 0 && offs[2]%4 == 0 && mm.sbb%4 == 0 {
+		fl |= 2
+	}
+	gx := (mm.n + cfg.TN - 1) / cfg.TN * (cfg.TN / cfg.RN)
+	gy := (mm.m + cfg.TM - 1) / cfg.TM * (cfg.TM / cfg.RM)
+	i64 := func(x int) int64 { return int64(x) }
+	err = s.launch(p, "gemm", []int{gx, gy, mm.batch}, []int{cfg.TN / cfg.RN, cfg.TM / cfg.RM, 1},
+		mems[0], mems[1], mems[2], i64(mm.m), i64(mm.n), i64(mm.k),
+		i64(offs[1]), i64(mm.sai), i64(mm.sak), i64(mm.sab),
+		i64(offs[2]), i64(mm.sbk), i64(mm.sbj), i64(mm.sbb),
+		i64(offs[0]), i64(mm.sdi), i64(mm.sdj), i64(mm.sdb), fl)
+	if err != nil {
+		return true, err
+	}
+	res().Wrote(dst.Raw(), plumb.Device)
+	return true, nil
+}
+
+// The entry points' hooks: each asks placement and, when it names a
+// device, runs the op there (ok) or reports that the host must (not ok).
+
+func deviceBinary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
+	if d := placement(rawOf(dst), rawOf(a), rawOf(b)); d != nil {
+		return binaryDevice(d, op, dst, a, b, sa, sb)
+	}
+	return false, nil
+}
+
+func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error) {
+	if d := placement(rawOf(dst), rawOf(a)); d != nil {
+		return unaryDevice(d, op, dst, a)
+	}
+	return false, nil
+}
+
+func deviceCopy[T array.Elem](dst, src *array.Array[T]) (bool, error) {
+	if d := placement(rawOf(dst), rawOf(src)); d != nil {
+		return copyDevice(d, dst, src)
+	}
+	return false, nil
+}
+
+func deviceFill[T array.Elem](dst *array.Array[T], x T) (bool, error) {
+	if d := placement(rawOf(dst)); d != nil {
+		return fillDevice(d, dst, x)
+	}
+	return false, nil
+}
+
+func deviceIota[T array.Elem](dst *array.Array[T], dim int) (bool, error) {
+	if d := placement(rawOf(dst)); d != nil {
+		return iotaDevice(d, dst, dim)
+	}
+	return false, nil
+}
+
+func deviceCast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
+	if d := placement(rawOf(dst), rawOf(src)); d != nil {
+		return castDevice(d, dst, src, sat)
+	}
+	return false, nil
+}
+
+func deviceReduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) (bool, error) {
+	if d := placement(rawOf(dst), rawOf(a)); d != nil {
+		return reduceDevice(d, op, dst, a, dim)
+	}
+	return false, nil
+}
+
+func deviceReduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (T, bool, error) {
+	if d := placement(nil, rawOf(a)); d != nil {
+		return reduceAllDevice(d, op, a)
+	}
+	var z T
+	return z, false, nil
+}
+
+func deviceMatMul[T Float](dst, a, b *array.Array[T]) (bool, error) {
+	if d := placement(rawOf(dst), rawOf(a), rawOf(b)); d != nil {
+		return matmulDevice(d, dst, a, b)
+	}
+	return false, nil
+}

@@ -1,0 +1,413 @@
+package ops
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+)
+
+// Device tests: every device op against the host op on the same data
+// (exact for integers, within devTol for floats), on views too; chains
+// of device ops under the transfer guard; build errors with their log.
+// They run on whatever opencl.Default() opens (PoCL's CPU device in CI)
+// and skip without OpenCL.
+
+func testDev(t testing.TB) *opencl.Device {
+	t.Helper()
+	d, err := opencl.Default()
+	if err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	return d
+}
+
+// devTol is the relative tolerance of float results against the host:
+// OpenCL's single-precision division, sqrt and transcendentals may be a
+// few ulps off (the host's are correctly rounded through float64), and a
+// Float16/BFloat16 result may then round to the neighbouring value.
+func devTol[T array.Elem]() float64 {
+	var z T
+	switch any(z).(type) {
+	case float32:
+		return 1e-5
+	case float64:
+		return 1e-12
+	case array.Float16:
+		return 2e-3
+	case array.BFloat16:
+		return 1.6e-2
+	}
+	return 0
+}
+
+func toF64[T array.Elem](x T) float64 {
+	if kindOf[T]() == kHalf {
+		return float64(toF32(x))
+	}
+	return float64(x)
+}
+
+// close reports whether a device result matches the host's.
+func closeTo[T array.Elem](dev, host T, tol float64) bool {
+	if same(dev, host) {
+		return true
+	}
+	if tol == 0 {
+		return false
+	}
+	d, h := toF64(dev), toF64(host)
+	if math.IsInf(h, 0) || math.IsInf(d, 0) {
+		return math.Abs(h) > 1e30 && math.Abs(d) > 1e30 && (h > 0) == (d > 0) || math.IsInf(h, 0) && math.Abs(d) > 6e4 && (h > 0) == (d > 0)
+	}
+	return math.Abs(d-h) <= tol*math.Max(1, math.Abs(h))
+}
+
+// twin makes two equal Arrays laid out as layout says; the second is
+// placed on d.
+func twin[T array.Elem](t *testing.T, d *opencl.Device, seed uint64, layout string, ext []int, positive bool) (*array.Array[T], *array.Array[T]) {
+	t.Helper()
+	h := makeView(rand.New(rand.NewPCG(seed, 1)), layout, ext, gen[T](rand.New(rand.NewPCG(seed, 2)), positive))
+	g := makeView(rand.New(rand.NewPCG(seed, 1)), layout, ext, gen[T](rand.New(rand.NewPCG(seed, 2)), positive))
+	if err := On(d, g); err != nil {
+		t.Fatal(err)
+	}
+	return h, g
+}
+
+// checkSame compares a device result with the host's element by element.
+func checkSame[T array.Elem](t *testing.T, what string, dev, host *array.Array[T], tol float64) {
+	t.Helper()
+	if !dev.DeviceDirty() {
+		t.Errorf("%s: result not device-dirty: the op did not run on the device", what)
+	}
+	dv, err := dev.HostReadOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hv, _ := host.HostReadOnly()
+	bad := 0
+	forEachPos(extentsOf(host), func(pos []int) {
+		x, y := dv.At(coordsOf(dev, pos)...), hv.At(coordsOf(host, pos)...)
+		if !closeTo(x, y, tol) && bad < 3 {
+			bad++
+			t.Errorf("%s at %v: device %v, host %v", what, pos, x, y)
+		}
+	})
+}
+
+var devLayouts = []string{"dense", "mins", "crop", "transposed"}
+
+func testDeviceElementwise[T array.Elem](t *testing.T) {
+	d := testDev(t)
+	ext := []int{37, 5, 3}
+	tol := devTol[T]()
+	k := kindOf[T]()
+	for li, layout := range devLayouts {
+		seed := uint64(li * 100)
+		for op := OpAdd; op <= OpPow; op++ {
+			if op == OpPow && k != kFloat && k != kHalf {
+				continue
+			}
+			ha, da := twin[T](t, d, seed+1, layout, ext, false)
+			hb, db := twin[T](t, d, seed+2, "dense", ext[:2], op == OpDiv || op == OpPow) // broadcasts along dim 2
+			if op == OpPow {
+				ha, da = twin[T](t, d, seed+1, layout, ext, true)
+			}
+			hd, dd := twin[T](t, d, seed+3, layout, ext, false)
+			if err := Binary(hd, ha, hb, op); err != nil {
+				t.Fatal(err)
+			}
+			if err := Binary(dd, da, db, op); err != nil {
+				t.Fatal(err)
+			}
+			checkSame(t, layout+" "+op.String(), dd, hd, tol)
+		}
+		// scalar forms
+		ha, da := twin[T](t, d, seed+4, layout, ext, true)
+		hd, dd := twin[T](t, d, seed+5, layout, ext, false)
+		s := gen[T](rand.New(rand.NewPCG(seed, 9)), true)()
+		must(t, ScalarBinary(hd, s, ha, OpDiv))
+		must(t, ScalarBinary(dd, s, da, OpDiv))
+		checkSame(t, layout+" s/x", dd, hd, tol)
+		must(t, MulScalar(hd, ha, s))
+		must(t, MulScalar(dd, da, s))
+		checkSame(t, layout+" x*s", dd, hd, tol)
+		for op := OpAbs; op <= OpTanh; op++ {
+			if (op >= OpSqrt && k != kFloat && k != kHalf) || (op == OpNeg && k == kUnsigned) {
+				continue
+			}
+			ha, da := twin[T](t, d, seed+6, layout, ext, op == OpSqrt || op == OpLog)
+			must(t, Unary(hd, ha, op))
+			must(t, Unary(dd, da, op))
+			checkSame(t, layout+" "+op.String(), dd, hd, tol)
+		}
+		must(t, Copy(hd, ha))
+		must(t, Copy(dd, da))
+		checkSame(t, layout+" Copy", dd, hd, 0)
+		must(t, Fill(hd, s))
+		must(t, Fill(dd, s))
+		checkSame(t, layout+" Fill", dd, hd, 0)
+		must(t, Iota(hd, 1))
+		must(t, Iota(dd, 1))
+		checkSame(t, layout+" Iota", dd, hd, 0)
+	}
+	// Transpose: a dense destination from a transposed source.
+	ha, da := twin[T](t, d, 7, "dense", []int{9, 13}, false)
+	hd, dd := twin[T](t, d, 8, "dense", []int{13, 9}, false)
+	must(t, Transpose(hd, ha, 0, 1))
+	must(t, Transpose(dd, da, 0, 1))
+	checkSame(t, "Transpose", dd, hd, 0)
+}
+
+func testDeviceReduce[T array.Elem](t *testing.T) {
+	d := testDev(t)
+	tol := devTol[T]()
+	if tol != 0 {
+		tol *= 4
+	}
+	for li, layout := range devLayouts {
+		for _, ext := range [][]int{{300, 7}, {5, 1000}} {
+			for dim := range 2 {
+				for _, op := range []reduceOp{redSum, redProd, redMin, redMax, redMean} {
+					ha, da := twin[T](t, d, uint64(li*10+dim), layout, ext, op == redProd)
+					if op == redProd {
+						// keep products finite: a short axis of values near 1
+						ha, da = twin[T](t, d, uint64(li*10+dim), layout, []int{3 + ext[0]%5, 4 + ext[1]%3}, true)
+					}
+					oext := append([]int(nil), extentsOf(ha)...)
+					oext = append(oext[:dim], oext[dim+1:]...)
+					hd, dd := twin[T](t, d, 99, "dense", oext, false)
+					must(t, reduce(op, hd, ha, dim))
+					must(t, reduce(op, dd, da, dim))
+					checkSame(t, layout+" "+reduceNames[op], dd, hd, tol)
+				}
+			}
+		}
+		ha, da := twin[T](t, d, uint64(li), layout, []int{1000, 3}, false)
+		for _, op := range []reduceOp{redSum, redMin, redMax, redMean} {
+			hv, err := reduceAllValue(op, ha)
+			must(t, err)
+			dv, err := reduceAllValue(op, da)
+			must(t, err)
+			if !closeTo(dv, hv, tol) {
+				t.Errorf("%s %sAll: device %v, host %v", layout, reduceNames[op], dv, hv)
+			}
+		}
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDeviceElementwise(t *testing.T) {
+	t.Run("int8", testDeviceElementwise[int8])
+	t.Run("uint8", testDeviceElementwise[uint8])
+	t.Run("int16", testDeviceElementwise[int16])
+	t.Run("uint16", testDeviceElementwise[uint16])
+	t.Run("int32", testDeviceElementwise[int32])
+	t.Run("uint32", testDeviceElementwise[uint32])
+	t.Run("int64", testDeviceElementwise[int64])
+	t.Run("uint64", testDeviceElementwise[uint64])
+	t.Run("float32", testDeviceElementwise[float32])
+	t.Run("float64", testDeviceElementwise[float64])
+	t.Run("float16", testDeviceElementwise[array.Float16])
+	t.Run("bfloat16", testDeviceElementwise[array.BFloat16])
+}
+
+func TestDeviceReduce(t *testing.T) {
+	t.Run("int8", testDeviceReduce[int8])
+	t.Run("uint8", testDeviceReduce[uint8])
+	t.Run("int16", testDeviceReduce[int16])
+	t.Run("uint16", testDeviceReduce[uint16])
+	t.Run("int32", testDeviceReduce[int32])
+	t.Run("uint32", testDeviceReduce[uint32])
+	t.Run("int64", testDeviceReduce[int64])
+	t.Run("uint64", testDeviceReduce[uint64])
+	t.Run("float32", testDeviceReduce[float32])
+	t.Run("float64", testDeviceReduce[float64])
+	t.Run("float16", testDeviceReduce[array.Float16])
+	t.Run("bfloat16", testDeviceReduce[array.BFloat16])
+}
+
+func testDeviceCast[D, S array.Elem](t *testing.T) {
+	d := testDev(t)
+	for li, layout := range devLayouts[:3] {
+		for _, sat := range []bool{false, true} {
+			r := rand.New(rand.NewPCG(uint64(li), 3))
+			vals := srcValues[S](r)
+			ext := []int{len(vals)}
+			hs := makeView(r, layout, ext, func() S { return 0 })
+			hv, _ := hs.Host()
+			for i, v := range vals {
+				hv.Set(v, i+hs.Dim(0).Min)
+			}
+			ds := array.Like(hs)
+			must(t, ds.CopyFrom(hs))
+			must(t, On(d, ds))
+			hd, dd := twin[D](t, d, 5, "dense", ext, false)
+			if sat {
+				must(t, CastSaturate(hd, hs))
+				must(t, CastSaturate(dd, ds))
+			} else {
+				must(t, CastWrap(hd, hs))
+				must(t, CastWrap(dd, ds))
+			}
+			dk, sk := kindOf[D](), kindOf[S]()
+			if sk == kFloat && dk != kFloat && !sat {
+				if dd.DeviceDirty() {
+					t.Errorf("float → integer wrapping ran on the device, want the host")
+				}
+				continue
+			}
+			checkSame(t, layout+" cast", dd, hd, 0)
+		}
+	}
+}
+
+func TestDeviceCast(t *testing.T) {
+	t.Run("float32<-uint8", testDeviceCast[float32, uint8])
+	t.Run("uint8<-float32", testDeviceCast[uint8, float32])
+	t.Run("int8<-int64", testDeviceCast[int8, int64])
+	t.Run("uint16<-int32", testDeviceCast[uint16, int32])
+	t.Run("int32<-float64", testDeviceCast[int32, float64])
+	t.Run("float32<-float64", testDeviceCast[float32, float64])
+	t.Run("float64<-int64", testDeviceCast[float64, int64])
+	t.Run("uint64<-int8", testDeviceCast[uint64, int8])
+}
+
+func testDeviceMatMul[T Float](t *testing.T) {
+	d := testDev(t)
+	tol := 1e-4
+	if sizeOf[T]() == 8 {
+		tol = 1e-11
+	}
+	for _, sh := range [][3]int{{37, 45, 29}, {64, 32, 16}, {5, 1, 70}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		for li, layout := range devLayouts {
+			ha, da := twin[T](t, d, uint64(li+1), layout, []int{k, m}, false)
+			hb, db := twin[T](t, d, uint64(li+2), "transposed", []int{n, k}, false)
+			hd, dd := twin[T](t, d, 3, layout, []int{n, m}, false)
+			must(t, MatMul(hd, ha, hb))
+			must(t, MatMul(dd, da, db))
+			checkSame(t, layout+" MatMul", dd, hd, tol*float64(k))
+		}
+	}
+	// batched, b shared
+	ha, da := twin[T](t, d, 1, "dense", []int{12, 8, 3}, false)
+	hb, db := twin[T](t, d, 2, "dense", []int{16, 12}, false)
+	hd, dd := twin[T](t, d, 3, "dense", []int{16, 8, 3}, false)
+	must(t, MatMul(hd, ha, hb))
+	must(t, MatMul(dd, da, db))
+	checkSame(t, "batched MatMul", dd, hd, tol*12)
+}
+
+func TestDeviceMatMul(t *testing.T) {
+	t.Run("float32", testDeviceMatMul[float32])
+	t.Run("float64", testDeviceMatMul[float64])
+}
+
+// TestDeviceChainNoTransfer runs a chain of device ops under the transfer
+// guard: after the explicit upload, nothing moves until the explicit
+// download.
+func TestDeviceChainNoTransfer(t *testing.T) {
+	d := testDev(t)
+	a := array.New[float32](64, 32)
+	h, _ := a.Host()
+	for i := range h.Data() {
+		h.Data()[i] = float32(i % 17)
+	}
+	b := array.New[float32](64, 32)
+	c := array.New[float32](32, 64)
+	s := array.New[float32](64)
+	m := array.New[float32](32, 32)
+	must(t, On(d, a, b, c, s, m))
+	defer device.SetGuard(device.SetGuard(true))
+	before := d.Stats()
+	must(t, MulScalar(b, a, 2))
+	must(t, Add(b, b, a)) // 3a
+	must(t, Exp(b, b.Crop(0, 0, 64)))
+	must(t, Log(b, b))
+	must(t, Copy(c, b.Transpose(0, 1)))
+	must(t, Sum(s, b, 1))
+	must(t, MatMul(m, b.Crop(0, 0, 32), c.Crop(1, 0, 32)))
+	tot, err := SumAll(s)
+	must(t, err)
+	delta := d.Stats().Sub(before)
+	if delta.H2DCalls+delta.D2HCalls+delta.D2DCalls != 0 {
+		t.Fatalf("a chain of device ops moved data: %v", delta)
+	}
+	if _, err := b.HostReadOnly(); !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("automatic download under the guard: %v, want ErrTransferGuard", err)
+	}
+	device.SetGuard(false)
+	want := 0.0
+	for i := range 64 * 32 {
+		want += 3 * float64(i%17)
+	}
+	if math.Abs(float64(tot)-want) > 1e-3*want {
+		t.Fatalf("SumAll = %v, want %v", tot, want)
+	}
+	// A host-fresh operand joins a device chain with a counted upload, and
+	// under the guard it is an error.
+	x := array.New[float32](64, 32)
+	device.SetGuard(true)
+	if err := Add(b, b, x); !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("Add with a host-fresh operand under the guard: %v, want ErrTransferGuard", err)
+	}
+	device.SetGuard(false)
+	before = d.Stats()
+	must(t, Add(b, b, x))
+	if got := d.Stats().Sub(before); got.H2DCalls != 1 {
+		t.Fatalf("upload of the host-fresh operand: %v, want one counted H2D", got)
+	}
+}
+
+// TestDevicePlacement checks the rule: host data stays on the host,
+// device-dirty data pulls the op to the device.
+func TestDevicePlacement(t *testing.T) {
+	d := testDev(t)
+	a, b := array.New[int32](10), array.New[int32](10)
+	must(t, Add(b, a, a))
+	if b.Device() != nil {
+		t.Fatal("an op on host Arrays ran on a device")
+	}
+	must(t, On(d, a))
+	must(t, AddScalar(a, a, 1)) // a current on d, dst a: device
+	if !a.DeviceDirty() {
+		t.Fatal("an op on an Array current on the device ran on the host")
+	}
+	must(t, Add(b, a, a)) // a device-dirty: b follows it
+	if !b.DeviceDirty() {
+		t.Fatal("an op with a device-dirty operand ran on the host")
+	}
+	v, _ := b.HostReadOnly()
+	if v.At(3) != 2 {
+		t.Fatalf("b = %v, want 2s", v)
+	}
+	// host-only dst: the host path, with a counted download of a
+	f := array.FromSlice(make([]int32, 10), 10)
+	must(t, AddScalar(a, a, 1))
+	must(t, Add(f, a, a))
+	if f.Device() != nil || f.Raw().HostBytes()[0] != 4 {
+		t.Fatalf("host-only dst: device %v, f[0] = %v", f.Device(), f.Raw().HostBytes()[0])
+	}
+}
+
+func TestDeviceBuildError(t *testing.T) {
+	d := testDev(t)
+	s := stateOf(d)
+	_, err := s.program("broken", "__kernel void k(__global int *x) { x[0] = undefined_thing; }", "")
+	var be *opencl.BuildError
+	if !errors.As(err, &be) || !contains(err.Error(), "undefined_thing") && !contains(be.Log(), "undefined_thing") {
+		t.Fatalf("build error %v: want an *opencl.BuildError carrying the log", err)
+	}
+}
