@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -104,7 +105,7 @@ type devState struct {
 	cus   int
 	wg    int // work-group size of reductions (a power of two)
 	mu    sync.Mutex
-	progs map[string]*clProgram
+	progs map[progKey]*clProgram
 	gemm  map[int]GemmConfig // by element size
 	// scratch: partials of reductions; the queue is in order, so the next
 	// op may reuse it while the previous one still runs.
@@ -115,9 +116,10 @@ type devState struct {
 // clProgram is one built program and its kernels. Kernel arguments are set
 // and the kernel enqueued under mu, since arguments are kernel state.
 type clProgram struct {
-	mu sync.Mutex
-	p  *opencl.Program
-	ks map[string]*opencl.Kernel
+	mu   sync.Mutex
+	p    *opencl.Program
+	ks   map[string]*opencl.Kernel
+	last map[*opencl.Kernel][]any // arguments as last set
 }
 
 var (
@@ -132,7 +134,7 @@ func stateOf(d *opencl.Device) *devState {
 		return s
 	}
 	info := d.Info()
-	s := &devState{dev: d, progs: map[string]*clProgram{}, gemm: map[int]GemmConfig{},
+	s := &devState{dev: d, progs: map[progKey]*clProgram{}, gemm: map[int]GemmConfig{},
 		cus: max(1, info.MaxComputeUnits())}
 	s.fp64 = strings.Contains(info.Extensions(), "cl_khr_fp64")
 	s.wg = 256
@@ -159,29 +161,38 @@ func (s *devState) release() {
 		}
 		p.p.Release()
 	}
-	s.progs = map[string]*clProgram{}
+	s.progs = map[progKey]*clProgram{}
 	if s.scratch != nil {
 		s.dev.Free(s.scratch)
 		s.scratch, s.scratchN = nil, 0
 	}
 }
 
-// program returns the program built from src with options, building it
-// once per device (PoCL caches binaries under POCL_CACHE_DIR too). A
-// failed build returns an error wrapping *opencl.BuildError, which carries
-// the build log; it is not cached, so a later call tries again.
-func (s *devState) program(key, src, options string) (*clProgram, error) {
+// progKey names a program: its kind ("ew", "red", "cast", "gemm"), element
+// types and, for GEMM, the tiling.
+type progKey struct {
+	kind string
+	t, u array.Type
+	gemm GemmConfig
+}
+
+// program returns the program of key, building it from src() once per
+// device (PoCL caches binaries under POCL_CACHE_DIR too). A failed build
+// returns an error wrapping *opencl.BuildError, which carries the build
+// log; it is not cached, so a later call tries again.
+func (s *devState) program(key progKey, src func() string) (*clProgram, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.progs[key]; p != nil {
 		return p, nil
 	}
+	options := ""
 	if s.fp64 {
-		options += " -DFP64"
+		options = "-DFP64"
 	}
-	p, err := s.dev.BuildProgram(src, options)
+	p, err := s.dev.BuildProgram(src(), options)
 	if err != nil {
-		return nil, fmt.Errorf("ops: building the %s kernels for %s: %w", key, s.dev.Name(), err)
+		return nil, fmt.Errorf("ops: building the %s kernels (%v %v) for %s: %w", key.kind, key.t, key.u, s.dev.Name(), err)
 	}
 	cp := &clProgram{p: p, ks: map[string]*opencl.Kernel{}}
 	s.progs[key] = cp
@@ -208,7 +219,7 @@ func (s *devState) launch(p *clProgram, name string, global, local []int, args .
 	p.mu.Lock()
 	k, err := p.kernel(name)
 	if err == nil {
-		err = k.SetArgs(args...)
+		err = p.setArgs(k, args)
 	}
 	if err == nil {
 		err = s.dev.CLQueue().EnqueueKernel(k, nil, global, local, nil, nil)
@@ -218,6 +229,35 @@ func (s *devState) launch(p *clProgram, name string, global, local []int, args .
 		return fmt.Errorf("ops: kernel %s on %s: %w", name, s.dev.Name(), err)
 	}
 	return s.dev.Pace()
+}
+
+// setArgs sets k's arguments, skipping those equal to the last ones set:
+// a loop of small ops on the same Arrays then crosses into the driver
+// once per op, for the enqueue.
+func (p *clProgram) setArgs(k *opencl.Kernel, args []any) error {
+	if p.last == nil {
+		p.last = map[*opencl.Kernel][]any{}
+	}
+	last := p.last[k]
+	for i, a := range args {
+		if i < len(last) && argEqual(last[i], a) {
+			continue
+		}
+		if err := k.SetArg(i, a); err != nil {
+			delete(p.last, k)
+			return err
+		}
+	}
+	p.last[k] = args
+	return nil
+}
+
+func argEqual(x, y any) bool {
+	if bx, ok := x.([]byte); ok {
+		by, ok := y.([]byte)
+		return ok && bytes.Equal(bx, by)
+	}
+	return x == y
 }
 
 // items is the global size of a grid-stride kernel over n work items:
@@ -254,11 +294,13 @@ func (s *devState) typeProgram(kind string, t array.Type) (*clProgram, error) {
 	if !ok {
 		return nil, unsupported("device", t, "a scalar element type")
 	}
-	body := clElementwise
-	if kind == "red" {
-		body = clReduce
-	}
-	return s.program(kind+"/"+t.String(), ct.defines("T", s.fp64)+clCommon+body, "")
+	return s.program(progKey{kind: kind, t: t}, func() string {
+		body := clElementwise
+		if kind == "red" {
+			body = clReduce
+		}
+		return ct.defines("T", s.fp64) + clCommon + body
+	})
 }
 
 // operandMem readies r on s's device for a device op: an input is made

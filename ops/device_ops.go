@@ -220,9 +220,10 @@ func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *arr
 	if dt.Bits == 64 {
 		maxf = "DBL_MAX"
 	}
-	src0 := dc.defines("D", s.fp64) + sc.defines("S", s.fp64) +
-		"#define CONVSAT(x) " + conv + "(x)\n#define DMAXF " + maxf + "\n" + clCommon + clCast
-	p, err := s.program("cast/"+dt.String()+"/"+st.String(), src0, "")
+	p, err := s.program(progKey{kind: "cast", t: dt, u: st}, func() string {
+		return dc.defines("D", s.fp64) + sc.defines("S", s.fp64) +
+			"#define CONVSAT(x) " + conv + "(x)\n#define DMAXF " + maxf + "\n" + clCommon + clCast
+	})
 	if err != nil {
 		return true, err
 	}
@@ -449,9 +450,10 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 		return false, nil
 	}
 	ct, _ := clTypeOf(array.TypeOf[T]())
-	defs := fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA 0\n",
-		ct.s, ct.s, cfg.TM, cfg.TN, cfg.TK, cfg.RM, cfg.RN)
-	p, err := s.program(fmt.Sprintf("gemm/%s/%v", ct.s, cfg), defs+clCommon+clGemm, "")
+	p, err := s.program(progKey{kind: "gemm", t: array.TypeOf[T](), gemm: cfg}, func() string {
+		return fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA 0\n",
+			ct.s, ct.s, cfg.TM, cfg.TN, cfg.TK, cfg.RM, cfg.RN) + clCommon + clGemm
+	})
 	if err != nil {
 		return true, err
 	}

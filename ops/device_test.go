@@ -405,9 +405,26 @@ func TestDevicePlacement(t *testing.T) {
 func TestDeviceBuildError(t *testing.T) {
 	d := testDev(t)
 	s := stateOf(d)
-	_, err := s.program("broken", "__kernel void k(__global int *x) { x[0] = undefined_thing; }", "")
+	_, err := s.program(progKey{kind: "broken"}, func() string { return "__kernel void k(__global int *x) { x[0] = undefined_thing; }" })
 	var be *opencl.BuildError
 	if !errors.As(err, &be) || !contains(err.Error(), "undefined_thing") && !contains(be.Log(), "undefined_thing") {
 		t.Fatalf("build error %v: want an *opencl.BuildError carrying the log", err)
 	}
+}
+
+// BenchmarkDeviceTinyOp is a tiny op's cost on the host side (enqueue
+// only; the queue runs it).
+func BenchmarkDeviceTinyOp(b *testing.B) {
+	d := testDev(b)
+	x := array.New[float32](256)
+	if err := On(d, x); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for range b.N {
+		if err := AddScalar(x, x, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	d.Sync()
 }

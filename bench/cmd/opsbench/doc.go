@@ -1,0 +1,26 @@
+// Command opsbench measures package ops on an OpenCL device, next to
+// PyTorch on the same machine: float32 add on 2^28 elements (GB/s at 12
+// bytes per element), sum (4 bytes per element), a device-to-device copy
+// (8 bytes per element, read + write), SGEMM and DGEMM 4096 (TFLOP/s; the
+// tilings of ops.GemmConfig are measured and the best kept, as printed), a
+// tiny op's launch overhead against a bare kernel enqueue on the same
+// queue (µs, each followed by a sync), and a chain that mixes a Halide
+// stage with ops — brighter (halide/examples/brighter, OpenCL, uint8) →
+// cast to float32 → scale → sum on a 4096² image — resident on the device
+// and with a round trip through the host after every stage. Every figure
+// is checked for correctness as it is measured.
+//
+// It prints a markdown table of ours, PyTorch's and the ratio of speeds
+// (ours / PyTorch, above 1 is faster) to stdout, progress to stderr.
+//
+// On the H200 (no Go there: build here, carry bin/):
+//
+//	go build -o bin/opsbench ./bench/cmd/opsbench          # here
+//	/opt/torch/.venv/bin/python3 bench/torch_ops.py torch_ops.json   # there
+//	HL_OCL_PLATFORM_NAME=NVIDIA bin/opsbench -torch torch_ops.json | tee ops-device.md
+//
+// Both take about a minute on the H200 (the GEMM tuning dominates; -tune=false
+// measures the default tiling only). Locally on PoCL, with small sizes:
+//
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go run ./bench/cmd/opsbench -n 20 -gemm 256 -img 512 -time 50ms
+package main

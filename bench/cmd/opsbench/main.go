@@ -1,0 +1,393 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/ops"
+)
+
+// result is one measured figure; Higher says which way is better.
+type result struct {
+	Key, Name, Unit string
+	Value           float64
+	Higher          bool
+	Target          float64 // minimum ours/PyTorch speed ratio, 0 if none
+	Note            string
+}
+
+type bench struct {
+	d       *opencl.Device
+	minTime time.Duration
+	out     io.Writer
+	results []result
+}
+
+func main() {
+	torchFile := flag.String("torch", "", "PyTorch figures written by bench/torch_ops.py, compared in the table")
+	logN := flag.Int("n", 28, "log2 of the elements of the bandwidth benchmarks")
+	gemmN := flag.Int("gemm", 4096, "matrix size of SGEMM and DGEMM")
+	img := flag.Int("img", 4096, "side of the uint8 image of the mixed chain")
+	tune := flag.Bool("tune", true, "measure the SGEMM/DGEMM tilings and keep the best")
+	minTime := flag.Duration("time", 300*time.Millisecond, "minimum timed duration of each benchmark")
+	jsonOut := flag.String("json", "", "also write our figures as JSON to this file")
+	flag.Parse()
+
+	d, err := opencl.Default()
+	if err != nil {
+		fail(err)
+	}
+	b := &bench{d: d, minTime: *minTime, out: os.Stderr}
+	fmt.Fprintf(os.Stderr, "device: %s\n", d.Name())
+	b.bandwidth(1 << *logN)
+	b.gemm32(*gemmN, *tune)
+	b.gemm64(*gemmN, *tune)
+	b.launch()
+	b.chain(*img)
+
+	var torch map[string]float64
+	var torchInfo map[string]any
+	if *torchFile != "" {
+		raw, err := os.ReadFile(*torchFile)
+		if err != nil {
+			fail(err)
+		}
+		if err := json.Unmarshal(raw, &torchInfo); err != nil {
+			fail(fmt.Errorf("%s: %w", *torchFile, err))
+		}
+		torch = map[string]float64{}
+		for k, v := range torchInfo {
+			if f, ok := v.(float64); ok {
+				torch[k] = f
+			}
+		}
+	}
+	b.table(os.Stdout, torch, torchInfo)
+	if *jsonOut != "" {
+		m := map[string]float64{}
+		for _, r := range b.results {
+			m[r.Key] = r.Value
+		}
+		raw, _ := json.MarshalIndent(m, "", "  ")
+		if err := os.WriteFile(*jsonOut, raw, 0o644); err != nil {
+			fail(err)
+		}
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "opsbench:", err)
+	os.Exit(1)
+}
+
+func check(err error) {
+	if err != nil {
+		fail(err)
+	}
+}
+
+// timeIt runs fn (which enqueues work) until minTime has passed, with a
+// device sync before the clock starts and after it stops; it returns the
+// mean seconds per call.
+func (b *bench) timeIt(fn func() error) float64 {
+	for range 3 {
+		check(fn())
+	}
+	check(b.d.Sync())
+	n := 1
+	for {
+		t0 := time.Now()
+		for range n {
+			check(fn())
+		}
+		check(b.d.Sync())
+		el := time.Since(t0)
+		if el >= b.minTime || n >= 1<<20 {
+			return el.Seconds() / float64(n)
+		}
+		n *= 2
+		if el > 0 {
+			n = max(n, int(float64(n)*float64(b.minTime)/float64(el)/2))
+		}
+	}
+}
+
+func (b *bench) add(r result) {
+	b.results = append(b.results, r)
+	fmt.Fprintf(b.out, "%-34s %10.4g %s %s\n", r.Name, r.Value, r.Unit, r.Note)
+}
+
+// bandwidth: float32 add (12 B/element), sum (4 B/element) and a
+// device-to-device copy (8 B/element) on n elements resident on the device.
+func (b *bench) bandwidth(n int) {
+	a, x, c := array.New[float32](n), array.New[float32](n), array.New[float32](n)
+	s := array.New[float32](1)
+	check(ops.On(b.d, a, x, c, s))
+	check(ops.Iota(a, 0))
+	check(ops.MulScalar(a, a, 1/float32(n)))
+	check(ops.Fill(x, 1))
+	t := b.timeIt(func() error { return ops.Add(c, a, x) })
+	b.add(result{Key: "add_gbs", Name: fmt.Sprintf("add float32 2^%d", log2(n)), Unit: "GB/s", Value: 12 * float64(n) / t / 1e9, Higher: true, Target: 0.9})
+	t = b.timeIt(func() error { return ops.Sum(s.Slice(0, 0), a, 0) })
+	b.add(result{Key: "sum_gbs", Name: fmt.Sprintf("sum float32 2^%d", log2(n)), Unit: "GB/s", Value: 4 * float64(n) / t / 1e9, Higher: true, Target: 0.85})
+	t = b.timeIt(func() error { return ops.Copy(c, a) })
+	b.add(result{Key: "copy_gbs", Name: fmt.Sprintf("D2D copy float32 2^%d", log2(n)), Unit: "GB/s", Value: 8 * float64(n) / t / 1e9, Higher: true, Target: 0.95})
+	// correctness of what was timed: sum of i/n over i < n is (n-1)/2
+	v, err := ops.SumAll(a)
+	check(err)
+	if want := float64(n-1) / 2; math.Abs(float64(v)-want) > 1e-3*want {
+		fail(fmt.Errorf("sum check: got %v, want %v", v, want))
+	}
+	for _, z := range []*array.Array[float32]{a, x, c, s} {
+		z.Close()
+	}
+}
+
+func log2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
+
+func gemmCandidates(elem int) []ops.GemmConfig {
+	if elem == 8 {
+		return []ops.GemmConfig{{TM: 64, TN: 64, TK: 16, RM: 4, RN: 4}, {TM: 64, TN: 64, TK: 8, RM: 4, RN: 4}, {TM: 128, TN: 64, TK: 8, RM: 8, RN: 4}, {TM: 64, TN: 128, TK: 8, RM: 4, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 8, RN: 8}, {TM: 32, TN: 32, TK: 16, RM: 4, RN: 4}}
+	}
+	return []ops.GemmConfig{{TM: 128, TN: 128, TK: 16, RM: 8, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 8, RN: 8}, {TM: 128, TN: 64, TK: 16, RM: 8, RN: 4}, {TM: 64, TN: 128, TK: 16, RM: 4, RN: 8}, {TM: 64, TN: 64, TK: 16, RM: 4, RN: 4}, {TM: 128, TN: 128, TK: 32, RM: 8, RN: 8}, {TM: 64, TN: 64, TK: 32, RM: 8, RN: 8}}
+}
+
+func (b *bench) gemm32(n int, tune bool) {
+	a, x, c := array.New[float32](n, n), array.New[float32](n, n), array.New[float32](n, n)
+	check(ops.On(b.d, a, x, c))
+	check(ops.Iota(a, 0))
+	check(ops.MulScalar(a, a, 1/float32(n)))
+	check(ops.Fill(x, 1))
+	best, cfg := b.gemmTune(4, tune, func() error { return ops.MatMul(c, a, x) })
+	tf := 2 * math.Pow(float64(n), 3) / best / 1e12
+	b.add(result{Key: "sgemm_tflops", Name: fmt.Sprintf("SGEMM %d fp32", n), Unit: "TFLOP/s", Value: tf, Higher: true, Target: 0.5, Note: "(" + cfg.String() + ")"})
+	// spot check: c(j, i) = Σ_p a(p, i) = Σ_p p/n = (n-1)/2
+	v, err := c.HostReadOnly()
+	check(err)
+	if got, want := float64(v.At(n/3, n/2)), float64(n-1)/2; math.Abs(got-want) > 1e-3*want {
+		fail(fmt.Errorf("SGEMM check: got %v, want %v", got, want))
+	}
+	a.Close()
+	x.Close()
+	c.Close()
+}
+
+func (b *bench) gemm64(n int, tune bool) {
+	a, x, c := array.New[float64](n, n), array.New[float64](n, n), array.New[float64](n, n)
+	check(ops.On(b.d, a, x, c))
+	check(ops.Iota(a, 0))
+	check(ops.MulScalar(a, a, 1/float64(n)))
+	check(ops.Fill(x, 1))
+	best, cfg := b.gemmTune(8, tune, func() error { return ops.MatMul(c, a, x) })
+	tf := 2 * math.Pow(float64(n), 3) / best / 1e12
+	b.add(result{Key: "dgemm_tflops", Name: fmt.Sprintf("DGEMM %d fp64", n), Unit: "TFLOP/s", Value: tf, Higher: true, Note: "(" + cfg.String() + ")"})
+	v, err := c.HostReadOnly()
+	check(err)
+	if got, want := v.At(n/3, n/2), float64(n-1)/2; math.Abs(got-want) > 1e-9*want {
+		fail(fmt.Errorf("DGEMM check: got %v, want %v", got, want))
+	}
+	a.Close()
+	x.Close()
+	c.Close()
+}
+
+// gemmTune times fn under each candidate tiling (or only the default) and
+// leaves the fastest set; it returns its seconds per call.
+func (b *bench) gemmTune(elem int, tune bool, fn func() error) (float64, ops.GemmConfig) {
+	cands := []ops.GemmConfig{ops.GemmConfigOf(b.d, elem)}
+	if tune {
+		cands = gemmCandidates(elem)
+	}
+	best, bestCfg := math.Inf(1), cands[0]
+	saved := b.minTime
+	b.minTime = saved / 3
+	for _, c := range cands {
+		ops.SetGemmConfig(b.d, elem, c)
+		t := b.timeIt(fn)
+		fmt.Fprintf(b.out, "  gemm%d %v: %.3f ms\n", elem*8, c, t*1e3)
+		if t < best {
+			best, bestCfg = t, c
+		}
+	}
+	b.minTime = saved
+	ops.SetGemmConfig(b.d, elem, bestCfg)
+	return b.timeIt(fn), bestCfg
+}
+
+// launch: a tiny op (AddScalar on 256 float32, then Sync) against a bare
+// kernel enqueue of the same size on the same queue (then Sync), which is
+// what device/opencl's BenchmarkKernelLaunch measures.
+func (b *bench) launch() {
+	x := array.New[float32](256)
+	check(ops.On(b.d, x))
+	p, err := b.d.BuildProgram(`__kernel void one(__global float *x) { x[get_global_id(0)] += 1.0f; }`, "")
+	check(err)
+	k, err := p.CreateKernel("one")
+	check(err)
+	mem, err := b.d.Malloc(4 * 256)
+	check(err)
+	check(k.SetArg(0, mem))
+	sync := func(err error) error {
+		if err != nil {
+			return err
+		}
+		return b.d.Sync()
+	}
+	// Interleave the two so that clock and driver states are alike.
+	var op, bare []float64
+	for range 5 {
+		bare = append(bare, b.timeIt(func() error { return sync(b.d.Launch(k, []int{256}, nil)) }))
+		op = append(op, b.timeIt(func() error { return sync(ops.AddScalar(x, x, 1)) }))
+	}
+	sort.Float64s(op)
+	sort.Float64s(bare)
+	mo, mb := op[len(op)/2]*1e6, bare[len(bare)/2]*1e6
+	b.add(result{Key: "tiny_op_us", Name: "tiny op (AddScalar 256) + sync", Unit: "µs", Value: mo})
+	b.add(result{Key: "bare_us", Name: "bare kernel enqueue + sync", Unit: "µs", Value: mb})
+	b.add(result{Key: "tiny_over_bare", Name: "tiny op / bare enqueue", Unit: "×", Value: mo / mb, Note: "target ≤ 1.5"})
+	b.d.Free(mem)
+	k.Release()
+	p.Release()
+	x.Close()
+}
+
+// chain: brighter (Halide, OpenCL, uint8) → cast to float32 → scale →
+// sum, on an n×n image. Resident: one upload before, one scalar read at
+// the end. Round trip: every stage's result comes home and goes back up.
+func (b *bench) chain(n int) {
+	in := array.New[uint8](n, n)
+	h, err := in.Host()
+	check(err)
+	for i := range h.Data() {
+		h.Data()[i] = uint8(i * 7)
+	}
+	br := array.New[uint8](n, n)
+	f := array.New[float32](n, n)
+	var want float64
+	for _, v := range h.Data() {
+		want += float64(min(int(v)+1, 255)) / 255
+	}
+	run := func(roundTrip bool) func() error {
+		return func() error {
+			// a fresh input on the host each time: the upload is part of it
+			in.SetHostDirty(true)
+			if err := ops.On(b.d, in, br, f); err != nil {
+				return err
+			}
+			if err := brighter.Brighter(in, 1, br); err != nil {
+				return err
+			}
+			if roundTrip {
+				if err := hop(b.d, br); err != nil {
+					return err
+				}
+			}
+			if err := ops.CastWrap(f, br); err != nil {
+				return err
+			}
+			if roundTrip {
+				if err := hop(b.d, f); err != nil {
+					return err
+				}
+			}
+			if err := ops.MulScalar(f, f, 1.0/255); err != nil {
+				return err
+			}
+			if roundTrip {
+				if err := hop(b.d, f); err != nil {
+					return err
+				}
+			}
+			s, err := ops.SumAll(f)
+			if err != nil {
+				return err
+			}
+			if math.Abs(float64(s)-want) > 1e-3*want {
+				return fmt.Errorf("chain sum %v, want %v", s, want)
+			}
+			return nil
+		}
+	}
+	check(run(false)()) // first run: builds, first uploads
+	before := b.d.Stats()
+	check(run(false)())
+	st := b.d.Stats().Sub(before)
+	t := b.timeIt(run(false))
+	b.add(result{Key: "chain_resident_ms", Name: fmt.Sprintf("chain %d² resident", n), Unit: "ms", Value: t * 1e3,
+		Note: fmt.Sprintf("(per run: %d H2D, %d D2H, %d D2D)", st.H2DCalls, st.D2HCalls, st.D2DCalls)})
+	check(run(true)())
+	before = b.d.Stats()
+	check(run(true)())
+	st = b.d.Stats().Sub(before)
+	t = b.timeIt(run(true))
+	b.add(result{Key: "chain_roundtrip_ms", Name: fmt.Sprintf("chain %d² round trip", n), Unit: "ms", Value: t * 1e3,
+		Note: fmt.Sprintf("(per run: %d H2D, %d D2H, %d D2D)", st.H2DCalls, st.D2HCalls, st.D2DCalls)})
+	in.Close()
+	br.Close()
+	f.Close()
+}
+
+// hop brings x home and sends it back up: the round trip a host-side
+// stage in between would cost.
+func hop[T array.Elem](d *opencl.Device, x *array.Array[T]) error {
+	if err := x.CopyToHost(); err != nil {
+		return err
+	}
+	x.SetHostDirty(true)
+	return ops.On(d, x)
+}
+
+// table prints our figures, PyTorch's and the ratio of speeds (ours /
+// PyTorch: above 1 is faster than PyTorch).
+func (b *bench) table(w io.Writer, torch map[string]float64, info map[string]any) {
+	fmt.Fprintf(w, "ops on %s", b.d.Name())
+	if info != nil {
+		fmt.Fprintf(w, " vs PyTorch %v on %v", info["torch"], info["device"])
+	}
+	fmt.Fprintf(w, "\n\n| op | ours | PyTorch | speed ratio | target |\n|---|---:|---:|---:|---:|\n")
+	for _, r := range b.results {
+		tv, ok := torch[r.Key]
+		ts, ratio, target := "–", "–", "–"
+		if ok && tv > 0 {
+			ts = fmt.Sprintf("%.4g %s", tv, r.Unit)
+			q := r.Value / tv
+			if !r.Higher {
+				q = tv / r.Value
+			}
+			ratio = fmt.Sprintf("%.2f×", q)
+		}
+		if r.Target > 0 {
+			target = fmt.Sprintf("≥ %.2f×", r.Target)
+			if ok && tv > 0 {
+				q := r.Value / tv
+				if q < r.Target {
+					target += " (missed)"
+				}
+			}
+		}
+		if strings.HasPrefix(r.Note, "target") {
+			target = r.Note[len("target "):]
+		}
+		note := ""
+		if r.Note != "" && !strings.HasPrefix(r.Note, "target") {
+			note = " " + r.Note
+		}
+		fmt.Fprintf(w, "| %s%s | %.4g %s | %s | %s | %s |\n", r.Name, note, r.Value, r.Unit, ts, ratio, target)
+	}
+}

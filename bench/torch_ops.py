@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""PyTorch's figures for bench/cmd/opsbench: the same ops at the same sizes.
+
+    /opt/torch/.venv/bin/python3 bench/torch_ops.py torch_ops.json
+
+float32 add on 2^28 elements (GB/s at 12 bytes/element), sum (4 bytes per
+element), a device-to-device copy (8 bytes per element, read + write),
+SGEMM 4096 fp32 with TF32 off and DGEMM 4096 (TFLOP/s), a tiny op
+(x.add_(1) on 256 float32, then synchronize) in µs, and the mixed chain
+brighter (saturating uint8 + 1) → float32 → scale → sum on a 4096² image,
+resident on the GPU and with a round trip through the host after every
+stage, in ms. Timing: CUDA synchronize around a loop of at least 0.3 s,
+after a warm-up, as opsbench does. Flags: --n LOG2, --gemm N, --img N.
+"""
+import argparse
+import json
+import sys
+import time
+
+import torch
+
+
+def timeit(fn, min_time=0.3):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        torch.cuda.synchronize()
+        el = time.perf_counter() - t0
+        if el >= min_time or n >= 1 << 20:
+            return el / n
+        n = max(n * 2, int(n * min_time / max(el, 1e-9) / 2))
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("out", nargs="?", default="torch_ops.json")
+    p.add_argument("--n", type=int, default=28)
+    p.add_argument("--gemm", type=int, default=4096)
+    p.add_argument("--img", type=int, default=4096)
+    a = p.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    r = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0)}
+
+    n = 1 << a.n
+    x = torch.arange(n, device=dev, dtype=torch.float32) / n
+    y = torch.ones(n, device=dev, dtype=torch.float32)
+    z = torch.empty_like(x)
+    t = timeit(lambda: torch.add(x, y, out=z))
+    r["add_gbs"] = 12 * n / t / 1e9
+    s = torch.empty((), device=dev, dtype=torch.float32)
+    t = timeit(lambda: torch.sum(x, 0, out=s))
+    r["sum_gbs"] = 4 * n / t / 1e9
+    t = timeit(lambda: z.copy_(x))
+    r["copy_gbs"] = 8 * n / t / 1e9
+    del x, y, z
+
+    g = a.gemm
+    for key, dt in (("sgemm_tflops", torch.float32), ("dgemm_tflops", torch.float64)):
+        A = torch.rand(g, g, device=dev, dtype=dt)
+        B = torch.rand(g, g, device=dev, dtype=dt)
+        C = torch.empty(g, g, device=dev, dtype=dt)
+        t = timeit(lambda: torch.matmul(A, B, out=C))
+        r[key] = 2 * g**3 / t / 1e12
+        del A, B, C
+
+    tiny = torch.zeros(256, device=dev, dtype=torch.float32)
+
+    def tiny_op():
+        tiny.add_(1)
+        torch.cuda.synchronize()
+
+    r["tiny_op_us"] = timeit(tiny_op) * 1e6
+
+    m = a.img
+    img = (torch.arange(m * m, dtype=torch.int64) * 7 % 256).to(torch.uint8).reshape(m, m)
+    img_pinned = img.pin_memory()
+    want = ((img.to(torch.int32) + 1).clamp(max=255).to(torch.float64) / 255).sum().item()
+
+    def chain(round_trip):
+        def hop(v):
+            return v.cpu().to(dev) if round_trip else v
+
+        def run():
+            i = img_pinned.to(dev, non_blocking=False)
+            b = hop((i.to(torch.int16) + 1).clamp_(max=255).to(torch.uint8))
+            f = hop(b.to(torch.float32))
+            f = hop(f.mul_(1.0 / 255))
+            v = f.sum().item()
+            if abs(v - want) > 1e-3 * want:
+                sys.exit(f"chain sum {v}, want {want}")
+
+        return run
+
+    r["chain_resident_ms"] = timeit(chain(False)) * 1e3
+    r["chain_roundtrip_ms"] = timeit(chain(True)) * 1e3
+
+    with open(a.out, "w") as fh:
+        json.dump(r, fh, indent=2)
+    json.dump(r, sys.stdout, indent=2)
+    print()
+
+
+if __name__ == "__main__":
+    main()
