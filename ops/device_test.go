@@ -428,3 +428,24 @@ func BenchmarkDeviceTinyOp(b *testing.B) {
 	}
 	d.Sync()
 }
+
+// TestDeviceGemmConfigs runs every tiling opsbench tunes over on shapes
+// that cut through tiles.
+func TestDeviceGemmConfigs(t *testing.T) {
+	d := testDev(t)
+	defer func(c32, c64 GemmConfig) {
+		SetGemmConfig(d, 4, c32)
+		SetGemmConfig(d, 8, c64)
+	}(GemmConfigOf(d, 4), GemmConfigOf(d, 8))
+	cfgs := []GemmConfig{{128, 128, 16, 8, 8}, {128, 128, 8, 8, 8}, {128, 64, 16, 8, 4}, {64, 128, 16, 4, 8},
+		{64, 64, 16, 4, 4}, {128, 128, 32, 8, 8}, {64, 64, 32, 8, 8}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {32, 32, 16, 4, 4}}
+	for i, c := range cfgs {
+		SetGemmConfig(d, 4, c)
+		ha, da := twin[float32](t, d, uint64(i), "dense", []int{136, 130}, false)
+		hb, db := twin[float32](t, d, uint64(i+50), "dense", []int{140, 136}, false)
+		hd, dd := twin[float32](t, d, 3, "dense", []int{140, 130}, false)
+		must(t, MatMul(hd, ha, hb))
+		must(t, MatMul(dd, da, db))
+		checkSame(t, c.String(), dd, hd, 1e-4*136)
+	}
+}
