@@ -11,21 +11,26 @@ const PortableEnv = "RESIDENT_OPS_PORTABLE"
 // fixed at start-up from cpuid and PortableEnv.
 var useAsm = hasAVX2 && !portableRequested()
 
+// useAVX512 selects the AVX-512 matmul micro-kernels;
+// RESIDENT_OPS_AVX512=0 keeps the AVX2 ones.
+var useAVX512 = useAsm && hasAVX512 && os.Getenv("RESIDENT_OPS_AVX512") != "0"
+
 func portableRequested() bool {
 	v := os.Getenv(PortableEnv)
 	return v != "" && v != "0"
 }
 
 // Accel names the host kernels chosen at start-up: "avx2+fma" (the
-// assembly kernels; "avx512 present" is appended when the CPU has it) or
+// assembly kernels), "avx2+fma, avx512 matmul" (with AVX-512 GEMM
+// micro-kernels) or
 // "portable" (Go loops, on CPUs without AVX2/FMA, other architectures, the
 // purego build tag, or with RESIDENT_OPS_PORTABLE=1).
 func Accel() string {
 	if !useAsm {
 		return "portable"
 	}
-	if hasAVX512 {
-		return "avx2+fma (avx512 present)"
+	if useAVX512 {
+		return "avx2+fma, avx512 matmul"
 	}
 	return "avx2+fma"
 }

@@ -54,8 +54,10 @@
 // Host kernels split work across GOMAXPROCS goroutines (a pool started on
 // first use) above a size threshold, and allocate nothing per call in
 // steady state. Dense float32/float64 add, sub, mul, div and sums use AVX2
-// assembly and MatMul an AVX2/FMA packed micro-kernel, chosen at start-up
-// with github.com/klauspost/cpuid/v2; Accel reports the choice. Large
+// assembly, transposing copies AVX 8×8 blocks, and MatMul a packed
+// micro-kernel with AVX-512 (or AVX2/FMA; RESIDENT_OPS_AVX512=0 forces
+// AVX2), chosen at start-up with github.com/klauspost/cpuid/v2; Accel
+// reports the choice. Large
 // elementwise results are written with non-temporal stores. Everything else,
 // and every kernel on other CPUs, runs portable Go: set
 // RESIDENT_OPS_PORTABLE=1 (or build with -tags purego) to force it, as CI

@@ -23,9 +23,9 @@ type Float interface{ float32 | float64 }
 // into cache-sized panels, so a transposed operand costs nothing extra. dst
 // must not overlap a or b.
 //
-// The host kernel is a packed, register-blocked GEMM (6×8 float64, 6×16
-// float32 AVX2/FMA micro-kernels, or the same blocking in Go), parallel
-// over rows of dst. Shape mismatches panic with array.ErrShape.
+// The host kernel is a packed, register-blocked GEMM (micro-kernels of 6
+// rows by 16 float64 or 32 float32 with AVX-512, 8 or 16 with AVX2/FMA, or
+// the same blocking in Go), parallel over rows of dst. Shape mismatches panic with array.ErrShape.
 func MatMul[T Float](dst, a, b *array.Array[T]) error {
 	if ok, err := deviceMatMul(dst, a, b); ok {
 		return err
@@ -52,9 +52,12 @@ func MatMul[T Float](dst, a, b *array.Array[T]) error {
 	}
 	var z T
 	mr := 6
-	mm.nr = 8
+	mm.nr = 8 // float64 AVX2 tile width; float32 and AVX-512 are wider
 	if unsafe.Sizeof(z) == 4 {
 		mm.nr = 16
+	}
+	if useAVX512 {
+		mm.nr *= 2
 	}
 	mm.upb = (mm.m + mr - 1) / mr
 	units := mm.upb * mm.batch
@@ -133,7 +136,7 @@ const (
 type mmBuf struct {
 	a64, b64 []float64
 	a32, b32 []float32
-	tile     [mmMR * 16]float64 // the micro-kernel's output (float32 uses half)
+	tile     [mmMR * 32]float64 // the micro-kernel's output (as T)
 }
 
 // mmFree keeps packing buffers between calls (at most one per worker): a
@@ -186,7 +189,7 @@ func gemmBody[T Float](j *job, _, lo, hi int) {
 		end := min(hi, (z+1)*mm.upb)
 		i0 := (u - z*mm.upb) * mmMR
 		i1 := min(mm.m, (end-z*mm.upb)*mmMR)
-		gemmRows[T](j, z, i0, i1, (*T)(pa), (*T)(pb), (*[mmMR * 16]T)(unsafe.Pointer(&buf.tile)))
+		gemmRows[T](j, z, i0, i1, (*T)(pa), (*T)(pb), (*[mmMR * 32]T)(unsafe.Pointer(&buf.tile)))
 		u = end
 	}
 }
@@ -195,10 +198,16 @@ func gemmBody[T Float](j *job, _, lo, hi int) {
 func kernelFor[T Float]() func(k int, a, b, c unsafe.Pointer) {
 	var z T
 	if unsafe.Sizeof(z) == 8 {
+		if useAVX512 {
+			return gemm6x16F64AVX512
+		}
 		if useAsm {
 			return gemm6x8F64
 		}
 		return gemmGo6x8F64
+	}
+	if useAVX512 {
+		return gemm6x32F32AVX512
 	}
 	if useAsm {
 		return gemm6x16F32
@@ -229,7 +238,7 @@ func gemmGo6x8F64(k int, a, b, c unsafe.Pointer)  { gemmGo[float64](k, a, b, c, 
 func gemmGo6x16F32(k int, a, b, c unsafe.Pointer) { gemmGo[float32](k, a, b, c, 16) }
 
 // gemmRows computes dst rows [i0, i1) of batch z.
-func gemmRows[T Float](j *job, z, i0, i1 int, pa, pb *T, tile *[mmMR * 16]T) {
+func gemmRows[T Float](j *job, z, i0, i1 int, pa, pb *T, tile *[mmMR * 32]T) {
 	mm := &j.mm
 	nr := mm.nr
 	kern := kernelFor[T]()

@@ -11,7 +11,7 @@ import (
 // hasAVX2 reports AVX2 with FMA, the level the assembly kernels need.
 var hasAVX2 = cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3)
 
-// hasAVX512 is reported by Accel; the kernels use AVX2 encodings.
+// hasAVX512 selects the AVX-512 matmul micro-kernels.
 var hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ)
 
 // The AVX2 kernels (vec_amd64.s). d = a op b over n elements; nt selects
@@ -58,6 +58,15 @@ func gemm6x8F64(k int, a, b, c unsafe.Pointer)
 
 //go:noescape
 func gemm6x16F32(k int, a, b, c unsafe.Pointer)
+
+// gemm6x16F64AVX512 and gemm6x32F32AVX512 are the AVX-512 micro-kernels:
+// the same packed layout with twice the tile width.
+//
+//go:noescape
+func gemm6x16F64AVX512(k int, a, b, c unsafe.Pointer)
+
+//go:noescape
+func gemm6x32F32AVX512(k int, a, b, c unsafe.Pointer)
 
 // transpose8x8F32 writes the transpose of the 8×8 float32 block at src
 // (rows srcStride bytes apart) to dst (rows dstStride bytes apart).

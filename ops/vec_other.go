@@ -35,3 +35,6 @@ func transposeStripF32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, sr
 func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, rows int) {
 	panic("ops: no assembly kernels")
 }
+
+func gemm6x16F64AVX512(k int, a, b, c unsafe.Pointer) { panic("ops: no assembly kernels") }
+func gemm6x32F32AVX512(k int, a, b, c unsafe.Pointer) { panic("ops: no assembly kernels") }
