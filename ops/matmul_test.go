@@ -90,3 +90,45 @@ func TestMatMulShapes(t *testing.T) {
 		checkMatMul(t, "f32", array.New[float32](N, M), randArray[float32](r, K, M), randArray[float32](r, N, K), 1e-6)
 	}
 }
+
+// TestKernelVariants runs the kernels of every level this CPU has (AVX-512
+// and AVX2 matmul, assembly and portable Go) in one test binary, so CI on
+// an AVX-512 machine covers the AVX2 kernels too.
+func TestKernelVariants(t *testing.T) {
+	saveAsm, save512 := useAsm, useAVX512
+	defer func() { useAsm, useAVX512 = saveAsm, save512 }()
+	for _, v := range []struct {
+		name          string
+		asm, avx512ok bool
+	}{{"avx512", true, true}, {"avx2", true, false}, {"portable", false, false}} {
+		if (v.asm && !hasAVX2) || (v.avx512ok && !hasAVX512) {
+			continue
+		}
+		useAsm, useAVX512 = v.asm, v.avx512ok
+		t.Run(v.name, func(t *testing.T) {
+			TestMatMulShapes(t)
+			r := rand.New(rand.NewPCG(5, 6))
+			for _, n := range []int{1, 15, 16, 17, 1000} {
+				a, b := randArray[float64](r, n), randArray[float64](r, n)
+				d := array.New[float64](n)
+				Sub(d, a, b)
+				av, _ := a.HostReadOnly()
+				bv, _ := b.HostReadOnly()
+				dv, _ := d.HostReadOnly()
+				for i := range dv.Data() {
+					if dv.Data()[i] != av.Data()[i]-bv.Data()[i] {
+						t.Fatalf("%s Sub n=%d at %d", v.name, n, i)
+					}
+				}
+				s, _ := SumAll(a)
+				ref := 0.0
+				for _, x := range av.Data() {
+					ref += x
+				}
+				if math.Abs(s-ref) > 1e-12*float64(n) {
+					t.Fatalf("%s SumAll n=%d: %v, want %v", v.name, n, s, ref)
+				}
+			}
+		})
+	}
+}
