@@ -103,7 +103,8 @@ type devState struct {
 	dev   *opencl.Device
 	fp64  bool
 	cus   int
-	wg    int // work-group size of reductions (a power of two)
+	wg    int   // work-group size of reductions (a power of two ≤ 256)
+	local []int // {wg}: the work-group of grid-stride kernels (NVIDIA's pick for nil is poor)
 	mu    sync.Mutex
 	progs map[progKey]*clProgram
 	gemm  map[int]GemmConfig // by element size
@@ -141,6 +142,7 @@ func stateOf(d *opencl.Device) *devState {
 	for s.wg > info.MaxWorkGroupSize() {
 		s.wg /= 2
 	}
+	s.local = []int{s.wg}
 	states[d] = s
 	d.OnClose(func() { s.release() })
 	return s

@@ -91,12 +91,12 @@ func elementwise[T array.Elem](d *opencl.Device, op, kname string, n *nest, vec 
 		if binary {
 			args = append(args, int64(offs[2]))
 		}
-		err = s.launch(p, kname+"_vec", []int{s.items((total + vw - 1) / vw)}, nil, args...)
+		err = s.launch(p, kname+"_vec", []int{s.items((total + vw - 1) / vw)}, s.local, args...)
 	} else {
 		for k := range 3 {
 			nd.off[k] = int64(offs[k])
 		}
-		err = s.launch(p, kname+"_nd", []int{s.items(total)}, nil, append(args, nd.bytes())...)
+		err = s.launch(p, kname+"_nd", []int{s.items(total)}, s.local, append(args, nd.bytes())...)
 	}
 	if err != nil {
 		return true, err
@@ -185,7 +185,7 @@ func iotaDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], dim int) (b
 		return true, err
 	}
 	nd.off[0] = int64(offs[0])
-	if err := s.launch(p, "iota_nd", []int{s.items(dst.Len())}, nil, mems[0], nd.bytes()); err != nil {
+	if err := s.launch(p, "iota_nd", []int{s.items(dst.Len())}, s.local, mems[0], nd.bytes()); err != nil {
 		return true, err
 	}
 	res().Wrote(dst.Raw(), plumb.Device)
@@ -240,7 +240,7 @@ func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *arr
 	if sat {
 		isSat = 1
 	}
-	if err := s.launch(p, "cast_nd", []int{s.items(n.total())}, nil, mems[0], mems[1], isSat, nd.bytes()); err != nil {
+	if err := s.launch(p, "cast_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], isSat, nd.bytes()); err != nil {
 		return true, err
 	}
 	res().Wrote(dst.Raw(), plumb.Device)
@@ -277,7 +277,7 @@ func runReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so
 	m, L := int(so.n), int(sr.n)
 	G, rows := s.reducePlan(m, L)
 	if rows {
-		return s.launch(p, "red_"+name+"_rows", []int{s.items(m)}, nil, dmem, amem, so.bytes(), sr.bytes())
+		return s.launch(p, "red_"+name+"_rows", []int{s.items(m)}, s.local, dmem, amem, so.bytes(), sr.bytes())
 	}
 	part, err := s.scratchFor(m * G * 8)
 	if err != nil {
@@ -286,7 +286,7 @@ func runReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so
 	if err := s.launch(p, "red_"+name+"_part", []int{m * G * s.wg}, []int{s.wg}, amem, so.bytes(), sr.bytes(), int64(G), part, opencl.Local(s.wg*8)); err != nil {
 		return err
 	}
-	return s.launch(p, "red_"+name+"_fin", []int{s.items(m)}, nil, dmem, so.bytes(), part, int64(G), int64(L))
+	return s.launch(p, "red_"+name+"_fin", []int{s.items(m)}, s.local, dmem, so.bytes(), part, int64(G), int64(L))
 }
 
 func reduceDevice[D, T array.Elem](d *opencl.Device, op reduceOp, dst0 *array.Array[D], a *array.Array[T], dim int) (bool, error) {

@@ -309,6 +309,18 @@ const clReduce = `
 #define max_JOIN(p, q) max_ADD(p, q)
 #define max_FIN(a, L) ST(a)
 
+// dense inputs of 4- and 8-byte types are read as vectors
+#if !THALF && TVW == 4
+#define HASVEC 1
+#define VACC(ADD, acc, v) acc = ADD(ADD(ADD(ADD(acc, (TC)v.s0), (TC)v.s1), (TC)v.s2), (TC)v.s3)
+#elif !THALF && TVW == 2
+#define HASVEC 1
+#define VACC(ADD, acc, v) acc = ADD(ADD(acc, (TC)v.s0), (TC)v.s1)
+#else
+#define HASVEC 0
+#define VACC(ADD, acc, v)
+#endif
+
 // reduced element j of the output whose input starts at base
 #define RED_AT(j, sr, base, oa) { if (sr.rank == 1) oa = (base) + (j) * sr.st[1][0]; \
 	else { long z0, z2; ND(j, sr, z0, oa, z2); oa += (base); } }
@@ -319,7 +331,12 @@ __kernel void red_##name##_part(__global const TS *a, nd_t so, nd_t sr, long G, 
 	long ls = get_local_size(0), lid = get_local_id(0); \
 	long od, oa, oz; ND(o, so, od, oa, oz); \
 	name##_ACC acc = name##_INIT; \
-	if (sr.rank == 1 && sr.st[1][0] == 1) { \
+	if (HASVEC && sr.rank == 1 && sr.st[1][0] == 1 && oa % TVW == 0) { \
+		__global const TVT *av = (__global const TVT *)(a + oa); \
+		long nv = sr.n / TVW; \
+		for (long j = g * ls + lid; j < nv; j += G * ls) { TVT v = av[j]; VACC(name##_ADD, acc, v); } \
+		for (long j = nv * TVW + g * ls + lid; j < sr.n; j += G * ls) { TC x = LD(a[oa + j]); acc = name##_ADD(acc, x); } \
+	} else if (sr.rank == 1 && sr.st[1][0] == 1) { \
 		for (long j = g * ls + lid; j < sr.n; j += G * ls) { TC x = LD(a[oa + j]); acc = name##_ADD(acc, x); } \
 	} else { \
 		for (long j = g * ls + lid; j < sr.n; j += G * ls) { long q; RED_AT(j, sr, oa, q); TC x = LD(a[q]); acc = name##_ADD(acc, x); } \
