@@ -3,13 +3,63 @@
 //
 // # Where an op runs
 //
-// The rule: if the freshest copy of any operand is on a device, the op runs
-// there; otherwise it runs on the host. This package implements the host
-// side; the device side (OpenCL kernels) completes the rule later behind
-// the same calls, so user code does not change. A host op takes each input
-// with HostReadOnly and dst with Host, which is where automatic copies to
-// host happen (and may fail: every op returns an error for transfer
-// failures); dst is then newest on the host.
+// Residency decides, so user code is the same on both sides. An op's
+// operands are dst and its input Arrays (Go scalars do not count):
+//
+//   - If an operand is host-only (FromSlice, Wrap: caller-held memory) or
+//     lives on a device that is not OpenCL, the op runs on the host.
+//   - If operands live on different devices, it runs on the host.
+//   - Otherwise, with every allocated operand on one OpenCL device D, it
+//     runs on D when the freshest copy of some operand is there
+//     (device-dirty), or when every operand is already current there
+//     (allocated on D, not host-dirty), since then no copy is needed
+//     either way. The result stays on D, device-dirty.
+//   - Else it runs on the host.
+//
+// Mixed cases therefore cost one counted copy per stale operand: on the
+// device, a host-newer input is uploaded (H2D in D's Stats); on the host,
+// a device-dirty input is copied home (D2H). Under the transfer guard
+// (device.SetGuard(true)) either copy is an error wrapping
+// device.ErrTransferGuard, before anything moves. On(d, xs...) is the
+// explicit placement for the first op of a chain: it gives each Array an
+// allocation on d and uploads its host-newer data (explicit, so allowed
+// under the guard). A host op takes each input with HostReadOnly and dst
+// with Host; dst is then newest on the host.
+//
+// Device ops are OpenCL kernels enqueued on D's in-order queue, the queue
+// package halide's OpenCL pipelines use (halide.OpenCLDevice() is
+// opencl.Default()), so pipelines and ops chain with no host sync and no
+// transfer; only reading a result on the host waits. Kernels are built
+// once per device and element type (PoCL caches binaries under
+// POCL_CACHE_DIR); a build failure returns an error wrapping
+// *opencl.BuildError with the build log. Views of any layout run in
+// place: kernels take the root cl_mem, an element offset and per-operand
+// strides, never a sub-buffer or a dense copy.
+//
+// On the device: every elementwise, scalar and unary op, Copy, Transpose,
+// Fill, Iota, Sum, Prod, Min, Max, Mean (along a dimension and the *All
+// forms), MatMul (float32; float64 where the device has cl_khr_fp64) and
+// the casts between types other than Float16 and BFloat16, except float →
+// integer CastWrap. The rest — Compare, CompareScalar, Where, ArgMin,
+// ArgMax, their *All forms, Prod/Min/Max/Sum/Mean over an empty
+// dimension, those casts, and ops over more than 8 dimensions after
+// merging — run on the host under the same rule, with the counted (and
+// guarded) copy of device-dirty inputs that the host side makes. The *All
+// functions return a Go value: on the device they read back one element
+// (a blocking read, not counted as a transfer); Sum into a 0-D Array keeps
+// the result on the device.
+//
+// Device results equal host results exactly for integers, casts, Copy,
+// Fill and Iota. Float results are within (device_test.go's devTol)
+// 1e-5 relative for float32 and 1e-12 for float64, since OpenCL's division,
+// sqrt and transcendentals may be a few ulps off where the host's are
+// correctly rounded; Float16 and BFloat16 compute in float32 and may round
+// to the neighbouring value. Device sums of float types accumulate in
+// float64 (float32 without cl_khr_fp64) in a different order than the host.
+// MatMul's tiling is per device (GemmConfigOf, SetGemmConfig; tuned by
+// bench/cmd/opsbench). Check with
+//
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Device ./ops
 //
 // # Shapes, views and broadcasting
 //
