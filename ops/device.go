@@ -41,21 +41,23 @@ func On(d *opencl.Device, xs ...array.Buffer) error {
 }
 
 // placement returns the OpenCL device an op on these operands runs on, or
-// nil for the host. dst is operand 0; nil inputs are scalars.
+// nil for the host. dst is operand 0 (nil for the *All reductions); nil
+// inputs are scalars.
 //
 // The rule (documented in doc.go): operands are dst and the input Arrays.
 // Host-only Arrays (FromSlice, Wrap) and Arrays on a non-OpenCL device keep
 // the op on the host. Otherwise, when every operand with an allocation has
 // it on one OpenCL device D, the op runs on D if some operand is
-// device-dirty there, or if every operand already has a current copy on D
-// (allocated, not host-dirty): no copy is needed then. Operands on
-// different devices run the op on the host.
+// device-dirty there, or if every input Array is current on D (allocated
+// there, not host-dirty; with no input Arrays, dst): no copy is needed
+// then, since dst is overwritten. Operands on different devices run the op
+// on the host.
 func placement(dst *array.Raw, ins ...*array.Raw) *opencl.Device {
 	if dst != nil && (dst.Len() == 0 || dst.HostOnly()) {
 		return nil
 	}
 	var dev device.Device
-	dirty, current := false, true
+	dirty, current, inputs := false, true, false
 	for i := -1; i < len(ins); i++ {
 		r := dst
 		if i >= 0 {
@@ -67,9 +69,12 @@ func placement(dst *array.Raw, ins ...*array.Raw) *opencl.Device {
 		if r.HostOnly() {
 			return nil
 		}
+		inputs = inputs || i >= 0
 		d := r.Device()
 		if d == nil {
-			current = false
+			if i >= 0 {
+				current = false
+			}
 			continue
 		}
 		if dev != nil && d != dev {
@@ -82,6 +87,9 @@ func placement(dst *array.Raw, ins ...*array.Raw) *opencl.Device {
 		if i >= 0 && r.HostDirty() {
 			current = false
 		}
+	}
+	if !inputs && dst != nil && dst.HostDirty() {
+		current = false
 	}
 	cl, ok := dev.(*opencl.Device)
 	if !ok || cl.Closed() || !(dirty || current) {

@@ -11,9 +11,11 @@
 //   - If operands live on different devices, it runs on the host.
 //   - Otherwise, with every allocated operand on one OpenCL device D, it
 //     runs on D when the freshest copy of some operand is there
-//     (device-dirty), or when every operand is already current there
-//     (allocated on D, not host-dirty), since then no copy is needed
-//     either way. The result stays on D, device-dirty.
+//     (device-dirty), or when every input Array is already current there
+//     (allocated on D, not host-dirty; with no input Arrays, as for Fill,
+//     dst), since then no copy is needed either way: dst is overwritten
+//     and gets an allocation on D if it has none. The result stays on D,
+//     device-dirty.
 //   - Else it runs on the host.
 //
 // Mixed cases therefore cost one counted copy per stale operand: on the
@@ -87,10 +89,12 @@
 //
 // # Accuracy of sums
 //
-// Float sums (Sum, SumAll, Mean, MeanAll) are pairwise: leaves of 256
-// elements are added in 8 (Go) or 16 (AVX2) float64 lanes, and the leaves'
-// sums join a binary pairwise tree, across rows and across workers too.
-// Every float type accumulates in float64. The result is within
+// Float sums (Sum, SumAll, Mean, MeanAll) are pairwise: leaves of 512
+// float64 (4096 float32, Float16 or BFloat16) elements are added in 8 (Go)
+// or 16 (AVX2) float64 lanes, and the leaves' sums join a binary pairwise
+// tree, across rows; the workers' partial sums (at most 4 per worker) are
+// added in order. Every float type accumulates in float64. The result is
+// within
 //
 //	|s − Σx| ≤ (2·log2(n) + 40) · 2⁻⁵³ · Σ|x|
 //
