@@ -113,20 +113,28 @@ func (p *pairAcc) sum() float64 {
 	return r
 }
 
-// sumBlk is how many elements a leaf of the pairwise sum adds in 8 or 16
-// float64 lanes before the block's sum joins the pairwise tree.
-const sumBlk = 256
+// sumLeaf is how many elements a leaf of the pairwise sum adds in 8 or 16
+// float64 lanes before the leaf's sum joins the pairwise tree: 512 float64s
+// (32 sequential adds per lane), or 4096 narrower floats, whose float64
+// lanes lose nothing a float32 result could show.
+func sumLeaf[T array.Elem]() int {
+	if sizeOf[T]() == 8 {
+		return 512
+	}
+	return 4096
+}
 
 // sumFloat is the pairwise float64 sum of n float elements of T.
 func sumFloat[T array.Elem](base unsafe.Pointer, off, stride, n int) float64 {
 	var p pairAcc
-	for i := 0; i < n; i += sumBlk {
-		p.add(blockSum[T](base, off+i*stride, stride, min(sumBlk, n-i)))
+	leaf := sumLeaf[T]()
+	for i := 0; i < n; i += leaf {
+		p.add(blockSum[T](base, off+i*stride, stride, min(leaf, n-i)))
 	}
 	return p.sum()
 }
 
-// blockSum adds m ≤ sumBlk elements in 8 float64 lanes (16 in assembly).
+// blockSum adds m ≤ sumLeaf elements in 8 float64 lanes (16 in assembly).
 func blockSum[T array.Elem](base unsafe.Pointer, off, stride, m int) float64 {
 	var z T
 	if stride == 1 && useAsm {
