@@ -118,8 +118,8 @@ type devState struct {
 	gemm  map[int]GemmConfig // by element size
 	// scratch: partials of reductions; the queue is in order, so the next
 	// op may reuse it while the previous one still runs.
-	scratch  device.Allocation
-	scratchN int
+	scratch  [2]device.Allocation
+	scratchN [2]int
 }
 
 // clProgram is one built program and its kernels. Kernel arguments are set
@@ -172,9 +172,11 @@ func (s *devState) release() {
 		p.p.Release()
 	}
 	s.progs = map[progKey]*clProgram{}
-	if s.scratch != nil {
-		s.dev.Free(s.scratch)
-		s.scratch, s.scratchN = nil, 0
+	for i := range s.scratch {
+		if s.scratch[i] != nil {
+			s.dev.Free(s.scratch[i])
+			s.scratch[i], s.scratchN[i] = nil, 0
+		}
 	}
 }
 
@@ -277,23 +279,24 @@ func (s *devState) items(n int) int {
 	return max(256, min(g, s.cus*2048))
 }
 
-// scratchFor returns a scratch allocation of at least n bytes.
-func (s *devState) scratchFor(n int) (opencl.Mem, error) {
+// scratchFor returns scratch allocation i (0 or 1) grown to at least n
+// bytes.
+func (s *devState) scratchFor(i, n int) (opencl.Mem, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.scratchN < n {
-		if s.scratch != nil {
-			s.dev.Free(s.scratch)
-			s.scratch, s.scratchN = nil, 0
+	if s.scratchN[i] < n {
+		if s.scratch[i] != nil {
+			s.dev.Free(s.scratch[i])
+			s.scratch[i], s.scratchN[i] = nil, 0
 		}
 		sz := max(n, 1<<16)
 		a, err := s.dev.Malloc(sz)
 		if err != nil {
 			return 0, err
 		}
-		s.scratch, s.scratchN = a, sz
+		s.scratch[i], s.scratchN[i] = a, sz
 	}
-	mem, _, err := s.dev.Mem(s.scratch)
+	mem, _, err := s.dev.Mem(s.scratch[i])
 	return opencl.Mem(mem), err
 }
 

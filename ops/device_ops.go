@@ -247,13 +247,27 @@ func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *arr
 	return true, nil
 }
 
+// readyMixed is ready for an input and a dst of another element type.
+func readyMixed[D, T array.Elem](s *devState, op string, dst *array.Array[D], a *array.Array[T]) (mems [3]opencl.Mem, offs [3]int, err error) {
+	if res().NeedsUpload(a.Raw(), s.dev) {
+		if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev.Name())); err != nil {
+			return
+		}
+	}
+	if mems[1], offs[1], err = s.operandMem(op, a.Raw(), true); err != nil {
+		return
+	}
+	mems[0], offs[0], err = s.operandMem(op, dst.Raw(), false)
+	return
+}
+
 // prepIn is operandMem for an input, asking the guard first.
 func (s *devState) prepIn(op string, r *array.Raw) (opencl.Mem, int, error) {
 	return s.operandMem(op, r, true)
 }
 
 // reduction kernels by reduceOp ("" where the host does it).
-var redCL = [...]string{"sum", "prod", "min", "max", "mean", "", ""}
+var redCL = [...]string{"sum", "prod", "min", "max", "mean", "argmin", "argmax"}
 
 // reducePlan picks the kernels of a reduction with m outputs of L
 // elements each: one work-item per output when outputs are many or
@@ -279,7 +293,7 @@ func runReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so
 	if rows {
 		return s.launch(p, "red_"+name+"_rows", []int{s.items(m)}, s.local, dmem, amem, so.bytes(), sr.bytes())
 	}
-	part, err := s.scratchFor(m * G * 8)
+	part, err := s.scratchFor(0, m*G*8)
 	if err != nil {
 		return err
 	}
@@ -289,11 +303,51 @@ func runReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so
 	return s.launch(p, "red_"+name+"_fin", []int{s.items(m)}, s.local, dmem, so.bytes(), part, int64(G), int64(L))
 }
 
+// runArgReduce is runReduce for ArgMin and ArgMax: dmem holds int64
+// coordinates, base is the reduced dimension's Min.
+func runArgReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so, sr *ndArg, base int) error {
+	p, err := s.typeProgram("red", array.TypeOf[T]())
+	if err != nil {
+		return err
+	}
+	name := redCL[op]
+	m, L := int(so.n), int(sr.n)
+	G, rows := s.reducePlan(m, L)
+	if rows {
+		return s.launch(p, "red_"+name+"_rows", []int{s.items(m)}, s.local, dmem, amem, so.bytes(), sr.bytes(), int64(base))
+	}
+	part, err := s.scratchFor(0, m*G*8)
+	if err != nil {
+		return err
+	}
+	idx, err := s.scratchFor(1, m*G*8)
+	if err != nil {
+		return err
+	}
+	if err := s.launch(p, "red_"+name+"_part", []int{m * G * s.wg}, []int{s.wg}, amem, so.bytes(), sr.bytes(), int64(G), part, idx, opencl.Local(s.wg*8), opencl.Local(s.wg*8)); err != nil {
+		return err
+	}
+	return s.launch(p, "red_"+name+"_fin", []int{s.items(m)}, s.local, dmem, so.bytes(), part, idx, int64(G), int64(base))
+}
+
 func reduceDevice[D, T array.Elem](d *opencl.Device, op reduceOp, dst0 *array.Array[D], a *array.Array[T], dim int) (bool, error) {
+	if op == redArgMin || op == redArgMax {
+		di, ok := any(dst0).(*array.Array[int64])
+		if !ok {
+			return false, nil
+		}
+		return reduceDim(d, op, di, a, dim)
+	}
 	dst, same := any(dst0).(*array.Array[T])
-	if !same || redCL[op] == "" {
+	if !same {
 		return false, nil
 	}
+	return reduceDim(d, op, dst, a, dim)
+}
+
+// reduceDim reduces a along dim into dst (D is T, or int64 for the
+// argument reductions).
+func reduceDim[D, T array.Elem](d *opencl.Device, op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) (bool, error) {
 	name := reduceNames[op]
 	ra := a.Rank()
 	if dim < 0 || dim >= ra {
@@ -332,12 +386,17 @@ func reduceDevice[D, T array.Elem](d *opencl.Device, op reduceOp, dst0 *array.Ar
 	sr := ndArg{n: int64(rd.Extent), rank: 1}
 	sr.ext[0], sr.st[1][0] = int64(rd.Extent), int64(rd.Stride)
 	s := stateOf(d)
-	mems, offs, err := ready(s, name, dst, a)
+	mems, offs, err := readyMixed(s, name, dst, a)
 	if err != nil {
 		return true, err
 	}
 	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
-	if err := runReduce[T](s, op, mems[0], mems[1], &so, &sr); err != nil {
+	if op == redArgMin || op == redArgMax {
+		err = runArgReduce[T](s, op, mems[0], mems[1], &so, &sr, rd.Min)
+	} else {
+		err = runReduce[T](s, op, mems[0], mems[1], &so, &sr)
+	}
+	if err != nil {
 		return true, err
 	}
 	res().Wrote(dst.Raw(), plumb.Device)
@@ -349,7 +408,7 @@ func reduceDevice[D, T array.Elem](d *opencl.Device, op reduceOp, dst0 *array.Ar
 // transfer: it is not counted in Stats).
 func reduceAllDevice[T array.Elem](d *opencl.Device, op reduceOp, a *array.Array[T]) (T, bool, error) {
 	var z T
-	if redCL[op] == "" || a.Len() == 0 {
+	if op == redArgMin || op == redArgMax || a.Len() == 0 {
 		return z, false, nil
 	}
 	var n nest
@@ -371,7 +430,7 @@ func reduceAllDevice[T array.Elem](d *opencl.Device, op reduceOp, a *array.Array
 	so.off[1] = int64(offs[1])
 	G, _ := s.reducePlan(1, int(sr.n))
 	resOff := (G*8 + 127) / 128 * 128
-	out, err := s.scratchFor(resOff + 128)
+	out, err := s.scratchFor(0, resOff+128)
 	if err != nil {
 		return z, true, err
 	}

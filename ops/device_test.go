@@ -186,6 +186,15 @@ func testDeviceReduce[T array.Elem](t *testing.T) {
 					must(t, reduce(op, dd, da, dim))
 					checkSame(t, layout+" "+reduceNames[op], dd, hd, tol)
 				}
+				for _, op := range []reduceOp{redArgMin, redArgMax} {
+					ha, da := twin[T](t, d, uint64(li*10+dim+5), layout, ext, false)
+					oext := append([]int(nil), extentsOf(ha)...)
+					oext = append(oext[:dim], oext[dim+1:]...)
+					hd, dd := twin[int64](t, d, 98, "dense", oext, false)
+					must(t, reduce(op, hd, ha, dim))
+					must(t, reduce(op, dd, da, dim))
+					checkSame(t, layout+" "+reduceNames[op], dd, hd, 0)
+				}
 			}
 		}
 		ha, da := twin[T](t, d, uint64(li), layout, []int{1000, 3}, false)
@@ -447,5 +456,42 @@ func TestDeviceGemmConfigs(t *testing.T) {
 		must(t, MatMul(hd, ha, hb))
 		must(t, MatMul(dd, da, db))
 		checkSame(t, c.String(), dd, hd, 1e-4*136)
+	}
+}
+
+// TestDeviceNaN: NaN wins Min, Max and the argument reductions, the first
+// one in index order, as on the host.
+func TestDeviceNaN(t *testing.T) {
+	d := testDev(t)
+	nan := float32(math.NaN())
+	vals := []float32{3, 1, nan, 0, nan, -2, 7}
+	mk := func() *array.Array[float32] {
+		a := array.New[float32](len(vals), 3)
+		h, _ := a.Host()
+		for y := range 3 {
+			for x, v := range vals {
+				if y == 1 && v != v {
+					v = float32(x) // row 1 without NaNs
+				}
+				h.Set(v, x, y)
+			}
+		}
+		return a
+	}
+	ha, da := mk(), mk()
+	must(t, On(d, da))
+	for _, op := range []reduceOp{redMin, redMax} {
+		hd, dd := array.New[float32](3), array.New[float32](3)
+		must(t, On(d, dd))
+		must(t, reduce(op, hd, ha, 0))
+		must(t, reduce(op, dd, da, 0))
+		checkSame(t, reduceNames[op], dd, hd, 0)
+	}
+	for _, op := range []reduceOp{redArgMin, redArgMax} {
+		hd, dd := array.New[int64](3), array.New[int64](3)
+		must(t, On(d, dd))
+		must(t, reduce(op, hd, ha, 0))
+		must(t, reduce(op, dd, da, 0))
+		checkSame(t, reduceNames[op], dd, hd, 0)
 	}
 }

@@ -40,11 +40,10 @@
 //
 // On the device: every elementwise, scalar and unary op, Copy, Transpose,
 // Fill, Iota, Sum, Prod, Min, Max, Mean (along a dimension and the *All
-// forms), MatMul (float32; float64 where the device has cl_khr_fp64) and
+// forms), ArgMin and ArgMax along a dimension, MatMul (float32; float64 where the device has cl_khr_fp64) and
 // the casts between types other than Float16 and BFloat16, except float →
-// integer CastWrap. The rest — Compare, CompareScalar, Where, ArgMin,
-// ArgMax, their *All forms, Prod/Min/Max/Sum/Mean over an empty
-// dimension, those casts, and ops over more than 8 dimensions after
+// integer CastWrap. The rest — Compare, CompareScalar, Where, ArgMinAll,
+// ArgMaxAll, reductions over an empty dimension, those casts, and ops over more than 8 dimensions after
 // merging — run on the host under the same rule, with the counted (and
 // guarded) copy of device-dirty inputs that the host side makes. The *All
 // functions return a Go value: on the device they read back one element

@@ -366,6 +366,51 @@ __kernel void red_##name##_rows(__global TS *d, __global const TS *a, nd_t so, n
 	} \
 }
 RED(sum) RED(mean) RED(prod) RED(min) RED(max)
+
+// ArgMin/ArgMax: (value, index) pairs; ties and equal NaNs keep the lower
+// index, so the result is the first extreme in index order. dst is long;
+// base is the coordinate of index 0 (the dimension's Min).
+#define ARG(name, BETTER) \
+inline void name##_join(TC *v, long *i, TC w, long j) { \
+	if (BETTER(w, *v) || (!BETTER(*v, w) && j < *i)) { *v = w; *i = j; } \
+} \
+__kernel void red_##name##_part(__global const TS *a, nd_t so, nd_t sr, long G, __global TC *pv, __global long *pi, __local TC *lv, __local long *li) { \
+	long grp = get_group_id(0), o = grp / G, g = grp % G; \
+	long ls = get_local_size(0), lid = get_local_id(0); \
+	long od, oa, oz; ND(o, so, od, oa, oz); \
+	TC bv = 0; long bi = LONG_MAX; \
+	for (long j = g * ls + lid; j < sr.n; j += G * ls) { long q; RED_AT(j, sr, oa, q); TC x = LD(a[q]); \
+		if (bi == LONG_MAX || BETTER(x, bv)) { bv = x; bi = j; } } \
+	lv[lid] = bv; li[lid] = bi; \
+	barrier(CLK_LOCAL_MEM_FENCE); \
+	for (long h = ls / 2; h > 0; h /= 2) { \
+		if (lid < h && li[lid + h] != LONG_MAX) { \
+			TC v = lv[lid]; long i = li[lid]; \
+			if (i == LONG_MAX) { v = lv[lid + h]; i = li[lid + h]; } else name##_join(&v, &i, lv[lid + h], li[lid + h]); \
+			lv[lid] = v; li[lid] = i; } \
+		barrier(CLK_LOCAL_MEM_FENCE); \
+	} \
+	if (lid == 0) { pv[o * G + g] = lv[0]; pi[o * G + g] = li[0]; } \
+} \
+__kernel void red_##name##_fin(__global long *d, nd_t so, __global const TC *pv, __global const long *pi, long G, long base) { \
+	for (long o = get_global_id(0); o < so.n; o += get_global_size(0)) { \
+		long od, oa, oz; ND(o, so, od, oa, oz); \
+		TC v = pv[o * G]; long i = pi[o * G]; \
+		for (long g = 1; g < G; g++) { if (pi[o * G + g] == LONG_MAX) continue; \
+			if (i == LONG_MAX) { v = pv[o * G + g]; i = pi[o * G + g]; } else name##_join(&v, &i, pv[o * G + g], pi[o * G + g]); } \
+		d[od] = i + base; \
+	} \
+} \
+__kernel void red_##name##_rows(__global long *d, __global const TS *a, nd_t so, nd_t sr, long base) { \
+	for (long o = get_global_id(0); o < so.n; o += get_global_size(0)) { \
+		long od, oa, oz; ND(o, so, od, oa, oz); \
+		TC bv = 0; long bi = -1; \
+		for (long j = 0; j < sr.n; j++) { long q; RED_AT(j, sr, oa, q); TC x = LD(a[q]); \
+			if (bi < 0 || BETTER(x, bv)) { bv = x; bi = j; } } \
+		d[od] = bi + base; \
+	} \
+}
+ARG(argmin, BETTERMIN) ARG(argmax, BETTERMAX)
 `
 
 // clCast converts between two element types (prefix D and S); see
