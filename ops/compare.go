@@ -36,6 +36,9 @@ func CompareScalar[T array.Elem](dst *array.Array[uint8], a *array.Array[T], s T
 }
 
 func compare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], s T) error {
+	if ok, err := deviceCompare(op, dst, a, b, s); ok {
+		return err
+	}
 	j := getJob()
 	defer putJob(j)
 	name := "Compare"

@@ -612,3 +612,54 @@ func deviceMatMul[T Float](dst, a, b *array.Array[T]) (bool, error) {
 	}
 	return false, nil
 }
+
+var cmpCL = [...]string{"eq", "ne", "lt", "le", "gt", "ge"}
+
+// compareDevice stores the mask a op b (or a op sb when b is nil) in dst.
+func compareDevice[T array.Elem](d *opencl.Device, op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], sb T) (bool, error) {
+	var n nest
+	n.init("Compare", dst)
+	n.add("Compare", dst, a)
+	fl := int32(0)
+	if b != nil {
+		n.add("Compare", dst, b)
+	} else {
+		n.addScalar()
+		fl = 2
+	}
+	n.simplify()
+	var nd ndArg
+	if !nd.fromNest(&n) {
+		return false, nil
+	}
+	s := stateOf(d)
+	p, err := s.typeProgram("ew", array.TypeOf[T]())
+	if err != nil {
+		return true, err
+	}
+	mems, offs, err := ready(s, "Compare", (*array.Array[T])(nil), a, b)
+	if err != nil {
+		return true, err
+	}
+	if mems[0], offs[0], err = s.operandMem("Compare", dst.Raw(), false); err != nil {
+		return true, err
+	}
+	if b == nil {
+		mems[2] = mems[1]
+	}
+	for k := range 3 {
+		nd.off[k] = int64(offs[k])
+	}
+	if err := s.launch(p, "cmp_"+cmpCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], mems[2], scalarArg(sb), fl, nd.bytes()); err != nil {
+		return true, err
+	}
+	res().Wrote(dst.Raw(), plumb.Device)
+	return true, nil
+}
+
+func deviceCompare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], sb T) (bool, error) {
+	if d := placement(rawOf(dst), rawOf(a), rawOf(b)); d != nil {
+		return compareDevice(d, op, dst, a, b, sb)
+	}
+	return false, nil
+}

@@ -146,6 +146,16 @@ func testDeviceElementwise[T array.Elem](t *testing.T) {
 			must(t, Unary(dd, da, op))
 			checkSame(t, layout+" "+op.String(), dd, hd, tol)
 		}
+		for op := EQ; op <= GE; op++ {
+			hb, db := twin[T](t, d, seed+7, "dense", ext[:1], true)
+			hm, dm := twin[uint8](t, d, seed+8, layout, ext, false)
+			must(t, Compare(hm, ha, hb, op))
+			must(t, Compare(dm, da, db, op))
+			checkSame(t, layout+" Compare "+op.String(), dm, hm, 0)
+			must(t, CompareScalar(hm, ha, s, op))
+			must(t, CompareScalar(dm, da, s, op))
+			checkSame(t, layout+" CompareScalar "+op.String(), dm, hm, 0)
+		}
 		must(t, Copy(hd, ha))
 		must(t, Copy(dd, da))
 		checkSame(t, layout+" Copy", dd, hd, 0)

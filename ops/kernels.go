@@ -209,6 +209,23 @@ __kernel void un_##name##_nd(__global TS *d, __global const TS *a, TS sa, int fl
 	} \
 }
 
+#define CMP_eq(a, b) ((a) == (b))
+#define CMP_ne(a, b) ((a) != (b))
+#define CMP_lt(a, b) ((a) < (b))
+#define CMP_le(a, b) ((a) <= (b))
+#define CMP_gt(a, b) ((a) > (b))
+#define CMP_ge(a, b) ((a) >= (b))
+#define CMP_ND(name) \
+__kernel void cmp_##name##_nd(__global uchar *d, __global const TS *a, __global const TS *b, TS sb, int fl, nd_t s) { \
+	for (long i = get_global_id(0); i < s.n; i += get_global_size(0)) { \
+		long o0, o1, o2; ND(i, s, o0, o1, o2); \
+		TC x = LD(a[o1]); \
+		TC y = (fl & 2) ? LD(sb) : LD(b[o2]); \
+		d[o0] = CMP_##name(x, y) ? 1 : 0; \
+	} \
+}
+CMP_ND(eq) CMP_ND(ne) CMP_ND(lt) CMP_ND(le) CMP_ND(gt) CMP_ND(ge)
+
 BIN_ND(add) BIN_ND(sub) BIN_ND(mul) BIN_ND(div) BIN_ND(min) BIN_ND(max)
 UN_ND(abs) UN_ND(copy)
 #if TISF
