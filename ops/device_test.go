@@ -505,3 +505,30 @@ func TestDeviceNaN(t *testing.T) {
 		checkSame(t, reduceNames[op], dd, hd, 0)
 	}
 }
+
+// TestDeviceHostOnlyOp: an op without a device form (Where) on
+// device-dirty operands runs on the host with counted copies home, and
+// under the guard it is an error.
+func TestDeviceHostOnlyOp(t *testing.T) {
+	d := testDev(t)
+	a, b, c := array.New[float32](16), array.New[float32](16), array.New[uint8](16)
+	dst := array.New[float32](16)
+	must(t, On(d, a, b, c))
+	must(t, Fill(a, 1))
+	must(t, Fill(b, 2))
+	must(t, CompareScalar(c, a, 0, GT))
+	defer device.SetGuard(device.SetGuard(true))
+	if err := Where(dst, c, a, b); !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("Where on device-dirty operands under the guard: %v, want ErrTransferGuard", err)
+	}
+	device.SetGuard(false)
+	before := d.Stats()
+	must(t, Where(dst, c, a, b))
+	if got := d.Stats().Sub(before); got.D2HCalls != 3 {
+		t.Fatalf("Where copied %v home, want the three operands", got)
+	}
+	v, _ := dst.HostReadOnly()
+	if v.At(5) != 1 {
+		t.Fatalf("Where = %v", v)
+	}
+}
