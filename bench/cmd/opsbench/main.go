@@ -49,11 +49,11 @@ func main() {
 	}
 	b := &bench{d: d, minTime: *minTime, out: os.Stderr}
 	fmt.Fprintf(os.Stderr, "device: %s\n", d.Name())
-	b.bandwidth(1 << *logN)
-	b.gemm32(*gemmN, *tune)
-	b.gemm64(*gemmN, *tune)
-	b.launch()
-	b.chain(*img)
+	b.try("bandwidth", func() { b.bandwidth(1 << *logN) })
+	b.try("sgemm", func() { b.gemm32(*gemmN, *tune) })
+	b.try("dgemm", func() { b.gemm64(*gemmN, *tune) })
+	b.try("launch", func() { b.launch() })
+	b.try("chain", func() { b.chain(*img) })
 
 	var torch map[string]float64
 	var torchInfo map[string]any
@@ -90,30 +90,46 @@ func fail(err error) {
 	os.Exit(1)
 }
 
+// check ends the current section (see try) on an error.
 func check(err error) {
 	if err != nil {
-		fail(err)
+		panic(exit{err})
 	}
 }
 
 // timeIt runs fn (which enqueues work) until minTime has passed, with a
 // device sync before the clock starts and after it stops; it returns the
-// mean seconds per call.
+// mean seconds per call. A failure ends the program (see try).
 func (b *bench) timeIt(fn func() error) float64 {
+	t, err := b.tryTime(fn)
+	check(err)
+	return t
+}
+
+// tryTime is timeIt returning the error.
+func (b *bench) tryTime(fn func() error) (float64, error) {
 	for range 3 {
-		check(fn())
+		if err := fn(); err != nil {
+			return 0, err
+		}
 	}
-	check(b.d.Sync())
+	if err := b.d.Sync(); err != nil {
+		return 0, err
+	}
 	n := 1
 	for {
 		t0 := time.Now()
 		for range n {
-			check(fn())
+			if err := fn(); err != nil {
+				return 0, err
+			}
 		}
-		check(b.d.Sync())
+		if err := b.d.Sync(); err != nil {
+			return 0, err
+		}
 		el := time.Since(t0)
 		if el >= b.minTime || n >= 1<<20 {
-			return el.Seconds() / float64(n)
+			return el.Seconds() / float64(n), nil
 		}
 		n *= 2
 		if el > 0 {
@@ -121,6 +137,24 @@ func (b *bench) timeIt(fn func() error) float64 {
 		}
 	}
 }
+
+// try runs one benchmark section; a failure is reported and the others
+// still run.
+func (b *bench) try(name string, fn func()) {
+	defer func() {
+		if r := recover(); r != nil {
+			if e, ok := r.(exit); ok {
+				fmt.Fprintf(os.Stderr, "opsbench: %s failed: %v\n", name, e.err)
+				b.results = append(b.results, result{Key: name, Name: name + " FAILED: " + e.err.Error()})
+				return
+			}
+			panic(r)
+		}
+	}()
+	fn()
+}
+
+type exit struct{ err error }
 
 func (b *bench) add(r result) {
 	b.results = append(b.results, r)
@@ -146,7 +180,7 @@ func (b *bench) bandwidth(n int) {
 	v, err := ops.SumAll(a)
 	check(err)
 	if want := float64(n-1) / 2; math.Abs(float64(v)-want) > 1e-3*want {
-		fail(fmt.Errorf("sum check: got %v, want %v", v, want))
+		check(fmt.Errorf("sum check: got %v, want %v", v, want))
 	}
 	for _, z := range []*array.Array[float32]{a, x, c, s} {
 		z.Close()
@@ -181,7 +215,7 @@ func (b *bench) gemm32(n int, tune bool) {
 	v, err := c.HostReadOnly()
 	check(err)
 	if got, want := float64(v.At(n/3, n/2)), float64(n-1)/2; math.Abs(got-want) > 1e-3*want {
-		fail(fmt.Errorf("SGEMM check: got %v, want %v", got, want))
+		check(fmt.Errorf("SGEMM check: got %v, want %v", got, want))
 	}
 	a.Close()
 	x.Close()
@@ -200,7 +234,7 @@ func (b *bench) gemm64(n int, tune bool) {
 	v, err := c.HostReadOnly()
 	check(err)
 	if got, want := v.At(n/3, n/2), float64(n-1)/2; math.Abs(got-want) > 1e-9*want {
-		fail(fmt.Errorf("DGEMM check: got %v, want %v", got, want))
+		check(fmt.Errorf("DGEMM check: got %v, want %v", got, want))
 	}
 	a.Close()
 	x.Close()
@@ -219,7 +253,11 @@ func (b *bench) gemmTune(elem int, tune bool, fn func() error) (float64, ops.Gem
 	b.minTime = saved / 3
 	for _, c := range cands {
 		ops.SetGemmConfig(b.d, elem, c)
-		t := b.timeIt(fn)
+		t, err := b.tryTime(fn)
+		if err != nil {
+			fmt.Fprintf(b.out, "  gemm%d %v: %v\n", elem*8, c, err)
+			continue
+		}
 		fmt.Fprintf(b.out, "  gemm%d %v: %.3f ms\n", elem*8, c, t*1e3)
 		if t < best {
 			best, bestCfg = t, c
