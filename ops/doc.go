@@ -91,7 +91,7 @@
 //
 // Float sums (Sum, SumAll, Mean, MeanAll) are pairwise: leaves of 512
 // float64 (4096 float32, Float16 or BFloat16) elements are added in 8 (Go)
-// or 16 (AVX2) float64 lanes, and the leaves' sums join a binary pairwise
+// or 32 (AVX2) float64 lanes, and the leaves' sums join a binary pairwise
 // tree, across rows; the workers' partial sums (at most 4 per worker) are
 // added in order. Every float type accumulates in float64. The result is
 // within

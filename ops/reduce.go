@@ -113,10 +113,11 @@ func (p *pairAcc) sum() float64 {
 	return r
 }
 
-// sumLeaf is how many elements a leaf of the pairwise sum adds in 8 or 16
-// float64 lanes before the leaf's sum joins the pairwise tree: 512 float64s
-// (32 sequential adds per lane), or 4096 narrower floats, whose float64
-// lanes lose nothing a float32 result could show.
+// sumLeaf is how many elements a leaf of the pairwise sum adds in 8 (Go)
+// or 32 (assembly) float64 lanes before the leaf's sum joins the pairwise
+// tree: 512 float64s (at most 64 sequential adds per lane), or 4096
+// narrower floats, whose float64 lanes lose nothing a float32 result could
+// show.
 func sumLeaf[T array.Elem]() int {
 	if sizeOf[T]() == 8 {
 		return 512
@@ -134,7 +135,7 @@ func sumFloat[T array.Elem](base unsafe.Pointer, off, stride, n int) float64 {
 	return p.sum()
 }
 
-// blockSum adds m ≤ sumLeaf elements in 8 float64 lanes (16 in assembly).
+// blockSum adds m ≤ sumLeaf elements in 8 float64 lanes (32 in assembly).
 func blockSum[T array.Elem](base unsafe.Pointer, off, stride, m int) float64 {
 	var z T
 	if stride == 1 && useAsm {

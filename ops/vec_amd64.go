@@ -41,7 +41,7 @@ func mulF64(d, a, b unsafe.Pointer, n int, nt bool)
 //go:noescape
 func divF64(d, a, b unsafe.Pointer, n int, nt bool)
 
-// sumF64 and sumF32 add n elements in 16 float64 lanes.
+// sumF64 and sumF32 add n elements in 32 float64 lanes (8 accumulators).
 //
 //go:noescape
 func sumF64(p unsafe.Pointer, n int) float64
