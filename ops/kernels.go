@@ -473,7 +473,10 @@ void gemm(__global T *c, __global const T *a, __global const T *b,
 	const long i0 = (long)get_group_id(1) * TM, j0 = (long)get_group_id(0) * TN, z = get_global_id(2);
 	a += oa + z * sab; b += ob + z * sbb; c += oc + z * scb;
 	T acc[RM][RN];
-	for (int m = 0; m < RM; m++) for (int n = 0; n < RN; n++) acc[m][n] = 0;
+#pragma unroll
+	for (int m = 0; m < RM; m++)
+#pragma unroll
+		for (int n = 0; n < RN; n++) acc[m][n] = 0;
 	const bool full = i0 + TM <= M && j0 + TN <= N;
 	for (long k0 = 0; k0 < K; k0 += TK) {
 		const bool kfull = full && k0 + TK <= K;
@@ -525,12 +528,14 @@ void gemm(__global T *c, __global const T *a, __global const T *b,
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
+	// fully unrolled (no break), so that acc stays in registers
+#pragma unroll
 	for (int m = 0; m < RM; m++) {
 		long i = i0 + ty * RM + m;
-		if (i >= M) break;
+#pragma unroll
 		for (int n = 0; n < RN; n++) {
 			long j = j0 + tx * RN + n;
-			if (j < N) c[i * sci + j * scj] = acc[m][n];
+			if (i < M && j < N) c[i * sci + j * scj] = acc[m][n];
 		}
 	}
 }
