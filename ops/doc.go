@@ -118,4 +118,7 @@
 // does in a second test run. Figures: bench/results/ops-host.txt, from
 //
 //	go test -run '^$' -bench . -benchmem ./ops
+//
+// Device ops are measured against PyTorch on the same GPU by
+// bench/cmd/opsbench (its documentation has the commands).
 package ops

@@ -19,8 +19,15 @@
 //	/opt/torch/.venv/bin/python3 bench/torch_ops.py torch_ops.json   # there
 //	HL_OCL_PLATFORM_NAME=NVIDIA bin/opsbench -torch torch_ops.json | tee ops-device.md
 //
-// Both take about a minute on the H200 (the GEMM tuning dominates; -tune=false
-// measures the default tiling only). Locally on PoCL, with small sizes:
+// The device tests of package ops run there too, on NVIDIA's compiler:
+//
+//	go test -c -o bin/ops.test ./ops                       # here
+//	HL_OCL_PLATFORM_NAME=NVIDIA bin/ops.test -test.run 'Device|ExampleOn' -test.v   # there
+//
+// The benchmark takes about a minute on the H200 (the GEMM tuning
+// dominates; -tune=false measures the default tiling only; record the
+// best tiling it prints in ops' gemmNVIDIA32/gemmNVIDIA64). Locally on
+// PoCL, with small sizes:
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go run ./bench/cmd/opsbench -n 20 -gemm 256 -img 512 -time 50ms
 package main
