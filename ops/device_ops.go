@@ -456,6 +456,13 @@ func (c GemmConfig) String() string {
 	return fmt.Sprintf("TM=%d TN=%d TK=%d RM=%d RN=%d", c.TM, c.TN, c.TK, c.RM, c.RN)
 }
 
+// fullOK reports whether every work-item loads whole float4s of both
+// slabs, which gemm_full assumes.
+func (c GemmConfig) fullOK() bool {
+	nt := (c.TM / c.RM) * (c.TN / c.RN)
+	return (c.TM*c.TK/4)%nt == 0 && (c.TN*c.TK/4)%nt == 0 && c.TM*c.TK/4 >= nt && c.TN*c.TK/4 >= nt
+}
+
 func (c GemmConfig) valid() bool {
 	return c.RM > 0 && c.RN > 0 && c.RM%4 == 0 && c.RN%4 == 0 && c.TM%c.RM == 0 && c.TN%c.RN == 0 &&
 		c.TK%4 == 0 && c.TK > 0 && c.TM%4 == 0 && c.TN%4 == 0
@@ -534,7 +541,11 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 	gx := (mm.n + cfg.TN - 1) / cfg.TN * (cfg.TN / cfg.RN)
 	gy := (mm.m + cfg.TM - 1) / cfg.TM * (cfg.TM / cfg.RM)
 	i64 := func(x int) int64 { return int64(x) }
-	err = s.launch(p, "gemm", []int{gx, gy, mm.batch}, []int{cfg.TN / cfg.RN, cfg.TM / cfg.RM, 1},
+	kname := "gemm"
+	if fl == 3 && mm.m%cfg.TM == 0 && mm.n%cfg.TN == 0 && mm.k%cfg.TK == 0 && cfg.fullOK() {
+		kname = "gemm_full"
+	}
+	err = s.launch(p, kname, []int{gx, gy, mm.batch}, []int{cfg.TN / cfg.RN, cfg.TM / cfg.RM, 1},
 		mems[0], mems[1], mems[2], i64(mm.m), i64(mm.n), i64(mm.k),
 		i64(offs[1]), i64(mm.sai), i64(mm.sak), i64(mm.sab),
 		i64(offs[2]), i64(mm.sbk), i64(mm.sbj), i64(mm.sbb),

@@ -466,6 +466,25 @@ func TestDeviceGemmConfigs(t *testing.T) {
 		must(t, MatMul(hd, ha, hb))
 		must(t, MatMul(dd, da, db))
 		checkSame(t, c.String(), dd, hd, 1e-4*136)
+		// whole tiles: the prefetching kernel
+		ha, da = twin[float32](t, d, uint64(i), "dense", []int{64, 256}, false)
+		hb, db = twin[float32](t, d, uint64(i+50), "dense", []int{256, 64}, false)
+		hd, dd = twin[float32](t, d, 3, "dense", []int{256, 256}, false)
+		must(t, MatMul(hd, ha, hb))
+		must(t, MatMul(dd, da, db))
+		checkSame(t, c.String()+" full", dd, hd, 1e-4*64)
+	}
+	// float64 through its tilings, whole tiles and not
+	for i, c := range []GemmConfig{{64, 64, 16, 4, 4}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {128, 128, 8, 8, 8}, {32, 32, 16, 4, 4}} {
+		SetGemmConfig(d, 8, c)
+		for _, sh := range [][3]int{{128, 128, 32}, {70, 130, 20}} {
+			ha, da := twin[float64](t, d, uint64(i), "dense", []int{sh[2], sh[0]}, false)
+			hb, db := twin[float64](t, d, uint64(i+50), "dense", []int{sh[1], sh[2]}, false)
+			hd, dd := twin[float64](t, d, 3, "dense", []int{sh[1], sh[0]}, false)
+			must(t, MatMul(hd, ha, hb))
+			must(t, MatMul(dd, da, db))
+			checkSame(t, c.String()+" float64", dd, hd, 1e-12*float64(sh[2]))
+		}
 	}
 }
 

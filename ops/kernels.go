@@ -539,4 +539,73 @@ void gemm(__global T *c, __global const T *a, __global const T *b,
 		}
 	}
 }
+
+// gemm_full: every tile full (M, N, K multiples of TM, TN, TK), A and B
+// rows contiguous and 16-byte aligned. The next slab is loaded into
+// registers while the current one is multiplied, so global latency
+// overlaps the arithmetic.
+#define NA (TM * TK / 4 / ((TN / RN) * (TM / RM)))
+#define NB (TN * TK / 4 / ((TN / RN) * (TM / RM)))
+__kernel __attribute__((reqd_work_group_size(TN / RN, TM / RM, 1)))
+void gemm_full(__global T *c, __global const T *a, __global const T *b,
+	long M, long N, long K,
+	long oa, long sai, long sak, long sab,
+	long ob, long sbk, long sbj, long sbb,
+	long oc, long sci, long scj, long scb, int fl) {
+	__local T As[TK][TM];
+	__local T Bs[TK][TN];
+	const int tx = get_local_id(0), ty = get_local_id(1);
+	const int tid = ty * (TN / RN) + tx, nt = (TN / RN) * (TM / RM);
+	const long i0 = (long)get_group_id(1) * TM, j0 = (long)get_group_id(0) * TN, z = get_global_id(2);
+	a += oa + z * sab + i0 * sai; b += ob + z * sbb + j0; c += oc + z * scb;
+	T acc[RM][RN];
+#pragma unroll
+	for (int m = 0; m < RM; m++)
+#pragma unroll
+		for (int n = 0; n < RN; n++) acc[m][n] = 0;
+	T4 ra4[NA], rb4[NB];
+#pragma unroll
+	for (int r = 0; r < NA; r++) { int l = tid + r * nt; ra4[r] = *(__global const T4 *)(a + (l / (TK / 4)) * sai + (l % (TK / 4)) * 4); }
+#pragma unroll
+	for (int r = 0; r < NB; r++) { int l = tid + r * nt; rb4[r] = *(__global const T4 *)(b + (l / (TN / 4)) * sbk + (l % (TN / 4)) * 4); }
+	for (long k0 = 0; k0 < K; k0 += TK) {
+#pragma unroll
+		for (int r = 0; r < NA; r++) {
+			int l = tid + r * nt, p = (l % (TK / 4)) * 4, i = l / (TK / 4);
+			As[p][i] = ra4[r].x; As[p + 1][i] = ra4[r].y; As[p + 2][i] = ra4[r].z; As[p + 3][i] = ra4[r].w;
+		}
+#pragma unroll
+		for (int r = 0; r < NB; r++) {
+			int l = tid + r * nt;
+			vstore4(rb4[r], 0, &Bs[l / (TN / 4)][(l % (TN / 4)) * 4]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+		if (k0 + TK < K) {
+			const long kn = k0 + TK;
+#pragma unroll
+			for (int r = 0; r < NA; r++) { int l = tid + r * nt; ra4[r] = *(__global const T4 *)(a + (l / (TK / 4)) * sai + kn + (l % (TK / 4)) * 4); }
+#pragma unroll
+			for (int r = 0; r < NB; r++) { int l = tid + r * nt; rb4[r] = *(__global const T4 *)(b + (kn + l / (TN / 4)) * sbk + (l % (TN / 4)) * 4); }
+		}
+#pragma unroll
+		for (int p = 0; p < TK; p++) {
+			T ra[RM], rb[RN];
+#pragma unroll
+			for (int m = 0; m < RM; m += 4) { T4 v = vload4(0, &As[p][ty * RM + m]); ra[m] = v.x; ra[m + 1] = v.y; ra[m + 2] = v.z; ra[m + 3] = v.w; }
+#pragma unroll
+			for (int n = 0; n < RN; n += 4) { T4 v = vload4(0, &Bs[p][tx * RN + n]); rb[n] = v.x; rb[n + 1] = v.y; rb[n + 2] = v.z; rb[n + 3] = v.w; }
+#pragma unroll
+			for (int m = 0; m < RM; m++)
+#pragma unroll
+				for (int n = 0; n < RN; n++) acc[m][n] = fma(ra[m], rb[n], acc[m][n]);
+		}
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+#pragma unroll
+	for (int m = 0; m < RM; m++) {
+		long i = i0 + ty * RM + m;
+#pragma unroll
+		for (int n = 0; n < RN; n++) c[i * sci + (j0 + tx * RN + n) * scj] = acc[m][n];
+	}
+}
 `
