@@ -136,6 +136,9 @@ func cmpVec[T array.Elem | float32](op CmpOp, d []uint8, a, b []T) {
 // broadcast to dst's shape. It copies elements bit for bit, so it works for
 // every element type.
 func Where[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) error {
+	if ok, err := deviceWhere(dst, cond, a, b); ok {
+		return err
+	}
 	j := getJob()
 	defer putJob(j)
 	name := "Where"

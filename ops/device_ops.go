@@ -713,3 +713,62 @@ func deviceCompare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.
 	}
 	return false, nil
 }
+
+// ndArg4 is an nd4_t: ndArg with a fourth operand.
+type ndArg4 struct {
+	n, rank int64
+	ext     [clMaxDims]int64
+	st      [4][clMaxDims]int64
+	off     [4]int64
+}
+
+func whereDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) (bool, error) {
+	var n nest
+	n.init("Where", dst)
+	n.add("Where", dst, cond)
+	n.add("Where", dst, a)
+	n.add("Where", dst, b)
+	n.simplify()
+	if n.rank > clMaxDims {
+		return false, nil
+	}
+	nd := ndArg4{n: int64(n.total()), rank: int64(n.rank)}
+	for i := 0; i < n.rank; i++ {
+		nd.ext[i] = int64(n.ext[i])
+		for k := range 4 {
+			nd.st[k][i] = int64(n.str[k][i])
+		}
+	}
+	s := stateOf(d)
+	p, err := s.typeProgram("ew", array.TypeOf[T]())
+	if err != nil {
+		return true, err
+	}
+	if res().NeedsUpload(cond.Raw(), s.dev) {
+		if err := plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.Where on %s", s.dev.Name())); err != nil {
+			return true, err
+		}
+	}
+	mems, offs, err := ready(s, "Where", dst, a, b)
+	if err != nil {
+		return true, err
+	}
+	cm, co, err := s.operandMem("Where", cond.Raw(), true)
+	if err != nil {
+		return true, err
+	}
+	nd.off = [4]int64{int64(offs[0]), int64(co), int64(offs[1]), int64(offs[2])}
+	ndb := unsafe.Slice((*byte)(unsafe.Pointer(&nd)), unsafe.Sizeof(nd))
+	if err := s.launch(p, "where_nd", []int{s.items(n.total())}, s.local, mems[0], cm, mems[1], mems[2], ndb); err != nil {
+		return true, err
+	}
+	res().Wrote(dst.Raw(), plumb.Device)
+	return true, nil
+}
+
+func deviceWhere[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) (bool, error) {
+	if d := placement(rawOf(dst), rawOf(cond), rawOf(a), rawOf(b)); d != nil {
+		return whereDevice(d, dst, cond, a, b)
+	}
+	return false, nil
+}

@@ -156,6 +156,13 @@ func testDeviceElementwise[T array.Elem](t *testing.T) {
 			must(t, CompareScalar(dm, da, s, op))
 			checkSame(t, layout+" CompareScalar "+op.String(), dm, hm, 0)
 		}
+		{
+			hc, dc := twin[uint8](t, d, seed+9, layout, ext[:2], false)
+			hb, db := twin[T](t, d, seed+10, "dense", ext, false)
+			must(t, Where(hd, hc, ha, hb))
+			must(t, Where(dd, dc, da, db))
+			checkSame(t, layout+" Where", dd, hd, 0)
+		}
 		must(t, Copy(hd, ha))
 		must(t, Copy(dd, da))
 		checkSame(t, layout+" Copy", dd, hd, 0)
@@ -525,29 +532,26 @@ func TestDeviceNaN(t *testing.T) {
 	}
 }
 
-// TestDeviceHostOnlyOp: an op without a device form (Where) on
-// device-dirty operands runs on the host with counted copies home, and
+// TestDeviceHostOnlyOp: an op without a device form (ArgMaxAll) on a
+// device-dirty operand runs on the host with a counted copy home, and
 // under the guard it is an error.
 func TestDeviceHostOnlyOp(t *testing.T) {
 	d := testDev(t)
-	a, b, c := array.New[float32](16), array.New[float32](16), array.New[uint8](16)
-	dst := array.New[float32](16)
-	must(t, On(d, a, b, c))
-	must(t, Fill(a, 1))
-	must(t, Fill(b, 2))
-	must(t, CompareScalar(c, a, 0, GT))
+	a := array.New[float32](16, 4)
+	must(t, On(d, a))
+	must(t, Iota(a, 1))
 	defer device.SetGuard(device.SetGuard(true))
-	if err := Where(dst, c, a, b); !errors.Is(err, device.ErrTransferGuard) {
-		t.Fatalf("Where on device-dirty operands under the guard: %v, want ErrTransferGuard", err)
+	if _, err := ArgMaxAll(a); !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("ArgMaxAll on a device-dirty operand under the guard: %v, want ErrTransferGuard", err)
 	}
 	device.SetGuard(false)
 	before := d.Stats()
-	must(t, Where(dst, c, a, b))
-	if got := d.Stats().Sub(before); got.D2HCalls != 3 {
-		t.Fatalf("Where copied %v home, want the three operands", got)
+	c, err := ArgMaxAll(a)
+	must(t, err)
+	if got := d.Stats().Sub(before); got.D2HCalls != 1 {
+		t.Fatalf("ArgMaxAll copied %v home, want the operand once", got)
 	}
-	v, _ := dst.HostReadOnly()
-	if v.At(5) != 1 {
-		t.Fatalf("Where = %v", v)
+	if c[1] != 3 {
+		t.Fatalf("ArgMaxAll = %v, want row 3", c)
 	}
 }

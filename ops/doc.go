@@ -38,12 +38,12 @@
 // place: kernels take the root cl_mem, an element offset and per-operand
 // strides, never a sub-buffer or a dense copy.
 //
-// On the device: every elementwise, scalar and unary op, Compare and
-// CompareScalar, Copy, Transpose, Fill, Iota, Sum, Prod, Min, Max, Mean
+// On the device: every elementwise, scalar and unary op, Compare,
+// CompareScalar, Where, Copy, Transpose, Fill, Iota, Sum, Prod, Min, Max, Mean
 // (along a dimension and the *All forms), ArgMin and ArgMax along a
 // dimension, MatMul (float32; float64 where the device has cl_khr_fp64)
 // and the casts between types other than Float16 and BFloat16, except
-// float → integer CastWrap. The rest — Where, ArgMinAll, ArgMaxAll,
+// float → integer CastWrap. The rest — ArgMinAll, ArgMaxAll,
 // reductions over an empty dimension, those casts, and ops over more than
 // 8 dimensions after merging — run on the host under the same rule, with
 // the counted (and guarded) copy of device-dirty inputs that the host side

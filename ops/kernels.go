@@ -250,6 +250,19 @@ __kernel void un_copy_vec(__global TS *d, __global const TS *a, TS sa, int fl, l
 }
 #endif
 
+// where: d = c ? a : b, bit for bit; four operands, so its own layout.
+typedef struct { long n, rank; long ext[8]; long st[4][8]; long off[4]; } nd4_t;
+__kernel void where_nd(__global TS *d, __global const uchar *c, __global const TS *a, __global const TS *b, nd4_t s) {
+	for (long i = get_global_id(0); i < s.n; i += get_global_size(0)) {
+		long r = i, o0 = s.off[0], o1 = s.off[1], o2 = s.off[2], o3 = s.off[3];
+		for (int k = 0; k < (int)s.rank; k++) {
+			long q = r % s.ext[k]; r /= s.ext[k];
+			o0 += q * s.st[0][k]; o1 += q * s.st[1][k]; o2 += q * s.st[2][k]; o3 += q * s.st[3][k];
+		}
+		d[o0] = c[o1] ? a[o2] : b[o3];
+	}
+}
+
 // iota: the coordinate along one dimension; st[1][k] is 1 for that
 // dimension (0 elsewhere) and off[1] its Min.
 __kernel void iota_nd(__global TS *d, nd_t s) {
