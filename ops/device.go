@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+	"weak"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
@@ -108,7 +109,9 @@ func rawOf[T array.Elem](a *array.Array[T]) *array.Raw {
 // devState is what ops keep per OpenCL device: built programs, device
 // facts and a scratch buffer for reduction partials.
 type devState struct {
-	dev   *opencl.Device
+	// wdev is weak: the global table must not keep a dropped Device (and
+	// its cleanup backstop) alive.
+	wdev  weak.Pointer[opencl.Device]
 	fp64  bool
 	cus   int
 	wg    int   // work-group size of reductions (a power of two ≤ 256)
@@ -133,17 +136,21 @@ type clProgram struct {
 
 var (
 	statesMu sync.Mutex
-	states   = map[*opencl.Device]*devState{}
+	states   = map[weak.Pointer[opencl.Device]]*devState{}
 )
+
+// dev is the device; callers hold it, so it is alive.
+func (s *devState) dev() *opencl.Device { return s.wdev.Value() }
 
 func stateOf(d *opencl.Device) *devState {
 	statesMu.Lock()
 	defer statesMu.Unlock()
-	if s := states[d]; s != nil {
+	key := weak.Make(d)
+	if s := states[key]; s != nil {
 		return s
 	}
 	info := d.Info()
-	s := &devState{dev: d, progs: map[progKey]*clProgram{}, gemm: map[int]GemmConfig{},
+	s := &devState{wdev: key, progs: map[progKey]*clProgram{}, gemm: map[int]GemmConfig{},
 		cus: max(1, info.MaxComputeUnits())}
 	s.fp64 = strings.Contains(info.Extensions(), "cl_khr_fp64")
 	s.wg = 256
@@ -151,16 +158,18 @@ func stateOf(d *opencl.Device) *devState {
 		s.wg /= 2
 	}
 	s.local = []int{s.wg}
-	states[d] = s
+	states[key] = s
 	d.OnClose(func() { s.release() })
 	return s
 }
 
-// release drops the programs and the scratch buffer (the device closes).
+// release drops the programs and the scratch buffers (the device closes;
+// when its cleanup closes it, the weak pointer is already nil, and Close
+// frees the buffers itself).
 func (s *devState) release() {
 	statesMu.Lock()
-	if states[s.dev] == s {
-		delete(states, s.dev)
+	if states[s.wdev] == s {
+		delete(states, s.wdev)
 	}
 	statesMu.Unlock()
 	s.mu.Lock()
@@ -172,11 +181,12 @@ func (s *devState) release() {
 		p.p.Release()
 	}
 	s.progs = map[progKey]*clProgram{}
+	d := s.dev()
 	for i := range s.scratch {
-		if s.scratch[i] != nil {
-			s.dev.Free(s.scratch[i])
-			s.scratch[i], s.scratchN[i] = nil, 0
+		if s.scratch[i] != nil && d != nil {
+			d.Free(s.scratch[i])
 		}
+		s.scratch[i], s.scratchN[i] = nil, 0
 	}
 }
 
@@ -202,9 +212,9 @@ func (s *devState) program(key progKey, src func() string) (*clProgram, error) {
 	if s.fp64 {
 		options = "-DFP64"
 	}
-	p, err := s.dev.BuildProgram(src(), options)
+	p, err := s.dev().BuildProgram(src(), options)
 	if err != nil {
-		return nil, fmt.Errorf("ops: building the %s kernels (%v %v) for %s: %w", key.kind, key.t, key.u, s.dev.Name(), err)
+		return nil, fmt.Errorf("ops: building the %s kernels (%v %v) for %s: %w", key.kind, key.t, key.u, s.dev().Name(), err)
 	}
 	cp := &clProgram{p: p, ks: map[string]*opencl.Kernel{}}
 	s.progs[key] = cp
@@ -234,13 +244,13 @@ func (s *devState) launch(p *clProgram, name string, global, local []int, args .
 		err = p.setArgs(k, args)
 	}
 	if err == nil {
-		err = s.dev.CLQueue().EnqueueKernel(k, nil, global, local, nil, nil)
+		err = s.dev().CLQueue().EnqueueKernel(k, nil, global, local, nil, nil)
 	}
 	p.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("ops: kernel %s on %s: %w", name, s.dev.Name(), err)
+		return fmt.Errorf("ops: kernel %s on %s: %w", name, s.dev().Name(), err)
 	}
-	return s.dev.Pace()
+	return s.dev().Pace()
 }
 
 // setArgs sets k's arguments, skipping those equal to the last ones set:
@@ -286,17 +296,17 @@ func (s *devState) scratchFor(i, n int) (opencl.Mem, error) {
 	defer s.mu.Unlock()
 	if s.scratchN[i] < n {
 		if s.scratch[i] != nil {
-			s.dev.Free(s.scratch[i])
+			s.dev().Free(s.scratch[i])
 			s.scratch[i], s.scratchN[i] = nil, 0
 		}
 		sz := max(n, 1<<16)
-		a, err := s.dev.Malloc(sz)
+		a, err := s.dev().Malloc(sz)
 		if err != nil {
 			return 0, err
 		}
 		s.scratch[i], s.scratchN[i] = a, sz
 	}
-	mem, _, err := s.dev.Mem(s.scratch[i])
+	mem, _, err := s.dev().Mem(s.scratch[i])
 	return opencl.Mem(mem), err
 }
 
@@ -323,14 +333,14 @@ func (s *devState) typeProgram(kind string, t array.Type) (*clProgram, error) {
 func (s *devState) operandMem(op string, r *array.Raw, in bool) (opencl.Mem, int, error) {
 	var err error
 	if in {
-		if res().NeedsUpload(r, s.dev) {
-			if err := plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev.Name())); err != nil {
+		if res().NeedsUpload(r, s.dev()) {
+			if err := plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
 				return 0, 0, err
 			}
 		}
-		err = res().SyncDevice(r, s.dev)
+		err = res().SyncDevice(r, s.dev())
 	} else {
-		err = res().Alloc(r, s.dev)
+		err = res().Alloc(r, s.dev())
 	}
 	if err != nil {
 		return 0, 0, fmt.Errorf("ops.%s: %w", op, err)
@@ -339,7 +349,7 @@ func (s *devState) operandMem(op string, r *array.Raw, in bool) (opencl.Mem, int
 	if alloc == nil {
 		return 0, 0, fmt.Errorf("ops.%s: no device allocation after SyncDevice", op)
 	}
-	mem, aoff, err := s.dev.Mem(alloc)
+	mem, aoff, err := s.dev().Mem(alloc)
 	if err != nil {
 		return 0, 0, fmt.Errorf("ops.%s: %w", op, err)
 	}

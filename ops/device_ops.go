@@ -22,8 +22,8 @@ var unCL = [...]string{"abs", "neg", "sqrt", "exp", "log", "tanh"}
 // moves. mems and offs are operand 0 (dst) first; nil inputs get dst's.
 func ready[T array.Elem](s *devState, op string, dst *array.Array[T], ins ...*array.Array[T]) (mems [3]opencl.Mem, offs [3]int, err error) {
 	for _, x := range ins {
-		if x != nil && res().NeedsUpload(x.Raw(), s.dev) {
-			if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev.Name())); err != nil {
+		if x != nil && res().NeedsUpload(x.Raw(), s.dev()) {
+			if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
 				return
 			}
 		}
@@ -288,8 +288,8 @@ func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *arr
 
 // readyMixed is ready for an input and a dst of another element type.
 func readyMixed[D, T array.Elem](s *devState, op string, dst *array.Array[D], a *array.Array[T]) (mems [3]opencl.Mem, offs [3]int, err error) {
-	if res().NeedsUpload(a.Raw(), s.dev) {
-		if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev.Name())); err != nil {
+	if res().NeedsUpload(a.Raw(), s.dev()) {
+		if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
 			return
 		}
 	}
@@ -744,8 +744,8 @@ func whereDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], cond *arra
 	if err != nil {
 		return true, err
 	}
-	if res().NeedsUpload(cond.Raw(), s.dev) {
-		if err := plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.Where on %s", s.dev.Name())); err != nil {
+	if res().NeedsUpload(cond.Raw(), s.dev()) {
+		if err := plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.Where on %s", s.dev().Name())); err != nil {
 			return true, err
 		}
 	}

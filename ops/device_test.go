@@ -4,7 +4,10 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
+	"weak"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
@@ -553,5 +556,49 @@ func TestDeviceHostOnlyOp(t *testing.T) {
 	}
 	if c[1] != 3 {
 		t.Fatalf("ArgMaxAll = %v, want row 3", c)
+	}
+}
+
+// TestDeviceStateRelease: ops' per-device state goes with its device, on
+// Close and when a dropped Device is collected.
+func TestDeviceStateRelease(t *testing.T) {
+	testDev(t)
+	run := func() *opencl.Device {
+		d, err := opencl.Open(opencl.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := array.New[int32](8)
+		must(t, On(d, a))
+		must(t, AddScalar(a, a, 1))
+		v, err := a.HostReadOnly()
+		must(t, err)
+		if v.At(0) != 1 {
+			t.Fatalf("a = %v", v)
+		}
+		must(t, a.DeviceFree())
+		return d
+	}
+	n := func() int {
+		statesMu.Lock()
+		defer statesMu.Unlock()
+		return len(states)
+	}
+	n0 := n()
+	d := run()
+	if n() != n0+1 {
+		t.Fatalf("%d device states, want %d", n(), n0+1)
+	}
+	must(t, d.Close())
+	if n() != n0 {
+		t.Fatalf("%d device states after Close, want %d", n(), n0)
+	}
+	wp := weak.Make(run())
+	for i := 0; i < 20 && wp.Value() != nil; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if wp.Value() != nil {
+		t.Fatal("a dropped Device that ops used is never collected")
 	}
 }
