@@ -255,9 +255,9 @@ func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *arr
 	if sk == kFloat {
 		conv += "_rtz"
 	}
-	maxf := "FLT_MAX"
-	if dt.Bits == 64 {
-		maxf = "DBL_MAX"
+	maxf := "INFINITY" // saturating clamps only narrowing float conversions
+	if dt.Bits == 32 && st.Bits == 64 {
+		maxf = "FLT_MAX"
 	}
 	p, err := s.program(progKey{kind: "cast", t: dt, u: st}, func() string {
 		return dc.defines("D", s.fp64) + sc.defines("S", s.fp64) +
