@@ -456,7 +456,8 @@ __kernel void cast_nd(__global DS *d, __global const SS *a, int sat, nd_t s) {
 #endif
 		d[o0] = DST((DC)x);
 #elif SISF
-		d[o0] = CONVSAT(x);
+		// NaN → 0 as the host does; NVIDIA's convert_*_sat gives INT_MIN.
+		d[o0] = isnan(x) ? (DS)0 : CONVSAT(x);
 #else
 		d[o0] = sat ? CONVSAT(x) : (DS)x;
 #endif
