@@ -28,6 +28,22 @@ func attachmentOf(r *array.Raw) (*attachment, error) {
 	if a, ok := res().Attachment(r).(*attachment); ok && a.c != nil {
 		return a, nil
 	}
+	a := &attachment{}
+	c, err := newCBuf(r, &a.pin)
+	if err != nil {
+		return nil, err
+	}
+	a.c = c
+	if old := res().Attachment(r); old != nil {
+		old.Close()
+	}
+	res().SetAttachment(r, a)
+	return a, nil
+}
+
+// newCBuf returns a halide_buffer_t in C memory describing r's type, dims
+// and host memory, which pin pins (C may keep only pinned Go pointers).
+func newCBuf(r *array.Raw, pin *runtime.Pinner) (*C.gohl_buf, error) {
 	rank := r.Rank()
 	for i := 0; i < rank; i++ {
 		d := r.Dim(i)
@@ -35,33 +51,28 @@ func attachmentOf(r *array.Raw) (*attachment, error) {
 			return nil, fmt.Errorf("dimension %d (min %d, extent %d, stride %d) does not fit Halide's int32 fields", i, d.Min, d.Extent, d.Stride)
 		}
 	}
-	a := &attachment{c: C.gohl_buf_new(C.int(rank))}
-	if a.c == nil {
+	c := C.gohl_buf_new(C.int(rank))
+	if c == nil {
 		return nil, fmt.Errorf("out of C memory for a halide_buffer_t")
 	}
 	t := r.Type()
-	a.c.b._type.code = C.uint8_t(t.Code)
-	a.c.b._type.bits = C.uint8_t(t.Bits)
-	a.c.b._type.lanes = C.uint16_t(t.Lanes)
-	dims := unsafe.Slice(a.c.b.dim, rank)
+	c.b._type.code = C.uint8_t(t.Code)
+	c.b._type.bits = C.uint8_t(t.Bits)
+	c.b._type.lanes = C.uint16_t(t.Lanes)
+	dims := unsafe.Slice(c.b.dim, rank)
 	for i := range dims {
 		d := r.Dim(i)
 		dims[i] = C.struct_halide_dimension_t{min: C.int32_t(d.Min), extent: C.int32_t(d.Extent), stride: C.int32_t(d.Stride)}
 	}
 	if p := r.HostPtr(); p != nil {
-		// Go's heap does not move, but C may only keep a pinned pointer.
-		a.pin.Pin(p)
-		a.c.b.host = (*C.uint8_t)(p)
+		pin.Pin(p)
+		c.b.host = (*C.uint8_t)(p)
 	} else {
-		// host == NULL would make the call a bounds query that computes
+		// host == NULL would make a call a bounds query that computes
 		// nothing: an empty Array points at a harmless byte instead.
-		a.c.b.host = (*C.uint8_t)(emptyHost)
+		c.b.host = (*C.uint8_t)(emptyHost)
 	}
-	if old := res().Attachment(r); old != nil {
-		old.Close()
-	}
-	res().SetAttachment(r, a)
-	return a, nil
+	return c, nil
 }
 
 // emptyHost is the host pointer of empty Arrays (C memory, never freed).

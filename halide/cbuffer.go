@@ -94,39 +94,23 @@ func ExportBuffer(b array.Buffer) (*CBuffer, error) {
 	if r == nil || res().Closed(r) {
 		return nil, fmt.Errorf("halide: ExportBuffer: %w: a nil or closed Array", ErrBufferArgumentIsNull)
 	}
-	rank := r.Rank()
-	for i := 0; i < rank; i++ {
-		d := r.Dim(i)
-		if !fitsInt32(d.Min) || !fitsInt32(d.Extent) || !fitsInt32(d.Stride) || !fitsInt32(d.Min+d.Extent) {
-			return nil, fmt.Errorf("halide: ExportBuffer: dimension %d (min %d, extent %d, stride %d) does not fit Halide's int32 fields", i, d.Min, d.Extent, d.Stride)
-		}
+	s := &cbufState{}
+	c, err := newCBuf(r, &s.pin)
+	if err != nil {
+		return nil, fmt.Errorf("halide: ExportBuffer: %w", err)
 	}
+	s.c = c
 	if res().NeedsDownload(r) {
-		if err := plumb.CheckAutomatic("export to C of a device-dirty " + r.Type().String() + " Array"); err != nil {
-			return nil, err
+		err := plumb.CheckAutomatic("export to C of a device-dirty " + r.Type().String() + " Array")
+		if err == nil {
+			err = res().SyncHost(r)
 		}
-		if err := res().SyncHost(r); err != nil {
+		if err != nil {
+			s.close()
 			return nil, err
 		}
 	}
 	res().Wrote(r, plumb.Host) // C may write: the next device consumer uploads
-	s := &cbufState{c: C.gohl_buf_new(C.int(rank))}
-	if s.c == nil {
-		return nil, fmt.Errorf("halide: ExportBuffer: out of C memory for a halide_buffer_t")
-	}
-	t := r.Type()
-	s.c.b._type.code = C.uint8_t(t.Code)
-	s.c.b._type.bits = C.uint8_t(t.Bits)
-	s.c.b._type.lanes = C.uint16_t(t.Lanes)
-	dims := unsafe.Slice(s.c.b.dim, rank)
-	for i := range dims {
-		d := r.Dim(i)
-		dims[i] = C.struct_halide_dimension_t{min: C.int32_t(d.Min), extent: C.int32_t(d.Extent), stride: C.int32_t(d.Stride)}
-	}
-	if p := r.HostPtr(); p != nil {
-		s.pin.Pin(p) // Go memory: C may keep it only pinned
-		s.c.b.host = (*C.uint8_t)(p)
-	}
 	cb := &CBuffer{s: s, r: r}
 	runtime.AddCleanup(cb, func(s *cbufState) { s.close() }, s)
 	return cb, nil
