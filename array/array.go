@@ -200,7 +200,7 @@ func (a *Array[T]) Extents() []int { return a.raw.Extents() }
 func (a *Array[T]) Len() int { return a.raw.Len() }
 
 // Dense reports whether the elements fill their span with no gaps.
-func (a *Array[T]) Dense() bool { return a.raw.spanElems() == a.raw.Len() }
+func (a *Array[T]) Dense() bool { return a.raw.Dense() }
 
 // String describes the Array's type, shape and residency, not its data.
 func (a *Array[T]) String() string { return "Array[" + a.raw.String() + "]" }

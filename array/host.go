@@ -41,7 +41,7 @@ func (a *Array[T]) HostReadOnly() (ReadView[T], error) {
 
 func (a *Array[T]) syncHost() error {
 	a.raw.checkOpen()
-	if !a.raw.needsDownload() {
+	if !a.raw.DeviceDirty() {
 		return nil
 	}
 	if err := plumb.CheckAutomatic("host view of a device-dirty " + a.raw.typ.String() + " Array"); err != nil {

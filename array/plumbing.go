@@ -14,7 +14,7 @@ type plumbing struct{}
 
 func (plumbing) SyncHost(x any) error                    { return x.(*Raw).syncHost() }
 func (plumbing) SyncDevice(x any, d device.Device) error { return x.(*Raw).syncDevice(d) }
-func (plumbing) NeedsDownload(x any) bool                { return x.(*Raw).needsDownload() }
+func (plumbing) NeedsDownload(x any) bool                { return x.(*Raw).DeviceDirty() }
 func (plumbing) NeedsUpload(x any, d device.Device) bool { return x.(*Raw).needsUpload(d) }
 func (plumbing) Attachment(x any) io.Closer              { return x.(*Raw).attachment() }
 func (plumbing) SetAttachment(x any, c io.Closer)        { x.(*Raw).setAttachment(c) }

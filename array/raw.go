@@ -109,6 +109,22 @@ func (r *Raw) HostBytes() []byte {
 	return unsafe.Slice((*byte)(r.HostPtr()), r.spanElems()*r.esize)
 }
 
+// Region describes r's own elements for a device transfer from its min
+// corner (byte 0 of HostBytes, or r's offset in its Allocation),
+// dimensions by increasing stride so dense data fuses into one run.
+func (r *Raw) Region() device.Region {
+	dims := r.dimsRef()
+	shape := make([]device.Span, len(dims))
+	for i, d := range dims {
+		shape[i] = device.Span{Extent: d.Extent, Stride: d.Stride}
+	}
+	slices.SortStableFunc(shape, func(a, b device.Span) int { return a.Stride - b.Stride })
+	return device.Region{ElemSize: r.esize, Shape: shape}
+}
+
+// Dense reports whether r's elements fill their span with no gaps.
+func (r *Raw) Dense() bool { return r.spanElems() == r.Len() }
+
 // HostOnly reports whether the Array is over caller-held memory
 // (FromSlice, Wrap), which consumers always leave current on the host.
 func (r *Raw) HostOnly() bool { return r != nil && r.st.hostOnly }

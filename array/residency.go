@@ -131,9 +131,6 @@ func (r *Raw) markHostNewer() {
 // markEqual records that host and device agree on r's elements.
 func (r *Raw) markEqual() { r.markEqualSide(hostSide, deviceSide) }
 
-// needsDownload reports whether syncHost would move data.
-func (r *Raw) needsDownload() bool { return r.DeviceDirty() }
-
 // needsUpload reports whether syncDevice(d) would move data (or fail
 // because the data lives elsewhere).
 func (r *Raw) needsUpload(d device.Device) bool {

@@ -106,6 +106,9 @@ func TestDeviceCloseKeepsData(t *testing.T) {
 	if a.DeviceDirty() || a.Device() != nil {
 		t.Fatal("the Array still points at the closed device")
 	}
+	if got := hostAt(t, a, 5, 3); got != 42 {
+		t.Fatalf("the device write did not come home at Close: %d, want 42", got)
+	}
 	h, err := a.Host()
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ type storage struct {
 	elems    int            // elements in the span
 	esize    int
 	rdims    []Dim // the root's layout: the coordinate system of boxes
-	order    []int // root dimensions by decreasing stride, extent > 1 only
+	byStride []int // root dimensions by increasing stride
 	hostOnly bool  // caller-held memory: consumers keep the host current
 
 	closed   atomic.Bool
@@ -56,12 +56,7 @@ type resources struct {
 }
 
 func newStorage(base unsafe.Pointer, elems, esize int, dims []Dim, hostOnly bool) *storage {
-	st := &storage{base: base, elems: elems, esize: esize, rdims: dims, hostOnly: hostOnly, res: &resources{}}
-	for _, i := range sortedByStride(dims) {
-		if dims[i].Extent > 1 {
-			st.order = append([]int{i}, st.order...)
-		}
-	}
+	st := &storage{base: base, elems: elems, esize: esize, rdims: dims, byStride: sortedByStride(dims), hostOnly: hostOnly, res: &resources{}}
 	runtime.AddCleanup(st, func(r *resources) { r.free() }, st.res)
 	return st
 }
@@ -164,7 +159,11 @@ func (st *storage) positions(i int, out []int) {
 	for k := range out {
 		out[k] = 0
 	}
-	for _, k := range st.order {
+	for j := len(st.byStride) - 1; j >= 0; j-- { // outermost first
+		k := st.byStride[j]
+		if st.rdims[k].Extent <= 1 {
+			continue
+		}
 		s := st.rdims[k].Stride
 		out[k] = i / s
 		i -= out[k] * s
@@ -175,7 +174,7 @@ func (st *storage) positions(i int, out []int) {
 // strided shape, dimensions by increasing stride.
 func (st *storage) region(b box) (off int, r device.Region) {
 	shape := make([]device.Span, 0, len(b))
-	for _, k := range sortedByStride(st.rdims) {
+	for _, k := range st.byStride {
 		off += b[k].lo * st.rdims[k].Stride
 		shape = append(shape, device.Span{Extent: b[k].hi - b[k].lo + 1, Stride: st.rdims[k].Stride})
 	}

@@ -16,7 +16,7 @@ func SimBrighter(dev *sim.Device, k uint8) Stage {
 	add := SaturatingAdd(k)
 	return Stage{Name: "sim_brighter", Ref: add, Run: func(in, out array.Buffer) error {
 		ri, ro := in.Raw(), out.Raw()
-		if ri.Type() != array.TypeOf[uint8]() || ro.Type() != ri.Type() || ri.Len() != ro.Len() || !dense(ri) || !dense(ro) {
+		if ri.Type() != array.TypeOf[uint8]() || ro.Type() != ri.Type() || ri.Len() != ro.Len() || !ri.Dense() || !ro.Dense() {
 			return fmt.Errorf("bench: sim_brighter wants dense uint8 input and output of one size, got %s and %s", ri.Type(), ro.Type())
 		}
 		res := plumb.Array
@@ -50,17 +50,4 @@ func SimBrighter(dev *sim.Device, k uint8) Stage {
 		}
 		return nil
 	}}
-}
-
-// dense reports whether r's elements are contiguous from its min corner.
-func dense(r *array.Raw) bool {
-	n, s := 1, 1
-	for _, d := range r.Dims() {
-		if d.Extent > 1 && d.Stride != s {
-			return false
-		}
-		n *= d.Extent
-		s *= max(d.Extent, 1)
-	}
-	return n == r.Len()
 }

@@ -82,7 +82,8 @@ func (r Region) Validate() error {
 	}
 	// No two elements at one address: a transfer must not write a byte
 	// twice (and a stride-0 dimension of huge extent would loop forever).
-	sorted := slices.Clone(r.Shape)
+	var buf [8]Span // on the stack for the ranks transfers use
+	sorted := append(buf[:0], r.Shape...)
 	slices.SortFunc(sorted, func(a, b Span) int { return a.Stride - b.Stride })
 	inner := 1
 	for _, s := range sorted {
