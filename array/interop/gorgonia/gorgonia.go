@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/array/interop/internal/strided"
 )
 
 var (
@@ -132,7 +133,7 @@ func ToDense[T array.Elem](a *array.Array[T]) (*tensor.Dense, error) {
 	dims := a.Dims()
 	n := len(dims)
 	if a.Len() == 0 {
-		return nil, fmt.Errorf("%w: the Array is empty (extents %v): a tensor.Dense cannot be", ErrLayout, extents(dims))
+		return nil, fmt.Errorf("%w: the Array is empty (extents %v): a tensor.Dense cannot be", ErrLayout, a.Extents())
 	}
 	// Tensor axis i is Array dimension n-1-i. base lists the tensor axes in
 	// memory order, outermost first; axes of extent 1 stay where they are.
@@ -153,7 +154,7 @@ func ToDense[T array.Elem](a *array.Array[T]) (*tensor.Dense, error) {
 	for j := n - 1; j >= 0; j-- {
 		d := dims[n-1-base[j]]
 		if d.Extent > 1 && d.Stride != want {
-			return nil, fmt.Errorf("%w: Array extents %v strides %v do not tile their memory (dimension %d has stride %d where a dense layout has %d): a tensor.Dense addresses only dense memory and its transposes; use ToDenseCopy, or convert the Array this one is a view of and Slice the Dense", ErrLayout, extents(dims), strides(dims), n-1-base[j], d.Stride, want)
+			return nil, fmt.Errorf("%w: Array extents %v strides %v do not tile their memory (dimension %d has stride %d where a dense layout has %d): a tensor.Dense addresses only dense memory and its transposes; use ToDenseCopy, or convert the Array this one is a view of and Slice the Dense", ErrLayout, a.Extents(), strides(dims), n-1-base[j], d.Stride, want)
 		}
 		want *= d.Extent
 	}
@@ -195,7 +196,7 @@ func ToDenseCopy[T array.Elem](a *array.Array[T]) (*tensor.Dense, error) {
 	dims := a.Dims()
 	n := len(dims)
 	if a.Len() == 0 {
-		return nil, fmt.Errorf("%w: the Array is empty (extents %v): a tensor.Dense cannot be", ErrLayout, extents(dims))
+		return nil, fmt.Errorf("%w: the Array is empty (extents %v): a tensor.Dense cannot be", ErrLayout, a.Extents())
 	}
 	v, err := a.HostReadOnly()
 	if err != nil {
@@ -205,7 +206,7 @@ func ToDenseCopy[T array.Elem](a *array.Array[T]) (*tensor.Dense, error) {
 	if n == 0 {
 		return tensor.New(tensor.Of(dt), tensor.WithBacking(out)), nil
 	}
-	shape := extents(dims)
+	shape := a.Extents()
 	slices.Reverse(shape)
 	return tensor.New(tensor.Of(dt), tensor.WithShape(shape...), tensor.WithBacking(out)), nil
 }
@@ -217,10 +218,8 @@ func gather[T array.Elem](src []T, dims []array.Dim, count int) []T {
 	if len(dims) == 0 {
 		return append(out, src[0])
 	}
-	coords := make([]int, len(dims)) // of dimensions 1…n-1, from 0
-	off := 0                         // offset of (0, coords[1:]…)
 	d0 := dims[0]
-	for {
+	for off := range strided.Rows(dims) {
 		if d0.Stride == 1 {
 			out = append(out, src[off:off+d0.Extent]...)
 		} else {
@@ -228,28 +227,8 @@ func gather[T array.Elem](src []T, dims []array.Dim, count int) []T {
 				out = append(out, src[off+i*d0.Stride])
 			}
 		}
-		k := 1
-		for ; k < len(dims); k++ {
-			coords[k]++
-			off += dims[k].Stride
-			if coords[k] < dims[k].Extent {
-				break
-			}
-			off -= coords[k] * dims[k].Stride
-			coords[k] = 0
-		}
-		if k == len(dims) {
-			return out
-		}
 	}
-}
-
-func extents(dims []array.Dim) []int {
-	e := make([]int, len(dims))
-	for i, d := range dims {
-		e[i] = d.Extent
-	}
-	return e
+	return out
 }
 
 func strides(dims []array.Dim) []int {

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/array/interop/internal/strided"
 )
 
 // Write writes a as an .npy file (format 1.0, little-endian, 64-byte
@@ -72,10 +73,8 @@ func packed(dims []array.Dim, reversed bool) bool {
 // order (dimension 0 fastest), a buffer at a time.
 func writeStrided[T array.Elem](w io.Writer, data []T, dims []array.Dim) error {
 	buf := make([]T, 0, max(1, min(64<<10/int(unsafe.Sizeof(T(0))), dims[0].Extent*8)))
-	coords := make([]int, len(dims)) // coordinates of dimensions 1…n-1, from 0
-	off := 0                         // offset of (0, coords[1:]…)
-	for {
-		d0 := dims[0]
+	d0 := dims[0]
+	for off := range strided.Rows(dims) {
 		for i := range d0.Extent {
 			buf = append(buf, data[off+i*d0.Stride])
 			if len(buf) == cap(buf) {
@@ -85,20 +84,8 @@ func writeStrided[T array.Elem](w io.Writer, data []T, dims []array.Dim) error {
 				buf = buf[:0]
 			}
 		}
-		k := 1
-		for ; k < len(dims); k++ {
-			coords[k]++
-			off += dims[k].Stride
-			if coords[k] < dims[k].Extent {
-				break
-			}
-			off -= coords[k] * dims[k].Stride
-			coords[k] = 0
-		}
-		if k == len(dims) {
-			return writeElems(w, buf)
-		}
 	}
+	return writeElems(w, buf)
 }
 
 // writeElems writes s little-endian.
