@@ -135,7 +135,8 @@ func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 			return nil, err
 		}
 	}
-	if rc := C.gohl_call(C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(q.f.c)))); rc != 0 {
+	// invoke: the query reaches Go extern stages as a call does (WithCallbacks).
+	if rc := p.invoke(q.f); rc != 0 {
 		return nil, &Error{Pipeline: p.name, Code: int(rc), Msg: "bounds query: " + runtimeMessage(&q.f.c.ctx)}
 	}
 	out := make([][]array.Dim, len(p.params))
@@ -149,7 +150,7 @@ func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 		k++
 		dims := make([]array.Dim, a.Dims)
 		for d := range dims {
-			dims[d] = array.Dim{Min: int(cd[d].min), Extent: int(cd[d].extent), Stride: int(cd[d].stride)}
+			dims[d] = goDim(cd[d])
 		}
 		out[j] = dims
 	}

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // attachment is an Array's long-lived C halide_buffer_t, kept in the Raw's
@@ -25,7 +26,7 @@ type attachment struct {
 
 // attachmentOf returns r's attachment, making it on first use.
 func attachmentOf(r *array.Raw) (*attachment, error) {
-	if a, ok := res().Attachment(r).(*attachment); ok && a.c != nil {
+	if a, ok := plumb.Array.Attachment(r).(*attachment); ok && a.c != nil {
 		return a, nil
 	}
 	a := &attachment{}
@@ -34,10 +35,10 @@ func attachmentOf(r *array.Raw) (*attachment, error) {
 		return nil, err
 	}
 	a.c = c
-	if old := res().Attachment(r); old != nil {
+	if old := plumb.Array.Attachment(r); old != nil {
 		old.Close()
 	}
-	res().SetAttachment(r, a)
+	plumb.Array.SetAttachment(r, a)
 	return a, nil
 }
 

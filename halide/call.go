@@ -13,6 +13,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // frame is one call's state: the C frame passed to NAME_argv (args,
@@ -32,7 +33,7 @@ type bound struct {
 	att      *attachment
 	hostOnly bool
 	alloc    device.Allocation // the Array's allocation (OpenCL), nil for a host-only temporary
-	off      int               // byte offset of the view in alloc's cl_mem
+	off      int               // byte offset of the view in alloc
 	temp     device.Allocation // this call's temporary: host-only data or an aligned copy
 	dup      bool              // an earlier slot has the same Array: it does the work
 	move     bool              // the caller lets the call move it off another device (Move)
@@ -172,7 +173,7 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		switch {
 		case r == nil:
 			return p.argError(a, halideNullBuffer, describe(v))
-		case res().Closed(r):
+		case plumb.Array.Closed(r):
 			return p.argError(a, halideNullBuffer, "a closed Array")
 		case r.Type() != a.Type:
 			return p.argError(a, -3, describeRaw(r))

@@ -29,7 +29,7 @@ func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the halide_buffer_t* is NULL", ErrBufferIsNull)
 	}
 	b := (*C.struct_halide_buffer_t)(buf)
-	t := array.Type{Code: array.Code(b._type.code), Bits: uint8(b._type.bits), Lanes: uint16(b._type.lanes)}
+	t := goType(b._type)
 	if want := array.TypeOf[T](); t != want {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer holds %s, the Array %s: wrap it as the matching element type", ErrBadType, t, want)
 	}
@@ -47,7 +47,7 @@ func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
 	dims := make([]array.Dim, rank)
 	span := 1
 	for i := range dims {
-		d := array.Dim{Min: int(cd[i].min), Extent: int(cd[i].extent), Stride: int(cd[i].stride)}
+		d := goDim(cd[i])
 		if d.Stride < 0 {
 			return nil, fmt.Errorf("halide: WrapCBuffer: dimension %d has stride %d: negative strides are not supported, pass a buffer with positive strides", i, d.Stride)
 		}
@@ -60,6 +60,16 @@ func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
 	}
 	data := unsafe.Slice((*T)(unsafe.Pointer(b.host)), span)
 	return array.Wrap(data, dims)
+}
+
+// goType is a halide_type_t as an array.Type.
+func goType(t C.struct_halide_type_t) array.Type {
+	return array.Type{Code: array.Code(t.code), Bits: uint8(t.bits), Lanes: uint16(t.lanes)}
+}
+
+// goDim is a halide_dimension_t as an array.Dim (strides in elements).
+func goDim(d C.struct_halide_dimension_t) array.Dim {
+	return array.Dim{Min: int(d.min), Extent: int(d.extent), Stride: int(d.stride)}
 }
 
 // CBuffer is a halide_buffer_t in C memory that describes an Array's host
@@ -91,7 +101,7 @@ type cbufState struct {
 // handle and no dirty bits. Close it when C is done.
 func ExportBuffer(b array.Buffer) (*CBuffer, error) {
 	r := rawOf(b)
-	if r == nil || res().Closed(r) {
+	if r == nil || plumb.Array.Closed(r) {
 		return nil, fmt.Errorf("halide: ExportBuffer: %w: a nil or closed Array", ErrBufferArgumentIsNull)
 	}
 	s := &cbufState{}
@@ -100,17 +110,17 @@ func ExportBuffer(b array.Buffer) (*CBuffer, error) {
 		return nil, fmt.Errorf("halide: ExportBuffer: %w", err)
 	}
 	s.c = c
-	if res().NeedsDownload(r) {
+	if plumb.Array.NeedsDownload(r) {
 		err := plumb.CheckAutomatic("export to C of a device-dirty " + r.Type().String() + " Array")
 		if err == nil {
-			err = res().SyncHost(r)
+			err = plumb.Array.SyncHost(r)
 		}
 		if err != nil {
 			s.close()
 			return nil, err
 		}
 	}
-	res().Wrote(r, plumb.Host) // C may write: the next device consumer uploads
+	plumb.Array.Wrote(r, plumb.Host) // C may write: the next device consumer uploads
 	cb := &CBuffer{s: s, r: r}
 	runtime.AddCleanup(cb, func(s *cbufState) { s.close() }, s)
 	return cb, nil

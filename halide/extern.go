@@ -197,8 +197,7 @@ type ExternBuffer struct{ b *C.struct_halide_buffer_t }
 
 // Type is the element type.
 func (b ExternBuffer) Type() array.Type {
-	t := b.b._type
-	return array.Type{Code: array.Code(t.code), Bits: uint8(t.bits), Lanes: uint16(t.lanes)}
+	return goType(b.b._type)
 }
 
 // Rank is the number of dimensions.
@@ -206,8 +205,7 @@ func (b ExternBuffer) Rank() int { return int(b.b.dimensions) }
 
 // Dim returns dimension i; strides are in elements.
 func (b ExternBuffer) Dim(i int) array.Dim {
-	d := unsafe.Slice(b.b.dim, b.b.dimensions)[i]
-	return array.Dim{Min: int(d.min), Extent: int(d.extent), Stride: int(d.stride)}
+	return goDim(unsafe.Slice(b.b.dim, b.b.dimensions)[i])
 }
 
 // Dims returns every dimension, innermost first.

@@ -177,7 +177,7 @@ func gohlTrace(e *C.struct_halide_trace_event_t) C.int32_t {
 		ID:         traceIDs.Add(1),
 		ParentID:   int32(e.parent_id),
 		ValueIndex: int32(e.value_index),
-		Type:       array.Type{Code: array.Code(e._type.code), Bits: uint8(e._type.bits), Lanes: uint16(e._type.lanes)},
+		Type:       goType(e._type),
 	}
 	if e.coordinates != nil && e.dimensions > 0 {
 		ev.Coordinates = unsafe.Slice((*int32)(unsafe.Pointer(e.coordinates)), int(e.dimensions))

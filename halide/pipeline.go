@@ -319,7 +319,7 @@ func load() {
 				Name: C.GoString(ca.name),
 				Kind: ArgKind(ca.kind),
 				Dims: int(ca.dimensions),
-				Type: array.Type{Code: array.Code(ca._type.code), Bits: uint8(ca._type.bits), Lanes: uint16(ca._type.lanes)},
+				Type: goType(ca._type),
 			}
 			a.GoName = GoName(a.Name)
 			if a.Kind == InputScalar {

@@ -5,10 +5,7 @@ import "C"
 
 import (
 	"fmt"
-	"slices"
-	"unsafe"
 
-	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/internal/plumb"
@@ -21,8 +18,6 @@ import (
 // buffer, inputs included, and records them only when the call succeeded,
 // so a failed call leaves every Array's data and state as it was.
 
-var res = func() plumb.Residency { return plumb.Array }
-
 // checkGuard refuses the call when an Array lives on another device, or,
 // under the transfer guard, when the call would move data between host and
 // device on its own.
@@ -30,17 +25,15 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r := b.r
-		if p.opencl {
-			if d := r.Device(); d != nil && d != device.Device(dev) && b.move {
-				if device.Guarded() { // a move frees the other device's copy: always a transfer
-					if err := plumb.CheckAutomatic(fmt.Sprintf("move of %q of pipeline %s from %s", a.Name, p.name, d.Name())); err != nil {
-						return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
-					}
-				}
-			} else if d != nil && d != device.Device(dev) {
+		if d := r.Device(); p.opencl && d != nil && d != device.Device(dev) {
+			if !b.move {
 				return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), Msg: fmt.Sprintf(
 					"argument %q lives on %s, the pipeline runs on %s: move it explicitly (DeviceFree, then CopyToDevice), or pass halide.Move(it)", a.Name, d.Name(), dev.Name()),
 					err: device.ErrForeign}
+			}
+			// A move frees the other device's copy: always a transfer.
+			if err := plumb.CheckAutomatic(fmt.Sprintf("move of %q of pipeline %s from %s", a.Name, p.name, d.Name())); err != nil {
+				return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
 			}
 		}
 		if !device.Guarded() {
@@ -49,14 +42,14 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 		what := ""
 		switch {
 		case !p.opencl:
-			if a.Kind == InputBuffer && res().NeedsDownload(r) {
+			if a.Kind == InputBuffer && plumb.Array.NeedsDownload(r) {
 				what = "copy to host of device-dirty input"
 			}
-		case a.Kind == InputBuffer && res().NeedsUpload(r, dev):
+		case a.Kind == InputBuffer && plumb.Array.NeedsUpload(r, dev):
 			what = "upload of input"
 		case b.hostOnly && a.Kind == OutputBuffer && r.Len() > 0:
 			what = "copy to host of host-only output"
-		case b.hostOnly && res().NeedsDownload(r):
+		case b.hostOnly && plumb.Array.NeedsDownload(r):
 			what = "copy to host of host-only input"
 		}
 		if what == "" {
@@ -67,22 +60,6 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 		}
 	}
 	return nil
-}
-
-// viewRegion is the transfer of r's own elements, from its min corner.
-func viewRegion(r *array.Raw) device.Region {
-	dims := r.Dims()
-	shape := make([]device.Span, len(dims))
-	for i, d := range dims {
-		shape[i] = device.Span{Extent: d.Extent, Stride: d.Stride}
-	}
-	slices.SortStableFunc(shape, func(a, b device.Span) int { return a.Stride - b.Stride })
-	return device.Region{ElemSize: r.Type().Bytes(), Shape: shape}
-}
-
-// viewBytes is r's host memory from its min corner over its span.
-func viewBytes(r *array.Raw) []byte {
-	return unsafe.Slice((*byte)(r.HostPtr()), viewRegion(r).SpanBytes())
 }
 
 // prepareOpenCL gives every buffer a device handle on dev: the Array's
@@ -104,54 +81,49 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 		}
 		att.c.b.flags = 0
 		in := a.Kind == InputBuffer
-		if r.Len() == 0 {
+		if d := r.Device(); b.move && d != nil && d != device.Device(dev) {
+			if err := plumb.Array.DeviceFree(r); err != nil { // Move: home from the other device
+				return p.transferError(a, "moving off "+d.Name(), err)
+			}
+		}
+		alloc, _ := r.Allocation()
+		switch {
+		case r.Len() == 0:
 			// A handle of its own, or the runtime would try a 0-byte
 			// clCreateBuffer for it.
 			if err := b.makeTemp(dev); err != nil {
 				return p.transferError(a, "temporary device allocation", err)
 			}
-			mem, off := b.handle()
-			if rc := att.setDevice(&f.c.ctx, mem, off); rc != 0 {
-				return p.runtimeError(f, rc)
-			}
-			continue
-		}
-		if d := r.Device(); b.move && d != nil && d != device.Device(dev) {
-			if err := res().DeviceFree(r); err != nil { // Move: home from the other device
-				return p.transferError(a, "moving off "+d.Name(), err)
-			}
-		}
-		if alloc, _ := r.Allocation(); b.hostOnly && alloc == nil {
+		case b.hostOnly && alloc == nil:
 			// Lesson 10's rule: host-only data comes back right after the
 			// call; its device copy lives only for the call.
 			if err := b.makeTemp(dev); err != nil {
 				return p.transferError(a, "temporary device allocation", err)
 			}
 			if in {
-				if err := dev.CopyIn(b.temp, 0, viewBytes(r), viewRegion(r)); err != nil {
+				if err := dev.CopyIn(b.temp, 0, r.HostBytes(), r.Region()); err != nil {
 					return p.transferError(a, "upload", err)
 				}
 			}
-		} else {
+		default:
 			var err error
 			if in {
-				err = res().SyncDevice(r, dev)
+				err = plumb.Array.SyncDevice(r, dev)
 			} else {
-				err = res().Alloc(r, dev)
+				err = plumb.Array.Alloc(r, dev)
 			}
 			if err != nil {
 				return p.transferError(a, "upload", err)
 			}
-			alloc, off := r.Allocation()
-			b.alloc, b.off = alloc, alloc.Offset()+off
-			if b.off%dev.SubBufferAlign() != 0 {
+			b.alloc, b.off = r.Allocation()
+			if (b.alloc.Offset()+b.off)%dev.SubBufferAlign() != 0 {
 				// Halide 14 makes a sub-buffer of an offset handle, whose
 				// origin must be aligned: run on an aligned copy.
 				if err := b.makeTemp(dev); err != nil {
 					return p.transferError(a, "aligned temporary", err)
 				}
 				if in {
-					if err := dev.Copy(b.temp, 0, alloc, off, viewRegion(r)); err != nil {
+					if err := dev.Copy(b.temp, 0, b.alloc, b.off, r.Region()); err != nil {
 						return p.transferError(a, "copy to an aligned temporary", err)
 					}
 				}
@@ -181,10 +153,10 @@ func (p *Pipeline) prepareDupInput(f *frame, k int, dev *opencl.Device) error {
 	switch {
 	case r.Len() == 0:
 	case first.temp != nil && first.alloc == nil:
-		err = dev.CopyIn(first.temp, 0, viewBytes(r), viewRegion(r))
+		err = dev.CopyIn(first.temp, 0, r.HostBytes(), r.Region())
 	default:
-		if err = res().SyncDevice(r, dev); err == nil && first.temp != nil {
-			err = dev.Copy(first.temp, 0, first.alloc, first.off-first.alloc.Offset(), viewRegion(r))
+		if err = plumb.Array.SyncDevice(r, dev); err == nil && first.temp != nil {
+			err = dev.Copy(first.temp, 0, first.alloc, first.off, r.Region())
 		}
 		if err == nil && r.DeviceDirty() {
 			b.att.c.b.flags = C.halide_buffer_flag_device_dirty
@@ -208,7 +180,7 @@ func (b *bound) first(bufs []bound) int {
 
 // makeTemp allocates a temporary device copy of b's view.
 func (b *bound) makeTemp(dev *opencl.Device) error {
-	t, err := dev.Malloc(viewRegion(b.r).SpanBytes())
+	t, err := dev.Malloc(b.r.Region().SpanBytes())
 	b.temp = t
 	return err
 }
@@ -218,7 +190,7 @@ func (b *bound) handle() (uintptr, int) {
 	if b.temp != nil {
 		return b.temp.Native(), b.temp.Offset()
 	}
-	return b.alloc.Native(), b.off
+	return b.alloc.Native(), b.alloc.Offset() + b.off
 }
 
 // prepareHost makes inputs current on the host. Outputs need nothing: the
@@ -228,7 +200,7 @@ func (p *Pipeline) prepareHost(f *frame) error {
 		a, b := &p.args[i], &f.bufs[k]
 		b.att.c.b.flags = 0
 		if a.Kind == InputBuffer {
-			if err := res().SyncHost(b.r); err != nil {
+			if err := plumb.Array.SyncHost(b.r); err != nil {
 				return p.transferError(a, "copy to host", err)
 			}
 		}
@@ -259,7 +231,7 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 				keep(p.runtimeError(f, rc))
 			}
 			if ok {
-				res().Wrote(r, plumb.Host)
+				plumb.Array.Wrote(r, plumb.Host)
 			}
 			continue
 		}
@@ -270,26 +242,26 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 		case !ok:
 		case !p.opencl:
 			if b.out {
-				res().Wrote(r, plumb.Host) // Halide leaves host_dirty off
+				plumb.Array.Wrote(r, plumb.Host) // Halide leaves host_dirty off
 			}
 		case b.temp != nil && b.alloc == nil: // host-only temporary
 			if devNewer {
-				if err := dev.CopyOut(viewBytes(r), b.temp, 0, viewRegion(r)); err != nil {
+				if err := dev.CopyOut(r.HostBytes(), b.temp, 0, r.Region()); err != nil {
 					keep(p.transferError(a, "copy to host", err))
 				}
 			}
 		case hostNewer:
-			res().Wrote(r, plumb.Host)
+			plumb.Array.Wrote(r, plumb.Host)
 		case devNewer:
 			if b.temp != nil { // aligned temporary: back into the Array's memory
-				if err := dev.Copy(b.alloc, b.off-b.alloc.Offset(), b.temp, 0, viewRegion(r)); err != nil {
+				if err := dev.Copy(b.alloc, b.off, b.temp, 0, r.Region()); err != nil {
 					keep(p.transferError(a, "copy from the aligned temporary", err))
 					continue
 				}
 			}
-			res().Wrote(r, plumb.Device)
+			plumb.Array.Wrote(r, plumb.Device)
 		case !b.out:
-			res().Wrote(r, plumb.Equal)
+			plumb.Array.Wrote(r, plumb.Equal)
 		}
 	}
 	for k := range p.bufs {
@@ -312,7 +284,7 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		if b.hostOnly && !b.dup {
-			if err := res().SyncHost(b.r); err != nil {
+			if err := plumb.Array.SyncHost(b.r); err != nil {
 				keep(p.transferError(a, "copy to host", err))
 			}
 		}

@@ -404,7 +404,7 @@ func denseNest(n *nest) bool {
 	return true
 }
 
-// scalarBytes is x as a kernel argument of its storage type.
+// scalarArg is x as a kernel argument of its storage type.
 func scalarArg[T array.Elem](x T) []byte {
 	b := make([]byte, unsafe.Sizeof(x))
 	*(*T)(unsafe.Pointer(&b[0])) = x

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 	"weak"
@@ -436,7 +437,7 @@ func TestDeviceBuildError(t *testing.T) {
 	s := stateOf(d)
 	_, err := s.program(progKey{kind: "broken"}, func() string { return "__kernel void k(__global int *x) { x[0] = undefined_thing; }" })
 	var be *opencl.BuildError
-	if !errors.As(err, &be) || !contains(err.Error(), "undefined_thing") && !contains(be.Log(), "undefined_thing") {
+	if !errors.As(err, &be) || !strings.Contains(err.Error(), "undefined_thing") && !strings.Contains(be.Log(), "undefined_thing") {
 		t.Fatalf("build error %v: want an *opencl.BuildError carrying the log", err)
 	}
 }

@@ -101,13 +101,15 @@
 // of the exact sum before the final rounding to T (half an ulp of T),
 // which TestSumAccuracy and TestReduceAllTypes check against float64
 // references: float32 sums within 2⁻²⁴·Σ|x|, float64 within the bound
-// above.
+// above:
+//
+//	go test -run 'SumAccuracy|ReduceAllTypes' ./ops
 //
 // # Speed
 //
 // Host kernels split work across GOMAXPROCS goroutines (a pool started on
 // first use) above a size threshold, and allocate nothing per call in
-// steady state. Dense float32/float64 add, sub, mul, div and sums use AVX2
+// steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2
 // assembly, transposing copies AVX 8×8 blocks, and MatMul a packed
 // micro-kernel with AVX-512 (or AVX2/FMA; RESIDENT_OPS_AVX512=0 forces
 // AVX2), chosen at start-up with github.com/klauspost/cpuid/v2; Accel

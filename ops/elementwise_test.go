@@ -261,8 +261,12 @@ func TestAddCommutes(t *testing.T) {
 		a := makeView(r, layouts[r.IntN(5)], ext, gen[float32](r, false))
 		b := makeView(r, layouts[r.IntN(5)], ext, gen[float32](r, false))
 		x, y := array.New[float32](ext...), array.New[float32](ext...)
-		Add(x, a, b)
-		Add(y, b, a)
+		if err := Add(x, a, b); err != nil {
+			t.Fatal(err)
+		}
+		if err := Add(y, b, a); err != nil {
+			t.Fatal(err)
+		}
 		xv, _ := x.HostReadOnly()
 		yv, _ := y.HostReadOnly()
 		for i, v := range xv.Data() {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -165,21 +166,12 @@ func mustPanicShape(t *testing.T, fn func(), shapes ...string) {
 			t.Fatalf("panic %v, want array.ErrShape", r)
 		}
 		for _, s := range shapes {
-			if !contains(err.Error(), s) {
+			if !strings.Contains(err.Error(), s) {
 				t.Fatalf("panic %q does not name shape %s", err, s)
 			}
 		}
 	}()
 	fn()
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }
 
 func typeName[T array.Elem]() string { return fmt.Sprint(array.TypeOf[T]()) }

@@ -69,18 +69,17 @@ const (
 // cachedRow returns the row kernel number k for types D and S, making it
 // with mk the first time.
 func cachedRow[D, S array.Elem](k int, mk func() rowFunc) rowFunc {
-	p := &rowTab[k][typeIndex[D]()][typeIndex[S]()]
-	if f := p.Load(); f != nil {
-		return *f
-	}
-	f := mk()
-	p.Store(&f)
-	return f
+	return cached(&rowTab[k][typeIndex[D]()][typeIndex[S]()], mk)
 }
 
 // cachedBody is cachedRow for chunk bodies.
 func cachedBody[T array.Elem](k int, mk func() bodyFunc) bodyFunc {
-	p := &bodyTab[k][typeIndex[T]()]
+	return cached(&bodyTab[k][typeIndex[T]()], mk)
+}
+
+// cached returns the function in *p, storing mk's result there first if
+// it is empty.
+func cached[F any](p *atomic.Pointer[F], mk func() F) F {
 	if f := p.Load(); f != nil {
 		return *f
 	}

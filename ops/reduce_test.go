@@ -249,12 +249,22 @@ func TestSumProperty(t *testing.T) {
 	for range 10 {
 		ext := []int{1 + r.IntN(100), 1 + r.IntN(30), 1 + r.IntN(4)}
 		a := makeView(r, layouts[r.IntN(5)], ext, gen[float64](r, false))
-		all, _ := SumAll(a)
+		all, err := SumAll(a)
+		if err != nil {
+			t.Fatal(err)
+		}
 		s0 := array.New[float64](ext[1], ext[2])
-		Sum(s0, a, 0)
+		if err := Sum(s0, a, 0); err != nil {
+			t.Fatal(err)
+		}
 		s01 := array.New[float64](ext[2])
-		Sum(s01, s0, 0)
-		total, _ := SumAll(s01)
+		if err := Sum(s01, s0, 0); err != nil {
+			t.Fatal(err)
+		}
+		total, err := SumAll(s01)
+		if err != nil {
+			t.Fatal(err)
+		}
 		mag := 0.0
 		av, _ := a.HostReadOnly()
 		forEachPos(ext, func(p []int) { mag += math.Abs(av.At(coordsOf(a, p)...)) })

@@ -352,3 +352,16 @@ func TestExternBounds(t *testing.T) {
 		t.Fatal("the bounds function was never asked")
 	}
 }
+
+// Pipeline.Bounds goes through the entry point that can call Go when the
+// pipeline has callbacks: a Go extern stage answers the query.
+func TestExternPipelineBounds(t *testing.T) {
+	out := array.NewWithMins[int32]([]int{2, 3}, []int{8, 4})
+	b, err := callbacks.GostagePipeline.Bounds(nil, int32(1), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b[0]) != 2 || b[0][0].Extent < 8 || b[0][1].Extent < 4 {
+		t.Fatalf("input region %v, want one covering the 8×4 output", b[0])
+	}
+}
