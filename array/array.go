@@ -10,7 +10,8 @@ import (
 
 // Array is a typed N-D array with Halide's layout (see Dim) and an optional
 // device copy. The zero value is not usable: make Arrays with New,
-// NewWithMins, NewInterleaved, Scalar, FromSlice, Wrap, Like or NewIn.
+// NewWithMins, NewInterleaved, Scalar, FromSlice, Wrap, Like, NewIn or
+// NewOver.
 //
 // Element access goes through a host view (Host, HostReadOnly), which is
 // where the automatic copy to host happens. An Array value is the unit of
@@ -145,8 +146,7 @@ func Like[T Elem](a *Array[T]) *Array[T] {
 // pinned memory, so transfers need no staging. The memory goes back to h
 // when the Array is closed (or collected); it outlives h's Close.
 func NewIn[T Elem](h device.HostAllocator, extents ...int) (*Array[T], error) {
-	d := denseDims(extents, nil)
-	n := spanOf(d)
+	n := spanOf(denseDims(extents, nil))
 	var z T
 	size := int(unsafe.Sizeof(z))
 	if n > maxHostBytes/size {
@@ -156,13 +156,48 @@ func NewIn[T Elem](h device.HostAllocator, extents ...int) (*Array[T], error) {
 	if err != nil {
 		return nil, fmt.Errorf("array: host allocation of %d bytes: %w", n*size, err)
 	}
+	a, err := newOver[T](blk, extents, alignment)
+	if err != nil {
+		blk.Free()
+		return nil, err
+	}
+	clear(a.data)
+	return a, nil
+}
+
+// NewOver is NewIn over a block the caller already holds: the Array's
+// elements are blk's first bytes, kept as they are, and blk is freed when
+// the Array is closed or collected. It lets memory handed out before its
+// element type was known (a tensor.Engine's Alloc) become a device-aware
+// Array. blk must be aligned for T and hold the extents; if not, the error
+// says so and blk stays the caller's.
+func NewOver[T Elem](blk device.HostBlock, extents ...int) (*Array[T], error) {
+	var z T
+	return newOver[T](blk, extents, int(unsafe.Sizeof(z)))
+}
+
+// newOver makes the root over blk's bytes from the first one aligned to
+// align, which must be a multiple of the element size.
+func newOver[T Elem](blk device.HostBlock, extents []int, align int) (*Array[T], error) {
+	d := denseDims(extents, nil)
+	n := spanOf(d)
+	var z T
+	size := int(unsafe.Sizeof(z))
 	b := blk.Bytes()
 	skip := 0
-	if mis := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) % alignment); mis != 0 {
-		skip = alignment - mis
+	if mis := int(uintptr(unsafe.Pointer(unsafe.SliceData(b))) % uintptr(align)); mis != 0 {
+		skip = align - mis
 	}
-	data := unsafe.Slice((*T)(unsafe.Pointer(&b[skip])), n)
-	clear(data)
+	if skip > len(b) || n > (len(b)-skip)/size {
+		return nil, fmt.Errorf("%w: a host block of %d bytes (%d after aligning to %d) holds fewer than the %d elements of %d bytes of extents %v: pass a bigger block", ErrOutOfRange, len(b), len(b)-min(skip, len(b)), align, n, size, extents)
+	}
+	if align == size && skip != 0 {
+		return nil, fmt.Errorf("%w: the host block at %p is not aligned for %d-byte elements: pass an aligned block", ErrShape, unsafe.SliceData(b), size)
+	}
+	var data []T
+	if n > 0 {
+		data = unsafe.Slice((*T)(unsafe.Pointer(&b[skip])), n)
+	}
 	a := newArray(data, d, false)
 	a.raw.st.res.block = blk
 	return a, nil

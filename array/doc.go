@@ -16,7 +16,7 @@
 // Wrap) is host-only: every consumer leaves its host data current.
 //
 // One memory, one state. A root (made by a constructor) and all its views
-// (Crop, Slice, Transpose, Permute, Translate, SetMin, Embed) share host
+// (Crop, Slice, Transpose, Permute, Translate, SetMin, Embed, View) share host
 // memory, one device allocation — each view uses it at its own offset, as
 // Halide's device_crop does, whatever order views and uploads happen in —
 // and one dirty state kept by region: which elements the host holds newer,

@@ -63,7 +63,21 @@ func runOne(t *testing.T, ops []byte) {
 				k := next() % v.Rank()
 				d := v.Dim(k)
 				var w *array.Array[uint16]
-				switch next() % 4 {
+				switch next() % 6 {
+				case 4: // View: the same elements by other dims, or any layout it accepts
+					dims := v.Dims()
+					off := 0
+					if next()%2 == 0 {
+						dims = []array.Dim{{Min: next() - 128, Extent: next() % 13, Stride: next()%15 + 1}, {Extent: next() % 11, Stride: next() % 40}}
+						off = next()
+					}
+					for i := range dims {
+						dims[i].Min = next() - 128
+					}
+					var err error
+					if w, err = v.View(off, dims); err != nil {
+						continue
+					}
 				case 0:
 					lo := d.Min + next()%max(d.Extent, 1)
 					w = v.Crop(k, lo, next()%(d.Max()-lo+2))

@@ -312,3 +312,43 @@ func TestBothDirtyPanics(t *testing.T) {
 	a.SetHostDirty(true)
 	mustPanicWith(t, array.ErrDirty, func() { a.SetDeviceDirty(true) })
 }
+
+// NewOver adopts a block with its contents, frees it at Close, and refuses
+// a block too small or misaligned without taking it.
+func TestNewOver(t *testing.T) {
+	d := sim.New("test", 0)
+	blk, err := d.AllocHost(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := blk.Bytes()
+	for i := range b {
+		b[i] = byte(i)
+	}
+	if _, err := array.NewOver[float64](blk, 9); !errors.Is(err, array.ErrOutOfRange) {
+		t.Fatalf("9 float64 in 64 bytes: %v, want ErrOutOfRange", err)
+	}
+	if _, err := array.NewOver[uint16](offsetBlock{blk}, 4); !errors.Is(err, array.ErrShape) {
+		t.Fatalf("misaligned block: %v, want ErrShape", err)
+	}
+	a, err := array.NewOver[uint16](blk, 4, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hostAt(t, a, 1, 1); got != 0x0b0a { // bytes 10, 11, little-endian
+		t.Fatalf("element (1, 1) = %#x, want the block's bytes 0x0b0a", got)
+	}
+	deviceWrite(t, d, a.Crop(1, 2, 1), fill(7), false)
+	if hostAt(t, a, 3, 2) != 7 || hostAt(t, a, 3, 3) != 0x1f1e {
+		t.Fatal("device write over the adopted block")
+	}
+	a.Close()
+	if d.HostBlocksLive() != 0 {
+		t.Fatal("Close did not free the adopted block")
+	}
+}
+
+// offsetBlock is a block's memory from its second byte.
+type offsetBlock struct{ device.HostBlock }
+
+func (o offsetBlock) Bytes() []byte { return o.HostBlock.Bytes()[1:] }

@@ -1,5 +1,10 @@
 package array
 
+import (
+	"fmt"
+	"slices"
+)
+
 // Each view method allocates the new Array and makes one call that fills
 // it in, so it is small enough to inline and a view that does not escape
 // its caller stays on the stack: creating one allocates nothing.
@@ -201,4 +206,108 @@ func shiftMin(dim int, d Dim, delta int) int {
 		panicf(ErrOutOfRange, "moving dimension %d (min %d, extent %d) by %d overflows int", dim, d.Min, d.Extent, delta)
 	}
 	return m
+}
+
+// View returns a view, sharing host and device memory, whose element
+// (x0, x1, …) is the element offset + Σ (xi − dims[i].Min)·dims[i].Stride
+// storage elements past a's min corner: numpy's as_strided, checked. It
+// reaches the layouts no chain of the other views does, such as a reshape
+// of dense data or a row-major tensor's strides.
+//
+// The view's elements must be a's elements, with no two at one address,
+// and they must form a box of the root's positions (the unit of dirty
+// state): a permuted crop, or any layout of a contiguous run of whole
+// rows. Anything else is an error wrapping ErrShape or ErrOutOfRange that
+// says so; Compact a copy first for other layouts.
+func (a *Array[T]) View(offset int, dims []Dim) (*Array[T], error) {
+	r := &a.raw
+	r.checkOpen()
+	off, err := r.viewOffset(offset, dims)
+	if err != nil {
+		return nil, err
+	}
+	v := &Array[T]{data: a.data}
+	v.raw.setDims(dims)
+	r.viewInto(&v.raw, off)
+	return v, nil
+}
+
+// viewOffset checks View's layout and returns the view's storage index.
+func (r *Raw) viewOffset(offset int, dims []Dim) (int, error) {
+	if err := checkDims(dims, maxInt); err != nil {
+		return 0, err
+	}
+	v := Raw{typ: r.typ, esize: r.esize, st: r.st}
+	v.setDims(dims)
+	if v.Len() == 0 {
+		return r.off, nil
+	}
+	first, ok := addOK(r.off, offset)
+	if offset < 0 || !ok || first >= r.st.elems || v.spanElems() > r.st.elems-first {
+		return 0, fmt.Errorf("%w: a view at offset %d spanning %d elements runs past the storage (%d elements from a's min corner): shrink it or move it", ErrOutOfRange, offset, v.spanElems(), r.st.elems-r.off)
+	}
+	v.off = first
+	vb, ok := v.exactBox()
+	if !ok {
+		return 0, fmt.Errorf("%w: the view's elements (dims %v) are not a box of the root's positions: use a permuted crop or a contiguous run of whole rows, or Compact a copy first", ErrShape, dims)
+	}
+	if ab := r.box(nil); !ab.contains(vb) {
+		return 0, fmt.Errorf("%w: the view reaches elements outside the Array it views: give View an Array that holds them all", ErrOutOfRange)
+	}
+	return first, nil
+}
+
+// exactBox returns r's elements as a box of root positions, and whether
+// they are exactly that box: either every dimension of r walks one root
+// dimension with its stride (a permuted crop), or r is dense and its run
+// of storage is a whole box. Views made by the other methods always are.
+func (r *Raw) exactBox() (box, bool) {
+	st := r.st
+	n := len(st.rdims)
+	lo, hi := make([]int, n), make([]int, n)
+	first, last := r.off, r.off+r.spanElems()-1
+	if !st.exact(first, lo) || !st.exact(last, hi) {
+		return nil, false
+	}
+	b := make(box, n)
+	size := 1
+	for k := range n {
+		if lo[k] > hi[k] {
+			return nil, false
+		}
+		b[k] = span{lo[k], hi[k]}
+		size *= hi[k] - lo[k] + 1 // ≤ the root's element count: no overflow
+	}
+	if size != r.Len() {
+		return nil, false
+	}
+	if r.Dense() {
+		return b, true // Len distinct positions inside a run of Len elements
+	}
+	used := make([]bool, n)
+	for _, d := range r.dimsRef() {
+		if d.Extent <= 1 {
+			continue
+		}
+		k := slices.IndexFunc(st.rdims, func(rd Dim) bool { return rd.Extent > 1 && rd.Stride == d.Stride })
+		if k < 0 || used[k] || hi[k]-lo[k]+1 != d.Extent {
+			return nil, false
+		}
+		used[k] = true
+	}
+	return b, true
+}
+
+// exact decomposes storage index i into root positions, reporting whether
+// i is a position at all (not a gap between a wrapped root's rows).
+func (st *storage) exact(i int, pos []int) bool {
+	st.positions(i, pos)
+	at := 0
+	for k, p := range pos {
+		if p >= max(st.rdims[k].Extent, 1) {
+			return false
+		}
+		at += p * st.rdims[k].Stride
+	}
+	return at == i
 }
