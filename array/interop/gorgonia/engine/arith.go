@@ -1,0 +1,390 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+
+	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/array/interop/gorgonia"
+	"github.com/resident-go/resident/ops"
+)
+
+// tensor's arithmetic interfaces, each one call of package ops on Array
+// views of the operands: on the device when their data lives there.
+var (
+	_ tensor.Adder         = (*Engine)(nil)
+	_ tensor.Suber         = (*Engine)(nil)
+	_ tensor.Muler         = (*Engine)(nil)
+	_ tensor.Diver         = (*Engine)(nil)
+	_ tensor.Power         = (*Engine)(nil)
+	_ tensor.MinBetweener  = (*Engine)(nil)
+	_ tensor.MaxBetweener  = (*Engine)(nil)
+	_ tensor.MatMuler      = (*Engine)(nil)
+	_ tensor.Sumer         = (*Engine)(nil)
+	_ tensor.Proder        = (*Engine)(nil)
+	_ tensor.Maxer         = (*Engine)(nil)
+	_ tensor.Miner         = (*Engine)(nil)
+	_ tensor.Neger         = (*Engine)(nil)
+	_ tensor.Abser         = (*Engine)(nil)
+	_ tensor.Sqrter        = (*Engine)(nil)
+	_ tensor.Exper         = (*Engine)(nil)
+	_ tensor.Loger         = (*Engine)(nil)
+	_ tensor.Tanher        = (*Engine)(nil)
+	_ tensor.NonStdEngine  = (*Engine)(nil)
+	_ tensor.Engine        = (*Engine)(nil)
+)
+
+// NonStdAlloc marks the engine's memory as managed by the engine.
+func (e *Engine) NonStdAlloc() {}
+
+func (e *Engine) Add(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.binary(ops.OpAdd, a, b, opts)
+}
+func (e *Engine) Sub(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.binary(ops.OpSub, a, b, opts)
+}
+func (e *Engine) Mul(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.binary(ops.OpMul, a, b, opts)
+}
+func (e *Engine) Div(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.binary(ops.OpDiv, a, b, opts)
+}
+func (e *Engine) Pow(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.binary(ops.OpPow, a, b, opts)
+}
+func (e *Engine) MinBetween(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.binary(ops.OpMin, a, b, opts)
+}
+func (e *Engine) MaxBetween(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.binary(ops.OpMax, a, b, opts)
+}
+
+func (e *Engine) AddScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.scalar(ops.OpAdd, a, s, leftTensor, opts)
+}
+func (e *Engine) SubScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.scalar(ops.OpSub, a, s, leftTensor, opts)
+}
+func (e *Engine) MulScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.scalar(ops.OpMul, a, s, leftTensor, opts)
+}
+func (e *Engine) DivScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.scalar(ops.OpDiv, a, s, leftTensor, opts)
+}
+func (e *Engine) PowScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.scalar(ops.OpPow, a, s, leftTensor, opts)
+}
+func (e *Engine) MinBetweenScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.scalar(ops.OpMin, a, s, leftTensor, opts)
+}
+func (e *Engine) MaxBetweenScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.scalar(ops.OpMax, a, s, leftTensor, opts)
+}
+
+func (e *Engine) Neg(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.unary(ops.OpNeg, a, opts)
+}
+func (e *Engine) Abs(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.unary(ops.OpAbs, a, opts)
+}
+func (e *Engine) Sqrt(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.unary(ops.OpSqrt, a, opts)
+}
+func (e *Engine) Exp(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.unary(ops.OpExp, a, opts)
+}
+func (e *Engine) Log(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.unary(ops.OpLog, a, opts)
+}
+func (e *Engine) Tanh(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+	return e.unary(ops.OpTanh, a, opts)
+}
+
+// The reductions along axes (all of them when none are given).
+func (e *Engine) Sum(a tensor.Tensor, along ...int) (tensor.Tensor, error) {
+	return e.reduce("Sum", a, along)
+}
+func (e *Engine) Prod(a tensor.Tensor, along ...int) (tensor.Tensor, error) {
+	return e.reduce("Prod", a, along)
+}
+func (e *Engine) Max(a tensor.Tensor, along ...int) (tensor.Tensor, error) {
+	return e.reduce("Max", a, along)
+}
+func (e *Engine) Min(a tensor.Tensor, along ...int) (tensor.Tensor, error) {
+	return e.reduce("Min", a, along)
+}
+
+// MatMul stores a·b in preallocated (tensor has checked the shapes):
+// float32 and float64.
+func (e *Engine) MatMul(a, b, preallocated tensor.Tensor) error {
+	ad, err := dense(a)
+	if err != nil {
+		return err
+	}
+	f, err := matmulFns.get(ad.Dtype().Type, "MatMul")
+	if err != nil {
+		return err
+	}
+	return f(e, a, b, preallocated)
+}
+
+var matmulFns = floats(matmulT[float32], matmulT[float64])
+
+func matmulT[T ops.Float](e *Engine, a, b, c tensor.Tensor) error {
+	vs, err := views[T](e, a, b, c)
+	if err != nil {
+		return err
+	}
+	return ops.MatMul(vs[2], vs[0], vs[1])
+}
+
+func (e *Engine) binary(op ops.BinaryOp, a, b tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
+	ad, err := dense(a)
+	if err != nil {
+		return nil, err
+	}
+	f, err := binaryFns.get(ad.Dtype().Type, op.String())
+	if err != nil {
+		return nil, err
+	}
+	return f(e, op, ad, b, opts)
+}
+
+var binaryFns = all(binaryT[float32], binaryT[float64], binaryT[int8], binaryT[int16], binaryT[int32], binaryT[int64], binaryT[uint8], binaryT[uint16], binaryT[uint32], binaryT[uint64])
+
+func binaryT[T array.Elem](e *Engine, op ops.BinaryOp, a *tensor.Dense, b tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
+	if !a.Shape().Eq(b.Shape()) {
+		return nil, fmt.Errorf("%w: %v of shapes %v and %v: the device engine does not broadcast", gorgonia.ErrLayout, op, a.Shape(), b.Shape())
+	}
+	vs, err := views[T](e, a, b)
+	if err != nil {
+		return nil, err
+	}
+	return into(e, a, a.Shape(), opts, func(dst *array.Array[T]) error { return ops.Binary(dst, vs[0], vs[1], op) })
+}
+
+func (e *Engine) scalar(op ops.BinaryOp, a tensor.Tensor, s any, left bool, opts []tensor.FuncOpt) (tensor.Tensor, error) {
+	ad, err := dense(a)
+	if err != nil {
+		return nil, err
+	}
+	f, err := scalarFns.get(ad.Dtype().Type, op.String())
+	if err != nil {
+		return nil, err
+	}
+	return f(e, op, ad, s, left, opts)
+}
+
+var scalarFns = all(scalarT[float32], scalarT[float64], scalarT[int8], scalarT[int16], scalarT[int32], scalarT[int64], scalarT[uint8], scalarT[uint16], scalarT[uint32], scalarT[uint64])
+
+func scalarT[T array.Elem](e *Engine, op ops.BinaryOp, a *tensor.Dense, s any, left bool, opts []tensor.FuncOpt) (tensor.Tensor, error) {
+	x, err := scalarValue[T](e, s)
+	if err != nil {
+		return nil, err
+	}
+	av, err := viewOf[T](e.h, a)
+	if err != nil {
+		return nil, err
+	}
+	return into(e, a, a.Shape(), opts, func(dst *array.Array[T]) error {
+		if left {
+			return ops.BinaryScalar(dst, av, x, op)
+		}
+		return ops.ScalarBinary(dst, x, av, op)
+	})
+}
+
+// scalarValue is s as a T: a T, or a scalar Dense (read on the host: one
+// element comes home if the device holds it newer).
+func scalarValue[T array.Elem](e *Engine, s any) (T, error) {
+	switch v := s.(type) {
+	case T:
+		return v, nil
+	case *tensor.Dense:
+		if v.IsScalar() {
+			a, err := viewOf[T](e.h, v)
+			if err != nil {
+				return 0, err
+			}
+			h, err := a.HostReadOnly()
+			if err != nil {
+				return 0, err
+			}
+			return h.At(), nil
+		}
+	}
+	return 0, fmt.Errorf("%w: scalar %T for a %v tensor: pass a %v", gorgonia.ErrType, s, array.TypeOf[T](), array.TypeOf[T]())
+}
+
+func (e *Engine) unary(op ops.UnaryOp, a tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
+	ad, err := dense(a)
+	if err != nil {
+		return nil, err
+	}
+	f, err := unaryFns.get(ad.Dtype().Type, op.String())
+	if err != nil {
+		return nil, err
+	}
+	return f(e, op, ad, opts)
+}
+
+var unaryFns = all(unaryT[float32], unaryT[float64], unaryT[int8], unaryT[int16], unaryT[int32], unaryT[int64], unaryT[uint8], unaryT[uint16], unaryT[uint32], unaryT[uint64])
+
+func unaryT[T array.Elem](e *Engine, op ops.UnaryOp, a *tensor.Dense, opts []tensor.FuncOpt) (tensor.Tensor, error) {
+	av, err := viewOf[T](e.h, a)
+	if err != nil {
+		return nil, err
+	}
+	return into(e, a, a.Shape(), opts, func(dst *array.Array[T]) error { return ops.Unary(dst, av, op) })
+}
+
+// views returns the Array views of ts.
+func views[T array.Elem](e *Engine, ts ...tensor.Tensor) ([]*array.Array[T], error) {
+	vs := make([]*array.Array[T], len(ts))
+	for i, t := range ts {
+		d, err := dense(t)
+		if err != nil {
+			return nil, err
+		}
+		if vs[i], err = viewOf[T](e.h, d); err != nil {
+			return nil, err
+		}
+	}
+	return vs, nil
+}
+
+// into runs an elementwise op whose result has shape where tensor's
+// options say: added to Incr, into Reuse, into a (UseUnsafe), or into a
+// new Dense of the engine.
+func into[T array.Elem](e *Engine, a *tensor.Dense, shape tensor.Shape, opts []tensor.FuncOpt, run func(dst *array.Array[T]) error) (tensor.Tensor, error) {
+	fo := tensor.ParseFuncOpts(opts...)
+	incr, reuse := fo.Incr(), fo.Reuse()
+	var ret *tensor.Dense
+	var err error
+	switch {
+	case incr != nil:
+		tmp, err := e.newDense(a.Dtype(), shape)
+		if err != nil {
+			return nil, err
+		}
+		defer e.Free(tmp, int64(tmp.MemSize()))
+		if _, err := into(e, a, shape, []tensor.FuncOpt{tensor.WithReuse(tmp)}, run); err != nil {
+			return nil, err
+		}
+		vs, err := views[T](e, incr, tmp)
+		if err != nil {
+			return nil, err
+		}
+		if !incr.Shape().Eq(shape) {
+			return nil, fmt.Errorf("%w: incr of shape %v for a result of shape %v", gorgonia.ErrLayout, incr.Shape(), shape)
+		}
+		return incr, ops.Add(vs[0], vs[0], vs[1])
+	case reuse != nil:
+		if ret, err = dense(reuse); err != nil {
+			return nil, err
+		}
+		if !ret.Shape().Eq(shape) {
+			return nil, fmt.Errorf("%w: reuse of shape %v for a result of shape %v", gorgonia.ErrLayout, ret.Shape(), shape)
+		}
+	case !fo.Safe():
+		ret = a
+	default:
+		if ret, err = e.newDense(a.Dtype(), shape); err != nil {
+			return nil, err
+		}
+	}
+	dst, err := viewOf[T](e.h, ret)
+	if err != nil {
+		return nil, err
+	}
+	return ret, run(dst)
+}
+
+// newDense is a Dense of the engine (tensor allocates it through Alloc).
+func (e *Engine) newDense(dt tensor.Dtype, shape tensor.Shape) (d *tensor.Dense, err error) {
+	defer func() { // tensor panics when Alloc fails
+		if r := recover(); r != nil {
+			err = fmt.Errorf("engine: a %v Dense of shape %v: %v", dt, shape, r)
+		}
+	}()
+	if len(shape) == 0 {
+		return tensor.New(tensor.Of(dt), tensor.WithShape(), tensor.WithEngine(e)), nil
+	}
+	return tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...), tensor.WithEngine(e)), nil
+}
+
+func (e *Engine) reduce(name string, a tensor.Tensor, along []int) (tensor.Tensor, error) {
+	ad, err := dense(a)
+	if err != nil {
+		return nil, err
+	}
+	f, err := reduceFns.get(ad.Dtype().Type, name)
+	if err != nil {
+		return nil, err
+	}
+	return f(e, name, ad, along)
+}
+
+var reduceFns = all(reduceT[float32], reduceT[float64], reduceT[int8], reduceT[int16], reduceT[int32], reduceT[int64], reduceT[uint8], reduceT[uint16], reduceT[uint32], reduceT[uint64])
+
+// reduceT reduces a along the given axes (all when none), one ops call per
+// axis, outermost first; the last writes the result Dense.
+func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int) (tensor.Tensor, error) {
+	fn := map[string]func(dst, a *array.Array[T], dim int) error{"Sum": ops.Sum[T], "Prod": ops.Prod[T], "Max": ops.Max[T], "Min": ops.Min[T]}[name]
+	rank := a.Dims()
+	if a.IsScalar() {
+		rank = 0
+	}
+	axes := slices.Clone(along)
+	if len(axes) == 0 {
+		for k := range rank {
+			axes = append(axes, k)
+		}
+	}
+	slices.Sort(axes)
+	for i, ax := range axes {
+		if ax < 0 || ax >= rank || i > 0 && axes[i-1] == ax {
+			return nil, fmt.Errorf("%w: %s along %v of a %d-D tensor: axes must be distinct, 0 … %d", gorgonia.ErrLayout, name, along, rank, rank-1)
+		}
+	}
+	var shape tensor.Shape
+	for k, n := range a.Shape() {
+		if !slices.Contains(axes, k) && rank > 0 {
+			shape = append(shape, n)
+		}
+	}
+	cur, err := viewOf[T](e.h, a)
+	if err != nil {
+		return nil, err
+	}
+	ret, err := e.newDense(a.Dtype(), shape)
+	if err != nil {
+		return nil, err
+	}
+	out, err := viewOf[T](e.h, ret)
+	if err != nil {
+		return nil, err
+	}
+	if len(axes) == 0 { // a scalar: nothing to reduce
+		return ret, ops.Copy(out, cur)
+	}
+	for i := len(axes) - 1; i >= 0; i-- { // outermost axis first: the others keep their numbers
+		dim := cur.Rank() - 1 - axes[i]
+		dst := out
+		if i > 0 {
+			ext := slices.Delete(cur.Extents(), dim, dim+1)
+			dst = array.New[T](ext...)
+		}
+		err := fn(dst, cur, dim)
+		if i < len(axes)-1 {
+			cur.Close() // a temporary of the previous axis
+		}
+		if err != nil {
+			return nil, err
+		}
+		cur = dst
+	}
+	return ret, nil
+}
