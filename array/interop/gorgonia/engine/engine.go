@@ -46,8 +46,8 @@ type block struct {
 	skip        int          // bytes of hb before start
 	root        array.Buffer // nil until typed; it then owns hb
 	close       func() error
-	host        func() error               // sync home and mark host-written (typed)
-	fill0       func(p, n uintptr) error   // zero [p, p+n) where it lives (typed)
+	host        func() error                // sync home and mark host-written (typed)
+	fill0       func(p, n uintptr) error    // zero [p, p+n) where it lives (typed)
 	copyFrom    func(dst, src memory) error // copy within the engine (typed)
 }
 
