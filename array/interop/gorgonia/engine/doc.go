@@ -27,6 +27,12 @@
 // Accessible. Array(d) gives the device-aware Array view of a Dense, for
 // Halide pipelines and ops.
 //
+// Writing. Write a Dense of the engine through Host(d), Memcpy, Memset,
+// or tensor.Copy from another Dense of the engine. tensor.Copy from a host
+// Dense runs the standard engine's Memcpy, which this engine never sees:
+// call Host(d) first, so that the write is uploaded before the next device
+// operation.
+//
 // Layouts. Operands may be any view tensor makes (Slice, the lazy T,
 // Reshape) whose elements form a box of the memory's first layout (the
 // Dense it was allocated for); others are an error wrapping
