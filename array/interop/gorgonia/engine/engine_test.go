@@ -241,6 +241,20 @@ func TestIntsAndMemory(t *testing.T) {
 	if got := hostVals[int32](t, a); fmt.Sprint(got) != "[1 -2 3 4 5 6]" {
 		t.Fatalf("after Copy %v", got)
 	}
+	// The documented way to copy from a host Dense: Host first, so the
+	// next device op uploads what the standard engine wrote.
+	b2, err := a.Add(a) // a is on the device now
+	must(t, err)
+	_ = b2.Data() // unguarded: reads host memory, never crashes
+	_, err = engine.Host(a)
+	must(t, err)
+	host := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking([]int32{9, 9, 9, 9, 9, 10}))
+	must(t, tensor.Copy(a, host))
+	b2, err = a.Add(a)
+	must(t, err)
+	if got := hostVals[int32](t, b2); fmt.Sprint(got) != "[18 18 18 18 18 20]" {
+		t.Fatalf("a device op after tensor.Copy from the host: %v", got)
+	}
 }
 
 // Bad input is an error that names the fix, and loses nothing.
