@@ -6,7 +6,8 @@ import (
 )
 
 // Stats counts a device's allocations and transfers since it was opened.
-// H2D is host to device, D2H device to host, D2D within the device. Cache
+// H2D is host to device, D2H device to host, D2D within the device, Peer
+// from another device into this one without the host (CopyBetween). Cache
 // fields are for devices with a caching allocator: a hit reuses a freed
 // block, a miss allocates anew, CachedBytes is held but unused.
 type Stats struct {
@@ -15,6 +16,7 @@ type Stats struct {
 	H2DCalls, H2DBytes      int64
 	D2HCalls, D2HBytes      int64
 	D2DCalls, D2DBytes      int64
+	PeerCalls, PeerBytes    int64
 	CacheHits, CacheMisses  int64
 	CachedBytes             int64
 }
@@ -28,14 +30,15 @@ func (s Stats) Sub(t Stats) Stats {
 		H2DCalls:  s.H2DCalls - t.H2DCalls, H2DBytes: s.H2DBytes - t.H2DBytes,
 		D2HCalls: s.D2HCalls - t.D2HCalls, D2HBytes: s.D2HBytes - t.D2HBytes,
 		D2DCalls: s.D2DCalls - t.D2DCalls, D2DBytes: s.D2DBytes - t.D2DBytes,
+		PeerCalls: s.PeerCalls - t.PeerCalls, PeerBytes: s.PeerBytes - t.PeerBytes,
 		CacheHits: s.CacheHits - t.CacheHits, CacheMisses: s.CacheMisses - t.CacheMisses,
 		CachedBytes: s.CachedBytes,
 	}
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("allocs live %d (%d B) total %d; H2D %d calls %d B; D2H %d calls %d B; D2D %d calls %d B; cache hits %d misses %d cached %d B",
-		s.AllocsLive, s.BytesLive, s.AllocsTotal, s.H2DCalls, s.H2DBytes, s.D2HCalls, s.D2HBytes, s.D2DCalls, s.D2DBytes, s.CacheHits, s.CacheMisses, s.CachedBytes)
+	return fmt.Sprintf("allocs live %d (%d B) total %d; H2D %d calls %d B; D2H %d calls %d B; D2D %d calls %d B; peer %d calls %d B; cache hits %d misses %d cached %d B",
+		s.AllocsLive, s.BytesLive, s.AllocsTotal, s.H2DCalls, s.H2DBytes, s.D2HCalls, s.D2HBytes, s.D2DCalls, s.D2DBytes, s.PeerCalls, s.PeerBytes, s.CacheHits, s.CacheMisses, s.CachedBytes)
 }
 
 // Counters is the atomic form of Stats that Device implementations embed.
@@ -45,6 +48,7 @@ type Counters struct {
 	h2dCalls, h2dBytes                 atomic.Int64
 	d2hCalls, d2hBytes                 atomic.Int64
 	d2dCalls, d2dBytes                 atomic.Int64
+	peerCalls, peerBytes               atomic.Int64
 	cacheHits, cacheMisses, cached     atomic.Int64
 }
 
@@ -70,6 +74,9 @@ func (c *Counters) D2H(n int) { c.d2hCalls.Add(1); c.d2hBytes.Add(int64(n)) }
 // D2D records a copy of n bytes within the device.
 func (c *Counters) D2D(n int) { c.d2dCalls.Add(1); c.d2dBytes.Add(int64(n)) }
 
+// Peer records a copy of n bytes into the device from another device.
+func (c *Counters) Peer(n int) { c.peerCalls.Add(1); c.peerBytes.Add(int64(n)) }
+
 // CacheHit records an allocation served from the cache.
 func (c *Counters) CacheHit() { c.cacheHits.Add(1) }
 
@@ -86,6 +93,7 @@ func (c *Counters) Snapshot() Stats {
 		H2DCalls: c.h2dCalls.Load(), H2DBytes: c.h2dBytes.Load(),
 		D2HCalls: c.d2hCalls.Load(), D2HBytes: c.d2hBytes.Load(),
 		D2DCalls: c.d2dCalls.Load(), D2DBytes: c.d2dBytes.Load(),
+		PeerCalls: c.peerCalls.Load(), PeerBytes: c.peerBytes.Load(),
 		CacheHits: c.cacheHits.Load(), CacheMisses: c.cacheMisses.Load(), CachedBytes: c.cached.Load(),
 	}
 }

@@ -84,6 +84,14 @@ func clInfo(kind int, obj, obj2 uintptr, param uint32, out []byte) (int, int32) 
 func clRetain(kind int, h uintptr) int32  { return int32(C.rcl_retain(C.int(kind), C.uintptr_t(h))) }
 func clRelease(kind int, h uintptr) int32 { return int32(C.rcl_release(C.int(kind), C.uintptr_t(h))) }
 
+func clCreateSubDevices(dev uintptr, units int, out []uintptr) (int, int32) {
+	var num C.cl_uint
+	code := C.rcl_create_sub_devices(C.uintptr_t(dev), C.cl_uint(units), C.cl_uint(len(out)), uptr(out), &num)
+	return int(num), int32(code)
+}
+
+func clReleaseDevice(dev uintptr) int32 { return int32(C.rcl_release_device(C.uintptr_t(dev))) }
+
 func clCreateContext(platform uintptr, devs []uintptr) (uintptr, int32) {
 	r := C.rcl_create_context(C.uintptr_t(platform), C.cl_uint(len(devs)), uptr(devs))
 	return uintptr(r.h), int32(r.err)

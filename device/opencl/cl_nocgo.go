@@ -19,6 +19,8 @@ func clInfo(int, uintptr, uintptr, uint32, []byte) (int, int32) { return 0, code
 func clRetain(int, uintptr) int32                               { return codePlatformNotFound }
 func clRelease(int, uintptr) int32                              { return codePlatformNotFound }
 func clCreateContext(uintptr, []uintptr) (uintptr, int32)       { return 0, codePlatformNotFound }
+func clCreateSubDevices(uintptr, int, []uintptr) (int, int32)   { return 0, codePlatformNotFound }
+func clReleaseDevice(uintptr) int32                             { return codePlatformNotFound }
 func clCreateQueue(uintptr, uintptr, uint64) (uintptr, int32)   { return 0, codePlatformNotFound }
 func clCreateBuffer(uintptr, uint64, int) (uintptr, int32)      { return 0, codePlatformNotFound }
 func clCreateSubBuffer(uintptr, uint64, int, int) (uintptr, int32) {

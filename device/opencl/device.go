@@ -86,6 +86,7 @@ type state struct {
 	maxAlloc int
 	stage    bool
 	counters device.Counters
+	subID    bool // id is a sub-device this state releases (OpenGroup)
 
 	mu     sync.Mutex
 	closed bool
@@ -103,15 +104,7 @@ type state struct {
 
 // Open opens the device o selects, with its own context and queue.
 func Open(o Options) (*Device, error) {
-	if os.Getenv(EnvVerbose) == "1" {
-		o.Verbose = true
-	}
-	if o.StagingChunk <= 0 {
-		o.StagingChunk = defaultChunk
-	}
-	if o.StagingMin <= 0 {
-		o.StagingMin = defaultStagingMin
-	}
+	o.defaults()
 	p, id, err := choose(&o)
 	if err != nil {
 		return nil, err
@@ -126,6 +119,18 @@ func Open(o Options) (*Device, error) {
 		return nil, err
 	}
 	return newDevice(o, p, id, ctx, q), nil
+}
+
+func (o *Options) defaults() {
+	if os.Getenv(EnvVerbose) == "1" {
+		o.Verbose = true
+	}
+	if o.StagingChunk <= 0 {
+		o.StagingChunk = defaultChunk
+	}
+	if o.StagingMin <= 0 {
+		o.StagingMin = defaultStagingMin
+	}
 }
 
 // newDevice builds a Device over ctx and q, which it releases on Close.
@@ -293,9 +298,18 @@ func (s *state) close() error {
 		s.closeErr = errors.Join(errs...)
 		return s.closeErr
 	}
-	errs = append(errs, s.queue.Release(), s.ctx.Release())
+	errs = append(errs, s.release())
 	s.closeErr = errors.Join(errs...)
 	return s.closeErr
+}
+
+// release drops the queue, the context and an owned sub-device, last.
+func (s *state) release() error {
+	err := errors.Join(s.queue.Release(), s.ctx.Release())
+	if s.subID {
+		err = errors.Join(err, check("clReleaseDevice", clReleaseDevice(s.id.id)))
+	}
+	return err
 }
 
 // ReleaseCache frees the cached device blocks.

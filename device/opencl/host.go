@@ -107,7 +107,7 @@ func (b *HostBlock) Free() error {
 	}
 	err := s.unmapped(b.p.mem, b.p.ptr)
 	if last {
-		err = errors.Join(err, s.queue.Release(), s.ctx.Release())
+		err = errors.Join(err, s.release())
 	}
 	return err
 }

@@ -62,7 +62,9 @@ typedef void *H; // every OpenCL handle is an opaque pointer
 	X(clEnqueueFillBuffer, cl_int, (H, H, const void *, size_t, size_t, size_t, cl_uint, const H *, H *), 0) \
 	X(clEnqueueMapBuffer, void *, (H, H, cl_bool, cl_ulong, size_t, size_t, cl_uint, const H *, H *, cl_int *), 1) \
 	X(clEnqueueUnmapMemObject, cl_int, (H, H, void *, cl_uint, const H *, H *), 1) \
-	X(clEnqueueNDRangeKernel, cl_int, (H, H, cl_uint, const size_t *, const size_t *, const size_t *, cl_uint, const H *, H *), 1)
+	X(clEnqueueNDRangeKernel, cl_int, (H, H, cl_uint, const size_t *, const size_t *, const size_t *, cl_uint, const H *, H *), 1) \
+	X(clCreateSubDevices, cl_int, (H, const intptr_t *, cl_uint, H *, cl_uint *), 0) \
+	X(clReleaseDevice, cl_int, (H), 0)
 
 #define DECLARE(name, ret, params, req) static ret(*p_##name) params;
 RCL_FUNCS(DECLARE)
@@ -162,6 +164,22 @@ cl_int rcl_release(int kind, uintptr_t obj) {
 	case RCL_EVENT: return p_clReleaseEvent(o);
 	}
 	return -30;
+}
+
+#define CL_DEVICE_PARTITION_EQUALLY 0x1086
+
+cl_int rcl_create_sub_devices(uintptr_t dev, cl_uint units, cl_uint n, uintptr_t *out, cl_uint *num) {
+	NOT_LOADED(CL_PLATFORM_NOT_FOUND_KHR)
+	if (!p_clCreateSubDevices) {
+		return CL_INVALID_OPERATION;
+	}
+	intptr_t props[3] = {CL_DEVICE_PARTITION_EQUALLY, (intptr_t)units, 0};
+	return p_clCreateSubDevices((H)dev, props, n, (H *)out, num);
+}
+
+cl_int rcl_release_device(uintptr_t dev) {
+	NOT_LOADED(CL_PLATFORM_NOT_FOUND_KHR)
+	return p_clReleaseDevice ? p_clReleaseDevice((H)dev) : 0;
 }
 
 rcl_obj rcl_create_context(uintptr_t platform, cl_uint n, const uintptr_t *devices) {

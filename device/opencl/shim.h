@@ -45,6 +45,8 @@ cl_int rcl_get_info(int kind, uintptr_t obj, uintptr_t obj2, cl_uint param, size
 cl_int rcl_retain(int kind, uintptr_t obj);
 cl_int rcl_release(int kind, uintptr_t obj);
 
+cl_int rcl_create_sub_devices(uintptr_t dev, cl_uint units, cl_uint n, uintptr_t *out, cl_uint *num);
+cl_int rcl_release_device(uintptr_t dev);
 rcl_obj rcl_create_context(uintptr_t platform, cl_uint n, const uintptr_t *devices);
 rcl_obj rcl_create_queue(uintptr_t ctx, uintptr_t dev, cl_ulong props);
 rcl_obj rcl_create_buffer(uintptr_t ctx, cl_ulong flags, size_t size);

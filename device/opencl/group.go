@@ -1,0 +1,82 @@
+package opencl
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Choose returns the platform and device Open(o) would open.
+func Choose(o Options) (Platform, DeviceID, error) {
+	o.defaults()
+	return choose(&o)
+}
+
+// SubDevices partitions the device into as many sub-devices of units
+// compute units each as fit (clCreateSubDevices, partition equally).
+// CPU devices such as PoCL's can; most GPUs cannot, and say so in the
+// error. Open them with OpenGroup, which takes them over.
+func (d DeviceID) SubDevices(units int) ([]DeviceID, error) {
+	if units <= 0 {
+		return nil, fmt.Errorf("opencl: SubDevices of %d compute units: want ≥ 1", units)
+	}
+	n, code := clCreateSubDevices(d.id, units, nil)
+	if err := check("clCreateSubDevices", code); err != nil {
+		return nil, fmt.Errorf("opencl: %s cannot be split into devices of %d compute units: %w", d.Name(), units, err)
+	}
+	raw := make([]uintptr, n)
+	if _, code := clCreateSubDevices(d.id, units, raw); code != 0 {
+		return nil, check("clCreateSubDevices", code)
+	}
+	ids := make([]DeviceID, n)
+	for i, h := range raw {
+		ids[i] = DeviceID{id: h}
+	}
+	return ids, nil
+}
+
+// OpenGroup opens one Device on each of ids, which must share a platform,
+// all in one context, each with its own in-order queue. Their buffers are
+// usable by one another, so device.CopyBetween copies between them
+// directly (CopyFromPeer). Each Device closes on its own; the context goes
+// with the last. The Devices take the IDs over: each releases its own
+// when it closes (sub-devices are reference-counted).
+func OpenGroup(o Options, ids ...DeviceID) ([]*Device, error) {
+	o.defaults()
+	if len(ids) == 0 {
+		return nil, errors.New("opencl: OpenGroup: no devices")
+	}
+	ctx, err := CreateContext(ids...)
+	if err != nil {
+		for _, id := range ids {
+			clReleaseDevice(id.id)
+		}
+		return nil, err
+	}
+	devs := make([]*Device, 0, len(ids))
+	for i, id := range ids {
+		c := &Context{h: ctx.h, devices: ctx.devices}
+		if i > 0 {
+			if err = check("clRetainContext", clRetain(kindContext, ctx.h)); err != nil {
+				break
+			}
+		}
+		var q *CommandQueue
+		if q, err = c.CreateQueue(id, 0); err != nil {
+			c.Release()
+			break
+		}
+		d := newDevice(o, id.Platform(), id, c, q)
+		d.s.subID = true // clReleaseDevice is a no-op on a root device
+		devs = append(devs, d)
+	}
+	if err != nil {
+		for _, d := range devs {
+			d.Close()
+		}
+		for _, id := range ids[len(devs):] {
+			clReleaseDevice(id.id)
+		}
+		return nil, err
+	}
+	return devs, nil
+}

@@ -1,0 +1,108 @@
+package opencl_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+)
+
+// splitDevices opens two devices of one context: halves of the CPU device
+// (PoCL's in CI). It skips where the device cannot be split.
+func splitDevices(t *testing.T) (*opencl.Device, *opencl.Device) {
+	t.Helper()
+	_, id, err := opencl.Choose(opencl.Options{Type: opencl.DeviceCPU})
+	if err != nil {
+		t.Skipf("no OpenCL CPU device: %v", err)
+	}
+	subs, err := id.SubDevices(max(id.MaxComputeUnits()/2, 1))
+	if err != nil || len(subs) < 2 {
+		t.Skipf("%s does not split in two: %v", id.Name(), err)
+	}
+	devs, err := opencl.OpenGroup(opencl.Options{}, subs[:2]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, d := range devs {
+			d.Close()
+		}
+	})
+	return devs[0], devs[1]
+}
+
+// copyCheck writes a pattern on src's device, copies it to dst's with
+// CopyBetween and reads it back there.
+func copyCheck(t *testing.T, src, dst device.Device, n int) device.Path {
+	t.Helper()
+	a, err := src.Malloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Free(a)
+	b, err := dst.Malloc(n + 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Free(b)
+	want := make([]byte, n)
+	for i := range want {
+		want[i] = byte(i*7 + 3)
+	}
+	r := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: n, Stride: 1}}}
+	if err := src.CopyIn(a, 0, want, r); err != nil {
+		t.Fatal(err)
+	}
+	path, err := device.CopyBetween(b, 64, a, 0, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, n)
+	if err := dst.CopyOut(got, b, 64, r); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s copy from %s to %s changed the data", path, src.Name(), dst.Name())
+	}
+	if _, err := device.CopyBetween(b, 65, a, 0, n); err == nil {
+		t.Fatal("a copy past the destination's end was accepted")
+	}
+	return path
+}
+
+// Devices of one context copy directly, counted as Peer on the receiver.
+func TestGroupCopiesDirectly(t *testing.T) {
+	d0, d1 := splitDevices(t)
+	before0, before1 := d0.Stats(), d1.Stats()
+	if p := copyCheck(t, d0, d1, 3<<20+5); p != device.PathDirect {
+		t.Fatalf("path %v, want direct", p)
+	}
+	s0, s1 := d0.Stats().Sub(before0), d1.Stats().Sub(before1)
+	if s1.PeerCalls != 1 || s1.PeerBytes != 3<<20+5 || s0.D2HCalls != 0 || s1.H2DCalls != 0 {
+		t.Fatalf("counters: sender %v; receiver %v", s0, s1)
+	}
+}
+
+// Devices of separate contexts stage through host memory, counted as a
+// download on the sender and an upload on the receiver.
+func TestSeparateContextsStage(t *testing.T) {
+	d0, err := opencl.Open(opencl.Options{})
+	if err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	defer d0.Close()
+	d1, err := opencl.Open(opencl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d1.Close()
+	before0, before1 := d0.Stats(), d1.Stats()
+	if p := copyCheck(t, d0, d1, 70<<20+3); p != device.PathStaged { // two staging chunks
+		t.Fatalf("path %v, want staged", p)
+	}
+	s0, s1 := d0.Stats().Sub(before0), d1.Stats().Sub(before1)
+	if s1.PeerCalls != 0 || s0.D2HBytes < 70<<20+3 || s1.H2DBytes < 70<<20+3 {
+		t.Fatalf("counters: sender %v; receiver %v", s0, s1)
+	}
+}

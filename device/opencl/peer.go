@@ -1,0 +1,46 @@
+package opencl
+
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/device"
+)
+
+var _ device.PeerCopier = (*Device)(nil)
+
+// CopyFromPeer copies n bytes from src, an allocation of another Device of
+// the same context (OpenGroup), to dst on d with one clEnqueueCopyBuffer on
+// d's queue, once src's device has finished its queued work. Devices with
+// separate contexts cannot share buffers: it reports false for them, and
+// device.CopyBetween stages through the host instead.
+func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allocation, srcOff, n int) (bool, error) {
+	xs, ok := src.(*alloc)
+	if !ok || xs.d.s.ctx.h != d.s.ctx.h {
+		return false, nil
+	}
+	xd, err := d.own(dst)
+	if err != nil {
+		return false, err
+	}
+	if _, err := xs.d.own(src); err != nil {
+		return false, err
+	}
+	if dstOff < 0 || srcOff < 0 || n < 0 || n > xd.bytes-dstOff || n > xs.bytes-srcOff {
+		return false, fmt.Errorf("opencl: CopyFromPeer of %d bytes from %d of %d into %d of %d: %w", n, srcOff, xs.bytes, dstOff, xd.bytes, ErrRange)
+	}
+	if err := xs.d.Sync(); err != nil { // the source's writes land first
+		return false, err
+	}
+	q := d.s.queue.h
+	err = d.retryOOM(func() error {
+		return check("clEnqueueCopyBuffer", clCopy(q, xs.r.mem, xd.r.mem, xs.off+srcOff, xd.off+dstOff, n, nil, nil))
+	})
+	if err == nil {
+		err = check("clFlush", clFlush(q))
+	}
+	if err != nil {
+		return false, fmt.Errorf("opencl: copy from %s to %s: %w", xs.d.s.name, d.s.name, err)
+	}
+	d.s.counters.Peer(n)
+	return true, nil
+}
