@@ -226,6 +226,62 @@ func (a *Array[T]) DeviceFree() error {
 	return a.raw.st.deviceFree()
 }
 
+// MoveTo moves the Array's memory — its root and every view, which share
+// it — to device d, and says how the data went. Device-dirty data is
+// copied from the old device: directly where the two devices can reach
+// each other (one OpenCL context), else staged through host memory
+// (device.CopyBetween); every other element is left for the next upload,
+// from the host, which already holds it. Then the old allocation is freed.
+// With nothing device-dirty, or no allocation yet, nothing is copied
+// (device.PathNone) and the memory just gets its allocation on d. On error
+// the Array stays where it was, with its data and state.
+func (a *Array[T]) MoveTo(d device.Device) (device.Path, error) {
+	a.raw.checkOpen()
+	return a.raw.st.moveTo(d)
+}
+
+func (st *storage) moveTo(d device.Device) (device.Path, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.hasAlloc.Load() || st.res.dev == nil {
+		return device.PathNone, st.ensureAlloc(d)
+	}
+	if st.res.dev == d {
+		return device.PathNone, nil
+	}
+	if d == nil {
+		return device.PathNone, fmt.Errorf("array: MoveTo: no device given")
+	}
+	na, err := d.Malloc(max(st.elems*st.esize, 1))
+	if err != nil {
+		return device.PathNone, err
+	}
+	// Copy the span of each device-dirty box: whatever else it covers is
+	// either equal on host and device or host-dirty, uploaded before use.
+	path := device.PathNone
+	for _, b := range st.dirty[deviceSide] {
+		off, r := st.region(b)
+		p, err := device.CopyBetween(na, off, st.res.alloc, off, r.SpanBytes())
+		if err != nil {
+			d.Free(na)
+			return p, fmt.Errorf("array: MoveTo %s: %w", d.Name(), err)
+		}
+		path = max(path, p)
+	}
+	devDirty := st.dirty[deviceSide]
+	st.res.mu.Lock()
+	err = st.res.dropAlloc()
+	st.res.mu.Unlock()
+	st.attach(d, na, true) // marks everything host-dirty …
+	host := boxes{st.rootBox()}
+	for _, b := range devDirty {
+		host = host.without(b)
+	}
+	st.setDirty(hostSide, host) // … but what moved
+	st.setDirty(deviceSide, devDirty)
+	return path, err
+}
+
 // DeviceSync waits for work queued on the Array's device.
 func (a *Array[T]) DeviceSync() error {
 	if d := a.raw.Device(); d != nil {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/sim"
 )
 
@@ -148,11 +149,24 @@ func runOne(t *testing.T, ops []byte) {
 				if err := v.DeviceFree(); err != nil {
 					t.Fatal(err)
 				}
-			case 8: // the device closes: data comes home, a new device takes over
-				if err := dev.Close(); err != nil {
+			case 8: // the device closes (data comes home) or the memory moves to another
+				if next()%2 == 0 {
+					if err := dev.Close(); err != nil {
+						t.Fatal(err)
+					}
+					dev = sim.New("fuzz", 0)
+					continue
+				}
+				other := sim.New("fuzz", 0)
+				dirty := root.DeviceDirty()
+				p, err := v.MoveTo(other)
+				if err != nil {
 					t.Fatal(err)
 				}
-				dev = sim.New("fuzz", 0)
+				if (p != device.PathNone) != dirty || dev.Stats().AllocsLive != 0 {
+					t.Fatalf("MoveTo: path %v with device-dirty data %v; old device %v", p, dirty, dev.Stats())
+				}
+				dev = other
 			case 9: // staleness is by region
 				h, err := v.HostReadOnly()
 				if err != nil || v.Len() == 0 {

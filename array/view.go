@@ -218,13 +218,22 @@ func shiftMin(dim int, d Dim, delta int) int {
 // and they must form a box of the root's positions (the unit of dirty
 // state): a permuted crop, or any layout of a contiguous run of whole
 // rows. Anything else is an error wrapping ErrShape or ErrOutOfRange that
-// says so; Compact a copy first for other layouts.
+// says so; Compact a copy first for other layouts. An empty view has
+// stride 0 in every dimension.
 func (a *Array[T]) View(offset int, dims []Dim) (*Array[T], error) {
 	r := &a.raw
 	r.checkOpen()
 	off, err := r.viewOffset(offset, dims)
 	if err != nil {
 		return nil, err
+	}
+	if spanOf(dims) == 0 {
+		// Empty: strides address nothing, and zeroing them keeps any crop
+		// of it at an index inside the storage.
+		dims = slices.Clone(dims)
+		for i := range dims {
+			dims[i].Stride = 0
+		}
 	}
 	v := &Array[T]{data: a.data}
 	v.raw.setDims(dims)

@@ -84,8 +84,10 @@ func (p *Pipeline) putFrame(f *frame) {
 // type (int8…uint64, float32, float64, bool; uintptr for handles). Every
 // argument is checked against the metadata before anything crosses into C.
 //
-// OpenCL pipelines run on the pipeline's device (SetDevice), else on
-// OpenCLDevice(); CallOn picks one per call. Inputs whose host copy is newer
+// OpenCL pipelines run on the pipeline's device (SetDevice), else on the
+// device the Arrays live on, else on OpenCLDevice(); CallOn picks one per
+// call. Arrays on two devices are an error (ErrForeignDevice) unless the
+// caller asks for the move (Move, or array.MoveTo first). Inputs whose host copy is newer
 // are uploaded first, outputs of device-aware Arrays stay on the device
 // (device-dirty), host-only outputs are copied back and temporary device
 // allocations freed. Host pipelines get device-dirty inputs copied to host

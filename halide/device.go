@@ -35,13 +35,17 @@ func (p *Pipeline) CallOn(dev *opencl.Device, args ...any) error {
 }
 
 // deviceFor chooses the device of one call of an OpenCL pipeline (want,
-// else SetDevice's, else OpenCLDevice()) and routes the runtime to it
+// else SetDevice's, else the device the Arrays live on, else
+// OpenCLDevice()) and routes the runtime to it
 // through the frame's user_context. It refuses pipelines that use GPU
 // textures before anything moves.
 func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, error) {
 	dev := want
 	if dev == nil {
 		dev = p.dev.Load()
+	}
+	if dev == nil {
+		dev = residentDevice(f)
 	}
 	if dev == nil {
 		d, err := OpenCLDevice()
@@ -65,6 +69,21 @@ func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, err
 	f.c.ctx.cl = cl
 	f.c.ctx.texture = 0
 	return dev, nil
+}
+
+// residentDevice is the OpenCL device holding the first argument that has
+// a device allocation (Move arguments aside), or nil: a call with no
+// device chosen runs where its data is. Arguments on other devices are
+// then refused by checkGuard (ErrForeignDevice), never copied silently.
+func residentDevice(f *frame) *opencl.Device {
+	for i := range f.bufs {
+		if b := &f.bufs[i]; b.r != nil && !b.move {
+			if d, ok := b.r.Device().(*opencl.Device); ok && !d.Closed() {
+				return d
+			}
+		}
+	}
+	return nil
 }
 
 // What a pipeline's kernels take, found by the first call.

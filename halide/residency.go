@@ -28,7 +28,7 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 		if d := r.Device(); p.opencl && d != nil && d != device.Device(dev) {
 			if !b.move {
 				return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), Msg: fmt.Sprintf(
-					"argument %q lives on %s, the pipeline runs on %s: move it explicitly (DeviceFree, then CopyToDevice), or pass halide.Move(it)", a.Name, d.Name(), dev.Name()),
+					"argument %q lives on %s, the pipeline runs on %s: move it explicitly (MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", a.Name, d.Name(), dev.Name()),
 					err: device.ErrForeign}
 			}
 			// A move frees the other device's copy: always a transfer.

@@ -1,0 +1,94 @@
+package halide_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/brighter"
+)
+
+// twoDevices opens the halves of the OpenCL CPU device (PoCL's in CI) in
+// one context, or skips where it cannot be split.
+func twoDevices(t *testing.T) (*opencl.Device, *opencl.Device) {
+	t.Helper()
+	_, id, err := opencl.Choose(opencl.Options{Type: opencl.DeviceCPU})
+	if err != nil {
+		t.Skipf("no OpenCL CPU device: %v", err)
+	}
+	subs, err := id.SubDevices(max(id.MaxComputeUnits()/2, 1))
+	if err != nil || len(subs) < 2 {
+		t.Skipf("%s does not split in two: %v", id.Name(), err)
+	}
+	devs, err := opencl.OpenGroup(opencl.Options{}, subs[:2]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, d := range devs {
+			d.Close()
+		}
+	})
+	return devs[0], devs[1]
+}
+
+// A pipeline runs on the device its Arrays live on; Arrays on two devices
+// are refused until the caller moves one (MoveTo: a direct copy within one
+// context); nothing moves on its own.
+func TestPipelineRunsWhereDataIs(t *testing.T) {
+	clDevice(t)
+	d0, d1 := twoDevices(t)
+	const w, h = 64, 32
+	src := pattern(w, h)
+	in := array.New[uint8](w, h)
+	hv, _ := in.Host()
+	copy(hv.Data(), src)
+	if err := in.CopyToDevice(d1); err != nil {
+		t.Fatal(err)
+	}
+	out := array.New[uint8](w, h)
+	was := device.SetGuard(true)
+	err := brighter.Brighter(in, 2, out) // runs on d1, where in lives
+	device.SetGuard(was)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Device() != device.Device(d1) || !out.DeviceDirty() {
+		t.Fatalf("output on %v (dirty %v), want device-dirty on %s", out.Device(), out.DeviceDirty(), d1.Name())
+	}
+
+	// out on d1 and a new output placed on d0: mixing is an error.
+	other := array.New[uint8](w, h)
+	if err := other.DeviceMalloc(d0); err != nil {
+		t.Fatal(err)
+	}
+	before0, before1 := d0.Stats(), d1.Stats()
+	err = brighter.Brighter(out, 1, other)
+	var he *halide.Error
+	if !errors.As(err, &he) || he.Code != int(halide.ErrForeignDevice) || !errors.Is(err, device.ErrForeign) {
+		t.Fatalf("Arrays on two devices: %v, want ErrForeignDevice", err)
+	}
+	if s0, s1 := d0.Stats().Sub(before0), d1.Stats().Sub(before1); s0.H2DCalls+s0.D2HCalls+s1.H2DCalls+s1.D2HCalls+s0.PeerCalls != 0 {
+		t.Fatalf("a refused call moved data: %v / %v", s0, s1)
+	}
+
+	// The caller moves out to d0 (direct, within the context); the call runs there.
+	p, err := out.MoveTo(d0)
+	if err != nil || p != device.PathDirect {
+		t.Fatalf("MoveTo: %v, %v; want a direct copy", p, err)
+	}
+	if err := brighter.Brighter(out, 1, other); err != nil {
+		t.Fatal(err)
+	}
+	if s := d0.Stats().Sub(before0); s.PeerCalls != 1 || s.H2DCalls != 0 {
+		t.Fatalf("d0 counters %v: want one peer copy, no upload", s)
+	}
+	v, err := other.HostReadOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkImage(t, v.Data(), src, 3)
+}
