@@ -1,47 +1,46 @@
 package bench
 
-import (
-	"fmt"
-
-	"github.com/resident-go/resident/array"
-)
+import "fmt"
 
 // expected returns what the first n stages' references make of the input
-// pattern that every trial starts from, or nil when one of those stages has
-// no reference. It is computed once per chain length, not once per trial;
-// Run asks for increasing n, so each call continues from the last.
-func (r *runner) expected(n int) []uint8 {
+// pattern that every trial starts from, in float64, or nil when one of
+// those stages has no reference. It is computed once per chain length, not
+// once per trial; Run asks for increasing n, so each call continues from
+// the last.
+func (r *runner) expected(n int) []float64 {
 	for _, s := range r.cfg.Stages[:n] {
 		if s.Ref == nil {
 			return nil
 		}
 	}
 	if r.want == nil || r.wantN > n {
-		r.want, r.spare, r.wantN = make([]uint8, r.bytes), make([]uint8, r.bytes), 0
-		pattern(r.want)
+		img := make([]uint8, r.bytes)
+		pattern(img)
+		r.want, r.spare, r.wantN = make([]float64, r.bytes), make([]float64, r.bytes), 0
+		for i, x := range img {
+			r.want[i] = float64(x)
+		}
 	}
+	// want and spare share no memory and each has the image's capacity;
+	// a stage's output (a scalar, say) may be shorter than its input.
 	for ; r.wantN < n; r.wantN++ {
-		r.cfg.Stages[r.wantN].Ref(r.spare, r.want)
-		r.want, r.spare = r.spare, r.want
+		s := r.cfg.Stages[r.wantN]
+		dst := r.spare[:s.Out.len(r.cfg.Width, r.cfg.Height)]
+		s.Ref(dst, r.want)
+		r.want, r.spare = dst, r.want[:cap(r.want)]
 	}
 	return r.want
 }
 
-// checkOutput compares the output of a chain of n stages with want; a nil
-// want (a stage without a reference) checks nothing.
-func checkOutput(out *array.Array[uint8], want []uint8, n int) error {
+// checkOutput compares the output of a chain of n stages with want, within
+// the last stage's tolerance tol; a nil want (a stage without a reference)
+// checks nothing.
+func checkOutput(out buffer, want []float64, tol float64, n int) error {
 	if want == nil {
 		return nil
 	}
-	v, err := out.HostReadOnly()
-	if err != nil {
-		return err
-	}
-	got := v.Data()
-	for i := range want {
-		if got[i] != want[i] {
-			return fmt.Errorf("wrong output after %d stages: element %d is %d, want %d", n, i, got[i], want[i])
-		}
+	if err := out.check(want, tol); err != nil {
+		return fmt.Errorf("wrong output after %d stages: %w", n, err)
 	}
 	return nil
 }

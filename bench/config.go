@@ -14,7 +14,8 @@ type Config struct {
 	// Device is where the stages run: transfers are counted by its Stats
 	// and the ceilings measured on it.
 	Device device.Device
-	// Stages is the chain, over a Width × Height uint8 image.
+	// Stages is the chain, over a Width × Height uint8 image: stage 0
+	// reads it, each later stage the output of the one before.
 	Stages        []Stage
 	Width, Height int
 	// Modes to run; default Resident, RoundTrip, Explicit.

@@ -1,12 +1,22 @@
 // Package bench measures GPU residency: it runs a chain of stages (Halide
-// pipelines, or any function of an input and an output Array) over one
-// image in three modes and reports time per iteration, the transfers the
-// device counted, and effective bandwidth against two ceilings measured in
-// the same run.
+// pipelines, ops, or any function of an input and an output Array) over one
+// uint8 image in three modes and reports time per iteration, the transfers
+// the device counted, and effective bandwidth against two ceilings measured
+// in the same run.
+//
+// Two chains come with it: N × brighter (Brighter, Repeat: the Halide
+// lesson-10 stage, uint8 → uint8) and the mixed chain (Mixed), a Halide
+// stage followed by ops on other element types: brighter → cast to float32
+// → scale → sum into a float32 scalar. Stages declare their output (Output)
+// and a float64 host reference; every measured output is checked against
+// the references, exactly for integers and within the stage's stated
+// tolerance for floats. SimBrighter and SimMixed run the same chains on
+// device/sim.
 //
 //   - Resident: device-aware Arrays; one upload before the first stage and
-//     one download after the last, nothing in between (the stages run with
-//     the transfer guard on, which proves it).
+//     one download after the last (for the mixed chain, the 4-byte sum),
+//     nothing in between (the stages run with the transfer guard on, which
+//     proves it).
 //   - RoundTrip: every stage gets host-only views (Array.Host), so each
 //     stage uploads its input and downloads its output: the lesson-10 way.
 //   - Explicit: resident, plus an explicit CopyToHost after each stage the
@@ -22,4 +32,5 @@
 // ones the residency command writes:
 //
 //	go run ./bench/cmd/residency -out bench/out
+//	go run ./bench/cmd/residency -chain mixed -out bench/out -name mixed
 package bench

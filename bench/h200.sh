@@ -7,8 +7,13 @@
 #
 # Steps, each with a time limit and its output tee'd to $OUT/NAME.log:
 # clinfo, PyTorch's chain (torch.json), our chain on NVIDIA OpenCL compared
-# with it (h200.md/csv/json/png, for bench/results/), then the opencl and halide test
-# benchmarks when their binaries are present. Total well under 8 minutes.
+# with it (h200.md/csv/json/png, for bench/results/), the mixed chain
+# (brighter → float32 → scale → sum) the same way (mixed-torch:
+# torch-mixed.json, mixed-residency: h200-mixed.*), then the opencl and
+# halide test benchmarks when their binaries are present. Total well under
+# 8 minutes. STEPS=mixed runs just the mixed chain's two steps:
+#
+#   STEPS=mixed bash bench/h200.sh
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/h200-out}
@@ -46,6 +51,13 @@ step torch 120 "$PY" bench/torch_chain.py --json "$OUT/torch.json"
 torch_flag=()
 [ -s "$OUT/torch.json" ] && torch_flag=(-torch "$OUT/torch.json")
 step residency 150 env RESIDENT_OCL_VERBOSE=1 bin/residency -out "$OUT" -name h200 -q "${torch_flag[@]}"
+
+# The mixed chain: a Halide stage, then ops on float32. Named mixed-* so
+# that STEPS=torch or STEPS=residency runs only the steps above.
+step mixed-torch 120 "$PY" bench/torch_chain.py --chain mixed --json "$OUT/torch-mixed.json"
+mixed_flag=()
+[ -s "$OUT/torch-mixed.json" ] && mixed_flag=(-torch "$OUT/torch-mixed.json")
+step mixed-residency 150 env RESIDENT_OCL_VERBOSE=1 bin/residency -chain mixed -out "$OUT" -name h200-mixed -q "${mixed_flag[@]}"
 
 # The first transfers into a fresh allocation run at half speed on NVIDIA,
 # so transfer benchmarks run by time (many iterations), not 10x.

@@ -32,5 +32,36 @@ func TestRunOpenCLCountsTransfers(t *testing.T) {
 	if got, want := len(rep.Results), 3*len(Modes)*len(Memories); got != want {
 		t.Fatalf("%d results, want %d: pinned memory missing?", got, want)
 	}
-	checkCounts(t, rep, 256*130)
+	checkCounts(t, rep, cfg.Stages)
+}
+
+// The mixed chain on the OpenCL device: the Halide stage and the ops run
+// there in every mode and memory, every prefix's output is checked against
+// the float64 references (the sum within SumTol), and the transfers are
+// those of each mode: resident uploads the image once and brings home only
+// the 4-byte sum.
+func TestRunOpenCLMixed(t *testing.T) {
+	_, cfg := brighterOrSkip(t)
+	stages, dev, err := Mixed(5, DefaultScale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dev != cfg.Device {
+		t.Fatalf("Mixed runs on %s, brighter on %s", dev.Name(), cfg.Device.Name())
+	}
+	cfg.Stages = stages
+	cfg.Width, cfg.Height = 256, 130
+	cfg.Ladder, cfg.Reps, cfg.Sync = true, 2, []int{0, 1, 2}
+	rep, err := Run(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rep.Results), 4*len(Modes)*len(Memories); got != want {
+		t.Fatalf("%d results, want %d: pinned memory missing?", got, want)
+	}
+	if rep.Stage != "brighter,cast_f32,scale,sum" {
+		t.Errorf("stages %q", rep.Stage)
+	}
+	checkCounts(t, rep, stages)
+	checkMixed(t, rep)
 }

@@ -16,7 +16,7 @@ import (
 // pinned), and writes it as a PNG.
 func WritePlot(w io.Writer, r *Report) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: %s chain, %d×%d uint8", r.Device, r.Stage, r.Width, r.Height)
+	p.Title.Text = fmt.Sprintf("%s: %s chain, %d×%d uint8", r.Device, stageList(r), r.Width, r.Height)
 	p.X.Label.Text = "stages"
 	p.Y.Label.Text = "median time per iteration (ms)"
 	p.Add(plotter.NewGrid())

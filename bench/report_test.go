@@ -32,7 +32,7 @@ func TestOutputs(t *testing.T) {
 	if err := WriteTable(&table, rep, false); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"sim:test", "| resident | go | 3 |", "| roundtrip | pinned | 3 |", "| explicit (sync 0) | go | 3 |", "D2D GB/s", "Command: `test`"} {
+	for _, want := range []string{"**sim:test** — 3 × sim_brighter on a 32×16 uint8 image (0.0 MiB)", "| resident | go | 3 |", "| roundtrip | pinned | 3 |", "| explicit (sync 0) | go | 3 |", "D2D GB/s", "Command: `test`"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
@@ -116,3 +116,101 @@ func TestComparison(t *testing.T) {
 }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func simMixedReport(t *testing.T) *Report {
+	t.Helper()
+	d := sim.New("test", 0)
+	t.Cleanup(func() { d.Close() })
+	rep, err := Run(Config{Device: d, Stages: SimMixed(d, 1, DefaultScale), Width: 32, Height: 16, Ladder: true, Reps: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Command = "test"
+	return rep
+}
+
+// The mixed chain gets the same table, CSV, JSON and plot, its header
+// naming the stages in order.
+func TestOutputsMixed(t *testing.T) {
+	rep := simMixedReport(t)
+	var table bytes.Buffer
+	if err := WriteTable(&table, rep, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"**sim:test** — sim_brighter → sim_cast_f32 → sim_scale → sim_sum (4 stages) on a 32×16 uint8 image (0.0 MiB)",
+		"explicit mode syncs after stage 1.", "| resident | go | 4 |", "| roundtrip | pinned | 4 | ", "| explicit (sync 1) | go | 4 |", "D2D GB/s",
+	} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	table.Reset()
+	if err := WriteTable(&table, rep, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| resident | go | 1 |", "| resident | go | 3 |"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table with all lacks %q", want)
+		}
+	}
+	var c bytes.Buffer
+	if err := WriteCSV(&c, rep); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rows), 1+4*len(Modes)*len(Memories); got != want {
+		t.Errorf("CSV has %d rows, want %d", got, want)
+	}
+	var png bytes.Buffer
+	if err := WritePlot(&png, rep); err != nil || !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")) {
+		t.Errorf("plot: %v", err)
+	}
+}
+
+func TestComparisonMixed(t *testing.T) {
+	rep := simMixedReport(t)
+	js := `{"device": "fake GPU", "torch": "2.11", "chain": "mixed", "width": 32, "height": 16, "stages": 4, "reps": 5,
+	  "results": [
+	    {"mode": "resident", "memory": "pageable", "stages": 4, "median_ms": 1},
+	    {"mode": "roundtrip", "memory": "pageable", "stages": 4, "median_ms": 3}]}`
+	tr, err := ReadTorch(strings.NewReader(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteComparison(&b, rep, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"same chain: saturating +k → float32 → × scale → sum, 32×16 uint8, upload included, only the sum comes back",
+		"| resident | go / pageable |", "| roundtrip | go / pageable |", "goal ≤ 1.0×"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("comparison lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "Warning") {
+		t.Errorf("like-for-like comparison warns:\n%s", b.String())
+	}
+	// PyTorch's brighter chain against our mixed one (and the reverse) is
+	// not like for like: say so.
+	for _, c := range []struct {
+		rep   *Report
+		chain string
+		want  string
+	}{
+		{rep, "", "PyTorch ran the brighter chain, we ran sim_brighter → sim_cast_f32 → sim_scale → sim_sum (4 stages)"},
+		{simReport(t), "mixed", "PyTorch ran the mixed chain, we ran 3 × sim_brighter"},
+	} {
+		tr.Chain = c.chain
+		b.Reset()
+		if err := WriteComparison(&b, c.rep, tr); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("comparison lacks %q:\n%s", c.want, b.String())
+		}
+	}
+}

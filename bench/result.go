@@ -8,7 +8,7 @@ type Report struct {
 	Stage   string // the chain's stage names, joined when they differ
 	Width   int
 	Height  int
-	Bytes   int // of one image
+	Bytes   int // of the uint8 input image
 	Stages  int // length of the full chain
 	Sync    []int
 	Warmup  int
@@ -46,12 +46,14 @@ type Result struct {
 	H2DCalls, D2HCalls float64
 	H2DBytes, D2HBytes float64
 
-	// EffectiveGBps is the stages' traffic, 2·bytes·stages (each stage
-	// reads and writes the image), over the median time.
+	// EffectiveGBps is the stages' traffic over the median time: each
+	// stage reads its input and writes its output, so a chain of uint8
+	// images moves 2·bytes·stages.
 	EffectiveGBps float64
 	// Ideal is the time the same transfers and stages would take at the
-	// ceilings: transfer bytes at H2D/D2H speed plus one D2D copy per
-	// stage. OfIdeal is Ideal over the median: 1 is the ceiling.
+	// ceilings: transfer bytes at H2D/D2H speed plus the stages' traffic
+	// at D2D speed (one D2D copy of the image per uint8 → uint8 stage).
+	// OfIdeal is Ideal over the median: 1 is the ceiling.
 	Ideal   time.Duration
 	OfIdeal float64
 	// VsResident is this median over Resident's with the same memory and

@@ -15,9 +15,12 @@ type runner struct {
 	bytes int
 	done  int
 	total int
+	// traffic[i] is what stage i reads and writes: its input's bytes
+	// plus its output's.
+	traffic []int
 	// want is what the first wantN stages make of the input pattern, and
-	// spare a buffer of its size (see expected).
-	want, spare []uint8
+	// spare a buffer of the image's length (see expected).
+	want, spare []float64
 	wantN       int
 }
 
@@ -30,7 +33,7 @@ func Run(cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{cfg: cfg, bytes: cfg.Width * cfg.Height}
+	r := newRunner(cfg)
 	lens := cfg.lengths()
 	r.total = len(cfg.Memories) + len(lens)*(len(cfg.Modes)*len(cfg.Memories)+1)
 	rep := &Report{
@@ -53,7 +56,7 @@ func Run(cfg Config) (*Report, error) {
 		}
 		for _, res := range rs {
 			c, _ := rep.Ceiling(res.Memory)
-			res.Ideal = ideal(res, c)
+			res.Ideal = ideal(res, c, r.d2dImages(res.Stages))
 			res.OfIdeal = float64(res.Ideal) / float64(max(res.Time.Median, 1))
 			rep.Results = append(rep.Results, res)
 		}
@@ -85,9 +88,42 @@ func stageNames(ss []Stage) string {
 	return strings.Join(names, ",")
 }
 
-// ideal is the time the Result's transfers and stages take at the ceilings.
-func ideal(res Result, c Ceiling) time.Duration {
-	ns := float64(res.Stages) * float64(c.D2D.Median)
+// newRunner returns a runner of a normalized Config.
+func newRunner(cfg Config) *runner {
+	r := &runner{cfg: cfg, bytes: cfg.Width * cfg.Height}
+	in := r.bytes
+	for _, s := range cfg.Stages {
+		out := s.Out.bytes(cfg.Width, cfg.Height)
+		r.traffic = append(r.traffic, in+out)
+		in = out
+	}
+	return r
+}
+
+// stageBytes is what the first n stages read and write.
+func (r *runner) stageBytes(n int) float64 {
+	t := 0
+	for _, x := range r.traffic[:n] {
+		t += x
+	}
+	return float64(t)
+}
+
+// d2dImages is the first n stages' traffic in device-to-device copies of
+// the image (each reads and writes it): n for a chain of uint8 images.
+func (r *runner) d2dImages(n int) float64 {
+	t := 0.0
+	for _, x := range r.traffic[:n] {
+		t += float64(x) / float64(2*r.bytes)
+	}
+	return t
+}
+
+// ideal is the time the Result's transfers and stages take at the
+// ceilings, its stages moving d2dImages image copies' worth of data at the
+// device-to-device copy's speed.
+func ideal(res Result, c Ceiling, d2dImages float64) time.Duration {
+	ns := d2dImages * float64(c.D2D.Median)
 	if c.H2DGBps > 0 {
 		ns += res.H2DBytes / c.H2DGBps
 	}
@@ -106,38 +142,44 @@ func (r *runner) newImage(mem Memory) (*array.Array[uint8], error) {
 	return array.New[uint8](r.cfg.Width, r.cfg.Height), nil
 }
 
-// trial is one mode and memory of one chain length, with its own images.
+// trial is one mode and memory of one chain length, with its own Arrays.
 type trial struct {
-	mode   Mode
-	mem    Memory
-	sync   []int
-	imgs   [3]*array.Array[uint8] // the input and two buffers the stages ping-pong between
+	mode Mode
+	mem  Memory
+	sync []int
+	in   *array.Array[uint8]
+	// outs[i] is stage i's output. Outputs of one kind alternate between
+	// two buffers, so a chain of like stages ping-pongs between them.
+	outs   []buffer
+	bufs   []buffer // every output buffer, once
 	iter   func() error
 	times  []time.Duration
 	counts device.Stats
 }
 
 func (t *trial) close() {
-	for _, a := range t.imgs {
-		if a != nil {
-			a.Close()
-		}
+	if t.in != nil {
+		t.in.Close()
+	}
+	for _, b := range t.bufs {
+		b.Close()
 	}
 }
 
-// newTrial allocates the images of a chain of n stages in mode with host
-// memory mem and fills the input.
+// newTrial allocates the input and the outputs of a chain of n stages in
+// mode with host memory mem and fills the input.
 func (r *runner) newTrial(mode Mode, mem Memory, n int) (*trial, error) {
 	t := &trial{mode: mode, mem: mem, times: make([]time.Duration, 0, r.cfg.Reps)}
-	for i := range t.imgs {
-		a, err := r.newImage(mem)
-		if err != nil {
-			t.close()
-			return nil, err
-		}
-		t.imgs[i] = a
+	in, err := r.newImage(mem)
+	if err != nil {
+		return nil, err
 	}
-	v, err := t.imgs[0].Host()
+	t.in = in
+	if err := r.newOutputs(t, n); err != nil {
+		t.close()
+		return nil, err
+	}
+	v, err := t.in.Host()
 	if err != nil {
 		t.close()
 		return nil, err
@@ -153,14 +195,52 @@ func (r *runner) newTrial(mode Mode, mem Memory, n int) (*trial, error) {
 	}
 	switch mode {
 	case Resident, Explicit:
-		t.iter = func() error { return r.resident(stages, t.imgs, t.sync) }
+		t.iter = func() error { return r.resident(stages, t.in, t.outs, t.sync) }
 	case RoundTrip:
-		t.iter = func() error { return r.roundTrip(stages, t.imgs) }
+		t.iter = func() error { return r.roundTrip(stages, t.in, t.outs) }
 	default:
 		t.close()
 		return nil, fmt.Errorf("unknown mode %v", mode)
 	}
 	return t, nil
+}
+
+// newOutputs allocates t's outputs of the first n stages: stage i writes
+// the second buffer of its kind (type and shape) when stage i−1 wrote the
+// first, and the first otherwise, so no stage writes its own input.
+func (r *runner) newOutputs(t *trial, n int) error {
+	var ha device.HostAllocator
+	if t.mem == Pinned {
+		ha = r.cfg.Device.(device.HostAllocator)
+	}
+	type kind struct {
+		typ    array.Type
+		scalar bool
+	}
+	pool := map[kind][]buffer{}
+	var prev buffer
+	for _, s := range r.cfg.Stages[:n] {
+		k := kind{s.Out.Type(), s.Out.Scalar()}
+		p := pool[k]
+		var b buffer
+		switch {
+		case len(p) > 0 && p[0] != prev:
+			b = p[0]
+		case len(p) > 1:
+			b = p[1]
+		default:
+			nb, err := s.Out.new(ha, r.cfg.Width, r.cfg.Height)
+			if err != nil {
+				return err
+			}
+			b = nb
+			pool[k] = append(p, b)
+			t.bufs = append(t.bufs, b)
+		}
+		t.outs = append(t.outs, b)
+		prev = b
+	}
+	return nil
 }
 
 // measureLength times every mode and memory of a chain of n stages. The
@@ -208,8 +288,9 @@ func (r *runner) measureLength(n int) ([]Result, error) {
 	var out []Result
 	reps := float64(r.cfg.Reps)
 	want := r.expected(n)
+	tol := r.cfg.Stages[n-1].Tol
 	for _, t := range ts {
-		if err := checkOutput(t.imgs[1+(n-1)%2], want, n); err != nil {
+		if err := checkOutput(t.outs[n-1], want, tol, n); err != nil {
 			return nil, fmt.Errorf("bench: %s, %s memory, %d stages: %w", t.mode, t.mem, n, err)
 		}
 		res := Result{
@@ -217,7 +298,7 @@ func (r *runner) measureLength(n int) ([]Result, error) {
 			H2DCalls: float64(t.counts.H2DCalls) / reps, D2HCalls: float64(t.counts.D2HCalls) / reps,
 			H2DBytes: float64(t.counts.H2DBytes) / reps, D2HBytes: float64(t.counts.D2HBytes) / reps,
 		}
-		res.EffectiveGBps = gbps(2*float64(r.bytes)*float64(n), res.Time.Median)
+		res.EffectiveGBps = gbps(r.stageBytes(n), res.Time.Median)
 		out = append(out, res)
 	}
 	return out, nil
@@ -227,20 +308,20 @@ func (r *runner) measureLength(n int) ([]Result, error) {
 // (a write through a host view), one explicit upload, the stages with the
 // transfer guard on (so any copy in between would fail the run), a
 // CopyToHost after each sync point, and the one download.
-func (r *runner) resident(stages []Stage, imgs [3]*array.Array[uint8], sync []int) error {
+func (r *runner) resident(stages []Stage, input *array.Array[uint8], outs []buffer, sync []int) error {
 	dev := r.cfg.Device
-	if err := newFrame(imgs[0]); err != nil {
+	if err := newFrame(input); err != nil {
 		return err
 	}
-	if err := imgs[0].CopyToDevice(dev); err != nil {
+	if err := input.CopyToDevice(dev); err != nil {
 		return err
 	}
 	was := device.SetGuard(true)
 	defer device.SetGuard(was)
-	in := imgs[0]
+	var in array.Buffer = input
 	for i, s := range stages {
-		out := imgs[1+i%2]
-		if err := s.Run(in, out); err != nil {
+		out := outs[i]
+		if err := s.Run(in, out.arg()); err != nil {
 			return err
 		}
 		if _, ok := slices.BinarySearch(sync, i); ok && i < len(stages)-1 {
@@ -248,35 +329,35 @@ func (r *runner) resident(stages []Stage, imgs [3]*array.Array[uint8], sync []in
 				return err
 			}
 		}
-		in = out
+		in = out.arg()
 	}
-	if err := in.CopyToHost(); err != nil {
-		return err
-	}
-	return nil
+	return outs[len(stages)-1].CopyToHost()
 }
 
 // roundTrip runs one iteration the lesson-10 way: every stage gets
 // host-only views, so it uploads its input and downloads its output.
-func (r *runner) roundTrip(stages []Stage, imgs [3]*array.Array[uint8]) error {
-	if err := newFrame(imgs[0]); err != nil {
+func (r *runner) roundTrip(stages []Stage, input *array.Array[uint8], outs []buffer) error {
+	if err := newFrame(input); err != nil {
 		return err
 	}
-	in := imgs[0]
 	for i, s := range stages {
-		out := imgs[1+i%2]
-		iv, err := in.Host()
+		var iv array.Buffer
+		var err error
+		if i == 0 {
+			iv, err = input.Host()
+		} else {
+			iv, err = outs[i-1].host()
+		}
 		if err != nil {
 			return err
 		}
-		ov, err := out.Host()
+		ov, err := outs[i].host()
 		if err != nil {
 			return err
 		}
 		if err := s.Run(iv, ov); err != nil {
 			return err
 		}
-		in = out
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/sim"
@@ -13,11 +14,60 @@ import (
 // and follows the same residency rules as an OpenCL pipeline call, so the
 // benchmark's transfer counts can be checked without OpenCL.
 func SimBrighter(dev *sim.Device, k uint8) Stage {
-	add := SaturatingAdd(k)
-	return Stage{Name: "sim_brighter", Ref: add, Run: func(in, out array.Buffer) error {
+	s := simStage(dev, "sim_brighter", ImageOut[uint8](), func(dst, src []uint8) {
+		for i, x := range src {
+			dst[i] = x + min(k, 255-x)
+		}
+	})
+	s.Ref = SaturatingAdd(k)
+	return s
+}
+
+// SimMixed is the mixed chain (see Mixed) on a simulated device:
+// sim_brighter, sim_cast_f32, sim_scale and sim_sum, each computing in the
+// sim allocations' memory with the residency of an OpenCL call, with the
+// same references and tolerances as Mixed's stages. The sum adds in
+// float64, as ops' device sums do.
+func SimMixed(dev *sim.Device, k uint8, scale float32) []Stage {
+	cast := simStage(dev, "sim_cast_f32", ImageOut[float32](), func(dst []float32, src []uint8) {
+		for i, x := range src {
+			dst[i] = float32(x)
+		}
+	})
+	mul := simStage(dev, "sim_scale", ImageOut[float32](), func(dst, src []float32) {
+		for i, x := range src {
+			dst[i] = x * scale
+		}
+	})
+	sum := simStage(dev, "sim_sum", ScalarOut[float32](), func(dst, src []float32) {
+		t := 0.0
+		for _, x := range src {
+			t += float64(x)
+		}
+		dst[0] = float32(t)
+	})
+	ss := []Stage{SimBrighter(dev, k), cast, mul, sum}
+	refs := mixedRefs(k, scale)
+	for i := range ss {
+		ss[i].Ref, ss[i].Tol = refs[i].Ref, refs[i].Tol
+	}
+	return ss
+}
+
+// simStage is a Stage that runs fn on the sim allocations of a dense S
+// input and a dense D output: the input's elements are uploaded first if
+// the host holds them newer, the output is left newest on the device, and
+// host-only values end current on the host without a device copy they did
+// not have before, as halide.Call leaves them.
+func simStage[D, S Real](dev *sim.Device, name string, o Output, fn func(dst []D, src []S)) Stage {
+	return Stage{Name: name, Out: o, Run: func(in, out array.Buffer) error {
 		ri, ro := in.Raw(), out.Raw()
-		if ri.Type() != array.TypeOf[uint8]() || ro.Type() != ri.Type() || ri.Len() != ro.Len() || !ri.Dense() || !ro.Dense() {
-			return fmt.Errorf("bench: sim_brighter wants dense uint8 input and output of one size, got %s and %s", ri.Type(), ro.Type())
+		n := ri.Len()
+		if o.Scalar() {
+			n = 1
+		}
+		if ri.Type() != array.TypeOf[S]() || ro.Type() != array.TypeOf[D]() || ro.Len() != n || !ri.Dense() || !ro.Dense() {
+			return fmt.Errorf("bench: %s wants a dense %s input and a dense %s, got %s and %s", name, array.TypeOf[S](), outWant(o, ri), ri, ro)
 		}
 		res := plumb.Array
 		ia, _ := ri.Allocation()
@@ -31,10 +81,16 @@ func SimBrighter(dev *sim.Device, k uint8) Stage {
 		}
 		ia, io := ri.Allocation()
 		oa, oo := ro.Allocation()
-		add(oa.(*sim.Alloc).Mem()[oo:oo+ro.Len()], ia.(*sim.Alloc).Mem()[io:io+ri.Len()])
+		src, err := simSlice[S](ia.(*sim.Alloc).Mem(), io, ri.Len())
+		if err != nil {
+			return err
+		}
+		dst, err := simSlice[D](oa.(*sim.Alloc).Mem(), oo, ro.Len())
+		if err != nil {
+			return err
+		}
+		fn(dst, src)
 		res.Wrote(ro, plumb.Device)
-		// Host-only values end current on the host, without a device copy
-		// they did not have before, as halide.Call leaves them.
 		if out.HostOnly() {
 			if err := res.SyncHost(ro); err != nil {
 				return err
@@ -50,4 +106,29 @@ func SimBrighter(dev *sim.Device, k uint8) Stage {
 		}
 		return nil
 	}}
+}
+
+// outWant names the output a stage of output o wants for input in.
+func outWant(o Output, in *array.Raw) string {
+	if o.Scalar() {
+		return o.String() + " output"
+	}
+	return fmt.Sprintf("%s output of %d elements", o.Type(), in.Len())
+}
+
+// simSlice is the n elements of T at byte offset off in a sim
+// allocation's memory.
+func simSlice[T Real](mem []byte, off, n int) ([]T, error) {
+	size := int(unsafe.Sizeof(*new(T)))
+	if n == 0 {
+		return nil, nil
+	}
+	if off < 0 || off+n*size > len(mem) {
+		return nil, fmt.Errorf("bench: %d elements of %d bytes at offset %d overrun a %d-byte sim allocation", n, size, off, len(mem))
+	}
+	p := unsafe.Pointer(&mem[off])
+	if uintptr(p)%uintptr(size) != 0 {
+		return nil, fmt.Errorf("bench: sim memory at offset %d is not aligned for %d-byte elements", off, size)
+	}
+	return unsafe.Slice((*T)(p), n), nil
 }

@@ -9,17 +9,27 @@ import (
 	_ "github.com/resident-go/resident/halide/examples/brighter" // registers "brighter"
 )
 
-// Stage is one step of a chain: it reads in and writes every element of
-// out, both of the chain's element type and shape. in and out are Arrays
-// or host views; a Stage must follow their residency (as halide.Call does):
+// Stage is one step of a chain: it reads in (the previous stage's output,
+// or the chain's Width × Height uint8 input) and writes every element of
+// out, which is of the kind Out describes. in and out are Arrays or host
+// views; a Stage must follow their residency (as halide.Call does):
 // device-aware Arrays stay on the device, host-only values end current on
 // the host.
 type Stage struct {
 	Name string
 	Run  func(in, out array.Buffer) error
-	// Ref, when set, computes the stage on the host (dst and src dense,
-	// same length); Run checks the chain's output against it.
-	Ref func(dst, src []uint8)
+	// Out is the stage's output; the zero value is a uint8 image of the
+	// chain's size, as in and out are in a chain of brighter stages.
+	Out Output
+	// Ref, when set, computes the stage on the host in float64: src holds
+	// the input's elements, dst (of the output's length) gets the
+	// output's, both dense. Run checks the chain's output against it.
+	Ref func(dst, src []float64)
+	// Tol is the relative tolerance of the check when this stage is the
+	// last of the chain: every output element must satisfy |got − want| ≤
+	// Tol·|want| against the float64 references. 0 asks for equality,
+	// right for integer stages and exact casts.
+	Tol float64
 }
 
 // Pipeline is a Stage that calls the registered Halide pipeline name with
@@ -70,11 +80,11 @@ func Brighter(k uint8) (Stage, device.Device, error) {
 }
 
 // SaturatingAdd returns a reference that sets dst to src + k, saturating
-// at 255.
-func SaturatingAdd(k uint8) func(dst, src []uint8) {
-	return func(dst, src []uint8) {
+// at 255 (src holds uint8 values).
+func SaturatingAdd(k uint8) func(dst, src []float64) {
+	return func(dst, src []float64) {
 		for i, x := range src {
-			dst[i] = x + min(k, 255-x)
+			dst[i] = min(x+float64(k), 255)
 		}
 	}
 }

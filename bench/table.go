@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -11,8 +12,8 @@ import (
 // chain length when all is true).
 func WriteTable(w io.Writer, r *Report, all bool) error {
 	p := &errWriter{w: w}
-	p.printf("**%s** — %d × %s on a %d×%d uint8 image (%.1f MiB); median of %d repetitions after %d warm-up",
-		r.Device, r.Stages, r.Stage, r.Width, r.Height, float64(r.Bytes)/(1<<20), r.Reps, r.Warmup)
+	p.printf("**%s** — %s on a %d×%d uint8 image (%.1f MiB); median of %d repetitions after %d warm-up",
+		r.Device, chainLabel(r), r.Width, r.Height, float64(r.Bytes)/(1<<20), r.Reps, r.Warmup)
 	if len(r.Sync) > 0 {
 		p.printf("; explicit mode syncs after stage %s", joinInts(r.Sync))
 	}
@@ -39,6 +40,18 @@ func WriteTable(w io.Writer, r *Report, all bool) error {
 	}
 	return p.err
 }
+
+// chainLabel names the chain: "8 × brighter" for a chain of one stage,
+// "brighter → cast_f32 → scale → sum (4 stages)" for a mixed one.
+func chainLabel(r *Report) string {
+	if !strings.Contains(r.Stage, ",") {
+		return fmt.Sprintf("%d × %s", r.Stages, r.Stage)
+	}
+	return fmt.Sprintf("%s (%d stages)", stageList(r), r.Stages)
+}
+
+// stageList is the report's stage names joined by arrows.
+func stageList(r *Report) string { return strings.ReplaceAll(r.Stage, ",", " → ") }
 
 // modeLabel names the mode, with Explicit's sync points.
 func modeLabel(x Result) string {

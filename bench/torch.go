@@ -4,14 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
 // Torch is what bench/torch_chain.py -json writes: the same chain run with
 // PyTorch on CUDA, and PyTorch's own host↔device copy rates.
 type Torch struct {
-	Device  string         `json:"device"`
-	Version string         `json:"torch"`
+	Device  string `json:"device"`
+	Version string `json:"torch"`
+	// Chain is torch_chain.py's --chain: "brighter" (also when absent, as
+	// in files from before it had the flag) or "mixed".
+	Chain   string         `json:"chain,omitempty"`
 	Width   int            `json:"width"`
 	Height  int            `json:"height"`
 	Stages  int            `json:"stages"`
@@ -48,6 +52,13 @@ func ReadTorch(r io.Reader) (*Torch, error) {
 		return nil, fmt.Errorf("bench: reading torch_chain.py JSON: %w", err)
 	}
 	return &t, nil
+}
+
+func (t *Torch) chainName() string {
+	if t.Chain == "" {
+		return "brighter"
+	}
+	return t.Chain
 }
 
 // torchMemory is PyTorch's name for a Memory.
@@ -107,7 +118,15 @@ func Goals(r *Report, t *Torch) []Goal {
 // for each mode and host memory of the full chain, and the goals.
 func WriteComparison(w io.Writer, r *Report, t *Torch) error {
 	p := &errWriter{w: w}
-	p.printf("\n**Against PyTorch %s on %s** (same chain: %d × saturating +k, %d×%d uint8, upload and download included)\n", t.Version, t.Device, t.Stages, t.Width, t.Height)
+	mixed := t.Chain == "mixed"
+	if mixed {
+		p.printf("\n**Against PyTorch %s on %s** (same chain: saturating +k → float32 → × scale → sum, %d×%d uint8, upload included, only the sum comes back)\n", t.Version, t.Device, t.Width, t.Height)
+	} else {
+		p.printf("\n**Against PyTorch %s on %s** (same chain: %d × saturating +k, %d×%d uint8, upload and download included)\n", t.Version, t.Device, t.Stages, t.Width, t.Height)
+	}
+	if ours := strings.Contains(r.Stage, ","); ours != mixed {
+		p.printf("\nWarning: PyTorch ran the %s chain, we ran %s: ratios are not like for like.\n", t.chainName(), chainLabel(r))
+	}
 	if t.Width != r.Width || t.Height != r.Height || t.Stages != r.Stages {
 		p.printf("\nWarning: PyTorch ran %d stages on %d×%d, we ran %d on %d×%d: ratios are not like for like.\n", t.Stages, t.Width, t.Height, r.Stages, r.Width, r.Height)
 	}

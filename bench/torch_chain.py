@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
 """The residency benchmark's chain in PyTorch, for comparison with ours.
 
-N stages of saturating +k on a W x H uint8 image, upload and download
+--chain brighter (default): N stages of saturating +k on a W x H uint8
+image. --chain mixed: the chain that mixes a Halide stage with ops in
+`residency -chain mixed`: saturating +k on uint8 -> cast to float32 ->
+* scale -> sum into a float32 scalar (4 stages). Upload and download
 included, in two modes and with two kinds of host memory:
 
-  resident   upload once, N stages on the device, download once
+  resident   upload once, the stages on the device, download the last
+             stage's output once (for the mixed chain, only the sum)
   roundtrip  every stage uploads its input and downloads its output
 
   pageable   ordinary host memory (torch.empty)
@@ -15,9 +19,14 @@ end of the (blocking) final download, as the Go benchmark times it; CUDA
 events give the device-side time as well. Ceilings (H2D, D2H of the image,
 D2D copy) are measured the same way, plus H2D/D2H at --copy-gib GiB.
 
+Every result is checked once after timing against a float64 host
+computation: exactly up to the cast, within 1e-6 relative after the scale
+and 1e-5 for the sum (bench.ScaleTol, bench.SumTol in Go).
+
 Prints the same markdown table as `residency`; --json writes what
 `residency -torch FILE` reads. Run on the H200 with
   /opt/torch/.venv/bin/python3 bench/torch_chain.py --json $OUT/torch.json
+  /opt/torch/.venv/bin/python3 bench/torch_chain.py --chain mixed --json $OUT/torch-mixed.json
 """
 
 import argparse
@@ -131,6 +140,78 @@ def chain(args, dev, timer, mode, pinned, stages):
     return res
 
 
+# Relative tolerances of the mixed chain's float outputs, as in Go's bench
+# package: the scale rounds each product to float32, the sum's float32
+# result holds 6e-8 and a float32 accumulation loses a little more.
+SCALE_TOL, SUM_TOL = 1e-6, 1e-5
+
+
+def pattern(n):
+    """The input image every trial starts from, as in Go's bench.pattern."""
+    return torch.arange(n, dtype=torch.int64).mul_(7).add_(torch.arange(n) // 4099).remainder_(256).to(torch.uint8)
+
+
+def mixed_chain(args, dev, timer, mode, pinned, stages):
+    """The first `stages` stages of brighter -> cast_f32 -> scale -> sum.
+
+    Each stage writes its own device buffer, as the Go stages write their
+    own Arrays: d (uint8, brightened in place after the upload), f (float32
+    cast), g (float32 scaled), s (the float32 sum, one element like Go's).
+    """
+    n, k, scale = args.width * args.height, args.k, args.scale
+    src = host_tensor(n, pinned)
+    src.copy_(pattern(n))
+    d = torch.empty(n, dtype=torch.uint8, device=dev)
+    f = torch.empty(n, dtype=torch.float32, device=dev)
+    g = torch.empty(n, dtype=torch.float32, device=dev)
+    s = torch.empty(1, dtype=torch.float32, device=dev)
+    outs = [d, f, g, s]
+    ins = [d, d, f, g]  # what stage i reads (stage 0 brightens the upload in place)
+    run = [
+        lambda: saturating_add_(d, k),
+        lambda: f.copy_(d),
+        lambda: torch.mul(f, scale, out=g),  # the scalar multiplies as float32
+        lambda: torch.sum(g, 0, keepdim=True, out=s),
+    ]
+    hosts = [torch.empty(o.numel(), dtype=o.dtype, pin_memory=pinned) for o in outs]
+
+    if mode == "resident":
+        def it():
+            d.copy_(src, non_blocking=pinned)
+            for i in range(stages):
+                run[i]()
+            hosts[stages - 1].copy_(outs[stages - 1])  # blocking
+    else:
+        def it():
+            for i in range(stages):
+                ins[i].copy_(src if i == 0 else hosts[i - 1], non_blocking=pinned)
+                run[i]()
+                hosts[i].copy_(outs[i])  # blocking, as a host-only output must be current
+
+    res = timer.run(it)
+    # Check once against float64 on the host: wrong results get no time.
+    b = (src.to(torch.float64) + k).clamp_(max=255)
+    s32 = float(torch.tensor(scale, dtype=torch.float32))
+    want = [b, b, b * s32, (b * s32).sum().reshape(1)][stages - 1]
+    tol = [0, 0, SCALE_TOL, SUM_TOL][stages - 1]
+    got = hosts[stages - 1].to(torch.float64)
+    bad = ((got - want).abs() > tol * want.abs()).nonzero()
+    if bad.numel() > 0:
+        i = bad[0].item()
+        sys.exit(f"torch_chain: wrong output in mixed {mode} {pinned=} after {stages} stages at {i}: "
+                 f"{got[i].item()} want {want[i].item()} (relative tolerance {tol})")
+    sizes = [n, 4 * n, 4 * n, 4]  # output bytes of each stage
+    up = [n] + sizes[:-1]          # input bytes of each stage
+    if mode == "resident":
+        h2d, d2h, h2d_b, d2h_b = 1, 1, n, sizes[stages - 1]
+    else:
+        h2d, d2h, h2d_b, d2h_b = stages, stages, sum(up[:stages]), sum(sizes[:stages])
+    res.update(mode=mode, memory="pinned" if pinned else "pageable", stages=stages,
+               h2d_calls=h2d, d2h_calls=d2h, h2d_bytes=h2d_b, d2h_bytes=d2h_b,
+               traffic_bytes=sum(up[:stages]) + sum(sizes[:stages]))
+    return res
+
+
 def copies(dev, timer, nbytes, pinned):
     h = host_tensor(nbytes, pinned)
     h.fill_(1)
@@ -155,8 +236,12 @@ def fmt_ms(v):
 
 def table(rep, args, show_all):
     nbytes = args.width * args.height
-    lines = [f"**PyTorch {rep['torch']} on {rep['device']}** — {args.stages} × saturating +{args.k} "
-             f"(clamp_ + add_) on a {args.width}×{args.height} uint8 image ({nbytes / 2**20:.1f} MiB); "
+    chain = f"{args.stages} × saturating +{args.k} (clamp_ + add_)"
+    if args.chain == "mixed":
+        chain = (f"saturating +{args.k} → float32 → × {args.scale:g} → sum ({args.stages} stages: "
+                 f"clamp_ + add_, copy_, mul, sum)")
+    lines = [f"**PyTorch {rep['torch']} on {rep['device']}** — {chain} "
+             f"on a {args.width}×{args.height} uint8 image ({nbytes / 2**20:.1f} MiB); "
              f"median of {args.reps} repetitions after {args.warmup} warm-up.",
              f"Command: `{rep['command']}`", "",
              "| host memory | H2D GB/s | D2H GB/s | H2D+D2H GB/s | D2D GB/s (read+write) |",
@@ -177,9 +262,15 @@ def table(rep, args, show_all):
         if not show_all and r["stages"] != args.stages:
             continue
         c = ceil[r["memory"]]
-        ideal = r["h2d_calls"] * c["h2d_ms"] + r["d2h_calls"] * c["d2h_ms"] + r["stages"] * dd["median_ms"]
-        eff = 2 * nbytes * r["stages"] / r["median_ms"] / 1e6
-        moved = (r["h2d_calls"] + r["d2h_calls"]) * nbytes / 1e6
+        if "traffic_bytes" in r:  # mixed: transfers and stages of their own sizes
+            ideal = (r["h2d_bytes"] / nbytes * c["h2d_ms"] + r["d2h_bytes"] / nbytes * c["d2h_ms"]
+                     + r["traffic_bytes"] / (2 * nbytes) * dd["median_ms"])
+            eff = r["traffic_bytes"] / r["median_ms"] / 1e6
+            moved = (r["h2d_bytes"] + r["d2h_bytes"]) / 1e6
+        else:
+            ideal = r["h2d_calls"] * c["h2d_ms"] + r["d2h_calls"] * c["d2h_ms"] + r["stages"] * dd["median_ms"]
+            eff = 2 * nbytes * r["stages"] / r["median_ms"] / 1e6
+            moved = (r["h2d_calls"] + r["d2h_calls"]) * nbytes / 1e6
         vs = r["median_ms"] / base[(r["memory"], r["stages"])]
         lines.append(f"| {r['mode']} | {r['memory']} | {r['stages']} | {fmt_ms(r['median_ms'])} | "
                      f"{fmt_ms(r['p10_ms'])}–{fmt_ms(r['p90_ms'])} | {r['h2d_calls']} | {r['d2h_calls']} | "
@@ -195,8 +286,11 @@ def table(rep, args, show_all):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", default="4096", help="N (N×N) or WxH")
-    p.add_argument("--stages", type=int, default=8)
-    p.add_argument("--k", type=int, default=1, help="what each stage adds, saturating, 0..255")
+    p.add_argument("--chain", choices=("brighter", "mixed"), default="brighter",
+                   help="brighter: --stages x saturating +k; mixed: +k -> float32 -> * scale -> sum")
+    p.add_argument("--stages", type=int, help="stages of the brighter chain (default 8; the mixed chain has 4)")
+    p.add_argument("--k", type=int, default=1, help="what each brighter stage adds, saturating, 0..255")
+    p.add_argument("--scale", type=float, default=1 / 255, help="the mixed chain's scale (as float32)")
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--no-ladder", action="store_true", help="only the full chain, not 1..stages")
@@ -210,6 +304,12 @@ def main():
         args.width, args.height = int(w), int(h or w)
     except ValueError:
         p.error(f"--size {args.size!r}: want N or WxH")
+    if args.chain == "mixed":
+        if args.stages not in (None, 4):
+            p.error(f"--stages {args.stages}: the mixed chain has 4 stages (brighter, cast_f32, scale, sum)")
+        args.stages = 4
+    elif args.stages is None:
+        args.stages = 8
     if not (args.width > 0 and args.height > 0 and 1 <= args.stages <= 64 and 0 <= args.k <= 255 and args.reps > 0):
         p.error("want size > 0, 1 <= stages <= 64, 0 <= k <= 255, reps > 0")
     dev = torch.device(args.device)
@@ -219,18 +319,21 @@ def main():
     timer = Timer(dev, args.warmup, args.reps)
     name = torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu"
     nbytes = args.width * args.height
-    rep = {"device": name, "torch": torch.__version__, "width": args.width, "height": args.height,
+    rep = {"device": name, "torch": torch.__version__, "chain": args.chain, "width": args.width, "height": args.height,
            "stages": args.stages, "reps": args.reps, "command": " ".join(["torch_chain.py"] + sys.argv[1:]),
            "results": [], "copies": [], "extra": {}}
     mems = [False, True] if pin else [False]
     for pinned in mems:
         rep["copies"].append(copies(dev, timer, nbytes, pinned))
     rep["extra"]["d2d"] = d2d(dev, timer, nbytes)
+    if args.chain == "mixed":
+        rep["extra"].update(k=args.k, scale=args.scale)
+    run_chain = mixed_chain if args.chain == "mixed" else chain
     lengths = [args.stages] if args.no_ladder else range(1, args.stages + 1)
     for n in lengths:
         for mode in ("resident", "roundtrip"):
             for pinned in mems:
-                rep["results"].append(chain(args, dev, timer, mode, pinned, n))
+                rep["results"].append(run_chain(args, dev, timer, mode, pinned, n))
                 print(f"torch_chain: {mode} {'pinned' if pinned else 'pageable'} {n} stages: "
                       f"{rep['results'][-1]['median_ms']:.3f} ms", file=sys.stderr)
     if args.copy_gib > 0:

@@ -6,11 +6,11 @@
 float32 add on 2^28 elements (GB/s at 12 bytes/element), sum (4 bytes per
 element), a device-to-device copy (8 bytes per element, read + write),
 SGEMM 4096 fp32 with TF32 off and DGEMM 4096 (TFLOP/s), a tiny op
-(x.add_(1) on 256 float32, then synchronize) in µs, and the mixed chain
-brighter (saturating uint8 + 1) → float32 → scale → sum on a 4096² image,
-resident on the GPU and with a round trip through the host after every
-stage, in ms. Timing: CUDA synchronize around a loop of at least 0.3 s,
-after a warm-up, as opsbench does. Flags: --n LOG2, --gemm N, --img N.
+(x.add_(1) on 256 float32, then synchronize) in µs. Timing: CUDA
+synchronize around a loop of at least 0.3 s, after a warm-up, as opsbench
+does. Flags: --n LOG2, --gemm N. The mixed chain (brighter → float32 →
+scale → sum) is torch_chain.py --chain mixed, beside `residency -chain
+mixed`.
 """
 import argparse
 import json
@@ -41,7 +41,6 @@ def main():
     p.add_argument("out", nargs="?", default="torch_ops.json")
     p.add_argument("--n", type=int, default=28)
     p.add_argument("--gemm", type=int, default=4096)
-    p.add_argument("--img", type=int, default=4096)
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -77,29 +76,6 @@ def main():
         torch.cuda.synchronize()
 
     r["tiny_op_us"] = timeit(tiny_op) * 1e6
-
-    m = a.img
-    img = (torch.arange(m * m, dtype=torch.int64) * 7 % 256).to(torch.uint8).reshape(m, m)
-    img_pinned = img.pin_memory()
-    want = ((img.to(torch.int32) + 1).clamp(max=255).to(torch.float64) / 255).sum().item()
-
-    def chain(round_trip):
-        def hop(v):
-            return v.cpu().to(dev) if round_trip else v
-
-        def run():
-            i = img_pinned.to(dev, non_blocking=False)
-            b = hop((i.to(torch.int16) + 1).clamp_(max=255).to(torch.uint8))
-            f = hop(b.to(torch.float32))
-            f = hop(f.mul_(1.0 / 255))
-            v = f.sum().item()
-            if abs(v - want) > 1e-3 * want:
-                sys.exit(f"chain sum {v}, want {want}")
-
-        return run
-
-    r["chain_resident_ms"] = timeit(chain(False)) * 1e3
-    r["chain_roundtrip_ms"] = timeit(chain(True)) * 1e3
 
     with open(a.out, "w") as fh:
         json.dump(r, fh, indent=2)

@@ -14,8 +14,13 @@ func srcValues[S array.Elem](r *rand.Rand) []S {
 	var out []S
 	switch kindOf[S]() {
 	case kFloat, kHalf:
-		for _, f := range []float64{0, -0.0, 1, -1, 2.5, -2.7, 127.9, 128.2, -129.5, 255.5, 300.9, 65504, 65536.4, -40000,
-			1e10, -1e10, 3e38, -3e38, 1e20, -9.3e18, 1.8e19, math.Inf(1), math.Inf(-1), math.NaN()} {
+		negZero := math.Copysign(0, -1)
+		for _, f := range []float64{0, negZero, 1, -1, 2.5, -2.7, 127.9, 128.2, -129.5, 255.5, 300.9, 65504, 65536.4, -40000,
+			1e10, -1e10, 3e38, -3e38, 1e20, -9.3e18, 1.8e19, math.Inf(1), math.Inf(-1), math.NaN(),
+			// Float16 rounding: ties to even, the overflow edge, subnormals
+			2049, 65519.99, 65520, -65520, 6.1e-5, 1e-5, -6e-8, 0x1p-25, 0x1.8p-24, 0x1p-26,
+			// BFloat16's largest, the tie above it; float32 and float64 subnormals
+			3.3895e38, 3.3961776e38, 1e-40, -1e-310} {
 			if kindOf[S]() == kHalf {
 				out = append(out, fromF32[S](float32(f)))
 			} else {
@@ -35,7 +40,10 @@ func srcValues[S array.Elem](r *rand.Rand) []S {
 			out = append(out, S(r.Uint64()>>r.IntN(64)))
 			out = append(out, S(-int64(r.Uint64()>>r.IntN(64))))
 		}
-		out = append(out, 0, 1, S(r.Uint64()|1<<63))
+		for _, v := range []int64{0, 1, 2049, 65519, 65520, -65520, 1<<24 + 1, -(1<<53 + 1), math.MaxInt64, math.MinInt64} {
+			out = append(out, S(v))
+		}
+		out = append(out, S(r.Uint64()|1<<63))
 	}
 	return out
 }

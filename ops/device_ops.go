@@ -231,14 +231,9 @@ func iotaDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], dim int) (b
 	return true, nil
 }
 
-// castDevice converts on the device except where the conversion's rules
-// need more than OpenCL's conversions give exactly: Float16/BFloat16 on
-// either side, and float → integer wrapping; those run on the host.
+// castDevice converts on the device with the host's rules (clCast), for
+// every pair of element types.
 func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
-	dk, sk := kindOf[D](), kindOf[S]()
-	if dk == kHalf || sk == kHalf || (sk == kFloat && dk != kFloat && !sat) {
-		return false, nil
-	}
 	var n nest
 	n.init("Cast", dst)
 	n.add("Cast", dst, src)
@@ -252,11 +247,17 @@ func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *arr
 	dc, _ := clTypeOf(dt)
 	sc, _ := clTypeOf(st)
 	conv := "convert_" + dc.s + "_sat"
-	if sk == kFloat {
+	if sc.float {
 		conv += "_rtz"
 	}
-	maxf := "INFINITY" // saturating clamps only narrowing float conversions
-	if dt.Bits == 32 && st.Bits == 64 {
+	// Saturating clamps only where the value may exceed D's finite range.
+	maxf := "INFINITY"
+	switch {
+	case dc.half == 1:
+		maxf = "65504.0f"
+	case dc.half == 2:
+		maxf = "0x1.fep127f" // BFloat16 0x7f7f
+	case dt == array.TypeOf[float32]() && st == array.TypeOf[float64]():
 		maxf = "FLT_MAX"
 	}
 	p, err := s.program(progKey{kind: "cast", t: dt, u: st}, func() string {
@@ -415,7 +416,15 @@ func reduceDim[D, T array.Elem](d *opencl.Device, op reduceOp, dst *array.Array[
 	}
 	rd := a.Dim(dim)
 	if rd.Extent == 0 {
-		return false, nil
+		if op != redSum && op != redProd && op != redMean {
+			return false, nil // the host path panics with the message
+		}
+		// every output is the host's value over no elements (0, 1, or a
+		// float mean's 0/0); D is T here
+		var r acc
+		reduceRun[T](op, kindOf[T](), &r, true, nil, 0, 0, 0, 0, 0)
+		v := result[T](op, kindOf[T](), &r, 0)
+		return fillDevice(d, dst, *(*D)(unsafe.Pointer(&v)))
 	}
 	n.simplify()
 	var so ndArg
@@ -442,20 +451,20 @@ func reduceDim[D, T array.Elem](d *opencl.Device, op reduceOp, dst *array.Array[
 	return true, nil
 }
 
-// reduceAllDevice reduces every element of a on the device and reads the
-// one result back (a blocking read of one element, not an Array
-// transfer: it is not counted in Stats).
-func reduceAllDevice[T array.Elem](d *opencl.Device, op reduceOp, a *array.Array[T]) (T, bool, error) {
-	var z T
-	if op == redArgMin || op == redArgMax || a.Len() == 0 {
-		return z, false, nil
+// reduceAllDevice reduces every element of a on the device, over the
+// nest n that the host's reduceAll walks, and reads the one result back
+// into out (a T, or for the argument reductions the int64 index of the
+// point in n): a blocking read, not an Array transfer, so not counted in
+// Stats.
+func reduceAllDevice[T array.Elem](d *opencl.Device, op reduceOp, a *array.Array[T], n *nest, out []byte) (bool, error) {
+	if a.Len() == 0 {
+		return false, nil
 	}
-	var n nest
 	n.init(reduceNames[op], a)
 	n.simplify()
 	var sr ndArg
-	if !sr.fromNest(&n) {
-		return z, false, nil
+	if !sr.fromNest(n) {
+		return false, nil
 	}
 	sr.st[1] = sr.st[0]
 	sr.st[0] = [clMaxDims]int64{}
@@ -464,25 +473,29 @@ func reduceAllDevice[T array.Elem](d *opencl.Device, op reduceOp, a *array.Array
 	s := stateOf(d)
 	mems, offs, err := ready(s, reduceNames[op], (*array.Array[T])(nil), a)
 	if err != nil {
-		return z, true, err
+		return true, err
 	}
 	so.off[1] = int64(offs[1])
 	G, _ := s.reducePlan(1, int(sr.n))
 	resOff := (G*8 + 127) / 128 * 128
-	out, err := s.scratchFor(0, resOff+128)
+	scr, err := s.scratchFor(0, resOff+128)
 	if err != nil {
-		return z, true, err
+		return true, err
 	}
-	so.off[0] = int64(resOff / sizeOf[T]()) // after the partials
-	if err := runReduce[T](s, op, out, mems[1], &so, &sr); err != nil {
-		return z, true, err
+	so.off[0] = int64(resOff / len(out)) // after the partials
+	if op == redArgMin || op == redArgMax {
+		err = runArgReduce[T](s, op, scr, mems[1], &so, &sr, 0)
+	} else {
+		err = runReduce[T](s, op, scr, mems[1], &so, &sr)
 	}
-	buf := opencl.WrapBuffer(uintptr(out), resOff+128)
-	b := unsafe.Slice((*byte)(unsafe.Pointer(&z)), sizeOf[T]())
-	if err := d.CLQueue().ReadBuffer(b, buf, resOff, nil); err != nil {
-		return z, true, fmt.Errorf("ops.%sAll: reading the result: %w", reduceNames[op], err)
+	if err != nil {
+		return true, err
 	}
-	return z, true, nil
+	buf := opencl.WrapBuffer(uintptr(scr), resOff+128)
+	if err := d.CLQueue().ReadBuffer(out, buf, resOff, nil); err != nil {
+		return true, fmt.Errorf("ops.%sAll: reading the result: %w", reduceNames[op], err)
+	}
+	return true, nil
 }
 
 // GemmConfig is the tiling of the device matrix product: a work-group
@@ -650,10 +663,30 @@ func deviceReduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Ar
 
 func deviceReduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (T, bool, error) {
 	if d := placement(nil, rawOf(a)); d != nil {
-		return reduceAllDevice(d, op, a)
+		var n nest
+		var v T // escapes into the read: here, so the host path allocates nothing
+		ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&v)), sizeOf[T]()))
+		return v, ok, err
 	}
 	var z T
 	return z, false, nil
+}
+
+// deviceArgAll is deviceReduceAll for ArgMinAll and ArgMaxAll: it returns
+// the element offset of the result from a's min corner, like the host's
+// reduceAll. The kernels keep the first extreme (NaN first) in the order
+// of the host's nest, so both pick the same element.
+func deviceArgAll[T array.Elem](op reduceOp, a *array.Array[T]) (int, bool, error) {
+	if d := placement(nil, rawOf(a)); d != nil {
+		var n nest
+		var i int64
+		ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&i)), 8))
+		if !ok || err != nil {
+			return 0, ok, err
+		}
+		return n.offsetOf(int(i)), true, nil
+	}
+	return 0, false, nil
 }
 
 func deviceMatMul[T Float](dst, a, b *array.Array[T]) (bool, error) {

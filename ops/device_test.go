@@ -2,9 +2,11 @@ package ops
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +56,15 @@ func toF64[T array.Elem](x T) float64 {
 		return float64(toF32(x))
 	}
 	return float64(x)
+}
+
+// fromF64 converts a float64 to a float type T (Float16 and BFloat16
+// through float32).
+func fromF64[T array.Elem](x float64) T {
+	if kindOf[T]() == kHalf {
+		return fromF32[T](float32(x))
+	}
+	return T(x)
 }
 
 // close reports whether a device result matches the host's.
@@ -268,50 +279,220 @@ func TestDeviceReduce(t *testing.T) {
 	t.Run("bfloat16", testDeviceReduce[array.BFloat16])
 }
 
-func testDeviceCast[D, S array.Elem](t *testing.T) {
+// testDeviceReduceEmpty: Sum, Prod and Mean over an empty dimension
+// fill dst on the device with the host's values (a float mean is NaN);
+// Min still panics.
+func testDeviceReduceEmpty[T array.Elem](t *testing.T) {
 	d := testDev(t)
-	for li, layout := range devLayouts[:3] {
-		for _, sat := range []bool{false, true} {
-			r := rand.New(rand.NewPCG(uint64(li), 3))
-			vals := srcValues[S](r)
-			ext := []int{len(vals)}
-			hs := makeView(r, layout, ext, func() S { return 0 })
-			hv, _ := hs.Host()
-			for i, v := range vals {
-				hv.Set(v, i+hs.Dim(0).Min)
-			}
-			ds := array.Like(hs)
-			must(t, ds.CopyFrom(hs))
-			must(t, On(d, ds))
-			hd, dd := twin[D](t, d, 5, "dense", ext, false)
-			if sat {
-				must(t, CastSaturate(hd, hs))
-				must(t, CastSaturate(dd, ds))
-			} else {
-				must(t, CastWrap(hd, hs))
-				must(t, CastWrap(dd, ds))
-			}
-			dk, sk := kindOf[D](), kindOf[S]()
-			if sk == kFloat && dk != kFloat && !sat {
-				if dd.DeviceDirty() {
-					t.Errorf("float → integer wrapping ran on the device, want the host")
+	a := array.New[T](0, 4)
+	for _, op := range []reduceOp{redSum, redProd, redMean} {
+		hd, dd := twin[T](t, d, 1, "crop", []int{4}, false)
+		must(t, Fill(dd, 7)) // device-dirty: the host path would copy it home
+		must(t, reduce(op, hd, a, 0))
+		device.SetGuard(true)
+		err := reduce(op, dd, a, 0)
+		device.SetGuard(false)
+		must(t, err)
+		checkSame(t, "empty "+reduceNames[op], dd, hd, 0)
+	}
+	mustPanicShape(t, func() { _ = reduce(redMin, array.New[T](4), a, 0) }, "[0 4]")
+}
+
+func TestDeviceReduceEmpty(t *testing.T) {
+	t.Run("int16", testDeviceReduceEmpty[int16])
+	t.Run("uint64", testDeviceReduceEmpty[uint64])
+	t.Run("float32", testDeviceReduceEmpty[float32])
+	t.Run("float64", testDeviceReduceEmpty[float64])
+	t.Run("float16", testDeviceReduceEmpty[array.Float16])
+	t.Run("bfloat16", testDeviceReduceEmpty[array.BFloat16])
+}
+
+// testDeviceArgAll: ArgMinAll and ArgMaxAll on the device pick the
+// element the host picks (the first extreme, a NaN first, in the host's
+// order), over views and sizes that take both kernel plans, on data with
+// many ties. The operand is device-dirty and the guard is on, so the host
+// path would fail.
+func testDeviceArgAll[T array.Elem](t *testing.T) {
+	d := testDev(t)
+	k := kindOf[T]()
+	for li, layout := range devLayouts {
+		for ei, ext := range [][]int{{5, 3}, {1000, 3}, {7, 300}, {4, 5, 6}} {
+			for _, nan := range []bool{false, true} {
+				if nan && k != kFloat && k != kHalf {
+					continue
 				}
-				continue
+				mk := func() *array.Array[T] {
+					r := rand.New(rand.NewPCG(uint64(li), uint64(ei)))
+					return makeView(rand.New(rand.NewPCG(uint64(li), 8)), layout, ext, func() T {
+						v := r.IntN(4) - 1
+						switch {
+						case nan && r.IntN(40) == 0:
+							return fromF64[T](math.NaN())
+						case k == kHalf:
+							return fromF32[T](float32(v))
+						}
+						return T(v)
+					})
+				}
+				ha, da := mk(), mk()
+				must(t, On(d, da))
+				must(t, Copy(da, da)) // device-dirty
+				for _, f := range []func(*array.Array[T]) ([]int, error){ArgMinAll[T], ArgMaxAll[T]} {
+					hc, err := f(ha)
+					must(t, err)
+					device.SetGuard(true)
+					dc, err := f(da)
+					device.SetGuard(false)
+					must(t, err)
+					if !slices.Equal(dc, hc) {
+						t.Errorf("%s %v NaN %v: device %v, host %v", layout, ext, nan, dc, hc)
+					}
+				}
 			}
-			checkSame(t, layout+" cast", dd, hd, 0)
 		}
 	}
 }
 
+func TestDeviceArgAll(t *testing.T) {
+	t.Run("int8", testDeviceArgAll[int8])
+	t.Run("uint8", testDeviceArgAll[uint8])
+	t.Run("int16", testDeviceArgAll[int16])
+	t.Run("uint16", testDeviceArgAll[uint16])
+	t.Run("int32", testDeviceArgAll[int32])
+	t.Run("uint32", testDeviceArgAll[uint32])
+	t.Run("int64", testDeviceArgAll[int64])
+	t.Run("uint64", testDeviceArgAll[uint64])
+	t.Run("float32", testDeviceArgAll[float32])
+	t.Run("float64", testDeviceArgAll[float64])
+	t.Run("float16", testDeviceArgAll[array.Float16])
+	t.Run("bfloat16", testDeviceArgAll[array.BFloat16])
+}
+
+// castViews are the layouts of a device cast's source and destination;
+// a source of extent 1 in dimension 1 broadcasts.
+var castViews = []struct {
+	src, dst string
+	bcast    bool
+}{{"dense", "dense", false}, {"mins", "crop", false}, {"crop", "transposed", false}, {"transposed", "mins", false}, {"crop", "dense", true}}
+
+// testDeviceCast checks a device cast against the host's, bit for bit
+// (any NaN matches any NaN), on srcValues over views.
+func testDeviceCast[D, S array.Elem](t *testing.T) {
+	d := testDev(t)
+	for vi, v := range castViews {
+		for _, sat := range []bool{false, true} {
+			vals := srcValues[S](rand.New(rand.NewPCG(uint64(vi), 3)))
+			ext := []int{len(vals), 3}
+			if v.bcast {
+				ext[1] = 1
+			}
+			src := func() *array.Array[S] {
+				i := 0
+				return makeView(rand.New(rand.NewPCG(uint64(vi), 4)), v.src, ext, func() S { i++; return vals[(i*5)%len(vals)] })
+			}
+			hs, ds := src(), src()
+			must(t, On(d, ds))
+			hd, dd := twin[D](t, d, uint64(vi), v.dst, []int{len(vals), 3}, false)
+			cast := CastWrap[D, S]
+			if sat {
+				cast = CastSaturate[D, S]
+			}
+			must(t, cast(hd, hs))
+			must(t, cast(dd, ds))
+			checkSame(t, fmt.Sprintf("%s → %s view %d saturate %v", typeName[S](), typeName[D](), vi, sat), dd, hd, 0)
+		}
+	}
+}
+
+func testDeviceCastFrom[S array.Elem](t *testing.T) {
+	t.Run("int8", testDeviceCast[int8, S])
+	t.Run("int16", testDeviceCast[int16, S])
+	t.Run("int32", testDeviceCast[int32, S])
+	t.Run("int64", testDeviceCast[int64, S])
+	t.Run("uint8", testDeviceCast[uint8, S])
+	t.Run("uint16", testDeviceCast[uint16, S])
+	t.Run("uint32", testDeviceCast[uint32, S])
+	t.Run("uint64", testDeviceCast[uint64, S])
+	t.Run("float32", testDeviceCast[float32, S])
+	t.Run("float64", testDeviceCast[float64, S])
+	t.Run("float16", testDeviceCast[array.Float16, S])
+	t.Run("bfloat16", testDeviceCast[array.BFloat16, S])
+}
+
+// TestDeviceCast runs every pair of element types, both rules.
 func TestDeviceCast(t *testing.T) {
-	t.Run("float32<-uint8", testDeviceCast[float32, uint8])
-	t.Run("uint8<-float32", testDeviceCast[uint8, float32])
-	t.Run("int8<-int64", testDeviceCast[int8, int64])
-	t.Run("uint16<-int32", testDeviceCast[uint16, int32])
-	t.Run("int32<-float64", testDeviceCast[int32, float64])
-	t.Run("float32<-float64", testDeviceCast[float32, float64])
-	t.Run("float64<-int64", testDeviceCast[float64, int64])
-	t.Run("uint64<-int8", testDeviceCast[uint64, int8])
+	t.Run("int8", testDeviceCastFrom[int8])
+	t.Run("int16", testDeviceCastFrom[int16])
+	t.Run("int32", testDeviceCastFrom[int32])
+	t.Run("int64", testDeviceCastFrom[int64])
+	t.Run("uint8", testDeviceCastFrom[uint8])
+	t.Run("uint16", testDeviceCastFrom[uint16])
+	t.Run("uint32", testDeviceCastFrom[uint32])
+	t.Run("uint64", testDeviceCastFrom[uint64])
+	t.Run("float32", testDeviceCastFrom[float32])
+	t.Run("float64", testDeviceCastFrom[float64])
+	t.Run("float16", testDeviceCastFrom[array.Float16])
+	t.Run("bfloat16", testDeviceCastFrom[array.BFloat16])
+}
+
+// TestDeviceHalfBits: the device's Float16 and BFloat16 conversions give
+// array.F16's and array.BF16's bits, NaN payloads included, for float32
+// inputs around every rounding boundary (each upper half with low halves
+// at and around the ties), and convert all 65536 values of each back
+// exactly.
+func TestDeviceHalfBits(t *testing.T) {
+	d := testDev(t)
+	var xs []float32
+	for hi := range uint32(1 << 16) {
+		for _, lo := range []uint32{0, 1, 0x0fff, 0x1000, 0x1001, 0x2000, 0x7fff, 0x8000, 0x8001, 0xffff} {
+			xs = append(xs, math.Float32frombits(hi<<16|lo))
+		}
+	}
+	src := array.New[float32](len(xs))
+	h, _ := src.Host()
+	copy(h.Data(), xs)
+	must(t, On(d, src))
+	checkHalfBits(t, d, src, xs, array.F16)
+	checkHalfBits(t, d, src, xs, array.BF16)
+	checkFromHalf(t, d, array.Float16.Float32)
+	checkFromHalf(t, d, array.BFloat16.Float32)
+}
+
+func checkHalfBits[H array.Elem](t *testing.T, d *opencl.Device, src *array.Array[float32], xs []float32, want func(float32) H) {
+	t.Helper()
+	dst := array.New[H](len(xs))
+	must(t, On(d, dst))
+	must(t, CastWrap(dst, src))
+	if !dst.DeviceDirty() {
+		t.Fatalf("%s ← float32 did not run on the device", typeName[H]())
+	}
+	v, err := dst.HostReadOnly()
+	must(t, err)
+	bad := 0
+	for i, x := range xs {
+		if got := v.At(i); got != want(x) && bad < 3 { // H is uint16: bits
+			bad++
+			t.Errorf("%s(%#08x) = %#04x, want %#04x", typeName[H](), math.Float32bits(x), got, want(x))
+		}
+	}
+}
+
+func checkFromHalf[H array.Elem](t *testing.T, d *opencl.Device, want func(H) float32) {
+	t.Helper()
+	src, dst := array.New[H](1<<16), array.New[float32](1<<16)
+	h, _ := src.Host()
+	for i := range h.Data() {
+		h.Data()[i] = H(i)
+	}
+	must(t, On(d, src, dst))
+	must(t, CastWrap(dst, src))
+	v, err := dst.HostReadOnly()
+	must(t, err)
+	for i := range 1 << 16 {
+		if got, w := math.Float32bits(v.At(i)), math.Float32bits(want(H(i))); got != w {
+			t.Fatalf("float32 ← %s %#04x = %#08x, want %#08x", typeName[H](), i, got, w)
+		}
+	}
 }
 
 func testDeviceMatMul[T Float](t *testing.T) {
@@ -359,7 +540,9 @@ func TestDeviceChainNoTransfer(t *testing.T) {
 	c := array.New[float32](32, 64)
 	s := array.New[float32](64)
 	m := array.New[float32](32, 32)
-	must(t, On(d, a, b, c, s, m))
+	bi := array.New[int8](64, 32)
+	bh := array.New[array.Float16](32, 64)
+	must(t, On(d, a, b, c, s, m, bi, bh))
 	defer device.SetGuard(device.SetGuard(true))
 	before := d.Stats()
 	must(t, MulScalar(b, a, 2))
@@ -371,6 +554,15 @@ func TestDeviceChainNoTransfer(t *testing.T) {
 	must(t, MatMul(m, b.Crop(0, 0, 32), c.Crop(1, 0, 32)))
 	tot, err := SumAll(s)
 	must(t, err)
+	must(t, CastWrap(bi, b))                      // float → integer, wrapping
+	must(t, CastSaturate(bh, bi.Transpose(0, 1))) // → Float16
+	must(t, CastWrap(b, bh.Transpose(0, 1)))      // Float16 →
+	if _, err := ArgMaxAll(bh); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ArgMinAll(b.Crop(1, 3, 20)); err != nil {
+		t.Fatal(err)
+	}
 	delta := d.Stats().Sub(before)
 	if delta.H2DCalls+delta.D2HCalls+delta.D2DCalls != 0 {
 		t.Fatalf("a chain of device ops moved data: %v", delta)
@@ -536,27 +728,38 @@ func TestDeviceNaN(t *testing.T) {
 	}
 }
 
-// TestDeviceHostOnlyOp: an op without a device form (ArgMaxAll) on a
-// device-dirty operand runs on the host with a counted copy home, and
-// under the guard it is an error.
+// TestDeviceHostOnlyOp: an op the device cannot run (a 9-D view whose
+// dimensions do not merge, beyond the kernels' 8) on a device-dirty
+// operand runs on the host with a counted copy home, and under the guard
+// it is an error.
 func TestDeviceHostOnlyOp(t *testing.T) {
 	d := testDev(t)
-	a := array.New[float32](16, 4)
+	ext := []int{3, 3, 3, 3, 3, 3, 3, 3, 3}
+	a := array.New[float32](ext...)
 	must(t, On(d, a))
-	must(t, Iota(a, 1))
+	v, p := a, a
+	for i := range ext {
+		v, p = v.Crop(i, 0, 2), p.Crop(i, 1, 1)
+	}
+	// dense (one dimension after merging): on the device
+	must(t, Fill(a, 1))
+	must(t, Fill(p, 5))
+	if !a.DeviceDirty() {
+		t.Fatal("Fill of a dense Array current on the device ran on the host")
+	}
 	defer device.SetGuard(device.SetGuard(true))
-	if _, err := ArgMaxAll(a); !errors.Is(err, device.ErrTransferGuard) {
-		t.Fatalf("ArgMaxAll on a device-dirty operand under the guard: %v, want ErrTransferGuard", err)
+	if _, err := ArgMaxAll(v); !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("ArgMaxAll of a 9-D device-dirty view under the guard: %v, want ErrTransferGuard", err)
 	}
 	device.SetGuard(false)
 	before := d.Stats()
-	c, err := ArgMaxAll(a)
+	c, err := ArgMaxAll(v)
 	must(t, err)
-	if got := d.Stats().Sub(before); got.D2HCalls != 1 {
-		t.Fatalf("ArgMaxAll copied %v home, want the operand once", got)
+	if got := d.Stats().Sub(before); got.D2HBytes != 512*4 || got.H2DCalls+got.D2DCalls != 0 {
+		t.Fatalf("ArgMaxAll moved %v, want the view's 2048 bytes home", got)
 	}
-	if c[1] != 3 {
-		t.Fatalf("ArgMaxAll = %v, want row 3", c)
+	if !slices.Equal(c, []int{1, 1, 1, 1, 1, 1, 1, 1, 1}) {
+		t.Fatalf("ArgMaxAll = %v, want all 1s", c)
 	}
 }
 

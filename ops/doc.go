@@ -39,24 +39,26 @@
 // strides, never a sub-buffer or a dense copy.
 //
 // On the device: every elementwise, scalar and unary op, Compare,
-// CompareScalar, Where, Copy, Transpose, Fill, Iota, Sum, Prod, Min, Max, Mean
-// (along a dimension and the *All forms), ArgMin and ArgMax along a
-// dimension, MatMul (float32; float64 where the device has cl_khr_fp64)
-// and the casts between types other than Float16 and BFloat16, except
-// float → integer CastWrap. The rest — ArgMinAll, ArgMaxAll,
-// reductions over an empty dimension, those casts, and ops over more than
-// 8 dimensions after merging — run on the host under the same rule, with
-// the counted (and guarded) copy of device-dirty inputs that the host side
-// makes. The *All functions return a Go value: on the device they read
-// back one element (a blocking read, not counted as a transfer); Sum into
-// a 0-D Array keeps the result on the device.
+// CompareScalar, Where, Copy, Transpose, Fill, Iota, Sum, Prod, Min, Max,
+// Mean, ArgMin and ArgMax (along a dimension and the *All forms), MatMul
+// (float32; float64 where the device has cl_khr_fp64) and CastWrap and
+// CastSaturate between every pair of element types. Ops over more than 8
+// dimensions after merging, and float64 MatMul on a device without
+// cl_khr_fp64, run on the host under the same rule, with the counted (and
+// guarded) copy of device-dirty inputs that the host side makes. The *All
+// functions return Go values: on the device they read back one element
+// (a blocking read, not counted as a transfer); Sum into a 0-D Array keeps
+// the result on the device. ArgMinAll and ArgMaxAll pick the element the
+// host picks.
 //
-// Device results equal host results exactly for integers, casts, Copy,
-// Fill and Iota. Float results are within (device_test.go's devTol)
-// 1e-5 relative for float32 and 1e-12 for float64, since OpenCL's division,
-// sqrt and transcendentals may be a few ulps off where the host's are
-// correctly rounded; Float16 and BFloat16 compute in float32 and may round
-// to the neighbouring value. Device sums of float types accumulate in
+// Device results equal host results exactly for integers, Copy, Fill,
+// Iota, the argument reductions and casts (bit for bit; a NaN's payload
+// may differ where the device converts between float32 and float64).
+// Float results are within (device_test.go's devTol) 1e-5 relative for
+// float32 and 1e-12 for float64, since OpenCL's division, sqrt and
+// transcendentals may be a few ulps off where the host's are correctly
+// rounded; Float16 and BFloat16 compute in float32 and may round to the
+// neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.
 // MatMul's tiling is per device (GemmConfigOf, SetGemmConfig; tuned by
 // bench/cmd/opsbench). Check with

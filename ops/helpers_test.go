@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 )
@@ -139,19 +140,22 @@ func gen[T array.Elem](r *rand.Rand, positive bool) func() T {
 	}
 }
 
-// same compares bit patterns, treating every NaN as equal.
+// same compares bit patterns (so -0 is not 0), treating every NaN as
+// equal.
 func same[T array.Elem](x, y T) bool {
-	if x == y {
-		return true
-	}
 	switch kindOf[T]() {
 	case kFloat:
-		return x != x && y != y
+		if x != x && y != y {
+			return true
+		}
 	case kHalf:
 		fx, fy := toF32(x), toF32(y)
-		return fx != fx && fy != fy
+		if fx != fx && fy != fy {
+			return true
+		}
 	}
-	return false
+	n := sizeOf[T]()
+	return string(unsafe.Slice((*byte)(unsafe.Pointer(&x)), n)) == string(unsafe.Slice((*byte)(unsafe.Pointer(&y)), n))
 }
 
 // mustPanicShape runs fn and checks that it panics with array.ErrShape

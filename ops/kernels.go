@@ -109,7 +109,7 @@ inline float h2f(ushort h) {
 }
 inline ushort f2h(float f) {
 	uint x = as_uint(f), s = (x >> 16) & 0x8000, ax = x & 0x7fffffffu;
-	if (ax > 0x7f800000u) return (ushort)(s | 0x7e00);
+	if (ax > 0x7f800000u) return (ushort)(s | 0x7e00 | ((ax >> 13) & 0x3ff)); // array.F16's NaN
 	if (ax >= 0x477ff000u) return (ushort)(s | 0x7c00);
 	if (ax < 0x38800000u) return (ushort)(s | (uint)rint(as_float(ax) * 16777216.0f));
 	uint r = ax + 0xfffu + ((ax >> 13) & 1u) - 0x38000000u;
@@ -443,21 +443,37 @@ __kernel void red_##name##_rows(__global long *d, __global const TS *a, nd_t so,
 ARG(argmin, BETTERMIN) ARG(argmax, BETTERMAX)
 `
 
-// clCast converts between two element types (prefix D and S); see
-// castDevice for which pairs run here.
+// clCast converts between two element types (prefix D and S) with
+// cast.go's rules. DMAXF is D's largest finite value where a saturating
+// cast clamps finite values (a narrower float type), else INFINITY;
+// Float16 and BFloat16 go through float, as on the host (a float64 is
+// rounded to float32 first).
 const clCast = `
+#if SISF && !DISF
+// float → integer wrapping: truncate, then keep the low bits of the value
+// modulo 2^64 (cast.go); fmod is exact. ±Inf → 0; the caller handles NaN.
+inline DS wrapf(SC x) {
+	if (isinf(x)) return (DS)0;
+	if (fabs(x) < (SC)0x1p63f) return (DS)(long)x;
+	SC m = fmod(x, (SC)0x1p64f);
+	return (DS)(ulong)(m < 0 ? m + (SC)0x1p64f : m);
+}
+#endif
 __kernel void cast_nd(__global DS *d, __global const SS *a, int sat, nd_t s) {
 	for (long i = get_global_id(0); i < s.n; i += get_global_size(0)) {
 		long o0, o1, o2; ND(i, s, o0, o1, o2);
 		SC x = SLD(a[o1]);
-#if DISF
-#if SISF && DHALF == 0 && SHALF == 0
+#if DISF && SISF
 		if (sat && !isinf(x) && !isnan(x)) x = clamp(x, (SC)-DMAXF, (SC)DMAXF);
-#endif
 		d[o0] = DST((DC)x);
+#elif DISF
+		// an integer rounds to D's compute type first, then clamps (cast.go)
+		DC y = (DC)x;
+		if (sat) y = clamp(y, (DC)-DMAXF, (DC)DMAXF);
+		d[o0] = DST(y);
 #elif SISF
 		// NaN → 0 as the host does; NVIDIA's convert_*_sat gives INT_MIN.
-		d[o0] = isnan(x) ? (DS)0 : CONVSAT(x);
+		d[o0] = isnan(x) ? (DS)0 : sat ? CONVSAT(x) : wrapf(x);
 #else
 		d[o0] = sat ? CONVSAT(x) : (DS)x;
 #endif

@@ -182,6 +182,17 @@ func (n *nest) merge() {
 	n.rank = w + 1
 }
 
+// offsetOf returns operand 0's element offset at flat point i of the
+// nest (dimension 0 fastest).
+func (n *nest) offsetOf(i int) int {
+	off := 0
+	for d := 0; d < n.rank; d++ {
+		off += i % n.ext[d] * n.str[0][d]
+		i /= n.ext[d]
+	}
+	return off
+}
+
 // rowFunc processes n points along dimension 0 starting at the element
 // offsets off (one per operand).
 type rowFunc func(j *job, n int, off *[maxOps]int)

@@ -460,15 +460,19 @@ func reduceAllValue[T array.Elem](op reduceOp, a *array.Array[T]) (T, error) {
 }
 
 func reduceAllArg[T array.Elem](op reduceOp, a *array.Array[T]) ([]int, error) {
-	r, _, err := reduceAll(op, a)
+	off, ok, err := deviceArgAll(op, a)
+	if !ok {
+		var r acc
+		r, _, err = reduceAll(op, a)
+		off = r.idx
+	}
 	if err != nil {
 		return nil, err
 	}
-	// r.idx is the element offset from the min corner; the strides of a
+	// off is the element offset from the min corner; the strides of a
 	// non-aliasing layout decompose it uniquely, largest first.
 	rank := a.Rank()
 	c := make([]int, rank)
-	off := r.idx
 	used := make([]bool, rank)
 	for range rank {
 		bi := -1

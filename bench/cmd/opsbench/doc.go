@@ -4,11 +4,11 @@
 // (8 bytes per element, read + write), SGEMM and DGEMM 4096 (TFLOP/s; the
 // tilings of ops.GemmConfig are measured and the best kept, as printed), a
 // tiny op's launch overhead against a bare kernel enqueue on the same
-// queue (µs, each followed by a sync), and a chain that mixes a Halide
-// stage with ops — brighter (halide/examples/brighter, OpenCL, uint8) →
-// cast to float32 → scale → sum on a 4096² image — resident on the device
-// and with a round trip through the host after every stage. Every figure
-// is checked for correctness as it is measured.
+// queue (µs, each followed by a sync). Every figure is checked for
+// correctness as it is measured. The chain that mixes a Halide stage with
+// ops (brighter → cast to float32 → scale → sum) is the residency
+// benchmark's: `residency -chain mixed`, compared with
+// `bench/torch_chain.py --chain mixed` (bench/h200.sh, STEPS=mixed).
 //
 // It prints a markdown table of ours, PyTorch's and the ratio of speeds
 // (ours / PyTorch, above 1 is faster) to stdout, progress to stderr.
@@ -29,5 +29,5 @@
 // best tiling it prints in ops' gemmNVIDIA32/gemmNVIDIA64). Locally on
 // PoCL, with small sizes:
 //
-//	POCL_CACHE_DIR=$PWD/.cache/pocl go run ./bench/cmd/opsbench -n 20 -gemm 256 -img 512 -time 50ms
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go run ./bench/cmd/opsbench -n 20 -gemm 256 -time 50ms
 package main

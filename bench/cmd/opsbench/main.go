@@ -13,7 +13,6 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/opencl"
-	"github.com/resident-go/resident/halide/examples/brighter"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -37,7 +36,6 @@ func main() {
 	torchFile := flag.String("torch", "", "PyTorch figures written by bench/torch_ops.py, compared in the table")
 	logN := flag.Int("n", 28, "log2 of the elements of the bandwidth benchmarks")
 	gemmN := flag.Int("gemm", 4096, "matrix size of SGEMM and DGEMM")
-	img := flag.Int("img", 4096, "side of the uint8 image of the mixed chain")
 	tune := flag.Bool("tune", true, "measure the SGEMM/DGEMM tilings and keep the best")
 	minTime := flag.Duration("time", 300*time.Millisecond, "minimum timed duration of each benchmark")
 	jsonOut := flag.String("json", "", "also write our figures as JSON to this file")
@@ -53,7 +51,6 @@ func main() {
 	b.try("sgemm", func() { b.gemm32(*gemmN, *tune) })
 	b.try("dgemm", func() { b.gemm64(*gemmN, *tune) })
 	b.try("launch", func() { b.launch() })
-	b.try("chain", func() { b.chain(*img) })
 
 	var torch map[string]float64
 	var torchInfo map[string]any
@@ -303,92 +300,6 @@ func (b *bench) launch() {
 	k.Release()
 	p.Release()
 	x.Close()
-}
-
-// chain: brighter (Halide, OpenCL, uint8) → cast to float32 → scale →
-// sum, on an n×n image. Resident: one upload before, one scalar read at
-// the end. Round trip: every stage's result comes home and goes back up.
-func (b *bench) chain(n int) {
-	in := array.New[uint8](n, n)
-	h, err := in.Host()
-	check(err)
-	for i := range h.Data() {
-		h.Data()[i] = uint8(i * 7)
-	}
-	br := array.New[uint8](n, n)
-	f := array.New[float32](n, n)
-	var want float64
-	for _, v := range h.Data() {
-		want += float64(min(int(v)+1, 255)) / 255
-	}
-	run := func(roundTrip bool) func() error {
-		return func() error {
-			// a fresh input on the host each time: the upload is part of it
-			in.SetHostDirty(true)
-			if err := ops.On(b.d, in, br, f); err != nil {
-				return err
-			}
-			if err := brighter.Brighter(in, 1, br); err != nil {
-				return err
-			}
-			if roundTrip {
-				if err := hop(b.d, br); err != nil {
-					return err
-				}
-			}
-			if err := ops.CastWrap(f, br); err != nil {
-				return err
-			}
-			if roundTrip {
-				if err := hop(b.d, f); err != nil {
-					return err
-				}
-			}
-			if err := ops.MulScalar(f, f, 1.0/255); err != nil {
-				return err
-			}
-			if roundTrip {
-				if err := hop(b.d, f); err != nil {
-					return err
-				}
-			}
-			s, err := ops.SumAll(f)
-			if err != nil {
-				return err
-			}
-			if math.Abs(float64(s)-want) > 1e-3*want {
-				return fmt.Errorf("chain sum %v, want %v", s, want)
-			}
-			return nil
-		}
-	}
-	check(run(false)()) // first run: builds, first uploads
-	before := b.d.Stats()
-	check(run(false)())
-	st := b.d.Stats().Sub(before)
-	t := b.timeIt(run(false))
-	b.add(result{Key: "chain_resident_ms", Name: fmt.Sprintf("chain %d² resident", n), Unit: "ms", Value: t * 1e3,
-		Note: fmt.Sprintf("(per run: %d H2D, %d D2H, %d D2D)", st.H2DCalls, st.D2HCalls, st.D2DCalls)})
-	check(run(true)())
-	before = b.d.Stats()
-	check(run(true)())
-	st = b.d.Stats().Sub(before)
-	t = b.timeIt(run(true))
-	b.add(result{Key: "chain_roundtrip_ms", Name: fmt.Sprintf("chain %d² round trip", n), Unit: "ms", Value: t * 1e3,
-		Note: fmt.Sprintf("(per run: %d H2D, %d D2H, %d D2D)", st.H2DCalls, st.D2HCalls, st.D2DCalls)})
-	in.Close()
-	br.Close()
-	f.Close()
-}
-
-// hop brings x home and sends it back up: the round trip a host-side
-// stage in between would cost.
-func hop[T array.Elem](d *opencl.Device, x *array.Array[T]) error {
-	if err := x.CopyToHost(); err != nil {
-		return err
-	}
-	x.SetHostDirty(true)
-	return ops.On(d, x)
 }
 
 // table prints our figures, PyTorch's and the ratio of speeds (ours /

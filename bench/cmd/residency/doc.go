@@ -1,9 +1,18 @@
-// Command residency runs the GPU-residency benchmark: a chain of Halide
-// brighter stages over one uint8 image, resident on the device, round trip
-// through the host at every stage, and with explicit sync points, with Go
-// and pinned host memory. It prints a markdown table and writes NAME.md,
-// NAME.csv, NAME.json and NAME.png (time against stages) under -out.
+// Command residency runs the GPU-residency benchmark: a chain of stages
+// over one uint8 image, resident on the device, round trip through the
+// host at every stage, and with explicit sync points, with Go and pinned
+// host memory. It prints a markdown table and writes NAME.md, NAME.csv,
+// NAME.json and NAME.png (time against stages) under -out.
+//
+// -chain picks the chain: brighter (default), -stages × the Halide
+// brighter stage on uint8; or mixed, a Halide stage followed by ops —
+// brighter → cast to float32 → × -scale → sum — where resident mode
+// uploads the image once and only the 4-byte sum comes back. The sum is
+// checked against a float64 host computation within bench.SumTol
+// (relative).
 //
 //	go run ./bench/cmd/residency -out bench/out
+//	go run ./bench/cmd/residency -chain mixed -out bench/out -name mixed
 //	bin/residency -platform NVIDIA -torch torch.json -out $OUT
+//	bin/residency -platform NVIDIA -chain mixed -torch torch-mixed.json -out $OUT -name h200-mixed
 package main

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -18,8 +19,10 @@ type options struct {
 	platform      string // OpenCL platform name substring
 	devType       string // OpenCL device type
 	width, height int
+	chain         string // "brighter" or "mixed"
 	stages        int
 	k             int
+	scale         float64 // the mixed chain's scale
 	modes         []bench.Mode
 	memories      []bench.Memory // nil: the device's default
 	sync          []int          // nil: bench's default
@@ -33,6 +36,9 @@ type options struct {
 
 const maxStages = 64
 
+// mixedStages is the length of the mixed chain: brighter, cast, scale, sum.
+const mixedStages = 4
+
 // parseFlags reads args (without the program name). A bad flag is an
 // error that says what is allowed; -h returns flag.ErrHelp.
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -43,8 +49,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.platform, "platform", "", "OpenCL platform name substring, e.g. NVIDIA or Portable (default $HL_OCL_PLATFORM_NAME, else any)")
 	fs.StringVar(&o.devType, "type", "", "OpenCL device type: gpu, cpu, acc, all (default $HL_OCL_DEVICE_TYPE, else the first GPU, else the first CPU)")
 	size := fs.String("size", "4096", "image size: N (N×N) or WxH")
-	fs.IntVar(&o.stages, "stages", 8, fmt.Sprintf("stages in the chain, 1…%d", maxStages))
+	fs.StringVar(&o.chain, "chain", "brighter", "the chain: brighter (-stages × the Halide brighter stage, uint8) or mixed (brighter → cast to float32 → scale → sum: a Halide stage, then ops)")
+	fs.IntVar(&o.stages, "stages", 8, fmt.Sprintf("stages in the brighter chain, 1…%d (the mixed chain has %d)", maxStages, mixedStages))
 	fs.IntVar(&o.k, "k", 1, "what each brighter stage adds (saturating), 0…255")
+	fs.Float64Var(&o.scale, "scale", bench.DefaultScale, "what the mixed chain's scale stage multiplies by (as a float32)")
 	elem := fs.String("elem", "uint8", "element type; only uint8 (the brighter pipeline's type)")
 	modes := fs.String("modes", "resident,roundtrip,explicit", "comma-separated modes: resident, roundtrip, explicit")
 	mems := fs.String("memory", "", "comma-separated host memory kinds: go, pinned (default both where the device has pinned memory)")
@@ -65,6 +73,24 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch o.chain {
+	case "brighter":
+		if set["scale"] {
+			bad("-scale is the mixed chain's: use it with -chain mixed")
+		}
+	case "mixed":
+		if set["stages"] && o.stages != mixedStages {
+			bad("-stages %d: the mixed chain has %d stages (brighter, cast_f32, scale, sum); leave -stages out", o.stages, mixedStages)
+		}
+		o.stages = mixedStages
+		if s := float32(o.scale); math.IsInf(float64(s), 0) || math.IsNaN(o.scale) {
+			bad("-scale %g: want a finite float32", o.scale)
+		}
+	default:
+		bad("-chain %q: want brighter or mixed", o.chain)
+	}
 	switch o.device {
 	case "opencl":
 		if o.devType != "" {
@@ -91,7 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		bad("-k %d: want 0…255 (a uint8)", o.k)
 	}
 	if *elem != "uint8" {
-		bad("-elem %q: only uint8 is supported (the brighter pipeline is uint8; there is no pipeline for other types yet)", *elem)
+		bad("-elem %q: only uint8 is supported (the brighter pipeline is uint8; there is no pipeline for other types yet; -chain mixed goes on to float32)", *elem)
 	}
 	for _, s := range splitList(*modes) {
 		m, err := bench.ParseMode(s)

@@ -18,7 +18,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.device != "opencl" || o.width != 4096 || o.height != 4096 || o.stages != 8 || o.k != 1 ||
+	if o.device != "opencl" || o.width != 4096 || o.height != 4096 || o.chain != "brighter" || o.stages != 8 || o.k != 1 ||
 		len(o.modes) != 3 || o.memories != nil || o.sync != nil || !o.ladder || o.out != "bench/out" {
 		t.Errorf("defaults %+v: want the lesson-10 chain, 8 × brighter on 4096² into bench/out", o)
 	}
@@ -28,6 +28,22 @@ func TestParseFlagsDefaults(t *testing.T) {
 	}
 	if o.width != 640 || o.height != 480 || len(o.modes) != 2 || o.modes[1] != bench.Explicit || len(o.sync) != 2 || o.reps != 2 {
 		t.Errorf("parsed %+v", o)
+	}
+	// The mixed chain has 4 stages, so -sync indices up to 3 are allowed.
+	for _, args := range []string{"-chain mixed -sync 2", "-chain mixed -stages 4 -scale 0.5 -sync 2"} {
+		o, err = parseFlags(strings.Fields(args), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.chain != "mixed" || o.stages != 4 || len(o.sync) != 1 {
+			t.Errorf("%s: parsed %+v", args, o)
+		}
+	}
+	if o.scale != 0.5 {
+		t.Errorf("-scale 0.5: scale %g", o.scale)
+	}
+	if o, _ := parseFlags([]string{"-chain", "mixed"}, io.Discard); o.scale != bench.DefaultScale {
+		t.Errorf("-chain mixed: scale %g, want bench.DefaultScale", o.scale)
 	}
 }
 
@@ -41,6 +57,11 @@ func TestParseFlagsRejects(t *testing.T) {
 		{"-stages 0", "-stages 0: want 1…64"},
 		{"-stages 65", "want 1…64"},
 		{"-k 256", "want 0…255"},
+		{"-chain fast", `-chain "fast": want brighter or mixed`},
+		{"-chain mixed -stages 8", "-stages 8: the mixed chain has 4 stages"},
+		{"-chain mixed -sync 4", "want stage indices 0…3"},
+		{"-chain mixed -scale 1e39", "-scale 1e+39: want a finite float32"},
+		{"-scale 2", "-scale is the mixed chain's: use it with -chain mixed"},
 		{"-elem float32", `-elem "float32": only uint8 is supported`},
 		{"-modes resident,fast", `unknown mode "fast": want resident, roundtrip or explicit`},
 		{"-modes ,", "-modes is empty"},
@@ -85,6 +106,33 @@ func TestRunSim(t *testing.T) {
 	for _, ext := range []string{".md", ".csv", ".json", ".png"} {
 		if st, err := os.Stat(filepath.Join(dir, "t"+ext)); err != nil || st.Size() == 0 {
 			t.Errorf("t%s: %v", ext, err)
+		}
+	}
+}
+
+// -chain mixed on the sim device: the same table, with PyTorch's mixed
+// chain compared when -torch names its JSON.
+func TestRunSimMixed(t *testing.T) {
+	dir := t.TempDir()
+	torch := filepath.Join(dir, "torch.json")
+	js := `{"device": "fake GPU", "torch": "2.11", "chain": "mixed", "width": 64, "height": 32, "stages": 4, "reps": 5,
+	  "results": [{"mode": "resident", "memory": "pageable", "stages": 4, "median_ms": 1}]}`
+	if err := os.WriteFile(torch, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parseFlags(strings.Fields("-device sim -chain mixed -size 64x32 -iters 2 -q -torch "+torch), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.out = ""
+	var stdout, stderr bytes.Buffer
+	if err := run(o, "residency -device sim -chain mixed", &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"sim_brighter → sim_cast_f32 → sim_scale → sim_sum (4 stages)", "| roundtrip | go | 4 |", "| explicit (sync 1) | pinned | 4 |",
+		"same chain: saturating +k → float32 → × scale → sum", "| resident | go / pageable |"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/resident-go/resident/bench"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
 )
@@ -50,13 +51,18 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	var stage bench.Stage
 	cpu := true
+	mixed := o.chain == "mixed"
 	switch o.device {
 	case "sim":
 		d := sim.New("bench", 0)
 		defer d.Close()
-		cfg.Device, stage = d, bench.SimBrighter(d, uint8(o.k))
+		cfg.Device = d
+		if mixed {
+			cfg.Stages = bench.SimMixed(d, uint8(o.k), float32(o.scale))
+		} else {
+			cfg.Stages = bench.Repeat(bench.SimBrighter(d, uint8(o.k)), o.stages)
+		}
 	default:
 		// The Halide runtime shares opencl.Default(), which reads these.
 		if o.platform != "" {
@@ -65,11 +71,19 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 		if o.devType != "" {
 			os.Setenv(opencl.EnvDeviceType, o.devType)
 		}
-		s, dev, err := bench.Brighter(uint8(o.k))
+		var dev device.Device
+		var err error
+		if mixed {
+			cfg.Stages, dev, err = bench.Mixed(uint8(o.k), float32(o.scale))
+		} else {
+			var s bench.Stage
+			s, dev, err = bench.Brighter(uint8(o.k))
+			cfg.Stages = bench.Repeat(s, o.stages)
+		}
 		if err != nil {
 			return err
 		}
-		cfg.Device, stage = dev, s
+		cfg.Device = dev
 		if d, ok := dev.(*opencl.Device); ok {
 			cpu = d.Info().Type()&opencl.DeviceGPU == 0
 		}
@@ -80,10 +94,17 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 			cfg.Reps = 7
 		}
 	}
-	cfg.Stages = bench.Repeat(stage, o.stages)
 	if !o.quiet {
 		cfg.Progress = bench.LineProgress(stderr)
-		fmt.Fprintf(stderr, "residency: %s, %d × %s on %d×%d uint8, %d repetitions\n", cfg.Device.Name(), o.stages, stage.Name, o.width, o.height, cfg.Reps)
+		chain := fmt.Sprintf("%d × %s", o.stages, cfg.Stages[0].Name)
+		if mixed {
+			var names []string
+			for _, s := range cfg.Stages {
+				names = append(names, s.Name)
+			}
+			chain = strings.Join(names, " → ")
+		}
+		fmt.Fprintf(stderr, "residency: %s, %s on %d×%d uint8, %d repetitions\n", cfg.Device.Name(), chain, o.width, o.height, cfg.Reps)
 	}
 	rep, err := bench.Run(cfg)
 	if err != nil {
