@@ -57,7 +57,9 @@ func TestView(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := []int32{}
-			iterate(v.Dims(), func(c []int) { got = append(got, h.At(c...)) })
+			for x := range h.Values() {
+				got = append(got, x)
+			}
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
@@ -76,30 +78,6 @@ func seq(lo, hi int32) []int32 {
 		s = append(s, i)
 	}
 	return s
-}
-
-// iterate calls fn with every coordinate of dims, dimension 0 fastest.
-func iterate(dims []Dim, fn func(c []int)) {
-	c := make([]int, len(dims))
-	for i, d := range dims {
-		if d.Extent == 0 {
-			return
-		}
-		c[i] = d.Min
-	}
-	for {
-		fn(c)
-		k := 0
-		for ; k < len(dims); k++ {
-			if c[k]++; c[k] < dims[k].Min+dims[k].Extent {
-				break
-			}
-			c[k] = dims[k].Min
-		}
-		if k == len(dims) {
-			return
-		}
-	}
 }
 
 // FuzzView feeds View an offset and dims anywhere in int64 over a crop of
@@ -132,11 +110,7 @@ func FuzzView(f *testing.F) {
 		inA := a.raw.box(nil)
 		seen := map[int]bool{}
 		pos := make([]int, 3)
-		iterate(v.Dims(), func(c []int) {
-			i := v.raw.off
-			for k, d := range v.Dims() {
-				i += (c[k] - d.Min) * d.Stride
-			}
+		v.raw.forEachIndex(func(i int) {
 			if i < 0 || i >= len(a.data) || seen[i] {
 				t.Fatalf("view %v at %d: storage index %d outside or repeated", v.Dims(), v.raw.off, i)
 			}

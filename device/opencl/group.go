@@ -80,3 +80,32 @@ func OpenGroup(o Options, ids ...DeviceID) ([]*Device, error) {
 	}
 	return devs, nil
 }
+
+// ErrCannotSplit is wrapped by Split's error when the device has no
+// sub-devices of the size asked for (most GPUs), or there is none.
+var ErrCannotSplit = errors.New("opencl: the device cannot be split")
+
+// Split opens the device Open(o) would choose as parts Devices of one
+// context, each with an equal share of its compute units (SubDevices,
+// then OpenGroup): several devices on one CPU, for tests and benchmarks
+// of placement.
+func Split(o Options, parts int) ([]*Device, error) {
+	_, id, err := Choose(o)
+	if err != nil {
+		return nil, fmt.Errorf("%w: no device: %w", ErrCannotSplit, err)
+	}
+	subs, err := id.SubDevices(max(id.MaxComputeUnits()/max(parts, 1), 1))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCannotSplit, err)
+	}
+	if len(subs) < parts {
+		for _, s := range subs {
+			clReleaseDevice(s.id)
+		}
+		return nil, fmt.Errorf("%w: %s splits into %d devices, not %d", ErrCannotSplit, id.Name(), len(subs), parts)
+	}
+	for _, s := range subs[parts:] {
+		clReleaseDevice(s.id)
+	}
+	return OpenGroup(o, subs[:parts]...)
+}

@@ -2,6 +2,7 @@ package opencl_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/resident-go/resident/device"
@@ -12,15 +13,10 @@ import (
 // (PoCL's in CI). It skips where the device cannot be split.
 func splitDevices(t *testing.T) (*opencl.Device, *opencl.Device) {
 	t.Helper()
-	_, id, err := opencl.Choose(opencl.Options{Type: opencl.DeviceCPU})
-	if err != nil {
-		t.Skipf("no OpenCL CPU device: %v", err)
+	devs, err := opencl.Split(opencl.Options{Type: opencl.DeviceCPU}, 2)
+	if errors.Is(err, opencl.ErrCannotSplit) {
+		t.Skip(err)
 	}
-	subs, err := id.SubDevices(max(id.MaxComputeUnits()/2, 1))
-	if err != nil || len(subs) < 2 {
-		t.Skipf("%s does not split in two: %v", id.Name(), err)
-	}
-	devs, err := opencl.OpenGroup(opencl.Options{}, subs[:2]...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package opencl
 
 import (
 	"fmt"
-	"os"
 )
 
 // Wrap makes a Device over a cl_context and in-order cl_command_queue the
@@ -46,15 +45,7 @@ func Wrap(context, queue uintptr, o Options) (*Device, error) {
 		release(kindContext, context)
 		return nil, err
 	}
-	if os.Getenv(EnvVerbose) == "1" {
-		o.Verbose = true
-	}
-	if o.StagingChunk <= 0 {
-		o.StagingChunk = defaultChunk
-	}
-	if o.StagingMin <= 0 {
-		o.StagingMin = defaultStagingMin
-	}
+	o.defaults()
 	id := DeviceID{uintptr(dev)}
 	ctx := &Context{h: context, devices: []DeviceID{id}}
 	q := &CommandQueue{h: queue, dev: id}

@@ -54,6 +54,16 @@ func FromDense[T array.Elem](d *tensor.Dense) (*array.Array[T], error) {
 	if !d.IsNativelyAccessible() {
 		return nil, fmt.Errorf("%w: the Dense's memory is not host memory (engine %T): copy it to host first", ErrLayout, d.Engine())
 	}
+	a, err := array.Wrap(elems[T](d), Dims(d))
+	if err != nil {
+		return nil, fmt.Errorf("%w: Dense shape %v strides %v over %d elements: %v", ErrLayout, d.Shape(), d.Strides(), d.DataSize(), err)
+	}
+	return a, nil
+}
+
+// Dims is d's layout as Array dims: shape and strides reversed (dimension
+// 0 is d's last axis), none for a scalar.
+func Dims(d *tensor.Dense) []array.Dim {
 	shape, strides := d.Shape(), d.Strides()
 	n := len(shape)
 	if d.IsScalar() {
@@ -63,11 +73,7 @@ func FromDense[T array.Elem](d *tensor.Dense) (*array.Array[T], error) {
 	for k := range dims {
 		dims[k] = array.Dim{Extent: shape[n-1-k], Stride: strides[n-1-k]}
 	}
-	a, err := array.Wrap(elems[T](d), dims)
-	if err != nil {
-		return nil, fmt.Errorf("%w: Dense shape %v strides %v over %d elements: %v", ErrLayout, shape, strides, d.DataSize(), err)
-	}
-	return a, nil
+	return dims
 }
 
 // elems is d's backing memory from its first element, as a []T.

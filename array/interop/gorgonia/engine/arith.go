@@ -332,7 +332,17 @@ var reduceFns = all(reduceT[float32], reduceT[float64], reduceT[int8], reduceT[i
 // reduceT reduces a along the given axes (all when none), one ops call per
 // axis, outermost first; the last writes the result Dense.
 func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int) (tensor.Tensor, error) {
-	fn := map[string]func(dst, a *array.Array[T], dim int) error{"Sum": ops.Sum[T], "Prod": ops.Prod[T], "Max": ops.Max[T], "Min": ops.Min[T]}[name]
+	var fn func(dst, a *array.Array[T], dim int) error
+	switch name {
+	case "Sum":
+		fn = ops.Sum[T]
+	case "Prod":
+		fn = ops.Prod[T]
+	case "Max":
+		fn = ops.Max[T]
+	default:
+		fn = ops.Min[T]
+	}
 	rank := a.Dims()
 	if a.IsScalar() {
 		rank = 0

@@ -43,12 +43,14 @@ type holdings struct {
 type block struct {
 	start, size uintptr
 	hb          device.HostBlock
-	skip        int          // bytes of hb before start
-	root        array.Buffer // nil until typed; it then owns hb
-	close       func() error
-	host        func() error                // sync home and mark host-written (typed)
-	fill0       func(p, n uintptr) error    // zero [p, p+n) where it lives (typed)
-	copyFrom    func(dst, src memory) error // copy within the engine (typed)
+	skip        int // bytes of hb before start
+	root        interface {
+		Raw() *array.Raw
+		Close() error
+	} // nil until typed; it then owns hb
+	host     func() error                // sync home and mark host-written (typed)
+	fill0    func(p, n uintptr) error    // zero [p, p+n) where it lives (typed)
+	copyFrom func(dst, src memory) error // copy within the engine (typed)
 }
 
 // New returns an engine whose memory lives on dev. Close it when done
@@ -79,8 +81,8 @@ func (h *holdings) close() error {
 }
 
 func (b *block) free() error {
-	if b.close != nil {
-		return b.close()
+	if b.root != nil {
+		return b.root.Close()
 	}
 	return b.hb.Free()
 }
@@ -192,7 +194,7 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		b.root, b.close = r, r.Close
+		b.root = r
 		b.host = func() error { _, err := r.Host(); return err }
 		b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
 		b.copyFrom = func(dst, src memory) error { return copyRange[T](h, dst, src) }

@@ -73,15 +73,7 @@ func viewOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error)
 	if d.IsMasked() {
 		return nil, fmt.Errorf("%w: the Dense is masked and an Array has no mask: d.ResetMask() first", gorgonia.ErrLayout)
 	}
-	var dims []array.Dim
-	if !d.IsScalar() {
-		shape, strides := d.Shape(), d.Strides()
-		n := len(shape)
-		dims = make([]array.Dim, n)
-		for k := range dims {
-			dims[k] = array.Dim{Extent: shape[n-1-k], Stride: strides[n-1-k]}
-		}
-	}
+	dims := gorgonia.Dims(d)
 	size := uintptr(unsafe.Sizeof(*new(T)))
 	b := h.find(d.Uintptr(), d.MemSize())
 	if b == nil {
