@@ -58,14 +58,14 @@ func (r *Raw) syncDevice(d device.Device) error {
 
 // ensureAlloc gives the storage its allocation on d; the caller holds
 // st.mu. Data on another device is an error: moving it is the caller's
-// decision (DeviceFree, then CopyToDevice).
+// decision (MoveTo).
 func (st *storage) ensureAlloc(d device.Device) error {
 	if d == nil {
 		return fmt.Errorf("array: no device given")
 	}
 	if st.hasAlloc.Load() {
 		if cur := st.res.dev; cur != d {
-			return fmt.Errorf("array: the Array lives on %s, not %s: move it explicitly (DeviceFree, then CopyToDevice): %w", cur.Name(), d.Name(), device.ErrForeign)
+			return fmt.Errorf("array: the Array lives on %s, not %s: move it explicitly with MoveTo: %w", cur.Name(), d.Name(), device.ErrForeign)
 		}
 		return nil
 	}

@@ -352,3 +352,35 @@ func TestNewOver(t *testing.T) {
 type offsetBlock struct{ device.HostBlock }
 
 func (o offsetBlock) Bytes() []byte { return o.HostBlock.Bytes()[1:] }
+
+// TestZeroDResidency: a 0-D Array's one element follows the same dirty
+// rules as any other; its device writes once went unrecorded (an empty
+// box), so reads returned the stale host value.
+func TestZeroDResidency(t *testing.T) {
+	d := sim.New("test", 0)
+	a := array.New[uint16]()
+	h, _ := a.Host()
+	h.Set(3)
+	if err := a.CopyToDevice(d); err != nil {
+		t.Fatal(err)
+	}
+	deviceWrite(t, d, a, fill(7), false)
+	if !a.DeviceDirty() || a.HostDirty() {
+		t.Fatalf("after a device write: device-dirty %v, host-dirty %v", a.DeviceDirty(), a.HostDirty())
+	}
+	if got := hostAt(t, a); got != 7 {
+		t.Fatalf("host read after a device write = %d, want 7", got)
+	}
+	h, _ = a.Host()
+	h.Set(9)
+	if got, err := deviceRead(t, d, a); err != nil || len(got) != 1 || got[0] != 9 {
+		t.Fatalf("device read after a host write = %v, %v; want [9]", got, err)
+	}
+	deviceWrite(t, d, a, fill(11), false)
+	if _, err := a.MoveTo(sim.New("other", 0)); err != nil {
+		t.Fatal(err)
+	}
+	if got := hostAt(t, a); got != 11 {
+		t.Fatalf("host read after MoveTo = %d, want 11", got)
+	}
+}

@@ -56,6 +56,11 @@ type resources struct {
 }
 
 func newStorage(base unsafe.Pointer, elems, esize int, dims []Dim, hostOnly bool) *storage {
+	if len(dims) == 0 {
+		// A 0-D root's one element is a box of one dimension: an empty
+		// box would mean no element, and its writes would go unrecorded.
+		dims = []Dim{{Extent: 1, Stride: 1}}
+	}
 	st := &storage{base: base, elems: elems, esize: esize, rdims: dims, byStride: sortedByStride(dims), hostOnly: hostOnly, res: &resources{}}
 	runtime.AddCleanup(st, func(r *resources) { r.free() }, st.res)
 	return st

@@ -23,9 +23,7 @@ func ImageOut[T Real]() Output {
 	return Output{typ: array.TypeOf[T](), alloc: allocBuffer[T]}
 }
 
-// ScalarOut is a scalar of T: a 1-D Array of one element. (Not 0-D: the
-// residency state of a 0-D Array does not record device writes yet, so
-// its device result would never come home.)
+// ScalarOut is a scalar of T: a 0-D Array.
 func ScalarOut[T Real]() Output {
 	return Output{typ: array.TypeOf[T](), scalar: true, alloc: allocBuffer[T]}
 }
@@ -74,7 +72,7 @@ func (o Output) new(ha device.HostAllocator, w, h int) (buffer, error) {
 	}
 	ext := []int{w, h}
 	if o.scalar {
-		ext = []int{1}
+		ext = nil
 	}
 	return alloc(ha, ext)
 }

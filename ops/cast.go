@@ -27,6 +27,13 @@ func CastSaturate[D, S array.Elem](dst *array.Array[D], src *array.Array[S]) err
 	return cast(dst, src, true)
 }
 
+func castName(sat bool) string {
+	if sat {
+		return "CastSaturate"
+	}
+	return "CastWrap"
+}
+
 func cast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) error {
 	if ok, err := deviceCast(dst, src, sat); ok {
 		return err

@@ -46,18 +46,20 @@ func On(d *opencl.Device, xs ...array.Buffer) error {
 // inputs are scalars.
 //
 // The rule (documented in doc.go): operands are dst and the input Arrays.
-// Host-only Arrays (FromSlice, Wrap) and Arrays on a non-OpenCL device keep
-// the op on the host. Otherwise, when every operand with an allocation has
-// it on one OpenCL device D, the op runs on D if some operand is
-// device-dirty there, or if every input Array is current on D (allocated
-// there, not host-dirty; with no input Arrays, dst): no copy is needed
-// then, since dst is overwritten. Operands on different devices run the op
-// on the host.
-func placement(dst *array.Raw, ins ...*array.Raw) *opencl.Device {
-	if dst != nil && (dst.Len() == 0 || dst.HostOnly()) {
-		return nil
+// Operands allocated on two different devices are an error wrapping
+// device.ErrForeign that names Array.MoveTo: no copy between devices is
+// ever made silently. Host-only Arrays (FromSlice, Wrap) and Arrays on a
+// non-OpenCL device keep the op on the host. Otherwise, with every
+// allocated operand on one OpenCL device D, the op runs on D if some
+// operand is device-dirty there, or if every input Array is current on D
+// (allocated there, not host-dirty; with no input Arrays, dst): no copy is
+// needed then, since dst is overwritten.
+func placement(op string, dst *array.Raw, ins ...*array.Raw) (*opencl.Device, error) {
+	if dst != nil && dst.Len() == 0 {
+		return nil, nil
 	}
 	var dev device.Device
+	hostOnly := false
 	dirty, current, inputs := false, true, false
 	for i := -1; i < len(ins); i++ {
 		r := dst
@@ -68,7 +70,8 @@ func placement(dst *array.Raw, ins ...*array.Raw) *opencl.Device {
 			continue
 		}
 		if r.HostOnly() {
-			return nil
+			hostOnly = true
+			continue
 		}
 		inputs = inputs || i >= 0
 		d := r.Device()
@@ -79,7 +82,8 @@ func placement(dst *array.Raw, ins ...*array.Raw) *opencl.Device {
 			continue
 		}
 		if dev != nil && d != dev {
-			return nil
+			return nil, fmt.Errorf("ops.%s: operands live on %s and on %s: move one with Array.MoveTo first: %w",
+				op, dev.Name(), d.Name(), device.ErrForeign)
 		}
 		dev = d
 		if r.DeviceDirty() {
@@ -93,10 +97,10 @@ func placement(dst *array.Raw, ins ...*array.Raw) *opencl.Device {
 		current = false
 	}
 	cl, ok := dev.(*opencl.Device)
-	if !ok || cl.Closed() || !(dirty || current) {
-		return nil
+	if hostOnly || !ok || cl.Closed() || !(dirty || current) {
+		return nil, nil
 	}
-	return cl
+	return cl, nil
 }
 
 func rawOf[T array.Elem](a *array.Array[T]) *array.Raw {
@@ -120,9 +124,13 @@ type devState struct {
 	progs map[progKey]*clProgram
 	gemm  map[int]GemmConfig // by element size
 	// scratch: partials of reductions; the queue is in order, so the next
-	// op may reuse it while the previous one still runs.
-	scratch  [2]device.Allocation
-	scratchN [2]int
+	// op may reuse it while the previous one still runs. scratchMu is held
+	// from a reduction's first enqueue to its last (to the read of the
+	// result, for the *All forms), so that concurrent reductions do not
+	// interleave their passes over it.
+	scratchMu sync.Mutex
+	scratch   [2]device.Allocation
+	scratchN  [2]int
 }
 
 // clProgram is one built program and its kernels. Kernel arguments are set

@@ -370,6 +370,15 @@ func runArgReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem,
 	return s.launch(p, "red_"+name+"_fin", []int{s.items(m)}, s.local, dmem, so.bytes(), part, idx, int64(G), int64(base))
 }
 
+// reduceInto enqueues the reduction op; the caller holds s.scratchMu,
+// since the partials pass through the device's scratch buffers.
+func reduceInto[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so, sr *ndArg, base int) error {
+	if op == redArgMin || op == redArgMax {
+		return runArgReduce[T](s, op, dmem, amem, so, sr, base)
+	}
+	return runReduce[T](s, op, dmem, amem, so, sr)
+}
+
 func reduceDevice[D, T array.Elem](d *opencl.Device, op reduceOp, dst0 *array.Array[D], a *array.Array[T], dim int) (bool, error) {
 	if op == redArgMin || op == redArgMax {
 		di, ok := any(dst0).(*array.Array[int64])
@@ -439,11 +448,9 @@ func reduceDim[D, T array.Elem](d *opencl.Device, op reduceOp, dst *array.Array[
 		return true, err
 	}
 	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
-	if op == redArgMin || op == redArgMax {
-		err = runArgReduce[T](s, op, mems[0], mems[1], &so, &sr, rd.Min)
-	} else {
-		err = runReduce[T](s, op, mems[0], mems[1], &so, &sr)
-	}
+	s.scratchMu.Lock()
+	err = reduceInto[T](s, op, mems[0], mems[1], &so, &sr, rd.Min)
+	s.scratchMu.Unlock()
 	if err != nil {
 		return true, err
 	}
@@ -478,17 +485,14 @@ func reduceAllDevice[T array.Elem](d *opencl.Device, op reduceOp, a *array.Array
 	so.off[1] = int64(offs[1])
 	G, _ := s.reducePlan(1, int(sr.n))
 	resOff := (G*8 + 127) / 128 * 128
+	s.scratchMu.Lock() // until the result is read: the scratch holds it
+	defer s.scratchMu.Unlock()
 	scr, err := s.scratchFor(0, resOff+128)
 	if err != nil {
 		return true, err
 	}
 	so.off[0] = int64(resOff / len(out)) // after the partials
-	if op == redArgMin || op == redArgMax {
-		err = runArgReduce[T](s, op, scr, mems[1], &so, &sr, 0)
-	} else {
-		err = runReduce[T](s, op, scr, mems[1], &so, &sr)
-	}
-	if err != nil {
+	if err := reduceInto[T](s, op, scr, mems[1], &so, &sr, 0); err != nil {
 		return true, err
 	}
 	buf := opencl.WrapBuffer(uintptr(scr), resOff+128)
@@ -613,56 +617,89 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 // device, runs the op there (ok) or reports that the host must (not ok).
 
 func deviceBinary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
-	if d := placement(rawOf(dst), rawOf(a), rawOf(b)); d != nil {
+	d, err := placement(op.String(), rawOf(dst), rawOf(a), rawOf(b))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return binaryDevice(d, op, dst, a, b, sa, sb)
 	}
 	return false, nil
 }
 
 func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error) {
-	if d := placement(rawOf(dst), rawOf(a)); d != nil {
+	d, err := placement(op.String(), rawOf(dst), rawOf(a))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return unaryDevice(d, op, dst, a)
 	}
 	return false, nil
 }
 
 func deviceCopy[T array.Elem](dst, src *array.Array[T]) (bool, error) {
-	if d := placement(rawOf(dst), rawOf(src)); d != nil {
+	d, err := placement("Copy", rawOf(dst), rawOf(src))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return copyDevice(d, dst, src)
 	}
 	return false, nil
 }
 
 func deviceFill[T array.Elem](dst *array.Array[T], x T) (bool, error) {
-	if d := placement(rawOf(dst)); d != nil {
+	d, err := placement("Fill", rawOf(dst))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return fillDevice(d, dst, x)
 	}
 	return false, nil
 }
 
 func deviceIota[T array.Elem](dst *array.Array[T], dim int) (bool, error) {
-	if d := placement(rawOf(dst)); d != nil {
+	d, err := placement("Iota", rawOf(dst))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return iotaDevice(d, dst, dim)
 	}
 	return false, nil
 }
 
 func deviceCast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
-	if d := placement(rawOf(dst), rawOf(src)); d != nil {
+	d, err := placement(castName(sat), rawOf(dst), rawOf(src))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return castDevice(d, dst, src, sat)
 	}
 	return false, nil
 }
 
 func deviceReduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) (bool, error) {
-	if d := placement(rawOf(dst), rawOf(a)); d != nil {
+	d, err := placement(reduceNames[op], rawOf(dst), rawOf(a))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return reduceDevice(d, op, dst, a, dim)
 	}
 	return false, nil
 }
 
 func deviceReduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (T, bool, error) {
-	if d := placement(nil, rawOf(a)); d != nil {
+	d, err := placement(reduceAllNames[op], nil, rawOf(a))
+	if err != nil {
+		var z T
+		return z, true, err
+	}
+	if d != nil {
 		var n nest
 		var v T // escapes into the read: here, so the host path allocates nothing
 		ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&v)), sizeOf[T]()))
@@ -677,7 +714,11 @@ func deviceReduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (T, bool, err
 // reduceAll. The kernels keep the first extreme (NaN first) in the order
 // of the host's nest, so both pick the same element.
 func deviceArgAll[T array.Elem](op reduceOp, a *array.Array[T]) (int, bool, error) {
-	if d := placement(nil, rawOf(a)); d != nil {
+	d, err := placement(reduceAllNames[op], nil, rawOf(a))
+	if err != nil {
+		return 0, true, err
+	}
+	if d != nil {
 		var n nest
 		var i int64
 		ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&i)), 8))
@@ -690,7 +731,11 @@ func deviceArgAll[T array.Elem](op reduceOp, a *array.Array[T]) (int, bool, erro
 }
 
 func deviceMatMul[T Float](dst, a, b *array.Array[T]) (bool, error) {
-	if d := placement(rawOf(dst), rawOf(a), rawOf(b)); d != nil {
+	d, err := placement("MatMul", rawOf(dst), rawOf(a), rawOf(b))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return matmulDevice(d, dst, a, b)
 	}
 	return false, nil
@@ -741,7 +786,11 @@ func compareDevice[T array.Elem](d *opencl.Device, op CmpOp, dst *array.Array[ui
 }
 
 func deviceCompare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], sb T) (bool, error) {
-	if d := placement(rawOf(dst), rawOf(a), rawOf(b)); d != nil {
+	d, err := placement(op.String(), rawOf(dst), rawOf(a), rawOf(b))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return compareDevice(d, op, dst, a, b, sb)
 	}
 	return false, nil
@@ -800,7 +849,11 @@ func whereDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], cond *arra
 }
 
 func deviceWhere[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) (bool, error) {
-	if d := placement(rawOf(dst), rawOf(cond), rawOf(a), rawOf(b)); d != nil {
+	d, err := placement("Where", rawOf(dst), rawOf(cond), rawOf(a), rawOf(b))
+	if err != nil {
+		return true, err
+	}
+	if d != nil {
 		return whereDevice(d, dst, cond, a, b)
 	}
 	return false, nil

@@ -615,6 +615,14 @@ func TestDevicePlacement(t *testing.T) {
 	if v.At(3) != 2 {
 		t.Fatalf("b = %v, want 2s", v)
 	}
+	z := array.New[int32]() // 0-D: its device write must be recorded too
+	must(t, Sum(z, b, 0))
+	if !z.DeviceDirty() {
+		t.Fatal("Sum into a 0-D Array: not device-dirty")
+	}
+	if zv, _ := z.HostReadOnly(); zv.At() != 20 {
+		t.Fatalf("Sum into a 0-D Array = %v, want 20", zv.At())
+	}
 	// host-only dst: the host path, with a counted download of a
 	f := array.FromSlice(make([]int32, 10), 10)
 	must(t, AddScalar(a, a, 1))
@@ -804,5 +812,119 @@ func TestDeviceStateRelease(t *testing.T) {
 	}
 	if wp.Value() != nil {
 		t.Fatal("a dropped Device that ops used is never collected")
+	}
+}
+
+// TestDeviceTwoDevices: operands on two devices (PoCL split in halves)
+// are an error that names MoveTo, before anything runs or moves: every
+// operand keeps its value and residency and no device counts a copy.
+// After an explicit MoveTo the same op runs on the common device.
+func TestDeviceTwoDevices(t *testing.T) {
+	devs, err := opencl.Split(opencl.Options{Type: opencl.DeviceCPU}, 2)
+	if errors.Is(err, opencl.ErrCannotSplit) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, d := range devs {
+			d.Close()
+		}
+	}()
+	d0, d1 := devs[0], devs[1]
+	a, b, dst := array.New[float32](64), array.New[float32](64), array.New[float32](64)
+	must(t, Iota(a, 0))
+	must(t, Fill(b, 2))
+	must(t, Fill(dst, -1))
+	m0, m1 := array.New[float32](8, 8), array.New[float32](8, 8)
+	sum0, int0, cond1 := array.New[float32](1), array.New[int32](64), array.New[uint8](64)
+	must(t, On(d0, a, dst, m0, sum0, int0))
+	must(t, On(d1, b, m1, cond1))
+	must(t, AddScalar(a, a, 1)) // device-dirty on d0
+	must(t, MulScalar(b, b, 3)) // device-dirty on d1
+	s0, s1 := d0.Stats(), d1.Stats()
+	ops := map[string]func() error{
+		"Add":       func() error { return Add(dst, a, b) },
+		"Copy":      func() error { return Copy(dst, b) },
+		"Where":     func() error { return Where(dst, cond1, a, a) },
+		"Maximum":   func() error { return Maximum(dst, b, b) },
+		"Sum":       func() error { return Sum(sum0, b, 0) },
+		"host dst":  func() error { return Add(array.FromSlice(make([]float32, 64), 64), a, b) },
+		"CastWrap":  func() error { return CastWrap(int0, b) },
+		"MatMul":    func() error { return MatMul(array.New[float32](8, 8), m0, m1) },
+		"Compare":   func() error { return Compare(array.New[uint8](64), a, b, LT) },
+		"DeviceDst": func() error { return Neg(dst, b) },
+	}
+	for name, op := range ops {
+		err := op()
+		if !errors.Is(err, device.ErrForeign) || !strings.Contains(err.Error(), "MoveTo") {
+			t.Errorf("%s across devices: err = %v, want device.ErrForeign naming MoveTo", name, err)
+		}
+	}
+	if g0, g1 := d0.Stats().Sub(s0), d1.Stats().Sub(s1); g0.H2DCalls+g0.D2HCalls+g0.PeerCalls+g1.H2DCalls+g1.D2HCalls+g1.PeerCalls != 0 {
+		t.Errorf("refused ops moved data: %+v, %+v", g0, g1)
+	}
+	if !a.DeviceDirty() || a.Device() != d0 || !b.DeviceDirty() || b.Device() != d1 {
+		t.Fatal("a refused op changed residency")
+	}
+	if _, err := b.MoveTo(d0); err != nil {
+		t.Fatal(err)
+	}
+	must(t, Add(dst, a, b))
+	if !dst.DeviceDirty() || dst.Device() != d0 {
+		t.Fatal("after MoveTo the op did not run on d0")
+	}
+	v, err := dst.HostReadOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 64 {
+		if want := float32(i+1) + 6; v.At(i) != want {
+			t.Fatalf("dst[%d] = %v, want %v", i, v.At(i), want)
+		}
+	}
+}
+
+// TestDeviceConcurrentReductions: reductions from several goroutines on
+// one device each get their own result, though their partials pass
+// through the device's one scratch buffer.
+func TestDeviceConcurrentReductions(t *testing.T) {
+	d := testDev(t)
+	const workers, rounds, n = 4, 40, 1 << 14
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			errs <- func() error {
+				a, rows := array.New[float32](n/64, 64), array.New[float32](64)
+				if err := Fill(a, float32(w+1)); err != nil {
+					return err
+				}
+				if err := On(d, a, rows); err != nil {
+					return err
+				}
+				for r := range rounds {
+					var got float32
+					var err error
+					if r%2 == 0 {
+						got, err = SumAll(a)
+					} else if err = Sum(rows, a, 0); err == nil {
+						got, err = SumAll(rows)
+					}
+					if err != nil {
+						return err
+					}
+					if want := float32(n * (w + 1)); got != want {
+						return fmt.Errorf("worker %d round %d: sum %v, want %v", w, r, got, want)
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -8,7 +8,9 @@
 //
 //   - If an operand is host-only (FromSlice, Wrap: caller-held memory) or
 //     lives on a device that is not OpenCL, the op runs on the host.
-//   - If operands live on different devices, it runs on the host.
+//   - If operands are allocated on two different devices, the op is an
+//     error wrapping device.ErrForeign that names Array.MoveTo, before
+//     anything runs or moves: copies between devices are never silent.
 //   - Otherwise, with every allocated operand on one OpenCL device D, it
 //     runs on D when the freshest copy of some operand is there
 //     (device-dirty), or when every input Array is already current there

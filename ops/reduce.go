@@ -22,6 +22,8 @@ const (
 
 var reduceNames = [...]string{"Sum", "Prod", "Min", "Max", "Mean", "ArgMin", "ArgMax"}
 
+var reduceAllNames = [...]string{"SumAll", "ProdAll", "MinAll", "MaxAll", "MeanAll", "ArgMinAll", "ArgMaxAll"}
+
 // Sum stores in dst the sum of a along dimension dim. dst has a's shape
 // without dim (or with dim of extent 1). Float sums are pairwise in
 // float64 (see the package documentation for the tolerance); integer sums
