@@ -568,9 +568,6 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 	s := stateOf(d)
 	es := sizeOf[T]()
 	cfg := GemmConfigOf(d, es)
-	if es == 8 && !s.fp64 {
-		return false, nil
-	}
 	ct, _ := clTypeOf(array.TypeOf[T]())
 	p, err := s.program(progKey{kind: "gemm", t: array.TypeOf[T](), gemm: cfg}, func() string {
 		return fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA 0\n",
@@ -616,12 +613,24 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 // The entry points' hooks: each asks placement and, when it names a
 // device, runs the op there (ok) or reports that the host must (not ok).
 
+// fits reports whether d computes in the element types ts: float64 needs
+// cl_khr_fp64; without it the op runs on the host (the package
+// documentation's rule: counted, guarded copies of device-dirty inputs).
+func fits(d *opencl.Device, ts ...array.Type) bool {
+	for _, t := range ts {
+		if t.Code == array.Float && t.Bits == 64 && !stateOf(d).fp64 {
+			return false
+		}
+	}
+	return true
+}
+
 func deviceBinary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
 	d, err := placement(op.String(), rawOf(dst), rawOf(a), rawOf(b))
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		return binaryDevice(d, op, dst, a, b, sa, sb)
 	}
 	return false, nil
@@ -632,7 +641,7 @@ func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error)
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		return unaryDevice(d, op, dst, a)
 	}
 	return false, nil
@@ -643,7 +652,7 @@ func deviceCopy[T array.Elem](dst, src *array.Array[T]) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		return copyDevice(d, dst, src)
 	}
 	return false, nil
@@ -654,7 +663,7 @@ func deviceFill[T array.Elem](dst *array.Array[T], x T) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		return fillDevice(d, dst, x)
 	}
 	return false, nil
@@ -665,7 +674,7 @@ func deviceIota[T array.Elem](dst *array.Array[T], dim int) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		return iotaDevice(d, dst, dim)
 	}
 	return false, nil
@@ -676,7 +685,7 @@ func deviceCast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat b
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[D](), array.TypeOf[S]()) {
 		return castDevice(d, dst, src, sat)
 	}
 	return false, nil
@@ -687,7 +696,7 @@ func deviceReduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Ar
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[D](), array.TypeOf[T]()) {
 		return reduceDevice(d, op, dst, a, dim)
 	}
 	return false, nil
@@ -699,7 +708,7 @@ func deviceReduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (T, bool, err
 		var z T
 		return z, true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		var n nest
 		var v T // escapes into the read: here, so the host path allocates nothing
 		ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&v)), sizeOf[T]()))
@@ -718,7 +727,7 @@ func deviceArgAll[T array.Elem](op reduceOp, a *array.Array[T]) (int, bool, erro
 	if err != nil {
 		return 0, true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		var n nest
 		var i int64
 		ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&i)), 8))
@@ -735,7 +744,7 @@ func deviceMatMul[T Float](dst, a, b *array.Array[T]) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		return matmulDevice(d, dst, a, b)
 	}
 	return false, nil
@@ -790,7 +799,7 @@ func deviceCompare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		return compareDevice(d, op, dst, a, b, sb)
 	}
 	return false, nil
@@ -853,7 +862,7 @@ func deviceWhere[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a,
 	if err != nil {
 		return true, err
 	}
-	if d != nil {
+	if d != nil && fits(d, array.TypeOf[T]()) {
 		return whereDevice(d, dst, cond, a, b)
 	}
 	return false, nil

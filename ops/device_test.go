@@ -928,3 +928,53 @@ func TestDeviceConcurrentReductions(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceNoFP64: on a device without cl_khr_fp64 (simulated on a fresh
+// PoCL device) float64 ops run on the host under the placement rule —
+// the device-dirty input comes home in a counted copy, refused under the
+// guard — while float32 ops stay on the device.
+func TestDeviceNoFP64(t *testing.T) {
+	testDev(t)
+	d, err := opencl.Open(opencl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	stateOf(d).fp64 = false
+	f32, f64 := array.New[float32](4, 4), array.New[float64](4, 4)
+	must(t, On(d, f32, f64))
+	must(t, Iota(f32, 0)) // on the device
+	if !f32.DeviceDirty() {
+		t.Fatal("float32 Iota did not run on the device")
+	}
+	device.SetGuard(true)
+	err = CastWrap(f64, f32)
+	device.SetGuard(false)
+	if !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("float64 cast of a device-dirty input under the guard: %v, want ErrTransferGuard", err)
+	}
+	s0 := d.Stats()
+	must(t, CastWrap(f64, f32))
+	r := array.New[float64](4, 4)
+	must(t, On(d, r))
+	must(t, MatMul(r, f64, f64))
+	if f64.DeviceDirty() || r.DeviceDirty() {
+		t.Fatal("a float64 op ran on a device without fp64")
+	}
+	if g := d.Stats().Sub(s0); g.D2HCalls != 1 {
+		t.Errorf("float64 cast's download: %d D2H calls, want 1", g.D2HCalls)
+	}
+	m, err := SumAll(f32) // float32 sums accumulate in float on the device
+	must(t, err)
+	if m != 24 {
+		t.Fatalf("SumAll = %v, want 24", m)
+	}
+	hv, _ := f64.HostReadOnly()
+	h, want := array.FromSlice(slices.Clone(hv.Data()), 4, 4), array.New[float64](4, 4)
+	must(t, MatMul(want, h, h))
+	rv, _ := r.HostReadOnly()
+	wv, _ := want.HostReadOnly()
+	if !slices.Equal(rv.Data(), wv.Data()) || wv.At(1, 1) == 0 {
+		t.Fatalf("float64 MatMul = %v, want %v", rv.Data(), wv.Data())
+	}
+}

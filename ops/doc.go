@@ -45,9 +45,10 @@
 // Mean, ArgMin and ArgMax (along a dimension and the *All forms), MatMul
 // (float32; float64 where the device has cl_khr_fp64) and CastWrap and
 // CastSaturate between every pair of element types. Ops over more than 8
-// dimensions after merging, and float64 MatMul on a device without
-// cl_khr_fp64, run on the host under the same rule, with the counted (and
-// guarded) copy of device-dirty inputs that the host side makes. The *All
+// dimensions after merging, and any op with a float64 operand on a device
+// without cl_khr_fp64, run on the host under the same rule, with the
+// counted (and guarded) copy of device-dirty inputs that the host side
+// makes. The *All
 // functions return Go values: on the device they read back one element
 // (a blocking read, not counted as a transfer); Sum into a 0-D Array keeps
 // the result on the device. ArgMinAll and ArgMaxAll pick the element the
