@@ -36,6 +36,31 @@ func twoDevices(t *testing.T) (*opencl.Device, *opencl.Device) {
 func TestPipelineRunsWhereDataIs(t *testing.T) {
 	clDevice(t)
 	d0, d1 := twoDevices(t)
+	runWhereDataIs(t, d0, d1, device.PathDirect)
+}
+
+// The same across platforms: PoCL's CPU device and a GPU (NVIDIA's on the
+// H200 machine), each in its own context, so MoveTo stages through pinned
+// host memory. Skips without a GPU.
+func TestPipelineCPUAndGPU(t *testing.T) {
+	clDevice(t)
+	cpu, err := opencl.Open(opencl.Options{Platform: "Portable", Type: opencl.DeviceCPU})
+	if err != nil {
+		t.Skipf("no OpenCL CPU device: %v", err)
+	}
+	defer cpu.Close()
+	gpu, err := opencl.Open(opencl.Options{Type: opencl.DeviceGPU})
+	if err != nil {
+		t.Skipf("no OpenCL GPU: %v", err)
+	}
+	defer gpu.Close()
+	runWhereDataIs(t, gpu, cpu, device.PathStaged)
+}
+
+// runWhereDataIs runs brighter on d1, where its input lives, is refused
+// with an output on d0, then moves the result to d0 by path and runs
+// there.
+func runWhereDataIs(t *testing.T, d0, d1 *opencl.Device, path device.Path) {
 	const w, h = 64, 32
 	src := pattern(w, h)
 	in := array.New[uint8](w, h)
@@ -72,14 +97,18 @@ func TestPipelineRunsWhereDataIs(t *testing.T) {
 
 	// The caller moves out to d0 (direct, within the context); the call runs there.
 	p, err := out.MoveTo(d0)
-	if err != nil || p != device.PathDirect {
-		t.Fatalf("MoveTo: %v, %v; want a direct copy", p, err)
+	if err != nil || p != path {
+		t.Fatalf("MoveTo: %v, %v; want %v", p, err, path)
 	}
 	if err := brighter.Brighter(out, 1, other); err != nil {
 		t.Fatal(err)
 	}
-	if s := d0.Stats().Sub(before0); s.PeerCalls != 1 || s.H2DCalls != 0 {
-		t.Fatalf("d0 counters %v: want one peer copy, no upload", s)
+	s0, s1 := d0.Stats().Sub(before0), d1.Stats().Sub(before1)
+	if path == device.PathDirect && (s0.PeerCalls != 1 || s0.H2DCalls != 0) {
+		t.Fatalf("d0 counters %v: want one peer copy, no upload", s0)
+	}
+	if path == device.PathStaged && (s0.PeerCalls != 0 || s0.H2DCalls == 0 || s1.D2HCalls == 0) {
+		t.Fatalf("counters %v / %v: want a staged copy (D2H on d1, H2D on d0)", s0, s1)
 	}
 	v, err := other.HostReadOnly()
 	if err != nil {

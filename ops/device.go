@@ -115,14 +115,15 @@ func rawOf[T array.Elem](a *array.Array[T]) *array.Raw {
 type devState struct {
 	// wdev is weak: the global table must not keep a dropped Device (and
 	// its cleanup backstop) alive.
-	wdev  weak.Pointer[opencl.Device]
-	fp64  bool
-	cus   int
-	wg    int   // work-group size of reductions (a power of two ≤ 256)
-	local []int // {wg}: the work-group of grid-stride kernels (NVIDIA's pick for nil is poor)
-	mu    sync.Mutex
-	progs map[progKey]*clProgram
-	gemm  map[int]GemmConfig // by element size
+	wdev     weak.Pointer[opencl.Device]
+	fp64     bool
+	cus      int
+	localMem int64 // bytes of local memory per work-group
+	wg       int   // work-group size of reductions (a power of two ≤ 256)
+	local    []int // {wg}: the work-group of grid-stride kernels (NVIDIA's pick for nil is poor)
+	mu       sync.Mutex
+	progs    map[progKey]*clProgram
+	gemm     map[int]GemmConfig // by element size
 	// scratch: partials of reductions; the queue is in order, so the next
 	// op may reuse it while the previous one still runs. scratchMu is held
 	// from a reduction's first enqueue to its last (to the read of the
@@ -159,7 +160,7 @@ func stateOf(d *opencl.Device) *devState {
 	}
 	info := d.Info()
 	s := &devState{wdev: key, progs: map[progKey]*clProgram{}, gemm: map[int]GemmConfig{},
-		cus: max(1, info.MaxComputeUnits())}
+		cus: max(1, info.MaxComputeUnits()), localMem: info.LocalMemSize()}
 	s.fp64 = strings.Contains(info.Extensions(), "cl_khr_fp64")
 	s.wg = 256
 	for s.wg > info.MaxWorkGroupSize() {

@@ -570,7 +570,7 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 	cfg := GemmConfigOf(d, es)
 	ct, _ := clTypeOf(array.TypeOf[T]())
 	p, err := s.program(progKey{kind: "gemm", t: array.TypeOf[T](), gemm: cfg}, func() string {
-		return fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA 0\n",
+		return fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA 4\n",
 			ct.s, ct.s, cfg.TM, cfg.TN, cfg.TK, cfg.RM, cfg.RN) + clCommon + clGemm
 	})
 	if err != nil {
@@ -595,7 +595,8 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 	gy := (mm.m + cfg.TM - 1) / cfg.TM * (cfg.TM / cfg.RM)
 	i64 := func(x int) int64 { return int64(x) }
 	kname := "gemm"
-	if fl == 3 && mm.m%cfg.TM == 0 && mm.n%cfg.TN == 0 && mm.k%cfg.TK == 0 && cfg.fullOK() {
+	if fl == 3 && mm.m%cfg.TM == 0 && mm.n%cfg.TN == 0 && mm.k%cfg.TK == 0 && cfg.fullOK() &&
+		int64(2*cfg.TK*(cfg.TM+4+cfg.TN)*es) <= s.localMem { // gemm_full's two slabs fit
 		kname = "gemm_full"
 	}
 	err = s.launch(p, kname, []int{gx, gy, mm.batch}, []int{cfg.TN / cfg.RN, cfg.TM / cfg.RM, 1},

@@ -668,7 +668,8 @@ func TestDeviceGemmConfigs(t *testing.T) {
 		SetGemmConfig(d, 8, c64)
 	}(GemmConfigOf(d, 4), GemmConfigOf(d, 8))
 	cfgs := []GemmConfig{{128, 128, 16, 8, 8}, {128, 128, 8, 8, 8}, {128, 64, 16, 8, 4}, {64, 128, 16, 4, 8},
-		{64, 64, 16, 4, 4}, {128, 128, 32, 8, 8}, {64, 64, 32, 8, 8}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {32, 32, 16, 4, 4}}
+		{64, 64, 16, 4, 4}, {128, 128, 32, 8, 8}, {64, 64, 32, 8, 8}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {32, 32, 16, 4, 4},
+		{128, 128, 8, 16, 8}, {128, 256, 8, 8, 16}}
 	for i, c := range cfgs {
 		SetGemmConfig(d, 4, c)
 		ha, da := twin[float32](t, d, uint64(i), "dense", []int{136, 130}, false)
@@ -977,4 +978,91 @@ func TestDeviceNoFP64(t *testing.T) {
 	if !slices.Equal(rv.Data(), wv.Data()) || wv.At(1, 1) == 0 {
 		t.Fatalf("float64 MatMul = %v, want %v", rv.Data(), wv.Data())
 	}
+}
+
+// TestDeviceCPUAndGPU: PoCL's CPU device and a GPU (NVIDIA's on the H200
+// machine), each in its own context. Ops follow the data to either; mixing
+// them is refused; MoveTo stages between them (D2H on the sender, H2D on
+// the receiver); every result equals the same ops on host-only Arrays.
+// Skips without a GPU.
+func TestDeviceCPUAndGPU(t *testing.T) {
+	testDev(t)
+	cpu, err := opencl.Open(opencl.Options{Platform: "Portable", Type: opencl.DeviceCPU})
+	if err != nil {
+		t.Skipf("no PoCL CPU device: %v", err)
+	}
+	defer cpu.Close()
+	gpu, err := opencl.Open(opencl.Options{Type: opencl.DeviceGPU})
+	if err != nil {
+		t.Skipf("no OpenCL GPU: %v", err)
+	}
+	defer gpu.Close()
+	twoContexts(t, cpu, gpu)
+}
+
+// TestDeviceTwoContexts is TestDeviceCPUAndGPU on two contexts of the one
+// CPU device, which CI has.
+func TestDeviceTwoContexts(t *testing.T) {
+	testDev(t)
+	var ds [2]*opencl.Device
+	for i := range ds {
+		d, err := opencl.Open(opencl.Options{Platform: "Portable", Type: opencl.DeviceCPU})
+		if err != nil {
+			t.Skipf("no PoCL CPU device: %v", err)
+		}
+		defer d.Close()
+		ds[i] = d
+	}
+	twoContexts(t, ds[0], ds[1])
+}
+
+// twoContexts: ops run where their Arrays live, on cpu or gpu; mixing is
+// refused; MoveTo stages; the results equal host-only ops.
+func twoContexts(t *testing.T, cpu, gpu *opencl.Device) {
+	const w, h = 96, 64
+	mk := func(d *opencl.Device) (a, b *array.Array[float32]) {
+		a, b = array.New[float32](w, h), array.New[float32](w, h)
+		if d != nil {
+			must(t, On(d, a, b))
+		}
+		must(t, Iota(a, 0))
+		must(t, MulScalar(a, a, 0.5))
+		must(t, Fill(b, 1))
+		return a, b
+	}
+	ha, hb := mk(nil)
+	a, _ := mk(cpu)
+	_, b := mk(gpu)
+	if a.Device() != device.Device(cpu) || !a.DeviceDirty() || b.Device() != device.Device(gpu) || !b.DeviceDirty() {
+		t.Fatal("ops did not run where their Arrays live")
+	}
+	c0, g0 := cpu.Stats(), gpu.Stats()
+	if err := Add(b, a, b); !errors.Is(err, device.ErrForeign) {
+		t.Fatalf("Add across CPU and GPU: %v, want device.ErrForeign", err)
+	}
+	p, err := a.MoveTo(gpu)
+	if err != nil || p != device.PathStaged {
+		t.Fatalf("MoveTo(gpu): %v, %v; want a staged copy", p, err)
+	}
+	if c, g := cpu.Stats().Sub(c0), gpu.Stats().Sub(g0); c.D2HCalls == 0 || g.H2DCalls == 0 || c.PeerCalls+g.PeerCalls != 0 {
+		t.Fatalf("staged MoveTo counted cpu %v, gpu %v", c, g)
+	}
+	must(t, Add(b, a, b))
+	must(t, Add(hb, ha, hb))
+	m, hm := array.New[float32](h, h), array.New[float32](h, h)
+	must(t, On(gpu, m))
+	must(t, MatMul(m, b, b.Transpose(0, 1)))
+	must(t, MatMul(hm, hb, hb.Transpose(0, 1)))
+	if !m.DeviceDirty() || m.Device() != device.Device(gpu) {
+		t.Fatal("MatMul did not run on the GPU")
+	}
+	if _, err := m.MoveTo(cpu); err != nil {
+		t.Fatal(err)
+	}
+	must(t, Sqrt(m, m))
+	must(t, Sqrt(hm, hm))
+	if m.Device() != device.Device(cpu) || !m.DeviceDirty() {
+		t.Fatal("Sqrt did not run on the CPU device after MoveTo")
+	}
+	checkSame(t, "CPU+GPU chain", m, hm, 1e-4)
 }

@@ -487,9 +487,21 @@ __kernel void cast_nd(__global DS *d, __global const SS *a, int sat, nd_t s) {
 // block of registers; slabs are loaded with 4-wide vector loads when the
 // operand's rows are contiguous and aligned (VA, VB flags), else
 // element by element with any strides. Out-of-range elements load as zero.
-const clGemm = `
+//
+// A work-item's rows and columns are float4 chunks interleaved with its
+// neighbours' (ROW, COL): chunk q of its columns starts at q·CN + tx·4, so
+// neighbouring work-items read neighbouring float4s of a slab (no
+// local-memory bank conflicts) and write neighbouring columns of C. As
+// rows are padded by PADA elements (a multiple of 4, keeping float4
+// alignment) to spread the transposing stores over the banks.
+const clGemmTemplate = `
 #define T TS
 #define T4 TVT4
+#define CM (4 * (TM / RM))
+#define CN (4 * (TN / RN))
+#define ROW(m) (((m) / 4) * CM + ty * 4 + (m) % 4)
+#define COL(n) (((n) / 4) * CN + tx * 4 + (n) % 4)
+
 __kernel __attribute__((reqd_work_group_size(TN / RN, TM / RM, 1)))
 void gemm(__global T *c, __global const T *a, __global const T *b,
 	long M, long N, long K,
@@ -544,36 +556,26 @@ void gemm(__global T *c, __global const T *a, __global const T *b,
 			}
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-		for (int p = 0; p < TK; p++) {
-			T ra[RM], rb[RN];
-#pragma unroll
-			for (int m = 0; m < RM; m += 4) { T4 v = vload4(0, &As[p][ty * RM + m]); ra[m] = v.x; ra[m + 1] = v.y; ra[m + 2] = v.z; ra[m + 3] = v.w; }
-#pragma unroll
-			for (int n = 0; n < RN; n += 4) { T4 v = vload4(0, &Bs[p][tx * RN + n]); rb[n] = v.x; rb[n + 1] = v.y; rb[n + 2] = v.z; rb[n + 3] = v.w; }
-#pragma unroll
-			for (int m = 0; m < RM; m++)
-#pragma unroll
-				for (int n = 0; n < RN; n++) acc[m][n] = fma(ra[m], rb[n], acc[m][n]);
-		}
+@MAC(As, Bs)
 		barrier(CLK_LOCAL_MEM_FENCE);
 	}
 	// fully unrolled (no break), so that acc stays in registers
 #pragma unroll
 	for (int m = 0; m < RM; m++) {
-		long i = i0 + ty * RM + m;
+		long i = i0 + ROW(m);
 #pragma unroll
 		for (int n = 0; n < RN; n++) {
-			long j = j0 + tx * RN + n;
+			long j = j0 + COL(n);
 			if (i < M && j < N) c[i * sci + j * scj] = acc[m][n];
 		}
 	}
 }
 
 // gemm_full: every tile full (M, N, K multiples of TM, TN, TK), A and B
-// rows contiguous and 16-byte aligned. The next slab is loaded into
-// registers while the current one is multiplied, so global latency
-// overlaps the arithmetic.
+// rows contiguous and 16-byte aligned. Local memory holds two slabs: the
+// next slab, loaded into registers while the current one is multiplied,
+// is stored into the other half, so global latency overlaps the
+// arithmetic and one barrier per slab suffices.
 #define NA (TM * TK / 4 / ((TN / RN) * (TM / RM)))
 #define NB (TN * TK / 4 / ((TN / RN) * (TM / RM)))
 __kernel __attribute__((reqd_work_group_size(TN / RN, TM / RM, 1)))
@@ -582,8 +584,8 @@ void gemm_full(__global T *c, __global const T *a, __global const T *b,
 	long oa, long sai, long sak, long sab,
 	long ob, long sbk, long sbj, long sbb,
 	long oc, long sci, long scj, long scb, int fl) {
-	__local T As[TK][TM];
-	__local T Bs[TK][TN];
+	__local T As[2][TK][TM + PADA];
+	__local T Bs[2][TK][TN];
 	const int tx = get_local_id(0), ty = get_local_id(1);
 	const int tid = ty * (TN / RN) + tx, nt = (TN / RN) * (TM / RM);
 	const long i0 = (long)get_group_id(1) * TM, j0 = (long)get_group_id(0) * TN, z = get_global_id(2);
@@ -594,48 +596,76 @@ void gemm_full(__global T *c, __global const T *a, __global const T *b,
 #pragma unroll
 		for (int n = 0; n < RN; n++) acc[m][n] = 0;
 	T4 ra4[NA], rb4[NB];
-#pragma unroll
-	for (int r = 0; r < NA; r++) { int l = tid + r * nt; ra4[r] = *(__global const T4 *)(a + (l / (TK / 4)) * sai + (l % (TK / 4)) * 4); }
-#pragma unroll
-	for (int r = 0; r < NB; r++) { int l = tid + r * nt; rb4[r] = *(__global const T4 *)(b + (l / (TN / 4)) * sbk + (l % (TN / 4)) * 4); }
+@LOAD(0)
+@STORE(0)
+	barrier(CLK_LOCAL_MEM_FENCE);
+	int h = 0;
 	for (long k0 = 0; k0 < K; k0 += TK) {
-#pragma unroll
-		for (int r = 0; r < NA; r++) {
-			int l = tid + r * nt, p = (l % (TK / 4)) * 4, i = l / (TK / 4);
-			As[p][i] = ra4[r].x; As[p + 1][i] = ra4[r].y; As[p + 2][i] = ra4[r].z; As[p + 3][i] = ra4[r].w;
+		const bool more = k0 + TK < K;
+		if (more) {
+@LOAD(k0 + TK)
 		}
-#pragma unroll
-		for (int r = 0; r < NB; r++) {
-			int l = tid + r * nt;
-			vstore4(rb4[r], 0, &Bs[l / (TN / 4)][(l % (TN / 4)) * 4]);
+@MAC(As[h], Bs[h])
+		if (more) {
+@STORE(h ^ 1)
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
-		if (k0 + TK < K) {
-			const long kn = k0 + TK;
-#pragma unroll
-			for (int r = 0; r < NA; r++) { int l = tid + r * nt; ra4[r] = *(__global const T4 *)(a + (l / (TK / 4)) * sai + kn + (l % (TK / 4)) * 4); }
-#pragma unroll
-			for (int r = 0; r < NB; r++) { int l = tid + r * nt; rb4[r] = *(__global const T4 *)(b + (kn + l / (TN / 4)) * sbk + (l % (TN / 4)) * 4); }
-		}
-#pragma unroll
-		for (int p = 0; p < TK; p++) {
-			T ra[RM], rb[RN];
-#pragma unroll
-			for (int m = 0; m < RM; m += 4) { T4 v = vload4(0, &As[p][ty * RM + m]); ra[m] = v.x; ra[m + 1] = v.y; ra[m + 2] = v.z; ra[m + 3] = v.w; }
-#pragma unroll
-			for (int n = 0; n < RN; n += 4) { T4 v = vload4(0, &Bs[p][tx * RN + n]); rb[n] = v.x; rb[n + 1] = v.y; rb[n + 2] = v.z; rb[n + 3] = v.w; }
-#pragma unroll
-			for (int m = 0; m < RM; m++)
-#pragma unroll
-				for (int n = 0; n < RN; n++) acc[m][n] = fma(ra[m], rb[n], acc[m][n]);
-		}
-		barrier(CLK_LOCAL_MEM_FENCE);
+		h ^= 1;
 	}
 #pragma unroll
 	for (int m = 0; m < RM; m++) {
-		long i = i0 + ty * RM + m;
+		long i = i0 + ROW(m);
 #pragma unroll
-		for (int n = 0; n < RN; n++) c[i * sci + (j0 + tx * RN + n) * scj] = acc[m][n];
+		for (int n = 0; n < RN; n++) c[i * sci + (j0 + COL(n)) * scj] = acc[m][n];
 	}
 }
 `
+
+// clGemm is clGemmTemplate with its @ lines expanded (OpenCL C has no
+// portable pragma inside a macro, and these loops must unroll).
+var clGemm = strings.NewReplacer(
+	"@MAC(As, Bs)\n", gemmMAC("As", "Bs"),
+	"@MAC(As[h], Bs[h])\n", gemmMAC("As[h]", "Bs[h]"),
+	"@LOAD(0)\n", gemmLoad("0"),
+	"@LOAD(k0 + TK)\n", gemmLoad("k0 + TK"),
+	"@STORE(0)\n", gemmStore("0"),
+	"@STORE(h ^ 1)\n", gemmStore("h ^ 1"),
+).Replace(clGemmTemplate)
+
+// gemmMAC multiplies the slab in as, bs into acc.
+func gemmMAC(as, bs string) string {
+	return strings.NewReplacer("$A", as, "$B", bs).Replace(`#pragma unroll
+	for (int p = 0; p < TK; p++) {
+		T ra[RM], rb[RN];
+#pragma unroll
+		for (int m = 0; m < RM; m += 4) { T4 v = vload4(0, &$A[p][(m / 4) * CM + ty * 4]); ra[m] = v.x; ra[m + 1] = v.y; ra[m + 2] = v.z; ra[m + 3] = v.w; }
+#pragma unroll
+		for (int n = 0; n < RN; n += 4) { T4 v = vload4(0, &$B[p][(n / 4) * CN + tx * 4]); rb[n] = v.x; rb[n + 1] = v.y; rb[n + 2] = v.z; rb[n + 3] = v.w; }
+#pragma unroll
+		for (int m = 0; m < RM; m++)
+#pragma unroll
+			for (int n = 0; n < RN; n++) acc[m][n] = fma(ra[m], rb[n], acc[m][n]);
+	}
+`)
+}
+
+// gemmLoad loads the slab at depth k into the registers ra4, rb4.
+func gemmLoad(k string) string {
+	return strings.ReplaceAll(`#pragma unroll
+	for (int r = 0; r < NA; r++) { int l = tid + r * nt; ra4[r] = *(__global const T4 *)(a + (l / (TK / 4)) * sai + ($K) + (l % (TK / 4)) * 4); }
+#pragma unroll
+	for (int r = 0; r < NB; r++) { int l = tid + r * nt; rb4[r] = *(__global const T4 *)(b + (($K) + l / (TN / 4)) * sbk + (l % (TN / 4)) * 4); }
+`, "$K", k)
+}
+
+// gemmStore stores ra4, rb4 into half h of the local slabs (A transposed).
+func gemmStore(h string) string {
+	return strings.ReplaceAll(`#pragma unroll
+	for (int r = 0; r < NA; r++) {
+		int l = tid + r * nt, p = (l % (TK / 4)) * 4, i = l / (TK / 4);
+		As[$H][p][i] = ra4[r].x; As[$H][p + 1][i] = ra4[r].y; As[$H][p + 2][i] = ra4[r].z; As[$H][p + 3][i] = ra4[r].w;
+	}
+#pragma unroll
+	for (int r = 0; r < NB; r++) { int l = tid + r * nt; vstore4(rb4[r], 0, &Bs[$H][l / (TN / 4)][(l % (TN / 4)) * 4]); }
+`, "$H", h)
+}

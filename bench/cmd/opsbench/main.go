@@ -196,7 +196,10 @@ func gemmCandidates(elem int) []ops.GemmConfig {
 	if elem == 8 {
 		return []ops.GemmConfig{{TM: 64, TN: 64, TK: 16, RM: 4, RN: 4}, {TM: 64, TN: 64, TK: 8, RM: 4, RN: 4}, {TM: 128, TN: 64, TK: 8, RM: 8, RN: 4}, {TM: 64, TN: 128, TK: 8, RM: 4, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 8, RN: 8}, {TM: 32, TN: 32, TK: 16, RM: 4, RN: 4}}
 	}
-	return []ops.GemmConfig{{TM: 128, TN: 128, TK: 16, RM: 8, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 8, RN: 8}, {TM: 128, TN: 64, TK: 16, RM: 8, RN: 4}, {TM: 64, TN: 128, TK: 16, RM: 4, RN: 8}, {TM: 64, TN: 64, TK: 16, RM: 4, RN: 4}, {TM: 128, TN: 128, TK: 32, RM: 8, RN: 8}, {TM: 64, TN: 64, TK: 32, RM: 8, RN: 8}}
+	return []ops.GemmConfig{{TM: 128, TN: 128, TK: 16, RM: 8, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 8, RN: 8}, {TM: 128, TN: 64, TK: 16, RM: 8, RN: 4},
+		{TM: 64, TN: 128, TK: 16, RM: 4, RN: 8}, {TM: 128, TN: 64, TK: 8, RM: 8, RN: 4}, {TM: 64, TN: 64, TK: 16, RM: 4, RN: 4},
+		{TM: 64, TN: 64, TK: 32, RM: 8, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 16, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 8, RN: 16},
+		{TM: 256, TN: 128, TK: 8, RM: 16, RN: 8}, {TM: 128, TN: 256, TK: 8, RM: 8, RN: 16}}
 }
 
 func (b *bench) gemm32(n int, tune bool) {
