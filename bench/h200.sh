@@ -11,7 +11,8 @@
 # (brighter → float32 → scale → sum) the same way (mixed-torch:
 # torch-mixed.json, mixed-residency: h200-mixed.*), then the opencl and
 # halide test benchmarks when their binaries are present. Total well under
-# 8 minutes. STEPS=mixed runs just the mixed chain's two steps:
+# 8 minutes. STEPS=mixed runs just the mixed chain's two steps, STEPS=ops
+# the ops benchmark against PyTorch, STEPS=test the test binaries:
 #
 #   STEPS=mixed bash bench/h200.sh
 set -u
@@ -59,6 +60,13 @@ mixed_flag=()
 [ -s "$OUT/torch-mixed.json" ] && mixed_flag=(-torch "$OUT/torch-mixed.json")
 step mixed-residency 150 env RESIDENT_OCL_VERBOSE=1 bin/residency -chain mixed -out "$OUT" -name h200-mixed -q "${mixed_flag[@]}"
 
+# ops on the device against PyTorch's same ops (bench/cmd/opsbench: add,
+# sum, copy, SGEMM/DGEMM with the tilings tuned, launch overhead).
+step ops-torch 120 "$PY" bench/torch_ops.py "$OUT/torch_ops.json"
+ops_flag=()
+[ -s "$OUT/torch_ops.json" ] && ops_flag=(-torch "$OUT/torch_ops.json")
+[ -x bin/opsbench ] && step ops-bench 240 bin/opsbench -json "$OUT/ops.json" "${ops_flag[@]}"
+
 # The first transfers into a fresh allocation run at half speed on NVIDIA,
 # so transfer benchmarks run by time (many iterations), not 10x.
 if [ -x bin/opencl.test ]; then
@@ -70,7 +78,7 @@ fi
 # The test binaries on NVIDIA OpenCL: residency model, pipelines, devices.
 for t in array opencl halide ops; do
 	if [ -x bin/$t.test ]; then
-		step test-$t 120 bin/$t.test -test.short -test.count=1
+		step test-$t 180 bin/$t.test -test.short -test.count=1 -test.v
 	fi
 done
 echo "results in $OUT:" && ls -la "$OUT"

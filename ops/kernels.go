@@ -519,41 +519,44 @@ void gemm(__global T *c, __global const T *a, __global const T *b,
 	for (int m = 0; m < RM; m++)
 #pragma unroll
 		for (int n = 0; n < RN; n++) acc[m][n] = 0;
+	// Each slab loads in chunks of 4 elements, one loop per operand with
+	// no branch around it: PoCL 5 aborts on a barrier followed by a branch
+	// that skips a loop. The chunk order follows the operand's layout, so
+	// neighbouring work-items read neighbouring memory: along k when A's
+	// rows are contiguous (amode 0, float4 loads where aligned and in
+	// range), along i when its columns are (amode 1); B likewise along j
+	// (bmode 0) or k (bmode 1).
 	const bool full = i0 + TM <= M && j0 + TN <= N;
+	const int amode = sai == 1 && sak != 1, bmode = sbk == 1 && sbj != 1;
 	for (long k0 = 0; k0 < K; k0 += TK) {
 		const bool kfull = full && k0 + TK <= K;
-		if (kfull && (fl & 1)) {
-			for (int l = tid; l < TM * TK / 4; l += nt) {
-				int p = (l % (TK / 4)) * 4, i = l / (TK / 4);
-				T4 v = *(__global const T4 *)(a + (i0 + i) * sai + k0 + p);
-				As[p][i] = v.x; As[p + 1][i] = v.y; As[p + 2][i] = v.z; As[p + 3][i] = v.w;
+		for (int l = tid; l < TM * TK / 4; l += nt) {
+			const int i = amode ? l % TM : l / (TK / 4), p = 4 * (amode ? l / TM : l % (TK / 4));
+			const long gi = i0 + i, gp = k0 + p;
+			T4 v;
+			if (kfull && (fl & 1)) {
+				v = *(__global const T4 *)(a + gi * sai + gp);
+			} else {
+				v.x = gi < M && gp < K ? a[gi * sai + gp * sak] : (T)0;
+				v.y = gi < M && gp + 1 < K ? a[gi * sai + (gp + 1) * sak] : (T)0;
+				v.z = gi < M && gp + 2 < K ? a[gi * sai + (gp + 2) * sak] : (T)0;
+				v.w = gi < M && gp + 3 < K ? a[gi * sai + (gp + 3) * sak] : (T)0;
 			}
-		} else if (sai == 1) {
-			for (int l = tid; l < TM * TK; l += nt) {
-				int i = l % TM, p = l / TM; long gi = i0 + i, gp = k0 + p;
-				As[p][i] = (gi < M && gp < K) ? a[gi + gp * sak] : (T)0;
-			}
-		} else {
-			for (int l = tid; l < TM * TK; l += nt) {
-				int p = l % TK, i = l / TK; long gi = i0 + i, gp = k0 + p;
-				As[p][i] = (gi < M && gp < K) ? a[gi * sai + gp * sak] : (T)0;
-			}
+			As[p][i] = v.x; As[p + 1][i] = v.y; As[p + 2][i] = v.z; As[p + 3][i] = v.w;
 		}
-		if (kfull && (fl & 2)) {
-			for (int l = tid; l < TN * TK / 4; l += nt) {
-				int j = (l % (TN / 4)) * 4, p = l / (TN / 4);
-				vstore4(*(__global const T4 *)(b + (k0 + p) * sbk + j0 + j), 0, &Bs[p][j]);
+		for (int l = tid; l < TN * TK / 4; l += nt) {
+			const int p = bmode ? l % TK : l / (TN / 4), j = 4 * (bmode ? l / TK : l % (TN / 4));
+			const long gj = j0 + j, gp = k0 + p;
+			T4 v;
+			if (kfull && (fl & 2)) {
+				v = *(__global const T4 *)(b + gp * sbk + gj);
+			} else {
+				v.x = gp < K && gj < N ? b[gp * sbk + gj * sbj] : (T)0;
+				v.y = gp < K && gj + 1 < N ? b[gp * sbk + (gj + 1) * sbj] : (T)0;
+				v.z = gp < K && gj + 2 < N ? b[gp * sbk + (gj + 2) * sbj] : (T)0;
+				v.w = gp < K && gj + 3 < N ? b[gp * sbk + (gj + 3) * sbj] : (T)0;
 			}
-		} else if (sbj == 1 || sbk != 1) {
-			for (int l = tid; l < TN * TK; l += nt) {
-				int j = l % TN, p = l / TN; long gj = j0 + j, gp = k0 + p;
-				Bs[p][j] = (gj < N && gp < K) ? b[gp * sbk + gj * sbj] : (T)0;
-			}
-		} else {
-			for (int l = tid; l < TN * TK; l += nt) {
-				int p = l % TK, j = l / TK; long gj = j0 + j, gp = k0 + p;
-				Bs[p][j] = (gj < N && gp < K) ? b[gp + gj * sbj] : (T)0;
-			}
+			vstore4(v, 0, &Bs[p][j]);
 		}
 		barrier(CLK_LOCAL_MEM_FENCE);
 @MAC(As, Bs)
