@@ -7,35 +7,17 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/opencl/opencltest"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/brighter"
 )
-
-// twoDevices opens the halves of the OpenCL CPU device (PoCL's in CI) in
-// one context, or skips where it cannot be split.
-func twoDevices(t *testing.T) (*opencl.Device, *opencl.Device) {
-	t.Helper()
-	devs, err := opencl.Split(opencl.Options{Type: opencl.DeviceCPU}, 2)
-	if errors.Is(err, opencl.ErrCannotSplit) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, d := range devs {
-			d.Close()
-		}
-	})
-	return devs[0], devs[1]
-}
 
 // A pipeline runs on the device its Arrays live on; Arrays on two devices
 // are refused until the caller moves one (MoveTo: a direct copy within one
 // context); nothing moves on its own.
 func TestPipelineRunsWhereDataIs(t *testing.T) {
 	clDevice(t)
-	d0, d1 := twoDevices(t)
+	d0, d1 := opencltest.Halves(t)
 	runWhereDataIs(t, d0, d1, device.PathDirect)
 }
 
@@ -44,16 +26,7 @@ func TestPipelineRunsWhereDataIs(t *testing.T) {
 // host memory. Skips without a GPU.
 func TestPipelineCPUAndGPU(t *testing.T) {
 	clDevice(t)
-	cpu, err := opencl.Open(opencl.Options{Platform: "Portable", Type: opencl.DeviceCPU})
-	if err != nil {
-		t.Skipf("no OpenCL CPU device: %v", err)
-	}
-	defer cpu.Close()
-	gpu, err := opencl.Open(opencl.Options{Type: opencl.DeviceGPU})
-	if err != nil {
-		t.Skipf("no OpenCL GPU: %v", err)
-	}
-	defer gpu.Close()
+	cpu, gpu := opencltest.CPUAndGPU(t)
 	runWhereDataIs(t, gpu, cpu, device.PathStaged)
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/opencl/opencltest"
 )
 
 // Device tests: every device op against the host op on the same data
@@ -821,19 +822,7 @@ func TestDeviceStateRelease(t *testing.T) {
 // operand keeps its value and residency and no device counts a copy.
 // After an explicit MoveTo the same op runs on the common device.
 func TestDeviceTwoDevices(t *testing.T) {
-	devs, err := opencl.Split(opencl.Options{Type: opencl.DeviceCPU}, 2)
-	if errors.Is(err, opencl.ErrCannotSplit) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		for _, d := range devs {
-			d.Close()
-		}
-	}()
-	d0, d1 := devs[0], devs[1]
+	d0, d1 := opencltest.Halves(t)
 	a, b, dst := array.New[float32](64), array.New[float32](64), array.New[float32](64)
 	must(t, Iota(a, 0))
 	must(t, Fill(b, 2))
@@ -987,16 +976,7 @@ func TestDeviceNoFP64(t *testing.T) {
 // Skips without a GPU.
 func TestDeviceCPUAndGPU(t *testing.T) {
 	testDev(t)
-	cpu, err := opencl.Open(opencl.Options{Platform: "Portable", Type: opencl.DeviceCPU})
-	if err != nil {
-		t.Skipf("no PoCL CPU device: %v", err)
-	}
-	defer cpu.Close()
-	gpu, err := opencl.Open(opencl.Options{Type: opencl.DeviceGPU})
-	if err != nil {
-		t.Skipf("no OpenCL GPU: %v", err)
-	}
-	defer gpu.Close()
+	cpu, gpu := opencltest.CPUAndGPU(t)
 	twoContexts(t, cpu, gpu)
 }
 

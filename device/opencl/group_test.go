@@ -2,31 +2,12 @@ package opencl_test
 
 import (
 	"bytes"
-	"errors"
 	"testing"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/opencl/opencltest"
 )
-
-// splitDevices opens two devices of one context: halves of the CPU device
-// (PoCL's in CI). It skips where the device cannot be split.
-func splitDevices(t *testing.T) (*opencl.Device, *opencl.Device) {
-	t.Helper()
-	devs, err := opencl.Split(opencl.Options{Type: opencl.DeviceCPU}, 2)
-	if errors.Is(err, opencl.ErrCannotSplit) {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		for _, d := range devs {
-			d.Close()
-		}
-	})
-	return devs[0], devs[1]
-}
 
 // copyCheck writes a pattern on src's device, copies it to dst's with
 // CopyBetween and reads it back there.
@@ -69,7 +50,7 @@ func copyCheck(t *testing.T, src, dst device.Device, n int) device.Path {
 
 // Devices of one context copy directly, counted as Peer on the receiver.
 func TestGroupCopiesDirectly(t *testing.T) {
-	d0, d1 := splitDevices(t)
+	d0, d1 := opencltest.Halves(t)
 	before0, before1 := d0.Stats(), d1.Stats()
 	if p := copyCheck(t, d0, d1, 3<<20+5); p != device.PathDirect {
 		t.Fatalf("path %v, want direct", p)
