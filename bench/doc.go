@@ -27,6 +27,12 @@
 // (array.NewIn). The ceilings are a host↔device copy of the image's bytes
 // through the same device and a device-to-device copy (device.Copy).
 //
+// RunSplit spreads a chain over several devices: the image cut into bands
+// of rows, band k resident on device k, every band at once, against the
+// whole image on the first device in the same run (residency -devices N;
+// opencl.Several opens the devices: several GPUs of a platform in one
+// context, else the device split, as PoCL's CPU device can be).
+//
 // Results are plain values (Report, Result, Ceiling) so callers can build
 // their own reports; WriteTable, WriteCSV, WriteJSON and WritePlot are the
 // ones the residency command writes:

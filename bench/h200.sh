@@ -60,6 +60,14 @@ mixed_flag=()
 [ -s "$OUT/torch-mixed.json" ] && mixed_flag=(-torch "$OUT/torch-mixed.json")
 step mixed-residency 150 env RESIDENT_OCL_VERBOSE=1 bin/residency -chain mixed -out "$OUT" -name h200-mixed -q "${mixed_flag[@]}"
 
+# Issue 14's two-GPU run: the chain split in bands of rows over two GPUs of
+# one context against the whole image on one (only where two GPUs are
+# lent, the nvidia-h200-x2 kind): STEPS=split.
+if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -ge 2 ]; then
+	step split 240 bin/residency -devices 2 -type gpu -out "$OUT" -name h200x2 -q
+	step split-mixed 240 bin/residency -devices 2 -type gpu -chain mixed -out "$OUT" -name h200x2-mixed -q
+fi
+
 # ops on the device against PyTorch's same ops (bench/cmd/opsbench: add,
 # sum, copy, SGEMM/DGEMM with the tilings tuned, launch overhead).
 step ops-torch 120 "$PY" bench/torch_ops.py "$OUT/torch_ops.json"

@@ -37,13 +37,21 @@ const (
 // 4-byte sum. Every stage has a float64 reference; the check asks for
 // equality up to the cast, ScaleTol after the scale and SumTol for the sum.
 func Mixed(k uint8, scale float32) ([]Stage, device.Device, error) {
-	b, _, err := Brighter(k)
-	if err != nil {
-		return nil, nil, err
-	}
 	dev, err := halide.OpenCLDevice()
 	if err != nil {
 		return nil, nil, err
+	}
+	ss, err := MixedOn(dev, k, scale)
+	return ss, dev, err
+}
+
+// MixedOn is the mixed chain on dev: the Halide stage runs where its
+// input lives, the ops stages on dev when given host views. Each call
+// makes stages of its own (the sum keeps its row sums on its device).
+func MixedOn(dev *opencl.Device, k uint8, scale float32) ([]Stage, error) {
+	b, _, err := Brighter(k)
+	if err != nil {
+		return nil, err
 	}
 	ss := []Stage{
 		b,
@@ -57,7 +65,7 @@ func Mixed(k uint8, scale float32) ([]Stage, device.Device, error) {
 	for i := range ss {
 		ss[i].Ref, ss[i].Tol = refs[i].Ref, refs[i].Tol
 	}
-	return ss, dev, nil
+	return ss, nil
 }
 
 // mixedRefs are the references and tolerances of the mixed chain's

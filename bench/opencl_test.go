@@ -1,8 +1,12 @@
 package bench
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/opencl/opencltest"
 	"github.com/resident-go/resident/halide"
 )
 
@@ -64,4 +68,47 @@ func TestRunOpenCLMixed(t *testing.T) {
 	}
 	checkCounts(t, rep, stages)
 	checkMixed(t, rep)
+}
+
+// RunSplit on the two halves of the CPU device: the mixed chain and a
+// brighter chain, each band on its device, checked against the references;
+// each band uploads its rows once and downloads only its output.
+func TestRunSplitHalves(t *testing.T) {
+	brighterOrSkip(t)
+	d0, d1 := opencltest.Halves(t)
+	const w, h = 256, 131
+	chains := map[string]func(device.Device) ([]Stage, error){
+		"mixed": func(d device.Device) ([]Stage, error) { return MixedOn(d.(*opencl.Device), 5, DefaultScale) },
+		"brighter": func(device.Device) ([]Stage, error) {
+			s, _, err := Brighter(3)
+			return Repeat(s, 3), err
+		},
+	}
+	for name, stages := range chains {
+		rep, err := RunSplit(SplitConfig{Devices: []device.Device{d0, d1}, Stages: stages, Width: w, Height: h, Reps: 3})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(rep.Bands) != 2 || rep.Bands[0].Rows+rep.Bands[1].Rows != h || rep.Bands[0].Rows != 66 {
+			t.Fatalf("%s: bands %+v", name, rep.Bands)
+		}
+		outBytes := map[string]func(rows int) float64{"mixed": func(int) float64 { return 4 }, "brighter": func(rows int) float64 { return float64(w * rows) }}[name]
+		for k, b := range rep.Bands {
+			if b.Device != []device.Device{d0, d1}[k].Name() || b.H2DBytes != float64(w*b.Rows) || b.D2HBytes != outBytes(b.Rows) {
+				t.Errorf("%s band %d: %+v; want %d B up, %v B down", name, k, b, w*b.Rows, outBytes(b.Rows))
+			}
+		}
+		if rep.One.N != 3 || rep.Split.N != 3 || rep.Speedup <= 0 {
+			t.Errorf("%s: timings %+v / %+v, speedup %v", name, rep.One, rep.Split, rep.Speedup)
+		}
+		if md := rep.Markdown(); !strings.Contains(md, "all bands at once") || !strings.Contains(md, "Speedup") {
+			t.Errorf("%s: markdown:\n%s", name, md)
+		}
+	}
+	if _, err := RunSplit(SplitConfig{Devices: []device.Device{d0, d1}, Stages: chains["brighter"], Width: w, Height: 1}); err == nil {
+		t.Error("1 row in 2 bands: no error")
+	}
+	if _, err := RunSplit(SplitConfig{Stages: chains["brighter"], Width: w, Height: h}); err == nil {
+		t.Error("no devices: no error")
+	}
 }

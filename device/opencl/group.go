@@ -109,3 +109,29 @@ func Split(o Options, parts int) ([]*Device, error) {
 	}
 	return OpenGroup(o, subs[:parts]...)
 }
+
+// Several opens n Devices to spread work over, in one context: the first
+// n devices of the platform and type Open(o) would choose when it has that
+// many (several GPUs), else that device split n ways (Split; PoCL's CPU
+// device). An error wrapping ErrCannotSplit says neither is possible.
+func Several(o Options, n int) ([]*Device, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("opencl: Several(%d): want at least one device", n)
+	}
+	p, id, err := Choose(o)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := p.Devices(id.Type())
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) >= n {
+		return OpenGroup(o, ids[:n]...)
+	}
+	devs, err := Split(o, n)
+	if err != nil {
+		return nil, fmt.Errorf("%s has %d %s device(s), and: %w", p.Name(), len(ids), id.Type(), err)
+	}
+	return devs, nil
+}

@@ -2,6 +2,7 @@ package opencl_test
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 
 	"github.com/resident-go/resident/device"
@@ -81,5 +82,41 @@ func TestSeparateContextsStage(t *testing.T) {
 	s0, s1 := d0.Stats().Sub(before0), d1.Stats().Sub(before1)
 	if s1.PeerCalls != 0 || s0.D2HBytes < 70<<20+3 || s1.H2DBytes < 70<<20+3 {
 		t.Fatalf("counters: sender %v; receiver %v", s0, s1)
+	}
+}
+
+// Several takes a platform's devices when it has enough, else splits the
+// one: PoCL's single CPU device gives halves in one context (they copy
+// directly). Zero devices is an error.
+func TestSeveral(t *testing.T) {
+	o := opencl.Options{Type: opencl.DeviceCPU}
+	probe, err := opencl.Split(o, 2)
+	if errors.Is(err, opencl.ErrCannotSplit) {
+		t.Skip(err)
+	}
+	for _, d := range probe {
+		d.Close()
+	}
+	for _, n := range []int{1, 2} {
+		devs, err := opencl.Several(o, n)
+		if err != nil {
+			t.Fatalf("Several(%d): %v", n, err)
+		}
+		if len(devs) != n {
+			t.Fatalf("Several(%d) opened %d devices", n, len(devs))
+		}
+		if n == 2 {
+			if p := copyCheck(t, devs[0], devs[1], 1<<10); p != device.PathDirect {
+				t.Errorf("Several's devices copy by %v, want direct (one context)", p)
+			}
+		}
+		for _, d := range devs {
+			if err := d.Close(); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	if _, err := opencl.Several(o, 0); err == nil {
+		t.Error("Several(0) opened nothing without an error")
 	}
 }

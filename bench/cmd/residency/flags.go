@@ -32,6 +32,7 @@ type options struct {
 	out, name     string
 	torch         string
 	quiet         bool
+	devices       int // > 1: the chain split over that many devices
 }
 
 const maxStages = 64
@@ -65,6 +66,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.name, "name", "residency", "base name of the output files")
 	fs.StringVar(&o.torch, "torch", "", "JSON written by bench/torch_chain.py -json: adds a comparison with PyTorch")
 	fs.BoolVar(&o.quiet, "q", false, "no progress on stderr")
+	fs.IntVar(&o.devices, "devices", 1, "split the image in bands of rows over this many OpenCL devices of one context (several GPUs, else the device split, as PoCL's CPU can be), all at once, against the whole image on the first (resident mode, each -memory); writes NAME-split.md and .json")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -151,6 +153,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.warmup < 1 {
 		bad("-warmup %d: want ≥ 1 (the first iteration builds kernels)", o.warmup)
+	}
+	if o.devices < 1 || o.devices > 64 {
+		bad("-devices %d: want 1…64", o.devices)
+	}
+	if o.devices > 1 && o.device != "opencl" {
+		bad("-devices %d: the split runs on OpenCL devices: use -device opencl", o.devices)
+	}
+	if o.devices > 1 && o.torch != "" {
+		bad("-torch compares one-device runs: leave it out with -devices %d", o.devices)
+	}
+	if o.devices > o.height {
+		bad("-devices %d: a %d-row image cannot be cut into %d bands", o.devices, o.height, o.devices)
 	}
 	if o.name == "" || strings.ContainsAny(o.name, `/\`) {
 		bad("-name %q: want a plain file name without slashes", o.name)

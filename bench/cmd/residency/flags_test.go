@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/bench"
+	"github.com/resident-go/resident/device/opencl"
 )
 
 func TestParseFlagsDefaults(t *testing.T) {
@@ -58,6 +59,10 @@ func TestParseFlagsRejects(t *testing.T) {
 		{"-stages 65", "want 1…64"},
 		{"-k 256", "want 0…255"},
 		{"-chain fast", `-chain "fast": want brighter or mixed`},
+		{"-devices 0", "-devices 0: want 1…64"},
+		{"-devices 2 -device sim", "use -device opencl"},
+		{"-devices 2 -torch t.json", "leave it out"},
+		{"-devices 3 -size 8x2", "cannot be cut into 3 bands"},
 		{"-chain mixed -stages 8", "-stages 8: the mixed chain has 4 stages"},
 		{"-chain mixed -sync 4", "want stage indices 0…3"},
 		{"-chain mixed -scale 1e39", "-scale 1e+39: want a finite float32"},
@@ -133,6 +138,35 @@ func TestRunSimMixed(t *testing.T) {
 		"same chain: saturating +k → float32 → × scale → sum", "| resident | go / pageable |"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+// -devices 2 on the halves of the CPU device: the split table for each
+// memory and NAME-split.md/json. Skips where the device cannot be split.
+func TestRunSplitDevices(t *testing.T) {
+	if _, err := opencl.Default(); err != nil {
+		t.Skipf("no OpenCL device: %v", err)
+	}
+	dir := t.TempDir()
+	o, err := parseFlags(strings.Fields("-devices 2 -type cpu -platform Portable -chain mixed -size 64x33 -iters 2 -q -name t -out "+dir), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	err = run(o, "residency -devices 2", &stdout, io.Discard)
+	if errors.Is(err, opencl.ErrCannotSplit) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(stdout.String(), "**Split over 2 devices**"); n != 2 {
+		t.Errorf("%d split tables, want one per memory:\n%s", n, stdout.String())
+	}
+	for _, f := range []string{"t-split.md", "t-split.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
 		}
 	}
 }

@@ -51,6 +51,9 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if o.devices > 1 {
+		return runSplit(o, cmd, stdout, stderr)
+	}
 	cpu := true
 	mixed := o.chain == "mixed"
 	switch o.device {
