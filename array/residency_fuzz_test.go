@@ -20,14 +20,27 @@ func FuzzResidency(f *testing.F) {
 	f.Add([]byte{0, 3, 0, 0, 7, 1, 2, 1, 0, 9, 2, 3, 1, 8, 4, 0})
 	f.Add([]byte{1, 0, 2, 0, 0, 1, 4, 0, 3, 1, 6, 1, 3, 0, 9, 0, 2, 1, 3, 1})
 	f.Add([]byte{0, 0, 9, 0, 2, 1, 0, 7, 2, 2, 5, 2, 3, 2, 4, 0, 3, 0})
+	f.Add([]byte{251, 0, 5, 1, 0, 2, 1, 0, 3, 0, 4, 0, 8, 1, 0, 3, 0, 1, 1, 0, 4})
+	f.Add([]byte{250, 0, 0, 0, 2, 3, 0, 2, 0, 0, 0, 1, 1, 1, 0, 9, 1, 0, 8, 1, 0, 3})
 	f.Fuzz(runOne)
 }
 
 func runOne(t *testing.T, ops []byte) {
 	{
 		dev := sim.New("fuzz", 0)
-		root := array.NewWithMins[uint16]([]int{3, -2}, []int{12, 10})
-		model := make([]uint16, 12*10)
+		// The root is 12×10; a first byte ≥ 250 picks a 1-D or a 0-D one
+		// (whose one element once had no box, so its device writes were lost).
+		mins, ext := []int{3, -2}, []int{12, 10}
+		if len(ops) > 0 && ops[0] >= 250 {
+			if ops[0]%2 == 0 {
+				mins, ext = []int{-4}, []int{7}
+			} else {
+				mins, ext = nil, nil
+			}
+			ops = ops[1:]
+		}
+		root := array.NewWithMins[uint16](mins, ext)
+		model := make([]uint16, root.Len())
 		base := uintptr(root.Raw().HostPtr())
 		views := []*array.Array[uint16]{root}
 		next := func() int {
