@@ -614,6 +614,17 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 // The entry points' hooks: each asks placement and, when it names a
 // device, runs the op there (ok) or reports that the host must (not ok).
 
+// target is placement, then fits: the device the op runs on, or nil (with
+// the error when placement refused the operands). ts are the element
+// types involved (a zero Type for none).
+func target(op string, ts [2]array.Type, dst *array.Raw, ins ...*array.Raw) (*opencl.Device, error) {
+	d, err := placement(op, dst, ins...)
+	if err != nil || d == nil || !fits(d, ts[:]...) {
+		return nil, err
+	}
+	return d, nil
+}
+
 // fits reports whether d computes in the element types ts: float64 needs
 // cl_khr_fp64; without it the op runs on the host (the package
 // documentation's rule: counted, guarded copies of device-dirty inputs).
@@ -627,96 +638,71 @@ func fits(d *opencl.Device, ts ...array.Type) bool {
 }
 
 func deviceBinary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
-	d, err := placement(op.String(), rawOf(dst), rawOf(a), rawOf(b))
-	if err != nil {
-		return true, err
+	d, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		return binaryDevice(d, op, dst, a, b, sa, sb)
-	}
-	return false, nil
+	return binaryDevice(d, op, dst, a, b, sa, sb)
 }
 
 func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error) {
-	d, err := placement(op.String(), rawOf(dst), rawOf(a))
-	if err != nil {
-		return true, err
+	d, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		return unaryDevice(d, op, dst, a)
-	}
-	return false, nil
+	return unaryDevice(d, op, dst, a)
 }
 
 func deviceCopy[T array.Elem](dst, src *array.Array[T]) (bool, error) {
-	d, err := placement("Copy", rawOf(dst), rawOf(src))
-	if err != nil {
-		return true, err
+	d, err := target("Copy", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(src))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		return copyDevice(d, dst, src)
-	}
-	return false, nil
+	return copyDevice(d, dst, src)
 }
 
 func deviceFill[T array.Elem](dst *array.Array[T], x T) (bool, error) {
-	d, err := placement("Fill", rawOf(dst))
-	if err != nil {
-		return true, err
+	d, err := target("Fill", [2]array.Type{array.TypeOf[T]()}, rawOf(dst))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		return fillDevice(d, dst, x)
-	}
-	return false, nil
+	return fillDevice(d, dst, x)
 }
 
 func deviceIota[T array.Elem](dst *array.Array[T], dim int) (bool, error) {
-	d, err := placement("Iota", rawOf(dst))
-	if err != nil {
-		return true, err
+	d, err := target("Iota", [2]array.Type{array.TypeOf[T]()}, rawOf(dst))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		return iotaDevice(d, dst, dim)
-	}
-	return false, nil
+	return iotaDevice(d, dst, dim)
 }
 
 func deviceCast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
-	d, err := placement(castName(sat), rawOf(dst), rawOf(src))
-	if err != nil {
-		return true, err
+	d, err := target(castName(sat), [2]array.Type{array.TypeOf[D](), array.TypeOf[S]()}, rawOf(dst), rawOf(src))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[D](), array.TypeOf[S]()) {
-		return castDevice(d, dst, src, sat)
-	}
-	return false, nil
+	return castDevice(d, dst, src, sat)
 }
 
 func deviceReduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) (bool, error) {
-	d, err := placement(reduceNames[op], rawOf(dst), rawOf(a))
-	if err != nil {
-		return true, err
+	d, err := target(reduceNames[op], [2]array.Type{array.TypeOf[D](), array.TypeOf[T]()}, rawOf(dst), rawOf(a))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[D](), array.TypeOf[T]()) {
-		return reduceDevice(d, op, dst, a, dim)
-	}
-	return false, nil
+	return reduceDevice(d, op, dst, a, dim)
 }
 
 func deviceReduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (T, bool, error) {
-	d, err := placement(reduceAllNames[op], nil, rawOf(a))
-	if err != nil {
+	d, err := target(reduceAllNames[op], [2]array.Type{array.TypeOf[T]()}, nil, rawOf(a))
+	if d == nil {
 		var z T
-		return z, true, err
+		return z, err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		var n nest
-		var v T // escapes into the read: here, so the host path allocates nothing
-		ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&v)), sizeOf[T]()))
-		return v, ok, err
-	}
-	var z T
-	return z, false, nil
+	var n nest
+	var v T // escapes into the read: declared here, so the host path allocates nothing
+	ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&v)), sizeOf[T]()))
+	return v, ok, err
 }
 
 // deviceArgAll is deviceReduceAll for ArgMinAll and ArgMaxAll: it returns
@@ -724,31 +710,25 @@ func deviceReduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (T, bool, err
 // reduceAll. The kernels keep the first extreme (NaN first) in the order
 // of the host's nest, so both pick the same element.
 func deviceArgAll[T array.Elem](op reduceOp, a *array.Array[T]) (int, bool, error) {
-	d, err := placement(reduceAllNames[op], nil, rawOf(a))
-	if err != nil {
-		return 0, true, err
+	d, err := target(reduceAllNames[op], [2]array.Type{array.TypeOf[T]()}, nil, rawOf(a))
+	if d == nil {
+		return 0, err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		var n nest
-		var i int64
-		ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&i)), 8))
-		if !ok || err != nil {
-			return 0, ok, err
-		}
-		return n.offsetOf(int(i)), true, nil
+	var n nest
+	var i int64
+	ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&i)), 8))
+	if !ok || err != nil {
+		return 0, ok, err
 	}
-	return 0, false, nil
+	return n.offsetOf(int(i)), true, nil
 }
 
 func deviceMatMul[T Float](dst, a, b *array.Array[T]) (bool, error) {
-	d, err := placement("MatMul", rawOf(dst), rawOf(a), rawOf(b))
-	if err != nil {
-		return true, err
+	d, err := target("MatMul", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		return matmulDevice(d, dst, a, b)
-	}
-	return false, nil
+	return matmulDevice(d, dst, a, b)
 }
 
 var cmpCL = [...]string{"eq", "ne", "lt", "le", "gt", "ge"}
@@ -796,14 +776,11 @@ func compareDevice[T array.Elem](d *opencl.Device, op CmpOp, dst *array.Array[ui
 }
 
 func deviceCompare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], sb T) (bool, error) {
-	d, err := placement(op.String(), rawOf(dst), rawOf(a), rawOf(b))
-	if err != nil {
-		return true, err
+	d, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		return compareDevice(d, op, dst, a, b, sb)
-	}
-	return false, nil
+	return compareDevice(d, op, dst, a, b, sb)
 }
 
 // ndArg4 is an nd4_t: ndArg with a fourth operand.
@@ -859,12 +836,9 @@ func whereDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], cond *arra
 }
 
 func deviceWhere[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) (bool, error) {
-	d, err := placement("Where", rawOf(dst), rawOf(cond), rawOf(a), rawOf(b))
-	if err != nil {
-		return true, err
+	d, err := target("Where", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(cond), rawOf(a), rawOf(b))
+	if d == nil {
+		return err != nil, err
 	}
-	if d != nil && fits(d, array.TypeOf[T]()) {
-		return whereDevice(d, dst, cond, a, b)
-	}
-	return false, nil
+	return whereDevice(d, dst, cond, a, b)
 }
