@@ -61,40 +61,35 @@ func MixedOn(dev *opencl.Device, k uint8, scale float32) ([]Stage, error) {
 		}),
 		OpStage(dev, "sum", ScalarOut[float32](), sumAll()),
 	}
-	refs := mixedRefs(k, scale)
-	for i := range ss {
-		ss[i].Ref, ss[i].Tol = refs[i].Ref, refs[i].Tol
-	}
-	return ss, nil
+	return withMixedRefs(ss, k, scale), nil
 }
 
-// mixedRefs are the references and tolerances of the mixed chain's
-// stages. The scale reference multiplies by the float32 scale the stages
-// use, in float64.
-func mixedRefs(k uint8, scale float32) []Stage {
+// withMixedRefs gives the four stages of a mixed chain (Mixed's or
+// SimMixed's) their references and tolerances. The scale reference
+// multiplies by the float32 scale the stages use, in float64.
+func withMixedRefs(ss []Stage, k uint8, scale float32) []Stage {
 	s := float64(scale)
-	return []Stage{
-		{Ref: SaturatingAdd(k)},
-		{Ref: func(dst, src []float64) { copy(dst, src) }},
-		{Ref: func(dst, src []float64) {
-			for i, x := range src {
-				dst[i] = x * s
-			}
-		}, Tol: ScaleTol},
-		{Ref: func(dst, src []float64) {
-			t := 0.0
-			for _, x := range src {
-				t += x
-			}
-			dst[0] = t
-		}, Tol: SumTol},
-	}
+	ss[0].Ref = SaturatingAdd(k)
+	ss[1].Ref = func(dst, src []float64) { copy(dst, src) }
+	ss[2].Ref, ss[2].Tol = func(dst, src []float64) {
+		for i, x := range src {
+			dst[i] = x * s
+		}
+	}, ScaleTol
+	ss[3].Ref, ss[3].Tol = func(dst, src []float64) {
+		t := 0.0
+		for _, x := range src {
+			t += x
+		}
+		dst[0] = t
+	}, SumTol
+	return ss
 }
 
 // sumAll returns an op that stores in dst, a scalar (ScalarOut), the sum
-// of every element of a 2-D src: ops.Sum along dimension 0 into one float32 per row (each
-// row's elements are contiguous, so a device reads them coalesced), then
-// along the rows. The vector of row sums is kept between calls, on the
+// of every element of a 2-D src: ops.Sum along dimension 0 into one
+// float32 per row (each row's elements are contiguous, so a device reads
+// them coalesced), then along the rows. The vector of row sums is kept between calls, on the
 // device once a device has written it.
 func sumAll() func(dst, src *array.Array[float32]) error {
 	var rows *array.Array[float32]

@@ -92,14 +92,20 @@ type buffer interface {
 type typedBuffer[T Real] struct{ *array.Array[T] }
 
 func allocBuffer[T Real](h device.HostAllocator, extents []int) (buffer, error) {
-	if h == nil {
-		return typedBuffer[T]{array.New[T](extents...)}, nil
-	}
-	a, err := array.NewIn[T](h, extents...)
+	a, err := newArray[T](h, extents...)
 	if err != nil {
 		return nil, err
 	}
 	return typedBuffer[T]{a}, nil
+}
+
+// newArray is a device-aware Array in Go memory when h is nil, else in
+// h's host memory.
+func newArray[T array.Elem](h device.HostAllocator, extents ...int) (*array.Array[T], error) {
+	if h == nil {
+		return array.New[T](extents...), nil
+	}
+	return array.NewIn[T](h, extents...)
 }
 
 func (b typedBuffer[T]) arg() array.Buffer { return b.Array }

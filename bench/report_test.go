@@ -12,11 +12,21 @@ import (
 	"github.com/resident-go/resident/device/sim"
 )
 
+// simReport runs 3 × sim_brighter on a sim device, simMixedReport the
+// mixed chain: 32×16, every length, 2 repetitions.
 func simReport(t *testing.T) *Report {
+	return simReportOf(t, func(d *sim.Device) []Stage { return Repeat(SimBrighter(d, 1), 3) })
+}
+
+func simMixedReport(t *testing.T) *Report {
+	return simReportOf(t, func(d *sim.Device) []Stage { return SimMixed(d, 1, DefaultScale) })
+}
+
+func simReportOf(t *testing.T, stages func(*sim.Device) []Stage) *Report {
 	t.Helper()
 	d := sim.New("test", 0)
 	t.Cleanup(func() { d.Close() })
-	rep, err := Run(Config{Device: d, Stages: Repeat(SimBrighter(d, 1), 3), Width: 32, Height: 16, Ladder: true, Reps: 2})
+	rep, err := Run(Config{Device: d, Stages: stages(d), Width: 32, Height: 16, Ladder: true, Reps: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,30 +38,11 @@ func TestOutputs(t *testing.T) {
 	rep := simReport(t)
 	dir := t.TempDir()
 
-	var table bytes.Buffer
-	if err := WriteTable(&table, rep, false); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"**sim:test** — 3 × sim_brighter on a 32×16 uint8 image (0.0 MiB)", "| resident | go | 3 |", "| roundtrip | pinned | 3 |", "| explicit (sync 0) | go | 3 |", "D2D GB/s", "Command: `test`"} {
-		if !strings.Contains(table.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, table.String())
-		}
-	}
-	if strings.Contains(table.String(), "| resident | go | 1 |") {
+	table := checkTable(t, rep, false, "**sim:test** — 3 × sim_brighter on a 32×16 uint8 image (0.0 MiB)", "| resident | go | 3 |", "| roundtrip | pinned | 3 |", "| explicit (sync 0) | go | 3 |", "D2D GB/s", "Command: `test`")
+	if strings.Contains(table, "| resident | go | 1 |") {
 		t.Error("table without all shows a shorter chain")
 	}
-
-	var c bytes.Buffer
-	if err := WriteCSV(&c, rep); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(&c).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := len(rows), 1+3*len(Modes)*len(Memories); got != want {
-		t.Errorf("CSV has %d rows, want %d", got, want)
-	}
+	checkCSV(t, rep, 3)
 
 	png := filepath.Join(dir, "plot.png")
 	f, err := os.Create(png)
@@ -117,54 +108,15 @@ func TestComparison(t *testing.T) {
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-func simMixedReport(t *testing.T) *Report {
-	t.Helper()
-	d := sim.New("test", 0)
-	t.Cleanup(func() { d.Close() })
-	rep, err := Run(Config{Device: d, Stages: SimMixed(d, 1, DefaultScale), Width: 32, Height: 16, Ladder: true, Reps: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep.Command = "test"
-	return rep
-}
-
 // The mixed chain gets the same table, CSV, JSON and plot, its header
 // naming the stages in order.
 func TestOutputsMixed(t *testing.T) {
 	rep := simMixedReport(t)
-	var table bytes.Buffer
-	if err := WriteTable(&table, rep, false); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
+	checkTable(t, rep, false,
 		"**sim:test** — sim_brighter → sim_cast_f32 → sim_scale → sim_sum (4 stages) on a 32×16 uint8 image (0.0 MiB)",
-		"explicit mode syncs after stage 1.", "| resident | go | 4 |", "| roundtrip | pinned | 4 | ", "| explicit (sync 1) | go | 4 |", "D2D GB/s",
-	} {
-		if !strings.Contains(table.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, table.String())
-		}
-	}
-	table.Reset()
-	if err := WriteTable(&table, rep, true); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"| resident | go | 1 |", "| resident | go | 3 |"} {
-		if !strings.Contains(table.String(), want) {
-			t.Errorf("table with all lacks %q", want)
-		}
-	}
-	var c bytes.Buffer
-	if err := WriteCSV(&c, rep); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(&c).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, want := len(rows), 1+4*len(Modes)*len(Memories); got != want {
-		t.Errorf("CSV has %d rows, want %d", got, want)
-	}
+		"explicit mode syncs after stage 1.", "| resident | go | 4 |", "| roundtrip | pinned | 4 | ", "| explicit (sync 1) | go | 4 |", "D2D GB/s")
+	checkTable(t, rep, true, "| resident | go | 1 |", "| resident | go | 3 |")
+	checkCSV(t, rep, 4)
 	var png bytes.Buffer
 	if err := WritePlot(&png, rep); err != nil || !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")) {
 		t.Errorf("plot: %v", err)
@@ -212,5 +164,38 @@ func TestComparisonMixed(t *testing.T) {
 		if !strings.Contains(b.String(), c.want) {
 			t.Errorf("comparison lacks %q:\n%s", c.want, b.String())
 		}
+	}
+}
+
+// checkTable writes rep's table (every length when all) and fails for each
+// of wants it lacks; it returns the table.
+func checkTable(t *testing.T, rep *Report, all bool, wants ...string) string {
+	t.Helper()
+	var table bytes.Buffer
+	if err := WriteTable(&table, rep, all); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range wants {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table (all %v) lacks %q:\n%s", all, want, table.String())
+		}
+	}
+	return table.String()
+}
+
+// checkCSV writes rep's CSV and checks it has a header and a row per mode,
+// memory and length (1…stages).
+func checkCSV(t *testing.T, rep *Report, stages int) {
+	t.Helper()
+	var c bytes.Buffer
+	if err := WriteCSV(&c, rep); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := len(rows), 1+stages*len(Modes)*len(Memories); got != want {
+		t.Errorf("CSV has %d rows, want %d", got, want)
 	}
 }

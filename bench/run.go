@@ -136,10 +136,16 @@ func ideal(res Result, c Ceiling, d2dImages float64) time.Duration {
 // newImage returns a device-aware Width × Height uint8 Array whose host
 // storage is of kind mem.
 func (r *runner) newImage(mem Memory) (*array.Array[uint8], error) {
+	return newArray[uint8](r.hostAlloc(mem), r.cfg.Width, r.cfg.Height)
+}
+
+// hostAlloc is where host storage of kind mem comes from: the device's
+// pinned memory, or nil for Go memory.
+func (r *runner) hostAlloc(mem Memory) device.HostAllocator {
 	if mem == Pinned {
-		return array.NewIn[uint8](r.cfg.Device.(device.HostAllocator), r.cfg.Width, r.cfg.Height)
+		return r.cfg.Device.(device.HostAllocator)
 	}
-	return array.New[uint8](r.cfg.Width, r.cfg.Height), nil
+	return nil
 }
 
 // trial is one mode and memory of one chain length, with its own Arrays.
@@ -209,10 +215,7 @@ func (r *runner) newTrial(mode Mode, mem Memory, n int) (*trial, error) {
 // the second buffer of its kind (type and shape) when stage i−1 wrote the
 // first, and the first otherwise, so no stage writes its own input.
 func (r *runner) newOutputs(t *trial, n int) error {
-	var ha device.HostAllocator
-	if t.mem == Pinned {
-		ha = r.cfg.Device.(device.HostAllocator)
-	}
+	ha := r.hostAlloc(t.mem)
 	type kind struct {
 		typ    array.Type
 		scalar bool

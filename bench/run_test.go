@@ -88,12 +88,7 @@ func TestRunSimCountsTransfers(t *testing.T) {
 	if len(rep.Ceilings) != 2 || rep.Ceilings[0].D2DGBps <= 0 || rep.Ceilings[1].H2DGBps <= 0 {
 		t.Errorf("ceilings %+v", rep.Ceilings)
 	}
-	if live := d.Stats().AllocsLive; live != 0 {
-		t.Errorf("%d device allocations still live after Run", live)
-	}
-	if device.Guarded() {
-		t.Error("Run left the transfer guard on")
-	}
+	checkRunClean(t, d)
 }
 
 // A stage that copies behind the library's back must fail Resident mode:
@@ -191,12 +186,7 @@ func TestRunSimMixed(t *testing.T) {
 	}
 	checkCounts(t, rep, stages)
 	checkMixed(t, rep)
-	if live := d.Stats().AllocsLive; live != 0 {
-		t.Errorf("%d device allocations still live after Run", live)
-	}
-	if device.Guarded() {
-		t.Error("Run left the transfer guard on")
-	}
+	checkRunClean(t, d)
 }
 
 // The sum is checked against its float64 reference within SumTol: a
@@ -224,7 +214,7 @@ func TestRunMixedTolerance(t *testing.T) {
 	}
 	// The float stages before the sum are checked element by element.
 	stages := SimMixed(d, 1, DefaultScale)
-	stages[2].Ref = mixedRefs(1, 2*DefaultScale)[2].Ref
+	stages[2].Ref = SimMixed(d, 1, 2*DefaultScale)[2].Ref
 	_, err := Run(Config{Device: d, Stages: stages[:3], Width: 16, Height: 8, Modes: []Mode{Resident}, Reps: 1})
 	if err == nil || !strings.Contains(err.Error(), "wrong output after 3 stages: element 0 is") {
 		t.Errorf("wrong scale reference: err = %v", err)
@@ -267,5 +257,17 @@ func TestTrafficUniformChain(t *testing.T) {
 				t.Errorf("%v, %d stages: %g D2D copies, want %d", wh, n, got, n)
 			}
 		}
+	}
+}
+
+// checkRunClean fails unless Run freed every allocation on d and left the
+// transfer guard off.
+func checkRunClean(t *testing.T, d device.Device) {
+	t.Helper()
+	if live := d.Stats().AllocsLive; live != 0 {
+		t.Errorf("%d device allocations still live after Run", live)
+	}
+	if device.Guarded() {
+		t.Error("Run left the transfer guard on")
 	}
 }

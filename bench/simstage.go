@@ -46,12 +46,7 @@ func SimMixed(dev *sim.Device, k uint8, scale float32) []Stage {
 		}
 		dst[0] = float32(t)
 	})
-	ss := []Stage{SimBrighter(dev, k), cast, mul, sum}
-	refs := mixedRefs(k, scale)
-	for i := range ss {
-		ss[i].Ref, ss[i].Tol = refs[i].Ref, refs[i].Tol
-	}
-	return ss
+	return withMixedRefs([]Stage{SimBrighter(dev, k), cast, mul, sum}, k, scale)
 }
 
 // simStage is a Stage that runs fn on the sim allocations of a dense S

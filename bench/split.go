@@ -101,7 +101,6 @@ func RunSplit(cfg SplitConfig) (*SplitReport, error) {
 	case cfg.Width <= 0 || cfg.Height < n:
 		return nil, fmt.Errorf("bench: RunSplit: a %d×%d image cannot be cut into %d bands of rows", cfg.Width, cfg.Height, n)
 	}
-	cfg.Warmup, cfg.Reps = max(cfg.Warmup, 1), orDefault(cfg.Reps, 10)
 	var parts []*part
 	defer func() {
 		for _, p := range parts {
@@ -113,6 +112,7 @@ func RunSplit(cfg SplitConfig) (*SplitReport, error) {
 		return nil, fmt.Errorf("bench: RunSplit on %s: %w", cfg.Devices[0].Name(), err)
 	}
 	parts = append(parts, one)
+	reps := one.r.cfg.Reps // Config's defaults, as normalize fills them in
 	bands := make([]*part, n)
 	for k, d := range cfg.Devices {
 		h := cfg.Height/n + b2i(k < cfg.Height%n)
@@ -123,7 +123,7 @@ func RunSplit(cfg SplitConfig) (*SplitReport, error) {
 	}
 	was := device.SetGuard(true) // before any goroutine: resident() then leaves it on
 	defer device.SetGuard(was)
-	for range cfg.Warmup {
+	for range one.r.cfg.Warmup {
 		for _, p := range parts {
 			if err := p.t.iter(); err != nil {
 				return nil, fmt.Errorf("bench: RunSplit warm-up on %s: %w", p.r.cfg.Device.Name(), err)
@@ -131,8 +131,9 @@ func RunSplit(cfg SplitConfig) (*SplitReport, error) {
 		}
 	}
 	var split []time.Duration
-	counts := make([]device.Stats, n)
-	for range cfg.Reps {
+	counts, before := make([]device.Stats, n), make([]device.Stats, n)
+	errs := make([]error, n)
+	for range reps {
 		for _, p := range parts {
 			start := time.Now()
 			if err := p.t.iter(); err != nil {
@@ -140,12 +141,10 @@ func RunSplit(cfg SplitConfig) (*SplitReport, error) {
 			}
 			p.times = append(p.times, time.Since(start))
 		}
-		before := make([]device.Stats, n)
 		for k, d := range cfg.Devices {
 			before[k] = d.Stats()
 		}
 		start := time.Now()
-		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for k, p := range bands {
 			wg.Go(func() { errs[k] = p.t.iter() })
@@ -168,24 +167,17 @@ func RunSplit(cfg SplitConfig) (*SplitReport, error) {
 	}
 	rep := &SplitReport{
 		Stage: stageNames(one.r.cfg.Stages), Width: cfg.Width, Height: cfg.Height, Stages: len(one.r.cfg.Stages),
-		Memory: cfg.Memory, Reps: cfg.Reps, One: Summarize(one.times), Split: Summarize(split),
+		Memory: cfg.Memory, Reps: reps, One: Summarize(one.times), Split: Summarize(split),
 	}
 	if rep.Split.Median > 0 {
 		rep.Speedup = float64(rep.One.Median) / float64(rep.Split.Median)
 	}
 	for k, p := range bands {
 		rep.Bands = append(rep.Bands, Band{Device: cfg.Devices[k].Name(), Rows: p.r.cfg.Height,
-			H2DBytes: float64(counts[k].H2DBytes) / float64(cfg.Reps), D2HBytes: float64(counts[k].D2HBytes) / float64(cfg.Reps),
+			H2DBytes: float64(counts[k].H2DBytes) / float64(reps), D2HBytes: float64(counts[k].D2HBytes) / float64(reps),
 			Alone: Summarize(p.times)})
 	}
 	return rep, nil
-}
-
-func orDefault(x, def int) int {
-	if x <= 0 {
-		return def
-	}
-	return x
 }
 
 func b2i(b bool) int {

@@ -44,11 +44,15 @@ func WriteTable(w io.Writer, r *Report, all bool) error {
 // chainLabel names the chain: "8 × brighter" for a chain of one stage,
 // "brighter → cast_f32 → scale → sum (4 stages)" for a mixed one.
 func chainLabel(r *Report) string {
-	if !strings.Contains(r.Stage, ",") {
+	if !r.stagesDiffer() {
 		return fmt.Sprintf("%d × %s", r.Stages, r.Stage)
 	}
 	return fmt.Sprintf("%s (%d stages)", stageList(r), r.Stages)
 }
+
+// stagesDiffer reports whether the chain has stages of more than one kind
+// (Report.Stage joins their names then).
+func (r *Report) stagesDiffer() bool { return strings.Contains(r.Stage, ",") }
 
 // stageList is the report's stage names joined by arrows.
 func stageList(r *Report) string { return strings.ReplaceAll(r.Stage, ",", " → ") }

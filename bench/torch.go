@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 )
 
@@ -124,7 +123,7 @@ func WriteComparison(w io.Writer, r *Report, t *Torch) error {
 	} else {
 		p.printf("\n**Against PyTorch %s on %s** (same chain: %d × saturating +k, %d×%d uint8, upload and download included)\n", t.Version, t.Device, t.Stages, t.Width, t.Height)
 	}
-	if ours := strings.Contains(r.Stage, ","); ours != mixed {
+	if r.stagesDiffer() != mixed {
 		p.printf("\nWarning: PyTorch ran the %s chain, we ran %s: ratios are not like for like.\n", t.chainName(), chainLabel(r))
 	}
 	if t.Width != r.Width || t.Height != r.Height || t.Stages != r.Stages {

@@ -532,6 +532,10 @@ var (
 	gemmOther    = GemmConfig{32, 32, 8, 4, 4}
 )
 
+// gemmPadA pads each row of the kernels' A slab (PADA): a multiple of 4
+// keeps its float4 reads aligned.
+const gemmPadA = 4
+
 // GemmConfigOf returns the tiling MatMul uses on d for elements of
 // elemBytes bytes (4 or 8).
 func GemmConfigOf(d *opencl.Device, elemBytes int) GemmConfig {
@@ -570,8 +574,8 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 	cfg := GemmConfigOf(d, es)
 	ct, _ := clTypeOf(array.TypeOf[T]())
 	p, err := s.program(progKey{kind: "gemm", t: array.TypeOf[T](), gemm: cfg}, func() string {
-		return fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA 4\n",
-			ct.s, ct.s, cfg.TM, cfg.TN, cfg.TK, cfg.RM, cfg.RN) + clCommon + clGemm
+		return fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA %d\n",
+			ct.s, ct.s, cfg.TM, cfg.TN, cfg.TK, cfg.RM, cfg.RN, gemmPadA) + clCommon + clGemm
 	})
 	if err != nil {
 		return true, err
@@ -596,7 +600,7 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 	i64 := func(x int) int64 { return int64(x) }
 	kname := "gemm"
 	if fl == 3 && mm.m%cfg.TM == 0 && mm.n%cfg.TN == 0 && mm.k%cfg.TK == 0 && cfg.fullOK() &&
-		int64(2*cfg.TK*(cfg.TM+4+cfg.TN)*es) <= s.localMem { // gemm_full's two slabs fit
+		int64(2*cfg.TK*(cfg.TM+gemmPadA+cfg.TN)*es) <= s.localMem { // gemm_full's two slabs fit
 		kname = "gemm_full"
 	}
 	err = s.launch(p, kname, []int{gx, gy, mm.batch}, []int{cfg.TN / cfg.RN, cfg.TM / cfg.RM, 1},
@@ -630,8 +634,8 @@ func target(op string, ts [2]array.Type, dst *array.Raw, ins ...*array.Raw) (*op
 // documentation's rule: counted, guarded copies of device-dirty inputs).
 func fits(d *opencl.Device, ts ...array.Type) bool {
 	for _, t := range ts {
-		if t.Code == array.Float && t.Bits == 64 && !stateOf(d).fp64 {
-			return false
+		if t.Code == array.Float && t.Bits == 64 {
+			return stateOf(d).fp64
 		}
 	}
 	return true

@@ -48,11 +48,10 @@
 // dimensions after merging, and any op with a float64 operand on a device
 // without cl_khr_fp64, run on the host under the same rule, with the
 // counted (and guarded) copy of device-dirty inputs that the host side
-// makes. The *All
-// functions return Go values: on the device they read back one element
-// (a blocking read, not counted as a transfer); Sum into a 0-D Array keeps
-// the result on the device. ArgMinAll and ArgMaxAll pick the element the
-// host picks.
+// makes. The *All functions return Go values: on the device they read back
+// one element (a blocking read, not counted as a transfer); Sum into a 0-D
+// Array keeps the result on the device. ArgMinAll and ArgMaxAll pick the
+// element the host picks.
 //
 // Device results equal host results exactly for integers, Copy, Fill,
 // Iota, the argument reductions and casts (bit for bit; a NaN's payload

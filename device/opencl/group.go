@@ -94,6 +94,11 @@ func Split(o Options, parts int) ([]*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: no device: %w", ErrCannotSplit, err)
 	}
+	return split(o, id, parts)
+}
+
+// split opens id as parts sub-devices of one context.
+func split(o Options, id DeviceID, parts int) ([]*Device, error) {
 	subs, err := id.SubDevices(max(id.MaxComputeUnits()/max(parts, 1), 1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCannotSplit, err)
@@ -129,7 +134,7 @@ func Several(o Options, n int) ([]*Device, error) {
 	if len(ids) >= n {
 		return OpenGroup(o, ids[:n]...)
 	}
-	devs, err := Split(o, n)
+	devs, err := split(o, id, n)
 	if err != nil {
 		return nil, fmt.Errorf("%s has %d %s device(s), and: %w", p.Name(), len(ids), id.Type(), err)
 	}

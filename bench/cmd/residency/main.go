@@ -51,9 +51,6 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if o.devices > 1 {
-		return runSplit(o, cmd, stdout, stderr)
-	}
 	cpu := true
 	mixed := o.chain == "mixed"
 	switch o.device {
@@ -67,12 +64,16 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 			cfg.Stages = bench.Repeat(bench.SimBrighter(d, uint8(o.k)), o.stages)
 		}
 	default:
-		// The Halide runtime shares opencl.Default(), which reads these.
+		// The Halide runtime shares opencl.Default(), which reads these,
+		// as opencl.Several does for the split.
 		if o.platform != "" {
 			os.Setenv(opencl.EnvPlatformName, o.platform)
 		}
 		if o.devType != "" {
 			os.Setenv(opencl.EnvDeviceType, o.devType)
+		}
+		if o.devices > 1 {
+			return runSplit(o, cmd, stdout, stderr)
 		}
 		var dev device.Device
 		var err error

@@ -15,17 +15,11 @@ import (
 
 // runSplit measures the chain split over o.devices OpenCL devices of one
 // context (opencl.Several) against the whole image on the first, for each
-// host memory, and writes NAME-split.md and NAME-split.json.
+// host memory, and writes NAME-split.md and NAME-split.json. The platform
+// and device type come from the environment, which run sets from -platform
+// and -type.
 func runSplit(o options, cmd string, stdout, stderr io.Writer) error {
-	opts := opencl.Options{Platform: o.platform}
-	if o.devType != "" {
-		t, err := opencl.ParseDeviceType(o.devType)
-		if err != nil {
-			return err
-		}
-		opts.Type = t
-	}
-	cls, err := opencl.Several(opts, o.devices)
+	cls, err := opencl.Several(opencl.Options{}, o.devices)
 	if err != nil {
 		return fmt.Errorf("-devices %d: %w", o.devices, err)
 	}
