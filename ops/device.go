@@ -399,18 +399,33 @@ func (a *ndArg) fromNest(n *nest) bool {
 	return true
 }
 
-// denseNest reports whether every operand of a simplified nest is dense
-// (stride 1) or a scalar broadcast (stride 0) in one dimension.
+// denseNest reports whether a simplified nest fits the _vec kernels, which
+// take no strides: one dimension, dst dense (stride 1, or a single
+// element), every input dense or one element broadcast (stride 0). The
+// caller must flag each stride-0 input (vecFlags), or the kernel reads it
+// as contiguous.
 func denseNest(n *nest) bool {
-	if n.rank != 1 {
+	if n.rank != 1 || (n.str[0][0] != 1 && n.ext[0] != 1) {
 		return false
 	}
-	for k := 0; k < n.nops; k++ {
+	for k := 1; k < n.nops; k++ {
 		if s := n.str[k][0]; s != 1 && s != 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// vecFlags adds to fl (bit i: input i is a Go scalar) bit i+2 for each
+// input Array i that broadcasts one element (stride 0 in a dense nest),
+// so that the _vec kernels read it once instead of as contiguous.
+func vecFlags(n *nest, fl int) int {
+	for k := 1; k < n.nops && k <= 2; k++ {
+		if n.str[k][0] == 0 && fl&(1<<(k-1)) == 0 {
+			fl |= 1 << (k + 1)
+		}
+	}
+	return fl
 }
 
 // scalarArg is x as a kernel argument of its storage type.

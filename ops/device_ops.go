@@ -77,6 +77,9 @@ func elementwise[T array.Elem](d *opencl.Device, op, kname string, n *nest, vec 
 	} else {
 		vec = false
 	}
+	if vec {
+		fl = vecFlags(n, fl)
+	}
 	binary := len(ins) == 2
 	args := []any{mems[0], mems[1]}
 	if binary {

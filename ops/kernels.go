@@ -133,7 +133,10 @@ typedef struct { long n, rank; long ext[8]; long st[3][8]; long off[3]; } nd_t;
 
 // clElementwise is the per-type program: binary, unary, copy and iota
 // kernels, each in a general strided form (_nd) and, where the op
-// vectorizes, a dense form over 16-byte vectors (_vec).
+// vectorizes, a dense form over 16-byte vectors (_vec). The _vec forms
+// take no strides: an input is contiguous unless its flag says it is one
+// element repeated, a Go scalar (fl bit 0 for a, 1 for b) or an Array
+// element broadcast with stride 0 (bit 2 for a, 3 for b), read once.
 const clElementwise = `
 #define LD(x) TLD(x)
 #define ST(x) TST(x)
@@ -187,16 +190,17 @@ __kernel void bin_##name##_vec(__global TS *d, __global const TS *a, __global co
 	__global const TVT *av = (__global const TVT *)(a + o1); \
 	__global const TVT *bv = (__global const TVT *)(b + o2); \
 	long nv = n / TVW, g = get_global_id(0), gs = get_global_size(0); \
-	TVT va = (TVT)(sa), vb = (TVT)(sb); \
+	TS ea = (fl & 1) ? sa : (fl & 4) ? a[o1] : 0, eb = (fl & 2) ? sb : (fl & 8) ? b[o2] : 0; \
+	TVT va = (TVT)(ea), vb = (TVT)(eb); \
 	for (long i = g; i < nv; i += gs) { \
-		TVT x = (fl & 1) ? va : av[i]; \
-		TVT y = (fl & 2) ? vb : bv[i]; \
+		TVT x = (fl & 5) ? va : av[i]; \
+		TVT y = (fl & 10) ? vb : bv[i]; \
 		dv[i] = VOP_##name(x, y); \
 	} \
 	long t = nv * TVW + g; \
 	if (t < n) { \
-		TS x = (fl & 1) ? sa : a[o1 + t]; \
-		TS y = (fl & 2) ? sb : b[o2 + t]; \
+		TS x = (fl & 5) ? ea : a[o1 + t]; \
+		TS y = (fl & 10) ? eb : b[o2 + t]; \
 		d[o0 + t] = OP_##name(x, y); \
 	} \
 }
@@ -242,11 +246,12 @@ __kernel void un_copy_vec(__global TS *d, __global const TS *a, TS sa, int fl, l
 	__global TVT *dv = (__global TVT *)(d + o0);
 	__global const TVT *av = (__global const TVT *)(a + o1);
 	long nv = n / TVW, g = get_global_id(0), gs = get_global_size(0);
-	TVT va = (TVT)(sa);
-	if (fl & 1) { for (long i = g; i < nv; i += gs) dv[i] = va; }
+	TS ea = (fl & 1) ? sa : (fl & 4) ? a[o1] : 0;
+	TVT va = (TVT)(ea);
+	if (fl & 5) { for (long i = g; i < nv; i += gs) dv[i] = va; }
 	else { for (long i = g; i < nv; i += gs) dv[i] = av[i]; }
 	long t = nv * TVW + g;
-	if (t < n) d[o0 + t] = (fl & 1) ? sa : a[o1 + t];
+	if (t < n) d[o0 + t] = (fl & 5) ? ea : a[o1 + t];
 }
 #endif
 
