@@ -90,6 +90,9 @@ var ErrCannotSplit = errors.New("opencl: the device cannot be split")
 // then OpenGroup): several devices on one CPU, for tests and benchmarks
 // of placement.
 func Split(o Options, parts int) ([]*Device, error) {
+	if parts < 1 {
+		return nil, fmt.Errorf("opencl: Split(%d): want at least one part", parts)
+	}
 	_, id, err := Choose(o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: no device: %w", ErrCannotSplit, err)

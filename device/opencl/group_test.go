@@ -3,6 +3,7 @@ package opencl_test
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/device"
@@ -118,5 +119,20 @@ func TestSeveral(t *testing.T) {
 	}
 	if _, err := opencl.Several(o, 0); err == nil {
 		t.Error("Several(0) opened nothing without an error")
+	}
+}
+
+// TestSplitBadParts: asking for fewer than one part is an error naming the
+// fix, before any device is touched (it was a slice-bounds panic).
+func TestSplitBadParts(t *testing.T) {
+	for _, parts := range []int{0, -1, -1 << 63} {
+		devs, err := opencl.Split(opencl.Options{}, parts)
+		if err == nil || devs != nil {
+			t.Errorf("Split(%d) = %v, %v; want an error", parts, devs, err)
+			continue
+		}
+		if errors.Is(err, opencl.ErrCannotSplit) || !strings.Contains(err.Error(), "want at least one part") {
+			t.Errorf("Split(%d): %v; want an argument error naming the fix", parts, err)
+		}
 	}
 }
