@@ -1,6 +1,7 @@
 package array
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"unsafe"
@@ -147,6 +148,9 @@ func Like[T Elem](a *Array[T]) *Array[T] {
 // when the Array is closed (or collected); it outlives h's Close.
 func NewIn[T Elem](h device.HostAllocator, extents ...int) (*Array[T], error) {
 	n := spanOf(denseDims(extents, nil))
+	if h == nil {
+		return nil, errors.New("array: NewIn: the HostAllocator is nil: pass a device that allocates host memory (an opencl.Device), or use New")
+	}
 	var z T
 	size := int(unsafe.Sizeof(z))
 	if n > maxHostBytes/size {
@@ -172,6 +176,9 @@ func NewIn[T Elem](h device.HostAllocator, extents ...int) (*Array[T], error) {
 // Array. blk must be aligned for T and hold the extents; if not, the error
 // says so and blk stays the caller's.
 func NewOver[T Elem](blk device.HostBlock, extents ...int) (*Array[T], error) {
+	if blk == nil {
+		return nil, errors.New("array: NewOver: the HostBlock is nil: pass a block from a HostAllocator's AllocHost, or use NewIn")
+	}
 	var z T
 	return newOver[T](blk, extents, int(unsafe.Sizeof(z)))
 }

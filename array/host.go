@@ -1,6 +1,15 @@
 package array
 
-import "github.com/resident-go/resident/internal/plumb"
+import (
+	"errors"
+
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+// ErrZeroView is the sentinel of the panic of any element access or Dims
+// through a zero ReadView or HostView, which views no Array: take views
+// with Array.Host or HostReadOnly.
+var ErrZeroView = errors.New("array: zero host view")
 
 // ReadView is the read-only host view of an Array: the way to read its
 // elements. It shares memory with the Array. Obtaining one (HostReadOnly)
@@ -68,11 +77,24 @@ func (v ReadView[T]) Array() *Array[T] { return v.a }
 func (v ReadView[T]) ReadOnly() ReadView[T] { return v }
 
 // Dims returns a copy of the viewed Array's dimensions.
-func (v ReadView[T]) Dims() []Dim { return v.a.raw.Dims() }
+func (v ReadView[T]) Dims() []Dim {
+	v.checkZero()
+	return v.a.raw.Dims()
+}
 
-// check panics when the view's root was closed or a device wrote any of
-// its elements after the view was taken (a stale view).
+// checkZero panics with ErrZeroView for the zero view, which the doc
+// calls invalid, instead of dereferencing its nil Array.
+func (v ReadView[T]) checkZero() {
+	if v.a == nil {
+		panicf(ErrZeroView, "the zero %s view is invalid: take one with Array.Host or HostReadOnly", TypeOf[T]())
+	}
+}
+
+// check panics when the view is the zero one, its root was closed, or a
+// device wrote any of its elements after the view was taken (a stale
+// view).
 func (v ReadView[T]) check() {
+	v.checkZero()
 	r := &v.a.raw
 	r.checkOpen()
 	if r.st.nDevice.Load() != 0 && r.DeviceDirty() {
