@@ -363,6 +363,15 @@ func TestCacheAndClose(t *testing.T) {
 // TestCleanup checks Close's backstop: a Device that becomes unreachable
 // with an allocation and a pinned block never freed is closed by its
 // cleanup, which frees both.
+//
+// The cleanup runs on the runtime's cleanup goroutine, concurrently with
+// this test, and close sets s.closed before it finishes the queue and
+// frees the allocations: waiting for s.closed and then reading the
+// counters failed under load (allocs live 1). The test waits instead for
+// the pinned set to be closed, the last step of close and one taken after
+// every allocation is released, under the set's lock; and it waits as long
+// as the test may run, not a fixed 2 s, since a loaded machine may be slow
+// to schedule the cleanup.
 func TestCleanup(t *testing.T) {
 	s := func() *state {
 		d, err := Open(Options{})
@@ -380,20 +389,30 @@ func TestCleanup(t *testing.T) {
 		}
 		return d.s
 	}()
-	for range 200 {
-		runtime.GC()
-		s.mu.Lock()
-		closed := s.closed
-		s.mu.Unlock()
-		if closed {
-			if st := s.counters.Snapshot(); st.AllocsLive != 0 || st.BytesLive != 0 {
-				t.Errorf("after the cleanup: %v", st)
-			}
-			return
+	deadline := time.Now().Add(time.Minute)
+	if d, ok := t.Deadline(); ok {
+		deadline = d.Add(-5 * time.Second)
+	}
+	for !closeFinished(s) {
+		if time.Now().After(deadline) {
+			t.Fatal("an unreachable Device was not closed by its cleanup")
 		}
+		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatal("an unreachable Device was not closed by its cleanup")
+	if st := s.counters.Snapshot(); st.AllocsLive != 0 || st.BytesLive != 0 {
+		t.Errorf("after the cleanup: %v", st)
+	}
+}
+
+// closeFinished reports whether close has run to its last step, closing
+// the pinned set, which it does after releasing every allocation and
+// updating the counters: the set's lock orders those writes before this
+// read.
+func closeFinished(s *state) bool {
+	s.pins.mu.RLock()
+	defer s.pins.mu.RUnlock()
+	return s.pins.closed
 }
 
 func TestPinnedHost(t *testing.T) {
