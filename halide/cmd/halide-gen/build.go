@@ -18,7 +18,7 @@ func buildGenerator(c *config, src, tmp string) (string, error) {
 	}
 	if c.cacheDir == "" {
 		exe := filepath.Join(tmp, "gen")
-		return exe, c.exec(c.cxx, c.compileArgs(src, exe)...)
+		return exe, c.explainBuild(src, c.exec(c.cxx, c.compileArgs(src, exe)...))
 	}
 	key, err := c.generatorKey(src)
 	if err != nil {
@@ -34,7 +34,7 @@ func buildGenerator(c *config, src, tmp string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(exe), 0o755); err != nil {
 		// An unwritable cache only costs the build.
 		exe := filepath.Join(tmp, "gen")
-		return exe, c.exec(c.cxx, c.compileArgs(src, exe)...)
+		return exe, c.explainBuild(src, c.exec(c.cxx, c.compileArgs(src, exe)...))
 	}
 	// Build next to the final name and rename: concurrent runs (make -j)
 	// never see a half-written binary.
@@ -45,7 +45,7 @@ func buildGenerator(c *config, src, tmp string) (string, error) {
 	part.Close()
 	defer os.Remove(part.Name())
 	if err := c.exec(c.cxx, c.compileArgs(src, part.Name())...); err != nil {
-		return "", err
+		return "", c.explainBuild(src, err)
 	}
 	if err := os.Rename(part.Name(), exe); err != nil {
 		return "", err

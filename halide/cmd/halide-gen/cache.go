@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -35,7 +36,7 @@ func cacheDir() string {
 // compileArgs are the compiler arguments of a generator build, output last.
 func (c *config) compileArgs(src, exe string) []string {
 	args := []string{"-std=c++17", "-O1", "-DHALIDE_ENABLE_RTTI", "-DHALIDE_WITH_EXCEPTIONS", "-I" + c.include}
-	for _, d := range c.includes {
+	for _, d := range c.searchDirs() {
 		args = append(args, "-I"+d)
 	}
 	for _, d := range c.defines {
@@ -45,6 +46,29 @@ func (c *config) compileArgs(src, exe string) []string {
 	args = append(args, src, filepath.Join(c.src, "GenGen.cpp"), "-o", exe, "-lHalide14")
 	args = append(args, strings.Fields(c.ldFlags)...)
 	return append(args, "-ldl", "-lpthread", "-lz")
+}
+
+// searchDirs are the -I folders of a generator build: the user's, then
+// Halide's tools folder (the one holding GenGen.cpp), where Halide's apps
+// find halide_trace_config.h, halide_image_io.h and the like.
+func (c *config) searchDirs() []string {
+	return append(slices.Clone([]string(c.includes)), c.src)
+}
+
+// missingInclude matches gcc's and clang's report of an include not found.
+var missingInclude = regexp.MustCompile(`fatal error: '?([^':\s]+)'?(?:: | file not found)`)
+
+// explainBuild adds to a failed generator build the flag that fixes a
+// missing include.
+func (c *config) explainBuild(src string, err error) error {
+	if err == nil {
+		return nil
+	}
+	m := missingInclude.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	return fmt.Errorf("generator %s includes %s, found in none of the folders searched (%s and the compiler's own): pass -I DIR naming the folder that holds it: %w", src, m[1], strings.Join(append([]string{filepath.Dir(src)}, c.searchDirs()...), ", "), err)
 }
 
 // generatorKey hashes what the generator binary built from src depends on.
@@ -107,7 +131,7 @@ func (c *config) hashSource(h io.Writer, path string, seen map[string]bool) erro
 	fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(abs), len(b))
 	h.Write(b)
 	for _, m := range quotedInclude.FindAllStringSubmatch(string(b), -1) {
-		for _, dir := range append([]string{filepath.Dir(abs)}, c.includes...) {
+		for _, dir := range append([]string{filepath.Dir(abs)}, c.searchDirs()...) {
 			p := filepath.Join(dir, m[1])
 			if _, err := os.Stat(p); err == nil {
 				if err := c.hashSource(h, p, seen); err != nil {

@@ -10,7 +10,7 @@
 //	halide-gen -generator gen/brighter_generator.cpp -target opencl -o . [param=value ...]
 //	halide-gen -generator gen/brighter_generator.cpp -f brighter_host -target host -o .
 //	halide-gen -generator gen/blur_generator.cpp -g blur -f ns::blur_mt -target host,x86-64-linux-sse41 -o .
-//	halide-gen -generator gen/traced_generator.cpp -I third_party/halide/tools -D TRACE=1 -o .
+//	halide-gen -generator gen/traced_generator.cpp -I gen/include -D TRACE=1 -o .
 //	halide-gen -runtime -o halide
 //
 // Naming:
@@ -36,8 +36,12 @@
 // call it through define_extern.
 //
 // Generator builds: -I, -D, -cxxflags and -ldflags pass include
-// directories, macros and extra flags to the compiler (for generators that
-// include headers such as halide_trace_config.h). A generator is built once
+// directories, macros and extra flags to the compiler. Halide's tools
+// folder ($HALIDE_SRC, where GenGen.cpp is) is searched after the -I
+// folders, so generators that include halide_trace_config.h or
+// halide_image_io.h, as Halide's apps do, build without a flag; an include
+// found nowhere is an error that names the folders searched and the -I
+// flag. A generator is built once
 // per content and reused: the cache ($HALIDE_GEN_CACHE, else
 // $XDG_CACHE_HOME/resident/halide-gen or ~/.cache/resident/halide-gen) is
 // keyed by a hash of the source, the headers it includes with quotes, the

@@ -252,3 +252,40 @@ func write(t *testing.T, path, s string) {
 		t.Fatal(err)
 	}
 }
+
+// Halide's tools folder is searched after the user's -I folders, for the
+// build and for the cache key, and a missing include names the flag.
+func TestToolsInclude(t *testing.T) {
+	dir := t.TempDir()
+	hal := filepath.Join(dir, "halide")
+	write(t, filepath.Join(hal, "Halide.h"), "// fake Halide\n")
+	write(t, filepath.Join(hal, "GenGen.cpp"), "// fake GenGen\n")
+	write(t, filepath.Join(hal, "halide_trace_config.h"), "#define T 1\n")
+	src := filepath.Join(dir, "gen", "g_generator.cpp")
+	write(t, src, "#include \"Halide.h\"\n#include \"halide_trace_config.h\"\n")
+	c := &config{cxx: "g++", include: hal, src: hal, includes: listFlag{"/mine"}}
+	args := strings.Join(c.compileArgs(src, "exe"), " ")
+	if !strings.Contains(args, "-I/mine -I"+hal+" ") {
+		t.Errorf("compile args %q: want the user's -I, then Halide's tools folder", args)
+	}
+	k0, err := c.generatorKey(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(hal, "halide_trace_config.h"), "#define T 2\n")
+	if k, _ := c.generatorKey(src); k == k0 {
+		t.Error("changing a header found in Halide's tools folder kept the key")
+	}
+	for _, msg := range []string{
+		"g_generator.cpp:2:10: fatal error: my_config.h: No such file or directory",
+		"g_generator.cpp:2:10: fatal error: 'my_config.h' file not found",
+	} {
+		err := c.explainBuild(src, errors.New(msg))
+		if !strings.Contains(err.Error(), "includes my_config.h") || !strings.Contains(err.Error(), "pass -I DIR") {
+			t.Errorf("missing include explained as %q", err)
+		}
+	}
+	if err := c.explainBuild(src, nil); err != nil {
+		t.Errorf("a build that worked explained as %v", err)
+	}
+}
