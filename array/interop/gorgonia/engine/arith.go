@@ -306,7 +306,11 @@ func into[T array.Elem](e *Engine, a *tensor.Dense, shape tensor.Shape, opts []t
 func (e *Engine) newDense(dt tensor.Dtype, shape tensor.Shape) (d *tensor.Dense, err error) {
 	defer func() { // tensor panics when Alloc fails
 		if r := recover(); r != nil {
-			err = fmt.Errorf("engine: a %v Dense of shape %v: %v", dt, shape, r)
+			if re, ok := r.(error); ok {
+				err = fmt.Errorf("engine: a %v Dense of shape %v: %w", dt, shape, re)
+			} else {
+				err = fmt.Errorf("engine: a %v Dense of shape %v: %v", dt, shape, r)
+			}
 		}
 	}()
 	if len(shape) == 0 {

@@ -38,6 +38,19 @@
 // Dense it was allocated for); others are an error wrapping
 // gorgonia.ErrLayout that names the fix (Materialize or Clone). Element
 // types are float32, float64 and int8 … uint64; others wrap gorgonia.ErrType.
-// Operands from other engines (host Denses) are wrapped without copying and
-// make the op run on the host, as package ops decides (documented there).
+// Operands from the standard engine (host Denses) are wrapped without
+// copying and make the op run on the host, as package ops decides
+// (documented there). A Dense of another engine of this package on the
+// same device is used where its data lives (the op runs on the device,
+// nothing moves); one on another device is first synced home by its
+// engine (a counted copy, refused under the transfer guard), so the op
+// runs on the host and never reads stale memory.
+//
+// Lifetime. A Dense used after Free is an error wrapping ErrFreed at
+// every entry point (Host, Accessible, Array, the operations, Memset,
+// Memcpy; Memclr panics with it). After Close every entry point returns an
+// error wrapping device.ErrClosed: Close frees every allocation, device-
+// newer data included, so copy what you keep first (Host(d), then Clone).
+// Close, like Free, must not run concurrently with operations on the
+// engine's Denses.
 package engine

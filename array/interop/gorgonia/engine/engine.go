@@ -3,10 +3,12 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
 	"sync"
 	"unsafe"
+	"weak"
 
 	"gorgonia.org/tensor"
 
@@ -16,9 +18,15 @@ import (
 	"github.com/resident-go/resident/device/opencl"
 )
 
-// ErrFreed is wrapped by errors about memory the engine does not hold:
-// freed, from another engine, or after Close.
+// ErrFreed is wrapped by errors about memory that was given back: a Dense
+// (or memory) used after Free, or freed twice. After Close, every entry
+// point returns an error wrapping device.ErrClosed instead.
 var ErrFreed = errors.New("engine: memory not held by this engine")
+
+// errClosed is the error of every entry point after Close.
+func errClosed(what string) error {
+	return fmt.Errorf("engine: %s after the engine's Close: %w; keep the engine open while its Denses are used (copy what you keep with Host(d) and Clone first)", what, device.ErrClosed)
+}
 
 // alignment of the memory Alloc returns, as array's own storage.
 const alignment = 128
@@ -33,9 +41,13 @@ type Engine struct {
 // holdings is what the engine frees: kept apart from Engine so that the
 // cleanup backstop does not keep the Engine reachable.
 type holdings struct {
+	dev    *opencl.Device
 	mu     sync.Mutex
 	blocks []*block // by start address
 	closed bool
+	// freed holds the Denses given to Free (until collected), so that one
+	// used afterwards is refused even when a later Alloc got its address.
+	freed map[weak.Pointer[tensor.Dense]]struct{}
 }
 
 // block is one Alloc: host memory [start, start+size) that tensor
@@ -48,31 +60,70 @@ type block struct {
 		Raw() *array.Raw
 		Close() error
 	} // nil until typed; it then owns hb
-	host     func() error                // sync home and mark host-written (typed)
-	fill0    func(p, n uintptr) error    // zero [p, p+n) where it lives (typed)
-	copyFrom func(dst, src memory) error // copy within the engine (typed)
+	elem  reflect.Type             // root's element type (typed)
+	host  func() error             // sync home and mark host-written (typed)
+	fill0 func(p, n uintptr) error // zero [p, p+n) where it lives (typed)
+	// copyFrom copies src, bytes of sb held by sh, into dst (typed).
+	copyFrom func(dst memory, sh *holdings, sb *block, src memory) error
 }
 
 // New returns an engine whose memory lives on dev. Close it when done
 // (a cleanup frees its memory if it is dropped).
 func New(dev *opencl.Device) *Engine {
-	e := &Engine{dev: dev, h: &holdings{}}
+	e := &Engine{dev: dev, h: &holdings{dev: dev, freed: map[weak.Pointer[tensor.Dense]]struct{}{}}}
 	runtime.AddCleanup(e, func(h *holdings) { h.close() }, e.h)
+	open.mu.Lock()
+	open.all[e.h] = struct{}{}
+	open.mu.Unlock()
 	return e
+}
+
+// open lists the holdings of every engine not yet closed, so memory that
+// tensor hands over bare (tensor.Copy passes its arrays, not Denses) is
+// found in the engine that holds it.
+var open = struct {
+	mu  sync.Mutex
+	all map[*holdings]struct{}
+}{all: map[*holdings]struct{}{}}
+
+// holder returns the open engine's holdings (other than h) that hold
+// [p, p+n), and the block.
+func (h *holdings) holder(p, n uintptr) (*holdings, *block) {
+	open.mu.Lock()
+	defer open.mu.Unlock()
+	for o := range open.all {
+		if o == h {
+			continue
+		}
+		if b := o.find(p, n); b != nil {
+			return o, b
+		}
+	}
+	return nil, nil
 }
 
 // Device is the engine's device.
 func (e *Engine) Device() *opencl.Device { return e.dev }
 
-// Close frees every block the engine still holds; Denses of it must not
-// be used afterwards. Close is idempotent.
+// Close frees every block the engine still holds: device copies, Arrays
+// and pinned host memory, device-newer data included. Denses of the engine
+// are dead afterwards: every entry point given one (Host, Accessible,
+// Array, the operations, Memset, Memcpy, Free, and Alloc) returns an error
+// wrapping device.ErrClosed, and Memclr panics with one; tensor's unguarded
+// Data, At and Get would read released memory, so do not call them. To
+// keep values past Close, copy them to Go memory first (Host(d), then
+// Clone). Close must not run concurrently with operations on the engine's
+// Denses. It is idempotent.
 func (e *Engine) Close() error { return e.h.close() }
 
 func (h *holdings) close() error {
 	h.mu.Lock()
 	blocks := h.blocks
-	h.blocks, h.closed = nil, true
+	h.blocks, h.closed, h.freed = nil, true, nil
 	h.mu.Unlock()
+	open.mu.Lock()
+	delete(open.all, h)
+	open.mu.Unlock()
 	var errs []error
 	for _, b := range blocks {
 		errs = append(errs, b.free())
@@ -115,7 +166,7 @@ func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
 	defer h.mu.Unlock()
 	if h.closed {
 		hb.Free()
-		return nil, fmt.Errorf("engine: Alloc after Close: %w", ErrFreed)
+		return nil, errClosed(fmt.Sprintf("Alloc of %d bytes", size))
 	}
 	i, _ := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
 	h.blocks = slices.Insert(h.blocks, i, b)
@@ -133,10 +184,22 @@ func cmpPtr(a, b uintptr) int {
 }
 
 // Free releases memory from Alloc: its host memory, device copy and the
-// Array over them.
+// Array over them. Operations on a Dense whose memory was freed return an
+// error wrapping ErrFreed (a view made before Free of a Dense whose
+// address a later Alloc reuses cannot be told apart: drop views with it).
 func (e *Engine) Free(mem tensor.Memory, size int64) error {
 	h := e.h
 	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return errClosed(fmt.Sprintf("Free of %#x", mem.Uintptr()))
+	}
+	if d, ok := mem.(*tensor.Dense); ok {
+		if _, dup := h.freed[weak.Make(d)]; dup {
+			h.mu.Unlock()
+			return fmt.Errorf("engine: Free of %#x: %w: this Dense was freed already", mem.Uintptr(), ErrFreed)
+		}
+	}
 	i, ok := slices.BinarySearchFunc(h.blocks, mem.Uintptr(), func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
 	if !ok {
 		h.mu.Unlock()
@@ -144,8 +207,37 @@ func (e *Engine) Free(mem tensor.Memory, size int64) error {
 	}
 	b := h.blocks[i]
 	h.blocks = slices.Delete(h.blocks, i, i+1)
+	if d, ok := mem.(*tensor.Dense); ok {
+		w := weak.Make(d)
+		h.freed[w] = struct{}{}
+		runtime.AddCleanup(d, func(w weak.Pointer[tensor.Dense]) {
+			h.mu.Lock()
+			delete(h.freed, w)
+			h.mu.Unlock()
+		}, w)
+	}
 	h.mu.Unlock()
 	return b.free()
+}
+
+// lookup returns the block holding [p, p+n), nil for memory the engine
+// does not hold, or the closed error.
+func (h *holdings) lookup(p, n uintptr) (*block, error) {
+	h.mu.Lock()
+	closed := h.closed
+	h.mu.Unlock()
+	if closed {
+		return nil, errClosed(fmt.Sprintf("use of the memory at %#x", p))
+	}
+	return h.find(p, n), nil
+}
+
+// wasFreed reports whether d itself was given to Free.
+func (h *holdings) wasFreed(d *tensor.Dense) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, ok := h.freed[weak.Make(d)]
+	return ok
 }
 
 // find returns the block holding [p, p+n), or nil for memory the engine
@@ -194,10 +286,12 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		b.root = r
+		b.root, b.elem = r, reflect.TypeFor[T]()
 		b.host = func() error { _, err := r.Host(); return err }
 		b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
-		b.copyFrom = func(dst, src memory) error { return copyRange[T](h, dst, src) }
+		b.copyFrom = func(dst memory, sh *holdings, sb *block, src memory) error {
+			return copyRange[T](h, b, dst, sh, sb, src)
+		}
 	}
 	r, ok := b.root.(*array.Array[T])
 	if !ok {

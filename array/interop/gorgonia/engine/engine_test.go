@@ -292,7 +292,7 @@ func TestErrors(t *testing.T) {
 	}
 	must(t, e.Close())
 	must(t, e.Close())
-	if _, err := e.Alloc(8); !errors.Is(err, engine.ErrFreed) {
+	if _, err := e.Alloc(8); !errors.Is(err, device.ErrClosed) {
 		t.Fatalf("Alloc after Close: %v", err)
 	}
 	if got := dev.Stats().AllocsLive; got != live {

@@ -2,18 +2,41 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/array/interop/gorgonia"
+	"github.com/resident-go/resident/ops"
 )
 
-// Memset sets every element of mem to val, whose type is the element type:
-// on the device when the memory lives there.
+// Memset sets every element of mem to val, converted to mem's element
+// type (a Dense's Dtype; for bare memory, the type its allocation holds,
+// else val's): on the device when the memory lives there. A value the
+// element type cannot hold (300 for int8, 2.5 or NaN for an integer type,
+// 1e300 for float32, a non-number) is an error wrapping gorgonia.ErrType.
+// For a Dense view only the view's elements are set.
 func (e *Engine) Memset(mem tensor.Memory, val any) error {
-	f, err := memsetFns.get(reflect.TypeOf(val), "Memset")
+	t := reflect.TypeOf(val)
+	if d, ok := mem.(*tensor.Dense); ok {
+		t = d.Dtype().Type
+	} else {
+		b, err := e.h.lookup(mem.Uintptr(), mem.MemSize())
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return fmt.Errorf("engine: Memset of %#x: memory this engine does not hold: %w", mem.Uintptr(), ErrFreed)
+		}
+		e.h.mu.Lock()
+		if b.elem != nil {
+			t = b.elem
+		}
+		e.h.mu.Unlock()
+	}
+	f, err := memsetFns.get(t, "Memset")
 	if err != nil {
 		return err
 	}
@@ -23,22 +46,86 @@ func (e *Engine) Memset(mem tensor.Memory, val any) error {
 var memsetFns = all(memsetT[float32], memsetT[float64], memsetT[int8], memsetT[int16], memsetT[int32], memsetT[int64], memsetT[uint8], memsetT[uint16], memsetT[uint32], memsetT[uint64])
 
 func memsetT[T array.Elem](h *holdings, mem tensor.Memory, val any) error {
-	b := h.find(mem.Uintptr(), mem.MemSize())
+	x, err := convert[T](val)
+	if err != nil {
+		return fmt.Errorf("engine: Memset: %w", err)
+	}
+	if d, ok := mem.(*tensor.Dense); ok {
+		v, err := viewOf[T](h, d)
+		if err != nil {
+			return err
+		}
+		return ops.Fill(v, x)
+	}
+	b, err := h.lookup(mem.Uintptr(), mem.MemSize())
+	if err != nil {
+		return err
+	}
 	if b == nil {
-		return fmt.Errorf("engine: Memset of %#x: %w", mem.Uintptr(), ErrFreed)
+		return fmt.Errorf("engine: Memset of %#x: memory this engine does not hold: %w", mem.Uintptr(), ErrFreed)
 	}
 	r, err := rootOf[T](h, b, nil)
 	if err != nil {
 		return err
 	}
-	return fillRange(h, b, r, mem.Uintptr(), mem.MemSize(), val.(T))
+	return fillRange(h, b, r, mem.Uintptr(), mem.MemSize(), x)
 }
 
-// Memclr zeroes mem: on the device when the memory lives there. Memory
-// the engine does not hold is left alone (tensor's Memclr cannot fail).
+// convert returns val as a T when T holds its value: integers in range,
+// integral floats for integer types, any float (NaN and ±Inf included) or
+// integer for float types as long as a finite value stays finite.
+func convert[T array.Elem](val any) (T, error) {
+	var zero T
+	want := reflect.TypeFor[T]()
+	v := reflect.ValueOf(val)
+	if !v.IsValid() || !number(v.Kind()) {
+		return zero, fmt.Errorf("%w: value %v (%T) for %v elements: pass a number", gorgonia.ErrType, val, val, want)
+	}
+	c := v.Convert(want)
+	ok := true
+	switch {
+	case float(want.Kind()):
+		if float(v.Kind()) {
+			f := v.Float()
+			ok = math.IsNaN(f) || math.IsInf(f, 0) || !math.IsInf(c.Float(), 0)
+		}
+	case float(v.Kind()):
+		f := v.Float()
+		ok = f == math.Trunc(f) && c.Convert(v.Type()).Float() == f && math.Abs(f) < 1<<64
+	default:
+		ok = c.Convert(v.Type()).Equal(v)
+	}
+	if !ok {
+		return zero, fmt.Errorf("%w: value %v (%T) does not fit %v elements: pass a value the element type holds", gorgonia.ErrType, val, val, want)
+	}
+	return c.Interface().(T), nil
+}
+
+func number(k reflect.Kind) bool {
+	return k >= reflect.Int && k <= reflect.Uint64 || float(k)
+}
+
+func float(k reflect.Kind) bool { return k == reflect.Float32 || k == reflect.Float64 }
+
+// Memclr zeroes mem: on the device when the memory lives there. Go memory
+// is cleared on the host. tensor's Memclr cannot fail, so memory that was
+// freed, or of a closed engine, panics with an error wrapping ErrFreed or
+// device.ErrClosed rather than being left alone.
 func (e *Engine) Memclr(mem tensor.Memory) {
-	b := e.h.find(mem.Uintptr(), mem.MemSize())
+	if d, ok := mem.(*tensor.Dense); ok {
+		if f, err := memsetFns.get(d.Dtype().Type, "Memclr"); err == nil {
+			if err := f(e.h, d, 0); err != nil {
+				panic(fmt.Errorf("engine: Memclr: %w", err))
+			}
+			return
+		}
+	}
+	b, err := e.h.lookup(mem.Uintptr(), mem.MemSize())
+	if err != nil {
+		panic(fmt.Errorf("engine: Memclr: %w", err))
+	}
 	if b == nil {
+		clear(bytesAt(mem.Uintptr(), mem.MemSize()))
 		return
 	}
 	e.h.mu.Lock()
@@ -54,19 +141,32 @@ func (e *Engine) Memclr(mem tensor.Memory) {
 }
 
 // Memcpy copies src to dst, which must be the same size. Between memory
-// of the engine with one element type it is a device copy where the data
-// lives; otherwise it goes through host memory, syncing the engine's side.
+// of engines on one device with one element type it is a device copy
+// where the data lives; otherwise it goes through host memory, syncing
+// the engines' sides (counted copies). A Dense of another engine is
+// synced by that engine; freed memory wraps ErrFreed, a closed engine's
+// device.ErrClosed.
 func (e *Engine) Memcpy(dst, src tensor.Memory) error {
 	if dst.MemSize() != src.MemSize() {
 		return fmt.Errorf("%w: Memcpy of %d bytes into %d: sizes must match", gorgonia.ErrLayout, src.MemSize(), dst.MemSize())
 	}
-	db, sb := e.h.find(dst.Uintptr(), dst.MemSize()), e.h.find(src.Uintptr(), src.MemSize())
+	dh, db, err := e.h.locate(dst)
+	if err != nil {
+		return err
+	}
+	sh, sb, err := e.h.locate(src)
+	if err != nil {
+		return err
+	}
 	if db != nil && sb != nil {
-		e.h.mu.Lock()
-		dr, sr, cp := db.root, sb.root, db.copyFrom
-		e.h.mu.Unlock()
+		dh.mu.Lock()
+		dr, cp := db.root, db.copyFrom
+		dh.mu.Unlock()
+		sh.mu.Lock()
+		sr := sb.root
+		sh.mu.Unlock()
 		if dr != nil && sr != nil && dr.Raw().Type() == sr.Raw().Type() {
-			return cp(memory{dst.Uintptr(), dst.MemSize()}, memory{src.Uintptr(), src.MemSize()})
+			return cp(memory{dst.Uintptr(), dst.MemSize()}, sh, sb, memory{src.Uintptr(), src.MemSize()})
 		}
 	}
 	if _, err := e.Accessible(src); err != nil {

@@ -25,13 +25,14 @@ func Array[T array.Elem](e *Engine, d *tensor.Dense) (*array.Array[T], error) {
 // (tensor's standard engine) over the same memory: the host-only view.
 // It reads the latest values, and what is written through it is uploaded
 // before the next device operation on d. A later device operation makes
-// it stale: call Host again.
+// it stale: call Host again. After Free it returns an error wrapping
+// ErrFreed, after the engine's Close one wrapping device.ErrClosed.
 func Host(d *tensor.Dense) (*tensor.Dense, error) {
 	e, ok := d.Engine().(*Engine)
 	if !ok {
 		return nil, fmt.Errorf("%w: Host of a Dense of engine %T, not *engine.Engine", gorgonia.ErrLayout, d.Engine())
 	}
-	if _, err := e.Accessible(memory{d.Uintptr(), d.MemSize()}); err != nil {
+	if _, err := e.Accessible(d); err != nil {
 		return nil, err
 	}
 	back := reflect.SliceAt(d.Dtype().Type, ptr(d.Uintptr()), max(d.DataSize(), 1))
@@ -45,15 +46,19 @@ func Host(d *tensor.Dense) (*tensor.Dense, error) {
 
 // Accessible copies the device-newer data of mem's allocation home and
 // marks it host-written, so Go code may read and write mem until the next
-// device operation; it returns mem.
+// device operation; it returns mem. A Dense of another engine is synced
+// by that engine. Memory given back (Free) is an error wrapping ErrFreed.
 func (e *Engine) Accessible(mem tensor.Memory) (tensor.Memory, error) {
-	b := e.h.find(mem.Uintptr(), mem.MemSize())
-	if b == nil {
-		return mem, nil // not ours: tensor's own memory
+	owner, b, err := e.h.locate(mem)
+	if err != nil {
+		return nil, err
 	}
-	e.h.mu.Lock()
+	if b == nil {
+		return mem, nil // Go memory: tensor's own
+	}
+	owner.mu.Lock()
 	host := b.host
-	e.h.mu.Unlock()
+	owner.mu.Unlock()
 	if host != nil {
 		if err := host(); err != nil {
 			return nil, fmt.Errorf("engine: copy to host: %w", err)
@@ -62,7 +67,57 @@ func (e *Engine) Accessible(mem tensor.Memory) (tensor.Memory, error) {
 	return mem, nil
 }
 
-// viewOf is Array.
+// locate finds mem: a block of h, or, for a Dense of another engine of
+// this package, a block of that engine's holdings (owner); b is nil for Go
+// memory. Memory an engine gave back is an error wrapping ErrFreed, a
+// closed engine's one wrapping device.ErrClosed.
+func (h *holdings) locate(mem tensor.Memory) (owner *holdings, b *block, err error) {
+	d, _ := mem.(*tensor.Dense)
+	if d != nil && h.wasFreed(d) {
+		return nil, nil, freedErr(mem)
+	}
+	if b, err = h.lookup(mem.Uintptr(), mem.MemSize()); err != nil || b != nil {
+		return h, b, err
+	}
+	if d == nil { // bare memory: another engine's, or Go memory
+		owner, b = h.holder(mem.Uintptr(), mem.MemSize())
+		return owner, b, nil
+	}
+	oe, ok := d.Engine().(*Engine)
+	if !ok {
+		if !d.IsNativelyAccessible() {
+			return nil, nil, fmt.Errorf("%w: the Dense's memory belongs to engine %T and is not host memory: copy it to host first", gorgonia.ErrLayout, d.Engine())
+		}
+		return nil, nil, nil
+	}
+	if oe.h != h {
+		if oe.h.wasFreed(d) {
+			return nil, nil, freedErr(mem)
+		}
+		if b, err = oe.h.lookup(d.Uintptr(), d.MemSize()); err != nil {
+			return nil, nil, fmt.Errorf("engine: a Dense of another engine: %w", err)
+		}
+		if b != nil {
+			return oe.h, b, nil
+		}
+	}
+	// An engine's memory (tensor marks it ManuallyManaged) that no engine
+	// holds was freed; a Dense made WithBacking is Go memory.
+	if d.IsManuallyManaged() {
+		return nil, nil, freedErr(mem)
+	}
+	return nil, nil, nil
+}
+
+func freedErr(mem tensor.Memory) error {
+	return fmt.Errorf("engine: the memory at %#x (%d bytes) was freed: %w; use a Dense only before its Free (or FromMemory only over memory an engine's Alloc returned)", mem.Uintptr(), mem.MemSize(), ErrFreed)
+}
+
+// viewOf is Array. An operand of another engine on the same device is
+// its device-aware view (the op runs where the data lives); one on another
+// device is synced home (a counted copy, refused under the guard) and
+// wrapped host-only, so the op runs on the host and reads the latest
+// values.
 func viewOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error) {
 	if d == nil {
 		return nil, fmt.Errorf("%w: nil *tensor.Dense", gorgonia.ErrLayout)
@@ -75,21 +130,14 @@ func viewOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error)
 	}
 	dims := gorgonia.Dims(d)
 	size := uintptr(unsafe.Sizeof(*new(T)))
-	b := h.find(d.Uintptr(), d.MemSize())
-	if b == nil {
-		if !d.IsNativelyAccessible() && !ours(d) {
-			return nil, fmt.Errorf("%w: the Dense's memory belongs to engine %T and is not host memory: copy it to host first", gorgonia.ErrLayout, d.Engine())
-		}
-		if d.DataSize() == 0 {
-			return array.Wrap[T](nil, dims)
-		}
-		a, err := array.Wrap(unsafe.Slice((*T)(ptr(d.Uintptr())), d.DataSize()), dims)
-		if err != nil {
-			return nil, fmt.Errorf("%w: Dense shape %v strides %v: %v", gorgonia.ErrLayout, d.Shape(), d.Strides(), err)
-		}
-		return a, nil
+	owner, b, err := h.locate(d)
+	if err != nil {
+		return nil, err
 	}
-	r, err := rootOf[T](h, b, d)
+	if b == nil {
+		return wrapHost[T](d, dims)
+	}
+	r, err := rootOf[T](owner, b, d)
 	if err != nil {
 		return nil, err
 	}
@@ -101,14 +149,25 @@ func viewOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error)
 	if err != nil {
 		return nil, fmt.Errorf("%w: Dense shape %v strides %v as a view of its memory: %v; call Materialize() or Clone() first", gorgonia.ErrLayout, d.Shape(), d.Strides(), err)
 	}
+	if owner != h && owner.dev != h.dev {
+		if _, err := v.Host(); err != nil {
+			return nil, fmt.Errorf("engine: a Dense of an engine on another device, copied to host: %w", err)
+		}
+		return wrapHost[T](d, dims)
+	}
 	return v, nil
 }
 
-// ours reports whether d is a Dense of some engine of this package (one
-// made WithBacking: Go memory, so host-accessible).
-func ours(d *tensor.Dense) bool {
-	_, ok := d.Engine().(*Engine)
-	return ok
+// wrapHost is the host-only Array over d's host memory, without a copy.
+func wrapHost[T array.Elem](d *tensor.Dense, dims []array.Dim) (*array.Array[T], error) {
+	if d.DataSize() == 0 {
+		return array.Wrap[T](nil, dims)
+	}
+	a, err := array.Wrap(unsafe.Slice((*T)(ptr(d.Uintptr())), d.DataSize()), dims)
+	if err != nil {
+		return nil, fmt.Errorf("%w: Dense shape %v strides %v: %v", gorgonia.ErrLayout, d.Shape(), d.Strides(), err)
+	}
+	return a, nil
 }
 
 // rangeView is the 1-D view of bytes [p, p+n) of r's memory.
@@ -138,32 +197,33 @@ func fillRange[T array.Elem](h *holdings, b *block, r *array.Array[T], p, n uint
 	return nil
 }
 
-// copyRange copies src to dst, both in the engine with element type T.
-func copyRange[T array.Elem](h *holdings, dst, src memory) error {
-	db, sb := h.find(dst.p, dst.n), h.find(src.p, src.n)
-	dr, err := rootOf[T](h, db, nil)
+// copyRange copies src (bytes of sb, held by sh) to dst (of db, held by
+// dh), both with element type T.
+func copyRange[T array.Elem](dh *holdings, db *block, dst memory, sh *holdings, sb *block, src memory) error {
+	dr, err := rootOf[T](dh, db, nil)
 	if err != nil {
 		return err
 	}
-	sr, err := rootOf[T](h, sb, nil)
+	sr, err := rootOf[T](sh, sb, nil)
 	if err != nil {
 		return err
 	}
 	dv, err1 := rangeView(db, dr, dst.p, dst.n)
 	sv, err2 := rangeView(sb, sr, src.p, src.n)
-	if err1 == nil && err2 == nil {
+	if err1 == nil && err2 == nil && dh.dev == sh.dev {
 		return ops.Copy(dv, sv)
 	}
-	// Not boxes of their layouts: through the host views.
-	sh, err := sr.HostReadOnly()
+	// Not boxes of their layouts, or on two devices: through the host
+	// views (a counted copy, never a silent copy between devices).
+	shv, err := sr.HostReadOnly()
 	if err != nil {
 		return err
 	}
-	dh, err := dr.Host()
+	dhv, err := dr.Host()
 	if err != nil {
 		return err
 	}
 	size := unsafe.Sizeof(*new(T))
-	copy(dh.Data()[(dst.p-db.start)/size:][:dst.n/size], sh.Data()[(src.p-sb.start)/size:][:src.n/size])
+	copy(dhv.Data()[(dst.p-db.start)/size:][:dst.n/size], shv.Data()[(src.p-sb.start)/size:][:src.n/size])
 	return nil
 }
