@@ -9,6 +9,8 @@ included, in two modes and with two kinds of host memory:
 
   resident   upload once, the stages on the device, download the last
              stage's output once (for the mixed chain, only the sum)
+  compiled   resident, with the stages one torch.compile'd function
+             (fused kernels; the full chain only; --no-compile skips it)
   roundtrip  every stage uploads its input and downloads its output
 
   pageable   ordinary host memory (torch.empty)
@@ -116,6 +118,16 @@ def chain(args, dev, timer, mode, pinned, stages):
             for _ in range(stages):
                 saturating_add_(d, k)
             out.copy_(d)  # blocking: the host holds the result on return
+    elif mode == COMPILED:
+        def stages_fn(x):
+            for _ in range(stages):
+                x = torch.clamp(x, max=255 - k) + k  # uint8 stays uint8
+            return x
+        fused = torch.compile(stages_fn, dynamic=False)
+
+        def it():
+            d.copy_(src, non_blocking=pinned)
+            out.copy_(fused(d))
     else:
         tmp = host_tensor(n, pinned)
 
@@ -134,10 +146,15 @@ def chain(args, dev, timer, mode, pinned, stages):
     if not torch.equal(out, want):
         bad = (out != want).nonzero()[0].item()
         sys.exit(f"torch_chain: wrong output in {mode} {pinned=} after {stages} stages at {bad}: {out[bad]} want {want[bad]}")
+    one = mode in ("resident", COMPILED)
     res.update(mode=mode, memory="pinned" if pinned else "pageable", stages=stages,
-               h2d_calls=1 if mode == "resident" else stages,
-               d2h_calls=1 if mode == "resident" else stages)
+               h2d_calls=1 if one else stages, d2h_calls=1 if one else stages)
     return res
+
+
+# The mode of the resident chain as one torch.compile'd function (Go's
+# bench.Compiled).
+COMPILED = "compiled"
 
 
 # Relative tolerances of the mixed chain's float outputs, as in Go's bench
@@ -181,6 +198,20 @@ def mixed_chain(args, dev, timer, mode, pinned, stages):
             for i in range(stages):
                 run[i]()
             hosts[stages - 1].copy_(outs[stages - 1])  # blocking
+    elif mode == COMPILED:
+        s32 = torch.tensor(scale, dtype=torch.float32, device=dev)
+
+        def chain_fn(x):
+            steps = [lambda v: torch.clamp(v, max=255 - k) + k, lambda v: v.to(torch.float32),
+                     lambda v: v * s32, lambda v: v.sum().reshape(1)]
+            for step in steps[:stages]:
+                x = step(x)
+            return x
+        fused = torch.compile(chain_fn, dynamic=False)
+
+        def it():
+            d.copy_(src, non_blocking=pinned)
+            hosts[stages - 1].copy_(fused(d))  # blocking
     else:
         def it():
             for i in range(stages):
@@ -202,7 +233,7 @@ def mixed_chain(args, dev, timer, mode, pinned, stages):
                  f"{got[i].item()} want {want[i].item()} (relative tolerance {tol})")
     sizes = [n, 4 * n, 4 * n, 4]  # output bytes of each stage
     up = [n] + sizes[:-1]          # input bytes of each stage
-    if mode == "resident":
+    if mode in ("resident", COMPILED):
         h2d, d2h, h2d_b, d2h_b = 1, 1, n, sizes[stages - 1]
     else:
         h2d, d2h, h2d_b, d2h_b = stages, stages, sum(up[:stages]), sum(sizes[:stages])
@@ -297,6 +328,7 @@ def main():
     p.add_argument("--all", action="store_true", help="print every chain length")
     p.add_argument("--copy-gib", type=float, default=1.0, help="also time H2D/D2H of this many GiB (0: skip)")
     p.add_argument("--device", default="cuda", help="torch device (cpu only to test the script)")
+    p.add_argument("--no-compile", action="store_true", help="skip the torch.compile'd resident chain")
     p.add_argument("--json", help="write the results here, for residency -torch")
     args = p.parse_args()
     w, _, h = args.size.lower().partition("x")
@@ -331,7 +363,10 @@ def main():
     run_chain = mixed_chain if args.chain == "mixed" else chain
     lengths = [args.stages] if args.no_ladder else range(1, args.stages + 1)
     for n in lengths:
-        for mode in ("resident", "roundtrip"):
+        modes = ["resident", "roundtrip"]
+        if n == args.stages and not args.no_compile:
+            modes.insert(1, COMPILED)  # compiling every length costs minutes
+        for mode in modes:
             for pinned in mems:
                 rep["results"].append(run_chain(args, dev, timer, mode, pinned, n))
                 print(f"torch_chain: {mode} {'pinned' if pinned else 'pageable'} {n} stages: "

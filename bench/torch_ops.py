@@ -6,7 +6,8 @@
 float32 add on 2^28 elements (GB/s at 12 bytes/element), sum (4 bytes per
 element), a device-to-device copy (8 bytes per element, read + write),
 SGEMM 4096 fp32 with TF32 off and DGEMM 4096 (TFLOP/s), a tiny op
-(x.add_(1) on 256 float32, then synchronize) in µs. Timing: CUDA
+(x.add_(1) on 256 float32, then synchronize) in µs; add and sum once more
+through torch.compile (add_gbs_compiled, sum_gbs_compiled). Timing: CUDA
 synchronize around a loop of at least 0.3 s, after a warm-up, as opsbench
 does. Flags: --n LOG2, --gemm N. The mixed chain (brighter → float32 →
 scale → sum) is torch_chain.py --chain mixed, beside `residency -chain
@@ -41,6 +42,7 @@ def main():
     p.add_argument("out", nargs="?", default="torch_ops.json")
     p.add_argument("--n", type=int, default=28)
     p.add_argument("--gemm", type=int, default=4096)
+    p.add_argument("--no-compile", action="store_true", help="skip the torch.compile figures")
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -58,6 +60,13 @@ def main():
     r["sum_gbs"] = 4 * n / t / 1e9
     t = timeit(lambda: z.copy_(x))
     r["copy_gbs"] = 8 * n / t / 1e9
+    if not a.no_compile:
+        # torch.compile of the same ops (inductor's generated kernels), as
+        # "<key>_compiled" beside the eager figure.
+        cadd = torch.compile(lambda u, v: u + v, dynamic=False)
+        csum = torch.compile(lambda u: u.sum(), dynamic=False)
+        r["add_gbs_compiled"] = 12 * n / timeit(lambda: cadd(x, y)) / 1e9
+        r["sum_gbs_compiled"] = 4 * n / timeit(lambda: csum(x)) / 1e9
     del x, y, z
 
     g = a.gemm

@@ -312,17 +312,18 @@ func (b *bench) table(w io.Writer, torch map[string]float64, info map[string]any
 	if info != nil {
 		fmt.Fprintf(w, " vs PyTorch %v on %v", info["torch"], info["device"])
 	}
-	fmt.Fprintf(w, "\n\n| op | ours | PyTorch | speed ratio | target |\n|---|---:|---:|---:|---:|\n")
+	fmt.Fprintf(w, "\n\n| op | ours | PyTorch | speed ratio | target | torch.compile | ratio to it |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range b.results {
+		// torch_ops.py writes KEY_compiled for ops it also ran compiled.
+		cs, cr := "–", "–"
+		if cv, ok := torch[r.Key+"_compiled"]; ok && cv > 0 {
+			cs, cr = fmt.Sprintf("%.4g %s", cv, r.Unit), fmt.Sprintf("%.2f×", speedRatio(r, cv))
+		}
 		tv, ok := torch[r.Key]
 		ts, ratio, target := "–", "–", "–"
 		if ok && tv > 0 {
 			ts = fmt.Sprintf("%.4g %s", tv, r.Unit)
-			q := r.Value / tv
-			if !r.Higher {
-				q = tv / r.Value
-			}
-			ratio = fmt.Sprintf("%.2f×", q)
+			ratio = fmt.Sprintf("%.2f×", speedRatio(r, tv))
 		}
 		if r.Target > 0 {
 			target = fmt.Sprintf("≥ %.2f×", r.Target)
@@ -340,6 +341,14 @@ func (b *bench) table(w io.Writer, torch map[string]float64, info map[string]any
 		if r.Note != "" && !strings.HasPrefix(r.Note, "target") {
 			note = " " + r.Note
 		}
-		fmt.Fprintf(w, "| %s%s | %.4g %s | %s | %s | %s |\n", r.Name, note, r.Value, r.Unit, ts, ratio, target)
+		fmt.Fprintf(w, "| %s%s | %.4g %s | %s | %s | %s | %s | %s |\n", r.Name, note, r.Value, r.Unit, ts, ratio, target, cs, cr)
 	}
+}
+
+// speedRatio is ours over PyTorch's figure tv as a speed: above 1 is faster.
+func speedRatio(r result, tv float64) float64 {
+	if !r.Higher {
+		return tv / r.Value
+	}
+	return r.Value / tv
 }
