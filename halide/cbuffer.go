@@ -6,9 +6,11 @@ import "C"
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/internal/checked"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -22,8 +24,10 @@ import (
 //
 // Only host memory is wrapped: a buffer whose newer data is on a device
 // (device_dirty) is refused, as are a NULL host pointer, a type other than
-// T's and negative strides. Being host-only, the Array is left current on
-// the host by every pipeline call, as Halide's C callers expect.
+// T's, negative strides or extents, and dims whose span overflows or is
+// more than memory holds (ErrBufferExtentsTooLarge). Being host-only, the
+// Array is left current on the host by every pipeline call, as Halide's C
+// callers expect.
 func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
 	if buf == nil {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the halide_buffer_t* is NULL", ErrBufferIsNull)
@@ -45,22 +49,40 @@ func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
 	}
 	cd := unsafe.Slice(b.dim, rank)
 	dims := make([]array.Dim, rank)
-	span := 1
+	span := 1 // elements from the min corner to the max, checked: C's dims are anything
 	for i := range dims {
 		d := goDim(cd[i])
 		if d.Stride < 0 {
 			return nil, fmt.Errorf("halide: WrapCBuffer: dimension %d has stride %d: negative strides are not supported, pass a buffer with positive strides", i, d.Stride)
 		}
-		if d.Extent <= 0 {
+		if d.Extent < 0 {
+			return nil, fmt.Errorf("halide: WrapCBuffer: %w: dimension %d has extent %d: pass extents ≥ 0", ErrBufferExtentsNegative, i, d.Extent)
+		}
+		if d.Extent == 0 {
 			span = 0
 		} else if span > 0 {
-			span += (d.Extent - 1) * d.Stride
+			step, ok := checked.Mul(d.Extent-1, d.Stride)
+			if ok {
+				span, ok = checked.Add(span, step)
+			}
+			if !ok {
+				return nil, fmt.Errorf("halide: WrapCBuffer: %w: dimension %d (extent %d, stride %d) takes the buffer's span past the int range: no such buffer fits in memory", ErrBufferExtentsTooLarge, i, d.Extent, d.Stride)
+			}
 		}
 		dims[i] = d
+	}
+	size := int(unsafe.Sizeof(*new(T)))
+	if bytes, ok := checked.Mul(span, size); !ok || bytes > maxWrapBytes || uintptr(bytes) > ^uintptr(0)-uintptr(unsafe.Pointer(b.host)) {
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: dims %v span %d elements of %d bytes, more than fit in memory at %p", ErrBufferExtentsTooLarge, dims, span, size, unsafe.Pointer(b.host))
 	}
 	data := unsafe.Slice((*T)(unsafe.Pointer(b.host)), span)
 	return array.Wrap(data, dims)
 }
+
+// maxWrapBytes bounds the memory a wrapped buffer may claim: more than a
+// 64-bit address space holds (2^47 bytes, amd64's and arm64's user space)
+// is a corrupt halide_buffer_t, refused before unsafe.Slice panics on it.
+const maxWrapBytes = 1<<47*(strconv.IntSize/64) + (1<<31-1)*(1-strconv.IntSize/64)
 
 // goType is a halide_type_t as an array.Type.
 func goType(t C.struct_halide_type_t) array.Type {

@@ -155,3 +155,117 @@ func TestCBufferErrors(t *testing.T) {
 		t.Errorf("export of a nil Array: %v", err)
 	}
 }
+
+// cBuf mirrors struct halide_buffer_t (56 bytes) and cDim
+// halide_dimension_t (16), so tests can give WrapCBuffer any dims.
+type cBuf struct {
+	device     uint64
+	iface      unsafe.Pointer
+	host       unsafe.Pointer
+	flags      uint64
+	code, bits uint8
+	lanes      uint16
+	dimensions int32
+	dim        *cDim
+	padding    unsafe.Pointer
+}
+
+type cDim struct{ min, extent, stride, flags int32 }
+
+// cBufWith is a copy of C's 4×4 uint16 buffer c (host memory of 16
+// elements) with dims replaced; the mirror's layout is checked against C's.
+func cBufWith(t testing.TB, c unsafe.Pointer, dims []cDim) *cBuf {
+	if unsafe.Sizeof(cBuf{}) != 56 || unsafe.Sizeof(cDim{}) != 16 {
+		t.Fatalf("mirror sizes %d, %d; want 56, 16", unsafe.Sizeof(cBuf{}), unsafe.Sizeof(cDim{}))
+	}
+	b := *(*cBuf)(c)
+	if b.code != 1 || b.bits != 16 || b.lanes != 1 || b.dimensions != 2 ||
+		*b.dim != (cDim{0, 4, 1, 0}) || *(*cDim)(unsafe.Add(unsafe.Pointer(b.dim), 16)) != (cDim{0, 4, 4, 0}) {
+		t.Fatalf("the mirror misreads C's halide_buffer_t: %+v", b)
+	}
+	b.dimensions = int32(len(dims))
+	b.dim = nil
+	if len(dims) > 0 {
+		b.dim = &dims[0]
+	}
+	return &b
+}
+
+// TestWrapCBufferHugeDims: dims whose span overflows int, or whose bytes
+// exceed what memory holds, are an error wrapping ErrBufferExtentsTooLarge;
+// they were an unsafe.Slice panic ("len out of range").
+func TestWrapCBufferHugeDims(t *testing.T) {
+	c := blur.CNewUint16(0, 0, 4, 4, 4)
+	defer blur.CFree(c)
+	const m = 1<<31 - 1
+	for _, rank := range []int{1, 2, 3, 4} {
+		dims := make([]cDim, rank)
+		for i := range dims {
+			dims[i] = cDim{extent: m, stride: m}
+		}
+		dims[0].stride = 1
+		a, err := halide.WrapCBuffer[uint16](unsafe.Pointer(cBufWith(t, c, dims)))
+		if rank == 1 {
+			if err != nil || a.Len() != m {
+				t.Errorf("rank 1: %v", err) // don't print a: C holds 16 of its elements
+			}
+			continue
+		}
+		if !errors.Is(err, halide.ErrBufferExtentsTooLarge) {
+			t.Errorf("rank %d of extent and stride 2^31-1: got an Array %v, error %v; want ErrBufferExtentsTooLarge", rank, a != nil, err)
+		}
+	}
+	if _, err := halide.WrapCBuffer[uint16](unsafe.Pointer(cBufWith(t, c, []cDim{{extent: -1, stride: 1}}))); !errors.Is(err, halide.ErrBufferExtentsNegative) {
+		t.Errorf("negative extent: %v", err)
+	}
+}
+
+// FuzzWrapCBuffer gives WrapCBuffer up to 4 dims of any int32 min, extent
+// and stride (the arguments are int64, truncated as C would store them): it
+// returns an error or an Array with exactly those dims, never panics, and
+// an Array within C's 16 elements reads them all.
+func FuzzWrapCBuffer(f *testing.F) {
+	const m = 1<<31 - 1
+	f.Add(uint8(2), int64(0), int64(4), int64(1), int64(0), int64(4), int64(4), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0))
+	f.Add(uint8(3), int64(0), int64(m), int64(m), int64(0), int64(m), int64(m), int64(0), int64(m), int64(m), int64(0), int64(0), int64(0))
+	f.Add(uint8(4), int64(-1<<31), int64(m), int64(m), int64(m), int64(m), int64(m), int64(0), int64(m), int64(m), int64(5), int64(m), int64(m))
+	f.Add(uint8(2), int64(3), int64(-5), int64(1), int64(0), int64(0), int64(-1), int64(0), int64(0), int64(0), int64(0), int64(0), int64(0))
+	f.Add(uint8(3), int64(0), int64(2), int64(1), int64(0), int64(2), int64(2), int64(1<<40), int64(2), int64(4), int64(0), int64(0), int64(0))
+	c := blur.CNewUint16(0, 0, 4, 4, 4)
+	f.Cleanup(func() { blur.CFree(c) })
+	f.Fuzz(func(t *testing.T, rank uint8, m0, e0, s0, m1, e1, s1, m2, e2, s2, m3, e3, s3 int64) {
+		all := []cDim{
+			{int32(m0), int32(e0), int32(s0), 0}, {int32(m1), int32(e1), int32(s1), 0},
+			{int32(m2), int32(e2), int32(s2), 0}, {int32(m3), int32(e3), int32(s3), 0},
+		}
+		dims := all[:rank%5]
+		a, err := halide.WrapCBuffer[uint16](unsafe.Pointer(cBufWith(t, c, dims)))
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		got := a.Dims()
+		span := 1
+		for i, d := range dims {
+			if got[i] != (array.Dim{Min: int(d.min), Extent: int(d.extent), Stride: int(d.stride)}) {
+				t.Fatalf("dim %d = %+v, C has %+v", i, got[i], d)
+			}
+			if d.extent == 0 {
+				span = 0
+			} else if span > 0 {
+				span += int(d.extent-1) * int(d.stride) // no overflow: WrapCBuffer checked it
+			}
+		}
+		if span > 0 && span <= 16 {
+			v, err := a.HostReadOnly()
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := 0
+			for _, x := range v.Data() {
+				sum += int(x)
+			}
+			_ = sum
+		}
+	})
+}
