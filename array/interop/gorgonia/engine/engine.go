@@ -232,6 +232,12 @@ func (h *holdings) lookup(p, n uintptr) (*block, error) {
 	return h.find(p, n), nil
 }
 
+func (h *holdings) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
 // wasFreed reports whether d itself was given to Free.
 func (h *holdings) wasFreed(d *tensor.Dense) bool {
 	h.mu.Lock()

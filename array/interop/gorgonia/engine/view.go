@@ -72,37 +72,43 @@ func (e *Engine) Accessible(mem tensor.Memory) (tensor.Memory, error) {
 // memory. Memory an engine gave back is an error wrapping ErrFreed, a
 // closed engine's one wrapping device.ErrClosed.
 func (h *holdings) locate(mem tensor.Memory) (owner *holdings, b *block, err error) {
+	if h.isClosed() {
+		return nil, nil, errClosed(fmt.Sprintf("use of the memory at %#x", mem.Uintptr()))
+	}
 	d, _ := mem.(*tensor.Dense)
-	if d != nil && h.wasFreed(d) {
-		return nil, nil, freedErr(mem)
-	}
-	if b, err = h.lookup(mem.Uintptr(), mem.MemSize()); err != nil || b != nil {
-		return h, b, err
-	}
-	if d == nil { // bare memory: another engine's, or Go memory
+	if d == nil { // bare memory: this engine's, another's, or Go memory
+		if b = h.find(mem.Uintptr(), mem.MemSize()); b != nil {
+			return h, b, nil
+		}
 		owner, b = h.holder(mem.Uintptr(), mem.MemSize())
 		return owner, b, nil
 	}
 	oe, ok := d.Engine().(*Engine)
 	if !ok {
+		if b = h.find(d.Uintptr(), d.MemSize()); b != nil {
+			return h, b, nil
+		}
 		if !d.IsNativelyAccessible() {
 			return nil, nil, fmt.Errorf("%w: the Dense's memory belongs to engine %T and is not host memory: copy it to host first", gorgonia.ErrLayout, d.Engine())
 		}
 		return nil, nil, nil
 	}
-	if oe.h != h {
-		if oe.h.wasFreed(d) {
-			return nil, nil, freedErr(mem)
-		}
-		if b, err = oe.h.lookup(d.Uintptr(), d.MemSize()); err != nil {
-			return nil, nil, fmt.Errorf("engine: a Dense of another engine: %w", err)
-		}
-		if b != nil {
-			return oe.h, b, nil
-		}
+	// The Dense's own engine decides: another engine may since have been
+	// given the address of its freed or closed memory.
+	if oe.h.wasFreed(d) {
+		return nil, nil, freedErr(mem)
 	}
-	// An engine's memory (tensor marks it ManuallyManaged) that no engine
-	// holds was freed; a Dense made WithBacking is Go memory.
+	if b, err = oe.h.lookup(d.Uintptr(), d.MemSize()); err != nil {
+		if oe.h != h {
+			err = fmt.Errorf("engine: a Dense of another engine: %w", err)
+		}
+		return nil, nil, err
+	}
+	if b != nil {
+		return oe.h, b, nil
+	}
+	// An engine's memory (tensor marks it ManuallyManaged) that its engine
+	// no longer holds was freed; a Dense made WithBacking is Go memory.
 	if d.IsManuallyManaged() {
 		return nil, nil, freedErr(mem)
 	}
