@@ -8,11 +8,11 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"github.com/resident-go/resident/array/interop/gorgonia/engine"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/ops/engine"
 )
 
 // recLen is the length of one step's record in the fuzz input: a kind byte

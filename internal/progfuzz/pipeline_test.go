@@ -7,7 +7,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia/engine"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/halide"
@@ -15,6 +14,7 @@ import (
 	"github.com/resident-go/resident/halide/examples/brighter"
 	"github.com/resident-go/resident/halide/examples/params"
 	"github.com/resident-go/resident/halide/examples/scale3d"
+	"github.com/resident-go/resident/ops/engine"
 )
 
 type pipe struct {

@@ -9,11 +9,11 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"github.com/resident-go/resident/array/interop/gorgonia/engine"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/opencl/opencltest"
 	"github.com/resident-go/resident/ops"
+	"github.com/resident-go/resident/ops/engine"
 )
 
 // Random sequences of operations, Memset, Memcpy, host writes, Free and

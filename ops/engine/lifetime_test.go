@@ -10,10 +10,10 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/array/interop/gorgonia"
-	"github.com/resident-go/resident/array/interop/gorgonia/engine"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/opencl/opencltest"
+	"github.com/resident-go/resident/ops/engine"
 )
 
 // staleOnDevice is a Dense of e whose newest values, want, are on the

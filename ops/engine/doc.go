@@ -1,5 +1,5 @@
-// Package engine is a gorgonia.org/tensor Engine whose tensors live on an
-// OpenCL device: a *tensor.Dense made WithEngine(e) keeps its data on the
+// Package engine is a gorgonia tensor.Engine whose ops run through package
+// ops on an OpenCL device: a *tensor.Dense made WithEngine(e) keeps its data on the
 // device between operations, and tensor's own API (Add, Mul, MatMul, Sum,
 // Exp, … on the Dense, or tensor.Add and friends) runs there through
 // package ops, on the device's queue, with no copy in between.

@@ -10,10 +10,10 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array/interop/gorgonia"
-	"github.com/resident-go/resident/array/interop/gorgonia/engine"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/ops"
+	"github.com/resident-go/resident/ops/engine"
 )
 
 func testEngine(t *testing.T) (*engine.Engine, *opencl.Device) {

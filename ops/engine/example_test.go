@@ -5,9 +5,9 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"github.com/resident-go/resident/array/interop/gorgonia/engine"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/ops/engine"
 )
 
 // tensor's own API on a device: the Denses stay there between operations,
