@@ -52,6 +52,9 @@ func compare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[
 		j.base[2] = unsafe.Pointer(&j.scal[2])
 	}
 	j.simplify()
+	if j.total() == 0 {
+		return nil // an empty dst: nothing to compute, no input to bring home
+	}
 	if err := hostInputs(j, a, b); err != nil {
 		return err
 	}
@@ -147,17 +150,20 @@ func Where[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *ar
 	j.add(name, dst, a)
 	j.add(name, dst, b)
 	j.simplify()
+	if j.total() == 0 {
+		return nil // an empty dst: nothing to compute, no input to bring home
+	}
 	cv, err := cond.HostReadOnly()
 	if err != nil {
 		return err
 	}
-	j.base[1] = dataPtr(cv.Data())
+	j.base[1] = hostPtr(cv)
 	for i, x := range [2]*array.Array[T]{a, b} {
 		v, err := x.HostReadOnly()
 		if err != nil {
 			return err
 		}
-		j.base[i+2] = dataPtr(v.Data())
+		j.base[i+2] = hostPtr(v)
 	}
 	if err := hostDst(j, dst); err != nil {
 		return err

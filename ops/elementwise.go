@@ -115,6 +115,9 @@ func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) erro
 		j.base[i+1] = unsafe.Pointer(&j.scal[i+1])
 	}
 	j.simplify()
+	if j.total() == 0 {
+		return nil // an empty dst: nothing to compute, no input to bring home
+	}
 	if err := hostInputs(j, a, b, nil); err != nil {
 		return err
 	}
@@ -161,7 +164,7 @@ func hostInputs[T array.Elem](j *job, xs ...*array.Array[T]) error {
 		if err != nil {
 			return err
 		}
-		j.base[i+1] = dataPtr(v.Data())
+		j.base[i+1] = hostPtr(v)
 	}
 	return nil
 }
@@ -173,7 +176,7 @@ func hostDst[T array.Elem](j *job, dst *array.Array[T]) error {
 	if err != nil {
 		return err
 	}
-	j.base[0] = dataPtr(v.Data())
+	j.base[0] = hostPtr(v.ReadView)
 	return nil
 }
 

@@ -34,6 +34,9 @@ func MatMul[T Float](dst, a, b *array.Array[T]) error {
 	defer putJob(j)
 	mm := &j.mm
 	mm.check(dst, a, b)
+	if dst.Len() == 0 {
+		return nil // nothing to compute, no input to bring home
+	}
 	av, err := a.HostReadOnly()
 	if err != nil {
 		return err
@@ -46,7 +49,7 @@ func MatMul[T Float](dst, a, b *array.Array[T]) error {
 	if err != nil {
 		return err
 	}
-	j.base[0], j.base[1], j.base[2] = dataPtr(dv.Data()), dataPtr(av.Data()), dataPtr(bv.Data())
+	j.base[0], j.base[1], j.base[2] = hostPtr(dv.ReadView), hostPtr(av), hostPtr(bv)
 	if mm.m == 0 || mm.n == 0 || mm.batch == 0 {
 		return nil
 	}

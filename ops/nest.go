@@ -262,6 +262,16 @@ func span[T any](base unsafe.Pointer, off, n, stride int) []T {
 	return unsafe.Slice(ptr[T](base, off), (n-1)*stride+1)
 }
 
+// hostPtr is the address of a host view's first element, nil for an empty
+// view, whose Data the host kernels never read (and which may not be
+// sliceable: an empty crop of an empty root keeps a non-zero offset).
+func hostPtr[T array.Elem](v array.ReadView[T]) unsafe.Pointer {
+	if v.Array().Len() == 0 {
+		return nil
+	}
+	return dataPtr(v.Data())
+}
+
 // dataPtr is the address of a view's first element, nil when empty.
 func dataPtr[T any](s []T) unsafe.Pointer {
 	if len(s) == 0 {

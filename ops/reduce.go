@@ -356,11 +356,14 @@ func reduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T]
 		reduceEmpty(op, a)
 	}
 	j.simplify()
+	if j.total() == 0 {
+		return nil // an empty dst: nothing to compute, no input to bring home
+	}
 	av, err := a.HostReadOnly()
 	if err != nil {
 		return err
 	}
-	j.base[1] = dataPtr(av.Data())
+	j.base[1] = hostPtr(av)
 	if err := hostDst(j, dst); err != nil {
 		return err
 	}
@@ -403,7 +406,7 @@ func reduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (acc, int, error) {
 	if err != nil {
 		return acc{}, 0, err
 	}
-	j.base[0] = dataPtr(av.Data())
+	j.base[0] = hostPtr(av)
 	j.op = int(op)
 	j.body = cachedBody[T](bReduceAll, func() bodyFunc { return reduceAllBody[T] })
 	nw := j.parallel(total, 1<<16)

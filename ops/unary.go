@@ -64,6 +64,9 @@ func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
 	j.init(name, dst)
 	j.add(name, dst, a)
 	j.simplify()
+	if j.total() == 0 {
+		return nil // an empty dst: nothing to compute, no input to bring home
+	}
 	if err := hostInputs(j, a); err != nil {
 		return err
 	}
