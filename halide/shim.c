@@ -9,8 +9,6 @@
 #include "HalideRuntimeOpenCL.h"
 #include "shim.h"
 
-#define GOHL_MAGIC 0x7265736964656e74ull  // "resident"
-
 // ---- registry: -e registration's static initializers call this ----------
 
 typedef struct {
@@ -48,9 +46,60 @@ void *gohl_registry_argv(int i) { return (void *)registry[i].argv; }
 // without user_context; it is only read inside the same C call.
 static __thread gohl_ctx *cur;
 
+// A user_context is opaque: a C caller passes its own (Halide's
+// user_context aottest passes 0xf00dd00d), so it is never dereferenced.
+// The library's own ctxs are recognized by address: every frame's ctx is
+// registered for the frame's life, and a ctx on the stack for the runtime
+// calls it is passed to (ctx_enter/ctx_leave). The table is read only when
+// a user_context is not this thread's call: on errors, and by acquires on
+// worker threads or outside calls. Duplicates are allowed (nested enters).
+static pthread_mutex_t ctx_mu = PTHREAD_MUTEX_INITIALIZER;
+static const gohl_ctx **ctxs;
+static int nctxs, capctxs;
+
+static int ctx_enter(const gohl_ctx *c) {
+    pthread_mutex_lock(&ctx_mu);
+    if (nctxs == capctxs) {
+        int n = capctxs ? 2 * capctxs : 64;
+        const gohl_ctx **t = realloc(ctxs, n * sizeof *t);
+        if (!t) {
+            pthread_mutex_unlock(&ctx_mu);
+            return 0;  // unknown to the table: its errors go to the thread's call or stderr
+        }
+        ctxs = t;
+        capctxs = n;
+    }
+    ctxs[nctxs++] = c;
+    pthread_mutex_unlock(&ctx_mu);
+    return 1;
+}
+
+static void ctx_leave(const gohl_ctx *c) {
+    pthread_mutex_lock(&ctx_mu);
+    for (int i = nctxs - 1; i >= 0; i--) {
+        if (ctxs[i] == c) {
+            ctxs[i] = ctxs[--nctxs];
+            break;
+        }
+    }
+    pthread_mutex_unlock(&ctx_mu);
+}
+
+// own_ctx is uc when it is one of the library's live ctxs, else NULL; it
+// compares addresses only.
+static gohl_ctx *own_ctx(void *uc) {
+    if (!uc) return NULL;
+    if (uc == (void *)cur) return cur;
+    int found = 0;
+    pthread_mutex_lock(&ctx_mu);
+    for (int i = 0; i < nctxs && !found; i++) found = (void *)ctxs[i] == uc;
+    pthread_mutex_unlock(&ctx_mu);
+    return found ? (gohl_ctx *)uc : NULL;
+}
+
 void halide_error(void *user_context, const char *msg) {
-    gohl_ctx *c = (gohl_ctx *)user_context;
-    if (!c || c->magic != GOHL_MAGIC) c = cur;
+    gohl_ctx *c = own_ctx(user_context);
+    if (!c) c = cur;
     if (!c) {
         // An error outside any call (e.g. from a C caller): don't lose it.
         (void)!write(2, msg, strlen(msg));
@@ -74,10 +123,7 @@ void halide_error(void *user_context, const char *msg) {
 
 // ---- calls ---------------------------------------------------------------
 
-void gohl_ctx_init(gohl_ctx *c) {
-    memset(c, 0, sizeof *c);
-    c->magic = GOHL_MAGIC;
-}
+void gohl_ctx_init(gohl_ctx *c) { memset(c, 0, sizeof *c); }
 
 gohl_frame *gohl_frame_new(int nargs) {
     gohl_frame *f = calloc(1, sizeof(gohl_frame));
@@ -86,8 +132,10 @@ gohl_frame *gohl_frame_new(int nargs) {
     f->uc = &f->ctx;
     f->args = calloc(nargs + 1, sizeof(void *));
     f->scalars = calloc(nargs + 1, sizeof(struct halide_scalar_value_t));
-    if (!f->args || !f->scalars) {
-        gohl_frame_free(f);
+    if (!f->args || !f->scalars || !ctx_enter(&f->ctx)) {
+        free(f->args);
+        free(f->scalars);
+        free(f);
         return NULL;
     }
     return f;
@@ -95,6 +143,7 @@ gohl_frame *gohl_frame_new(int nargs) {
 
 void gohl_frame_free(gohl_frame *f) {
     if (!f) return;
+    ctx_leave(&f->ctx);
     free(f->args);
     free(f->scalars);
     free(f);
@@ -143,11 +192,13 @@ void gohl_buf_free(gohl_buf *b) { free(b); }
 // cl_mem: the allocation belongs to our allocator, not to Halide.
 int gohl_buf_detach(gohl_ctx *ctx, gohl_buf *b) {
     int r = 0;
+    int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
     if (b->kind == GOHL_DEV_WRAPPED) {
         r = halide_opencl_detach_cl_mem(ctx, &b->b);
     } else if (b->kind == GOHL_DEV_CROP) {
         r = halide_device_release_crop(ctx, &b->b);
     }
+    if (e) ctx_leave(ctx);
     b->kind = GOHL_DEV_NONE;
     b->mem = 0;
     b->off = 0;
@@ -162,7 +213,16 @@ int gohl_buf_detach(gohl_ctx *ctx, gohl_buf *b) {
 // launch, so an offset goes through halide_device_crop of a 1-D byte view of
 // the root: the public way to build that handle. The Go caller skips the call
 // when mem and off are unchanged.
+static int buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off);
+
 int gohl_buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off) {
+    int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
+    int r = buf_set_device(ctx, b, mem, off);
+    if (e) ctx_leave(ctx);
+    return r;
+}
+
+static int buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off) {
     int r = gohl_buf_detach(ctx, b);
     if (r) return r;
     if (mem == 0) return 0;
@@ -203,8 +263,10 @@ int gohl_buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off) {
 // free it, clearing device_dirty, which Halide 14's device_free leaves set.
 int gohl_buf_reclaim(gohl_ctx *ctx, gohl_buf *b) {
     int r = 0;
+    int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
     if (b->b.flags & halide_buffer_flag_device_dirty) r = halide_copy_to_host(ctx, &b->b);
     int r2 = halide_device_free(ctx, &b->b);
+    if (e) ctx_leave(ctx);
     b->b.flags &= ~(uint64_t)halide_buffer_flag_device_dirty;
     b->b.device = 0;
     b->b.device_interface = NULL;
@@ -275,7 +337,9 @@ int gohl_cl_close(gohl_cl *cl) {
     gohl_ctx ctx;
     gohl_ctx_init(&ctx);
     ctx.cl = cl;
+    int e = ctx_enter(&ctx);  // the acquire inside must find ctx.cl
     halide_device_release(&ctx, halide_opencl_device_interface());
+    if (e) ctx_leave(&ctx);
     int r = 0;
     pthread_mutex_lock(&cl->mu);
     cl->ctx = NULL;
@@ -293,8 +357,8 @@ int gohl_cl_close(gohl_cl *cl) {
 // expects acquire to block while another thread holds the context.
 int halide_acquire_cl_context(void *user_context, void **ctx, void **q, bool create) {
     (void)create;
-    gohl_ctx *c = (gohl_ctx *)user_context;
-    if (!c || c->magic != GOHL_MAGIC) c = cur;
+    gohl_ctx *c = own_ctx(user_context);  // never read a C caller's user_context
+    if (!c) c = cur;
     gohl_cl *cl = c ? c->cl : NULL;
     if (!cl) {
         pthread_mutex_lock(&cl_list_mu);

@@ -11,12 +11,13 @@
 
 struct gohl_cl;
 
-// gohl_ctx is the user_context of one call: the error handler appends the
-// runtime's messages here, so concurrent calls never mix their messages;
-// halide_acquire_cl_context hands the runtime the context and queue of cl,
-// the call's OpenCL device (NULL: the fallback device).
+// gohl_ctx is the user_context of one call, which the error handler and
+// halide_acquire_cl_context know by its address only (shim.c: a C caller's
+// user_context is never read): the handler appends the runtime's messages
+// here, so concurrent calls never mix their messages; the acquire hands
+// the runtime the context and queue of cl, the call's OpenCL device (NULL:
+// the fallback device).
 typedef struct gohl_ctx {
-    uint64_t magic;
     struct gohl_cl *cl;
     int32_t texture;  // set when the runtime is given a kernel that uses images
     char texture_args[256];  // their kernel parameter names, space-separated
