@@ -3,8 +3,10 @@ package npy_test
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -12,8 +14,10 @@ import (
 )
 
 // FuzzRead feeds arbitrary bytes to the reader: it must return an Array or
-// an error wrapping ErrFormat or ErrType, never panic; and what it reads must
-// write back to bytes that read back to the same bytes again.
+// an error wrapping ErrFormat or ErrType, never panic; what it reads must
+// write back to bytes that read back to the same bytes again; and reading
+// them, from a bytes.Reader or from a stream that hides its length, costs
+// memory in proportion to the input, whatever the header claims.
 func FuzzRead(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.npy")
 	for _, name := range files {
@@ -26,7 +30,19 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Add([]byte("\x93NUMPY\x01\x00\x30\x00{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }"))
 	f.Add([]byte("\x93NUMPY\x03\x00\x10\x00\x00\x00{'shape': ((((("))
+	f.Add(append(header("<f8", "(1099511627776,)"), 1, 2, 3)) // 8 TiB claimed
+	f.Add([]byte("\x93NUMPY\x02\x00\x00\x00\x10\x00{"))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, r := range []io.Reader{bytes.NewReader(data), streamOnly{bytes.NewReader(data)}} {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			a, _ := npy.ReadAny(r)
+			runtime.ReadMemStats(&after)
+			if n := after.TotalAlloc - before.TotalAlloc; n > 4*uint64(len(data))+256<<10 {
+				t.Fatalf("reading %d bytes (%T) allocated %d", len(data), r, n)
+			}
+			runtime.KeepAlive(a)
+		}
 		a, err := npy.ReadAny(bytes.NewReader(data))
 		if err != nil {
 			if !errors.Is(err, npy.ErrFormat) && !errors.Is(err, npy.ErrType) {

@@ -59,9 +59,11 @@ func ReadHeader(r io.Reader) (Header, error) {
 	default:
 		return Header{}, fmt.Errorf("%w: format version %d.%d: this reader knows 1.0, 2.0 and 3.0", ErrFormat, major, pre[7])
 	}
-	text := make([]byte, hlen)
-	if n, err := io.ReadFull(r, text); err != nil {
-		return Header{}, fmt.Errorf("%w: truncated: the header says %d bytes, the file has %d", ErrFormat, hlen, n)
+	// ReadAll grows its buffer as bytes arrive: a short file claiming a
+	// long header costs what it holds.
+	text, err := io.ReadAll(io.LimitReader(r, int64(hlen)))
+	if err != nil || len(text) < hlen {
+		return Header{}, fmt.Errorf("%w: truncated: the header says %d bytes, the file has %d", ErrFormat, hlen, len(text))
 	}
 	return parseHeader(string(text))
 }

@@ -79,11 +79,40 @@ func ReadFile[T array.Elem](name string) (*array.Array[T], error) {
 		return nil, err
 	}
 	defer f.Close()
-	a, err := Read[T](bufio.NewReader(f))
+	a, err := Read[T](newFileReader(f))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return a, nil
+}
+
+// fileReader is a buffered file that knows how many bytes are left in it,
+// so that readData allocates a file's data at once when it is all there.
+type fileReader struct {
+	*bufio.Reader
+	f    *os.File
+	size int64
+}
+
+func newFileReader(f *os.File) *fileReader {
+	r := &fileReader{Reader: bufio.NewReader(f), f: f, size: -1}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		r.size = st.Size()
+	}
+	return r
+}
+
+// Len is the bytes left: the file's from its offset, plus those buffered;
+// 0 when unknown (not a regular file), so the reader takes the slow path.
+func (r *fileReader) Len() int {
+	if r.size < 0 {
+		return 0
+	}
+	off, err := r.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return 0
+	}
+	return int(max(r.size-off, 0)) + r.Buffered()
 }
 
 // goName is the Go spelling of an Array element type, for error messages.
@@ -102,10 +131,22 @@ func goName(t array.Type) string {
 	return fmt.Sprintf("float%d", t.Bits)
 }
 
-// chunk is how many bytes readData allocates ahead of the data it has read,
-// so that a header claiming a huge shape over a short file fails at the end
-// of the file, not in the allocator.
-const chunk = 16 << 20
+// A hostile header may claim any shape over a short file or stream, so
+// readData's memory follows the bytes that actually arrive: it reads into
+// pieces it allocates one at a time, each no bigger than what has been
+// read so far (at least firstPiece, at most maxPiece, never more than the
+// header claims), and makes the Array's storage only once all of it has
+// arrived. A file that ends early thus costs about the bytes it holds plus
+// one piece. A reader that says how many bytes it holds (Len, as
+// bytes.Reader and ReadFile's reader do) and holds them all is read
+// straight into the storage.
+const (
+	firstPiece = 4 << 10
+	maxPiece   = 16 << 20
+)
+
+// lener is a reader that knows how many unread bytes it holds.
+type lener interface{ Len() int }
 
 func readData[T array.Elem](r io.Reader, h Header, dt dtype) (*array.Array[T], error) {
 	size := int(unsafe.Sizeof(T(0)))
@@ -113,16 +154,33 @@ func readData[T array.Elem](r io.Reader, h Header, dt dtype) (*array.Array[T], e
 	if err != nil {
 		return nil, err
 	}
-	data := make([]T, 0, min(count, chunk/size))
-	for len(data) < count {
-		n := min(count-len(data), max(len(data), chunk/size))
-		data = slices.Grow(data, n)
-		tail := data[len(data) : len(data)+n]
-		got, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(&tail[0])), n*size))
-		if err != nil {
-			return nil, fmt.Errorf("%w: truncated: shape %v of %s needs %d data bytes, the file has %d", ErrFormat, h.Shape, h.Descr, nbytes, len(data)*size+got)
+	var data []T
+	if l, ok := r.(lener); ok && l.Len() >= nbytes {
+		data = make([]T, count)
+		if count > 0 {
+			if got, err := io.ReadFull(r, unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), nbytes)); err != nil {
+				return nil, truncated(h, nbytes, got)
+			}
 		}
-		data = data[:len(data)+n]
+	} else {
+		var pieces [][]byte
+		have := 0
+		for have < nbytes {
+			p := make([]byte, min(nbytes-have, max(firstPiece, min(have, maxPiece))))
+			got, err := io.ReadFull(r, p)
+			if err != nil {
+				return nil, truncated(h, nbytes, have+got)
+			}
+			pieces = append(pieces, p)
+			have += got
+		}
+		data = make([]T, count)
+		if count > 0 {
+			out := unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), nbytes)
+			for _, p := range pieces {
+				out = out[copy(out, p):]
+			}
+		}
 	}
 	if dt.bigEndian != bigEndianHost && count > 0 {
 		swap(unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), nbytes), size)
@@ -132,6 +190,10 @@ func readData[T array.Elem](r io.Reader, h Header, dt dtype) (*array.Array[T], e
 		return nil, fmt.Errorf("%w: shape %v: %v", ErrFormat, h.Shape, err)
 	}
 	return a, nil
+}
+
+func truncated(h Header, nbytes, got int) error {
+	return fmt.Errorf("%w: truncated: shape %v of %s needs %d data bytes, the file has %d", ErrFormat, h.Shape, h.Descr, nbytes, got)
 }
 
 // layout is the Array layout of a file's data: NumPy's axes reversed, so
