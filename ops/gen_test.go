@@ -28,8 +28,8 @@ type dgen struct {
 }
 
 func (g *dgen) note(format string, args ...any) { g.log = append(g.log, fmt.Sprintf(format, args...)) }
-func (g *dgen) p(x float64) bool               { return g.r.Float64() < x }
-func (g *dgen) n(k int) int                    { return g.r.IntN(k) }
+func (g *dgen) p(x float64) bool                { return g.r.Float64() < x }
+func (g *dgen) n(k int) int                     { return g.r.IntN(k) }
 
 // operand is an input or dst with the host values it held when made, in
 // dimension-0-fastest order over its own extents.

@@ -1,0 +1,92 @@
+package ops
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+)
+
+// TestEmptyDst: an op whose dst is empty computes nothing and moves
+// nothing, on the host path too. Found by TestDiff: the host paths took
+// the host views of every operand first, so an empty view's Data panicked
+// (slice bounds out of range: case 6 of seed 1, Copy into a [2 0 1]
+// view), and a device-dirty input that broadcasts into an empty dst was
+// copied home (a counted D2H, an error under the guard: case 89, Where).
+func TestEmptyDst(t *testing.T) {
+	empties := map[string]func() *array.Array[float32]{
+		"[2 0]":   func() *array.Array[float32] { return array.New[float32](2, 0) },
+		"[0]":     func() *array.Array[float32] { return array.New[float32](0) },
+		"[2 0 1]": func() *array.Array[float32] { return array.New[float32](2, 0, 1) },
+		"stepped [2 0 1]": func() *array.Array[float32] {
+			return array.New[float32](2, 2, 0, 4).Permute(1, 2, 3, 0).Slice(3, 1).Crop(2, 0, 1)
+		},
+		"crop [2 0 1]": func() *array.Array[float32] {
+			return array.New[float32](2, 2, 3, 4).Slice(0, 1).Crop(1, 0, 0).Crop(2, 1, 1)
+		},
+	}
+	ops := []struct {
+		name string
+		run  func(dst, in *array.Array[float32]) error
+	}{
+		{"Add", func(dst, in *array.Array[float32]) error { return Add(dst, in, in) }},
+		{"AddScalar", func(dst, in *array.Array[float32]) error { return AddScalar(dst, in, 1) }},
+		{"Sqrt", func(dst, in *array.Array[float32]) error { return Sqrt(dst, in) }},
+		{"Copy", func(dst, in *array.Array[float32]) error { return Copy(dst, in) }},
+		{"Compare", func(dst, in *array.Array[float32]) error {
+			return Compare(array.New[uint8](dst.Extents()...), in, in, LT)
+		}},
+		{"Where", func(dst, in *array.Array[float32]) error {
+			return Where(dst, array.New[uint8](dst.Extents()...), in, in)
+		}},
+		{"CastWrap", func(dst, in *array.Array[float32]) error {
+			return CastWrap(array.New[int16](dst.Extents()...), in)
+		}},
+	}
+	for name, mk := range empties {
+		for _, op := range ops {
+			for _, dirty := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/dirty=%v", name, op.name, dirty), func(t *testing.T) {
+					dst := mk()
+					in := array.New[float32](make1(dst.Rank())...) // broadcasts into dst
+					var before device.Stats
+					d, err := opencl.Default()
+					if dirty {
+						if err != nil {
+							t.Skipf("no OpenCL device: %v", err)
+						}
+						must(t, On(d, in))
+						must(t, MulScalar(in, in, 1))
+						if !in.DeviceDirty() {
+							t.Fatal("set-up: input not device-dirty")
+						}
+						// the host-only dst keeps the op on the host
+						dst = array.FromSlice([]float32{}, dst.Extents()...)
+						defer device.SetGuard(device.SetGuard(true))
+						before = d.Stats()
+					}
+					must(t, op.run(dst, in))
+					if dirty {
+						if s := d.Stats().Sub(before); s.D2HCalls+s.H2DCalls != 0 {
+							t.Fatalf("an op on an empty dst moved data: %v", s)
+						}
+					}
+				})
+			}
+		}
+	}
+	t.Run("Sum", func(t *testing.T) { must(t, Sum(array.New[float32](2, 0), array.New[float32](2, 3, 0), 1)) })
+	t.Run("MatMul", func(t *testing.T) {
+		must(t, MatMul(array.New[float32](0, 3), array.New[float32](4, 3), array.New[float32](0, 4)))
+	})
+}
+
+func make1(n int) []int {
+	e := make([]int, n)
+	for i := range e {
+		e[i] = 1
+	}
+	return e
+}
