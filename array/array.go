@@ -134,6 +134,9 @@ func Wrap[T Elem](data []T, dims []Dim) (*Array[T], error) {
 // Like returns a zeroed, dense, device-aware Array with a's element type,
 // mins and extents (not its strides).
 func Like[T Elem](a *Array[T]) *Array[T] {
+	if a == nil {
+		panicf(ErrShape, "Like of a nil *Array[%s]: pass the Array whose shape to copy", TypeOf[T]())
+	}
 	a.raw.checkOpen()
 	dims := a.raw.dimsRef()
 	mins, ext := make([]int, len(dims)), make([]int, len(dims))

@@ -39,7 +39,8 @@ func TestZeroViewPanicsWithSentinel(t *testing.T) {
 }
 
 // TestNilHostSource: NewOver and NewIn given no block or allocator return an
-// error naming the fix (NewOver dereferenced nil).
+// error naming the fix (NewOver dereferenced nil); Like of a nil Array
+// panics with ErrShape.
 func TestNilHostSource(t *testing.T) {
 	if a, err := NewOver[float32](nil, 4); err == nil || a != nil || !strings.Contains(err.Error(), "HostBlock is nil") {
 		t.Errorf("NewOver(nil, 4) = %v, %v; want an error naming the fix", a, err)
@@ -49,4 +50,5 @@ func TestNilHostSource(t *testing.T) {
 	}
 	// Bad extents stay the programmer error every constructor panics with.
 	mustPanic(t, ErrShape, func() { NewIn[uint16](nil, -1) })
+	mustPanic(t, ErrShape, func() { Like[int8](nil) })
 }
