@@ -180,20 +180,37 @@ func (e *Engine) scalar(op ops.BinaryOp, a tensor.Tensor, s any, left bool, opts
 var scalarFns = all(scalarT[float32], scalarT[float64], scalarT[int8], scalarT[int16], scalarT[int32], scalarT[int64], scalarT[uint8], scalarT[uint16], scalarT[uint32], scalarT[uint64])
 
 func scalarT[T array.Elem](e *Engine, op ops.BinaryOp, a *tensor.Dense, s any, left bool, opts []tensor.FuncOpt) (tensor.Tensor, error) {
-	x, err := scalarValue[T](e, s)
+	x, sv, err := scalarOperand[T](e, s)
 	if err != nil {
 		return nil, err
 	}
-	av, err := viewOf[T](e.h, a)
+	av, err := input[T](e.h, a)
 	if err != nil {
 		return nil, err
 	}
 	return into(e, a, a.Shape(), opts, func(dst *array.Array[T]) error {
-		if left {
+		switch {
+		case sv != nil && left:
+			return ops.Binary(dst, av, sv, op)
+		case sv != nil:
+			return ops.Binary(dst, sv, av, op)
+		case left:
 			return ops.BinaryScalar(dst, av, x, op)
 		}
 		return ops.ScalarBinary(dst, x, av, op)
 	})
+}
+
+// scalarOperand is s as a T, or, for a scalar Dense, its 0-D Array view
+// (placed on the device like any input), which ops broadcast: an engine's
+// scalar stays where it lives, never read on the host.
+func scalarOperand[T array.Elem](e *Engine, s any) (T, *array.Array[T], error) {
+	if d, ok := s.(*tensor.Dense); ok && d.IsScalar() {
+		v, err := input[T](e.h, d)
+		return 0, v, err
+	}
+	x, err := scalarValue[T](e, s)
+	return x, nil, err
 }
 
 // scalarValue is s as a T: a T, or a scalar Dense (read on the host: one
@@ -233,14 +250,14 @@ func (e *Engine) unary(op ops.UnaryOp, a tensor.Tensor, opts []tensor.FuncOpt) (
 var unaryFns = all(unaryT[float32], unaryT[float64], unaryT[int8], unaryT[int16], unaryT[int32], unaryT[int64], unaryT[uint8], unaryT[uint16], unaryT[uint32], unaryT[uint64])
 
 func unaryT[T array.Elem](e *Engine, op ops.UnaryOp, a *tensor.Dense, opts []tensor.FuncOpt) (tensor.Tensor, error) {
-	av, err := viewOf[T](e.h, a)
+	av, err := input[T](e.h, a)
 	if err != nil {
 		return nil, err
 	}
 	return into(e, a, a.Shape(), opts, func(dst *array.Array[T]) error { return ops.Unary(dst, av, op) })
 }
 
-// views returns the Array views of ts.
+// views returns the Array views of ts, placed on the device (input).
 func views[T array.Elem](e *Engine, ts ...tensor.Tensor) ([]*array.Array[T], error) {
 	vs := make([]*array.Array[T], len(ts))
 	for i, t := range ts {
@@ -248,7 +265,7 @@ func views[T array.Elem](e *Engine, ts ...tensor.Tensor) ([]*array.Array[T], err
 		if err != nil {
 			return nil, err
 		}
-		if vs[i], err = viewOf[T](e.h, d); err != nil {
+		if vs[i], err = input[T](e.h, d); err != nil {
 			return nil, err
 		}
 	}
@@ -314,9 +331,16 @@ func (e *Engine) newDense(dt tensor.Dtype, shape tensor.Shape) (d *tensor.Dense,
 		}
 	}()
 	if len(shape) == 0 {
-		return tensor.New(tensor.Of(dt), tensor.WithShape(), tensor.WithEngine(e)), nil
+		d = tensor.New(tensor.Of(dt), tensor.WithShape(), tensor.WithEngine(e))
+	} else {
+		d = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...), tensor.WithEngine(e))
 	}
-	return tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...), tensor.WithEngine(e)), nil
+	if b := e.h.find(d.Uintptr(), d.MemSize()); b != nil {
+		e.h.mu.Lock()
+		b.result = true // the op overwrites it: no upload when typed
+		e.h.mu.Unlock()
+	}
+	return d, nil
 }
 
 func (e *Engine) reduce(name string, a tensor.Tensor, along []int) (tensor.Tensor, error) {
@@ -369,7 +393,7 @@ func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int)
 			shape = append(shape, n)
 		}
 	}
-	cur, err := viewOf[T](e.h, a)
+	cur, err := input[T](e.h, a)
 	if err != nil {
 		return nil, err
 	}

@@ -1,31 +1,53 @@
 // Package engine is a gorgonia tensor.Engine whose ops run through package
-// ops on an OpenCL device: a *tensor.Dense made WithEngine(e) keeps its data on the
-// device between operations, and tensor's own API (Add, Mul, MatMul, Sum,
-// Exp, … on the Dense, or tensor.Add and friends) runs there through
-// package ops, on the device's queue, with no copy in between.
+// ops on an OpenCL device: a *tensor.Dense made WithEngine(e) keeps its
+// data on the device between operations, and tensor's own API (Add, Mul,
+// MatMul, Sum, Exp, Gte, Argmax, Clamp, … on the Dense, or tensor.Add and
+// friends) runs there through package ops, on the device's queue, with no
+// copy in between.
 //
 //	e := engine.New(dev)
 //	a := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2, 3), tensor.WithEngine(e))
 //	c, err := a.Add(b) // runs on dev; c stays there
 //
-// Memory. Alloc hands tensor pinned host memory of the device, which every
-// Dense of the engine addresses; the device copy and which side is newer
-// are an array.Array's (a device-aware Array over that memory, typed on
-// first use). Free releases it, and Close releases everything the engine
-// still holds, as with gorgonia's CUDA engine: memory is not collected
-// while the Engine is reachable (every Dense of it refers to it).
+// Memory. Alloc gives memory on the engine's device: zeroed pinned host
+// memory that tensor addresses, which on its first typed use becomes a
+// device-aware array.Array with an allocation on the device — zeroed there,
+// or left for the op the engine made the Dense for, so no transfer; only
+// bytes written on the host before that first use are uploaded, once.
+// Every op on the engine's Denses then runs on the device with no
+// placement by hand (results stay there, device-dirty), and an operand
+// written on the host since (through Host or Accessible) is uploaded
+// before the op: a counted copy, refused under the transfer guard. Free
+// releases an allocation, and Close releases everything the engine still
+// holds, as with gorgonia's CUDA engine: memory is not collected while the
+// Engine is reachable (every Dense of it refers to it). Check with
+//
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run 'Example|AllocLives|Methods' -v ./ops/engine
 //
 // Host access. AllocAccessible is false, so tensor marks these Denses
 // NativelyInaccessible: the methods tensor guards with that flag (String
 // and Format print "Inaccesible data"; Dense.Memset, ToMat64, iterators and
 // the standard engine's arithmetic) return errors instead of reading stale
-// memory. Methods tensor does not guard (Data, At, Get) read the host
-// memory, which is always mapped — never a crash — but holds the latest
-// values only after a sync: call Host(d), which copies device-newer data
-// home and returns an ordinary Dense over the same memory (the host-only
-// view: its writes are uploaded before the next device operation), or
-// Accessible. Array(d) gives the device-aware Array view of a Dense, for
-// Halide pipelines and ops.
+// memory. Sprint(d) (or Formatter(d) with fmt's verbs) prints the values
+// NumPy's way through one counted copy home, and under the transfer guard
+// prints the refusal instead. Methods tensor does not guard (Data, At,
+// Get) read the host memory, which is always mapped — never a crash — but
+// holds the latest values only after a sync: call Host(d), which copies
+// device-newer data home and returns an ordinary Dense over the same
+// memory (the host-only view: its writes are uploaded before the next
+// device operation), or Accessible. Array(d) gives the device-aware Array
+// view of a Dense, for Halide pipelines and ops.
+//
+// Operations. tensor's Adder … Power, MinBetweener, MaxBetweener (and
+// their Scalar forms), MatMuler, Sumer, Proder, Maxer, Miner, Neger,
+// Abser, Sqrter, Exper, Loger, Tanher; the comparisons Lter, Lteer, Gter,
+// Gteer and ElEqer (ElEq, ElNe, EqScalar, NeScalar: Bool results, or a's
+// type with AsSameType); Argmaxer and Argminer (Int results; tensor.AllAxes
+// gives a host scalar as the standard engine does); Transposer (the data
+// movement of Dense.Transpose after T); Clamper. Each is one or a few
+// calls of package ops and gives the standard engine's values, dtype and
+// shape (TestMethodsMatchStdEngine). A scalar Dense operand (a Scalar
+// form's value, Clamp's bounds) is used where it lives, broadcast.
 //
 // Writing. Write a Dense of the engine through Host(d), Memcpy, Memset,
 // or tensor.Copy from another Dense of the engine. tensor.Copy from a host

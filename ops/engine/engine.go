@@ -16,6 +16,7 @@ import (
 	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/ops"
 )
 
 // ErrFreed is wrapped by errors about memory that was given back: a Dense
@@ -60,9 +61,14 @@ type block struct {
 		Raw() *array.Raw
 		Close() error
 	} // nil until typed; it then owns hb
-	elem  reflect.Type             // root's element type (typed)
-	host  func() error             // sync home and mark host-written (typed)
-	fill0 func(p, n uintptr) error // zero [p, p+n) where it lives (typed)
+	// result: the Dense the engine made for an op's result, which the op
+	// overwrites, so typing gives it a device allocation and copies nothing.
+	result bool
+	elem   reflect.Type // root's element type (typed)
+	host   func() error // sync home and mark host-written (typed)
+	// hostRead syncs home for reading, leaving the device copy current (typed).
+	hostRead func() error
+	fill0    func(p, n uintptr) error // zero [p, p+n) where it lives (typed)
 	// copyFrom copies src, bytes of sb held by sh, into dst (typed).
 	copyFrom func(dst memory, sh *holdings, sb *block, src memory) error
 }
@@ -148,8 +154,17 @@ func (m memory) MemSize() uintptr { return m.n }
 // (see the package documentation).
 func (e *Engine) AllocAccessible() bool { return false }
 
-// Alloc returns size bytes of the device's pinned host memory, whose
-// device copy the engine's operations use.
+// Alloc returns size bytes of memory on the engine's device, zeroed. The
+// bytes are backed by pinned host memory (what tensor addresses), and on
+// first typed use (the first operation, Array, Memset or Memcpy that knows
+// the element type) they become a device-aware Array with an allocation on
+// the device, with no transfer: the device copy is zeroed there, or is
+// about to be written by the op the engine made the Dense for. Only
+// memory written on the host before that first use (through Host, or
+// tensor's own Copy) is placed with one counted upload (ops.On: explicit,
+// allowed under the transfer guard). From then on the data lives on the
+// device: operations on it run there, and only Host, Accessible or
+// printing (Sprint) bring it home.
 func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
 	if size < 0 || size > 1<<47 {
 		return nil, fmt.Errorf("engine: Alloc of %d bytes: want 0 … 2^47", size)
@@ -161,6 +176,7 @@ func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(hb.Bytes())))
 	skip := int((alignment - p%alignment) % alignment)
 	b := &block{start: p + uintptr(skip), size: uintptr(size), hb: hb, skip: skip}
+	clear(bytesAt(b.start, b.size)) // tensor's Denses start at zero
 	h := e.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -293,7 +309,35 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[
 			return nil, fmt.Errorf("engine: %w", err)
 		}
 		b.root, b.elem = r, reflect.TypeFor[T]()
+		// The memory lives on the device from now on: a result is about
+		// to be written there; zeros (as Alloc left them) are set there
+		// too, so both copies agree with no transfer; memory written on
+		// the host while untyped (Host, or tensor's own Copy) is placed
+		// there with one upload.
+		if b.size > 0 {
+			// A fresh allocation counts as host-newer; where the device
+			// copy is about to be overwritten, nothing needs uploading.
+			switch {
+			case b.result:
+				if err = r.DeviceMalloc(h.dev); err == nil {
+					r.SetHostDirty(false)
+				}
+			case allZero(bytesAt(b.start, b.size)):
+				if err = r.DeviceMalloc(h.dev); err == nil {
+					r.SetHostDirty(false)
+					if err = ops.Fill(r, 0); err == nil {
+						r.SetDeviceDirty(false) // the host holds zeros too
+					}
+				}
+			default:
+				err = ops.On(h.dev, r)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("engine: placing %d bytes on the device: %w", b.size, err)
+			}
+		}
 		b.host = func() error { _, err := r.Host(); return err }
+		b.hostRead = func() error { _, err := r.HostReadOnly(); return err }
 		b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
 		b.copyFrom = func(dst memory, sh *holdings, sb *block, src memory) error {
 			return copyRange[T](h, b, dst, sh, sb, src)
@@ -340,3 +384,21 @@ func bytesAt(p, n uintptr) []byte {
 // The memory is pinned or tensor's, never moved by Go's collector; the
 // indirection keeps vet's uintptr check, meant for Go memory, quiet.
 func ptr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
+
+// allZero reports whether every byte of p is zero.
+func allZero(p []byte) bool {
+	n := len(p) / 8
+	if n > 0 {
+		for _, w := range unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(p))), n) {
+			if w != 0 {
+				return false
+			}
+		}
+	}
+	for _, c := range p[n*8:] {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"strings"
 
 	"gorgonia.org/tensor"
 
@@ -10,8 +11,11 @@ import (
 	"github.com/resident-go/resident/ops/engine"
 )
 
-// tensor's own API on a device: the Denses stay there between operations,
-// and Host brings the result home.
+// tensor's own API on a device: a Dense of the engine lives there, every
+// op runs there (its result is device-dirty: newer on the device than on
+// the host), nothing moves under the transfer guard, and printing is the
+// one counted copy home. Were the ops run on the host, the results would
+// not be device-dirty and printing would copy nothing.
 func Example() {
 	dev, err := opencl.Default()
 	if err != nil {
@@ -24,14 +28,32 @@ func Example() {
 	h, _ := engine.Host(a) // the host-only view: written here, uploaded by the first op
 	copy(h.Data().([]float32), []float32{1, 2, 3, 4, 5, 6})
 
+	start := dev.Stats()
 	sq, _ := a.Mul(a) // uploads a once, then runs on the device
+	fmt.Printf("first op: %d upload\n", dev.Stats().Sub(start).H2DCalls)
+
 	before := dev.Stats()
-	was := device.SetGuard(true) // any transfer now is an error
+	was := device.SetGuard(true) // any automatic transfer now is an error
 	sums, err := sq.Sum(1)
+	big, _ := sq.GtScalar(float32(10), true)
+	text := engine.Sprint(sums) // refused: printing needs a copy home
+	fmt.Println(err, "print refused:", strings.Contains(text, device.ErrTransferGuard.Error()))
 	device.SetGuard(was)
 	moved := dev.Stats().Sub(before)
+	fmt.Printf("under the guard: %d uploads, %d downloads\n", moved.H2DCalls, moved.D2HCalls)
 
-	out, _ := engine.Host(sums)
-	fmt.Printf("%v on the device: %d uploads after the first, %d downloads\n", out.Data(), moved.H2DCalls, moved.D2HCalls)
-	// Output: [14 77] on the device: 0 uploads after the first, 0 downloads
+	s, _ := engine.Array[float32](e, sums)
+	fmt.Println("sums on the device:", s.Device() == dev, "device-dirty:", s.DeviceDirty())
+
+	before = dev.Stats()
+	fmt.Println(engine.Sprint(sums), engine.Sprint(big))
+	fmt.Printf("printing: %d downloads\n", dev.Stats().Sub(before).D2HCalls)
+	// Output:
+	// first op: 1 upload
+	// <nil> print refused: true
+	// under the guard: 0 uploads, 0 downloads
+	// sums on the device: true device-dirty: true
+	// [14. 77.] [[0 0 0]
+	//  [1 1 1]]
+	// printing: 2 downloads
 }

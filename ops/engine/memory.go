@@ -55,7 +55,7 @@ func memsetT[T array.Elem](h *holdings, mem tensor.Memory, val any) error {
 		if err != nil {
 			return err
 		}
-		return ops.Fill(v, x)
+		return fill(v, x)
 	}
 	b, err := h.lookup(mem.Uintptr(), mem.MemSize())
 	if err != nil {
@@ -159,22 +159,71 @@ func (e *Engine) Memcpy(dst, src tensor.Memory) error {
 		return err
 	}
 	if db != nil && sb != nil {
+		sh.mu.Lock()
+		sr, selem := sb.root, sb.elem
+		sh.mu.Unlock()
+		dh.mu.Lock()
+		untyped := db.root == nil
+		dh.mu.Unlock()
+		if untyped && sr != nil { // tensor's Clone: the copy takes the source's type and lives on the device
+			f, err := typeFns.get(selem, "Memcpy")
+			if err != nil {
+				return err
+			}
+			if err := f(dh, db); err != nil {
+				return err
+			}
+		}
 		dh.mu.Lock()
 		dr, cp := db.root, db.copyFrom
 		dh.mu.Unlock()
-		sh.mu.Lock()
-		sr := sb.root
-		sh.mu.Unlock()
 		if dr != nil && sr != nil && dr.Raw().Type() == sr.Raw().Type() {
 			return cp(memory{dst.Uintptr(), dst.MemSize()}, sh, sb, memory{src.Uintptr(), src.MemSize()})
 		}
 	}
-	if _, err := e.Accessible(src); err != nil {
+	if err := e.readable(src); err != nil {
 		return err
 	}
 	if _, err := e.Accessible(dst); err != nil {
 		return err
 	}
 	copy(bytesAt(dst.Uintptr(), dst.MemSize()), bytesAt(src.Uintptr(), src.MemSize()))
+	return nil
+}
+
+// fill sets v to x: on the device when v's memory has an allocation there.
+// Host writes to v's elements (through Host) are about to be overwritten,
+// so they are dropped rather than uploaded: package ops would otherwise
+// fill on the host, where the newest copy is.
+func fill[T array.Elem](v *array.Array[T], x T) error {
+	if !v.HostOnly() && v.Device() != nil && v.HostDirty() {
+		v.SetHostDirty(false)
+	}
+	return ops.Fill(v, x)
+}
+
+// typeFns type a block (rootOf) with the element type of the table key.
+var typeFns = all(typeT[float32], typeT[float64], typeT[int8], typeT[int16], typeT[int32], typeT[int64], typeT[uint8], typeT[uint16], typeT[uint32], typeT[uint64])
+
+func typeT[T array.Elem](h *holdings, b *block) error {
+	_, err := rootOf[T](h, b, nil)
+	return err
+}
+
+// readable copies the device-newer data of mem's allocation home for
+// reading: unlike Accessible, the device copy stays current.
+func (e *Engine) readable(mem tensor.Memory) error {
+	owner, b, err := e.h.locate(mem)
+	if err != nil || b == nil {
+		return err
+	}
+	owner.mu.Lock()
+	read := b.hostRead
+	owner.mu.Unlock()
+	if read != nil {
+		if err := read(); err != nil {
+			return fmt.Errorf("engine: copy to host: %w", err)
+		}
+	}
 	return nil
 }

@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"unsafe"
 
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/array/interop/gorgonia"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -128,13 +130,18 @@ func viewOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error)
 	if d == nil {
 		return nil, fmt.Errorf("%w: nil *tensor.Dense", gorgonia.ErrLayout)
 	}
-	if got, want := d.Dtype().Type, reflect.TypeFor[T](); got != want {
+	return viewDims[T](h, d, gorgonia.Dims(d))
+}
+
+// viewDims is viewOf with the layout dims in place of d's own: d's memory
+// from d's first element on.
+func viewDims[T array.Elem](h *holdings, d *tensor.Dense, dims []array.Dim) (*array.Array[T], error) {
+	if got, want := d.Dtype().Type, reflect.TypeFor[T](); got != want && alias(got) != want {
 		return nil, fmt.Errorf("%w: the Dense holds %v, the operation wants %v", gorgonia.ErrType, got, want)
 	}
 	if d.IsMasked() {
 		return nil, fmt.Errorf("%w: the Dense is masked and an Array has no mask: d.ResetMask() first", gorgonia.ErrLayout)
 	}
-	dims := gorgonia.Dims(d)
 	size := uintptr(unsafe.Sizeof(*new(T)))
 	owner, b, err := h.locate(d)
 	if err != nil {
@@ -164,6 +171,36 @@ func viewOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error)
 	return v, nil
 }
 
+// input is viewOf for an operand an op reads, placed on the device: see
+// place.
+func input[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error) {
+	v, err := viewOf[T](h, d)
+	if err != nil {
+		return nil, err
+	}
+	return v, place(h, v)
+}
+
+// place uploads v's host-newer elements (written through Host or
+// Accessible since the last device operation) to the engine's device, so
+// the op runs there rather than on the host (package ops' rule would run
+// it on the host, where the newest copy is). The upload is counted in the
+// device's Stats and refused under the transfer guard. Host-only views
+// (Go memory, or a Dense synced home from another device) stay as they
+// are.
+func place[T array.Elem](h *holdings, v *array.Array[T]) error {
+	if v.HostOnly() || v.Len() == 0 || v.Device() != nil && !v.HostDirty() {
+		return nil
+	}
+	if device.Guarded() {
+		return fmt.Errorf("engine: an operand written on the host (through Host or Accessible) needs an upload before the device op: %w; upload it before turning the guard on (ops.On(e.Device(), a), a from engine.Array)", device.ErrTransferGuard)
+	}
+	if err := ops.On(h.dev, v); err != nil {
+		return fmt.Errorf("engine: uploading an operand written on the host: %w", err)
+	}
+	return nil
+}
+
 // wrapHost is the host-only Array over d's host memory, without a copy.
 func wrapHost[T array.Elem](d *tensor.Dense, dims []array.Dim) (*array.Array[T], error) {
 	if d.DataSize() == 0 {
@@ -189,7 +226,7 @@ func rangeView[T array.Elem](b *block, r *array.Array[T], p, n uintptr) (*array.
 // lives when the range is a box of the memory's layout, else on the host.
 func fillRange[T array.Elem](h *holdings, b *block, r *array.Array[T], p, n uintptr, x T) error {
 	if v, err := rangeView(b, r, p, n); err == nil {
-		return ops.Fill(v, x)
+		return fill(v, x)
 	}
 	hv, err := r.Host()
 	if err != nil {
@@ -231,5 +268,19 @@ func copyRange[T array.Elem](dh *holdings, db *block, dst memory, sh *holdings, 
 	}
 	size := unsafe.Sizeof(*new(T))
 	copy(dhv.Data()[(dst.p-db.start)/size:][:dst.n/size], shv.Data()[(src.p-sb.start)/size:][:src.n/size])
+	return nil
+}
+
+// alias is the Array element type that holds tensor's bool and int
+// elements bit for bit (uint8 holding 0 or 1; int64 where int is 64
+// bits), nil for other types: comparison masks and argument indices live
+// in the engine's memory as those.
+func alias(t reflect.Type) reflect.Type {
+	switch {
+	case t == reflect.TypeFor[bool]():
+		return reflect.TypeFor[uint8]()
+	case t == reflect.TypeFor[int]() && strconv.IntSize == 64:
+		return reflect.TypeFor[int64]()
+	}
 	return nil
 }

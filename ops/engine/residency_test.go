@@ -1,0 +1,111 @@
+package engine_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/ops/engine"
+)
+
+// A Dense of the engine lives on its device from its first use, with no
+// placement by hand and no transfer: a fresh (zero) Dense gets a zeroed
+// device copy, ops on it run there (their results device-dirty), and only
+// the Dense written on the host costs its one upload.
+func TestAllocLivesOnDevice(t *testing.T) {
+	e, dev := testEngine(t)
+	before := dev.Stats()
+	was := device.SetGuard(true)
+	z := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(4, 5), tensor.WithEngine(e))
+	one, err := z.AddScalar(float32(1), true)
+	must(t, err)
+	sum, err := one.Sum()
+	device.SetGuard(was)
+	must(t, err)
+	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 || m.AllocsTotal < 2 {
+		t.Fatalf("a fresh Dense and ops on it: %v, want device allocations and no transfer", m)
+	}
+	for _, d := range []*tensor.Dense{z, one, sum} {
+		a, err := engine.Array[float32](e, d)
+		must(t, err)
+		if a.Device() == nil || a.Device() != device.Device(dev) {
+			t.Fatalf("a Dense of shape %v is not on the engine's device: %v", d.Shape(), a.Device())
+		}
+	}
+	s, _ := engine.Array[float32](e, sum)
+	if !s.DeviceDirty() {
+		t.Fatal("the sum was not written on the device")
+	}
+	if got := hostVals[float32](t, sum); got[0] != 20 {
+		t.Fatalf("sum %v, want 20", got)
+	}
+
+	// Written on the host before its first use: one upload, by the op.
+	w := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(3), tensor.WithEngine(e))
+	h, err := engine.Host(w)
+	must(t, err)
+	copy(h.Data().([]float32), []float32{1, 2, 3})
+	before = dev.Stats()
+	r, err := w.Mul(w)
+	must(t, err)
+	if m := dev.Stats().Sub(before); m.H2DCalls != 1 || m.D2HCalls != 0 {
+		t.Fatalf("first op on a host-written Dense: %v, want one upload", m)
+	}
+	// Written again through Host: the next op uploads it, and under the
+	// guard refuses to.
+	h, err = engine.Host(w)
+	must(t, err)
+	h.Data().([]float32)[0] = 10
+	was = device.SetGuard(true)
+	_, err = w.Add(w)
+	device.SetGuard(was)
+	if err == nil || !strings.Contains(err.Error(), device.ErrTransferGuard.Error()) {
+		t.Fatalf("an op under the guard on a host-written Dense: %v, want the guard's refusal", err)
+	}
+	before = dev.Stats()
+	r2, err := w.Add(w)
+	must(t, err)
+	if m := dev.Stats().Sub(before); m.H2DCalls != 1 {
+		t.Fatalf("op after a host write: %v, want one upload", m)
+	}
+	near(t, "square", hostVals[float32](t, r), []float32{1, 4, 9}, 0)
+	near(t, "double", hostVals[float32](t, r2), []float32{20, 4, 6}, 0)
+}
+
+// Sprint prints values NumPy's way through one counted read; under the
+// guard the refusal is the text; tensor's String still refuses.
+func TestSprint(t *testing.T) {
+	e, dev := testEngine(t)
+	a := onDevice(t, e, []float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	sq, err := a.Mul(a)
+	must(t, err)
+	was := device.SetGuard(true)
+	refused := engine.Sprint(sq)
+	device.SetGuard(was)
+	if !strings.HasPrefix(refused, "%!v(") || !strings.Contains(refused, device.ErrTransferGuard.Error()) {
+		t.Fatalf("printed under the guard: %q, want the guard's error", refused)
+	}
+	before := dev.Stats()
+	got := engine.Sprint(sq)
+	if want := "[[ 1.  4.  9.]\n [16. 25. 36.]]"; got != want {
+		t.Fatalf("Sprint %q, want %q", got, want)
+	}
+	if m := dev.Stats().Sub(before); m.D2HCalls != 1 {
+		t.Fatalf("printing moved %v, want one download", m)
+	}
+	if s := fmt.Sprint(sq); !strings.Contains(s, "Inaccesible data") {
+		t.Fatalf("tensor printed %q", s)
+	}
+	mask, err := tensor.Gt(sq, float32(5))
+	must(t, err)
+	if got := engine.Sprint(mask.(*tensor.Dense)); got != "[[0 0 1]\n [1 1 1]]" {
+		t.Fatalf("a Bool Dense printed %q", got)
+	}
+	host := tensor.New(tensor.WithShape(2), tensor.WithBacking([]float32{1, 2}))
+	if got, want := engine.Sprint(host), fmt.Sprint(host); got != want {
+		t.Fatalf("a host Dense printed %q, want tensor's %q", got, want)
+	}
+}
