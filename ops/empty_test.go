@@ -90,3 +90,30 @@ func make1(n int) []int {
 	}
 	return e
 }
+
+// TestReduceAllEmpty: the *All reductions over no elements give the
+// value over no elements. Found by TestDiff (seed 2, cases 264 and 936):
+// ProdAll of an empty Array was 0, not 1, since no worker ran to start the
+// product.
+func TestReduceAllEmpty(t *testing.T) {
+	t.Run("int16", func(t *testing.T) { testReduceAllEmpty[int16](t) })
+	t.Run("uint8", func(t *testing.T) { testReduceAllEmpty[uint8](t) })
+	t.Run("float32", func(t *testing.T) { testReduceAllEmpty[float32](t) })
+	t.Run("float16", func(t *testing.T) { testReduceAllEmpty[array.Float16](t) })
+}
+
+func testReduceAllEmpty[T array.Elem](t *testing.T) {
+	for name, a := range map[string]*array.Array[T]{
+		"[0]":               array.New[T](0),
+		"[3 0]":             array.New[T](3, 0),
+		"stepped [0 8 5 3]": array.New[T](2, 0, 8, 5, 3).Permute(1, 2, 3, 4, 0).Slice(4, 1),
+	} {
+		p, err := ProdAll(a)
+		must(t, err)
+		s, err := SumAll(a)
+		must(t, err)
+		if toF64(p) != 1 || toF64(s) != 0 {
+			t.Errorf("%s: ProdAll %v (want 1), SumAll %v (want 0)", name, toF64(p), toF64(s))
+		}
+	}
+}

@@ -400,7 +400,12 @@ func reduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (acc, int, error) {
 	j.simplify()
 	total := j.total()
 	if total == 0 {
+		// the value over no elements (0, or 1 for Prod), with no host
+		// view (an empty Array has nothing to bring home)
 		reduceEmpty(op, a)
+		var r acc
+		reduceRun[T](op, kindOf[T](), &r, true, nil, 0, 0, 0, 0, 0)
+		return r, 0, nil
 	}
 	av, err := a.HostReadOnly()
 	if err != nil {
