@@ -93,13 +93,16 @@ type state struct {
 	live   map[*root]struct{}
 	cache  blockCache
 
-	pins     pinnedSet
-	stageMu  sync.Mutex
-	stager   *stager
-	cleanup  runtime.Cleanup
-	closeErr error
-	hooks    device.CloseHooks
-	pace     pacer
+	pins    pinnedSet
+	stageMu sync.Mutex
+	stager  *stager
+	cleanup runtime.Cleanup
+	// closeOnce runs close's work once; concurrent Closes wait for it and
+	// all return its error.
+	closeOnce sync.Once
+	closeErr  error
+	hooks     device.CloseHooks
+	pace      pacer
 }
 
 // Open opens the device o selects, with its own context and queue.
@@ -261,14 +264,16 @@ func (d *Device) Close() error {
 }
 
 func (s *state) close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.shutdown() })
+	return s.closeErr
+}
+
+// shutdown is close's work, run once.
+func (s *state) shutdown() error {
 	// Hooks first, while the device still works: Arrays bring device-dirty
 	// data home, a Halide runtime releases its programs for the context.
 	s.hooks.RunCloseHooks()
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return s.closeErr
-	}
 	s.closed = true
 	live := s.live
 	s.live = nil
@@ -295,12 +300,10 @@ func (s *state) close() error {
 	if s.pins.close() {
 		// Pinned blocks still in use (NewIn Arrays) keep the queue, to
 		// unmap, and the context; the last Free releases them.
-		s.closeErr = errors.Join(errs...)
-		return s.closeErr
+		return errors.Join(errs...)
 	}
 	errs = append(errs, s.release())
-	s.closeErr = errors.Join(errs...)
-	return s.closeErr
+	return errors.Join(errs...)
 }
 
 // release drops the queue, the context and an owned sub-device, last.
