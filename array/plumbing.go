@@ -17,15 +17,16 @@ func (plumbing) SyncDevice(x any, d device.Device) error { return x.(*Raw).syncD
 func (plumbing) NeedsDownload(x any) bool                { return x.(*Raw).DeviceDirty() }
 func (plumbing) NeedsUpload(x any, d device.Device) bool { return x.(*Raw).needsUpload(d) }
 func (plumbing) Attachment(x any) io.Closer              { return x.(*Raw).attachment() }
-func (plumbing) SetAttachment(x any, c io.Closer)        { x.(*Raw).setAttachment(c) }
-func (plumbing) DeviceFree(x any) error                  { return x.(*Raw).st.deviceFree() }
-func (plumbing) Closed(x any) bool                       { return x.(*Raw).st.closed.Load() }
+func (plumbing) SetAttachment(x any, c io.Closer) io.Closer {
+	return x.(*Raw).setAttachment(c)
+}
+func (plumbing) DeviceFree(x any) error { return x.(*Raw).st.deviceFree() }
+func (plumbing) Closed(x any) bool      { return x.(*Raw).st.closed.Load() }
+func (plumbing) Acquire(x any) error    { return x.(*Raw).st.res.acquire() }
+func (plumbing) Release(x any)          { x.(*Raw).st.res.unacquire() }
 
 func (plumbing) Alloc(x any, d device.Device) error {
-	st := x.(*Raw).st
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.ensureAlloc(d)
+	return x.(*Raw).st.alloc(d)
 }
 
 func (plumbing) Wrote(x any, w plumb.Newest) {
@@ -38,4 +39,8 @@ func (plumbing) Wrote(x any, w plumb.Newest) {
 	default:
 		r.markEqual()
 	}
+}
+
+func (plumbing) WroteDevice(x any, on device.Allocation) error {
+	return x.(*Raw).markDeviceWriteOn(on)
 }

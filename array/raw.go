@@ -5,6 +5,8 @@ import (
 	"io"
 	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -235,30 +237,56 @@ func (r *Raw) Extents() []int {
 	return e
 }
 
-// attachSlot holds what a bridge keeps with one Array; the cleanup closes
-// it when the Array is dropped, and must not reach the Array itself.
-type attachSlot struct{ c io.Closer }
+// attachSlot holds what a bridge keeps with one Raw (package halide: its
+// C halide_buffer_t). Its Closer is closed once, by whichever comes first:
+// the release of the root's resources (Close, or the storage's cleanup)
+// or the cleanup of the Raw itself, a dropped view. Neither path reaches
+// the Raw.
+type attachSlot struct {
+	c    io.Closer
+	res  *resources
+	once sync.Once
+	err  error
+}
 
-func (s *attachSlot) close() {
-	if s.c != nil {
-		s.c.Close()
-		s.c = nil
-	}
+func (s *attachSlot) close() error {
+	s.once.Do(func() { s.err = s.c.Close() })
+	return s.err
+}
+
+// dropped is the cleanup of a dropped Raw: its slot closes and leaves the
+// root's set, so long-lived roots do not collect their views' slots.
+func (s *attachSlot) dropped() {
+	s.res.dropAttachment(s)
+	s.close()
+}
+
+func (r *Raw) slot() *attachSlot {
+	return (*attachSlot)(atomic.LoadPointer((*unsafe.Pointer)(unsafe.Pointer(&r.att))))
 }
 
 func (r *Raw) attachment() io.Closer {
-	if r.att == nil {
-		return nil
+	if s := r.slot(); s != nil {
+		return s.c
 	}
-	return r.att.c
+	return nil
 }
 
-// setAttachment keeps c with this Array (one view object) until it is
-// dropped or its root closed; package halide keeps its C buffer here.
-func (r *Raw) setAttachment(c io.Closer) {
-	if r.att == nil {
-		r.att = &attachSlot{}
-		runtime.AddCleanup(r, (*attachSlot).close, r.att)
+// setAttachment keeps c with this Raw (one view object) until the Raw is
+// dropped or its root released, and returns what the Raw keeps: c, or the
+// Closer another goroutine set first (then c is the caller's to close). A
+// released root keeps nothing: it returns nil.
+func (r *Raw) setAttachment(c io.Closer) io.Closer {
+	s := &attachSlot{c: c, res: r.st.res}
+	if !atomic.CompareAndSwapPointer((*unsafe.Pointer)(unsafe.Pointer(&r.att)), nil, unsafe.Pointer(s)) {
+		return r.slot().c
 	}
-	r.att.c = c
+	if !r.st.res.addAttachment(s) {
+		// Released already: the use that got here raced Close; it fails
+		// at Acquire, and the slot closes at once.
+		s.close()
+		return nil
+	}
+	runtime.AddCleanup(r, (*attachSlot).dropped, s)
+	return c
 }

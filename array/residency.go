@@ -1,6 +1,7 @@
 package array
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/resident-go/resident/device"
@@ -17,6 +18,10 @@ func (r *Raw) syncHost() error {
 		return nil
 	}
 	st := r.st
+	if err := st.res.acquire(); err != nil {
+		return err
+	}
+	defer st.res.unacquire()
 	var buf, ib [inlineDims]span
 	b := r.box(buf[:0])
 	st.mu.Lock()
@@ -36,6 +41,10 @@ func (r *Raw) syncHost() error {
 // first use; the upload moves only host-dirty parts of r.
 func (r *Raw) syncDevice(d device.Device) error {
 	st := r.st
+	if err := st.res.acquire(); err != nil {
+		return err
+	}
+	defer st.res.unacquire()
 	var buf, ib [inlineDims]span
 	b := r.box(buf[:0])
 	st.mu.Lock()
@@ -56,6 +65,17 @@ func (r *Raw) syncDevice(d device.Device) error {
 	return nil
 }
 
+// alloc is ensureAlloc for a caller that holds neither st.mu nor a use.
+func (st *storage) alloc(d device.Device) error {
+	if err := st.res.acquire(); err != nil {
+		return err
+	}
+	defer st.res.unacquire()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.ensureAlloc(d)
+}
+
 // ensureAlloc gives the storage its allocation on d; the caller holds
 // st.mu. Data on another device is an error: moving it is the caller's
 // decision (MoveTo).
@@ -73,8 +93,7 @@ func (st *storage) ensureAlloc(d device.Device) error {
 	if err != nil {
 		return err
 	}
-	st.attach(d, a, true)
-	return nil
+	return st.attach(d, a, true)
 }
 
 // markHostWrite records that r's host elements are (about to be) newer
@@ -95,18 +114,35 @@ func (r *Raw) markHostWrite() {
 
 // markDeviceWrite records that a device wrote all of r's elements.
 func (r *Raw) markDeviceWrite() {
+	if err := r.markDeviceWriteOn(nil); err != nil {
+		panicf(ErrDirty, "device write recorded on an Array with no device allocation: DeviceMalloc first")
+	}
+}
+
+// markDeviceWriteOn records a device write into alloc (nil: whatever the
+// allocation is). A consumer that wrote an allocation the memory no longer
+// has (its device closed meanwhile, and the Array let go of it) gets an
+// error wrapping device.ErrClosed: its result is lost.
+func (r *Raw) markDeviceWriteOn(alloc device.Allocation) error {
 	st := r.st
 	var buf [inlineDims]span
 	b := r.box(buf[:0])
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if !st.hasAlloc.Load() {
-		panicf(ErrDirty, "device write recorded on an Array with no device allocation: DeviceMalloc first")
+	if !st.hasAlloc.Load() || alloc != nil && !sameAlloc(st.res, alloc) {
+		return fmt.Errorf("array: the device copy written was let go meanwhile (its device closed): %w", device.ErrClosed)
 	}
 	if st.dirty[hostSide].overlaps(b) {
 		st.setDirty(hostSide, st.dirty[hostSide].without(b))
 	}
 	st.setDirty(deviceSide, st.dirty[deviceSide].with(b))
+	return nil
+}
+
+func sameAlloc(r *resources, a device.Allocation) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.alloc == a
 }
 
 // markHostNewer records that something (a host pipeline, Halide's own
@@ -145,6 +181,10 @@ func (r *Raw) needsUpload(d device.Device) bool {
 
 // deviceFree brings all device-dirty data home, then frees the allocation.
 func (st *storage) deviceFree() error {
+	if err := st.res.acquire(); err != nil {
+		return err
+	}
+	defer st.res.unacquire()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.hasAlloc.Load() {
@@ -190,9 +230,7 @@ func (a *Array[T]) CopyToDevice(d device.Device) error {
 // as for an output a device is about to write.
 func (a *Array[T]) DeviceMalloc(d device.Device) error {
 	a.raw.checkOpen()
-	a.raw.st.mu.Lock()
-	defer a.raw.st.mu.Unlock()
-	return a.raw.st.ensureAlloc(d)
+	return a.raw.st.alloc(d)
 }
 
 // DeviceWrap adopts alloc, which lives on d and holds the whole root
@@ -208,12 +246,18 @@ func (a *Array[T]) DeviceWrap(d device.Device, alloc device.Allocation) error {
 	if need := st.elems * st.esize; alloc.Bytes() < need {
 		return fmt.Errorf("array: DeviceWrap: the allocation holds %d bytes, the Array's memory needs %d: %w", alloc.Bytes(), need, device.ErrRange)
 	}
+	if err := st.res.acquire(); err != nil {
+		return err
+	}
+	defer st.res.unacquire()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.hasAlloc.Load() {
 		return fmt.Errorf("array: DeviceWrap: the Array's memory already has a device allocation: DeviceFree it first")
 	}
-	st.attach(d, alloc, false)
+	if err := st.attach(d, alloc, false); err != nil {
+		return err
+	}
 	st.setDirty(hostSide, nil)
 	return nil
 }
@@ -241,6 +285,10 @@ func (a *Array[T]) MoveTo(d device.Device) (device.Path, error) {
 }
 
 func (st *storage) moveTo(d device.Device) (device.Path, error) {
+	if err := st.res.acquire(); err != nil {
+		return device.PathNone, err
+	}
+	defer st.res.unacquire()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.hasAlloc.Load() || st.res.dev == nil {
@@ -272,7 +320,15 @@ func (st *storage) moveTo(d device.Device) (device.Path, error) {
 	st.res.mu.Lock()
 	err = st.res.dropAlloc()
 	st.res.mu.Unlock()
-	st.attach(d, na, true) // marks everything host-dirty …
+	if e := st.attach(d, na, true); e != nil { // marks everything host-dirty …
+		// d closed meanwhile: the data is already home (the copy
+		// failed otherwise), but the device-dirty part was on the old
+		// allocation, now freed.
+		st.setDirty(hostSide, nil)
+		st.setDirty(deviceSide, nil)
+		st.hasAlloc.Store(false)
+		return path, errors.Join(err, e)
+	}
 	host := boxes{st.rootBox()}
 	for _, b := range devDirty {
 		host = host.without(b)
@@ -338,26 +394,20 @@ func (r *Raw) markEqualSide(sides ...side) {
 	}
 }
 
-// Close frees the root's device allocation (unless wrapped) and pinned host
-// memory, whatever its views did; using the Array or any view of it
-// afterwards panics with ErrClosed. Device-dirty data is discarded: copy
-// it home first if you need it. Views need no Close: on a view, Close does
-// nothing. Idempotent; a cleanup does the same for a dropped root.
+// Close frees the root's device allocation (unless wrapped), pinned host
+// memory and what bridges keep with it, whatever its views did; using the
+// Array or any view of it afterwards panics with ErrClosed. Device-dirty
+// data is discarded: copy it home first if you need it. Views need no
+// Close: on a view, Close does nothing. Idempotent, and safe while calls
+// use the Array: they finish first (see "Lifetime and concurrency" in the
+// package doc), and the memory is freed when the last one ends. Close and
+// the cleanup that frees a dropped root are one path, run once.
 func (a *Array[T]) Close() error {
 	r := &a.raw
 	if !r.root || r.st.closed.Swap(true) {
 		return nil
 	}
-	st := r.st
-	st.mu.Lock()
-	err := st.detach()
-	st.mu.Unlock()
-	if e := st.res.free(); err == nil {
-		err = e
-	}
-	if r.att != nil {
-		r.att.close()
-	}
+	_, err := r.st.res.close()
 	return err
 }
 

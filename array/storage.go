@@ -1,6 +1,7 @@
 package array
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -43,17 +44,33 @@ const (
 	deviceSide
 )
 
-// resources is what Close and the cleanup backstop free. The cleanup
-// keys on the storage (big, full of pointers: never in the tiny
-// allocator), and resources never points back to it.
+// resources is what Close and the cleanup backstop free, through one
+// path: release, guarded once. The cleanup keys on the storage (big, full
+// of pointers: never in the tiny allocator), and resources never points
+// back to it.
+//
+// uses counts the consumers working on the memory right now (pipeline
+// calls, between Acquire and Release): Close marks the resources closed
+// and the release happens when the last use ends, so a consumer never
+// sees memory freed under it. state is closedBit | uses·2.
 type resources struct {
-	mu     sync.Mutex
-	dev    device.Device
-	alloc  device.Allocation
-	owned  bool   // the storage allocated it; wrapped ones are not freed
-	cancel func() // unregisters the device close hook
-	block  device.HostBlock
+	state atomic.Int64
+	once  sync.Once
+	err   error // release's result
+
+	mu       sync.Mutex
+	dev      device.Device
+	alloc    device.Allocation
+	owned    bool   // the storage allocated it; wrapped ones are not freed
+	cancel   func() // unregisters the device close hook
+	block    device.HostBlock
+	atts     map[*attachSlot]struct{} // the bridges' per-Raw state, closed at release
+	released bool
+
+	attaching, devGone bool // attach racing the device's close (attach)
 }
+
+const closedBit = 1
 
 func newStorage(base unsafe.Pointer, elems, esize int, dims []Dim, hostOnly bool) *storage {
 	if len(dims) == 0 {
@@ -62,23 +79,101 @@ func newStorage(base unsafe.Pointer, elems, esize int, dims []Dim, hostOnly bool
 		dims = []Dim{{Extent: 1, Stride: 1}}
 	}
 	st := &storage{base: base, elems: elems, esize: esize, rdims: dims, byStride: sortedByStride(dims), hostOnly: hostOnly, res: &resources{}}
-	runtime.AddCleanup(st, func(r *resources) { r.free() }, st.res)
+	runtime.AddCleanup(st, (*resources).backstop, st.res)
 	return st
 }
 
-// free releases the allocation (when owned) and the pinned block; it runs
-// once, from Close or the cleanup.
-func (r *resources) free() error {
+// acquire registers a use; it fails, with an error wrapping
+// device.ErrClosed, once the resources are closed.
+func (r *resources) acquire() error {
+	for {
+		v := r.state.Load()
+		if v&closedBit != 0 {
+			return errClosed
+		}
+		if r.state.CompareAndSwap(v, v+2) {
+			return nil
+		}
+	}
+}
+
+// unacquire ends a use; the last use of closed resources releases them.
+func (r *resources) unacquire() {
+	if r.state.Add(-2) == closedBit {
+		r.release()
+	}
+}
+
+// close marks the resources closed and releases them unless uses are in
+// flight, in which case the last one does. It reports whether it released
+// them (then with release's error).
+func (r *resources) close() (bool, error) {
+	for {
+		v := r.state.Load()
+		if v&closedBit != 0 {
+			return false, nil
+		}
+		if r.state.CompareAndSwap(v, v|closedBit) {
+			if v == 0 {
+				return true, r.release()
+			}
+			return false, nil
+		}
+	}
+}
+
+// backstop is the cleanup of a dropped storage: nothing can use it any
+// more, so it releases at once, through the same guarded path as Close.
+func (r *resources) backstop() {
+	r.state.Or(closedBit)
+	r.release()
+}
+
+// release frees the allocation (when owned), the pinned block and every
+// attachment, exactly once, whoever calls it first: Close, the last use
+// after Close, or the cleanup. Later callers get the first one's result.
+func (r *resources) release() error {
+	r.once.Do(func() {
+		r.mu.Lock()
+		err := r.dropAlloc()
+		if r.block != nil {
+			if e := r.block.Free(); err == nil {
+				err = e
+			}
+			r.block = nil
+		}
+		atts := r.atts
+		r.atts, r.released = nil, true
+		r.mu.Unlock()
+		for s := range atts {
+			if e := s.close(); err == nil {
+				err = e
+			}
+		}
+		r.err = err
+	})
+	return r.err
+}
+
+// addAttachment registers s to be closed at release; false when the
+// resources are already released (the caller closes s itself).
+func (r *resources) addAttachment(s *attachSlot) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	err := r.dropAlloc()
-	if r.block != nil {
-		if e := r.block.Free(); err == nil {
-			err = e
-		}
-		r.block = nil
+	if r.released {
+		return false
 	}
-	return err
+	if r.atts == nil {
+		r.atts = map[*attachSlot]struct{}{}
+	}
+	r.atts[s] = struct{}{}
+	return true
+}
+
+func (r *resources) dropAttachment(s *attachSlot) {
+	r.mu.Lock()
+	delete(r.atts, s)
+	r.mu.Unlock()
 }
 
 // dropAlloc lets go of the device allocation; the caller holds r.mu.
@@ -97,28 +192,68 @@ func (r *resources) dropAlloc() error {
 
 // attach makes a the storage's device allocation on d and, when d can tell
 // us, arranges for the data to come home before d closes. The caller holds
-// st.mu.
-func (st *storage) attach(d device.Device, a device.Allocation, owned bool) {
+// st.mu. A device that is closing (its close hooks have started) is an
+// error wrapping device.ErrClosed, and a is let go: the hook, which would
+// otherwise run at once and wait for st.mu, could not evict it.
+func (st *storage) attach(d device.Device, a device.Allocation, owned bool) error {
 	r := st.res
 	r.mu.Lock()
+	if r.state.Load() == closedBit || r.alloc != nil {
+		// Released by a Close that raced this use, or attached already.
+		r.mu.Unlock()
+		if owned {
+			d.Free(a)
+		}
+		return errClosed
+	}
 	r.dev, r.alloc, r.owned = d, a, owned
+	r.attaching, r.devGone = true, false
+	r.mu.Unlock()
+	var cancel func()
 	if n, ok := d.(device.CloseNotifier); ok {
 		w := weak.Make(st)
-		r.cancel = n.OnClose(func() {
+		cancel = n.OnClose(func() {
+			r.mu.Lock()
+			if r.attaching {
+				r.devGone = true // attach sees it and lets go
+				r.mu.Unlock()
+				return
+			}
+			r.mu.Unlock()
 			if s := w.Value(); s != nil {
 				s.evict()
 			}
 		})
 	}
+	r.mu.Lock()
+	r.cancel, r.attaching = cancel, false
+	if r.devGone {
+		r.devGone = false
+		r.dropAlloc()
+		r.mu.Unlock()
+		return fmt.Errorf("array: device %s is closing: %w", d.Name(), device.ErrClosed)
+	}
 	r.mu.Unlock()
 	st.hasAlloc.Store(true)
 	// The host holds everything the fresh allocation does not.
 	st.setDirty(hostSide, boxes{st.rootBox()})
+	return nil
 }
+
+// errClosed is what a use of a closed Array's memory gets from the
+// plumbing: it wraps ErrClosed and device.ErrClosed, the one closed
+// sentinel of the module.
+var errClosed = fmt.Errorf("%w (%w): keep the root open while calls use it", ErrClosed, device.ErrClosed)
 
 // evict runs when the device closes: the device-dirty regions come home
 // and the allocation is let go, so the Array stays readable on the host.
 func (st *storage) evict() {
+	// A use, so a racing Close cannot release the allocation meanwhile; a
+	// closed Array's device data is discarded anyway.
+	if st.res.acquire() != nil {
+		return
+	}
+	defer st.res.unacquire()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, b := range st.dirty[deviceSide] {

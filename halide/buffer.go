@@ -14,19 +14,22 @@ import (
 	"github.com/resident-go/resident/internal/plumb"
 )
 
-// attachment is an Array's long-lived C halide_buffer_t, kept in the Raw's
-// attachment slot. Layout and host pointer never change for a Raw, so they
-// are written once; the device handle follows the Raw's Allocation and is
-// re-made only when that changes. The Raw's Close (or its cleanup
-// backstop, which holds the attachment) closes it.
+// attachment is a Raw's long-lived C halide_buffer_t template, kept in the
+// Raw's attachment slot: type, dims and the pinned host pointer, written
+// once and only read afterwards, so any number of calls may read it at
+// once. A call copies it into a buffer of its own frame (bind) and gives
+// that copy its device handle and flags; nothing of one call lives in the
+// attachment. Package array closes it exactly once, when the Raw is dropped
+// or its root released, and never while a call holds a use of the memory.
 type attachment struct {
 	c   *C.gohl_buf    // nil once closed
 	pin runtime.Pinner // the host storage, stored in c.b.host
 }
 
-// attachmentOf returns r's attachment, making it on first use.
+// attachmentOf returns r's attachment, making it on first use. The
+// caller holds a use of r (plumb.Acquire), so r's root is not released.
 func attachmentOf(r *array.Raw) (*attachment, error) {
-	if a, ok := plumb.Array.Attachment(r).(*attachment); ok && a.c != nil {
+	if a, ok := plumb.Array.Attachment(r).(*attachment); ok {
 		return a, nil
 	}
 	a := &attachment{}
@@ -35,11 +38,14 @@ func attachmentOf(r *array.Raw) (*attachment, error) {
 		return nil, err
 	}
 	a.c = c
-	if old := plumb.Array.Attachment(r); old != nil {
-		old.Close()
+	kept, ok := plumb.Array.SetAttachment(r, a).(*attachment)
+	if kept != a {
+		a.Close() // another call made one first, or the root was released
 	}
-	plumb.Array.SetAttachment(r, a)
-	return a, nil
+	if !ok {
+		return nil, fmt.Errorf("a closed Array")
+	}
+	return kept, nil
 }
 
 // newCBuf returns a halide_buffer_t in C memory describing r's type, dims
@@ -81,30 +87,13 @@ var emptyHost = C.calloc(1, 128)
 
 func fitsInt32(x int) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
 
-// setDevice points the buffer at byte off of mem (0: no device handle).
-// c.mem and c.off say what is wrapped now: an unchanged handle, the common
-// case, costs no cgo call.
-func (a *attachment) setDevice(ctx *C.gohl_ctx, mem uintptr, off int) C.int {
-	if uintptr(a.c.mem) == mem && int(a.c.off) == off {
-		return 0
-	}
-	return C.gohl_buf_set_device(ctx, a.c, C.uint64_t(mem), C.int64_t(off))
-}
-
-// Close drops the device handle (never freeing our cl_mem), frees the C
-// buffer and unpins the host storage. Idempotent.
+// Close frees the C buffer and unpins the host storage. Package array
+// calls it once; it holds no device handle (those belong to call frames).
 func (a *attachment) Close() error {
-	if a.c == nil {
-		return nil
-	}
-	var ctx C.gohl_ctx
-	C.gohl_ctx_init(&ctx)
-	rc := C.gohl_buf_detach(&ctx, a.c)
-	C.gohl_buf_free(a.c)
-	a.c = nil
-	a.pin.Unpin()
-	if rc != 0 {
-		return &Error{Pipeline: "(buffer release)", Code: int(rc), Msg: C.GoString(&ctx.msg[0])}
+	if a.c != nil {
+		C.gohl_buf_free(a.c)
+		a.c = nil
+		a.pin.Unpin()
 	}
 	return nil
 }

@@ -1,9 +1,11 @@
 package halide
 
-// #include "shim.h"
+// #include <stdlib.h>
+// #include "frame.h"
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -20,17 +22,42 @@ import (
 // scalar slots, user_context with its message buffer) and what bind found
 // for each buffer argument. Frames are pooled, so a steady-state call
 // allocates nothing.
+//
+// Each buffer argument has its own halide_buffer_t in the frame (cbufs),
+// filled per call from the Array's attachment, the template: flags and
+// device handle are the call's own, so concurrent calls may read one
+// Array. A device handle lives for one call only: set in prepare, dropped
+// in finish, and it holds a reference on its cl_mem meanwhile, so neither
+// a Close nor a device closing frees memory under a running pipeline.
 type frame struct {
 	c       *C.gohl_frame
 	args    []unsafe.Pointer                 // view of c.args
 	scalars []C.struct_halide_scalar_value_t // view of c.scalars
 	bufs    []bound                          // one per p.bufs
+	cbufs   []*C.gohl_buf                    // one per p.bufs, view of cbufArr
+	cbufArr **C.gohl_buf                     // C array of the same pointers
+	used    int                              // bufs holding a use (plumb.Acquire)
+}
+
+// frameMem is a frame's C memory, freed by the frame's cleanup.
+type frameMem struct {
+	c   *C.gohl_frame
+	arr **C.gohl_buf
+	n   int
+}
+
+func (m frameMem) free() {
+	for _, b := range unsafe.Slice(m.arr, m.n) {
+		C.gohl_buf_free(b)
+	}
+	C.free(unsafe.Pointer(m.arr))
+	C.gohl_frame_free(m.c)
 }
 
 // bound is one buffer argument of a call.
 type bound struct {
 	r        *array.Raw
-	att      *attachment
+	cb       *C.gohl_buf // the call's buffer: the frame's, or the first slot's for a dup
 	hostOnly bool
 	alloc    device.Allocation // the Array's allocation (OpenCL), nil for a host-only temporary
 	off      int               // byte offset of the view in alloc
@@ -46,11 +73,25 @@ func (p *Pipeline) newFrame() *frame {
 	if c == nil {
 		panic("halide: out of C memory for a call frame")
 	}
+	nb := len(p.bufs)
+	arr := (**C.gohl_buf)(C.calloc(C.size_t(max(nb, 1)), C.size_t(unsafe.Sizeof(uintptr(0)))))
+	if arr == nil {
+		C.gohl_frame_free(c)
+		panic("halide: out of C memory for a call frame")
+	}
 	f := &frame{
 		c:       c,
 		args:    unsafe.Slice((*unsafe.Pointer)(unsafe.Pointer(c.args)), n),
 		scalars: unsafe.Slice(c.scalars, n),
-		bufs:    make([]bound, len(p.bufs)),
+		bufs:    make([]bound, nb),
+		cbufs:   unsafe.Slice(arr, nb),
+		cbufArr: arr,
+	}
+	for k, i := range p.bufs {
+		if f.cbufs[k] = C.gohl_buf_new(C.int(p.args[i].Dims)); f.cbufs[k] == nil {
+			frameMem{c, arr, nb}.free()
+			panic("halide: out of C memory for a call frame")
+		}
 	}
 	for i := range p.args {
 		if !p.args[i].isBuffer() {
@@ -69,12 +110,17 @@ func (p *Pipeline) getFrame() *frame {
 		return f
 	}
 	f := p.newFrame()
-	// The pool may drop a frame at a GC: free its C memory then.
-	runtime.AddCleanup(f, func(c *C.gohl_frame) { C.gohl_frame_free(c) }, f.c)
+	// The pool may drop a frame at a GC: free its C memory then. A frame
+	// in the pool holds no device handle and no use of any Array.
+	runtime.AddCleanup(f, frameMem.free, frameMem{f.c, f.cbufArr, len(f.cbufs)})
 	return f
 }
 
 func (p *Pipeline) putFrame(f *frame) {
+	for k := range f.used {
+		plumb.Array.Release(f.bufs[k].r)
+	}
+	f.used = 0
 	clear(f.bufs) // don't keep Arrays alive
 	p.frames.Put(f)
 }
@@ -135,13 +181,27 @@ func (p *Pipeline) call(f *frame, want *opencl.Device, args []any) error {
 		err = ferr
 	}
 	if rc != 0 {
+		if p.opencl && closing(dev) {
+			// The device closed under the call: the runtime found no
+			// context ("null context or cmd_queue") or failed in it.
+			return p.closedError(dev, runtimeMessage(&f.c.ctx), opencl.ErrClosed)
+		}
 		return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
 	}
 	if err == nil && p.opencl {
 		// Bounded work in flight: blocks while the queue is too far ahead.
-		err = dev.Pace()
+		if err = dev.Pace(); errors.Is(err, device.ErrClosed) {
+			err = p.closedError(dev, err.Error(), err)
+		}
 	}
 	return err
+}
+
+// closedError is a call's failure because its device closed under it; it
+// wraps device.ErrClosed.
+func (p *Pipeline) closedError(dev *opencl.Device, msg string, err error) error {
+	return &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
+		"the device %s closed during the call (%s): its results are lost; close a device only after the calls on it return", dev.Name(), msg)}
 }
 
 // bind checks args against the metadata and puts them in the frame:
@@ -175,27 +235,46 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		switch {
 		case r == nil:
 			return p.argError(a, halideNullBuffer, describe(v))
-		case plumb.Array.Closed(r):
-			return p.argError(a, halideNullBuffer, "a closed Array")
 		case r.Type() != a.Type:
 			return p.argError(a, -3, describeRaw(r))
 		case r.Rank() != a.Dims:
 			return p.argError(a, -43, describeRaw(r))
 		}
+		// A use of the memory until putFrame: a concurrent Close frees
+		// nothing this call relies on before then.
+		if err := plumb.Array.Acquire(r); err != nil {
+			e := p.argError(a, halideNullBuffer, "a closed Array").(*Error)
+			e.err = err
+			return e
+		}
+		f.bufs[k] = bound{r: r, hostOnly: b.HostOnly(), out: a.Kind == OutputBuffer, move: move}
+		f.used = k + 1
 		att, err := attachmentOf(r)
 		if err != nil {
 			return p.argError(a, -43, err.Error())
 		}
-		f.bufs[k] = bound{r: r, att: att, hostOnly: b.HostOnly(), out: a.Kind == OutputBuffer, move: move}
+		cb := f.cbufs[k]
 		for j := range k {
 			if f.bufs[j].r == r {
 				f.bufs[k].dup = true
 				f.bufs[j].out = f.bufs[j].out || a.Kind == OutputBuffer
 				f.bufs[j].hostOnly = f.bufs[j].hostOnly || b.HostOnly()
+				cb = f.bufs[j].cb
+				break
 			}
 		}
+		if cb == f.cbufs[k] {
+			// The template, copied: Halide may write flags, device and
+			// device_interface of the call's buffer, never the template's.
+			t := &att.c.b
+			cb.b._type = t._type
+			cb.b.host = t.host
+			cb.b.flags = 0
+			copy(unsafe.Slice(cb.b.dim, a.Dims), unsafe.Slice(t.dim, a.Dims))
+		}
+		f.bufs[k].cb = cb
 		k++
-		f.args[i] = unsafe.Pointer(&att.c.b)
+		f.args[i] = unsafe.Pointer(&cb.b)
 	}
 	return nil
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // rssKB is the process's resident set size (VmRSS), in KiB.
-func rssKB(t *testing.T) int {
+func rssKB(t testing.TB) int {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Skip("no /proc/self/status")

@@ -40,29 +40,58 @@ func clStateOf(d *opencl.Device) (*C.gohl_cl, error) {
 		clDevices.mu.Unlock()
 		return cl, nil
 	}
-	if d.Closed() {
+	clDevices.mu.Unlock()
+	// The hook first: a device whose close has begun runs it at once,
+	// maybe after its context is gone, so it must find no state to
+	// release (cl still nil), and this call gets ErrClosed. Registered
+	// unlocked; it must not hold d: the Device's cleanup backstop runs it.
+	var e struct {
+		cl     *C.gohl_cl
+		closed bool
+	}
+	d.OnClose(func() {
+		clDevices.mu.Lock()
+		e.closed = true
+		cl := e.cl
+		if cl != nil && clDevices.m[key] == cl {
+			delete(clDevices.m, key)
+		}
 		clDevices.mu.Unlock()
+		if cl != nil {
+			C.gohl_cl_close(cl)
+		}
+	})
+	clDevices.mu.Lock()
+	defer clDevices.mu.Unlock()
+	if e.closed || d.Closed() {
 		return nil, opencl.ErrClosed
+	}
+	if cl, ok := clDevices.m[key]; ok {
+		return cl, nil // another call made it meanwhile
 	}
 	cl := C.gohl_cl_open(C.uintptr_t(d.Context()), C.uintptr_t(d.Queue()))
 	if cl == nil {
-		clDevices.mu.Unlock()
 		return nil, fmt.Errorf("out of C memory for the device's state")
 	}
 	if clDevices.m == nil {
 		clDevices.m = map[weak.Pointer[opencl.Device]]*C.gohl_cl{}
 	}
+	e.cl = cl
 	clDevices.m[key] = cl
-	clDevices.mu.Unlock()
-	// Registered unlocked: on a Device closed meanwhile the hook runs at
-	// once. It must not hold d: the Device's cleanup backstop runs it.
-	d.OnClose(func() {
-		clDevices.mu.Lock()
-		delete(clDevices.m, key)
-		clDevices.mu.Unlock()
-		C.gohl_cl_close(cl)
-	})
 	return cl, nil
+}
+
+// closing reports whether d's close has begun: its close hook released
+// the runtime's state for it (calls on it then fail in the runtime), or it
+// is closed.
+func closing(d *opencl.Device) bool {
+	if d.Closed() {
+		return true
+	}
+	clDevices.mu.Lock()
+	_, ok := clDevices.m[weak.Make(d)]
+	clDevices.mu.Unlock()
+	return !ok
 }
 
 // OpenCLDevice returns the default device of OpenCL pipelines:

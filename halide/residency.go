@@ -1,6 +1,6 @@
 package halide
 
-// #include "shim.h"
+// #include "frame.h"
 import "C"
 
 import (
@@ -70,7 +70,7 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
-		r, att := b.r, b.att
+		r, cb := b.r, b.cb
 		if b.dup {
 			if a.Kind == InputBuffer {
 				if err := p.prepareDupInput(f, k, dev); err != nil {
@@ -79,7 +79,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 			}
 			continue
 		}
-		att.c.b.flags = 0
+		cb.b.flags = 0
 		in := a.Kind == InputBuffer
 		if d := r.Device(); b.move && d != nil && d != device.Device(dev) {
 			if err := plumb.Array.DeviceFree(r); err != nil { // Move: home from the other device
@@ -130,12 +130,12 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 			}
 		}
 		mem, off := b.handle()
-		if rc := att.setDevice(&f.c.ctx, mem, off); rc != 0 {
+		if rc := C.gohl_fbuf_set_device(&f.c.ctx, cb, C.uint64_t(mem), C.int64_t(off)); rc != 0 {
 			return p.runtimeError(f, rc)
 		}
-		// After setDevice, which clears device_dirty when it re-wraps.
+		// After set_device, which clears device_dirty when it wraps.
 		if in && b.alloc != nil && r.DeviceDirty() {
-			att.c.b.flags = C.halide_buffer_flag_device_dirty
+			cb.b.flags = C.halide_buffer_flag_device_dirty
 		}
 	}
 	return nil
@@ -159,7 +159,7 @@ func (p *Pipeline) prepareDupInput(f *frame, k int, dev *opencl.Device) error {
 			err = dev.Copy(first.temp, 0, first.alloc, first.off, r.Region())
 		}
 		if err == nil && r.DeviceDirty() {
-			b.att.c.b.flags = C.halide_buffer_flag_device_dirty
+			b.cb.b.flags = C.halide_buffer_flag_device_dirty
 		}
 	}
 	if err != nil {
@@ -198,7 +198,7 @@ func (b *bound) handle() (uintptr, int) {
 func (p *Pipeline) prepareHost(f *frame) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
-		b.att.c.b.flags = 0
+		b.cb.b.flags = 0
 		if a.Kind == InputBuffer {
 			if err := plumb.Array.SyncHost(b.r); err != nil {
 				return p.transferError(a, "copy to host", err)
@@ -220,14 +220,14 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 	}
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
-		r, att := b.r, b.att
+		r, cb := b.r, b.cb
 		if b.dup {
 			continue
 		}
-		if att.c.kind == C.GOHL_DEV_NONE && att.c.b.device != 0 {
+		if cb.kind == C.GOHL_DEV_NONE && cb.b.device != 0 {
 			// The runtime allocated on its own (we always pass ours, so this
 			// is a safety net): bring the data home and free it.
-			if rc := C.gohl_buf_reclaim(&f.c.ctx, att.c); rc != 0 {
+			if rc := C.gohl_buf_reclaim(&f.c.ctx, cb); rc != 0 {
 				keep(p.runtimeError(f, rc))
 			}
 			if ok {
@@ -235,7 +235,7 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 			}
 			continue
 		}
-		fl := att.c.b.flags
+		fl := cb.b.flags
 		hostNewer := fl&C.halide_buffer_flag_host_dirty != 0
 		devNewer := fl&C.halide_buffer_flag_device_dirty != 0
 		switch {
@@ -259,18 +259,26 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 					continue
 				}
 			}
-			plumb.Array.Wrote(r, plumb.Device)
+			if err := plumb.Array.WroteDevice(r, b.alloc); err != nil {
+				// The device closed under the call and the Array let go
+				// of the allocation the pipeline wrote.
+				keep(p.closedError(dev, fmt.Sprintf("argument %q", a.Name), err))
+			}
 		case !b.out:
 			plumb.Array.Wrote(r, plumb.Equal)
+		}
+	}
+	if p.opencl {
+		// Every device handle lives for this call only; dropping them
+		// also drops their references on the cl_mems.
+		if rc := C.gohl_bufs_detach(&f.c.ctx, f.cbufArr, C.int(len(f.cbufs))); rc != 0 {
+			keep(p.runtimeError(f, rc))
 		}
 	}
 	for k := range p.bufs {
 		b := &f.bufs[k]
 		if b.temp == nil || b.dup {
 			continue
-		}
-		if rc := b.att.setDevice(&f.c.ctx, 0, 0); rc != 0 {
-			keep(p.runtimeError(f, rc))
 		}
 		if err := dev.Free(b.temp); err != nil {
 			keep(err)

@@ -29,10 +29,25 @@ type Residency interface {
 	// Wrote records, after a successful call, what the consumer left
 	// newest in raw's elements.
 	Wrote(raw any, w Newest)
-	// Attachment and SetAttachment keep a bridge's per-Array state (a C
-	// buffer) until the Array is dropped or its root closed.
+	// WroteDevice is Wrote(raw, Device) for a consumer that wrote the
+	// allocation on: if the memory let go of it meanwhile (its device
+	// closed), it records nothing and returns an error wrapping
+	// device.ErrClosed instead of panicking.
+	WroteDevice(raw any, on device.Allocation) error
+	// Attachment and SetAttachment keep a bridge's per-Raw state (a C
+	// buffer) until the Raw is dropped or its root released; the Closer
+	// is closed exactly once. Attachment is safe to call concurrently;
+	// SetAttachment returns the Closer the Raw keeps: c, or the one
+	// another goroutine set first (then the caller closes c), or nil when
+	// the root is released.
 	Attachment(raw any) io.Closer
-	SetAttachment(raw any, c io.Closer)
+	SetAttachment(raw any, c io.Closer) io.Closer
+	// Acquire registers a consumer's use of raw's memory (a call): until
+	// the matching Release, Close does not free anything the consumer
+	// relies on (the allocation, pinned memory, attachments); it fails
+	// with an error wrapping device.ErrClosed once the root is closed.
+	Acquire(raw any) error
+	Release(raw any)
 	// DeviceFree copies device-dirty data home and frees the allocation.
 	DeviceFree(raw any) error
 	// Closed reports whether raw's root was closed.
