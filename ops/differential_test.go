@@ -129,20 +129,31 @@ func TestDiff(t *testing.T) {
 			} else if d == nil {
 				t.Skip("no OpenCL device")
 			}
+			var where [nFam][2]int // per family: cases on the host, on the device
 			for i := range n {
 				if *diffCase >= 0 && i != *diffCase {
 					continue
 				}
-				runDiffCase(t, dev, *diffSeed, i)
+				runDiffCase(t, dev, *diffSeed, i, &where[i%nFam])
+			}
+			var sum [2]int
+			var line []string
+			for f, w := range where {
+				sum[0], sum[1] = sum[0]+w[0], sum[1]+w[1]
+				line = append(line, fmt.Sprintf("%s %d/%d", famNames[f], w[1], w[0]+w[1]))
+			}
+			t.Logf("ran on the device (by the rule): %s", strings.Join(line, ", "))
+			if dev != nil && *diffCase < 0 && n >= 100 && sum[1] < (sum[0]+sum[1])/4 {
+				t.Errorf("only %d of %d cases ran on the device: the residency generator is off", sum[1], sum[0]+sum[1])
 			}
 		})
 	}
 }
 
 // runDiffCase runs case i of seed: family i mod nFam, a random type.
-func runDiffCase(t *testing.T, d *opencl.Device, seed uint64, i int) {
+func runDiffCase(t *testing.T, d *opencl.Device, seed uint64, i int, where *[2]int) {
 	sub := &failLog{TB: t}
-	g := &dgen{tb: sub, r: rand.New(rand.NewPCG(seed, uint64(i))), d: d}
+	g := &dgen{tb: sub, r: rand.New(rand.NewPCG(seed, uint64(i))), d: d, where: where}
 	if d != nil {
 		g.fp64 = strings.Contains(d.Info().Extensions(), "cl_khr_fp64")
 	}
@@ -209,6 +220,9 @@ type placed struct {
 func (g *dgen) expect(f64 bool, dst resident, ins ...resident) placed {
 	var p placed
 	if g.d == nil {
+		if g.where != nil {
+			g.where[0]++
+		}
 		return p
 	}
 	p.before = g.d.Stats()
@@ -239,6 +253,13 @@ func (g *dgen) expect(f64 bool, dst resident, ins ...resident) placed {
 		p.current = dst != nil && dst.Device() == g.d && !dst.HostDirty()
 	}
 	p.dev = !hostOnly && (!f64 || g.fp64) && (p.anyDirty || p.current)
+	if g.where != nil {
+		if p.dev {
+			g.where[1]++
+		} else {
+			g.where[0]++
+		}
+	}
 	g.note("expect %s (inputs current %v, device-dirty operand %v)", map[bool]string{true: "device", false: "host"}[p.dev], p.current, p.anyDirty)
 	return p
 }

@@ -25,6 +25,8 @@ type dgen struct {
 	d    *opencl.Device
 	fp64 bool
 	log  []string // the choices, for failure messages
+	// where counts the op's placement (host, device) by the rule
+	where *[2]int
 }
 
 func (g *dgen) note(format string, args ...any) { g.log = append(g.log, fmt.Sprintf(format, args...)) }
