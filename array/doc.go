@@ -32,12 +32,25 @@
 // do not overlap are supported and race-free. Overlapping concurrent writes
 // are the caller's bug, as with slices.
 //
-// Lifetime. Views need no Close (Close on a view does nothing). Close on a
-// root frees its device allocation and pinned host memory whatever its
-// views did; using the root or a view afterwards panics with ErrClosed. A
-// cleanup frees a dropped root's memory. When a device closes with Arrays
-// still on it, their device-dirty data is copied home first and they let
-// go of it: the data stays readable on the host.
+// Lifetime and concurrency. On one Array (a root and its views), any
+// number of goroutines may read at once — host read views, CopyToHost,
+// pipeline calls and ops that only read it — and goroutines may write
+// distinct views whose elements do not overlap; concurrent writes to
+// overlapping elements (two calls with one output, a host view written
+// while a call writes the Array) are the caller's bug, as with slices:
+// the data is unspecified, never memory-unsafe. On one Device, any number
+// of goroutines may run calls, transfers and Arrays' residency changes at
+// once. Close, of an Array or of a Device, may run concurrently with all
+// of that, and with the garbage collector: Close and the cleanup that
+// frees a dropped root are one path, run once; a root closed while calls
+// use it is freed when the last of them returns; a device closed under
+// running calls first brings the Arrays' device-dirty data home. Views
+// need no Close (Close on a view does nothing). Outside these rules the
+// library returns an error wrapping device.ErrClosed (a call or a
+// transfer that raced a Close, or ran on a closed device: its results are
+// lost), or panics with ErrClosed when a closed root or its view is used
+// afterwards — never a crash. TestLifetimeStress in package halide checks
+// this: go test -race -run LifetimeStress ./halide
 //
 // Layout arithmetic is overflow-checked: constructors, views and Wrap panic
 // with ErrShape or ErrOutOfRange (Wrap returns the error) rather than make

@@ -86,15 +86,11 @@ func newStorage(base unsafe.Pointer, elems, esize int, dims []Dim, hostOnly bool
 // acquire registers a use; it fails, with an error wrapping
 // device.ErrClosed, once the resources are closed.
 func (r *resources) acquire() error {
-	for {
-		v := r.state.Load()
-		if v&closedBit != 0 {
-			return errClosed
-		}
-		if r.state.CompareAndSwap(v, v+2) {
-			return nil
-		}
+	if r.state.Add(2)&closedBit != 0 {
+		r.unacquire() // the last one out after Close releases
+		return errClosed
 	}
+	return nil
 }
 
 // unacquire ends a use; the last use of closed resources releases them.

@@ -43,6 +43,12 @@
 // message to the call that caused it, so errors are values (match them
 // with errors.Is and the Err* codes) and the process lives.
 //
+// Which calls may run concurrently, and what Close may run alongside, is
+// one rule for the whole module: "Lifetime and concurrency" in package
+// array's documentation. One input may be read by any number of concurrent
+// calls (each call has its own halide_buffer_t); one output written by two
+// calls at once is the caller's bug.
+//
 // Bounds asks a pipeline which input regions an output needs (Halide's
 // bounds query) and NewInputs allocates them. WrapCBuffer and ExportBuffer
 // move buffers across the C boundary as halide_buffer_t's.

@@ -269,3 +269,78 @@ func BenchmarkRetainedUnderLoad(b *testing.B) {
 	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MB")
 	b.ReportMetric(float64(calls.Load())/float64(b.N), "calls/op")
 }
+
+// TestLifetimeStress checks package array's "Lifetime and concurrency"
+// rule: goroutines call pipelines on a shared input and their own outputs,
+// Arrays are closed while calls may use them, a device is closed under
+// running calls, and the GC runs throughout. Every call succeeds or fails
+// with an error wrapping device.ErrClosed; nothing panics or crashes.
+func TestLifetimeStress(t *testing.T) {
+	clDevice(t)
+	dur := 2 * time.Second
+	if testing.Short() {
+		dur = time.Second
+	}
+	stop := make(chan struct{})
+	var gcwg sync.WaitGroup
+	gcLoop(stop, &gcwg)
+	defer func() { close(stop); gcwg.Wait() }()
+	const w, h = 32, 16
+	deadline := time.Now().Add(dur)
+	var ok, closed atomic.Int64
+	for time.Now().Before(deadline) {
+		dev, err := opencl.Open(opencl.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := array.New[uint8](w, h)
+		var wg sync.WaitGroup
+		errs := make(chan error, 8)
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() {
+					if v := recover(); v != nil {
+						errs <- fmt.Errorf("goroutine %d panicked: %v", g, v)
+					}
+				}()
+				for i := range 60 {
+					out := array.New[uint8](w, h)
+					var err error
+					switch (g + i) % 3 {
+					case 0:
+						err = brighter.BrighterPipeline.CallOn(dev, shared, uint8(1), out)
+					case 1:
+						err = brighter.BrighterHost(shared, 1, out.Crop(1, 0, h/2))
+					default:
+						err = brighter.BrighterPipeline.CallOn(dev, shared, uint8(1), out.Crop(0, 0, w/2))
+					}
+					switch {
+					case err == nil:
+						ok.Add(1)
+					case errors.Is(err, device.ErrClosed):
+						closed.Add(1)
+					default:
+						errs <- fmt.Errorf("goroutine %d call %d: %v", g, i, err)
+						return
+					}
+					if i%7 == 0 {
+						go out.Close() // Close racing the next user, or nobody
+					} else if i%5 != 0 {
+						out.Close() // else dropped: the cleanup frees it
+					}
+				}
+			}()
+		}
+		time.Sleep(5 * time.Millisecond)
+		go shared.Close() // the shared input closed under the calls
+		dev.Close()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d calls succeeded, %d failed with an error wrapping device.ErrClosed", ok.Load(), closed.Load())
+}
