@@ -67,6 +67,13 @@
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Device ./ops
 //
+// and with generated cases (every op and element type over generated
+// layouts and residency states, against plain-loop references and NumPy,
+// placement checked with the transfer counters; -diff.n raises the
+// budget):
+//
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Diff ./ops
+//
 // # Shapes, views and broadcasting
 //
 // Operands are Arrays of any rank and layout: crops, slices, transposes and

@@ -327,7 +327,16 @@ func newOperand[T array.Elem](g *dgen, ext []int, v values) *operand[T] {
 	}
 	setResT(g, st, o.a)
 	if st == resHostOnly {
-		o.a = array.FromSlice(append([]T(nil), o.vals...), o.ext...)
+		// Wrap keeps the rank (a 0-D one too), unlike FromSlice
+		dims := make([]array.Dim, len(o.ext))
+		st := 1
+		for i, e := range o.ext {
+			dims[i] = array.Dim{Min: g.n(5) - 2, Extent: e, Stride: st}
+			st *= max(e, 1)
+		}
+		w, err := array.Wrap(append(make([]T, 0, len(o.vals)+1), o.vals...), dims)
+		g.must(err)
+		o.a = w
 	}
 	return o
 }
