@@ -37,17 +37,17 @@ const stagingChunk = 64 << 20
 // unspecified and src's unchanged.
 func CopyBetween(dst Allocation, dstOff int, src Allocation, srcOff, n int) (Path, error) {
 	if dst == nil || src == nil {
-		return PathNone, fmt.Errorf("device: CopyBetween: %w: a nil Allocation (dst %v, src %v): pass two live allocations", ErrRange, dst != nil, src != nil)
+		return PathNone, fmt.Errorf("device: CopyBetween: %w: a nil Allocation (dst %v, src %v): pass two live allocations", ErrOutOfRange, dst != nil, src != nil)
 	}
 	if n < 0 || dstOff < 0 || srcOff < 0 || n > dst.Bytes()-dstOff || n > src.Bytes()-srcOff {
-		return PathNone, fmt.Errorf("device: CopyBetween of %d bytes from %d of %d into %d of %d: %w", n, srcOff, src.Bytes(), dstOff, dst.Bytes(), ErrRange)
+		return PathNone, fmt.Errorf("device: CopyBetween of %d bytes from %d of %d into %d of %d: %w", n, srcOff, src.Bytes(), dstOff, dst.Bytes(), ErrOutOfRange)
 	}
 	if n == 0 {
 		return PathNone, nil
 	}
 	dd, sd := dst.Device(), src.Device()
 	if dd == nil || sd == nil {
-		return PathNone, fmt.Errorf("device: CopyBetween: %w: an Allocation without a Device: pass allocations made by a Device's Malloc", ErrRange)
+		return PathNone, fmt.Errorf("device: CopyBetween: %w: an Allocation without a Device: pass allocations made by a Device's Malloc", ErrOutOfRange)
 	}
 	if p, ok := dd.(PeerCopier); ok {
 		done, err := p.CopyFromPeer(dst, dstOff, src, srcOff, n)

@@ -9,7 +9,7 @@ import (
 )
 
 // TestCopyBetweenBadArguments: a negative count or offset, or a nil
-// allocation, is an error wrapping ErrRange, never a silent no-op or a
+// allocation, is an error wrapping ErrOutOfRange, never a silent no-op or a
 // nil dereference; a zero count of valid arguments moves nothing.
 func TestCopyBetweenBadArguments(t *testing.T) {
 	d0, d1 := sim.New("a", 1<<20), sim.New("b", 1<<20)
@@ -38,8 +38,8 @@ func TestCopyBetweenBadArguments(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := device.CopyBetween(c.dst, c.dstOff, c.src, c.srcOff, c.n)
-			if !errors.Is(err, device.ErrRange) || p != device.PathNone {
-				t.Errorf("CopyBetween = %v, %v; want PathNone and an error wrapping ErrRange", p, err)
+			if !errors.Is(err, device.ErrOutOfRange) || p != device.PathNone {
+				t.Errorf("CopyBetween = %v, %v; want PathNone and an error wrapping ErrOutOfRange", p, err)
 			}
 		})
 	}

@@ -51,13 +51,13 @@ func (r Region) SpanBytes() int {
 // or strides, or element counts, byte counts or spans that overflow an int.
 func (r Region) Validate() error {
 	if r.ElemSize <= 0 {
-		return fmt.Errorf("%w: region element size %d: want > 0", ErrRange, r.ElemSize)
+		return fmt.Errorf("%w: region element size %d: want > 0", ErrOutOfRange, r.ElemSize)
 	}
 	n, last := 1, 0
 	empty := false
 	for i, s := range r.Shape {
 		if s.Extent < 0 || s.Stride < 0 {
-			return fmt.Errorf("%w: region dimension %d has extent %d, stride %d: want both ≥ 0", ErrRange, i, s.Extent, s.Stride)
+			return fmt.Errorf("%w: region dimension %d has extent %d, stride %d: want both ≥ 0", ErrOutOfRange, i, s.Extent, s.Stride)
 		}
 		if s.Extent == 0 {
 			empty = true
@@ -69,16 +69,16 @@ func (r Region) Validate() error {
 	for i, s := range r.Shape {
 		var ok bool
 		if n, ok = mulOK(n, s.Extent); !ok {
-			return fmt.Errorf("%w: region element count overflows at dimension %d (extent %d)", ErrRange, i, s.Extent)
+			return fmt.Errorf("%w: region element count overflows at dimension %d (extent %d)", ErrOutOfRange, i, s.Extent)
 		}
 		step, ok := mulOK(s.Extent-1, s.Stride)
 		if !ok || last > maxInt-step {
-			return fmt.Errorf("%w: region span overflows at dimension %d (extent %d, stride %d)", ErrRange, i, s.Extent, s.Stride)
+			return fmt.Errorf("%w: region span overflows at dimension %d (extent %d, stride %d)", ErrOutOfRange, i, s.Extent, s.Stride)
 		}
 		last += step
 	}
 	if _, ok := mulOK(n, r.ElemSize); !ok || last+1 > maxInt/r.ElemSize {
-		return fmt.Errorf("%w: region of %d elements of %d bytes overflows", ErrRange, n, r.ElemSize)
+		return fmt.Errorf("%w: region of %d elements of %d bytes overflows", ErrOutOfRange, n, r.ElemSize)
 	}
 	// No two elements at one address: a transfer must not write a byte
 	// twice (and a stride-0 dimension of huge extent would loop forever).
@@ -91,7 +91,7 @@ func (r Region) Validate() error {
 			continue
 		}
 		if s.Stride < inner {
-			return fmt.Errorf("%w: region dimension of extent %d and stride %d overlaps the dimensions inside it (span %d): strides must not alias", ErrRange, s.Extent, s.Stride, inner)
+			return fmt.Errorf("%w: region dimension of extent %d and stride %d overlaps the dimensions inside it (span %d): strides must not alias", ErrOutOfRange, s.Extent, s.Stride, inner)
 		}
 		inner += (s.Extent - 1) * s.Stride
 	}
@@ -106,7 +106,7 @@ func (r Region) Fits(off, n int) error {
 	}
 	span := r.SpanBytes()
 	if off < 0 || span > n || off > n-span {
-		return fmt.Errorf("%w: region of %d bytes at byte %d of %d bytes", ErrRange, span, off, n)
+		return fmt.Errorf("%w: region of %d bytes at byte %d of %d bytes", ErrOutOfRange, span, off, n)
 	}
 	return nil
 }

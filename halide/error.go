@@ -1,6 +1,10 @@
 package halide
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/device"
+)
 
 // Error is a failed pipeline call: the pipeline, the error code and the
 // message. Code is Halide's halide_error_code_t (negative) for errors the
@@ -21,10 +25,22 @@ type Error struct {
 func (e *Error) Unwrap() error { return e.err }
 
 // Is matches a Code: errors.Is(err, halide.ErrBadType) holds for every
-// *Error whose Code is -3.
+// *Error whose Code is -3. The bridge's codes for a closed device, a
+// foreign device and the transfer guard also match the module's sentinels
+// (device.ErrClosed, device.ErrForeign, device.ErrTransferGuard).
 func (e *Error) Is(target error) bool {
-	c, ok := target.(Code)
-	return ok && int(c) == e.Code
+	if c, ok := target.(Code); ok {
+		return int(c) == e.Code
+	}
+	switch Code(e.Code) {
+	case ErrDeviceClosed:
+		return target == device.ErrClosed
+	case ErrForeignDevice:
+		return target == device.ErrForeign
+	case ErrTransferGuard:
+		return target == device.ErrTransferGuard
+	}
+	return false
 }
 
 func (e *Error) Error() string {

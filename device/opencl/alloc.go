@@ -73,7 +73,7 @@ func isOOM(code int32) bool {
 func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 	s := d.s
 	if bytes < 0 {
-		return nil, fmt.Errorf("opencl: Malloc(%d): %w", bytes, ErrRange)
+		return nil, fmt.Errorf("opencl: Malloc(%d): %w", bytes, device.ErrOutOfRange)
 	}
 	n := max(bytes, 1)
 	if n > s.maxAlloc {
@@ -166,7 +166,7 @@ func (d *Device) Crop(a device.Allocation, off, bytes int) (device.Allocation, e
 		return nil, err
 	}
 	if off < 0 || bytes < 0 || off > x.bytes || bytes > x.bytes-off {
-		return nil, fmt.Errorf("opencl: Crop [%d, %d) of a %d-byte allocation: %w", off, off+bytes, x.bytes, ErrRange)
+		return nil, fmt.Errorf("opencl: Crop [%d, %d) of a %d-byte allocation: %w", off, off+bytes, x.bytes, device.ErrOutOfRange)
 	}
 	x.r.refs++
 	return &alloc{d: d, r: x.r, off: x.off + off, bytes: bytes}, nil

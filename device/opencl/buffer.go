@@ -1,6 +1,10 @@
 package opencl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/device"
+)
 
 // Buffer is a cl_mem buffer object, or a sub-buffer of one.
 type Buffer struct {
@@ -26,7 +30,7 @@ func (b *Buffer) Release() error { return releaseHandle(kindMem, &b.h) }
 // bytes, or OpenCL returns CL_MISALIGNED_SUB_BUFFER_OFFSET.
 func (b *Buffer) SubBuffer(flags MemFlags, origin, size int) (*Buffer, error) {
 	if origin < 0 || size <= 0 || origin+size > b.size {
-		return nil, fmt.Errorf("opencl: SubBuffer [%d, %d) of a %d-byte buffer: %w", origin, origin+size, b.size, ErrRange)
+		return nil, fmt.Errorf("opencl: SubBuffer [%d, %d) of a %d-byte buffer: %w", origin, origin+size, b.size, device.ErrOutOfRange)
 	}
 	h, code := clCreateSubBuffer(b.h, uint64(flags&^memHostPtrFlags), origin, size)
 	if err := check("clCreateSubBuffer", code); err != nil {

@@ -261,7 +261,7 @@ func TestMallocTooLarge(t *testing.T) {
 			t.Errorf("Malloc(%d): %v, want CL_INVALID_BUFFER_SIZE", n, err)
 		}
 	}
-	if _, err := d.Malloc(-1); !errors.Is(err, ErrRange) {
+	if _, err := d.Malloc(-1); !errors.Is(err, device.ErrOutOfRange) {
 		t.Errorf("Malloc(-1): %v", err)
 	}
 	if s := d.Stats(); s.AllocsLive != 0 {
@@ -278,13 +278,13 @@ func TestBadArguments(t *testing.T) {
 	if err := d.CopyIn(b, 0, make([]byte, 64), r); !errors.Is(err, ErrForeign) {
 		t.Errorf("foreign CopyIn: %v", err)
 	}
-	if err := d.CopyIn(a, 4, make([]byte, 64), r); !errors.Is(err, ErrRange) {
+	if err := d.CopyIn(a, 4, make([]byte, 64), r); !errors.Is(err, device.ErrOutOfRange) {
 		t.Errorf("overrun CopyIn: %v", err)
 	}
-	if err := d.CopyOut(make([]byte, 60), a, 0, r); !errors.Is(err, ErrRange) {
+	if err := d.CopyOut(make([]byte, 60), a, 0, r); !errors.Is(err, device.ErrOutOfRange) {
 		t.Errorf("short host CopyOut: %v", err)
 	}
-	if _, err := d.Crop(a, 60, 8); !errors.Is(err, ErrRange) {
+	if _, err := d.Crop(a, 60, 8); !errors.Is(err, device.ErrOutOfRange) {
 		t.Errorf("crop out of range: %v", err)
 	}
 	d.Free(a)

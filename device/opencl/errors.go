@@ -20,10 +20,6 @@ var ErrClosed = fmt.Errorf("opencl: %w", device.ErrClosed)
 // freed one) is given to a Device; it wraps device.ErrForeign.
 var ErrForeign = fmt.Errorf("opencl: %w (or one already freed)", device.ErrForeign)
 
-// ErrRange is wrapped by errors for offsets, sizes and Regions that fall
-// outside an allocation or host slice: device.ErrRange itself.
-var ErrRange = device.ErrRange
-
 // ErrArgType is the panic value (wrapped) for a kernel argument of a type
 // SetArg cannot pass: a programmer error.
 var ErrArgType = errors.New("opencl: unsupported kernel argument type")

@@ -40,7 +40,7 @@ var _ device.HostBlock = (*HostBlock)(nil)
 // a []byte over C memory. Free it with the block's Free (Close frees it too).
 func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
 	if bytes <= 0 {
-		return nil, fmt.Errorf("opencl: AllocHost(%d): want > 0: %w", bytes, ErrRange)
+		return nil, fmt.Errorf("opencl: AllocHost(%d): want > 0: %w", bytes, device.ErrOutOfRange)
 	}
 	if d.isClosed() {
 		return nil, ErrClosed

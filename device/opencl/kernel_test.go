@@ -3,6 +3,7 @@ package opencl
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/resident-go/resident/device"
 	"math"
 	"strings"
 	"testing"
@@ -185,7 +186,7 @@ func TestBinding(t *testing.T) {
 	if string(all[5*16+2:5*16+6]) != "abcd" || all[5*16+1] != 2 || all[5*16+6] != 3 {
 		t.Errorf("row 5: %v", all[5*16:6*16])
 	}
-	if err := q.ReadBufferRect(make([]byte, 5), b, r, nil); !errors.Is(err, ErrRange) {
+	if err := q.ReadBufferRect(make([]byte, 5), b, r, nil); !errors.Is(err, device.ErrOutOfRange) {
 		t.Errorf("short host rect: %v", err)
 	}
 	c, _ := ctx.CreateBuffer(MemReadWrite, 256)
@@ -213,7 +214,7 @@ func TestBinding(t *testing.T) {
 	if err := sub.Release(); err != nil || sub.Release() != nil {
 		t.Error("sub-buffer release")
 	}
-	if _, err := b.SubBuffer(MemReadWrite, 200, 100); !errors.Is(err, ErrRange) {
+	if _, err := b.SubBuffer(MemReadWrite, 200, 100); !errors.Is(err, device.ErrOutOfRange) {
 		t.Errorf("sub-buffer past the end: %v", err)
 	}
 	if err := q.Flush(); err != nil {

@@ -26,7 +26,7 @@ func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allo
 		return false, err
 	}
 	if dstOff < 0 || srcOff < 0 || n < 0 || n > xd.bytes-dstOff || n > xs.bytes-srcOff {
-		return false, fmt.Errorf("opencl: CopyFromPeer of %d bytes from %d of %d into %d of %d: %w", n, srcOff, xs.bytes, dstOff, xd.bytes, ErrRange)
+		return false, fmt.Errorf("opencl: CopyFromPeer of %d bytes from %d of %d into %d of %d: %w", n, srcOff, xs.bytes, dstOff, xd.bytes, device.ErrOutOfRange)
 	}
 	if err := xs.d.Sync(); err != nil { // the source's writes land first
 		return false, err

@@ -1,6 +1,8 @@
 package opencl
 
 import (
+	"github.com/resident-go/resident/device"
+
 	"fmt"
 	"unsafe"
 )
@@ -36,7 +38,7 @@ func (q *CommandQueue) Finish() error { return check("clFinish", clFinish(q.h)) 
 
 func bufRange(op string, b *Buffer, off, n int) error {
 	if off < 0 || n < 0 || off+n > b.size {
-		return fmt.Errorf("opencl: %s [%d, %d) of a %d-byte buffer: %w", op, off, off+n, b.size, ErrRange)
+		return fmt.Errorf("opencl: %s [%d, %d) of a %d-byte buffer: %w", op, off, off+n, b.size, device.ErrOutOfRange)
 	}
 	return nil
 }
@@ -98,16 +100,16 @@ func resolveSide(op, side string, origin, region [3]int, rowp, slicep *int, size
 	*rowp, *slicep = row, slice
 	for i := range 3 {
 		if origin[i] < 0 || region[i] < 1 {
-			return fmt.Errorf("opencl: %s %s: origin %v region %v: want origin ≥ 0, region ≥ 1: %w", op, side, origin, region, ErrRange)
+			return fmt.Errorf("opencl: %s %s: origin %v region %v: want origin ≥ 0, region ≥ 1: %w", op, side, origin, region, device.ErrOutOfRange)
 		}
 	}
 	if row < region[0] || slice < region[1]*row || slice%row != 0 {
-		return fmt.Errorf("opencl: %s %s: row pitch %d, slice pitch %d for region %v: want row ≥ region[0], slice ≥ region[1]·row and a multiple of row: %w", op, side, row, slice, region, ErrRange)
+		return fmt.Errorf("opencl: %s %s: row pitch %d, slice pitch %d for region %v: want row ≥ region[0], slice ≥ region[1]·row and a multiple of row: %w", op, side, row, slice, region, device.ErrOutOfRange)
 	}
 	// One past the last byte the box touches.
 	end := origin[0] + origin[1]*row + origin[2]*slice + region[0] + (region[1]-1)*row + (region[2]-1)*slice
 	if size >= 0 && end > size {
-		return fmt.Errorf("opencl: %s reaches byte %d of %d %s bytes: %w", op, end, size, side, ErrRange)
+		return fmt.Errorf("opencl: %s reaches byte %d of %d %s bytes: %w", op, end, size, side, device.ErrOutOfRange)
 	}
 	return nil
 }

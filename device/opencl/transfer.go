@@ -16,7 +16,7 @@ func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (de
 	}
 	span := r.SpanBytes()
 	if hostLen >= 0 && span > hostLen {
-		return r, 0, fmt.Errorf("opencl: %s: region spans %d bytes, host slice has %d: %w", op, span, hostLen, ErrRange)
+		return r, 0, fmt.Errorf("opencl: %s: region spans %d bytes, host slice has %d: %w", op, span, hostLen, device.ErrOutOfRange)
 	}
 	return r.Simplify(), span, nil
 }

@@ -19,6 +19,6 @@
 //
 // Layouts gonum cannot express — dimension 0 not contiguous (a transposed
 // Array), a rank other than 2 for matrices or 1 for vectors, an empty Array
-// — are errors wrapping ErrLayout that name the fix; a gonum value with an
+// — are errors wrapping array.ErrLayout that name the fix; a gonum value with an
 // invalid stride is rejected the same way.
 package gonum

@@ -1,7 +1,6 @@
 package gonum
 
 import (
-	"errors"
 	"fmt"
 
 	"gonum.org/v1/gonum/blas/blas64"
@@ -10,23 +9,19 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// ErrLayout is wrapped by every error about a layout the other side cannot
-// express.
-var ErrLayout = errors.New("gonum: layout cannot map")
-
 // FromGeneral wraps g's memory as a 2-D Array of extents (g.Cols, g.Rows)
 // and strides (1, g.Stride), without copying: element (j, i) is
 // g.Data[i*g.Stride+j].
 func FromGeneral(g blas64.General) (*array.Array[float64], error) {
 	if g.Rows < 0 || g.Cols < 0 {
-		return nil, fmt.Errorf("%w: blas64.General is %d×%d: want rows and cols ≥ 0", ErrLayout, g.Rows, g.Cols)
+		return nil, fmt.Errorf("%w: blas64.General is %d×%d: want rows and cols ≥ 0", array.ErrLayout, g.Rows, g.Cols)
 	}
 	if g.Rows > 1 && g.Stride < g.Cols {
-		return nil, fmt.Errorf("%w: blas64.General has stride %d < cols %d: rows would overlap", ErrLayout, g.Stride, g.Cols)
+		return nil, fmt.Errorf("%w: blas64.General has stride %d < cols %d: rows would overlap", array.ErrLayout, g.Stride, g.Cols)
 	}
 	a, err := array.Wrap(g.Data, []array.Dim{{Extent: g.Cols, Stride: 1}, {Extent: g.Rows, Stride: g.Stride}})
 	if err != nil {
-		return nil, fmt.Errorf("%w: blas64.General %d×%d stride %d over %d elements: %v", ErrLayout, g.Rows, g.Cols, g.Stride, len(g.Data), err)
+		return nil, fmt.Errorf("%w: blas64.General %d×%d stride %d over %d elements: %v", array.ErrLayout, g.Rows, g.Cols, g.Stride, len(g.Data), err)
 	}
 	return a, nil
 }
@@ -37,7 +32,7 @@ func FromGeneral(g blas64.General) (*array.Array[float64], error) {
 // empty Array.
 func FromDense(m *mat.Dense) (*array.Array[float64], error) {
 	if m == nil {
-		return nil, fmt.Errorf("%w: nil *mat.Dense", ErrLayout)
+		return nil, fmt.Errorf("%w: nil *mat.Dense", array.ErrLayout)
 	}
 	return FromGeneral(m.RawMatrix())
 }
@@ -46,10 +41,10 @@ func FromDense(m *mat.Dense) (*array.Array[float64], error) {
 // v.Inc, without copying: element i is v.Data[i*v.Inc].
 func FromVector(v blas64.Vector) (*array.Array[float64], error) {
 	if v.N < 0 {
-		return nil, fmt.Errorf("%w: blas64.Vector has N = %d: want ≥ 0", ErrLayout, v.N)
+		return nil, fmt.Errorf("%w: blas64.Vector has N = %d: want ≥ 0", array.ErrLayout, v.N)
 	}
 	if v.N > 1 && v.Inc <= 0 {
-		return nil, fmt.Errorf("%w: blas64.Vector has Inc = %d: Arrays need a positive stride (reverse a copy instead)", ErrLayout, v.Inc)
+		return nil, fmt.Errorf("%w: blas64.Vector has Inc = %d: Arrays need a positive stride (reverse a copy instead)", array.ErrLayout, v.Inc)
 	}
 	inc := v.Inc
 	if v.N <= 1 {
@@ -57,7 +52,7 @@ func FromVector(v blas64.Vector) (*array.Array[float64], error) {
 	}
 	a, err := array.Wrap(v.Data, []array.Dim{{Extent: v.N, Stride: inc}})
 	if err != nil {
-		return nil, fmt.Errorf("%w: blas64.Vector N %d Inc %d over %d elements: %v", ErrLayout, v.N, v.Inc, len(v.Data), err)
+		return nil, fmt.Errorf("%w: blas64.Vector N %d Inc %d over %d elements: %v", array.ErrLayout, v.N, v.Inc, len(v.Data), err)
 	}
 	return a, nil
 }
@@ -67,7 +62,7 @@ func FromVector(v blas64.Vector) (*array.Array[float64], error) {
 // Arrays.
 func FromVecDense(v *mat.VecDense) (*array.Array[float64], error) {
 	if v == nil {
-		return nil, fmt.Errorf("%w: nil *mat.VecDense", ErrLayout)
+		return nil, fmt.Errorf("%w: nil *mat.VecDense", array.ErrLayout)
 	}
 	return FromVector(v.RawVector())
 }
@@ -78,21 +73,21 @@ func FromVecDense(v *mat.VecDense) (*array.Array[float64], error) {
 // documentation for what that syncs).
 func ToGeneral(a *array.Array[float64]) (blas64.General, error) {
 	if a.Rank() != 2 {
-		return blas64.General{}, fmt.Errorf("%w: Array is %d-D, a matrix is 2-D (columns, rows): Slice it to 2-D first", ErrLayout, a.Rank())
+		return blas64.General{}, fmt.Errorf("%w: Array is %d-D, a matrix is 2-D (columns, rows): Slice it to 2-D first", array.ErrLayout, a.Rank())
 	}
 	x, y := a.Dim(0), a.Dim(1)
 	if x.Extent == 0 || y.Extent == 0 {
-		return blas64.General{}, fmt.Errorf("%w: Array is %d×%d: gonum matrices cannot be empty", ErrLayout, x.Extent, y.Extent)
+		return blas64.General{}, fmt.Errorf("%w: Array is %d×%d: gonum matrices cannot be empty", array.ErrLayout, x.Extent, y.Extent)
 	}
 	if x.Extent > 1 && x.Stride != 1 {
-		return blas64.General{}, fmt.Errorf("%w: dimension 0 has stride %d: gonum rows are contiguous, so dimension 0 must have stride 1 (for a transposed Array, convert a.Transpose(0, 1) and use the matrix's T(); otherwise copy it: d := array.New[float64](%d, %d); d.CopyFrom(a))", ErrLayout, x.Stride, x.Extent, y.Extent)
+		return blas64.General{}, fmt.Errorf("%w: dimension 0 has stride %d: gonum rows are contiguous, so dimension 0 must have stride 1 (for a transposed Array, convert a.Transpose(0, 1) and use the matrix's T(); otherwise copy it: d := array.New[float64](%d, %d); d.CopyFrom(a))", array.ErrLayout, x.Stride, x.Extent, y.Extent)
 	}
 	stride := y.Stride
 	if y.Extent == 1 {
 		stride = x.Extent // one row: its stride is never used
 	}
 	if stride < x.Extent {
-		return blas64.General{}, fmt.Errorf("%w: dimension 1 has stride %d < extent %d of dimension 0: rows overlap", ErrLayout, y.Stride, x.Extent)
+		return blas64.General{}, fmt.Errorf("%w: dimension 1 has stride %d < extent %d of dimension 0: rows overlap", array.ErrLayout, y.Stride, x.Extent)
 	}
 	h, err := a.Host()
 	if err != nil {
@@ -119,11 +114,11 @@ func ToDense(a *array.Array[float64]) (*mat.Dense, error) {
 // writable host view.
 func ToVector(a *array.Array[float64]) (blas64.Vector, error) {
 	if a.Rank() != 1 {
-		return blas64.Vector{}, fmt.Errorf("%w: Array is %d-D, a vector is 1-D: Slice it first", ErrLayout, a.Rank())
+		return blas64.Vector{}, fmt.Errorf("%w: Array is %d-D, a vector is 1-D: Slice it first", array.ErrLayout, a.Rank())
 	}
 	d := a.Dim(0)
 	if d.Extent == 0 {
-		return blas64.Vector{}, fmt.Errorf("%w: Array is empty: gonum vectors cannot be empty", ErrLayout)
+		return blas64.Vector{}, fmt.Errorf("%w: Array is empty: gonum vectors cannot be empty", array.ErrLayout)
 	}
 	inc := d.Stride
 	if d.Extent == 1 {

@@ -88,8 +88,8 @@ func TestToGeneralLayouts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g, err := gonum.ToGeneral(tc.a)
 			if tc.wantErr {
-				if !errors.Is(err, gonum.ErrLayout) {
-					t.Fatalf("err = %v, want ErrLayout", err)
+				if !errors.Is(err, array.ErrLayout) {
+					t.Fatalf("err = %v, want array.ErrLayout", err)
 				}
 				t.Log(err)
 				return
@@ -185,8 +185,8 @@ func TestVectors(t *testing.T) {
 		{"short data", blas64.Vector{N: 4, Inc: 2, Data: seq(6)}},
 		{"negative N", blas64.Vector{N: -1, Inc: 1}},
 	} {
-		if _, err := gonum.FromVector(tc.v); !errors.Is(err, gonum.ErrLayout) {
-			t.Errorf("%s: err = %v, want ErrLayout", tc.name, err)
+		if _, err := gonum.FromVector(tc.v); !errors.Is(err, array.ErrLayout) {
+			t.Errorf("%s: err = %v, want array.ErrLayout", tc.name, err)
 		}
 	}
 	for _, tc := range []struct {
@@ -196,8 +196,8 @@ func TestVectors(t *testing.T) {
 		{"2-D", array.New[float64](2, 2)},
 		{"empty", array.New[float64](0)},
 	} {
-		if _, err := gonum.ToVector(tc.a); !errors.Is(err, gonum.ErrLayout) {
-			t.Errorf("%s: err = %v, want ErrLayout", tc.name, err)
+		if _, err := gonum.ToVector(tc.a); !errors.Is(err, array.ErrLayout) {
+			t.Errorf("%s: err = %v, want array.ErrLayout", tc.name, err)
 		}
 	}
 }
@@ -211,11 +211,11 @@ func TestGeneralErrors(t *testing.T) {
 		{"short data", blas64.General{Rows: 2, Cols: 3, Stride: 3, Data: seq(5)}},
 		{"negative", blas64.General{Rows: -1, Cols: 3, Stride: 3}},
 	} {
-		if _, err := gonum.FromGeneral(tc.g); !errors.Is(err, gonum.ErrLayout) {
-			t.Errorf("%s: err = %v, want ErrLayout", tc.name, err)
+		if _, err := gonum.FromGeneral(tc.g); !errors.Is(err, array.ErrLayout) {
+			t.Errorf("%s: err = %v, want array.ErrLayout", tc.name, err)
 		}
 	}
-	if _, err := gonum.FromDense(nil); !errors.Is(err, gonum.ErrLayout) {
+	if _, err := gonum.FromDense(nil); !errors.Is(err, array.ErrLayout) {
 		t.Errorf("nil Dense: err = %v", err)
 	}
 }

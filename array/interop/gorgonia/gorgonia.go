@@ -1,7 +1,6 @@
 package gorgonia
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -13,13 +12,13 @@ import (
 	"github.com/resident-go/resident/array/interop/internal/strided"
 )
 
+// ErrLayout and ErrType are array.ErrLayout and array.ErrType, the
+// module's one layout and one element-type sentinel.
+//
+// Deprecated: match array.ErrLayout and array.ErrType.
 var (
-	// ErrLayout is wrapped by errors about a layout the other side cannot
-	// express.
-	ErrLayout = errors.New("gorgonia: layout cannot map")
-	// ErrType is wrapped by errors about an element type the other side
-	// does not have.
-	ErrType = errors.New("gorgonia: unsupported element type")
+	ErrLayout = array.ErrLayout
+	ErrType   = array.ErrType
 )
 
 // dtypeOf is the tensor Dtype of T, or an error naming T when tensor has

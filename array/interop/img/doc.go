@@ -32,5 +32,5 @@
 //
 // Layouts an image type cannot express (wrong rank, channel count or
 // strides, such as a transposed Array or a single channel of an RGBA image
-// given to ToGray) are errors wrapping ErrLayout that name the fix.
+// given to ToGray) are errors wrapping array.ErrLayout that name the fix.
 package img

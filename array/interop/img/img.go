@@ -1,7 +1,6 @@
 package img
 
 import (
-	"errors"
 	"fmt"
 	"image"
 	"strings"
@@ -9,20 +8,16 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// ErrLayout is wrapped by every error about a layout the other side cannot
-// express.
-var ErrLayout = errors.New("img: layout cannot map")
-
 // wrap makes the Array (x, y) when channels is 0, else (x, y, c) with c
 // innermost, over pix whose element 0 is the pixel at r.Min.
 func wrap(kind string, pix []uint8, stride int, r image.Rectangle, channels int) (*array.Array[uint8], error) {
 	w, h := r.Dx(), r.Dy()
 	if w < 0 || h < 0 {
-		return nil, fmt.Errorf("%w: %s has bounds %v: want Min ≤ Max (use image.Rect, which canonicalizes)", ErrLayout, kind, r)
+		return nil, fmt.Errorf("%w: %s has bounds %v: want Min ≤ Max (use image.Rect, which canonicalizes)", array.ErrLayout, kind, r)
 	}
 	px := max(channels, 1)
 	if h > 1 && stride < w*px {
-		return nil, fmt.Errorf("%w: %s is %d pixels wide but its Stride is %d bytes: rows overlap", ErrLayout, kind, w, stride)
+		return nil, fmt.Errorf("%w: %s is %d pixels wide but its Stride is %d bytes: rows overlap", array.ErrLayout, kind, w, stride)
 	}
 	dims := []array.Dim{
 		{Min: r.Min.X, Extent: w, Stride: px},
@@ -36,7 +31,7 @@ func wrap(kind string, pix []uint8, stride int, r image.Rectangle, channels int)
 	}
 	a, err := array.Wrap(pix, dims)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %v with Stride %d over %d bytes of Pix: %v", ErrLayout, kind, r, stride, len(pix), err)
+		return nil, fmt.Errorf("%w: %s %v with Stride %d over %d bytes of Pix: %v", array.ErrLayout, kind, r, stride, len(pix), err)
 	}
 	return a, nil
 }
@@ -45,7 +40,7 @@ func wrap(kind string, pix []uint8, stride int, r image.Rectangle, channels int)
 // the Array's mins are m.Bounds().Min.
 func FromGray(m *image.Gray) (*array.Array[uint8], error) {
 	if m == nil {
-		return nil, fmt.Errorf("%w: nil *image.Gray", ErrLayout)
+		return nil, fmt.Errorf("%w: nil *image.Gray", array.ErrLayout)
 	}
 	return wrap("image.Gray", m.Pix, m.Stride, m.Rect, 0)
 }
@@ -55,7 +50,7 @@ func FromGray(m *image.Gray) (*array.Array[uint8], error) {
 // m.Bounds().Min. The values are alpha-premultiplied, as in m.
 func FromRGBA(m *image.RGBA) (*array.Array[uint8], error) {
 	if m == nil {
-		return nil, fmt.Errorf("%w: nil *image.RGBA", ErrLayout)
+		return nil, fmt.Errorf("%w: nil *image.RGBA", array.ErrLayout)
 	}
 	return wrap("image.RGBA", m.Pix, m.Stride, m.Rect, 4)
 }
@@ -63,7 +58,7 @@ func FromRGBA(m *image.RGBA) (*array.Array[uint8], error) {
 // FromNRGBA is FromRGBA for non-premultiplied image.NRGBA.
 func FromNRGBA(m *image.NRGBA) (*array.Array[uint8], error) {
 	if m == nil {
-		return nil, fmt.Errorf("%w: nil *image.NRGBA", ErrLayout)
+		return nil, fmt.Errorf("%w: nil *image.NRGBA", array.ErrLayout)
 	}
 	return wrap("image.NRGBA", m.Pix, m.Stride, m.Rect, 4)
 }
@@ -73,7 +68,7 @@ func FromNRGBA(m *image.NRGBA) (*array.Array[uint8], error) {
 // b = 1 the low byte. Use CopyFromGray16 for the values as uint16.
 func FromGray16(m *image.Gray16) (*array.Array[uint8], error) {
 	if m == nil {
-		return nil, fmt.Errorf("%w: nil *image.Gray16", ErrLayout)
+		return nil, fmt.Errorf("%w: nil *image.Gray16", array.ErrLayout)
 	}
 	return wrap("image.Gray16", m.Pix, m.Stride, m.Rect, 2)
 }
@@ -97,19 +92,19 @@ func view(kind string, a *array.Array[uint8], channels int) (image.Rectangle, in
 		default:
 			hint = "an image needs x and y dimensions"
 		}
-		return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants a %d-D Array, got %d-D: %s", ErrLayout, kind, rank, a.Rank(), hint)
+		return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants a %d-D Array, got %d-D: %s", array.ErrLayout, kind, rank, a.Rank(), hint)
 	}
 	x, y := a.Dim(0), a.Dim(1)
 	if channels > 0 {
 		c := a.Dim(2)
 		if c.Extent != channels && kind == "image.Gray16" {
-			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: image.Gray16 wants the 2 big-endian bytes of each pixel in dimension 2, got extent %d (for 16-bit values in an Array[uint16], use CopyToGray16)", ErrLayout, c.Extent)
+			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: image.Gray16 wants the 2 big-endian bytes of each pixel in dimension 2, got extent %d (for 16-bit values in an Array[uint16], use CopyToGray16)", array.ErrLayout, c.Extent)
 		}
 		if c.Extent != channels {
-			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants %d channels in dimension 2, got %d (Go has no image type for that many: copy into a %d-channel Array)", ErrLayout, kind, channels, c.Extent, channels)
+			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants %d channels in dimension 2, got %d (Go has no image type for that many: copy into a %d-channel Array)", array.ErrLayout, kind, channels, c.Extent, channels)
 		}
 		if c.Stride != 1 {
-			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants channels innermost (dimension 2 stride 1), got stride %d: a planar Array needs a copy: d := array.NewInterleaved[uint8](w, h, %d); d.CopyFrom(a) (with a's mins set through SetMin)", ErrLayout, kind, c.Stride, channels)
+			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants channels innermost (dimension 2 stride 1), got stride %d: a planar Array needs a copy: d := array.NewInterleaved[uint8](w, h, %d); d.CopyFrom(a) (with a's mins set through SetMin)", array.ErrLayout, kind, c.Stride, channels)
 		}
 	}
 	r := image.Rect(x.Min, y.Min, x.Min+x.Extent, y.Min+y.Extent)
@@ -117,14 +112,14 @@ func view(kind string, a *array.Array[uint8], channels int) (image.Rectangle, in
 		return r, 0, nil, nil
 	}
 	if x.Extent > 1 && x.Stride != px {
-		return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants dimension 0 (x) with stride %d, got %d: pixels must be packed along a row (a transposed Array or one channel of an interleaved image needs a copy: d := %s; d.CopyFrom(a))", ErrLayout, kind, px, x.Stride, newLike(a))
+		return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants dimension 0 (x) with stride %d, got %d: pixels must be packed along a row (a transposed Array or one channel of an interleaved image needs a copy: d := %s; d.CopyFrom(a))", array.ErrLayout, kind, px, x.Stride, newLike(a))
 	}
 	stride := y.Stride
 	if y.Extent == 1 {
 		stride = x.Extent * px
 	}
 	if stride < x.Extent*px {
-		return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s: dimension 1 (y) has stride %d, shorter than a row of %d bytes", ErrLayout, kind, y.Stride, x.Extent*px)
+		return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s: dimension 1 (y) has stride %d, shorter than a row of %d bytes", array.ErrLayout, kind, y.Stride, x.Extent*px)
 	}
 	h, err := a.Host()
 	if err != nil {
@@ -206,7 +201,7 @@ func CopyFromGray16(m *image.Gray16) *array.Array[uint16] {
 // CopyFromGray16). It reads a through its host view.
 func CopyToGray16(a *array.Array[uint16]) (*image.Gray16, error) {
 	if a.Rank() != 2 {
-		return nil, fmt.Errorf("%w: image.Gray16 wants a 2-D Array (x, y), got %d-D", ErrLayout, a.Rank())
+		return nil, fmt.Errorf("%w: image.Gray16 wants a 2-D Array (x, y), got %d-D", array.ErrLayout, a.Rank())
 	}
 	x, y := a.Dim(0), a.Dim(1)
 	m := image.NewGray16(image.Rect(x.Min, y.Min, x.Min+x.Extent, y.Min+y.Extent))

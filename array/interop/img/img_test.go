@@ -102,12 +102,12 @@ func TestSharesMemory(t *testing.T) {
 	})
 	t.Run("RGBA", func(t *testing.T) {
 		a := array.New[uint8](3, 2, 4) // not interleaved: c outermost
-		if _, err := img.ToRGBA(a); !errors.Is(err, img.ErrLayout) {
-			t.Fatalf("planar Array: err = %v, want ErrLayout", err)
+		if _, err := img.ToRGBA(a); !errors.Is(err, array.ErrLayout) {
+			t.Fatalf("planar Array: err = %v, want array.ErrLayout", err)
 		}
 		il := a.Permute(2, 0, 1) // wrong too: that is (c, x, y)
-		if _, err := img.ToRGBA(il); !errors.Is(err, img.ErrLayout) {
-			t.Fatalf("(c, x, y) Array: err = %v, want ErrLayout", err)
+		if _, err := img.ToRGBA(il); !errors.Is(err, array.ErrLayout) {
+			t.Fatalf("(c, x, y) Array: err = %v, want array.ErrLayout", err)
 		}
 		m := image.NewRGBA(image.Rect(0, 0, 3, 2))
 		b, _ := img.FromRGBA(m)
@@ -195,7 +195,7 @@ func TestGray16Copies(t *testing.T) {
 	if tr.Bounds() != image.Rect(1, 1, 3, 4) || tr.Gray16At(2, 3) != m.Gray16At(3, 2) {
 		t.Errorf("transposed copy: bounds %v, (2, 3) = %v want %v", tr.Bounds(), tr.Gray16At(2, 3), m.Gray16At(3, 2))
 	}
-	if _, err := img.CopyToGray16(array.New[uint16](2)); !errors.Is(err, img.ErrLayout) {
+	if _, err := img.CopyToGray16(array.New[uint16](2)); !errors.Is(err, array.ErrLayout) {
 		t.Errorf("1-D: err = %v", err)
 	}
 }
@@ -218,8 +218,8 @@ func TestToErrors(t *testing.T) {
 		{"NRGBA from 2-D", func() error { _, err := img.ToNRGBA(array.New[uint8](4, 4)); return err }},
 	} {
 		err := tc.to()
-		if !errors.Is(err, img.ErrLayout) {
-			t.Errorf("%s: err = %v, want ErrLayout", tc.name, err)
+		if !errors.Is(err, array.ErrLayout) {
+			t.Errorf("%s: err = %v, want array.ErrLayout", tc.name, err)
 			continue
 		}
 		t.Logf("%s: %v", tc.name, err)
@@ -242,8 +242,8 @@ func TestToErrors(t *testing.T) {
 			return err
 		}},
 	} {
-		if err := tc.from(); !errors.Is(err, img.ErrLayout) {
-			t.Errorf("%s: err = %v, want ErrLayout", tc.name, err)
+		if err := tc.from(); !errors.Is(err, array.ErrLayout) {
+			t.Errorf("%s: err = %v, want array.ErrLayout", tc.name, err)
 		}
 	}
 }

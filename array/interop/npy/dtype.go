@@ -11,9 +11,6 @@ import (
 var (
 	// ErrFormat is wrapped by errors about a malformed or truncated file.
 	ErrFormat = errors.New("npy: bad file")
-	// ErrType is wrapped by errors about a dtype with no Array element type,
-	// or one other than the element type asked for.
-	ErrType = errors.New("npy: unsupported dtype")
 )
 
 // descrOf is the dtype Write writes for elements of type t.
@@ -39,7 +36,7 @@ type dtype struct {
 // parseDescr maps a NumPy descr such as "<f8" to an Array type.
 func parseDescr(descr string) (dtype, error) {
 	if len(descr) < 2 {
-		return dtype{}, fmt.Errorf("%w %q", ErrType, descr)
+		return dtype{}, fmt.Errorf("%w %q", array.ErrType, descr)
 	}
 	order, rest := descr[0], descr[1:]
 	switch order {
@@ -64,7 +61,7 @@ func parseDescr(descr string) (dtype, error) {
 	case rest[0] == 'f' && (size == 2 || size == 4 || size == 8):
 		t = array.Type{Code: array.Float, Bits: uint8(8 * size), Lanes: 1}
 	default:
-		return dtype{}, fmt.Errorf("%w %q (%s): Arrays hold int8…int64, uint8…uint64, float16/32/64 and bfloat16 (|V2); convert in NumPy first, e.g. a.astype('<f4')", ErrType, descr, describe(rest))
+		return dtype{}, fmt.Errorf("%w %q (%s): Arrays hold int8…int64, uint8…uint64, float16/32/64 and bfloat16 (|V2); convert in NumPy first, e.g. a.astype('<f4')", array.ErrType, descr, describe(rest))
 	}
 	big := order == '>' || (order == '=' && bigEndianHost)
 	return dtype{typ: t, bigEndian: big && size > 1}, nil

@@ -14,7 +14,7 @@ import (
 )
 
 // FuzzRead feeds arbitrary bytes to the reader: it must return an Array or
-// an error wrapping ErrFormat or ErrType, never panic; what it reads must
+// an error wrapping ErrFormat or array.ErrType, never panic; what it reads must
 // write back to bytes that read back to the same bytes again; and reading
 // them, from a bytes.Reader or from a stream that hides its length, costs
 // memory in proportion to the input, whatever the header claims.
@@ -45,8 +45,8 @@ func FuzzRead(f *testing.F) {
 		}
 		a, err := npy.ReadAny(bytes.NewReader(data))
 		if err != nil {
-			if !errors.Is(err, npy.ErrFormat) && !errors.Is(err, npy.ErrType) {
-				t.Fatalf("error wraps neither ErrFormat nor ErrType: %v", err)
+			if !errors.Is(err, npy.ErrFormat) && !errors.Is(err, array.ErrType) {
+				t.Fatalf("error wraps neither ErrFormat nor array.ErrType: %v", err)
 			}
 			return
 		}

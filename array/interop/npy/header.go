@@ -8,6 +8,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/resident-go/resident/array"
 )
 
 // Header is what an .npy file says about its array.
@@ -91,7 +93,7 @@ func parseHeader(text string) (Header, error) {
 		case "descr":
 			s, ok := val.(string)
 			if !ok {
-				return Header{}, fmt.Errorf("%w: descr %v is a structured or nested dtype", ErrType, val)
+				return Header{}, fmt.Errorf("%w: descr %v is a structured or nested dtype", array.ErrType, val)
 			}
 			h.Descr = s
 		case "fortran_order":

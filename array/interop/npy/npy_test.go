@@ -372,10 +372,10 @@ func TestReadErrors(t *testing.T) {
 		{"unterminated", header("{'descr': '<f8"), npy.ErrFormat, "unterminated string"},
 		{"huge shape", header("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}"), npy.ErrFormat, "overflows"},
 		{"huge data, short file", header("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000,)}"), npy.ErrFormat, "truncated"},
-		{"complex", mustRead(t, "testdata/bad_c16.npy"), npy.ErrType, "complex of 16 bytes"},
-		{"bool", mustRead(t, "testdata/bad_bool.npy"), npy.ErrType, "bool"},
-		{"unicode", mustRead(t, "testdata/bad_U3.npy"), npy.ErrType, "unicode string"},
-		{"structured", mustRead(t, "testdata/bad_struct.npy"), npy.ErrType, "structured"},
+		{"complex", mustRead(t, "testdata/bad_c16.npy"), array.ErrType, "complex of 16 bytes"},
+		{"bool", mustRead(t, "testdata/bad_bool.npy"), array.ErrType, "bool"},
+		{"unicode", mustRead(t, "testdata/bad_U3.npy"), array.ErrType, "unicode string"},
+		{"structured", mustRead(t, "testdata/bad_struct.npy"), array.ErrType, "structured"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := npy.ReadAny(bytes.NewReader(tc.data))
@@ -385,7 +385,7 @@ func TestReadErrors(t *testing.T) {
 		})
 	}
 	_, err = npy.Read[float32](bytes.NewReader(good))
-	if !errors.Is(err, npy.ErrType) || !strings.Contains(err.Error(), "call Read[float64]") {
+	if !errors.Is(err, array.ErrType) || !strings.Contains(err.Error(), "call Read[float64]") {
 		t.Errorf("Read[float32] of a <f8 file: err = %v", err)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // Read reads an .npy file whose dtype is T's (see the package
 // documentation) into a new host-only Array: NumPy's shape reversed, dense
 // for C order, with Fortran-order strides for Fortran order. A dtype other
-// than T's is an error wrapping ErrType that names both; use ReadAny to take
+// than T's is an error wrapping array.ErrType that names both; use ReadAny to take
 // whatever the file holds.
 func Read[T array.Elem](r io.Reader) (*array.Array[T], error) {
 	h, err := ReadHeader(r)
@@ -26,7 +26,7 @@ func Read[T array.Elem](r io.Reader) (*array.Array[T], error) {
 		return nil, err
 	}
 	if want := array.TypeOf[T](); dt.typ != want {
-		return nil, fmt.Errorf("%w: the file holds %s (%q), asked for %s (%q): call Read[%s] or ReadAny", ErrType, dt.typ, h.Descr, want, descrOf(want), goName(dt.typ))
+		return nil, fmt.Errorf("%w: the file holds %s (%q), asked for %s (%q): call Read[%s] or ReadAny", array.ErrType, dt.typ, h.Descr, want, descrOf(want), goName(dt.typ))
 	}
 	return readData[T](r, h, dt)
 }
@@ -69,7 +69,7 @@ func ReadAny(r io.Reader) (array.Buffer, error) {
 	case array.TypeOf[float64]():
 		return readData[float64](r, h, dt)
 	}
-	return nil, fmt.Errorf("%w %q", ErrType, h.Descr) // parseDescr returns only the types above
+	return nil, fmt.Errorf("%w %q", array.ErrType, h.Descr) // parseDescr returns only the types above
 }
 
 // ReadFile is Read on the named file.
