@@ -244,7 +244,7 @@ func (a *Array[T]) DeviceWrap(d device.Device, alloc device.Allocation) error {
 		return fmt.Errorf("array: DeviceWrap of an allocation of %s on %s: pass the allocation's own device: %w", alloc.Device().Name(), d.Name(), device.ErrForeign)
 	}
 	if need := st.elems * st.esize; alloc.Bytes() < need {
-		return fmt.Errorf("array: DeviceWrap: the allocation holds %d bytes, the Array's memory needs %d: %w", alloc.Bytes(), need, device.ErrRange)
+		return fmt.Errorf("array: DeviceWrap: the allocation holds %d bytes, the Array's memory needs %d: %w", alloc.Bytes(), need, device.ErrOutOfRange)
 	}
 	if err := st.res.acquire(); err != nil {
 		return err

@@ -300,7 +300,7 @@ func TestTransferGuardAndForeign(t *testing.T) {
 	if other.Stats().AllocsLive != 1 {
 		t.Fatal("Close freed a wrapped allocation")
 	}
-	if err := array.New[uint16](33).DeviceWrap(other, al); !errors.Is(err, device.ErrRange) {
+	if err := array.New[uint16](33).DeviceWrap(other, al); !errors.Is(err, device.ErrOutOfRange) {
 		t.Fatalf("wrap of a too-small allocation: %v", err)
 	}
 }
