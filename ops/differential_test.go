@@ -716,8 +716,7 @@ func diffReduce[T array.Elem](g *dgen) {
 		compareTo(g, dst.a, func(pos []int) int64 {
 			best := 0
 			for k := 1; k < L; k++ {
-				x, y := a.at(inPos(pos, k)), a.at(inPos(pos, best))
-				if drefCompare(LT, x, y) == 1 && op == 5 || drefCompare(GT, x, y) == 1 && op == 6 {
+				if argBetter(op == 5, a.at(inPos(pos, k)), a.at(inPos(pos, best))) {
 					best = k
 				}
 			}
@@ -774,10 +773,15 @@ func drefReduce[T array.Elem](op int, xs []T) T {
 			for _, x := range xs {
 				r *= drefF(x)
 			}
-		case 2, 3:
+		case 2, 3: // a NaN if any
 			r = drefF(xs[0])
 			for _, x := range xs[1:] {
-				if f := drefF(x); op == 2 && f < r || op == 3 && f > r {
+				if f := drefF(x); op == 2 && f < r || op == 3 && f > r || f != f {
+					r = f
+				}
+			}
+			for _, x := range xs {
+				if f := drefF(x); f != f {
 					r = f
 				}
 			}
@@ -892,8 +896,7 @@ func diffReduceAll[T array.Elem](g *dgen) {
 				return
 			}
 			x, y := a.at(pos), a.at(best)
-			better := op == 5 && drefCompare(LT, x, y) == 1 || op == 6 && drefCompare(GT, x, y) == 1
-			if better || drefCompare(EQ, x, y) == 1 && addr < bestAddr {
+			if argBetter(op == 5, x, y) || !argBetter(op == 5, y, x) && addr < bestAddr {
 				best, bestAddr = append([]int(nil), pos...), addr
 			}
 		})
@@ -984,4 +987,22 @@ func diffMatMul[T Float](g *dgen) {
 		}
 		return drefFromF[T](s)
 	}, func([]int) float64 { return devTol[T]() * max(1, abs) })
+}
+
+// argBetter reports whether x beats the current extreme y for ArgMin (min)
+// or ArgMax: a NaN beats everything but a NaN.
+func argBetter[T array.Elem](min bool, x, y T) bool {
+	if isFloatT[T]() {
+		fx, fy := drefF(x), drefF(y)
+		if fy != fy {
+			return false
+		}
+		if fx != fx {
+			return true
+		}
+	}
+	if min {
+		return drefCompare(LT, x, y) == 1
+	}
+	return drefCompare(GT, x, y) == 1
 }

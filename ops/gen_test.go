@@ -27,6 +27,7 @@ type dgen struct {
 	log  []string // the choices, for failure messages
 	// where counts the op's placement (host, device) by the rule
 	where *[2]int
+	plain bool // no NaN, Inf or −0 (for JSON)
 }
 
 func (g *dgen) note(format string, args ...any) { g.log = append(g.log, fmt.Sprintf(format, args...)) }
@@ -91,6 +92,9 @@ func drawVal[T array.Elem](g *dgen, v values) T {
 			}
 		default:
 			f = float64(g.n(129)-64) / 8
+			if !g.plain && g.p(0.03) { // NaN, ±Inf, −0
+				f = []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1)}[g.n(4)]
+			}
 		}
 		return drefFromF[T](f)
 	}
@@ -157,6 +161,8 @@ func drawExt(g *dgen, maxRank int) []int {
 			e[i] = 0
 		case g.p(0.15):
 			e[i] = 1
+		case g.p(0.01) && r <= 2:
+			e[i] = 1000 + g.n(20000) // past the host's parallel threshold, the device's multi-group reductions
 		case g.p(0.1):
 			e[i] = 40 + g.n(100)
 		default:
@@ -512,10 +518,14 @@ func drefBinary[T array.Elem](op BinaryOp, x, y T) T {
 			r = a * b
 		case OpDiv:
 			r = a / b
-		case OpMin:
+		case OpMin, OpMax: // NaN when either is (math.Min(−Inf, NaN) is −Inf)
 			r = math.Min(a, b)
-		case OpMax:
-			r = math.Max(a, b)
+			if op == OpMax {
+				r = math.Max(a, b)
+			}
+			if a != a || b != b {
+				r = math.NaN()
+			}
 		case OpPow:
 			r = math.Pow(a, b)
 		}
