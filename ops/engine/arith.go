@@ -358,7 +358,8 @@ func (e *Engine) reduce(name string, a tensor.Tensor, along []int) (tensor.Tenso
 var reduceFns = all(reduceT[float32], reduceT[float64], reduceT[int8], reduceT[int16], reduceT[int32], reduceT[int64], reduceT[uint8], reduceT[uint16], reduceT[uint32], reduceT[uint64])
 
 // reduceT reduces a along the given axes (all when none), one ops call per
-// axis, outermost first; the last writes the result Dense.
+// axis, outermost first; the last writes the result Dense. A 0-D result
+// is copied home too (see the end).
 func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int) (tensor.Tensor, error) {
 	var fn func(dst, a *array.Array[T], dim int) error
 	switch name {
@@ -406,7 +407,10 @@ func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int)
 		return nil, err
 	}
 	if len(axes) == 0 { // a scalar: nothing to reduce
-		return ret, ops.Copy(out, cur)
+		if err := ops.Copy(out, cur); err != nil {
+			return nil, err
+		}
+		return ret, out.CopyToHost()
 	}
 	for i := len(axes) - 1; i >= 0; i-- { // outermost axis first: the others keep their numbers
 		dim := cur.Rank() - 1 - axes[i]
@@ -423,6 +427,13 @@ func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int)
 			return nil, err
 		}
 		cur = dst
+	}
+	if len(shape) == 0 {
+		// A scalar result comes home at once (one element, explicit, so
+		// allowed under the transfer guard): tensor and gorgonia read a
+		// scalar's value straight from host memory (Dense.ScalarValue,
+		// Data), which the engine never sees.
+		return ret, out.CopyToHost()
 	}
 	return ret, nil
 }

@@ -24,6 +24,19 @@
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run 'Example|AllocLives|Methods' -v ./ops/engine
 //
+// Go memory given the engine. gorgonia's tape machine allocates its
+// registers on the Go heap and then sets their engine (tensor.WithEngine):
+// the engine adopts such memory on first use — it pins it and gives it a
+// device copy as its own (zeros cost no transfer) — and lets go when the
+// Dense is collected or the engine closes, copying device-newer data home
+// first. A one-element Dense over Go memory (gorgonia's scalars) stays on
+// the host and is read as a value.
+//
+// Scalars. A reduction to a 0-D Dense (Sum, Max … over every axis) copies
+// its one element home at once (explicit, so allowed under the transfer
+// guard, and counted): tensor and gorgonia read a scalar's value straight
+// from host memory (Dense.ScalarValue, Data), which the engine never sees.
+//
 // Host access. AllocAccessible is false, so tensor marks these Denses
 // NativelyInaccessible: the methods tensor guards with that flag (String
 // and Format print "Inaccesible data"; Dense.Memset, ToMat64, iterators and
@@ -44,13 +57,19 @@
 // Gteer and ElEqer (ElEq, ElNe, EqScalar, NeScalar: Bool results, or a's
 // type with AsSameType); Argmaxer and Argminer (Int results; tensor.AllAxes
 // gives a host scalar as the standard engine does); Transposer (the data
-// movement of Dense.Transpose after T); Clamper. Each is one or a few
+// movement of Dense.Transpose after T); Clamper; Repeater (tensor.Repeat,
+// which gorgonia uses to broadcast gradients). Each is one or a few
 // calls of package ops and gives the standard engine's values, dtype and
 // shape (TestMethodsMatchStdEngine). A scalar Dense operand (a Scalar
 // form's value, Clamp's bounds) is used where it lives, broadcast.
 //
 // Writing. Write a Dense of the engine through Host(d), Memcpy, Memset,
-// or tensor.Copy from another Dense of the engine. tensor.Copy from a host
+// or tensor.Copy from another Dense of the engine. Writes that bypass the
+// engine (tensor's Dense.Zero, or Data() written without Host) reach the
+// device only while the memory is untyped — before its first use, as for
+// a fresh Clone of data current on the host, which Memcpy copies on the
+// host and leaves untyped (a Clone of device-newer data is made on the
+// device); afterwards they are lost to the device copy. tensor.Copy from a host
 // Dense runs the standard engine's Memcpy, which this engine never sees:
 // call Host(d) first, so that the write is uploaded before the next device
 // operation.

@@ -64,8 +64,13 @@ type block struct {
 	// result: the Dense the engine made for an op's result, which the op
 	// overwrites, so typing gives it a device allocation and copies nothing.
 	result bool
-	elem   reflect.Type // root's element type (typed)
-	host   func() error // sync home and mark host-written (typed)
+	// adopted: Go memory of a Dense given the engine (adopt).
+	adopted bool
+	elem    reflect.Type // root's element type (typed)
+	home    func() error // copy device-newer data home, explicitly (typed)
+	// deviceDirty reports whether the device holds newer data (typed).
+	deviceDirty func() bool
+	host        func() error // sync home and mark host-written (typed)
 	// hostRead syncs home for reading, leaving the device copy current (typed).
 	hostRead func() error
 	fill0    func(p, n uintptr) error // zero [p, p+n) where it lives (typed)
@@ -138,10 +143,67 @@ func (h *holdings) close() error {
 }
 
 func (b *block) free() error {
-	if b.root != nil {
-		return b.root.Close()
+	var err error
+	if b.adopted && b.home != nil {
+		err = b.home() // the Go memory outlives the engine: leave it current
 	}
-	return b.hb.Free()
+	if b.root != nil {
+		return errors.Join(err, b.root.Close())
+	}
+	return errors.Join(err, b.hb.Free())
+}
+
+// goBlock is Go memory that a Dense of the engine addresses (gorgonia's
+// tape machine allocates its registers on the Go heap and then gives them
+// the engine), pinned while the engine holds it: it stays the Dense's.
+type goBlock struct {
+	b   []byte
+	pin *runtime.Pinner
+}
+
+func (g goBlock) Bytes() []byte { return g.b }
+func (g goBlock) Free() error   { g.pin.Unpin(); return nil }
+
+// adopt makes the Go memory d addresses a block of h, so it gets a device
+// copy like the engine's own memory. It returns nil (the memory stays
+// host-only) for one element (gorgonia's scalars: read as values), for
+// memory misaligned for d's type, and for memory overlapping a block
+// already held (a view of adopted memory must not make a second one). A
+// cleanup on d lets go of the block, copying device-newer data home,
+// once d is collected.
+func (h *holdings) adopt(d *tensor.Dense) *block {
+	p, n := d.Uintptr(), d.MemSize()
+	size := d.Dtype().Size()
+	if d.DataSize() <= 1 || n == 0 || size == 0 || p%uintptr(size) != 0 {
+		return nil
+	}
+	var pin runtime.Pinner
+	pin.Pin((*byte)(ptr(p)))
+	b := &block{start: p, size: n, hb: goBlock{bytesAt(p, n), &pin}, adopted: true}
+	h.mu.Lock()
+	i, _ := slices.BinarySearchFunc(h.blocks, p, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
+	if h.closed || i > 0 && h.blocks[i-1].start+h.blocks[i-1].size > p || i < len(h.blocks) && h.blocks[i].start < p+n {
+		h.mu.Unlock()
+		pin.Unpin()
+		return nil
+	}
+	h.blocks = slices.Insert(h.blocks, i, b)
+	h.mu.Unlock()
+	runtime.AddCleanup(d, func(b *block) { h.release(b) }, b)
+	return b
+}
+
+// release lets go of an adopted block whose Dense was collected.
+func (h *holdings) release(b *block) {
+	h.mu.Lock()
+	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
+	if !ok || h.blocks[i] != b {
+		h.mu.Unlock()
+		return // freed with the engine
+	}
+	h.blocks = slices.Delete(h.blocks, i, i+1)
+	h.mu.Unlock()
+	b.free()
 }
 
 // memory is a tensor.Memory of the engine: size bytes at p.
@@ -338,6 +400,8 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[
 		}
 		b.host = func() error { _, err := r.Host(); return err }
 		b.hostRead = func() error { _, err := r.HostReadOnly(); return err }
+		b.home = r.CopyToHost
+		b.deviceDirty = r.DeviceDirty
 		b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
 		b.copyFrom = func(dst memory, sh *holdings, sb *block, src memory) error {
 			return copyRange[T](h, b, dst, sh, sb, src)

@@ -165,7 +165,15 @@ func (e *Engine) Memcpy(dst, src tensor.Memory) error {
 		dh.mu.Lock()
 		untyped := db.root == nil
 		dh.mu.Unlock()
-		if untyped && sr != nil { // tensor's Clone: the copy takes the source's type and lives on the device
+		sh.mu.Lock()
+		srcNewer := sb.deviceDirty != nil && sb.deviceDirty()
+		sh.mu.Unlock()
+		// tensor's Clone: a copy of device-newer data takes the source's
+		// type and is made on the device. A source current on the host is
+		// copied there and the copy stays untyped, so host writes that
+		// follow (gorgonia zeroes a Clone with Dense.Zero, which the engine
+		// never sees) reach the device with its first use.
+		if untyped && sr != nil && srcNewer {
 			f, err := typeFns.get(selem, "Memcpy")
 			if err != nil {
 				return err

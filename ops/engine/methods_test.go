@@ -47,7 +47,7 @@ func TestMethodsMatchStdEngine(t *testing.T) {
 		{"ElNe", func(v env) (tensor.Tensor, error) { return tensor.ElNe(v.a, v.b) }},
 		{"Lt AsSameType", func(v env) (tensor.Tensor, error) { return tensor.Lt(v.a, v.b, tensor.AsSameType()) }},
 		{"Gte AsSameType int32", func(v env) (tensor.Tensor, error) {
-			return tensor.Gte(v.i, v.i.Clone().(*tensor.Dense), tensor.AsSameType())
+			return tensor.Gte(v.i, v.i, tensor.AsSameType())
 		}},
 		{"ElNe UseUnsafe", func(v env) (tensor.Tensor, error) { return tensor.ElNe(v.a, v.b, tensor.UseUnsafe()) }},
 		{"Gt reuse Bool", func(v env) (tensor.Tensor, error) {
@@ -78,6 +78,20 @@ func TestMethodsMatchStdEngine(t *testing.T) {
 		{"Transpose int32", func(v env) (tensor.Tensor, error) {
 			v.i.T()
 			return v.i, v.i.Transpose()
+		}},
+		{"Repeat axis 1", func(v env) (tensor.Tensor, error) { return tensor.Repeat(v.a, 1, 2) }},
+		{"Repeat axis 0 int32", func(v env) (tensor.Tensor, error) { return tensor.Repeat(v.i, 0, 3) }},
+		{"Repeat uneven", func(v env) (tensor.Tensor, error) { return tensor.Repeat(v.a, 0, 1, 0, 2) }},
+		{"Repeat all", func(v env) (tensor.Tensor, error) { return tensor.Repeat(v.a, tensor.AllAxes, 2) }},
+		{"Repeat vector axis 1", func(v env) (tensor.Tensor, error) {
+			s, err := v.a.Sum(1) // (3): gorgonia's gradient of a row sum
+			if err != nil {
+				return nil, err
+			}
+			return tensor.Repeat(s, 1, 4)
+		}},
+		{"RepeatReuse", func(v env) (tensor.Tensor, error) {
+			return tensor.RepeatReuse(v.a, v.mk(f32, 3, 8), 1, 2)
 		}},
 		{"Clamp", func(v env) (tensor.Tensor, error) { return tensor.Clamp(v.a, float32(-1), float32(3)) }},
 		{"Clamp int32", func(v env) (tensor.Tensor, error) { return tensor.Clamp(v.i, int32(0), int32(4)) }},

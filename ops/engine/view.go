@@ -110,9 +110,15 @@ func (h *holdings) locate(mem tensor.Memory) (owner *holdings, b *block, err err
 		return oe.h, b, nil
 	}
 	// An engine's memory (tensor marks it ManuallyManaged) that its engine
-	// no longer holds was freed; a Dense made WithBacking is Go memory.
+	// no longer holds was freed; a Dense made WithBacking is Go memory,
+	// adopted when given this engine (gorgonia's registers).
 	if d.IsManuallyManaged() {
 		return nil, nil, freedErr(mem)
+	}
+	if oe.h == h {
+		if b = h.adopt(d); b != nil {
+			return h, b, nil
+		}
 	}
 	return nil, nil, nil
 }

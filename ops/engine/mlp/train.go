@@ -1,0 +1,285 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/ops/engine"
+)
+
+// Config is one training run.
+type Config struct {
+	Sizes     []int // input width, hidden widths…, classes
+	Batch     int   // examples, all in one fixed batch
+	Steps     int
+	LearnRate float64
+	Seed      uint64
+}
+
+// Result is what a run measured.
+type Result struct {
+	Losses  []float32   // after each step's forward pass
+	Weights [][]float32 // after the last step, row-major
+	// Moved is the device's transfers over steps 2..N, which run under
+	// the transfer guard except for the loss read (one D2H per step).
+	Moved device.Stats
+}
+
+// Train builds the graph (x·w1 → ReLU → … → ·wL → softmax cross-entropy
+// against one-hot labels, mean over the batch), differentiates it with
+// gorgonia.Grad and runs cfg.Steps steps of a TapeMachine and a vanilla
+// SGD solver. With e nil every value is a Dense of tensor's standard
+// engine; else of e, and the machine runs WithEngine(e).
+func Train(cfg Config, e *engine.Engine) (Result, error) {
+	var res Result
+	if len(cfg.Sizes) < 2 || cfg.Batch < 1 || cfg.Steps < 1 {
+		return res, fmt.Errorf("config %+v: want at least 2 sizes, a batch and a step", cfg)
+	}
+	xs, ys := Data(cfg)
+	newDense := func(vals []float32, shape ...int) (*tensor.Dense, error) {
+		if e == nil {
+			return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(slices.Clone(vals))), nil
+		}
+		d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...), tensor.WithEngine(e))
+		h, err := engine.Host(d) // written here, uploaded by its first use
+		if err != nil {
+			return nil, err
+		}
+		copy(h.Data().([]float32), vals)
+		return d, nil
+	}
+
+	g := gorgonia.NewGraph()
+	in, classes := cfg.Sizes[0], cfg.Sizes[len(cfg.Sizes)-1]
+	xd, err := newDense(xs, cfg.Batch, in)
+	if err != nil {
+		return res, err
+	}
+	yd, err := newDense(ys, cfg.Batch, classes)
+	if err != nil {
+		return res, err
+	}
+	x := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Batch, in), gorgonia.WithName("x"), gorgonia.WithValue(xd))
+	y := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Batch, classes), gorgonia.WithName("y"), gorgonia.WithValue(yd))
+	var learnables gorgonia.Nodes
+	h := x
+	for k := 0; k+1 < len(cfg.Sizes); k++ {
+		wd, err := newDense(Weights(cfg, k), cfg.Sizes[k], cfg.Sizes[k+1])
+		if err != nil {
+			return res, err
+		}
+		w := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Sizes[k], cfg.Sizes[k+1]), gorgonia.WithName(fmt.Sprintf("w%d", k+1)), gorgonia.WithValue(wd))
+		learnables = append(learnables, w)
+		if h, err = gorgonia.Mul(h, w); err != nil {
+			return res, err
+		}
+		if k+2 < len(cfg.Sizes) {
+			if h, err = gorgonia.Rectify(h); err != nil {
+				return res, err
+			}
+		}
+	}
+	loss, err := crossEntropy(h, y, cfg.Batch)
+	if err != nil {
+		return res, err
+	}
+	if _, err := gorgonia.Grad(loss, learnables...); err != nil {
+		return res, err
+	}
+	var lossVal gorgonia.Value
+	gorgonia.Read(loss, &lossVal)
+
+	opts := []gorgonia.VMOpt{gorgonia.BindDualValues(learnables...)}
+	if e != nil {
+		opts = append(opts, gorgonia.WithEngine(e))
+	}
+	vm := gorgonia.NewTapeMachine(g, opts...)
+	defer vm.Close()
+	solver := gorgonia.NewVanillaSolver(gorgonia.WithLearnRate(cfg.LearnRate))
+
+	var before device.Stats
+	for step := 1; step <= cfg.Steps; step++ {
+		if step == 2 && e != nil {
+			before = e.Device().Stats()
+		}
+		was := device.SetGuard(step >= 2 && e != nil)
+		err := vm.RunAll()
+		if err == nil && e == nil {
+			err = solver.Step(gorgonia.NodesToValueGrads(learnables))
+		} else if err == nil {
+			err = deviceStep(e, learnables, cfg.LearnRate)
+		}
+		device.SetGuard(was)
+		if err != nil {
+			return res, fmt.Errorf("step %d: %w", step, err)
+		}
+		l, err := scalar(lossVal) // the one allowed read: a counted D2H
+		if err != nil {
+			return res, fmt.Errorf("step %d: loss: %w", step, err)
+		}
+		res.Losses = append(res.Losses, l)
+		vm.Reset()
+	}
+	if e != nil {
+		res.Moved = e.Device().Stats().Sub(before)
+	}
+	for _, w := range learnables {
+		d := w.Value().(*tensor.Dense)
+		if e != nil {
+			if d, err = engine.Host(d); err != nil {
+				return res, err
+			}
+		}
+		res.Weights = append(res.Weights, slices.Clone(d.Data().([]float32)))
+	}
+	return res, nil
+}
+
+// crossEntropy is the mean over the batch of softmax cross-entropy:
+// log Σ_j exp(z_ij) − Σ_j y_ij·z_ij for one-hot y.
+func crossEntropy(z, y *gorgonia.Node, batch int) (*gorgonia.Node, error) {
+	ez, err := gorgonia.Exp(z)
+	if err != nil {
+		return nil, err
+	}
+	se, err := gorgonia.Sum(ez, 1)
+	if err != nil {
+		return nil, err
+	}
+	lse, err := gorgonia.Log(se)
+	if err != nil {
+		return nil, err
+	}
+	yz, err := gorgonia.HadamardProd(y, z)
+	if err != nil {
+		return nil, err
+	}
+	picked, err := gorgonia.Sum(yz, 1)
+	if err != nil {
+		return nil, err
+	}
+	per, err := gorgonia.Sub(lse, picked)
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Mean(per)
+}
+
+// scalar reads a scalar Value: gorgonia's own scalar, or a 0-D Dense.
+func scalar(v gorgonia.Value) (float32, error) {
+	switch v := v.(type) {
+	case *gorgonia.F32:
+		return float32(*v), nil
+	case *tensor.Dense:
+		if _, ok := v.Engine().(*engine.Engine); ok {
+			h, err := engine.Host(v)
+			if err != nil {
+				return 0, err
+			}
+			v = h
+		}
+		switch x := v.Data().(type) {
+		case float32:
+			return x, nil
+		case []float32:
+			if len(x) == 1 {
+				return x[0], nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("the loss is a %T, not a float32 scalar", v)
+}
+
+// Data is the synthetic, deterministic dataset: inputs uniform in [0, 1),
+// labels the argmax of a fixed random linear map of them (learnable), as
+// one-hot rows.
+func Data(cfg Config) (xs, ys []float32) {
+	in, classes := cfg.Sizes[0], cfg.Sizes[len(cfg.Sizes)-1]
+	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
+	proj := make([]float32, in*classes)
+	for i := range proj {
+		proj[i] = float32(rng.NormFloat64())
+	}
+	xs = make([]float32, cfg.Batch*in)
+	ys = make([]float32, cfg.Batch*classes)
+	for b := range cfg.Batch {
+		row := xs[b*in : (b+1)*in]
+		for i := range row {
+			row[i] = rng.Float32()
+		}
+		best, bestV := 0, float32(math.Inf(-1))
+		for c := range classes {
+			var s float32
+			for i, v := range row {
+				s += v * proj[i*classes+c]
+			}
+			if s > bestV {
+				best, bestV = c, s
+			}
+		}
+		ys[b*classes+best] = 1
+	}
+	return xs, ys
+}
+
+// Weights are layer k's initial weights (Glorot uniform), row-major
+// sizes[k] × sizes[k+1].
+func Weights(cfg Config, k int) []float32 {
+	rng := rand.New(rand.NewPCG(cfg.Seed, uint64(100+k)))
+	fanIn, fanOut := cfg.Sizes[k], cfg.Sizes[k+1]
+	lim := math.Sqrt(6 / float64(fanIn+fanOut))
+	w := make([]float32, fanIn*fanOut)
+	for i := range w {
+		w[i] = float32((2*rng.Float64() - 1) * lim)
+	}
+	return w
+}
+
+// Compare returns the largest relative difference of the losses and the
+// largest absolute weight difference relative to the largest |weight|.
+func (r Result) Compare(s Result) (loss, weights float64) {
+	for i := range min(len(r.Losses), len(s.Losses)) {
+		d := math.Abs(float64(r.Losses[i]-s.Losses[i])) / max(math.Abs(float64(s.Losses[i])), 1e-30)
+		loss = max(loss, d)
+	}
+	for k := range min(len(r.Weights), len(s.Weights)) {
+		var big, diff float64
+		for i := range s.Weights[k] {
+			big = max(big, math.Abs(float64(s.Weights[k][i])))
+			diff = max(diff, math.Abs(float64(r.Weights[k][i]-s.Weights[k][i])))
+		}
+		weights = max(weights, diff/big)
+	}
+	return loss, weights
+}
+
+// deviceStep is gorgonia's VanillaSolver.Step (no regularisation,
+// clipping or batch scaling: w += -η·g, then g = 0) with the gradient
+// zeroed through the engine. VanillaSolver zeroes it with Dense.Zero,
+// which writes host memory behind the engine's back: the device copy,
+// where the next backward pass accumulates, would keep the old gradient.
+func deviceStep(e *engine.Engine, learnables gorgonia.Nodes, lr float64) error {
+	for _, n := range learnables {
+		gv, err := n.Grad()
+		if err != nil {
+			return err
+		}
+		w, g := n.Value().(*tensor.Dense), gv.(*tensor.Dense)
+		if _, err := tensor.Mul(g, float32(-lr), tensor.UseUnsafe()); err != nil {
+			return err
+		}
+		if _, err := tensor.Add(w, g, tensor.UseUnsafe()); err != nil {
+			return err
+		}
+		if err := e.Memset(g, float32(0)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
