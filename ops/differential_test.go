@@ -31,7 +31,7 @@ import (
 // The case budget also comes from RESIDENT_DIFF_N.
 
 var (
-	diffN    = flag.Int("diff.n", 0, "cases per side of TestDiff (0: RESIDENT_DIFF_N or 420)")
+	diffN    = flag.Int("diff.n", 0, "cases per side of TestDiff (0: RESIDENT_DIFF_N or 800)")
 	diffSeed = flag.Uint64("diff.seed", 1, "seed of TestDiff's and TestDiffNumPy's cases")
 	diffCase = flag.Int("diff.case", -1, "run only this case of TestDiff")
 )
@@ -43,7 +43,7 @@ func diffBudget() int {
 	if n, err := strconv.Atoi(os.Getenv("RESIDENT_DIFF_N")); err == nil && n > 0 {
 		return n
 	}
-	return 420
+	return 800
 }
 
 // Op families.

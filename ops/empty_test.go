@@ -117,3 +117,25 @@ func testReduceAllEmpty[T array.Elem](t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulEmptyK: a product over an empty inner dimension is zero. Found
+// by TestDiff under -race (case 699 of seed 1: K=0, a [0 1 1], b [13 0 3],
+// dst [13 1 3]): the host kernel offset the nil base of the empty a and b
+// by the batch stride, which checkptr rejects ("pointer arithmetic
+// computed bad pointer value").
+func TestMatMulEmptyK(t *testing.T) {
+	dst := array.New[float32](13, 1, 3)
+	h, _ := dst.Host()
+	for i := range h.Data() {
+		h.Data()[i] = 7
+	}
+	a := array.New[float32](0, 1, 1)
+	b := array.New[float32](15, 0, 3).Crop(0, 2, 13)
+	must(t, MatMul(dst, a, b))
+	v, _ := dst.HostReadOnly()
+	for x := range v.Values() {
+		if x != 0 {
+			t.Fatalf("MatMul with K=0 left %v, want 0", x)
+		}
+	}
+}

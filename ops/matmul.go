@@ -245,11 +245,9 @@ func gemmRows[T Float](j *job, z, i0, i1 int, pa, pb *T, tile *[mmMR * 32]T) {
 	mm := &j.mm
 	nr := mm.nr
 	kern := kernelFor[T]()
-	a := ptr[T](j.base[1], z*mm.sab)
-	b := ptr[T](j.base[2], z*mm.sbb)
 	d := ptr[T](j.base[0], z*mm.sdb)
 	nc := (mmNC * 8 / int(unsafe.Sizeof(tile[0])) / nr) * nr
-	if mm.k == 0 {
+	if mm.k == 0 { // a and b are empty: their bases are nil, no pointer into them
 		for i := i0; i < i1; i++ {
 			for jj := 0; jj < mm.n; jj++ {
 				*add(d, i*mm.sdi+jj*mm.sdj) = 0
@@ -257,6 +255,8 @@ func gemmRows[T Float](j *job, z, i0, i1 int, pa, pb *T, tile *[mmMR * 32]T) {
 		}
 		return
 	}
+	a := ptr[T](j.base[1], z*mm.sab)
+	b := ptr[T](j.base[2], z*mm.sbb)
 	for jc := 0; jc < mm.n; jc += nc {
 		nb := min(nc, mm.n-jc)
 		for pc := 0; pc < mm.k; pc += mmKC {
