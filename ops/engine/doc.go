@@ -27,10 +27,12 @@
 // Go memory given the engine. gorgonia's tape machine allocates its
 // registers on the Go heap and then sets their engine (tensor.WithEngine):
 // the engine adopts such memory on first use — it pins it and gives it a
-// device copy as its own (zeros cost no transfer) — and lets go when the
-// Dense is collected or the engine closes, copying device-newer data home
-// first. A one-element Dense over Go memory (gorgonia's scalars) stays on
-// the host and is read as a value.
+// device copy as its own (zeros cost no transfer). When that Dense is
+// collected (the machine drops its registers every run) the device copy
+// is dropped, with no transfer, and any other Dense still over that
+// memory is refused (ErrFreed) rather than read stale; Close copies the
+// device-newer data of adopted memory home. A one-element Dense over Go
+// memory (gorgonia's scalars) stays on the host and is read as a value.
 //
 // Scalars. A reduction to a 0-D Dense (Sum, Max … over every axis) copies
 // its one element home at once (explicit, so allowed under the transfer

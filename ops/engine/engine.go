@@ -46,6 +46,8 @@ type holdings struct {
 	mu     sync.Mutex
 	blocks []*block // by start address
 	closed bool
+	// gone lists released adopted memory (see release).
+	gone []released
 	// freed holds the Denses given to Free (until collected), so that one
 	// used afterwards is refused even when a later Alloc got its address.
 	freed map[weak.Pointer[tensor.Dense]]struct{}
@@ -64,10 +66,11 @@ type block struct {
 	// result: the Dense the engine made for an op's result, which the op
 	// overwrites, so typing gives it a device allocation and copies nothing.
 	result bool
-	// adopted: Go memory of a Dense given the engine (adopt).
-	adopted bool
-	elem    reflect.Type // root's element type (typed)
-	home    func() error // copy device-newer data home, explicitly (typed)
+	// adopted: Go memory of a Dense given the engine (adopt); dropped:
+	// released with its device copy dropped.
+	adopted, dropped bool
+	elem             reflect.Type // root's element type (typed)
+	home             func() error // copy device-newer data home, explicitly (typed)
 	// deviceDirty reports whether the device holds newer data (typed).
 	deviceDirty func() bool
 	host        func() error // sync home and mark host-written (typed)
@@ -144,7 +147,7 @@ func (h *holdings) close() error {
 
 func (b *block) free() error {
 	var err error
-	if b.adopted && b.home != nil {
+	if b.adopted && b.home != nil && !b.dropped {
 		err = b.home() // the Go memory outlives the engine: leave it current
 	}
 	if b.root != nil {
@@ -169,13 +172,17 @@ func (g goBlock) Free() error   { g.pin.Unpin(); return nil }
 // host-only) for one element (gorgonia's scalars: read as values), for
 // memory misaligned for d's type, and for memory overlapping a block
 // already held (a view of adopted memory must not make a second one). A
-// cleanup on d lets go of the block, copying device-newer data home,
-// once d is collected.
-func (h *holdings) adopt(d *tensor.Dense) *block {
+// cleanup on d lets go of the block once d is collected (release); memory
+// of a released block that is still alive (another Dense over it) is an
+// error wrapping ErrFreed, never adopted again with stale host data.
+func (h *holdings) adopt(d *tensor.Dense) (*block, error) {
 	p, n := d.Uintptr(), d.MemSize()
 	size := d.Dtype().Size()
 	if d.DataSize() <= 1 || n == 0 || size == 0 || p%uintptr(size) != 0 {
-		return nil
+		return nil, nil
+	}
+	if h.wasReleased(p, n) {
+		return nil, fmt.Errorf("engine: the Go memory at %#x was adopted by the engine for a Dense since collected, and its device copy dropped: %w; keep the Dense gorgonia or tensor made (not only a view of it) while its values are used", p, ErrFreed)
 	}
 	var pin runtime.Pinner
 	pin.Pin((*byte)(ptr(p)))
@@ -185,15 +192,24 @@ func (h *holdings) adopt(d *tensor.Dense) *block {
 	if h.closed || i > 0 && h.blocks[i-1].start+h.blocks[i-1].size > p || i < len(h.blocks) && h.blocks[i].start < p+n {
 		h.mu.Unlock()
 		pin.Unpin()
-		return nil
+		return nil, nil
 	}
 	h.blocks = slices.Insert(h.blocks, i, b)
 	h.mu.Unlock()
 	runtime.AddCleanup(d, func(b *block) { h.release(b) }, b)
-	return b
+	return b, nil
 }
 
-// release lets go of an adopted block whose Dense was collected.
+// released is an adopted block let go of: its Go memory, weakly.
+type released struct {
+	mem         weak.Pointer[byte]
+	start, size uintptr
+}
+
+// release lets go of an adopted block whose Dense was collected: the
+// device copy is dropped, not copied home (gorgonia's tape machine drops
+// its registers every run; copying them home would cost a transfer each),
+// so the memory, if still alive, is refused from now on (wasReleased).
 func (h *holdings) release(b *block) {
 	h.mu.Lock()
 	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
@@ -202,8 +218,24 @@ func (h *holdings) release(b *block) {
 		return // freed with the engine
 	}
 	h.blocks = slices.Delete(h.blocks, i, i+1)
+	b.dropped = true
+	h.gone = slices.DeleteFunc(h.gone, func(r released) bool { return r.mem.Value() == nil })
+	h.gone = append(h.gone, released{weak.Make((*byte)(ptr(b.start))), b.start, b.size})
 	h.mu.Unlock()
 	b.free()
+}
+
+// wasReleased reports whether [p, p+n) overlaps the live Go memory of a
+// released block.
+func (h *holdings) wasReleased(p, n uintptr) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, r := range h.gone {
+		if p < r.start+r.size && r.start < p+n && r.mem.Value() != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // memory is a tensor.Memory of the engine: size bytes at p.

@@ -116,8 +116,8 @@ func (h *holdings) locate(mem tensor.Memory) (owner *holdings, b *block, err err
 		return nil, nil, freedErr(mem)
 	}
 	if oe.h == h {
-		if b = h.adopt(d); b != nil {
-			return h, b, nil
+		if b, err = h.adopt(d); err != nil || b != nil {
+			return h, b, err
 		}
 	}
 	return nil, nil, nil

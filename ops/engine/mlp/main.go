@@ -60,7 +60,7 @@ func run(w io.Writer, cfg Config, std bool) error {
 	for i, l := range got.Losses {
 		fmt.Fprintf(w, "step %d: loss %.6f\n", i+1, l)
 	}
-	fmt.Fprintf(w, "steps 2..%d under the transfer guard: %d uploads, %d downloads (the loss)\n", cfg.Steps, got.Moved.H2DCalls, got.Moved.D2HCalls)
+	fmt.Fprintf(w, "steps 2..%d under the transfer guard: %d uploads (%d B), %d downloads (%d B)\n", cfg.Steps, got.Moved.H2DCalls, got.Moved.H2DBytes, got.Moved.D2HCalls, got.Moved.D2HBytes)
 	if !std {
 		return nil
 	}

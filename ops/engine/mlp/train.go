@@ -27,8 +27,11 @@ type Result struct {
 	Losses  []float32   // after each step's forward pass
 	Weights [][]float32 // after the last step, row-major
 	// Moved is the device's transfers over steps 2..N, which run under
-	// the transfer guard except for the loss read (one D2H per step).
+	// the transfer guard.
 	Moved device.Stats
+	// OnDevice: after the last step every weight's newest copy is on the
+	// device (the updates ran there).
+	OnDevice bool
 }
 
 // Train builds the graph (x·w1 → ReLU → … → ·wL → softmax cross-entropy
@@ -129,9 +132,15 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 	if e != nil {
 		res.Moved = e.Device().Stats().Sub(before)
 	}
+	res.OnDevice = e != nil
 	for _, w := range learnables {
 		d := w.Value().(*tensor.Dense)
 		if e != nil {
+			a, err := engine.Array[float32](e, d)
+			if err != nil {
+				return res, err
+			}
+			res.OnDevice = res.OnDevice && a.Device() == device.Device(e.Device()) && a.DeviceDirty()
 			if d, err = engine.Host(d); err != nil {
 				return res, err
 			}
