@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 
 	"gorgonia.org/tensor"
@@ -339,6 +340,8 @@ func (e *Engine) newDense(dt tensor.Dtype, shape tensor.Shape) (d *tensor.Dense,
 		e.h.mu.Lock()
 		b.result = true // the op overwrites it: no upload when typed
 		e.h.mu.Unlock()
+		h := e.h
+		runtime.AddCleanup(d, func(b *block) { h.reclaim(b) }, b)
 	}
 	return d, nil
 }

@@ -19,8 +19,12 @@
 // written on the host since (through Host or Accessible) is uploaded
 // before the op: a counted copy, refused under the transfer guard. Free
 // releases an allocation, and Close releases everything the engine still
-// holds, as with gorgonia's CUDA engine: memory is not collected while the
-// Engine is reachable (every Dense of it refers to it). Check with
+// holds, as with gorgonia's CUDA engine. A result Dense the engine makes
+// itself (for Add, Sum, Gte, …, not one tensor allocates, as for MatMul)
+// is also reclaimed once collected: its device allocation is freed and its
+// host memory pooled, still mapped, so a view that outlived it reads old
+// or reused values from Go code and is refused (ErrFreed) by the engine —
+// keep the result while its views are used. Check with
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run 'Example|AllocLives|Methods' -v ./ops/engine
 //

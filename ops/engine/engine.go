@@ -48,6 +48,8 @@ type holdings struct {
 	closed bool
 	// gone lists released adopted memory (see release).
 	gone []released
+	pmu  sync.Mutex
+	pool []device.HostBlock // reclaimed host memory (see reclaim)
 	// freed holds the Denses given to Free (until collected), so that one
 	// used afterwards is refused even when a later Alloc got its address.
 	freed map[weak.Pointer[tensor.Dense]]struct{}
@@ -142,7 +144,68 @@ func (h *holdings) close() error {
 	for _, b := range blocks {
 		errs = append(errs, b.free())
 	}
+	h.pmu.Lock()
+	pool := h.pool
+	h.pool = nil
+	h.pmu.Unlock()
+	for _, hb := range pool {
+		errs = append(errs, hb.Free())
+	}
 	return errors.Join(errs...)
+}
+
+// hostBlock is the pinned host memory of one Alloc. A block the engine
+// reclaimed goes back to the engine's pool when freed, still mapped, for
+// the next Alloc of its size; Close frees the pool.
+type hostBlock struct {
+	device.HostBlock
+	h    *holdings
+	n    int  // bytes
+	pool bool // reclaimed: to the pool on Free
+}
+
+func (b *hostBlock) Free() error {
+	if b.pool && !b.h.isClosed() {
+		b.h.pmu.Lock()
+		b.h.pool = append(b.h.pool, b.HostBlock)
+		b.h.pmu.Unlock()
+		return nil
+	}
+	return b.HostBlock.Free()
+}
+
+// pooled takes pooled host memory of n bytes, or returns nil.
+func (h *holdings) pooled(n int) device.HostBlock {
+	h.pmu.Lock()
+	defer h.pmu.Unlock()
+	for i, hb := range h.pool {
+		if len(hb.Bytes()) == n {
+			h.pool = slices.Delete(h.pool, i, i+1)
+			return hb
+		}
+	}
+	return nil
+}
+
+// reclaim frees a block the engine allocated for a result Dense of its
+// own once that Dense is collected (gorgonia keeps such results only
+// until the machine's next run): the device allocation goes back to the
+// device, the host memory to the engine's pool, still mapped, so a view
+// of the Dense that outlived it reads old or reused values from Go code,
+// never unmapped memory, and is refused (ErrFreed) by the engine.
+func (h *holdings) reclaim(b *block) {
+	h.mu.Lock()
+	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
+	if !ok || h.blocks[i] != b {
+		h.mu.Unlock()
+		return // freed already (Free, Close)
+	}
+	h.blocks = slices.Delete(h.blocks, i, i+1)
+	if hb, ok := b.hb.(*hostBlock); ok {
+		hb.pool = true
+	}
+	h.mu.Unlock()
+	b.free()
 }
 
 func (b *block) free() error {
@@ -263,19 +326,24 @@ func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
 	if size < 0 || size > 1<<47 {
 		return nil, fmt.Errorf("engine: Alloc of %d bytes: want 0 … 2^47", size)
 	}
-	hb, err := e.dev.AllocHost(int(size) + alignment)
-	if err != nil {
-		return nil, fmt.Errorf("engine: Alloc of %d bytes: %w", size, err)
+	h := e.h
+	n := int(size) + alignment
+	raw := h.pooled(n)
+	if raw == nil {
+		var err error
+		if raw, err = e.dev.AllocHost(n); err != nil {
+			return nil, fmt.Errorf("engine: Alloc of %d bytes: %w", size, err)
+		}
 	}
+	hb := &hostBlock{HostBlock: raw, h: h, n: n}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(hb.Bytes())))
 	skip := int((alignment - p%alignment) % alignment)
 	b := &block{start: p + uintptr(skip), size: uintptr(size), hb: hb, skip: skip}
 	clear(bytesAt(b.start, b.size)) // tensor's Denses start at zero
-	h := e.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		hb.Free()
+		raw.Free()
 		return nil, errClosed(fmt.Sprintf("Alloc of %d bytes", size))
 	}
 	i, _ := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })

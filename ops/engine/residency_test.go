@@ -201,3 +201,30 @@ func TestReleasedGoMemory(t *testing.T) {
 	}
 	runtime.KeepAlive(data)
 }
+
+// A result Dense the engine made is reclaimed once collected: its device
+// allocation is freed; a view of it that outlived it is refused.
+func TestReclaimsResults(t *testing.T) {
+	e, dev := testEngine(t)
+	a := onDevice(t, e, []float32{1, 2, 3, 4}, 4)
+	live := dev.Stats().AllocsLive
+	var view *tensor.Dense
+	func() {
+		r, err := a.Add(a)
+		must(t, err)
+		v, err := r.Slice(tensor.S(1, 3))
+		must(t, err)
+		view = v.(*tensor.Dense)
+	}()
+	for i := 0; i < 100 && dev.Stats().AllocsLive > live; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := dev.Stats().AllocsLive; got > live {
+		t.Skipf("the result was not collected: %d allocations live, %d before", got, live)
+	}
+	if _, err := tensor.Add(view, view); !errors.Is(err, engine.ErrFreed) {
+		t.Fatalf("a view of a reclaimed result: %v, want an error wrapping ErrFreed", err)
+	}
+	_ = view.Data() // mapped: never a crash
+}

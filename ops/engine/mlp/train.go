@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"time"
 
 	"gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -20,6 +22,7 @@ type Config struct {
 	Steps     int
 	LearnRate float64
 	Seed      uint64
+	trackLive bool // record Result.Live (collects garbage after each step)
 }
 
 // Result is what a run measured.
@@ -32,6 +35,9 @@ type Result struct {
 	// OnDevice: after the last step every weight's newest copy is on the
 	// device (the updates ran there).
 	OnDevice bool
+	// Live is the device's live allocations and bytes after each step,
+	// when Config.trackLive.
+	Live [][2]int64
 }
 
 // Train builds the graph (x·w1 → ReLU → … → ·wL → softmax cross-entropy
@@ -128,6 +134,12 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 		}
 		res.Losses = append(res.Losses, l)
 		vm.Reset()
+		if e != nil && cfg.trackLive {
+			runtime.GC() // let the dropped registers' cleanups run
+			time.Sleep(20 * time.Millisecond)
+			s := e.Device().Stats()
+			res.Live = append(res.Live, [2]int64{s.AllocsLive, s.BytesLive})
+		}
 	}
 	if e != nil {
 		res.Moved = e.Device().Stats().Sub(before)
