@@ -64,7 +64,11 @@
 // type with AsSameType); Argmaxer and Argminer (Int results; tensor.AllAxes
 // gives a host scalar as the standard engine does); Transposer (the data
 // movement of Dense.Transpose after T); Clamper; Repeater (tensor.Repeat,
-// which gorgonia uses to broadcast gradients). Each is one or a few
+// which gorgonia uses to broadcast gradients); SoftMaxer (SoftMax,
+// LogSoftMax and their gradients); Squarer, Cuber, Inver, InvSqrter,
+// Log2er, Signer. tensor's Map (a Go function per element, which gorgonia
+// uses for Sigmoid, Softplus, Log1p, Expm1, Sin, Cos, …) is not
+// implemented: those ops are refused with tensor's "not a mapper" error. Each is one or a few
 // calls of package ops and gives the standard engine's values, dtype and
 // shape (TestMethodsMatchStdEngine). A scalar Dense operand (a Scalar
 // form's value, Clamp's bounds) is used where it lives, broadcast.
