@@ -318,7 +318,7 @@ func (st *storage) moveTo(d device.Device) (device.Path, error) {
 	}
 	devDirty := st.dirty[deviceSide]
 	st.res.mu.Lock()
-	err = st.res.dropAlloc()
+	err = st.res.letGo()
 	st.res.mu.Unlock()
 	if e := st.attach(d, na, true); e != nil { // marks everything host-dirty …
 		// d closed meanwhile: the data is already home (the copy

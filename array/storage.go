@@ -52,7 +52,11 @@ const (
 // uses counts the consumers working on the memory right now (pipeline
 // calls, between Acquire and Release): Close marks the resources closed
 // and the release happens when the last use ends, so a consumer never
-// sees memory freed under it. state is closedBit | uses·2.
+// sees memory freed under it. An allocation let go while other uses are
+// in flight (the device closing evicts the Array, DeviceFree, MoveTo) is
+// freed when the last of them ends (pending), so a consumer that took it
+// before never finds it freed or reused for other data under it. state is
+// closedBit | pendingBit | uses·useUnit.
 type resources struct {
 	state atomic.Int64
 	once  sync.Once
@@ -64,13 +68,24 @@ type resources struct {
 	owned    bool   // the storage allocated it; wrapped ones are not freed
 	cancel   func() // unregisters the device close hook
 	block    device.HostBlock
+	pending  []devAlloc               // let go while in use: freed when the uses end
 	atts     map[*attachSlot]struct{} // the bridges' per-Raw state, closed at release
 	released bool
 
 	attaching, devGone bool // attach racing the device's close (attach)
 }
 
-const closedBit = 1
+const (
+	closedBit  = 1
+	pendingBit = 2 // pending holds allocations
+	useUnit    = 4
+)
+
+// devAlloc is an allocation and the device that frees it.
+type devAlloc struct {
+	dev   device.Device
+	alloc device.Allocation
+}
 
 func newStorage(base unsafe.Pointer, elems, esize int, dims []Dim, hostOnly bool) *storage {
 	if len(dims) == 0 {
@@ -86,18 +101,41 @@ func newStorage(base unsafe.Pointer, elems, esize int, dims []Dim, hostOnly bool
 // acquire registers a use; it fails, with an error wrapping
 // device.ErrClosed, once the resources are closed.
 func (r *resources) acquire() error {
-	if r.state.Add(2)&closedBit != 0 {
+	if r.state.Add(useUnit)&closedBit != 0 {
 		r.unacquire() // the last one out after Close releases
 		return errClosed
 	}
 	return nil
 }
 
-// unacquire ends a use; the last use of closed resources releases them.
+// unacquire ends a use; the last use of closed resources releases them,
+// and the last use frees what was let go under it.
 func (r *resources) unacquire() {
-	if r.state.Add(-2) == closedBit {
-		r.release()
+	if v := r.state.Add(-useUnit); v < useUnit && v != 0 {
+		if v&pendingBit != 0 {
+			r.freePending()
+		}
+		if v&closedBit != 0 {
+			r.release()
+		}
 	}
+}
+
+// freePending frees the allocations let go under uses; a use that starts
+// meanwhile only delays nothing it could reach (they are detached).
+func (r *resources) freePending() error {
+	r.mu.Lock()
+	p := r.pending
+	r.pending = nil
+	r.state.And(^int64(pendingBit))
+	r.mu.Unlock()
+	var err error
+	for _, a := range p {
+		if e := a.dev.Free(a.alloc); err == nil {
+			err = e
+		}
+	}
+	return err
 }
 
 // close marks the resources closed and releases them unless uses are in
@@ -110,7 +148,7 @@ func (r *resources) close() (bool, error) {
 			return false, nil
 		}
 		if r.state.CompareAndSwap(v, v|closedBit) {
-			if v == 0 {
+			if v < useUnit { // no use in flight
 				return true, r.release()
 			}
 			return false, nil
@@ -132,6 +170,8 @@ func (r *resources) release() error {
 	r.once.Do(func() {
 		r.mu.Lock()
 		err := r.dropAlloc()
+		pend := r.pending
+		r.pending = nil
 		if r.block != nil {
 			if e := r.block.Free(); err == nil {
 				err = e
@@ -141,6 +181,11 @@ func (r *resources) release() error {
 		atts := r.atts
 		r.atts, r.released = nil, true
 		r.mu.Unlock()
+		for _, a := range pend {
+			if e := a.dev.Free(a.alloc); err == nil {
+				err = e
+			}
+		}
 		for s := range atts {
 			if e := s.close(); err == nil {
 				err = e
@@ -184,6 +229,20 @@ func (r *resources) dropAlloc() error {
 	}
 	r.dev, r.alloc, r.owned = nil, nil, false
 	return err
+}
+
+// letGo is dropAlloc for a caller holding one use (evict, DeviceFree,
+// MoveTo): while other uses are in flight (calls that may have taken the
+// allocation's handle) the free waits for the last of them. The caller
+// holds r.mu.
+func (r *resources) letGo() error {
+	if r.alloc == nil || !r.owned || r.state.Load()/useUnit <= 1 {
+		return r.dropAlloc()
+	}
+	r.pending = append(r.pending, devAlloc{r.dev, r.alloc})
+	r.state.Or(pendingBit)
+	r.alloc, r.owned = nil, false
+	return r.dropAlloc()
 }
 
 // attach makes a the storage's device allocation on d and, when d can tell
@@ -266,7 +325,7 @@ func (st *storage) detach() error {
 	st.hasAlloc.Store(false)
 	st.res.mu.Lock()
 	defer st.res.mu.Unlock()
-	return st.res.dropAlloc()
+	return st.res.letGo()
 }
 
 func (st *storage) setDirty(s side, b boxes) {

@@ -131,7 +131,9 @@ func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 	if p.opencl {
 		// The runtime builds the kernels on entry, even for a query: it
 		// needs a context.
-		if _, err := p.deviceFor(q.f, nil); err != nil {
+		_, err := p.deviceFor(q.f, nil)
+		defer q.f.leaveGate()
+		if err != nil {
 			return nil, err
 		}
 	}

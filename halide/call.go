@@ -37,6 +37,7 @@ type frame struct {
 	cbufs   []*C.gohl_buf                    // one per p.bufs, view of cbufArr
 	cbufArr **C.gohl_buf                     // C array of the same pointers
 	used    int                              // bufs holding a use (plumb.Acquire)
+	gate    *clEntry                         // the device gate the call is inside, or nil
 }
 
 // frameMem is a frame's C memory, freed by the frame's cleanup.
@@ -148,8 +149,17 @@ func (p *Pipeline) callOn(want *opencl.Device, args []any) error {
 	}
 	f := p.getFrame()
 	err := p.call(f, want, args)
+	f.leaveGate()
 	p.putFrame(f)
 	return err
+}
+
+// leaveGate ends the call's stay inside its device's gate (deviceFor).
+func (f *frame) leaveGate() {
+	if f.gate != nil {
+		f.gate.leave()
+		f.gate = nil
+	}
 }
 
 // call runs the pipeline on the device deviceFor chooses from want (device.go).
@@ -268,7 +278,11 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 			// device_interface of the call's buffer, never the template's.
 			t := &att.c.b
 			cb.b._type = t._type
-			cb.b.host = t.host
+			// As an integer: a typed store would run the GC's write
+			// barrier on the old value, the host pointer of the frame's
+			// previous call, whose Array may have been freed since ("found
+			// bad pointer in Go heap"). Both live in C memory.
+			*(*uintptr)(unsafe.Pointer(&cb.b.host)) = *(*uintptr)(unsafe.Pointer(&t.host))
 			cb.b.flags = 0
 			copy(unsafe.Slice(cb.b.dim, a.Dims), unsafe.Slice(t.dim, a.Dims))
 		}

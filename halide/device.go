@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
+	"unsafe"
 
 	"github.com/resident-go/resident/device/opencl"
 )
@@ -55,7 +57,10 @@ func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, err
 		}
 		dev = d
 	}
-	cl, err := clStateOf(dev)
+	e, err := clStateOf(dev)
+	if err == nil && !e.enter() {
+		err = opencl.ErrClosed
+	}
 	if errors.Is(err, opencl.ErrClosed) {
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
 			"the device %s is closed: pass an open one to SetDevice or CallOn (opencl.Open), or nil to SetDevice for the default", dev.Name())}
@@ -63,12 +68,23 @@ func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, err
 	if err != nil {
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: fmt.Sprintf("device %s: %v", dev.Name(), err)}
 	}
-	if err := p.checkTexture(cl); err != nil {
+	// Inside the gate until call returns (f.gate): the device's close
+	// waits for this call before it releases anything the call uses.
+	f.gate = e
+	if err := p.checkTexture(e.cl); err != nil {
 		return nil, err
 	}
-	f.c.ctx.cl = cl
+	bindCL(&f.c.ctx, e.cl)
 	f.c.ctx.texture = 0
 	return dev, nil
+}
+
+// bindCL routes ctx to cl as it is now: if cl is retired and reused for
+// another device meanwhile (shim.c recycles them), the runtime's acquire
+// for ctx fails instead of handing it the other device's context.
+func bindCL(ctx *C.gohl_ctx, cl *C.gohl_cl) {
+	ctx.cl = cl
+	ctx.cl_gen = C.int64_t(atomic.LoadInt64((*int64)(unsafe.Pointer(&cl.gen))))
 }
 
 // residentDevice is the OpenCL device holding the first argument that has
@@ -111,7 +127,7 @@ func (p *Pipeline) checkTexture(cl *C.gohl_cl) error {
 	}
 	if p.texture.Load() == textureUnknown {
 		q := p.newQuery()
-		q.f.c.ctx.cl = cl
+		bindCL(&q.f.c.ctx, cl)
 		used := C.gohl_cl_texture_probe(C.uintptr_t(uintptr(p.argv)), q.f.c) != 0
 		args := C.GoString(&q.f.c.ctx.texture_args[0])
 		q.free()

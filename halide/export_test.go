@@ -7,3 +7,5 @@ var (
 	DeviceAcquires          = contextAcquires
 	ReusesDeviceAllocations = reusesAllocations
 )
+
+var CallAcrossClose = (*Pipeline).callAcrossClose

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -158,7 +159,7 @@ func TestDeviceClosedUnderCalls(t *testing.T) {
 				defer wg.Done()
 				defer func() {
 					if v := recover(); v != nil {
-						errs <- fmt.Errorf("goroutine %d panicked: %v", g, v)
+						errs <- fmt.Errorf("goroutine %d panicked: %v\n%s", g, v, debug.Stack())
 					}
 				}()
 				in, out := array.New[uint8](64, 64), array.New[uint8](64, 64)
@@ -302,7 +303,7 @@ func TestLifetimeStress(t *testing.T) {
 				defer wg.Done()
 				defer func() {
 					if v := recover(); v != nil {
-						errs <- fmt.Errorf("goroutine %d panicked: %v", g, v)
+						errs <- fmt.Errorf("goroutine %d panicked: %v\n%s", g, v, debug.Stack())
 					}
 				}()
 				for i := range 60 {
@@ -343,4 +344,48 @@ func TestLifetimeStress(t *testing.T) {
 		}
 	}
 	t.Logf("%d calls succeeded, %d failed with an error wrapping device.ErrClosed", ok.Load(), closed.Load())
+}
+
+// The runtime's per-device state in shim.c is recycled: a closed device's
+// goes to the next device opened. A call still holding the old one (bound
+// before the close, run after the new device opened) must not run on the
+// new device's context with the old device's memory: its acquire fails.
+func TestRecycledDeviceStateRefusesStaleCalls(t *testing.T) {
+	clDevice(t)
+	old, err := opencl.Open(opencl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := brighter.BrighterPipeline
+	in := array.FromSlice(pattern(8, 8), 8, 8)
+	out := array.FromSlice(make([]uint8, 64), 8, 8)
+	if err := p.CallOn(old, in, uint8(1), out); err != nil { // old's state exists
+		t.Fatal(err)
+	}
+	var nd *opencl.Device
+	rc, reused, err := halide.CallAcrossClose(p, old, func() *opencl.Device {
+		if err := old.Close(); err != nil {
+			t.Error(err)
+		}
+		if nd, err = opencl.Open(opencl.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return nd
+	}, in, uint8(1), out)
+	if nd != nil {
+		defer nd.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reused {
+		t.Skip("the new device did not get the old one's state (another device closed meanwhile)")
+	}
+	if n := halide.DeviceAcquires(nd); rc == 0 || n != 0 {
+		t.Fatalf("a call bound to the closed device ran: code %d, %d acquires of the new device's context; want a failed acquire", rc, n)
+	}
+	// The new device works for calls made on it.
+	if err := p.CallOn(nd, in, uint8(1), out); err != nil {
+		t.Fatal(err)
+	}
 }

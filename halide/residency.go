@@ -115,7 +115,11 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 			if err != nil {
 				return p.transferError(a, "upload", err)
 			}
-			b.alloc, b.off = r.Allocation()
+			if b.alloc, b.off = r.Allocation(); b.alloc == nil {
+				// The device's close evicted the Array meanwhile (its
+				// hooks run before the gate shuts): nothing to run on.
+				return p.closedError(dev, fmt.Sprintf("argument %q was let go by its device", a.Name), device.ErrClosed)
+			}
 			if (b.alloc.Offset()+b.off)%dev.SubBufferAlign() != 0 {
 				// Halide 14 makes a sub-buffer of an offset handle, whose
 				// origin must be aligned: run on an aligned copy.

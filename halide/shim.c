@@ -337,6 +337,7 @@ int gohl_cl_close(gohl_cl *cl) {
     gohl_ctx ctx;
     gohl_ctx_init(&ctx);
     ctx.cl = cl;
+    ctx.cl_gen = __atomic_load_n(&cl->gen, __ATOMIC_ACQUIRE);
     int e = ctx_enter(&ctx);  // the acquire inside must find ctx.cl
     halide_device_release(&ctx, halide_opencl_device_interface());
     if (e) ctx_leave(&ctx);
@@ -344,6 +345,9 @@ int gohl_cl_close(gohl_cl *cl) {
     pthread_mutex_lock(&cl->mu);
     cl->ctx = NULL;
     cl->queue = NULL;
+    // A call still holding cl (a C caller's, or one outside the gate) must
+    // not run on the next device that reuses it: its acquires fail now.
+    __atomic_add_fetch(&cl->gen, 1, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&cl->mu);
     pthread_mutex_lock(&cl_list_mu);
     cl->next = cl_free;
@@ -360,17 +364,26 @@ int halide_acquire_cl_context(void *user_context, void **ctx, void **q, bool cre
     gohl_ctx *c = own_ctx(user_context);  // never read a C caller's user_context
     if (!c) c = cur;
     gohl_cl *cl = c ? c->cl : NULL;
+    int64_t gen = cl ? c->cl_gen : 0;
     if (!cl) {
         pthread_mutex_lock(&cl_list_mu);
         cl = cl_live;
+        if (cl) gen = __atomic_load_n(&cl->gen, __ATOMIC_ACQUIRE);
         pthread_mutex_unlock(&cl_list_mu);
     }
-    held = cl;
+    held = NULL;
     acq_ctx = c;
     *ctx = NULL;
     *q = NULL;
     if (!cl) return -1;
     pthread_mutex_lock(&cl->mu);
+    if (__atomic_load_n(&cl->gen, __ATOMIC_ACQUIRE) != gen) {
+        // cl was retired (its device closed) since the call chose it, and
+        // maybe reused for another device: refuse rather than run there.
+        pthread_mutex_unlock(&cl->mu);
+        return -1;
+    }
+    held = cl;
     __atomic_add_fetch(&cl->acquires, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&cl_acquires_total, 1, __ATOMIC_RELAXED);
     *ctx = cl->ctx;

@@ -19,6 +19,7 @@ struct gohl_cl;
 // the fallback device).
 typedef struct gohl_ctx {
     struct gohl_cl *cl;
+    int64_t cl_gen;  // cl->gen when the call chose cl: a recycled cl refuses the call
     int32_t texture;  // set when the runtime is given a kernel that uses images
     char texture_args[256];  // their kernel parameter names, space-separated
     int32_t len;
@@ -68,6 +69,7 @@ typedef struct gohl_cl {
     void *ctx, *queue;
     pthread_mutex_t mu;
     int64_t acquires;
+    int64_t gen;  // bumped when the device closes (atomic): its calls' acquires fail
     struct gohl_cl *next;  // the list of live devices (the fallback is the head)
 } gohl_cl;
 
