@@ -52,6 +52,47 @@
 // afterwards — never a crash. TestLifetimeStress in package halide checks
 // this: go test -race -run LifetimeStress ./halide
 //
+// # Where work runs
+//
+// One rule decides where every op (package ops) and every pipeline call
+// (package halide) runs; internal/place implements it once. The operands
+// are the work's output and input Arrays (Go scalars and empty Arrays do
+// not count). In order:
+//
+//  1. A device chosen explicitly for the call (halide's CallOn and
+//     SetDevice) is where it runs. An operand allocated on another device
+//     is an error wrapping device.ErrForeign; a closed device, one
+//     wrapping device.ErrClosed.
+//  2. Operands allocated on two devices are an error wrapping
+//     device.ErrForeign that names Array.MoveTo, before anything moves:
+//     copies between devices are never silent.
+//  3. A host-only operand (FromSlice, Wrap, and the adapters over
+//     caller-held memory) keeps the work on the host.
+//  4. With no operand allocated on a device, or that device closed or not
+//     computing (device.Computes), the work runs on the host.
+//  5. Otherwise it runs on that device D when the freshest copy of some
+//     operand is there (device-dirty), or when every input is already
+//     current there (allocated on D, not host-dirty; with no inputs, the
+//     outputs): no copy is needed either way. Outputs stay on D,
+//     device-dirty.
+//  6. Else on the host.
+//
+// Work with no host form (a pipeline built for OpenCL) skips rule 3 and
+// runs on D whatever is newer there; with no device chosen or allocated it
+// runs on the default device. Host-only operands of work that runs on a
+// device get a temporary device copy for that call only: inputs are
+// uploaded before it, outputs copied home after it, so the caller's memory
+// is current when the call returns. Explicit placement of Arrays (ops.On)
+// refuses host-only Arrays with an error naming ops.Clone, which makes a
+// device-resident copy.
+//
+// Every copy the rule implies is counted in the device's Stats (H2D for a
+// host-newer input of device work, D2H for a device-dirty input of host
+// work) and refused under the transfer guard (device.SetGuard(true)) with
+// an error wrapping device.ErrTransferGuard, before anything moves.
+// Copies asked for by name (ops.On, ops.Clone, CopyToDevice, MoveTo) are
+// allowed under the guard.
+//
 // Layout arithmetic is overflow-checked: constructors, views and Wrap panic
 // with ErrShape or ErrOutOfRange (Wrap returns the error) rather than make
 // a view that reaches past its storage.

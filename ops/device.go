@@ -12,6 +12,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/place"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -42,64 +43,19 @@ func On(d *opencl.Device, xs ...array.Buffer) error {
 }
 
 // placement returns the OpenCL device an op on these operands runs on, or
-// nil for the host. dst is operand 0 (nil for the *All reductions); nil
-// inputs are scalars.
-//
-// The rule (documented in doc.go): operands are dst and the input Arrays.
-// Operands allocated on two different devices are an error wrapping
-// device.ErrForeign that names Array.MoveTo: no copy between devices is
-// ever made silently. Host-only Arrays (FromSlice, Wrap) and Arrays on a
-// non-OpenCL device keep the op on the host. Otherwise, with every
-// allocated operand on one OpenCL device D, the op runs on D if some
-// operand is device-dirty there, or if every input Array is current on D
-// (allocated there, not host-dirty; with no input Arrays, dst): no copy is
-// needed then, since dst is overwritten.
+// nil for the host: the module's one rule (internal/place, documented in
+// array/doc.go, "Where work runs"). dst is operand 0 (nil for the *All
+// reductions); nil inputs are scalars. An op with an empty dst does
+// nothing, on the host.
 func placement(op string, dst *array.Raw, ins ...*array.Raw) (*opencl.Device, error) {
 	if dst != nil && dst.Len() == 0 {
 		return nil, nil
 	}
-	var dev device.Device
-	hostOnly := false
-	dirty, current, inputs := false, true, false
-	for i := -1; i < len(ins); i++ {
-		r := dst
-		if i >= 0 {
-			r = ins[i]
-		}
-		if r == nil || r.Len() == 0 {
-			continue
-		}
-		if r.HostOnly() {
-			hostOnly = true
-			continue
-		}
-		inputs = inputs || i >= 0
-		d := r.Device()
-		if d == nil {
-			if i >= 0 {
-				current = false
-			}
-			continue
-		}
-		if dev != nil && d != dev {
-			return nil, fmt.Errorf("ops.%s: operands live on %s and on %s: move one with Array.MoveTo first: %w",
-				op, dev.Name(), d.Name(), device.ErrForeign)
-		}
-		dev = d
-		if r.DeviceDirty() {
-			dirty = true
-		}
-		if i >= 0 && r.HostDirty() {
-			current = false
-		}
+	d, err := place.Where(nil, place.Work{Pkg: "ops", Op: op, Outputs: []*array.Raw{dst}, Inputs: ins})
+	if err != nil || d == nil {
+		return nil, err
 	}
-	if !inputs && dst != nil && dst.HostDirty() {
-		current = false
-	}
-	cl, ok := dev.(*opencl.Device)
-	if hostOnly || !ok || cl.Closed() || !(dirty || current) {
-		return nil, nil
-	}
+	cl, _ := d.(*opencl.Device)
 	return cl, nil
 }
 

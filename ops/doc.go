@@ -4,21 +4,18 @@
 // # Where an op runs
 //
 // Residency decides, so user code is the same on both sides. An op's
-// operands are dst and its input Arrays (Go scalars do not count):
-//
-//   - If an operand is host-only (FromSlice, Wrap: caller-held memory) or
-//     lives on a device that is not OpenCL, the op runs on the host.
-//   - If operands are allocated on two different devices, the op is an
-//     error wrapping device.ErrForeign that names Array.MoveTo, before
-//     anything runs or moves: copies between devices are never silent.
-//   - Otherwise, with every allocated operand on one OpenCL device D, it
-//     runs on D when the freshest copy of some operand is there
-//     (device-dirty), or when every input Array is already current there
-//     (allocated on D, not host-dirty; with no input Arrays, as for Fill,
-//     dst), since then no copy is needed either way: dst is overwritten
-//     and gets an allocation on D if it has none. The result stays on D,
-//     device-dirty.
-//   - Else it runs on the host.
+// operands are dst and its input Arrays (Go scalars do not count). The
+// rule is the module's one placement rule, stated in package array's
+// documentation ("Where work runs") and shared with package halide: in
+// short, operands on two devices are an error wrapping device.ErrForeign;
+// a host-only operand (FromSlice, Wrap: caller-held memory) keeps the op
+// on the host; otherwise the op runs on the device D its operands are
+// allocated on when the freshest copy of some operand is there, or when
+// every input Array is already current there (with no input Arrays, as
+// for Fill, dst), and on the host else. dst is overwritten and gets an
+// allocation on D if it has none; the result stays on D, device-dirty.
+// An op on a device that does not compute (device.Computes) runs on the
+// host.
 //
 // Mixed cases therefore cost one counted copy per stale operand: on the
 // device, a host-newer input is uploaded (H2D in D's Stats); on the host,

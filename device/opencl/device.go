@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/resident-go/resident/device"
@@ -103,6 +104,8 @@ type state struct {
 	closeErr  error
 	hooks     device.CloseHooks
 	pace      pacer
+	capsOnce  sync.Once
+	caps      device.Caps
 }
 
 // Open opens the device o selects, with its own context and queue.
@@ -327,4 +330,18 @@ func (d *Device) ReleaseCache() error {
 		errs = append(errs, release(kindMem, m))
 	}
 	return errors.Join(errs...)
+}
+
+var _ device.Compute = (*Device)(nil)
+
+// Caps reports the device's capabilities (device.Compute): it builds
+// kernels from OpenCL C.
+func (d *Device) Caps() device.Caps {
+	d.s.capsOnce.Do(func() {
+		id := d.s.id
+		d.s.caps = device.Caps{Lang: "OpenCL C", FP64: strings.Contains(id.Extensions(), "cl_khr_fp64"),
+			LocalMem: id.LocalMemSize(), Units: max(1, id.MaxComputeUnits()), MaxGroup: id.MaxWorkGroupSize(),
+			Vendor: d.s.platform.Name()}
+	})
+	return d.s.caps
 }

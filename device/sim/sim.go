@@ -259,3 +259,6 @@ func (d *Device) HostBlocksLive() int {
 }
 
 var _ device.HostAllocator = (*Device)(nil)
+
+// Closed reports whether Close has run.
+func (d *Device) Closed() bool { return d.done.Load() }
