@@ -25,6 +25,17 @@ func (plumbing) Closed(x any) bool      { return x.(*Raw).st.closed.Load() }
 func (plumbing) Acquire(x any) error    { return x.(*Raw).st.res.acquire() }
 func (plumbing) Release(x any)          { x.(*Raw).st.res.unacquire() }
 
+func (plumbing) AcquireFor(x any, device bool) (bool, error) {
+	st := x.(*Raw).st
+	if !device && st.res.hostInGo() {
+		if st.res.state.Load()&closedBit != 0 {
+			return false, errClosed
+		}
+		return false, nil
+	}
+	return true, st.res.acquire()
+}
+
 func (plumbing) Alloc(x any, d device.Device) error {
 	return x.(*Raw).st.alloc(d)
 }

@@ -108,6 +108,11 @@ func (r *resources) acquire() error {
 	return nil
 }
 
+// hostInGo reports whether the host memory is Go memory, which a
+// reference to the storage keeps valid whatever Close does; else it is a
+// pinned block that release frees. Set before the storage is shared.
+func (r *resources) hostInGo() bool { return r.block == nil }
+
 // unacquire ends a use; the last use of closed resources releases them,
 // and the last use frees what was let go under it.
 func (r *resources) unacquire() {
@@ -173,10 +178,11 @@ func (r *resources) release() error {
 		pend := r.pending
 		r.pending = nil
 		if r.block != nil {
+			// block stays set (it is read without the lock: hostInGo);
+			// release runs once.
 			if e := r.block.Free(); err == nil {
 				err = e
 			}
-			r.block = nil
 		}
 		atts := r.atts
 		r.atts, r.released = nil, true

@@ -26,9 +26,10 @@ import (
 // Each buffer argument has its own halide_buffer_t in the frame (cbufs),
 // filled per call from the Array's attachment, the template: flags and
 // device handle are the call's own, so concurrent calls may read one
-// Array. A device handle lives for one call only: set in prepare, dropped
-// in finish, and it holds a reference on its cl_mem meanwhile, so neither
-// a Close nor a device closing frees memory under a running pipeline.
+// Array. Device handles are set in prepare; an unchanged one (the
+// steady state) costs no cgo call (frame.c). Neither a Close nor a device
+// closing frees memory under a running pipeline: the call holds a use of
+// each Array and is inside its device's gate.
 type frame struct {
 	c       *C.gohl_frame
 	args    []unsafe.Pointer                 // view of c.args
@@ -36,7 +37,9 @@ type frame struct {
 	bufs    []bound                          // one per p.bufs
 	cbufs   []*C.gohl_buf                    // one per p.bufs, view of cbufArr
 	cbufArr **C.gohl_buf                     // C array of the same pointers
-	used    int                              // bufs holding a use (plumb.Acquire)
+	used    int                              // bufs bound (those held release a use)
+	crops   bool                             // a buffer has a crop handle (dropped in finish)
+	tmpl    []*attachment                    // what cbufs[k] was last copied from
 	gate    *clEntry                         // the device gate the call is inside, or nil
 }
 
@@ -48,9 +51,7 @@ type frameMem struct {
 }
 
 func (m frameMem) free() {
-	for _, b := range unsafe.Slice(m.arr, m.n) {
-		C.gohl_buf_free(b)
-	}
+	C.gohl_fbufs_free(m.arr, C.int(m.n))
 	C.free(unsafe.Pointer(m.arr))
 	C.gohl_frame_free(m.c)
 }
@@ -60,6 +61,7 @@ type bound struct {
 	r        *array.Raw
 	cb       *C.gohl_buf // the call's buffer: the frame's, or the first slot's for a dup
 	hostOnly bool
+	held     bool              // holds a use of r's memory (plumb.Acquire)
 	alloc    device.Allocation // the Array's allocation (OpenCL), nil for a host-only temporary
 	off      int               // byte offset of the view in alloc
 	temp     device.Allocation // this call's temporary: host-only data or an aligned copy
@@ -85,6 +87,7 @@ func (p *Pipeline) newFrame() *frame {
 		args:    unsafe.Slice((*unsafe.Pointer)(unsafe.Pointer(c.args)), n),
 		scalars: unsafe.Slice(c.scalars, n),
 		bufs:    make([]bound, nb),
+		tmpl:    make([]*attachment, nb),
 		cbufs:   unsafe.Slice(arr, nb),
 		cbufArr: arr,
 	}
@@ -119,7 +122,9 @@ func (p *Pipeline) getFrame() *frame {
 
 func (p *Pipeline) putFrame(f *frame) {
 	for k := range f.used {
-		plumb.Array.Release(f.bufs[k].r)
+		if f.bufs[k].held {
+			plumb.Array.Release(f.bufs[k].r)
+		}
 	}
 	f.used = 0
 	clear(f.bufs) // don't keep Arrays alive
@@ -251,18 +256,17 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 			return p.argError(a, -43, describeRaw(r))
 		}
 		// A use of the memory until putFrame: a concurrent Close frees
-		// nothing this call relies on before then.
-		if err := plumb.Array.Acquire(r); err != nil {
+		// nothing this call relies on before then. A host pipeline on Go
+		// memory needs none (f.bufs[k].r keeps the memory alive) unless
+		// it reads the attachment below.
+		held, err := plumb.Array.AcquireFor(r, p.opencl)
+		if err != nil {
 			e := p.argError(a, halideNullBuffer, "a closed Array").(*Error)
 			e.err = err
 			return e
 		}
-		f.bufs[k] = bound{r: r, hostOnly: b.HostOnly(), out: a.Kind == OutputBuffer, move: move}
+		f.bufs[k] = bound{r: r, held: held, hostOnly: b.HostOnly(), out: a.Kind == OutputBuffer, move: move}
 		f.used = k + 1
-		att, err := attachmentOf(r)
-		if err != nil {
-			return p.argError(a, -43, err.Error())
-		}
 		cb := f.cbufs[k]
 		for j := range k {
 			if f.bufs[j].r == r {
@@ -273,23 +277,51 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 				break
 			}
 		}
-		if cb == f.cbufs[k] {
-			// The template, copied: Halide may write flags, device and
-			// device_interface of the call's buffer, never the template's.
-			t := &att.c.b
-			cb.b._type = t._type
-			// As an integer: a typed store would run the GC's write
-			// barrier on the old value, the host pointer of the frame's
-			// previous call, whose Array may have been freed since ("found
-			// bad pointer in Go heap"). Both live in C memory.
-			*(*uintptr)(unsafe.Pointer(&cb.b.host)) = *(*uintptr)(unsafe.Pointer(&t.host))
-			cb.b.flags = 0
-			copy(unsafe.Slice(cb.b.dim, a.Dims), unsafe.Slice(t.dim, a.Dims))
+		if cb == f.cbufs[k] { // a dup uses the first slot's buffer
+			if err := p.fill(f, k, a, r); err != nil {
+				return err
+			}
 		}
 		f.bufs[k].cb = cb
 		k++
 		f.args[i] = unsafe.Pointer(&cb.b)
 	}
+	return nil
+}
+
+// fill makes the frame's buffer k describe r, from r's attachment (the
+// template). Halide may write flags, device and device_interface of the
+// call's buffer, never the template's, nor type, host and dims of the
+// call's, so a frame that last held this template (the steady state: the
+// same Arrays call after call) needs no copy, nor a use of r for it.
+// f.tmpl keeps the attachment, so no new one can reuse its address.
+func (p *Pipeline) fill(f *frame, k int, a *Arg, r *array.Raw) error {
+	if att, _ := plumb.Array.Attachment(r).(*attachment); att != nil && f.tmpl[k] == att {
+		return nil
+	}
+	// The template is read (and maybe made): under a use.
+	if !f.bufs[k].held {
+		if err := plumb.Array.Acquire(r); err != nil {
+			e := p.argError(a, halideNullBuffer, "a closed Array").(*Error)
+			e.err = err
+			return e
+		}
+		f.bufs[k].held = true
+	}
+	att, err := attachmentOf(r)
+	if err != nil {
+		return p.argError(a, -43, err.Error())
+	}
+	f.tmpl[k] = att
+	t, cb := &att.c.b, f.cbufs[k]
+	cb.b._type = t._type
+	// As an integer: a typed store would run the GC's write barrier on
+	// the old value, the host pointer of the frame's previous call, whose
+	// Array may have been freed since ("found bad pointer in Go heap").
+	// Both live in C memory.
+	*(*uintptr)(unsafe.Pointer(&cb.b.host)) = *(*uintptr)(unsafe.Pointer(&t.host))
+	cb.b.flags = 0
+	copy(unsafe.Slice(cb.b.dim, a.Dims), unsafe.Slice(t.dim, a.Dims))
 	return nil
 }
 

@@ -1,47 +1,39 @@
-#include <pthread.h>
-#include <stddef.h>
+#include <stdlib.h>
 
 #include "frame.h"
 
-// A call frame's buffer gets its device handle for one call
-// (gohl_fbuf_set_device, in prepare) and drops it at the end of the call
-// (gohl_bufs_detach, in finish). Meanwhile the handle holds a reference on
-// its cl_mem, so memory freed by a concurrent Close of the Array, or by
-// its device closing (Arrays let go of their allocations then), stays
-// valid until the pipeline is done with it: OpenCL frees a cl_mem at its
-// last release.
+// A call frame's buffer gets its device handle in prepare
+// (gohl_buf_set_device, skipped by the Go side when the cl_mem and offset
+// are those of the frame's previous call) and is used by one call at a
+// time. What keeps the cl_mem valid during a call is not a reference held
+// here but the call's use of its Arrays (an allocation let go under a use
+// is freed when the use ends) and its device's gate (a closing device
+// waits for the calls inside before it releases memory): see opencl.go.
+//
+// A wrapped handle ({cl_mem}, offset 0) is a value: it owns nothing, so
+// it stays in the frame between calls, even after its cl_mem is freed
+// (a later call with another cl_mem re-wraps). A crop handle (an offset)
+// is a runtime allocation holding a reference on its cl_mem: it is
+// dropped at the end of every call (gohl_bufs_drop_crops), so a pooled
+// frame never keeps device memory alive.
 
-void *halide_opencl_get_symbol(void *user_context, const char *name);  // shim.c
-
-typedef int32_t (*mem_ref_fn)(void *);
-static mem_ref_fn retain_mem, release_mem;
-static pthread_once_t refs_once = PTHREAD_ONCE_INIT;
-
-static void load_refs(void) {
-    retain_mem = (mem_ref_fn)halide_opencl_get_symbol(NULL, "clRetainMemObject");
-    release_mem = (mem_ref_fn)halide_opencl_get_symbol(NULL, "clReleaseMemObject");
-}
-
-int gohl_fbuf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off) {
-    int r = gohl_buf_set_device(ctx, b, mem, off);
-    if (r || b->kind == GOHL_DEV_NONE) return r;
-    pthread_once(&refs_once, load_refs);
-    if (!retain_mem || !release_mem || retain_mem((void *)(uintptr_t)mem) != 0) {
-        gohl_buf_detach(ctx, b);
-        return -1;
-    }
-    return 0;
-}
-
-int gohl_bufs_detach(gohl_ctx *ctx, gohl_buf **bufs, int n) {
+int gohl_bufs_drop_crops(gohl_ctx *ctx, gohl_buf **bufs, int n) {
     int first = 0;
     for (int i = 0; i < n; i++) {
-        gohl_buf *b = bufs[i];
-        if (b->kind == GOHL_DEV_NONE) continue;
-        uint64_t mem = b->mem;
-        int r = gohl_buf_detach(ctx, b);
-        release_mem((void *)(uintptr_t)mem);
+        if (bufs[i]->kind != GOHL_DEV_CROP) continue;
+        int r = gohl_buf_detach(ctx, bufs[i]);
         if (r && !first) first = r;
     }
     return first;
+}
+
+// gohl_fbufs_free detaches and frees a dropped frame's buffers.
+void gohl_fbufs_free(gohl_buf **bufs, int n) {
+    gohl_ctx ctx;
+    gohl_ctx_init(&ctx);
+    for (int i = 0; i < n; i++) {
+        if (!bufs[i]) continue;
+        gohl_buf_detach(&ctx, bufs[i]);
+        gohl_buf_free(bufs[i]);
+    }
 }

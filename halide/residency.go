@@ -134,8 +134,13 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev *opencl.Device) error {
 			}
 		}
 		mem, off := b.handle()
-		if rc := C.gohl_fbuf_set_device(&f.c.ctx, cb, C.uint64_t(mem), C.int64_t(off)); rc != 0 {
-			return p.runtimeError(f, rc)
+		if uintptr(cb.mem) != mem || int(cb.off) != off || cb.kind == C.GOHL_DEV_NONE {
+			if off != 0 {
+				f.crops = true // dropped in finish
+			}
+			if rc := C.gohl_buf_set_device(&f.c.ctx, cb, C.uint64_t(mem), C.int64_t(off)); rc != 0 {
+				return p.runtimeError(f, rc)
+			}
 		}
 		// After set_device, which clears device_dirty when it wraps.
 		if in && b.alloc != nil && r.DeviceDirty() {
@@ -272,10 +277,11 @@ func (p *Pipeline) finish(f *frame, dev *opencl.Device, ok bool) error {
 			plumb.Array.Wrote(r, plumb.Equal)
 		}
 	}
-	if p.opencl {
-		// Every device handle lives for this call only; dropping them
-		// also drops their references on the cl_mems.
-		if rc := C.gohl_bufs_detach(&f.c.ctx, f.cbufArr, C.int(len(f.cbufs))); rc != 0 {
+	if f.crops {
+		// Crop handles hold a reference on their cl_mem: dropped now, so
+		// a pooled frame keeps no device memory alive.
+		f.crops = false
+		if rc := C.gohl_bufs_drop_crops(&f.c.ctx, f.cbufArr, C.int(len(f.cbufs))); rc != 0 {
 			keep(p.runtimeError(f, rc))
 		}
 	}

@@ -48,6 +48,12 @@ type Residency interface {
 	// with an error wrapping device.ErrClosed once the root is closed.
 	Acquire(raw any) error
 	Release(raw any)
+	// AcquireFor is Acquire for a consumer that reaches the memory on a
+	// device (device true) or only on the host. A host consumer of Go
+	// memory, which the consumer's reference to raw keeps valid, needs no
+	// use: then it only fails for a closed root and reports false (no
+	// Release), saving the two atomic operations of a use.
+	AcquireFor(raw any, device bool) (held bool, err error)
 	// DeviceFree copies device-dirty data home and frees the allocation.
 	DeviceFree(raw any) error
 	// Closed reports whether raw's root was closed.
