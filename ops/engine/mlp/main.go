@@ -7,10 +7,12 @@
 //
 //	go run .                      # 784-1024-1024-10, a few steps
 //	go run . -sizes 64,32,32,10 -steps 20 -std   # small, and against tensor's standard engine
+//	go run . -bench -batch 1024 -warmup 3 -steps 20 -std -std-steps 5   # time per step (issue 23)
 //	go test -race .
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -29,8 +31,20 @@ func main() {
 	flag.IntVar(&cfg.Steps, "steps", 5, "training steps")
 	flag.Float64Var(&cfg.LearnRate, "lr", 0.05, "SGD learning rate")
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the synthetic data and the weights")
-	std := flag.Bool("std", false, "also train on tensor's standard engine and compare")
+	std := flag.Bool("std", false, "also train on tensor's standard engine and compare (with -bench: and time it)")
+	var b benchFlags
+	flag.BoolVar(&b.on, "bench", false, "time training steps instead: -warmup steps, then -steps timed ones (default 20), and print a table")
+	flag.IntVar(&b.warmup, "warmup", 3, "with -bench: untimed steps first")
+	flag.IntVar(&b.stdSteps, "std-steps", 0, "with -bench -std: timed steps on the standard engine (default -steps)")
+	flag.StringVar(&b.torch, "torch", "", "with -bench: JSON from bench/torch_mlp.py, to compare with")
+	flag.StringVar(&b.json, "json", "", "with -bench: write the report as JSON to this file")
+	flag.StringVar(&b.cpuprofile, "cpuprofile", "", "with -bench: write a Go CPU profile of the device engine's timed steps")
 	flag.Parse()
+	stepsSet := false
+	flag.Visit(func(f *flag.Flag) { stepsSet = stepsSet || f.Name == "steps" })
+	if b.on && !stepsSet {
+		cfg.Steps = 20
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {
@@ -38,6 +52,10 @@ func main() {
 			os.Exit(2)
 		}
 		cfg.Sizes = append(cfg.Sizes, n)
+	}
+	run := run
+	if b.on {
+		run = func(w io.Writer, cfg Config, std bool) error { return runBench(w, cfg, std, b) }
 	}
 	if err := run(os.Stdout, cfg, *std); err != nil {
 		fmt.Fprintln(os.Stderr, "mlp:", err)
@@ -70,5 +88,58 @@ func run(w io.Writer, cfg Config, std bool) error {
 	}
 	l, wt := got.Compare(want)
 	fmt.Fprintf(w, "against the standard engine: loss differs by %.3g (relative), weights by %.3g (max abs / max |w|)\n", l, wt)
+	return nil
+}
+
+type benchFlags struct {
+	on                      bool
+	warmup, stdSteps        int
+	torch, json, cpuprofile string
+}
+
+// runBench times cfg.Steps steps on the default OpenCL device and, with
+// std, on the standard engine, and prints the comparison.
+func runBench(w io.Writer, cfg Config, std bool, b benchFlags) error {
+	rep := BenchReport{Sizes: cfg.Sizes, Batch: cfg.Batch, Warmup: b.warmup}
+	if b.torch != "" {
+		t, err := ReadTorch(b.torch)
+		if err != nil {
+			return err
+		}
+		rep.Torch = t
+	}
+	dev, err := opencl.Default()
+	if err != nil {
+		return err
+	}
+	e := engine.New(dev)
+	defer e.Close()
+	bc := BenchConfig{Config: cfg, Warmup: b.warmup, Steps: cfg.Steps, CPUProfile: b.cpuprofile}
+	d, err := Bench(bc, e)
+	if err != nil {
+		return fmt.Errorf("device engine: %w", err)
+	}
+	rep.Device = row(d)
+	if std {
+		bc.CPUProfile = ""
+		if b.stdSteps > 0 {
+			bc.Steps = b.stdSteps
+		}
+		s, err := Bench(bc, nil)
+		if err != nil {
+			return fmt.Errorf("standard engine: %w", err)
+		}
+		rep.Standard = row(s)
+	}
+	rep.Print(w)
+	if b.json != "" {
+		j, err := json.MarshalIndent(&rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(b.json, append(j, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }

@@ -47,93 +47,24 @@ type Result struct {
 // engine; else of e, and the machine runs WithEngine(e).
 func Train(cfg Config, e *engine.Engine) (Result, error) {
 	var res Result
-	if len(cfg.Sizes) < 2 || cfg.Batch < 1 || cfg.Steps < 1 {
+	if cfg.Steps < 1 {
 		return res, fmt.Errorf("config %+v: want at least 2 sizes, a batch and a step", cfg)
 	}
-	xs, ys := Data(cfg)
-	newDense := func(vals []float32, shape ...int) (*tensor.Dense, error) {
-		if e == nil {
-			return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(slices.Clone(vals))), nil
-		}
-		d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...), tensor.WithEngine(e))
-		h, err := engine.Host(d) // written here, uploaded by its first use
-		if err != nil {
-			return nil, err
-		}
-		copy(h.Data().([]float32), vals)
-		return d, nil
-	}
-
-	g := gorgonia.NewGraph()
-	in, classes := cfg.Sizes[0], cfg.Sizes[len(cfg.Sizes)-1]
-	xd, err := newDense(xs, cfg.Batch, in)
+	t, err := newTrainer(cfg, e)
 	if err != nil {
 		return res, err
 	}
-	yd, err := newDense(ys, cfg.Batch, classes)
-	if err != nil {
-		return res, err
-	}
-	x := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Batch, in), gorgonia.WithName("x"), gorgonia.WithValue(xd))
-	y := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Batch, classes), gorgonia.WithName("y"), gorgonia.WithValue(yd))
-	var learnables gorgonia.Nodes
-	h := x
-	for k := 0; k+1 < len(cfg.Sizes); k++ {
-		wd, err := newDense(Weights(cfg, k), cfg.Sizes[k], cfg.Sizes[k+1])
-		if err != nil {
-			return res, err
-		}
-		w := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Sizes[k], cfg.Sizes[k+1]), gorgonia.WithName(fmt.Sprintf("w%d", k+1)), gorgonia.WithValue(wd))
-		learnables = append(learnables, w)
-		if h, err = gorgonia.Mul(h, w); err != nil {
-			return res, err
-		}
-		if k+2 < len(cfg.Sizes) {
-			if h, err = gorgonia.Rectify(h); err != nil {
-				return res, err
-			}
-		}
-	}
-	loss, err := crossEntropy(h, y, cfg.Batch)
-	if err != nil {
-		return res, err
-	}
-	if _, err := gorgonia.Grad(loss, learnables...); err != nil {
-		return res, err
-	}
-	var lossVal gorgonia.Value
-	gorgonia.Read(loss, &lossVal)
-
-	opts := []gorgonia.VMOpt{gorgonia.BindDualValues(learnables...)}
-	if e != nil {
-		opts = append(opts, gorgonia.WithEngine(e))
-	}
-	vm := gorgonia.NewTapeMachine(g, opts...)
-	defer vm.Close()
-	solver := gorgonia.NewVanillaSolver(gorgonia.WithLearnRate(cfg.LearnRate))
-
+	defer t.close()
 	var before device.Stats
 	for step := 1; step <= cfg.Steps; step++ {
 		if step == 2 && e != nil {
 			before = e.Device().Stats()
 		}
-		was := device.SetGuard(step >= 2 && e != nil)
-		err := vm.RunAll()
-		if err == nil && e == nil {
-			err = solver.Step(gorgonia.NodesToValueGrads(learnables))
-		} else if err == nil {
-			err = deviceStep(e, learnables, cfg.LearnRate)
-		}
-		device.SetGuard(was)
+		l, err := t.step(step >= 2)
 		if err != nil {
 			return res, fmt.Errorf("step %d: %w", step, err)
 		}
-		l, err := scalar(lossVal) // the one allowed read: a counted D2H
-		if err != nil {
-			return res, fmt.Errorf("step %d: loss: %w", step, err)
-		}
 		res.Losses = append(res.Losses, l)
-		vm.Reset()
 		if e != nil && cfg.trackLive {
 			runtime.GC() // let the dropped registers' cleanups run
 			time.Sleep(20 * time.Millisecond)
@@ -145,7 +76,7 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 		res.Moved = e.Device().Stats().Sub(before)
 	}
 	res.OnDevice = e != nil
-	for _, w := range learnables {
+	for _, w := range t.learnables {
 		d := w.Value().(*tensor.Dense)
 		if e != nil {
 			a, err := engine.Array[float32](e, d)
@@ -161,6 +92,123 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 	}
 	return res, nil
 }
+
+// trainer is the built graph, its machine and solver: Train and Bench
+// run its steps.
+type trainer struct {
+	cfg        Config
+	e          *engine.Engine // nil: tensor's standard engine
+	g          *gorgonia.ExprGraph
+	learnables gorgonia.Nodes
+	lossVal    gorgonia.Value
+	vm         gorgonia.VM
+	solver     gorgonia.Solver
+}
+
+// newTrainer builds the graph and the machine of cfg on e (nil: tensor's
+// standard engine); cfg.Steps is not used.
+func newTrainer(cfg Config, e *engine.Engine) (*trainer, error) {
+	if len(cfg.Sizes) < 2 || cfg.Batch < 1 {
+		return nil, fmt.Errorf("config %+v: want at least 2 sizes, a batch and a step", cfg)
+	}
+	t := &trainer{cfg: cfg, e: e}
+	xs, ys := Data(cfg)
+	newDense := func(vals []float32, shape ...int) (*tensor.Dense, error) {
+		if e == nil {
+			return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(slices.Clone(vals))), nil
+		}
+		d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(shape...), tensor.WithEngine(e))
+		h, err := engine.Host(d) // written here, uploaded by its first use
+		if err != nil {
+			return nil, err
+		}
+		copy(h.Data().([]float32), vals)
+		return d, nil
+	}
+
+	g := gorgonia.NewGraph()
+	t.g = g
+	in, classes := cfg.Sizes[0], cfg.Sizes[len(cfg.Sizes)-1]
+	xd, err := newDense(xs, cfg.Batch, in)
+	if err != nil {
+		return nil, err
+	}
+	yd, err := newDense(ys, cfg.Batch, classes)
+	if err != nil {
+		return nil, err
+	}
+	x := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Batch, in), gorgonia.WithName("x"), gorgonia.WithValue(xd))
+	y := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Batch, classes), gorgonia.WithName("y"), gorgonia.WithValue(yd))
+	h := x
+	for k := 0; k+1 < len(cfg.Sizes); k++ {
+		wd, err := newDense(Weights(cfg, k), cfg.Sizes[k], cfg.Sizes[k+1])
+		if err != nil {
+			return nil, err
+		}
+		w := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Sizes[k], cfg.Sizes[k+1]), gorgonia.WithName(fmt.Sprintf("w%d", k+1)), gorgonia.WithValue(wd))
+		t.learnables = append(t.learnables, w)
+		if h, err = gorgonia.Mul(h, w); err != nil {
+			return nil, err
+		}
+		if k+2 < len(cfg.Sizes) {
+			if h, err = gorgonia.Rectify(h); err != nil {
+				return nil, err
+			}
+		}
+	}
+	loss, err := crossEntropy(h, y, cfg.Batch)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := gorgonia.Grad(loss, t.learnables...); err != nil {
+		return nil, err
+	}
+	gorgonia.Read(loss, &t.lossVal)
+
+	opts := []gorgonia.VMOpt{gorgonia.BindDualValues(t.learnables...)}
+	if e != nil {
+		opts = append(opts, gorgonia.WithEngine(e))
+	}
+	t.vm = gorgonia.NewTapeMachine(g, opts...)
+	t.solver = gorgonia.NewVanillaSolver(gorgonia.WithLearnRate(cfg.LearnRate))
+	return t, nil
+}
+
+// step runs one training step (forward, backward, SGD update) and returns
+// its loss. guard: on the device engine the forward, backward and update
+// run under the transfer guard (any automatic copy fails the step); the
+// loss's read home after them is the one allowed, counted D2H.
+func (t *trainer) step(guard bool) (float32, error) {
+	if err := t.run(guard); err != nil {
+		return 0, err
+	}
+	return t.loss()
+}
+
+// run queues the forward and backward passes and the update.
+func (t *trainer) run(guard bool) error {
+	was := device.SetGuard(guard && t.e != nil)
+	defer device.SetGuard(was)
+	if err := t.vm.RunAll(); err != nil {
+		return err
+	}
+	if t.e == nil {
+		return t.solver.Step(gorgonia.NodesToValueGrads(t.learnables))
+	}
+	return deviceStep(t.e, t.learnables, t.cfg.LearnRate)
+}
+
+// loss reads the step's loss home and resets the machine for the next.
+func (t *trainer) loss() (float32, error) {
+	l, err := scalar(t.lossVal)
+	if err != nil {
+		return 0, fmt.Errorf("loss: %w", err)
+	}
+	t.vm.Reset()
+	return l, nil
+}
+
+func (t *trainer) close() { t.vm.Close() }
 
 // crossEntropy is the mean over the batch of softmax cross-entropy:
 // log Σ_j exp(z_ij) − Σ_j y_ij·z_ij for one-hot y.

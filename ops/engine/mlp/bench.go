@@ -1,0 +1,332 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/ops/engine"
+)
+
+// BenchConfig is a timing run: Warmup untimed steps, then Steps timed ones.
+type BenchConfig struct {
+	Config        // Sizes, Batch, LearnRate, Seed (Steps unused)
+	Warmup, Steps int
+	// CPUProfile, if set, is written with a Go CPU profile of the timed
+	// steps.
+	CPUProfile string
+}
+
+// BenchResult is what a timing run measured. Times are per step, from
+// the start of the step to the end of the device's queue (a Sync), so
+// each step's work is finished when it is counted; the step itself reads
+// the loss home (one D2H of 4 bytes).
+type BenchResult struct {
+	Engine string          `json:"engine"`
+	Times  []time.Duration `json:"-"`
+	// Issue is, per step, the time until the update's last command was
+	// queued, before the loss is read home: the host's share of the step
+	// when the device keeps up, plus the wait for the forward pass, which
+	// ends in a sync (gorgonia reads the 0-D loss sum from host memory).
+	// Device engine only.
+	Issue []time.Duration `json:"-"`
+	// Launches: commands the device queued over the timed steps (kernel
+	// launches and device copies, counted by its pacing), -1 when they
+	// could not be read. Device engine only.
+	Launches int64 `json:"launches"`
+	// Moved: the device's transfers and allocations over the timed steps.
+	Moved device.Stats `json:"moved"`
+	// Go heap allocations over the timed steps (runtime.MemStats).
+	Mallocs, AllocBytes uint64    `json:"-"`
+	Losses              []float32 `json:"losses"`
+	Procs               int       `json:"gomaxprocs"`
+}
+
+// Bench builds the MLP of cfg on e (nil: tensor's standard engine), runs
+// cfg.Warmup steps and times cfg.Steps more.
+func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
+	res := BenchResult{Engine: "standard", Launches: -1, Procs: runtime.GOMAXPROCS(0)}
+	if cfg.Steps < 1 || cfg.Warmup < 0 {
+		return res, fmt.Errorf("bench: want at least one timed step and no negative warm-up, got %d and %d", cfg.Steps, cfg.Warmup)
+	}
+	var count func() int64
+	sync := func() error { return nil }
+	if e != nil {
+		res.Engine = "device: " + e.Device().Name()
+		count = enqueued(e.Device())
+		sync = e.Device().Sync
+	}
+	t, err := newTrainer(cfg.Config, e)
+	if err != nil {
+		return res, err
+	}
+	defer t.close()
+	for i := range cfg.Warmup {
+		if _, err := t.step(i > 0); err != nil {
+			return res, fmt.Errorf("warm-up step %d: %w", i+1, err)
+		}
+	}
+	if err := sync(); err != nil {
+		return res, err
+	}
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return res, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return res, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	var before device.Stats
+	var launches0 int64
+	if e != nil {
+		before = e.Device().Stats()
+	}
+	if count != nil {
+		launches0 = count()
+	}
+	for i := range cfg.Steps {
+		// The first step after construction has no guard (its first
+		// uploads); the timed ones are guarded unless there was no warm-up.
+		guard := cfg.Warmup+i > 0
+		t0 := time.Now()
+		err := t.run(guard)
+		t1 := time.Now()
+		var l float32
+		if err == nil {
+			l, err = t.loss()
+		}
+		if err == nil {
+			err = sync()
+		}
+		t2 := time.Now()
+		if err != nil {
+			return res, fmt.Errorf("timed step %d: %w", i+1, err)
+		}
+		res.Times = append(res.Times, t2.Sub(t0))
+		if e != nil {
+			res.Issue = append(res.Issue, t1.Sub(t0))
+		}
+		res.Losses = append(res.Losses, l)
+	}
+	if count != nil {
+		res.Launches = count() - launches0
+	}
+	if e != nil {
+		res.Moved = e.Device().Stats().Sub(before)
+	}
+	runtime.ReadMemStats(&ms1)
+	res.Mallocs, res.AllocBytes = ms1.Mallocs-ms0.Mallocs, ms1.TotalAlloc-ms0.TotalAlloc
+	return res, nil
+}
+
+// Summary is the order statistics of per-step times, in milliseconds.
+type Summary struct {
+	Median   float64 `json:"median_ms"`
+	P10      float64 `json:"p10_ms"`
+	P90      float64 `json:"p90_ms"`
+	StepsPer float64 `json:"steps_per_s"`
+}
+
+// summarize returns the median, 10th and 90th percentiles (nearest rank
+// on the sorted times) and steps per second (1000 / median).
+func summarize(ts []time.Duration) Summary {
+	if len(ts) == 0 {
+		return Summary{}
+	}
+	ms := make([]float64, len(ts))
+	for i, t := range ts {
+		ms[i] = float64(t) / 1e6
+	}
+	slices.Sort(ms)
+	at := func(q float64) float64 { return ms[int(q*float64(len(ms)-1)+0.5)] }
+	var med float64
+	if n := len(ms); n%2 == 1 {
+		med = ms[n/2]
+	} else {
+		med = (ms[n/2-1] + ms[n/2]) / 2
+	}
+	return Summary{Median: med, P10: at(0.1), P90: at(0.9), StepsPer: 1000 / med}
+}
+
+// TorchResult is what bench/torch_mlp.py writes: per-step times of the
+// same MLP in PyTorch eager and under torch.compile (median, p10, p90 of
+// steps each timed between torch.cuda.synchronize calls).
+type TorchResult struct {
+	Torch   string        `json:"torch"`
+	Device  string        `json:"device"`
+	Sizes   []int         `json:"sizes"`
+	Batch   int           `json:"batch"`
+	Eager   *TorchSummary `json:"eager"`
+	Compile *TorchSummary `json:"compile"`
+}
+
+// TorchSummary is one PyTorch mode's figures.
+type TorchSummary struct {
+	Summary
+	// Pipelined: Steps steps queued back to back with one synchronize at
+	// the end, per step (no per-step sync).
+	Pipelined float64 `json:"pipelined_ms"`
+	Steps     int     `json:"steps"`
+	Error     string  `json:"error"`
+}
+
+func (r *BenchReport) torchName(mode string) string {
+	return fmt.Sprintf("PyTorch %s %s (%s)", r.Torch.Torch, mode, r.Torch.Device)
+}
+
+// ReadTorch reads a torch_mlp.py JSON file.
+func ReadTorch(path string) (*TorchResult, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t TorchResult
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &t, nil
+}
+
+// BenchReport is the whole comparison, as printed and as -json writes it.
+type BenchReport struct {
+	Sizes    []int        `json:"sizes"`
+	Batch    int          `json:"batch"`
+	Warmup   int          `json:"warmup"`
+	Device   *benchRow    `json:"device"`
+	Standard *benchRow    `json:"standard,omitempty"`
+	Torch    *TorchResult `json:"torch,omitempty"`
+}
+
+type benchRow struct {
+	BenchResult
+	Summary
+	Steps   int       `json:"steps"`
+	TimesMS []float64 `json:"times_ms"`
+	Issue   *Summary  `json:"issue,omitempty"`
+	Mallocs float64   `json:"go_mallocs_per_step"`
+	Bytes   float64   `json:"go_bytes_per_step"`
+}
+
+func row(r BenchResult) *benchRow {
+	n := float64(len(r.Times))
+	b := &benchRow{BenchResult: r, Summary: summarize(r.Times), Steps: len(r.Times),
+		Mallocs: float64(r.Mallocs) / n, Bytes: float64(r.AllocBytes) / n}
+	for _, t := range r.Times {
+		b.TimesMS = append(b.TimesMS, float64(t)/1e6)
+	}
+	if len(r.Issue) > 0 {
+		s := summarize(r.Issue)
+		b.Issue = &s
+	}
+	return b
+}
+
+// Print writes the table: engine, median ms/step, p10–p90, steps/s; the
+// ratios; and where the device engine's step time goes.
+func (r *BenchReport) Print(w io.Writer) {
+	fmt.Fprintf(w, "MLP %v, batch %d, SGD: %d warm-up steps, then timed steps (each to the end of the device queue)\n", r.Sizes, r.Batch, r.Warmup)
+	names := []string{"engine"}
+	if r.Device != nil {
+		names = append(names, r.Device.Engine)
+	}
+	if r.Torch != nil {
+		names = append(names, r.torchName("torch.compile"))
+	}
+	width := 36
+	for _, n := range names {
+		width = max(width, utf8.RuneCountInString(n))
+	}
+	fmt.Fprintf(w, "%-*s %10s %21s %9s %6s\n", width, "engine", "median ms", "p10–p90 ms", "steps/s", "steps")
+	line := func(name string, s Summary, steps int) {
+		fmt.Fprintf(w, "%-*s %10.3f %10.3f–%-10.3f %9.1f %6d\n", width, name, s.Median, s.P10, s.P90, s.StepsPer, steps)
+	}
+	if r.Device != nil {
+		line(r.Device.Engine, r.Device.Summary, r.Device.Steps)
+	}
+	if r.Standard != nil {
+		line(fmt.Sprintf("standard (gorgonia, GOMAXPROCS %d)", r.Standard.Procs), r.Standard.Summary, r.Standard.Steps)
+	}
+	torchRow := func(mode string, t *TorchSummary) {
+		if t == nil {
+			return
+		}
+		name := r.torchName(mode)
+		if t.Error != "" {
+			fmt.Fprintf(w, "%-*s failed: %s\n", width, name, firstLine(t.Error))
+			return
+		}
+		line(name, t.Summary, t.Steps)
+		if t.Pipelined > 0 {
+			fmt.Fprintf(w, "%-*s %10.3f (steps queued back to back, one sync)\n", width, "  "+mode+" pipelined", t.Pipelined)
+		}
+	}
+	if r.Torch != nil {
+		torchRow("eager", r.Torch.Eager)
+		torchRow("torch.compile", r.Torch.Compile)
+		if !slices.Equal(r.Torch.Sizes, r.Sizes) || r.Torch.Batch != r.Batch {
+			fmt.Fprintf(w, "warning: the torch file measured %v, batch %d\n", r.Torch.Sizes, r.Torch.Batch)
+		}
+	}
+	ratio := func(what string, a, b float64) {
+		if a > 0 && b > 0 {
+			fmt.Fprintf(w, "%s: %.2f×\n", what, a/b)
+		}
+	}
+	if r.Device != nil && r.Standard != nil {
+		ratio("standard ÷ device (median ms/step)", r.Standard.Median, r.Device.Median)
+	}
+	if r.Device != nil && r.Torch != nil {
+		for _, m := range []struct {
+			name string
+			t    *TorchSummary
+		}{{"eager", r.Torch.Eager}, {"torch.compile", r.Torch.Compile}} {
+			if m.t != nil && m.t.Error == "" {
+				ratio("device ÷ PyTorch "+m.name+" (median ms/step)", r.Device.Median, m.t.Median)
+			}
+		}
+	}
+	if d := r.Device; d != nil {
+		n := float64(d.Steps)
+		fmt.Fprintf(w, "device step, where the time goes (per timed step):\n")
+		if d.Launches >= 0 {
+			fmt.Fprintf(w, "  %.1f commands queued (kernel launches and device copies, counted by the device's pacing)\n", float64(d.Launches)/n)
+		} else {
+			fmt.Fprintf(w, "  kernel launches: n/a (device/opencl exports no enqueue count)\n")
+		}
+		m := d.Moved
+		fmt.Fprintf(w, "  transfers: %.1f H2D (%.0f B), %.1f D2H (%.0f B), %.1f D2D (%.0f B)\n",
+			float64(m.H2DCalls)/n, float64(m.H2DBytes)/n, float64(m.D2HCalls)/n, float64(m.D2HBytes)/n,
+			float64(m.D2DCalls)/n, float64(m.D2DBytes)/n)
+		fmt.Fprintf(w, "  device allocations: %.1f (allocation cache: %.1f hits, %.1f misses)\n",
+			float64(m.AllocsTotal)/n, float64(m.CacheHits)/n, float64(m.CacheMisses)/n)
+		if d.Issue != nil {
+			fmt.Fprintf(w, "  until the update is queued: median %.3f ms (%.0f%% of the step; host work plus the wait for the forward pass, which ends in a sync: the 0-D loss sum goes home); the rest: backward and update on the device, the loss read\n",
+				d.Issue.Median, 100*d.Issue.Median/d.Median)
+		}
+		fmt.Fprintf(w, "  Go heap: %.0f allocations, %.0f B\n", d.Mallocs, d.Bytes)
+	}
+	if s := r.Standard; s != nil {
+		fmt.Fprintf(w, "standard step: Go heap %.0f allocations, %.0f B\n", s.Mallocs, s.Bytes)
+	}
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
