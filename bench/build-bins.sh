@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds what runs on the accelerator machine (no Go there): bin/residency,
-# bin/opsbench and the test binaries whose tests and benchmarks
+# bin/opsbench, bin/mlp and the test binaries whose tests and benchmarks
 # bench/h200.sh runs. Stripped (-s -w), so bin/ fits what the device run
 # carries (64 MiB). Run from anywhere on the build machine; bin/ is
 # gitignored (carry it).
@@ -12,6 +12,8 @@ go build "${ld[@]}" -o bin/residency ./bench/cmd/residency
 for p in device/opencl halide array; do
 	go test -c "${ld[@]}" -o "bin/$(basename $p).test" ./$p
 done
+# The gorgonia MLP (issue 23): its own module, built from its directory.
+(cd ops/engine/mlp && CGO_ENABLED=1 go build "${ld[@]}" -o ../../../bin/mlp .)
 if [ -d bench/cmd/opsbench ]; then
 	go build "${ld[@]}" -o bin/opsbench ./bench/cmd/opsbench
 	go test -c "${ld[@]}" -o bin/ops.test ./ops

@@ -11,8 +11,9 @@
 # (brighter → float32 → scale → sum) the same way (mixed-torch:
 # torch-mixed.json, mixed-residency: h200-mixed.*), then the opencl and
 # halide test benchmarks when their binaries are present. Total well under
-# 8 minutes. STEPS=mixed runs just the mixed chain's two steps, STEPS=ops
-# the ops benchmark against PyTorch, STEPS=test the test binaries:
+# 8 minutes (plus up to 12 for the mlp steps). STEPS=mixed runs just the
+# mixed chain's two steps, STEPS=ops the ops benchmark against PyTorch,
+# STEPS=mlp the MLP training step (issue 23), STEPS=test the test binaries:
 #
 #   STEPS=mixed bash bench/h200.sh
 set -u
@@ -74,6 +75,21 @@ step ops-torch 120 "$PY" bench/torch_ops.py "$OUT/torch_ops.json"
 ops_flag=()
 [ -s "$OUT/torch_ops.json" ] && ops_flag=(-torch "$OUT/torch_ops.json")
 [ -x bin/opsbench ] && step ops-bench 240 bin/opsbench -json "$OUT/ops.json" "${ops_flag[@]}"
+
+# Issue 23: time per training step of the gorgonia MLP (784-1024-1024-10,
+# batch 1024, SGD) in PyTorch eager and torch.compile (mlp-torch:
+# torch-mlp.json), then on our device engine on NVIDIA OpenCL and on
+# gorgonia's standard engine on the CPU cores, compared with it (mlp:
+# mlp.log, mlp.json, mlp.cpu.pprof, a Go CPU profile of the device
+# engine's timed steps: `go tool pprof -top bin/mlp mlp.cpu.pprof` here).
+# STEPS=mlp runs just these two.
+step mlp-torch 300 "$PY" bench/torch_mlp.py --json "$OUT/torch-mlp.json" --warmup 10 --steps 100
+mlp_flag=()
+[ -s "$OUT/torch-mlp.json" ] && mlp_flag=(-torch "$OUT/torch-mlp.json")
+if [ -x bin/mlp ]; then
+	step mlp 420 env HL_OCL_PLATFORM_NAME=NVIDIA bin/mlp -bench -batch 1024 -warmup 5 -steps 50 -std -std-steps 10 \
+		-json "$OUT/mlp.json" -cpuprofile "$OUT/mlp.cpu.pprof" "${mlp_flag[@]}"
+fi
 
 # The first transfers into a fresh allocation run at half speed on NVIDIA,
 # so transfer benchmarks run by time (many iterations), not 10x.
