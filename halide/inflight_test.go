@@ -11,13 +11,16 @@ import (
 )
 
 // rssKB is the process's resident set size (VmRSS), in KiB.
-func rssKB(t testing.TB) int {
+func rssKB(t testing.TB) int { return statusKB(t, "VmRSS:") }
+
+// statusKB is a field of /proc/self/status in KiB (VmRSS:, RssAnon:).
+func statusKB(t testing.TB, field string) int {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Skip("no /proc/self/status")
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == field {
 			n, _ := strconv.Atoi(f[1])
 			return n
 		}
