@@ -1,13 +1,11 @@
 package ops
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
-	"weak"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
@@ -42,21 +40,16 @@ func On(d *opencl.Device, xs ...array.Buffer) error {
 	return nil
 }
 
-// placement returns the OpenCL device an op on these operands runs on, or
+// placement returns the device an op on these operands runs on, or
 // nil for the host: the module's one rule (internal/place, documented in
 // array/doc.go, "Where work runs"). dst is operand 0 (nil for the *All
 // reductions); nil inputs are scalars. An op with an empty dst does
 // nothing, on the host.
-func placement(op string, dst *array.Raw, ins ...*array.Raw) (*opencl.Device, error) {
+func placement(op string, dst *array.Raw, ins ...*array.Raw) (device.Device, error) {
 	if dst != nil && dst.Len() == 0 {
 		return nil, nil
 	}
-	d, err := place.Where(nil, place.Work{Pkg: "ops", Op: op, Outputs: []*array.Raw{dst}, Inputs: ins})
-	if err != nil || d == nil {
-		return nil, err
-	}
-	cl, _ := d.(*opencl.Device)
-	return cl, nil
+	return place.Where(nil, place.Work{Pkg: "ops", Op: op, Outputs: []*array.Raw{dst}, Inputs: ins})
 }
 
 func rawOf[T array.Elem](a *array.Array[T]) *array.Raw {
@@ -66,12 +59,11 @@ func rawOf[T array.Elem](a *array.Array[T]) *array.Raw {
 	return a.Raw()
 }
 
-// devState is what ops keep per OpenCL device: built programs, device
-// facts and a scratch buffer for reduction partials.
+// devState is what ops keep per kernel device (device.Kernels.Value):
+// built programs, device facts and a scratch buffer for reduction
+// partials. It does not point to the device (the device holds it), so
+// functions that need both take a devRef.
 type devState struct {
-	// wdev is weak: the global table must not keep a dropped Device (and
-	// its cleanup backstop) alive.
-	wdev     weak.Pointer[opencl.Device]
 	fp64     bool
 	cus      int
 	localMem int64 // bytes of local memory per work-group
@@ -88,57 +80,59 @@ type devState struct {
 	scratchMu sync.Mutex
 	scratch   [2]device.Allocation
 	scratchN  [2]int
+	released  bool
 }
 
-// clProgram is one built program and its kernels. Kernel arguments are set
-// and the kernel enqueued under mu, since arguments are kernel state.
+// devRef is a kernel device with ops' state on it.
+type devRef struct {
+	*devState
+	d device.Kernels
+}
+
+func (s devRef) dev() device.Kernels { return s.d }
+
+// clProgram is one built program and its kernels by name (under mu).
 type clProgram struct {
-	mu   sync.Mutex
-	p    *opencl.Program
-	ks   map[string]*opencl.Kernel
-	last map[*opencl.Kernel][]any // arguments as last set
+	mu sync.Mutex
+	p  device.Program
+	ks map[string]device.Kernel
 }
 
-var (
-	statesMu sync.Mutex
-	states   = map[weak.Pointer[opencl.Device]]*devState{}
-)
+type stateKey struct{}
 
-// dev is the device; callers hold it, so it is alive.
-func (s *devState) dev() *opencl.Device { return s.wdev.Value() }
+// liveStates counts devStates not yet released, for tests.
+var liveStates atomic.Int64
 
-func stateOf(d *opencl.Device) *devState {
-	statesMu.Lock()
-	defer statesMu.Unlock()
-	key := weak.Make(d)
-	if s := states[key]; s != nil {
+func stateOf(d device.Kernels) devRef {
+	if s, ok := d.Value(stateKey{}, nil).(*devState); ok {
+		return devRef{s, d} // the hot path: no closure made
+	}
+	s := d.Value(stateKey{}, func() any {
+		c := d.Caps()
+		s := &devState{progs: map[progKey]*clProgram{}, gemm: map[int]GemmConfig{},
+			cus: max(1, c.Units), localMem: c.LocalMem, fp64: c.FP64}
+		s.wg = 256
+		for s.wg > max(1, c.MaxGroup) {
+			s.wg /= 2
+		}
+		s.local = []int{s.wg}
+		liveStates.Add(1)
+		if n, ok := d.(device.CloseNotifier); ok {
+			n.OnClose(func() { s.release() })
+		}
 		return s
-	}
-	info := d.Info()
-	s := &devState{wdev: key, progs: map[progKey]*clProgram{}, gemm: map[int]GemmConfig{},
-		cus: max(1, info.MaxComputeUnits()), localMem: info.LocalMemSize()}
-	s.fp64 = strings.Contains(info.Extensions(), "cl_khr_fp64")
-	s.wg = 256
-	for s.wg > info.MaxWorkGroupSize() {
-		s.wg /= 2
-	}
-	s.local = []int{s.wg}
-	states[key] = s
-	d.OnClose(func() { s.release() })
-	return s
+	}).(*devState)
+	return devRef{s, d}
 }
 
-// release drops the programs and the scratch buffers (the device closes;
-// when its cleanup closes it, the weak pointer is already nil, and Close
-// frees the buffers itself).
+// release drops the programs and the scratch buffers (the device closes).
 func (s *devState) release() {
-	statesMu.Lock()
-	if states[s.wdev] == s {
-		delete(states, s.wdev)
-	}
-	statesMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.released {
+		s.released = true
+		liveStates.Add(-1)
+	}
 	for _, p := range s.progs {
 		for _, k := range p.ks {
 			k.Release()
@@ -146,10 +140,9 @@ func (s *devState) release() {
 		p.p.Release()
 	}
 	s.progs = map[progKey]*clProgram{}
-	d := s.dev()
 	for i := range s.scratch {
-		if s.scratch[i] != nil && d != nil {
-			d.Free(s.scratch[i])
+		if a := s.scratch[i]; a != nil {
+			a.Device().Free(a)
 		}
 		s.scratch[i], s.scratchN[i] = nil, 0
 	}
@@ -167,7 +160,7 @@ type progKey struct {
 // device (PoCL caches binaries under POCL_CACHE_DIR too). A failed build
 // returns an error wrapping *opencl.BuildError, which carries the build
 // log; it is not cached, so a later call tries again.
-func (s *devState) program(key progKey, src func() string) (*clProgram, error) {
+func (s devRef) program(key progKey, src func() string) (*clProgram, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p := s.progs[key]; p != nil {
@@ -177,21 +170,21 @@ func (s *devState) program(key progKey, src func() string) (*clProgram, error) {
 	if s.fp64 {
 		options = "-DFP64"
 	}
-	p, err := s.dev().BuildProgram(src(), options)
+	p, err := s.dev().Compile(src(), options)
 	if err != nil {
 		return nil, fmt.Errorf("ops: building the %s kernels (%v %v) for %s: %w", key.kind, key.t, key.u, s.dev().Name(), err)
 	}
-	cp := &clProgram{p: p, ks: map[string]*opencl.Kernel{}}
+	cp := &clProgram{p: p, ks: map[string]device.Kernel{}}
 	s.progs[key] = cp
 	return cp, nil
 }
 
 // kernel returns the named kernel of p; call with p.mu held.
-func (p *clProgram) kernel(name string) (*opencl.Kernel, error) {
+func (p *clProgram) kernel(name string) (device.Kernel, error) {
 	if k := p.ks[name]; k != nil {
 		return k, nil
 	}
-	k, err := p.p.CreateKernel(name)
+	k, err := p.p.Kernel(name)
 	if err != nil {
 		return nil, err
 	}
@@ -199,64 +192,31 @@ func (p *clProgram) kernel(name string) (*opencl.Kernel, error) {
 	return k, nil
 }
 
-// launch sets the arguments of kernel name and enqueues it over global
-// (local may be nil), without waiting: the queue orders it. Every
-// command counts toward the device's pacing.
-func (s *devState) launch(p *clProgram, name string, global, local []int, args ...any) error {
+// launch enqueues kernel name over global (local may be nil) with args,
+// without waiting: the queue orders it.
+func (s devRef) launch(p *clProgram, name string, global, local []int, args ...any) error {
 	p.mu.Lock()
 	k, err := p.kernel(name)
-	if err == nil {
-		err = p.setArgs(k, args)
-	}
-	if err == nil {
-		err = s.dev().CLQueue().EnqueueKernel(k, nil, global, local, nil, nil)
-	}
 	p.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("ops: kernel %s on %s: %w", name, s.dev().Name(), err)
 	}
-	return s.dev().Pace()
-}
-
-// setArgs sets k's arguments, skipping those equal to the last ones set:
-// a loop of small ops on the same Arrays then crosses into the driver
-// once per op, for the enqueue.
-func (p *clProgram) setArgs(k *opencl.Kernel, args []any) error {
-	if p.last == nil {
-		p.last = map[*opencl.Kernel][]any{}
-	}
-	last := p.last[k]
-	for i, a := range args {
-		if i < len(last) && argEqual(last[i], a) {
-			continue
-		}
-		if err := k.SetArg(i, a); err != nil {
-			delete(p.last, k)
-			return err
-		}
-	}
-	p.last[k] = args
-	return nil
-}
-
-func argEqual(x, y any) bool {
-	if bx, ok := x.([]byte); ok {
-		by, ok := y.([]byte)
-		return ok && bytes.Equal(bx, by)
-	}
-	return x == y
+	g := device.Grid{Dims: len(global)}
+	copy(g.Global[:], global)
+	copy(g.Local[:], local)
+	return s.dev().Enqueue(k, g, args)
 }
 
 // items is the global size of a grid-stride kernel over n work items:
 // enough groups to fill the device several times over, no more.
-func (s *devState) items(n int) int {
+func (s devRef) items(n int) int {
 	g := (n + 255) / 256 * 256
 	return max(256, min(g, s.cus*2048))
 }
 
 // scratchFor returns scratch allocation i (0 or 1) grown to at least n
 // bytes.
-func (s *devState) scratchFor(i, n int) (opencl.Mem, error) {
+func (s devRef) scratchFor(i, n int) (device.Buffer, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.scratchN[i] < n {
@@ -271,13 +231,12 @@ func (s *devState) scratchFor(i, n int) (opencl.Mem, error) {
 		}
 		s.scratch[i], s.scratchN[i] = a, sz
 	}
-	mem, _, err := s.dev().Mem(s.scratch[i])
-	return opencl.Mem(mem), err
+	return device.Buffer(s.scratch[i].Native()), nil
 }
 
 // typeProgram is the per-element-type program of kind ("ew" elementwise,
 // "red" reductions).
-func (s *devState) typeProgram(kind string, t array.Type) (*clProgram, error) {
+func (s devRef) typeProgram(kind string, t array.Type) (*clProgram, error) {
 	ct, ok := clTypeOf(t)
 	if !ok {
 		return nil, unsupported("device", t, "a scalar element type")
@@ -295,7 +254,7 @@ func (s *devState) typeProgram(kind string, t array.Type) (*clProgram, error) {
 // current there (uploading host-newer parts, which the guard refuses), an
 // output gets an allocation. It returns the root cl_mem and the element
 // offset of r's min corner in it.
-func (s *devState) operandMem(op string, r *array.Raw, in bool) (opencl.Mem, int, error) {
+func (s devRef) operandMem(op string, r *array.Raw, in bool) (device.Buffer, int, error) {
 	var err error
 	if in {
 		if res().NeedsUpload(r, s.dev()) {
@@ -314,15 +273,15 @@ func (s *devState) operandMem(op string, r *array.Raw, in bool) (opencl.Mem, int
 	if alloc == nil {
 		return 0, 0, fmt.Errorf("ops.%s: no device allocation after SyncDevice", op)
 	}
-	mem, aoff, err := s.dev().Mem(alloc)
-	if err != nil {
-		return 0, 0, fmt.Errorf("ops.%s: %w", op, err)
+	if alloc.Device() != device.Device(s.dev()) {
+		return 0, 0, fmt.Errorf("ops.%s: allocation on %s, not %s: %w", op, alloc.Device().Name(), s.dev().Name(), device.ErrForeign)
 	}
+	mem, aoff := alloc.Native(), alloc.Offset()
 	es := r.Type().Bytes()
 	if (aoff+off)%es != 0 {
 		return 0, 0, fmt.Errorf("ops.%s: view at byte offset %d is not element-aligned: %w", op, aoff+off, errUnaligned)
 	}
-	return opencl.Mem(mem), (aoff + off) / es, nil
+	return device.Buffer(mem), (aoff + off) / es, nil
 }
 
 var errUnaligned = errors.New("ops: unaligned device view")

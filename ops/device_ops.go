@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -20,7 +20,7 @@ var unCL = [...]string{"abs", "neg", "sqrt", "exp", "log", "tanh"}
 // ready makes the inputs current on s's device and gives dst an
 // allocation; the guard is asked about every upload before anything
 // moves. mems and offs are operand 0 (dst) first; nil inputs get dst's.
-func ready[T array.Elem](s *devState, op string, dst *array.Array[T], ins ...*array.Array[T]) (mems [3]opencl.Mem, offs [3]int, err error) {
+func ready[T array.Elem](s devRef, op string, dst *array.Array[T], ins ...*array.Array[T]) (mems [3]device.Buffer, offs [3]int, err error) {
 	for _, x := range ins {
 		if x != nil && res().NeedsUpload(x.Raw(), s.dev()) {
 			if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
@@ -52,7 +52,7 @@ func ready[T array.Elem](s *devState, op string, dst *array.Array[T], ins ...*ar
 // elementwise runs kernel kname ("bin_add", "un_copy", …) over the
 // simplified nest n: the dense vector form when every operand is dense
 // and 16-byte aligned, else the strided form.
-func elementwise[T array.Elem](d *opencl.Device, op, kname string, n *nest, vec bool, dst *array.Array[T], ins []*array.Array[T], sc []T, fl int) (bool, error) {
+func elementwise[T array.Elem](d device.Kernels, op, kname string, n *nest, vec bool, dst *array.Array[T], ins []*array.Array[T], sc []T, fl int) (bool, error) {
 	var nd ndArg
 	if !nd.fromNest(n) {
 		return false, nil
@@ -108,7 +108,7 @@ func elementwise[T array.Elem](d *opencl.Device, op, kname string, n *nest, vec 
 	return true, nil
 }
 
-func binaryDevice[T array.Elem](d *opencl.Device, op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
+func binaryDevice[T array.Elem](d device.Kernels, op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
 	k := kindOf[T]()
 	if op == OpPow && k != kFloat && k != kHalf {
 		return true, unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
@@ -130,7 +130,7 @@ func binaryDevice[T array.Elem](d *opencl.Device, op BinaryOp, dst, a, b *array.
 	return elementwise(d, name, "bin_"+binCL[op], &n, vec, dst, []*array.Array[T]{a, b}, []T{sa, sb}, fl)
 }
 
-func unaryDevice[T array.Elem](d *opencl.Device, op UnaryOp, dst, a *array.Array[T]) (bool, error) {
+func unaryDevice[T array.Elem](d device.Kernels, op UnaryOp, dst, a *array.Array[T]) (bool, error) {
 	k := kindOf[T]()
 	switch {
 	case op >= OpSqrt && k != kFloat && k != kHalf:
@@ -146,7 +146,7 @@ func unaryDevice[T array.Elem](d *opencl.Device, op UnaryOp, dst, a *array.Array
 	return elementwise(d, op.String(), "un_"+unCL[op], &n, false, dst, []*array.Array[T]{a}, []T{z}, 0)
 }
 
-func copyDevice[T array.Elem](d *opencl.Device, dst, src *array.Array[T]) (bool, error) {
+func copyDevice[T array.Elem](d device.Kernels, dst, src *array.Array[T]) (bool, error) {
 	var n nest
 	n.init("Copy", dst)
 	n.add("Copy", dst, src)
@@ -163,7 +163,7 @@ func copyDevice[T array.Elem](d *opencl.Device, dst, src *array.Array[T]) (bool,
 // has: 4219 GB/s on the H200 from C). It is the op itself, not a residency
 // transfer, so it is not counted in Stats. Overlapping ranges (an
 // in-place copy) take the kernel.
-func copyDense[T array.Elem](d *opencl.Device, dst, src *array.Array[T], n int) (bool, error) {
+func copyDense[T array.Elem](d device.Kernels, dst, src *array.Array[T], n int) (bool, error) {
 	s := stateOf(d)
 	mems, offs, err := ready(s, "Copy", dst, src)
 	if err != nil {
@@ -182,19 +182,14 @@ func copyDense[T array.Elem](d *opencl.Device, dst, src *array.Array[T], n int) 
 		res().Wrote(dst.Raw(), plumb.Device) // a copy onto itself
 		return true, nil
 	}
-	db := opencl.WrapBuffer(uintptr(mems[0]), (offs[0]+n)*es)
-	sb := opencl.WrapBuffer(uintptr(mems[1]), (offs[1]+n)*es)
-	if err := d.CLQueue().CopyBuffer(db, offs[0]*es, sb, offs[1]*es, n*es, nil, nil); err != nil {
+	if err := d.CopyBytes(mems[0], offs[0]*es, mems[1], offs[1]*es, n*es); err != nil {
 		return true, fmt.Errorf("ops.Copy on %s: %w", d.Name(), err)
-	}
-	if err := d.Pace(); err != nil {
-		return true, err
 	}
 	res().Wrote(dst.Raw(), plumb.Device)
 	return true, nil
 }
 
-func fillDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], x T) (bool, error) {
+func fillDevice[T array.Elem](d device.Kernels, dst *array.Array[T], x T) (bool, error) {
 	var n nest
 	n.init("Fill", dst)
 	n.addScalar()
@@ -202,7 +197,7 @@ func fillDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], x T) (bool,
 	return elementwise(d, "Fill", "un_copy", &n, kindOf[T]() != kHalf, dst, []*array.Array[T]{nil}, []T{x}, 1)
 }
 
-func iotaDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], dim int) (bool, error) {
+func iotaDevice[T array.Elem](d device.Kernels, dst *array.Array[T], dim int) (bool, error) {
 	if dim < 0 || dim >= dst.Rank() {
 		panic(errOutOfRange("Iota", dim, dst))
 	}
@@ -236,7 +231,7 @@ func iotaDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], dim int) (b
 
 // castDevice converts on the device with the host's rules (clCast), for
 // every pair of element types.
-func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
+func castDevice[D, S array.Elem](d device.Kernels, dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
 	var n nest
 	n.init("Cast", dst)
 	n.add("Cast", dst, src)
@@ -270,7 +265,7 @@ func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *arr
 	if err != nil {
 		return true, err
 	}
-	var mems [3]opencl.Mem
+	var mems [3]device.Buffer
 	var offs [3]int
 	if mems[1], offs[1], err = s.prepIn("Cast", src.Raw()); err != nil {
 		return true, err
@@ -291,7 +286,7 @@ func castDevice[D, S array.Elem](d *opencl.Device, dst *array.Array[D], src *arr
 }
 
 // readyMixed is ready for an input and a dst of another element type.
-func readyMixed[D, T array.Elem](s *devState, op string, dst *array.Array[D], a *array.Array[T]) (mems [3]opencl.Mem, offs [3]int, err error) {
+func readyMixed[D, T array.Elem](s devRef, op string, dst *array.Array[D], a *array.Array[T]) (mems [3]device.Buffer, offs [3]int, err error) {
 	if res().NeedsUpload(a.Raw(), s.dev()) {
 		if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
 			return
@@ -305,7 +300,7 @@ func readyMixed[D, T array.Elem](s *devState, op string, dst *array.Array[D], a 
 }
 
 // prepIn is operandMem for an input, asking the guard first.
-func (s *devState) prepIn(op string, r *array.Raw) (opencl.Mem, int, error) {
+func (s devRef) prepIn(op string, r *array.Raw) (device.Buffer, int, error) {
 	return s.operandMem(op, r, true)
 }
 
@@ -315,7 +310,7 @@ var redCL = [...]string{"sum", "prod", "min", "max", "mean", "argmin", "argmax"}
 // reducePlan picks the kernels of a reduction with m outputs of L
 // elements each: one work-item per output when outputs are many or
 // short, else G work-groups per output and a joining pass.
-func (s *devState) reducePlan(m, L int) (G int, rows bool) {
+func (s devRef) reducePlan(m, L int) (G int, rows bool) {
 	if L <= 32 || m >= s.cus*256 {
 		return 1, true
 	}
@@ -325,7 +320,7 @@ func (s *devState) reducePlan(m, L int) (G int, rows bool) {
 
 // runReduce enqueues a reduction: outputs so (st[0] dst, st[1] input),
 // reduced elements sr (st[1] input strides); dmem receives the results.
-func runReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so, sr *ndArg) error {
+func runReduce[T array.Elem](s devRef, op reduceOp, dmem, amem device.Buffer, so, sr *ndArg) error {
 	p, err := s.typeProgram("red", array.TypeOf[T]())
 	if err != nil {
 		return err
@@ -340,7 +335,7 @@ func runReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so
 	if err != nil {
 		return err
 	}
-	if err := s.launch(p, "red_"+name+"_part", []int{m * G * s.wg}, []int{s.wg}, amem, so.bytes(), sr.bytes(), int64(G), part, opencl.Local(s.wg*8)); err != nil {
+	if err := s.launch(p, "red_"+name+"_part", []int{m * G * s.wg}, []int{s.wg}, amem, so.bytes(), sr.bytes(), int64(G), part, device.Local(s.wg*8)); err != nil {
 		return err
 	}
 	return s.launch(p, "red_"+name+"_fin", []int{s.items(m)}, s.local, dmem, so.bytes(), part, int64(G), int64(L))
@@ -348,7 +343,7 @@ func runReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so
 
 // runArgReduce is runReduce for ArgMin and ArgMax: dmem holds int64
 // coordinates, base is the reduced dimension's Min.
-func runArgReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so, sr *ndArg, base int) error {
+func runArgReduce[T array.Elem](s devRef, op reduceOp, dmem, amem device.Buffer, so, sr *ndArg, base int) error {
 	p, err := s.typeProgram("red", array.TypeOf[T]())
 	if err != nil {
 		return err
@@ -367,7 +362,7 @@ func runArgReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem,
 	if err != nil {
 		return err
 	}
-	if err := s.launch(p, "red_"+name+"_part", []int{m * G * s.wg}, []int{s.wg}, amem, so.bytes(), sr.bytes(), int64(G), part, idx, opencl.Local(s.wg*8), opencl.Local(s.wg*8)); err != nil {
+	if err := s.launch(p, "red_"+name+"_part", []int{m * G * s.wg}, []int{s.wg}, amem, so.bytes(), sr.bytes(), int64(G), part, idx, device.Local(s.wg*8), device.Local(s.wg*8)); err != nil {
 		return err
 	}
 	return s.launch(p, "red_"+name+"_fin", []int{s.items(m)}, s.local, dmem, so.bytes(), part, idx, int64(G), int64(base))
@@ -375,14 +370,14 @@ func runArgReduce[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem,
 
 // reduceInto enqueues the reduction op; the caller holds s.scratchMu,
 // since the partials pass through the device's scratch buffers.
-func reduceInto[T array.Elem](s *devState, op reduceOp, dmem, amem opencl.Mem, so, sr *ndArg, base int) error {
+func reduceInto[T array.Elem](s devRef, op reduceOp, dmem, amem device.Buffer, so, sr *ndArg, base int) error {
 	if op == redArgMin || op == redArgMax {
 		return runArgReduce[T](s, op, dmem, amem, so, sr, base)
 	}
 	return runReduce[T](s, op, dmem, amem, so, sr)
 }
 
-func reduceDevice[D, T array.Elem](d *opencl.Device, op reduceOp, dst0 *array.Array[D], a *array.Array[T], dim int) (bool, error) {
+func reduceDevice[D, T array.Elem](d device.Kernels, op reduceOp, dst0 *array.Array[D], a *array.Array[T], dim int) (bool, error) {
 	if op == redArgMin || op == redArgMax {
 		di, ok := any(dst0).(*array.Array[int64])
 		if !ok {
@@ -399,7 +394,7 @@ func reduceDevice[D, T array.Elem](d *opencl.Device, op reduceOp, dst0 *array.Ar
 
 // reduceDim reduces a along dim into dst (D is T, or int64 for the
 // argument reductions).
-func reduceDim[D, T array.Elem](d *opencl.Device, op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) (bool, error) {
+func reduceDim[D, T array.Elem](d device.Kernels, op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) (bool, error) {
 	name := reduceNames[op]
 	ra := a.Rank()
 	if dim < 0 || dim >= ra {
@@ -466,7 +461,7 @@ func reduceDim[D, T array.Elem](d *opencl.Device, op reduceOp, dst *array.Array[
 // into out (a T, or for the argument reductions the int64 index of the
 // point in n): a blocking read, not an Array transfer, so not counted in
 // Stats.
-func reduceAllDevice[T array.Elem](d *opencl.Device, op reduceOp, a *array.Array[T], n *nest, out []byte) (bool, error) {
+func reduceAllDevice[T array.Elem](d device.Kernels, op reduceOp, a *array.Array[T], n *nest, out []byte) (bool, error) {
 	if a.Len() == 0 {
 		return false, nil
 	}
@@ -498,8 +493,7 @@ func reduceAllDevice[T array.Elem](d *opencl.Device, op reduceOp, a *array.Array
 	if err := reduceInto[T](s, op, scr, mems[1], &so, &sr, 0); err != nil {
 		return true, err
 	}
-	buf := opencl.WrapBuffer(uintptr(scr), resOff+128)
-	if err := d.CLQueue().ReadBuffer(out, buf, resOff, nil); err != nil {
+	if err := d.ReadBytes(out, scr, resOff); err != nil {
 		return true, fmt.Errorf("ops.%sAll: reading the result: %w", reduceNames[op], err)
 	}
 	return true, nil
@@ -541,14 +535,14 @@ const gemmPadA = 4
 
 // GemmConfigOf returns the tiling MatMul uses on d for elements of
 // elemBytes bytes (4 or 8).
-func GemmConfigOf(d *opencl.Device, elemBytes int) GemmConfig {
+func GemmConfigOf(d device.Kernels, elemBytes int) GemmConfig {
 	s := stateOf(d)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.gemm[elemBytes]; ok {
 		return c
 	}
-	if strings.Contains(d.Platform().Name(), "NVIDIA") {
+	if strings.Contains(d.Caps().Vendor, "NVIDIA") {
 		if elemBytes == 8 {
 			return gemmNVIDIA64
 		}
@@ -559,7 +553,7 @@ func GemmConfigOf(d *opencl.Device, elemBytes int) GemmConfig {
 
 // SetGemmConfig sets the tiling MatMul uses on d for elements of elemBytes
 // bytes; an invalid one panics with array.ErrShape.
-func SetGemmConfig(d *opencl.Device, elemBytes int, c GemmConfig) {
+func SetGemmConfig(d device.Kernels, elemBytes int, c GemmConfig) {
 	if !c.valid() {
 		panic(fmt.Errorf("%w: ops.SetGemmConfig: %v: RM, RN, TK multiples of 4, TM a multiple of RM, TN of RN", array.ErrShape, c))
 	}
@@ -569,7 +563,7 @@ func SetGemmConfig(d *opencl.Device, elemBytes int, c GemmConfig) {
 	s.mu.Unlock()
 }
 
-func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, error) {
+func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, error) {
 	var mm mmJob
 	mm.check(dst, a, b)
 	s := stateOf(d)
@@ -621,94 +615,258 @@ func matmulDevice[T Float](d *opencl.Device, dst, a, b *array.Array[T]) (bool, e
 // The entry points' hooks: each asks placement and, when it names a
 // device, runs the op there (ok) or reports that the host must (not ok).
 
-// target is placement, then fits: the device the op runs on, or nil (with
+// target is placement, then what the device computes with: a kernel
+// device whose language ops has kernels in and whose types fit (k), a
+// device whose memory the host addresses (m), or neither: the host (with
 // the error when placement refused the operands). ts are the element
 // types involved (a zero Type for none).
-func target(op string, ts [2]array.Type, dst *array.Raw, ins ...*array.Raw) (*opencl.Device, error) {
+func target(op string, ts [2]array.Type, dst *array.Raw, ins ...*array.Raw) (k device.Kernels, m device.HostMemory, err error) {
 	d, err := placement(op, dst, ins...)
-	if err != nil || d == nil || !fits(d, ts[:]...) {
-		return nil, err
+	if err != nil || d == nil {
+		return nil, nil, err
 	}
-	return d, nil
+	if m, ok := d.(device.HostMemory); ok && m.Caps().Lang == "Go" {
+		return nil, m, nil
+	}
+	if k, ok := d.(device.Kernels); ok && k.Caps().Lang == "OpenCL C" && fits(stateOf(k).fp64, ts[:]...) {
+		return k, nil, nil
+	}
+	return nil, nil, nil
 }
 
-// fits reports whether d computes in the element types ts: float64 needs
-// cl_khr_fp64; without it the op runs on the host (the package
-// documentation's rule: counted, guarded copies of device-dirty inputs).
-func fits(d *opencl.Device, ts ...array.Type) bool {
+// fits reports whether a device computes in the element types ts:
+// float64 needs fp64 (cl_khr_fp64); without it the op runs on the host
+// (the package documentation's rule: counted, guarded copies of
+// device-dirty inputs).
+func fits(fp64 bool, ts ...array.Type) bool {
 	for _, t := range ts {
 		if t.Code == array.Float && t.Bits == 64 {
-			return stateOf(d).fp64
+			return fp64
 		}
 	}
 	return true
 }
 
+// memFn reaches a HostMemory device's allocation.
+type memFn = func(device.Allocation) ([]byte, error)
+
+// onHostMem runs an op on a device whose memory the host addresses: the
+// inputs are made current there (host-newer parts uploaded: counted, and
+// asked of the guard first) and dst gets an allocation, exactly as for a
+// kernel device; then fn runs ops' host kernels on views of the device's
+// memory (viewOn) as one launch, and dst is left device-newest.
+func onHostMem(m device.HostMemory, op string, dst *array.Raw, ins []*array.Raw, fn func(mem memFn) error) (bool, error) {
+	for _, r := range ins {
+		if r != nil && r.Len() > 0 && res().NeedsUpload(r, m) {
+			if err := plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, m.Name())); err != nil {
+				return true, err
+			}
+		}
+	}
+	for _, r := range ins {
+		if r != nil && r.Len() > 0 {
+			if err := res().SyncDevice(r, m); err != nil {
+				return true, fmt.Errorf("ops.%s: %w", op, err)
+			}
+		}
+	}
+	if dst != nil && dst.Len() > 0 {
+		if err := res().Alloc(dst, m); err != nil {
+			return true, fmt.Errorf("ops.%s: %w", op, err)
+		}
+	}
+	if err := m.Run(op, fn); err != nil {
+		return true, fmt.Errorf("ops.%s on %s: %w", op, m.Name(), err)
+	}
+	if dst != nil && dst.Len() > 0 {
+		res().Wrote(dst, plumb.Device)
+	}
+	return true, nil
+}
+
+// viewOn is a host-only Array over a's elements in device memory: the
+// same layout, so ops' host kernels compute on the device's copy.
+func viewOn[T array.Elem](mem memFn, a *array.Array[T]) (*array.Array[T], error) {
+	if a == nil || a.Len() == 0 {
+		return a, nil
+	}
+	r := a.Raw()
+	alloc, off := r.Allocation()
+	if alloc == nil {
+		return nil, fmt.Errorf("ops: %v has no device allocation", r)
+	}
+	b, err := mem(alloc)
+	if err != nil {
+		return nil, err
+	}
+	es := sizeOf[T]()
+	n := len(r.HostBytes()) / es
+	if off < 0 || off+n*es > len(b) || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%uintptr(es) != 0 || off%es != 0 {
+		return nil, fmt.Errorf("ops: %v at byte offset %d of a %d-byte allocation: %w", r, off, len(b), errUnaligned)
+	}
+	return array.Wrap(unsafe.Slice((*T)(unsafe.Pointer(&b[off])), n), r.Dims())
+}
+
+// views is viewOn for several operands of one type.
+func views[T array.Elem](mem memFn, xs ...*array.Array[T]) ([]*array.Array[T], error) {
+	vs := make([]*array.Array[T], len(xs))
+	for i, x := range xs {
+		v, err := viewOn(mem, x)
+		if err != nil {
+			return nil, err
+		}
+		vs[i] = v
+	}
+	return vs, nil
+}
+
 func deviceBinary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
-	d, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
-	if d == nil {
+	k, m, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
+	if m != nil {
+		return onHostMem(m, op.String(), rawOf(dst), []*array.Raw{rawOf(a), rawOf(b)}, func(mem memFn) error {
+			v, err := views(mem, dst, a, b)
+			if err != nil {
+				return err
+			}
+			return binary(op, v[0], v[1], v[2], sa, sb)
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return binaryDevice(d, op, dst, a, b, sa, sb)
+	return binaryDevice(k, op, dst, a, b, sa, sb)
 }
 
 func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error) {
-	d, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
-	if d == nil {
+	k, m, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
+	if m != nil {
+		return onHostMem(m, op.String(), rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
+			v, err := views(mem, dst, a)
+			if err != nil {
+				return err
+			}
+			return Unary(v[0], v[1], op)
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return unaryDevice(d, op, dst, a)
+	return unaryDevice(k, op, dst, a)
 }
 
 func deviceCopy[T array.Elem](dst, src *array.Array[T]) (bool, error) {
-	d, err := target("Copy", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(src))
-	if d == nil {
+	k, m, err := target("Copy", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(src))
+	if m != nil {
+		return onHostMem(m, "Copy", rawOf(dst), []*array.Raw{rawOf(src)}, func(mem memFn) error {
+			v, err := views(mem, dst, src)
+			if err != nil {
+				return err
+			}
+			return Copy(v[0], v[1])
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return copyDevice(d, dst, src)
+	return copyDevice(k, dst, src)
 }
 
 func deviceFill[T array.Elem](dst *array.Array[T], x T) (bool, error) {
-	d, err := target("Fill", [2]array.Type{array.TypeOf[T]()}, rawOf(dst))
-	if d == nil {
+	k, m, err := target("Fill", [2]array.Type{array.TypeOf[T]()}, rawOf(dst))
+	if m != nil {
+		return onHostMem(m, "Fill", rawOf(dst), nil, func(mem memFn) error {
+			v, err := viewOn(mem, dst)
+			if err != nil {
+				return err
+			}
+			return Fill(v, x)
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return fillDevice(d, dst, x)
+	return fillDevice(k, dst, x)
 }
 
 func deviceIota[T array.Elem](dst *array.Array[T], dim int) (bool, error) {
-	d, err := target("Iota", [2]array.Type{array.TypeOf[T]()}, rawOf(dst))
-	if d == nil {
+	k, m, err := target("Iota", [2]array.Type{array.TypeOf[T]()}, rawOf(dst))
+	if m != nil {
+		return onHostMem(m, "Iota", rawOf(dst), nil, func(mem memFn) error {
+			v, err := viewOn(mem, dst)
+			if err != nil {
+				return err
+			}
+			return Iota(v, dim)
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return iotaDevice(d, dst, dim)
+	return iotaDevice(k, dst, dim)
 }
 
 func deviceCast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
-	d, err := target(castName(sat), [2]array.Type{array.TypeOf[D](), array.TypeOf[S]()}, rawOf(dst), rawOf(src))
-	if d == nil {
+	k, m, err := target(castName(sat), [2]array.Type{array.TypeOf[D](), array.TypeOf[S]()}, rawOf(dst), rawOf(src))
+	if m != nil {
+		return onHostMem(m, castName(sat), rawOf(dst), []*array.Raw{rawOf(src)}, func(mem memFn) error {
+			vd, err := viewOn(mem, dst)
+			if err != nil {
+				return err
+			}
+			vs, err := viewOn(mem, src)
+			if err != nil {
+				return err
+			}
+			return cast(vd, vs, sat)
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return castDevice(d, dst, src, sat)
+	return castDevice(k, dst, src, sat)
 }
 
 func deviceReduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) (bool, error) {
-	d, err := target(reduceNames[op], [2]array.Type{array.TypeOf[D](), array.TypeOf[T]()}, rawOf(dst), rawOf(a))
-	if d == nil {
+	k, m, err := target(reduceNames[op], [2]array.Type{array.TypeOf[D](), array.TypeOf[T]()}, rawOf(dst), rawOf(a))
+	if m != nil {
+		return onHostMem(m, reduceNames[op], rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
+			vd, err := viewOn(mem, dst)
+			if err != nil {
+				return err
+			}
+			va, err := viewOn(mem, a)
+			if err != nil {
+				return err
+			}
+			return reduce(op, vd, va, dim)
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return reduceDevice(d, op, dst, a, dim)
+	return reduceDevice(k, op, dst, a, dim)
 }
 
 func deviceReduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (T, bool, error) {
-	d, err := target(reduceAllNames[op], [2]array.Type{array.TypeOf[T]()}, nil, rawOf(a))
-	if d == nil {
+	k, m, err := target(reduceAllNames[op], [2]array.Type{array.TypeOf[T]()}, nil, rawOf(a))
+	if m != nil {
+		var v T
+		ok, err := onHostMem(m, reduceAllNames[op], nil, []*array.Raw{rawOf(a)}, func(mem memFn) error {
+			va, err := viewOn(mem, a)
+			if err == nil {
+				v, err = reduceAllValue(op, va)
+			}
+			return err
+		})
+		return v, ok, err
+	}
+	if k == nil {
 		var z T
 		return z, err != nil, err
 	}
 	var n nest
 	var v T // escapes into the read: declared here, so the host path allocates nothing
-	ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&v)), sizeOf[T]()))
+	ok, err := reduceAllDevice(k, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&v)), sizeOf[T]()))
 	return v, ok, err
 }
 
@@ -717,13 +875,26 @@ func deviceReduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (T, bool, err
 // reduceAll. The kernels keep the first extreme (NaN first) in the order
 // of the host's nest, so both pick the same element.
 func deviceArgAll[T array.Elem](op reduceOp, a *array.Array[T]) (int, bool, error) {
-	d, err := target(reduceAllNames[op], [2]array.Type{array.TypeOf[T]()}, nil, rawOf(a))
-	if d == nil {
+	k, m, err := target(reduceAllNames[op], [2]array.Type{array.TypeOf[T]()}, nil, rawOf(a))
+	if m != nil {
+		off := 0
+		ok, err := onHostMem(m, reduceAllNames[op], nil, []*array.Raw{rawOf(a)}, func(mem memFn) error {
+			va, err := viewOn(mem, a)
+			if err != nil {
+				return err
+			}
+			r, _, err := reduceAll(op, va)
+			off = r.idx
+			return err
+		})
+		return off, ok, err
+	}
+	if k == nil {
 		return 0, err != nil, err
 	}
 	var n nest
 	var i int64
-	ok, err := reduceAllDevice(d, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&i)), 8))
+	ok, err := reduceAllDevice(k, op, a, &n, unsafe.Slice((*byte)(unsafe.Pointer(&i)), 8))
 	if !ok || err != nil {
 		return 0, ok, err
 	}
@@ -731,17 +902,26 @@ func deviceArgAll[T array.Elem](op reduceOp, a *array.Array[T]) (int, bool, erro
 }
 
 func deviceMatMul[T Float](dst, a, b *array.Array[T]) (bool, error) {
-	d, err := target("MatMul", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
-	if d == nil {
+	k, m, err := target("MatMul", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
+	if m != nil {
+		return onHostMem(m, "MatMul", rawOf(dst), []*array.Raw{rawOf(a), rawOf(b)}, func(mem memFn) error {
+			v, err := views(mem, dst, a, b)
+			if err != nil {
+				return err
+			}
+			return MatMul(v[0], v[1], v[2])
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return matmulDevice(d, dst, a, b)
+	return matmulDevice(k, dst, a, b)
 }
 
 var cmpCL = [...]string{"eq", "ne", "lt", "le", "gt", "ge"}
 
 // compareDevice stores the mask a op b (or a op sb when b is nil) in dst.
-func compareDevice[T array.Elem](d *opencl.Device, op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], sb T) (bool, error) {
+func compareDevice[T array.Elem](d device.Kernels, op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], sb T) (bool, error) {
 	var n nest
 	n.init("Compare", dst)
 	n.add("Compare", dst, a)
@@ -783,11 +963,24 @@ func compareDevice[T array.Elem](d *opencl.Device, op CmpOp, dst *array.Array[ui
 }
 
 func deviceCompare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], sb T) (bool, error) {
-	d, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
-	if d == nil {
+	k, m, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
+	if m != nil {
+		return onHostMem(m, op.String(), rawOf(dst), []*array.Raw{rawOf(a), rawOf(b)}, func(mem memFn) error {
+			vd, err := viewOn(mem, dst)
+			if err != nil {
+				return err
+			}
+			v, err := views(mem, a, b)
+			if err != nil {
+				return err
+			}
+			return compare(op, vd, v[0], v[1], sb)
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return compareDevice(d, op, dst, a, b, sb)
+	return compareDevice(k, op, dst, a, b, sb)
 }
 
 // ndArg4 is an nd4_t: ndArg with a fourth operand.
@@ -798,7 +991,7 @@ type ndArg4 struct {
 	off     [4]int64
 }
 
-func whereDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) (bool, error) {
+func whereDevice[T array.Elem](d device.Kernels, dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) (bool, error) {
 	var n nest
 	n.init("Where", dst)
 	n.add("Where", dst, cond)
@@ -843,9 +1036,22 @@ func whereDevice[T array.Elem](d *opencl.Device, dst *array.Array[T], cond *arra
 }
 
 func deviceWhere[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) (bool, error) {
-	d, err := target("Where", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(cond), rawOf(a), rawOf(b))
-	if d == nil {
+	k, m, err := target("Where", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(cond), rawOf(a), rawOf(b))
+	if m != nil {
+		return onHostMem(m, "Where", rawOf(dst), []*array.Raw{rawOf(cond), rawOf(a), rawOf(b)}, func(mem memFn) error {
+			vc, err := viewOn(mem, cond)
+			if err != nil {
+				return err
+			}
+			v, err := views(mem, dst, a, b)
+			if err != nil {
+				return err
+			}
+			return Where(v[0], vc, v[1], v[2])
+		})
+	}
+	if k == nil {
 		return err != nil, err
 	}
-	return whereDevice(d, dst, cond, a, b)
+	return whereDevice(k, dst, cond, a, b)
 }

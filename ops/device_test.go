@@ -793,11 +793,7 @@ func TestDeviceStateRelease(t *testing.T) {
 		must(t, a.DeviceFree())
 		return d
 	}
-	n := func() int {
-		statesMu.Lock()
-		defer statesMu.Unlock()
-		return len(states)
-	}
+	n := func() int { return int(liveStates.Load()) }
 	n0 := n()
 	d := run()
 	if n() != n0+1 {

@@ -58,7 +58,12 @@ const (
 // Device is one OpenCL device with its context and in-order queue; it
 // implements device.Device and device.HostAllocator. Safe for concurrent
 // use, except that Close must not race with other calls.
-type Device struct{ s *state }
+type Device struct {
+	s *state
+	// vals is packages' per-device state (device.Kernels.Value); not in
+	// state, which must not point back to the Device.
+	vals device.Values
+}
 
 var (
 	_ device.Device        = (*Device)(nil)

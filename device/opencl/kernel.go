@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -12,6 +13,9 @@ import (
 type Kernel struct {
 	h    uintptr
 	name string
+	mu   sync.Mutex  // Device.Enqueue's
+	last []any       // arguments Device.Enqueue set last
+	grid device.Grid // Device.Enqueue's launch shape
 }
 
 // Local is a kernel argument that reserves that many bytes of __local memory.
@@ -63,6 +67,10 @@ func (k *Kernel) SetArg(i int, v any) error {
 		return k.setMem(i, v.h)
 	case Mem:
 		return k.setMem(i, uintptr(v))
+	case device.Buffer:
+		return k.setMem(i, uintptr(v))
+	case device.Local:
+		return k.set(i, int(v), nil)
 	case device.Allocation:
 		if v.Offset() != 0 {
 			return fmt.Errorf("opencl: SetArg(%d) on %s: allocation at offset %d: pass a sub-buffer (Device.SubBuffer) or the root with the offset: %w", i, k.name, v.Offset(), &Error{Op: "clSetKernelArg", Code: -50})

@@ -23,10 +23,14 @@ type Device struct {
 	c        device.Counters
 	done     atomic.Bool
 	hostLive int
+	compute  bool
+	faults   map[string]error // FailNext's, by operation; under mu
+	runs     atomic.Int64
 }
 
 var (
 	_ device.Device        = (*Device)(nil)
+	_ device.HostMemory    = (*Device)(nil)
 	_ device.CloseNotifier = (*Device)(nil)
 )
 
@@ -62,6 +66,77 @@ func New(name string, limit int) *Device {
 	return &Device{name: name, limit: limit, live: map[*block]struct{}{}}
 }
 
+// NewCompute is New for a simulated device that computes: package ops
+// runs ops on Arrays resident there, as on a GPU, with its host kernels on
+// views of the device's memory (device.HostMemory). Arrays move to and
+// from it only through counted transfers, so placement and failure tests
+// run without OpenCL.
+func NewCompute(name string, limit int) *Device {
+	d := New(name, limit)
+	d.compute = true
+	return d
+}
+
+// FailNext makes the next operation op of d fail with err, once: op is
+// "Malloc", "CopyIn", "CopyOut", "Copy" or "Run" (a launch).
+func (d *Device) FailNext(op string, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.faults == nil {
+		d.faults = map[string]error{}
+	}
+	d.faults[op] = err
+}
+
+// fault returns and clears the injected failure of op; call with d.mu held.
+func (d *Device) fault(op string) error {
+	err := d.faults[op]
+	if err != nil {
+		delete(d.faults, op)
+		return fmt.Errorf("sim: %s on %s: %w", op, d.Name(), err)
+	}
+	return nil
+}
+
+func (d *Device) faultLocked(op string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.fault(op)
+}
+
+// Caps implements device.Compute: a computing sim runs Go code (Lang
+// "Go"), a memory-only one nothing.
+func (d *Device) Caps() device.Caps {
+	if !d.compute {
+		return device.Caps{}
+	}
+	return device.Caps{Lang: "Go", FP64: true, Units: 1, MaxGroup: 1, Vendor: "sim"}
+}
+
+// Runs is the number of launches (Run) that ran.
+func (d *Device) Runs() int { return int(d.runs.Load()) }
+
+// Run implements device.HostMemory: fn computes on views of d's memory.
+func (d *Device) Run(op string, fn func(mem func(device.Allocation) ([]byte, error)) error) error {
+	if d.done.Load() {
+		return ErrClosed
+	}
+	if !d.compute {
+		return fmt.Errorf("sim: %s on %s: a memory-only device (sim.New) runs nothing: use sim.NewCompute", op, d.Name())
+	}
+	if err := d.faultLocked("Run"); err != nil {
+		return err
+	}
+	d.runs.Add(1)
+	return fn(func(a device.Allocation) ([]byte, error) {
+		x, err := d.own(a)
+		if err != nil {
+			return nil, err
+		}
+		return x.Mem(), nil
+	})
+}
+
 func (d *Device) Name() string { return "sim:" + d.name }
 
 func (d *Device) Malloc(n int) (device.Allocation, error) {
@@ -72,6 +147,9 @@ func (d *Device) Malloc(n int) (device.Allocation, error) {
 	defer d.mu.Unlock()
 	if d.done.Load() {
 		return nil, ErrClosed
+	}
+	if err := d.fault("Malloc"); err != nil {
+		return nil, err
 	}
 	if d.limit > 0 && int(d.c.Snapshot().BytesLive)+n > d.limit {
 		return nil, fmt.Errorf("sim: allocation of %d bytes exceeds the device's %d bytes", n, d.limit)
@@ -161,6 +239,13 @@ func (d *Device) hostCopy(a device.Allocation, off int, host []byte, r device.Re
 	if err != nil {
 		return err
 	}
+	op := "CopyOut"
+	if in {
+		op = "CopyIn"
+	}
+	if err := d.faultLocked(op); err != nil {
+		return err
+	}
 	if err := check(r, x.Mem(), off, "allocation"); err != nil {
 		return err
 	}
@@ -184,6 +269,9 @@ func (d *Device) Copy(dst device.Allocation, dOff int, src device.Allocation, sO
 	}
 	y, err := d.own(src)
 	if err != nil {
+		return err
+	}
+	if err := d.faultLocked("Copy"); err != nil {
 		return err
 	}
 	if err := check(r, x.Mem(), dOff, "destination"); err != nil {
