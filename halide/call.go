@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -233,13 +234,13 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 			continue
 		}
 		if v == nil {
-			return p.argError(a, halideNullBuffer, "nil")
+			return p.argError(a, halideNullBuffer, "nil", nullSentence(a))
 		}
 		mv, move := v.(moved)
 		if move {
 			v = mv.Buffer
 			if v == nil {
-				return p.argError(a, halideNullBuffer, "nil")
+				return p.argError(a, halideNullBuffer, "nil", nullSentence(a))
 			}
 		}
 		b, ok := v.(array.Buffer)
@@ -249,11 +250,11 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		r := rawOf(b)
 		switch {
 		case r == nil:
-			return p.argError(a, halideNullBuffer, describe(v))
+			return p.argError(a, halideNullBuffer, describe(v), nullSentence(a))
 		case r.Type() != a.Type:
-			return p.argError(a, -3, describeRaw(r))
+			return p.argError(a, -3, describeRaw(r), typeSentence(a, r.Type()))
 		case r.Rank() != a.Dims:
-			return p.argError(a, -43, describeRaw(r))
+			return p.argError(a, -43, describeRaw(r), rankSentence(a, r.Rank()))
 		}
 		// A use of the memory until putFrame: a concurrent Close frees
 		// nothing this call relies on before then. A host pipeline on Go
@@ -261,7 +262,7 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		// it reads the attachment below.
 		held, err := plumb.Array.AcquireFor(r, p.opencl)
 		if err != nil {
-			e := p.argError(a, halideNullBuffer, "a closed Array").(*Error)
+			e := p.argError(a, halideNullBuffer, "a closed Array", nullSentence(a)).(*Error)
 			e.err = err
 			return e
 		}
@@ -302,7 +303,7 @@ func (p *Pipeline) fill(f *frame, k int, a *Arg, r *array.Raw) error {
 	// The template is read (and maybe made): under a use.
 	if !f.bufs[k].held {
 		if err := plumb.Array.Acquire(r); err != nil {
-			e := p.argError(a, halideNullBuffer, "a closed Array").(*Error)
+			e := p.argError(a, halideNullBuffer, "a closed Array", nullSentence(a)).(*Error)
 			e.err = err
 			return e
 		}
@@ -330,8 +331,61 @@ func (p *Pipeline) fill(f *frame, k int, a *Arg, r *array.Raw) error {
 // Arrays, as Halide reports a NULL buffer pointer.
 const halideNullBuffer = int(ErrBufferArgumentIsNull)
 
-func (p *Pipeline) argError(a *Arg, code int, got string) error {
-	return &Error{Pipeline: p.name, Code: code, Msg: fmt.Sprintf("argument %q wants %s, got %s", a.Name, a.want(), got)}
+// argError is a mismatch found in Go. halide, when given, is the sentence
+// Halide 14's runtime says for the same mismatch (halide_error_bad_type,
+// bad_dimensions, buffer_argument_is_null in its errors.cpp), appended so
+// that text searched for in Halide's documentation and issues is found.
+func (p *Pipeline) argError(a *Arg, code int, got string, halide ...string) error {
+	msg := fmt.Sprintf("argument %q wants %s, got %s", a.Name, a.want(), got)
+	if len(halide) > 0 {
+		msg += " (Halide: " + halide[0] + ")"
+	}
+	return &Error{Pipeline: p.name, Code: code, Msg: msg}
+}
+
+// halideFuncName is how Halide's generated argument checks name a buffer.
+func halideFuncName(a *Arg) string {
+	if a.Kind == OutputBuffer {
+		return "Output buffer " + a.Name
+	}
+	return "Input buffer " + a.Name
+}
+
+// typeSentence is halide_error_bad_type's message.
+func typeSentence(a *Arg, got array.Type) string {
+	return halideFuncName(a) + " has type " + halideTypeName(a.Type) + " but type of the buffer passed in is " + halideTypeName(got)
+}
+
+// rankSentence is halide_error_bad_dimensions' message.
+func rankSentence(a *Arg, got int) string {
+	return fmt.Sprintf("%s requires a buffer of exactly %d dimensions, but the buffer passed in has %d dimensions", halideFuncName(a), a.Dims, got)
+}
+
+// nullSentence is halide_error_buffer_argument_is_null's message.
+func nullSentence(a *Arg) string { return "Buffer argument " + a.Name + " is nullptr" }
+
+// halideTypeName is halide_type_to_string's spelling (uint1, not bool).
+func halideTypeName(t array.Type) string {
+	var code string
+	switch t.Code {
+	case array.Int:
+		code = "int"
+	case array.UInt:
+		code = "uint"
+	case array.Float:
+		code = "float"
+	case array.Handle:
+		code = "handle"
+	case array.BFloat:
+		code = "bfloat"
+	default:
+		code = "bad_type_code"
+	}
+	s := code + strconv.Itoa(int(t.Bits))
+	if t.Lanes != 1 {
+		s += "x" + strconv.Itoa(int(t.Lanes))
+	}
+	return s
 }
 
 // rawOf is b.Raw(), or nil for a nil Buffer: a typed nil *Array or a zero

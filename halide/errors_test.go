@@ -165,3 +165,50 @@ func TestRefusalCodes(t *testing.T) {
 		}
 	})
 }
+
+// The Go checks that stand in for Halide's own argument checks (bad type
+// -3, bad dimensions -43, NULL buffer -12) carry Halide 14's sentence for
+// the same mismatch, word for word: the runtime's message when the Go
+// check is bypassed and the pipeline itself finds it.
+func TestGoChecksCarryHalidesSentence(t *testing.T) {
+	p := brighter.BrighterHostPipeline
+	in, out := array.New[uint8](8, 8), array.New[uint8](8, 8)
+	defer in.Close()
+	defer out.Close()
+	u16, f32 := array.TypeOf[uint16](), array.TypeOf[float32]()
+	for _, tc := range []struct {
+		name string
+		args []any // refused in Go
+		j    int   // the argument the runtime gets wrong
+		typ  *array.Type
+		dims int
+		null bool
+		code halide.Code
+	}{
+		{"input type", []any{array.New[uint16](8, 8), uint8(1), out}, 0, &u16, 0, false, halide.ErrBadType},
+		{"output type", []any{in, uint8(1), array.New[float32](8, 8)}, 2, &f32, 0, false, halide.ErrBadType},
+		{"input rank", []any{array.New[uint8](64), uint8(1), out}, 0, nil, 1, false, halide.ErrBadDimensions},
+		{"output rank", []any{in, uint8(1), array.New[uint8](64)}, 2, nil, 1, false, halide.ErrBadDimensions},
+		{"input nil", []any{nil, uint8(1), out}, 0, nil, 0, true, halide.ErrBufferArgumentIsNull},
+		{"output nil", []any{in, uint8(1), nil}, 2, nil, 0, true, halide.ErrBufferArgumentIsNull},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			goErr := p.Call(tc.args...)
+			rc, msg, err := halide.CallMismatched(p, tc.j, tc.typ, tc.dims, tc.null, in, uint8(1), out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rc != int(tc.code) {
+				t.Fatalf("the pipeline returned %d (%s), want %d", rc, msg, tc.code)
+			}
+			var he *halide.Error
+			if !errors.As(goErr, &he) || he.Code != rc {
+				t.Fatalf("Go check: %v, want a *halide.Error with code %d", goErr, rc)
+			}
+			if !strings.Contains(goErr.Error(), msg) {
+				t.Errorf("Go check: %v\nlacks Halide's sentence: %s", goErr, msg)
+			}
+			t.Logf("%v", goErr)
+		})
+	}
+}

@@ -24,5 +24,5 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// [10 60 110 255 11 12 13 255]
-	// brighter_host: argument "input" wants a 2-D uint8 buffer, got a 3-D float32 Array (halide error -3, bad_type)
+	// brighter_host: argument "input" wants a 2-D uint8 buffer, got a 3-D float32 Array (Halide: Input buffer input has type uint8 but type of the buffer passed in is float32) (halide error -3, bad_type)
 }

@@ -9,3 +9,5 @@ var (
 )
 
 var CallAcrossClose = (*Pipeline).callAcrossClose
+
+var CallMismatched = (*Pipeline).callMismatched

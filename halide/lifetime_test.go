@@ -218,19 +218,19 @@ var _ = halide.ErrDeviceClosed
 //
 //	go test -run X -bench RetainedUnderLoad -benchtime 1x ./halide
 //
-// What the RSS is (PoCL 3.1 on the 2-core build machine, 30 s, about
-// 600k calls; /proc/PID/smaps at 10 s): about 90 MB, flat from the first
-// seconds to the end, of which 68 MB are pages of PoCL's kernel compiler
-// (libLLVM-15 51 MB, libclang-cpp 17 MB: file-backed, shared with other
-// processes, touched once the device is set up even with a warm
-// POCL_CACHE_DIR), 5 MB the test binary's text, 3-4 MB other libraries,
-// and the anonymous rest: the Go heap (1-4 MB in use, 7-11 MB
-// reserved), C malloc arenas of the 17 threads, PoCL's buffers and the
-// library's C frames and buffers (a few per pipeline and goroutine, a few
-// hundred bytes each); rss-anon-MB reads 10-20. 8d1c975 showed the same 90 MB (each goroutine with
-// its own input: a shared one crashed it) until it crashed after about 20
-// s (a Close racing the cleanup backstop); the 240 MB of issue 19 did not
-// reproduce with this load.
+// What the RSS is (PoCL 3.1 on the 2-core build machine, 30 s, about 600k
+// calls; /proc/PID/smaps at 10 s): about 90 MB, flat from the first seconds
+// to the end, of which 68 MB are pages of PoCL's kernel compiler (libLLVM-15
+// 51 MB, libclang-cpp 17 MB: file-backed, shared with other processes,
+// touched once the device is set up even with a warm POCL_CACHE_DIR), 5 MB
+// the test binary's text, 3-4 MB other libraries, and the anonymous rest:
+// the Go heap (1-4 MB in use, 7-11 MB reserved), C malloc arenas of the 17
+// threads, PoCL's buffers and the library's C frames and buffers (a few per
+// pipeline and goroutine, a few hundred bytes each); rss-anon-MB reads
+// 10-20. 8d1c975 showed the same 90 MB (each goroutine with its own input: a
+// shared one crashed it) until it crashed after about 20 s (a Close racing
+// the cleanup backstop); the 240 MB of issue 19 did not reproduce with this
+// load.
 func BenchmarkRetainedUnderLoad(b *testing.B) {
 	clDevice(b)
 	secs := 3

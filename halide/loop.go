@@ -3,6 +3,13 @@ package halide
 // #include "shim.h"
 import "C"
 
+import (
+	"slices"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
 // loopInC runs the pipeline n times from a C loop with the arguments bound
 // once: the C baseline the call-overhead benchmark compares Call with. It
 // is exported to tests only (export_test.go).
@@ -25,4 +32,45 @@ func (p *Pipeline) loopInC(n int, args ...any) error {
 		return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
 	}
 	return p.finish(f, nil, true)
+}
+
+// callMismatched is a test hook: it binds args (which must pass the Go
+// checks), then hands the host pipeline the mismatch those checks refuse,
+// in buffer argument j (an index of the call's arguments): type typ (when
+// not nil), dims dimensions (when above 0, at most the declared count), or
+// a NULL buffer (null). It returns the runtime's code and message.
+func (p *Pipeline) callMismatched(j int, typ *array.Type, dims int, null bool, args ...any) (int, string, error) {
+	if p.opencl {
+		return 0, "", &Error{Pipeline: p.name, Code: -1, Msg: "callMismatched takes host pipelines only"}
+	}
+	f := p.getFrame()
+	defer p.putFrame(f)
+	if err := p.bind(f, args); err != nil {
+		return 0, "", err
+	}
+	i := p.params[j]
+	k := slices.Index(p.bufs, i)
+	if k < 0 {
+		return 0, "", &Error{Pipeline: p.name, Code: -1, Msg: "not a buffer argument"}
+	}
+	cb := f.bufs[k].cb
+	keepType, keepDims := cb.b._type, cb.b.dimensions
+	switch {
+	case typ != nil:
+		cb.b._type.code = C.uint8_t(typ.Code)
+		cb.b._type.bits = C.uint8_t(typ.Bits)
+		cb.b._type.lanes = C.uint16_t(typ.Lanes)
+	case dims > 0:
+		cb.b.dimensions = C.int32_t(dims)
+	case null:
+		f.args[i] = nil
+	}
+	if err := p.prepareHost(f); err != nil {
+		return 0, "", err
+	}
+	rc := C.gohl_call(C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c))))
+	msg := runtimeMessage(&f.c.ctx)
+	cb.b._type, cb.b.dimensions = keepType, keepDims
+	f.args[i] = unsafe.Pointer(&cb.b)
+	return int(rc), msg, nil
 }
