@@ -7,7 +7,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -34,7 +33,7 @@ func (e *Engine) Argmin(t tensor.Tensor, axis int) (tensor.Tensor, error) {
 func (e *Engine) arg(isMax bool, t tensor.Tensor, axis int) (tensor.Tensor, error) {
 	name := map[bool]string{true: "Argmax", false: "Argmin"}[isMax]
 	if strconv.IntSize != 64 {
-		return nil, fmt.Errorf("%w: %s on the device engine needs a 64-bit int", gorgonia.ErrType, name)
+		return nil, fmt.Errorf("%w: %s on the device engine needs a 64-bit int", array.ErrType, name)
 	}
 	d, err := dense(t)
 	if err != nil {
@@ -76,7 +75,7 @@ func argT[T array.Elem](e *Engine, isMax bool, d *tensor.Dense, axis int) (tenso
 		return tensor.New(tensor.FromScalar(idx)), nil
 	}
 	if axis < 0 || axis >= rank {
-		return nil, fmt.Errorf("%w: axis %d of a %d-D tensor: want 0 … %d or tensor.AllAxes", gorgonia.ErrLayout, axis, rank, rank-1)
+		return nil, fmt.Errorf("%w: axis %d of a %d-D tensor: want 0 … %d or tensor.AllAxes", array.ErrLayout, axis, rank, rank-1)
 	}
 	var out tensor.Shape
 	for k, n := range shape {

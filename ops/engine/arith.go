@@ -8,7 +8,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -157,7 +156,7 @@ var binaryFns = all(binaryT[float32], binaryT[float64], binaryT[int8], binaryT[i
 
 func binaryT[T array.Elem](e *Engine, op ops.BinaryOp, a *tensor.Dense, b tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
 	if !a.Shape().Eq(b.Shape()) {
-		return nil, fmt.Errorf("%w: %v of shapes %v and %v: the device engine does not broadcast", gorgonia.ErrLayout, op, a.Shape(), b.Shape())
+		return nil, fmt.Errorf("%w: %v of shapes %v and %v: the device engine does not broadcast", array.ErrLayout, op, a.Shape(), b.Shape())
 	}
 	vs, err := views[T](e, a, b)
 	if err != nil {
@@ -233,7 +232,7 @@ func scalarValue[T array.Elem](e *Engine, s any) (T, error) {
 			return h.At(), nil
 		}
 	}
-	return 0, fmt.Errorf("%w: scalar %T for a %v tensor: pass a %v", gorgonia.ErrType, s, array.TypeOf[T](), array.TypeOf[T]())
+	return 0, fmt.Errorf("%w: scalar %T for a %v tensor: pass a %v", array.ErrType, s, array.TypeOf[T](), array.TypeOf[T]())
 }
 
 func (e *Engine) unary(op ops.UnaryOp, a tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
@@ -296,7 +295,7 @@ func into[T array.Elem](e *Engine, a *tensor.Dense, shape tensor.Shape, opts []t
 			return nil, err
 		}
 		if !incr.Shape().Eq(shape) {
-			return nil, fmt.Errorf("%w: incr of shape %v for a result of shape %v", gorgonia.ErrLayout, incr.Shape(), shape)
+			return nil, fmt.Errorf("%w: incr of shape %v for a result of shape %v", array.ErrLayout, incr.Shape(), shape)
 		}
 		return incr, ops.Add(vs[0], vs[0], vs[1])
 	case reuse != nil:
@@ -304,7 +303,7 @@ func into[T array.Elem](e *Engine, a *tensor.Dense, shape tensor.Shape, opts []t
 			return nil, err
 		}
 		if !ret.Shape().Eq(shape) {
-			return nil, fmt.Errorf("%w: reuse of shape %v for a result of shape %v", gorgonia.ErrLayout, ret.Shape(), shape)
+			return nil, fmt.Errorf("%w: reuse of shape %v for a result of shape %v", array.ErrLayout, ret.Shape(), shape)
 		}
 	case !fo.Safe():
 		ret = a
@@ -388,7 +387,7 @@ func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int)
 	slices.Sort(axes)
 	for i, ax := range axes {
 		if ax < 0 || ax >= rank || i > 0 && axes[i-1] == ax {
-			return nil, fmt.Errorf("%w: %s along %v of a %d-D tensor: axes must be distinct, 0 … %d", gorgonia.ErrLayout, name, along, rank, rank-1)
+			return nil, fmt.Errorf("%w: %s along %v of a %d-D tensor: axes must be distinct, 0 … %d", array.ErrLayout, name, along, rank, rank-1)
 		}
 	}
 	var shape tensor.Shape

@@ -6,7 +6,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -94,7 +93,7 @@ func cmpT[T array.Elem](e *Engine, op ops.CmpOp, a *tensor.Dense, b tensor.Tenso
 	var run func(mask *array.Array[uint8]) error
 	if b != nil {
 		if !a.Shape().Eq(b.Shape()) {
-			return nil, fmt.Errorf("%w: %v of shapes %v and %v: the device engine does not broadcast", gorgonia.ErrLayout, op, a.Shape(), b.Shape())
+			return nil, fmt.Errorf("%w: %v of shapes %v and %v: the device engine does not broadcast", array.ErrLayout, op, a.Shape(), b.Shape())
 		}
 		bd, err := dense(b)
 		if err != nil {
@@ -128,7 +127,7 @@ func cmpT[T array.Elem](e *Engine, op ops.CmpOp, a *tensor.Dense, b tensor.Tenso
 			return nil, err
 		}
 		if !ret.Shape().Eq(a.Shape()) {
-			return nil, fmt.Errorf("%w: reuse of shape %v for a result of shape %v", gorgonia.ErrLayout, ret.Shape(), a.Shape())
+			return nil, fmt.Errorf("%w: reuse of shape %v for a result of shape %v", array.ErrLayout, ret.Shape(), a.Shape())
 		}
 	case !fo.Safe():
 		ret = a
@@ -162,7 +161,7 @@ func cmpT[T array.Elem](e *Engine, op ops.CmpOp, a *tensor.Dense, b tensor.Tenso
 		}
 		return ret, ops.CastWrap(dst, mask)
 	}
-	return nil, fmt.Errorf("%w: %v into a %v Dense: the result is Bool, or %v with AsSameType", gorgonia.ErrType, op, ret.Dtype(), a.Dtype())
+	return nil, fmt.Errorf("%w: %v into a %v Dense: the result is Bool, or %v with AsSameType", array.ErrType, op, ret.Dtype(), a.Dtype())
 }
 
 // temp8 is a uint8 Array with an allocation on the engine's device and

@@ -2,11 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"github.com/resident-go/resident/array"
 	"reflect"
 
 	"gorgonia.org/tensor"
-
-	"github.com/resident-go/resident/array/interop/gorgonia"
 )
 
 // table holds one instantiation of a generic function per element type,
@@ -34,7 +33,7 @@ func (tb table[F]) get(t reflect.Type, what string) (F, error) {
 	f, ok := tb[t]
 	if !ok {
 		var zero F
-		return zero, fmt.Errorf("%w: %s of %v on the device engine: use float32, float64 or a sized integer type", gorgonia.ErrType, what, t)
+		return zero, fmt.Errorf("%w: %s of %v on the device engine: use float32, float64 or a sized integer type", array.ErrType, what, t)
 	}
 	return f, nil
 }
@@ -43,7 +42,7 @@ func (tb table[F]) get(t reflect.Type, what string) (F, error) {
 func dense(t tensor.Tensor) (*tensor.Dense, error) {
 	d, ok := t.(*tensor.Dense)
 	if !ok {
-		return nil, fmt.Errorf("%w: the device engine takes *tensor.Dense, not %T", gorgonia.ErrLayout, t)
+		return nil, fmt.Errorf("%w: the device engine takes *tensor.Dense, not %T", array.ErrLayout, t)
 	}
 	return d, nil
 }

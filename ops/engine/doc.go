@@ -87,8 +87,8 @@
 // Layouts. Operands may be any view tensor makes (Slice, the lazy T,
 // Reshape) whose elements form a box of the memory's first layout (the
 // Dense it was allocated for); others are an error wrapping
-// gorgonia.ErrLayout that names the fix (Materialize or Clone). Element
-// types are float32, float64 and int8 … uint64; others wrap gorgonia.ErrType.
+// array.ErrLayout that names the fix (Materialize or Clone). Element
+// types are float32, float64 and int8 … uint64; others wrap array.ErrType.
 // Operands from the standard engine (host Denses) are wrapped without
 // copying and make the op run on the host, as package ops decides
 // (documented there). A Dense of another engine of this package on the

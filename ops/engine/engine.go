@@ -13,7 +13,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/ops"
@@ -509,7 +508,7 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[
 	}
 	r, ok := b.root.(*array.Array[T])
 	if !ok {
-		return nil, fmt.Errorf("%w: the engine's memory at %#x holds %s, used as %s: keep one element type per allocation", gorgonia.ErrType, b.start, b.root.Raw().Type(), array.TypeOf[T]())
+		return nil, fmt.Errorf("%w: the engine's memory at %#x holds %s, used as %s: keep one element type per allocation", array.ErrType, b.start, b.root.Raw().Type(), array.TypeOf[T]())
 	}
 	return r, nil
 }

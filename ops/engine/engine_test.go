@@ -3,13 +3,13 @@ package engine_test
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/array"
 	"math"
 	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
 
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/ops"
@@ -263,18 +263,18 @@ func TestErrors(t *testing.T) {
 	live := dev.Stats().AllocsLive
 	a := onDevice(t, e, seqf(6, func(i int) float32 { return float32(i) }), 2, 3)
 	ints := tensor.New(tensor.Of(tensor.Int), tensor.WithShape(2, 3), tensor.WithEngine(e))
-	if _, err := ints.Add(ints); !errors.Is(err, gorgonia.ErrType) {
+	if _, err := ints.Add(ints); !errors.Is(err, array.ErrType) {
 		t.Fatalf("Add of Go ints: %v, want ErrType", err)
 	}
 	r := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(3, 2), tensor.WithEngine(e))
-	if _, err := tensor.Add(a, a, tensor.WithReuse(r)); !errors.Is(err, gorgonia.ErrLayout) {
+	if _, err := tensor.Add(a, a, tensor.WithReuse(r)); !errors.Is(err, array.ErrLayout) {
 		t.Fatalf("reuse of another shape: %v, want ErrLayout", err)
 	}
 	b := onDevice(t, e, seqf(6, func(i int) float32 { return float32(i) }), 3, 2)
 	if _, err := a.Add(b); err == nil {
 		t.Fatal("Add of shapes 2×3 and 3×2 succeeded")
 	}
-	if _, err := a.Sum(2); !errors.Is(err, gorgonia.ErrLayout) {
+	if _, err := a.Sum(2); !errors.Is(err, array.ErrLayout) {
 		t.Fatalf("Sum along axis 2 of a matrix: %v", err)
 	}
 	if _, err := tensor.Add(a, "x"); err == nil {

@@ -9,7 +9,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/opencl/opencltest"
@@ -194,7 +193,7 @@ func memsetType[T array.Elem](t *testing.T, e *engine.Engine, bad any) {
 		}
 		d := tensor.New(tensor.Of(dt), tensor.WithShape(2, 3), tensor.WithEngine(e))
 		must(t, e.Memset(d, 7))
-		if err := e.Memset(d, bad); !errors.Is(err, gorgonia.ErrType) {
+		if err := e.Memset(d, bad); !errors.Is(err, array.ErrType) {
 			t.Fatalf("Memset(%T(%v)) of a %v Dense: %v, want ErrType", bad, bad, dt, err)
 		}
 		// Only a view's elements are set.

@@ -8,7 +8,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -16,7 +15,7 @@ import (
 // type (a Dense's Dtype; for bare memory, the type its allocation holds,
 // else val's): on the device when the memory lives there. A value the
 // element type cannot hold (300 for int8, 2.5 or NaN for an integer type,
-// 1e300 for float32, a non-number) is an error wrapping gorgonia.ErrType.
+// 1e300 for float32, a non-number) is an error wrapping array.ErrType.
 // For a Dense view only the view's elements are set.
 func (e *Engine) Memset(mem tensor.Memory, val any) error {
 	t := reflect.TypeOf(val)
@@ -79,7 +78,7 @@ func convert[T array.Elem](val any) (T, error) {
 	want := reflect.TypeFor[T]()
 	v := reflect.ValueOf(val)
 	if !v.IsValid() || !number(v.Kind()) {
-		return zero, fmt.Errorf("%w: value %v (%T) for %v elements: pass a number", gorgonia.ErrType, val, val, want)
+		return zero, fmt.Errorf("%w: value %v (%T) for %v elements: pass a number", array.ErrType, val, val, want)
 	}
 	c := v.Convert(want)
 	ok := true
@@ -96,7 +95,7 @@ func convert[T array.Elem](val any) (T, error) {
 		ok = c.Convert(v.Type()).Equal(v)
 	}
 	if !ok {
-		return zero, fmt.Errorf("%w: value %v (%T) does not fit %v elements: pass a value the element type holds", gorgonia.ErrType, val, val, want)
+		return zero, fmt.Errorf("%w: value %v (%T) does not fit %v elements: pass a value the element type holds", array.ErrType, val, val, want)
 	}
 	return c.Interface().(T), nil
 }
@@ -148,7 +147,7 @@ func (e *Engine) Memclr(mem tensor.Memory) {
 // device.ErrClosed.
 func (e *Engine) Memcpy(dst, src tensor.Memory) error {
 	if dst.MemSize() != src.MemSize() {
-		return fmt.Errorf("%w: Memcpy of %d bytes into %d: sizes must match", gorgonia.ErrLayout, src.MemSize(), dst.MemSize())
+		return fmt.Errorf("%w: Memcpy of %d bytes into %d: sizes must match", array.ErrLayout, src.MemSize(), dst.MemSize())
 	}
 	dh, db, err := e.h.locate(dst)
 	if err != nil {

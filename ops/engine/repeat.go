@@ -7,7 +7,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -27,7 +26,7 @@ func (e *Engine) Repeat(t tensor.Tensor, axis int, repeats ...int) (tensor.Tenso
 // and t's type.
 func (e *Engine) RepeatReuse(t, reuse tensor.Tensor, axis int, repeats ...int) (tensor.Tensor, error) {
 	if reuse == nil {
-		return nil, fmt.Errorf("%w: RepeatReuse with a nil reuse", gorgonia.ErrLayout)
+		return nil, fmt.Errorf("%w: RepeatReuse with a nil reuse", array.ErrLayout)
 	}
 	return e.repeat(t, reuse, axis, repeats)
 }
@@ -49,7 +48,7 @@ var repeatFns = all(repeatT[float32], repeatT[float64], repeatT[int8], repeatT[i
 func repeatT[T array.Elem](e *Engine, d *tensor.Dense, reuse tensor.Tensor, axis int, repeats []int) (tensor.Tensor, error) {
 	newShape, reps, size, err := d.Shape().Repeat(axis, repeats...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Repeat of shape %v along %d by %v: %v", gorgonia.ErrLayout, d.Shape(), axis, repeats, err)
+		return nil, fmt.Errorf("%w: Repeat of shape %v along %d by %v: %v", array.ErrLayout, d.Shape(), axis, repeats, err)
 	}
 	if axis == tensor.AllAxes {
 		axis = 0
@@ -60,7 +59,7 @@ func repeatT[T array.Elem](e *Engine, d *tensor.Dense, reuse tensor.Tensor, axis
 			return nil, err
 		}
 		if !ret.Shape().Eq(newShape) || ret.Dtype() != d.Dtype() {
-			return nil, fmt.Errorf("%w: reuse is a %v Dense of shape %v, the result %v of %v", gorgonia.ErrLayout, ret.Dtype(), ret.Shape(), d.Dtype(), newShape)
+			return nil, fmt.Errorf("%w: reuse is a %v Dense of shape %v, the result %v of %v", array.ErrLayout, ret.Dtype(), ret.Shape(), d.Dtype(), newShape)
 		}
 	} else if ret, err = e.newDense(d.Dtype(), newShape); err != nil {
 		return nil, err

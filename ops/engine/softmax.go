@@ -8,7 +8,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -69,7 +68,7 @@ func (e *Engine) softmaxB(log bool, output, grad tensor.Tensor, axis int, opts [
 		return nil, err
 	}
 	if !y.Shape().Eq(g.Shape()) || y.Dtype() != g.Dtype() {
-		return nil, fmt.Errorf("%w: SoftMaxB of a %v output %v and a %v gradient %v: want one shape and type", gorgonia.ErrLayout, y.Dtype(), y.Shape(), g.Dtype(), g.Shape())
+		return nil, fmt.Errorf("%w: SoftMaxB of a %v output %v and a %v gradient %v: want one shape and type", array.ErrLayout, y.Dtype(), y.Shape(), g.Dtype(), g.Shape())
 	}
 	f, err := softmaxFns.get(y.Dtype().Type, "SoftMaxB")
 	if err != nil {
@@ -84,7 +83,7 @@ var softmaxFns = floats(softmaxT[float32], softmaxT[float64])
 func softmaxT[T ops.Float](e *Engine, log bool, d, g *tensor.Dense, axis int, opts []tensor.FuncOpt) (tensor.Tensor, error) {
 	rank := d.Dims()
 	if d.IsScalar() || rank == 0 {
-		return nil, fmt.Errorf("%w: SoftMax of a scalar", gorgonia.ErrLayout)
+		return nil, fmt.Errorf("%w: SoftMax of a scalar", array.ErrLayout)
 	}
 	if axis = axis % rank; axis < 0 {
 		axis += rank

@@ -6,7 +6,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/array/interop/gorgonia"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -36,7 +35,7 @@ func transposeT[T array.Elem](e *Engine, d *tensor.Dense, expStrides []int) erro
 		return nil
 	}
 	if len(expStrides) != len(shape) {
-		return fmt.Errorf("%w: Transpose of shape %v to strides %v", gorgonia.ErrLayout, shape, expStrides)
+		return fmt.Errorf("%w: Transpose of shape %v to strides %v", array.ErrLayout, shape, expStrides)
 	}
 	src, err := input[T](e.h, d)
 	if err != nil {

@@ -32,7 +32,7 @@ func Array[T array.Elem](e *Engine, d *tensor.Dense) (*array.Array[T], error) {
 func Host(d *tensor.Dense) (*tensor.Dense, error) {
 	e, ok := d.Engine().(*Engine)
 	if !ok {
-		return nil, fmt.Errorf("%w: Host of a Dense of engine %T, not *engine.Engine", gorgonia.ErrLayout, d.Engine())
+		return nil, fmt.Errorf("%w: Host of a Dense of engine %T, not *engine.Engine", array.ErrLayout, d.Engine())
 	}
 	if _, err := e.Accessible(d); err != nil {
 		return nil, err
@@ -91,7 +91,7 @@ func (h *holdings) locate(mem tensor.Memory) (owner *holdings, b *block, err err
 			return h, b, nil
 		}
 		if !d.IsNativelyAccessible() {
-			return nil, nil, fmt.Errorf("%w: the Dense's memory belongs to engine %T and is not host memory: copy it to host first", gorgonia.ErrLayout, d.Engine())
+			return nil, nil, fmt.Errorf("%w: the Dense's memory belongs to engine %T and is not host memory: copy it to host first", array.ErrLayout, d.Engine())
 		}
 		return nil, nil, nil
 	}
@@ -134,7 +134,7 @@ func freedErr(mem tensor.Memory) error {
 // values.
 func viewOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error) {
 	if d == nil {
-		return nil, fmt.Errorf("%w: nil *tensor.Dense", gorgonia.ErrLayout)
+		return nil, fmt.Errorf("%w: nil *tensor.Dense", array.ErrLayout)
 	}
 	return viewDims[T](h, d, gorgonia.Dims(d))
 }
@@ -143,10 +143,10 @@ func viewOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error)
 // from d's first element on.
 func viewDims[T array.Elem](h *holdings, d *tensor.Dense, dims []array.Dim) (*array.Array[T], error) {
 	if got, want := d.Dtype().Type, reflect.TypeFor[T](); got != want && alias(got) != want {
-		return nil, fmt.Errorf("%w: the Dense holds %v, the operation wants %v", gorgonia.ErrType, got, want)
+		return nil, fmt.Errorf("%w: the Dense holds %v, the operation wants %v", array.ErrType, got, want)
 	}
 	if d.IsMasked() {
-		return nil, fmt.Errorf("%w: the Dense is masked and an Array has no mask: d.ResetMask() first", gorgonia.ErrLayout)
+		return nil, fmt.Errorf("%w: the Dense is masked and an Array has no mask: d.ResetMask() first", array.ErrLayout)
 	}
 	size := uintptr(unsafe.Sizeof(*new(T)))
 	owner, b, err := h.locate(d)
@@ -162,11 +162,11 @@ func viewDims[T array.Elem](h *holdings, d *tensor.Dense, dims []array.Dim) (*ar
 	}
 	off := d.Uintptr() - b.start
 	if off%size != 0 {
-		return nil, fmt.Errorf("%w: the Dense starts %d bytes into its memory, not at a whole %d-byte element", gorgonia.ErrLayout, off, size)
+		return nil, fmt.Errorf("%w: the Dense starts %d bytes into its memory, not at a whole %d-byte element", array.ErrLayout, off, size)
 	}
 	v, err := r.View(int(off/size), dims)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Dense shape %v strides %v as a view of its memory: %v; call Materialize() or Clone() first", gorgonia.ErrLayout, d.Shape(), d.Strides(), err)
+		return nil, fmt.Errorf("%w: Dense shape %v strides %v as a view of its memory: %v; call Materialize() or Clone() first", array.ErrLayout, d.Shape(), d.Strides(), err)
 	}
 	if owner != h && owner.dev != h.dev {
 		if _, err := v.Host(); err != nil {
@@ -214,7 +214,7 @@ func wrapHost[T array.Elem](d *tensor.Dense, dims []array.Dim) (*array.Array[T],
 	}
 	a, err := array.Wrap(unsafe.Slice((*T)(ptr(d.Uintptr())), d.DataSize()), dims)
 	if err != nil {
-		return nil, fmt.Errorf("%w: Dense shape %v strides %v: %v", gorgonia.ErrLayout, d.Shape(), d.Strides(), err)
+		return nil, fmt.Errorf("%w: Dense shape %v strides %v: %v", array.ErrLayout, d.Shape(), d.Strides(), err)
 	}
 	return a, nil
 }
@@ -223,7 +223,7 @@ func wrapHost[T array.Elem](d *tensor.Dense, dims []array.Dim) (*array.Array[T],
 func rangeView[T array.Elem](b *block, r *array.Array[T], p, n uintptr) (*array.Array[T], error) {
 	size := uintptr(unsafe.Sizeof(*new(T)))
 	if (p-b.start)%size != 0 || n%size != 0 {
-		return nil, fmt.Errorf("%w: bytes %d … %d of the memory are not whole %d-byte elements", gorgonia.ErrLayout, p-b.start, p-b.start+n, size)
+		return nil, fmt.Errorf("%w: bytes %d … %d of the memory are not whole %d-byte elements", array.ErrLayout, p-b.start, p-b.start+n, size)
 	}
 	return r.View(int((p-b.start)/size), []array.Dim{{Extent: int(n / size), Stride: 1}})
 }

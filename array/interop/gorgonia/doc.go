@@ -14,7 +14,7 @@
 // one (Transpose, Permute) to a Dense transposed with T over the same
 // memory. A tensor.Dense cannot address other strided layouts — a crop of a
 // larger Array, a slice with a step — without its parent: ToDense returns an
-// error wrapping ErrLayout that says so, and ToDenseCopy is the explicit
+// error wrapping array.ErrLayout that says so, and ToDenseCopy is the explicit
 // copy. (Converting the parent and slicing the Dense with d.Slice keeps it
 // zero-copy.)
 //
@@ -22,7 +22,7 @@
 // float64 are tensor.Int8 … tensor.Float64. Array's Float16 and BFloat16
 // have no tensor Dtype, and tensor's Int, Uint, Bool, Complex64/128, String
 // and pointer Dtypes have no Array element type: converting them is an error
-// wrapping ErrType that names the type.
+// wrapping array.ErrType that names the type.
 //
 // Sharing. A write through one side is seen by the other. ToDense takes
 // the Array's writable host view (Array.Host): device data is copied to host

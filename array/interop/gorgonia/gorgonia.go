@@ -12,22 +12,13 @@ import (
 	"github.com/resident-go/resident/array/interop/internal/strided"
 )
 
-// ErrLayout and ErrType are array.ErrLayout and array.ErrType, the
-// module's one layout and one element-type sentinel.
-//
-// Deprecated: match array.ErrLayout and array.ErrType.
-var (
-	ErrLayout = array.ErrLayout
-	ErrType   = array.ErrType
-)
-
 // dtypeOf is the tensor Dtype of T, or an error naming T when tensor has
 // none.
 func dtypeOf[T array.Elem]() (tensor.Dtype, error) {
 	var zero T
 	switch any(zero).(type) {
 	case array.Float16, array.BFloat16:
-		return tensor.Dtype{}, fmt.Errorf("%w: tensor has no %s Dtype: convert the Array to float32 first", ErrType, array.TypeOf[T]())
+		return tensor.Dtype{}, fmt.Errorf("%w: tensor has no %s Dtype: convert the Array to float32 first", array.ErrType, array.TypeOf[T]())
 	}
 	return tensor.Dtype{Type: reflect.TypeFor[T]()}, nil
 }
@@ -38,24 +29,24 @@ func dtypeOf[T array.Elem]() (tensor.Dtype, error) {
 // element type; FromDenseAny takes whatever d holds.
 func FromDense[T array.Elem](d *tensor.Dense) (*array.Array[T], error) {
 	if d == nil {
-		return nil, fmt.Errorf("%w: nil *tensor.Dense", ErrLayout)
+		return nil, fmt.Errorf("%w: nil *tensor.Dense", array.ErrLayout)
 	}
 	want, err := dtypeOf[T]()
 	if err != nil {
 		return nil, err
 	}
 	if got := d.Dtype(); got != want {
-		return nil, fmt.Errorf("%w: the Dense holds %v, asked for %v: call FromDense[%v] or FromDenseAny", ErrType, got, want, got)
+		return nil, fmt.Errorf("%w: the Dense holds %v, asked for %v: call FromDense[%v] or FromDenseAny", array.ErrType, got, want, got)
 	}
 	if d.IsMasked() {
-		return nil, fmt.Errorf("%w: the Dense is masked and an Array has no mask: d.ResetMask() or copy the unmasked values", ErrLayout)
+		return nil, fmt.Errorf("%w: the Dense is masked and an Array has no mask: d.ResetMask() or copy the unmasked values", array.ErrLayout)
 	}
 	if !d.IsNativelyAccessible() {
-		return nil, fmt.Errorf("%w: the Dense's memory is not host memory (engine %T): copy it to host first", ErrLayout, d.Engine())
+		return nil, fmt.Errorf("%w: the Dense's memory is not host memory (engine %T): copy it to host first", array.ErrLayout, d.Engine())
 	}
 	a, err := array.Wrap(elems[T](d), Dims(d))
 	if err != nil {
-		return nil, fmt.Errorf("%w: Dense shape %v strides %v over %d elements: %v", ErrLayout, d.Shape(), d.Strides(), d.DataSize(), err)
+		return nil, fmt.Errorf("%w: Dense shape %v strides %v over %d elements: %v", array.ErrLayout, d.Shape(), d.Strides(), d.DataSize(), err)
 	}
 	return a, nil
 }
@@ -94,7 +85,7 @@ func elems[T array.Elem](d *tensor.Dense) []T {
 // *array.Array[T] (for example *array.Array[float32] for tensor.Float32).
 func FromDenseAny(d *tensor.Dense) (array.Buffer, error) {
 	if d == nil {
-		return nil, fmt.Errorf("%w: nil *tensor.Dense", ErrLayout)
+		return nil, fmt.Errorf("%w: nil *tensor.Dense", array.ErrLayout)
 	}
 	switch d.Dtype() {
 	case tensor.Int8:
@@ -118,16 +109,16 @@ func FromDenseAny(d *tensor.Dense) (array.Buffer, error) {
 	case tensor.Float64:
 		return FromDense[float64](d)
 	case tensor.Int, tensor.Uint:
-		return nil, fmt.Errorf("%w: tensor.%v is Go's %v, whose size varies by platform: use tensor.%v64", ErrType, d.Dtype(), d.Dtype(), map[tensor.Dtype]string{tensor.Int: "Int", tensor.Uint: "Uint"}[d.Dtype()])
+		return nil, fmt.Errorf("%w: tensor.%v is Go's %v, whose size varies by platform: use tensor.%v64", array.ErrType, d.Dtype(), d.Dtype(), map[tensor.Dtype]string{tensor.Int: "Int", tensor.Uint: "Uint"}[d.Dtype()])
 	}
-	return nil, fmt.Errorf("%w: tensor.Dense of %v has no Array element type (Arrays hold int8…int64, uint8…uint64, float16, bfloat16, float32, float64)", ErrType, d.Dtype())
+	return nil, fmt.Errorf("%w: tensor.Dense of %v has no Array element type (Arrays hold int8…int64, uint8…uint64, float16, bfloat16, float32, float64)", array.ErrType, d.Dtype())
 }
 
 // ToDense returns a *tensor.Dense over a's host memory, without copying:
 // a's extents and strides reversed, so Array element (…, j, i) is
 // d.At(i, j, …). A dense Array gives a plain row-major Dense; a permutation
 // of one (Transpose, Permute) gives a Dense lazily transposed with T over
-// the same memory. Other layouts are an error wrapping ErrLayout; use
+// the same memory. Other layouts are an error wrapping array.ErrLayout; use
 // ToDenseCopy. An empty Array is an error too: tensor has no empty Dense.
 // ToDense takes a's writable host view (see the package documentation).
 func ToDense[T array.Elem](a *array.Array[T]) (*tensor.Dense, error) {
@@ -138,7 +129,7 @@ func ToDense[T array.Elem](a *array.Array[T]) (*tensor.Dense, error) {
 	dims := a.Dims()
 	n := len(dims)
 	if a.Len() == 0 {
-		return nil, fmt.Errorf("%w: the Array is empty (extents %v): a tensor.Dense cannot be", ErrLayout, a.Extents())
+		return nil, fmt.Errorf("%w: the Array is empty (extents %v): a tensor.Dense cannot be", array.ErrLayout, a.Extents())
 	}
 	// Tensor axis i is Array dimension n-1-i. base lists the tensor axes in
 	// memory order, outermost first; axes of extent 1 stay where they are.
@@ -159,7 +150,7 @@ func ToDense[T array.Elem](a *array.Array[T]) (*tensor.Dense, error) {
 	for j := n - 1; j >= 0; j-- {
 		d := dims[n-1-base[j]]
 		if d.Extent > 1 && d.Stride != want {
-			return nil, fmt.Errorf("%w: Array extents %v strides %v do not tile their memory (dimension %d has stride %d where a dense layout has %d): a tensor.Dense addresses only dense memory and its transposes; use ToDenseCopy, or convert the Array this one is a view of and Slice the Dense", ErrLayout, a.Extents(), strides(dims), n-1-base[j], d.Stride, want)
+			return nil, fmt.Errorf("%w: Array extents %v strides %v do not tile their memory (dimension %d has stride %d where a dense layout has %d): a tensor.Dense addresses only dense memory and its transposes; use ToDenseCopy, or convert the Array this one is a view of and Slice the Dense", array.ErrLayout, a.Extents(), strides(dims), n-1-base[j], d.Stride, want)
 		}
 		want *= d.Extent
 	}
@@ -201,7 +192,7 @@ func ToDenseCopy[T array.Elem](a *array.Array[T]) (*tensor.Dense, error) {
 	dims := a.Dims()
 	n := len(dims)
 	if a.Len() == 0 {
-		return nil, fmt.Errorf("%w: the Array is empty (extents %v): a tensor.Dense cannot be", ErrLayout, a.Extents())
+		return nil, fmt.Errorf("%w: the Array is empty (extents %v): a tensor.Dense cannot be", array.ErrLayout, a.Extents())
 	}
 	v, err := a.HostReadOnly()
 	if err != nil {

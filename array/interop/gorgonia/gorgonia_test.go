@@ -172,8 +172,8 @@ func TestToDenseNeedsCopy(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := rg.ToDense(tc.a)
-			if !errors.Is(err, rg.ErrLayout) {
-				t.Fatalf("err = %v, want ErrLayout", err)
+			if !errors.Is(err, array.ErrLayout) {
+				t.Fatalf("err = %v, want array.ErrLayout", err)
 			}
 			t.Log(err)
 			c, err := rg.ToDenseCopy(tc.a)
@@ -275,8 +275,8 @@ func TestTypes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := rg.FromDenseAny(tc.d)
 			if err != nil {
-				if !errors.Is(err, rg.ErrType) || !contains(err.Error(), tc.want) {
-					t.Fatalf("err = %v, want ErrType saying %q", err, tc.want)
+				if !errors.Is(err, array.ErrType) || !contains(err.Error(), tc.want) {
+					t.Fatalf("err = %v, want array.ErrType saying %q", err, tc.want)
 				}
 				return
 			}
@@ -285,20 +285,20 @@ func TestTypes(t *testing.T) {
 			}
 		})
 	}
-	if _, err := rg.FromDense[float32](tensor.New(tensor.WithBacking([]float64{1}))); !errors.Is(err, rg.ErrType) || !contains(err.Error(), "FromDense[float64]") {
+	if _, err := rg.FromDense[float32](tensor.New(tensor.WithBacking([]float64{1}))); !errors.Is(err, array.ErrType) || !contains(err.Error(), "FromDense[float64]") {
 		t.Errorf("FromDense[float32] of a float64 Dense: err = %v", err)
 	}
-	if _, err := rg.ToDense(array.New[array.Float16](2)); !errors.Is(err, rg.ErrType) || !contains(err.Error(), "float16") {
+	if _, err := rg.ToDense(array.New[array.Float16](2)); !errors.Is(err, array.ErrType) || !contains(err.Error(), "float16") {
 		t.Errorf("ToDense of Float16: err = %v", err)
 	}
-	if _, err := rg.ToDense(array.New[array.BFloat16](2)); !errors.Is(err, rg.ErrType) || !contains(err.Error(), "bfloat16") {
+	if _, err := rg.ToDense(array.New[array.BFloat16](2)); !errors.Is(err, array.ErrType) || !contains(err.Error(), "bfloat16") {
 		t.Errorf("ToDense of BFloat16: err = %v", err)
 	}
-	if _, err := rg.ToDense(array.New[float32](0, 2)); !errors.Is(err, rg.ErrLayout) {
+	if _, err := rg.ToDense(array.New[float32](0, 2)); !errors.Is(err, array.ErrLayout) {
 		t.Errorf("ToDense of an empty Array: err = %v", err)
 	}
 	masked := tensor.New(tensor.WithBacking([]float64{1, 2}, []bool{true, false}))
-	if _, err := rg.FromDense[float64](masked); !errors.Is(err, rg.ErrLayout) {
+	if _, err := rg.FromDense[float64](masked); !errors.Is(err, array.ErrLayout) {
 		t.Errorf("masked Dense: err = %v", err)
 	}
 }

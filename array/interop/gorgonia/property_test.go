@@ -12,7 +12,7 @@ import (
 // Random permutations and crops of dense Arrays: every permutation maps to
 // a Dense without copying, with the same elements, and back to the same
 // Array layout; a crop either maps the same way or is refused with
-// ErrLayout, and then ToDenseCopy holds the same elements.
+// array.ErrLayout, and then ToDenseCopy holds the same elements.
 func TestRandomLayouts(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 400 {
@@ -45,7 +45,7 @@ func TestRandomLayouts(t *testing.T) {
 					t.Fatalf("case %d: round trip %v → %v", i, a.Dims(), back.Dims())
 				}
 			}
-		case !cropped || !errors.Is(err, rg.ErrLayout):
+		case !cropped || !errors.Is(err, array.ErrLayout):
 			t.Fatalf("case %d: ToDense(%v): %v", i, a.Dims(), err)
 		default:
 			c, err := rg.ToDenseCopy(a)
