@@ -103,5 +103,7 @@
 // error wrapping device.ErrClosed: Close frees every allocation, device-
 // newer data included, so copy what you keep first (Host(d), then Clone).
 // Close, like Free, must not run concurrently with operations on the
-// engine's Denses.
+// engine's Denses. The Arrays behind the Denses follow package array's
+// one rule ("Lifetime and concurrency" in its documentation); the engine
+// adds only this: Free and Close are the engine's, not the tensors'.
 package engine
