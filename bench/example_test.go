@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"fmt"
+	_ "github.com/resident-go/resident/halide/examples/brighter" // registers "brighter"
 
 	"github.com/resident-go/resident/bench"
 	"github.com/resident-go/resident/device/sim"

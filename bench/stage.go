@@ -6,7 +6,6 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/halide"
-	_ "github.com/resident-go/resident/halide/examples/brighter" // registers "brighter"
 )
 
 // Stage is one step of a chain: it reads in (the previous stage's output,
@@ -73,6 +72,9 @@ func Repeat(s Stage, n int) []Stage {
 
 // Brighter is the lesson-10 stage: the registered OpenCL pipeline
 // "brighter" (uint8, 2-D, out = saturating in + k), with its reference.
+// The program registers it by importing its package
+// (github.com/resident-go/resident/halide/examples/brighter), as the
+// residency command does: the library imports no example.
 func Brighter(k uint8) (Stage, device.Device, error) {
 	s, dev, err := Pipeline("brighter", k)
 	s.Ref = SaturatingAdd(k)

@@ -14,6 +14,7 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
+	_ "github.com/resident-go/resident/halide/examples/brighter" // registers the "brighter" pipeline the chains run
 )
 
 func main() {
