@@ -9,7 +9,6 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/internal/place"
 	"github.com/resident-go/resident/internal/plumb"
 )
@@ -26,18 +25,67 @@ var res = func() plumb.Residency { return plumb.Array }
 // each gets an allocation on d and its host-newer data is uploaded
 // (explicit copies, counted in d's Stats and allowed under the transfer
 // guard). Ops whose operands are all current on d then run on d. An Array
-// that lives on another device is an error wrapping device.ErrForeign.
-func On(d *opencl.Device, xs ...array.Buffer) error {
+// that lives on another device is an error wrapping device.ErrForeign; a
+// closed Array, one wrapping device.ErrClosed. A host-only Array
+// (FromSlice, Wrap: caller-held memory the library keeps current) cannot
+// live on a device: On returns an error naming Clone, which makes a
+// device-resident copy.
+func On(d device.Device, xs ...array.Buffer) error {
 	for _, x := range xs {
 		r := x.Raw()
-		if r == nil || r.Len() == 0 {
+		if r == nil {
 			continue
+		}
+		if res().Closed(r) {
+			return fmt.Errorf("ops.On: %v: %w", r, array.ErrClosed)
+		}
+		if r.Len() == 0 {
+			continue
+		}
+		if r.HostOnly() {
+			return fmt.Errorf("ops.On: %v is host-only (caller-held memory, kept current on the host): make a device-resident copy with ops.Clone(d, x): %w", r, ErrHostOnly)
 		}
 		if err := res().SyncDevice(r, d); err != nil {
 			return fmt.Errorf("ops.On: %w", err)
 		}
 	}
 	return nil
+}
+
+// ErrHostOnly: a host-only Array was placed on a device explicitly.
+var ErrHostOnly = errors.New("ops: host-only Array")
+
+// Clone returns a new device-aware Array with x's shape and mins, holding
+// x's elements, resident on d (allocated and current there, as after On):
+// the one-call device copy of any Array, host-only ones included. The
+// copy is explicit: counted in d's Stats, allowed under the guard. Close
+// the result when done.
+func Clone[T array.Elem](d device.Device, x *array.Array[T]) (*array.Array[T], error) {
+	dims := x.Raw().Dims()
+	ext, mins := make([]int, len(dims)), make([]int, len(dims))
+	for i, dd := range dims {
+		ext[i], mins[i] = dd.Extent, dd.Min
+	}
+	c := array.NewWithMins[T](mins, ext)
+	v, err := x.HostReadOnly()
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("ops.Clone: %w", err)
+	}
+	h, err := c.Host()
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("ops.Clone: %w", err)
+	}
+	if err := Copy(h.Array(), v.Array()); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("ops.Clone: %w", err)
+	}
+	if err := On(d, c); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("ops.Clone: %w", err)
+	}
+	return c, nil
 }
 
 // placement returns the device an op on these operands runs on, or

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/ops"
 )
@@ -53,5 +54,40 @@ func TestSimFault(t *testing.T) {
 	}
 	if d.Runs() != 2 {
 		t.Fatalf("%d launches, want 2", d.Runs())
+	}
+}
+
+// ExampleClone: On refuses caller-held memory, naming the fix; Clone
+// makes a device-resident copy, and ops on it run on the device.
+func ExampleClone() {
+	d := sim.NewCompute("gpu", 0)
+	defer d.Close()
+	x := array.FromSlice([]float32{1, 2, 3}, 3) // host-only
+	err := ops.On(d, x)
+	fmt.Println(errors.Is(err, ops.ErrHostOnly))
+	c, _ := ops.Clone(d, x) // one counted upload
+	defer c.Close()
+	_ = ops.MulScalar(c, c, 2) // c is current on d: runs on d
+	fmt.Println(c.Device() == d, c.DeviceDirty(), d.Runs(), d.Stats().H2DCalls)
+	v, _ := c.HostReadOnly()
+	fmt.Println(v.Data())
+	// Output:
+	// true
+	// true true 1 1
+	// [2 4 6]
+}
+
+// TestOnClosed: On of a closed Array is an error wrapping
+// device.ErrClosed.
+func TestOnClosed(t *testing.T) {
+	d := sim.NewCompute("gpu", 0)
+	defer d.Close()
+	r := array.New[uint8](6, 4)
+	v := r.Permute(1, 0)
+	r.Close()
+	for _, b := range []array.Buffer{r, v} {
+		if err := ops.On(d, b); !errors.Is(err, device.ErrClosed) {
+			t.Errorf("On(closed %v): %v, want ErrClosed", b.Raw().Dims(), err)
+		}
 	}
 }
