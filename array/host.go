@@ -129,6 +129,11 @@ func (v ReadView[T]) Data() []T {
 	v.check()
 	r := &v.a.raw
 	n := r.spanElems()
+	if n == 0 {
+		// An empty view's offset may lie past the storage (a crop of an
+		// empty root): it addresses nothing.
+		return v.a.data[:0:0]
+	}
 	return v.a.data[r.off : r.off+n : r.off+n]
 }
 
