@@ -123,12 +123,14 @@ func (p *Pipeline) getFrame() *frame {
 
 func (p *Pipeline) putFrame(f *frame) {
 	for k := range f.used {
-		if f.bufs[k].held {
-			plumb.Array.Release(f.bufs[k].r)
+		b := &f.bufs[k]
+		if b.held {
+			plumb.Array.Release(b.r)
 		}
+		// Don't keep Arrays alive; the rest is rewritten by bind.
+		b.r, b.alloc, b.temp = nil, nil, nil
 	}
 	f.used = 0
-	clear(f.bufs) // don't keep Arrays alive
 	p.frames.Put(f)
 }
 

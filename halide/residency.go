@@ -25,7 +25,9 @@ func (p *Pipeline) checkGuard(f *frame, dev *opencl.Device) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r := b.r
-		if d := r.Device(); p.opencl && d != nil && d != device.Device(dev) {
+		if !p.opencl {
+			// Host pipelines: only a device-dirty input moves.
+		} else if d := r.Device(); d != nil && d != device.Device(dev) {
 			if !b.move {
 				return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), Msg: fmt.Sprintf(
 					"argument %q lives on %s, the pipeline runs on %s: move it explicitly (MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", a.Name, d.Name(), dev.Name()),

@@ -192,13 +192,15 @@ void gohl_buf_free(gohl_buf *b) { free(b); }
 // cl_mem: the allocation belongs to our allocator, not to Halide.
 int gohl_buf_detach(gohl_ctx *ctx, gohl_buf *b) {
     int r = 0;
-    int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
     if (b->kind == GOHL_DEV_WRAPPED) {
+        // Frees the runtime's handle: no context acquired, so ctx need not
+        // be registered (set_device's fast path relies on it).
         r = halide_opencl_detach_cl_mem(ctx, &b->b);
     } else if (b->kind == GOHL_DEV_CROP) {
+        int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
         r = halide_device_release_crop(ctx, &b->b);
+        if (e) ctx_leave(ctx);
     }
-    if (e) ctx_leave(ctx);
     b->kind = GOHL_DEV_NONE;
     b->mem = 0;
     b->off = 0;
@@ -216,6 +218,12 @@ int gohl_buf_detach(gohl_ctx *ctx, gohl_buf *b) {
 static int buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off);
 
 int gohl_buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off) {
+    if (off == 0 && b->kind != GOHL_DEV_CROP) {
+        // Wrapping and unwrapping a cl_mem neither acquire a context nor
+        // fail once the old handle is dropped: no registration needed
+        // (the common case: a call frame's buffer getting another Array).
+        return buf_set_device(ctx, b, mem, off);
+    }
     int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
     int r = buf_set_device(ctx, b, mem, off);
     if (e) ctx_leave(ctx);
