@@ -27,6 +27,14 @@ type Float interface{ float32 | float64 }
 // rows by 16 float64 or 32 float32 with AVX-512, 8 or 16 with AVX2/FMA, or
 // the same blocking in Go), parallel over rows of dst. Shape mismatches panic with array.ErrShape.
 func MatMul[T Float](dst, a, b *array.Array[T]) error {
+	if a.Len() == 0 || b.Len() == 0 {
+		// An empty inner dimension: every dot product is 0. The empty
+		// operands need no memory, wherever they live.
+		j := getJob()
+		j.mm.check(dst, a, b)
+		putJob(j)
+		return Fill(dst, 0)
+	}
 	if ok, err := deviceMatMul(dst, a, b); ok {
 		return err
 	}
