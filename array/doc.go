@@ -44,7 +44,9 @@
 // of that, and with the garbage collector: Close and the cleanup that
 // frees a dropped root are one path, run once; a root closed while calls
 // use it is freed when the last of them returns; a device closed under
-// running calls first brings the Arrays' device-dirty data home. Views
+// running calls waits for the pipeline calls already running on it, brings
+// the Arrays' device-dirty data home, and fails later calls with an error
+// wrapping device.ErrClosed. Views
 // need no Close (Close on a view does nothing). Outside these rules the
 // library returns an error wrapping device.ErrClosed (a call or a
 // transfer that raced a Close, or ran on a closed device: its results are

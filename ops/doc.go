@@ -131,4 +131,12 @@
 //
 // Device ops are measured against PyTorch on the same GPU by
 // bench/cmd/opsbench (its documentation has the commands).
+//
+// # Lifetime
+//
+// Ops follow package array's one rule ("Lifetime and concurrency" in its
+// documentation): ops that only read an Array may run from many goroutines
+// at once, and an op on a closed Array, or on a closed device, returns an
+// error wrapping device.ErrClosed or panics with array.ErrClosed, as the
+// rule says.
 package ops
