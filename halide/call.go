@@ -42,6 +42,8 @@ type frame struct {
 	crops   bool                             // a buffer has a crop handle (dropped in finish)
 	tmpl    []*attachment                    // what cbufs[k] was last copied from
 	gate    *clEntry                         // the device gate the call is inside, or nil
+	ins     []*array.Raw                     // scratch for place.Where (device.go), cap len(bufs)
+	outs    []*array.Raw                     //
 }
 
 // frameMem is a frame's C memory, freed by the frame's cleanup.
@@ -88,6 +90,8 @@ func (p *Pipeline) newFrame() *frame {
 		args:    unsafe.Slice((*unsafe.Pointer)(unsafe.Pointer(c.args)), n),
 		scalars: unsafe.Slice(c.scalars, n),
 		bufs:    make([]bound, nb),
+		ins:     make([]*array.Raw, 0, nb),
+		outs:    make([]*array.Raw, 0, nb),
 		tmpl:    make([]*attachment, nb),
 		cbufs:   unsafe.Slice(arr, nb),
 		cbufArr: arr,

@@ -10,7 +10,9 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/place"
 )
 
 // SetDevice makes every later call of the OpenCL pipeline p run on dev
@@ -36,18 +38,54 @@ func (p *Pipeline) CallOn(dev *opencl.Device, args ...any) error {
 	return p.callOn(dev, args)
 }
 
-// deviceFor chooses the device of one call of an OpenCL pipeline (want,
-// else SetDevice's, else the device the Arrays live on, else
-// OpenCLDevice()) and routes the runtime to it
-// through the frame's user_context. It refuses pipelines that use GPU
-// textures before anything moves.
+// deviceFor chooses the device of one call of an OpenCL pipeline by the
+// module's one placement rule (place.Where; array's doc, "Where work
+// runs"): want, else SetDevice's, is explicit; else the device the
+// operands live on (Move arguments aside: the call may move them); else,
+// with nothing allocated, OpenCLDevice(). It routes the runtime to the
+// device through the frame's user_context and refuses pipelines that use
+// GPU textures, before anything moves.
 func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, error) {
-	dev := want
-	if dev == nil {
-		dev = p.dev.Load()
+	var explicit device.Device
+	if want != nil {
+		explicit = want
+	} else if d := p.dev.Load(); d != nil {
+		explicit = d
 	}
-	if dev == nil {
-		dev = residentDevice(f)
+	ins, outs := f.ins[:0], f.outs[:0]
+	for k := range f.bufs[:f.used] {
+		b := &f.bufs[k]
+		switch {
+		case b.move:
+		case p.args[p.bufs[k]].Kind == OutputBuffer:
+			outs = append(outs, b.r)
+		default:
+			ins = append(ins, b.r)
+		}
+	}
+	where, err := place.Where(explicit, place.Work{Pkg: "halide", Op: p.placeOp, Outputs: outs, Inputs: ins, DeviceOnly: p.opencl})
+	clear(ins)
+	clear(outs)
+	switch {
+	case errors.Is(err, device.ErrForeign):
+		return nil, &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: err,
+			Msg: err.Error() + " (or pass halide.Move(it) to let the call move it)"}
+	case errors.Is(err, device.ErrClosed):
+		if _, ok := explicit.(*opencl.Device); ok {
+			err = opencl.ErrClosed // wraps device.ErrClosed
+		}
+		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
+			"the device %s is closed: pass an open one to SetDevice or CallOn (opencl.Open), or nil to SetDevice for the default", explicit.Name())}
+	case err != nil:
+		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: err.Error()}
+	}
+	var dev *opencl.Device
+	if where != nil {
+		d, ok := where.(*opencl.Device)
+		if !ok {
+			return nil, p.notOpenCL(where, explicit != nil)
+		}
+		dev = d
 	}
 	if dev == nil {
 		d, err := OpenCLDevice()
@@ -79,27 +117,23 @@ func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, err
 	return dev, nil
 }
 
+// notOpenCL is the error of an OpenCL pipeline placed on d, a device of
+// another kind: chosen explicitly, or where the operands live.
+func (p *Pipeline) notOpenCL(d device.Device, explicit bool) error {
+	if explicit {
+		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
+			"the pipeline runs on OpenCL and %s is not an OpenCL device: pass one (opencl.Open, opencl.Wrap, OpenCLDevice()) to CallOn, SetDevice or Options.Device, or build the generator for the host", d.Name())}
+	}
+	return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
+		"the operands live on %s, which is not an OpenCL device, and the pipeline runs on OpenCL: move them to one (Array.MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", d.Name())}
+}
+
 // bindCL routes ctx to cl as it is now: if cl is retired and reused for
 // another device meanwhile (shim.c recycles them), the runtime's acquire
 // for ctx fails instead of handing it the other device's context.
 func bindCL(ctx *C.gohl_ctx, cl *C.gohl_cl) {
 	ctx.cl = cl
 	ctx.cl_gen = C.int64_t(atomic.LoadInt64((*int64)(unsafe.Pointer(&cl.gen))))
-}
-
-// residentDevice is the OpenCL device holding the first argument that has
-// a device allocation (Move arguments aside), or nil: a call with no
-// device chosen runs where its data is. Arguments on other devices are
-// then refused by checkGuard (ErrForeignDevice), never copied silently.
-func residentDevice(f *frame) *opencl.Device {
-	for i := range f.bufs {
-		if b := &f.bufs[i]; b.r != nil && !b.move {
-			if d, ok := b.r.Device().(*opencl.Device); ok && !d.Closed() {
-				return d
-			}
-		}
-	}
-	return nil
 }
 
 // What a pipeline's kernels take, found by the first call.

@@ -26,9 +26,12 @@
 // their temporary device allocations freed: the fix for the trap of
 // Halide's lesson 10, where outputs of OpenCL pipelines were never copied
 // back. A crop whose offset the device cannot use as a sub-buffer origin
-// runs on an aligned device temporary (a counted device-to-device copy). An
+// runs on an aligned device temporary (a counted device-to-device copy).
+// Where an OpenCL call runs is the module's one placement rule (package
+// array's documentation, "Where work runs"; internal/place): the device
+// chosen for the call, else where its Arrays live, else OpenCLDevice(). An
 // Array resident on another device is refused (ErrForeignDevice) before
-// anything moves. A device-dirty input to a host pipeline is copied to host
+// anything moves, unless passed as Move(it). A device-dirty input to a host pipeline is copied to host
 // first. Every automatic transfer honours the transfer guard
 // (device.SetGuard), and each OpenCL call is paced so unsynced loops keep
 // a bounded number of commands in flight.

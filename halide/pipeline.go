@@ -253,6 +253,7 @@ type Pipeline struct {
 	params  []int // indices in args of what Call takes
 	bufs    []int // indices in args of the buffers, in order
 	userCtx bool
+	placeOp string // "pipeline NAME", as place.Where names the call
 
 	dev     atomic.Pointer[opencl.Device] // SetDevice's choice; nil: OpenCLDevice()
 	texture atomic.Int32                  // textureUnknown, textureNone or textureUsed (device.go)
@@ -312,6 +313,7 @@ func load() {
 			argv:   C.gohl_registry_argv(C.int(i)),
 		}
 		p.opencl = strings.Contains(p.target, "opencl")
+		p.placeOp = "pipeline " + p.name
 		cargs := unsafe.Slice(md.arguments, int(md.num_arguments))
 		for j := range cargs {
 			ca := &cargs[j]
