@@ -155,7 +155,7 @@ func (p *Pipeline) Call(args ...any) error {
 	return p.callOn(nil, args)
 }
 
-func (p *Pipeline) callOn(want *opencl.Device, args []any) error {
+func (p *Pipeline) callOn(want device.Device, args []any) error {
 	if len(args) != len(p.params) {
 		return &Error{Pipeline: p.name, Code: int(ErrArgCount), Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
 	}
@@ -175,11 +175,11 @@ func (f *frame) leaveGate() {
 }
 
 // call runs the pipeline on the device deviceFor chooses from want (device.go).
-func (p *Pipeline) call(f *frame, want *opencl.Device, args []any) error {
+func (p *Pipeline) call(f *frame, want device.Device, args []any) error {
 	if err := p.bind(f, args); err != nil {
 		return err
 	}
-	var dev *opencl.Device
+	var dev clDevice
 	if p.opencl {
 		var err error
 		if dev, err = p.deviceFor(f, want); err != nil {
@@ -221,7 +221,7 @@ func (p *Pipeline) call(f *frame, want *opencl.Device, args []any) error {
 
 // closedError is a call's failure because its device closed under it; it
 // wraps device.ErrClosed.
-func (p *Pipeline) closedError(dev *opencl.Device, msg string, err error) error {
+func (p *Pipeline) closedError(dev clDevice, msg string, err error) error {
 	return &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
 		"the device %s closed during the call (%s): its results are lost; close a device only after the calls on it return", dev.Name(), msg)}
 }

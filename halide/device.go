@@ -16,24 +16,39 @@ import (
 )
 
 // SetDevice makes every later call of the OpenCL pipeline p run on dev
-// (nil: back to OpenCLDevice()), for example a second GPU or a Device
-// over a context the caller made (opencl.Wrap). Pipelines are shared
-// values (Lookup returns the same one everywhere): to pick a device for
-// one call only, use CallOn. Host pipelines ignore it.
-func (p *Pipeline) SetDevice(dev *opencl.Device) { p.dev.Store(dev) }
+// (nil: back to the placement rule, whose default is OpenCLDevice()), for
+// example a second GPU or a Device over a context the caller made
+// (opencl.Wrap). dev must be an OpenCL device (device.Native with API
+// "OpenCL"); calls on another kind fail naming the fix. Pipelines are
+// shared values (Lookup returns the same one everywhere): to pick a
+// device for one call only, use CallOn or CallWith. Host pipelines ignore
+// it.
+func (p *Pipeline) SetDevice(dev device.Device) {
+	if dev == nil {
+		p.dev.Store(nil)
+		return
+	}
+	p.dev.Store(&dev)
+}
 
-// Device returns the device SetDevice chose, or nil when p runs on
-// OpenCLDevice().
-func (p *Pipeline) Device() *opencl.Device { return p.dev.Load() }
+// Device returns the device SetDevice chose, or nil when p's calls are
+// placed by the rule (where their Arrays live, else OpenCLDevice()).
+func (p *Pipeline) Device() device.Device {
+	if d := p.dev.Load(); d != nil {
+		return *d
+	}
+	return nil
+}
 
 // CallOn is Call on dev for this call only: the runtime gets dev's context
 // and queue (through halide_acquire_cl_context and the call's
 // user_context), inputs are uploaded to dev and outputs stay there.
 // Several devices may run pipelines at the same time; each one's calls are
-// serialized on its queue. For a host pipeline dev is ignored.
-func (p *Pipeline) CallOn(dev *opencl.Device, args ...any) error {
+// serialized on its queue. For a host pipeline dev is ignored. It is
+// CallWith(Options{Device: dev}, args...) with a nil dev refused.
+func (p *Pipeline) CallOn(dev device.Device, args ...any) error {
 	if dev == nil && p.opencl {
-		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil *opencl.Device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or use Call"}
+		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or use Call"}
 	}
 	return p.callOn(dev, args)
 }
@@ -45,12 +60,10 @@ func (p *Pipeline) CallOn(dev *opencl.Device, args ...any) error {
 // with nothing allocated, OpenCLDevice(). It routes the runtime to the
 // device through the frame's user_context and refuses pipelines that use
 // GPU textures, before anything moves.
-func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, error) {
-	var explicit device.Device
-	if want != nil {
-		explicit = want
-	} else if d := p.dev.Load(); d != nil {
-		explicit = d
+func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
+	explicit := want
+	if explicit == nil {
+		explicit = p.Device()
 	}
 	ins, outs := f.ins[:0], f.outs[:0]
 	for k := range f.bufs[:f.used] {
@@ -71,7 +84,7 @@ func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, err
 		return nil, &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: err,
 			Msg: err.Error() + " (or pass halide.Move(it) to let the call move it)"}
 	case errors.Is(err, device.ErrClosed):
-		if _, ok := explicit.(*opencl.Device); ok {
+		if _, ok := asCL(explicit); ok {
 			err = opencl.ErrClosed // wraps device.ErrClosed
 		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
@@ -79,9 +92,9 @@ func (p *Pipeline) deviceFor(f *frame, want *opencl.Device) (*opencl.Device, err
 	case err != nil:
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: err.Error()}
 	}
-	var dev *opencl.Device
+	var dev clDevice
 	if where != nil {
-		d, ok := where.(*opencl.Device)
+		d, ok := asCL(where)
 		if !ok {
 			return nil, p.notOpenCL(where, explicit != nil)
 		}

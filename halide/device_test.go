@@ -11,6 +11,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/blur"
 	"github.com/resident-go/resident/halide/examples/brighter"
@@ -250,4 +251,29 @@ func rss(t *testing.T) int {
 	f := strings.Fields(string(b))
 	pages, _ := strconv.Atoi(f[1])
 	return pages * os.Getpagesize()
+}
+
+// A device that is not OpenCL, given to an OpenCL pipeline, is an error
+// that names the fix, before anything moves.
+func TestCallOnNotOpenCL(t *testing.T) {
+	clDevice(t)
+	const w, h = 8, 8
+	sd := sim.New("notcl", 0)
+	in, out := array.New[uint8](w, h), array.New[uint8](w, h)
+	defer in.Close()
+	defer out.Close()
+	err := brighter.BrighterPipeline.CallOn(sd, in, uint8(1), out)
+	var he *halide.Error
+	if !errors.As(err, &he) || he.Code != int(halide.ErrNoDevice) || !strings.Contains(err.Error(), "not an OpenCL device") || !strings.Contains(err.Error(), "opencl.Open") {
+		t.Fatalf("CallOn(sim): %v, want ErrNoDevice naming an OpenCL device", err)
+	}
+	if s := sd.Stats(); s.H2DCalls != 0 || in.Device() != nil {
+		t.Errorf("a refused call moved data: %v, in on %v", s, in.Device())
+	}
+	p := brighter.BrighterPipeline
+	p.SetDevice(sd)
+	defer p.SetDevice(nil)
+	if err := p.Call(in, uint8(1), out); !errors.Is(err, halide.ErrNoDevice) {
+		t.Fatalf("SetDevice(sim): %v, want ErrNoDevice", err)
+	}
 }

@@ -39,9 +39,10 @@
 // The package holds the one Halide runtime of the binary
 // (halide_rt_linux_amd64.syso, a portable x86-64 AVX2 + OpenCL target);
 // pipelines are compiled with -no_runtime and user_context. Its OpenCL part
-// runs each call on the call's opencl.Device (CallOn, SetDevice, else the
-// process's default), handing the runtime that device's context and queue
-// through the call's user_context, and releases the runtime's state for a
+// runs each call on the call's OpenCL device (a device.Device whose
+// device.Native API is "OpenCL", such as an *opencl.Device: CallOn,
+// CallWith, SetDevice, else the placement rule), handing the runtime that
+// device's context and queue through the call's user_context, and releases the runtime's state for a
 // context when its Device closes. Its error handler routes each runtime
 // message to the call that caused it, so errors are values (match them
 // with errors.Is and the Err* codes) and the process lives.

@@ -1,5 +1,10 @@
 package halide
 
+import (
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+)
+
 // Test hooks.
 var (
 	LoopInC                 = (*Pipeline).loopInC
@@ -8,6 +13,8 @@ var (
 	ReusesDeviceAllocations = reusesAllocations
 )
 
-var CallAcrossClose = (*Pipeline).callAcrossClose
+func CallAcrossClose(p *Pipeline, old *opencl.Device, between func() *opencl.Device, args ...any) (int, bool, error) {
+	return p.callAcrossClose(old, func() device.Device { return between() }, args...)
+}
 
 var CallMismatched = (*Pipeline).callMismatched

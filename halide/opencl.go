@@ -7,21 +7,45 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
-	"weak"
 
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 )
 
-// clDevices is the C state (context, queue, lock) of every OpenCL device a
-// pipeline has run on. halide_acquire_cl_context hands the runtime the
-// state named in the call's user_context, so pipelines and the library see
-// the same cl_mem objects and one in-order queue per device, and several
-// devices work side by side. Keys are weak: the table never keeps a
-// Device alive, and the Device's close hook removes its entry.
-var clDevices struct {
-	mu sync.Mutex
-	m  map[weak.Pointer[opencl.Device]]*clEntry
+// clDevice is what an OpenCL call needs of its device: the native
+// context and queue (device.Native, API "OpenCL"), per-device state
+// (Value), close notification, the sub-buffer alignment and pacing. It is
+// the one adapter between package halide and an OpenCL device: asCL finds
+// it through device.Native, never through a concrete type; *opencl.Device
+// implements it.
+type clDevice interface {
+	device.Device
+	device.Native
+	device.CloseNotifier
+	Closed() bool
+	Value(key any, init func() any) any
+	SubBufferAlign() int
+	Pace() error
 }
+
+var _ clDevice = (*opencl.Device)(nil)
+
+// asCL is d as an OpenCL device, or false when d is not one (or lacks
+// what calls need).
+func asCL(d device.Device) (clDevice, bool) {
+	if n, ok := d.(device.Native); !ok || n.API() != "OpenCL" {
+		return nil, false
+	}
+	c, ok := d.(clDevice)
+	return c, ok
+}
+
+// clKey is the key of a device's clEntry in its Value state. The entry
+// lives as long as the device and never points back to it.
+type clKey struct{}
+
+// clMu guards every clEntry's cl.
+var clMu sync.Mutex
 
 // clEntry is one device's C state and the gate its calls pass: a call
 // enters before it takes anything from the device (allocations, cl_mems,
@@ -65,74 +89,67 @@ func (e *clEntry) shut() {
 
 var reuseOnce sync.Once
 
-// clStateOf returns d's C state, making it on first use. The close hook it
-// registers shuts the entry's gate, then releases the Halide runtime's
-// state for d's context (the compiled programs, which hold references to
-// the context and would keep it and its memory alive after Close) while
-// the context is still valid.
-func clStateOf(d *opencl.Device) (*clEntry, error) {
+// clStateOf returns d's C state (context, queue, lock: shim.c hands them
+// to the runtime through halide_acquire_cl_context, named in the call's
+// user_context), making it on first use. The close hook it registers
+// shuts the entry's gate, then releases the Halide runtime's state for d's
+// context (the compiled programs, which hold references to the context
+// and would keep it and its memory alive after Close) while the context is
+// still valid.
+func clStateOf(d clDevice) (*clEntry, error) {
 	reuseOnce.Do(func() {
 		// Pipelines with device intermediates keep them between calls
 		// instead of allocating and freeing each time.
 		C.halide_reuse_device_allocations(nil, true)
 	})
-	key := weak.Make(d)
-	clDevices.mu.Lock()
-	if e, ok := clDevices.m[key]; ok {
-		clDevices.mu.Unlock()
-		return e, nil
+	e := d.Value(clKey{}, func() any { return newCLEntry(d) }).(*clEntry)
+	if e.calls.Load()&gateShut != 0 || d.Closed() {
+		return nil, opencl.ErrClosed
 	}
-	clDevices.mu.Unlock()
-	// The hook first: a device whose close has begun runs it at once,
-	// maybe after its context is gone, so it must find no state to
-	// release (e.cl still nil), and this call gets ErrClosed. Registered
-	// unlocked; it must not hold d: the Device's cleanup backstop runs it.
+	clMu.Lock()
+	ok := e.cl != nil
+	clMu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("out of C memory for the device's state")
+	}
+	return e, nil
+}
+
+// newCLEntry makes d's entry. The hook first: a device whose close has
+// begun runs it at once, maybe after its context is gone, so it must find
+// no state to release (e.cl still nil), and calls get ErrClosed. The hook
+// must not hold d: the Device's cleanup backstop runs it.
+func newCLEntry(d clDevice) *clEntry {
 	e := &clEntry{drained: make(chan struct{})}
 	d.OnClose(func() {
 		e.shut()
-		clDevices.mu.Lock()
+		clMu.Lock()
 		cl := e.cl
 		e.cl = nil
-		if clDevices.m[key] == e {
-			delete(clDevices.m, key)
-		}
-		clDevices.mu.Unlock()
+		clMu.Unlock()
 		if cl != nil {
 			C.gohl_cl_close(cl)
 		}
 	})
-	clDevices.mu.Lock()
-	defer clDevices.mu.Unlock()
+	clMu.Lock()
+	defer clMu.Unlock()
 	if e.calls.Load()&gateShut != 0 || d.Closed() {
-		return nil, opencl.ErrClosed
+		return e
 	}
-	if other, ok := clDevices.m[key]; ok {
-		e.shut()          // this hook finds nothing to release
-		return other, nil // another call made it meanwhile
-	}
-	cl := C.gohl_cl_open(C.uintptr_t(d.Context()), C.uintptr_t(d.Queue()))
-	if cl == nil {
-		return nil, fmt.Errorf("out of C memory for the device's state")
-	}
-	if clDevices.m == nil {
-		clDevices.m = map[weak.Pointer[opencl.Device]]*clEntry{}
-	}
-	e.cl = cl
-	clDevices.m[key] = e
-	return e, nil
+	ctx, q := d.Handles()
+	e.cl = C.gohl_cl_open(C.uintptr_t(ctx), C.uintptr_t(q))
+	return e
 }
 
-// closing reports whether d's close has begun: its close hook released
-// the runtime's state for it (calls on it then fail in the runtime), or it
-// is closed.
-func closing(d *opencl.Device) bool {
+// closing reports whether d's close has begun: its close hook shut the
+// gate and released the runtime's state for it (calls on it then fail in
+// the runtime), or it is closed.
+func closing(d clDevice) bool {
 	if d.Closed() {
 		return true
 	}
-	clDevices.mu.Lock()
-	_, ok := clDevices.m[weak.Make(d)]
-	clDevices.mu.Unlock()
-	return !ok
+	e, _ := d.Value(clKey{}, nil).(*clEntry)
+	return e == nil || e.calls.Load()&gateShut != 0
 }
 
 // OpenCLDevice returns the default device of OpenCL pipelines:
@@ -152,14 +169,21 @@ func OpenCLDevice() (*opencl.Device, error) {
 // contextAcquires counts the runtime's halide_acquire_cl_context calls on
 // d, or on every device when d is nil; tests use it to prove the runtime
 // ran on the call's context.
-func contextAcquires(d *opencl.Device) int {
+func contextAcquires(d device.Device) int {
 	if d == nil {
 		return int(C.gohl_cl_acquires(nil))
 	}
-	clDevices.mu.Lock()
-	e := clDevices.m[weak.Make(d)]
-	clDevices.mu.Unlock()
-	if e == nil || e.cl == nil {
+	c, ok := asCL(d)
+	if !ok {
+		return 0
+	}
+	e, _ := c.Value(clKey{}, nil).(*clEntry)
+	if e == nil {
+		return 0
+	}
+	clMu.Lock()
+	defer clMu.Unlock()
+	if e.cl == nil {
 		return 0
 	}
 	return int(C.gohl_cl_acquires(e.cl))
@@ -174,19 +198,20 @@ func reusesAllocations() bool { return bool(C.halide_can_reuse_device_allocation
 // would be) when old closes and the device between opens reuses that
 // state. It runs the pipeline on the frame as bound and returns the
 // runtime's code and whether the state was reused.
-func (p *Pipeline) callAcrossClose(old *opencl.Device, between func() *opencl.Device, args ...any) (int, bool, error) {
+func (p *Pipeline) callAcrossClose(old device.Device, between func() device.Device, args ...any) (int, bool, error) {
 	f := p.getFrame()
 	defer p.putFrame(f)
 	if err := p.bind(f, args); err != nil {
 		return 0, false, err
 	}
-	e, err := clStateOf(old)
+	oc, _ := asCL(old)
+	e, err := clStateOf(oc)
 	if err != nil {
 		return 0, false, err
 	}
 	cl := e.cl
 	bindCL(&f.c.ctx, cl)
-	nd := between()
+	nd, _ := asCL(between())
 	ne, err := clStateOf(nd)
 	if err != nil {
 		return 0, false, err

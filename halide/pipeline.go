@@ -15,7 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device"
 )
 
 // ArgKind is what a pipeline argument is, as halide_argument_kind_t.
@@ -255,7 +255,7 @@ type Pipeline struct {
 	userCtx bool
 	placeOp string // "pipeline NAME", as place.Where names the call
 
-	dev     atomic.Pointer[opencl.Device] // SetDevice's choice; nil: OpenCLDevice()
+	dev     atomic.Pointer[device.Device] // SetDevice's choice; nil: the placement rule
 	texture atomic.Int32                  // textureUnknown, textureNone or textureUsed (device.go)
 	texArgs atomic.Pointer[string]        // the arguments stored as textures
 
