@@ -3,6 +3,7 @@ package device
 import (
 	"errors"
 	"os"
+	"sync"
 	"sync/atomic"
 )
 
@@ -32,3 +33,51 @@ func SetGuard(on bool) (was bool) { return guard.Swap(on) }
 
 // Guarded reports whether the transfer guard is on.
 func Guarded() bool { return guard.Load() }
+
+// Per-device guards: devices whose own guard is on. A device is kept
+// reachable while its guard is on (turn it off to let it go).
+var (
+	deviceGuards  sync.Map // Device → struct{}
+	nDeviceGuards atomic.Int32
+)
+
+// SetDeviceGuard turns the transfer guard on or off for d alone and
+// returns its previous state: while on, every transfer the library would
+// make on its own to or from d fails with ErrTransferGuard, as under
+// SetGuard(true), and other devices are not affected. The process-wide
+// guard (SetGuard) still applies to every device. Honoured by package
+// halide's calls; d stays reachable while its guard is on.
+func SetDeviceGuard(d Device, on bool) (was bool) {
+	if d == nil {
+		return false
+	}
+	if on {
+		_, was = deviceGuards.LoadOrStore(d, struct{}{})
+		if !was {
+			nDeviceGuards.Add(1)
+		}
+		return was
+	}
+	if _, was = deviceGuards.LoadAndDelete(d); was {
+		nDeviceGuards.Add(-1)
+	}
+	return was
+}
+
+// GuardedOn reports whether automatic transfers to or from d are refused:
+// the process-wide guard is on, or d's own (SetDeviceGuard). A nil d has
+// only the process-wide guard.
+func GuardedOn(d Device) bool {
+	if guard.Load() {
+		return true
+	}
+	if d == nil || nDeviceGuards.Load() == 0 {
+		return false
+	}
+	_, ok := deviceGuards.Load(d)
+	return ok
+}
+
+// AnyGuard reports whether the process-wide guard or any device's guard
+// is on: a cheap test before asking GuardedOn about each device.
+func AnyGuard() bool { return guard.Load() || nDeviceGuards.Load() != 0 }

@@ -155,12 +155,12 @@ func (p *Pipeline) Call(args ...any) error {
 	return p.callOn(nil, args)
 }
 
-func (p *Pipeline) callOn(want device.Device, args []any) error {
+func (p *Pipeline) callOn(o *Options, args []any) error {
 	if len(args) != len(p.params) {
 		return &Error{Pipeline: p.name, Code: int(ErrArgCount), Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
 	}
 	f := p.getFrame()
-	err := p.call(f, want, args)
+	err := p.call(f, o, args)
 	f.leaveGate()
 	p.putFrame(f)
 	return err
@@ -174,10 +174,16 @@ func (f *frame) leaveGate() {
 	}
 }
 
-// call runs the pipeline on the device deviceFor chooses from want (device.go).
-func (p *Pipeline) call(f *frame, want device.Device, args []any) error {
+// call runs the pipeline with the call's options (nil: Call's) on the
+// device deviceFor chooses (device.go).
+func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 	if err := p.bind(f, args); err != nil {
 		return err
+	}
+	var want device.Device
+	guard := false
+	if o != nil {
+		want, guard = o.Device, o.Guard
 	}
 	var dev clDevice
 	if p.opencl {
@@ -186,7 +192,7 @@ func (p *Pipeline) call(f *frame, want device.Device, args []any) error {
 			return err
 		}
 	}
-	if err := p.checkGuard(f, dev); err != nil {
+	if err := p.checkGuard(f, dev, guard); err != nil {
 		return err
 	}
 	var err error

@@ -50,7 +50,7 @@ func (p *Pipeline) CallOn(dev device.Device, args ...any) error {
 	if dev == nil && p.opencl {
 		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or use Call"}
 	}
-	return p.callOn(dev, args)
+	return p.callOn(&Options{Device: dev}, args)
 }
 
 // deviceFor chooses the device of one call of an OpenCL pipeline by the

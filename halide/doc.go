@@ -33,7 +33,8 @@
 // Array resident on another device is refused (ErrForeignDevice) before
 // anything moves, unless passed as Move(it). A device-dirty input to a host pipeline is copied to host
 // first. Every automatic transfer honours the transfer guard
-// (device.SetGuard), and each OpenCL call is paced so unsynced loops keep
+// (device.SetGuard; device.SetDeviceGuard for one device, Options.Guard
+// for one call), and each OpenCL call is paced so unsynced loops keep
 // a bounded number of commands in flight.
 //
 // The package holds the one Halide runtime of the binary
@@ -46,6 +47,10 @@
 // context when its Device closes. Its error handler routes each runtime
 // message to the call that caused it, so errors are values (match them
 // with errors.Is and the Err* codes) and the process lives.
+//
+// Per call: CallWith(Options{...}, args...) chooses the device, the
+// transfer guard, the user context and the hooks for that call only;
+// SetDevice and WithCallbacks change the shared Pipeline for every call.
 //
 // Which calls may run concurrently, and what Close may run alongside, is
 // one rule for the whole module: "Lifetime and concurrency" in package

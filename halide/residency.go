@@ -18,9 +18,14 @@ import (
 // so a failed call leaves every Array's data and state as it was.
 
 // checkGuard refuses the call when an Array lives on another device, or,
-// under the transfer guard, when the call would move data between host and
-// device on its own.
-func (p *Pipeline) checkGuard(f *frame, dev clDevice) error {
+// under the transfer guard (process-wide, dev's own, or the call's: call
+// true), when the call would move data between host and device on its own.
+func (p *Pipeline) checkGuard(f *frame, dev clDevice, call bool) error {
+	anyGuard := call || device.AnyGuard()
+	var guarded bool
+	if anyGuard && p.opencl {
+		guarded = call || device.GuardedOn(dev)
+	}
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r := b.r
@@ -33,19 +38,21 @@ func (p *Pipeline) checkGuard(f *frame, dev clDevice) error {
 					err: device.ErrForeign}
 			}
 			// A move frees the other device's copy: always a transfer.
-			if err := plumb.CheckAutomatic(fmt.Sprintf("move of %q of pipeline %s from %s", a.Name, p.name, d.Name())); err != nil {
+			if guarded || anyGuard && device.GuardedOn(d) {
+				err := guardError(fmt.Sprintf("move of %q of pipeline %s from %s", a.Name, p.name, d.Name()))
 				return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
 			}
 		}
-		if !device.Guarded() {
+		if !anyGuard {
 			continue
 		}
 		what := ""
 		switch {
 		case !p.opencl:
-			if a.Kind == InputBuffer && plumb.Array.NeedsDownload(r) {
+			if a.Kind == InputBuffer && plumb.Array.NeedsDownload(r) && (call || device.GuardedOn(r.Device())) {
 				what = "copy to host of device-dirty input"
 			}
+		case !guarded:
 		case a.Kind == InputBuffer && plumb.Array.NeedsUpload(r, dev):
 			what = "upload of input"
 		case b.hostOnly && a.Kind == OutputBuffer && r.Len() > 0:
@@ -56,12 +63,14 @@ func (p *Pipeline) checkGuard(f *frame, dev clDevice) error {
 		if what == "" {
 			continue
 		}
-		if err := plumb.CheckAutomatic(fmt.Sprintf("%s %q of pipeline %s", what, a.Name, p.name)); err != nil {
-			return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
-		}
+		err := guardError(fmt.Sprintf("%s %q of pipeline %s", what, a.Name, p.name))
+		return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
 	}
 	return nil
 }
+
+// checkAutomatic is the process-wide guard's refusal (nil when it is off).
+var checkAutomatic = plumb.CheckAutomatic
 
 // prepareOpenCL gives every buffer a device handle on dev: the Array's
 // own allocation at the view's offset, made current for inputs. Host-only

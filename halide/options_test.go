@@ -1,0 +1,136 @@
+package halide_test
+
+import (
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/opencl/opencltest"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/brighter"
+)
+
+// Two goroutines call one Pipeline on the two halves of the CPU device at
+// once, each choosing its device per call (CallWith): nothing of the
+// shared Pipeline changes, each result lives on its goroutine's half, and
+// the runtime ran on each half's own queue.
+func TestCallWithTwoDevicesAtOnce(t *testing.T) {
+	d0, d1 := opencltest.Halves(t)
+	p := brighter.BrighterPipeline
+	const w, h, iters = 29, 13, 25
+	src := pattern(w, h)
+	acq0, acq1 := halide.DeviceAcquires(d0), halide.DeviceAcquires(d1)
+	var wg sync.WaitGroup
+	for g, d := range []*opencl.Device{d0, d1} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a, b := array.New[uint8](w, h), array.New[uint8](w, h)
+			defer a.Close()
+			defer b.Close()
+			av, _ := a.Host()
+			copy(av.Data(), src)
+			for range iters {
+				if err := p.CallWith(halide.Options{Device: d}, a, uint8(1), b); err != nil {
+					t.Errorf("half %d: %v", g, err)
+					return
+				}
+				a, b = b, a
+			}
+			if a.Device() != device.Device(d) || !a.DeviceDirty() {
+				t.Errorf("half %d: result on %v (device-dirty %v), want %s", g, a.Device(), a.DeviceDirty(), d.Name())
+			}
+			v, err := a.HostReadOnly()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for j, x := range src {
+				if want := satAdd(x, iters); v.Data()[j] != want {
+					t.Errorf("half %d: element %d = %d, want %d", g, j, v.Data()[j], want)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if p.Device() != nil {
+		t.Errorf("CallWith changed the Pipeline's device: %v", p.Device())
+	}
+	if halide.DeviceAcquires(d0) == acq0 || halide.DeviceAcquires(d1) == acq1 {
+		t.Errorf("the runtime did not run on both halves: acquires %d→%d, %d→%d", acq0, halide.DeviceAcquires(d0), acq1, halide.DeviceAcquires(d1))
+	}
+}
+
+// The transfer guard scoped to one call (Options.Guard) and to one device
+// (device.SetDeviceGuard): refused before anything moves, other calls and
+// devices unaffected, the process-wide guard untouched.
+func TestScopedGuard(t *testing.T) {
+	d0, d1 := opencltest.Halves(t)
+	p := brighter.BrighterPipeline
+	const w, h = 16, 8
+	fresh := func() *array.Array[uint8] { // host-newer: a call would upload it
+		a := array.New[uint8](w, h)
+		hv, _ := a.Host()
+		copy(hv.Data(), pattern(w, h))
+		return a
+	}
+	in, out := fresh(), array.New[uint8](w, h)
+	defer in.Close()
+	defer out.Close()
+	before := d0.Stats()
+	err := p.CallWith(halide.Options{Device: d0, Guard: true}, in, uint8(1), out)
+	if !errors.Is(err, halide.ErrTransferGuard) || !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("Options.Guard with a host-newer input: %v, want ErrTransferGuard", err)
+	}
+	if s := d0.Stats().Sub(before); s.H2DCalls != 0 || in.Device() != nil {
+		t.Errorf("a refused call moved data: %+v", s)
+	}
+	if device.Guarded() {
+		t.Fatal("Options.Guard turned the process-wide guard on")
+	}
+	host := array.FromSlice(make([]uint8, w*h), w, h) // host-only output: a copy home
+	if err := p.CallWith(halide.Options{Device: d0}, in, uint8(1), out); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.CallWith(halide.Options{Device: d0, Guard: true}, in, uint8(1), out); err != nil {
+		t.Fatalf("Options.Guard with everything resident: %v", err)
+	}
+	if err := p.CallWith(halide.Options{Device: d0, Guard: true}, in, uint8(1), host); !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("Options.Guard with a host-only output: %v, want ErrTransferGuard", err)
+	}
+
+	if device.SetDeviceGuard(d1, true) {
+		t.Fatal("d1's guard was on")
+	}
+	defer device.SetDeviceGuard(d1, false)
+	in1, out1 := fresh(), array.New[uint8](w, h)
+	defer in1.Close()
+	defer out1.Close()
+	if err := p.CallWith(halide.Options{Device: d1}, in1, uint8(1), out1); !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("d1's guard with a host-newer input: %v, want ErrTransferGuard", err)
+	}
+	if !device.GuardedOn(d1) || device.GuardedOn(d0) || device.Guarded() {
+		t.Errorf("GuardedOn(d1) %v, GuardedOn(d0) %v, Guarded() %v: want true, false, false", device.GuardedOn(d1), device.GuardedOn(d0), device.Guarded())
+	}
+	in2 := fresh()
+	defer in2.Close()
+	if err := p.CallWith(halide.Options{Device: d0}, in2, uint8(1), array.New[uint8](w, h)); err != nil {
+		t.Fatalf("d0 under d1's guard: %v", err)
+	}
+	// A device-dirty input of a host pipeline on a guarded device.
+	if err := in1.CopyToDevice(d1); err != nil {
+		t.Fatal(err)
+	}
+	in1.SetDeviceDirty(true)
+	if err := brighter.BrighterHost(in1, 1, array.New[uint8](w, h)); !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("host pipeline, input device-dirty on guarded d1: %v, want ErrTransferGuard", err)
+	}
+	device.SetDeviceGuard(d1, false)
+	if err := p.CallWith(halide.Options{Device: d1}, in1, uint8(1), out1); err != nil {
+		t.Fatalf("d1 after its guard is off: %v", err)
+	}
+}
