@@ -67,8 +67,17 @@ func newCBuf(r *array.Raw, pin *runtime.Pinner) (*C.gohl_buf, error) {
 	c.b._type.bits = C.uint8_t(t.Bits)
 	c.b._type.lanes = C.uint16_t(t.Lanes)
 	dims := unsafe.Slice(c.b.dim, rank)
+	dense := 1
 	for i := range dims {
 		d := r.Dim(i)
+		if d.Extent == 1 && d.Stride == 0 && fitsInt32(dense) {
+			// A one-element dimension of stride 0 (a broadcast or an
+			// empty-view convention) addresses the same element with any
+			// stride: give it the dense one, which generators' stride
+			// constraints (output.dim(0).stride == 1) accept.
+			d.Stride = dense
+		}
+		dense = d.Stride * max(d.Extent, 1)
 		dims[i] = C.struct_halide_dimension_t{min: C.int32_t(d.Min), extent: C.int32_t(d.Extent), stride: C.int32_t(d.Stride)}
 	}
 	if p := r.HostPtr(); p != nil {
