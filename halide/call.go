@@ -42,18 +42,22 @@ type frame struct {
 	crops   bool                             // a buffer has a crop handle (dropped in finish)
 	tmpl    []*attachment                    // what cbufs[k] was last copied from
 	gate    *clEntry                         // the device gate the call is inside, or nil
+	st      *callState                       // the call's Go state (options.go); nil for bounds queries
+	cb      bool                             // this call has Go hooks: take the entry point that calls Go
 	ins     []*array.Raw                     // scratch for place.Where (device.go), cap len(bufs)
 	outs    []*array.Raw                     //
 }
 
 // frameMem is a frame's C memory, freed by the frame's cleanup.
 type frameMem struct {
-	c   *C.gohl_frame
-	arr **C.gohl_buf
-	n   int
+	c    *C.gohl_frame
+	arr  **C.gohl_buf
+	n    int
+	slot C.int32_t
 }
 
 func (m frameMem) free() {
+	dropState(m.slot)
 	C.gohl_fbufs_free(m.arr, C.int(m.n))
 	C.free(unsafe.Pointer(m.arr))
 	C.gohl_frame_free(m.c)
@@ -98,7 +102,7 @@ func (p *Pipeline) newFrame() *frame {
 	}
 	for k, i := range p.bufs {
 		if f.cbufs[k] = C.gohl_buf_new(C.int(p.args[i].Dims)); f.cbufs[k] == nil {
-			frameMem{c, arr, nb}.free()
+			frameMem{c, arr, nb, 0}.free()
 			panic("halide: out of C memory for a call frame")
 		}
 	}
@@ -119,9 +123,11 @@ func (p *Pipeline) getFrame() *frame {
 		return f
 	}
 	f := p.newFrame()
+	f.st = &callState{}
+	f.c.ctx.slot = addState(f.st)
 	// The pool may drop a frame at a GC: free its C memory then. A frame
 	// in the pool holds no device handle and no use of any Array.
-	runtime.AddCleanup(f, frameMem.free, frameMem{f.c, f.cbufArr, len(f.cbufs)})
+	runtime.AddCleanup(f, frameMem.free, frameMem{f.c, f.cbufArr, len(f.cbufs), f.c.ctx.slot})
 	return f
 }
 
@@ -135,6 +141,11 @@ func (p *Pipeline) putFrame(f *frame) {
 		b.r, b.alloc, b.temp = nil, nil, nil
 	}
 	f.used = 0
+	if f.cb {
+		// Keeps no user value alive.
+		f.st.ctx, f.st.hooks, f.cb = nil, nil, false
+		f.c.ctx.hooks = 0
+	}
 	p.frames.Put(f)
 }
 
@@ -160,7 +171,13 @@ func (p *Pipeline) callOn(o *Options, args []any) error {
 		return &Error{Pipeline: p.name, Code: int(ErrArgCount), Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
 	}
 	f := p.getFrame()
+	if o != nil && (o.Context != nil || o.Hooks != nil) {
+		f.setState(o)
+	}
 	err := p.call(f, o, args)
+	if err != nil && f.cb && f.st.hooks != nil && f.st.hooks.Error != nil {
+		f.st.hooks.Error(f.st.ctx, err)
+	}
 	f.leaveGate()
 	p.putFrame(f)
 	return err

@@ -51,6 +51,11 @@
 // Per call: CallWith(Options{...}, args...) chooses the device, the
 // transfer guard, the user context and the hooks for that call only;
 // SetDevice and WithCallbacks change the shared Pipeline for every call.
+// Options.Context is the call's own user context, a Go value that its
+// hooks (Hooks, TraceEvent.Context) and Go extern stages
+// (ExternCall.Context) receive, while Halide's user_context pointer keeps
+// routing the call's errors and device (C callers' user_context pointers
+// are never read).
 //
 // Which calls may run concurrently, and what Close may run alongside, is
 // one rule for the whole module: "Lifetime and concurrency" in package

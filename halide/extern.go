@@ -89,10 +89,19 @@ type ExternCall struct {
 	name  string
 	kinds []C.uint32_t
 	vals  []C.uint64_t
+	ctx   any
 }
 
 // Name is the extern stage's C symbol.
 func (x *ExternCall) Name() string { return x.name }
+
+// Context is the user context of the pipeline call running the stage
+// (CallWith's Options.Context), nil for calls without one. The call is
+// found through the stage's leading user_context argument (pass
+// user_context_value() first in define_extern), else as the calling
+// thread's call: a stage of a pipeline built without user_context that
+// runs on Halide's worker threads gets nil.
+func (x *ExternCall) Context() any { return x.ctx }
 
 // NumArgs is the number of arguments, output buffers included.
 func (x *ExternCall) NumArgs() int { return len(x.kinds) }
@@ -287,8 +296,11 @@ func ExternArray[T array.Elem](b ExternBuffer) (*array.Array[T], error) {
 }
 
 //export gohlExtern
-func gohlExtern(name *C.char, n C.int, kinds *C.uint32_t, vals *C.uint64_t) (rc C.int) {
+func gohlExtern(slot C.int32_t, name *C.char, n C.int, kinds *C.uint32_t, vals *C.uint64_t) (rc C.int) {
 	x := &ExternCall{kinds: unsafe.Slice(kinds, int(n)), vals: unsafe.Slice(vals, int(n))}
+	if st := stateOf(slot); st != nil {
+		x.ctx = st.ctx
+	}
 	var e *externEntry
 	if v, ok := externs.byPtr.Load(name); ok {
 		e = v.(*externEntry)

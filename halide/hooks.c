@@ -39,20 +39,33 @@ static halide_print_t default_print;
 static halide_trace_t default_trace;
 static atomic_int go_print, go_trace;
 
+// call_hooks is the GOHL_HOOK_* bits of the call uc names (or this
+// thread's call), and its Go state's slot.
+static int call_hooks(void *uc, int32_t *slot) {
+    gohl_ctx *c = gohl_own_ctx(uc);
+    *slot = c ? c->slot : 0;
+    return c ? c->hooks : 0;
+}
+
 static void hook_print(void *uc, const char *msg) {
-    if (!atomic_load_explicit(&go_print, memory_order_relaxed) || !go_reachable()) {
+    int32_t slot;
+    int own = call_hooks(uc, &slot) & GOHL_HOOK_PRINT;
+    if (!(own || atomic_load_explicit(&go_print, memory_order_relaxed)) || !go_reachable()) {
         default_print(uc, msg);
         return;
     }
-    gohlPrint((char *)msg, (int)strlen(msg));
+    gohlPrint(slot, (char *)msg, (int)strlen(msg));
 }
 
 static int32_t hook_trace(void *uc, const struct halide_trace_event_t *e) {
-    if (!atomic_load_explicit(&go_trace, memory_order_relaxed) || !go_reachable()) return default_trace(uc, e);
-    return gohlTrace((struct halide_trace_event_t *)e);
+    int32_t slot;
+    int own = call_hooks(uc, &slot) & GOHL_HOOK_TRACE;
+    if (!(own || atomic_load_explicit(&go_trace, memory_order_relaxed)) || !go_reachable()) return default_trace(uc, e);
+    return gohlTrace(slot, (struct halide_trace_event_t *)e);
 }
 
 int32_t gohl_default_trace(void *uc, const struct halide_trace_event_t *e) { return default_trace(uc, e); }
+void gohl_default_print(void *uc, const char *msg) { default_print(uc, msg); }
 
 // gohl_hooks_init installs the hooks once, from Go's init; until Go asks
 // for a hook they pass everything to the runtime's defaults.
@@ -81,5 +94,9 @@ int gohl_extern_dispatch(const char *name, int nargs, const uint32_t *kinds, con
         halide_error(NULL, msg);
         return -1;
     }
-    return gohlExtern((char *)name, nargs, (uint32_t *)kinds, (uint64_t *)vals);
+    // The call's Go state: named by a leading user_context argument, else
+    // this thread's call.
+    void *uc = nargs > 0 && kinds[0] == ((3u << 8) | 64u) ? (void *)(uintptr_t)vals[0] : NULL;
+    gohl_ctx *c = gohl_own_ctx(uc);
+    return gohlExtern(c ? c->slot : 0, (char *)name, nargs, (uint32_t *)kinds, (uint64_t *)vals);
 }

@@ -42,7 +42,7 @@ func (p *Pipeline) Callbacks() bool { return p.callsBack.Load() }
 // invoke runs NAME_argv on the frame through the entry point p needs.
 func (p *Pipeline) invoke(f *frame) C.int {
 	argv, fr := C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c)))
-	if p.callsBack.Load() {
+	if f.cb || p.callsBack.Load() {
 		return C.gohl_call_cb(argv, fr)
 	}
 	return C.gohl_call(argv, fr)
@@ -110,12 +110,18 @@ func cbool(b bool) C.int {
 }
 
 //export gohlPrint
-func gohlPrint(msg *C.char, n C.int) {
-	h := hooks.Load()
-	if h == nil || h.print == nil {
+func gohlPrint(slot C.int32_t, msg *C.char, n C.int) {
+	b := unsafe.Slice((*byte)(unsafe.Pointer(msg)), int(n))
+	if st := stateOf(slot); st != nil && st.hooks != nil && st.hooks.Print != nil {
+		st.hooks.Print(st.ctx, b)
 		return
 	}
-	h.print.Write(unsafe.Slice((*byte)(unsafe.Pointer(msg)), int(n)))
+	h := hooks.Load()
+	if h == nil || h.print == nil {
+		C.gohl_default_print(nil, msg)
+		return
+	}
+	h.print.Write(b)
 }
 
 // TraceEventCode is halide_trace_event_code_t.
@@ -161,14 +167,31 @@ type TraceEvent struct {
 	Coordinates []int32
 	Value       []byte // the value loaded or stored, Type.Bytes() bytes; nil for other events
 	Tag         string // the text of a TraceTag event
+	// Context is the user context of the call that traced (CallWith's
+	// Options.Context), nil for calls without one. Pipelines built
+	// without user_context name their call only on the calling thread:
+	// events from Halide's worker threads then carry nil.
+	Context any
 }
 
 var traceIDs atomic.Int32
 
 //export gohlTrace
-func gohlTrace(e *C.struct_halide_trace_event_t) C.int32_t {
-	h := hooks.Load()
-	if h == nil || h.trace == nil {
+func gohlTrace(slot C.int32_t, e *C.struct_halide_trace_event_t) C.int32_t {
+	var trace TraceFunc
+	var ctx any
+	if st := stateOf(slot); st != nil {
+		ctx = st.ctx
+		if st.hooks != nil {
+			trace = st.hooks.Trace
+		}
+	}
+	if trace == nil {
+		if h := hooks.Load(); h != nil {
+			trace = h.trace
+		}
+	}
+	if trace == nil {
 		return C.gohl_default_trace(nil, e)
 	}
 	ev := TraceEvent{
@@ -178,6 +201,7 @@ func gohlTrace(e *C.struct_halide_trace_event_t) C.int32_t {
 		ParentID:   int32(e.parent_id),
 		ValueIndex: int32(e.value_index),
 		Type:       goType(e._type),
+		Context:    ctx,
 	}
 	if e.coordinates != nil && e.dimensions > 0 {
 		ev.Coordinates = unsafe.Slice((*int32)(unsafe.Pointer(e.coordinates)), int(e.dimensions))
@@ -195,7 +219,7 @@ func gohlTrace(e *C.struct_halide_trace_event_t) C.int32_t {
 				fmt.Fprintf(os.Stderr, "halide: TraceFunc panicked (event dropped): %v\n", r)
 			}
 		}()
-		h.trace(&ev)
+		trace(&ev)
 	}()
 	return C.int32_t(ev.ID)
 }

@@ -17,6 +17,7 @@ gohl_ctx *gohl_current_ctx(void);  // shim.c
 void gohl_hooks_init(void);
 void gohl_hooks_enable(int print, int trace);
 int32_t gohl_default_trace(void *uc, const struct halide_trace_event_t *e);
+void gohl_default_print(void *uc, const char *msg);
 void gohl_report(void *uc, const char *msg);
 
 // gohl_extern_dispatch is what every generated extern stub calls: name is

@@ -1,7 +1,11 @@
 package halide
 
+// #include "shim.h"
+import "C"
+
 import (
 	"fmt"
+	"sync"
 
 	"github.com/resident-go/resident/device"
 )
@@ -25,10 +29,22 @@ type Options struct {
 	// (device.SetGuard) and the device's own (device.SetDeviceGuard); it
 	// cannot lift them.
 	Guard bool
+	// Context is the call's user context: a Go value that every Go hook
+	// of the call (Hooks, and the process-wide SetTrace's TraceEvent)
+	// and every Go extern stage (ExternCall.Context) receives, as Halide
+	// hands user_context to its hooks. The library keeps using Halide's
+	// own user_context pointer to route the call (errors, the OpenCL
+	// device); Context travels beside it, by the frame's slot.
+	Context any
+	// Hooks are the call's own Go hooks; nil: the process-wide ones.
+	Hooks *Hooks
 }
 
-// CallWith is Call with per-call options: the device, the transfer guard
-// (and, see Options, more). It allocates nothing more than Call.
+// CallWith is Call with per-call options: the device, the transfer guard,
+// the user context and hooks. It allocates nothing more than Call. The
+// Go hooks and extern stages reach Go only through the entry point that
+// may call back: pipelines with Go extern stages need WithCallbacks (as
+// halide-gen's wrappers set), and a call with Hooks takes it by itself.
 func (p *Pipeline) CallWith(o Options, args ...any) error {
 	return p.callOn(&o, args)
 }
@@ -40,4 +56,89 @@ func guardError(what string) error {
 		return err
 	}
 	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice first, or call without Options.Guard / turn the device's guard off: device.SetDeviceGuard(d, false))", device.ErrTransferGuard, what)
+}
+
+// Hooks are one call's Go hooks (Options.Hooks). A nil field leaves that
+// hook to the process-wide one (SetPrint, SetTrace; none for Error). Each
+// gets the call's Options.Context. A call with Hooks takes the entry
+// point that may call Go, as WithCallbacks does for every call.
+type Hooks struct {
+	// Print gets what the pipeline prints (Halide's print, print_when,
+	// halide_print), one message per call; msg is valid only during the
+	// call. It may be called from Halide's worker threads at once.
+	Print func(ctx any, msg []byte)
+	// Trace gets the call's trace events; e.Context is ctx.
+	Trace TraceFunc
+	// Error gets the error the call returns (the runtime's message, a
+	// refused argument, a transfer), before CallWith returns it.
+	Error func(ctx any, err error)
+}
+
+// callState is a call frame's Go state, which the hooks and extern
+// stages reach from C through the frame's slot: C memory holds no Go
+// pointer.
+type callState struct {
+	ctx   any
+	hooks *Hooks
+}
+
+// setState makes o's context and hooks the frame's for this call.
+func (f *frame) setState(o *Options) {
+	f.st.ctx, f.st.hooks, f.cb = o.Context, o.Hooks, true
+	var h C.int32_t
+	if o.Hooks != nil {
+		if o.Hooks.Print != nil {
+			h |= C.GOHL_HOOK_PRINT
+		}
+		if o.Hooks.Trace != nil {
+			h |= C.GOHL_HOOK_TRACE
+		}
+	}
+	f.c.ctx.hooks = h
+}
+
+// states holds every pooled frame's callState by slot (slot 0 is none).
+var states struct {
+	mu   sync.RWMutex
+	s    []*callState
+	free []C.int32_t
+}
+
+func addState(st *callState) C.int32_t {
+	states.mu.Lock()
+	defer states.mu.Unlock()
+	if n := len(states.free); n > 0 {
+		slot := states.free[n-1]
+		states.free = states.free[:n-1]
+		states.s[slot] = st
+		return slot
+	}
+	if len(states.s) == 0 {
+		states.s = append(states.s, nil)
+	}
+	states.s = append(states.s, st)
+	return C.int32_t(len(states.s) - 1)
+}
+
+func dropState(slot C.int32_t) {
+	if slot <= 0 {
+		return
+	}
+	states.mu.Lock()
+	states.s[slot] = nil
+	states.free = append(states.free, slot)
+	states.mu.Unlock()
+}
+
+// stateOf is the callState of slot, nil for none.
+func stateOf(slot C.int32_t) *callState {
+	if slot <= 0 {
+		return nil
+	}
+	states.mu.RLock()
+	defer states.mu.RUnlock()
+	if int(slot) < len(states.s) {
+		return states.s[slot]
+	}
+	return nil
 }

@@ -97,6 +97,11 @@ static gohl_ctx *own_ctx(void *uc) {
     return found ? (gohl_ctx *)uc : NULL;
 }
 
+gohl_ctx *gohl_own_ctx(void *uc) {
+    gohl_ctx *c = own_ctx(uc);
+    return c ? c : cur;
+}
+
 void halide_error(void *user_context, const char *msg) {
     gohl_ctx *c = own_ctx(user_context);
     if (!c) c = cur;

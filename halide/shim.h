@@ -20,6 +20,8 @@ struct gohl_cl;
 typedef struct gohl_ctx {
     struct gohl_cl *cl;
     int64_t cl_gen;  // cl->gen when the call chose cl: a recycled cl refuses the call
+    int32_t slot;    // the frame's Go call state (options.go), 0: none
+    int32_t hooks;   // GOHL_HOOK_*: the call has Go hooks of its own
     int32_t texture;  // set when the runtime is given a kernel that uses images
     char texture_args[256];  // their kernel parameter names, space-separated
     int32_t len;
@@ -44,6 +46,13 @@ typedef struct gohl_buf {
     int64_t off;
     struct halide_dimension_t dims[];
 } gohl_buf;
+
+enum { GOHL_HOOK_PRINT = 1, GOHL_HOOK_TRACE = 2 };
+
+// gohl_own_ctx is uc when it is one of the library's live ctxs, else the
+// ctx of the call running on this thread (NULL outside calls); it
+// compares addresses only, never reads a C caller's user_context.
+gohl_ctx *gohl_own_ctx(void *uc);
 
 enum { GOHL_DEV_NONE = 0, GOHL_DEV_WRAPPED = 1, GOHL_DEV_CROP = 2 };
 

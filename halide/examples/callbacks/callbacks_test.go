@@ -23,6 +23,7 @@ var failOffset struct {
 // goOffset is the Go side of gostage's extern stage:
 // out(x, y) = in(x, y) + k·(x − y), over the region Halide asks for.
 func goOffset(x *halide.ExternCall) error {
+	noteContext(x, "go_offset")
 	failOffset.Lock()
 	fail := failOffset.on
 	failOffset.Unlock()
@@ -266,6 +267,7 @@ var failRelay struct {
 // goRelay is relay's extern stage: it squares its input through the Inner
 // pipeline, a pipeline call inside another's, then fails when asked.
 func goRelay(x *halide.ExternCall) error {
+	noteContext(x, "go_relay")
 	in, out := x.Buffer(0), x.Output()
 	src, err := halide.ExternSlice[int32](in)
 	if err != nil {
