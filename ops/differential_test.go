@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/resident-go/resident/device/sim"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -115,19 +116,29 @@ var diffTypes = []diffRunner{dr[int8]{}, dr[int16]{}, dr[int32]{}, dr[int64]{}, 
 	dr[uint32]{}, dr[uint64]{}, dr[float32]{}, dr[float64]{}, dr[array.Float16]{}, dr[array.BFloat16]{}}
 
 func TestDiff(t *testing.T) {
-	d, err := opencl.Default()
-	if err != nil {
-		t.Logf("no OpenCL device (%v): the host side only", err)
-		d = nil
+	var cl device.Device
+	if d, err := opencl.Default(); err != nil {
+		t.Logf("no OpenCL device (%v): sim and the host side only", err)
+	} else {
+		cl = d
 	}
+	// The same cases on a simulated device that computes with the host
+	// kernels behind a device boundary: placement and counted copies are
+	// checked with no OpenCL driver.
+	sd := sim.NewCompute("diff", 0)
+	defer sd.Close()
 	n := diffBudget()
-	for _, side := range []string{"device", "host"} {
+	for _, side := range []string{"device", "sim", "host"} {
 		t.Run(side, func(t *testing.T) {
-			dev := d
-			if side == "host" {
-				dev = nil
-			} else if d == nil {
-				t.Skip("no OpenCL device")
+			var dev device.Device
+			switch side {
+			case "device":
+				if cl == nil {
+					t.Skip("no OpenCL device")
+				}
+				dev = cl
+			case "sim":
+				dev = sd
 			}
 			var where [nFam][2]int // per family: cases on the host, on the device
 			for i := range n {
@@ -151,11 +162,11 @@ func TestDiff(t *testing.T) {
 }
 
 // runDiffCase runs case i of seed: family i mod nFam, a random type.
-func runDiffCase(t *testing.T, d *opencl.Device, seed uint64, i int, where *[2]int) {
+func runDiffCase(t *testing.T, d device.Device, seed uint64, i int, where *[2]int) {
 	sub := &failLog{TB: t}
 	g := &dgen{tb: sub, r: rand.New(rand.NewPCG(seed, uint64(i))), d: d, where: where}
-	if d != nil {
-		g.fp64 = strings.Contains(d.Info().Extensions(), "cl_khr_fp64")
+	if c, ok := d.(device.Compute); ok {
+		g.fp64 = c.Caps().FP64
 	}
 	fam := i % nFam
 	tr := diffTypes[g.n(len(diffTypes))]
@@ -302,7 +313,7 @@ func (g *dgen) check(p placed, dst resident, ins ...resident) {
 	}
 }
 
-func anyNeedsUpload(d *opencl.Device, ins []resident) bool {
+func anyNeedsUpload(d device.Device, ins []resident) bool {
 	for _, o := range ins {
 		if o != nil && o.Len() > 0 && !o.HostOnly() && (o.Device() != d || o.HostDirty()) {
 			return true

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device"
 )
 
 // Generators of the differential test (differential_test.go): layouts
@@ -22,7 +22,7 @@ import (
 type dgen struct {
 	tb   testing.TB
 	r    *rand.Rand
-	d    *opencl.Device
+	d    device.Device
 	fp64 bool
 	log  []string // the choices, for failure messages
 	// where counts the op's placement (host, device) by the rule
