@@ -31,15 +31,14 @@ var res = func() plumb.Residency { return plumb.Array }
 // live on a device: On returns an error naming Clone, which makes a
 // device-resident copy.
 func On(d device.Device, xs ...array.Buffer) error {
+	for _, x := range xs { // every Array first: nothing moves when one is closed
+		if err := closedOperand("On", nil, x.Raw()); err != nil {
+			return err
+		}
+	}
 	for _, x := range xs {
 		r := x.Raw()
-		if r == nil {
-			continue
-		}
-		if res().Closed(r) {
-			return fmt.Errorf("ops.On: %v: %w", r, array.ErrClosed)
-		}
-		if r.Len() == 0 {
+		if r == nil || r.Len() == 0 {
 			continue
 		}
 		if r.HostOnly() {
@@ -61,6 +60,9 @@ var ErrHostOnly = errors.New("ops: host-only Array")
 // copy is explicit: counted in d's Stats, allowed under the guard. Close
 // the result when done.
 func Clone[T array.Elem](d device.Device, x *array.Array[T]) (*array.Array[T], error) {
+	if err := closedOperand("Clone", nil, x.Raw()); err != nil {
+		return nil, err
+	}
 	dims := x.Raw().Dims()
 	ext, mins := make([]int, len(dims)), make([]int, len(dims))
 	for i, dd := range dims {
@@ -88,12 +90,38 @@ func Clone[T array.Elem](d device.Device, x *array.Array[T]) (*array.Array[T], e
 	return c, nil
 }
 
+// closedOperand returns an error wrapping array.ErrClosed (which wraps
+// device.ErrClosed) when the root of dst or of an input (nil: none, or a
+// Go scalar) was closed: one atomic load per operand, no allocation
+// unless one was. Every exported entry that returns an error calls it,
+// through placement (which every op asks first) or directly where it
+// would touch an operand before placement, so a closed operand is an
+// error before anything runs, moves or panics.
+func closedOperand(op string, dst *array.Raw, ins ...*array.Raw) error {
+	if dst != nil && res().Closed(dst) {
+		return closedErr(op, "dst", dst)
+	}
+	for _, r := range ins {
+		if r != nil && res().Closed(r) {
+			return closedErr(op, "an input", r)
+		}
+	}
+	return nil
+}
+
+func closedErr(op, which string, r *array.Raw) error {
+	return fmt.Errorf("ops.%s: %s (%v) was closed, or the root it views: keep the root open while ops use it: %w", op, which, r, array.ErrClosed)
+}
+
 // placement returns the device an op on these operands runs on, or
 // nil for the host: the module's one rule (internal/place, documented in
 // array/doc.go, "Where work runs"). dst is operand 0 (nil for the *All
 // reductions); nil inputs are scalars. An op with an empty dst does
 // nothing, on the host.
 func placement(op string, dst *array.Raw, ins ...*array.Raw) (device.Device, error) {
+	if err := closedOperand(op, dst, ins...); err != nil {
+		return nil, err
+	}
 	if dst != nil && dst.Len() == 0 {
 		return nil, nil
 	}

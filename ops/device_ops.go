@@ -424,7 +424,7 @@ func reduceDim[D, T array.Elem](d device.Kernels, op reduceOp, dst *array.Array[
 	rd := a.Dim(dim)
 	if rd.Extent == 0 {
 		if op != redSum && op != redProd && op != redMean {
-			return false, nil // the host path panics with the message
+			return false, nil // unreachable: reduce returned the ErrShape error first
 		}
 		// every output is the host's value over no elements (0, 1, or a
 		// float mean's 0/0); D is T here

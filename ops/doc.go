@@ -84,6 +84,18 @@
 // panics with an error wrapping array.ErrShape that names both shapes.
 // Functions ending in Scalar take a Go value in place of an Array.
 //
+// Errors follow the module's one policy: a programmer's mistake that the
+// code shows (shapes that do not fit, a dimension out of range, an invalid
+// GemmConfig) panics; what depends on data or state returns an error
+// before anything runs or moves: a closed operand (device.ErrClosed, see
+// Lifetime), operands on two devices (device.ErrForeign), a refused
+// transfer (device.ErrTransferGuard), an unsupported type
+// (ErrUnsupported), and a reduction over no elements that has no value:
+// Min, Max, ArgMin and ArgMax over an empty dimension and MinAll, MaxAll,
+// ArgMinAll and ArgMaxAll of an empty Array return an error wrapping
+// array.ErrShape (NumPy raises ValueError). Sum, Prod and Mean over no
+// elements are 0, 1 and NaN (0 for integers).
+//
 // dst may be the same Array as an input with the same layout (in place);
 // other overlaps between dst and an input are undefined.
 //
@@ -136,7 +148,14 @@
 //
 // Ops follow package array's one rule ("Lifetime and concurrency" in its
 // documentation): ops that only read an Array may run from many goroutines
-// at once, and an op on a closed Array, or on a closed device, returns an
-// error wrapping device.ErrClosed or panics with array.ErrClosed, as the
-// rule says.
+// at once. Every exported function of the package that returns an error
+// returns one wrapping device.ErrClosed (through array.ErrClosed) when the
+// root of any operand, or of the root a view operand views, was closed,
+// before anything runs or moves and without panicking: one atomic load
+// per operand (go test -run Closed ./ops checks every function, on the
+// host and on a device). An op on a closed device, or one that races a
+// Close, returns an error wrapping device.ErrClosed as the rule says. The
+// functions without an error result, Accel, GemmConfigOf and
+// SetGemmConfig, take no Array; SetGemmConfig panics with array.ErrShape
+// on an invalid configuration.
 package ops

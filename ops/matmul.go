@@ -30,6 +30,9 @@ func MatMul[T Float](dst, a, b *array.Array[T]) error {
 	if a.Len() == 0 || b.Len() == 0 {
 		// An empty inner dimension: every dot product is 0. The empty
 		// operands need no memory, wherever they live.
+		if err := closedOperand("MatMul", rawOf(dst), rawOf(a), rawOf(b)); err != nil {
+			return err // this path asks no placement
+		}
 		j := getJob()
 		j.mm.check(dst, a, b)
 		putJob(j)

@@ -34,7 +34,9 @@ func Sum[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(re
 // accumulation for floats; wrapping for integers).
 func Prod[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redProd, dst, a, dim) }
 
-// Min stores in dst the minimum of a along dimension dim; NaN wins.
+// Min stores in dst the minimum of a along dimension dim; NaN wins. Over
+// an empty dimension it is undefined: an error wrapping array.ErrShape
+// (as for Max, ArgMin and ArgMax), returned before anything runs.
 func Min[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redMin, dst, a, dim) }
 
 // Max stores in dst the maximum of a along dimension dim; NaN wins.
@@ -61,7 +63,9 @@ func SumAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(
 // ProdAll returns the product of every element of a.
 func ProdAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redProd, a) }
 
-// MinAll returns the smallest element of a (NaN if any is NaN).
+// MinAll returns the smallest element of a (NaN if any is NaN). Of an
+// empty a it is undefined: an error wrapping array.ErrShape (as for
+// MaxAll, ArgMinAll and ArgMaxAll; NumPy raises ValueError).
 func MinAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redMin, a) }
 
 // MaxAll returns the largest element of a (NaN if any is NaN).
@@ -308,14 +312,43 @@ func result[T array.Elem](op reduceOp, k kind, r *acc, count int) T {
 	return fromAcc[T](k, r)
 }
 
-func reduceEmpty(op reduceOp, a shaped) {
+// reduceEmpty is the error of op over no elements of a: Min, Max,
+// ArgMin and ArgMax are undefined there (NumPy raises ValueError), an
+// error wrapping array.ErrShape since emptiness is often data-dependent;
+// Sum, Prod and Mean are defined (nil).
+func reduceEmpty(op reduceOp, name string, a shaped) error {
 	if op != redSum && op != redProd && op != redMean {
-		panic(fmt.Errorf("%w: ops.%s over no elements (shape %s): the reduction is undefined", array.ErrShape, reduceNames[op], shapeOf(a)))
+		return fmt.Errorf("%w: ops.%s over no elements (shape %s): the reduction is undefined", array.ErrShape, name, shapeOf(a))
 	}
+	return nil
+}
+
+// emptyFirst is the check of a reduction of a along dim (dim < 0: every
+// element) before it asks placement: over no elements, a closed operand's
+// error, then reduceEmpty's, so an undefined reduction neither runs nor
+// moves anything.
+func emptyFirst[D, T array.Elem](op reduceOp, name string, dst *array.Array[D], a *array.Array[T], dim int) error {
+	if op == redSum || op == redProd || op == redMean {
+		return nil
+	}
+	if dim < 0 {
+		if a.Len() != 0 {
+			return nil
+		}
+	} else if dim >= a.Rank() || a.Dim(dim).Extent != 0 {
+		return nil // a dim out of range panics later, with its message
+	}
+	if err := closedOperand(name, rawOf(dst), rawOf(a)); err != nil {
+		return err
+	}
+	return reduceEmpty(op, name, a)
 }
 
 // reduce runs a reduction along dim; D is T, or int64 for the arguments.
 func reduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) error {
+	if err := emptyFirst(op, reduceNames[op], dst, a, dim); err != nil {
+		return err
+	}
 	if ok, err := deviceReduce(op, dst, a, dim); ok {
 		return err
 	}
@@ -353,7 +386,9 @@ func reduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T]
 	j.rext, j.rstr, j.op = rd.Extent, rd.Stride, int(op)
 	j.scal[0] = uint64(rd.Min)
 	if rd.Extent == 0 {
-		reduceEmpty(op, a)
+		if err := reduceEmpty(op, name, a); err != nil {
+			return err
+		}
 	}
 	j.simplify()
 	if j.total() == 0 {
@@ -402,7 +437,9 @@ func reduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (acc, int, error) {
 	if total == 0 {
 		// the value over no elements (0, or 1 for Prod), with no host
 		// view (an empty Array has nothing to bring home)
-		reduceEmpty(op, a)
+		if err := reduceEmpty(op, reduceAllNames[op], a); err != nil {
+			return acc{}, 0, err
+		}
 		var r acc
 		reduceRun[T](op, kindOf[T](), &r, true, nil, 0, 0, 0, 0, 0)
 		return r, 0, nil
@@ -459,6 +496,9 @@ func reduceAllBody[T array.Elem](j *job, chunk, lo, hi int) {
 }
 
 func reduceAllValue[T array.Elem](op reduceOp, a *array.Array[T]) (T, error) {
+	if err := emptyFirst(op, reduceAllNames[op], (*array.Array[T])(nil), a, -1); err != nil {
+		return 0, err
+	}
 	if v, ok, err := deviceReduceAll(op, a); ok {
 		return v, err
 	}
@@ -470,6 +510,9 @@ func reduceAllValue[T array.Elem](op reduceOp, a *array.Array[T]) (T, error) {
 }
 
 func reduceAllArg[T array.Elem](op reduceOp, a *array.Array[T]) ([]int, error) {
+	if err := emptyFirst(op, reduceAllNames[op], (*array.Array[T])(nil), a, -1); err != nil {
+		return nil, err
+	}
 	off, ok, err := deviceArgAll(op, a)
 	if !ok {
 		var r acc

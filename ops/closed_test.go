@@ -1,0 +1,326 @@
+package ops_test
+
+import (
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/ops"
+)
+
+// closedEnv is the operands of closedCases: 4×4 float32 dst, a and b, a
+// 4-element float32 rdst and int64 idst (reductions along dimension 0),
+// a uint8 mask and an int32 cast destination. Each is a root or, for the
+// view runs, a view of one (Translate: same shape, another min).
+type closedEnv struct {
+	d          device.Device
+	dst, a, b  *array.Array[float32]
+	rdst       *array.Array[float32]
+	idst       *array.Array[int64]
+	mask       *array.Array[uint8]
+	cdst       *array.Array[int32]
+	roots      map[string]array.Buffer // by field name
+	rootsClose map[string]func()
+}
+
+// closedCase calls one exported ops function on the operands named in ops
+// (closedEnv's fields).
+type closedCase struct {
+	name string
+	ops  []string
+	fn   func(e *closedEnv) error
+}
+
+var closedCases = []closedCase{
+	{"Add", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Add(e.dst, e.a, e.b) }},
+	{"Sub", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Sub(e.dst, e.a, e.b) }},
+	{"Mul", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Mul(e.dst, e.a, e.b) }},
+	{"Div", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Div(e.dst, e.a, e.b) }},
+	{"Minimum", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Minimum(e.dst, e.a, e.b) }},
+	{"Maximum", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Maximum(e.dst, e.a, e.b) }},
+	{"Pow", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Pow(e.dst, e.a, e.b) }},
+	{"Binary", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Binary(e.dst, e.a, e.b, ops.OpAdd) }},
+	{"AddScalar", []string{"dst", "a"}, func(e *closedEnv) error { return ops.AddScalar(e.dst, e.a, 1) }},
+	{"SubScalar", []string{"dst", "a"}, func(e *closedEnv) error { return ops.SubScalar(e.dst, e.a, 1) }},
+	{"MulScalar", []string{"dst", "a"}, func(e *closedEnv) error { return ops.MulScalar(e.dst, e.a, 1) }},
+	{"DivScalar", []string{"dst", "a"}, func(e *closedEnv) error { return ops.DivScalar(e.dst, e.a, 1) }},
+	{"BinaryScalar", []string{"dst", "a"}, func(e *closedEnv) error { return ops.BinaryScalar(e.dst, e.a, 2, ops.OpMul) }},
+	{"ScalarBinary", []string{"dst", "b"}, func(e *closedEnv) error { return ops.ScalarBinary(e.dst, 2, e.b, ops.OpDiv) }},
+	{"Abs", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Abs(e.dst, e.a) }},
+	{"Neg", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Neg(e.dst, e.a) }},
+	{"Sqrt", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sqrt(e.dst, e.a) }},
+	{"Exp", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Exp(e.dst, e.a) }},
+	{"Log", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Log(e.dst, e.a) }},
+	{"Tanh", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Tanh(e.dst, e.a) }},
+	{"Unary", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Unary(e.dst, e.a, ops.OpAbs) }},
+	{"Compare", []string{"mask", "a", "b"}, func(e *closedEnv) error { return ops.Compare(e.mask, e.a, e.b, ops.LT) }},
+	{"CompareScalar", []string{"mask", "a"}, func(e *closedEnv) error { return ops.CompareScalar(e.mask, e.a, 1, ops.GE) }},
+	{"Where", []string{"dst", "mask", "a", "b"}, func(e *closedEnv) error { return ops.Where(e.dst, e.mask, e.a, e.b) }},
+	{"Copy", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Copy(e.dst, e.a) }},
+	{"Transpose", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Transpose(e.dst, e.a, 0, 1) }},
+	{"Fill", []string{"dst"}, func(e *closedEnv) error { return ops.Fill(e.dst, 1) }},
+	{"Iota", []string{"dst"}, func(e *closedEnv) error { return ops.Iota(e.dst, 1) }},
+	{"CastWrap", []string{"cdst", "a"}, func(e *closedEnv) error { return ops.CastWrap(e.cdst, e.a) }},
+	{"CastSaturate", []string{"cdst", "a"}, func(e *closedEnv) error { return ops.CastSaturate(e.cdst, e.a) }},
+	{"MatMul", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.MatMul(e.dst, e.a, e.b) }},
+	{"Sum", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Sum(e.rdst, e.a, 0) }},
+	{"Prod", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Prod(e.rdst, e.a, 0) }},
+	{"Min", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Min(e.rdst, e.a, 0) }},
+	{"Max", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Max(e.rdst, e.a, 0) }},
+	{"Mean", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Mean(e.rdst, e.a, 0) }},
+	{"ArgMin", []string{"idst", "a"}, func(e *closedEnv) error { return ops.ArgMin(e.idst, e.a, 0) }},
+	{"ArgMax", []string{"idst", "a"}, func(e *closedEnv) error { return ops.ArgMax(e.idst, e.a, 0) }},
+	{"SumAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.SumAll(e.a); return err }},
+	{"ProdAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.ProdAll(e.a); return err }},
+	{"MinAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.MinAll(e.a); return err }},
+	{"MaxAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.MaxAll(e.a); return err }},
+	{"MeanAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.MeanAll(e.a); return err }},
+	{"ArgMinAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.ArgMinAll(e.a); return err }},
+	{"ArgMaxAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.ArgMaxAll(e.a); return err }},
+	{"On", []string{"a", "b"}, func(e *closedEnv) error { return ops.On(e.d, e.a, e.b) }},
+	{"Clone", []string{"a"}, func(e *closedEnv) error {
+		c, err := ops.Clone(e.d, e.a)
+		if c != nil {
+			c.Close()
+		}
+		return err
+	}},
+}
+
+// newClosedEnv makes the operands with extents ext (4×4 for the closed
+// runs), each allocated on d and device-dirty when d is not nil, as views
+// when view is set.
+func newClosedEnv(t *testing.T, d device.Device, n int, view bool) *closedEnv {
+	e := &closedEnv{d: d, roots: map[string]array.Buffer{}, rootsClose: map[string]func(){}}
+	e.dst = closedOperand(t, e, "dst", array.New[float32](n, n), view)
+	e.a = closedOperand(t, e, "a", array.New[float32](n, n), view)
+	e.b = closedOperand(t, e, "b", array.New[float32](n, n), view)
+	e.rdst = closedOperand(t, e, "rdst", array.New[float32](n), view)
+	e.idst = closedOperand(t, e, "idst", array.New[int64](n), view)
+	e.mask = closedOperand(t, e, "mask", array.New[uint8](n, n), view)
+	e.cdst = closedOperand(t, e, "cdst", array.New[int32](n, n), view)
+	return e
+}
+
+func closedOperand[T array.Elem](t *testing.T, e *closedEnv, name string, r *array.Array[T], view bool) *array.Array[T] {
+	t.Cleanup(func() { r.Close() })
+	e.roots[name], e.rootsClose[name] = r, func() { r.Close() }
+	if e.d != nil {
+		if err := r.CopyToDevice(e.d); err != nil {
+			t.Fatal(err)
+		}
+		r.SetDeviceDirty(true)
+	}
+	if view {
+		return r.Translate(0, 1)
+	}
+	return r
+}
+
+// TestClosedOperands: every exported ops function that returns an error,
+// given an operand whose root is closed (the root itself or a view of
+// it; on the host and with the other operands resident on a computing
+// device), returns an error wrapping device.ErrClosed (and
+// array.ErrClosed), does not panic, and neither launches nor moves
+// anything. The table is checked against the package's source: a new
+// exported function with an error result must join it.
+func TestClosedOperands(t *testing.T) {
+	for _, onDev := range []bool{false, true} {
+		for _, view := range []bool{false, true} {
+			for _, c := range closedCases {
+				for _, closed := range c.ops {
+					name := c.name + "/" + closed
+					if view {
+						name += "/view"
+					}
+					if onDev {
+						name += "/sim"
+					}
+					t.Run(name, func(t *testing.T) {
+						var d *sim.Device
+						var dd device.Device
+						if onDev {
+							d = sim.NewCompute("gpu", 0)
+							defer d.Close()
+							dd = d
+						} else if c.name == "On" || c.name == "Clone" {
+							d = sim.NewCompute("gpu", 0)
+							defer d.Close()
+						}
+						e := newClosedEnv(t, dd, 4, view)
+						if dd == nil && d != nil {
+							e.d = d
+						}
+						e.rootsClose[closed]()
+						var s0 device.Stats
+						runs := 0
+						if d != nil {
+							s0, runs = d.Stats(), d.Runs()
+						}
+						err := func() (err error) {
+							defer func() {
+								if r := recover(); r != nil {
+									t.Fatalf("panicked: %v", r)
+								}
+							}()
+							return c.fn(e)
+						}()
+						if !errors.Is(err, device.ErrClosed) || !errors.Is(err, array.ErrClosed) {
+							t.Fatalf("got %v, want an error wrapping device.ErrClosed", err)
+						}
+						if !strings.HasPrefix(err.Error(), "ops.") {
+							t.Errorf("%v: want the op's name first", err)
+						}
+						if d != nil {
+							if s := d.Stats(); s != s0 || d.Runs() != runs {
+								t.Fatalf("moved or ran: stats %+v → %+v, runs %d → %d", s0, s, runs, d.Runs())
+							}
+						}
+						if onDev {
+							for n, r := range e.roots {
+								if n != closed && !r.Raw().DeviceDirty() {
+									t.Errorf("%s: no longer device-dirty", n)
+								}
+							}
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestClosedTableComplete: closedCases covers every exported function of
+// package ops with an error result, and the functions without one are the
+// ones ops/doc.go names (they take no Array).
+func TestClosedTableComplete(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	var withErr, without []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		af, err := parser.ParseFile(fset, f, src, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range af.Decls {
+			fd, ok := decl.(*ast.FuncDecl)
+			if !ok || fd.Recv != nil || !fd.Name.IsExported() {
+				continue
+			}
+			res := fd.Type.Results
+			if res != nil && len(res.List) > 0 {
+				if id, ok := res.List[len(res.List)-1].Type.(*ast.Ident); ok && id.Name == "error" {
+					withErr = append(withErr, fd.Name.Name)
+					continue
+				}
+			}
+			without = append(without, fd.Name.Name)
+		}
+	}
+	have := map[string]bool{}
+	for _, c := range closedCases {
+		have[c.name] = true
+	}
+	for _, n := range withErr {
+		if !have[n] {
+			t.Errorf("ops.%s returns an error but is not in closedCases", n)
+		}
+		delete(have, n)
+	}
+	for n := range have {
+		t.Errorf("closedCases has %s, not an exported function with an error result", n)
+	}
+	sort.Strings(without)
+	if got, want := strings.Join(without, " "), "Accel GemmConfigOf SetGemmConfig"; got != want {
+		t.Errorf("exported functions without an error result: %s, want %s (update ops/doc.go's Lifetime section)", got, want)
+	}
+}
+
+// TestEmptyReductionErrors: Min, Max, ArgMin and ArgMax over no elements
+// (the *All forms of an empty Array, the dimension forms over an empty
+// dimension) return an error wrapping array.ErrShape, on the host and on
+// a device, without running or moving anything; Sum, Prod and Mean stay
+// defined.
+func TestEmptyReductionErrors(t *testing.T) {
+	for _, onDev := range []bool{false, true} {
+		var d *sim.Device
+		if onDev {
+			d = sim.NewCompute("gpu", 0)
+			defer d.Close()
+		}
+		a := array.New[float32](0, 3)
+		defer a.Close()
+		rdst, idst := array.New[float32](3), array.New[int64](3)
+		defer rdst.Close()
+		defer idst.Close()
+		if d != nil {
+			for _, b := range []array.Buffer{a, rdst, idst} {
+				if err := ops.On(d, b); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		undefined := map[string]func() error{
+			"MinAll":    func() error { _, err := ops.MinAll(a); return err },
+			"MaxAll":    func() error { _, err := ops.MaxAll(a); return err },
+			"ArgMinAll": func() error { _, err := ops.ArgMinAll(a); return err },
+			"ArgMaxAll": func() error { _, err := ops.ArgMaxAll(a); return err },
+			"Min":       func() error { return ops.Min(rdst, a, 0) },
+			"Max":       func() error { return ops.Max(rdst, a, 0) },
+			"ArgMin":    func() error { return ops.ArgMin(idst, a, 0) },
+			"ArgMax":    func() error { return ops.ArgMax(idst, a, 0) },
+		}
+		for name, fn := range undefined {
+			var s0 device.Stats
+			runs := 0
+			if d != nil {
+				s0, runs = d.Stats(), d.Runs()
+			}
+			err := func() (err error) {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("%s of an empty Array panicked: %v", name, r)
+					}
+				}()
+				return fn()
+			}()
+			if !errors.Is(err, array.ErrShape) || !strings.Contains(err.Error(), "ops."+name+" over no elements") {
+				t.Errorf("%s of an empty Array (device %v): %v, want an error wrapping array.ErrShape", name, onDev, err)
+			}
+			if d != nil && (d.Stats() != s0 || d.Runs() != runs) {
+				t.Errorf("%s of an empty Array moved or ran", name)
+			}
+		}
+		// a closed operand's error comes first
+		e := array.New[float32](0)
+		e.Close()
+		if _, err := ops.MaxAll(e); !errors.Is(err, device.ErrClosed) {
+			t.Errorf("MaxAll of a closed empty Array: %v, want ErrClosed", err)
+		}
+		if v, err := ops.SumAll(a); err != nil || v != 0 {
+			t.Errorf("SumAll of an empty Array = %v, %v; want 0", v, err)
+		}
+		if err := ops.Prod(rdst, a, 0); err != nil {
+			t.Errorf("Prod over an empty dimension: %v", err)
+		}
+	}
+}
