@@ -36,6 +36,16 @@ func BenchmarkCallOverhead(b *testing.B) {
 			}
 		}
 	})
+	b.Run("go-with", func(b *testing.B) {
+		// Per-call options: a guard and a user context, allocation-free.
+		b.ReportAllocs()
+		o := halide.Options{Guard: true, Context: p}
+		for b.Loop() {
+			if err := p.CallWith(o, in, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("c-loop", func(b *testing.B) {
 		b.ReportAllocs()
 		if err := halide.LoopInC(p, b.N, in, out); err != nil {
