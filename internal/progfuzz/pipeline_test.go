@@ -165,8 +165,11 @@ func (m *machine) pipeline() {
 			resident = false
 		}
 	}
-	for _, s := range bufs {
-		if s.a.Dim(0).Stride != 1 { // Halide's default constraint
+	// Halide's default constraint, stride 1 in dimension 0, on every
+	// buffer (a host-view output too); the bridge gives a one-element
+	// dimension of stride 0 the dense stride.
+	for _, s := range append(bufs[:len(bufs):len(bufs)], out) {
+		if d := s.a.Dim(0); d.Stride != 1 && !(d.Extent == 1 && d.Stride == 0) {
 			ok = false
 		}
 	}
