@@ -6,6 +6,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"unsafe"
@@ -24,7 +25,7 @@ import (
 // device for one call only, use CallOn or CallWith. Host pipelines ignore
 // it.
 func (p *Pipeline) SetDevice(dev device.Device) {
-	if dev == nil {
+	if isNil(dev) {
 		p.dev.Store(nil)
 		return
 	}
@@ -47,10 +48,20 @@ func (p *Pipeline) Device() device.Device {
 // serialized on its queue. For a host pipeline dev is ignored. It is
 // CallWith(Options{Device: dev}, args...) with a nil dev refused.
 func (p *Pipeline) CallOn(dev device.Device, args ...any) error {
-	if dev == nil && p.opencl {
+	if isNil(dev) && p.opencl {
 		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or use Call"}
 	}
 	return p.callOn(&Options{Device: dev}, args)
+}
+
+// isNil reports whether d is nil or a typed nil pointer (a nil
+// *opencl.Device), which SetDevice takes as nil and calls refuse.
+func isNil(d device.Device) bool {
+	if d == nil {
+		return true
+	}
+	v := reflect.ValueOf(d)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // deviceFor chooses the device of one call of an OpenCL pipeline by the
@@ -64,6 +75,8 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 	explicit := want
 	if explicit == nil {
 		explicit = p.Device()
+	} else if isNil(explicit) {
+		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "Options.Device is a nil pointer: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or leave it nil for the placement rule"}
 	}
 	ins, outs := f.ins[:0], f.outs[:0]
 	for k := range f.bufs[:f.used] {

@@ -277,3 +277,27 @@ func TestCallOnNotOpenCL(t *testing.T) {
 		t.Fatalf("SetDevice(sim): %v, want ErrNoDevice", err)
 	}
 }
+
+// A typed nil device (a nil *opencl.Device) is nil to SetDevice and an
+// error to CallOn and CallWith, never a crash.
+func TestTypedNilDevice(t *testing.T) {
+	clDevice(t)
+	var d *opencl.Device
+	in, out := array.New[uint8](4, 4), array.New[uint8](4, 4)
+	defer in.Close()
+	defer out.Close()
+	p := brighter.BrighterPipeline
+	if err := p.CallOn(d, in, uint8(1), out); !errors.Is(err, halide.ErrNoDevice) {
+		t.Errorf("CallOn(nil *opencl.Device): %v, want ErrNoDevice", err)
+	}
+	if err := p.CallWith(halide.Options{Device: d}, in, uint8(1), out); !errors.Is(err, halide.ErrNoDevice) {
+		t.Errorf("CallWith(Device: nil *opencl.Device): %v, want ErrNoDevice", err)
+	}
+	p.SetDevice(d)
+	if p.Device() != nil {
+		t.Errorf("SetDevice(nil *opencl.Device): Device() = %v, want nil", p.Device())
+	}
+	if err := p.Call(in, uint8(1), out); err != nil {
+		t.Error(err)
+	}
+}
