@@ -322,6 +322,18 @@ func anyNeedsUpload(d device.Device, ins []resident) bool {
 	return false
 }
 
+// finish checks an op's outcome: where it ran when it succeeded
+// (check), then its error (expectErr), whose answer it returns.
+func (g *dgen) finish(p placed, err error, unsup bool, dst resident, ins ...resident) bool {
+	if err == nil {
+		g.check(p, dst, ins...)
+	}
+	return g.expectErr(err, unsup)
+}
+
+// exact is compareTo's tolerance for results that must match exactly.
+func exact([]int) float64 { return 0 }
+
 // expectErr checks an op's error: nil, or ErrUnsupported where unsup.
 func (g *dgen) expectErr(err error, unsup bool) bool {
 	if unsup {
@@ -394,33 +406,28 @@ func diffBinary[T array.Elem](g *dgen, scalar bool) {
 	unsup := op == OpPow && !isFloatT[T]()
 	var err error
 	var p placed
+	var ins []resident
 	var sa, sb T
 	first := g.p(0.5)
 	switch {
 	case !scalar:
-		p = g.expect(isF64[T](), dst.a, a.a, b.a)
+		ins = []resident{a.a, b.a}
+		p = g.expect(isF64[T](), dst.a, ins...)
 		err = Binary(dst.a, a.a, b.a, op)
-		if err == nil {
-			g.check(p, dst.a, a.a, b.a)
-		}
 	case first:
 		sb = drawVal[T](g, vb)
 		g.note("BinaryScalar s=%v", sb)
-		p = g.expect(isF64[T](), dst.a, a.a)
+		ins = []resident{a.a}
+		p = g.expect(isF64[T](), dst.a, ins...)
 		err = BinaryScalar(dst.a, a.a, sb, op)
-		if err == nil {
-			g.check(p, dst.a, a.a)
-		}
 	default:
 		sa = drawVal[T](g, va)
 		g.note("ScalarBinary s=%v", sa)
-		p = g.expect(isF64[T](), dst.a, b.a)
+		ins = []resident{b.a}
+		p = g.expect(isF64[T](), dst.a, ins...)
 		err = ScalarBinary(dst.a, sa, b.a, op)
-		if err == nil {
-			g.check(p, dst.a, b.a)
-		}
 	}
-	if !g.expectErr(err, unsup) {
+	if !g.finish(p, err, unsup, dst.a, ins...) {
 		return
 	}
 	compareTo(g, dst.a, func(pos []int) T {
@@ -452,10 +459,7 @@ func diffUnary[T array.Elem](g *dgen) {
 	unsup := op >= OpSqrt && !isFloatT[T]() || op == OpNeg && array.TypeOf[T]().Code == array.UInt
 	p := g.expect(isF64[T](), dst.a, a.a)
 	err := Unary(dst.a, a.a, op)
-	if err == nil {
-		g.check(p, dst.a, a.a)
-	}
-	if !g.expectErr(err, unsup) {
+	if !g.finish(p, err, unsup, dst.a, a.a) {
 		return
 	}
 	compareTo(g, dst.a, func(pos []int) T { return drefUnary(op, a.at(pos)) }, nil)
@@ -468,6 +472,8 @@ func diffCompare[T array.Elem](g *dgen, scalar bool) {
 	a := newOperand[T](g, bcastExt(g, ext), valSmall)
 	g.note("op %v", op)
 	var err error
+	var p placed
+	var ins []resident
 	var s T
 	var b *operand[T]
 	if scalar {
@@ -476,20 +482,16 @@ func diffCompare[T array.Elem](g *dgen, scalar bool) {
 			s = a.vals[g.n(len(a.vals))]
 		}
 		g.note("scalar %v", s)
-		p := g.expect(isF64[T](), dst.a, a.a)
+		ins = []resident{a.a}
+		p = g.expect(isF64[T](), dst.a, ins...)
 		err = CompareScalar(dst.a, a.a, s, op)
-		if err == nil {
-			g.check(p, dst.a, a.a)
-		}
 	} else {
 		b = newOperand[T](g, bcastExt(g, ext), valSmall)
-		p := g.expect(isF64[T](), dst.a, a.a, b.a)
+		ins = []resident{a.a, b.a}
+		p = g.expect(isF64[T](), dst.a, ins...)
 		err = Compare(dst.a, a.a, b.a, op)
-		if err == nil {
-			g.check(p, dst.a, a.a, b.a)
-		}
 	}
-	if !g.expectErr(err, false) {
+	if !g.finish(p, err, false, dst.a, ins...) {
 		return
 	}
 	compareTo(g, dst.a, func(pos []int) uint8 {
@@ -513,10 +515,7 @@ func diffWhere[T array.Elem](g *dgen) {
 	}
 	p := g.expect(isF64[T](), dst.a, c.a, a.a, b.a)
 	err := Where(dst.a, c.a, a.a, b.a)
-	if err == nil {
-		g.check(p, dst.a, c.a, a.a, b.a)
-	}
-	if !g.expectErr(err, false) {
+	if !g.finish(p, err, false, dst.a, c.a, a.a, b.a) {
 		return
 	}
 	compareTo(g, dst.a, func(pos []int) T {
@@ -524,7 +523,7 @@ func diffWhere[T array.Elem](g *dgen) {
 			return a.at(pos)
 		}
 		return b.at(pos)
-	}, func([]int) float64 { return 0 })
+	}, exact)
 }
 
 func diffCopy[T array.Elem](g *dgen) {
@@ -538,13 +537,10 @@ func diffCopy[T array.Elem](g *dgen) {
 	}
 	p := g.expect(isF64[T](), dst.a, a.a)
 	err := Copy(dst.a, a.a)
-	if err == nil {
-		g.check(p, dst.a, a.a)
-	}
-	if !g.expectErr(err, false) {
+	if !g.finish(p, err, false, dst.a, a.a) {
 		return
 	}
-	compareTo(g, dst.a, a.at, func([]int) float64 { return 0 })
+	compareTo(g, dst.a, a.at, exact)
 }
 
 func diffTranspose[T array.Elem](g *dgen) {
@@ -560,17 +556,14 @@ func diffTranspose[T array.Elem](g *dgen) {
 	g.note("Transpose %d %d", d0, d1)
 	p := g.expect(isF64[T](), dst.a, a.a)
 	err := Transpose(dst.a, a.a, d0, d1)
-	if err == nil {
-		g.check(p, dst.a, a.a)
-	}
-	if !g.expectErr(err, false) {
+	if !g.finish(p, err, false, dst.a, a.a) {
 		return
 	}
 	compareTo(g, dst.a, func(pos []int) T {
 		q := append([]int(nil), pos...)
 		q[d0], q[d1] = q[d1], q[d0]
 		return a.at(q)
-	}, func([]int) float64 { return 0 })
+	}, exact)
 }
 
 func diffFill[T array.Elem](g *dgen) {
@@ -578,11 +571,8 @@ func diffFill[T array.Elem](g *dgen) {
 	x := drawVal[T](g, valSmall)
 	p := g.expect(isF64[T](), dst.a)
 	err := Fill(dst.a, x)
-	if err == nil {
-		g.check(p, dst.a)
-	}
-	if g.expectErr(err, false) {
-		compareTo(g, dst.a, func([]int) T { return x }, func([]int) float64 { return 0 })
+	if g.finish(p, err, false, dst.a) {
+		compareTo(g, dst.a, func([]int) T { return x }, exact)
 	}
 }
 
@@ -595,10 +585,7 @@ func diffIota[T array.Elem](g *dgen) {
 	dim := g.n(len(ext))
 	p := g.expect(isF64[T](), dst.a)
 	err := Iota(dst.a, dim)
-	if err == nil {
-		g.check(p, dst.a)
-	}
-	if !g.expectErr(err, false) {
+	if !g.finish(p, err, false, dst.a) {
 		return
 	}
 	m := dst.a.Dim(dim).Min
@@ -608,7 +595,7 @@ func diffIota[T array.Elem](g *dgen) {
 			return drefFromF[T](float64(c))
 		}
 		return drefWrap[T](uint64(int64(c)))
-	}, func([]int) float64 { return 0 })
+	}, exact)
 }
 
 func diffCastTo[D array.Elem](g *dgen) {
@@ -653,13 +640,10 @@ func diffCast[D, S array.Elem](g *dgen) {
 	} else {
 		err = CastWrap(dst.a, a.a)
 	}
-	if err == nil {
-		g.check(p, dst.a, a.a)
-	}
-	if !g.expectErr(err, false) {
+	if !g.finish(p, err, false, dst.a, a.a) {
 		return
 	}
-	compareTo(g, dst.a, func(pos []int) D { return drefCast[D](a.at(pos), sat) }, func([]int) float64 { return 0 })
+	compareTo(g, dst.a, func(pos []int) D { return drefCast[D](a.at(pos), sat) }, exact)
 }
 
 var reduceOpNames = [...]string{"Sum", "Prod", "Min", "Max", "Mean", "ArgMin", "ArgMax"}
@@ -717,10 +701,7 @@ func diffReduce[T array.Elem](g *dgen) {
 		} else {
 			err = ArgMax(dst.a, a.a, dim)
 		}
-		if err == nil {
-			g.check(p, dst.a, a.a)
-		}
-		if !g.expectErr(err, false) {
+		if !g.finish(p, err, false, dst.a, a.a) {
 			return
 		}
 		base := a.a.Dim(dim).Min
@@ -732,7 +713,7 @@ func diffReduce[T array.Elem](g *dgen) {
 				}
 			}
 			return int64(base + best)
-		}, func([]int) float64 { return 0 })
+		}, exact)
 		return
 	}
 	dst := newOperand[T](g, dext, valSmall)
@@ -750,10 +731,7 @@ func diffReduce[T array.Elem](g *dgen) {
 	case 4:
 		err = Mean(dst.a, a.a, dim)
 	}
-	if err == nil {
-		g.check(p, dst.a, a.a)
-	}
-	if !g.expectErr(err, false) {
+	if !g.finish(p, err, false, dst.a, a.a) {
 		return
 	}
 	xs := make([]T, L)
@@ -887,10 +865,7 @@ func diffReduceAll[T array.Elem](g *dgen) {
 		} else {
 			c, err = ArgMaxAll(a.a)
 		}
-		if err == nil {
-			g.check(p, nil, a.a)
-		}
-		if !g.expectErr(err, false) {
+		if !g.finish(p, err, false, nil, a.a) {
 			return
 		}
 		// the first extreme in memory order
@@ -931,10 +906,7 @@ func diffReduceAll[T array.Elem](g *dgen) {
 	case 4:
 		got, err = MeanAll(a.a)
 	}
-	if err == nil {
-		g.check(p, nil, a.a)
-	}
-	if !g.expectErr(err, false) {
+	if !g.finish(p, err, false, nil, a.a) {
 		return
 	}
 	xs := append([]T(nil), a.vals...)
@@ -973,10 +945,7 @@ func diffMatMul[T Float](g *dgen) {
 	b := newOperand[T](g, be, valSmall)
 	p := g.expect(isF64[T](), dst.a, a.a, b.a)
 	err := MatMul(dst.a, a.a, b.a)
-	if err == nil {
-		g.check(p, dst.a, a.a, b.a)
-	}
-	if !g.expectErr(err, false) {
+	if !g.finish(p, err, false, dst.a, a.a, b.a) {
 		return
 	}
 	var abs float64
