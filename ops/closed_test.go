@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -161,29 +162,15 @@ func TestClosedOperands(t *testing.T) {
 							e.d = d
 						}
 						e.rootsClose[closed]()
-						var s0 device.Stats
-						runs := 0
-						if d != nil {
-							s0, runs = d.Stats(), d.Runs()
-						}
-						err := func() (err error) {
-							defer func() {
-								if r := recover(); r != nil {
-									t.Fatalf("panicked: %v", r)
-								}
-							}()
-							return c.fn(e)
-						}()
+						changed, err := callCounted(t, d, "", func() error { return c.fn(e) })
 						if !errors.Is(err, device.ErrClosed) || !errors.Is(err, array.ErrClosed) {
 							t.Fatalf("got %v, want an error wrapping device.ErrClosed", err)
 						}
 						if !strings.HasPrefix(err.Error(), "ops.") {
 							t.Errorf("%v: want the op's name first", err)
 						}
-						if d != nil {
-							if s := d.Stats(); s != s0 || d.Runs() != runs {
-								t.Fatalf("moved or ran: stats %+v → %+v, runs %d → %d", s0, s, runs, d.Runs())
-							}
+						if changed != "" {
+							t.Fatalf("moved or ran: %s", changed)
 						}
 						if onDev {
 							for n, r := range e.roots {
@@ -197,6 +184,31 @@ func TestClosedOperands(t *testing.T) {
 			}
 		}
 	}
+}
+
+// callCounted calls fn and returns its error and, where d is not nil and
+// fn moved data or launched there, what changed ("" when nothing did); a
+// panic in fn fails t with "<what>panicked: <value>".
+func callCounted(t *testing.T, d *sim.Device, what string, fn func() error) (changed string, err error) {
+	var s0 device.Stats
+	runs := 0
+	if d != nil {
+		s0, runs = d.Stats(), d.Runs()
+	}
+	err = func() error {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("%spanicked: %v", what, r)
+			}
+		}()
+		return fn()
+	}()
+	if d != nil {
+		if s := d.Stats(); s != s0 || d.Runs() != runs {
+			changed = fmt.Sprintf("stats %+v → %+v, runs %d → %d", s0, s, runs, d.Runs())
+		}
+	}
+	return changed, err
 }
 
 // TestClosedTableComplete: closedCases covers every exported function of
@@ -290,23 +302,11 @@ func TestEmptyReductionErrors(t *testing.T) {
 			"ArgMax":    func() error { return ops.ArgMax(idst, a, 0) },
 		}
 		for name, fn := range undefined {
-			var s0 device.Stats
-			runs := 0
-			if d != nil {
-				s0, runs = d.Stats(), d.Runs()
-			}
-			err := func() (err error) {
-				defer func() {
-					if r := recover(); r != nil {
-						t.Fatalf("%s of an empty Array panicked: %v", name, r)
-					}
-				}()
-				return fn()
-			}()
+			changed, err := callCounted(t, d, name+" of an empty Array ", fn)
 			if !errors.Is(err, array.ErrShape) || !strings.Contains(err.Error(), "ops."+name+" over no elements") {
 				t.Errorf("%s of an empty Array (device %v): %v, want an error wrapping array.ErrShape", name, onDev, err)
 			}
-			if d != nil && (d.Stats() != s0 || d.Runs() != runs) {
+			if changed != "" {
 				t.Errorf("%s of an empty Array moved or ran", name)
 			}
 		}
