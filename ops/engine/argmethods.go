@@ -35,11 +35,7 @@ func (e *Engine) arg(isMax bool, t tensor.Tensor, axis int) (tensor.Tensor, erro
 	if strconv.IntSize != 64 {
 		return nil, fmt.Errorf("%w: %s on the device engine needs a 64-bit int", array.ErrType, name)
 	}
-	d, err := dense(t)
-	if err != nil {
-		return nil, err
-	}
-	f, err := argFns.get(d.Dtype().Type, name)
+	d, f, err := argFns.of(t, name)
 	if err != nil {
 		return nil, err
 	}

@@ -119,11 +119,7 @@ func (e *Engine) Min(a tensor.Tensor, along ...int) (tensor.Tensor, error) {
 // MatMul stores a·b in preallocated (tensor has checked the shapes):
 // float32 and float64.
 func (e *Engine) MatMul(a, b, preallocated tensor.Tensor) error {
-	ad, err := dense(a)
-	if err != nil {
-		return err
-	}
-	f, err := matmulFns.get(ad.Dtype().Type, "MatMul")
+	_, f, err := matmulFns.of(a, "MatMul")
 	if err != nil {
 		return err
 	}
@@ -141,11 +137,7 @@ func matmulT[T ops.Float](e *Engine, a, b, c tensor.Tensor) error {
 }
 
 func (e *Engine) binary(op ops.BinaryOp, a, b tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
-	ad, err := dense(a)
-	if err != nil {
-		return nil, err
-	}
-	f, err := binaryFns.get(ad.Dtype().Type, op.String())
+	ad, f, err := binaryFns.of(a, op.String())
 	if err != nil {
 		return nil, err
 	}
@@ -166,11 +158,7 @@ func binaryT[T array.Elem](e *Engine, op ops.BinaryOp, a *tensor.Dense, b tensor
 }
 
 func (e *Engine) scalar(op ops.BinaryOp, a tensor.Tensor, s any, left bool, opts []tensor.FuncOpt) (tensor.Tensor, error) {
-	ad, err := dense(a)
-	if err != nil {
-		return nil, err
-	}
-	f, err := scalarFns.get(ad.Dtype().Type, op.String())
+	ad, f, err := scalarFns.of(a, op.String())
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +224,7 @@ func scalarValue[T array.Elem](e *Engine, s any) (T, error) {
 }
 
 func (e *Engine) unary(op ops.UnaryOp, a tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
-	ad, err := dense(a)
-	if err != nil {
-		return nil, err
-	}
-	f, err := unaryFns.get(ad.Dtype().Type, op.String())
+	ad, f, err := unaryFns.of(a, op.String())
 	if err != nil {
 		return nil, err
 	}
@@ -346,11 +330,7 @@ func (e *Engine) newDense(dt tensor.Dtype, shape tensor.Shape) (d *tensor.Dense,
 }
 
 func (e *Engine) reduce(name string, a tensor.Tensor, along []int) (tensor.Tensor, error) {
-	ad, err := dense(a)
-	if err != nil {
-		return nil, err
-	}
-	f, err := reduceFns.get(ad.Dtype().Type, name)
+	ad, f, err := reduceFns.of(a, name)
 	if err != nil {
 		return nil, err
 	}

@@ -69,11 +69,7 @@ func (e *Engine) NeScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tenso
 
 // cmp is a op b, or with b nil, a op s (s op a unless left).
 func (e *Engine) cmp(op ops.CmpOp, a, b tensor.Tensor, s any, left bool, opts []tensor.FuncOpt) (tensor.Tensor, error) {
-	ad, err := dense(a)
-	if err != nil {
-		return nil, err
-	}
-	f, err := cmpFns.get(ad.Dtype().Type, op.String())
+	ad, f, err := cmpFns.of(a, op.String())
 	if err != nil {
 		return nil, err
 	}
@@ -188,11 +184,7 @@ func deviceTemp[T array.Elem](e *Engine, ext []int) (*array.Array[T], error) {
 // element stays NaN as in the standard engine where ops.Maximum keeps it.
 // It honours tensor's reuse, unsafe and incr options.
 func (e *Engine) Clamp(a tensor.Tensor, min, max any, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	ad, err := dense(a)
-	if err != nil {
-		return nil, err
-	}
-	f, err := clampFns.get(ad.Dtype().Type, "Clamp")
+	ad, f, err := clampFns.of(a, "Clamp")
 	if err != nil {
 		return nil, err
 	}

@@ -38,6 +38,18 @@ func (tb table[F]) get(t reflect.Type, what string) (F, error) {
 	return f, nil
 }
 
+// of returns t as a *tensor.Dense and the function for its element type,
+// or the error of dense or get.
+func (tb table[F]) of(t tensor.Tensor, what string) (*tensor.Dense, F, error) {
+	d, err := dense(t)
+	if err != nil {
+		var zero F
+		return nil, zero, err
+	}
+	f, err := tb.get(d.Dtype().Type, what)
+	return d, f, err
+}
+
 // dense returns t as a *tensor.Dense.
 func dense(t tensor.Tensor) (*tensor.Dense, error) {
 	d, ok := t.(*tensor.Dense)

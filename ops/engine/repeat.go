@@ -32,11 +32,7 @@ func (e *Engine) RepeatReuse(t, reuse tensor.Tensor, axis int, repeats ...int) (
 }
 
 func (e *Engine) repeat(t, reuse tensor.Tensor, axis int, repeats []int) (tensor.Tensor, error) {
-	d, err := dense(t)
-	if err != nil {
-		return nil, err
-	}
-	f, err := repeatFns.get(d.Dtype().Type, "Repeat")
+	d, f, err := repeatFns.of(t, "Repeat")
 	if err != nil {
 		return nil, err
 	}

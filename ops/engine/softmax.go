@@ -47,11 +47,7 @@ func (e *Engine) LogSoftMaxB(output, grad tensor.Tensor, axis int, opts ...tenso
 }
 
 func (e *Engine) softmax(log bool, x tensor.Tensor, axis int, opts []tensor.FuncOpt) (tensor.Tensor, error) {
-	d, err := dense(x)
-	if err != nil {
-		return nil, err
-	}
-	f, err := softmaxFns.get(d.Dtype().Type, "SoftMax")
+	d, f, err := softmaxFns.of(x, "SoftMax")
 	if err != nil {
 		return nil, err
 	}
@@ -199,11 +195,7 @@ func (e *Engine) Sign(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, e
 }
 
 func (e *Engine) composite(name string, a tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
-	d, err := dense(a)
-	if err != nil {
-		return nil, err
-	}
-	f, err := compositeFns.get(d.Dtype().Type, name)
+	d, f, err := compositeFns.of(a, name)
 	if err != nil {
 		return nil, err
 	}

@@ -16,11 +16,7 @@ var _ tensor.Transposer = (*Engine)(nil)
 // Dense.Transpose asks: on the device, through a scratch copy there (two
 // ops.Copy), nothing moving to the host.
 func (e *Engine) Transpose(t tensor.Tensor, expStrides []int) error {
-	d, err := dense(t)
-	if err != nil {
-		return err
-	}
-	f, err := transposeFns.get(d.Dtype().Type, "Transpose")
+	d, f, err := transposeFns.of(t, "Transpose")
 	if err != nil {
 		return err
 	}
