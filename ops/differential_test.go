@@ -648,6 +648,18 @@ func diffCast[D, S array.Elem](g *dgen) {
 
 var reduceOpNames = [...]string{"Sum", "Prod", "Min", "Max", "Mean", "ArgMin", "ArgMax"}
 
+// reduceValues is the operand values of reduction op (reduceOpNames):
+// near 1 for Prod, tiny for Mean, small otherwise.
+func reduceValues(op int) values {
+	switch op {
+	case 1:
+		return valUnit
+	case 4:
+		return valTiny
+	}
+	return valSmall
+}
+
 func diffReduce[T array.Elem](g *dgen) {
 	ext := drawExt(g, 4)
 	if len(ext) == 0 {
@@ -658,14 +670,7 @@ func diffReduce[T array.Elem](g *dgen) {
 	if ext[dim] == 0 && (op == 2 || op == 3 || op >= 5) {
 		ext[dim] = 1 + g.n(5)
 	}
-	v := valSmall
-	switch op {
-	case 1:
-		v = valUnit
-	case 4:
-		v = valTiny
-	}
-	a := newOperand[T](g, ext, v)
+	a := newOperand[T](g, ext, reduceValues(op))
 	dext := append([]int(nil), ext...)
 	if g.p(0.3) {
 		dext[dim] = 1
@@ -847,14 +852,7 @@ func diffReduceAll[T array.Elem](g *dgen) {
 	if empty && op != 0 && op != 1 && op != 4 {
 		op = 0
 	}
-	v := valSmall
-	switch op {
-	case 1:
-		v = valUnit
-	case 4:
-		v = valTiny
-	}
-	a := newOperand[T](g, ext, v)
+	a := newOperand[T](g, ext, reduceValues(op))
 	g.note("%sAll", reduceOpNames[op])
 	p := g.expect(isF64[T](), nil, a.a)
 	if op >= 5 {
