@@ -101,7 +101,7 @@ func TestRunResidentGuard(t *testing.T) {
 		if err := inner(in, out); err != nil {
 			return err
 		}
-		return plumb.CheckAutomatic("a sneaky copy")
+		return plumb.CheckAutomatic(nil, "a sneaky copy")
 	}}
 	_, err := Run(Config{Device: d, Stages: []Stage{leaky}, Width: 8, Height: 8, Modes: []Mode{Resident}, Reps: 1})
 	if err == nil || !strings.Contains(err.Error(), "transfer guard") {

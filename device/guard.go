@@ -46,7 +46,8 @@ var (
 // make on its own to or from d fails with ErrTransferGuard, as under
 // SetGuard(true), and other devices are not affected. The process-wide
 // guard (SetGuard) still applies to every device. Honoured by package
-// halide's calls; d stays reachable while its guard is on.
+// halide's calls, ops and host views; d stays reachable while its guard
+// is on.
 func SetDeviceGuard(d Device, on bool) (was bool) {
 	if d == nil {
 		return false

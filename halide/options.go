@@ -52,7 +52,7 @@ func (p *Pipeline) CallWith(o Options, args ...any) error {
 // guardError is a refusal by the transfer guard: process-wide, the
 // device's own or the call's.
 func guardError(what string) error {
-	if err := checkAutomatic(what); err != nil {
+	if err := checkAutomatic(nil, what); err != nil {
 		return err
 	}
 	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice first, or call without Options.Guard / turn the device's guard off: device.SetDeviceGuard(d, false))", device.ErrTransferGuard, what)

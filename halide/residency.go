@@ -69,7 +69,7 @@ func (p *Pipeline) checkGuard(f *frame, dev clDevice, call bool) error {
 	return nil
 }
 
-// checkAutomatic is the process-wide guard's refusal (nil when it is off).
+// checkAutomatic is the guard's refusal for a device (nil: the process-wide guard alone; nil when off).
 var checkAutomatic = plumb.CheckAutomatic
 
 // prepareOpenCL gives every buffer a device handle on dev: the Array's

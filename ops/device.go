@@ -334,7 +334,7 @@ func (s devRef) operandMem(op string, r *array.Raw, in bool) (device.Buffer, int
 	var err error
 	if in {
 		if res().NeedsUpload(r, s.dev()) {
-			if err := plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
+			if err := plumb.CheckAutomatic(s.dev(), fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
 				return 0, 0, err
 			}
 		}

@@ -23,7 +23,7 @@ var unCL = [...]string{"abs", "neg", "sqrt", "exp", "log", "tanh"}
 func ready[T array.Elem](s devRef, op string, dst *array.Array[T], ins ...*array.Array[T]) (mems [3]device.Buffer, offs [3]int, err error) {
 	for _, x := range ins {
 		if x != nil && res().NeedsUpload(x.Raw(), s.dev()) {
-			if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
+			if err = plumb.CheckAutomatic(s.dev(), fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
 				return
 			}
 		}
@@ -288,7 +288,7 @@ func castDevice[D, S array.Elem](d device.Kernels, dst *array.Array[D], src *arr
 // readyMixed is ready for an input and a dst of another element type.
 func readyMixed[D, T array.Elem](s devRef, op string, dst *array.Array[D], a *array.Array[T]) (mems [3]device.Buffer, offs [3]int, err error) {
 	if res().NeedsUpload(a.Raw(), s.dev()) {
-		if err = plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
+		if err = plumb.CheckAutomatic(s.dev(), fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, s.dev().Name())); err != nil {
 			return
 		}
 	}
@@ -658,7 +658,7 @@ type memFn = func(device.Allocation) ([]byte, error)
 func onHostMem(m device.HostMemory, op string, dst *array.Raw, ins []*array.Raw, fn func(mem memFn) error) (bool, error) {
 	for _, r := range ins {
 		if r != nil && r.Len() > 0 && res().NeedsUpload(r, m) {
-			if err := plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, m.Name())); err != nil {
+			if err := plumb.CheckAutomatic(m, fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", op, m.Name())); err != nil {
 				return true, err
 			}
 		}
@@ -1014,7 +1014,7 @@ func whereDevice[T array.Elem](d device.Kernels, dst *array.Array[T], cond *arra
 		return true, err
 	}
 	if res().NeedsUpload(cond.Raw(), s.dev()) {
-		if err := plumb.CheckAutomatic(fmt.Sprintf("upload of a host-newer operand of ops.Where on %s", s.dev().Name())); err != nil {
+		if err := plumb.CheckAutomatic(s.dev(), fmt.Sprintf("upload of a host-newer operand of ops.Where on %s", s.dev().Name())); err != nil {
 			return true, err
 		}
 	}

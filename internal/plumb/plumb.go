@@ -73,11 +73,12 @@ const (
 var Array Residency
 
 // CheckAutomatic returns nil, or an error wrapping device.ErrTransferGuard
-// that names what would have been copied, when the transfer guard is on.
-// Every transfer the library makes on its own asks it first.
-func CheckAutomatic(what string) error {
-	if !device.Guarded() {
+// that names what would have been copied, when the transfer guard is on
+// for d (process-wide, or d's own: device.GuardedOn). Every transfer the
+// library makes on its own asks it first.
+func CheckAutomatic(d device.Device, what string) error {
+	if !device.GuardedOn(d) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice, or turn the guard off: device.SetGuard(false), %s=0)", device.ErrTransferGuard, what, device.GuardEnv)
+	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice, or turn the guard off: device.SetGuard(false), %s=0, or device.SetDeviceGuard(d, false))", device.ErrTransferGuard, what, device.GuardEnv)
 }

@@ -11,11 +11,11 @@ import (
 func TestCheckAutomatic(t *testing.T) {
 	was := device.SetGuard(true)
 	defer device.SetGuard(was)
-	if err := CheckAutomatic("upload of x"); !errors.Is(err, device.ErrTransferGuard) || !strings.Contains(err.Error(), "upload of x") {
+	if err := CheckAutomatic(nil, "upload of x"); !errors.Is(err, device.ErrTransferGuard) || !strings.Contains(err.Error(), "upload of x") {
 		t.Fatalf("guard on: %v", err)
 	}
 	device.SetGuard(false)
-	if err := CheckAutomatic("y"); err != nil {
+	if err := CheckAutomatic(nil, "y"); err != nil {
 		t.Fatalf("guard off: %v", err)
 	}
 }
