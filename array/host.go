@@ -53,7 +53,7 @@ func (a *Array[T]) syncHost() error {
 	if !a.raw.DeviceDirty() {
 		return nil
 	}
-	if err := plumb.CheckAutomatic(a.raw.Device(), "host view of a device-dirty " + a.raw.typ.String() + " Array"); err != nil {
+	if err := plumb.CheckAutomatic(a.raw.Device(), "host view of a device-dirty "+a.raw.typ.String()+" Array"); err != nil {
 		return err
 	}
 	return a.raw.syncHost()

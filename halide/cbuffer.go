@@ -133,7 +133,7 @@ func ExportBuffer(b array.Buffer) (*CBuffer, error) {
 	}
 	s.c = c
 	if plumb.Array.NeedsDownload(r) {
-		err := plumb.CheckAutomatic(r.Device(), "export to C of a device-dirty " + r.Type().String() + " Array")
+		err := plumb.CheckAutomatic(r.Device(), "export to C of a device-dirty "+r.Type().String()+" Array")
 		if err == nil {
 			err = plumb.Array.SyncHost(r)
 		}
