@@ -422,9 +422,16 @@ func (m *machine) elementwise(kindOfStep int) {
 		a = m.input(m.next(), dst, k)
 		what = sprintf("ops.%s(%s, %s)", [...]string{"Neg", "Abs"}[op], dst.name, a.name)
 		if !k.signed() {
+			_, foreign, _, _ := where(dst, a)
 			err = dst.a.unary(op, a.a)
 			m.logf("err = %s // %v", what, err)
-			if op == 0 && !errors.Is(err, ops.ErrUnsupported) {
+			switch {
+			case foreign: // either refusal may come first
+				if !errors.Is(err, device.ErrForeign) && !(op == 0 && errors.Is(err, ops.ErrUnsupported)) {
+					m.failf("%s of unsigned on two devices: got %v, want ErrForeign or ErrUnsupported", what, err)
+				}
+				return
+			case op == 0 && !errors.Is(err, ops.ErrUnsupported):
 				m.failf("%s of unsigned: got %v, want ErrUnsupported", what, err)
 			}
 			if err == nil { // Abs of unsigned: the identity
