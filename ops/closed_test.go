@@ -220,6 +220,7 @@ func TestClosedTableComplete(t *testing.T) {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
+	seen := 0
 	var withErr, without []string
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
@@ -230,9 +231,10 @@ func TestClosedTableComplete(t *testing.T) {
 			t.Fatal(err)
 		}
 		af, err := parser.ParseFile(fset, f, src, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || af.Name.Name != "ops" {
+			continue // not one of ops' sources
 		}
+		seen++
 		for _, decl := range af.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
 			if !ok || fd.Recv != nil || !fd.Name.IsExported() {
@@ -247,6 +249,11 @@ func TestClosedTableComplete(t *testing.T) {
 			}
 			without = append(without, fd.Name.Name)
 		}
+	}
+	if seen == 0 {
+		// A test binary run away from the package's directory (as on the
+		// accelerator machine) has no sources to compare the table with.
+		t.Skip("ops' source files are not in the working directory")
 	}
 	have := map[string]bool{}
 	for _, c := range closedCases {
