@@ -9,7 +9,9 @@ import (
 // H2D is host to device, D2H device to host, D2D within the device, Peer
 // from another device into this one without the host (CopyBetween). Cache
 // fields are for devices with a caching allocator: a hit reuses a freed
-// block, a miss allocates anew, CachedBytes is held but unused.
+// block, a miss allocates anew, CachedBytes is held but unused. Launches
+// counts the work queued or run on the device: package ops' kernel
+// launches and device copies, pipeline calls, a simulated device's runs.
 type Stats struct {
 	AllocsLive, AllocsTotal int64
 	BytesLive               int64
@@ -19,6 +21,7 @@ type Stats struct {
 	PeerCalls, PeerBytes    int64
 	CacheHits, CacheMisses  int64
 	CachedBytes             int64
+	Launches                int64
 }
 
 // Sub returns the counts accumulated between t and s; live and cached
@@ -33,12 +36,13 @@ func (s Stats) Sub(t Stats) Stats {
 		PeerCalls: s.PeerCalls - t.PeerCalls, PeerBytes: s.PeerBytes - t.PeerBytes,
 		CacheHits: s.CacheHits - t.CacheHits, CacheMisses: s.CacheMisses - t.CacheMisses,
 		CachedBytes: s.CachedBytes,
+		Launches:    s.Launches - t.Launches,
 	}
 }
 
 func (s Stats) String() string {
-	return fmt.Sprintf("allocs live %d (%d B) total %d; H2D %d calls %d B; D2H %d calls %d B; D2D %d calls %d B; peer %d calls %d B; cache hits %d misses %d cached %d B",
-		s.AllocsLive, s.BytesLive, s.AllocsTotal, s.H2DCalls, s.H2DBytes, s.D2HCalls, s.D2HBytes, s.D2DCalls, s.D2DBytes, s.PeerCalls, s.PeerBytes, s.CacheHits, s.CacheMisses, s.CachedBytes)
+	return fmt.Sprintf("allocs live %d (%d B) total %d; H2D %d calls %d B; D2H %d calls %d B; D2D %d calls %d B; peer %d calls %d B; cache hits %d misses %d cached %d B; launches %d",
+		s.AllocsLive, s.BytesLive, s.AllocsTotal, s.H2DCalls, s.H2DBytes, s.D2HCalls, s.D2HBytes, s.D2DCalls, s.D2DBytes, s.PeerCalls, s.PeerBytes, s.CacheHits, s.CacheMisses, s.CachedBytes, s.Launches)
 }
 
 // Counters is the atomic form of Stats that Device implementations embed.
@@ -50,6 +54,7 @@ type Counters struct {
 	d2dCalls, d2dBytes                 atomic.Int64
 	peerCalls, peerBytes               atomic.Int64
 	cacheHits, cacheMisses, cached     atomic.Int64
+	launches                           atomic.Int64
 }
 
 // Alloc records a new live allocation of n bytes.
@@ -77,6 +82,9 @@ func (c *Counters) D2D(n int) { c.d2dCalls.Add(1); c.d2dBytes.Add(int64(n)) }
 // Peer records a copy of n bytes into the device from another device.
 func (c *Counters) Peer(n int) { c.peerCalls.Add(1); c.peerBytes.Add(int64(n)) }
 
+// Launch records one piece of work queued or run on the device.
+func (c *Counters) Launch() { c.launches.Add(1) }
+
 // CacheHit records an allocation served from the cache.
 func (c *Counters) CacheHit() { c.cacheHits.Add(1) }
 
@@ -95,5 +103,6 @@ func (c *Counters) Snapshot() Stats {
 		D2DCalls: c.d2dCalls.Load(), D2DBytes: c.d2dBytes.Load(),
 		PeerCalls: c.peerCalls.Load(), PeerBytes: c.peerBytes.Load(),
 		CacheHits: c.cacheHits.Load(), CacheMisses: c.cacheMisses.Load(), CachedBytes: c.cached.Load(),
+		Launches: c.launches.Load(),
 	}
 }

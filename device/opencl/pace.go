@@ -26,6 +26,7 @@ type pacer struct {
 // was queued outside its own methods, and blocks while too many are in
 // flight. Package halide calls it after every OpenCL pipeline call.
 func (d *Device) Pace() error {
+	d.s.counters.Launch()
 	p := &d.s.pace
 	p.mu.Lock()
 	defer p.mu.Unlock()

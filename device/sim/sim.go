@@ -25,7 +25,6 @@ type Device struct {
 	hostLive int
 	compute  bool
 	faults   map[string]error // FailNext's, by operation; under mu
-	runs     atomic.Int64
 }
 
 var (
@@ -113,8 +112,8 @@ func (d *Device) Caps() device.Caps {
 	return device.Caps{Lang: "Go", FP64: true, Units: 1, MaxGroup: 1, Vendor: "sim"}
 }
 
-// Runs is the number of launches (Run) that ran.
-func (d *Device) Runs() int { return int(d.runs.Load()) }
+// Runs is the number of launches (Run) that ran: Stats().Launches.
+func (d *Device) Runs() int { return int(d.c.Snapshot().Launches) }
 
 // Run implements device.HostMemory: fn computes on views of d's memory.
 func (d *Device) Run(op string, fn func(mem func(device.Allocation) ([]byte, error)) error) error {
@@ -127,7 +126,7 @@ func (d *Device) Run(op string, fn func(mem func(device.Allocation) ([]byte, err
 	if err := d.faultLocked("Run"); err != nil {
 		return err
 	}
-	d.runs.Add(1)
+	d.c.Launch()
 	return fn(func(a device.Allocation) ([]byte, error) {
 		x, err := d.own(a)
 		if err != nil {

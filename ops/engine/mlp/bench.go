@@ -39,7 +39,7 @@ type BenchResult struct {
 	// Device engine only.
 	Issue []time.Duration `json:"-"`
 	// Launches: commands the device queued over the timed steps (kernel
-	// launches and device copies, counted by its pacing), -1 when they
+	// launches and device copies, counted by its pacing: Stats.Launches), -1 when they
 	// could not be read. Device engine only.
 	Launches int64 `json:"launches"`
 	// Moved: the device's transfers and allocations over the timed steps.
@@ -61,7 +61,8 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 	sync := func() error { return nil }
 	if e != nil {
 		res.Engine = "device: " + e.Device().Name()
-		count = enqueued(e.Device())
+		d := e.Device()
+		count = func() int64 { return d.Stats().Launches }
 		sync = e.Device().Sync
 	}
 	t, err := newTrainer(cfg.Config, e)
@@ -303,9 +304,9 @@ func (r *BenchReport) Print(w io.Writer) {
 		n := float64(d.Steps)
 		fmt.Fprintf(w, "device step, where the time goes (per timed step):\n")
 		if d.Launches >= 0 {
-			fmt.Fprintf(w, "  %.1f commands queued (kernel launches and device copies, counted by the device's pacing)\n", float64(d.Launches)/n)
+			fmt.Fprintf(w, "  %.1f commands queued (kernel launches and device copies, counted by the device: Stats.Launches)\n", float64(d.Launches)/n)
 		} else {
-			fmt.Fprintf(w, "  kernel launches: n/a (device/opencl exports no enqueue count)\n")
+			fmt.Fprintf(w, "  kernel launches: n/a\n")
 		}
 		m := d.Moved
 		fmt.Fprintf(w, "  transfers: %.1f H2D (%.0f B), %.1f D2H (%.0f B), %.1f D2D (%.0f B)\n",
