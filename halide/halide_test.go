@@ -46,6 +46,23 @@ func pattern(w, h int) []uint8 {
 
 func satAdd(x, k uint8) uint8 { return uint8(min(int(x)+int(k), 255)) }
 
+// checkBrightened reports (as what) the first element of a that is not
+// src's element brightened by k, saturating.
+func checkBrightened(t *testing.T, what string, a *array.Array[uint8], src []uint8, k uint8) {
+	t.Helper()
+	v, err := a.HostReadOnly()
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	for j, x := range src {
+		if want := satAdd(x, k); v.Data()[j] != want {
+			t.Errorf("%s: element %d = %d, want %d", what, j, v.Data()[j], want)
+			return
+		}
+	}
+}
+
 // checkImage compares v with f applied to src, element for element.
 func checkImage(t *testing.T, got []uint8, src []uint8, k int) {
 	t.Helper()

@@ -157,11 +157,7 @@ func TestDeviceClosedUnderCalls(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() {
-					if v := recover(); v != nil {
-						errs <- fmt.Errorf("goroutine %d panicked: %v\n%s", g, v, debug.Stack())
-					}
-				}()
+				defer reportPanic(errs, g)
 				in, out := array.New[uint8](64, 64), array.New[uint8](64, 64)
 				defer in.Close()
 				defer out.Close()
@@ -318,11 +314,7 @@ func TestLifetimeStress(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() {
-					if v := recover(); v != nil {
-						errs <- fmt.Errorf("goroutine %d panicked: %v\n%s", g, v, debug.Stack())
-					}
-				}()
+				defer reportPanic(errs, g)
 				for i := range 60 {
 					out := array.New[uint8](w, h)
 					var err error
@@ -404,5 +396,13 @@ func TestRecycledDeviceStateRefusesStaleCalls(t *testing.T) {
 	// The new device works for calls made on it.
 	if err := p.CallOn(nd, in, uint8(1), out); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// reportPanic, deferred in a test goroutine, sends its panic with the
+// stack to errs instead of crashing the test binary.
+func reportPanic(errs chan<- error, g int) {
+	if v := recover(); v != nil {
+		errs <- fmt.Errorf("goroutine %d panicked: %v\n%s", g, v, debug.Stack())
 	}
 }

@@ -2,6 +2,7 @@ package halide_test
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -43,17 +44,7 @@ func TestCallWithTwoDevicesAtOnce(t *testing.T) {
 			if a.Device() != device.Device(d) || !a.DeviceDirty() {
 				t.Errorf("half %d: result on %v (device-dirty %v), want %s", g, a.Device(), a.DeviceDirty(), d.Name())
 			}
-			v, err := a.HostReadOnly()
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			for j, x := range src {
-				if want := satAdd(x, iters); v.Data()[j] != want {
-					t.Errorf("half %d: element %d = %d, want %d", g, j, v.Data()[j], want)
-					return
-				}
-			}
+			checkBrightened(t, fmt.Sprintf("half %d", g), a, src, iters)
 		}()
 	}
 	wg.Wait()
