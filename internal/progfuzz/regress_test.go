@@ -34,4 +34,3 @@ func TestOnAfterClose(t *testing.T) {
 		}
 	}
 }
-
