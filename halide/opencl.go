@@ -109,7 +109,12 @@ func clStateOf(d clDevice) (*clEntry, error) {
 	clMu.Lock()
 	ok := e.cl != nil
 	clMu.Unlock()
-	if !ok {
+	switch {
+	case ok:
+	case e.calls.Load()&gateShut != 0 || d.Closed():
+		// Closed between the check above and here: the hook dropped e.cl.
+		return nil, opencl.ErrClosed
+	default:
 		return nil, fmt.Errorf("out of C memory for the device's state")
 	}
 	return e, nil
