@@ -278,10 +278,30 @@ func TestUseAfterClose(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal("second Close:", err)
 	}
-	mustPanic(t, ErrClosed, func() { h.At(0) })
-	mustPanic(t, ErrClosed, func() { a.Crop(0, 0, 1) })
-	mustPanic(t, ErrClosed, func() { a.Host() })
+	mustPanic(t, ErrClosed, func() { h.At(0) }) // no error to return: a panic
+	// Calls that return an error return ErrClosed; a view of a closed Array
+	// is closed too.
+	v := a.Crop(0, 0, 1)
+	for name, err := range map[string]error{
+		"Host":                second(a.Host()),
+		"HostReadOnly":        second(a.HostReadOnly()),
+		"view's Host":         second(v.Host()),
+		"view's Transpose":    second(a.Transpose(0, 0).HostReadOnly()),
+		"CopyToHost":          a.CopyToHost(),
+		"DeviceFree":          a.DeviceFree(),
+		"View":                second(a.View(0, []Dim{{Extent: 1, Stride: 1}})),
+		"MoveTo":              second(a.MoveTo(nil)),
+		"CopyToDevice(nil)":   a.CopyToDevice(nil),
+		"DeviceMalloc(nil)":   a.DeviceMalloc(nil),
+		"DeviceWrap(nil,nil)": a.DeviceWrap(nil, nil),
+	} {
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("%s after Close: %v, want an error wrapping ErrClosed", name, err)
+		}
+	}
 }
+
+func second[A any](_ A, err error) error { return err }
 
 func TestCopyFrom(t *testing.T) {
 	src := NewWithMins[int32]([]int{2, 0}, []int{4, 3})
@@ -299,10 +319,15 @@ func TestCopyFrom(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.dst.CopyFrom(src); err != nil {
+			hd, err := tt.dst.Host()
+			if err != nil {
 				t.Fatal(err)
 			}
-			hd, _ := tt.dst.HostReadOnly()
+			hs, err := src.HostReadOnly()
+			if err != nil {
+				t.Fatal(err)
+			}
+			hd.CopyFrom(hs)
 			tt.dst.raw.ForEach(func(c []int) {
 				want := int32(0)
 				if c[0] >= 2 && c[0] <= 5 && c[1] <= 2 {

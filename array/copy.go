@@ -150,29 +150,23 @@ func contiguous(dd, sd []Dim) (int, bool) {
 	return n, true
 }
 
-// CopyFrom copies src into a where they overlap, through host views: a
-// device-dirty src is copied to host first, and a becomes host-dirty.
-func (a *Array[T]) CopyFrom(src *Array[T]) error {
-	s, err := src.HostReadOnly()
-	if err != nil {
-		return err
-	}
-	d, err := a.Host()
-	if err != nil {
-		return err
-	}
-	d.CopyFrom(s)
-	return nil
-}
-
 // Compact returns a new dense, device-aware Array with a's mins, extents
-// and elements (dimension 0 innermost), whatever a's strides.
+// and elements (dimension 0 innermost), whatever a's strides, current on
+// the host (Halide's Buffer::copy): a device-dirty a is copied home first
+// (counted). ops.Clone makes the copy on a device instead, and ops.Copy
+// copies into an existing Array where its operands live.
 func (a *Array[T]) Compact() (*Array[T], error) {
+	s, err := a.HostReadOnly()
+	if err != nil {
+		return nil, err
+	}
 	c := Like(a)
-	if err := c.CopyFrom(a); err != nil {
+	d, err := c.Host()
+	if err != nil {
 		c.Close()
 		return nil, err
 	}
+	d.CopyFrom(s)
 	return c, nil
 }
 

@@ -50,8 +50,11 @@
 // need no Close (Close on a view does nothing). Outside these rules the
 // library returns an error wrapping device.ErrClosed (a call or a
 // transfer that raced a Close, or ran on a closed device: its results are
-// lost), or panics with ErrClosed when a closed root or its view is used
-// afterwards — never a crash. TestLifetimeStress in package halide checks
+// lost). A closed root or its view used afterwards gives an error wrapping
+// ErrClosed from every call that returns an error (Host, CopyToHost, MoveTo,
+// every op and pipeline call), and a panic with it from those that cannot (a
+// host view's At, SetHostDirty); a view made of a closed Array is closed
+// too — never a crash. TestLifetimeStress in package halide checks
 // this: go test -race -run LifetimeStress ./halide
 //
 // # Where work runs

@@ -49,7 +49,9 @@ func (a *Array[T]) HostReadOnly() (ReadView[T], error) {
 }
 
 func (a *Array[T]) syncHost() error {
-	a.raw.checkOpen()
+	if err := a.raw.errOpen(); err != nil {
+		return err
+	}
 	if !a.raw.DeviceDirty() {
 		return nil
 	}

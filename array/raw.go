@@ -194,10 +194,19 @@ func (r *Raw) box(buf box) box {
 	return b
 }
 
+// checkOpen panics where the API has no error to return (a host view's
+// At, SetHostDirty); errOpen is the error where it has.
 func (r *Raw) checkOpen() {
-	if r.st.closed.Load() {
-		panicf(ErrClosed, "the %s Array (or the root it views) was closed; keep the root open while it is used, or make a new one", r.typ)
+	if err := r.errOpen(); err != nil {
+		panic(err)
 	}
+}
+
+func (r *Raw) errOpen() error {
+	if r.st.closed.Load() {
+		return fmt.Errorf("%w: the %s Array (or the root it views) was closed; keep the root open while it is used, or make a new one", ErrClosed, r.typ)
+	}
+	return nil
 }
 
 func (r *Raw) checkDim(i int) {

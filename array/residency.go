@@ -213,7 +213,9 @@ func (a *Array[T]) Device() device.Device { return a.raw.Device() }
 // host; it moves nothing when the host is current. Explicit, so the
 // transfer guard allows it.
 func (a *Array[T]) CopyToHost() error {
-	a.raw.checkOpen()
+	if err := a.raw.errOpen(); err != nil {
+		return err
+	}
 	return a.raw.syncHost()
 }
 
@@ -222,14 +224,18 @@ func (a *Array[T]) CopyToHost() error {
 // uploads only host-dirty parts of this Array. Memory living on another
 // device is an error wrapping device.ErrForeign: DeviceFree it first.
 func (a *Array[T]) CopyToDevice(d device.Device) error {
-	a.raw.checkOpen()
+	if err := a.raw.errOpen(); err != nil {
+		return err
+	}
 	return a.raw.syncDevice(d)
 }
 
 // DeviceMalloc gives the Array's memory an allocation on d without copying,
 // as for an output a device is about to write.
 func (a *Array[T]) DeviceMalloc(d device.Device) error {
-	a.raw.checkOpen()
+	if err := a.raw.errOpen(); err != nil {
+		return err
+	}
 	return a.raw.st.alloc(d)
 }
 
@@ -238,7 +244,9 @@ func (a *Array[T]) DeviceMalloc(d device.Device) error {
 // is never freed by the Array. The device copy is taken as current: mark
 // it with SetDeviceDirty when it is newer than the host.
 func (a *Array[T]) DeviceWrap(d device.Device, alloc device.Allocation) error {
-	a.raw.checkOpen()
+	if err := a.raw.errOpen(); err != nil {
+		return err
+	}
 	st := a.raw.st
 	if alloc.Device() != d {
 		return fmt.Errorf("array: DeviceWrap of an allocation of %s on %s: pass the allocation's own device: %w", alloc.Device().Name(), d.Name(), device.ErrForeign)
@@ -266,7 +274,9 @@ func (a *Array[T]) DeviceWrap(d device.Device, alloc device.Allocation) error {
 // allocation of the Array's memory (all its views share it). Wrapped
 // allocations are let go, not freed.
 func (a *Array[T]) DeviceFree() error {
-	a.raw.checkOpen()
+	if err := a.raw.errOpen(); err != nil {
+		return err
+	}
 	return a.raw.st.deviceFree()
 }
 
@@ -280,7 +290,9 @@ func (a *Array[T]) DeviceFree() error {
 // (device.PathNone) and the memory just gets its allocation on d. On error
 // the Array stays where it was, with its data and state.
 func (a *Array[T]) MoveTo(d device.Device) (device.Path, error) {
-	a.raw.checkOpen()
+	if err := a.raw.errOpen(); err != nil {
+		return 0, err
+	}
 	return a.raw.st.moveTo(d)
 }
 

@@ -21,8 +21,10 @@ const (
 )
 
 // view fills v as the view op(x, y, z) of r.
+// A view of a closed Array is closed too (it shares r's state): making it
+// reads only metadata, and every use of it reports the Close, so
+// ops.Copy(dst, closed.Transpose(0, 1)) returns an error like any op.
 func (r *Raw) view(v *Raw, op viewOp, x, y, z int) {
-	r.checkOpen()
 	var buf [inlineDims]Dim
 	var dims []Dim
 	off := r.off
@@ -55,7 +57,6 @@ func (r *Raw) viewInto(v *Raw, off int) {
 
 // viewDims fills v as a view of r with the given dims and r's offset.
 func (r *Raw) viewDims(v *Raw, dims []Dim) {
-	r.checkOpen()
 	v.setDims(dims)
 	r.viewInto(v, r.off)
 }
@@ -222,7 +223,9 @@ func shiftMin(dim int, d Dim, delta int) int {
 // stride 0 in every dimension.
 func (a *Array[T]) View(offset int, dims []Dim) (*Array[T], error) {
 	r := &a.raw
-	r.checkOpen()
+	if err := r.errOpen(); err != nil {
+		return nil, err
+	}
 	off, err := r.viewOffset(offset, dims)
 	if err != nil {
 		return nil, err

@@ -195,7 +195,7 @@ func BenchmarkTranspose(b *testing.B) {
 	}
 	tr := src2.Transpose(0, 1)
 	dst := array.New[float32](n, n)
-	b.Run("ops.Transpose", func(b *testing.B) {
+	b.Run("ops.Copy-transposed", func(b *testing.B) {
 		b.SetBytes(8 * n * n)
 		b.ReportAllocs()
 		for b.Loop() {

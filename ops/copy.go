@@ -39,15 +39,6 @@ func Copy[T array.Elem](dst, src *array.Array[T]) error {
 	return nil
 }
 
-// Transpose copies src with dimensions d0 and d1 exchanged into dst:
-// Copy(dst, src.Transpose(d0, d1)).
-func Transpose[T array.Elem](dst, src *array.Array[T], d0, d1 int) error {
-	if err := closedOperand("Transpose", rawOf(dst), rawOf(src)); err != nil {
-		return err // before src.Transpose, which panics on a closed src
-	}
-	return Copy(dst, src.Transpose(d0, d1))
-}
-
 // Fill sets every element of dst to x.
 func Fill[T array.Elem](dst *array.Array[T], x T) error {
 	if ok, err := deviceFill(dst, x); ok {

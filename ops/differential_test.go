@@ -555,7 +555,7 @@ func diffTranspose[T array.Elem](g *dgen) {
 	a := newOperand[T](g, sext, valSmall)
 	g.note("Transpose %d %d", d0, d1)
 	p := g.expect(isF64[T](), dst.a, a.a)
-	err := Transpose(dst.a, a.a, d0, d1)
+	err := Copy(dst.a, a.a.Transpose(d0, d1))
 	if !g.finish(p, err, false, dst.a, a.a) {
 		return
 	}

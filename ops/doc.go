@@ -38,7 +38,7 @@
 // strides, never a sub-buffer or a dense copy.
 //
 // On the device: every elementwise, scalar and unary op, Compare,
-// CompareScalar, Where, Copy, Transpose, Fill, Iota, Sum, Prod, Min, Max,
+// CompareScalar, Where, Copy (of any view: Copy(dst, src.Transpose(0, 1)) is a transpose), Fill, Iota, Sum, Prod, Min, Max,
 // Mean, ArgMin and ArgMax (along a dimension and the *All forms), MatMul
 // (float32; float64 where the device has cl_khr_fp64) and CastWrap and
 // CastSaturate between every pair of element types. Ops over more than 8

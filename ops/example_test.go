@@ -57,10 +57,10 @@ func ExampleMatMul() {
 }
 
 // Transposes are views; Copy turns one into a dense Array.
-func ExampleTranspose() {
+func ExampleCopy_transpose() {
 	a := array.FromSlice([]int32{1, 2, 3, 4, 5, 6}, 3, 2)
 	t := array.New[int32](2, 3)
-	ops.Transpose(t, a, 0, 1)
+	ops.Copy(t, a.Transpose(0, 1))
 	v, _ := t.HostReadOnly()
 	fmt.Println(v.Data())
 	// Output: [1 4 2 5 3 6]

@@ -101,7 +101,7 @@ func testCopyFillIota[T array.Elem](t *testing.T, r *rand.Rand) {
 			text := append([]int(nil), ext...)
 			text[0], text[len(ext)-1] = text[len(ext)-1], text[0]
 			td := makeView(r, layouts[r.IntN(5)], text, func() T { return 0 })
-			if err := Transpose(td, src, 0, len(ext)-1); err != nil {
+			if err := Copy(td, src.Transpose(0, len(ext)-1)); err != nil {
 				t.Fatal(err)
 			}
 			tv, _ := td.HostReadOnly()
@@ -163,7 +163,7 @@ func TestTransposeHuge(t *testing.T) {
 		h.Data()[i] = float32(i)
 	}
 	dst := array.New[float32](n, n)
-	if err := Transpose(dst, src, 0, 1); err != nil {
+	if err := Copy(dst, src.Transpose(0, 1)); err != nil {
 		t.Fatal(err)
 	}
 	dv, _ := dst.HostReadOnly()
@@ -186,7 +186,7 @@ func TestTransposeLarge(t *testing.T) {
 		h.Data()[i] = float32(i)
 	}
 	dst := array.New[float32](n+13, n)
-	if err := Transpose(dst, src, 0, 1); err != nil {
+	if err := Copy(dst, src.Transpose(0, 1)); err != nil {
 		t.Fatal(err)
 	}
 	dv, _ := dst.HostReadOnly()

@@ -207,7 +207,7 @@ func npMake[T array.Elem](g *dgen, fam int) *npCase {
 		sext[d0], sext[d1] = sext[d1], sext[d0]
 		dst := newOperand[T](g, ext, valSmall)
 		a := newOperand[T](g, sext, valSmall)
-		g.must(Transpose(dst.a, a.a, d0, d1))
+		g.must(Copy(dst.a, a.a.Transpose(d0, d1)))
 		c.Op, c.A0, c.A1, c.Ins = "swapaxes", n-1-d0, n-1-d1, []npArr{npOf(a)}
 		npResult(g, c, dst.a)
 	case 5: // reduce along a dimension

@@ -80,7 +80,7 @@ func ToGeneral(a *array.Array[float64]) (blas64.General, error) {
 		return blas64.General{}, fmt.Errorf("%w: Array is %d×%d: gonum matrices cannot be empty", array.ErrLayout, x.Extent, y.Extent)
 	}
 	if x.Extent > 1 && x.Stride != 1 {
-		return blas64.General{}, fmt.Errorf("%w: dimension 0 has stride %d: gonum rows are contiguous, so dimension 0 must have stride 1 (for a transposed Array, convert a.Transpose(0, 1) and use the matrix's T(); otherwise copy it: d := array.New[float64](%d, %d); d.CopyFrom(a))", array.ErrLayout, x.Stride, x.Extent, y.Extent)
+		return blas64.General{}, fmt.Errorf("%w: dimension 0 has stride %d: gonum rows are contiguous, so dimension 0 must have stride 1 (for a transposed Array, convert a.Transpose(0, 1) and use the matrix's T(); otherwise copy it: d := array.New[float64](%d, %d); ops.Copy(d, a))", array.ErrLayout, x.Stride, x.Extent, y.Extent)
 	}
 	stride := y.Stride
 	if y.Extent == 1 {

@@ -104,7 +104,7 @@ func view(kind string, a *array.Array[uint8], channels int) (image.Rectangle, in
 			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants %d channels in dimension 2, got %d (Go has no image type for that many: copy into a %d-channel Array)", array.ErrLayout, kind, channels, c.Extent, channels)
 		}
 		if c.Stride != 1 {
-			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants channels innermost (dimension 2 stride 1), got stride %d: a planar Array needs a copy: d := array.NewInterleaved[uint8](w, h, %d); d.CopyFrom(a) (with a's mins set through SetMin)", array.ErrLayout, kind, c.Stride, channels)
+			return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants channels innermost (dimension 2 stride 1), got stride %d: a planar Array needs a copy: d := array.NewInterleaved[uint8](w, h, %d); ops.Copy(d, a) (with a's mins set through SetMin)", array.ErrLayout, kind, c.Stride, channels)
 		}
 	}
 	r := image.Rect(x.Min, y.Min, x.Min+x.Extent, y.Min+y.Extent)
@@ -112,7 +112,7 @@ func view(kind string, a *array.Array[uint8], channels int) (image.Rectangle, in
 		return r, 0, nil, nil
 	}
 	if x.Extent > 1 && x.Stride != px {
-		return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants dimension 0 (x) with stride %d, got %d: pixels must be packed along a row (a transposed Array or one channel of an interleaved image needs a copy: d := %s; d.CopyFrom(a))", array.ErrLayout, kind, px, x.Stride, newLike(a))
+		return image.Rectangle{}, 0, nil, fmt.Errorf("%w: %s wants dimension 0 (x) with stride %d, got %d: pixels must be packed along a row (a transposed Array or one channel of an interleaved image needs a copy: d := %s; ops.Copy(d, a))", array.ErrLayout, kind, px, x.Stride, newLike(a))
 	}
 	stride := y.Stride
 	if y.Extent == 1 {
