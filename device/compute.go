@@ -1,7 +1,5 @@
 package device
 
-import "sync"
-
 // Compute is a Device that runs work on its own memory, so that work on
 // data it holds need not copy the data home. Package ops asks for it (and
 // for Kernels or HostMemory below) to run an op where its operands live;
@@ -113,26 +111,4 @@ type Native interface {
 	// Handles returns the native context and queue (cl_context,
 	// cl_command_queue for OpenCL).
 	Handles() (ctx, queue uintptr)
-}
-
-// Values keeps a device's Value state; embed it. The zero value is ready.
-type Values struct {
-	mu sync.Mutex
-	m  map[any]any
-}
-
-// Value returns the value under key, storing init() there first if none
-// (with a nil init, it returns nil then).
-func (v *Values) Value(key any, init func() any) any {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if x, ok := v.m[key]; ok || init == nil {
-		return x
-	}
-	if v.m == nil {
-		v.m = map[any]any{}
-	}
-	x := init()
-	v.m[key] = x
-	return x
 }

@@ -2,7 +2,6 @@ package device
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 )
 
@@ -48,25 +47,7 @@ func TestRegion(t *testing.T) {
 	}
 }
 
-func TestStatsAndGuard(t *testing.T) {
-	var c Counters
-	c.Alloc(100)
-	c.H2D(10)
-	before := c.Snapshot()
-	c.H2D(20)
-	c.D2H(5)
-	c.D2D(7)
-	c.CacheHit()
-	c.CacheMiss()
-	c.Cached(64)
-	c.Release(100)
-	d := c.Snapshot().Sub(before)
-	if d.H2DCalls != 1 || d.H2DBytes != 20 || d.D2HBytes != 5 || d.D2DBytes != 7 || d.AllocsLive != 0 || d.CacheHits != 1 || d.CachedBytes != 64 {
-		t.Fatalf("delta %v", d)
-	}
-	if got := d.String(); !strings.Contains(got, "H2D 1 calls 20 B; D2H 1 calls 5 B") {
-		t.Fatalf("String %q", got)
-	}
+func TestGuard(t *testing.T) {
 	was := SetGuard(true)
 	defer SetGuard(was)
 	if !Guarded() || !SetGuard(false) || Guarded() {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 // Options choose and tune a Device. The zero value picks the device the way
@@ -62,7 +63,7 @@ type Device struct {
 	s *state
 	// vals is packages' per-device state (device.Kernels.Value); not in
 	// state, which must not point back to the Device.
-	vals device.Values
+	vals devkit.Values
 }
 
 var (
@@ -91,7 +92,7 @@ type state struct {
 	align    int // sub-buffer origin alignment in bytes
 	maxAlloc int
 	stage    bool
-	counters device.Counters
+	counters devkit.Counters
 	subID    bool // id is a sub-device this state releases (OpenGroup)
 
 	mu     sync.Mutex
@@ -107,7 +108,7 @@ type state struct {
 	// all return its error.
 	closeOnce sync.Once
 	closeErr  error
-	hooks     device.CloseHooks
+	hooks     devkit.CloseHooks
 	pace      pacer
 	capsOnce  sync.Once
 	caps      device.Caps

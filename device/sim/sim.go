@@ -7,20 +7,24 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 // ErrClosed is returned by a Device used after Close; it wraps
 // device.ErrClosed.
 var ErrClosed = fmt.Errorf("sim: %w", device.ErrClosed)
 
+// OnClose implements device.CloseNotifier.
+func (d *Device) OnClose(fn func()) (cancel func()) { return d.hooks.OnClose(fn) }
+
 // Device is a simulated device. The zero value is not usable: call New.
 type Device struct {
-	device.CloseHooks
+	hooks    devkit.CloseHooks
 	name     string
 	limit    int
 	mu       sync.Mutex
 	live     map[*block]struct{}
-	c        device.Counters
+	c        devkit.Counters
 	done     atomic.Bool
 	hostLive int
 	compute  bool
@@ -291,7 +295,7 @@ func (d *Device) Stats() device.Stats { return d.c.Snapshot() }
 // Close frees every allocation. Idempotent.
 func (d *Device) Close() error {
 	if !d.done.Load() {
-		d.RunCloseHooks()
+		d.hooks.RunCloseHooks()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
