@@ -235,7 +235,7 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 	}
 	if err == nil && p.opencl {
 		// Bounded work in flight: blocks while the queue is too far ahead.
-		if err = dev.Pace(); errors.Is(err, device.ErrClosed) {
+		if err = plumb.OpenCL.Pace(dev); errors.Is(err, device.ErrClosed) {
 			err = p.closedError(dev, err.Error(), err)
 		}
 	}

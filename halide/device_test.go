@@ -3,6 +3,7 @@ package halide_test
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/device/opencl/cl"
 	"os"
 	"runtime"
 	"strconv"
@@ -124,12 +125,12 @@ func TestSeveralDevices(t *testing.T) {
 // context (its compiled programs), so the caller's context is as it was.
 func TestUserContext(t *testing.T) {
 	def := clDevice(t)
-	ctx, err := opencl.CreateContext(def.Info())
+	ctx, err := cl.CreateContext(def.DeviceID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctx.Release()
-	q, err := ctx.CreateQueue(def.Info(), 0)
+	q, err := ctx.CreateQueue(def.DeviceID(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

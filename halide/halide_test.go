@@ -3,6 +3,7 @@ package halide_test
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/plumb"
 	"os"
 	"strings"
 	"sync"
@@ -279,7 +280,7 @@ func TestCropOutput(t *testing.T) {
 	// alignment (128 bytes on PoCL, 512 or more on GPUs): start whole rows in.
 	align := 128
 	if d, err := halide.OpenCLDevice(); err == nil {
-		align = d.SubBufferAlign()
+		align = plumb.OpenCL.SubBufferAlign(d)
 	}
 	clRow := max(2, (align+w-1)/w)
 	h := clRow + 12
@@ -355,7 +356,7 @@ func TestCropOutput(t *testing.T) {
 		if err := brighter.Brighter(array.FromSlice(src, w, h), 1, crop); err != nil {
 			t.Fatal(err)
 		}
-		if dev.SubBufferAlign() > 1 {
+		if plumb.OpenCL.SubBufferAlign(dev) > 1 {
 			if s := dev.Stats().Sub(before); s.D2DCalls != 1 || s.D2HCalls != 0 {
 				t.Errorf("misaligned output: %v, want one device copy back and no download", s)
 			}

@@ -1,6 +1,7 @@
 package halide_test
 
 import (
+	"github.com/resident-go/resident/internal/plumb"
 	"os"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ func TestBoundedInFlight(t *testing.T) {
 			t.Fatal(err)
 		}
 		a, b = b, a
-		if m := dev.InFlight(); m > 8 {
+		if m := plumb.OpenCL.InFlight(dev); m > 8 {
 			t.Fatalf("call %d: %d pacing markers in flight, want at most 8", i, m)
 		}
 		if i%1000 == 0 {

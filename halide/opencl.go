@@ -24,8 +24,6 @@ type clDevice interface {
 	device.CloseNotifier
 	Closed() bool
 	Value(key any, init func() any) any
-	SubBufferAlign() int
-	Pace() error
 }
 
 var _ clDevice = (*opencl.Device)(nil)
@@ -162,12 +160,9 @@ func closing(d clDevice) bool {
 // like Halide's own runtime. Pipeline.SetDevice and CallOn choose another.
 // Its Stats count every transfer a call makes.
 func OpenCLDevice() (*opencl.Device, error) {
-	// Load before the first pipeline runs: with RTLD_GLOBAL the runtime
-	// resolves OpenCL from the same libOpenCL.so.1 instead of dlopening
-	// libOpenCL.so, which on some machines lists fewer platforms.
-	if err := opencl.Load(); err != nil {
-		return nil, err
-	}
+	// Default loads OpenCL (RTLD_GLOBAL) before the first pipeline runs, so
+	// the runtime resolves it from the same libOpenCL.so.1 instead of
+	// dlopening libOpenCL.so, which on some machines lists fewer platforms.
 	return opencl.Default()
 }
 

@@ -130,7 +130,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 				// hooks run before the gate shuts): nothing to run on.
 				return p.closedError(dev, fmt.Sprintf("argument %q was let go by its device", a.Name), device.ErrClosed)
 			}
-			if (b.alloc.Offset()+b.off)%dev.SubBufferAlign() != 0 {
+			if (b.alloc.Offset()+b.off)%plumb.OpenCL.SubBufferAlign(dev) != 0 {
 				// Halide 14 makes a sub-buffer of an offset handle, whose
 				// origin must be aligned: run on an aligned copy.
 				if err := b.makeTemp(dev); err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl/cl"
 )
 
 // root is one cl_mem shared by an allocation and its crops.
@@ -63,10 +64,6 @@ func (d *Device) ownLocked(a device.Allocation) (*alloc, error) {
 	return x, nil
 }
 
-func isOOM(code int32) bool {
-	return code == codeMemObjectAllocationFail || code == codeOutOfResources || code == codeOutOfHostMemory
-}
-
 // Malloc returns a new allocation of bytes bytes, from the cache when a
 // freed block of the same size bin is there. Sizes above the device's
 // CL_DEVICE_MAX_MEM_ALLOC_SIZE fail with CL_INVALID_BUFFER_SIZE.
@@ -78,7 +75,7 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 	n := max(bytes, 1)
 	if n > s.maxAlloc {
 		return nil, fmt.Errorf("opencl: Malloc(%d) on %s exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE (%d bytes): %w",
-			bytes, s.name, s.maxAlloc, &Error{Op: "clCreateBuffer", Code: CodeInvalidBufferSize})
+			bytes, s.name, s.maxAlloc, &cl.Error{Op: "clCreateBuffer", Code: cl.CodeInvalidBufferSize})
 	}
 	size := binSize(n)
 	if size > s.maxAlloc {
@@ -98,13 +95,13 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 		if !s.opts.NoCache {
 			s.counters.CacheMiss()
 		}
-		var code int32
-		mem, code = clCreateBuffer(s.ctx.h, uint64(MemReadWrite), size)
-		if isOOM(code) {
+		var err error
+		mem, err = cl.CreateMem(s.ctx.Handle(), cl.MemReadWrite, size)
+		if cl.IsOutOfMemory(err) {
 			d.ReleaseCache()
-			mem, code = clCreateBuffer(s.ctx.h, uint64(MemReadWrite), size)
+			mem, err = cl.CreateMem(s.ctx.Handle(), cl.MemReadWrite, size)
 		}
-		if err := check("clCreateBuffer", code); err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("opencl: Malloc(%d) on %s: %w", bytes, s.name, err)
 		}
 	}
@@ -112,7 +109,7 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		clRelease(kindMem, mem)
+		cl.Release(cl.KindMem, mem)
 		return nil, ErrClosed
 	}
 	s.live[r] = struct{}{}
@@ -150,7 +147,7 @@ func (d *Device) Free(a device.Allocation) error {
 		s.counters.Cached(r.size)
 		return nil
 	}
-	return release(kindMem, r.mem)
+	return cl.Release(cl.KindMem, r.mem)
 }
 
 // Crop returns an allocation that shares a's memory (same root cl_mem),
@@ -172,9 +169,9 @@ func (d *Device) Crop(a device.Allocation, off, bytes int) (device.Allocation, e
 	return &alloc{d: d, r: x.r, off: x.off + off, bytes: bytes}, nil
 }
 
-// Mem returns the root cl_mem of one of d's allocations and the allocation's
+// mem returns the root cl_mem of one of d's allocations and the allocation's
 // byte offset in it.
-func (d *Device) Mem(a device.Allocation) (mem uintptr, off int, err error) {
+func (d *Device) mem(a device.Allocation) (mem uintptr, off int, err error) {
 	x, err := d.own(a)
 	if err != nil {
 		return 0, 0, err
@@ -182,31 +179,31 @@ func (d *Device) Mem(a device.Allocation) (mem uintptr, off int, err error) {
 	return x.r.mem, x.off, nil
 }
 
-// SubBuffer returns a cl_mem covering exactly a (for runtimes such as
+// subBuffer returns a cl_mem covering exactly a (for runtimes such as
 // Halide's that take a cl_mem without an offset) and a release func to call
 // when done with it. For an allocation at offset 0 it is the root itself,
 // retained. Otherwise a's offset must be a multiple of the device's
 // sub-buffer alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN bits / 8).
-func (d *Device) SubBuffer(a device.Allocation) (mem uintptr, release func(), err error) {
+func (d *Device) subBuffer(a device.Allocation) (mem uintptr, release func(), err error) {
 	x, err := d.own(a)
 	if err != nil {
 		return 0, nil, err
 	}
 	if x.off == 0 {
-		if err := check("clRetainMemObject", clRetain(kindMem, x.r.mem)); err != nil {
+		if err := cl.Retain(cl.KindMem, x.r.mem); err != nil {
 			return 0, nil, err
 		}
 		return x.r.mem, releaseOnce(x.r.mem), nil
 	}
 	if x.off%d.s.align != 0 {
 		return 0, nil, fmt.Errorf("opencl: SubBuffer: crop at byte offset %d is not a multiple of %s's sub-buffer alignment, %d bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN): use the root cl_mem with the offset, or crop at aligned offsets: %w",
-			x.off, d.s.name, d.s.align, &Error{Op: "clCreateSubBuffer", Code: CodeMisalignedSubBufferOff})
+			x.off, d.s.name, d.s.align, &cl.Error{Op: "clCreateSubBuffer", Code: cl.CodeMisalignedSubBufferOff})
 	}
 	if x.bytes == 0 {
-		return 0, nil, fmt.Errorf("opencl: SubBuffer of an empty crop: %w", &Error{Op: "clCreateSubBuffer", Code: CodeInvalidBufferSize})
+		return 0, nil, fmt.Errorf("opencl: SubBuffer of an empty crop: %w", &cl.Error{Op: "clCreateSubBuffer", Code: cl.CodeInvalidBufferSize})
 	}
-	h, code := clCreateSubBuffer(x.r.mem, uint64(MemReadWrite), x.off, x.bytes)
-	if err := check("clCreateSubBuffer", code); err != nil {
+	h, err := cl.CreateSubMem(x.r.mem, cl.MemReadWrite, x.off, x.bytes)
+	if err != nil {
 		return 0, nil, err
 	}
 	return h, releaseOnce(h), nil
@@ -214,8 +211,8 @@ func (d *Device) SubBuffer(a device.Allocation) (mem uintptr, release func(), er
 
 func releaseOnce(h uintptr) func() {
 	var once sync.Once
-	return func() { once.Do(func() { clRelease(kindMem, h) }) }
+	return func() { once.Do(func() { cl.Release(cl.KindMem, h) }) }
 }
 
-// SubBufferAlign is the byte multiple a crop's offset must have for SubBuffer.
-func (d *Device) SubBufferAlign() int { return d.s.align }
+// subBufferAlign is the byte multiple a crop's offset must have for SubBuffer.
+func (d *Device) subBufferAlign() int { return d.s.align }

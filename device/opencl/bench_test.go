@@ -238,7 +238,7 @@ func BenchmarkMallocFree(b *testing.B) {
 // 17 µs for NVIDIA OpenCL from C).
 func BenchmarkKernelLaunch(b *testing.B) {
 	d, _ := benchDevices(b)
-	p, err := d.BuildProgram(`__kernel void one(__global int *x) { x[get_global_id(0)] += 1; }`, "")
+	p, err := d.Context().BuildProgram(d.DeviceID(), "", `__kernel void one(__global int *x) { x[get_global_id(0)] += 1; }`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func BenchmarkKernelLaunch(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for range b.N {
-		if err := d.Launch(k, []int{256}, nil); err != nil {
+		if err := d.Queue().EnqueueKernel(k, nil, []int{256}, nil, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 		if err := d.Sync(); err != nil {

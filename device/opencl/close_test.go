@@ -1,6 +1,7 @@
 package opencl_test
 
 import (
+	"github.com/resident-go/resident/internal/plumb"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -64,10 +65,10 @@ func TestPace(t *testing.T) {
 	}
 	defer d.Close()
 	for range 2000 {
-		if err := d.Pace(); err != nil {
+		if err := plumb.OpenCL.Pace(d); err != nil {
 			t.Fatal(err)
 		}
-		if n := d.InFlight(); n > 8 {
+		if n := plumb.OpenCL.InFlight(d); n > 8 {
 			t.Fatalf("%d pacing markers in flight, want at most 8", n)
 		}
 	}

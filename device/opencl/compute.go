@@ -3,8 +3,10 @@ package opencl
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl/cl"
 )
 
 // The device.Kernels and device.Native adapter: what package ops (and a
@@ -13,9 +15,24 @@ import (
 var (
 	_ device.Kernels = (*Device)(nil)
 	_ device.Native  = (*Device)(nil)
-	_ device.Program = (*Program)(nil)
-	_ device.Kernel  = (*Kernel)(nil)
+	_ device.Program = program{}
+	_ device.Kernel  = (*kernel)(nil)
 )
+
+// program and kernel adapt the binding's objects to device.Program and
+// device.Kernel; kernel remembers the arguments and grid Enqueue set last.
+type program struct{ p *cl.Program }
+
+type kernel struct {
+	k    *cl.Kernel
+	mu   sync.Mutex
+	last []any
+	grid device.Grid
+}
+
+func (k *kernel) Name() string   { return k.k.Name() }
+func (k *kernel) Release() error { return k.k.Release() }
+func (p program) Release() error { return p.p.Release() }
 
 // Value implements device.Kernels: per-device state of packages above,
 // dropped with the Device.
@@ -24,20 +41,20 @@ func (d *Device) Value(key any, init func() any) any { return d.vals.Value(key, 
 // Compile builds an OpenCL C program (device.Kernels); a failed build
 // returns a *BuildError with the log.
 func (d *Device) Compile(src, options string) (device.Program, error) {
-	p, err := d.BuildProgram(src, options)
+	p, err := d.build(src, options)
 	if err != nil {
 		return nil, err
 	}
-	return p, nil
+	return program{p}, nil
 }
 
 // Kernel implements device.Program: CreateKernel.
-func (p *Program) Kernel(name string) (device.Kernel, error) {
-	k, err := p.CreateKernel(name)
+func (p program) Kernel(name string) (device.Kernel, error) {
+	k, err := p.p.CreateKernel(name)
 	if err != nil {
 		return nil, err
 	}
-	return k, nil
+	return &kernel{k: k}, nil
 }
 
 // Enqueue sets k's arguments, skipping those equal to the ones it set
@@ -45,35 +62,35 @@ func (p *Program) Kernel(name string) (device.Kernel, error) {
 // driver once per op, for the enqueue), and queues k over g. Every
 // command counts toward the device's pacing.
 func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
-	kk, ok := k.(*Kernel)
+	kk, ok := k.(*kernel)
 	if !ok {
 		return fmt.Errorf("opencl: Enqueue of a %T on %s: %w", k, d.Name(), device.ErrForeign)
 	}
 	kk.mu.Lock()
-	kk.grid = g // in the Kernel, so that the slices below allocate nothing
+	kk.grid = g // in the cl.Kernel, so that the slices below allocate nothing
 	var local []int
 	if g.Local != [3]int{} {
 		local = kk.grid.Local[:g.Dims]
 	}
 	err := kk.setArgs(args)
 	if err == nil {
-		err = d.s.queue.EnqueueKernel(kk, nil, kk.grid.Global[:g.Dims], local, nil, nil)
+		err = d.s.queue.EnqueueKernel(kk.k, nil, kk.grid.Global[:g.Dims], local, nil, nil)
 	}
 	kk.mu.Unlock()
 	if err != nil {
-		return fmt.Errorf("opencl: kernel %s on %s: %w", kk.name, d.Name(), err)
+		return fmt.Errorf("opencl: kernel %s on %s: %w", kk.k.Name(), d.Name(), err)
 	}
-	return d.Pace()
+	return d.pace()
 }
 
 // setArgs sets k's arguments that differ from the last ones set; call
 // with k.mu held.
-func (k *Kernel) setArgs(args []any) error {
+func (k *kernel) setArgs(args []any) error {
 	for i, a := range args {
 		if i < len(k.last) && argEqual(k.last[i], a) {
 			continue
 		}
-		if err := k.SetArg(i, a); err != nil {
+		if err := k.k.SetArg(i, a); err != nil {
 			k.last = nil
 			return err
 		}
@@ -94,23 +111,22 @@ func argEqual(x, y any) bool {
 // (clEnqueueCopyBuffer, the fastest device-to-device copy NVIDIA's OpenCL
 // has); not counted in Stats.
 func (d *Device) CopyBytes(dst device.Buffer, dstOff int, src device.Buffer, srcOff, n int) error {
-	db := Buffer{h: uintptr(dst), size: dstOff + n}
-	sb := Buffer{h: uintptr(src), size: srcOff + n}
-	if err := d.s.queue.CopyBuffer(&db, dstOff, &sb, srcOff, n, nil, nil); err != nil {
+	db := cl.WrapBuffer(uintptr(dst), dstOff+n)
+	sb := cl.WrapBuffer(uintptr(src), srcOff+n)
+	if err := d.s.queue.CopyBuffer(db, dstOff, sb, srcOff, n, nil, nil); err != nil {
 		return fmt.Errorf("opencl: copy on %s: %w", d.Name(), err)
 	}
-	return d.Pace()
+	return d.pace()
 }
 
 // ReadBytes reads len(dst) bytes at off in src, blocking; not counted in
 // Stats.
 func (d *Device) ReadBytes(dst []byte, src device.Buffer, off int) error {
-	b := Buffer{h: uintptr(src), size: off + len(dst)}
-	return d.s.queue.ReadBuffer(dst, &b, off, nil)
+	return d.s.queue.ReadBuffer(dst, cl.WrapBuffer(uintptr(src), off+len(dst)), off, nil)
 }
 
 // API implements device.Native.
 func (d *Device) API() string { return "OpenCL" }
 
 // Handles returns the cl_context and cl_command_queue (device.Native).
-func (d *Device) Handles() (ctx, queue uintptr) { return d.s.ctx.h, d.s.queue.h }
+func (d *Device) Handles() (ctx, queue uintptr) { return d.s.ctx.Handle(), d.s.queue.Handle() }

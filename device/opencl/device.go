@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl/cl"
 	"github.com/resident-go/resident/internal/devkit"
 )
 
@@ -84,10 +85,10 @@ func (d *Device) OnClose(f func()) (cancel func()) { return d.s.hooks.OnClose(f)
 // back to the Device, or the cleanup would never run.
 type state struct {
 	opts     Options
-	platform Platform
-	id       DeviceID
-	ctx      *Context
-	queue    *CommandQueue
+	platform cl.Platform
+	id       cl.DeviceID
+	ctx      *cl.Context
+	queue    *cl.CommandQueue
 	name     string
 	align    int // sub-buffer origin alignment in bytes
 	maxAlloc int
@@ -121,7 +122,7 @@ func Open(o Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := CreateContext(id)
+	ctx, err := cl.CreateContext(id)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +147,7 @@ func (o *Options) defaults() {
 }
 
 // newDevice builds a Device over ctx and q, which it releases on Close.
-func newDevice(o Options, p Platform, id DeviceID, ctx *Context, q *CommandQueue) *Device {
+func newDevice(o Options, p cl.Platform, id cl.DeviceID, ctx *cl.Context, q *cl.CommandQueue) *Device {
 	s := &state{
 		opts: o, platform: p, id: id, ctx: ctx, queue: q,
 		name:     fmt.Sprintf("opencl:%s (%s)", id.Name(), p.Name()),
@@ -207,49 +208,28 @@ func (d *Device) isClosed() bool {
 // Name names the device and its platform.
 func (d *Device) Name() string { return d.s.name }
 
-// Context returns the raw cl_context.
-func (d *Device) Context() uintptr { return d.s.ctx.h }
+// The device's OpenCL objects, for code that calls the binding (package
+// cl) itself; their Handle methods give the raw cl_context,
+// cl_command_queue, cl_device_id and cl_platform_id. The Device owns them:
+// don't Release them.
 
-// Queue returns the raw cl_command_queue (in-order).
-func (d *Device) Queue() uintptr { return d.s.queue.h }
+// Context returns the device's context.
+func (d *Device) Context() *cl.Context { return d.s.ctx }
 
-// ID returns the raw cl_device_id.
-func (d *Device) ID() uintptr { return d.s.id.id }
+// Queue returns the device's in-order queue.
+func (d *Device) Queue() *cl.CommandQueue { return d.s.queue }
 
-// Info returns the device's identity for info queries.
-func (d *Device) Info() DeviceID { return d.s.id }
+// DeviceID returns the device's identity, for info queries (Name,
+// Extensions, MaxComputeUnits…).
+func (d *Device) DeviceID() cl.DeviceID { return d.s.id }
 
 // Platform returns the device's platform.
-func (d *Device) Platform() Platform { return d.s.platform }
+func (d *Device) Platform() cl.Platform { return d.s.platform }
 
-// CLContext returns the device's context, for building programs and
-// creating buffers directly. Don't Release it.
-func (d *Device) CLContext() *Context { return d.s.ctx }
-
-// CLQueue returns the device's queue, for enqueuing kernels. Don't Release it.
-func (d *Device) CLQueue() *CommandQueue { return d.s.queue }
-
-// BuildProgram creates and builds a program for this device; a failed build
+// build creates and builds a program for this device; a failed build
 // returns a *BuildError with the log.
-func (d *Device) BuildProgram(src, options string) (*Program, error) {
-	p, err := d.s.ctx.CreateProgram(src)
-	if err != nil {
-		return nil, err
-	}
-	if err := p.Build([]DeviceID{d.s.id}, options); err != nil {
-		p.Release()
-		return nil, err
-	}
-	return p, nil
-}
-
-// Launch enqueues k over global (local may be nil) on the device's queue and
-// flushes it; Sync waits for it.
-func (d *Device) Launch(k *Kernel, global, local []int) error {
-	if err := d.s.queue.EnqueueKernel(k, nil, global, local, nil, nil); err != nil {
-		return err
-	}
-	return d.s.queue.Flush()
+func (d *Device) build(src, options string) (*cl.Program, error) {
+	return d.s.ctx.BuildProgram(d.s.id, options, src)
 }
 
 // Sync waits for all work queued on the device.
@@ -292,11 +272,11 @@ func (s *state) shutdown() error {
 	var errs []error
 	errs = append(errs, s.queue.Finish())
 	for r := range live {
-		errs = append(errs, release(kindMem, r.mem))
+		errs = append(errs, cl.Release(cl.KindMem, r.mem))
 		s.counters.Release(r.user)
 	}
 	for _, m := range cached {
-		errs = append(errs, release(kindMem, m))
+		errs = append(errs, cl.Release(cl.KindMem, m))
 	}
 	s.counters.Cached(-cachedBytes)
 	errs = append(errs, s.pace.drain())
@@ -319,7 +299,7 @@ func (s *state) shutdown() error {
 func (s *state) release() error {
 	err := errors.Join(s.queue.Release(), s.ctx.Release())
 	if s.subID {
-		err = errors.Join(err, check("clReleaseDevice", clReleaseDevice(s.id.id)))
+		err = errors.Join(err, cl.ReleaseDevice(s.id))
 	}
 	return err
 }
@@ -333,7 +313,7 @@ func (d *Device) ReleaseCache() error {
 	s.counters.Cached(-bytes)
 	var errs []error
 	for _, m := range mems {
-		errs = append(errs, release(kindMem, m))
+		errs = append(errs, cl.Release(cl.KindMem, m))
 	}
 	return errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/device/opencl/cl"
 	"runtime"
 	"sync"
 	"testing"
@@ -251,13 +252,13 @@ func TestHighRank(t *testing.T) {
 
 func TestMallocTooLarge(t *testing.T) {
 	d := open(t, Options{})
-	for _, n := range []int{int(d.Info().MaxMemAllocSize()) + 1, 1 << 50} {
+	for _, n := range []int{int(d.DeviceID().MaxMemAllocSize()) + 1, 1 << 50} {
 		a, err := d.Malloc(n)
 		if err == nil {
 			d.Free(a)
 			t.Fatalf("Malloc(%d) succeeded", n)
 		}
-		if !errors.Is(err, &Error{Code: CodeInvalidBufferSize}) {
+		if !errors.Is(err, &cl.Error{Code: cl.CodeInvalidBufferSize}) {
 			t.Errorf("Malloc(%d): %v, want CL_INVALID_BUFFER_SIZE", n, err)
 		}
 	}
@@ -458,18 +459,18 @@ func TestPinnedHost(t *testing.T) {
 
 func TestSubBuffer(t *testing.T) {
 	d := open(t, Options{})
-	al := d.SubBufferAlign()
+	al := d.subBufferAlign()
 	n := 4 * al
 	a, _ := d.Malloc(n)
 	defer d.Free(a)
 	d.CopyIn(a, 0, make([]byte, n), dense(1, n))
 	c, _ := d.Crop(a, al, al)
 	defer d.Free(c)
-	mem, release, err := d.SubBuffer(c)
+	mem, release, err := d.subBuffer(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.CLQueue().WriteBuffer(WrapBuffer(mem, al), 0, bytes.Repeat([]byte{7}, al), nil); err != nil {
+	if err := d.Queue().WriteBuffer(cl.WrapBuffer(mem, al), 0, bytes.Repeat([]byte{7}, al), nil); err != nil {
 		t.Fatal(err)
 	}
 	release()
@@ -481,15 +482,15 @@ func TestSubBuffer(t *testing.T) {
 			t.Fatalf("byte %d = %d, want %d", i, v, want)
 		}
 	}
-	if root, off, err := d.Mem(c); err != nil || root != a.Native() || off != al {
+	if root, off, err := d.mem(c); err != nil || root != a.Native() || off != al {
 		t.Errorf("Mem = %#x, %d, %v", root, off, err)
 	}
 	mis, _ := d.Crop(a, 1, 8)
 	defer d.Free(mis)
-	if _, _, err := d.SubBuffer(mis); !errors.Is(err, &Error{Code: CodeMisalignedSubBufferOff}) {
+	if _, _, err := d.subBuffer(mis); !errors.Is(err, &cl.Error{Code: cl.CodeMisalignedSubBufferOff}) {
 		t.Errorf("misaligned SubBuffer: %v", err)
 	}
-	whole, rel, err := d.SubBuffer(a)
+	whole, rel, err := d.subBuffer(a)
 	if err != nil || whole != a.Native() {
 		t.Fatalf("SubBuffer of a root = %#x, %v", whole, err)
 	}

@@ -3,6 +3,7 @@ package opencl
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/device/opencl/cl"
 	"strings"
 	"testing"
 )
@@ -28,39 +29,39 @@ func TestErrorName(t *testing.T) {
 		{-20, "CL_UNKNOWN_ERROR"},
 		{7, "CL_UNKNOWN_ERROR"},
 	} {
-		if got := ErrorName(tc.code); got != tc.name {
+		if got := cl.ErrorName(tc.code); got != tc.name {
 			t.Errorf("ErrorName(%d) = %s, want %s", tc.code, got, tc.name)
 		}
 	}
 	// Every standard code from -1 to -19 and -30 to -72 has a name.
 	for c := -72; c < 0; c++ {
-		if (c >= -19 || c <= -30) && ErrorName(c) == "CL_UNKNOWN_ERROR" {
+		if (c >= -19 || c <= -30) && cl.ErrorName(c) == "CL_UNKNOWN_ERROR" {
 			t.Errorf("code %d has no name", c)
 		}
 	}
 }
 
 func TestErrorMessageAndIs(t *testing.T) {
-	err := fmt.Errorf("wrapped: %w", &Error{Op: "clCreateBuffer", Code: CodeInvalidBufferSize})
+	err := fmt.Errorf("wrapped: %w", &cl.Error{Op: "clCreateBuffer", Code: cl.CodeInvalidBufferSize})
 	if s := err.Error(); !strings.Contains(s, "CL_INVALID_BUFFER_SIZE") || !strings.Contains(s, "clCreateBuffer") {
 		t.Errorf("message %q lacks the name or op", s)
 	}
-	if !errors.Is(err, &Error{Code: CodeInvalidBufferSize}) {
+	if !errors.Is(err, &cl.Error{Code: cl.CodeInvalidBufferSize}) {
 		t.Error("errors.Is by code failed")
 	}
-	if errors.Is(err, &Error{Code: CodeOutOfResources}) {
+	if errors.Is(err, &cl.Error{Code: cl.CodeOutOfResources}) {
 		t.Error("errors.Is matched another code")
 	}
-	var e *Error
+	var e *cl.Error
 	if !errors.As(err, &e) || e.Code != -61 {
 		t.Errorf("errors.As: %v", e)
 	}
-	be := &BuildError{Err: &Error{Op: "clBuildProgram", Code: CodeBuildProgramFailure}, Logs: []BuildLog{{Name: "a", Log: "bad token"}, {Name: "b", Log: "also bad"}}}
+	be := &BuildError{Err: &cl.Error{Op: "clBuildProgram", Code: cl.CodeBuildProgramFailure}, Logs: []cl.BuildLog{{Name: "a", Log: "bad token"}, {Name: "b", Log: "also bad"}}}
 	if s := be.Error(); !strings.Contains(s, "bad token") || !strings.Contains(s, "also bad") || !strings.Contains(s, "CL_BUILD_PROGRAM_FAILURE") {
 		t.Errorf("BuildError message %q", s)
 	}
-	if !errors.Is(be, &Error{Code: CodeBuildProgramFailure}) {
-		t.Error("BuildError does not unwrap to its *Error")
+	if !errors.Is(be, &cl.Error{Code: cl.CodeBuildProgramFailure}) {
+		t.Error("BuildError does not unwrap to its *cl.Error")
 	}
 }
 

@@ -3,35 +3,14 @@ package opencl
 import (
 	"errors"
 	"fmt"
+
+	"github.com/resident-go/resident/device/opencl/cl"
 )
 
 // Choose returns the platform and device Open(o) would open.
-func Choose(o Options) (Platform, DeviceID, error) {
+func Choose(o Options) (cl.Platform, cl.DeviceID, error) {
 	o.defaults()
 	return choose(&o)
-}
-
-// SubDevices partitions the device into as many sub-devices of units
-// compute units each as fit (clCreateSubDevices, partition equally).
-// CPU devices such as PoCL's can; most GPUs cannot, and say so in the
-// error. Open them with OpenGroup, which takes them over.
-func (d DeviceID) SubDevices(units int) ([]DeviceID, error) {
-	if units <= 0 {
-		return nil, fmt.Errorf("opencl: SubDevices of %d compute units: want ≥ 1", units)
-	}
-	n, code := clCreateSubDevices(d.id, units, nil)
-	if err := check("clCreateSubDevices", code); err != nil {
-		return nil, fmt.Errorf("opencl: %s cannot be split into devices of %d compute units: %w", d.Name(), units, err)
-	}
-	raw := make([]uintptr, n)
-	if _, code := clCreateSubDevices(d.id, units, raw); code != 0 {
-		return nil, check("clCreateSubDevices", code)
-	}
-	ids := make([]DeviceID, n)
-	for i, h := range raw {
-		ids[i] = DeviceID{id: h}
-	}
-	return ids, nil
 }
 
 // OpenGroup opens one Device on each of ids, which must share a platform,
@@ -40,27 +19,27 @@ func (d DeviceID) SubDevices(units int) ([]DeviceID, error) {
 // directly (CopyFromPeer). Each Device closes on its own; the context goes
 // with the last. The Devices take the IDs over: each releases its own
 // when it closes (sub-devices are reference-counted).
-func OpenGroup(o Options, ids ...DeviceID) ([]*Device, error) {
+func OpenGroup(o Options, ids ...cl.DeviceID) ([]*Device, error) {
 	o.defaults()
 	if len(ids) == 0 {
 		return nil, errors.New("opencl: OpenGroup: no devices")
 	}
-	ctx, err := CreateContext(ids...)
+	ctx, err := cl.CreateContext(ids...)
 	if err != nil {
 		for _, id := range ids {
-			clReleaseDevice(id.id)
+			cl.ReleaseDevice(id)
 		}
 		return nil, err
 	}
 	devs := make([]*Device, 0, len(ids))
 	for i, id := range ids {
-		c := &Context{h: ctx.h, devices: ctx.devices}
+		c := cl.ContextOf(ctx.Handle(), ctx.Devices()...)
 		if i > 0 {
-			if err = check("clRetainContext", clRetain(kindContext, ctx.h)); err != nil {
+			if err = cl.Retain(cl.KindContext, ctx.Handle()); err != nil {
 				break
 			}
 		}
-		var q *CommandQueue
+		var q *cl.CommandQueue
 		if q, err = c.CreateQueue(id, 0); err != nil {
 			c.Release()
 			break
@@ -74,7 +53,7 @@ func OpenGroup(o Options, ids ...DeviceID) ([]*Device, error) {
 			d.Close()
 		}
 		for _, id := range ids[len(devs):] {
-			clReleaseDevice(id.id)
+			cl.ReleaseDevice(id)
 		}
 		return nil, err
 	}
@@ -101,19 +80,19 @@ func Split(o Options, parts int) ([]*Device, error) {
 }
 
 // split opens id as parts sub-devices of one context.
-func split(o Options, id DeviceID, parts int) ([]*Device, error) {
+func split(o Options, id cl.DeviceID, parts int) ([]*Device, error) {
 	subs, err := id.SubDevices(max(id.MaxComputeUnits()/max(parts, 1), 1))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrCannotSplit, err)
 	}
 	if len(subs) < parts {
 		for _, s := range subs {
-			clReleaseDevice(s.id)
+			cl.ReleaseDevice(s)
 		}
 		return nil, fmt.Errorf("%w: %s splits into %d devices, not %d", ErrCannotSplit, id.Name(), len(subs), parts)
 	}
 	for _, s := range subs[parts:] {
-		clReleaseDevice(s.id)
+		cl.ReleaseDevice(s)
 	}
 	return OpenGroup(o, subs[:parts]...)
 }

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl/cl"
 )
 
 // HostBlock is pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer mapped
@@ -69,26 +70,26 @@ func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
 
 // mapped creates a host-visible buffer and maps all of it.
 func (s *state) mapped(bytes int) (uintptr, unsafe.Pointer, error) {
-	mem, code := clCreateBuffer(s.ctx.h, uint64(MemReadWrite|MemAllocHostPtr), bytes)
-	if err := check("clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", code); err != nil {
+	mem, err := cl.CreateMem(s.ctx.Handle(), cl.MemReadWrite|cl.MemAllocHostPtr, bytes)
+	if err != nil {
 		return 0, nil, err
 	}
-	ptr, code := clMap(s.queue.h, mem, true, uint64(MapRead|MapWrite), 0, bytes, nil, nil)
-	if err := check("clEnqueueMapBuffer", code); err != nil {
-		clRelease(kindMem, mem)
+	ptr, err := cl.MapMem(s.queue.Handle(), mem, true, cl.MapRead|cl.MapWrite, 0, bytes, nil, nil)
+	if err != nil {
+		cl.Release(cl.KindMem, mem)
 		return 0, nil, err
 	}
 	return mem, ptr, nil
 }
 
 func (s *state) unmapped(mem uintptr, ptr unsafe.Pointer) error {
-	var ev Event
-	err := check("clEnqueueUnmapMemObject", clUnmap(s.queue.h, mem, ptr, nil, &ev))
+	var ev cl.Event
+	err := cl.UnmapMem(s.queue.Handle(), mem, ptr, nil, &ev)
 	if err == nil {
 		err = ev.Wait()
 		ev.Release()
 	}
-	if e := release(kindMem, mem); err == nil {
+	if e := cl.Release(cl.KindMem, mem); err == nil {
 		err = e
 	}
 	return err

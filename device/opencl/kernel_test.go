@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl/cl"
 	"math"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func f32bytes(f []float32) []byte {
 
 func TestSaxpy(t *testing.T) {
 	d := open(t, Options{})
-	p, err := d.BuildProgram(saxpySrc, "")
+	p, err := d.Context().BuildProgram(d.DeviceID(), "", saxpySrc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestSaxpy(t *testing.T) {
 	if err := k.SetArgs(float32(3), xa, ya, int32(n)); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Launch(k, []int{1024}, nil); err != nil {
+	if err := d.Queue().EnqueueKernel(k, nil, []int{1024}, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := make([]byte, 4*n)
@@ -77,7 +78,7 @@ func TestSaxpy(t *testing.T) {
 			t.Fatalf("y[%d] = %v, want %v", i, v, want)
 		}
 	}
-	if _, err := p.CreateKernel("nope"); !errors.Is(err, &Error{Code: CodeInvalidKernelName}) {
+	if _, err := p.CreateKernel("nope"); !errors.Is(err, &cl.Error{Code: cl.CodeInvalidKernelName}) {
 		t.Errorf("CreateKernel(nope): %v", err)
 	}
 	if err := k.SetArg(9, int32(1)); err == nil {
@@ -85,8 +86,8 @@ func TestSaxpy(t *testing.T) {
 	}
 	func() {
 		defer func() {
-			if e, _ := recover().(error); !errors.Is(e, ErrArgType) {
-				t.Errorf("SetArg(int) panicked with %v, want ErrArgType", e)
+			if e, _ := recover().(error); !errors.Is(e, cl.ErrArgType) {
+				t.Errorf("SetArg(int) panicked with %v, want cl.ErrArgType", e)
 			}
 		}()
 		k.SetArg(3, n)
@@ -95,12 +96,12 @@ func TestSaxpy(t *testing.T) {
 
 func TestBuildError(t *testing.T) {
 	d := open(t, Options{})
-	_, err := d.BuildProgram("__kernel void broken(__global float *x) { x[0] = 1.0f +; }", "")
+	_, err := d.Context().BuildProgram(d.DeviceID(), "", "__kernel void broken(__global float *x) { x[0] = 1.0f +; }")
 	var be *BuildError
 	if !errors.As(err, &be) {
 		t.Fatalf("got %v, want a *BuildError", err)
 	}
-	if !errors.Is(err, &Error{Code: CodeBuildProgramFailure}) {
+	if !errors.Is(err, &cl.Error{Code: cl.CodeBuildProgramFailure}) {
 		t.Errorf("code %d, want CL_BUILD_PROGRAM_FAILURE", be.Err.Code)
 	}
 	if len(be.Logs) != 1 || be.Logs[0].Log == "" || be.Logs[0].Name == "" {
@@ -110,7 +111,7 @@ func TestBuildError(t *testing.T) {
 		t.Errorf("message %q", err)
 	}
 	// Through the binding, with no device list: every device's log.
-	p, err := d.CLContext().CreateProgram("__kernel void k() { undefined_fn(); }")
+	p, err := d.Context().CreateProgram("__kernel void k() { undefined_fn(); }")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,59 +125,59 @@ func TestBuildError(t *testing.T) {
 // events and sub-buffers.
 func TestBinding(t *testing.T) {
 	d := open(t, Options{})
-	ps, err := Platforms()
+	ps, err := cl.Platforms()
 	if err != nil || len(ps) == 0 {
 		t.Fatalf("Platforms: %v, %v", ps, err)
 	}
-	if d.Platform().Name() == "" || d.Info().Name() == "" || d.Info().MaxMemAllocSize() <= 0 || d.Info().MemBaseAddrAlign() <= 0 {
-		t.Errorf("info: %q %q %d %d", d.Platform().Name(), d.Info().Name(), d.Info().MaxMemAllocSize(), d.Info().MemBaseAddrAlign())
+	if d.Platform().Name() == "" || d.DeviceID().Name() == "" || d.DeviceID().MaxMemAllocSize() <= 0 || d.DeviceID().MemBaseAddrAlign() <= 0 {
+		t.Errorf("info: %q %q %d %d", d.Platform().Name(), d.DeviceID().Name(), d.DeviceID().MaxMemAllocSize(), d.DeviceID().MemBaseAddrAlign())
 	}
-	if d.Context() == 0 || d.Queue() == 0 || d.ID() == 0 || !strings.HasPrefix(d.Name(), "opencl:") {
-		t.Errorf("handles %#x %#x %#x, name %q", d.Context(), d.Queue(), d.ID(), d.Name())
+	if d.Context().Handle() == 0 || d.Queue().Handle() == 0 || d.DeviceID().Handle() == 0 || !strings.HasPrefix(d.Name(), "opencl:") {
+		t.Errorf("handles %#x %#x %#x, name %q", d.Context().Handle(), d.Queue().Handle(), d.DeviceID().Handle(), d.Name())
 	}
-	ctx, err := CreateContext(d.Info())
+	ctx, err := cl.CreateContext(d.DeviceID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctx.Release()
-	q, err := ctx.CreateQueue(d.Info(), QueueProfiling)
+	q, err := ctx.CreateQueue(d.DeviceID(), cl.QueueProfiling)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer q.Release()
-	if _, err := ctx.CreateBuffer(MemReadWrite, 0); !errors.Is(err, &Error{Code: CodeInvalidBufferSize}) {
+	if _, err := ctx.CreateBuffer(cl.MemReadWrite, 0); !errors.Is(err, &cl.Error{Code: cl.CodeInvalidBufferSize}) {
 		t.Errorf("CreateBuffer(0): %v", err)
 	}
-	b, err := ctx.CreateBuffer(MemReadWrite, 256)
+	b, err := ctx.CreateBuffer(cl.MemReadWrite, 256)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.Release()
-	var ev Event
+	var ev cl.Event
 	if err := q.FillBuffer(b, []byte{1, 2, 3, 4}, 0, 256, nil, &ev); err != nil {
 		t.Fatal(err)
 	}
-	if err := WaitForEvents(ev); err != nil {
+	if err := cl.WaitForEvents(ev); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := ev.Status(); err != nil || st != Complete {
+	if st, err := ev.Status(); err != nil || st != cl.Complete {
 		t.Errorf("status %d, %v", st, err)
 	}
 	if ns, err := ev.Elapsed(); err != nil || ns < 0 {
 		t.Errorf("elapsed %d, %v", ns, err)
 	}
 	ev.Release()
-	if err := WaitForEvents(); err != nil {
+	if err := cl.WaitForEvents(); err != nil {
 		t.Errorf("WaitForEvents(): %v", err)
 	}
 	// A 16×16 byte image; write a 4×3 box at (2, 5) from a 4-wide host box.
 	host := []byte("abcdefghijkl")
-	r := Rect{BufferOrigin: [3]int{2, 5, 0}, Region: [3]int{4, 3, 1}, BufferRowPitch: 16}
+	r := cl.Rect{BufferOrigin: [3]int{2, 5, 0}, Region: [3]int{4, 3, 1}, BufferRowPitch: 16}
 	if err := q.WriteBufferRect(b, host, r, nil); err != nil {
 		t.Fatal(err)
 	}
 	back := make([]byte, 12)
-	if err := q.ReadBufferRect(back, b, r, []Event{{}}); err != nil || string(back) != string(host) {
+	if err := q.ReadBufferRect(back, b, r, []cl.Event{{}}); err != nil || string(back) != string(host) {
 		t.Fatalf("rect round trip %q, %v", back, err)
 	}
 	all := make([]byte, 256)
@@ -189,15 +190,15 @@ func TestBinding(t *testing.T) {
 	if err := q.ReadBufferRect(make([]byte, 5), b, r, nil); !errors.Is(err, device.ErrOutOfRange) {
 		t.Errorf("short host rect: %v", err)
 	}
-	c, _ := ctx.CreateBuffer(MemReadWrite, 256)
+	c, _ := ctx.CreateBuffer(cl.MemReadWrite, 256)
 	defer c.Release()
-	if err := q.CopyBufferRect(c, b, CopyRect{SrcOrigin: [3]int{2, 5, 0}, Region: [3]int{4, 3, 1}, SrcRowPitch: 16}, nil, nil); err != nil {
+	if err := q.CopyBufferRect(c, b, cl.CopyRect{SrcOrigin: [3]int{2, 5, 0}, Region: [3]int{4, 3, 1}, SrcRowPitch: 16}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.CopyBuffer(c, 100, b, 0, 4, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	m, err := q.MapBuffer(c, MapRead, 0, 104, nil)
+	m, err := q.MapBuffer(c, cl.MapRead, 0, 104, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,14 +208,14 @@ func TestBinding(t *testing.T) {
 	if err := q.UnmapBuffer(c, m, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	sub, err := b.SubBuffer(MemReadWrite, 0, 64)
+	sub, err := b.SubBuffer(cl.MemReadWrite, 0, 64)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := sub.Release(); err != nil || sub.Release() != nil {
 		t.Error("sub-buffer release")
 	}
-	if _, err := b.SubBuffer(MemReadWrite, 200, 100); !errors.Is(err, device.ErrOutOfRange) {
+	if _, err := b.SubBuffer(cl.MemReadWrite, 200, 100); !errors.Is(err, device.ErrOutOfRange) {
 		t.Errorf("sub-buffer past the end: %v", err)
 	}
 	if err := q.Flush(); err != nil {
@@ -237,12 +238,12 @@ func TestDefault(t *testing.T) {
 		t.Error("Default returned two devices")
 	}
 	t.Setenv(EnvPlatformName, "no such platform")
-	if _, err := Open(Options{}); !errors.Is(err, &Error{Code: CodeDeviceNotFound}) {
+	if _, err := Open(Options{}); !errors.Is(err, &cl.Error{Code: cl.CodeDeviceNotFound}) {
 		t.Errorf("Open with an unknown platform: %v", err)
 	}
 	t.Setenv(EnvPlatformName, "")
 	t.Setenv(EnvDeviceType, "cpu")
-	if dd, err := Open(Options{}); err != nil || dd.Info().Type()&DeviceCPU == 0 {
+	if dd, err := Open(Options{}); err != nil || dd.DeviceID().Type()&DeviceCPU == 0 {
 		t.Errorf("Open(cpu): %v", err)
 	} else {
 		dd.Close()

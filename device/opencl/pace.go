@@ -3,6 +3,8 @@ package opencl
 import (
 	"errors"
 	"sync"
+
+	"github.com/resident-go/resident/device/opencl/cl"
 )
 
 // Work queued without a sync grows the driver's queue without bound (PoCL
@@ -19,13 +21,13 @@ const (
 type pacer struct {
 	mu      sync.Mutex
 	n       int
-	markers []Event
+	markers []cl.Event
 }
 
-// Pace tells the device that one more command (a kernel, a pipeline call)
+// pace tells the device that one more command (a kernel, a pipeline call)
 // was queued outside its own methods, and blocks while too many are in
 // flight. Package halide calls it after every OpenCL pipeline call.
-func (d *Device) Pace() error {
+func (d *Device) pace() error {
 	d.s.counters.Launch()
 	p := &d.s.pace
 	p.mu.Lock()
@@ -37,11 +39,11 @@ func (d *Device) Pace() error {
 	if d.isClosed() {
 		return ErrClosed
 	}
-	ev, rc := clMarker(d.s.queue.h)
-	if err := check("clEnqueueMarkerWithWaitList", rc); err != nil {
+	ev, err := cl.Marker(d.s.queue.Handle())
+	if err != nil {
 		return err
 	}
-	clFlush(d.s.queue.h)
+	cl.Flush(d.s.queue.Handle())
 	p.markers = append(p.markers, ev)
 	if len(p.markers) <= paceMarkers {
 		return nil
@@ -51,8 +53,8 @@ func (d *Device) Pace() error {
 	return errors.Join(old.Wait(), old.Release())
 }
 
-// InFlight is the number of pacing markers not yet waited for.
-func (d *Device) InFlight() int {
+// inFlight is the number of pacing markers not yet waited for.
+func (d *Device) inFlight() int {
 	d.s.pace.mu.Lock()
 	defer d.s.pace.mu.Unlock()
 	return len(d.s.pace.markers)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl/cl"
 )
 
 var _ device.PeerCopier = (*Device)(nil)
@@ -15,7 +16,7 @@ var _ device.PeerCopier = (*Device)(nil)
 // device.CopyBetween stages through the host instead.
 func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allocation, srcOff, n int) (bool, error) {
 	xs, ok := src.(*alloc)
-	if !ok || xs.d.s.ctx.h != d.s.ctx.h {
+	if !ok || xs.d.s.ctx.Handle() != d.s.ctx.Handle() {
 		return false, nil
 	}
 	xd, err := d.own(dst)
@@ -31,12 +32,12 @@ func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allo
 	if err := xs.d.Sync(); err != nil { // the source's writes land first
 		return false, err
 	}
-	q := d.s.queue.h
+	q := d.s.queue.Handle()
 	err = d.retryOOM(func() error {
-		return check("clEnqueueCopyBuffer", clCopy(q, xs.r.mem, xd.r.mem, xs.off+srcOff, xd.off+dstOff, n, nil, nil))
+		return cl.CopyMem(q, xs.r.mem, xd.r.mem, xs.off+srcOff, xd.off+dstOff, n, nil, nil)
 	})
 	if err == nil {
-		err = check("clFlush", clFlush(q))
+		err = cl.Flush(q)
 	}
 	if err != nil {
 		return false, fmt.Errorf("opencl: copy from %s to %s: %w", xs.d.s.name, d.s.name, err)

@@ -5,6 +5,8 @@ import (
 	"log"
 	"os"
 	"strings"
+
+	"github.com/resident-go/resident/device/opencl/cl"
 )
 
 // Environment variables read by Open when the Options leave a choice open;
@@ -19,7 +21,7 @@ const (
 // contains the wanted name (case-insensitive), then the first device of the
 // wanted type, or by default the first GPU, else the first CPU, across
 // platforms.
-func choose(o *Options) (Platform, DeviceID, error) {
+func choose(o *Options) (cl.Platform, cl.DeviceID, error) {
 	want := o.Platform
 	if want == "" {
 		want = os.Getenv(EnvPlatformName)
@@ -28,16 +30,16 @@ func choose(o *Options) (Platform, DeviceID, error) {
 	if typ == 0 {
 		t, err := ParseDeviceType(os.Getenv(EnvDeviceType))
 		if err != nil {
-			return Platform{}, DeviceID{}, fmt.Errorf("%s: %w", EnvDeviceType, err)
+			return cl.Platform{}, cl.DeviceID{}, fmt.Errorf("%s: %w", EnvDeviceType, err)
 		}
 		typ = t
 	}
-	ps, err := Platforms()
+	ps, err := cl.Platforms()
 	if err != nil {
-		return Platform{}, DeviceID{}, err
+		return cl.Platform{}, cl.DeviceID{}, err
 	}
 	var seen []string
-	var cands []Platform
+	var cands []cl.Platform
 	for _, p := range ps {
 		name := p.Name()
 		ds, _ := p.Devices(DeviceAll)
@@ -74,6 +76,6 @@ func choose(o *Options) (Platform, DeviceID, error) {
 	if typ != 0 {
 		ts = typ.String()
 	}
-	return Platform{}, DeviceID{}, fmt.Errorf("opencl: no device with platform name containing %q and type %s among [%s] (set %s, %s): %w",
-		want, ts, strings.Join(seen, "; "), EnvPlatformName, EnvDeviceType, &Error{Op: "select device", Code: CodeDeviceNotFound})
+	return cl.Platform{}, cl.DeviceID{}, fmt.Errorf("opencl: no device with platform name containing %q and type %s among [%s] (set %s, %s): %w",
+		want, ts, strings.Join(seen, "; "), EnvPlatformName, EnvDeviceType, &cl.Error{Op: "select device", Code: cl.CodeDeviceNotFound})
 }

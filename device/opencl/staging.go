@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl/cl"
 )
 
 // stager is a pair of pinned chunks for moving ordinary Go memory: drivers
@@ -78,13 +79,13 @@ func parallelCopy(dst, src []byte, k int) {
 }
 
 // waitRelease waits for *ev, if any, releases it and zeroes it.
-func waitRelease(ev *Event) error {
-	if ev.h == 0 {
+func waitRelease(ev *cl.Event) error {
+	if ev.IsZero() {
 		return nil
 	}
 	err := ev.Wait()
 	ev.Release()
-	*ev = Event{}
+	*ev = cl.Event{}
 	return err
 }
 
@@ -175,26 +176,26 @@ func moveRows(slot, host []byte, batch []piece, gather bool, k int) {
 // enqueueBatch starts the transfers of a batch between the slot and mem at
 // devOff; ev receives the last one's event, which on the in-order queue
 // stands for all of them.
-func (s *state) enqueueBatch(write bool, mem uintptr, devOff int, slot unsafe.Pointer, batch []piece, ev *Event) error {
+func (s *state) enqueueBatch(write bool, mem uintptr, devOff int, slot unsafe.Pointer, batch []piece, ev *cl.Event) error {
 	for i, p := range batch {
-		var e *Event
+		var e *cl.Event
 		if i == len(batch)-1 {
 			e = ev
 		}
 		ptr := unsafe.Add(slot, p.stage)
-		var code int32
+		var err error
 		if p.rows == 1 {
-			code = clRW(s.queue.h, mem, write, false, devOff+p.off, p.rowBytes, ptr, nil, e)
+			err = cl.ReadWrite(s.queue.Handle(), mem, write, false, devOff+p.off, p.rowBytes, ptr, nil, e)
 		} else {
-			rc := Rect{BufferOrigin: [3]int{devOff + p.off, 0, 0}, Region: [3]int{p.rowBytes, p.rows, 1},
+			rc := cl.Rect{BufferOrigin: [3]int{devOff + p.off, 0, 0}, Region: [3]int{p.rowBytes, p.rows, 1},
 				BufferRowPitch: p.pitch, BufferSlicePitch: p.pitch * p.rows, HostRowPitch: p.rowBytes, HostSlicePitch: p.bytes()}
-			code = clRWRect(s.queue.h, mem, write, false, &rc, ptr, nil, e)
+			err = cl.ReadWriteRect(s.queue.Handle(), mem, write, false, &rc, ptr, nil, e)
 		}
-		if err := check(rwName(write, p.rows > 1), code); err != nil {
+		if err != nil {
 			return err
 		}
 	}
-	return check("clFlush", clFlush(s.queue.h))
+	return cl.Flush(s.queue.Handle())
 }
 
 // batches groups pieces into slot-sized batches and calls fn for each.
@@ -231,7 +232,7 @@ func (s *state) staged(write bool, mem uintptr, devOff int, host []byte, r devic
 	if err != nil {
 		return err
 	}
-	var evs [2]Event
+	var evs [2]cl.Event
 	defer func() {
 		for i := range evs {
 			if e := waitRelease(&evs[i]); err == nil {

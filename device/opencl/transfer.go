@@ -1,11 +1,11 @@
 package opencl
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl/cl"
 )
 
 // checkRegion validates a transfer of r at byte off in x against host bytes
@@ -67,7 +67,7 @@ func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r dev
 	if len(r.Shape) == 1 {
 		n := r.Bytes()
 		// Blocking, so Go memory is fine: OpenCL is done with it on return.
-		return check(rwName(write, false), clRW(s.queue.h, mem, write, true, devOff, n, unsafe.Pointer(&host[0]), nil, nil))
+		return cl.ReadWrite(s.queue.Handle(), mem, write, true, devOff, n, unsafe.Pointer(&host[0]), nil, nil)
 	}
 	return forBoxes(r, func(b box, last bool) error {
 		// Go memory must be done with before the call returns; pinned memory
@@ -75,11 +75,11 @@ func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r dev
 		blocking := !pinned || last
 		p := unsafe.Pointer(&host[b.off])
 		if b.rect == nil {
-			return check(rwName(write, false), clRW(s.queue.h, mem, write, blocking, devOff+b.off, b.n, p, nil, nil))
+			return cl.ReadWrite(s.queue.Handle(), mem, write, blocking, devOff+b.off, b.n, p, nil, nil)
 		}
-		rc := Rect{BufferOrigin: [3]int{devOff + b.off, 0, 0}, Region: b.rect.region,
+		rc := cl.Rect{BufferOrigin: [3]int{devOff + b.off, 0, 0}, Region: b.rect.region,
 			BufferRowPitch: b.rect.row, BufferSlicePitch: b.rect.slice, HostRowPitch: b.rect.row, HostSlicePitch: b.rect.slice}
-		return check(rwName(write, true), clRWRect(s.queue.h, mem, write, blocking, &rc, p, nil, nil))
+		return cl.ReadWriteRect(s.queue.Handle(), mem, write, blocking, &rc, p, nil, nil)
 	})
 }
 
@@ -88,30 +88,11 @@ func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r dev
 // cached blocks can starve a transfer even though Malloc succeeded.
 func (d *Device) retryOOM(op func() error) error {
 	err := op()
-	if err != nil && isOOMError(err) && d.s.counters.Snapshot().CachedBytes > 0 {
+	if cl.IsOutOfMemory(err) && d.s.counters.Snapshot().CachedBytes > 0 {
 		d.ReleaseCache()
 		err = op()
 	}
 	return err
-}
-
-// isOOMError reports whether err is an *Error for lack of memory. It is a
-// function of its own so that the *Error it unwraps into is allocated only
-// on failure, not on every transfer.
-func isOOMError(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && isOOM(int32(e.Code))
-}
-
-func rwName(write, rect bool) string {
-	n := "clEnqueueReadBuffer"
-	if write {
-		n = "clEnqueueWriteBuffer"
-	}
-	if rect {
-		n += "Rect"
-	}
-	return n
 }
 
 // Copy copies a Region between two allocations of this device; the copy is
@@ -132,20 +113,20 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 	if err != nil || span == 0 {
 		return err
 	}
-	q := d.s.queue.h
+	q := d.s.queue.Handle()
 	do, so := xd.off+dstOff, xs.off+srcOff
 	err = d.retryOOM(func() error {
 		return forBoxes(rs, func(b box, _ bool) error {
 			if b.rect == nil {
-				return check("clEnqueueCopyBuffer", clCopy(q, xs.r.mem, xd.r.mem, so+b.off, do+b.off, b.n, nil, nil))
+				return cl.CopyMem(q, xs.r.mem, xd.r.mem, so+b.off, do+b.off, b.n, nil, nil)
 			}
-			rc := CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
+			rc := cl.CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
 				SrcRowPitch: b.rect.row, SrcSlicePitch: b.rect.slice, DstRowPitch: b.rect.row, DstSlicePitch: b.rect.slice}
-			return check("clEnqueueCopyBufferRect", clCopyRect(q, xs.r.mem, xd.r.mem, &rc, nil, nil))
+			return cl.CopyMemRect(q, xs.r.mem, xd.r.mem, &rc, nil, nil)
 		})
 	})
 	if err == nil {
-		err = check("clFlush", clFlush(q))
+		err = cl.Flush(q)
 	}
 	if err != nil {
 		return fmt.Errorf("opencl: Copy on %s: %w", d.s.name, err)

@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"bytes"
+	"github.com/resident-go/resident/device/opencl/cl"
 	"testing"
 )
 
@@ -9,12 +10,12 @@ import (
 // drops only its own references, and hooks run before the release.
 func TestWrap(t *testing.T) {
 	owner := open(t, Options{}) // only to find a device and load OpenCL
-	ctx, err := CreateContext(owner.Info())
+	ctx, err := cl.CreateContext(owner.DeviceID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctx.Release()
-	q, err := ctx.CreateQueue(owner.Info(), 0)
+	q, err := ctx.CreateQueue(owner.DeviceID(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,8 +29,8 @@ func TestWrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Context() != ctx.Handle() || d.Queue() != q.Handle() || d.ID() != owner.ID() {
-		t.Errorf("wrapped device has context %#x queue %#x device %#x", d.Context(), d.Queue(), d.ID())
+	if d.Context().Handle() != ctx.Handle() || d.Queue().Handle() != q.Handle() || d.DeviceID().Handle() != owner.DeviceID().Handle() {
+		t.Errorf("wrapped device has context %#x queue %#x device %#x", d.Context().Handle(), d.Queue().Handle(), d.DeviceID().Handle())
 	}
 	r := dense(1, 1000)
 	src := pattern(r.Bytes(), 3)
@@ -82,7 +83,7 @@ func TestWrap(t *testing.T) {
 	if _, err := Wrap(ctx.Handle(), 0, Options{}); err == nil {
 		t.Error("Wrap with a null queue succeeded")
 	}
-	other, err := CreateContext(owner.Info())
+	other, err := cl.CreateContext(owner.DeviceID())
 	if err != nil {
 		t.Fatal(err)
 	}

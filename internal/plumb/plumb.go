@@ -82,3 +82,17 @@ func CheckAutomatic(d device.Device, what string) error {
 	}
 	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice, or turn the guard off: device.SetGuard(false), %s=0, or device.SetDeviceGuard(d, false))", device.ErrTransferGuard, what, device.GuardEnv)
 }
+
+// OpenCL is what package halide needs of a device/opencl Device beyond
+// device.Native: device/opencl fills it at init, keeping these off its
+// public surface. Each takes an *opencl.Device.
+var OpenCL struct {
+	// Pace bounds the commands in flight on d's queue (every few enqueues
+	// it waits for an older marker).
+	Pace func(d device.Device) error
+	// InFlight counts d's markers not yet waited for.
+	InFlight func(d device.Device) int
+	// SubBufferAlign is the byte multiple a crop's offset needs to be a
+	// cl_mem sub-buffer.
+	SubBufferAlign func(d device.Device) int
+}

@@ -274,7 +274,7 @@ func (b *bench) gemmTune(elem int, tune bool, fn func() error) (float64, ops.Gem
 func (b *bench) launch() {
 	x := array.New[float32](256)
 	check(ops.On(b.d, x))
-	p, err := b.d.BuildProgram(`__kernel void one(__global float *x) { x[get_global_id(0)] += 1.0f; }`, "")
+	p, err := b.d.Context().BuildProgram(b.d.DeviceID(), "", `__kernel void one(__global float *x) { x[get_global_id(0)] += 1.0f; }`)
 	check(err)
 	k, err := p.CreateKernel("one")
 	check(err)
@@ -290,7 +290,7 @@ func (b *bench) launch() {
 	// Interleave the two so that clock and driver states are alike.
 	var op, bare []float64
 	for range 5 {
-		bare = append(bare, b.timeIt(func() error { return sync(b.d.Launch(k, []int{256}, nil)) }))
+		bare = append(bare, b.timeIt(func() error { return sync(b.d.Queue().EnqueueKernel(k, nil, []int{256}, nil, nil, nil)) }))
 		op = append(op, b.timeIt(func() error { return sync(ops.AddScalar(x, x, 1)) }))
 	}
 	sort.Float64s(op)

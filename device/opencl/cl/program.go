@@ -1,4 +1,4 @@
-package opencl
+package cl
 
 // Program is a cl_program built from OpenCL C source.
 type Program struct{ h uintptr }

@@ -1,8 +1,7 @@
-package opencl
+package cl
 
 import (
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -13,9 +12,6 @@ import (
 type Kernel struct {
 	h    uintptr
 	name string
-	mu   sync.Mutex  // Device.Enqueue's
-	last []any       // arguments Device.Enqueue set last
-	grid device.Grid // Device.Enqueue's launch shape
 }
 
 // Local is a kernel argument that reserves that many bytes of __local memory.

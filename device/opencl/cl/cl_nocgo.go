@@ -1,6 +1,6 @@
 //go:build !cgo
 
-package opencl
+package cl
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package opencl
+package cl
 
 import (
 	"fmt"
@@ -66,9 +66,6 @@ func ParseDeviceType(s string) (DeviceType, error) {
 // DeviceID is a raw cl_device_id with its info queries.
 type DeviceID struct{ id uintptr }
 
-// ID returns the raw cl_device_id.
-func (d DeviceID) ID() uintptr { return d.id }
-
 func (d DeviceID) str(param uint32) string {
 	s, _ := infoString("clGetDeviceInfo", kindDevice, d.id, 0, param)
 	return strings.TrimSpace(s)
@@ -106,4 +103,27 @@ func (d DeviceID) Platform() Platform {
 
 func (d DeviceID) String() string {
 	return fmt.Sprintf("%s [%s, %s]", d.Name(), d.Type(), d.Version())
+}
+
+// SubDevices partitions the device into as many sub-devices of units
+// compute units each as fit (clCreateSubDevices, partition equally).
+// CPU devices such as PoCL's can; most GPUs cannot, and say so in the
+// error. opencl.OpenGroup opens them and takes them over.
+func (d DeviceID) SubDevices(units int) ([]DeviceID, error) {
+	if units <= 0 {
+		return nil, fmt.Errorf("opencl: SubDevices of %d compute units: want ≥ 1", units)
+	}
+	n, code := clCreateSubDevices(d.id, units, nil)
+	if err := check("clCreateSubDevices", code); err != nil {
+		return nil, fmt.Errorf("opencl: %s cannot be split into devices of %d compute units: %w", d.Name(), units, err)
+	}
+	raw := make([]uintptr, n)
+	if _, code := clCreateSubDevices(d.id, units, raw); code != 0 {
+		return nil, check("clCreateSubDevices", code)
+	}
+	ids := make([]DeviceID, n)
+	for i, h := range raw {
+		ids[i] = DeviceID{id: h}
+	}
+	return ids, nil
 }

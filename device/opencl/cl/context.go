@@ -1,4 +1,4 @@
-package opencl
+package cl
 
 import "fmt"
 
@@ -84,6 +84,20 @@ func (c *Context) CreateBuffer(flags MemFlags, size int) (*Buffer, error) {
 		return nil, err
 	}
 	return &Buffer{h: h, size: size}, nil
+}
+
+// BuildProgram creates a program from src and builds it for dev; a failed
+// build returns a *BuildError with the log.
+func (c *Context) BuildProgram(dev DeviceID, options string, src ...string) (*Program, error) {
+	p, err := c.CreateProgram(src...)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Build([]DeviceID{dev}, options); err != nil {
+		p.Release()
+		return nil, err
+	}
+	return p, nil
 }
 
 // CreateProgram creates a program from OpenCL C source; several sources are

@@ -1,4 +1,4 @@
-package opencl
+package cl
 
 import (
 	"encoding/binary"

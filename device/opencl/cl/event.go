@@ -1,4 +1,4 @@
-package opencl
+package cl
 
 // Event is a cl_event returned by an enqueue call that was asked for one.
 // The zero Event is "no event"; Wait and Release on it are no-ops. Event

@@ -1,0 +1,13 @@
+package opencl
+
+import (
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+// Package halide's plumbing, lent through internal/plumb.
+func init() {
+	plumb.OpenCL.Pace = func(d device.Device) error { return d.(*Device).pace() }
+	plumb.OpenCL.InFlight = func(d device.Device) int { return d.(*Device).inFlight() }
+	plumb.OpenCL.SubBufferAlign = func(d device.Device) int { return d.(*Device).subBufferAlign() }
+}
