@@ -4,18 +4,21 @@ import (
 	"fmt"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/ops"
 )
 
 // On places the first operands of a chain on a device; the ops that
 // follow run there because their operands' freshest copy is there, and
-// the result stays there until the host reads it.
+// the result stays there until the host reads it. The default OpenCL
+// device, or where there is no OpenCL driver a simulated device that
+// computes (device/sim): the counters say the same either way.
 func ExampleOn() {
-	d, err := opencl.Default()
-	if err != nil {
-		fmt.Println(err)
-		return
+	var d device.Device = sim.NewCompute("sim", 0)
+	if cl, err := opencl.Default(); err == nil {
+		d = cl
 	}
 	a := array.New[float32](4)
 	h, _ := a.Host()
@@ -25,12 +28,14 @@ func ExampleOn() {
 		return
 	}
 	b := array.New[float32](4)
+	s0 := d.Stats()
 	_ = ops.MulScalar(b, a, 10) // a is current on d: runs on d
 	_ = ops.Add(b, b, a)        // b is device-dirty: runs on d
-	fmt.Println(b.DeviceDirty())
+	s := d.Stats().Sub(s0)
+	fmt.Println(b.Device() == d, b.DeviceDirty(), s.Launches, s.H2DCalls, s.D2HCalls)
 	v, _ := b.HostReadOnly() // the one copy home
-	fmt.Println(v.Data())
+	fmt.Println(v.Data(), d.Stats().Sub(s0).D2HCalls)
 	// Output:
-	// true
-	// [11 22 33 44]
+	// true true 2 0 0
+	// [11 22 33 44] 1
 }

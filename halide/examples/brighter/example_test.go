@@ -2,6 +2,10 @@ package brighter_test
 
 import (
 	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/opencl"
@@ -9,11 +13,21 @@ import (
 )
 
 // The README's tour: eight OpenCL stages on a device-aware Array move the
-// image across the bus twice, once each way.
+// image across the bus twice, once each way. It prints where the result
+// is ("true true": on dev, newest there), then a pixel and the uploads and
+// downloads ("108 1 1"). It needs an OpenCL driver, so TestTour checks
+// what it prints and skips where there is none.
 func Example() {
-	dev, _ := opencl.Default() // HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, else first GPU, else CPU
-	before := dev.Stats()
+	dev, err := opencl.Default() // HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, else first GPU, else CPU
+	if err != nil {
+		fmt.Println(err) // names the driver to install
+		return
+	}
+	tour(os.Stdout, dev)
+}
 
+func tour(w io.Writer, dev *opencl.Device) {
+	before := dev.Stats()
 	img := array.New[uint8](1024, 768) // device-aware, dimension 0 innermost
 	h, _ := img.Host()                 // host view: writing marks the host dirty
 	h.Fill(100)
@@ -24,8 +38,20 @@ func Example() {
 		brighter.Brighter(a, 1, b)
 		a, b = b, a
 	}
-	v, _ := a.HostReadOnly() // the one download
+	fmt.Fprintln(w, a.Device() == dev, a.DeviceDirty()) // the result is on the device
+	v, _ := a.HostReadOnly()                            // the one download
 	s := dev.Stats().Sub(before)
-	fmt.Println(v.At(1023, 767), s.H2DCalls, s.D2HCalls)
-	// Output: 108 1 1
+	fmt.Fprintln(w, v.At(1023, 767), s.H2DCalls, s.D2HCalls)
+}
+
+func TestTour(t *testing.T) {
+	dev, err := opencl.Default()
+	if err != nil {
+		t.Skip("no OpenCL driver:", err)
+	}
+	var b strings.Builder
+	tour(&b, dev)
+	if got, want := b.String(), "true true\n108 1 1\n"; got != want {
+		t.Fatalf("the tour printed %q, want %q", got, want)
+	}
 }
