@@ -65,10 +65,10 @@ func (q *query) free() {
 // pipeline computes, which its constraints may make larger than asked.
 // Nothing is computed and no Array is touched: the query runs on
 // halide_buffer_t's of its own. Allocate inputs of that shape with
-// NewArray, or let NewInputs do it:
+// array.NewWithMins and array.Box, or let NewInputs do it:
 //
-//	b, _ := blur.BlurPipeline.Bounds(nil, out) // out: min (5, 7), extent 29×13
-//	in := halide.NewArray[uint16](b[0])        // min (4, 6), extent 31×15
+//	b, _ := blur.BlurPipeline.Bounds(nil, out)      // out: min (5, 7), extent 29×13
+//	in := array.NewWithMins[uint16](array.Box(b[0])) // min (4, 6), extent 31×15
 func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 	if len(args) != len(p.params) {
 		return nil, &Error{Pipeline: p.name, Code: int(ErrArgCount), Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
@@ -193,7 +193,8 @@ func (p *Pipeline) NewInputs(args ...any) ([]any, error) {
 		if a.Kind != InputBuffer || args[j] != nil {
 			continue
 		}
-		buf, err := newArrayOf(a.Type, b[j])
+		mins, ext := array.Box(b[j])
+		buf, err := array.NewOf(a.Type, mins, ext)
 		if err != nil {
 			return nil, &Error{Pipeline: p.name, Code: int(ErrBoundsQuery), Msg: fmt.Sprintf("argument %q: %v", a.Name, err)}
 		}
@@ -202,57 +203,3 @@ func (p *Pipeline) NewInputs(args ...any) ([]any, error) {
 	return out, nil
 }
 
-// NewArray returns a new device-aware Array covering region (the mins and
-// extents of a Bounds result; strides are ignored, the Array is dense).
-func NewArray[T array.Elem](region []array.Dim) *array.Array[T] {
-	mins := make([]int, len(region))
-	extents := make([]int, len(region))
-	for i, d := range region {
-		mins[i], extents[i] = d.Min, d.Extent
-	}
-	return array.NewWithMins[T](mins, extents)
-}
-
-// newArrayOf is NewArray for an element type known at run time.
-func newArrayOf(t array.Type, region []array.Dim) (array.Buffer, error) {
-	if t.Lanes == 1 {
-		switch t.Code {
-		case array.Int:
-			switch t.Bits {
-			case 8:
-				return NewArray[int8](region), nil
-			case 16:
-				return NewArray[int16](region), nil
-			case 32:
-				return NewArray[int32](region), nil
-			case 64:
-				return NewArray[int64](region), nil
-			}
-		case array.UInt:
-			switch t.Bits {
-			case 8:
-				return NewArray[uint8](region), nil
-			case 16:
-				return NewArray[uint16](region), nil
-			case 32:
-				return NewArray[uint32](region), nil
-			case 64:
-				return NewArray[uint64](region), nil
-			}
-		case array.Float:
-			switch t.Bits {
-			case 16:
-				return NewArray[array.Float16](region), nil
-			case 32:
-				return NewArray[float32](region), nil
-			case 64:
-				return NewArray[float64](region), nil
-			}
-		case array.BFloat:
-			if t.Bits == 16 {
-				return NewArray[array.BFloat16](region), nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("no Array element type holds %s: allocate it yourself with the region Bounds returns", t)
-}

@@ -87,7 +87,7 @@ func TestBoundsQueryBlur(t *testing.T) {
 				}
 			}
 			// One pixel less in any direction is out of bounds.
-			small := halide.NewArray[uint16]([]array.Dim{{Min: 5, Extent: 30}, {Min: 6, Extent: 15}})
+			small := array.NewWithMins[uint16]([]int{5, 6}, []int{30, 15})
 			defer small.Close()
 			if err := p.Call(small, out); !errors.Is(err, halide.ErrAccessOutOfBounds) {
 				t.Errorf("input one column short: %v, want access_out_of_bounds", err)

@@ -69,7 +69,7 @@ func TestExportBuffer(t *testing.T) {
 	const x0, y0, w, h = 4, 6, 31, 15
 	// A device-dirty input: uploaded, marked newer on the device, and its
 	// host copy spoiled, so only a copy to host gives the right result.
-	in := halide.NewArray[uint16]([]array.Dim{{Min: x0, Extent: w}, {Min: y0, Extent: h}})
+	in := array.NewWithMins[uint16]([]int{x0, y0}, []int{w, h})
 	defer in.Close()
 	iv, _ := in.Host()
 	for y := y0; y < y0+h; y++ {
@@ -85,7 +85,7 @@ func TestExportBuffer(t *testing.T) {
 	for i := range hb {
 		hb[i] = 0xEE
 	}
-	out := halide.NewArray[uint16]([]array.Dim{{Min: x0 + 1, Extent: w - 2}, {Min: y0 + 1, Extent: h - 2}})
+	out := array.NewWithMins[uint16]([]int{x0 + 1, y0 + 1}, []int{w - 2, h - 2})
 	defer out.Close()
 	if err := out.CopyToDevice(dev); err != nil {
 		t.Fatal(err)

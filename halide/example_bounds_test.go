@@ -17,7 +17,7 @@ func ExamplePipeline_Bounds() {
 	if err != nil {
 		panic(err)
 	}
-	in := halide.NewArray[uint16](b[0])
+	in := array.NewWithMins[uint16](array.Box(b[0]))
 	d := in.Dims()
 	fmt.Printf("input min (%d, %d) extent %d×%d\n", d[0].Min, d[1].Min, d[0].Extent, d[1].Extent)
 	fmt.Println(blur.BlurPipeline.Call(in, out))

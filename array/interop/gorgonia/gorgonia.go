@@ -88,30 +88,35 @@ func FromDenseAny(d *tensor.Dense) (array.Buffer, error) {
 		return nil, fmt.Errorf("%w: nil *tensor.Dense", array.ErrLayout)
 	}
 	switch d.Dtype() {
-	case tensor.Int8:
-		return FromDense[int8](d)
-	case tensor.Int16:
-		return FromDense[int16](d)
-	case tensor.Int32:
-		return FromDense[int32](d)
-	case tensor.Int64:
-		return FromDense[int64](d)
-	case tensor.Uint8:
-		return FromDense[uint8](d)
-	case tensor.Uint16:
-		return FromDense[uint16](d)
-	case tensor.Uint32:
-		return FromDense[uint32](d)
-	case tensor.Uint64:
-		return FromDense[uint64](d)
-	case tensor.Float32:
-		return FromDense[float32](d)
-	case tensor.Float64:
-		return FromDense[float64](d)
 	case tensor.Int, tensor.Uint:
 		return nil, fmt.Errorf("%w: tensor.%v is Go's %v, whose size varies by platform: use tensor.%v64", array.ErrType, d.Dtype(), d.Dtype(), map[tensor.Dtype]string{tensor.Int: "Int", tensor.Uint: "Uint"}[d.Dtype()])
 	}
+	if t, ok := elemTypes[d.Dtype()]; ok {
+		if f, err := fromDense.For(t); err == nil {
+			return f(d)
+		}
+	}
 	return nil, fmt.Errorf("%w: tensor.Dense of %v has no Array element type (Arrays hold int8…int64, uint8…uint64, float16, bfloat16, float32, float64)", array.ErrType, d.Dtype())
+}
+
+// elemTypes maps tensor's Dtypes that Arrays hold to Array element types.
+var elemTypes = map[tensor.Dtype]array.Type{
+	tensor.Int8: array.TypeOf[int8](), tensor.Int16: array.TypeOf[int16](), tensor.Int32: array.TypeOf[int32](), tensor.Int64: array.TypeOf[int64](),
+	tensor.Uint8: array.TypeOf[uint8](), tensor.Uint16: array.TypeOf[uint16](), tensor.Uint32: array.TypeOf[uint32](), tensor.Uint64: array.TypeOf[uint64](),
+	tensor.Float32: array.TypeOf[float32](), tensor.Float64: array.TypeOf[float64](),
+}
+
+var fromDense = array.Instances(fromDenseBuf[int8], fromDenseBuf[int16], fromDenseBuf[int32], fromDenseBuf[int64],
+	fromDenseBuf[uint8], fromDenseBuf[uint16], fromDenseBuf[uint32], fromDenseBuf[uint64],
+	nil, nil, fromDenseBuf[float32], fromDenseBuf[float64])
+
+// fromDenseBuf is FromDense with a nil Buffer, not a nil *Array, on error.
+func fromDenseBuf[T array.Elem](d *tensor.Dense) (array.Buffer, error) {
+	a, err := FromDense[T](d)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // ToDense returns a *tensor.Dense over a's host memory, without copying:
