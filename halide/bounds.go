@@ -202,4 +202,3 @@ func (p *Pipeline) NewInputs(args ...any) ([]any, error) {
 	}
 	return out, nil
 }
-
