@@ -221,6 +221,7 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 	rc := C.int(0)
 	if err == nil {
 		rc = p.invoke(f) // hooks.go: the fast entry point unless p has callbacks
+		p.noteTarget(&f.c.ctx)
 	}
 	if ferr := p.finish(f, dev, rc == 0 && err == nil); err == nil {
 		err = ferr
@@ -231,7 +232,13 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 			// context ("null context or cmd_queue") or failed in it.
 			return p.closedError(dev, runtimeMessage(&f.c.ctx), opencl.ErrClosed)
 		}
-		return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
+		msg := runtimeMessage(&f.c.ctx)
+		if p.opencl {
+			if o := buildOptions(dev); o != "" {
+				msg += fmt.Sprintf(" (the device's OpenCL build options, SetOpenCLBuildOptions: %q)", o)
+			}
+		}
+		return &Error{Pipeline: p.name, Code: int(rc), Msg: msg}
 	}
 	if err == nil && p.opencl {
 		// Bounded work in flight: blocks while the queue is too far ahead.

@@ -23,8 +23,6 @@ import (
 // trace. On the fast entry point the hooks fall back to the runtime's
 // defaults instead of calling Go, so nothing there can kill the process.
 
-func init() { C.gohl_hooks_init() }
-
 // WithCallbacks makes every call of p (whoever looked it up) go through the
 // entry point that lets the pipeline call back into Go: SetPrint's writer,
 // SetTrace's function and extern stages written in Go (RegisterExtern). It

@@ -8,6 +8,7 @@
 
 #include "HalideRuntimeOpenCL.h"
 #include "shim.h"
+#include "setters.h"
 
 // ---- registry: -e registration's static initializers call this ----------
 
@@ -105,7 +106,12 @@ gohl_ctx *gohl_own_ctx(void *uc) {
 void halide_error(void *user_context, const char *msg) {
     gohl_ctx *c = own_ctx(user_context);
     if (!c) c = cur;
+    // A handler C set (halide_set_error_handler) hears every message,
+    // with the user_context Halide passed; the call still returns it.
+    halide_error_handler_t h = gohl_c_error_handler();
+    if (h) h(user_context, msg);
     if (!c) {
+        if (h) return;
         // An error outside any call (e.g. from a C caller): don't lose it.
         (void)!write(2, msg, strlen(msg));
         return;
@@ -160,6 +166,8 @@ int gohl_call(uintptr_t argv, uintptr_t frame) {
     gohl_frame *f = (gohl_frame *)frame;
     f->ctx.len = 0;
     f->ctx.msg[0] = 0;
+    f->ctx.target_asked = 0;
+    f->ctx.target_chosen = 0;
     // A Go extern stage may call a pipeline inside another's call
     // (hooks.go): restore the outer call's ctx, don't clear it.
     gohl_ctx *outer = cur;
