@@ -259,7 +259,7 @@ type Pipeline struct {
 	texture atomic.Int32                  // textureUnknown, textureNone or textureUsed (device.go)
 	texArgs atomic.Pointer[string]        // the arguments stored as textures
 
-	callsBack atomic.Bool // calls may call back into Go (hooks.go)
+	callsBack atomic.Bool            // calls may call back into Go (hooks.go)
 	ran       atomic.Pointer[string] // the target a multi-target pipeline chose (setters.go)
 
 	frames sync.Pool // *frame: call frames in C memory, reused
