@@ -221,7 +221,6 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 	rc := C.int(0)
 	if err == nil {
 		rc = p.invoke(f) // hooks.go: the fast entry point unless p has callbacks
-		p.noteTarget(&f.c.ctx)
 	}
 	if ferr := p.finish(f, dev, rc == 0 && err == nil); err == nil {
 		err = ferr

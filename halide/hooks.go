@@ -40,10 +40,14 @@ func (p *Pipeline) Callbacks() bool { return p.callsBack.Load() }
 // invoke runs NAME_argv on the frame through the entry point p needs.
 func (p *Pipeline) invoke(f *frame) C.int {
 	argv, fr := C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c)))
+	var rc C.int
 	if f.cb || p.callsBack.Load() {
-		return C.gohl_call_cb(argv, fr)
+		rc = C.gohl_call_cb(argv, fr)
+	} else {
+		rc = C.gohl_call(argv, fr)
 	}
-	return C.gohl_call(argv, fr)
+	p.noteTarget(&f.c.ctx)
+	return rc
 }
 
 type hookSet struct {

@@ -16,9 +16,19 @@
 
 static _Atomic(halide_error_handler_t) c_error;
 
+// routed_error stands for the library's own handling (the message goes to
+// the call that caused it) where Halide's setter would return
+// halide_default_error, which aborts the process: a C handler that chains
+// to the previous one, or restores it, gets no abort.
+static void routed_error(void *uc, const char *msg) {
+    (void)uc;
+    (void)msg;
+}
+
 halide_error_handler_t halide_set_error_handler(halide_error_handler_t h) {
+    if (h == routed_error || h == halide_default_error) h = NULL;
     halide_error_handler_t old = atomic_exchange(&c_error, h);
-    return old ? old : halide_default_error;
+    return old ? old : routed_error;
 }
 
 halide_error_handler_t gohl_c_error_handler(void) { return atomic_load(&c_error); }

@@ -134,29 +134,40 @@ func slicesIndex(s []string, v string) int {
 	return -1
 }
 
-// noteTarget records the target a multi-target call chose: the features
-// of the target halide_can_use_target_features accepted, else (all
-// refused) the fallback, whose features are the wrapper's own.
+// noteTarget records the target a multi-target call chose.
 func (p *Pipeline) noteTarget(ctx *C.gohl_ctx) {
 	if ctx.target_asked == 0 {
 		return // not multi-target, or its choice made by an earlier call
 	}
-	fields := strings.Split(p.target, "-")
+	var feats [C.GOHL_FEATURE_WORDS]uint64
+	for i, w := range ctx.target_features {
+		feats[i] = uint64(w)
+	}
+	if t := chosenTarget(p.target, ctx.target_chosen != 0, feats[:]); t != "" {
+		p.ran.Store(&t)
+	}
+}
+
+// chosenTarget is the target string of what a multi-target wrapper
+// (whose own target is wrapper) ran: the features of the target
+// halide_can_use_target_features accepted (chosen), else, all refused,
+// the fallback, whose features are the wrapper's but no_bounds_query.
+// Features are sorted, as Halide prints a target.
+func chosenTarget(wrapper string, chosen bool, features []uint64) string {
+	fields := strings.Split(wrapper, "-")
 	if len(fields) < 3 {
-		return
+		return ""
 	}
 	var names []string
-	if ctx.target_chosen != 0 {
-		for w, bits := range ctx.target_features {
+	if chosen {
+		for w, bits := range features {
 			for b := range 64 {
-				if i := w*64 + b; uint64(bits)&(1<<b) != 0 && i < len(targetFeatures) {
+				if i := w*64 + b; bits&(1<<b) != 0 && i < len(targetFeatures) {
 					names = append(names, targetFeatures[i])
 				}
 			}
 		}
 	} else {
-		// The wrapper is built for the fallback target plus
-		// no_bounds_query.
 		for _, f := range fields[3:] {
 			if f != "no_bounds_query" {
 				names = append(names, f)
@@ -164,6 +175,5 @@ func (p *Pipeline) noteTarget(ctx *C.gohl_ctx) {
 		}
 	}
 	sort.Strings(names)
-	t := strings.Join(append(fields[:3:3], names...), "-")
-	p.ran.Store(&t)
+	return strings.Join(append(fields[:3:3], names...), "-")
 }

@@ -2,13 +2,19 @@ package halide_test
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/blur"
 	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/halide/examples/callbacks"
 )
 
 // freshCL opens a device of its own (its own context): the runtime builds
@@ -93,5 +99,197 @@ func TestOpenCLBuildOptions(t *testing.T) {
 	}
 	if err := halide.SetOpenCLBuildOptions(freshCL(t), strings.Repeat("x", 512)); err == nil {
 		t.Error("512 bytes of options accepted")
+	}
+}
+
+// blurCall runs the host blur on a w×h input with an output of ow×oh at
+// (1, 1): within the input when ow ≤ w−2, else the pipeline's own bounds
+// check fails the call (-4).
+func blurCall(w, h, ow, oh int) (*array.Array[uint16], error) {
+	in := halide.NewArray[uint16]([]array.Dim{{Extent: w}, {Extent: h}})
+	defer in.Close()
+	v, _ := in.Host()
+	for y := range h {
+		for x := range w {
+			v.Set(blurInput(x, y), x, y)
+		}
+	}
+	out := halide.NewArray[uint16]([]array.Dim{{Min: 1, Extent: ow}, {Min: 1, Extent: oh}})
+	return out, blur.BlurPipeline.Call(in, out)
+}
+
+// halide_set_error_handler, in the style of Halide's error_codes aottest:
+// a handler C set hears the runtime's message with Halide's user_context
+// (the library's, non-NULL), and the call still returns the code and the
+// same text; once C restores the old handler it hears nothing more.
+func TestCErrorHandler(t *testing.T) {
+	n0, _, _ := blur.CErrors()
+	blur.CSetErrorHandler(true)
+	out, err := blurCall(8, 8, 9, 6)
+	blur.CSetErrorHandler(false)
+	out.Close()
+	n1, last, uc := blur.CErrors()
+	if !errors.Is(err, halide.ErrAccessOutOfBounds) {
+		t.Fatalf("an output past the input: %v, want ErrAccessOutOfBounds", err)
+	}
+	if n1 != n0+1 || uc == 0 || !strings.Contains(err.Error(), strings.TrimSpace(strings.TrimPrefix(last, "Error: "))) {
+		t.Errorf("C's handler: %d messages (want 1), user_context %#x, last %q; the call's error %v", n1-n0, uc, last, err)
+	}
+	out, err = blurCall(8, 8, 9, 6)
+	out.Close()
+	if n2, _, _ := blur.CErrors(); n2 != n1 || err == nil {
+		t.Errorf("the restored handler: C's still heard %d messages; error %v", n2-n1, err)
+	}
+}
+
+// halide_set_custom_malloc and _free: the pipeline's heap allocations go
+// through C's hooks, each freed.
+func TestCMalloc(t *testing.T) {
+	m0, f0 := blur.CMallocs()
+	blur.CSetMalloc(true)
+	out, err := blurCall(300, 20, 298, 18)
+	blur.CSetMalloc(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := out.HostReadOnly()
+	checkBlur(t, func(x, y int) uint16 { return v.At(x, y) }, 1, 1, 298, 18)
+	out.Close()
+	m1, f1 := blur.CMallocs()
+	if m1 == m0 || m1-m0 != f1-f0 {
+		t.Errorf("C's malloc hooks saw %d mallocs and %d frees; want some, as many frees", m1-m0, f1-f0)
+	}
+}
+
+// halide_set_custom_print: a call without a Go print hook prints through
+// the print C set; SetPrint, once set, wins.
+func TestCPrint(t *testing.T) {
+	run := func() {
+		in, out := make([]int32, 8), make([]int32, 8)
+		if err := callbacks.Printer(array.FromSlice(in, 8), array.FromSlice(out, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	halide.SetTrace(func(*halide.TraceEvent) {}) // keep the default trace's prints out
+	defer halide.SetTrace(nil)
+	p0 := blur.CPrints()
+	blur.CSetPrint(true)
+	defer blur.CSetPrint(false)
+	run()
+	p1 := blur.CPrints()
+	if p1 != p0+1 {
+		t.Errorf("C's print got %d messages, want 1 (print_when at x = 3)", p1-p0)
+	}
+	var got int
+	halide.SetPrint(writerFunc(func(b []byte) (int, error) { got++; return len(b), nil }))
+	run()
+	halide.SetPrint(nil)
+	if got != 1 || blur.CPrints() != p1 {
+		t.Errorf("with SetPrint: Go got %d, C %d more", got, blur.CPrints()-p1)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// A multi-target pipeline (halide-gen -target avx512_skylake-target,portable)
+// reports the target that ran, in the style of Halide's multitarget
+// aottest: the first listed when the CPU has its features, the fallback
+// when Go refuses a feature of the first (RefuseTargetFeatures) or C's
+// can_use_target_features refuses everything. The wrapper chooses once per
+// process, so each case runs in a child process of its own.
+func TestMultitargetTarget(t *testing.T) {
+	if mode := os.Getenv("RESIDENT_MT_CHILD"); mode != "" {
+		mtChild(mode)
+		return
+	}
+	listed := []string{
+		"x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-user_context-no_runtime-c_plus_plus_name_mangling",
+		"x86-64-linux-sse41-avx-avx2-fma-f16c-user_context-no_runtime-c_plus_plus_name_mangling",
+	}
+	first := listed[0]
+	for _, f := range strings.Split(first, "-")[3:] {
+		if !strings.Contains(halide.HostTarget()+"-user_context-no_runtime-c_plus_plus_name_mangling", f) {
+			first = listed[1] // this CPU lacks a feature of the first
+		}
+	}
+	for _, c := range []struct{ mode, want string }{
+		{"plain", first},
+		{"go-refuse", listed[1]},
+		{"c-refuse", listed[1]},
+	} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMultitargetTarget$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "RESIDENT_MT_CHILD="+c.mode)
+		outb, err := cmd.CombinedOutput()
+		out := string(outb)
+		if err != nil {
+			t.Fatalf("%s: child failed: %v\n%s", c.mode, err, out)
+		}
+		want := "target " + sortedTarget(c.want) + "\n"
+		if !strings.Contains(out, want) || !strings.Contains(out, "before "+callbacks.MtblurPipeline.Target()+"\n") {
+			t.Errorf("%s: child said\n%s\nwant %q", c.mode, out, want)
+		}
+	}
+}
+
+// sortedTarget is a target string as Halide prints it: features sorted.
+func sortedTarget(s string) string {
+	f := strings.Split(s, "-")
+	feats := slices.Clone(f[3:])
+	slices.Sort(feats)
+	return strings.Join(append(f[:3], feats...), "-")
+}
+
+func mtChild(mode string) {
+	fmt.Printf("before %s\n", callbacks.MtblurPipeline.Target())
+	switch mode {
+	case "go-refuse":
+		if err := halide.RefuseTargetFeatures("avx512_skylake"); err != nil {
+			panic(err)
+		}
+	case "c-refuse":
+		blur.CSetCanUse(true, true)
+	}
+	const n = 100
+	src, dst := make([]uint16, n), make([]uint16, n)
+	for i := range src {
+		src[i] = uint16(i * 7919)
+	}
+	for range 2 { // the second call does not ask again
+		if err := callbacks.Mtblur(array.FromSlice(src, n), array.FromSlice(dst, n)); err != nil {
+			panic(err)
+		}
+	}
+	at := func(i int) uint32 { return uint32(src[max(0, min(n-1, i))]) }
+	for i := range dst {
+		if want := uint16((at(i-1) + at(i) + at(i+1)) / 3); dst[i] != want {
+			panic(fmt.Sprintf("output[%d] = %d, want %d", i, dst[i], want))
+		}
+	}
+	if mode == "c-refuse" && blur.CCanUses() != 1 {
+		panic(fmt.Sprintf("C's can_use_target_features asked %d times, want 1", blur.CCanUses()))
+	}
+	fmt.Printf("target %s\n", callbacks.MtblurPipeline.Target())
+}
+
+// The features a multi-target wrapper hands halide_can_use_target_features
+// for its first target (read from mtblur.a's constant: 0x5_0290_02f0) name
+// that target, as Halide prints it.
+func TestChosenTargetDecodes(t *testing.T) {
+	wrapper := callbacks.MtblurPipeline.Target()
+	if strings.Contains(wrapper, "avx512") {
+		wrapper = "x86-64-linux-avx-avx2-c_plus_plus_name_mangling-f16c-fma-no_bounds_query-no_runtime-sse41-user_context"
+	}
+	first := sortedTarget("x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-user_context-no_runtime-c_plus_plus_name_mangling")
+	if got := halide.ChosenTarget(wrapper, true, []uint64{0x5_0290_02f0, 0}); got != first {
+		t.Errorf("chosen: %s, want %s", got, first)
+	}
+	fallback := strings.Replace(wrapper, "-no_bounds_query", "", 1)
+	if got := halide.ChosenTarget(wrapper, false, []uint64{0, 0}); got != fallback {
+		t.Errorf("fallback: %s, want %s", got, fallback)
+	}
+	if err := halide.RefuseTargetFeatures("avx513"); err == nil || !strings.Contains(err.Error(), "avx512_skylake") {
+		t.Errorf("an unknown feature: %v", err)
 	}
 }
