@@ -274,7 +274,7 @@ func mtChild(mode string) {
 }
 
 // The features a multi-target wrapper hands halide_can_use_target_features
-// for its first target (read from mtblur.a's constant: 0x5_0290_02f0) name
+// for its first target (read from mtblur.a's constant: 0x0502_9000_02f0) name
 // that target, as Halide prints it.
 func TestChosenTargetDecodes(t *testing.T) {
 	wrapper := callbacks.MtblurPipeline.Target()
@@ -282,7 +282,7 @@ func TestChosenTargetDecodes(t *testing.T) {
 		wrapper = "x86-64-linux-avx-avx2-c_plus_plus_name_mangling-f16c-fma-no_bounds_query-no_runtime-sse41-user_context"
 	}
 	first := sortedTarget("x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-user_context-no_runtime-c_plus_plus_name_mangling")
-	if got := halide.ChosenTarget(wrapper, true, []uint64{0x5_0290_02f0, 0}); got != first {
+	if got := halide.ChosenTarget(wrapper, true, []uint64{0x0502_9000_02f0, 0}); got != first {
 		t.Errorf("chosen: %s, want %s", got, first)
 	}
 	fallback := strings.Replace(wrapper, "-no_bounds_query", "", 1)
