@@ -271,6 +271,18 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		if v == nil {
 			return p.argError(a, halideNullBuffer, "nil", nullSentence(a))
 		}
+		if c, ok := v.(CArg); ok {
+			// C's halide_buffer_t as it is: the pipeline checks it and
+			// the runtime moves its data, as for a C caller (cargs.go).
+			if c.p == nil {
+				return p.argError(a, halideNullBuffer, "a CArg of a NULL halide_buffer_t*", nullSentence(a))
+			}
+			f.bufs[k] = bound{}
+			f.used = k + 1
+			k++
+			f.args[i] = c.p
+			continue
+		}
 		mv, move := v.(moved)
 		if move {
 			v = mv.Buffer
@@ -305,7 +317,7 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		f.used = k + 1
 		cb := f.cbufs[k]
 		for j := range k {
-			if f.bufs[j].r == r {
+			if f.bufs[j].r == r && r != nil {
 				f.bufs[k].dup = true
 				f.bufs[j].out = f.bufs[j].out || a.Kind == OutputBuffer
 				f.bufs[j].hostOnly = f.bufs[j].hostOnly || b.HostOnly()

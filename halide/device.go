@@ -82,7 +82,7 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 	for k := range f.bufs[:f.used] {
 		b := &f.bufs[k]
 		switch {
-		case b.move:
+		case b.move || b.r == nil:
 		case p.args[p.bufs[k]].Kind == OutputBuffer:
 			outs = append(outs, b.r)
 		default:

@@ -273,8 +273,10 @@ func ExternSlice[T array.Elem](b ExternBuffer) ([]T, error) {
 		return nil, fmt.Errorf("%w: a %s buffer viewed as %s", ErrExternBuffer, b.Type(), t)
 	}
 	switch n := b.span(); {
-	case b.Host() == nil:
+	case b.Host() == nil && b.BoundsQuery():
 		return nil, fmt.Errorf("%w: no host memory (a bounds query: check ExternCall.BoundsQuery)", ErrExternBuffer)
+	case b.Host() == nil:
+		return nil, fmt.Errorf("%w: the buffer has device memory only (Halide put it on the device, host = NULL): take it with ExternDeviceArray, or make the stage a host stage (DeviceAPI::Host)", ErrExternBuffer)
 	case b.DeviceDirty():
 		return nil, fmt.Errorf("%w: the buffer is device-dirty; make the extern stage a host stage (DeviceAPI::Host) so Halide copies it to host", ErrExternBuffer)
 	case n < 0:

@@ -501,3 +501,10 @@ int gohl_cl_texture_probe(uintptr_t argv, gohl_frame *f) {
     gohl_call(argv, (uintptr_t)f);
     return f->ctx.texture;
 }
+
+// gohl_cl_release_mem drops one reference to a cl_mem (the one a C
+// buffer's handle held, when the library takes the allocation over).
+int gohl_cl_release_mem(uintptr_t mem) {
+    int32_t (*rel)(void *) = (int32_t (*)(void *))halide_opencl_get_symbol(NULL, "clReleaseMemObject");
+    return rel ? rel((void *)mem) : -1;
+}

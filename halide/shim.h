@@ -93,5 +93,6 @@ gohl_cl *gohl_cl_open(uintptr_t ctx, uintptr_t queue);
 int gohl_cl_close(gohl_cl *cl);
 int64_t gohl_cl_acquires(gohl_cl *cl);  // NULL: all devices
 int gohl_cl_texture_probe(uintptr_t argv, gohl_frame *f);
+int gohl_cl_release_mem(uintptr_t mem);
 
 #endif
