@@ -198,6 +198,7 @@ func adoptDevice[T array.Elem](a *array.Array[T], b *C.struct_halide_buffer_t, b
 	}
 	return nil
 }
+
 // maxWrapBytes bounds the memory a wrapped buffer may claim: more than a
 // 64-bit address space holds (2^47 bytes, amd64's and arm64's user space)
 // is a corrupt halide_buffer_t, refused before unsafe.Slice panics on it.
