@@ -141,6 +141,9 @@ func (p *Pipeline) putFrame(f *frame) {
 		b.r, b.alloc, b.temp = nil, nil, nil
 	}
 	f.used = 0
+	if f.st != nil {
+		f.st.dev = nil
+	}
 	if f.cb {
 		// Keeps no user value alive.
 		f.st.ctx, f.st.hooks, f.cb = nil, nil, false
@@ -208,6 +211,9 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 		if dev, err = p.deviceFor(f, want); err != nil {
 			return err
 		}
+	}
+	if f.st != nil {
+		f.st.dev = dev
 	}
 	if err := p.checkGuard(f, dev, guard); err != nil {
 		return err

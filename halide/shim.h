@@ -94,5 +94,6 @@ int gohl_cl_close(gohl_cl *cl);
 int64_t gohl_cl_acquires(gohl_cl *cl);  // NULL: all devices
 int gohl_cl_texture_probe(uintptr_t argv, gohl_frame *f);
 int gohl_cl_release_mem(uintptr_t mem);
+void gohl_runtime_transfers(int64_t *reads, int64_t *writes);
 
 #endif
