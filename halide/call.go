@@ -240,7 +240,7 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 		msg := runtimeMessage(&f.c.ctx)
 		if p.opencl {
 			if o := buildOptions(dev); o != "" {
-				msg += fmt.Sprintf(" (the device's OpenCL build options, SetOpenCLBuildOptions: %q)", o)
+				msg += fmt.Sprintf(" (OpenCL build options on %s: %q; set with SetOpenCLBuildOptions, halide_opencl_set_build_options or $HL_OCL_BUILD_OPTIONS)", dev.Name(), o)
 			}
 		}
 		return &Error{Pipeline: p.name, Code: int(rc), Msg: msg}

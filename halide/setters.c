@@ -141,4 +141,13 @@ int gohl_cl_set_opts(gohl_cl *cl, const char *opts) {
     return built;
 }
 
-const char *gohl_cl_opts(gohl_cl *cl) { return cl->opts; }
+// gohl_build_options is what a build on cl gets: the process-wide
+// options, then cl's (NULL: the process-wide ones), for error messages.
+const char *gohl_build_options(gohl_cl *cl) {
+    static __thread char buf[1024];
+    const char *p = process_opts();
+    pthread_mutex_lock(&cl->mu);
+    snprintf(buf, sizeof buf, "%s%s%s", p, p[0] && cl->opts[0] ? " " : "", cl->opts);
+    pthread_mutex_unlock(&cl->mu);
+    return buf;
+}

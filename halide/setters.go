@@ -74,7 +74,8 @@ func SetOpenCLBuildOptions(dev device.Device, opts string) error {
 	return nil
 }
 
-// buildOptions are dev's own build options ("" for none).
+// buildOptions are the options a kernel build on dev gets: the
+// process-wide ones, then dev's ("" for none).
 func buildOptions(dev clDevice) string {
 	e, _ := dev.Value(clKey{}, nil).(*clEntry)
 	if e == nil {
@@ -85,7 +86,7 @@ func buildOptions(dev clDevice) string {
 	if e.cl == nil {
 		return ""
 	}
-	return C.GoString(C.gohl_cl_opts(e.cl))
+	return C.GoString(C.gohl_build_options(e.cl))
 }
 
 // targetFeatures are Halide 14's halide_target_feature_t, in enum order,

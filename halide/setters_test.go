@@ -94,6 +94,15 @@ func TestOpenCLBuildOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkBrightened(t, "without options", out, src, 3)
+	// C's halide_opencl_set_build_options reaches every device's builds.
+	cbad := freshCL(t)
+	const copt = "-cl-no-such-c-option-resident"
+	blur.CSetOpenCLBuildOptions(copt)
+	out, err = run(cbad)
+	blur.CSetOpenCLBuildOptions("")
+	if err == nil || !strings.Contains(err.Error(), copt) || !strings.Contains(err.Error(), "clBuildProgram") {
+		t.Errorf("C's bad build option: %v; want the build error naming %s", err, copt)
+	}
 	if err := halide.SetOpenCLBuildOptions(nil, "-w"); !errors.Is(err, halide.ErrNoDevice) {
 		t.Errorf("a nil device: %v", err)
 	}
@@ -161,31 +170,33 @@ func TestCMalloc(t *testing.T) {
 	}
 }
 
-// halide_set_custom_print: a call without a Go print hook prints through
-// the print C set; SetPrint, once set, wins.
-func TestCPrint(t *testing.T) {
+// halide_set_custom_print and _trace: a call without Go hooks prints and
+// traces through what C set; SetPrint and SetTrace, once set, win.
+func TestCPrintTrace(t *testing.T) {
 	run := func() {
 		in, out := make([]int32, 8), make([]int32, 8)
 		if err := callbacks.Printer(array.FromSlice(in, 8), array.FromSlice(out, 8)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	halide.SetTrace(func(*halide.TraceEvent) {}) // keep the default trace's prints out
-	defer halide.SetTrace(nil)
-	p0 := blur.CPrints()
+	p0, t0 := blur.CPrints(), blur.CTraces()
 	blur.CSetPrint(true)
 	defer blur.CSetPrint(false)
+	blur.CSetTrace(true)
+	defer blur.CSetTrace(false)
 	run()
-	p1 := blur.CPrints()
-	if p1 != p0+1 {
-		t.Errorf("C's print got %d messages, want 1 (print_when at x = 3)", p1-p0)
+	p1, t1 := blur.CPrints(), blur.CTraces()
+	if p1 != p0+1 || t1-t0 < 8 {
+		t.Errorf("C's print got %d messages (want 1: print_when at x = 3), its trace %d events (want 8 stores and more)", p1-p0, t1-t0)
 	}
-	var got int
-	halide.SetPrint(writerFunc(func(b []byte) (int, error) { got++; return len(b), nil }))
+	var prints, traces int
+	halide.SetPrint(writerFunc(func(b []byte) (int, error) { prints++; return len(b), nil }))
+	halide.SetTrace(func(*halide.TraceEvent) { traces++ })
 	run()
 	halide.SetPrint(nil)
-	if got != 1 || blur.CPrints() != p1 {
-		t.Errorf("with SetPrint: Go got %d, C %d more", got, blur.CPrints()-p1)
+	halide.SetTrace(nil)
+	if prints != 1 || traces < 8 || blur.CPrints() != p1 || blur.CTraces() != t1 {
+		t.Errorf("with SetPrint and SetTrace: Go got %d prints and %d events, C %d and %d more", prints, traces, blur.CPrints()-p1, blur.CTraces()-t1)
 	}
 }
 

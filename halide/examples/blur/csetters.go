@@ -13,7 +13,8 @@ package blur
 #include "HalideRuntime.h"
 #include "HalideRuntimeOpenCL.h"
 
-static atomic_long n_errors, n_prints, n_mallocs, n_frees, n_can_use;
+static atomic_long n_errors, n_prints, n_mallocs, n_frees, n_can_use, n_traces;
+static halide_trace_t old_trace;
 static atomic_uintptr_t last_uc;
 static char last_error[1024];
 static halide_error_handler_t old_error;
@@ -40,6 +41,11 @@ static void set_error(int on) {
     if (on) old_error = halide_set_error_handler(on_error);
     else halide_set_error_handler(old_error);
 }
+static int32_t on_trace(void *uc, const struct halide_trace_event_t *e) { (void)uc; (void)e; atomic_fetch_add(&n_traces, 1); return 0; }
+static void set_trace(int on) {
+    if (on) old_trace = halide_set_custom_trace(on_trace);
+    else halide_set_custom_trace(old_trace);
+}
 static void set_print(int on) {
     if (on) old_print = halide_set_custom_print(on_print);
     else halide_set_custom_print(old_print);
@@ -65,6 +71,7 @@ static long get_n(int which) {
     case 1: return atomic_load(&n_prints);
     case 2: return atomic_load(&n_mallocs);
     case 3: return atomic_load(&n_frees);
+    case 5: return atomic_load(&n_traces);
     default: return atomic_load(&n_can_use);
     }
 }
@@ -91,6 +98,13 @@ func CSetPrint(on bool) { C.set_print(cint(on)) }
 
 // CPrints is the number of messages CSetPrint's print got.
 func CPrints() int { return int(C.get_n(1)) }
+
+// CSetTrace is C calling halide_set_custom_trace with a counting trace
+// (on), or restoring the one it replaced (off).
+func CSetTrace(on bool) { C.set_trace(cint(on)) }
+
+// CTraces is the number of events CSetTrace's trace got.
+func CTraces() int { return int(C.get_n(5)) }
 
 // CSetMalloc is C calling halide_set_custom_malloc and _free with counting
 // hooks over the ones they replace (on), or restoring those (off).
