@@ -31,8 +31,9 @@ import (
 //	                                            honoured as in Halide (not replaced)
 //	halide_set_trace_file, halide_memoization_cache_set_size, halide_reuse_device_allocations
 //	                                            honoured as in Halide (the library turns device-allocation reuse on at the first OpenCL call)
-//	halide_opencl_set_platform_name, _set_device_type, halide_set_gpu_device
-//	                                            no effect: the library hands the runtime the call's device (Options.Device, SetDevice, the placement rule; opencl.Default reads HL_OCL_PLATFORM_NAME and HL_OCL_DEVICE_TYPE)
+//	halide_opencl_set_platform_name, _set_device_type
+//	                                            honoured: OpenCLDevice, the placement rule's default device, is the one they name (Options.Device, SetDevice and the Arrays' device come first, as always)
+//	halide_set_gpu_device                       no effect: the runtime gets the call's device; pick one by index with opencl.OpenGroup or device IDs and pass it (Options.Device, SetDevice)
 //	halide_set_custom_get_symbol, _load_library, _get_library_symbol
 //	                                            honoured for what the runtime loads, except OpenCL's entry points, which come from the libOpenCL.so.1 package device/opencl loaded (halide_opencl_get_symbol is the library's)
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/blur"
@@ -302,5 +303,41 @@ func TestChosenTargetDecodes(t *testing.T) {
 	}
 	if err := halide.RefuseTargetFeatures("avx513"); err == nil || !strings.Contains(err.Error(), "avx512_skylake") {
 		t.Errorf("an unknown feature: %v", err)
+	}
+}
+
+// halide_opencl_set_platform_name and _set_device_type choose
+// OpenCLDevice, the default device of the placement rule: a pipeline
+// call with nothing on a device runs there; an impossible choice is an
+// error naming the setters; clearing the choice gives opencl.Default back.
+func TestCOpenCLPlatform(t *testing.T) {
+	def := clDevice(t)
+	platform := def.Name()[strings.LastIndex(def.Name(), "(")+1:]
+	platform = strings.TrimSuffix(platform, ")")
+	defer blur.CSetOpenCLPlatform("", "")
+	blur.CSetOpenCLPlatform(platform, "cpu")
+	chosen, err := halide.OpenCLDevice()
+	if err != nil || chosen == def {
+		t.Fatalf("C chose platform %q, cpu: OpenCLDevice() = %v, %v; want a device of its own", platform, chosen, err)
+	}
+	if again, _ := halide.OpenCLDevice(); again != chosen {
+		t.Error("the same choice opened another device")
+	}
+	in, out := array.New[uint8](8, 4), array.New[uint8](8, 4)
+	defer in.Close()
+	defer out.Close()
+	if err := brighter.Brighter(in, 1, out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Device() != device.Device(chosen) {
+		t.Errorf("the call ran on %v, want C's choice %s", out.Device(), chosen.Name())
+	}
+	blur.CSetOpenCLPlatform("no-such-platform-resident", "")
+	if _, err := halide.OpenCLDevice(); err == nil || !strings.Contains(err.Error(), "halide_opencl_set_platform_name") {
+		t.Errorf("an impossible platform: %v", err)
+	}
+	blur.CSetOpenCLPlatform("", "")
+	if d, err := halide.OpenCLDevice(); err != nil || d != def {
+		t.Errorf("after clearing C's choice: %v, %v; want the default device", d, err)
 	}
 }

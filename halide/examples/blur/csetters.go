@@ -130,6 +130,16 @@ func CSetOpenCLBuildOptions(opts string) {
 	C.halide_opencl_set_build_options(s)
 }
 
+// CSetOpenCLPlatform is C calling halide_opencl_set_platform_name and
+// halide_opencl_set_device_type.
+func CSetOpenCLPlatform(name, typ string) {
+	n, t := C.CString(name), C.CString(typ)
+	defer C.free(unsafe.Pointer(n))
+	defer C.free(unsafe.Pointer(t))
+	C.halide_opencl_set_platform_name(n)
+	C.halide_opencl_set_device_type(t)
+}
+
 func cint(b bool) C.int {
 	if b {
 		return 1
