@@ -7,6 +7,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
@@ -113,7 +114,7 @@ var targetFeatures = strings.Fields(`jit debug no_asserts no_bounds_query sse41 
 func RefuseTargetFeatures(features ...string) error {
 	var bits [C.GOHL_FEATURE_WORDS]uint64
 	for _, f := range features {
-		i := slicesIndex(targetFeatures, f)
+		i := slices.Index(targetFeatures, f)
 		if i < 0 {
 			return fmt.Errorf("halide: RefuseTargetFeatures: no Halide 14 target feature %q (features: %s)", f, strings.Join(targetFeatures, " "))
 		}
@@ -125,15 +126,6 @@ func RefuseTargetFeatures(features ...string) error {
 		}
 	}
 	return nil
-}
-
-func slicesIndex(s []string, v string) int {
-	for i, x := range s {
-		if x == v {
-			return i
-		}
-	}
-	return -1
 }
 
 // noteTarget records the target a multi-target call chose.
