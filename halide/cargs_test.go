@@ -2,6 +2,7 @@ package halide_test
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -235,5 +236,92 @@ func TestPassCBuffer(t *testing.T) {
 	defer out.Close()
 	if err := blur.BlurPipeline.Call(halide.PassCBuffer(nil), out); !errors.Is(err, halide.ErrBufferArgumentIsNull) {
 		t.Errorf("PassCBuffer(nil): %v", err)
+	}
+}
+
+// Drawn layouts over one C row of memory (strides 0 to 3 in each
+// dimension, so broadcasts, aliasing and ordinary ones, any mins): the
+// host blur reads a PassCBuffer input exactly where Halide's address_of
+// says (the model), or, for an inner stride other than 1, returns its own
+// -8 (its generator keeps Halide's stride-1 constraint); where an Array
+// can hold the layout, WrapCBuffer's Array gives the same output; where it
+// cannot, WrapCBuffer refuses with ErrBadDimensions.
+func TestPassCBufferLayouts(t *testing.T) {
+	const mem = 400
+	rng := rand.New(rand.NewPCG(21, 3))
+	seen := map[string]int{}
+	defer func() {
+		for _, k := range []string{"constraint", "broadcast", "aliasing", "array"} {
+			if seen[k] == 0 {
+				t.Errorf("no %s layout drawn: %v", k, seen)
+			}
+		}
+	}()
+	for i := range 60 {
+		w, h := 3+rng.IntN(9), 3+rng.IntN(6)
+		s0 := []int{1, 1, 1, 0, 2}[rng.IntN(5)]
+		s1 := []int{0, 1, 2, w, w + 1 + rng.IntN(3)}[rng.IntN(5)]
+		if (w-1)*s0+(h-1)*s1 >= mem {
+			continue
+		}
+		m0, m1 := rng.IntN(21)-10, rng.IntN(21)-10
+		cin := blur.CNewUint16(0, 0, mem, 1, mem) // element i is blurInput(i, 0)
+		blur.CSetDim(cin, 0, m0, w, s0)
+		blur.CSetDim(cin, 1, m1, h, s1)
+		at := func(x, y int) uint16 { return blurInput((x-m0)*s0+(y-m1)*s1, 0) }
+		out := halide.NewArray[uint16]([]array.Dim{{Min: m0 + 1, Extent: w - 2}, {Min: m1 + 1, Extent: h - 2}})
+		err := blur.BlurPipeline.Call(halide.PassCBuffer(cin), out)
+		if s0 != 1 {
+			// Halide's default constraint input.dim(0).stride == 1: the
+			// pipeline's own -8.
+			if !errors.Is(err, halide.ErrConstraintViolated) {
+				t.Fatalf("layout %d (strides %d, %d): %v, want the pipeline's -8", i, s0, s1, err)
+			}
+			seen["constraint"]++
+			out.Close()
+			blur.CFree(cin)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("layout %d (%d×%d, strides %d, %d): %v", i, w, h, s0, s1, err)
+		}
+		ov, _ := out.HostReadOnly()
+		check := func(what string) {
+			for y := m1 + 1; y < m1+h-1; y++ {
+				for x := m0 + 1; x < m0+w-1; x++ {
+					if got, want := ov.At(x, y), blurRef(at, x, y); got != want {
+						t.Fatalf("%s, layout %d (%d×%d at (%d, %d), strides %d, %d): (%d, %d) = %d, want %d", what, i, w, h, m0, m1, s0, s1, x, y, got, want)
+					}
+				}
+			}
+		}
+		check("PassCBuffer")
+		a, err := halide.WrapCBuffer[uint16](cin)
+		holds := s0 >= 1 && s1 >= w*s0 || s1 >= 1 && s0 >= h*s1
+		switch {
+		case holds:
+			seen["array"]++
+		case s1 == 0:
+			seen["broadcast"]++
+		default:
+			seen["aliasing"]++
+		}
+		switch {
+		case holds && err != nil:
+			t.Fatalf("layout %d (%d×%d, strides %d, %d): WrapCBuffer refused an Array layout: %v", i, w, h, s0, s1, err)
+		case !holds && !errors.Is(err, halide.ErrBadDimensions):
+			t.Fatalf("layout %d (%d×%d, strides %d, %d): WrapCBuffer: %v, want ErrBadDimensions", i, w, h, s0, s1, err)
+		case holds:
+			ow, _ := out.Host()
+			clear(ow.Data())
+			if err := blur.BlurPipeline.Call(a, out); err != nil {
+				t.Fatal(err)
+			}
+			ov, _ = out.HostReadOnly()
+			check("WrapCBuffer")
+			a.Close()
+		}
+		out.Close()
+		blur.CFree(cin)
 	}
 }
