@@ -95,6 +95,14 @@ func TestOpenCLBuildOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkBrightened(t, "without options", out, src, 3)
+	// A device opened after bad closed (it may reuse bad's runtime state)
+	// builds without bad's options.
+	bad.Close()
+	if out, err = run(freshCL(t)); err != nil {
+		t.Fatalf("a device opened after the one with bad options closed: %v", err)
+	}
+	checkBrightened(t, "after the bad device closed", out, src, 3)
+
 	// C's halide_opencl_set_build_options reaches every device's builds.
 	cbad := freshCL(t)
 	const copt = "-cl-no-such-c-option-resident"

@@ -329,6 +329,7 @@ gohl_cl *gohl_cl_open(uintptr_t ctx, uintptr_t queue) {
     cl->ctx = (void *)ctx;
     cl->queue = (void *)queue;
     cl->acquires = 0;
+    cl->opts[0] = 0;  // a reused cl: the closed device's build options go with it
     pthread_mutex_unlock(&cl->mu);
     cl->next = cl_live;
     cl_live = cl;
