@@ -244,6 +244,21 @@ func (a *Array[T]) DeviceMalloc(d device.Device) error {
 // is never freed by the Array. The device copy is taken as current: mark
 // it with SetDeviceDirty when it is newer than the host.
 func (a *Array[T]) DeviceWrap(d device.Device, alloc device.Allocation) error {
+	return a.deviceWrap(d, alloc, false)
+}
+
+// DeviceAdopt is DeviceWrap for an allocation the Array takes over: it is
+// freed (d.Free) like the Array's own allocations, when the memory lets it
+// go (Close, DeviceFree, MoveTo), and on error.
+func (a *Array[T]) DeviceAdopt(d device.Device, alloc device.Allocation) error {
+	if err := a.deviceWrap(d, alloc, true); err != nil {
+		d.Free(alloc) // freeing twice is a no-op (attach may have)
+		return err
+	}
+	return nil
+}
+
+func (a *Array[T]) deviceWrap(d device.Device, alloc device.Allocation, owned bool) error {
 	if err := a.raw.errOpen(); err != nil {
 		return err
 	}
@@ -263,7 +278,7 @@ func (a *Array[T]) DeviceWrap(d device.Device, alloc device.Allocation) error {
 	if st.hasAlloc.Load() {
 		return fmt.Errorf("array: DeviceWrap: the Array's memory already has a device allocation: DeviceFree it first")
 	}
-	if err := st.attach(d, alloc, false); err != nil {
+	if err := st.attach(d, alloc, owned); err != nil {
 		return err
 	}
 	st.setDirty(hostSide, nil)

@@ -311,6 +311,20 @@ func TestTransferGuardAndForeign(t *testing.T) {
 	if err := array.New[uint16](33).DeviceWrap(other, al); !errors.Is(err, device.ErrOutOfRange) {
 		t.Fatalf("wrap of a too-small allocation: %v", err)
 	}
+	// DeviceAdopt: the Array frees what it adopted, at Close and on error.
+	own := sim.New("own", 0)
+	for _, bad := range []bool{false, true} {
+		al, _ := own.Malloc(64)
+		a := array.New[uint16](map[bool]int{false: 32, true: 33}[bad])
+		err := a.DeviceAdopt(own, al)
+		if bad != (err != nil) {
+			t.Fatalf("DeviceAdopt (too small %v): %v", bad, err)
+		}
+		a.Close()
+		if n := own.Stats().AllocsLive; n != 0 {
+			t.Fatalf("DeviceAdopt (too small %v) then Close: %d allocations live", bad, n)
+		}
+	}
 }
 
 func TestBothDirtyPanics(t *testing.T) {

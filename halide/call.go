@@ -141,6 +141,9 @@ func (p *Pipeline) putFrame(f *frame) {
 		b.r, b.alloc, b.temp = nil, nil, nil
 	}
 	f.used = 0
+	if f.st != nil {
+		f.st.dev = nil
+	}
 	if f.cb {
 		// Keeps no user value alive.
 		f.st.ctx, f.st.hooks, f.cb = nil, nil, false
@@ -209,6 +212,9 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 			return err
 		}
 	}
+	if f.st != nil {
+		f.st.dev = dev
+	}
 	if err := p.checkGuard(f, dev, guard); err != nil {
 		return err
 	}
@@ -231,7 +237,13 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 			// context ("null context or cmd_queue") or failed in it.
 			return p.closedError(dev, runtimeMessage(&f.c.ctx), opencl.ErrClosed)
 		}
-		return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
+		msg := runtimeMessage(&f.c.ctx)
+		if p.opencl {
+			if o := buildOptions(dev); o != "" {
+				msg += fmt.Sprintf(" (OpenCL build options on %s: %q; set with SetOpenCLBuildOptions, halide_opencl_set_build_options or $HL_OCL_BUILD_OPTIONS)", dev.Name(), o)
+			}
+		}
+		return &Error{Pipeline: p.name, Code: int(rc), Msg: msg}
 	}
 	if err == nil && p.opencl {
 		// Bounded work in flight: blocks while the queue is too far ahead.
@@ -264,6 +276,18 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		}
 		if v == nil {
 			return p.argError(a, halideNullBuffer, "nil", nullSentence(a))
+		}
+		if c, ok := v.(CArg); ok {
+			// C's halide_buffer_t as it is: the pipeline checks it and
+			// the runtime moves its data, as for a C caller (cargs.go).
+			if c.p == nil {
+				return p.argError(a, halideNullBuffer, "a CArg of a NULL halide_buffer_t*", nullSentence(a))
+			}
+			f.bufs[k] = bound{}
+			f.used = k + 1
+			k++
+			f.args[i] = c.p
+			continue
 		}
 		mv, move := v.(moved)
 		if move {
@@ -299,7 +323,7 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		f.used = k + 1
 		cb := f.cbufs[k]
 		for j := range k {
-			if f.bufs[j].r == r {
+			if f.bufs[j].r == r && r != nil {
 				f.bufs[k].dup = true
 				f.bufs[j].out = f.bufs[j].out || a.Kind == OutputBuffer
 				f.bufs[j].hostOnly = f.bufs[j].hostOnly || b.HostOnly()

@@ -1,15 +1,18 @@
 package halide
 
 // #include "shim.h"
+// #include "HalideRuntimeOpenCL.h"
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strconv"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/checked"
 	"github.com/resident-go/resident/internal/plumb"
 )
@@ -20,15 +23,61 @@ import (
 // gives. The dims are copied, so the struct itself may go away; the host
 // memory may not: C must keep it valid, and must not free it or write it
 // concurrently, for as long as the Array or any view of it is in use (Close
-// the Array first). The Array never frees it.
-//
-// Only host memory is wrapped: a buffer whose newer data is on a device
-// (device_dirty) is refused, as are a NULL host pointer, a type other than
-// T's, negative strides or extents, and dims whose span overflows or is
-// more than memory holds (ErrBufferExtentsTooLarge). Being host-only, the
-// Array is left current on the host by every pipeline call, as Halide's C
+// the Array first). The Array never frees it. Being host-only, the Array
+// is left current on the host by every pipeline call, as Halide's C
 // callers expect.
+//
+// It is WrapCBufferWith with no device: the buffer's device allocation is
+// ignored, and a device-dirty buffer is refused (choose an Ownership with
+// WrapCBufferWith). The other refusals are layouts an Array cannot hold
+// (ErrBufferExtentsNegative for a negative extent, ErrBadDimensions for a
+// negative stride, or one of stride 0, or strides that alias, ErrBadType,
+// ErrHostIsNull, ErrBufferExtentsTooLarge): pass such a buffer to a
+// pipeline as it is with PassCBuffer, which lets the pipeline accept it
+// or return its own code, as Halide does.
 func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
+	return WrapCBufferWith[T](buf, WrapOptions{})
+}
+
+// Ownership is what WrapCBufferWith does with the buffer's device
+// allocation, as Halide's Runtime::Buffer's BufferDeviceOwnership says who
+// frees it.
+type Ownership int
+
+const (
+	// IgnoreDevice wraps the host memory only; a device-dirty buffer is
+	// refused (ErrDeviceDirtyWithNoDeviceSupport).
+	IgnoreDevice Ownership = iota
+	// TakeDevice: the Array takes the allocation over (Halide's
+	// BufferDeviceOwnership::Allocated): it becomes the Array's device
+	// copy, device-dirty as C's flags say, and is freed when the Array's
+	// memory lets it go (Close, DeviceFree). C's struct lets go of it
+	// (halide_device_detach_native: device = 0, dirty bits cleared).
+	TakeDevice
+	// ShareDevice: the Array's device copy is C's allocation too, with a
+	// reference of its own (BufferDeviceOwnership::Unmanaged for the
+	// Array): C keeps its struct as it was and frees its allocation as
+	// before; neither side may use the memory while the other does.
+	ShareDevice
+)
+
+// WrapOptions are WrapCBufferWith's choices.
+type WrapOptions struct {
+	// Ownership of the buffer's device allocation; the zero value ignores it.
+	Ownership Ownership
+	// Device is the OpenCL device whose context holds the allocation
+	// (nil: OpenCLDevice()); a cl_mem of another context is refused
+	// (ErrForeignDevice).
+	Device device.Device
+}
+
+// WrapCBufferWith is WrapCBuffer with a choice for the buffer's device
+// allocation (an OpenCL one, at offset 0: a device crop is refused).
+// With TakeDevice or ShareDevice a device-dirty buffer is accepted: the
+// Array's device copy is C's allocation, without copying, and the next
+// OpenCL pipeline on that device reads it there; reading it on the host
+// copies it home (counted in the device's Stats).
+func WrapCBufferWith[T array.Elem](buf unsafe.Pointer, o WrapOptions) (*array.Array[T], error) {
 	if buf == nil {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the halide_buffer_t* is NULL", ErrBufferIsNull)
 	}
@@ -37,11 +86,14 @@ func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
 	if want := array.TypeOf[T](); t != want {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer holds %s, the Array %s: wrap it as the matching element type", ErrBadType, t, want)
 	}
-	if b.flags&C.halide_buffer_flag_device_dirty != 0 {
-		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer's data is newer on its device (device_dirty): call halide_copy_to_host first", ErrDeviceDirtyWithNoDeviceSupport)
+	if o.Ownership == IgnoreDevice && b.flags&C.halide_buffer_flag_device_dirty != 0 {
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer's data is newer on its device (device_dirty): call halide_copy_to_host first, or WrapCBufferWith an Ownership (TakeDevice, ShareDevice)", ErrDeviceDirtyWithNoDeviceSupport)
+	}
+	if o.Ownership < IgnoreDevice || o.Ownership > ShareDevice {
+		return nil, fmt.Errorf("halide: WrapCBufferWith: Ownership %d: use IgnoreDevice, TakeDevice or ShareDevice", o.Ownership)
 	}
 	if b.host == nil {
-		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer has no host memory (a device-only buffer, or a bounds query)", ErrHostIsNull)
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer has no host memory (a device-only buffer, or a bounds query): pass it to the pipeline as it is with PassCBuffer", ErrHostIsNull)
 	}
 	rank := int(b.dimensions)
 	if rank < 0 || (rank > 0 && b.dim == nil) {
@@ -52,11 +104,11 @@ func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
 	span := 1 // elements from the min corner to the max, checked: C's dims are anything
 	for i := range dims {
 		d := goDim(cd[i])
-		if d.Stride < 0 {
-			return nil, fmt.Errorf("halide: WrapCBuffer: dimension %d has stride %d: negative strides are not supported, pass a buffer with positive strides", i, d.Stride)
-		}
 		if d.Extent < 0 {
-			return nil, fmt.Errorf("halide: WrapCBuffer: %w: dimension %d has extent %d: pass extents ≥ 0", ErrBufferExtentsNegative, i, d.Extent)
+			return nil, fmt.Errorf("halide: WrapCBuffer: %w: dimension %d has extent %d: an Array's extents are ≥ 0 (PassCBuffer lets the pipeline return its own code)", ErrBufferExtentsNegative, i, d.Extent)
+		}
+		if d.Stride < 0 || d.Stride == 0 && d.Extent > 1 {
+			return nil, fmt.Errorf("halide: WrapCBuffer: %w: dimension %d has stride %d: an Array's strides are > 0 (pass a broadcast or reversed buffer as it is with PassCBuffer)", ErrBadDimensions, i, d.Stride)
 		}
 		if d.Extent == 0 {
 			span = 0
@@ -76,7 +128,75 @@ func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: dims %v span %d elements of %d bytes, more than fit in memory at %p", ErrBufferExtentsTooLarge, dims, span, size, unsafe.Pointer(b.host))
 	}
 	data := unsafe.Slice((*T)(unsafe.Pointer(b.host)), span)
-	return array.Wrap(data, dims)
+	a, err := array.Wrap(data, dims)
+	if err != nil {
+		// Strides that alias: two elements at one address.
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: %w (pass the buffer as it is with PassCBuffer)", ErrBadDimensions, err)
+	}
+	if o.Ownership == IgnoreDevice || b.device == 0 {
+		return a, nil
+	}
+	if err := adoptDevice(a, b, span*size, o); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// adoptDevice makes b's OpenCL allocation a's device copy (wrapOpts' Ownership).
+func adoptDevice[T array.Elem](a *array.Array[T], b *C.struct_halide_buffer_t, bytes int, o WrapOptions) error {
+	if b.device_interface != C.halide_opencl_device_interface() {
+		return fmt.Errorf("halide: WrapCBufferWith: %w: the buffer's device allocation is not an OpenCL one (only OpenCL buffers can be adopted): copy it home with halide_copy_to_host and wrap with IgnoreDevice", ErrIncompatibleDeviceInterface)
+	}
+	dev := o.Device
+	if dev == nil {
+		d, err := OpenCLDevice()
+		if err != nil {
+			return fmt.Errorf("halide: WrapCBufferWith: %w: %w", ErrNoDevice, err)
+		}
+		dev = d
+	}
+	d, ok := asCL(dev)
+	if !ok {
+		return fmt.Errorf("halide: WrapCBufferWith: %w: %s is not an OpenCL device", ErrNoDevice, dev.Name())
+	}
+	adopter, ok := dev.(interface {
+		Adopt(mem uintptr, bytes int, retain bool) (device.Allocation, error)
+	})
+	if !ok {
+		return fmt.Errorf("halide: WrapCBufferWith: %w: %s cannot adopt a cl_mem", ErrNoDevice, dev.Name())
+	}
+	var ctx C.gohl_ctx
+	C.gohl_ctx_init(&ctx)
+	if off := C.halide_opencl_get_crop_offset(unsafe.Pointer(&ctx), b); off != 0 {
+		return fmt.Errorf("halide: WrapCBufferWith: %w: the buffer is a device crop (byte offset %d in its cl_mem): wrap its parent, or copy it home with halide_copy_to_host", ErrBadDimensions, off)
+	}
+	mem := uintptr(C.halide_opencl_get_cl_mem(unsafe.Pointer(&ctx), b))
+	// A reference of the Array's own, whoever owns C's.
+	alloc, err := adopter.Adopt(mem, bytes, true)
+	if err != nil {
+		if errors.Is(err, device.ErrForeign) {
+			return &Error{Pipeline: "(WrapCBufferWith)", Code: int(ErrForeignDevice), err: err, Msg: fmt.Sprintf("the buffer's cl_mem is not of %s's context: pass its device in WrapOptions.Device: %v", d.Name(), err)}
+		}
+		return fmt.Errorf("halide: WrapCBufferWith: %w", err)
+	}
+	dirty := b.flags&C.halide_buffer_flag_device_dirty != 0
+	if err := a.DeviceAdopt(d, alloc); err != nil { // frees alloc on error
+		return fmt.Errorf("halide: WrapCBufferWith: %w", err)
+	}
+	if o.Ownership == TakeDevice {
+		// C's struct lets go of its handle, and its reference to the
+		// cl_mem is dropped: the Array's is the one left.
+		if rc := C.halide_device_detach_native(unsafe.Pointer(&ctx), b); rc != 0 {
+			return &Error{Pipeline: "(WrapCBufferWith)", Code: int(rc), Msg: "halide_device_detach_native failed"}
+		}
+		C.gohl_cl_release_mem(C.uintptr_t(mem))
+		b.flags &^= C.halide_buffer_flag_device_dirty | C.halide_buffer_flag_host_dirty
+	}
+	if dirty {
+		a.SetDeviceDirty(true)
+	}
+	return nil
 }
 
 // maxWrapBytes bounds the memory a wrapped buffer may claim: more than a

@@ -82,7 +82,7 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 	for k := range f.bufs[:f.used] {
 		b := &f.bufs[k]
 		switch {
-		case b.move:
+		case b.move || b.r == nil:
 		case p.args[p.bufs[k]].Kind == OutputBuffer:
 			outs = append(outs, b.r)
 		default:
@@ -189,6 +189,7 @@ func (p *Pipeline) checkTexture(cl *C.gohl_cl) error {
 		q := p.newQuery()
 		bindCL(&q.f.c.ctx, cl)
 		used := C.gohl_cl_texture_probe(C.uintptr_t(uintptr(p.argv)), q.f.c) != 0
+		p.noteTarget(&q.f.c.ctx) // a multi-target pipeline chose here
 		args := C.GoString(&q.f.c.ctx.texture_args[0])
 		q.free()
 		if used {

@@ -63,7 +63,19 @@
 // calls (each call has its own halide_buffer_t); one output written by two
 // calls at once is the caller's bug.
 //
+// Halide's runtime setters (halide_set_error_handler, custom print,
+// trace, malloc, can_use_target_features, OpenCL build options, …) are
+// honoured when C calls them, beside the library's own Go hooks; the
+// table in setters.go says, for each, what the library does and which Go
+// call replaces it (SetPrint, SetTrace, Hooks, RefuseTargetFeatures,
+// SetOpenCLBuildOptions). Pipeline.Target of a multi-target pipeline names
+// the target its first call chose.
+//
 // Bounds asks a pipeline which input regions an output needs (Halide's
 // bounds query) and NewInputs allocates them. WrapCBuffer and ExportBuffer
-// move buffers across the C boundary as halide_buffer_t's.
+// move buffers across the C boundary as halide_buffer_t's; WrapCBufferWith
+// also adopts a C buffer's OpenCL allocation (Ownership), and PassCBuffer
+// hands a C buffer to a call as it is, for layouts an Array cannot hold.
+// Go extern stages declared DeviceAPI::OpenCL take their buffers on the
+// device with ExternDeviceArray.
 package halide

@@ -11,6 +11,7 @@ var (
 	ContextAcquires         = func() int { return contextAcquires(nil) }
 	DeviceAcquires          = contextAcquires
 	ReusesDeviceAllocations = reusesAllocations
+	ChosenTarget            = chosenTarget
 )
 
 func CallAcrossClose(p *Pipeline, old *opencl.Device, between func() *opencl.Device, args ...any) (int, bool, error) {

@@ -20,11 +20,15 @@ import (
 //
 //   - The pipeline must be called with callbacks (WithCallbacks, which
 //     halide-gen's wrapper sets). Otherwise the stage fails the call.
-//   - Buffers are host buffers. In a GPU pipeline the stage runs on the
-//     host (DeviceAPI::Host, the default): Halide 14 hands it inputs that
-//     GPU stages left on the device, so the bridge copies them to host
-//     first (through the runtime, not counted in device.Stats) and marks
-//     the output host-dirty after, for the next GPU stage to upload.
+//   - In a GPU pipeline a stage declared DeviceAPI::Host (the default)
+//     gets host buffers: Halide 14 hands it inputs that GPU stages left
+//     on the device, so the bridge copies them to host first (through the
+//     runtime, not counted in device.Stats) and marks the output
+//     host-dirty after, for the next GPU stage to upload. A stage
+//     declared DeviceAPI::OpenCL gets its buffers on the call's device:
+//     ExternDeviceArray views each as an Array whose device copy is the
+//     buffer's own cl_mem, so the stage runs ops on the device, on the
+//     pipeline's queue, with no copy (devextern.go).
 //   - Nothing of an ExternCall outlives the call: not the ExternBuffers,
 //     not slices or Arrays made from them. Copy what you keep.
 //   - The function may run on Halide's worker threads, several at once
@@ -90,6 +94,8 @@ type ExternCall struct {
 	kinds []C.uint32_t
 	vals  []C.uint64_t
 	ctx   any
+	dev   clDevice   // the call's OpenCL device, nil for host calls
+	devs  []devArray // ExternDeviceArray's Arrays, settled after the stage
 }
 
 // Name is the extern stage's C symbol.
@@ -273,8 +279,10 @@ func ExternSlice[T array.Elem](b ExternBuffer) ([]T, error) {
 		return nil, fmt.Errorf("%w: a %s buffer viewed as %s", ErrExternBuffer, b.Type(), t)
 	}
 	switch n := b.span(); {
-	case b.Host() == nil:
+	case b.Host() == nil && b.BoundsQuery():
 		return nil, fmt.Errorf("%w: no host memory (a bounds query: check ExternCall.BoundsQuery)", ErrExternBuffer)
+	case b.Host() == nil:
+		return nil, fmt.Errorf("%w: the buffer has device memory only (Halide put it on the device, host = NULL): take it with ExternDeviceArray, or make the stage a host stage (DeviceAPI::Host)", ErrExternBuffer)
 	case b.DeviceDirty():
 		return nil, fmt.Errorf("%w: the buffer is device-dirty; make the extern stage a host stage (DeviceAPI::Host) so Halide copies it to host", ErrExternBuffer)
 	case n < 0:
@@ -299,7 +307,7 @@ func ExternArray[T array.Elem](b ExternBuffer) (*array.Array[T], error) {
 func gohlExtern(slot C.int32_t, name *C.char, n C.int, kinds *C.uint32_t, vals *C.uint64_t) (rc C.int) {
 	x := &ExternCall{kinds: unsafe.Slice(kinds, int(n)), vals: unsafe.Slice(vals, int(n))}
 	if st := stateOf(slot); st != nil {
-		x.ctx = st.ctx
+		x.ctx, x.dev = st.ctx, st.dev
 	}
 	var e *externEntry
 	if v, ok := externs.byPtr.Load(name); ok {
@@ -342,16 +350,27 @@ func gohlExtern(slot C.int32_t, name *C.char, n C.int, kinds *C.uint32_t, vals *
 		if !x.IsBuffer(i) {
 			continue
 		}
-		if b := x.Buffer(i); b.b != out.b && b.DeviceDirty() {
+		// A DeviceAPI::OpenCL stage gets device-only buffers (host NULL):
+		// those stay on the device, for ExternDeviceArray.
+		if b := x.Buffer(i); b.b != out.b && b.DeviceDirty() && b.b.host != nil {
 			if rc := C.halide_copy_to_host(x.uc(), b.b); rc != 0 {
 				return x.fail(fmt.Errorf("extern stage %s: copying argument %d to host failed (halide error %d)", x.name, i, int(rc)))
 			}
 		}
 	}
-	if err := run(x); err != nil {
+	err := run(x)
+	// An output taken with ExternDeviceArray is settled there: the flags
+	// say where its Array left it (devextern.go).
+	outDone, serr := x.settle(err == nil)
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
 		return x.fail(err)
 	}
-	out.b.flags = out.b.flags&^C.halide_buffer_flag_device_dirty | C.halide_buffer_flag_host_dirty
+	if !outDone && out.b.host != nil {
+		out.b.flags = out.b.flags&^C.halide_buffer_flag_device_dirty | C.halide_buffer_flag_host_dirty
+	}
 	return 0
 }
 

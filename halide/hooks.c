@@ -7,6 +7,7 @@
 
 #include "shim.h"
 #include "hooks.h"
+#include "setters.h"
 #include "_cgo_export.h"
 
 // Go is reachable from a thread unless the thread is inside gohl_call
@@ -35,8 +36,10 @@ int gohl_call_cb(uintptr_t argv, uintptr_t frame) {
     return r;
 }
 
-static halide_print_t default_print;
-static halide_trace_t default_trace;
+// What C set with halide_set_custom_print / _trace, else the runtime's
+// defaults (setters.c): calls without a Go hook get it.
+#define default_print gohl_c_print
+#define default_trace gohl_c_trace
 static atomic_int go_print, go_trace;
 
 // call_hooks is the GOHL_HOOK_* bits of the call uc names (or this
@@ -67,13 +70,11 @@ static int32_t hook_trace(void *uc, const struct halide_trace_event_t *e) {
 int32_t gohl_default_trace(void *uc, const struct halide_trace_event_t *e) { return default_trace(uc, e); }
 void gohl_default_print(void *uc, const char *msg) { default_print(uc, msg); }
 
-// gohl_hooks_init installs the hooks once, from Go's init; until Go asks
-// for a hook they pass everything to the runtime's defaults.
-void gohl_hooks_init(void) {
-    if (default_print) return;
-    default_print = halide_set_custom_print(hook_print);
-    default_trace = halide_set_custom_trace(hook_trace);
-}
+// The library's halide_print and halide_trace replace the runtime's
+// (whose setters setters.c replaces): until Go asks for a hook they pass
+// everything to what C set, else the runtime's defaults.
+void halide_print(void *uc, const char *msg) { hook_print(uc, msg); }
+int32_t halide_trace(void *uc, const struct halide_trace_event_t *e) { return hook_trace(uc, e); }
 
 void gohl_hooks_enable(int print, int trace) {
     atomic_store(&go_print, print);

@@ -23,8 +23,6 @@ import (
 // trace. On the fast entry point the hooks fall back to the runtime's
 // defaults instead of calling Go, so nothing there can kill the process.
 
-func init() { C.gohl_hooks_init() }
-
 // WithCallbacks makes every call of p (whoever looked it up) go through the
 // entry point that lets the pipeline call back into Go: SetPrint's writer,
 // SetTrace's function and extern stages written in Go (RegisterExtern). It
@@ -42,10 +40,14 @@ func (p *Pipeline) Callbacks() bool { return p.callsBack.Load() }
 // invoke runs NAME_argv on the frame through the entry point p needs.
 func (p *Pipeline) invoke(f *frame) C.int {
 	argv, fr := C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c)))
+	var rc C.int
 	if f.cb || p.callsBack.Load() {
-		return C.gohl_call_cb(argv, fr)
+		rc = C.gohl_call_cb(argv, fr)
+	} else {
+		rc = C.gohl_call(argv, fr)
 	}
-	return C.gohl_call(argv, fr)
+	p.noteTarget(&f.c.ctx)
+	return rc
 }
 
 type hookSet struct {

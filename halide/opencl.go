@@ -1,10 +1,12 @@
 package halide
 
 // #include "shim.h"
+// #include "HalideRuntimeOpenCL.h"
 import "C"
 
 import (
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 
@@ -157,13 +159,60 @@ func closing(d clDevice) bool {
 
 // OpenCLDevice returns the default device of OpenCL pipelines:
 // opencl.Default(), selected by HL_OCL_PLATFORM_NAME and HL_OCL_DEVICE_TYPE
-// like Halide's own runtime. Pipeline.SetDevice and CallOn choose another.
-// Its Stats count every transfer a call makes.
+// like Halide's own runtime. When C code chose otherwise with Halide's
+// halide_opencl_set_platform_name or halide_opencl_set_device_type, it is
+// the device those name instead (opened once per choice, kept open).
+// Pipeline.SetDevice and CallOn choose another. Its Stats count every
+// transfer a call makes.
 func OpenCLDevice() (*opencl.Device, error) {
-	// Default loads OpenCL (RTLD_GLOBAL) before the first pipeline runs, so
-	// the runtime resolves it from the same libOpenCL.so.1 instead of
-	// dlopening libOpenCL.so, which on some machines lists fewer platforms.
-	return opencl.Default()
+	// Default and Open load OpenCL (RTLD_GLOBAL) before the first pipeline
+	// runs, so the runtime resolves it from the same libOpenCL.so.1
+	// instead of dlopening libOpenCL.so, which on some machines lists
+	// fewer platforms.
+	name, typ := cString(C.halide_opencl_get_platform_name(nil)), cString(C.halide_opencl_get_device_type(nil))
+	if name == os.Getenv("HL_OCL_PLATFORM_NAME") && typ == os.Getenv("HL_OCL_DEVICE_TYPE") {
+		return opencl.Default()
+	}
+	return cChosenDevice(name, typ)
+}
+
+func cString(s *C.char) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString(s)
+}
+
+// cChosen are the devices C's platform and device-type choices named.
+var cChosen struct {
+	mu   sync.Mutex
+	devs map[[2]string]*opencl.Device
+}
+
+func cChosenDevice(name, typ string) (*opencl.Device, error) {
+	cChosen.mu.Lock()
+	defer cChosen.mu.Unlock()
+	key := [2]string{name, typ}
+	if d := cChosen.devs[key]; d != nil && !d.Closed() {
+		return d, nil
+	}
+	o := opencl.Options{Platform: name}
+	if typ != "" {
+		t, err := opencl.ParseDeviceType(typ)
+		if err != nil {
+			return nil, fmt.Errorf("halide: the OpenCL device type set with halide_opencl_set_device_type: %w", err)
+		}
+		o.Type = t
+	}
+	d, err := opencl.Open(o)
+	if err != nil {
+		return nil, fmt.Errorf("halide: the OpenCL device C chose (halide_opencl_set_platform_name %q, halide_opencl_set_device_type %q): %w", name, typ, err)
+	}
+	if cChosen.devs == nil {
+		cChosen.devs = map[[2]string]*opencl.Device{}
+	}
+	cChosen.devs[key] = d
+	return d, nil
 }
 
 // contextAcquires counts the runtime's halide_acquire_cl_context calls on

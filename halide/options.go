@@ -80,6 +80,7 @@ type Hooks struct {
 type callState struct {
 	ctx   any
 	hooks *Hooks
+	dev   clDevice // the call's OpenCL device, for extern stages (ExternDeviceArray)
 }
 
 // setState makes o's context and hooks the frame's for this call.

@@ -259,7 +259,8 @@ type Pipeline struct {
 	texture atomic.Int32                  // textureUnknown, textureNone or textureUsed (device.go)
 	texArgs atomic.Pointer[string]        // the arguments stored as textures
 
-	callsBack atomic.Bool // calls may call back into Go (hooks.go)
+	callsBack atomic.Bool            // calls may call back into Go (hooks.go)
+	ran       atomic.Pointer[string] // the target a multi-target pipeline chose (setters.go)
 
 	frames sync.Pool // *frame: call frames in C memory, reused
 }
@@ -267,8 +268,18 @@ type Pipeline struct {
 // Name is the pipeline's function name.
 func (p *Pipeline) Name() string { return p.name }
 
-// Target is the Halide target the pipeline was compiled for.
-func (p *Pipeline) Target() string { return p.target }
+// Target is the Halide target the pipeline runs: the one it was compiled
+// for, or, for a multi-target pipeline (halide-gen -target a,b), the
+// target its first call chose, the first listed whose features the CPU
+// has (RefuseTargetFeatures aside), in Halide's spelling (features
+// sorted). Before that call a multi-target pipeline reports its
+// wrapper's target: the fallback's, with no_bounds_query.
+func (p *Pipeline) Target() string {
+	if t := p.ran.Load(); t != nil {
+		return *t
+	}
+	return p.target
+}
 
 // OpenCL reports whether the pipeline runs on OpenCL.
 func (p *Pipeline) OpenCL() bool { return p.opencl }

@@ -29,6 +29,9 @@ func (p *Pipeline) checkGuard(f *frame, dev clDevice, call bool) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r := b.r
+		if r == nil {
+			continue // a CArg: the runtime's to move, as for a C caller
+		}
 		if !p.opencl {
 			// Host pipelines: only a device-dirty input moves.
 		} else if d := r.Device(); d != nil && d != device.Device(dev) {
@@ -81,6 +84,9 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r, cb := b.r, b.cb
+		if r == nil {
+			continue
+		}
 		if b.dup {
 			if a.Kind == InputBuffer {
 				if err := p.prepareDupInput(f, k, dev); err != nil {
@@ -217,6 +223,9 @@ func (b *bound) handle() (uintptr, int) {
 func (p *Pipeline) prepareHost(f *frame) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
+		if b.r == nil {
+			continue
+		}
 		b.cb.b.flags = 0
 		if a.Kind == InputBuffer {
 			if err := plumb.Array.SyncHost(b.r); err != nil {
@@ -240,7 +249,7 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r, cb := b.r, b.cb
-		if b.dup {
+		if b.dup || r == nil {
 			continue
 		}
 		if cb.kind == C.GOHL_DEV_NONE && cb.b.device != 0 {
@@ -311,7 +320,7 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 	// Host-only values must be current on the host when Call returns.
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
-		if b.hostOnly && !b.dup {
+		if b.hostOnly && !b.dup && b.r != nil {
 			if err := plumb.Array.SyncHost(b.r); err != nil {
 				keep(p.transferError(a, "copy to host", err))
 			}

@@ -8,6 +8,7 @@
 
 #include "HalideRuntimeOpenCL.h"
 #include "shim.h"
+#include "setters.h"
 
 // ---- registry: -e registration's static initializers call this ----------
 
@@ -105,7 +106,12 @@ gohl_ctx *gohl_own_ctx(void *uc) {
 void halide_error(void *user_context, const char *msg) {
     gohl_ctx *c = own_ctx(user_context);
     if (!c) c = cur;
+    // A handler C set (halide_set_error_handler) hears every message,
+    // with the user_context Halide passed; the call still returns it.
+    halide_error_handler_t h = gohl_c_error_handler();
+    if (h) h(user_context, msg);
     if (!c) {
+        if (h) return;
         // An error outside any call (e.g. from a C caller): don't lose it.
         (void)!write(2, msg, strlen(msg));
         return;
@@ -160,6 +166,8 @@ int gohl_call(uintptr_t argv, uintptr_t frame) {
     gohl_frame *f = (gohl_frame *)frame;
     f->ctx.len = 0;
     f->ctx.msg[0] = 0;
+    f->ctx.target_asked = 0;
+    f->ctx.target_chosen = 0;
     // A Go extern stage may call a pipeline inside another's call
     // (hooks.go): restore the outer call's ctx, don't clear it.
     gohl_ctx *outer = cur;
@@ -321,6 +329,7 @@ gohl_cl *gohl_cl_open(uintptr_t ctx, uintptr_t queue) {
     cl->ctx = (void *)ctx;
     cl->queue = (void *)queue;
     cl->acquires = 0;
+    cl->opts[0] = 0;  // a reused cl: the closed device's build options go with it
     pthread_mutex_unlock(&cl->mu);
     cl->next = cl_live;
     cl_live = cl;
@@ -465,6 +474,44 @@ static void *checked_create_program(void *ctx, uint32_t n, const char **src, con
     return real_create_program(ctx, n, src, len, err);
 }
 
+// The runtime's own transfers (halide_copy_to_host / _to_device inside a
+// pipeline, which device.Stats cannot see) are counted here, so tests can
+// show that a call moved nothing.
+typedef int32_t (*enqueue_rw_fn)(void *, void *, uint32_t, size_t, size_t, void *, uint32_t, const void *, void *);
+static enqueue_rw_fn real_read, real_write;
+static int64_t runtime_reads, runtime_writes;
+
+static int32_t counted_read(void *q, void *m, uint32_t b, size_t off, size_t n, void *p, uint32_t ne, const void *ev, void *e) {
+    __atomic_add_fetch(&runtime_reads, 1, __ATOMIC_RELAXED);
+    return real_read(q, m, b, off, n, p, ne, ev, e);
+}
+
+static int32_t counted_write(void *q, void *m, uint32_t b, size_t off, size_t n, void *p, uint32_t ne, const void *ev, void *e) {
+    __atomic_add_fetch(&runtime_writes, 1, __ATOMIC_RELAXED);
+    return real_write(q, m, b, off, n, p, ne, ev, e);
+}
+
+typedef int32_t (*enqueue_rect_fn)(void *, void *, uint32_t, const size_t *, const size_t *, const size_t *, size_t, size_t,
+                                   size_t, size_t, void *, uint32_t, const void *, void *);
+static enqueue_rect_fn real_read_rect, real_write_rect;
+
+static int32_t counted_read_rect(void *q, void *m, uint32_t b, const size_t *bo, const size_t *ho, const size_t *r, size_t brp,
+                                 size_t bsp, size_t hrp, size_t hsp, void *p, uint32_t ne, const void *ev, void *e) {
+    __atomic_add_fetch(&runtime_reads, 1, __ATOMIC_RELAXED);
+    return real_read_rect(q, m, b, bo, ho, r, brp, bsp, hrp, hsp, p, ne, ev, e);
+}
+
+static int32_t counted_write_rect(void *q, void *m, uint32_t b, const size_t *bo, const size_t *ho, const size_t *r, size_t brp,
+                                  size_t bsp, size_t hrp, size_t hsp, void *p, uint32_t ne, const void *ev, void *e) {
+    __atomic_add_fetch(&runtime_writes, 1, __ATOMIC_RELAXED);
+    return real_write_rect(q, m, b, bo, ho, r, brp, bsp, hrp, hsp, p, ne, ev, e);
+}
+
+void gohl_runtime_transfers(int64_t *reads, int64_t *writes) {
+    *reads = __atomic_load_n(&runtime_reads, __ATOMIC_RELAXED);
+    *writes = __atomic_load_n(&runtime_writes, __ATOMIC_RELAXED);
+}
+
 static void *opencl_lib;
 
 void *halide_opencl_get_symbol(void *user_context, const char *name) {
@@ -475,6 +522,22 @@ void *halide_opencl_get_symbol(void *user_context, const char *name) {
         // the versioned name, which every ICD loader package ships.
         if (!opencl_lib) opencl_lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_GLOBAL);
         if (opencl_lib) sym = dlsym(opencl_lib, name);
+    }
+    if (sym && strcmp(name, "clEnqueueReadBuffer") == 0) {
+        real_read = (enqueue_rw_fn)sym;
+        return (void *)counted_read;
+    }
+    if (sym && strcmp(name, "clEnqueueWriteBuffer") == 0) {
+        real_write = (enqueue_rw_fn)sym;
+        return (void *)counted_write;
+    }
+    if (sym && strcmp(name, "clEnqueueReadBufferRect") == 0) {
+        real_read_rect = (enqueue_rect_fn)sym;
+        return (void *)counted_read_rect;
+    }
+    if (sym && strcmp(name, "clEnqueueWriteBufferRect") == 0) {
+        real_write_rect = (enqueue_rect_fn)sym;
+        return (void *)counted_write_rect;
     }
     if (sym && strcmp(name, "clCreateProgramWithSource") == 0) {
         real_create_program = (create_program_fn)sym;
@@ -492,4 +555,11 @@ int gohl_cl_texture_probe(uintptr_t argv, gohl_frame *f) {
     f->ctx.texture_args[0] = 0;
     gohl_call(argv, (uintptr_t)f);
     return f->ctx.texture;
+}
+
+// gohl_cl_release_mem drops one reference to a cl_mem (the one a C
+// buffer's handle held, when the library takes the allocation over).
+int gohl_cl_release_mem(uintptr_t mem) {
+    int32_t (*rel)(void *) = (int32_t (*)(void *))halide_opencl_get_symbol(NULL, "clReleaseMemObject");
+    return rel ? rel((void *)mem) : -1;
 }

@@ -8,6 +8,7 @@
 #include "HalideRuntime.h"
 
 #define GOHL_MSG 2048
+#define GOHL_FEATURE_WORDS 2  // uint64 words of Halide 14's target features
 
 struct gohl_cl;
 
@@ -22,6 +23,9 @@ typedef struct gohl_ctx {
     int64_t cl_gen;  // cl->gen when the call chose cl: a recycled cl refuses the call
     int32_t slot;    // the frame's Go call state (options.go), 0: none
     int32_t hooks;   // GOHL_HOOK_*: the call has Go hooks of its own
+    int32_t target_asked;   // halide_can_use_target_features calls in this call (setters.c)
+    int32_t target_chosen;  // one of them answered yes: target_features are its
+    uint64_t target_features[GOHL_FEATURE_WORDS];
     int32_t texture;  // set when the runtime is given a kernel that uses images
     char texture_args[256];  // their kernel parameter names, space-separated
     int32_t len;
@@ -53,6 +57,7 @@ enum { GOHL_HOOK_PRINT = 1, GOHL_HOOK_TRACE = 2 };
 // ctx of the call running on this thread (NULL outside calls); it
 // compares addresses only, never reads a C caller's user_context.
 gohl_ctx *gohl_own_ctx(void *uc);
+gohl_ctx *gohl_current_ctx(void);  // the call running on this thread, NULL outside calls
 
 enum { GOHL_DEV_NONE = 0, GOHL_DEV_WRAPPED = 1, GOHL_DEV_CROP = 2 };
 
@@ -79,6 +84,8 @@ typedef struct gohl_cl {
     pthread_mutex_t mu;
     int64_t acquires;
     int64_t gen;  // bumped when the device closes (atomic): its calls' acquires fail
+    char opts[512];       // the device's OpenCL build options (setters.c)
+    char opts_all[1024];  // the process-wide ones, then opts
     struct gohl_cl *next;  // the list of live devices (the fallback is the head)
 } gohl_cl;
 
@@ -86,5 +93,7 @@ gohl_cl *gohl_cl_open(uintptr_t ctx, uintptr_t queue);
 int gohl_cl_close(gohl_cl *cl);
 int64_t gohl_cl_acquires(gohl_cl *cl);  // NULL: all devices
 int gohl_cl_texture_probe(uintptr_t argv, gohl_frame *f);
+int gohl_cl_release_mem(uintptr_t mem);
+void gohl_runtime_transfers(int64_t *reads, int64_t *writes);
 
 #endif

@@ -14,6 +14,8 @@ type root struct {
 	size int // bytes of the cl_mem (the cache bin)
 	user int // bytes the Malloc asked for, as counted in Stats
 	refs int // the root allocation and its crops not yet freed; under state.mu
+	// adopted: made by other code (Adopt), so released, never cached.
+	adopted bool
 }
 
 // alloc is an Allocation of a Device: the whole root or a crop of it.
@@ -140,7 +142,7 @@ func (d *Device) Free(a device.Allocation) error {
 		return nil
 	}
 	delete(s.live, r)
-	kept := s.cache.put(r.mem, r.size)
+	kept := !r.adopted && s.cache.put(r.mem, r.size)
 	s.mu.Unlock()
 	s.counters.Release(r.user)
 	if kept {

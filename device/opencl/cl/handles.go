@@ -145,3 +145,13 @@ func (c *Context) ReferenceCount() (int, error) {
 	n, err := infoUint("clGetContextInfo", kindContext, c.h, 0, contextReferenceCount)
 	return int(n), err
 }
+
+// MemInfo returns the context a cl_mem belongs to and its size in bytes.
+func MemInfo(mem uintptr) (ctx uintptr, size int, err error) {
+	c, err := infoUint("clGetMemObjectInfo", kindMem, mem, 0, 0x1106) // CL_MEM_CONTEXT
+	if err != nil {
+		return 0, 0, err
+	}
+	n, err := infoUint("clGetMemObjectInfo", kindMem, mem, 0, 0x1102) // CL_MEM_SIZE
+	return uintptr(c), int(n), err
+}

@@ -58,10 +58,12 @@
 // calls the Go function registered with halide.RegisterExtern("NAME", fn);
 // externs defined by another pipeline in -o (build that one first) or
 // named with -cextern are left to C. Rules for Go externs: buffers are
-// host buffers, valid only during the call (keep no pointers, slices or
-// Arrays made from them); in a GPU pipeline the stage runs on the host and
-// the bridge copies device-dirty inputs to host first; the function may run
-// on several Halide worker threads at once. Extern symbols are global: one
+// valid only during the call (keep no pointers, slices or Arrays made from
+// them); in a GPU pipeline a host stage (DeviceAPI::Host, the default)
+// gets host buffers, the bridge copying device-dirty inputs to host first,
+// and a stage declared DeviceAPI::OpenCL gets device buffers, which
+// halide.ExternDeviceArray views as Arrays on the call's device; the
+// function may run on several Halide worker threads at once. Extern symbols are global: one
 // package per extern name in a binary.
 //
 // Generated files are meant to be committed, so go build needs no Halide

@@ -10,6 +10,7 @@ package blur
 #include <stdlib.h>
 #include "HalideRuntime.h"
 #include "blur.h"
+#include "blur_opencl.h"
 
 // new_u16 allocates a w×h uint16 buffer with mins (x0, y0), rows padded to
 // stride elements, filled with v(x, y) = x*x*31 + y*977 + x*y.
@@ -42,6 +43,17 @@ static void free_u16(struct halide_buffer_t *b) {
 
 static int run_blur(struct halide_buffer_t *in, struct halide_buffer_t *out) { return blur(NULL, in, out); }
 
+// run_blur_opencl_keep runs blur_opencl on C's buffers and leaves the
+// output where the runtime put it: on the device, device-dirty.
+static int run_blur_opencl_keep(struct halide_buffer_t *in, struct halide_buffer_t *out) {
+    in->flags |= halide_buffer_flag_host_dirty;
+    return blur_opencl(NULL, in, out);
+}
+
+static void set_dim(struct halide_buffer_t *b, int i, int min, int extent, int stride) {
+    b->dim[i].min = min; b->dim[i].extent = extent; b->dim[i].stride = stride;
+}
+
 // at reads element (x, y) the way Halide addresses it.
 static uint16_t at_u16(const struct halide_buffer_t *b, int x, int y) {
     const uint16_t *p = (const uint16_t *)b->host;
@@ -65,6 +77,48 @@ func CFree(b unsafe.Pointer) { C.free_u16((*C.struct_halide_buffer_t)(b)) }
 // CBlur is C calling blur(NULL, in, out) on two halide_buffer_t*.
 func CBlur(in, out unsafe.Pointer) int {
 	return int(C.run_blur((*C.struct_halide_buffer_t)(in), (*C.struct_halide_buffer_t)(out)))
+}
+
+// COpenCLBlurKeep is C marking in host-dirty and calling
+// blur_opencl(NULL, in, out), leaving out's result on the device
+// (device-dirty, in a device allocation the runtime made).
+func COpenCLBlurKeep(in, out unsafe.Pointer) int {
+	return int(C.run_blur_opencl_keep((*C.struct_halide_buffer_t)(in), (*C.struct_halide_buffer_t)(out)))
+}
+
+// CDeviceFree is C calling halide_device_free(NULL, b).
+func CDeviceFree(b unsafe.Pointer) int {
+	return int(C.halide_device_free(nil, (*C.struct_halide_buffer_t)(b)))
+}
+
+// CCopyToHost is C calling halide_copy_to_host(NULL, b).
+func CCopyToHost(b unsafe.Pointer) int {
+	return int(C.halide_copy_to_host(nil, (*C.struct_halide_buffer_t)(b)))
+}
+
+// CDevice is b's device handle and flags as C sees them.
+func CDevice(b unsafe.Pointer) (handle uint64, deviceDirty bool) {
+	cb := (*C.struct_halide_buffer_t)(b)
+	return uint64(cb.device), cb.flags&C.halide_buffer_flag_device_dirty != 0
+}
+
+// CSetDim is C setting dimension i of b.
+func CSetDim(b unsafe.Pointer, i, min, extent, stride int) {
+	C.set_dim((*C.struct_halide_buffer_t)(b), C.int(i), C.int(min), C.int(extent), C.int(stride))
+}
+
+// CMarkHostDirty is C setting b's host_dirty flag, as a C caller does
+// before an OpenCL pipeline reads what it wrote on the host.
+func CMarkHostDirty(b unsafe.Pointer) {
+	(*C.struct_halide_buffer_t)(b).flags |= C.halide_buffer_flag_host_dirty
+}
+
+// CSet is C writing element (x, y) of a 2-D uint16 buffer.
+func CSet(b unsafe.Pointer, x, y int, v uint16) {
+	cb := (*C.struct_halide_buffer_t)(b)
+	d := unsafe.Slice(cb.dim, 2)
+	i := (x-int(d[0].min))*int(d[0].stride) + (y-int(d[1].min))*int(d[1].stride)
+	unsafe.Slice((*uint16)(unsafe.Pointer(cb.host)), i+1)[i] = v
 }
 
 // CAt is C reading element (x, y) of a 2-D uint16 halide_buffer_t.

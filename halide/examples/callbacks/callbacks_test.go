@@ -108,7 +108,13 @@ func TestGoExternOpenCL(t *testing.T) {
 	if _, err := halide.OpenCLDevice(); err != nil {
 		t.Skip("no OpenCL device:", err)
 	}
+	r0, w0 := halide.RuntimeTransfers()
 	checkGostage(t, func(in, out array.Buffer, k int32) error { return callbacks.GostageOpencl(in, k, out) })
+	// A host stage in a GPU pipeline: the runtime copies its input home and
+	// its output back up, outside device.Stats but counted here.
+	if r, w := halide.RuntimeTransfers(); r == r0 || w == w0 {
+		t.Errorf("the host stage's copies were not counted: %d reads, %d writes", r-r0, w-w0)
+	}
 }
 
 func TestGoExternConcurrent(t *testing.T) {

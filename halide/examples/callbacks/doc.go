@@ -4,11 +4,15 @@
 //   - Gostage (host), GostageOpencl (OpenCL) and GostageNs (host, under
 //     the C++ namespace resident, so the extern's symbol is C++): an extern
 //     stage written in Go, go_offset, registered with halide.RegisterExtern;
+//   - Devstage (OpenCL): a Go extern stage declared DeviceAPI::OpenCL,
+//     go_dev_add, which takes its buffers on the device
+//     (halide.ExternDeviceArray) and adds with package ops there;
 //   - Printer: Halide's print and trace, sent to halide.SetPrint's writer
 //     and halide.SetTrace's function;
 //   - Mtblur: a multi-target object (an AVX-512 variant, chosen at run
 //     time where the CPU has it, and the portable AVX2 one) whose function
-//     is C++-namespaced (resident::mtblur);
+//     is C++-namespaced (resident::mtblur); Pipeline.Target names the one
+//     that ran;
 //   - Inner, built without user_context, and Outer, which calls Inner as
 //     its extern stage;
 //   - Relay, without user_context, whose Go extern stage go_relay calls

@@ -1,0 +1,173 @@
+package halide
+
+// #include <stdlib.h>
+// #include "setters.h"
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unsafe"
+
+	"github.com/resident-go/resident/device"
+)
+
+// Halide's runtime setters and what the library does with each. The
+// library replaces some runtime functions (halide_error, halide_print,
+// halide_trace, halide_can_use_target_features, the OpenCL context and
+// symbol hooks), so it replaces their setters too, and calls what C set:
+// no setter is silently ignored.
+//
+//	Halide setter                               resident
+//	halide_set_error_handler                    honoured: the handler C set hears every runtime message (with Halide's user_context) and the call still returns it as an *Error; Go: Hooks.Error per call
+//	halide_set_custom_print                     honoured for calls without a Go print hook; Go: SetPrint, Hooks.Print (these win)
+//	halide_set_custom_trace                     honoured for calls without a Go trace hook; Go: SetTrace, Hooks.Trace (these win)
+//	halide_set_custom_malloc, _free             honoured as in Halide (the library does not replace halide_malloc); no Go hook: the runtime may allocate where Go cannot be called
+//	halide_set_custom_can_use_target_features   honoured; Go: RefuseTargetFeatures (applied after C's answer); Pipeline.Target names the target chosen
+//	halide_opencl_set_build_options             honoured ($HL_OCL_BUILD_OPTIONS likewise); Go: SetOpenCLBuildOptions per device, appended after them
+//	halide_set_custom_do_task, _do_par_for, _do_loop_task, halide_set_custom_parallel_runtime, halide_set_num_threads
+//	                                            honoured as in Halide (not replaced)
+//	halide_set_trace_file, halide_memoization_cache_set_size, halide_reuse_device_allocations
+//	                                            honoured as in Halide (the library turns device-allocation reuse on at the first OpenCL call)
+//	halide_opencl_set_platform_name, _set_device_type
+//	                                            honoured: OpenCLDevice, the placement rule's default device, is the one they name (Options.Device, SetDevice and the Arrays' device come first, as always)
+//	halide_set_gpu_device                       no effect: the runtime gets the call's device; pick one by index with opencl.OpenGroup or device IDs and pass it (Options.Device, SetDevice)
+//	halide_set_custom_get_symbol, _load_library, _get_library_symbol
+//	                                            honoured for what the runtime loads, except OpenCL's entry points, which come from the libOpenCL.so.1 package device/opencl loaded (halide_opencl_get_symbol is the library's)
+
+// ErrBuildOptionsLate is the error of SetOpenCLBuildOptions on a device
+// that has run a pipeline: its kernels are built, with their options.
+var ErrBuildOptionsLate = errors.New("halide: OpenCL build options set after the device built kernels")
+
+// SetOpenCLBuildOptions gives the OpenCL compiler opts when it builds a
+// pipeline's kernels on dev (halide_opencl_set_build_options for one
+// device), after the process-wide options (what C set with
+// halide_opencl_set_build_options, else $HL_OCL_BUILD_OPTIONS). Kernels
+// are built once per device, at a pipeline's first call there, so set
+// them before any pipeline runs on dev: later it returns an error
+// wrapping ErrBuildOptionsLate and changes nothing. A build that fails
+// (a bad option) fails the call with the runtime's error, to which the
+// device's options are added. opts is at most 511 bytes.
+func SetOpenCLBuildOptions(dev device.Device, opts string) error {
+	d, ok := asCL(dev)
+	if !ok {
+		return fmt.Errorf("halide: SetOpenCLBuildOptions: %w: %v is not an OpenCL device", ErrNoDevice, dev)
+	}
+	if len(opts) > 511 || strings.IndexByte(opts, 0) >= 0 {
+		return fmt.Errorf("halide: SetOpenCLBuildOptions: options of %d bytes (at most 511, no NUL)", len(opts))
+	}
+	e, err := clStateOf(d)
+	if err != nil {
+		return fmt.Errorf("halide: SetOpenCLBuildOptions: %w", err)
+	}
+	s := C.CString(opts)
+	defer C.free(unsafe.Pointer(s))
+	clMu.Lock()
+	defer clMu.Unlock()
+	if e.cl == nil {
+		return fmt.Errorf("halide: SetOpenCLBuildOptions: %w", device.ErrClosed)
+	}
+	if C.gohl_cl_set_opts(e.cl, s) != 0 {
+		return fmt.Errorf("%w: %s ran a pipeline already; set them before its first call, or open another device (opencl.Open)", ErrBuildOptionsLate, d.Name())
+	}
+	return nil
+}
+
+// buildOptions are the options a kernel build on dev gets: the
+// process-wide ones, then dev's ("" for none).
+func buildOptions(dev clDevice) string {
+	e, _ := dev.Value(clKey{}, nil).(*clEntry)
+	if e == nil {
+		return ""
+	}
+	clMu.Lock()
+	defer clMu.Unlock()
+	if e.cl == nil {
+		return ""
+	}
+	return C.GoString(C.gohl_build_options(e.cl))
+}
+
+// targetFeatures are Halide 14's halide_target_feature_t, in enum order,
+// as target strings spell them.
+var targetFeatures = strings.Fields(`jit debug no_asserts no_bounds_query sse41 avx avx2 fma fma4 f16c
+	armv7s no_neon vsx power_arch_2_07 cuda cuda_capability_30 cuda_capability_32 cuda_capability_35
+	cuda_capability_50 cuda_capability_61 cuda_capability_70 cuda_capability_75 cuda_capability_80
+	cuda_capability_86 opencl cl_doubles cl_atomic64 openglcompute user_context matlab profile
+	no_runtime metal c_plus_plus_name_mangling large_buffers hvx_128 hvx_v62 fuzz_float_stores
+	soft_float_abi msan avx512 avx512_knl avx512_skylake avx512_cannonlake avx512_sapphirerapids
+	hvx_use_shared_object trace_loads trace_stores trace_realizations trace_pipeline hvx_v65 hvx_v66
+	cl_half strict_float tsan asan d3d12compute check_unsafe_promises hexagon_dma embed_bitcode
+	enable_llvm_loop_opt disable_llvm_loop_opt wasm_simd128 wasm_signext wasm_sat_float_to_int
+	wasm_threads wasm_bulk_memory sve sve2 egl arm_dot_prod arm_fp16 rvv armv81a sanitizer_coverage
+	profile_by_timer`)
+
+// RefuseTargetFeatures makes multi-target pipelines skip every target that
+// needs one of features (Halide's names: "avx512_skylake", "fma", …), as
+// if the CPU lacked them: halide_set_custom_can_use_target_features from
+// Go, applied after what C set. A multi-target pipeline chooses its target
+// once, at its first call, for the whole process: refuse before that.
+// Refusals add up and cannot be lifted.
+func RefuseTargetFeatures(features ...string) error {
+	var bits [C.GOHL_FEATURE_WORDS]uint64
+	for _, f := range features {
+		i := slices.Index(targetFeatures, f)
+		if i < 0 {
+			return fmt.Errorf("halide: RefuseTargetFeatures: no Halide 14 target feature %q (features: %s)", f, strings.Join(targetFeatures, " "))
+		}
+		bits[i/64] |= 1 << (i % 64)
+	}
+	for w, b := range bits {
+		if b != 0 {
+			C.gohl_refuse_features(C.int(w), C.uint64_t(b))
+		}
+	}
+	return nil
+}
+
+// noteTarget records the target a multi-target call chose.
+func (p *Pipeline) noteTarget(ctx *C.gohl_ctx) {
+	if ctx.target_asked == 0 {
+		return // not multi-target, or its choice made by an earlier call
+	}
+	var feats [C.GOHL_FEATURE_WORDS]uint64
+	for i, w := range ctx.target_features {
+		feats[i] = uint64(w)
+	}
+	if t := chosenTarget(p.target, ctx.target_chosen != 0, feats[:]); t != "" {
+		p.ran.Store(&t)
+	}
+}
+
+// chosenTarget is the target string of what a multi-target wrapper
+// (whose own target is wrapper) ran: the features of the target
+// halide_can_use_target_features accepted (chosen), else, all refused,
+// the fallback, whose features are the wrapper's but no_bounds_query.
+// Features are sorted, as Halide prints a target.
+func chosenTarget(wrapper string, chosen bool, features []uint64) string {
+	fields := strings.Split(wrapper, "-")
+	if len(fields) < 3 {
+		return ""
+	}
+	var names []string
+	if chosen {
+		for w, bits := range features {
+			for b := range 64 {
+				if i := w*64 + b; bits&(1<<b) != 0 && i < len(targetFeatures) {
+					names = append(names, targetFeatures[i])
+				}
+			}
+		}
+	} else {
+		for _, f := range fields[3:] {
+			if f != "no_bounds_query" {
+				names = append(names, f)
+			}
+		}
+	}
+	sort.Strings(names)
+	return strings.Join(append(fields[:3:3], names...), "-")
+}
