@@ -137,13 +137,13 @@ func cmpT[T array.Elem](e *Engine, op ops.CmpOp, a *tensor.Dense, b tensor.Tenso
 	}
 	switch ret.Dtype() {
 	case tensor.Bool:
-		mask, err := viewOf[uint8](e.h, ret)
+		mask, err := outputOf[uint8](e.h, ret)
 		if err != nil {
 			return nil, err
 		}
 		return ret, run(mask)
 	case a.Dtype():
-		dst, err := viewOf[T](e.h, ret)
+		dst, err := outputOf[T](e.h, ret)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 	"weak"
 
@@ -49,9 +50,31 @@ type holdings struct {
 	gone []released
 	pmu  sync.Mutex
 	pool []device.HostBlock // reclaimed host memory (see reclaim)
+	// work counts host-side work on the engine's memory (tests read it).
+	work hostWork
 	// freed holds the Denses given to Free (until collected), so that one
 	// used afterwards is refused even when a later Alloc got its address.
 	freed map[weak.Pointer[tensor.Dense]]struct{}
+}
+
+// hostWork counts the engine's passes over host memory: bytes scanned for
+// writes made behind its back (rootOf), bytes cleared (Alloc, Memclr of
+// host memory) and pinned host allocations made (AllocHost; pooled ones
+// reused are not counted).
+type hostWork struct {
+	scanned, cleared, allocs atomic.Int64
+}
+
+// scanned counts p as scanned and returns it.
+func (h *holdings) scanned(p []byte) []byte {
+	h.work.scanned.Add(int64(len(p)))
+	return p
+}
+
+// cleared zeroes p, counted.
+func (h *holdings) clear(p []byte) {
+	h.work.cleared.Add(int64(len(p)))
+	clear(p)
 }
 
 // block is one Alloc: host memory [start, start+size) that tensor
@@ -322,23 +345,36 @@ func (e *Engine) AllocAccessible() bool { return false }
 // device: operations on it run there, and only Host, Accessible or
 // printing (Sprint) bring it home.
 func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
+	b, err := e.h.alloc(size, false)
+	if err != nil {
+		return nil, err
+	}
+	return memory{b.start, b.size}, nil
+}
+
+// alloc is Alloc. A result block (the Dense of an op's result, which the
+// op overwrites on the device) is not cleared: its host bytes are looked
+// at only after a copy home, which overwrites them.
+func (h *holdings) alloc(size int64, result bool) (*block, error) {
 	if size < 0 || size > 1<<47 {
 		return nil, fmt.Errorf("engine: Alloc of %d bytes: want 0 … 2^47", size)
 	}
-	h := e.h
 	n := int(size) + alignment
 	raw := h.pooled(n)
 	if raw == nil {
 		var err error
-		if raw, err = e.dev.AllocHost(n); err != nil {
+		if raw, err = h.dev.AllocHost(n); err != nil {
 			return nil, fmt.Errorf("engine: Alloc of %d bytes: %w", size, err)
 		}
+		h.work.allocs.Add(1)
 	}
 	hb := &hostBlock{HostBlock: raw, h: h, n: n}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(hb.Bytes())))
 	skip := int((alignment - p%alignment) % alignment)
-	b := &block{start: p + uintptr(skip), size: uintptr(size), hb: hb, skip: skip}
-	clear(bytesAt(b.start, b.size)) // tensor's Denses start at zero
+	b := &block{start: p + uintptr(skip), size: uintptr(size), hb: hb, skip: skip, result: result}
+	if !result {
+		h.clear(bytesAt(b.start, b.size)) // tensor's Denses start at zero
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -347,7 +383,7 @@ func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
 	}
 	i, _ := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
 	h.blocks = slices.Insert(h.blocks, i, b)
-	return memory{b.start, b.size}, nil
+	return b, nil
 }
 
 func cmpPtr(a, b uintptr) int {
@@ -456,11 +492,16 @@ func (s subBlock) Bytes() []byte { return s.HostBlock.Bytes()[s.skip:] }
 // rootOf returns b's Array of T, typing b on first use: the memory becomes
 // an Array with d's shape when d is the whole of it in row-major order
 // (the usual first user: the Dense it was allocated for), else 1-D.
-func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[T], error) {
+// overwrite says the caller is about to write every element of d (of the
+// whole block when d is nil): an op's destination. When that covers the
+// block, its host bytes are never looked at: it gets a device allocation
+// and no transfer, scan or fill, as a result the engine made.
+func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool) (*array.Array[T], error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if b.root == nil {
 		size := uintptr(unsafe.Sizeof(*new(T)))
+		fresh := b.result || overwrite && (d == nil || covers(d, b, size))
 		ext := []int{int(b.size / size)}
 		if d != nil && d.Uintptr() == b.start && uintptr(d.DataSize())*size == b.size && rowMajorDense(d) {
 			ext = reversed(d.Shape())
@@ -470,20 +511,22 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[
 			return nil, fmt.Errorf("engine: %w", err)
 		}
 		b.root, b.elem = r, reflect.TypeFor[T]()
-		// The memory lives on the device from now on: a result is about
-		// to be written there; zeros (as Alloc left them) are set there
+		// The memory lives on the device from now on: a destination is
+		// about to be written there (its host bytes, whatever they hold,
+		// are not looked at); zeros (as Alloc left them) are set there
 		// too, so both copies agree with no transfer; memory written on
-		// the host while untyped (Host, or tensor's own Copy) is placed
-		// there with one upload.
+		// the host while untyped (Host, Data, or tensor's own Copy) is
+		// placed there with one upload. Only this last case scans the
+		// host bytes: a write through Data is seen by nothing else.
 		if b.size > 0 {
 			// A fresh allocation counts as host-newer; where the device
 			// copy is about to be overwritten, nothing needs uploading.
 			switch {
-			case b.result:
+			case fresh:
 				if err = r.DeviceMalloc(h.dev); err == nil {
 					r.SetHostDirty(false)
 				}
-			case allZero(bytesAt(b.start, b.size)):
+			case allZero(h.scanned(bytesAt(b.start, b.size))):
 				if err = r.DeviceMalloc(h.dev); err == nil {
 					r.SetHostDirty(false)
 					if err = ops.Fill(r, 0); err == nil {
@@ -511,6 +554,42 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[
 		return nil, fmt.Errorf("%w: the engine's memory at %#x holds %s, used as %s: keep one element type per allocation", array.ErrType, b.start, b.root.Raw().Type(), array.TypeOf[T]())
 	}
 	return r, nil
+}
+
+// covers reports whether d's elements are every element of b, each once:
+// d starts at b and its strides are a permutation of a contiguous
+// layout's (row-major, column-major, a lazy transpose).
+func covers(d *tensor.Dense, b *block, size uintptr) bool {
+	if d.Uintptr() != b.start {
+		return false
+	}
+	n := 1
+	if !d.IsScalar() {
+		n = d.Shape().TotalSize()
+	}
+	if uintptr(n)*size != b.size {
+		return false
+	}
+	type dim struct{ n, stride int }
+	var dims []dim
+	strides := d.Strides()
+	for k, e := range d.Shape() {
+		if e != 1 {
+			if k >= len(strides) {
+				return false
+			}
+			dims = append(dims, dim{e, strides[k]})
+		}
+	}
+	slices.SortFunc(dims, func(a, b dim) int { return a.stride - b.stride })
+	want := 1
+	for _, x := range dims {
+		if x.stride != want {
+			return false
+		}
+		want *= x.n
+	}
+	return true
 }
 
 // rowMajorDense reports whether d is contiguous with row-major strides.

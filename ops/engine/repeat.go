@@ -60,16 +60,16 @@ func repeatT[T array.Elem](e *Engine, d *tensor.Dense, reuse tensor.Tensor, axis
 	} else if ret, err = e.newDense(d.Dtype(), newShape); err != nil {
 		return nil, err
 	}
-	dst, err := viewOf[T](e.h, ret)
+	src, err := input[T](e.h, d) // before dst: reuse may share its memory
+	if err != nil {
+		return nil, err
+	}
+	dst, err := outputOf[T](e.h, ret)
 	if err != nil {
 		return nil, err
 	}
 	if ret.DataSize() == 0 && !ret.IsScalar() {
 		return ret, nil
-	}
-	src, err := input[T](e.h, d)
-	if err != nil {
-		return nil, err
 	}
 	if src.HostOnly() && src.Len() == 1 {
 		// One element of Go memory (gorgonia's scalars, as Reshape
