@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 	"weak"
 
@@ -55,26 +54,6 @@ type holdings struct {
 	// freed holds the Denses given to Free (until collected), so that one
 	// used afterwards is refused even when a later Alloc got its address.
 	freed map[weak.Pointer[tensor.Dense]]struct{}
-}
-
-// hostWork counts the engine's passes over host memory: bytes scanned for
-// writes made behind its back (rootOf), bytes cleared (Alloc, Memclr of
-// host memory) and pinned host allocations made (AllocHost; pooled ones
-// reused are not counted).
-type hostWork struct {
-	scanned, cleared, allocs atomic.Int64
-}
-
-// scanned counts p as scanned and returns it.
-func (h *holdings) scanned(p []byte) []byte {
-	h.work.scanned.Add(int64(len(p)))
-	return p
-}
-
-// cleared zeroes p, counted.
-func (h *holdings) clear(p []byte) {
-	h.work.cleared.Add(int64(len(p)))
-	clear(p)
 }
 
 // block is one Alloc: host memory [start, start+size) that tensor
@@ -176,9 +155,10 @@ func (h *holdings) close() error {
 	return errors.Join(errs...)
 }
 
-// hostBlock is the pinned host memory of one Alloc. A block the engine
-// reclaimed goes back to the engine's pool when freed, still mapped, for
-// the next Alloc of its size; Close frees the pool.
+// hostBlock is the host memory of one Alloc: pinned, or for a result
+// mapped lazily (lazyHost). A result block the engine reclaimed goes back
+// to the engine's pool when freed, still mapped, for the next result of
+// its size; Close frees the pool.
 type hostBlock struct {
 	device.HostBlock
 	h    *holdings
@@ -196,7 +176,8 @@ func (b *hostBlock) Free() error {
 	return b.HostBlock.Free()
 }
 
-// pooled takes pooled host memory of n bytes, or returns nil.
+// pooled takes pooled host memory of n bytes (a reclaimed result's), or
+// returns nil.
 func (h *holdings) pooled(n int) device.HostBlock {
 	h.pmu.Lock()
 	defer h.pmu.Unlock()
@@ -360,13 +341,25 @@ func (h *holdings) alloc(size int64, result bool) (*block, error) {
 		return nil, fmt.Errorf("engine: Alloc of %d bytes: want 0 … 2^47", size)
 	}
 	n := int(size) + alignment
-	raw := h.pooled(n)
-	if raw == nil {
-		var err error
-		if raw, err = h.dev.AllocHost(n); err != nil {
-			return nil, fmt.Errorf("engine: Alloc of %d bytes: %w", size, err)
+	var raw device.HostBlock
+	var err error
+	switch {
+	case !result:
+		raw, err = h.dev.AllocHost(n)
+		h.work.pinned.Add(1)
+	default:
+		if raw = h.pooled(n); raw != nil {
+			h.work.pooled.Add(1)
+			break
 		}
-		h.work.allocs.Add(1)
+		// The host side of a result is read only after a copy home, if
+		// ever: memory the system backs with pages once touched, not
+		// pinned memory (a driver call, and page-locking, per Alloc).
+		raw, err = lazyHost(h.dev, n)
+		h.work.mapped.Add(1)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: Alloc of %d bytes: %w", size, err)
 	}
 	hb := &hostBlock{HostBlock: raw, h: h, n: n}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(hb.Bytes())))
