@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"unsafe"
 
 	"gorgonia.org/tensor"
 
@@ -167,9 +168,22 @@ func (e *Engine) temp8(ext []int) (*array.Array[uint8], error) {
 }
 
 func deviceTemp[T array.Elem](e *Engine, ext []int) (*array.Array[T], error) {
-	t := array.New[T](ext...)
-	if t.Len() == 0 {
-		return t, nil
+	n := 1
+	for _, x := range ext {
+		n *= x
+	}
+	if n == 0 {
+		return array.New[T](ext...), nil
+	}
+	// Its host side is never read: memory mapped lazily, from the pool.
+	hb, err := e.h.scratch(n * int(unsafe.Sizeof(*new(T))))
+	if err != nil {
+		return nil, fmt.Errorf("engine: scratch on the host: %w", err)
+	}
+	t, err := array.NewOver[T](hb, ext...)
+	if err != nil {
+		hb.Free()
+		return nil, fmt.Errorf("engine: scratch: %w", err)
 	}
 	if err := t.DeviceMalloc(e.dev); err != nil {
 		t.Close()

@@ -190,6 +190,23 @@ func (h *holdings) pooled(n int) device.HostBlock {
 	return nil
 }
 
+// scratch is lazily mapped host memory of at least n bytes for a
+// temporary Array that lives on the device: back to the pool when freed.
+func (h *holdings) scratch(n int) (device.HostBlock, error) {
+	n += alignment // one size class with results of n bytes
+	raw := h.pooled(n)
+	if raw != nil {
+		h.work.pooled.Add(1)
+	} else {
+		var err error
+		if raw, err = lazyHost(h.dev, n); err != nil {
+			return nil, err
+		}
+		h.work.mapped.Add(1)
+	}
+	return &hostBlock{HostBlock: raw, h: h, n: n, pool: true}, nil
+}
+
 // reclaim frees a block the engine allocated for a result Dense of its
 // own once that Dense is collected (gorgonia keeps such results only
 // until the machine's next run): the device allocation goes back to the

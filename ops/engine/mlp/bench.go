@@ -322,8 +322,8 @@ func (r *BenchReport) Print(w io.Writer) {
 			float64(m.AllocsTotal)/n, float64(m.CacheHits)/n, float64(m.CacheMisses)/n)
 		if d.Engine != "standard" {
 			hw := d.Host
-			fmt.Fprintf(w, "  engine host work: %.0f B scanned, %.0f B cleared, %.1f pinned host allocations (%.1f from its pool)\n",
-				float64(hw.Scanned)/n, float64(hw.Cleared)/n, float64(hw.Pinned)/n, float64(hw.Pooled)/n)
+			fmt.Fprintf(w, "  engine host work: %.0f B scanned, %.0f B cleared; host memory: %.1f pinned allocations, %.1f mapped, %.1f from its pool\n",
+				float64(hw.Scanned)/n, float64(hw.Cleared)/n, float64(hw.Pinned)/n, float64(hw.Mapped)/n, float64(hw.Pooled)/n)
 		}
 		if d.Issue != nil {
 			fmt.Fprintf(w, "  until the update is queued: median %.3f ms (%.0f%% of the step; host work plus the wait for the forward pass, which ends in a sync: the 0-D loss sum goes home); the rest: backward and update on the device, the loss read\n",
