@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"gorgonia.org/tensor"
-
 )
 
 // Repeat of generated layouts (whole, lazily transposed, a crop of rows,
