@@ -335,11 +335,11 @@ func (e *Engine) AllocAccessible() bool { return false }
 // bytes are backed by pinned host memory (what tensor addresses), and on
 // first typed use (the first operation, Array, Memset or Memcpy that knows
 // the element type) they become a device-aware Array with an allocation on
-// the device, with no transfer: the device copy is zeroed there, or is
-// about to be written by the op the engine made the Dense for. Only
-// memory written on the host before that first use (through Host, or
-// tensor's own Copy) is placed with one counted upload (ops.On: explicit,
-// allowed under the transfer guard). From then on the data lives on the
+// the device, with no transfer: the device copy is about to be written
+// whole by the op whose destination that first use is, or is zeroed
+// there. Only memory written on the host before a first use that reads it
+// (through Host, Data, or tensor's own Copy) is placed with one counted
+// upload (ops.On: explicit, allowed under the transfer guard). From then on the data lives on the
 // device: operations on it run there, and only Host, Accessible or
 // printing (Sprint) bring it home.
 func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
