@@ -83,7 +83,7 @@ func argT[T array.Elem](e *Engine, isMax bool, d *tensor.Dense, axis int) (tenso
 	if err != nil {
 		return nil, err
 	}
-	dst, err := viewOf[int64](e.h, ret)
+	dst, err := outputOf[int64](e.h, ret)
 	if err != nil {
 		return nil, err
 	}

@@ -129,11 +129,19 @@ func (e *Engine) MatMul(a, b, preallocated tensor.Tensor) error {
 var matmulFns = floats(matmulT[float32], matmulT[float64])
 
 func matmulT[T ops.Float](e *Engine, a, b, c tensor.Tensor) error {
-	vs, err := views[T](e, a, b, c)
+	vs, err := views[T](e, a, b)
 	if err != nil {
 		return err
 	}
-	return ops.MatMul(vs[2], vs[0], vs[1])
+	cd, err := dense(c)
+	if err != nil {
+		return err
+	}
+	cv, err := outputOf[T](e.h, cd)
+	if err != nil {
+		return err
+	}
+	return ops.MatMul(cv, vs[0], vs[1])
 }
 
 func (e *Engine) binary(op ops.BinaryOp, a, b tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
@@ -296,36 +304,29 @@ func into[T array.Elem](e *Engine, a *tensor.Dense, shape tensor.Shape, opts []t
 			return nil, err
 		}
 	}
-	dst, err := viewOf[T](e.h, ret)
+	dst, err := outputOf[T](e.h, ret)
 	if err != nil {
 		return nil, err
 	}
 	return ret, run(dst)
 }
 
-// newDense is a Dense of the engine (tensor allocates it through Alloc).
+// newDense is a Dense of the engine for an op's result, which the op
+// overwrites: its memory is not cleared, and typing it gives it a device
+// allocation and copies nothing. Its block is reclaimed once the Dense is
+// collected.
 func (e *Engine) newDense(dt tensor.Dtype, shape tensor.Shape) (d *tensor.Dense, err error) {
-	defer func() { // tensor panics when Alloc fails
-		if r := recover(); r != nil {
-			if re, ok := r.(error); ok {
-				err = fmt.Errorf("engine: a %v Dense of shape %v: %w", dt, shape, re)
-			} else {
-				err = fmt.Errorf("engine: a %v Dense of shape %v: %v", dt, shape, r)
-			}
-		}
-	}()
-	if len(shape) == 0 {
-		d = tensor.New(tensor.Of(dt), tensor.WithShape(), tensor.WithEngine(e))
-	} else {
-		d = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...), tensor.WithEngine(e))
+	n := 1
+	if len(shape) > 0 {
+		n = shape.TotalSize()
 	}
-	if b := e.h.find(d.Uintptr(), d.MemSize()); b != nil {
-		e.h.mu.Lock()
-		b.result = true // the op overwrites it: no upload when typed
-		e.h.mu.Unlock()
-		h := e.h
-		runtime.AddCleanup(d, func(b *block) { h.reclaim(b) }, b)
+	b, err := e.h.alloc(int64(n)*int64(dt.Size()), true)
+	if err != nil {
+		return nil, fmt.Errorf("engine: a %v Dense of shape %v: %w", dt, shape, err)
 	}
+	d = tensor.New(tensor.Of(dt), tensor.WithShape(shape.Clone()...), tensor.WithEngine(e), tensor.FromMemory(b.start, b.size))
+	h := e.h
+	runtime.AddCleanup(d, func(b *block) { h.reclaim(b) }, b)
 	return d, nil
 }
 
@@ -384,7 +385,7 @@ func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int)
 	if err != nil {
 		return nil, err
 	}
-	out, err := viewOf[T](e.h, ret)
+	out, err := outputOf[T](e.h, ret)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"unsafe"
 
 	"gorgonia.org/tensor"
 
@@ -137,13 +138,13 @@ func cmpT[T array.Elem](e *Engine, op ops.CmpOp, a *tensor.Dense, b tensor.Tenso
 	}
 	switch ret.Dtype() {
 	case tensor.Bool:
-		mask, err := viewOf[uint8](e.h, ret)
+		mask, err := outputOf[uint8](e.h, ret)
 		if err != nil {
 			return nil, err
 		}
 		return ret, run(mask)
 	case a.Dtype():
-		dst, err := viewOf[T](e.h, ret)
+		dst, err := outputOf[T](e.h, ret)
 		if err != nil {
 			return nil, err
 		}
@@ -167,9 +168,22 @@ func (e *Engine) temp8(ext []int) (*array.Array[uint8], error) {
 }
 
 func deviceTemp[T array.Elem](e *Engine, ext []int) (*array.Array[T], error) {
-	t := array.New[T](ext...)
-	if t.Len() == 0 {
-		return t, nil
+	n := 1
+	for _, x := range ext {
+		n *= x
+	}
+	if n == 0 {
+		return array.New[T](ext...), nil
+	}
+	// Its host side is never read: memory mapped lazily, from the pool.
+	hb, err := e.h.scratch(n * int(unsafe.Sizeof(*new(T))))
+	if err != nil {
+		return nil, fmt.Errorf("engine: scratch on the host: %w", err)
+	}
+	t, err := array.NewOver[T](hb, ext...)
+	if err != nil {
+		hb.Free()
+		return nil, fmt.Errorf("engine: scratch: %w", err)
 	}
 	if err := t.DeviceMalloc(e.dev); err != nil {
 		t.Close()

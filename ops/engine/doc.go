@@ -11,9 +11,18 @@
 //
 // Memory. Alloc gives memory on the engine's device: zeroed pinned host
 // memory that tensor addresses, which on its first typed use becomes a
-// device-aware array.Array with an allocation on the device — zeroed there,
-// or left for the op the engine made the Dense for, so no transfer; only
-// bytes written on the host before that first use are uploaded, once.
+// device-aware array.Array with an allocation on the device — left for
+// the op when that use is a destination the op overwrites whole (a result
+// the engine made, a reused Dense, MatMul's preallocated, Memset), else
+// zeroed there, so no transfer; only bytes written on the host before a
+// first use that reads them are uploaded, once. That first read is the
+// one time the engine scans host memory (for writes made through Data,
+// which it never sees); a destination's host bytes are never looked at.
+// The host side of a result the engine makes, and of its scratch, is not
+// pinned: memory the system maps lazily (pages only where a copy home
+// touches them), reused once the result is reclaimed. HostWork counts
+// what the engine does on the host (bytes scanned and cleared, host
+// allocations).
 // Every op on the engine's Denses then runs on the device with no
 // placement by hand (results stay there, device-dirty), and an operand
 // written on the host since (through Host or Accessible) is uploaded

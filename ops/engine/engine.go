@@ -49,6 +49,8 @@ type holdings struct {
 	gone []released
 	pmu  sync.Mutex
 	pool []device.HostBlock // reclaimed host memory (see reclaim)
+	// work counts host-side work on the engine's memory (tests read it).
+	work hostWork
 	// freed holds the Denses given to Free (until collected), so that one
 	// used afterwards is refused even when a later Alloc got its address.
 	freed map[weak.Pointer[tensor.Dense]]struct{}
@@ -153,9 +155,10 @@ func (h *holdings) close() error {
 	return errors.Join(errs...)
 }
 
-// hostBlock is the pinned host memory of one Alloc. A block the engine
-// reclaimed goes back to the engine's pool when freed, still mapped, for
-// the next Alloc of its size; Close frees the pool.
+// hostBlock is the host memory of one Alloc: pinned, or for a result
+// mapped lazily (lazyHost). A result block the engine reclaimed goes back
+// to the engine's pool when freed, still mapped, for the next result of
+// its size; Close frees the pool.
 type hostBlock struct {
 	device.HostBlock
 	h    *holdings
@@ -173,7 +176,8 @@ func (b *hostBlock) Free() error {
 	return b.HostBlock.Free()
 }
 
-// pooled takes pooled host memory of n bytes, or returns nil.
+// pooled takes pooled host memory of n bytes (a reclaimed result's), or
+// returns nil.
 func (h *holdings) pooled(n int) device.HostBlock {
 	h.pmu.Lock()
 	defer h.pmu.Unlock()
@@ -184,6 +188,23 @@ func (h *holdings) pooled(n int) device.HostBlock {
 		}
 	}
 	return nil
+}
+
+// scratch is lazily mapped host memory of at least n bytes for a
+// temporary Array that lives on the device: back to the pool when freed.
+func (h *holdings) scratch(n int) (device.HostBlock, error) {
+	n += alignment // one size class with results of n bytes
+	raw := h.pooled(n)
+	if raw != nil {
+		h.work.pooled.Add(1)
+	} else {
+		var err error
+		if raw, err = lazyHost(h.dev, n); err != nil {
+			return nil, err
+		}
+		h.work.mapped.Add(1)
+	}
+	return &hostBlock{HostBlock: raw, h: h, n: n, pool: true}, nil
 }
 
 // reclaim frees a block the engine allocated for a result Dense of its
@@ -314,31 +335,56 @@ func (e *Engine) AllocAccessible() bool { return false }
 // bytes are backed by pinned host memory (what tensor addresses), and on
 // first typed use (the first operation, Array, Memset or Memcpy that knows
 // the element type) they become a device-aware Array with an allocation on
-// the device, with no transfer: the device copy is zeroed there, or is
-// about to be written by the op the engine made the Dense for. Only
-// memory written on the host before that first use (through Host, or
-// tensor's own Copy) is placed with one counted upload (ops.On: explicit,
-// allowed under the transfer guard). From then on the data lives on the
+// the device, with no transfer: the device copy is about to be written
+// whole by the op whose destination that first use is, or is zeroed
+// there. Only memory written on the host before a first use that reads it
+// (through Host, Data, or tensor's own Copy) is placed with one counted
+// upload (ops.On: explicit, allowed under the transfer guard). From then on the data lives on the
 // device: operations on it run there, and only Host, Accessible or
 // printing (Sprint) bring it home.
 func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
+	b, err := e.h.alloc(size, false)
+	if err != nil {
+		return nil, err
+	}
+	return memory{b.start, b.size}, nil
+}
+
+// alloc is Alloc. A result block (the Dense of an op's result, which the
+// op overwrites on the device) is not cleared: its host bytes are looked
+// at only after a copy home, which overwrites them.
+func (h *holdings) alloc(size int64, result bool) (*block, error) {
 	if size < 0 || size > 1<<47 {
 		return nil, fmt.Errorf("engine: Alloc of %d bytes: want 0 … 2^47", size)
 	}
-	h := e.h
 	n := int(size) + alignment
-	raw := h.pooled(n)
-	if raw == nil {
-		var err error
-		if raw, err = e.dev.AllocHost(n); err != nil {
-			return nil, fmt.Errorf("engine: Alloc of %d bytes: %w", size, err)
+	var raw device.HostBlock
+	var err error
+	switch {
+	case !result:
+		raw, err = h.dev.AllocHost(n)
+		h.work.pinned.Add(1)
+	default:
+		if raw = h.pooled(n); raw != nil {
+			h.work.pooled.Add(1)
+			break
 		}
+		// The host side of a result is read only after a copy home, if
+		// ever: memory the system backs with pages once touched, not
+		// pinned memory (a driver call, and page-locking, per Alloc).
+		raw, err = lazyHost(h.dev, n)
+		h.work.mapped.Add(1)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("engine: Alloc of %d bytes: %w", size, err)
 	}
 	hb := &hostBlock{HostBlock: raw, h: h, n: n}
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(hb.Bytes())))
 	skip := int((alignment - p%alignment) % alignment)
-	b := &block{start: p + uintptr(skip), size: uintptr(size), hb: hb, skip: skip}
-	clear(bytesAt(b.start, b.size)) // tensor's Denses start at zero
+	b := &block{start: p + uintptr(skip), size: uintptr(size), hb: hb, skip: skip, result: result}
+	if !result {
+		h.clear(bytesAt(b.start, b.size)) // tensor's Denses start at zero
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -347,7 +393,7 @@ func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
 	}
 	i, _ := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
 	h.blocks = slices.Insert(h.blocks, i, b)
-	return memory{b.start, b.size}, nil
+	return b, nil
 }
 
 func cmpPtr(a, b uintptr) int {
@@ -456,11 +502,16 @@ func (s subBlock) Bytes() []byte { return s.HostBlock.Bytes()[s.skip:] }
 // rootOf returns b's Array of T, typing b on first use: the memory becomes
 // an Array with d's shape when d is the whole of it in row-major order
 // (the usual first user: the Dense it was allocated for), else 1-D.
-func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[T], error) {
+// overwrite says the caller is about to write every element of d (of the
+// whole block when d is nil): an op's destination. When that covers the
+// block, its host bytes are never looked at: it gets a device allocation
+// and no transfer, scan or fill, as a result the engine made.
+func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool) (*array.Array[T], error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if b.root == nil {
 		size := uintptr(unsafe.Sizeof(*new(T)))
+		fresh := b.result || overwrite && (d == nil || covers(d, b, size))
 		ext := []int{int(b.size / size)}
 		if d != nil && d.Uintptr() == b.start && uintptr(d.DataSize())*size == b.size && rowMajorDense(d) {
 			ext = reversed(d.Shape())
@@ -470,20 +521,22 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[
 			return nil, fmt.Errorf("engine: %w", err)
 		}
 		b.root, b.elem = r, reflect.TypeFor[T]()
-		// The memory lives on the device from now on: a result is about
-		// to be written there; zeros (as Alloc left them) are set there
+		// The memory lives on the device from now on: a destination is
+		// about to be written there (its host bytes, whatever they hold,
+		// are not looked at); zeros (as Alloc left them) are set there
 		// too, so both copies agree with no transfer; memory written on
-		// the host while untyped (Host, or tensor's own Copy) is placed
-		// there with one upload.
+		// the host while untyped (Host, Data, or tensor's own Copy) is
+		// placed there with one upload. Only this last case scans the
+		// host bytes: a write through Data is seen by nothing else.
 		if b.size > 0 {
 			// A fresh allocation counts as host-newer; where the device
 			// copy is about to be overwritten, nothing needs uploading.
 			switch {
-			case b.result:
+			case fresh:
 				if err = r.DeviceMalloc(h.dev); err == nil {
 					r.SetHostDirty(false)
 				}
-			case allZero(bytesAt(b.start, b.size)):
+			case allZero(h.scanned(bytesAt(b.start, b.size))):
 				if err = r.DeviceMalloc(h.dev); err == nil {
 					r.SetHostDirty(false)
 					if err = ops.Fill(r, 0); err == nil {
@@ -511,6 +564,42 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense) (*array.Array[
 		return nil, fmt.Errorf("%w: the engine's memory at %#x holds %s, used as %s: keep one element type per allocation", array.ErrType, b.start, b.root.Raw().Type(), array.TypeOf[T]())
 	}
 	return r, nil
+}
+
+// covers reports whether d's elements are every element of b, each once:
+// d starts at b and its strides are a permutation of a contiguous
+// layout's (row-major, column-major, a lazy transpose).
+func covers(d *tensor.Dense, b *block, size uintptr) bool {
+	if d.Uintptr() != b.start {
+		return false
+	}
+	n := 1
+	if !d.IsScalar() {
+		n = d.Shape().TotalSize()
+	}
+	if uintptr(n)*size != b.size {
+		return false
+	}
+	type dim struct{ n, stride int }
+	var dims []dim
+	strides := d.Strides()
+	for k, e := range d.Shape() {
+		if e != 1 {
+			if k >= len(strides) {
+				return false
+			}
+			dims = append(dims, dim{e, strides[k]})
+		}
+	}
+	slices.SortFunc(dims, func(a, b dim) int { return a.stride - b.stride })
+	want := 1
+	for _, x := range dims {
+		if x.stride != want {
+			return false
+		}
+		want *= x.n
+	}
+	return true
 }
 
 // rowMajorDense reports whether d is contiguous with row-major strides.

@@ -50,7 +50,7 @@ func memsetT[T array.Elem](h *holdings, mem tensor.Memory, val any) error {
 		return fmt.Errorf("engine: Memset: %w", err)
 	}
 	if d, ok := mem.(*tensor.Dense); ok {
-		v, err := viewOf[T](h, d)
+		v, err := outputOf[T](h, d)
 		if err != nil {
 			return err
 		}
@@ -63,7 +63,7 @@ func memsetT[T array.Elem](h *holdings, mem tensor.Memory, val any) error {
 	if b == nil {
 		return fmt.Errorf("engine: Memset of %#x: memory this engine does not hold: %w", mem.Uintptr(), ErrFreed)
 	}
-	r, err := rootOf[T](h, b, nil)
+	r, err := rootOf[T](h, b, nil, mem.Uintptr() == b.start && mem.MemSize() == b.size)
 	if err != nil {
 		return err
 	}
@@ -124,14 +124,14 @@ func (e *Engine) Memclr(mem tensor.Memory) {
 		panic(fmt.Errorf("engine: Memclr: %w", err))
 	}
 	if b == nil {
-		clear(bytesAt(mem.Uintptr(), mem.MemSize()))
+		clear(bytesAt(mem.Uintptr(), mem.MemSize())) // Go memory
 		return
 	}
 	e.h.mu.Lock()
 	fill0 := b.fill0
 	e.h.mu.Unlock()
 	if fill0 == nil { // untyped: only ever host memory
-		clear(bytesAt(mem.Uintptr(), mem.MemSize()))
+		e.h.clear(bytesAt(mem.Uintptr(), mem.MemSize()))
 		return
 	}
 	if err := fill0(mem.Uintptr(), mem.MemSize()); err != nil {
@@ -177,7 +177,7 @@ func (e *Engine) Memcpy(dst, src tensor.Memory) error {
 			if err != nil {
 				return err
 			}
-			if err := f(dh, db); err != nil {
+			if err := f(dh, db, dst.Uintptr() == db.start && dst.MemSize() == db.size); err != nil {
 				return err
 			}
 		}
@@ -212,8 +212,8 @@ func fill[T array.Elem](v *array.Array[T], x T) error {
 // typeFns type a block (rootOf) with the element type of the table key.
 var typeFns = all(typeT[float32], typeT[float64], typeT[int8], typeT[int16], typeT[int32], typeT[int64], typeT[uint8], typeT[uint16], typeT[uint32], typeT[uint64])
 
-func typeT[T array.Elem](h *holdings, b *block) error {
-	_, err := rootOf[T](h, b, nil)
+func typeT[T array.Elem](h *holdings, b *block, overwrite bool) error {
+	_, err := rootOf[T](h, b, nil, overwrite)
 	return err
 }
 

@@ -60,16 +60,16 @@ func repeatT[T array.Elem](e *Engine, d *tensor.Dense, reuse tensor.Tensor, axis
 	} else if ret, err = e.newDense(d.Dtype(), newShape); err != nil {
 		return nil, err
 	}
-	dst, err := viewOf[T](e.h, ret)
+	src, err := input[T](e.h, d) // before dst: reuse may share its memory
+	if err != nil {
+		return nil, err
+	}
+	dst, err := outputOf[T](e.h, ret)
 	if err != nil {
 		return nil, err
 	}
 	if ret.DataSize() == 0 && !ret.IsScalar() {
 		return ret, nil
-	}
-	src, err := input[T](e.h, d)
-	if err != nil {
-		return nil, err
 	}
 	if src.HostOnly() && src.Len() == 1 {
 		// One element of Go memory (gorgonia's scalars, as Reshape
@@ -88,13 +88,17 @@ func repeatT[T array.Elem](e *Engine, d *tensor.Dense, reuse tensor.Tensor, axis
 	// t's elements in row-major order, contiguous on the device: they
 	// then have any shape of as many elements, here t's shape with axis
 	// at size (tensor's vector and scalar cases give it one more axis).
-	tmp, err := deviceTemp[T](e, src.Extents())
-	if err != nil {
-		return nil, err
-	}
-	defer tmp.Close()
-	if err := ops.Copy(tmp, src); err != nil {
-		return nil, err
+	// src is so already when it is a whole row-major Dense on the device
+	// (gorgonia's gradients) apart from ret; else a copy is.
+	tmp := src
+	if src.HostOnly() || src.Device() == nil || !rowMajorArray(src) || overlap(d, ret) {
+		if tmp, err = deviceTemp[T](e, src.Extents()); err != nil {
+			return nil, err
+		}
+		defer tmp.Close()
+		if err := ops.Copy(tmp, src); err != nil {
+			return nil, err
+		}
 	}
 	outer, inner := newShape[:axis], newShape[axis+1:]
 	shapeOf := func(mid ...int) []int { return slices.Concat(outer, mid, inner) }
@@ -135,6 +139,25 @@ func repeatT[T array.Elem](e *Engine, d *tensor.Dense, reuse tensor.Tensor, axis
 		at += r
 	}
 	return ret, nil
+}
+
+// rowMajorArray reports whether a's elements are contiguous in row-major
+// order: its dims (innermost first) strided 1, then each the product of
+// the extents inside it.
+func rowMajorArray[T array.Elem](a *array.Array[T]) bool {
+	want := 1
+	for _, d := range a.Dims() {
+		if d.Extent != 1 && d.Stride != want {
+			return false
+		}
+		want *= d.Extent
+	}
+	return true
+}
+
+// overlap reports whether a's and b's memory overlap.
+func overlap(a, b *tensor.Dense) bool {
+	return a.Uintptr() < b.Uintptr()+b.MemSize() && b.Uintptr() < a.Uintptr()+a.MemSize()
 }
 
 func uniform(reps []int) bool {

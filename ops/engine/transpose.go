@@ -41,7 +41,7 @@ func transposeT[T array.Elem](e *Engine, d *tensor.Dense, expStrides []int) erro
 	for k := range shape {
 		dims[len(shape)-1-k] = array.Dim{Extent: shape[k], Stride: expStrides[k]}
 	}
-	dst, err := viewDims[T](e.h, d, dims)
+	dst, err := viewDims[T](e.h, d, dims, true)
 	if err != nil {
 		return err
 	}

@@ -136,12 +136,22 @@ func viewOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error)
 	if d == nil {
 		return nil, fmt.Errorf("%w: nil *tensor.Dense", array.ErrLayout)
 	}
-	return viewDims[T](h, d, gorgonia.Dims(d))
+	return viewDims[T](h, d, gorgonia.Dims(d), false)
+}
+
+// outputOf is viewOf for an op's destination, every element of which the
+// op writes: memory first typed here is not scanned, filled or uploaded
+// (see rootOf).
+func outputOf[T array.Elem](h *holdings, d *tensor.Dense) (*array.Array[T], error) {
+	if d == nil {
+		return nil, fmt.Errorf("%w: nil *tensor.Dense", array.ErrLayout)
+	}
+	return viewDims[T](h, d, gorgonia.Dims(d), true)
 }
 
 // viewDims is viewOf with the layout dims in place of d's own: d's memory
-// from d's first element on.
-func viewDims[T array.Elem](h *holdings, d *tensor.Dense, dims []array.Dim) (*array.Array[T], error) {
+// from d's first element on; overwrite as for outputOf.
+func viewDims[T array.Elem](h *holdings, d *tensor.Dense, dims []array.Dim, overwrite bool) (*array.Array[T], error) {
 	if got, want := d.Dtype().Type, reflect.TypeFor[T](); got != want && alias(got) != want {
 		return nil, fmt.Errorf("%w: the Dense holds %v, the operation wants %v", array.ErrType, got, want)
 	}
@@ -156,7 +166,7 @@ func viewDims[T array.Elem](h *holdings, d *tensor.Dense, dims []array.Dim) (*ar
 	if b == nil {
 		return wrapHost[T](d, dims)
 	}
-	r, err := rootOf[T](owner, b, d)
+	r, err := rootOf[T](owner, b, d, overwrite)
 	if err != nil {
 		return nil, err
 	}
@@ -249,11 +259,11 @@ func fillRange[T array.Elem](h *holdings, b *block, r *array.Array[T], p, n uint
 // copyRange copies src (bytes of sb, held by sh) to dst (of db, held by
 // dh), both with element type T.
 func copyRange[T array.Elem](dh *holdings, db *block, dst memory, sh *holdings, sb *block, src memory) error {
-	dr, err := rootOf[T](dh, db, nil)
+	sr, err := rootOf[T](sh, sb, nil, false)
 	if err != nil {
 		return err
 	}
-	sr, err := rootOf[T](sh, sb, nil)
+	dr, err := rootOf[T](dh, db, nil, dst.p == db.start && dst.n == db.size)
 	if err != nil {
 		return err
 	}

@@ -44,6 +44,9 @@ type BenchResult struct {
 	Launches int64 `json:"launches"`
 	// Moved: the device's transfers and allocations over the timed steps.
 	Moved device.Stats `json:"moved"`
+	// Host: the engine's host-side passes and allocations over the timed
+	// steps. Device engine only.
+	Host engine.HostWork `json:"host"`
 	// Go heap allocations over the timed steps (runtime.MemStats).
 	Mallocs, AllocBytes uint64    `json:"-"`
 	Losses              []float32 `json:"losses"`
@@ -92,9 +95,11 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	var before device.Stats
+	var host0 engine.HostWork
 	var launches0 int64
 	if e != nil {
 		before = e.Device().Stats()
+		host0 = e.HostWork()
 	}
 	if count != nil {
 		launches0 = count()
@@ -128,6 +133,7 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 	}
 	if e != nil {
 		res.Moved = e.Device().Stats().Sub(before)
+		res.Host = e.HostWork().Sub(host0)
 	}
 	runtime.ReadMemStats(&ms1)
 	res.Mallocs, res.AllocBytes = ms1.Mallocs-ms0.Mallocs, ms1.TotalAlloc-ms0.TotalAlloc
@@ -314,6 +320,11 @@ func (r *BenchReport) Print(w io.Writer) {
 			float64(m.D2DCalls)/n, float64(m.D2DBytes)/n)
 		fmt.Fprintf(w, "  device allocations: %.1f (allocation cache: %.1f hits, %.1f misses)\n",
 			float64(m.AllocsTotal)/n, float64(m.CacheHits)/n, float64(m.CacheMisses)/n)
+		if d.Engine != "standard" {
+			hw := d.Host
+			fmt.Fprintf(w, "  engine host work: %.0f B scanned, %.0f B cleared; host memory: %.1f pinned allocations, %.1f mapped, %.1f from its pool\n",
+				float64(hw.Scanned)/n, float64(hw.Cleared)/n, float64(hw.Pinned)/n, float64(hw.Mapped)/n, float64(hw.Pooled)/n)
+		}
 		if d.Issue != nil {
 			fmt.Fprintf(w, "  until the update is queued: median %.3f ms (%.0f%% of the step; host work plus the wait for the forward pass, which ends in a sync: the 0-D loss sum goes home); the rest: backward and update on the device, the loss read\n",
 				d.Issue.Median, 100*d.Issue.Median/d.Median)

@@ -72,4 +72,11 @@ func TestTrainMatchesStdEngine(t *testing.T) {
 	if m.H2DCalls != n || m.H2DBytes != 4*int64(cfg.Batch)*n {
 		t.Fatalf("steps 2..%d uploaded %d times (%d B), want once per step, the %d-byte gradient seed", cfg.Steps, m.H2DCalls, m.H2DBytes, 4*cfg.Batch)
 	}
+	// The engine's host side: the seed's register (written through Data
+	// before its first use) is the only host memory it scans; it clears
+	// none and makes no pinned allocation (results and scratch are mapped
+	// lazily or pooled).
+	if h := got.Host; h.Scanned != 4*int64(cfg.Batch)*n || h.Cleared != 0 || h.Pinned != 0 {
+		t.Fatalf("steps 2..%d: the engine's host work %+v, want %d B scanned (the seed's register each step), nothing cleared, no pinned allocation", cfg.Steps, h, 4*int64(cfg.Batch)*n)
+	}
 }

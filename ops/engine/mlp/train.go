@@ -32,6 +32,8 @@ type Result struct {
 	// Moved is the device's transfers over steps 2..N, which run under
 	// the transfer guard.
 	Moved device.Stats
+	// Host is the engine's host-side work over steps 2..N.
+	Host engine.HostWork
 	// OnDevice: after the last step every weight's newest copy is on the
 	// device (the updates ran there).
 	OnDevice bool
@@ -56,9 +58,10 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 	}
 	defer t.close()
 	var before device.Stats
+	var work engine.HostWork
 	for step := 1; step <= cfg.Steps; step++ {
 		if step == 2 && e != nil {
-			before = e.Device().Stats()
+			before, work = e.Device().Stats(), e.HostWork()
 		}
 		l, err := t.step(step >= 2)
 		if err != nil {
@@ -73,7 +76,7 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 		}
 	}
 	if e != nil {
-		res.Moved = e.Device().Stats().Sub(before)
+		res.Moved, res.Host = e.Device().Stats().Sub(before), e.HostWork().Sub(work)
 	}
 	res.OnDevice = e != nil
 	for _, w := range t.learnables {
