@@ -14,7 +14,6 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -31,17 +30,18 @@ func errClosed(what string) error {
 // alignment of the memory Alloc returns, as array's own storage.
 const alignment = 128
 
-// Engine is a tensor.Engine on an OpenCL device. Its methods are safe for
-// concurrent use; operations on one Dense are as safe as the Dense.
+// Engine is a tensor.Engine on a device (OpenCL, or device/sim's computing
+// simulator). Its methods are safe for concurrent use; operations on one
+// Dense are as safe as the Dense.
 type Engine struct {
-	dev *opencl.Device
+	dev device.Device
 	h   *holdings
 }
 
 // holdings is what the engine frees: kept apart from Engine so that the
 // cleanup backstop does not keep the Engine reachable.
 type holdings struct {
-	dev    *opencl.Device
+	dev    device.Device
 	mu     sync.Mutex
 	blocks []*block // by start address
 	closed bool
@@ -84,9 +84,16 @@ type block struct {
 	copyFrom func(dst memory, sh *holdings, sb *block, src memory) error
 }
 
-// New returns an engine whose memory lives on dev. Close it when done
-// (a cleanup frees its memory if it is dropped).
-func New(dev *opencl.Device) *Engine {
+// New returns an engine whose memory lives on dev: an *opencl.Device, or
+// any device.Device that computes (sim.NewCompute runs the same ops with
+// host kernels behind a device boundary). On a device that does not
+// compute, ops run on the host by the placement rule. Close it when done
+// (a cleanup frees its memory if it is dropped). A nil dev panics with
+// ErrNoDevice.
+func New(dev device.Device) *Engine {
+	if dev == nil || reflect.ValueOf(dev).Kind() == reflect.Pointer && reflect.ValueOf(dev).IsNil() {
+		panic(ErrNoDevice)
+	}
 	e := &Engine{dev: dev, h: &holdings{dev: dev, freed: map[weak.Pointer[tensor.Dense]]struct{}{}}}
 	runtime.AddCleanup(e, func(h *holdings) { h.close() }, e.h)
 	open.mu.Lock()
@@ -120,7 +127,7 @@ func (h *holdings) holder(p, n uintptr) (*holdings, *block) {
 }
 
 // Device is the engine's device.
-func (e *Engine) Device() *opencl.Device { return e.dev }
+func (e *Engine) Device() device.Device { return e.dev }
 
 // Close frees every block the engine still holds: device copies, Arrays
 // and pinned host memory, device-newer data included. Denses of the engine
@@ -362,7 +369,7 @@ func (h *holdings) alloc(size int64, result bool) (*block, error) {
 	var err error
 	switch {
 	case !result:
-		raw, err = h.dev.AllocHost(n)
+		raw, err = allocHost(h.dev, n)
 		h.work.pinned.Add(1)
 	default:
 		if raw = h.pooled(n); raw != nil {
@@ -653,4 +660,21 @@ func allZero(p []byte) bool {
 		}
 	}
 	return true
+}
+
+// ErrNoDevice is New's panic for a nil device.
+var ErrNoDevice = errors.New("engine: New(nil): pass a device (opencl.Default(), sim.NewCompute)")
+
+// allocHost is n bytes of host memory the device transfers from fast:
+// pinned where the device gives it (device.HostAllocator), else Go memory.
+func allocHost(d device.Device, n int) (device.HostBlock, error) {
+	if a, ok := d.(device.HostAllocator); ok {
+		return a.AllocHost(n)
+	}
+	var p runtime.Pinner
+	b := make([]byte, n)
+	if n > 0 {
+		p.Pin(&b[0]) // the Dense addresses it by pointer
+	}
+	return goBlock{b: b, pin: &p}, nil
 }

@@ -7,13 +7,12 @@ import (
 	"syscall"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl"
 )
 
 // lazyHost maps n bytes of anonymous memory: zero, page-aligned, and
 // backed by pages only where touched, so a result that never comes home
 // costs one mapping and no host pass.
-func lazyHost(_ *opencl.Device, n int) (device.HostBlock, error) {
+func lazyHost(_ device.Device, n int) (device.HostBlock, error) {
 	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
 		return nil, fmt.Errorf("mapping %d bytes of host memory: %w", n, err)
