@@ -37,7 +37,11 @@ func (plumbing) AcquireFor(x any, device bool) (bool, error) {
 }
 
 func (plumbing) Alloc(x any, d device.Device) error {
-	return x.(*Raw).st.alloc(d)
+	r := x.(*Raw)
+	if err := r.st.alloc(d); err != nil {
+		return err
+	}
+	return r.syncGaps(d)
 }
 
 func (plumbing) Wrote(x any, w plumb.Newest) {

@@ -3,6 +3,7 @@ package array
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/plumb"
 
 	"github.com/resident-go/resident/device"
 )
@@ -63,6 +64,25 @@ func (r *Raw) syncDevice(d device.Device) error {
 		st.setDirty(hostSide, st.dirty[hostSide].without(b))
 	}
 	return nil
+}
+
+// syncGaps prepares a device write through r, an output. Dirty state is
+// kept by boxes of root positions, and a device write marks r's whole box
+// device-newest; when r's elements are not all of its box (a strided view
+// made by View then Slice or Crop: every other row), the box's other
+// elements must then be current on the device too, so their host-newer
+// values are uploaded first (counted, and refused under the guard).
+func (r *Raw) syncGaps(d device.Device) error {
+	if r.Len() == 0 || !r.HostDirty() {
+		return nil
+	}
+	if _, exact := r.exactBox(); exact {
+		return nil
+	}
+	if err := plumb.CheckAutomatic(d, "upload of the host-newer elements between a strided output view's elements (its dirty state is kept by box)"); err != nil {
+		return err
+	}
+	return r.syncDevice(d)
 }
 
 // alloc is ensureAlloc for a caller that holds neither st.mu nor a use.

@@ -406,3 +406,46 @@ func TestZeroDResidency(t *testing.T) {
 		t.Fatalf("host read after MoveTo = %d, want 11", got)
 	}
 }
+
+// A strided output view (View's reshape, then Slice: every other element)
+// keeps the host-newer values between its elements: dirty state is kept by
+// box, so a device write through it first uploads them (counted).
+func TestStridedOutputKeepsGaps(t *testing.T) {
+	d := sim.New("gaps", 0)
+	defer d.Close()
+	root := array.New[uint16](8)
+	if err := root.CopyToDevice(d); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := root.View(0, []array.Dim{{Extent: 2, Stride: 1}, {Extent: 4, Stride: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	even := rows.Slice(0, 0) // elements 0, 2, 4, 6
+	h, _ := root.Host()
+	h.Set(77, 1)
+	h.Set(55, 2)
+	before := d.Stats()
+	if err := deviceWrite(t, d, even, func(c []int) uint16 { return uint16(100 + c[0]) }, false); err != nil {
+		t.Fatal(err)
+	}
+	if up := d.Stats().Sub(before).H2DCalls; up == 0 {
+		t.Error("no upload of the host-newer elements between the view's")
+	}
+	r, _ := root.HostReadOnly()
+	want := []uint16{100, 77, 101, 0, 102, 0, 103, 0}
+	for i, w := range want {
+		if g := r.At(i); g != w {
+			t.Fatalf("element %d: %d, want %d (all: %v)", i, g, w, r)
+		}
+	}
+	// Under the guard the upload is refused, before anything is written.
+	h, _ = root.Host()
+	h.Set(9, 3)
+	was := device.SetGuard(true)
+	err = deviceWrite(t, d, even, func([]int) uint16 { return 1 }, false)
+	device.SetGuard(was)
+	if !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("under the guard: %v, want ErrTransferGuard", err)
+	}
+}
