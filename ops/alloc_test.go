@@ -150,9 +150,13 @@ func TestNewPlacement(t *testing.T) {
 				{"New1Op(Unary)", func() (any, error) { return ops.New1Op(ops.Unary, a, ops.OpNeg) },
 					func() any { return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Neg(x, ha) }) }},
 				{"New2(Add)", func() (any, error) { return ops.New2(ops.Add, a, b) },
-					func() any { return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Add(x, ha, hb) }) }},
+					func() any {
+						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Add(x, ha, hb) })
+					}},
 				{"New2(Sub) broadcast first", func() (any, error) { return ops.New2(ops.Sub, b, a) },
-					func() any { return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Sub(x, hb, ha) }) }},
+					func() any {
+						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Sub(x, hb, ha) })
+					}},
 				{"New2Op(Binary)", func() (any, error) { return ops.New2Op(ops.Binary, a, b, ops.OpMax) },
 					func() any {
 						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Maximum(x, ha, hb) })
