@@ -339,13 +339,14 @@ func (a *Array[T]) zeroMins() *Array[T] {
 
 // Split returns n views, sharing host and device memory, of equal extent
 // along axis ax, as np.split(a, n, axis). An extent that n does not divide
-// panics with ErrShape; n < 1 with ErrOutOfRange.
+// panics with ErrShape; n outside [1, max(extent, 1)] with ErrOutOfRange
+// (NumPy also cuts an empty axis into n > 1 empty pieces; use SplitAt).
 func (a *Array[T]) Split(n int, ax Axis) []*Array[T] {
 	a.raw.checkOpen()
 	d := dimOf(a.raw.rank, ax)
 	e := a.raw.dimsRef()[d].Extent
-	if n < 1 {
-		panicf(ErrOutOfRange, "split into %d sections: want ≥ 1", n)
+	if n < 1 || n > max(e, 1) {
+		panicf(ErrOutOfRange, "split of an axis of %d into %d sections: want 1 ≤ sections ≤ %d", e, n, max(e, 1))
 	}
 	if e%n != 0 {
 		panicf(ErrShape, "split of axis %d (extent %d) into %d equal sections: use SplitAt for unequal ones", ax, e, n)
