@@ -329,3 +329,98 @@ func TestNewBadShape(t *testing.T) {
 		}()
 	}
 }
+
+// residency states an input of an allocating form is drawn from.
+var states = []string{"host", "host-only", "current", "device-dirty", "host-dirty"}
+
+// inState makes a float32 input of extents ext in state s on d, and a
+// host copy of its values taken before (reading it would change the
+// state).
+func inState(t *testing.T, r *rand.Rand, d device.Device, s string, ext ...int) (*array.Array[float32], *array.Array[float32]) {
+	t.Helper()
+	a := filled(r, ext...)
+	hc := hostCopy(t, a)
+	switch s {
+	case "host-only":
+		h, _ := a.HostReadOnly()
+		return array.FromSlice(slices.Clone(h.Data()), ext...), hc
+	case "current":
+		onDev(t, d, a)
+	case "device-dirty":
+		onDev(t, d, a)
+		must(t, ops.AddScalar(a, a, 0)) // written on d
+	case "host-dirty":
+		onDev(t, d, a)
+		h, _ := a.Host()
+		h.Set(h.At(make([]int, len(ext))...), make([]int, len(ext))...)
+	}
+	return a, hc
+}
+
+// wantDevice is the placement rule (array's "Where work runs") as the
+// model sees it, for inputs in states sa and sb on d with a fresh dst.
+func wantDevice(d device.Device, sa, sb string) device.Device {
+	st := []string{sa, sb}
+	if slices.Contains(st, "host-only") {
+		return nil
+	}
+	if slices.Contains(st, "device-dirty") {
+		return d
+	}
+	for _, s := range st {
+		if s != "current" {
+			return nil
+		}
+	}
+	return d
+}
+
+// TestNewPlacementRule: New2 over every pair of residency states, on the
+// sim and PoCL, with the transfer guard on and off: the result is where
+// the rule says, transfers are those the rule implies, and under the
+// guard a needed automatic copy is an error that leaks nothing.
+func TestNewPlacementRule(t *testing.T) {
+	r := rand.New(rand.NewPCG(22, 4))
+	for _, d := range placements(t)[1:] {
+		for _, sa := range states {
+			for _, sb := range states {
+				for _, guard := range []bool{false, true} {
+					name := fmt.Sprintf("%s/%s+%s/guard=%v", devName(d), sa, sb, guard)
+					a, ha := inState(t, r, d, sa, 7, 3)
+					b, hb := inState(t, r, d, sb, 7, 1)
+					want := wantDevice(d, sa, sb)
+					// A copy is needed when the op runs on d with a
+					// host-newer input, or on the host with a device-newer one.
+					needsCopy := false
+					for _, s := range []string{sa, sb} {
+						needsCopy = needsCopy || want == d && (s == "host" || s == "host-dirty" || s == "host-only") ||
+							want == nil && s == "device-dirty"
+					}
+					was := device.SetDeviceGuard(d, guard)
+					live := d.Stats().AllocsLive
+					res, err := ops.New2(ops.Add, a, b)
+					device.SetDeviceGuard(d, was)
+					if guard && needsCopy {
+						if !errors.Is(err, device.ErrTransferGuard) || res != nil {
+							t.Fatalf("%s: got %v, %v; want an error wrapping ErrTransferGuard", name, res, err)
+						}
+						if n := d.Stats().AllocsLive; n != live {
+							t.Fatalf("%s: %d live allocations after the refusal, %d before", name, n, live)
+						}
+					} else {
+						must(t, err)
+						if got := res.Device(); got != want {
+							t.Fatalf("%s: result on %s, want %s", name, devName(got), devName(want))
+						}
+						w := array.New[float32](7, 3)
+						must(t, ops.Add(w, ha, hb))
+						sameVals(t, name, res, w)
+						res.Close()
+					}
+					a.Close()
+					b.Close()
+				}
+			}
+		}
+	}
+}
