@@ -241,9 +241,10 @@ func (s Sel) Positions(n int) (first, step, count int, index bool) {
 // Index returns a view, sharing host and device memory, of the selection
 // sel in NumPy's order (one Sel per axis, outermost first; missing ones
 // are All), like NumPy's basic indexing a[1:3, :, 2]: R, From, To and All
-// keep an axis, I drops it. Only step 1 is a view: any other step panics
-// with ErrNotView, naming ops.Index, which copies. More Sels than axes
-// panic with ErrShape.
+// keep an axis, I drops it. Only step 1 is a view: another step that
+// selects more than one position panics with ErrNotView, naming
+// ops.Index, which copies. More Sels than axes panic with ErrShape, a
+// step of 0 or an index outside the axis with ErrOutOfRange.
 func (a *Array[T]) Index(sel ...Sel) *Array[T] {
 	r := &a.raw
 	r.checkOpen()
