@@ -273,7 +273,21 @@ func (a *Array[T]) Index(sel ...Sel) *Array[T] {
 		}
 	}
 	slices.Reverse(dims)
-	return a.viewAt(dims, off)
+	return a.viewAt(dims, off).mustBox("Index", "ops.Index")
+}
+
+// mustBox returns v when its elements are a box of its root's positions,
+// the unit of residency (see View); else it panics with ErrNotView naming
+// the copying form. A crop of a permuted crop is one; a crop of a
+// reshaped view (View, Reshape) need not be: say, every other row.
+func (v *Array[T]) mustBox(op, copying string) *Array[T] {
+	if v.raw.Len() == 0 {
+		return v
+	}
+	if _, ok := v.raw.exactBox(); !ok {
+		panic(fmt.Errorf("%w: this %s of a reshaped view (dims %v) would not be a box of its root's elements, so writes through it could not be tracked: %s copies", ErrNotView, op, v.raw.dimsRef(), copying))
+	}
+	return v
 }
 
 // viewAt makes the view of a with dims at storage index off; dims must
@@ -386,7 +400,7 @@ func (a *Array[T]) SplitAt(ax Axis, indices ...int) []*Array[T] {
 			dims[i].Min = 0
 		}
 		dims[d].Extent = count
-		out = append(out, a.viewAt(dims, a.raw.off+first*x.Stride))
+		out = append(out, a.viewAt(dims, a.raw.off+first*x.Stride).mustBox("SplitAt", "ops.Index, one piece at a time,"))
 	}
 	return out
 }

@@ -459,3 +459,19 @@ print(json.dumps(out))
 }
 
 const npPython = "/usr/bin/python3"
+
+// TestIndexOfReshapedView: a crop of a reshaped view can be no box of the
+// root (every other row); Index refuses it with ErrNotView, where a device
+// write through it would mark rows it never wrote.
+func TestIndexOfReshapedView(t *testing.T) {
+	a := array.FromValues([]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}, 6, 4)
+	b, err := a.Reshape(3, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPanicWith(t, array.ErrNotView, func() { b.Index(array.All, array.R(0, 4)) })
+	mustPanicWith(t, array.ErrNotView, func() { b.SplitAt(-1, 4) })
+	// A crop that is a box is still a view: whole rows of the root.
+	v := b.Index(array.R(1, 3))
+	sameModel(t, "b[1:3]", modelOf(t, v), model{Shape: []int{2, 8}, Vals: []int32{8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23}})
+}

@@ -170,7 +170,7 @@ func Index[T array.Elem](a *array.Array[T], sel ...array.Sel) (*array.Array[T], 
 		}
 		kept++
 	}
-	cur := a.Index(box...)
+	cur := boxView(a, box)
 	if len(steps) == 0 {
 		return New1(Copy, cur)
 	}
@@ -200,6 +200,27 @@ func Index[T array.Elem](a *array.Array[T], sel ...array.Sel) (*array.Array[T], 
 		tmp, cur = next, next
 	}
 	return tmp, nil
+}
+
+// boxView is a.Index(box...) through Crop and Slice, which a.Index
+// refuses where the crop is no box of the root (a crop of a reshaped
+// view): read only, as here, such a view is safe.
+func boxView[T array.Elem](a *array.Array[T], box []array.Sel) *array.Array[T] {
+	rank := a.Rank()
+	v := a
+	for k, s := range box {
+		dim := rank - 1 - k
+		first, _, count, index := s.Positions(v.Dim(dim).Extent)
+		if !index {
+			v = v.Crop(dim, v.Dim(dim).Min+min(first, v.Dim(dim).Extent), count)
+		}
+	}
+	for k := range box { // outermost first: the dimensions below keep their numbers
+		if first, _, _, index := box[k].Positions(v.Dim(rank - 1 - k).Extent); index {
+			v = v.Slice(rank-1-k, v.Dim(rank-1-k).Min+first)
+		}
+	}
+	return v.SetMin(make([]int, v.Rank())...)
 }
 
 // Flip returns a copy of a with the order of elements along the given

@@ -186,7 +186,7 @@ func genArray(r *rand.Rand, maxRank int) *array.Array[int32] {
 			break
 		}
 		k := r.IntN(rank)
-		switch r.IntN(3) {
+		switch r.IntN(4) {
 		case 0:
 			e := a.Dim(k)
 			lo := e.Min + r.IntN(e.Extent+1)
@@ -195,6 +195,14 @@ func genArray(r *rand.Rand, maxRank int) *array.Array[int32] {
 			a = a.Transpose(k, r.IntN(rank))
 		case 2:
 			a = a.Translate(k, r.IntN(7)-3)
+		case 3: // a reshaped view, where the layout allows one
+			shape := []int{-1}
+			if n := a.Len(); n > 0 && n%2 == 0 {
+				shape = []int{2, -1, 1}[:2+r.IntN(2)]
+			}
+			if v, err := a.Reshape(shape...); err == nil {
+				a, rank = v, v.Rank()
+			}
 		}
 	}
 	return a
@@ -291,7 +299,7 @@ func genShapeCase(t *testing.T, r *rand.Rand, d device.Device) shapeCase {
 	case op == 2:
 		// Concatenate the pieces SplitAt cuts: the input again.
 		ax := r.IntN(2*rank) - rank
-		parts := a.SplitAt(array.Axis(ax), r.IntN(6)-1, r.IntN(6))
+		parts := splitPieces(t, a, ax, r.IntN(6)-1, r.IntN(6))
 		var ins []npModel
 		for _, p := range parts {
 			ins = append(ins, modelOf(t, p))
@@ -379,6 +387,40 @@ func genShapeCase(t *testing.T, r *rand.Rand, d device.Device) shapeCase {
 		}
 		return shapeCase{fmt.Sprintf("Reshape%v", shape), got, npModel{Shape: res, Vals: m.Vals}, fmt.Sprintf("a0.reshape(%s)", pyTuple(shape)), []npModel{m}}
 	}
+}
+
+// splitPieces is a.SplitAt(ax, i0, i1), or where those views would be no
+// box of the root (ErrNotView), the same pieces copied by ops.Index.
+func splitPieces(t *testing.T, a *array.Array[int32], ax, i0, i1 int) (parts []*array.Array[int32]) {
+	func() {
+		defer func() {
+			if e := recover(); e != nil {
+				if err, _ := e.(error); !errors.Is(err, array.ErrNotView) {
+					panic(e)
+				}
+				parts = nil
+			}
+		}()
+		parts = a.SplitAt(array.Axis(ax), i0, i1)
+	}()
+	if parts != nil {
+		return parts
+	}
+	k := ax
+	if k < 0 {
+		k += a.Rank()
+	}
+	for _, s := range []array.Sel{array.To(i0), array.R(i0, i1), array.From(i1)} {
+		sel := make([]array.Sel, k+1)
+		for i := range sel {
+			sel[i] = array.All
+		}
+		sel[k] = s
+		p, err := ops.Index(a, sel...)
+		must(t, err)
+		parts = append(parts, p)
+	}
+	return parts
 }
 
 func pyTuple(s []int) string {
@@ -509,5 +551,29 @@ func TestShapeOpsFailure(t *testing.T) {
 		if _, err := ops.Concatenate(0, a); !errors.Is(err, array.ErrClosed) {
 			t.Fatalf("Concatenate of a closed Array: %v", err)
 		}
+	}
+}
+
+// TestIndexOfReshapedView: where array.Index refuses a crop of a reshaped
+// view (no box of the root), ops.Index copies it, on the device the
+// input lives on.
+func TestIndexOfReshapedView(t *testing.T) {
+	for _, d := range placements(t) {
+		vals24 := make([]int32, 24)
+		for i := range vals24 {
+			vals24[i] = int32(i)
+		}
+		a := array.FromValues(vals24, 6, 4)
+		onDev(t, d, a)
+		b, err := a.Reshape(3, 8)
+		must(t, err)
+		c, err := ops.Index(b, array.All, array.R(0, 4))
+		must(t, err)
+		if d != nil && c.Device() != d {
+			t.Fatalf("%s: result on %v", devName(d), c.Device())
+		}
+		sameModel(t, devName(d), modelOf(t, c), npModel{Shape: []int{3, 4}, Vals: []int32{0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19}})
+		c.Close()
+		a.Close()
 	}
 }
