@@ -57,6 +57,75 @@
 // too — never a crash. TestLifetimeStress in package halide checks
 // this: go test -race -run LifetimeStress ./halide
 //
+// # NumPy's words
+//
+// The layout stays Halide's (dimension 0 innermost); NumPy's order is
+// spoken where NumPy is. The rule: a parameter named shape, or of type
+// Axis or Sel, is in NumPy's order (outermost first; a negative Axis
+// counts from the innermost, -1 being dimension 0); one named extents or
+// dim is in Halide's. So NumPy's shape (2, 3) is extents (3, 2), Shape()
+// is Extents() reversed, and a row-major (C-order) slice of values is
+// exactly the dense layout. Views share host and device memory with
+// their Array, as NumPy's views do; the copying forms live in package
+// ops, follow residency (they run where their inputs are) and return new
+// Arrays. Each row is one call (a, b: Arrays of float32 unless said; c:
+// uint8; ops' results come with an error):
+//
+//	NumPy                          resident
+//	np.zeros((2, 3), np.float32)   array.Zeros[float32](2, 3)
+//	np.full((2, 3), 7)             array.Full[int32](7, 2, 3)
+//	np.array([[1, 2], [3, 4]])     array.FromRows([][]float32{{1, 2}, {3, 4}})
+//	np.array(xs).reshape(3, 2)     array.FromValues(xs, 3, 2)
+//	np.arange(5)                   ops.Arange[int32](5)
+//	a.shape                        a.Shape()
+//	a.ndim                         a.Rank()
+//	a.size                         a.Len()
+//	axis=-1 (as a dimension)       a.DimOf(-1)
+//	a.reshape(3, -1)               a.Reshape(3, -1) (a view, or ErrNotView)
+//	a.reshape(3, -1), copying      ops.Reshape(a, 3, -1) (a view when it can)
+//	a[1:3, -2:]                    a.Index(array.R(1, 3), array.From(-2))
+//	a[:, 1]                        a.Index(array.All, array.I(1))
+//	a[::2, ::-1]                   ops.Index(a, array.All.Step(2), array.All.Step(-1))
+//	a.T (2-D)                      a.Transpose(0, 1)
+//	np.squeeze(a)                  a.Squeeze()
+//	np.expand_dims(a, 0)           a.ExpandDims(0)
+//	np.split(a, 3, axis=-1)        a.Split(3, -1)
+//	np.concatenate([a, b], 0)      ops.Concatenate(0, a, b)
+//	np.stack([a, b], -1)           ops.Stack(-1, a, b)
+//	np.flip(a, -1)                 ops.Flip(a, -1)
+//	np.broadcast_to(a, (2, 3))     ops.BroadcastTo(a, 2, 3)
+//	a + b                          ops.New2(ops.Add, a, b)
+//	a * 2                          ops.NewScalar(ops.MulScalar, a, 2)
+//	np.sqrt(a)                     ops.New1(ops.Sqrt, a)
+//	a.astype(np.int32)             ops.New1(ops.CastWrap[int32, float32], a)
+//	a.copy()                       ops.New1(ops.Copy, a)
+//	a < b                          ops.New2Op(ops.Compare, a, b, ops.LT)
+//	np.where(c, a, b)              ops.NewWhere(c, a, b)
+//	a.sum(axis=-1)                 ops.NewReduce(ops.Sum, a, -1)
+//	a.argmax(axis=1)               ops.NewReduce(ops.ArgMax, a, 1)
+//	a.sum()                        ops.SumAll(a)
+//	a @ b                          ops.NewMatMul(a, b)
+//	print(a)                       fmt.Println(a)
+//
+// Each row has an Example (array's and ops'; go test -run Example
+// ./array ./ops). Every dst-first op of package ops has such an
+// allocating form (ops.New1, New2, …: see ops' documentation); the result
+// is placed by the rule below, on the inputs' device when they are there.
+//
+// Not views here, unlike NumPy: a step other than 1, a flip and a
+// broadcast. An Array's strides are never negative and never alias (0 with
+// extent > 1), and every view is a box of its root's elements: the unit of
+// dirty state and of transfers, which a stepped, reversed or repeating
+// view would break (a write through it would mark elements it never
+// wrote). So ops.Index, ops.Flip and ops.BroadcastTo copy (on a device
+// one Copy launch per selected position of each stepped or flipped axis),
+// and every op broadcasts its inputs' extent-1 and missing axes without a
+// copy, which ExpandDims views make. Reshape is a view when the merged
+// dimensions are contiguous (as NumPy's) and the result is a box of the
+// root (View's rule); else ErrNotView, and ops.Reshape copies, with Copy:
+// on the input's device, or on the host with the counted download of
+// device-newer data that any host op makes.
+//
 // # Where work runs
 //
 // One rule decides where every op (package ops) and every pipeline call

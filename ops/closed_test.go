@@ -88,6 +88,24 @@ var closedCases = []closedCase{
 	{"MeanAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.MeanAll(e.a); return err }},
 	{"ArgMinAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.ArgMinAll(e.a); return err }},
 	{"ArgMaxAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.ArgMaxAll(e.a); return err }},
+	{"New1", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.New1(ops.Abs, e.a)) }},
+	{"New1Op", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.New1Op(ops.Unary, e.a, ops.OpNeg)) }},
+	{"New2", []string{"a", "b"}, func(e *closedEnv) error { return closeRes(ops.New2(ops.Add, e.a, e.b)) }},
+	{"New2Op", []string{"a", "b"}, func(e *closedEnv) error { return closeRes(ops.New2Op(ops.Compare, e.a, e.b, ops.LT)) }},
+	{"NewScalar", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.NewScalar(ops.AddScalar, e.a, 1)) }},
+	{"NewScalarOp", []string{"a"}, func(e *closedEnv) error {
+		return closeRes(ops.NewScalarOp(ops.BinaryScalar, e.a, 2, ops.OpMul))
+	}},
+	{"NewWhere", []string{"mask", "a", "b"}, func(e *closedEnv) error { return closeRes(ops.NewWhere(e.mask, e.a, e.b)) }},
+	{"NewReduce", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.NewReduce(ops.Sum, e.a, -1)) }},
+	{"NewMatMul", []string{"a", "b"}, func(e *closedEnv) error { return closeRes(ops.NewMatMul(e.a, e.b)) }},
+	{"Arange", nil, func(e *closedEnv) error { return closeRes(ops.Arange[float32](4)) }}, // takes no Array
+	{"Reshape", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.Reshape(e.a, -1)) }},
+	{"Concatenate", []string{"a", "b"}, func(e *closedEnv) error { return closeRes(ops.Concatenate(0, e.a, e.b)) }},
+	{"Stack", []string{"a", "b"}, func(e *closedEnv) error { return closeRes(ops.Stack(0, e.a, e.b)) }},
+	{"Index", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.Index(e.a, array.All.Step(2))) }},
+	{"Flip", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.Flip(e.a)) }},
+	{"BroadcastTo", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.BroadcastTo(e.a, 2, 4, 4)) }},
 	{"On", []string{"a", "b"}, func(e *closedEnv) error { return ops.On(e.d, e.a, e.b) }},
 	{"Clone", []string{"a"}, func(e *closedEnv) error {
 		c, err := ops.Clone(e.d, e.a)
@@ -96,6 +114,14 @@ var closedCases = []closedCase{
 		}
 		return err
 	}},
+}
+
+// closeRes closes an allocating form's result, returning its error.
+func closeRes[T array.Elem](r *array.Array[T], err error) error {
+	if r != nil {
+		r.Close()
+	}
+	return err
 }
 
 // newClosedEnv makes the operands with extents ext (4×4 for the closed

@@ -99,6 +99,22 @@
 // dst may be the same Array as an input with the same layout (in place);
 // other overlaps between dst and an input are undefined.
 //
+// # Results without pre-made outputs
+//
+// Every op has an allocating form through a few generic helpers that
+// take the dst-first op and make dst: New1 (one input: Abs … Tanh, Copy,
+// the casts), New2 (two inputs, broadcast: Add … Pow), NewScalar, New1Op,
+// New2Op and NewScalarOp (the ops that take an op code: Unary, Binary,
+// Compare, BinaryScalar, CompareScalar), NewWhere, NewReduce (an
+// array.Axis in NumPy's order: ops.NewReduce(ops.Sum, a, -1)), NewMatMul
+// and Arange. The new dst has no device allocation, so the op places it
+// by the rule above: on the inputs' device when they are current or
+// newest there (checked on the host, device/sim and PoCL with the
+// counters: go test -run NewPlacement ./ops). Reshape, Concatenate, Stack,
+// Index (any step), Flip and BroadcastTo are the copying shape operations
+// beside package array's views; package array's documentation has the
+// NumPy table.
+//
 // # Types
 //
 // Elementwise ops, reductions, comparisons, Where, Copy, Fill, Iota and the

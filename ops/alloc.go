@@ -1,0 +1,163 @@
+package ops
+
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/array"
+)
+
+// Allocating forms. Every op is dst-first; these few helpers take the op
+// itself and make its dst, so each op has a form that returns its result
+// without a second function per op:
+//
+//	c, err := ops.New2(ops.Add, a, b)              // np.add(a, b)
+//	s, err := ops.NewReduce(ops.Sum, a, -1)        // a.sum(axis=-1)
+//	m, err := ops.New2Op(ops.Compare, a, b, ops.LT) // a < b
+//
+// The result is a new dense, device-aware Array with mins 0, shaped as
+// the op's dst must be: an elementwise op's broadcast shape, a
+// reduction's input without the reduced axis, MatMul's (N, M[, B]). It is
+// made with no device allocation and handed to the op, so the placement
+// rule (package array's "Where work runs") puts it where the op runs: on
+// the inputs' device when they are current or newest there, on the host
+// otherwise, as it would put a caller's fresh dst. On an error the result
+// is closed and nil. Close results when done.
+
+// New1 returns op(a) for the one-input ops with dst of a's shape: Abs,
+// Neg, Sqrt, Exp, Log, Tanh, Copy, CastWrap and CastSaturate (name the
+// result type: ops.New1(ops.CastWrap[float64, float32], a)). A transpose
+// is ops.New1(ops.Copy, a.Transpose(d0, d1)).
+func New1[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T]) error, a *array.Array[T]) (*array.Array[D], error) {
+	if err := closedOperand("New1", nil, rawOf(a)); err != nil {
+		return nil, err
+	}
+	return run(array.New[D](a.Extents()...), func(d *array.Array[D]) error { return op(d, a) })
+}
+
+// New1Op is New1 for the ops that take an op code: Unary(dst, a, op).
+func New1Op[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], p P) error, a *array.Array[T], p P) (*array.Array[D], error) {
+	return New1(func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, p) }, a)
+}
+
+// New2 returns op(a, b) for the elementwise two-input ops, shaped by
+// broadcasting a and b (ops' rule, NumPy's mirrored to dimension 0
+// innermost): Add, Sub, Mul, Div, Minimum, Maximum, Pow. Shapes that do
+// not broadcast panic with array.ErrShape.
+func New2[D, T array.Elem](op func(dst *array.Array[D], a, b *array.Array[T]) error, a, b *array.Array[T]) (*array.Array[D], error) {
+	if err := closedOperand("New2", nil, rawOf(a), rawOf(b)); err != nil {
+		return nil, err
+	}
+	ext := broadcastExtents("New2", a.Extents(), b.Extents())
+	return run(array.New[D](ext...), func(d *array.Array[D]) error { return op(d, a, b) })
+}
+
+// New2Op is New2 for the ops that take an op code: Binary and Compare,
+// as ops.New2Op(ops.Compare, a, b, ops.LT).
+func New2Op[D, T array.Elem, P any](op func(dst *array.Array[D], a, b *array.Array[T], p P) error, a, b *array.Array[T], p P) (*array.Array[D], error) {
+	return New2(func(d *array.Array[D], x, y *array.Array[T]) error { return op(d, x, y, p) }, a, b)
+}
+
+// NewScalar returns op(a, s) for the ops with a Go value second: AddScalar,
+// SubScalar, MulScalar and DivScalar; dst has a's shape.
+func NewScalar[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], s T) error, a *array.Array[T], s T) (*array.Array[D], error) {
+	return New1(func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, s) }, a)
+}
+
+// NewScalarOp is NewScalar for the ops that take an op code:
+// BinaryScalar and CompareScalar, as
+// ops.NewScalarOp(ops.CompareScalar, a, 0.5, ops.GT).
+func NewScalarOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], s T, p P) error, a *array.Array[T], s T, p P) (*array.Array[D], error) {
+	return New1(func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, s, p) }, a)
+}
+
+// NewWhere returns Where(cond, a, b), shaped by broadcasting all three.
+func NewWhere[T array.Elem](cond *array.Array[uint8], a, b *array.Array[T]) (*array.Array[T], error) {
+	if err := closedOperand("NewWhere", nil, rawOf(cond), rawOf(a), rawOf(b)); err != nil {
+		return nil, err
+	}
+	ext := broadcastExtents("NewWhere", cond.Extents(), a.Extents(), b.Extents())
+	return run(array.New[T](ext...), func(d *array.Array[T]) error { return Where(d, cond, a, b) })
+}
+
+// NewReduce returns op(a) along axis ax in NumPy's order (-1 is dimension
+// 0), the axis removed, for Sum, Prod, Min, Max, Mean, ArgMin and ArgMax:
+// ops.NewReduce(ops.Sum, a, -1) is a.sum(axis=-1). An axis outside the
+// Array panics with array.ErrShape.
+func NewReduce[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], dim int) error, a *array.Array[T], ax array.Axis) (*array.Array[D], error) {
+	if err := closedOperand("NewReduce", nil, rawOf(a)); err != nil {
+		return nil, err
+	}
+	dim := a.DimOf(ax)
+	ext := a.Extents()
+	ext = append(ext[:dim], ext[dim+1:]...)
+	return run(array.New[D](ext...), func(d *array.Array[D]) error { return op(d, a, dim) })
+}
+
+// NewMatMul returns MatMul(a, b): a (K, M[, B]) times b (N, K[, B]) is
+// (N, M[, B]) in the library's order, NumPy's a @ b for shapes (M, K) and
+// (K, N). Ranks other than 2 or 3 panic with array.ErrShape.
+func NewMatMul[T Float](a, b *array.Array[T]) (*array.Array[T], error) {
+	if err := closedOperand("NewMatMul", nil, rawOf(a), rawOf(b)); err != nil {
+		return nil, err
+	}
+	for _, x := range [2]*array.Array[T]{a, b} {
+		if r := x.Rank(); r < 2 || r > 3 {
+			panic(fmt.Errorf("%w: ops.NewMatMul: a %v, b %v: want 2-D or 3-D operands", array.ErrShape, a.Extents(), b.Extents()))
+		}
+	}
+	ext := []int{b.Dim(0).Extent, a.Dim(1).Extent}
+	if a.Rank() == 3 || b.Rank() == 3 {
+		batch := 1
+		for _, x := range [2]*array.Array[T]{a, b} {
+			if x.Rank() == 3 && x.Dim(2).Extent != 1 {
+				batch = x.Dim(2).Extent
+			}
+		}
+		ext = append(ext, batch)
+	}
+	return run(array.New[T](ext...), func(d *array.Array[T]) error { return MatMul(d, a, b) })
+}
+
+// Arange returns 0, 1, …, n-1 (np.arange(n)), computed on the host.
+func Arange[T array.Elem](n int) (*array.Array[T], error) {
+	return run(array.New[T](n), func(d *array.Array[T]) error { return Iota(d, 0) })
+}
+
+// run hands dst to op and closes it when op fails or panics.
+func run[D array.Elem](dst *array.Array[D], op func(*array.Array[D]) error) (_ *array.Array[D], err error) {
+	ok := false
+	defer func() {
+		if !ok {
+			dst.Close()
+		}
+	}()
+	if err := op(dst); err != nil {
+		return nil, err
+	}
+	ok = true
+	return dst, nil
+}
+
+// broadcastExtents is the shape ops broadcast inputs to: per dimension
+// (dimension 0 with dimension 0) the common extent, where extent 1 and
+// missing outer dimensions repeat. It panics with array.ErrShape.
+func broadcastExtents(op string, exts ...[]int) []int {
+	rank := 0
+	for _, e := range exts {
+		rank = max(rank, len(e))
+	}
+	out := make([]int, rank)
+	for i := range out {
+		out[i] = 1
+		for _, e := range exts {
+			if i >= len(e) || e[i] == 1 {
+				continue
+			}
+			if out[i] != 1 && out[i] != e[i] {
+				panic(fmt.Errorf("%w: ops.%s: extents %v do not broadcast: dimension %d has extents %d and %d (extents must match or be 1)", array.ErrShape, op, exts, i, out[i], e[i]))
+			}
+			out[i] = e[i]
+		}
+	}
+	return out
+}
