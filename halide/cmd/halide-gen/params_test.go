@@ -3,7 +3,7 @@ package main
 import "testing"
 
 func TestGoParamAndScalarDoc(t *testing.T) {
-	for in, want := range map[string]string{"row_pair_sum": "rowPairSum", "input": "input", "blur_y": "blurY", "_x": "x", "type": "type_", "a__b": "aB"} {
+	for in, want := range map[string]string{"row_pair_sum": "rowPairSum", "input": "input", "blur_y": "blurY", "_x": "x", "type": "typeArg", "a__b": "aB", "user_id": "userID", "gpu_out": "gpuOut"} {
 		if got := goParam(in); got != want {
 			t.Errorf("goParam(%q) = %q, want %q", in, got, want)
 		}

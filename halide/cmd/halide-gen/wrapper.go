@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/goname"
 	"go/format"
 	"go/token"
 	"path/filepath"
@@ -49,23 +50,10 @@ func goIdent(s string) string {
 	return id
 }
 
-// goParam is a metadata name as a Go parameter name: row_pair_sum becomes
-// rowPairSum.
-func goParam(s string) string {
-	parts := strings.Split(s, "_")
-	out := ""
-	for _, p := range parts {
-		if p == "" {
-			continue
-		}
-		if out == "" {
-			out = p
-			continue
-		}
-		out += strings.ToUpper(p[:1]) + p[1:]
-	}
-	return goIdent(out)
-}
+// goParam is a metadata name as a Go parameter name, by the rule
+// halide's Arg.GoName follows: row_pair_sum becomes rowPairSum, user_id
+// userID.
+func goParam(s string) string { return goname.Of(s) }
 
 // scalarDoc lists a scalar's declared default, range and estimate.
 func scalarDoc(a arg) string {

@@ -21,7 +21,7 @@ var MtblurPipeline = halide.MustLookup("mtblur")
 // pipeline's metadata and keeps device-aware Arrays resident.
 //
 //	input: input 1-D uint16 buffer
-//	output_1: output 1-D uint16 buffer
-func Mtblur(input array.Buffer, output_1 array.Buffer) error {
-	return MtblurPipeline.Call(input, output_1)
+//	output1: output 1-D uint16 buffer
+func Mtblur(input array.Buffer, output1 array.Buffer) error {
+	return MtblurPipeline.Call(input, output1)
 }
