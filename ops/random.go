@@ -8,7 +8,9 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// Random numbers come from Philox-4x32-10 (Salmon, Moraes, Dror and Shaw,
+// Philox4x32 is the Philox-4x32-10 block function: ten rounds of the
+// generator on counter ctr with key key. RandUniform and RandNormal draw
+// from it, so their random numbers are Philox-4x32-10's (Salmon, Moraes, Dror and Shaw,
 // "Parallel random numbers: as easy as 1, 2, 3", SC 2011): a counter-based
 // generator, so element i of a stream is a pure function of (seed, i) and
 // the host and the device compute the same bits in any order and split.
@@ -34,17 +36,13 @@ import (
 // words; for float64, u1 = ((x >> 11) + 1)·2⁻⁵³ from the first two words
 // of block p and a = y/2⁶⁴ from the last two (y = w3<<32 | w2). The math
 // runs in float64 on both sides with the package's own ln, sin and cos
-// (randLog, randSinCos), made of +, −, ×, ÷ and √ only, which IEEE 754
+// (randLog, randSinCos in random.go), made of +, −, ×, ÷ and √ only, which IEEE 754
 // rounds correctly on both (the OpenCL kernel turns FP_CONTRACT off, and
 // the Go code converts products explicitly, so neither fuses a
 // multiply-add); the float64 result is then rounded to T (through float32
 // for Float16 and BFloat16). So normals too are bit-identical on the host
 // and the device. The ln, sin and cos are within 2 ulps of math.Log,
 // math.Sin and math.Cos over their ranges here (TestRandMath).
-
-// Philox4x32 is the Philox-4x32-10 block function: ten rounds of the
-// generator on counter ctr with key key. It is what RandUniform and
-// RandNormal draw from (see their documentation for the stream).
 func Philox4x32(ctr [4]uint32, key [2]uint32) [4]uint32 {
 	c0, c1, c2, c3 := ctr[0], ctr[1], ctr[2], ctr[3]
 	k0, k1 := key[0], key[1]
@@ -75,8 +73,7 @@ const (
 // i = Σ (xk − Dim(k).Min) · Π_{m<k} Dim(m).Extent — gets stream element
 // offset + i (mod 2⁶⁴), whatever dst's strides, so a fill of n elements
 // at offset n continues a fill of n at offset 0. Floats are in [0, 1);
-// integers are uniform over all of T (the stream's table is in this
-// file's header comment). The host and a device give the same bits.
+// integers are uniform over all of T (Philox4x32 defines the stream). The host and a device give the same bits.
 // It runs where the package's placement rule puts an op with dst as its
 // only operand.
 func RandUniform[T array.Elem](dst *array.Array[T], seed, offset uint64) error {
@@ -87,8 +84,8 @@ func RandUniform[T array.Elem](dst *array.Array[T], seed, offset uint64) error {
 // from the Philox stream of seed by Box–Muller, element i of dst in row
 // order getting stream element offset + i as for RandUniform. It takes
 // float32, float64, Float16 and BFloat16; other types return an error
-// wrapping ErrUnsupported. The host and a device give the same bits (the
-// file's header comment says how); a device without cl_khr_fp64 runs it
+// wrapping ErrUnsupported. The host and a device give the same bits
+// (Philox4x32 says how); a device without cl_khr_fp64 runs it
 // on the host under the placement rule's copies.
 func RandNormal[T array.Elem](dst *array.Array[T], seed, offset uint64) error {
 	if kindOf[T]() != kFloat && kindOf[T]() != kHalf {
