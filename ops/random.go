@@ -19,8 +19,9 @@ import (
 // is Philox4x32(ctr = {lo32(b), hi32(b), 0, 0}, key = {lo32(seed),
 // hi32(seed)}), whose four words are words 4b … 4b+3. An element of type
 // T takes k words, k = 2 for 8-byte types (float64, int64, uint64) and
-// for float64 normals, else 1: stream element j is built from words
-// k·j … k·j+k−1 (all in block k·j/4), as follows.
+// for float64 normals, else 1: stream element j (a uint64) is built from
+// words w0 … wk−1 of block j/(4/k) starting at lane (j mod 4/k)·k, as
+// follows.
 //
 //	RandUniform float32      (w >> 8) · 2⁻²⁴, in [0, 1)
 //	RandUniform float64      (x >> 11) · 2⁻⁵³, x = w1<<32 | w0
@@ -33,8 +34,9 @@ import (
 // share the pair of uniforms u1 ∈ (0, 1] and a turn fraction a, and are
 // r·cos(2πa) and r·sin(2πa) with r = √(−2·ln u1). For float32, Float16
 // and BFloat16, u1 = (w0 + 1)·2⁻³² and a = w1/2³² from the pair's two
-// words; for float64, u1 = ((x >> 11) + 1)·2⁻⁵³ from the first two words
-// of block p and a = y/2⁶⁴ from the last two (y = w3<<32 | w2). The math
+// words (words 2p and 2p+1 of the stream); for float64, u1 = ((x >> 11) +
+// 1)·2⁻⁵³ from the first two words of block p and a = y/2⁶⁴ from the last
+// two (y = w3<<32 | w2). The math
 // runs in float64 on both sides with the package's own ln, sin and cos
 // (randLog, randSinCos in random.go), made of +, −, ×, ÷ and √ only, which IEEE 754
 // rounds correctly on both (the OpenCL kernel turns FP_CONTRACT off, and
