@@ -15,7 +15,7 @@ import (
 // documentation) into a new host-only Array: NumPy's shape reversed, dense
 // for C order, with Fortran-order strides for Fortran order. A dtype other
 // than T's is an error wrapping array.ErrType that names both; use ReadAny to take
-// whatever the file holds.
+// whatever the file holds. A bool file ('|b1') reads as uint8 0 and 1.
 func Read[T array.Elem](r io.Reader) (*array.Array[T], error) {
 	h, err := ReadHeader(r)
 	if err != nil {
@@ -43,6 +43,11 @@ func ReadAny(r io.Reader) (array.Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readAs(r, h, dt)
+}
+
+// readAs reads the data of a file with header h and dtype dt.
+func readAs(r io.Reader, h Header, dt dtype) (array.Buffer, error) {
 	switch dt.typ {
 	case array.TypeOf[int8]():
 		return readData[int8](r, h, dt)
@@ -184,6 +189,13 @@ func readData[T array.Elem](r io.Reader, h Header, dt dtype) (*array.Array[T], e
 	}
 	if dt.bigEndian != bigEndianHost && count > 0 {
 		swap(unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), nbytes), size)
+	}
+	if dt.bool && count > 0 {
+		for i, b := range unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), nbytes) {
+			if b > 1 { // NumPy reads any non-zero byte as True
+				data[i] = 1
+			}
+		}
 	}
 	a, err := array.Wrap(data, layout(h.Shape, h.Fortran))
 	if err != nil {
