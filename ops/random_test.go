@@ -280,28 +280,44 @@ func TestRandStats(t *testing.T) {
 	f32 := array.New[float32](n)
 	f64 := array.New[float64](n)
 	u8 := array.New[uint8](n)
-	for seed := range uint64(3) {
+	// dense 1-D Arrays: Data is row order
+	rowVals := func(t *testing.T, a interface{ Raw() *array.Raw }) []float64 {
+		switch a := a.(type) {
+		case *array.Array[float32]:
+			v, _ := a.HostReadOnly()
+			return randF64s(v.Data())
+		case *array.Array[float64]:
+			v, _ := a.HostReadOnly()
+			return randF64s(v.Data())
+		case *array.Array[uint8]:
+			v, _ := a.HostReadOnly()
+			return randF64s(v.Data())
+		}
+		t.Fatalf("%T", a)
+		return nil
+	}
+	for seed := range uint64(2) {
 		if err := RandUniform(f32, seed, 0); err != nil {
 			t.Fatal(err)
 		}
-		check("uniform float32", randF64s(rowVals(t, f32)), 0.5, 1.0/12, 1.0/80)
+		check("uniform float32", rowVals(t, f32), 0.5, 1.0/12, 1.0/80)
 		if err := RandUniform(f64, seed, 5); err != nil {
 			t.Fatal(err)
 		}
-		check("uniform float64", randF64s(rowVals(t, f64)), 0.5, 1.0/12, 1.0/80)
+		check("uniform float64", rowVals(t, f64), 0.5, 1.0/12, 1.0/80)
 		if err := RandUniform(u8, seed, 0); err != nil {
 			t.Fatal(err)
 		}
 		// discrete uniform on 0…255: variance (256²−1)/12, fourth moment (N²−1)(3N²−7)/240
-		check("uniform uint8", randF64s(rowVals(t, u8)), 127.5, (256*256-1)/12.0, (256*256-1)*(3*256*256-7)/240.0)
+		check("uniform uint8", rowVals(t, u8), 127.5, (256*256-1)/12.0, (256*256-1)*(3*256*256-7)/240.0)
 		if err := RandNormal(f32, seed, 1); err != nil {
 			t.Fatal(err)
 		}
-		check("normal float32", randF64s(rowVals(t, f32)), 0, 1, 3)
+		check("normal float32", rowVals(t, f32), 0, 1, 3)
 		if err := RandNormal(f64, seed, 0); err != nil {
 			t.Fatal(err)
 		}
-		xs := randF64s(rowVals(t, f64))
+		xs := rowVals(t, f64)
 		check("normal float64", xs, 0, 1, 3)
 		inside := 0
 		for _, x := range xs {
@@ -347,7 +363,7 @@ func TestRandMath(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	ulp := func(x float64) float64 { return math.Nextafter(math.Abs(x), math.Inf(1)) - math.Abs(x) }
 	xs := []float64{0x1p-53, 0x1p-32, 0.5, math.Sqrt2 / 2, math.Nextafter(math.Sqrt2/2, 0), 1 - 0x1p-53, 1}
-	for range 100000 {
+	for range 30000 {
 		xs = append(xs, float64(r.Uint64()>>11+1)*0x1p-53, float64(r.Uint32())*0x1p-32+0x1p-32)
 	}
 	worst := 0.0
@@ -366,7 +382,7 @@ func TestRandMath(t *testing.T) {
 	}
 	worstS, worstC := 0.0, 0.0
 	as := []uint64{0, 1 << 61, 1<<61 - 1, 1 << 62, 3 << 62, 1<<64 - 1}
-	for range 100000 {
+	for range 30000 {
 		as = append(as, r.Uint64())
 	}
 	for _, a := range as {
@@ -422,8 +438,6 @@ func TestRandDevice(t *testing.T) {
 			deviceCases[array.Float16](t, d, false, fp64)
 			deviceCases[array.BFloat16](t, d, true, fp64)
 			deviceCases[int8](t, d, false, fp64)
-			deviceCases[uint16](t, d, false, fp64)
-			deviceCases[int32](t, d, false, fp64)
 			deviceCases[uint64](t, d, false, fp64)
 		})
 	}
@@ -436,7 +450,7 @@ func deviceCases[T array.Elem](t *testing.T, d device.Device, normal, fp64 bool)
 		fill = RandNormal[T]
 	}
 	where := [2]int{}
-	for c := range 16 {
+	for c := range 12 {
 		g := &dgen{tb: t, r: r, d: d}
 		ext := drawExt(g, 4)
 		for elems(ext) > 1<<14 {
