@@ -139,12 +139,15 @@ func randName(normal bool) string {
 var randRowTab [nTypes]atomic.Pointer[rowFunc]
 
 // philox caches the last block it computed, since neighbouring elements
-// share blocks.
+// share blocks, and the last Box–Muller pair.
 type philox struct {
-	key  [2]uint32
-	b    uint64
-	w    [4]uint32
-	have bool
+	key      [2]uint32
+	b        uint64
+	w        [4]uint32
+	have     bool
+	pair     uint64
+	z        [2]float64
+	havePair bool
 }
 
 func (p *philox) block(b uint64) *[4]uint32 {
@@ -155,8 +158,8 @@ func (p *philox) block(b uint64) *[4]uint32 {
 	return &p.w
 }
 
-// randWords is k, the words per stream element of T (see the header
-// comment): 2 for 8-byte types, else 1.
+// randWords is k, the words per stream element of T (see Philox4x32): 2
+// for 8-byte types, else 1.
 func randWords[T array.Elem]() uint64 {
 	if sizeOf[T]() == 8 {
 		return 2
@@ -169,69 +172,84 @@ func randRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	d := span[T](j.base[0], off[0], n, sd)
 	p := philox{key: [2]uint32{uint32(j.scal[2]), uint32(j.scal[2] >> 32)}}
 	first := j.scal[3] + uint64(off[1])
-	normal := j.op == 1
-	for i := 0; i < n; i++ {
-		d[i*sd] = randElem[T](&p, first+uint64(i*si), normal)
-	}
-}
-
-// randElem is stream element e of T (uniform or normal).
-func randElem[T array.Elem](p *philox, e uint64, normal bool) T {
-	k := randWords[T]()
-	epb := 4 / k // elements per block
-	w := p.block(e / epb)
-	lane := (e % epb) * k
-	if normal {
-		var z float64
-		if k == 2 {
-			z = boxMuller(uint64(w[1])<<32|uint64(w[0]), 11, 0x1p-53, uint64(w[3])<<32|uint64(w[2]), e&1 == 1)
-		} else {
-			pr := lane &^ 1
-			z = boxMuller(uint64(w[pr]), 0, 0x1p-32, uint64(w[pr+1])<<32, e&1 == 1)
+	at := func(i int) uint64 { return first + uint64(i*si) }
+	if j.op == 1 {
+		wide := sizeOf[T]() == 8
+		half := kindOf[T]() == kHalf
+		for i := 0; i < n; i++ {
+			z := p.normal(at(i), wide)
+			switch {
+			case half:
+				d[i*sd] = fromF32[T](float32(z))
+			case wide:
+				d[i*sd] = T(z)
+			default:
+				d[i*sd] = T(float32(z))
+			}
 		}
-		if kindOf[T]() == kHalf {
-			return fromF32[T](float32(z))
-		}
-		return floatTo[T](z)
+		return
 	}
-	lo := w[lane]
+	// One loop per type, so that the per-element work is the conversion.
 	var zero T
 	switch any(zero).(type) {
 	case float32:
-		return T(float32(lo>>8) * 0x1p-24)
+		for i := 0; i < n; i++ {
+			e := at(i)
+			d[i*sd] = T(float32(p.block(e / 4)[e%4]>>8) * 0x1p-24)
+		}
 	case float64:
-		x := uint64(w[lane+1])<<32 | uint64(lo)
-		return floatTo[T](float64(x>>11) * 0x1p-53)
+		for i := 0; i < n; i++ {
+			e := at(i)
+			w, l := p.block(e/2), e%2*2
+			d[i*sd] = T(float64((uint64(w[l+1])<<32|uint64(w[l]))>>11) * 0x1p-53)
+		}
 	case array.Float16:
-		return fromF32[T](float32(lo>>21) * 0x1p-11)
+		for i := 0; i < n; i++ {
+			e := at(i)
+			d[i*sd] = fromF32[T](float32(p.block(e / 4)[e%4]>>21) * 0x1p-11)
+		}
 	case array.BFloat16:
-		return fromF32[T](float32(lo>>24) * 0x1p-8)
+		for i := 0; i < n; i++ {
+			e := at(i)
+			d[i*sd] = fromF32[T](float32(p.block(e / 4)[e%4]>>24) * 0x1p-8)
+		}
 	case int64, uint64:
-		return T(uint64(w[lane+1])<<32 | uint64(lo))
+		for i := 0; i < n; i++ {
+			e := at(i)
+			w, l := p.block(e/2), e%2*2
+			d[i*sd] = T(uint64(w[l+1])<<32 | uint64(w[l]))
+		}
+	default: // 8-, 16- and 32-bit integers: the word's low bits
+		for i := 0; i < n; i++ {
+			e := at(i)
+			d[i*sd] = T(p.block(e / 4)[e%4])
+		}
 	}
-	return T(lo) // the low bits, for 8-, 16- and 32-bit integers
 }
 
-// floatTo converts a float64 to T, float32 or float64.
-func floatTo[T array.Elem](z float64) T {
-	var zero T
-	if _, ok := any(zero).(float32); ok {
-		return T(float32(z))
+// normal is stream element e of a normal fill in float64, wide for
+// float64 (two words an element), else one word an element.
+func (p *philox) normal(e uint64, wide bool) float64 {
+	if pr := e / 2; !p.havePair || p.pair != pr {
+		if wide {
+			w := p.block(pr)
+			p.z[0], p.z[1] = boxMuller(uint64(w[1])<<32|uint64(w[0]), 11, 0x1p-53, uint64(w[3])<<32|uint64(w[2]))
+		} else {
+			w, l := p.block(pr/2), pr%2*2
+			p.z[0], p.z[1] = boxMuller(uint64(w[l]), 0, 0x1p-32, uint64(w[l+1])<<32)
+		}
+		p.pair, p.havePair = pr, true
 	}
-	return T(z)
+	return p.z[e%2]
 }
 
-// boxMuller is one of the pair of normals from x (u1 = ((x >> sh) + 1) ·
-// scale) and the turn fraction a/2⁶⁴: the cosine one, or the sine one
-// when second.
-func boxMuller(x uint64, sh uint, scale float64, a uint64, second bool) float64 {
+// boxMuller is the pair of normals from x (u1 = ((x >> sh) + 1) · scale)
+// and the turn fraction a/2⁶⁴: r·cos and r·sin.
+func boxMuller(x uint64, sh uint, scale float64, a uint64) (float64, float64) {
 	u1 := float64((x>>sh)+1) * scale
 	r := math.Sqrt(-2 * randLog(u1))
 	s, c := randSinCos(a)
-	if second {
-		return float64(r * s)
-	}
-	return float64(r * c)
+	return float64(r * c), float64(r * s)
 }
 
 // Constants of randLog and randSinCos, shared with the OpenCL kernel
