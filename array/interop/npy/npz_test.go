@@ -418,7 +418,7 @@ func TestArchiveErrors(t *testing.T) {
 
 // FuzzReadArchive: arbitrary bytes as an archive never panic, errors wrap
 // ErrFormat or array.ErrType, memory stays in proportion to the input
-// (deflate's ratio at most), and what reads writes back and reads again
+// (twice deflate's ratio at most), and what reads writes back and reads again
 // to the same members.
 func FuzzReadArchive(f *testing.F) {
 	for _, name := range []string{"testdata/savez.npz", "testdata/savez_compressed.npz"} {
@@ -436,7 +436,9 @@ func FuzzReadArchive(f *testing.F) {
 		var m map[string]array.Buffer
 		var err error
 		n := allocatedOnce(func() { m, err = npy.ReadArchive(bytes.NewReader(data), int64(len(data))) })
-		if n > 1100*uint64(len(data))+1<<20 {
+		// a deflated member may hold 1040× its bytes; Read's pieces and
+		// the Array's storage hold them twice
+		if n > 2*1040*uint64(len(data))+1<<20 {
 			t.Fatalf("reading a %d-byte archive allocated %d", len(data), n)
 		}
 		if err != nil {
