@@ -157,7 +157,7 @@
 // per operand (go test -run Closed ./ops checks every function, on the
 // host and on a device). An op on a closed device, or one that races a
 // Close, returns an error wrapping device.ErrClosed as the rule says. The
-// functions without an error result, Accel, GemmConfigOf and
+// functions without an error result, Accel, GemmConfigOf, Philox4x32 and
 // SetGemmConfig, take no Array; SetGemmConfig panics with array.ErrShape
 // on an invalid configuration.
 package ops
