@@ -2,7 +2,6 @@ package ops
 
 import (
 	"math"
-	"math/bits"
 	"sync/atomic"
 
 	"github.com/resident-go/resident/array"
@@ -48,16 +47,21 @@ import (
 func Philox4x32(ctr [4]uint32, key [2]uint32) [4]uint32 {
 	c0, c1, c2, c3 := ctr[0], ctr[1], ctr[2], ctr[3]
 	k0, k1 := key[0], key[1]
-	for r := 0; r < 10; r++ {
-		if r > 0 {
-			k0 += philoxW0
-			k1 += philoxW1
-		}
-		h0, l0 := bits.Mul32(philoxM0, c0)
-		h1, l1 := bits.Mul32(philoxM1, c2)
-		c0, c1, c2, c3 = h1^c1^k0, l1, h0^c3^k1, l0
+	c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, k0, k1)
+	for range 9 {
+		k0 += philoxW0
+		k1 += philoxW1
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, k0, k1)
 	}
 	return [4]uint32{c0, c1, c2, c3}
+}
+
+// philoxRound is one round: two 32×32→64 products, their halves
+// exchanged and mixed with the key.
+func philoxRound(c0, c1, c2, c3, k0, k1 uint32) (uint32, uint32, uint32, uint32) {
+	p0 := uint64(philoxM0) * uint64(c0)
+	p1 := uint64(philoxM1) * uint64(c2)
+	return uint32(p1>>32) ^ c1 ^ k0, uint32(p1), uint32(p0>>32) ^ c3 ^ k1, uint32(p0)
 }
 
 // Philox-4x32's multipliers and Weyl key increments (the golden ratio and
