@@ -71,6 +71,8 @@ var closedCases = []closedCase{
 		[]string{"dst", "a"}, func(e *closedEnv) error { return ops.Copy(e.dst, e.a.Transpose(0, 1)) }},
 	{"Fill", []string{"dst"}, func(e *closedEnv) error { return ops.Fill(e.dst, 1) }},
 	{"Iota", []string{"dst"}, func(e *closedEnv) error { return ops.Iota(e.dst, 1) }},
+	{"RandUniform", []string{"dst"}, func(e *closedEnv) error { return ops.RandUniform(e.dst, 1, 2) }},
+	{"RandNormal", []string{"dst"}, func(e *closedEnv) error { return ops.RandNormal(e.dst, 1, 2) }},
 	{"CastWrap", []string{"cdst", "a"}, func(e *closedEnv) error { return ops.CastWrap(e.cdst, e.a) }},
 	{"CastSaturate", []string{"cdst", "a"}, func(e *closedEnv) error { return ops.CastSaturate(e.cdst, e.a) }},
 	{"MatMul", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.MatMul(e.dst, e.a, e.b) }},
@@ -296,7 +298,7 @@ func TestClosedTableComplete(t *testing.T) {
 		t.Errorf("closedCases has %s, not an exported function with an error result", n)
 	}
 	sort.Strings(without)
-	if got, want := strings.Join(without, " "), "Accel GemmConfigOf SetGemmConfig"; got != want {
+	if got, want := strings.Join(without, " "), "Accel GemmConfigOf Philox4x32 SetGemmConfig"; got != want {
 		t.Errorf("exported functions without an error result: %s, want %s (update ops/doc.go's Lifetime section)", got, want)
 	}
 }

@@ -38,7 +38,9 @@
 // strides, never a sub-buffer or a dense copy.
 //
 // On the device: every elementwise, scalar and unary op, Compare,
-// CompareScalar, Where, Copy (of any view: Copy(dst, src.Transpose(0, 1)) is a transpose), Fill, Iota, Sum, Prod, Min, Max,
+// CompareScalar, Where, Copy (of any view: Copy(dst, src.Transpose(0, 1))
+// is a transpose), Fill, Iota, RandUniform, RandNormal (float64 math: on a
+// device with cl_khr_fp64), Sum, Prod, Min, Max,
 // Mean, ArgMin and ArgMax (along a dimension and the *All forms), MatMul
 // (float32; float64 where the device has cl_khr_fp64) and CastWrap and
 // CastSaturate between every pair of element types. Ops over more than 8
@@ -51,7 +53,8 @@
 // element the host picks.
 //
 // Device results equal host results exactly for integers, Copy, Fill,
-// Iota, the argument reductions and casts (bit for bit; a NaN's payload
+// Iota, RandUniform and RandNormal (the same Philox-4x32-10 stream, see
+// Philox4x32), the argument reductions and casts (bit for bit; a NaN's payload
 // may differ where the device converts between float32 and float64).
 // Float results are within (device_test.go's devTol) 1e-5 relative for
 // float32 and 1e-12 for float64, since OpenCL's division, sqrt and
@@ -171,7 +174,7 @@
 // per operand (go test -run Closed ./ops checks every function, on the
 // host and on a device). An op on a closed device, or one that races a
 // Close, returns an error wrapping device.ErrClosed as the rule says. The
-// functions without an error result, Accel, GemmConfigOf and
+// functions without an error result, Accel, GemmConfigOf, Philox4x32 and
 // SetGemmConfig, take no Array; SetGemmConfig panics with array.ErrShape
 // on an invalid configuration.
 package ops

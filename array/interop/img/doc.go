@@ -1,6 +1,10 @@
 // Package img converts between Go's image types and Arrays without copying:
 // image.Gray, image.RGBA and image.NRGBA (and their SubImages) share their
-// Pix with an Array[uint8], both ways.
+// Pix with an Array[uint8], both ways. FromImage takes any image.Image
+// (what image.Decode returns: Paletted, YCbCr, CMYK, RGBA64, NRGBA64, …),
+// sharing memory where the type's Pix is an Array layout and copying to
+// 8-bit RGBA (or gray) otherwise; FromImage16 copies at 16 bits; Channels
+// views a packed image's planes in place.
 //
 // Layout. A Gray image is the 2-D Array (x, y); an RGBA or NRGBA image is the
 // 3-D Array (x, y, c) with c innermost in memory (strides 4, Stride, 1) —

@@ -21,12 +21,15 @@
 //	uint8 |u1  uint16 <u2  uint32 <u4  uint64 <u8
 //	Float16 <f2   float32 <f4   float64 <f8
 //	BFloat16 |V2
+//	uint8 as bool |b1 (read as 0 and 1; written by WriteBool)
 //
 // NumPy has no bfloat16: ml_dtypes' bfloat16 arrays save as the 2-byte void
 // dtype |V2, which is what Write writes and what Read and ReadAny read as
 // BFloat16 (in NumPy, a.view(ml_dtypes.bfloat16) or a.view('<u2') for the
-// bits). Other dtypes (bool, complex, strings, objects, structured dtypes)
-// are errors that name the dtype.
+// bits). NumPy's bool reads as uint8 (any non-zero byte as 1), the mask
+// type of package ops; WriteBool writes a uint8 Array as bool. Other
+// dtypes (complex, strings, objects, structured dtypes) are errors that
+// name the dtype.
 //
 // Why not github.com/sbinet/npyio: it writes C order only, has no float16
 // or bfloat16, and allocates the element count a header claims before it

@@ -27,10 +27,12 @@ func descrOf(t array.Type) string {
 	return fmt.Sprintf("<%s%d", kind, t.Bits/8)
 }
 
-// dtype is a parsed descr: an Array type and the byte order of the file.
+// dtype is a parsed descr: an Array type and the byte order of the file;
+// bool is NumPy's bool ('|b1'), read as uint8 0 and 1.
 type dtype struct {
 	typ       array.Type
 	bigEndian bool
+	bool      bool
 }
 
 // parseDescr maps a NumPy descr such as "<f8" to an Array type.
@@ -44,6 +46,9 @@ func parseDescr(descr string) (dtype, error) {
 	case '>':
 	default:
 		order, rest = '=', descr // "f8", "bfloat16": no byte-order mark
+	}
+	if rest == "b1" || rest == "?" {
+		return dtype{typ: array.TypeOf[uint8](), bool: true}, nil
 	}
 	if rest == "bfloat16" || rest == "V2" {
 		return dtype{typ: array.TypeOf[array.BFloat16]()}, nil
@@ -61,7 +66,7 @@ func parseDescr(descr string) (dtype, error) {
 	case rest[0] == 'f' && (size == 2 || size == 4 || size == 8):
 		t = array.Type{Code: array.Float, Bits: uint8(8 * size), Lanes: 1}
 	default:
-		return dtype{}, fmt.Errorf("%w %q (%s): Arrays hold int8…int64, uint8…uint64, float16/32/64 and bfloat16 (|V2); convert in NumPy first, e.g. a.astype('<f4')", array.ErrType, descr, describe(rest))
+		return dtype{}, fmt.Errorf("%w %q (%s): Arrays hold int8…int64, uint8…uint64, float16/32/64, bfloat16 (|V2) and bool (|b1, as uint8); convert in NumPy first, e.g. a.astype('<f4')", array.ErrType, descr, describe(rest))
 	}
 	big := order == '>' || (order == '=' && bigEndianHost)
 	return dtype{typ: t, bigEndian: big && size > 1}, nil

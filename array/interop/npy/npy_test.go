@@ -373,7 +373,6 @@ func TestReadErrors(t *testing.T) {
 		{"huge shape", header("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}"), npy.ErrFormat, "overflows"},
 		{"huge data, short file", header("{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000,)}"), npy.ErrFormat, "truncated"},
 		{"complex", mustRead(t, "testdata/bad_c16.npy"), array.ErrType, "complex of 16 bytes"},
-		{"bool", mustRead(t, "testdata/bad_bool.npy"), array.ErrType, "bool"},
 		{"unicode", mustRead(t, "testdata/bad_U3.npy"), array.ErrType, "unicode string"},
 		{"structured", mustRead(t, "testdata/bad_struct.npy"), array.ErrType, "structured"},
 	} {

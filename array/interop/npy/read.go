@@ -15,7 +15,7 @@ import (
 // documentation) into a new host-only Array: NumPy's shape reversed, dense
 // for C order, with Fortran-order strides for Fortran order. A dtype other
 // than T's is an error wrapping array.ErrType that names both; use ReadAny to take
-// whatever the file holds.
+// whatever the file holds. A bool file ('|b1') reads as uint8 0 and 1.
 func Read[T array.Elem](r io.Reader) (*array.Array[T], error) {
 	h, err := ReadHeader(r)
 	if err != nil {
@@ -43,33 +43,29 @@ func ReadAny(r io.Reader) (array.Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch dt.typ {
-	case array.TypeOf[int8]():
-		return readData[int8](r, h, dt)
-	case array.TypeOf[int16]():
-		return readData[int16](r, h, dt)
-	case array.TypeOf[int32]():
-		return readData[int32](r, h, dt)
-	case array.TypeOf[int64]():
-		return readData[int64](r, h, dt)
-	case array.TypeOf[uint8]():
-		return readData[uint8](r, h, dt)
-	case array.TypeOf[uint16]():
-		return readData[uint16](r, h, dt)
-	case array.TypeOf[uint32]():
-		return readData[uint32](r, h, dt)
-	case array.TypeOf[uint64]():
-		return readData[uint64](r, h, dt)
-	case array.TypeOf[array.Float16]():
-		return readData[array.Float16](r, h, dt)
-	case array.TypeOf[array.BFloat16]():
-		return readData[array.BFloat16](r, h, dt)
-	case array.TypeOf[float32]():
-		return readData[float32](r, h, dt)
-	case array.TypeOf[float64]():
-		return readData[float64](r, h, dt)
+	return readAs(r, h, dt)
+}
+
+// readAs reads the data of a file with header h and dtype dt.
+func readAs(r io.Reader, h Header, dt dtype) (array.Buffer, error) {
+	f, err := readers.For(dt.typ)
+	if err != nil {
+		return nil, fmt.Errorf("%w (descr %q)", err, h.Descr) // parseDescr returns only Elem types
 	}
-	return nil, fmt.Errorf("%w %q", array.ErrType, h.Descr) // parseDescr returns only the types above
+	return f(r, h, dt)
+}
+
+var readers = array.Instances(readBuf[int8], readBuf[int16], readBuf[int32], readBuf[int64],
+	readBuf[uint8], readBuf[uint16], readBuf[uint32], readBuf[uint64],
+	readBuf[array.Float16], readBuf[array.BFloat16], readBuf[float32], readBuf[float64])
+
+// readBuf is readData with a nil Buffer, not a nil *Array, on error.
+func readBuf[T array.Elem](r io.Reader, h Header, dt dtype) (array.Buffer, error) {
+	a, err := readData[T](r, h, dt)
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // ReadFile is Read on the named file.
@@ -184,6 +180,13 @@ func readData[T array.Elem](r io.Reader, h Header, dt dtype) (*array.Array[T], e
 	}
 	if dt.bigEndian != bigEndianHost && count > 0 {
 		swap(unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), nbytes), size)
+	}
+	if dt.bool && count > 0 {
+		for i, b := range unsafe.Slice((*byte)(unsafe.Pointer(&data[0])), nbytes) {
+			if b > 1 { // NumPy reads any non-zero byte as True
+				data[i] = 1
+			}
+		}
 	}
 	a, err := array.Wrap(data, layout(h.Shape, h.Fortran))
 	if err != nil {

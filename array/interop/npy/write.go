@@ -19,9 +19,20 @@ import (
 // through its read-only host view, which copies device data to host first
 // when the device is newer.
 func Write[T array.Elem](w io.Writer, a *array.Array[T]) error {
+	return write(w, a, descrOf(array.TypeOf[T]()), writeElems[T])
+}
+
+// WriteBool writes a as a NumPy bool .npy file ('|b1'), laid out as Write
+// lays it out: each non-zero element is True (byte 1), zero False, so
+// the uint8 masks of package ops (Compare) save as NumPy masks.
+func WriteBool(w io.Writer, a *array.Array[uint8]) error {
+	return write(w, a, "|b1", writeBools)
+}
+
+func write[T array.Elem](w io.Writer, a *array.Array[T], descr string, out func(io.Writer, []T) error) error {
 	dims := a.Dims()
 	n := len(dims)
-	h := Header{Descr: descrOf(array.TypeOf[T]()), Shape: make([]int, n)}
+	h := Header{Descr: descr, Shape: make([]int, n)}
 	for k, d := range dims {
 		h.Shape[n-1-k] = d.Extent
 	}
@@ -41,12 +52,31 @@ func Write[T array.Elem](w io.Writer, a *array.Array[T]) error {
 		if _, err := w.Write(h.format()); err != nil {
 			return err
 		}
-		return writeStrided(w, data, dims)
+		return writeStrided(w, data, dims, out)
 	}
 	if _, err := w.Write(h.format()); err != nil {
 		return err
 	}
-	return writeElems(w, data[:a.Len()])
+	return out(w, data[:a.Len()])
+}
+
+// writeBools writes s as bytes 0 and 1, a buffer at a time.
+func writeBools(w io.Writer, s []uint8) error {
+	var buf [16 << 10]byte
+	for len(s) > 0 {
+		n := min(len(s), len(buf))
+		for i, x := range s[:n] {
+			buf[i] = 0
+			if x != 0 {
+				buf[i] = 1
+			}
+		}
+		if _, err := w.Write(buf[:n]); err != nil {
+			return err
+		}
+		s = s[n:]
+	}
+	return nil
 }
 
 // packed reports whether dims lie densely in memory with dimension 0
@@ -71,21 +101,21 @@ func packed(dims []array.Dim, reversed bool) bool {
 
 // writeStrided writes the elements of a non-empty strided layout in C
 // order (dimension 0 fastest), a buffer at a time.
-func writeStrided[T array.Elem](w io.Writer, data []T, dims []array.Dim) error {
+func writeStrided[T array.Elem](w io.Writer, data []T, dims []array.Dim, out func(io.Writer, []T) error) error {
 	buf := make([]T, 0, max(1, min(64<<10/int(unsafe.Sizeof(T(0))), dims[0].Extent*8)))
 	d0 := dims[0]
 	for off := range strided.Rows(dims) {
 		for i := range d0.Extent {
 			buf = append(buf, data[off+i*d0.Stride])
 			if len(buf) == cap(buf) {
-				if err := writeElems(w, buf); err != nil {
+				if err := out(w, buf); err != nil {
 					return err
 				}
 				buf = buf[:0]
 			}
 		}
 	}
-	return writeElems(w, buf)
+	return out(w, buf)
 }
 
 // writeElems writes s little-endian.
@@ -113,12 +143,21 @@ func writeElems[T array.Elem](w io.Writer, s []T) error {
 
 // WriteFile is Write to the named file, created or truncated.
 func WriteFile[T array.Elem](name string, a *array.Array[T]) error {
+	return writeFile(name, func(w io.Writer) error { return Write(w, a) })
+}
+
+// WriteBoolFile is WriteBool to the named file, created or truncated.
+func WriteBoolFile(name string, a *array.Array[uint8]) error {
+	return writeFile(name, func(w io.Writer) error { return WriteBool(w, a) })
+}
+
+func writeFile(name string, write func(io.Writer) error) error {
 	f, err := os.Create(name)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(f)
-	err = Write(bw, a)
+	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -1,0 +1,130 @@
+// Philox-4x32-10 fills (ops.RandUniform, ops.RandNormal); random.go's
+// header comment defines the stream, and this file computes the same bits.
+// Prepended by Go: the element type's defines (TS, THALF, ...), clCommon
+// (nd_t, ND) and randCLDefines: RK (words per element), RKIND (0: an
+// integer of at most 32 bits, 1: a 64-bit integer, 2: float, 3: double,
+// 4: Float16 or BFloat16), RNORMAL and, for normals, the float64
+// constants of rand_log and rand_sincos as hexadecimal literals.
+
+// Products must round before they are added, as in the Go code.
+#pragma OPENCL FP_CONTRACT OFF
+
+#define EPB (4 / RK)
+
+inline uint4 philox4x32(ulong b, uint k0, uint k1) {
+	uint c0 = (uint)b, c1 = (uint)(b >> 32), c2 = 0, c3 = 0;
+	for (int r = 0; r < 10; r++) {
+		if (r > 0) {
+			k0 += 0x9E3779B9u;
+			k1 += 0xBB67AE85u;
+		}
+		uint h0 = mul_hi(0xD2511F53u, c0), l0 = 0xD2511F53u * c0;
+		uint h1 = mul_hi(0xCD9E8D57u, c2), l1 = 0xCD9E8D57u * c2;
+		c0 = h1 ^ c1 ^ k0;
+		c1 = l1;
+		c2 = h0 ^ c3 ^ k1;
+		c3 = l0;
+	}
+	return (uint4)(c0, c1, c2, c3);
+}
+
+#if RNORMAL
+inline double rand_log(double x) {
+	const double logc[10] = RLOGC;
+	ulong b = as_ulong(x);
+	long e = (long)((b >> 52) & 0x7ff) - 1023;
+	double m = as_double((b & 0xfffffffffffffUL) | (1023UL << 52));
+	if (m > RSQRT2) {
+		m *= 0.5;
+		e++;
+	}
+	double f = m - 1.0;
+	double s = f / (2.0 + f);
+	double z = s * s;
+	double p = logc[9];
+	for (int k = 8; k >= 0; k--) p = logc[k] + z * p;
+	double s2 = 2.0 * s;
+	double fe = (double)e;
+	return fe * RLN2HI + ((s2 * (z * p) + s2) + fe * RLN2LO);
+}
+
+inline double2 rand_sincos(ulong a) { // (sin, cos) of the turn a/2^64
+	const double sinc[8] = RSINC;
+	const double cosc[9] = RCOSC;
+	ulong t = a + (1UL << 61);
+	ulong q = t >> 62;
+	long r = ((long)(t & ((1UL << 62) - 1)) - (1L << 61)) >> 9;
+	double th = (double)r * RANGLE;
+	double z = th * th;
+	double ps = sinc[7];
+	for (int k = 6; k >= 0; k--) ps = sinc[k] + z * ps;
+	double pc = cosc[8];
+	for (int k = 7; k >= 0; k--) pc = cosc[k] + z * pc;
+	double s = th + th * (z * ps);
+	double c = 1.0 + z * pc;
+	if (q == 1) return (double2)(c, -s);
+	if (q == 2) return (double2)(-s, -c);
+	if (q == 3) return (double2)(-c, s);
+	return (double2)(s, c);
+}
+
+inline double box_muller(ulong x, uint sh, double scale, ulong a, int second) {
+	double u1 = (double)((x >> sh) + 1) * scale;
+	double r = sqrt(-2.0 * rand_log(u1));
+	double2 sc = rand_sincos(a);
+	return second ? r * sc.x : r * sc.y;
+}
+#endif
+
+// value is stream element e (lane l of its block's words w).
+inline TS rand_value(uint w[4], ulong e) {
+	uint l = (uint)(e % EPB) * RK;
+#if RNORMAL
+#if RK == 2
+	double z = box_muller(((ulong)w[1] << 32) | w[0], 11, 0x1p-53, ((ulong)w[3] << 32) | w[2], (int)(e & 1));
+#else
+	uint pr = l & ~1u;
+	double z = box_muller((ulong)w[pr], 0, 0x1p-32, (ulong)w[pr + 1] << 32, (int)(e & 1));
+#endif
+#if RKIND == 4
+	return TST((float)z);
+#else
+	return (TS)z;
+#endif
+#else
+#if RKIND == 0
+	return (TS)w[l];
+#elif RKIND == 1
+	return (TS)(((ulong)w[l + 1] << 32) | w[l]);
+#elif RKIND == 2
+	return (float)(w[l] >> 8) * 0x1p-24f;
+#elif RKIND == 3
+	return (double)((((ulong)w[l + 1] << 32) | w[l]) >> 11) * 0x1p-53;
+#elif THALF == 1
+	return TST((float)(w[l] >> 21) * 0x1p-11f);
+#else
+	return TST((float)(w[l] >> 24) * 0x1p-8f);
+#endif
+#endif
+}
+
+// rand_fill: one work item per block of the stream; element i of the
+// fill (row order, s describes dst alone) is stream element first + i.
+__kernel void rand_fill(__global TS *d, nd_t s, ulong seed, ulong first) {
+	ulong base = first - first % EPB; // stream element of block 0's first word
+	ulong nb = (first % EPB + (ulong)s.n + EPB - 1) / EPB;
+	uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
+	for (ulong t = get_global_id(0); t < nb; t += get_global_size(0)) {
+		ulong e0 = base + t * EPB;
+		uint4 v = philox4x32(e0 / EPB, k0, k1);
+		uint w[4] = {v.x, v.y, v.z, v.w};
+		for (int l = 0; l < EPB; l++) {
+			ulong e = e0 + l;
+			ulong i = e - first;
+			if (i >= (ulong)s.n) continue;
+			long o0, o1, o2;
+			ND((long)i, s, o0, o1, o2);
+			d[o0] = rand_value(w, e);
+		}
+	}
+}

@@ -1,0 +1,342 @@
+package ops
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/resident-go/resident/array"
+)
+
+// Philox4x32 is the Philox-4x32-10 block function: ten rounds of the
+// generator on counter ctr with key key. RandUniform and RandNormal draw
+// from it, so their random numbers are Philox-4x32-10's (Salmon, Moraes, Dror and Shaw,
+// "Parallel random numbers: as easy as 1, 2, 3", SC 2011): a counter-based
+// generator, so element i of a stream is a pure function of (seed, i) and
+// the host and the device compute the same bits in any order and split.
+//
+// The stream of a seed is a sequence of 32-bit words: block b (a uint64)
+// is Philox4x32(ctr = {lo32(b), hi32(b), 0, 0}, key = {lo32(seed),
+// hi32(seed)}), whose four words are words 4b … 4b+3. An element of type
+// T takes k words, k = 2 for 8-byte types (float64, int64, uint64) and
+// for float64 normals, else 1: stream element j (a uint64) is built from
+// words w0 … wk−1 of block j/(4/k) starting at lane (j mod 4/k)·k, as
+// follows.
+//
+//	RandUniform float32      (w >> 8) · 2⁻²⁴, in [0, 1)
+//	RandUniform float64      (x >> 11) · 2⁻⁵³, x = w1<<32 | w0
+//	RandUniform Float16      (w >> 21) · 2⁻¹¹ (exact in Float16)
+//	RandUniform BFloat16     (w >> 24) · 2⁻⁸ (exact in BFloat16)
+//	RandUniform (u)int8…32   the low bits of w: uniform over all of T
+//	RandUniform (u)int64     x = w1<<32 | w0: uniform over all of T
+//
+// RandNormal draws standard normals by Box–Muller: elements 2p and 2p+1
+// share the pair of uniforms u1 ∈ (0, 1] and a turn fraction a, and are
+// r·cos(2πa) and r·sin(2πa) with r = √(−2·ln u1). For float32, Float16
+// and BFloat16, u1 = (w0 + 1)·2⁻³² and a = w1/2³² from the pair's two
+// words (words 2p and 2p+1 of the stream); for float64, u1 = ((x >> 11) +
+// 1)·2⁻⁵³ from the first two words of block p and a = y/2⁶⁴ from the last
+// two (y = w3<<32 | w2). The math
+// runs in float64 on both sides with the package's own ln, sin and cos
+// (randLog, randSinCos in random.go), made of +, −, ×, ÷ and √ only, which IEEE 754
+// rounds correctly on both (the OpenCL kernel turns FP_CONTRACT off, and
+// the Go code converts products explicitly, so neither fuses a
+// multiply-add); the float64 result is then rounded to T (through float32
+// for Float16 and BFloat16). So normals too are bit-identical on the host
+// and the device. The ln, sin and cos are within 2 ulps of math.Log,
+// math.Sin and math.Cos over their ranges here (TestRandMath).
+func Philox4x32(ctr [4]uint32, key [2]uint32) [4]uint32 {
+	c0, c1, c2, c3 := ctr[0], ctr[1], ctr[2], ctr[3]
+	k0, k1 := key[0], key[1]
+	c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, k0, k1)
+	for range 9 {
+		k0 += philoxW0
+		k1 += philoxW1
+		c0, c1, c2, c3 = philoxRound(c0, c1, c2, c3, k0, k1)
+	}
+	return [4]uint32{c0, c1, c2, c3}
+}
+
+// philoxRound is one round: two 32×32→64 products, their halves
+// exchanged and mixed with the key.
+func philoxRound(c0, c1, c2, c3, k0, k1 uint32) (uint32, uint32, uint32, uint32) {
+	p0 := uint64(philoxM0) * uint64(c0)
+	p1 := uint64(philoxM1) * uint64(c2)
+	return uint32(p1>>32) ^ c1 ^ k0, uint32(p1), uint32(p0>>32) ^ c3 ^ k1, uint32(p0)
+}
+
+// Philox-4x32's multipliers and Weyl key increments (the golden ratio and
+// √3 − 1 in 32-bit fixed point).
+const (
+	philoxM0 = 0xD2511F53
+	philoxM1 = 0xCD9E8D57
+	philoxW0 = 0x9E3779B9
+	philoxW1 = 0xBB67AE85
+)
+
+// RandUniform fills dst with uniform random numbers from the Philox
+// stream of seed, starting at stream element offset: element i of dst
+// in row order — dimension 0 fastest, that is the index
+// i = Σ (xk − Dim(k).Min) · Π_{m<k} Dim(m).Extent — gets stream element
+// offset + i (mod 2⁶⁴), whatever dst's strides, so a fill of n elements
+// at offset n continues a fill of n at offset 0. Floats are in [0, 1);
+// integers are uniform over all of T (Philox4x32 defines the stream). The host and a device give the same bits.
+// It runs where the package's placement rule puts an op with dst as its
+// only operand.
+func RandUniform[T array.Elem](dst *array.Array[T], seed, offset uint64) error {
+	return randFill(dst, seed, offset, false)
+}
+
+// RandNormal fills dst with standard normal numbers (mean 0, variance 1)
+// from the Philox stream of seed by Box–Muller, element i of dst in row
+// order getting stream element offset + i as for RandUniform. It takes
+// float32, float64, Float16 and BFloat16; other types return an error
+// wrapping ErrUnsupported. The host and a device give the same bits
+// (Philox4x32 says how); a device without cl_khr_fp64 runs it
+// on the host under the placement rule's copies.
+func RandNormal[T array.Elem](dst *array.Array[T], seed, offset uint64) error {
+	if kindOf[T]() != kFloat && kindOf[T]() != kHalf {
+		return unsupported("RandNormal", array.TypeOf[T](), "a floating-point type")
+	}
+	return randFill(dst, seed, offset, true)
+}
+
+func randFill[T array.Elem](dst *array.Array[T], seed, offset uint64, normal bool) error {
+	if ok, err := deviceRand(dst, seed, offset, normal); ok {
+		return err
+	}
+	op := randName(normal)
+	j := getJob()
+	defer putJob(j)
+	j.init(op, dst)
+	// Operand 1 is virtual: its offset is the element's row-order index.
+	j.addScalar()
+	stride := 1
+	for k := 0; k < dst.Rank(); k++ {
+		j.str[1][k] = stride
+		stride *= dst.Dim(k).Extent
+	}
+	j.simplify()
+	if j.total() == 0 {
+		return nil
+	}
+	if err := hostDst(j, dst); err != nil {
+		return err
+	}
+	j.scal[2], j.scal[3] = seed, offset
+	j.op = 0
+	if normal {
+		j.op = 1
+	}
+	j.row = cached(&randRowTab[typeIndex[T]()], func() rowFunc { return randRow[T] })
+	j.body = rows
+	j.parallel(j.total(), 1<<14)
+	return nil
+}
+
+func randName(normal bool) string {
+	if normal {
+		return "RandNormal"
+	}
+	return "RandUniform"
+}
+
+var randRowTab [nTypes]atomic.Pointer[rowFunc]
+
+// philox caches the last block it computed, since neighbouring elements
+// share blocks, and the last Box–Muller pair.
+type philox struct {
+	key      [2]uint32
+	b        uint64
+	w        [4]uint32
+	have     bool
+	pair     uint64
+	z        [2]float64
+	havePair bool
+}
+
+func (p *philox) block(b uint64) *[4]uint32 {
+	if !p.have || p.b != b {
+		p.w = Philox4x32([4]uint32{uint32(b), uint32(b >> 32), 0, 0}, p.key)
+		p.b, p.have = b, true
+	}
+	return &p.w
+}
+
+// randWords is k, the words per stream element of T (see Philox4x32): 2
+// for 8-byte types, else 1.
+func randWords[T array.Elem]() uint64 {
+	if sizeOf[T]() == 8 {
+		return 2
+	}
+	return 1
+}
+
+func randRow[T array.Elem](j *job, n int, off *[maxOps]int) {
+	sd, si := j.str[0][0], j.str[1][0]
+	d := span[T](j.base[0], off[0], n, sd)
+	p := philox{key: [2]uint32{uint32(j.scal[2]), uint32(j.scal[2] >> 32)}}
+	first := j.scal[3] + uint64(off[1])
+	at := func(i int) uint64 { return first + uint64(i*si) }
+	if j.op == 1 {
+		wide := sizeOf[T]() == 8
+		half := kindOf[T]() == kHalf
+		for i := 0; i < n; i++ {
+			z := p.normal(at(i), wide)
+			switch {
+			case half:
+				d[i*sd] = fromF32[T](float32(z))
+			case wide:
+				d[i*sd] = T(z)
+			default:
+				d[i*sd] = T(float32(z))
+			}
+		}
+		return
+	}
+	// One loop per type, so that the per-element work is the conversion.
+	var zero T
+	switch any(zero).(type) {
+	case float32:
+		for i := 0; i < n; i++ {
+			e := at(i)
+			d[i*sd] = T(float32(p.block(e / 4)[e%4]>>8) * 0x1p-24)
+		}
+	case float64:
+		for i := 0; i < n; i++ {
+			e := at(i)
+			w, l := p.block(e/2), e%2*2
+			d[i*sd] = T(float64((uint64(w[l+1])<<32|uint64(w[l]))>>11) * 0x1p-53)
+		}
+	case array.Float16:
+		for i := 0; i < n; i++ {
+			e := at(i)
+			d[i*sd] = fromF32[T](float32(p.block(e / 4)[e%4]>>21) * 0x1p-11)
+		}
+	case array.BFloat16:
+		for i := 0; i < n; i++ {
+			e := at(i)
+			d[i*sd] = fromF32[T](float32(p.block(e / 4)[e%4]>>24) * 0x1p-8)
+		}
+	case int64, uint64:
+		for i := 0; i < n; i++ {
+			e := at(i)
+			w, l := p.block(e/2), e%2*2
+			d[i*sd] = T(uint64(w[l+1])<<32 | uint64(w[l]))
+		}
+	default: // 8-, 16- and 32-bit integers: the word's low bits
+		for i := 0; i < n; i++ {
+			e := at(i)
+			d[i*sd] = T(p.block(e / 4)[e%4])
+		}
+	}
+}
+
+// normal is stream element e of a normal fill in float64, wide for
+// float64 (two words an element), else one word an element.
+func (p *philox) normal(e uint64, wide bool) float64 {
+	if pr := e / 2; !p.havePair || p.pair != pr {
+		if wide {
+			w := p.block(pr)
+			p.z[0], p.z[1] = boxMuller(uint64(w[1])<<32|uint64(w[0]), 11, 0x1p-53, uint64(w[3])<<32|uint64(w[2]))
+		} else {
+			w, l := p.block(pr/2), pr%2*2
+			p.z[0], p.z[1] = boxMuller(uint64(w[l]), 0, 0x1p-32, uint64(w[l+1])<<32)
+		}
+		p.pair, p.havePair = pr, true
+	}
+	return p.z[e%2]
+}
+
+// boxMuller is the pair of normals from x (u1 = ((x >> sh) + 1) · scale)
+// and the turn fraction a/2⁶⁴: r·cos and r·sin.
+func boxMuller(x uint64, sh uint, scale float64, a uint64) (float64, float64) {
+	u1 := float64((x>>sh)+1) * scale
+	r := math.Sqrt(-2 * randLog(u1))
+	s, c := randSinCos(a)
+	return float64(r * c), float64(r * s)
+}
+
+// Constants of randLog and randSinCos, shared with the OpenCL kernel
+// through randCLDefines (as hexadecimal literals, so both sides hold the
+// same bits).
+var (
+	// ln 2 split so that e·ln2Hi is exact for the exponents here.
+	ln2Hi = math.Float64frombits(0x3fe62e42fee00000)
+	ln2Lo = math.Ln2 - math.Float64frombits(0x3fe62e42fee00000)
+	// logC[k] = 1/(2k+3): ln((1+s)/(1−s)) = 2s·(1 + s²/3 + s⁴/5 + …).
+	logC = func() (c [10]float64) {
+		for k := range c {
+			c[k] = 1 / float64(2*k+3)
+		}
+		return
+	}()
+	// sinC[k] = (−1)^(k+1)/(2k+3)!, cosC[k] = (−1)^(k+1)/(2k+2)!.
+	sinC, cosC = func() (s [8]float64, c [9]float64) {
+		f, sign := 1.0, -1.0
+		for k := 2; k <= 18; k++ {
+			f *= float64(k) // exact: 18! < 2⁵³
+			if k%2 == 0 {
+				c[k/2-1] = sign / f
+			} else {
+				s[k/2-1] = sign / f
+				sign = -sign
+			}
+		}
+		return
+	}()
+	// angle is a quarter turn over 2⁵³: θ = r·angle for r of 53 bits.
+	angle = math.Pi / 2 * 0x1p-53
+)
+
+// randLog is ln x for x in (0, 1], a normal float64: x = m·2^e with m in
+// [√½, √2), s = (m−1)/(m+1), ln m = 2s·(1 + s²/3 + … + s²⁰/21) (|s| ≤
+// 0.172, so the series' tail is below 2⁻⁵⁶ of it).
+func randLog(x float64) float64 {
+	b := math.Float64bits(x)
+	e := int64(b>>52&0x7ff) - 1023
+	m := math.Float64frombits(b&(1<<52-1) | 1023<<52)
+	if m > math.Sqrt2 {
+		m *= 0.5
+		e++
+	}
+	f := m - 1 // exact: m is within a factor 2 of 1
+	s := f / (2 + f)
+	z := float64(s * s)
+	p := logC[len(logC)-1]
+	for k := len(logC) - 2; k >= 0; k-- {
+		p = logC[k] + float64(z*p)
+	}
+	s2 := 2 * s
+	fe := float64(e)
+	return float64(fe*ln2Hi) + (float64(s2*float64(z*p)) + s2 + float64(fe*ln2Lo))
+}
+
+// randSinCos is sin and cos of the turn fraction a/2⁶⁴ (angle 2π·a/2⁶⁴):
+// the nearest quarter turn q is taken exactly from a's top bits and the
+// rest, θ in [−π/4, π/4), goes through Taylor polynomials to θ¹⁷ and θ¹⁸.
+func randSinCos(a uint64) (sin, cos float64) {
+	t := a + 1<<61
+	q := t >> 62
+	r := int64(t&(1<<62-1)-1<<61) >> 9 // 53 bits: converts exactly
+	th := float64(float64(r) * angle)
+	z := float64(th * th)
+	ps := sinC[len(sinC)-1]
+	for k := len(sinC) - 2; k >= 0; k-- {
+		ps = sinC[k] + float64(z*ps)
+	}
+	pc := cosC[len(cosC)-1]
+	for k := len(cosC) - 2; k >= 0; k-- {
+		pc = cosC[k] + float64(z*pc)
+	}
+	s := th + float64(th*float64(z*ps))
+	c := 1 + float64(z*pc)
+	switch q {
+	case 1:
+		return c, -s
+	case 2:
+		return -s, -c
+	case 3:
+		return -c, s
+	}
+	return s, c
+}
