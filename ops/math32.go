@@ -30,11 +30,12 @@ func unVec32(op UnaryOp, d, a []float32) {
 }
 
 // exp64 is e^x for the range of float32 results: x is clamped to
-// [−110, 100], where e^x is 0 or +Inf in float32 past the ends. It
+// [−110, 709], where e^x is 0 in float32 or near float64's largest value
+// (so 1/(1+e^x) is still 0 in float32) past the ends. It
 // reduces x = k·ln2 + r, |r| ≤ ln2/2, and sums the Taylor series of e^r
 // to r⁸ (error below 3e-10 relative). NaN gives NaN.
 func exp64(x float64) float64 {
-	x = min(max(x, -110), 100) // NaN stays NaN: min and max propagate it
+	x = min(max(x, -110), 709) // NaN stays NaN: min and max propagate it
 	const (
 		log2e = 1.4426950408889634
 		ln2hi = 6.93147180369123816490e-01 // ln2's high 32 bits: k·ln2hi is exact
@@ -75,7 +76,7 @@ func trig32(op UnaryOp, d, a []float32) {
 		q := x*twoOverPi + round - round
 		r := x - q*pio2a - q*pio2b - q*pio2c
 		r2 := r * r
-		s := r + r*r2*(-1.0/6+r2*(1.0/120+r2*(-1.0/5040+r2*(1.0/362880))))
+		s := r * (1 + r2*(-1.0/6+r2*(1.0/120+r2*(-1.0/5040+r2*(1.0/362880))))) // keeps −0
 		c := 1 + r2*(-1.0/2+r2*(1.0/24+r2*(-1.0/720+r2*(1.0/40320+r2*(-1.0/3628800)))))
 		n := uint64(int64(q))
 		sb, cb := math.Float64bits(s), math.Float64bits(c)
