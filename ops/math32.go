@@ -1,6 +1,12 @@
 package ops
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
+
+// roundMode is VROUNDPS's mode of OpFloor, OpCeil, OpRound and OpTrunc.
+var roundMode = [4]int{1, 2, 0, 3}
 
 // float32 kernels of the transcendental ops that numeric code runs most
 // (Exp, Sin, Cos, Tan, Sigmoid, Pow), also used by Float16 and BFloat16,
@@ -24,6 +30,13 @@ func unVec32(op UnaryOp, d, a []float32) {
 		}
 	case OpSin, OpCos, OpTan:
 		trig32(op, d, a)
+	case OpRound, OpFloor, OpCeil, OpTrunc:
+		if useAsm && len(d) > 0 {
+
+			roundF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), roundMode[op-OpFloor])
+			return
+		}
+		unMath(op, d, a)
 	default:
 		unMath(op, d, a)
 	}
@@ -35,7 +48,12 @@ func unVec32(op UnaryOp, d, a []float32) {
 // reduces x = k·ln2 + r, |r| ≤ ln2/2, and sums the Taylor series of e^r
 // to r⁸ (error below 3e-10 relative). NaN gives NaN.
 func exp64(x float64) float64 {
-	x = min(max(x, -110), 709) // NaN stays NaN: min and max propagate it
+	if x < -110 { // comparisons, not min and max: NaN passes them and stays NaN
+		x = -110
+	}
+	if x > 709 {
+		x = 709
+	}
 	const (
 		log2e = 1.4426950408889634
 		ln2hi = 6.93147180369123816490e-01 // ln2's high 32 bits: k·ln2hi is exact

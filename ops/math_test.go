@@ -80,6 +80,20 @@ func TestMath32Accuracy(t *testing.T) {
 		unVec32(op, d, a)
 		check(op.String(), func(i int) float64 { return ref(float64(a[i])) })
 	}
+	// the rounding ops (AVX's VROUNDPS where available), exactly, on
+	// halves too
+	for i := range a[:n/2] {
+		a[i] = float32(r.IntN(4001)-2000) / 4
+	}
+	for _, op := range []UnaryOp{OpFloor, OpCeil, OpRound, OpTrunc} {
+		ref := map[UnaryOp]func(float64) float64{OpFloor: math.Floor, OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc}[op]
+		unVec32(op, d, a)
+		for i := range d {
+			if w := float32(ref(float64(a[i]))); !same(d[i], w) {
+				t.Fatalf("%v(%v) = %v, want %v", op, a[i], d[i], w)
+			}
+		}
+	}
 	// Pow: positive bases over the whole range, any base with small integer exponents
 	for i := range a {
 		if r.IntN(4) == 0 {

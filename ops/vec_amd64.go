@@ -85,3 +85,9 @@ func transposeStripF32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, sr
 //
 //go:noescape
 func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, rows int)
+
+// roundF32 rounds n float32s from a into d with VROUNDPS's mode (0
+// nearest even, 1 floor, 2 ceil, 3 trunc); round_amd64.s.
+//
+//go:noescape
+func roundF32(d, a unsafe.Pointer, n int, mode int)

@@ -21,6 +21,7 @@ func mulF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly ke
 func divF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
 func sumF64(p unsafe.Pointer, n int) float64        { panic("ops: no assembly kernels") }
 func sumF32(p unsafe.Pointer, n int) float64        { panic("ops: no assembly kernels") }
+func roundF32(d, a unsafe.Pointer, n int, mode int) { panic("ops: no assembly kernels") }
 func gemm6x8F64(k int, a, b, c unsafe.Pointer)      { panic("ops: no assembly kernels") }
 func gemm6x16F32(k int, a, b, c unsafe.Pointer)     { panic("ops: no assembly kernels") }
 
