@@ -20,13 +20,19 @@ var roundMode = [4]int{1, 2, 0, 3}
 func unVec32(op UnaryOp, d, a []float32) {
 	a = a[:len(d)]
 	switch op {
-	case OpExp:
-		for i, x := range a {
-			d[i] = float32(exp64(float64(x)))
+	case OpExp, OpSigmoid:
+		sig := op == OpSigmoid
+		i := 0
+		if useAsm && len(d) >= 8 {
+			i = len(d) &^ 7
+			expF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), i, sig)
 		}
-	case OpSigmoid:
-		for i, x := range a {
-			d[i] = float32(1 / (1 + exp64(-float64(x))))
+		for ; i < len(d); i++ {
+			if sig {
+				d[i] = float32(1 / (1 + exp64(-float64(a[i]))))
+			} else {
+				d[i] = float32(exp64(float64(a[i])))
+			}
 		}
 	case OpSin, OpCos, OpTan:
 		trig32(op, d, a)

@@ -91,3 +91,9 @@ func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStr
 //
 //go:noescape
 func roundF32(d, a unsafe.Pointer, n int, mode int)
+
+// expF32 computes e^a (sigmoid: 1/(1+e^−a)) of n float32s, n a multiple
+// of 8, in float64 lanes with exp64's algorithm; exp_amd64.s.
+//
+//go:noescape
+func expF32(d, a unsafe.Pointer, n int, sigmoid bool)
