@@ -34,7 +34,13 @@ func unVec32(op UnaryOp, d, a []float32) {
 				d[i] = float32(exp64(float64(a[i])))
 			}
 		}
-	case OpSin, OpCos, OpTan:
+	case OpSin, OpCos:
+		if useAsm {
+			sincos32(op, d, a)
+			return
+		}
+		trig32(op, d, a)
+	case OpTan:
 		trig32(op, d, a)
 	case OpRound, OpFloor, OpCeil, OpTrunc:
 		if useAsm && len(d) > 0 {
@@ -152,6 +158,30 @@ func pow32(d, a, b []float32) {
 			d[i] = float32(exp64(y * log64(x)))
 		} else {
 			d[i] = float32(math.Pow(x, y))
+		}
+	}
+}
+
+// sincos32 is trig32 for Sin and Cos with the AVX2 kernel, in blocks
+// copied to the stack first (d may be a) while the lanes the kernel does
+// not cover (|x| ≥ 2^20, NaN, Inf, and the last n mod 4) are redone by
+// trig32 from the copy.
+func sincos32(op UnaryOp, d, a []float32) {
+	cos := 0
+	if op == OpCos {
+		cos = 1
+	}
+	var buf [1024]float32
+	for lo := 0; lo < len(d); lo += len(buf) {
+		x := buf[:copy(buf[:], a[lo:])]
+		m := len(x) &^ 3
+		if m > 0 {
+			sinF32(unsafe.Pointer(&d[lo]), unsafe.Pointer(&x[0]), m, cos)
+		}
+		for i, v := range x {
+			if i >= m || !(math.Abs(float64(v)) < 1<<20) {
+				trig32(op, d[lo+i:lo+i+1], x[i:i+1])
+			}
 		}
 	}
 }

@@ -97,3 +97,10 @@ func roundF32(d, a unsafe.Pointer, n int, mode int)
 //
 //go:noescape
 func expF32(d, a unsafe.Pointer, n int, sigmoid bool)
+
+// sinF32 computes sin (cos: 1) of n float32s, n a multiple of 4, in
+// float64 lanes with trig32's algorithm; lanes with |x| ≥ 2^20, NaN or
+// Inf are wrong and the caller redoes them. sin_amd64.s.
+//
+//go:noescape
+func sinF32(d, a unsafe.Pointer, n int, cos int)
