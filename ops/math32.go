@@ -152,6 +152,28 @@ func log64(x float64) float64 {
 // negative or non-finite bases, non-finite exponents).
 func pow32(d, a, b []float32) {
 	a, b = a[:len(d)], b[:len(d)]
+	if useAsm {
+		// the AVX2 kernel, in blocks copied to the stack first (d may be a
+		// or b); the lanes off its fast path are redone from the copies
+		var xb, yb [1024]float32
+		for lo := 0; lo < len(d); lo += len(xb) {
+			x, y := xb[:copy(xb[:], a[lo:])], yb[:copy(yb[:], b[lo:])]
+			m := len(x) &^ 3
+			if m > 0 {
+				powF32(unsafe.Pointer(&d[lo]), unsafe.Pointer(&x[0]), unsafe.Pointer(&y[0]), m)
+			}
+			for i := range x {
+				if u, v := float64(x[i]), float64(y[i]); i >= m || !(u > 0 && u <= math.MaxFloat32 && math.Abs(v) <= math.MaxFloat32) {
+					pow32Go(d[lo+i:lo+i+1], x[i:i+1], y[i:i+1])
+				}
+			}
+		}
+		return
+	}
+	pow32Go(d, a, b)
+}
+
+func pow32Go(d, a, b []float32) {
 	for i := range d {
 		x, y := float64(a[i]), float64(b[i])
 		if x > 0 && x <= math.MaxFloat32 && math.Abs(y) <= math.MaxFloat32 {

@@ -104,3 +104,10 @@ func expF32(d, a unsafe.Pointer, n int, sigmoid bool)
 //
 //go:noescape
 func sinF32(d, a unsafe.Pointer, n int, cos int)
+
+// powF32 computes a^b of n float32s, n a multiple of 4, in float64 lanes
+// with log64 and exp64; lanes where a is not positive and finite or b is
+// not finite are wrong and the caller redoes them. pow_amd64.s.
+//
+//go:noescape
+func powF32(d, a, b unsafe.Pointer, n int)
