@@ -140,7 +140,8 @@
 // Host kernels split work across GOMAXPROCS goroutines (a pool started on
 // first use) above a size threshold, and allocate nothing per call in
 // steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2
-// assembly, transposing copies AVX 8×8 blocks, and MatMul a packed
+// assembly, as do float32 Exp, Sigmoid, Sin, Cos and Pow (in float64
+// lanes) and Floor, Ceil, Round and Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
 // micro-kernel with AVX-512 (or AVX2/FMA; RESIDENT_OPS_AVX512=0 forces
 // AVX2), chosen at start-up with github.com/klauspost/cpuid/v2; Accel
 // reports the choice. Large
@@ -150,6 +151,9 @@
 // does in a second test run. Figures: bench/results/ops-host.txt, from
 //
 //	go test -run '^$' -bench . -benchmem ./ops
+//
+// The float32 math ops are measured against NumPy in the same run by
+// bench/math-numpy.sh (bench/results/host-math-numpy.txt).
 //
 // Device ops are measured against PyTorch on the same GPU by
 // bench/cmd/opsbench (its documentation has the commands).
