@@ -318,7 +318,7 @@ func (s devRef) typeProgram(kind string, t array.Type) (*clProgram, error) {
 		return nil, unsupported("device", t, "a scalar element type")
 	}
 	return s.program(progKey{kind: kind, t: t}, func() string {
-		body := clElementwise
+		body := clElementwise + clMath
 		if kind == "red" {
 			body = clReduce
 		}

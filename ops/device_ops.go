@@ -14,8 +14,9 @@ import (
 // when the op has no device form for these operands (the caller then runs
 // the host path, whose automatic copies are counted and guarded).
 
-var binCL = [...]string{"add", "sub", "mul", "div", "min", "max", "pow"}
-var unCL = [...]string{"abs", "neg", "sqrt", "exp", "log", "tanh"}
+var binCL = [...]string{"add", "sub", "mul", "div", "min", "max", "pow", "mod"}
+var unCL = [...]string{"abs", "neg", "sqrt", "exp", "log", "tanh", "sin", "cos", "tan", "asin", "acos", "atan",
+	"sinh", "cosh", "sigmoid", "softplus", "relu", "floor", "ceil", "round", "trunc", "sign"}
 
 // ready makes the inputs current on s's device and gives dst an
 // allocation; the guard is asked about every upload before anything
@@ -109,10 +110,10 @@ func elementwise[T array.Elem](d device.Kernels, op, kname string, n *nest, vec 
 }
 
 func binaryDevice[T array.Elem](d device.Kernels, op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
-	k := kindOf[T]()
-	if op == OpPow && k != kFloat && k != kHalf {
-		return true, unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
+	if err := binaryCheck[T](op); err != nil {
+		return true, err
 	}
+	k := kindOf[T]()
 	var n nest
 	name := op.String()
 	n.init(name, dst)
@@ -131,12 +132,8 @@ func binaryDevice[T array.Elem](d device.Kernels, op BinaryOp, dst, a, b *array.
 }
 
 func unaryDevice[T array.Elem](d device.Kernels, op UnaryOp, dst, a *array.Array[T]) (bool, error) {
-	k := kindOf[T]()
-	switch {
-	case op >= OpSqrt && k != kFloat && k != kHalf:
-		return true, unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
-	case op == OpNeg && k == kUnsigned:
-		return true, unsupported(op.String(), array.TypeOf[T](), "a signed or floating-point type")
+	if err := unaryCheck[T](op); err != nil {
+		return true, err
 	}
 	var n nest
 	n.init(op.String(), dst)

@@ -63,11 +63,13 @@ const (
 	famReduce
 	famReduceAll
 	famMatMul
+	famClassify
+	famClip
 	nFam
 )
 
 var famNames = [...]string{"Binary", "BinaryScalar", "Unary", "Compare", "CompareScalar", "Where", "Copy",
-	"Transpose", "Fill", "Iota", "Cast", "Reduce", "ReduceAll", "MatMul"}
+	"Transpose", "Fill", "Iota", "Cast", "Reduce", "ReduceAll", "MatMul", "Classify", "Clip"}
 
 // diffRunner runs a family for one element type.
 type diffRunner interface {
@@ -102,6 +104,10 @@ func (dr[T]) run(g *dgen, fam int) {
 		diffReduce[T](g)
 	case famReduceAll:
 		diffReduceAll[T](g)
+	case famClassify:
+		diffClassify[T](g)
+	case famClip:
+		diffClip[T](g)
 	case famMatMul:
 		switch any(*new(T)).(type) {
 		case float64:
@@ -381,7 +387,7 @@ func isF64[T array.Elem]() bool {
 
 func diffBinary[T array.Elem](g *dgen, scalar bool) {
 	ext := drawExt(g, 4)
-	op := BinaryOp(g.n(7))
+	op := BinaryOp(g.n(int(nBinary)))
 	va, vb := valSmall, valSmall
 	if op == OpPow {
 		va, vb = valPos, valUnit
@@ -443,10 +449,13 @@ func diffBinary[T array.Elem](g *dgen, scalar bool) {
 
 func diffUnary[T array.Elem](g *dgen) {
 	ext := drawExt(g, 4)
-	op := UnaryOp(g.n(6))
+	op := UnaryOp(g.n(int(nUnary)))
 	v := valSmall
-	if op == OpSqrt || op == OpLog {
+	switch op {
+	case OpSqrt, OpLog:
 		v = valPos
+	case OpAsin, OpAcos:
+		v = valUnit // inside and outside [−1, 1]
 	}
 	dst := newOperand[T](g, ext, v)
 	a := dst
@@ -456,13 +465,70 @@ func diffUnary[T array.Elem](g *dgen) {
 		g.note("in place")
 	}
 	g.note("op %v", op)
-	unsup := op >= OpSqrt && !isFloatT[T]() || op == OpNeg && array.TypeOf[T]().Code == array.UInt
+	unsup := !drefUnaryDefined[T](op)
 	p := g.expect(isF64[T](), dst.a, a.a)
 	err := Unary(dst.a, a.a, op)
 	if !g.finish(p, err, unsup, dst.a, a.a) {
 		return
 	}
 	compareTo(g, dst.a, func(pos []int) T { return drefUnary(op, a.at(pos)) }, nil)
+}
+
+// diffClassify: IsNaN, IsInf, IsFinite into a uint8 mask.
+func diffClassify[T array.Elem](g *dgen) {
+	ext := drawExt(g, 4)
+	k := g.n(3)
+	dst := newOperand[uint8](g, ext, valSmall)
+	a := newOperand[T](g, bcastExt(g, ext), valWide) // NaN and ±Inf 5% each
+	g.note("%s", []string{"IsNaN", "IsInf", "IsFinite"}[k])
+	p := g.expect(isF64[T](), dst.a, a.a)
+	err := []func(*array.Array[uint8], *array.Array[T]) error{IsNaN[T], IsInf[T], IsFinite[T]}[k](dst.a, a.a)
+	if !g.finish(p, err, false, dst.a, a.a) {
+		return
+	}
+	compareTo(g, dst.a, func(pos []int) uint8 {
+		f, r := 0.0, false
+		if isFloatT[T]() {
+			f = drefF(a.at(pos))
+		}
+		switch k {
+		case 0:
+			r = math.IsNaN(f)
+		case 1:
+			r = math.IsInf(f, 0)
+		default:
+			r = !math.IsNaN(f) && !math.IsInf(f, 0)
+		}
+		if r {
+			return 1
+		}
+		return 0
+	}, exact)
+}
+
+// diffClip: Clip with scalar bounds (lo > hi now and then).
+func diffClip[T array.Elem](g *dgen) {
+	ext := drawExt(g, 4)
+	dst := newOperand[T](g, ext, valSmall)
+	a := dst
+	if g.p(0.8) {
+		a = newOperand[T](g, bcastExt(g, ext), valSmall)
+	} else {
+		g.note("in place")
+	}
+	lo, hi := drawVal[T](g, valSmall), drawVal[T](g, valSmall)
+	if g.p(0.8) && drefCompare(GT, lo, hi) == 1 {
+		lo, hi = hi, lo
+	}
+	g.note("Clip lo=%v hi=%v", lo, hi)
+	p := g.expect(isF64[T](), dst.a, a.a)
+	err := Clip(dst.a, a.a, lo, hi)
+	if !g.finish(p, err, false, dst.a, a.a) {
+		return
+	}
+	compareTo(g, dst.a, func(pos []int) T {
+		return drefBinary(OpMin, drefBinary(OpMax, a.at(pos), lo), hi)
+	}, nil)
 }
 
 func diffCompare[T array.Elem](g *dgen, scalar bool) {

@@ -37,9 +37,12 @@
 // place: kernels take the root cl_mem, an element offset and per-operand
 // strides, never a sub-buffer or a dense copy.
 //
-// On the device: every elementwise, scalar and unary op, Compare,
-// CompareScalar, Where, Copy (of any view: Copy(dst, src.Transpose(0, 1))
-// is a transpose), Fill, Iota, RandUniform, RandNormal (float64 math: on a
+// On the device: every elementwise, scalar and unary op (Add … Mod,
+// Minimum, Maximum, Pow; Abs … Sign: Sqrt, Exp, Log, Tanh, Sin, Cos, Tan,
+// Asin, Acos, Atan, Sinh, Cosh, Sigmoid, Softplus, Relu, Floor, Ceil,
+// Round, Trunc), Clip, IsNaN, IsInf, IsFinite, Compare, CompareScalar,
+// Where, Copy (of any view: Copy(dst, src.Transpose(0, 1)) is a
+// transpose), Fill, Iota, RandUniform, RandNormal (float64 math: on a
 // device with cl_khr_fp64), Sum, Prod, Min, Max,
 // Mean, ArgMin and ArgMax (along a dimension and the *All forms), MatMul
 // (float32; float64 where the device has cl_khr_fp64) and CastWrap and
@@ -58,8 +61,11 @@
 // may differ where the device converts between float32 and float64).
 // Float results are within (device_test.go's devTol) 1e-5 relative for
 // float32 and 1e-12 for float64, since OpenCL's division, sqrt and
-// transcendentals may be a few ulps off where the host's are correctly
-// rounded; Float16 and BFloat16 compute in float32 and may round to the
+// transcendentals may be a few ulps off (OpenCL allows up to 16 ulps for
+// float pow, 4 for sin and cos) where the host's are correctly rounded or
+// (float32 Exp, Sin, Cos, Tan, Sigmoid and Pow, computed in float64 with
+// short series: math32.go) within one ulp (TestMath32Accuracy); the
+// rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.
 // MatMul's tiling is per device (GemmConfigOf, SetGemmConfig; tuned by
@@ -123,6 +129,10 @@
 // Elementwise ops, reductions, comparisons, Where, Copy, Fill, Iota and the
 // casts take every array.Elem type. Float16 and BFloat16 compute in float32
 // and round once per result. Integer arithmetic wraps; integer x/0 is 0.
+// Mod is floored (NumPy's remainder): x mod 0 is NaN for floats, 0 for
+// integers. Floor, Ceil, Round, Trunc and Relu take integers too (the
+// rounding ops are the identity there); IsNaN, IsInf and IsFinite write
+// uint8 masks, as Compare does.
 // An op a type does not define (Sqrt of an int, Neg of a uint) returns an
 // error wrapping ErrUnsupported. MatMul takes float32 and float64.
 //
@@ -149,7 +159,8 @@
 // Host kernels split work across GOMAXPROCS goroutines (a pool started on
 // first use) above a size threshold, and allocate nothing per call in
 // steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2
-// assembly, transposing copies AVX 8×8 blocks, and MatMul a packed
+// assembly, as do float32 Exp, Sigmoid, Sin, Cos and Pow (in float64
+// lanes) and Floor, Ceil, Round and Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
 // micro-kernel with AVX-512 (or AVX2/FMA; RESIDENT_OPS_AVX512=0 forces
 // AVX2), chosen at start-up with github.com/klauspost/cpuid/v2; Accel
 // reports the choice. Large
@@ -159,6 +170,9 @@
 // does in a second test run. Figures: bench/results/ops-host.txt, from
 //
 //	go test -run '^$' -bench . -benchmem ./ops
+//
+// The float32 math ops are measured against NumPy in the same run by
+// bench/math-numpy.sh (bench/results/host-math-numpy.txt).
 //
 // Device ops are measured against PyTorch on the same GPU by
 // bench/cmd/opsbench (its documentation has the commands).

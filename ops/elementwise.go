@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"unsafe"
 
@@ -13,6 +14,10 @@ type BinaryOp uint8
 // The binary operations. Integer division truncates toward zero and
 // x/0 is 0 (as in Halide); integer arithmetic wraps. Min and Max return NaN
 // when either operand is NaN. Pow is defined for floating-point types only.
+// Mod is NumPy's remainder (floored: the result has the divisor's sign):
+// on floats x mod 0 is NaN, as in NumPy, and a zero result takes the
+// divisor's sign; on integers x mod 0 is 0, as NumPy gives (and as x/0 is
+// 0 here).
 const (
 	OpAdd BinaryOp = iota
 	OpSub
@@ -21,11 +26,18 @@ const (
 	OpMin
 	OpMax
 	OpPow
+	OpMod
+	nBinary
 )
 
-var binaryNames = [...]string{"Add", "Sub", "Mul", "Div", "Minimum", "Maximum", "Pow"}
+var binaryNames = [...]string{"Add", "Sub", "Mul", "Div", "Minimum", "Maximum", "Pow", "Mod"}
 
-func (op BinaryOp) String() string { return binaryNames[op] }
+func (op BinaryOp) String() string {
+	if op >= nBinary {
+		return fmt.Sprintf("BinaryOp(%d)", op)
+	}
+	return binaryNames[op]
+}
 
 // Add stores a + b in dst, broadcasting a and b to dst's shape.
 func Add[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpAdd) }
@@ -47,6 +59,11 @@ func Maximum[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst,
 
 // Pow stores a raised to b in dst, for floating-point types.
 func Pow[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpPow) }
+
+// Mod stores the floored remainder of a / b in dst, the sign of b's (NumPy's
+// mod and remainder, Python's %): Mod(−7, 3) = 2, Mod(7, −3) = −2. For
+// floats x mod 0 is NaN; for integers it is 0.
+func Mod[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMod) }
 
 // AddScalar stores a + s in dst.
 func AddScalar[T array.Elem](dst, a *array.Array[T], s T) error {
@@ -90,13 +107,13 @@ func ScalarBinary[T array.Elem](dst *array.Array[T], s T, b *array.Array[T], op 
 
 // binary runs dst = a op b; a nil a or b stands for the scalar sa or sb.
 func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) error {
+	if err := binaryCheck[T](op); err != nil {
+		return err
+	}
 	if ok, err := deviceBinary(op, dst, a, b, sa, sb); ok {
 		return err
 	}
 	k := kindOf[T]()
-	if op == OpPow && k != kFloat && k != kHalf {
-		return unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
-	}
 	j := getJob()
 	defer putJob(j)
 	name := op.String()
@@ -127,7 +144,7 @@ func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) erro
 	j.op = int(op)
 	total := j.total()
 	grain := 1 << 15
-	if op == OpPow {
+	if op >= OpPow {
 		grain = 1 << 11
 	}
 	if k == kHalf {
@@ -260,10 +277,28 @@ func binVec[T array.Elem](op BinaryOp, d, a, b []T, nt bool) {
 			d[i] = max(a[i], b[i])
 		}
 	case OpPow:
+		if d32, ok := any(d).([]float32); ok {
+			pow32(d32, any(a).([]float32), any(b).([]float32))
+			return
+		}
 		for i := range d {
 			d[i] = T(math.Pow(float64(a[i]), float64(b[i])))
 		}
+	case OpMod:
+		modVec(d, a, b)
 	}
+}
+
+// binaryCheck is the error of op on T, or nil.
+func binaryCheck[T array.Elem](op BinaryOp) error {
+	k := kindOf[T]()
+	switch {
+	case op >= nBinary:
+		return fmt.Errorf("%w: ops.Binary: op %d is not a BinaryOp (OpAdd … OpMod)", ErrUnsupported, op)
+	case op == OpPow && k != kFloat && k != kHalf:
+		return unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
+	}
+	return nil
 }
 
 // vecAsm runs the AVX2 kernel for dense float32/float64 add, sub, mul, div.

@@ -3,6 +3,7 @@ package ops
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -528,6 +529,15 @@ func drefBinary[T array.Elem](op BinaryOp, x, y T) T {
 			}
 		case OpPow:
 			r = math.Pow(a, b)
+		case OpMod: // NumPy's floored remainder
+			r = math.Mod(a, b)
+			switch {
+			case b == 0:
+			case r == 0:
+				r = math.Copysign(0, b)
+			case (r < 0) != (b < 0):
+				r += b
+			}
 		}
 		return drefFromF[T](r)
 	}
@@ -560,6 +570,22 @@ func drefBinary[T array.Elem](op BinaryOp, x, y T) T {
 			return x
 		}
 		return y
+	case OpMod: // floored, x mod 0 = 0: big.Int's Euclidean modulus moved to b's sign
+		if b == 0 {
+			return drefWrap[T](0)
+		}
+		bx, by := new(big.Int).SetUint64(ua), new(big.Int).SetUint64(ub)
+		if signed {
+			bx, by = big.NewInt(a), big.NewInt(b)
+		}
+		m := new(big.Int).Mod(bx, by) // 0 ≤ m < |by|
+		if m.Sign() != 0 && by.Sign() < 0 {
+			m.Add(m, by)
+		}
+		if signed {
+			return drefWrap[T](uint64(m.Int64()))
+		}
+		return drefWrap[T](m.Uint64())
 	}
 	panic("drefBinary: " + op.String())
 }
@@ -581,15 +607,77 @@ func drefUnary[T array.Elem](op UnaryOp, x T) T {
 			r = math.Log(a)
 		case OpTanh:
 			r = math.Tanh(a)
+		case OpSin:
+			r = math.Sin(a)
+		case OpCos:
+			r = math.Cos(a)
+		case OpTan:
+			r = math.Tan(a)
+		case OpAsin:
+			r = math.Asin(a)
+		case OpAcos:
+			r = math.Acos(a)
+		case OpAtan:
+			r = math.Atan(a)
+		case OpSinh:
+			r = math.Sinh(a)
+		case OpCosh:
+			r = math.Cosh(a)
+		case OpSigmoid:
+			r = 1 / (1 + math.Exp(-a))
+		case OpSoftplus: // log(1+e^a), exact where e^a overflows
+			r = math.Log1p(math.Exp(a))
+			if a > 30 {
+				r = a + math.Log1p(math.Exp(-a))
+			}
+		case OpRelu:
+			r = math.Max(a, 0)
+		case OpFloor:
+			r = math.Floor(a)
+		case OpCeil:
+			r = math.Ceil(a)
+		case OpRound:
+			r = math.RoundToEven(a)
+		case OpTrunc:
+			r = math.Trunc(a)
+		case OpSign:
+			switch {
+			case a > 0:
+				r = 1
+			case a < 0:
+				r = -1
+			default:
+				r = a // ±0 (compared as equal) or NaN
+			}
 		}
 		return drefFromF[T](r)
 	}
 	a := drefI(x)
+	signed := isSignedT[T]()
 	switch {
-	case op == OpNeg || op == OpAbs && a < 0 && isSignedT[T]():
+	case op == OpNeg || op == OpAbs && a < 0 && signed:
 		return drefWrap[T](-uint64(a))
+	case op == OpRelu && signed && a < 0:
+		return drefWrap[T](0)
+	case op == OpSign && signed && a < 0:
+		return drefWrap[T](math.MaxUint64) // −1
+	case op == OpSign && a != 0:
+		return drefWrap[T](1)
 	}
 	return x
+}
+
+// drefUnaryDefined reports whether T defines op: the transcendental ops
+// need a float type, Neg a signed or float one; the rest take every type.
+func drefUnaryDefined[T array.Elem](op UnaryOp) bool {
+	switch op {
+	case OpSqrt, OpExp, OpLog, OpTanh, OpSin, OpCos, OpTan, OpAsin, OpAcos, OpAtan, OpSinh, OpCosh,
+		OpSigmoid, OpSoftplus:
+		return isFloatT[T]()
+	case OpNeg:
+		return isFloatT[T]() || isSignedT[T]()
+	}
+	return true
 }
 
 func drefCompare[T array.Elem](op CmpOp, x, y T) uint8 {

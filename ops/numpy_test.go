@@ -26,7 +26,7 @@ import (
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run DiffNumPy ./ops -diff.npn 200
 
-var diffNPN = flag.Int("diff.npn", 48, "cases of TestDiffNumPy")
+var diffNPN = flag.Int("diff.npn", 64, "cases of TestDiffNumPy")
 
 const npPython = "/usr/bin/python3"
 
@@ -39,10 +39,20 @@ for c in json.load(sys.stdin):
     ins = [np.array(x['data'], dtype=x['dtype']).reshape(x['shape']) for x in c['ins']]
     op, ax = c['op'], c.get('axis')
     with np.errstate(all='ignore'):
-        if op in ('add', 'subtract', 'multiply', 'minimum', 'maximum', 'equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal'):
+        if op in ('add', 'subtract', 'multiply', 'minimum', 'maximum', 'equal', 'not_equal', 'less', 'less_equal', 'greater', 'greater_equal', 'remainder', 'power'):
             r = getattr(np, op)(ins[0], ins[1])
-        elif op in ('abs', 'negative', 'sqrt', 'exp', 'log', 'tanh'):
+        elif op in ('abs', 'negative', 'sqrt', 'exp', 'log', 'tanh', 'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh', 'sign', 'isnan', 'isinf', 'isfinite'):
             r = getattr(np, op)(ins[0])
+        elif op in ('floor', 'ceil', 'rint', 'trunc'):
+            r = ins[0] if ins[0].dtype.kind in 'iu' else getattr(np, op)(ins[0])  # NumPy 1.x gives float64 for integers
+        elif op == 'relu':
+            r = np.maximum(ins[0], 0)
+        elif op == 'sigmoid':  # in float64, then rounded: float16 steps would round each
+            r = 1 / (1 + np.exp(-ins[0].astype(np.float64)))
+        elif op == 'softplus':
+            r = np.logaddexp(0, ins[0].astype(np.float64))
+        elif op == 'clip':
+            r = np.clip(ins[0], c['lo'], c['hi'])
         elif op == 'where':
             r = np.where(ins[0] != 0, ins[1], ins[2])
         elif op == 'swapaxes':
@@ -77,6 +87,8 @@ type npCase struct {
 	A0     int     `json:"a0"`
 	A1     int     `json:"a1"`
 	Ins    []npArr `json:"ins"`
+	Lo     any     `json:"lo,omitempty"`
+	Hi     any     `json:"hi,omitempty"`
 	Out    []int   `json:"out"`
 	ODtype string  `json:"odtype"`
 
@@ -155,32 +167,44 @@ func npMake[T array.Elem](g *dgen, fam int) *npCase {
 	ext := drawExt(g, 4)
 	switch fam {
 	case 0: // binary
-		ops := []BinaryOp{OpAdd, OpSub, OpMul, OpMin, OpMax}
-		names := []string{"add", "subtract", "multiply", "minimum", "maximum"}
+		ops := []BinaryOp{OpAdd, OpSub, OpMul, OpMin, OpMax, OpMod, OpPow}
+		names := []string{"add", "subtract", "multiply", "minimum", "maximum", "remainder", "power"}
 		k := g.n(len(ops))
+		if ops[k] == OpPow && !isFloatT[T]() {
+			k = 5
+		}
+		va, vb := valSmall, valSmall
+		if ops[k] == OpPow {
+			va, vb = valPos, valUnit
+		}
 		dst := newOperand[T](g, ext, valSmall)
-		a, b := newOperand[T](g, bcastExt(g, ext), valSmall), newOperand[T](g, bcastExt(g, ext), valSmall)
+		a, b := newOperand[T](g, bcastExt(g, ext), va), newOperand[T](g, bcastExt(g, ext), vb)
 		g.must(Binary(dst.a, a.a, b.a, ops[k]))
 		c.Op, c.Ins = names[k], []npArr{npOf(a), npOf(b)}
 		npResult(g, c, dst.a)
 	case 1: // unary
-		ops := []UnaryOp{OpAbs, OpNeg, OpSqrt, OpExp, OpLog, OpTanh}
-		names := []string{"abs", "negative", "sqrt", "exp", "log", "tanh"}
-		k := g.n(len(ops))
-		switch {
-		case !isFloatT[T]() && isSignedT[T]():
-			k = g.n(2)
-		case !isFloatT[T]():
-			k = 0
+		names := map[UnaryOp]string{OpAbs: "abs", OpNeg: "negative", OpSqrt: "sqrt", OpExp: "exp", OpLog: "log",
+			OpTanh: "tanh", OpSin: "sin", OpCos: "cos", OpTan: "tan", OpAsin: "arcsin", OpAcos: "arccos",
+			OpAtan: "arctan", OpSinh: "sinh", OpCosh: "cosh", OpSigmoid: "sigmoid", OpSoftplus: "softplus",
+			OpRelu: "relu", OpFloor: "floor", OpCeil: "ceil", OpRound: "rint", OpTrunc: "trunc", OpSign: "sign"}
+		var ops []UnaryOp // those T defines
+		for op := UnaryOp(0); op < nUnary; op++ {
+			if drefUnaryDefined[T](op) {
+				ops = append(ops, op)
+			}
 		}
+		op := ops[g.n(len(ops))]
 		v := valSmall
-		if k == 2 || k == 4 {
+		switch op {
+		case OpSqrt, OpLog:
 			v = valPos
+		case OpAsin, OpAcos:
+			v = valUnit
 		}
 		dst := newOperand[T](g, ext, v)
 		a := newOperand[T](g, bcastExt(g, ext), v)
-		g.must(Unary(dst.a, a.a, ops[k]))
-		c.Op, c.Ins = names[k], []npArr{npOf(a)}
+		g.must(Unary(dst.a, a.a, op))
+		c.Op, c.Ins = names[op], []npArr{npOf(a)}
 		npResult(g, c, dst.a)
 	case 2: // compare
 		names := []string{"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
@@ -248,6 +272,25 @@ func npMake[T array.Elem](g *dgen, fam int) *npCase {
 		dst := newOperand[T](g, dext, valSmall)
 		g.must([]func(dst, a *array.Array[T], dim int) error{Sum[T], Prod[T], Min[T], Max[T], Mean[T]}[k](dst.a, a.a, dim))
 		npResult(g, c, dst.a)
+	case 7: // isnan, isinf, isfinite (the JSON carries no NaN or Inf: all finite)
+		names := []string{"isnan", "isinf", "isfinite"}
+		k := g.n(3)
+		dst := newOperand[uint8](g, ext, valSmall)
+		a := newOperand[T](g, bcastExt(g, ext), valSmall)
+		g.must([]func(*array.Array[uint8], *array.Array[T]) error{IsNaN[T], IsInf[T], IsFinite[T]}[k](dst.a, a.a))
+		c.Op, c.Ins = names[k], []npArr{npOf(a)}
+		npResult(g, c, dst.a)
+	case 8: // clip
+		dst := newOperand[T](g, ext, valSmall)
+		a := newOperand[T](g, bcastExt(g, ext), valSmall)
+		lo, hi := drawVal[T](g, valSmall), drawVal[T](g, valSmall)
+		if g.p(0.8) && drefCompare(GT, lo, hi) == 1 {
+			lo, hi = hi, lo
+		}
+		g.must(Clip(dst.a, a.a, lo, hi))
+		bound := npOf(&operand[T]{ext: []int{}, vals: []T{lo, hi}})
+		c.Op, c.Ins, c.Lo, c.Hi = "clip", []npArr{npOf(a)}, bound.Data[0], bound.Data[1]
+		npResult(g, c, dst.a)
 	default: // MatMul, float32 and float64
 		if !isFloatT[T]() || array.TypeOf[T]().Bits == 16 {
 			return npMake[T](g, g.n(6))
@@ -303,7 +346,7 @@ func TestDiffNumPy(t *testing.T) {
 					sub.Errorf("panic: %v", r)
 				}
 			}()
-			c = tr.make(g, i%7)
+			c = tr.make(g, i%9)
 		}()
 		if sub.failed || c == nil {
 			t.Fatalf("case %d: %v\n\t%v", i, sub.msgs, g.log)

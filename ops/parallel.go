@@ -59,6 +59,8 @@ const (
 	kCopy
 	kIota
 	kCast
+	kClass
+	kClassHalf
 	kReduce
 
 	bGemm = iota - kReduce - 1

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"unsafe"
 
@@ -12,8 +13,9 @@ type UnaryOp uint8
 
 // The unary operations. Abs and Neg wrap on integers (Abs of the most
 // negative value is itself) and Abs is the identity on unsigned types; Neg
-// is not defined on unsigned types. Sqrt, Exp, Log and Tanh are defined for
-// floating-point types.
+// is not defined on unsigned types. Sqrt through Softplus are defined for
+// floating-point types; Relu, Floor, Ceil, Round, Trunc and Sign for every
+// type (the rounding ops are the identity on integers).
 const (
 	OpAbs UnaryOp = iota
 	OpNeg
@@ -21,11 +23,52 @@ const (
 	OpExp
 	OpLog
 	OpTanh
+	OpSin
+	OpCos
+	OpTan
+	OpAsin
+	OpAcos
+	OpAtan
+	OpSinh
+	OpCosh
+	OpSigmoid  // 1/(1+e^−x)
+	OpSoftplus // log(1+e^x), computed as max(x,0)+log1p(e^−|x|) so it never overflows
+	OpRelu     // max(x, 0); NaN stays NaN
+	OpFloor
+	OpCeil
+	OpRound // to the nearest integer, halves to even (NumPy's round and rint)
+	OpTrunc
+	OpSign // −1, 0 or 1 (NumPy's sign: 0 for ±0, NaN for NaN)
+	nUnary
 )
 
-var unaryNames = [...]string{"Abs", "Neg", "Sqrt", "Exp", "Log", "Tanh"}
+var unaryNames = [...]string{"Abs", "Neg", "Sqrt", "Exp", "Log", "Tanh", "Sin", "Cos", "Tan",
+	"Asin", "Acos", "Atan", "Sinh", "Cosh", "Sigmoid", "Softplus", "Relu", "Floor", "Ceil", "Round",
+	"Trunc", "Sign"}
 
-func (op UnaryOp) String() string { return unaryNames[op] }
+func (op UnaryOp) String() string {
+	if op >= nUnary {
+		return fmt.Sprintf("UnaryOp(%d)", op)
+	}
+	return unaryNames[op]
+}
+
+// floatOnly reports whether op is defined for floating-point types only.
+func (op UnaryOp) floatOnly() bool { return op >= OpSqrt && op <= OpSoftplus }
+
+// unaryCheck is the error of op on element kind k, or nil.
+func unaryCheck[T array.Elem](op UnaryOp) error {
+	k := kindOf[T]()
+	switch {
+	case op >= nUnary:
+		return fmt.Errorf("%w: ops.Unary: op %d is not a UnaryOp (OpAbs … OpSign)", ErrUnsupported, op)
+	case op.floatOnly() && k != kFloat && k != kHalf:
+		return unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
+	case op == OpNeg && k == kUnsigned:
+		return unsupported(op.String(), array.TypeOf[T](), "a signed or floating-point type")
+	}
+	return nil
+}
 
 // Abs stores |a| in dst.
 func Abs[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAbs) }
@@ -45,19 +88,65 @@ func Log[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpLo
 // Tanh stores tanh(a) in dst.
 func Tanh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpTanh) }
 
+// Sin stores sin(a) in dst (radians).
+func Sin[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSin) }
+
+// Cos stores cos(a) in dst (radians).
+func Cos[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpCos) }
+
+// Tan stores tan(a) in dst (radians).
+func Tan[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpTan) }
+
+// Asin stores arcsin(a) in dst; NaN outside [−1, 1].
+func Asin[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAsin) }
+
+// Acos stores arccos(a) in dst; NaN outside [−1, 1].
+func Acos[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAcos) }
+
+// Atan stores arctan(a) in dst.
+func Atan[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAtan) }
+
+// Sinh stores sinh(a) in dst.
+func Sinh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSinh) }
+
+// Cosh stores cosh(a) in dst.
+func Cosh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpCosh) }
+
+// Sigmoid stores the logistic function 1/(1+e^−a) in dst.
+func Sigmoid[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSigmoid) }
+
+// Softplus stores log(1+e^a) in dst (NumPy's logaddexp(0, a)).
+func Softplus[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSoftplus) }
+
+// Relu stores max(a, 0) in dst; a NaN stays NaN.
+func Relu[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpRelu) }
+
+// Floor stores the largest integer ≤ a in dst.
+func Floor[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpFloor) }
+
+// Ceil stores the smallest integer ≥ a in dst.
+func Ceil[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpCeil) }
+
+// Round stores a rounded to the nearest integer in dst, halves to even
+// (NumPy's round with no decimals: Round(2.5) = 2, Round(−0.5) = −0).
+func Round[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpRound) }
+
+// Trunc stores a rounded toward zero in dst.
+func Trunc[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpTrunc) }
+
+// Sign stores −1, 0 or 1 in dst by the sign of a (NaN for NaN, 0 for ±0).
+func Sign[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSign) }
+
 // Unary stores op(a) in dst; a broadcasts to dst's shape. An op the type
 // does not define returns an error wrapping ErrUnsupported.
 func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
+	if err := unaryCheck[T](op); err != nil {
+		return err
+	}
 	if ok, err := deviceUnary(op, dst, a); ok {
 		return err
 	}
 	k := kindOf[T]()
-	switch {
-	case op >= OpSqrt && k != kFloat && k != kHalf:
-		return unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
-	case op == OpNeg && k == kUnsigned:
-		return unsupported(op.String(), array.TypeOf[T](), "a signed or floating-point type")
-	}
 	j := getJob()
 	defer putJob(j)
 	name := op.String()
@@ -75,7 +164,7 @@ func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
 	}
 	j.op = int(op)
 	grain := 1 << 15
-	if op >= OpExp {
+	if op >= OpExp && op <= OpSoftplus {
 		grain = 1 << 11
 	}
 	if k == kHalf {
@@ -120,6 +209,14 @@ func unRowHalf[T array.Elem](j *job, n int, off *[maxOps]int) {
 // unVec computes d = op(a) over equal-length dense slices (d may be a).
 func unVec[T array.Elem](op UnaryOp, d, a []T) {
 	a = a[:len(d)]
+	if op >= OpExp {
+		if d32, ok := any(d).([]float32); ok {
+			unVec32(op, d32, any(a).([]float32))
+			return
+		}
+		unMath(op, d, a)
+		return
+	}
 	switch op {
 	case OpAbs:
 		if kindOf[T]() == kUnsigned {
@@ -139,18 +236,6 @@ func unVec[T array.Elem](op UnaryOp, d, a []T) {
 	case OpSqrt:
 		for i, x := range a {
 			d[i] = T(math.Sqrt(float64(x)))
-		}
-	case OpExp:
-		for i, x := range a {
-			d[i] = T(math.Exp(float64(x)))
-		}
-	case OpLog:
-		for i, x := range a {
-			d[i] = T(math.Log(float64(x)))
-		}
-	case OpTanh:
-		for i, x := range a {
-			d[i] = T(math.Tanh(float64(x)))
 		}
 	}
 }

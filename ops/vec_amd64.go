@@ -85,3 +85,29 @@ func transposeStripF32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, sr
 //
 //go:noescape
 func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, rows int)
+
+// roundF32 rounds n float32s from a into d with VROUNDPS's mode (0
+// nearest even, 1 floor, 2 ceil, 3 trunc); round_amd64.s.
+//
+//go:noescape
+func roundF32(d, a unsafe.Pointer, n int, mode int)
+
+// expF32 computes e^a (sigmoid: 1/(1+e^−a)) of n float32s, n a multiple
+// of 8, in float64 lanes with exp64's algorithm; exp_amd64.s.
+//
+//go:noescape
+func expF32(d, a unsafe.Pointer, n int, sigmoid bool)
+
+// sinF32 computes sin (cos: 1) of n float32s, n a multiple of 4, in
+// float64 lanes with trig32's algorithm; lanes with |x| ≥ 2^20, NaN or
+// Inf are wrong and the caller redoes them. sin_amd64.s.
+//
+//go:noescape
+func sinF32(d, a unsafe.Pointer, n int, cos int)
+
+// powF32 computes a^b of n float32s, n a multiple of 4, in float64 lanes
+// with log64 and exp64; lanes where a is not positive and finite or b is
+// not finite are wrong and the caller redoes them. pow_amd64.s.
+//
+//go:noescape
+func powF32(d, a, b unsafe.Pointer, n int)

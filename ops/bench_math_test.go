@@ -1,0 +1,73 @@
+package ops
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+)
+
+// BenchmarkMathF32: the elementwise math ops on float32, a ladder of sizes
+// up to 2^24 elements, the peer of bench/numpy_math.py (NumPy's ufuncs
+// with out=, the same ops, sizes and value ranges). bench/math-numpy.sh
+// runs both in one go and prints the ratios (bench/results/
+// host-math-numpy.txt). MB/s counts bytes read plus written.
+func BenchmarkMathF32(b *testing.B) {
+	type mathOp struct {
+		name string
+		bin  bool
+		run  func(d, x, y *array.Array[float32]) error
+	}
+	un := func(op UnaryOp) func(d, x, y *array.Array[float32]) error {
+		return func(d, x, _ *array.Array[float32]) error { return Unary(d, x, op) }
+	}
+	bin := func(op BinaryOp) func(d, x, y *array.Array[float32]) error {
+		return func(d, x, y *array.Array[float32]) error { return Binary(d, x, y, op) }
+	}
+	ops := []mathOp{
+		{"sin", false, un(OpSin)},
+		{"exp", false, un(OpExp)},
+		{"tanh", false, un(OpTanh)},
+		{"sigmoid", false, un(OpSigmoid)},
+		{"floor", false, un(OpFloor)},
+		{"round", false, un(OpRound)},
+		{"pow", true, bin(OpPow)},
+		{"add", true, bin(OpAdd)},
+		{"maximum", true, bin(OpMax)},
+		{"mod", true, bin(OpMod)},
+	}
+	for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
+		// x in [−4, 4) (Pow's base in [0.5, 1.5)), y in [0.5, 1.5)
+		x, y, d := array.New[float32](n), array.New[float32](n), array.New[float32](n)
+		xh, _ := x.Host()
+		yh, _ := y.Host()
+		r := rand.New(rand.NewPCG(1, 2))
+		xs, ys := xh.Data(), yh.Data()
+		for i := range xs {
+			xs[i], ys[i] = r.Float32()*8-4, r.Float32()+0.5
+		}
+		for _, op := range ops {
+			b.Run(fmt.Sprintf("%s/n=%d", op.name, n), func(b *testing.B) {
+				a1, a2 := x, y
+				moved := 8
+				if op.bin {
+					moved = 12
+				}
+				if op.name == "pow" {
+					a1, a2 = y, x
+				}
+				b.SetBytes(int64(moved * n))
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := op.run(d, a1, a2); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		x.Close()
+		y.Close()
+		d.Close()
+	}
+}

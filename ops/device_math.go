@@ -1,0 +1,72 @@
+package ops
+
+import (
+	_ "embed" // the OpenCL sources
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+// clMath is the math ops' part of the elementwise program (typeProgram
+// appends it to clElementwise).
+//
+//go:embed cl/math.cl
+var clMath string
+
+var clsCL = [...]string{"nan", "inf", "finite"}
+
+// classifyDevice stores the mask op(a) in dst (uint8).
+func classifyDevice[T array.Elem](d device.Kernels, op classOp, dst *array.Array[uint8], a *array.Array[T]) (bool, error) {
+	name := classNames[op]
+	var n nest
+	n.init(name, dst)
+	n.add(name, dst, a)
+	n.simplify()
+	var nd ndArg
+	if !nd.fromNest(&n) {
+		return false, nil
+	}
+	s := stateOf(d)
+	p, err := s.typeProgram("ew", array.TypeOf[T]())
+	if err != nil {
+		return true, err
+	}
+	mems, offs, err := ready(s, name, (*array.Array[T])(nil), a)
+	if err != nil {
+		return true, err
+	}
+	if mems[0], offs[0], err = s.operandMem(name, dst.Raw(), false); err != nil {
+		return true, err
+	}
+	for k := range 3 {
+		nd.off[k] = int64(offs[k])
+	}
+	if err := s.launch(p, "cls_"+clsCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], nd.bytes()); err != nil {
+		return true, err
+	}
+	res().Wrote(dst.Raw(), plumb.Device)
+	return true, nil
+}
+
+func deviceClassify[T array.Elem](op classOp, dst *array.Array[uint8], a *array.Array[T]) (bool, error) {
+	name := classNames[op]
+	k, m, err := target(name, [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
+	if m != nil {
+		return onHostMem(m, name, rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
+			vd, err := viewOn(mem, dst)
+			if err != nil {
+				return err
+			}
+			va, err := viewOn(mem, a)
+			if err != nil {
+				return err
+			}
+			return classify(op, vd, va)
+		})
+	}
+	if k == nil {
+		return err != nil, err
+	}
+	return classifyDevice(k, op, dst, a)
+}

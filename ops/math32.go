@@ -1,0 +1,209 @@
+package ops
+
+import (
+	"math"
+	"unsafe"
+)
+
+// roundMode is VROUNDPS's mode of OpFloor, OpCeil, OpRound and OpTrunc.
+var roundMode = [4]int{1, 2, 0, 3}
+
+// float32 kernels of the transcendental ops that numeric code runs most
+// (Exp, Sin, Cos, Tan, Sigmoid, Pow), also used by Float16 and BFloat16,
+// which compute in float32. They compute in float64 with short series
+// whose truncation error (below 1e-9 relative) is far under float32's half
+// ulp (6e-8), so results are the correctly rounded float32 value or its
+// neighbour; package math's float64 functions take what the fast paths
+// do not cover (huge arguments, NaN, Inf, Pow's special cases).
+
+// unVec32 computes the unary op from Exp on over float32 slices.
+func unVec32(op UnaryOp, d, a []float32) {
+	a = a[:len(d)]
+	switch op {
+	case OpExp, OpSigmoid:
+		sig := op == OpSigmoid
+		i := 0
+		if useAsm && len(d) >= 8 {
+			i = len(d) &^ 7
+			expF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), i, sig)
+		}
+		for ; i < len(d); i++ {
+			if sig {
+				d[i] = float32(1 / (1 + exp64(-float64(a[i]))))
+			} else {
+				d[i] = float32(exp64(float64(a[i])))
+			}
+		}
+	case OpSin, OpCos:
+		if useAsm {
+			sincos32(op, d, a)
+			return
+		}
+		trig32(op, d, a)
+	case OpTan:
+		trig32(op, d, a)
+	case OpRound, OpFloor, OpCeil, OpTrunc:
+		if useAsm && len(d) > 0 {
+
+			roundF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), roundMode[op-OpFloor])
+			return
+		}
+		unMath(op, d, a)
+	default:
+		unMath(op, d, a)
+	}
+}
+
+// exp64 is e^x for the range of float32 results: x is clamped to
+// [−110, 709], where e^x is 0 in float32 or near float64's largest value
+// (so 1/(1+e^x) is still 0 in float32) past the ends. It
+// reduces x = k·ln2 + r, |r| ≤ ln2/2, and sums the Taylor series of e^r
+// to r⁸ (error below 3e-10 relative). NaN gives NaN.
+func exp64(x float64) float64 {
+	if x < -110 { // comparisons, not min and max: NaN passes them and stays NaN
+		x = -110
+	}
+	if x > 709 {
+		x = 709
+	}
+	const (
+		log2e = 1.4426950408889634
+		ln2hi = 6.93147180369123816490e-01 // ln2's high 32 bits: k·ln2hi is exact
+		ln2lo = 1.90821492927058770002e-10
+		round = 0x1.8p52 // adding and subtracting it rounds to an integer
+	)
+	k := x*log2e + round - round
+	r := x - k*ln2hi - k*ln2lo
+	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040+r*(1.0/40320))))))))
+	return p * math.Float64frombits(uint64(int64(k)+1023)<<52)
+}
+
+// trig32 computes Sin, Cos or Tan: x = q·π/2 + r with |r| ≤ π/4 (π/2 in
+// three parts, fdlibm's, so r is exact to 1e-20 for |x| < 2^20), then the
+// Taylor series of sin r (to r⁹) and cos r (to r¹⁰), the quadrant picking
+// and signing them without branches. |x| ≥ 2^20, NaN and Inf take math.
+func trig32(op UnaryOp, d, a []float32) {
+	const (
+		twoOverPi = 6.36619772367581382433e-01
+		pio2a     = 1.57079632673412561417e+00 // 33 bits
+		pio2b     = 6.07710050630396597660e-11 // 33 bits
+		pio2c     = 2.02226624879595063154e-21
+		round     = 0x1.8p52
+	)
+	for i, x32 := range a {
+		x := float64(x32)
+		if !(math.Abs(x) < 1<<20) {
+			switch op {
+			case OpSin:
+				d[i] = float32(math.Sin(x))
+			case OpCos:
+				d[i] = float32(math.Cos(x))
+			default:
+				d[i] = float32(math.Tan(x))
+			}
+			continue
+		}
+		q := x*twoOverPi + round - round
+		r := x - q*pio2a - q*pio2b - q*pio2c
+		r2 := r * r
+		s := r * (1 + r2*(-1.0/6+r2*(1.0/120+r2*(-1.0/5040+r2*(1.0/362880))))) // keeps −0
+		c := 1 + r2*(-1.0/2+r2*(1.0/24+r2*(-1.0/720+r2*(1.0/40320+r2*(-1.0/3628800)))))
+		n := uint64(int64(q))
+		sb, cb := math.Float64bits(s), math.Float64bits(c)
+		odd := -(n & 1) // all ones in quadrants 1 and 3
+		switch op {
+		case OpSin: // s, c, −s, −c
+			v := sb ^ (sb^cb)&odd
+			d[i] = float32(math.Float64frombits(v ^ (n&2)<<62))
+		case OpCos: // c, −s, −c, s
+			v := cb ^ (sb^cb)&odd
+			d[i] = float32(math.Float64frombits(v ^ ((n+1)&2)<<62))
+		default: // s/c, −c/s
+			num, den := sb^(sb^cb)&odd, cb^(sb^cb)&odd
+			d[i] = float32(math.Float64frombits(num^(n&1)<<63) / math.Float64frombits(den))
+		}
+	}
+}
+
+// log64 is the natural logarithm of a positive, finite, non-zero x:
+// x = m·2^e with m in [√½, √2), log m = 2·atanh(s) with s = (m−1)/(m+1),
+// |s| ≤ 0.172, summed to s¹³ (error below 5e-13).
+func log64(x float64) float64 {
+	const (
+		ln2      = 6.93147180559945286227e-01
+		fracMask = 1<<52 - 1
+		sqrt2    = 0x6a09e667f3bcd // √2's fraction bits
+	)
+	b := math.Float64bits(x)
+	f := b & fracMask
+	up := uint64(0)
+	if f > sqrt2 {
+		up = 1
+	}
+	e := int64(b>>52) - 1023 + int64(up)
+	m := math.Float64frombits(f | (1023-up)<<52)
+	s := (m - 1) / (m + 1)
+	s2 := s * s
+	return float64(e)*ln2 + 2*s*(1+s2*(1.0/3+s2*(1.0/5+s2*(1.0/7+s2*(1.0/9+s2*(1.0/11+s2*(1.0/13)))))))
+}
+
+// pow32 computes d = a^b: e^(b·log a) where a is a positive normal
+// float32 (a normal float64 here) and b finite, math.Pow elsewhere (zero,
+// negative or non-finite bases, non-finite exponents).
+func pow32(d, a, b []float32) {
+	a, b = a[:len(d)], b[:len(d)]
+	if useAsm {
+		// the AVX2 kernel, in blocks copied to the stack first (d may be a
+		// or b); the lanes off its fast path are redone from the copies
+		var xb, yb [1024]float32
+		for lo := 0; lo < len(d); lo += len(xb) {
+			x, y := xb[:copy(xb[:], a[lo:])], yb[:copy(yb[:], b[lo:])]
+			m := len(x) &^ 3
+			if m > 0 {
+				powF32(unsafe.Pointer(&d[lo]), unsafe.Pointer(&x[0]), unsafe.Pointer(&y[0]), m)
+			}
+			for i := range x {
+				if u, v := float64(x[i]), float64(y[i]); i >= m || !(u > 0 && u <= math.MaxFloat32 && math.Abs(v) <= math.MaxFloat32) {
+					pow32Go(d[lo+i:lo+i+1], x[i:i+1], y[i:i+1])
+				}
+			}
+		}
+		return
+	}
+	pow32Go(d, a, b)
+}
+
+func pow32Go(d, a, b []float32) {
+	for i := range d {
+		x, y := float64(a[i]), float64(b[i])
+		if x > 0 && x <= math.MaxFloat32 && math.Abs(y) <= math.MaxFloat32 {
+			d[i] = float32(exp64(y * log64(x)))
+		} else {
+			d[i] = float32(math.Pow(x, y))
+		}
+	}
+}
+
+// sincos32 is trig32 for Sin and Cos with the AVX2 kernel, in blocks
+// copied to the stack first (d may be a) while the lanes the kernel does
+// not cover (|x| ≥ 2^20, NaN, Inf, and the last n mod 4) are redone by
+// trig32 from the copy.
+func sincos32(op UnaryOp, d, a []float32) {
+	cos := 0
+	if op == OpCos {
+		cos = 1
+	}
+	var buf [1024]float32
+	for lo := 0; lo < len(d); lo += len(buf) {
+		x := buf[:copy(buf[:], a[lo:])]
+		m := len(x) &^ 3
+		if m > 0 {
+			sinF32(unsafe.Pointer(&d[lo]), unsafe.Pointer(&x[0]), m, cos)
+		}
+		for i, v := range x {
+			if i >= m || !(math.Abs(float64(v)) < 1<<20) {
+				trig32(op, d[lo+i:lo+i+1], x[i:i+1])
+			}
+		}
+	}
+}

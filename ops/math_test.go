@@ -1,0 +1,234 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+)
+
+// ulps32 is the distance from got to want in float32 units in the last
+// place (0 when both are NaN or equal, ±0 equal).
+func ulps32(got, want float32) float64 {
+	if got == want || got != got && want != want {
+		return 0
+	}
+	if got != got || want != want || math.IsInf(float64(got), 0) != math.IsInf(float64(want), 0) {
+		return math.Inf(1)
+	}
+	ord := func(x float32) int64 { // monotone integer order of floats
+		b := int64(math.Float32bits(x))
+		if b < 0 {
+			b = math.MinInt32 - b
+		}
+		return b
+	}
+	return math.Abs(float64(ord(got) - ord(want)))
+}
+
+// logUniform32 draws a float32 whose magnitude is log-uniform in
+// [1e-30, 1e10], either sign, or now and then a special value.
+func logUniform32(r *rand.Rand) float32 {
+	if r.IntN(50) == 0 {
+		sp := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+			float32(math.NaN()), math.MaxFloat32, math.SmallestNonzeroFloat32, 1 << 20, -(1 << 20), 88.72, -103.9, 0.5, -2.5}
+		return sp[r.IntN(len(sp))]
+	}
+	x := float32(math.Pow(10, -30+40*r.Float64()))
+	if r.IntN(2) == 0 {
+		x = -x
+	}
+	return x
+}
+
+// TestMath32Accuracy checks math32.go's float32 kernels against package
+// math's float64 functions rounded to float32, over magnitudes from 1e-30
+// to 1e10 and the special values: within 1 ulp (the series' error and
+// the double rounding), exactly for NaN, ±Inf and ±0.
+func TestMath32Accuracy(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const n = 40000
+	a, b, d := make([]float32, n), make([]float32, n), make([]float32, n)
+	for i := range a {
+		a[i] = logUniform32(r)
+		b[i] = float32(r.Float64()*60 - 30)
+		if r.IntN(10) == 0 {
+			b[i] = logUniform32(r)
+		}
+	}
+	a[0], a[1] = 1<<20-0.5, 7.853981e5 // near the fast path's bound; near a multiple of π/4
+	check := func(name string, ref func(i int) float64) {
+		worst, at := 0.0, 0
+		for i := range d {
+			w := float32(ref(i))
+			if u := ulps32(d[i], w); u > worst {
+				worst, at = u, i
+			}
+			if math.Signbit(float64(d[i])) != math.Signbit(float64(w)) && d[i] == 0 && w == 0 {
+				t.Errorf("%s(%v, %v): got %v, want %v (sign of zero)", name, a[i], b[i], d[i], w)
+			}
+		}
+		if worst > 1 {
+			t.Errorf("%s(%v, %v): got %v, want %v: %v ulps", name, a[at], b[at], d[at], float32(ref(at)), worst)
+		}
+	}
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid} {
+		ref := map[UnaryOp]func(float64) float64{OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan,
+			OpSigmoid: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }}[op]
+		unVec32(op, d, a)
+		check(op.String(), func(i int) float64 { return ref(float64(a[i])) })
+	}
+	// the rounding ops (AVX's VROUNDPS where available), exactly, on
+	// halves too
+	for i := range a[:n/2] {
+		a[i] = float32(r.IntN(4001)-2000) / 4
+	}
+	for _, op := range []UnaryOp{OpFloor, OpCeil, OpRound, OpTrunc} {
+		ref := map[UnaryOp]func(float64) float64{OpFloor: math.Floor, OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc}[op]
+		unVec32(op, d, a)
+		for i := range d {
+			if w := float32(ref(float64(a[i]))); !same(d[i], w) {
+				t.Fatalf("%v(%v) = %v, want %v", op, a[i], d[i], w)
+			}
+		}
+	}
+	// Pow: positive bases over the whole range, any base with small integer exponents
+	for i := range a {
+		if r.IntN(4) == 0 {
+			b[i] = float32(r.IntN(7) - 3)
+		} else if a[i] < 0 {
+			a[i] = -a[i]
+		}
+	}
+	pow32(d, a, b)
+	check("Pow", func(i int) float64 { return math.Pow(float64(a[i]), float64(b[i])) })
+}
+
+// TestMathSpecialValues runs every unary op and Mod on ±0, halves, ±Inf,
+// NaN, huge and tiny values for each float type, on the host and (PoCL)
+// on the device, against the references of gen_test.go; the rounding ops,
+// Relu and Sign must match exactly, sign of zero included.
+func TestMathSpecialValues(t *testing.T) {
+	testMathSpecial[float32](t)
+	testMathSpecial[float64](t)
+	testMathSpecial[array.Float16](t)
+	testMathSpecial[array.BFloat16](t)
+}
+
+func testMathSpecial[T array.Elem](t *testing.T) {
+	xs := []float64{0, math.Copysign(0, -1), 0.5, -0.5, 1.5, 2.5, -2.5, 3.5, -0.25, 1, -1, 0.75, 7,
+		math.Inf(1), math.Inf(-1), math.NaN(), 1e30, -1e30, 3e38, 1e-30, 6e4, 1e6 + 0.5, 12345.678, -100, 100}
+	vals := make([]T, len(xs))
+	for i, x := range xs {
+		vals[i] = drefFromF[T](x)
+	}
+	n := len(vals)
+	for _, dev := range []bool{false, true} {
+		for op := UnaryOp(0); op < nUnary; op++ {
+			a := hostArray(t, vals)
+			dst := array.New[T](n)
+			if dev {
+				d := testDev(t)
+				if isF64[T]() && !d.Caps().FP64 {
+					continue
+				}
+				if err := On(d, a, dst); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := Unary(dst, a, op); err != nil {
+				t.Fatalf("%v: %v", op, err)
+			}
+			if dev && !dst.DeviceDirty() {
+				t.Fatalf("%v did not run on the device", op)
+			}
+			h, err := dst.HostReadOnly()
+			if err != nil {
+				t.Fatal(err)
+			}
+			exactOp := op == OpAbs || op == OpNeg || op >= OpRelu
+			for i, x := range vals {
+				got, want := h.At(i), drefUnary(op, x)
+				ok := same(got, want) || op == OpSign && drefF(got) == 0 && drefF(want) == 0
+				if !exactOp {
+					ok = closeTo(got, want, devTol[T]())
+				}
+				if !ok {
+					t.Errorf("%s %v (device %v) of %v: got %v, want %v", typeName[T](), op, dev, drefF(x), got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestModSigns: Mod's result takes the divisor's sign, as NumPy's
+// remainder and Python's %, for floats and integers on host and device.
+func TestModSigns(t *testing.T) {
+	for _, dev := range []bool{false, true} {
+		t.Run(fmt.Sprint("device=", dev), func(t *testing.T) {
+			f := []float64{7, -7, 7, -7, 0, 0, 5.5, 1, -1, 3, math.Inf(1), 2}
+			g := []float64{3, 3, -3, -3, 3, -3, 0, math.Inf(1), math.Inf(1), math.NaN(), 2, math.Inf(-1)}
+			neg0 := math.Copysign(0, -1)
+			wf := []float64{1, 2, -2, -1, 0, neg0, math.NaN(), 1, math.Inf(1), math.NaN(), math.NaN(), math.Inf(-1)}
+			i := []int32{7, -7, 7, -7, math.MinInt32, math.MinInt32, 5, 0}
+			j := []int32{3, 3, -3, -3, -1, 3, 0, -5}
+			wi := []int32{1, 2, -2, -1, 0, 1, 0, 0}
+			got := modOn(t, dev, f, g)
+			for k := range f {
+				if !same(got[k], wf[k]) { // sign of zero too
+					t.Errorf("Mod(%v, %v) = %v, want %v", f[k], g[k], got[k], wf[k])
+				}
+			}
+			gi := modOn(t, dev, i, j)
+			for k := range i {
+				if gi[k] != wi[k] {
+					t.Errorf("Mod(%v, %v) = %v, want %v", i[k], j[k], gi[k], wi[k])
+				}
+			}
+		})
+	}
+}
+
+func modOn[T array.Elem](t *testing.T, dev bool, x, y []T) []T {
+	t.Helper()
+	a, b := hostArray(t, x), hostArray(t, y)
+	dst := array.New[T](len(x))
+	if dev {
+		d := testDev(t)
+		if err := On(d, a, b, dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Mod(dst, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if dev && !dst.DeviceDirty() {
+		t.Fatal("Mod did not run on the device")
+	}
+	h, err := dst.HostReadOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]T, len(x))
+	for k := range out {
+		out[k] = h.At(k)
+	}
+	return out
+}
+
+// hostArray is a dense Array holding xs that ops may place on a device
+// (FromSlice's Arrays are host-only).
+func hostArray[T array.Elem](t *testing.T, xs []T) *array.Array[T] {
+	t.Helper()
+	a := array.New[T](len(xs))
+	h, err := a.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		h.Set(x, i)
+	}
+	return a
+}

@@ -1,0 +1,189 @@
+// Code in this file: AVX2/FMA float32 Pow, e^(b·log a) in float64 lanes
+// with math32.go's log64 and exp64. Lanes where a is not positive and
+// finite or b is not finite come out wrong: the caller redoes them (pow32).
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// each constant in four lanes (FMA memory operands are whole vectors)
+DATA powv<>+0(SB)/8, $0x000fffffffffffff
+DATA powv<>+8(SB)/8, $0x000fffffffffffff
+DATA powv<>+16(SB)/8, $0x000fffffffffffff
+DATA powv<>+24(SB)/8, $0x000fffffffffffff
+DATA powv<>+32(SB)/8, $0x0006a09e667f3bcd
+DATA powv<>+40(SB)/8, $0x0006a09e667f3bcd
+DATA powv<>+48(SB)/8, $0x0006a09e667f3bcd
+DATA powv<>+56(SB)/8, $0x0006a09e667f3bcd
+DATA powv<>+64(SB)/8, $0x3ff0000000000000
+DATA powv<>+72(SB)/8, $0x3ff0000000000000
+DATA powv<>+80(SB)/8, $0x3ff0000000000000
+DATA powv<>+88(SB)/8, $0x3ff0000000000000
+DATA powv<>+96(SB)/8, $0x4338000000000000
+DATA powv<>+104(SB)/8, $0x4338000000000000
+DATA powv<>+112(SB)/8, $0x4338000000000000
+DATA powv<>+120(SB)/8, $0x4338000000000000
+DATA powv<>+128(SB)/8, $0x4338000000000000
+DATA powv<>+136(SB)/8, $0x4338000000000000
+DATA powv<>+144(SB)/8, $0x4338000000000000
+DATA powv<>+152(SB)/8, $0x4338000000000000
+DATA powv<>+160(SB)/8, $1023
+DATA powv<>+168(SB)/8, $1023
+DATA powv<>+176(SB)/8, $1023
+DATA powv<>+184(SB)/8, $1023
+DATA powv<>+192(SB)/8, $0x3ff0000000000000
+DATA powv<>+200(SB)/8, $0x3ff0000000000000
+DATA powv<>+208(SB)/8, $0x3ff0000000000000
+DATA powv<>+216(SB)/8, $0x3ff0000000000000
+DATA powv<>+224(SB)/8, $0x3fe62e42fefa39ef
+DATA powv<>+232(SB)/8, $0x3fe62e42fefa39ef
+DATA powv<>+240(SB)/8, $0x3fe62e42fefa39ef
+DATA powv<>+248(SB)/8, $0x3fe62e42fefa39ef
+DATA powv<>+256(SB)/8, $0x3fb3b13b13b13b14
+DATA powv<>+264(SB)/8, $0x3fb3b13b13b13b14
+DATA powv<>+272(SB)/8, $0x3fb3b13b13b13b14
+DATA powv<>+280(SB)/8, $0x3fb3b13b13b13b14
+DATA powv<>+288(SB)/8, $0x3fb745d1745d1746
+DATA powv<>+296(SB)/8, $0x3fb745d1745d1746
+DATA powv<>+304(SB)/8, $0x3fb745d1745d1746
+DATA powv<>+312(SB)/8, $0x3fb745d1745d1746
+DATA powv<>+320(SB)/8, $0x3fbc71c71c71c71c
+DATA powv<>+328(SB)/8, $0x3fbc71c71c71c71c
+DATA powv<>+336(SB)/8, $0x3fbc71c71c71c71c
+DATA powv<>+344(SB)/8, $0x3fbc71c71c71c71c
+DATA powv<>+352(SB)/8, $0x3fc2492492492492
+DATA powv<>+360(SB)/8, $0x3fc2492492492492
+DATA powv<>+368(SB)/8, $0x3fc2492492492492
+DATA powv<>+376(SB)/8, $0x3fc2492492492492
+DATA powv<>+384(SB)/8, $0x3fc999999999999a
+DATA powv<>+392(SB)/8, $0x3fc999999999999a
+DATA powv<>+400(SB)/8, $0x3fc999999999999a
+DATA powv<>+408(SB)/8, $0x3fc999999999999a
+DATA powv<>+416(SB)/8, $0x3fd5555555555555
+DATA powv<>+424(SB)/8, $0x3fd5555555555555
+DATA powv<>+432(SB)/8, $0x3fd5555555555555
+DATA powv<>+440(SB)/8, $0x3fd5555555555555
+DATA powv<>+448(SB)/8, $0x4000000000000000
+DATA powv<>+456(SB)/8, $0x4000000000000000
+DATA powv<>+464(SB)/8, $0x4000000000000000
+DATA powv<>+472(SB)/8, $0x4000000000000000
+DATA powv<>+480(SB)/8, $0xc05b800000000000
+DATA powv<>+488(SB)/8, $0xc05b800000000000
+DATA powv<>+496(SB)/8, $0xc05b800000000000
+DATA powv<>+504(SB)/8, $0xc05b800000000000
+DATA powv<>+512(SB)/8, $0x4086280000000000
+DATA powv<>+520(SB)/8, $0x4086280000000000
+DATA powv<>+528(SB)/8, $0x4086280000000000
+DATA powv<>+536(SB)/8, $0x4086280000000000
+DATA powv<>+544(SB)/8, $0x3ff71547652b82fe
+DATA powv<>+552(SB)/8, $0x3ff71547652b82fe
+DATA powv<>+560(SB)/8, $0x3ff71547652b82fe
+DATA powv<>+568(SB)/8, $0x3ff71547652b82fe
+DATA powv<>+576(SB)/8, $0x3fe62e42fee00000
+DATA powv<>+584(SB)/8, $0x3fe62e42fee00000
+DATA powv<>+592(SB)/8, $0x3fe62e42fee00000
+DATA powv<>+600(SB)/8, $0x3fe62e42fee00000
+DATA powv<>+608(SB)/8, $0x3dea39ef35793c76
+DATA powv<>+616(SB)/8, $0x3dea39ef35793c76
+DATA powv<>+624(SB)/8, $0x3dea39ef35793c76
+DATA powv<>+632(SB)/8, $0x3dea39ef35793c76
+DATA powv<>+640(SB)/8, $0x3efa01a01a01a01a
+DATA powv<>+648(SB)/8, $0x3efa01a01a01a01a
+DATA powv<>+656(SB)/8, $0x3efa01a01a01a01a
+DATA powv<>+664(SB)/8, $0x3efa01a01a01a01a
+DATA powv<>+672(SB)/8, $0x3f2a01a01a01a01a
+DATA powv<>+680(SB)/8, $0x3f2a01a01a01a01a
+DATA powv<>+688(SB)/8, $0x3f2a01a01a01a01a
+DATA powv<>+696(SB)/8, $0x3f2a01a01a01a01a
+DATA powv<>+704(SB)/8, $0x3f56c16c16c16c17
+DATA powv<>+712(SB)/8, $0x3f56c16c16c16c17
+DATA powv<>+720(SB)/8, $0x3f56c16c16c16c17
+DATA powv<>+728(SB)/8, $0x3f56c16c16c16c17
+DATA powv<>+736(SB)/8, $0x3f81111111111111
+DATA powv<>+744(SB)/8, $0x3f81111111111111
+DATA powv<>+752(SB)/8, $0x3f81111111111111
+DATA powv<>+760(SB)/8, $0x3f81111111111111
+DATA powv<>+768(SB)/8, $0x3fa5555555555555
+DATA powv<>+776(SB)/8, $0x3fa5555555555555
+DATA powv<>+784(SB)/8, $0x3fa5555555555555
+DATA powv<>+792(SB)/8, $0x3fa5555555555555
+DATA powv<>+800(SB)/8, $0x3fc5555555555555
+DATA powv<>+808(SB)/8, $0x3fc5555555555555
+DATA powv<>+816(SB)/8, $0x3fc5555555555555
+DATA powv<>+824(SB)/8, $0x3fc5555555555555
+DATA powv<>+832(SB)/8, $0x3fe0000000000000
+DATA powv<>+840(SB)/8, $0x3fe0000000000000
+DATA powv<>+848(SB)/8, $0x3fe0000000000000
+DATA powv<>+856(SB)/8, $0x3fe0000000000000
+GLOBL powv<>(SB), RODATA|NOPTR, $864
+
+// func powF32(d, a, b unsafe.Pointer, n int)
+// n is a multiple of 4.
+TEXT ·powF32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+loop:
+	CMPQ CX, $4
+	JB done
+	VCVTPS2PD 0(SI), Y0
+	// x = m·2^e, m in [√½, √2)
+	VPAND powv<>+0(SB), Y0, Y1
+	VMOVDQU powv<>+32(SB), Y2
+	VPCMPGTQ Y2, Y1, Y2 // all ones where the fraction exceeds √2's
+	VPSRLQ $52, Y0, Y3
+	VPSUBQ powv<>+160(SB), Y3, Y3
+	VPSUBQ Y2, Y3, Y3 // e
+	VPSLLQ $52, Y2, Y2
+	VPADDQ powv<>+64(SB), Y2, Y2
+	VPOR Y2, Y1, Y1 // m
+	VPADDQ powv<>+96(SB), Y3, Y3
+	VSUBPD powv<>+128(SB), Y3, Y3 // float64(e)
+	VSUBPD powv<>+192(SB), Y1, Y4
+	VADDPD powv<>+192(SB), Y1, Y5
+	VDIVPD Y5, Y4, Y4 // s
+	VMULPD Y4, Y4, Y5 // s²
+	VMOVUPD powv<>+256(SB), Y6
+	VFMADD213PD powv<>+288(SB), Y5, Y6
+	VFMADD213PD powv<>+320(SB), Y5, Y6
+	VFMADD213PD powv<>+352(SB), Y5, Y6
+	VFMADD213PD powv<>+384(SB), Y5, Y6
+	VFMADD213PD powv<>+416(SB), Y5, Y6
+	VFMADD213PD powv<>+192(SB), Y5, Y6
+	VMULPD powv<>+448(SB), Y4, Y4
+	VMULPD Y4, Y6, Y6
+	VFMADD231PD powv<>+224(SB), Y3, Y6 // log a
+	VCVTPS2PD 0(DX), Y0
+	VMULPD Y6, Y0, Y0 // y = b·log a
+	// e^y as exp64
+	VMAXPD powv<>+480(SB), Y0, Y0 // y is finite on the fast path: no NaN to keep
+	VMINPD powv<>+512(SB), Y0, Y0
+	VMULPD powv<>+544(SB), Y0, Y1
+	VROUNDPD $0, Y1, Y1
+	VFNMADD231PD powv<>+576(SB), Y1, Y0
+	VFNMADD231PD powv<>+608(SB), Y1, Y0
+	VMOVUPD powv<>+640(SB), Y2
+	VFMADD213PD powv<>+672(SB), Y0, Y2
+	VFMADD213PD powv<>+704(SB), Y0, Y2
+	VFMADD213PD powv<>+736(SB), Y0, Y2
+	VFMADD213PD powv<>+768(SB), Y0, Y2
+	VFMADD213PD powv<>+800(SB), Y0, Y2
+	VFMADD213PD powv<>+832(SB), Y0, Y2
+	VFMADD213PD powv<>+192(SB), Y0, Y2
+	VFMADD213PD powv<>+192(SB), Y0, Y2
+	VCVTPD2DQY Y1, X3
+	VPMOVSXDQ X3, Y3
+	VPADDQ powv<>+160(SB), Y3, Y3
+	VPSLLQ $52, Y3, Y3
+	VMULPD Y3, Y2, Y2
+	VCVTPD2PSY Y2, X2
+	VMOVUPS X2, 0(DI)
+	ADDQ $16, SI
+	ADDQ $16, DX
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JMP loop
+done:
+	VZEROUPPER
+	RET

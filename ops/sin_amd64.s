@@ -1,0 +1,118 @@
+// Code in this file: AVX2/FMA float32 Sin and Cos, computed in float64
+// lanes with math32.go's trig32 (the same reduction, series and quadrant
+// choice). Lanes with |x| ≥ 2^20, NaN or Inf come out wrong: the caller
+// recomputes them (sincos32).
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// each constant in four lanes (FMA memory operands are whole vectors)
+DATA sinv<>+0(SB)/8, $0x3fe45f306dc9c883
+DATA sinv<>+8(SB)/8, $0x3fe45f306dc9c883
+DATA sinv<>+16(SB)/8, $0x3fe45f306dc9c883
+DATA sinv<>+24(SB)/8, $0x3fe45f306dc9c883
+DATA sinv<>+32(SB)/8, $0x3ff921fb54400000
+DATA sinv<>+40(SB)/8, $0x3ff921fb54400000
+DATA sinv<>+48(SB)/8, $0x3ff921fb54400000
+DATA sinv<>+56(SB)/8, $0x3ff921fb54400000
+DATA sinv<>+64(SB)/8, $0x3dd0b4611a600000
+DATA sinv<>+72(SB)/8, $0x3dd0b4611a600000
+DATA sinv<>+80(SB)/8, $0x3dd0b4611a600000
+DATA sinv<>+88(SB)/8, $0x3dd0b4611a600000
+DATA sinv<>+96(SB)/8, $0x3ba3198a2e037073
+DATA sinv<>+104(SB)/8, $0x3ba3198a2e037073
+DATA sinv<>+112(SB)/8, $0x3ba3198a2e037073
+DATA sinv<>+120(SB)/8, $0x3ba3198a2e037073
+DATA sinv<>+128(SB)/8, $0x3ec71de3a556c734
+DATA sinv<>+136(SB)/8, $0x3ec71de3a556c734
+DATA sinv<>+144(SB)/8, $0x3ec71de3a556c734
+DATA sinv<>+152(SB)/8, $0x3ec71de3a556c734
+DATA sinv<>+160(SB)/8, $0xbf2a01a01a01a01a
+DATA sinv<>+168(SB)/8, $0xbf2a01a01a01a01a
+DATA sinv<>+176(SB)/8, $0xbf2a01a01a01a01a
+DATA sinv<>+184(SB)/8, $0xbf2a01a01a01a01a
+DATA sinv<>+192(SB)/8, $0x3f81111111111111
+DATA sinv<>+200(SB)/8, $0x3f81111111111111
+DATA sinv<>+208(SB)/8, $0x3f81111111111111
+DATA sinv<>+216(SB)/8, $0x3f81111111111111
+DATA sinv<>+224(SB)/8, $0xbfc5555555555555
+DATA sinv<>+232(SB)/8, $0xbfc5555555555555
+DATA sinv<>+240(SB)/8, $0xbfc5555555555555
+DATA sinv<>+248(SB)/8, $0xbfc5555555555555
+DATA sinv<>+256(SB)/8, $0x3ff0000000000000
+DATA sinv<>+264(SB)/8, $0x3ff0000000000000
+DATA sinv<>+272(SB)/8, $0x3ff0000000000000
+DATA sinv<>+280(SB)/8, $0x3ff0000000000000
+DATA sinv<>+288(SB)/8, $0xbe927e4fb7789f5c
+DATA sinv<>+296(SB)/8, $0xbe927e4fb7789f5c
+DATA sinv<>+304(SB)/8, $0xbe927e4fb7789f5c
+DATA sinv<>+312(SB)/8, $0xbe927e4fb7789f5c
+DATA sinv<>+320(SB)/8, $0x3efa01a01a01a01a
+DATA sinv<>+328(SB)/8, $0x3efa01a01a01a01a
+DATA sinv<>+336(SB)/8, $0x3efa01a01a01a01a
+DATA sinv<>+344(SB)/8, $0x3efa01a01a01a01a
+DATA sinv<>+352(SB)/8, $0xbf56c16c16c16c17
+DATA sinv<>+360(SB)/8, $0xbf56c16c16c16c17
+DATA sinv<>+368(SB)/8, $0xbf56c16c16c16c17
+DATA sinv<>+376(SB)/8, $0xbf56c16c16c16c17
+DATA sinv<>+384(SB)/8, $0x3fa5555555555555
+DATA sinv<>+392(SB)/8, $0x3fa5555555555555
+DATA sinv<>+400(SB)/8, $0x3fa5555555555555
+DATA sinv<>+408(SB)/8, $0x3fa5555555555555
+DATA sinv<>+416(SB)/8, $0xbfe0000000000000
+DATA sinv<>+424(SB)/8, $0xbfe0000000000000
+DATA sinv<>+432(SB)/8, $0xbfe0000000000000
+DATA sinv<>+440(SB)/8, $0xbfe0000000000000
+GLOBL sinv<>(SB), RODATA|NOPTR, $448
+
+// func sinF32(d, a unsafe.Pointer, n int, cos int)
+// n is a multiple of 4; cos is 0 (sin) or 1 (cos, the quadrant after).
+TEXT ·sinF32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ cos+24(FP), AX
+	MOVQ AX, X15
+	VPBROADCASTD X15, X15
+	VXORPD Y8, Y8, Y8
+loop:
+	CMPQ CX, $4
+	JB done
+	VCVTPS2PD 0(SI), Y0
+	VMULPD sinv<>+0(SB), Y0, Y1
+	VROUNDPD $0, Y1, Y1
+	VADDPD Y8, Y1, Y1 // −0 → +0, so that sin(−0) keeps its sign as in trig32
+	VFNMADD231PD sinv<>+32(SB), Y1, Y0
+	VFNMADD231PD sinv<>+64(SB), Y1, Y0
+	VFNMADD231PD sinv<>+96(SB), Y1, Y0
+	VMULPD Y0, Y0, Y2
+	VMOVUPD sinv<>+128(SB), Y3
+	VFMADD213PD sinv<>+160(SB), Y2, Y3
+	VFMADD213PD sinv<>+192(SB), Y2, Y3
+	VFMADD213PD sinv<>+224(SB), Y2, Y3
+	VFMADD213PD sinv<>+256(SB), Y2, Y3
+	VMULPD Y0, Y3, Y3
+	VMOVUPD sinv<>+288(SB), Y4
+	VFMADD213PD sinv<>+320(SB), Y2, Y4
+	VFMADD213PD sinv<>+352(SB), Y2, Y4
+	VFMADD213PD sinv<>+384(SB), Y2, Y4
+	VFMADD213PD sinv<>+416(SB), Y2, Y4
+	VFMADD213PD sinv<>+256(SB), Y2, Y4
+	VCVTPD2DQY Y1, X5
+	VPADDD X15, X5, X5
+	VPMOVSXDQ X5, Y5
+	VPSLLQ $63, Y5, Y6
+	VBLENDVPD Y6, Y4, Y3, Y7
+	VPSRLQ $1, Y5, Y5
+	VPSLLQ $63, Y5, Y5
+	VXORPD Y5, Y7, Y7
+	VCVTPD2PSY Y7, X7
+	VMOVUPS X7, 0(DI)
+	ADDQ $16, SI
+	ADDQ $16, DI
+	SUBQ $4, CX
+	JMP loop
+done:
+	VZEROUPPER
+	RET
