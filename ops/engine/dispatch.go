@@ -2,40 +2,48 @@ package engine
 
 import (
 	"fmt"
-	"github.com/resident-go/resident/array"
 	"reflect"
 
 	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/array"
 )
 
 // table holds one instantiation of a generic function per element type,
-// so a tensor Dtype known only at run time picks its typed code.
-type table[F any] map[reflect.Type]F
+// so a tensor Dtype known only at run time picks its typed code: the
+// module's one converter, array.Generic, keyed through elemOf.
+type table[F any] struct{ g array.Generic[F] }
 
-// ints adds the integer instantiations to floats'.
+// all lists the instantiations for tensor's ten sized types.
 func all[F any](f32, f64, i8, i16, i32, i64, u8, u16, u32, u64 F) table[F] {
-	t := floats(f32, f64)
-	for _, e := range []struct {
-		v any
-		f F
-	}{{int8(0), i8}, {int16(0), i16}, {int32(0), i32}, {int64(0), i64}, {uint8(0), u8}, {uint16(0), u16}, {uint32(0), u32}, {uint64(0), u64}} {
-		t[reflect.TypeOf(e.v)] = e.f
-	}
-	return t
+	var none F
+	return table[F]{array.Instances(i8, i16, i32, i64, u8, u16, u32, u64, none, none, f32, f64)}
 }
 
+// floats lists the float instantiations only.
 func floats[F any](f32, f64 F) table[F] {
-	return table[F]{reflect.TypeFor[float32](): f32, reflect.TypeFor[float64](): f64}
+	var none F
+	return table[F]{array.Instances(none, none, none, none, none, none, none, none, none, none, f32, f64)}
+}
+
+// elemOf maps Go element types to Array element types.
+var elemOf = map[reflect.Type]array.Type{
+	reflect.TypeFor[int8](): array.TypeOf[int8](), reflect.TypeFor[int16](): array.TypeOf[int16](),
+	reflect.TypeFor[int32](): array.TypeOf[int32](), reflect.TypeFor[int64](): array.TypeOf[int64](),
+	reflect.TypeFor[uint8](): array.TypeOf[uint8](), reflect.TypeFor[uint16](): array.TypeOf[uint16](),
+	reflect.TypeFor[uint32](): array.TypeOf[uint32](), reflect.TypeFor[uint64](): array.TypeOf[uint64](),
+	reflect.TypeFor[float32](): array.TypeOf[float32](), reflect.TypeFor[float64](): array.TypeOf[float64](),
 }
 
 // get returns the function for t, or an error naming t and the operation.
 func (tb table[F]) get(t reflect.Type, what string) (F, error) {
-	f, ok := tb[t]
-	if !ok {
-		var zero F
-		return zero, fmt.Errorf("%w: %s of %v on the device engine: use float32, float64 or a sized integer type", array.ErrType, what, t)
+	if at, ok := elemOf[t]; ok {
+		if f, err := tb.g.For(at); err == nil {
+			return f, nil
+		}
 	}
-	return f, nil
+	var zero F
+	return zero, fmt.Errorf("%w: %s of %v on the device engine: use float32, float64 or a sized integer type", array.ErrType, what, t)
 }
 
 // of returns t as a *tensor.Dense and the function for its element type,
