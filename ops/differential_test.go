@@ -63,11 +63,12 @@ const (
 	famReduce
 	famReduceAll
 	famMatMul
+	famAlong
 	nFam
 )
 
 var famNames = [...]string{"Binary", "BinaryScalar", "Unary", "Compare", "CompareScalar", "Where", "Copy",
-	"Transpose", "Fill", "Iota", "Cast", "Reduce", "ReduceAll", "MatMul"}
+	"Transpose", "Fill", "Iota", "Cast", "Reduce", "ReduceAll", "MatMul", "Along"}
 
 // diffRunner runs a family for one element type.
 type diffRunner interface {
@@ -102,6 +103,8 @@ func (dr[T]) run(g *dgen, fam int) {
 		diffReduce[T](g)
 	case famReduceAll:
 		diffReduceAll[T](g)
+	case famAlong:
+		diffAlong[T](g)
 	case famMatMul:
 		switch any(*new(T)).(type) {
 		case float64:
