@@ -2,6 +2,7 @@ package ops
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 )
@@ -33,6 +34,12 @@ func Softmax[T array.Elem](dst, a *array.Array[T], dim int) error {
 	ex := expOf[T]()
 	n, sa, sd := ls.L, ls.st[1], ls.st[0]
 	ls.forLines(func(_ int, off *[maxOps]int) {
+		if sa == 1 && sd == 1 {
+			if x, ok := any(unsafe.Slice(ptr[T](ab, off[1]), n)).([]float32); ok {
+				softmaxF32(unsafe.Slice((*float32)(unsafe.Pointer(ptr[T](db, off[0]))), n), x)
+				return
+			}
+		}
 		m := math.Inf(-1)
 		eachBlock[T](ab, off[1], sa, n, func(_ int, xs []float64) {
 			for _, x := range xs {
@@ -48,14 +55,25 @@ func Softmax[T array.Elem](dst, a *array.Array[T], dim int) error {
 		// its rounding of the float64 one, which the sum uses)
 		d := span[T](db, off[0], n, sd)
 		var s float64
+		half := kindOf[T]() == kHalf
 		eachBlock[T](ab, off[1], sa, n, func(i int, xs []float64) {
 			for q, x := range xs {
 				e := ex(x - m)
 				s += e
-				d[(i+q)*sd] = f64To[T](e)
+				if !half {
+					d[(i+q)*sd] = f64To[T](e)
+				}
 			}
 		})
 		r := 1 / s
+		if half { // a second rounding would show: exp again, element by element (in place too)
+			eachBlock[T](ab, off[1], sa, n, func(i int, xs []float64) {
+				for q, x := range xs {
+					d[(i+q)*sd] = f64To[T](ex(x-m) * r)
+				}
+			})
+			return
+		}
 		for i := 0; i < n; i++ {
 			d[i*sd] = f64To[T](f64Of(d[i*sd]) * r)
 		}

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"unsafe"
 
@@ -204,6 +205,10 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 	keys, ix := b.k0[:n], b.i0[:n]
 	nan := b.nan[:0]
 	m := 0
+	if x32, ok := any(s).([]float32); ok && sa == 1 {
+		m, nan = gatherF32(x32[:n], any(keys).([]uint32), ix, nan, mode == sortTop)
+		n = 0 // gathered
+	}
 	for i := 0; i < n; i++ {
 		x := s[i*sa]
 		if isNaN(k, x) {
@@ -218,6 +223,7 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 		m++
 	}
 	keys, ix = radixSort(keys[:m], b.k1[:m], ix[:m], b.i1[:m], mode != sortValues, 8*sizeOf[T]())
+	n = ls.L
 	nn := len(nan)
 	if mode == sortValues {
 		// the NaNs' bits, read before dst (maybe a itself) is written
@@ -225,9 +231,19 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 		for q, i := range nan {
 			nb[q] = rawBits[T, K](s[int(i)*sa])
 		}
-		vd := span[T](vb, off[0], n, ls.st[0])
-		for r := 0; r < m; r++ {
-			vd[r*ls.st[0]] = valueOf[T](keys[r])
+		vd := span[T](vb, off[0], ls.L, ls.st[0])
+		if d32, ok := any(vd).([]float32); ok && ls.st[0] == 1 {
+			for r, k := range any(keys).([]uint32)[:m] {
+				if k&(1<<31) != 0 {
+					d32[r] = math.Float32frombits(k &^ (1 << 31))
+				} else {
+					d32[r] = math.Float32frombits(^k)
+				}
+			}
+		} else {
+			for r := 0; r < m; r++ {
+				vd[r*ls.st[0]] = valueOf[T](keys[r])
+			}
 		}
 		for q := range nn {
 			vd[(m+q)*ls.st[0]] = fromBits[T](nb[q])
@@ -362,4 +378,27 @@ func radixSort[K ukey](keys, kt []K, ix, it []uint32, withIdx bool, w int) ([]K,
 		keys, kt = kt, keys
 	}
 	return keys, ix
+}
+
+// gatherF32 is sortLine's gather for a contiguous float32 line, in
+// concrete code: the keys and indices of the numbers, NaNs aside.
+func gatherF32(x []float32, keys, ix, nan []uint32, top bool) (int, []uint32) {
+	m := 0
+	for i, v := range x {
+		u := math.Float32bits(v)
+		if u&0x7fffffff > 0x7f800000 {
+			nan = append(nan, uint32(i))
+			continue
+		}
+		k := u | 1<<31
+		if u&(1<<31) != 0 {
+			k = ^u
+		}
+		if top {
+			k = ^k
+		}
+		keys[m], ix[m] = k, uint32(i)
+		m++
+	}
+	return m, nan
 }

@@ -224,6 +224,11 @@ func statRun[T array.Elem](op statOp, base unsafe.Pointer, off, stride, n int) s
 	if n == 0 {
 		return spart{}
 	}
+	if stride == 1 {
+		if q, ok := statFast(op, any(unsafe.Slice(ptr[T](base, off), n))); ok {
+			return q
+		}
+	}
 	switch op {
 	case stCount, stAny, stAll:
 		p.a = float64(countNonzero[T](base, off, stride, n))
