@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -207,4 +208,29 @@ func TestAlongDeviceFailure(t *testing.T) {
 			t.Fatalf("after the failures: sorted %v of %v", v.Data(), xv.Data())
 		}
 	}
+}
+
+// Statistics of each row (dimension 0 is the row's elements), and the
+// order of a row.
+func Example_along() {
+	x := array.FromSlice([]float32{1, 2, 3, 4, 4, 3, 2, 1, 0}, 3, 3) // rows [1 2 3] [4 4 3] [2 1 0]
+	v := array.FromSlice(make([]float32, 3), 3)
+	_ = ops.Var(v, x, 0, 1)
+	sm := array.FromSlice(make([]float32, 9), 3, 3)
+	_ = ops.Softmax(sm, x, 0)
+	idx := array.FromSlice(make([]int64, 9), 3, 3)
+	_ = ops.ArgSort(idx, x, 0)
+	top := array.FromSlice(make([]float32, 3), 1, 3)
+	_ = ops.TopK(top, nil, x, 0)
+	std, _ := ops.StdAll(x, 0)
+	n, _ := ops.CountNonzeroAll(x)
+	vv, _ := v.HostReadOnly()
+	sv, _ := sm.HostReadOnly()
+	iv, _ := idx.HostReadOnly()
+	tv, _ := top.HostReadOnly()
+	fmt.Println(vv.Data(), iv.Data(), tv.Data())
+	fmt.Printf("%.4f %.4f %d\n", sv.Data()[:3], std, n)
+	// Output:
+	// [1 0.33333334 1] [0 1 2 2 0 1 2 1 0] [3 4 2]
+	// [0.0900 0.2447 0.6652] 1.3147 8
 }

@@ -139,7 +139,15 @@ func npAlongMake[T array.Elem](g *dgen) *npCase {
 		if c.Op == "topk" {
 			c.A0 = 1 + g.n(ext[dim])
 			kext[dim] = c.A0
-			g.must(func() error { dst := newOperand[int64](g, kext, valSmall); c.Out = nil; err := TopK(nil, dst.a, a.a, dim); g.must(err); g.must(AddScalar(dst.a, dst.a, -base)); npResult(g, c, dst.a); return nil }())
+			g.must(func() error {
+				dst := newOperand[int64](g, kext, valSmall)
+				c.Out = nil
+				err := TopK(nil, dst.a, a.a, dim)
+				g.must(err)
+				g.must(AddScalar(dst.a, dst.a, -base))
+				npResult(g, c, dst.a)
+				return nil
+			}())
 			return c
 		}
 		dst := newOperand[int64](g, kext, valSmall)
