@@ -104,15 +104,38 @@ func statF32(op statOp, x []float32) spart {
 		}
 		p.b = sumExpF32(x, m)
 	default:
-		c := 0
-		for _, v := range x {
-			if v != 0 {
-				c++
-			}
-		}
-		p.a = float64(c)
+		p.a = float64(countF(op, x))
 	}
 	return p
+}
+
+// countF is the number of nonzero elements, or for Any and All only as
+// much of it as their answer needs: Any stops at the first nonzero (1),
+// All at the first zero (n−1).
+func countF[F float32 | float64](op statOp, x []F) int {
+	switch op {
+	case stAny:
+		for _, v := range x {
+			if v != 0 {
+				return 1
+			}
+		}
+		return 0
+	case stAll:
+		for _, v := range x {
+			if v == 0 {
+				return len(x) - 1
+			}
+		}
+		return len(x)
+	}
+	c := 0
+	for _, v := range x {
+		if v != 0 {
+			c++
+		}
+	}
+	return c
 }
 
 // maxF32 is the largest element, NaN if any is.
@@ -204,13 +227,7 @@ func statF64(op statOp, x []float64) spart {
 		}
 		p.b = (q[0] + q[1]) + (q[2] + q[3])
 	default:
-		c := 0
-		for _, v := range x {
-			if v != 0 {
-				c++
-			}
-		}
-		p.a = float64(c)
+		p.a = float64(countF(op, x))
 	}
 	return p
 }
