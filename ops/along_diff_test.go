@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"testing"
 
 	"github.com/resident-go/resident/array"
 )
@@ -497,3 +499,33 @@ func drefOrder[T array.Elem](xs []T, desc bool) []int {
 }
 
 var _ = fmt.Sprint
+
+// TestTopKSelect: few of many (TopK's heap selection) on lines with many
+// ties and some NaNs, against the reference order.
+func TestTopKSelect(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, L := range []int{17, 100, 1000, 5000} {
+		xs := make([]float32, L)
+		for i := range xs {
+			xs[i] = float32(r.IntN(20) - 10)
+			if r.IntN(50) == 0 {
+				xs[i] = float32(math.NaN())
+			}
+		}
+		a := array.FromSlice(xs, L)
+		for _, k := range []int{0, 1, 3, L / 20} {
+			vals, idx := array.New[float32](k), array.New[int64](k)
+			if err := TopK(vals, idx, a, 0); err != nil {
+				t.Fatal(err)
+			}
+			want := drefOrder(xs, true)[:k]
+			vv, _ := vals.HostReadOnly()
+			iv, _ := idx.HostReadOnly()
+			for q := range k {
+				if int(iv.At(q)) != want[q] || !same(vv.At(q), xs[want[q]]) {
+					t.Fatalf("L %d k %d: slot %d: got %v at %d, want %v at %d", L, k, q, vv.At(q), iv.At(q), xs[want[q]], want[q])
+				}
+			}
+		}
+	}
+}
