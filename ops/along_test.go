@@ -9,7 +9,7 @@ import (
 	"github.com/resident-go/resident/device/sim"
 )
 
-var alongN = flag.Int("along.n", 40, "cases per side of TestAlongDiff")
+var alongN = flag.Int("along.n", 10, "cases per side of TestAlongDiff")
 
 // TestAlongDiff runs only TestDiff's Along family (its case numbers
 // i·nFam + famAlong, so a failure reproduces in TestDiff with
