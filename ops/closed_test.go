@@ -28,6 +28,7 @@ type closedEnv struct {
 	rdst       *array.Array[float32]
 	idst       *array.Array[int64]
 	mask       *array.Array[uint8]
+	bdst       *array.Array[uint8] // 4 elements: Any and All along dimension 0
 	cdst       *array.Array[int32]
 	roots      map[string]array.Buffer // by field name
 	rootsClose map[string]func()
@@ -129,6 +130,27 @@ var closedCases = []closedCase{
 	{"Index", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.Index(e.a, array.All.Step(2))) }},
 	{"Flip", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.Flip(e.a)) }},
 	{"BroadcastTo", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.BroadcastTo(e.a, 2, 4, 4)) }},
+	// along a dimension (stats.go, scan.go, sort.go, softmax.go)
+	{"Var", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Var(e.rdst, e.a, 0, 1) }},
+	{"Std", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Std(e.rdst, e.a, 0, 0) }},
+	{"Norm", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Norm(e.rdst, e.a, 0, ops.NormMax) }},
+	{"LogSumExp", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.LogSumExp(e.rdst, e.a, 0) }},
+	{"CountNonzero", []string{"idst", "a"}, func(e *closedEnv) error { return ops.CountNonzero(e.idst, e.a, 0) }},
+	{"Any", []string{"bdst", "a"}, func(e *closedEnv) error { return ops.Any(e.bdst, e.a, 0) }},
+	{"All", []string{"bdst", "a"}, func(e *closedEnv) error { return ops.All(e.bdst, e.a, 0) }},
+	{"VarAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.VarAll(e.a, 0); return err }},
+	{"StdAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.StdAll(e.a, 0); return err }},
+	{"NormAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.NormAll(e.a, ops.NormL2); return err }},
+	{"LogSumExpAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.LogSumExpAll(e.a); return err }},
+	{"CountNonzeroAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.CountNonzeroAll(e.a); return err }},
+	{"AnyAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.AnyAll(e.a); return err }},
+	{"AllAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.AllAll(e.a); return err }},
+	{"CumSum", []string{"dst", "a"}, func(e *closedEnv) error { return ops.CumSum(e.dst, e.a, 1) }},
+	{"CumProd", []string{"dst", "a"}, func(e *closedEnv) error { return ops.CumProd(e.dst, e.a, 0) }},
+	{"Softmax", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Softmax(e.dst, e.a, 0) }},
+	{"Sort", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sort(e.dst, e.a, 1) }},
+	{"ArgSort", []string{"idst", "rdst"}, func(e *closedEnv) error { return ops.ArgSort(e.idst, e.rdst, 0) }},
+	{"TopK", []string{"dst", "a"}, func(e *closedEnv) error { return ops.TopK(e.dst, nil, e.a, 0) }},
 	{"On", []string{"a", "b"}, func(e *closedEnv) error { return ops.On(e.d, e.a, e.b) }},
 	{"Clone", []string{"a"}, func(e *closedEnv) error {
 		c, err := ops.Clone(e.d, e.a)
@@ -158,6 +180,7 @@ func newClosedEnv(t *testing.T, d device.Device, n int, view bool) *closedEnv {
 	e.rdst = closedOperand(t, e, "rdst", array.New[float32](n), view)
 	e.idst = closedOperand(t, e, "idst", array.New[int64](n), view)
 	e.mask = closedOperand(t, e, "mask", array.New[uint8](n, n), view)
+	e.bdst = closedOperand(t, e, "bdst", array.New[uint8](n), view)
 	e.cdst = closedOperand(t, e, "cdst", array.New[int32](n, n), view)
 	return e
 }

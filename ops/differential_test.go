@@ -65,11 +65,12 @@ const (
 	famMatMul
 	famClassify
 	famClip
+	famAlong
 	nFam
 )
 
 var famNames = [...]string{"Binary", "BinaryScalar", "Unary", "Compare", "CompareScalar", "Where", "Copy",
-	"Transpose", "Fill", "Iota", "Cast", "Reduce", "ReduceAll", "MatMul", "Classify", "Clip"}
+	"Transpose", "Fill", "Iota", "Cast", "Reduce", "ReduceAll", "MatMul", "Classify", "Clip", "Along"}
 
 // diffRunner runs a family for one element type.
 type diffRunner interface {
@@ -108,6 +109,8 @@ func (dr[T]) run(g *dgen, fam int) {
 		diffClassify[T](g)
 	case famClip:
 		diffClip[T](g)
+	case famAlong:
+		diffAlong[T](g)
 	case famMatMul:
 		switch any(*new(T)).(type) {
 		case float64:

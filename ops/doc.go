@@ -44,7 +44,11 @@
 // Where, Copy (of any view: Copy(dst, src.Transpose(0, 1)) is a
 // transpose), Fill, Iota, RandUniform, RandNormal (float64 math: on a
 // device with cl_khr_fp64), Sum, Prod, Min, Max,
-// Mean, ArgMin and ArgMax (along a dimension and the *All forms), MatMul
+// Mean, ArgMin and ArgMax (along a dimension and the *All forms), Var,
+// Std, Norm, LogSumExp, CountNonzero, Any and All (both forms), CumSum,
+// CumProd, Softmax, Sort, ArgSort and TopK along a dimension (cl/along.cl;
+// Sort is a bitonic network, 2 + log2(P)(log2(P)+1)/2 launches for lines
+// padded to P), MatMul
 // (float32; float64 where the device has cl_khr_fp64) and CastWrap and
 // CastSaturate between every pair of element types. Ops over more than 8
 // dimensions after merging, and any op with a float64 operand on a device

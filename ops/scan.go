@@ -1,0 +1,94 @@
+package ops
+
+import (
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
+// CumSum stores in dst the running sums of a along dimension dim: element
+// i of a line is the sum of elements 0…i. dst has a's shape and may be a
+// itself. Float sums accumulate in float64 (NumPy's in the element type,
+// so float32 results may differ from NumPy's in the last bits); integer
+// sums wrap in T.
+func CumSum[T array.Elem](dst, a *array.Array[T], dim int) error { return scan(false, dst, a, dim) }
+
+// CumProd stores in dst the running products of a along dimension dim,
+// as CumSum.
+func CumProd[T array.Elem](dst, a *array.Array[T], dim int) error { return scan(true, dst, a, dim) }
+
+func scan[T array.Elem](prod bool, dst, a *array.Array[T], dim int) error {
+	name := "CumSum"
+	if prod {
+		name = "CumProd"
+	}
+	ls := linesOf(name, lineSame, a, dim, dst)
+	if ok, err := deviceScan(prod, &ls, dim, dst, a); ok {
+		return err
+	}
+	if ls.lines() == 0 || ls.L == 0 {
+		return nil
+	}
+	av, err := a.HostReadOnly()
+	if err != nil {
+		return err
+	}
+	dv, err := dst.Host()
+	if err != nil {
+		return err
+	}
+	ab, db := hostPtr(av), hostPtr(dv.ReadView)
+	ls.forLines(func(_ int, off *[maxOps]int) {
+		scanLine[T](prod, db, off[0], ls.st[0], ab, off[1], ls.st[1], ls.L)
+	})
+	return nil
+}
+
+// scanLine writes the running sums (or products) of n elements at
+// ab+aoff (stride sa) to db+doff (stride sd); they may be the same
+// elements, each read before it is written.
+func scanLine[T array.Elem](prod bool, db unsafe.Pointer, doff, sd int, ab unsafe.Pointer, aoff, sa, n int) {
+	d := span[T](db, doff, n, sd)
+	s := span[T](ab, aoff, n, sa)
+	switch kindOf[T]() {
+	case kFloat:
+		r := 0.0
+		if prod {
+			r = 1
+		}
+		for i := 0; i < n; i++ {
+			if prod {
+				r *= float64(s[i*sa])
+			} else {
+				r += float64(s[i*sa])
+			}
+			d[i*sd] = T(r)
+		}
+	case kHalf:
+		r := 0.0
+		if prod {
+			r = 1
+		}
+		for i := 0; i < n; i++ {
+			if prod {
+				r *= float64(toF32(s[i*sa]))
+			} else {
+				r += float64(toF32(s[i*sa]))
+			}
+			d[i*sd] = fromF32[T](float32(r))
+		}
+	default:
+		var r uint64
+		if prod {
+			r = 1
+		}
+		for i := 0; i < n; i++ {
+			if prod {
+				r *= uint64(s[i*sa])
+			} else {
+				r += uint64(s[i*sa])
+			}
+			d[i*sd] = T(r)
+		}
+	}
+}

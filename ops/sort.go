@@ -1,0 +1,467 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+)
+
+// Sort, ArgSort and TopK order the elements of each line by value, −0
+// before +0, NaNs after every number (NumPy's order), and equal elements
+// (the same bits) in index order: the sort is stable. On the host it is an
+// LSD radix sort of the elements' bits mapped to unsigned keys whose order
+// is the value order.
+
+// Sort stores in dst the elements of a sorted ascending along dimension
+// dim. dst has a's shape and may be a itself.
+func Sort[T array.Elem](dst, a *array.Array[T], dim int) error {
+	ls := linesOf("Sort", lineSame, a, dim, dst)
+	return sortLines(sortValues, &ls, dim, dst, nil, a)
+}
+
+// ArgSort stores in dst the coordinates along dim (Min included, as
+// ArgMax) that sort a ascending along dimension dim: a's element at
+// dst's i-th coordinate is the i-th smallest; ties keep index order.
+func ArgSort[T array.Elem](dst *array.Array[int64], a *array.Array[T], dim int) error {
+	ls := linesOf("ArgSort", lineSame, a, dim, dst)
+	ls.toSecond()
+	return sortLines(sortArgs, &ls, dim, nil, dst, a)
+}
+
+// TopK stores the k largest elements of a along dimension dim in
+// descending order in vals and their coordinates along dim (Min included)
+// in idx, where k is vals' (and idx's) extent along dim, at most a's; ties
+// keep the lower coordinate first, NaNs count as the largest. Either of
+// vals and idx may be nil. k beyond a's extent panics with array.ErrShape.
+func TopK[T array.Elem](vals *array.Array[T], idx *array.Array[int64], a *array.Array[T], dim int) error {
+	var ls lineSet
+	switch {
+	case vals == nil && idx == nil:
+		panic(fmt.Errorf("%w: ops.TopK: both destinations are nil: pass vals, idx or both", array.ErrShape))
+	case vals == nil:
+		ls = linesOf("TopK", lineTopK, a, dim, idx)
+		ls.toSecond()
+	case idx == nil:
+		ls = linesOf("TopK", lineTopK, a, dim, vals)
+	default:
+		ls = linesOf("TopK", lineTopK, a, dim, vals, idx)
+	}
+	if ls.k > ls.L {
+		panic(fmt.Errorf("%w: ops.TopK along dimension %d: k = %d (the destinations' extent there) is more than a's extent %d: make them at most %d",
+			array.ErrShape, dim, ls.k, ls.L, ls.L))
+	}
+	return sortLines(sortTop, &ls, dim, vals, idx, a)
+}
+
+type sortMode uint8
+
+const (
+	sortValues sortMode = iota // dst operand 0
+	sortArgs                   // int64 dst as operand 2
+	sortTop                    // descending, first k: values operand 0, indices operand 2
+)
+
+var sortNames = [...]string{"Sort", "ArgSort", "TopK"}
+
+// sortLines sorts every line; vals (operand 0) and idx (operand 2) may
+// be nil.
+func sortLines[T array.Elem](mode sortMode, ls *lineSet, dim int, vals *array.Array[T], idx *array.Array[int64], a *array.Array[T]) error {
+	if ok, err := deviceSort(mode, ls, dim, vals, idx, a); ok {
+		return err
+	}
+	if ls.lines() == 0 || ls.k == 0 {
+		return nil
+	}
+	av, err := a.HostReadOnly()
+	if err != nil {
+		return err
+	}
+	var vb, ib unsafe.Pointer
+	if vals != nil {
+		v, err := vals.Host()
+		if err != nil {
+			return err
+		}
+		vb = hostPtr(v.ReadView)
+	}
+	if idx != nil {
+		v, err := idx.Host()
+		if err != nil {
+			return err
+		}
+		ib = hostPtr(v.ReadView)
+	}
+	ab := hostPtr(av)
+	switch sizeOf[T]() {
+	case 8:
+		sortWith[T, uint64](mode, ls, vb, ib, ab)
+	case 4:
+		sortWith[T, uint32](mode, ls, vb, ib, ab)
+	default:
+		sortWith[T, uint16](mode, ls, vb, ib, ab)
+	}
+	return nil
+}
+
+type ukey interface{ ~uint16 | ~uint32 | ~uint64 }
+
+// sortBuf is one worker's scratch: keys and indices, twice (the radix
+// passes go back and forth), and the NaNs set aside.
+type sortBuf[K ukey] struct {
+	k0, k1 []K
+	i0, i1 []uint32
+	nan    []uint32
+	nb     []K // the NaNs' bits (Sort)
+}
+
+func (b *sortBuf[K]) grow(n int) {
+	if cap(b.k0) < n {
+		b.k0, b.k1 = make([]K, n), make([]K, n)
+		b.i0, b.i1 = make([]uint32, n), make([]uint32, n)
+		b.nan, b.nb = make([]uint32, 0, n), make([]K, n)
+	}
+}
+
+// sortPools keeps sortBufs between calls (by key size), so that a big
+// sort does not allocate and clear its scratch each time.
+var sortPools [3]sync.Pool
+
+func sortWith[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib, ab unsafe.Pointer) {
+	pool := &sortPools[min(sizeOf[K]()/4, 2)]
+	var bufs [maxChunks]*sortBuf[K]
+	ls.forLines(func(c int, off *[maxOps]int) {
+		b := bufs[c]
+		if b == nil {
+			b, _ = pool.Get().(*sortBuf[K])
+			if b == nil {
+				b = new(sortBuf[K])
+			}
+			b.grow(ls.L)
+			bufs[c] = b
+		}
+		sortLine[T](mode, ls, b, vb, ib, ab, off)
+	})
+	for _, b := range bufs {
+		if b != nil {
+			pool.Put(b)
+		}
+	}
+}
+
+// keyOf maps x's bits to a key whose unsigned order is the value order
+// (floats: −Inf … −0, +0 … +Inf; NaNs are set aside before).
+func keyOf[T array.Elem, K ukey](x T) K {
+	u := rawBits[T, K](x)
+	sign := K(1) << (8*sizeOf[T]() - 1)
+	switch kindOf[T]() {
+	case kFloat, kHalf:
+		if u&sign != 0 {
+			return ^u & (sign | (sign - 1))
+		}
+		return u | sign
+	case kSigned:
+		return u ^ sign
+	}
+	return u
+}
+
+// valueOf inverts keyOf.
+func valueOf[T array.Elem, K ukey](k K) T {
+	sign := K(1) << (8*sizeOf[T]() - 1)
+	switch kindOf[T]() {
+	case kFloat, kHalf:
+		if k&sign != 0 {
+			k &^= sign
+		} else {
+			k = ^k & (sign | (sign - 1))
+		}
+	case kSigned:
+		k ^= sign
+	}
+	return fromBits[T](k)
+}
+
+func isNaN[T array.Elem](k kind, x T) bool {
+	switch k {
+	case kFloat:
+		return x != x
+	case kHalf:
+		f := toF32(x)
+		return f != f
+	}
+	return false
+}
+
+// sortLine sorts one line: keys (complemented for TopK's descending
+// order) and indices of the numbers, the NaNs' indices aside.
+func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], vb, ib, ab unsafe.Pointer, off *[maxOps]int) {
+	n, sa := ls.L, ls.st[1]
+	s := span[T](ab, off[1], n, sa)
+	k := kindOf[T]()
+	mask := K(1)<<(8*sizeOf[T]()-1) | (K(1)<<(8*sizeOf[T]()-1) - 1)
+	keys, ix := b.k0[:n], b.i0[:n]
+	nan := b.nan[:0]
+	m := 0
+	if x32, ok := any(s).([]float32); ok && sa == 1 {
+		m, nan = gatherF32(x32[:n], any(keys).([]uint32), ix, nan, mode == sortTop)
+		n = 0 // gathered
+	}
+	for i := 0; i < n; i++ {
+		x := s[i*sa]
+		if isNaN(k, x) {
+			nan = append(nan, uint32(i))
+			continue
+		}
+		kk := keyOf[T, K](x)
+		if mode == sortTop {
+			kk = ^kk & mask
+		}
+		keys[m], ix[m] = kk, uint32(i)
+		m++
+	}
+	if mode == sortTop && ls.k*16 < m {
+		// few of many: select them with a heap, sort only those
+		keys, ix = selectSmallest(keys[:m], ix[:m], ls.k)
+		m = ls.k
+		// into index order, so that the stable radix sort below keeps
+		// equal keys in it
+		keys, ix = byIndex(keys, ix, b.k1[:m], b.i1[:m])
+	}
+	keys, ix = radixSort(keys[:m], b.k1[:m], ix[:m], b.i1[:m], mode != sortValues, 8*sizeOf[T]())
+	n = ls.L
+	nn := len(nan)
+	if mode == sortValues {
+		// the NaNs' bits, read before dst (maybe a itself) is written
+		nb := b.nb[:nn]
+		for q, i := range nan {
+			nb[q] = rawBits[T, K](s[int(i)*sa])
+		}
+		vd := span[T](vb, off[0], ls.L, ls.st[0])
+		if d32, ok := any(vd).([]float32); ok && ls.st[0] == 1 {
+			for r, k := range any(keys).([]uint32)[:m] {
+				if k&(1<<31) != 0 {
+					d32[r] = math.Float32frombits(k &^ (1 << 31))
+				} else {
+					d32[r] = math.Float32frombits(^k)
+				}
+			}
+		} else {
+			for r := 0; r < m; r++ {
+				vd[r*ls.st[0]] = valueOf[T](keys[r])
+			}
+		}
+		for q := range nn {
+			vd[(m+q)*ls.st[0]] = fromBits[T](nb[q])
+		}
+		b.nan = nan
+		return
+	}
+	kOut := ls.k
+	var vd []T
+	var id []int64
+	if vb != nil {
+		vd = span[T](vb, off[0], kOut, ls.st[0])
+	}
+	if ib != nil {
+		id = span[int64](ib, off[2], kOut, ls.st[2])
+	}
+	put := func(r int, i uint32, key K, isNan bool) {
+		if vd != nil {
+			if isNan {
+				vd[r*ls.st[0]] = s[int(i)*sa]
+			} else {
+				vd[r*ls.st[0]] = valueOf[T](^key & mask)
+			}
+		}
+		if id != nil {
+			id[r*ls.st[2]] = int64(i) + int64(ls.min)
+		}
+	}
+	if mode == sortTop { // NaNs first, then the numbers descending
+		r := 0
+		for ; r < min(nn, kOut); r++ {
+			put(r, nan[r], 0, true)
+		}
+		for q := 0; r < kOut; q, r = q+1, r+1 {
+			put(r, ix[q], keys[q], false)
+		}
+	} else { // ArgSort: the numbers, then the NaNs
+		for r := 0; r < m; r++ {
+			id[r*ls.st[2]] = int64(ix[r]) + int64(ls.min)
+		}
+		for q, i := range nan {
+			id[(m+q)*ls.st[2]] = int64(i) + int64(ls.min)
+		}
+	}
+	b.nan = nan
+}
+
+// rawBits and fromBits move T's bits in and out of a key-sized word.
+func rawBits[T array.Elem, K ukey](x T) K {
+	switch sizeOf[T]() {
+	case 1:
+		return K(*(*uint8)(unsafe.Pointer(&x)))
+	case 2:
+		return K(*(*uint16)(unsafe.Pointer(&x)))
+	case 4:
+		return K(*(*uint32)(unsafe.Pointer(&x)))
+	}
+	return K(*(*uint64)(unsafe.Pointer(&x)))
+}
+
+func fromBits[T array.Elem, K ukey](k K) T {
+	var x T
+	switch sizeOf[T]() {
+	case 1:
+		*(*uint8)(unsafe.Pointer(&x)) = uint8(k)
+	case 2:
+		*(*uint16)(unsafe.Pointer(&x)) = uint16(k)
+	case 4:
+		*(*uint32)(unsafe.Pointer(&x)) = uint32(k)
+	default:
+		*(*uint64)(unsafe.Pointer(&x)) = uint64(k)
+	}
+	return x
+}
+
+// radixSort sorts keys (with their indices ix when withIdx) by w-bit
+// digits of 8, least significant first, through the scratch kt, it; it
+// returns the slices that hold the result. Digits on which every key
+// agrees are skipped. Short runs use insertion sort.
+func radixSort[K ukey](keys, kt []K, ix, it []uint32, withIdx bool, w int) ([]K, []uint32) {
+	n := len(keys)
+	if n <= 48 {
+		for i := 1; i < n; i++ {
+			k, x := keys[i], ix[i]
+			j := i
+			for ; j > 0 && keys[j-1] > k; j-- {
+				keys[j] = keys[j-1]
+				if withIdx {
+					ix[j] = ix[j-1]
+				}
+			}
+			keys[j] = k
+			if withIdx {
+				ix[j] = x
+			}
+		}
+		return keys, ix
+	}
+	nd := w / 8
+	var h [8][256]int
+	for _, k := range keys {
+		for d := 0; d < nd; d++ {
+			h[d][uint8(k>>(8*d))]++
+		}
+	}
+	for d := 0; d < nd; d++ {
+		hd := &h[d]
+		if hd[uint8(keys[0]>>(8*d))] == n {
+			continue // every key has this digit
+		}
+		sum := 0
+		for i := range hd {
+			c := hd[i]
+			hd[i] = sum
+			sum += c
+		}
+		sh := uint(8 * d)
+		if withIdx {
+			for i, k := range keys {
+				p := hd[uint8(k>>sh)]
+				hd[uint8(k>>sh)] = p + 1
+				kt[p], it[p] = k, ix[i]
+			}
+			ix, it = it, ix
+		} else {
+			for _, k := range keys {
+				p := hd[uint8(k>>sh)]
+				hd[uint8(k>>sh)] = p + 1
+				kt[p] = k
+			}
+		}
+		keys, kt = kt, keys
+	}
+	return keys, ix
+}
+
+// gatherF32 is sortLine's gather for a contiguous float32 line, in
+// concrete code: the keys and indices of the numbers, NaNs aside.
+func gatherF32(x []float32, keys, ix, nan []uint32, top bool) (int, []uint32) {
+	m := 0
+	for i, v := range x {
+		u := math.Float32bits(v)
+		if u&0x7fffffff > 0x7f800000 {
+			nan = append(nan, uint32(i))
+			continue
+		}
+		k := u | 1<<31
+		if u&(1<<31) != 0 {
+			k = ^u
+		}
+		if top {
+			k = ^k
+		}
+		keys[m], ix[m] = k, uint32(i)
+		m++
+	}
+	return m, nan
+}
+
+// selectSmallest moves the k smallest (key, index) pairs to the front of
+// keys and ix (in no order) and returns them: a max-heap of k pairs that
+// each later pair replaces when smaller. Indices grow along the slice, so
+// a later pair with an equal key never is.
+func selectSmallest[K ukey](keys []K, ix []uint32, k int) ([]K, []uint32) {
+	hk, hi := keys[:k], ix[:k]
+	greater := func(a, b int) bool { return hk[a] > hk[b] || hk[a] == hk[b] && hi[a] > hi[b] }
+	down := func(i int) {
+		for {
+			c := 2*i + 1
+			if c >= k {
+				return
+			}
+			if c+1 < k && greater(c+1, c) {
+				c++
+			}
+			if !greater(c, i) {
+				return
+			}
+			hk[i], hk[c] = hk[c], hk[i]
+			hi[i], hi[c] = hi[c], hi[i]
+			i = c
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	if k == 0 {
+		return hk, hi
+	}
+	for j := k; j < len(keys); j++ {
+		if keys[j] < hk[0] {
+			hk[0], hi[0] = keys[j], ix[j]
+			down(0)
+		}
+	}
+	return hk, hi
+}
+
+// byIndex reorders the pairs by index into kt, it (a radix sort of the
+// indices carrying the keys' positions) and returns them.
+func byIndex[K ukey](keys []K, ix []uint32, kt []K, it []uint32) ([]K, []uint32) {
+	pos := make([]uint32, len(ix))
+	for i := range pos {
+		pos[i] = uint32(i)
+	}
+	si, sp := radixSort(append([]uint32(nil), ix...), make([]uint32, len(ix)), pos, make([]uint32, len(ix)), true, 32)
+	for r, p := range sp {
+		kt[r], it[r] = keys[p], si[r]
+	}
+	copy(keys, kt)
+	copy(ix, it)
+	return keys, ix
+}
