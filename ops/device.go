@@ -147,7 +147,7 @@ type devState struct {
 	local    []int // {wg}: the work-group of grid-stride kernels (NVIDIA's pick for nil is poor)
 	mu       sync.Mutex
 	progs    map[progKey]*clProgram
-	gemm     map[int]GemmConfig // by element size
+	gemm     map[int]gemmConfig // by element size
 	// scratch: partials of reductions; the queue is in order, so the next
 	// op may reuse it while the previous one still runs. scratchMu is held
 	// from a reduction's first enqueue to its last (to the read of the
@@ -185,7 +185,7 @@ func stateOf(d device.Kernels) devRef {
 	}
 	s := d.Value(stateKey{}, func() any {
 		c := d.Caps()
-		s := &devState{progs: map[progKey]*clProgram{}, gemm: map[int]GemmConfig{},
+		s := &devState{progs: map[progKey]*clProgram{}, gemm: map[int]gemmConfig{},
 			cus: max(1, c.Units), localMem: c.LocalMem, fp64: c.FP64}
 		s.wg = 256
 		for s.wg > max(1, c.MaxGroup) {
@@ -229,7 +229,7 @@ func (s *devState) release() {
 type progKey struct {
 	kind string
 	t, u array.Type
-	gemm GemmConfig
+	gemm gemmConfig
 }
 
 // program returns the program of key, building it from src() once per

@@ -496,24 +496,24 @@ func reduceAllDevice[T array.Elem](d device.Kernels, op reduceOp, a *array.Array
 	return true, nil
 }
 
-// GemmConfig is the tiling of the device matrix product: a work-group
+// gemmConfig is the tiling of the device matrix product: a work-group
 // computes a TM×TN tile of dst in TK-deep steps, each work-item an RM×RN
 // register block (RM and RN multiples of 4; TM/RM·TN/RN work-items per
 // group).
-type GemmConfig struct{ TM, TN, TK, RM, RN int }
+type gemmConfig struct{ TM, TN, TK, RM, RN int }
 
-func (c GemmConfig) String() string {
+func (c gemmConfig) String() string {
 	return fmt.Sprintf("TM=%d TN=%d TK=%d RM=%d RN=%d", c.TM, c.TN, c.TK, c.RM, c.RN)
 }
 
 // fullOK reports whether every work-item loads whole float4s of both
 // slabs, which gemm_full assumes.
-func (c GemmConfig) fullOK() bool {
+func (c gemmConfig) fullOK() bool {
 	nt := (c.TM / c.RM) * (c.TN / c.RN)
 	return (c.TM*c.TK/4)%nt == 0 && (c.TN*c.TK/4)%nt == 0 && c.TM*c.TK/4 >= nt && c.TN*c.TK/4 >= nt
 }
 
-func (c GemmConfig) valid() bool {
+func (c gemmConfig) valid() bool {
 	return c.RM > 0 && c.RN > 0 && c.RM%4 == 0 && c.RN%4 == 0 && c.TM%c.RM == 0 && c.TN%c.RN == 0 &&
 		c.TK%4 == 0 && c.TK > 0 && c.TM%4 == 0 && c.TN%4 == 0
 }
@@ -521,18 +521,18 @@ func (c GemmConfig) valid() bool {
 // Tuned tilings (bench/cmd/opsbench -tune measures the candidates and
 // prints the best; the figures are in bench/results/h200-ops-device.md).
 var (
-	gemmNVIDIA32 = GemmConfig{128, 128, 8, 16, 8} // H200: 33.6 TFLOP/s, the best opsbench -tune found
-	gemmNVIDIA64 = GemmConfig{128, 128, 8, 8, 8}  // H200: 12.1 TFLOP/s
-	gemmOther    = GemmConfig{32, 32, 8, 4, 4}
+	gemmNVIDIA32 = gemmConfig{128, 128, 8, 16, 8} // H200: 33.6 TFLOP/s, the best opsbench -tune found
+	gemmNVIDIA64 = gemmConfig{128, 128, 8, 8, 8}  // H200: 12.1 TFLOP/s
+	gemmOther    = gemmConfig{32, 32, 8, 4, 4}
 )
 
 // gemmPadA pads each row of the kernels' A slab (PADA): a multiple of 4
 // keeps its float4 reads aligned.
 const gemmPadA = 4
 
-// GemmConfigOf returns the tiling MatMul uses on d for elements of
+// gemmConfigOf returns the tiling MatMul uses on d for elements of
 // elemBytes bytes (4 or 8).
-func GemmConfigOf(d device.Kernels, elemBytes int) GemmConfig {
+func gemmConfigOf(d device.Kernels, elemBytes int) gemmConfig {
 	s := stateOf(d)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -548,11 +548,11 @@ func GemmConfigOf(d device.Kernels, elemBytes int) GemmConfig {
 	return gemmOther
 }
 
-// SetGemmConfig sets the tiling MatMul uses on d for elements of elemBytes
+// setGemmConfig sets the tiling MatMul uses on d for elements of elemBytes
 // bytes; an invalid one panics with array.ErrShape.
-func SetGemmConfig(d device.Kernels, elemBytes int, c GemmConfig) {
+func setGemmConfig(d device.Kernels, elemBytes int, c gemmConfig) {
 	if !c.valid() {
-		panic(fmt.Errorf("%w: ops.SetGemmConfig: %v: RM, RN, TK multiples of 4, TM a multiple of RM, TN of RN", array.ErrShape, c))
+		panic(fmt.Errorf("%w: ops.setGemmConfig: %v: RM, RN, TK multiples of 4, TM a multiple of RM, TN of RN", array.ErrShape, c))
 	}
 	s := stateOf(d)
 	s.mu.Lock()
@@ -565,7 +565,7 @@ func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, e
 	mm.check(dst, a, b)
 	s := stateOf(d)
 	es := sizeOf[T]()
-	cfg := GemmConfigOf(d, es)
+	cfg := gemmConfigOf(d, es)
 	ct, _ := clTypeOf(array.TypeOf[T]())
 	p, err := s.program(progKey{kind: "gemm", t: array.TypeOf[T](), gemm: cfg}, func() string {
 		return fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA %d\n",
@@ -1051,4 +1051,20 @@ func deviceWhere[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a,
 		return err != nil, err
 	}
 	return whereDevice(k, dst, cond, a, b)
+}
+
+// bench's tuner sets tilings through internal/plumb: tuning is not API.
+func init() {
+	plumb.Gemm.Get = func(d device.Kernels, elemBytes int) [5]int {
+		c := gemmConfigOf(d, elemBytes)
+		return [5]int{c.TM, c.TN, c.TK, c.RM, c.RN}
+	}
+	plumb.Gemm.Set = func(d device.Kernels, elemBytes int, c [5]int) error {
+		g := gemmConfig{c[0], c[1], c[2], c[3], c[4]}
+		if !g.valid() {
+			return fmt.Errorf("%w: GEMM tiling %v: RM, RN, TK multiples of 4, TM a multiple of RM, TN of RN", array.ErrShape, g)
+		}
+		setGemmConfig(d, elemBytes, g)
+		return nil
+	}
 }

@@ -666,15 +666,15 @@ func BenchmarkDeviceTinyOp(b *testing.B) {
 // that cut through tiles.
 func TestDeviceGemmConfigs(t *testing.T) {
 	d := testDev(t)
-	defer func(c32, c64 GemmConfig) {
-		SetGemmConfig(d, 4, c32)
-		SetGemmConfig(d, 8, c64)
-	}(GemmConfigOf(d, 4), GemmConfigOf(d, 8))
-	cfgs := []GemmConfig{{128, 128, 16, 8, 8}, {128, 128, 8, 8, 8}, {128, 64, 16, 8, 4}, {64, 128, 16, 4, 8},
+	defer func(c32, c64 gemmConfig) {
+		setGemmConfig(d, 4, c32)
+		setGemmConfig(d, 8, c64)
+	}(gemmConfigOf(d, 4), gemmConfigOf(d, 8))
+	cfgs := []gemmConfig{{128, 128, 16, 8, 8}, {128, 128, 8, 8, 8}, {128, 64, 16, 8, 4}, {64, 128, 16, 4, 8},
 		{64, 64, 16, 4, 4}, {128, 128, 32, 8, 8}, {64, 64, 32, 8, 8}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {32, 32, 16, 4, 4},
 		{128, 128, 8, 16, 8}, {128, 256, 8, 8, 16}}
 	for i, c := range cfgs {
-		SetGemmConfig(d, 4, c)
+		setGemmConfig(d, 4, c)
 		ha, da := twin[float32](t, d, uint64(i), "dense", []int{136, 130}, false)
 		hb, db := twin[float32](t, d, uint64(i+50), "dense", []int{140, 136}, false)
 		hd, dd := twin[float32](t, d, 3, "dense", []int{140, 130}, false)
@@ -690,8 +690,8 @@ func TestDeviceGemmConfigs(t *testing.T) {
 		checkSame(t, c.String()+" full", dd, hd, 1e-4*64)
 	}
 	// float64 through its tilings, whole tiles and not
-	for i, c := range []GemmConfig{{64, 64, 16, 4, 4}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {128, 128, 8, 8, 8}, {32, 32, 16, 4, 4}} {
-		SetGemmConfig(d, 8, c)
+	for i, c := range []gemmConfig{{64, 64, 16, 4, 4}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {128, 128, 8, 8, 8}, {32, 32, 16, 4, 4}} {
+		setGemmConfig(d, 8, c)
 		for _, sh := range [][3]int{{128, 128, 32}, {70, 130, 20}} {
 			ha, da := twin[float64](t, d, uint64(i), "dense", []int{sh[2], sh[0]}, false)
 			hb, db := twin[float64](t, d, uint64(i+50), "dense", []int{sh[1], sh[2]}, false)

@@ -72,8 +72,8 @@
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.
-// MatMul's tiling is per device (GemmConfigOf, SetGemmConfig; tuned by
-// bench/cmd/opsbench). Check with
+// MatMul's tiling is per device (tuned by bench/cmd/opsbench -tune, which
+// sets it through internal/plumb: tuning is not API). Check with
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Device ./ops
 //
@@ -98,8 +98,7 @@
 // Functions ending in Scalar take a Go value in place of an Array.
 //
 // Errors follow the module's one policy: a programmer's mistake that the
-// code shows (shapes that do not fit, a dimension out of range, an invalid
-// GemmConfig) panics; what depends on data or state returns an error
+// code shows (shapes that do not fit, a dimension out of range) panics; what depends on data or state returns an error
 // before anything runs or moves: a closed operand (device.ErrClosed, see
 // Lifetime), operands on two devices (device.ErrForeign), a refused
 // transfer (device.ErrTransferGuard), an unsupported type
@@ -192,7 +191,5 @@
 // per operand (go test -run Closed ./ops checks every function, on the
 // host and on a device). An op on a closed device, or one that races a
 // Close, returns an error wrapping device.ErrClosed as the rule says. The
-// functions without an error result, Accel, GemmConfigOf, Philox4x32 and
-// SetGemmConfig, take no Array; SetGemmConfig panics with array.ErrShape
-// on an invalid configuration.
+// functions without an error result, Accel and Philox4x32, take no Array.
 package ops

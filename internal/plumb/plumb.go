@@ -96,3 +96,13 @@ var OpenCL struct {
 	// cl_mem sub-buffer.
 	SubBufferAlign func(d device.Device) int
 }
+
+// Gemm is ops' MatMul tiling per device, lent to bench's tuner (package
+// ops fills it at init). A tiling is {TM, TN, TK, RM, RN}: a work-group
+// computes a TM×TN tile in TK-deep steps, each work-item an RM×RN block.
+var Gemm struct {
+	// Get returns the tiling MatMul uses on d for elements of elemBytes.
+	Get func(d device.Kernels, elemBytes int) [5]int
+	// Set sets it; an invalid tiling is an error.
+	Set func(d device.Kernels, elemBytes int, c [5]int) error
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -192,14 +193,14 @@ func log2(n int) int {
 	return k
 }
 
-func gemmCandidates(elem int) []ops.GemmConfig {
+func gemmCandidates(elem int) [][5]int {
 	if elem == 8 {
-		return []ops.GemmConfig{{TM: 64, TN: 64, TK: 16, RM: 4, RN: 4}, {TM: 64, TN: 64, TK: 8, RM: 4, RN: 4}, {TM: 128, TN: 64, TK: 8, RM: 8, RN: 4}, {TM: 64, TN: 128, TK: 8, RM: 4, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 8, RN: 8}, {TM: 32, TN: 32, TK: 16, RM: 4, RN: 4}}
+		return [][5]int{{64, 64, 16, 4, 4}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {128, 128, 8, 8, 8}, {32, 32, 16, 4, 4}}
 	}
-	return []ops.GemmConfig{{TM: 128, TN: 128, TK: 16, RM: 8, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 8, RN: 8}, {TM: 128, TN: 64, TK: 16, RM: 8, RN: 4},
-		{TM: 64, TN: 128, TK: 16, RM: 4, RN: 8}, {TM: 128, TN: 64, TK: 8, RM: 8, RN: 4}, {TM: 64, TN: 64, TK: 16, RM: 4, RN: 4},
-		{TM: 64, TN: 64, TK: 32, RM: 8, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 16, RN: 8}, {TM: 128, TN: 128, TK: 8, RM: 8, RN: 16},
-		{TM: 256, TN: 128, TK: 8, RM: 16, RN: 8}, {TM: 128, TN: 256, TK: 8, RM: 8, RN: 16}}
+	return [][5]int{{128, 128, 16, 8, 8}, {128, 128, 8, 8, 8}, {128, 64, 16, 8, 4},
+		{64, 128, 16, 4, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4},
+		{64, 64, 32, 8, 8}, {128, 128, 8, 16, 8}, {128, 128, 8, 8, 16},
+		{256, 128, 8, 16, 8}, {128, 256, 8, 8, 16}}
 }
 
 func (b *bench) gemm32(n int, tune bool) {
@@ -210,7 +211,7 @@ func (b *bench) gemm32(n int, tune bool) {
 	check(ops.Fill(x, 1))
 	best, cfg := b.gemmTune(4, tune, func() error { return ops.MatMul(c, a, x) })
 	tf := 2 * math.Pow(float64(n), 3) / best / 1e12
-	b.add(result{Key: "sgemm_tflops", Name: fmt.Sprintf("SGEMM %d fp32", n), Unit: "TFLOP/s", Value: tf, Higher: true, Target: 0.5, Note: "(" + cfg.String() + ")"})
+	b.add(result{Key: "sgemm_tflops", Name: fmt.Sprintf("SGEMM %d fp32", n), Unit: "TFLOP/s", Value: tf, Higher: true, Target: 0.5, Note: "(" + tiling(cfg) + ")"})
 	// spot check: c(j, i) = Σ_p a(p, i) = Σ_p p/n = (n-1)/2
 	v, err := c.HostReadOnly()
 	check(err)
@@ -230,7 +231,7 @@ func (b *bench) gemm64(n int, tune bool) {
 	check(ops.Fill(x, 1))
 	best, cfg := b.gemmTune(8, tune, func() error { return ops.MatMul(c, a, x) })
 	tf := 2 * math.Pow(float64(n), 3) / best / 1e12
-	b.add(result{Key: "dgemm_tflops", Name: fmt.Sprintf("DGEMM %d fp64", n), Unit: "TFLOP/s", Value: tf, Higher: true, Note: "(" + cfg.String() + ")"})
+	b.add(result{Key: "dgemm_tflops", Name: fmt.Sprintf("DGEMM %d fp64", n), Unit: "TFLOP/s", Value: tf, Higher: true, Note: "(" + tiling(cfg) + ")"})
 	v, err := c.HostReadOnly()
 	check(err)
 	if got, want := v.At(n/3, n/2), float64(n-1)/2; math.Abs(got-want) > 1e-9*want {
@@ -243,8 +244,8 @@ func (b *bench) gemm64(n int, tune bool) {
 
 // gemmTune times fn under each candidate tiling (or only the default) and
 // leaves the fastest set; it returns its seconds per call.
-func (b *bench) gemmTune(elem int, tune bool, fn func() error) (float64, ops.GemmConfig) {
-	cands := []ops.GemmConfig{ops.GemmConfigOf(b.d, elem)}
+func (b *bench) gemmTune(elem int, tune bool, fn func() error) (float64, [5]int) {
+	cands := [][5]int{plumb.Gemm.Get(b.d, elem)}
 	if tune {
 		cands = gemmCandidates(elem)
 	}
@@ -252,19 +253,22 @@ func (b *bench) gemmTune(elem int, tune bool, fn func() error) (float64, ops.Gem
 	saved := b.minTime
 	b.minTime = saved / 3
 	for _, c := range cands {
-		ops.SetGemmConfig(b.d, elem, c)
-		t, err := b.tryTime(fn)
-		if err != nil {
-			fmt.Fprintf(b.out, "  gemm%d %v: %v\n", elem*8, c, err)
+		if err := plumb.Gemm.Set(b.d, elem, c); err != nil {
+			fmt.Fprintf(b.out, "  gemm%d %v: %v\n", elem*8, tiling(c), err)
 			continue
 		}
-		fmt.Fprintf(b.out, "  gemm%d %v: %.3f ms\n", elem*8, c, t*1e3)
+		t, err := b.tryTime(fn)
+		if err != nil {
+			fmt.Fprintf(b.out, "  gemm%d %v: %v\n", elem*8, tiling(c), err)
+			continue
+		}
+		fmt.Fprintf(b.out, "  gemm%d %v: %.3f ms\n", elem*8, tiling(c), t*1e3)
 		if t < best {
 			best, bestCfg = t, c
 		}
 	}
 	b.minTime = saved
-	ops.SetGemmConfig(b.d, elem, bestCfg)
+	plumb.Gemm.Set(b.d, elem, bestCfg)
 	return b.timeIt(fn), bestCfg
 }
 
@@ -351,4 +355,9 @@ func speedRatio(r result, tv float64) float64 {
 		return tv / r.Value
 	}
 	return r.Value / tv
+}
+
+// tiling names a GEMM tiling {TM, TN, TK, RM, RN}.
+func tiling(c [5]int) string {
+	return fmt.Sprintf("TM=%d TN=%d TK=%d RM=%d RN=%d", c[0], c[1], c[2], c[3], c[4])
 }
