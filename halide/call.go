@@ -488,51 +488,37 @@ func runtimeMessage(ctx *C.gohl_ctx) string {
 // setScalar writes v into a scalar slot when its Go type is exactly the
 // pipeline's scalar type.
 func setScalar(dst unsafe.Pointer, t array.Type, v any) bool {
-	if t.Lanes != 1 {
-		return false
-	}
-	switch t.Code {
-	case array.Int:
-		switch t.Bits {
-		case 8:
-			return put[int8](dst, v)
-		case 16:
-			return put[int16](dst, v)
-		case 32:
-			return put[int32](dst, v)
-		case 64:
-			return put[int64](dst, v)
-		}
-	case array.UInt:
-		switch t.Bits {
-		case 1:
-			return put[bool](dst, v)
-		case 8:
-			return put[uint8](dst, v)
-		case 16:
-			return put[uint16](dst, v)
-		case 32:
-			return put[uint32](dst, v)
-		case 64:
-			return put[uint64](dst, v)
-		}
-	case array.Float:
-		switch t.Bits {
-		case 32:
-			return put[float32](dst, v)
-		case 64:
-			return put[float64](dst, v)
-		}
-	case array.Handle:
-		return put[uintptr](dst, v)
-	}
-	return false
+	k, ok := scalarKinds[t]
+	return ok && k.put(dst, v)
 }
 
-func put[T any](dst unsafe.Pointer, v any) bool {
-	x, ok := v.(T)
-	if ok {
-		*(*T)(dst) = x
+// scalarKind reads and writes one scalar type's halide_scalar_value_t.
+// Scalars include bool (uint1) and handles, which no Array holds, so they
+// have this table beside array.Generic, built the same way: once, from
+// one generic function per Go type.
+type scalarKind struct {
+	put func(dst unsafe.Pointer, v any) bool
+	get func(p unsafe.Pointer) any
+}
+
+func kindOf[T any]() scalarKind {
+	return scalarKind{
+		put: func(dst unsafe.Pointer, v any) bool {
+			x, ok := v.(T)
+			if ok {
+				*(*T)(dst) = x
+			}
+			return ok
+		},
+		get: func(p unsafe.Pointer) any { return *(*T)(p) },
 	}
-	return ok
+}
+
+var scalarKinds = map[array.Type]scalarKind{
+	{Code: array.Int, Bits: 8, Lanes: 1}: kindOf[int8](), {Code: array.Int, Bits: 16, Lanes: 1}: kindOf[int16](),
+	{Code: array.Int, Bits: 32, Lanes: 1}: kindOf[int32](), {Code: array.Int, Bits: 64, Lanes: 1}: kindOf[int64](),
+	{Code: array.UInt, Bits: 1, Lanes: 1}: kindOf[bool](), {Code: array.UInt, Bits: 8, Lanes: 1}: kindOf[uint8](),
+	{Code: array.UInt, Bits: 16, Lanes: 1}: kindOf[uint16](), {Code: array.UInt, Bits: 32, Lanes: 1}: kindOf[uint32](),
+	{Code: array.UInt, Bits: 64, Lanes: 1}: kindOf[uint64](), {Code: array.Float, Bits: 32, Lanes: 1}: kindOf[float32](),
+	{Code: array.Float, Bits: 64, Lanes: 1}: kindOf[float64](), {Code: array.Handle, Bits: 64, Lanes: 1}: kindOf[uintptr](),
 }

@@ -78,46 +78,11 @@ func (e DimEstimate) String() string {
 // scalarValue reads a halide_scalar_value_t of type t as the Go value
 // Call takes for that type; nil when v is nil or t has no Go scalar.
 func scalarValue(v *C.struct_halide_scalar_value_t, t array.Type) any {
-	if v == nil || t.Lanes != 1 {
+	k, ok := scalarKinds[t]
+	if v == nil || !ok {
 		return nil
 	}
-	p := unsafe.Pointer(v)
-	switch t.Code {
-	case array.Int:
-		switch t.Bits {
-		case 8:
-			return *(*int8)(p)
-		case 16:
-			return *(*int16)(p)
-		case 32:
-			return *(*int32)(p)
-		case 64:
-			return *(*int64)(p)
-		}
-	case array.UInt:
-		switch t.Bits {
-		case 1:
-			return *(*bool)(p)
-		case 8:
-			return *(*uint8)(p)
-		case 16:
-			return *(*uint16)(p)
-		case 32:
-			return *(*uint32)(p)
-		case 64:
-			return *(*uint64)(p)
-		}
-	case array.Float:
-		switch t.Bits {
-		case 32:
-			return *(*float32)(p)
-		case 64:
-			return *(*float64)(p)
-		}
-	case array.Handle:
-		return *(*uintptr)(p)
-	}
-	return nil
+	return k.get(unsafe.Pointer(v))
 }
 
 // bufferEstimates reads buffer_estimates: dims pairs of (min, extent)
