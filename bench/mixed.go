@@ -5,7 +5,6 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/ops"
 )
@@ -48,7 +47,7 @@ func Mixed(k uint8, scale float32) ([]Stage, device.Device, error) {
 // MixedOn is the mixed chain on dev: the Halide stage runs where its
 // input lives, the ops stages on dev when given host views. Each call
 // makes stages of its own (the sum keeps its row sums on its device).
-func MixedOn(dev *opencl.Device, k uint8, scale float32) ([]Stage, error) {
+func MixedOn(dev device.Device, k uint8, scale float32) ([]Stage, error) {
 	b, _, err := Brighter(k)
 	if err != nil {
 		return nil, err
@@ -117,7 +116,7 @@ func sumAll() func(dst, src *array.Array[float32]) error {
 // it uploads the input (ops.On), runs op on dev, copies the output home
 // and frees the device copies the Arrays did not have before; each of
 // those transfers is counted in dev's Stats.
-func OpStage[D, S Real](dev *opencl.Device, name string, out Output, op func(dst *array.Array[D], src *array.Array[S]) error) Stage {
+func OpStage[D, S Real](dev device.Device, name string, out Output, op func(dst *array.Array[D], src *array.Array[S]) error) Stage {
 	return Stage{Name: name, Out: out, Run: func(in, out array.Buffer) error {
 		src, inView := arrayOf[S](in)
 		dst, outView := arrayOf[D](out)

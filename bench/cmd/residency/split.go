@@ -34,7 +34,7 @@ func runSplit(o options, cmd string, stdout, stderr io.Writer) error {
 	}
 	stages := func(d device.Device) ([]bench.Stage, error) {
 		if o.chain == "mixed" {
-			return bench.MixedOn(d.(*opencl.Device), uint8(o.k), float32(o.scale))
+			return bench.MixedOn(d, uint8(o.k), float32(o.scale))
 		}
 		s, _, err := bench.Brighter(uint8(o.k))
 		return bench.Repeat(s, o.stages), err
