@@ -179,3 +179,26 @@ func mustPanicShape(t *testing.T, fn func(), shapes ...string) {
 }
 
 func typeName[T array.Elem]() string { return fmt.Sprint(array.TypeOf[T]()) }
+
+// sameOrAdjacent reports whether x and y are the same, or neighbouring
+// floats of T (one unit in the last place apart, same sign): the accuracy
+// ops documents for float32 Pow and the transcendentals' fast paths.
+func sameOrAdjacent[T array.Elem](x, y T) bool {
+	if same(x, y) {
+		return true
+	}
+	if k := kindOf[T](); k != kFloat && k != kHalf {
+		return false
+	}
+	bits := func(v T) uint64 {
+		var u uint64
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(&u)), 8), unsafe.Slice((*byte)(unsafe.Pointer(&v)), sizeOf[T]()))
+		return u
+	}
+	bx, by := bits(x), bits(y)
+	sign := uint64(1) << (8*sizeOf[T]() - 1)
+	if bx&sign != by&sign {
+		return false
+	}
+	return bx == by+1 || by == bx+1
+}
