@@ -62,15 +62,7 @@ func deviceStat[D, T array.Elem](op statOp, ls *lineSet, dim int, dst *array.Arr
 	name := statNames[op]
 	k, m, err := target(name, [2]array.Type{array.TypeOf[D](), array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, name, rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			vd, err := viewOn(mem, dst)
-			if err != nil {
-				return err
-			}
-			va, err := viewOn(mem, a)
-			if err != nil {
-				return err
-			}
+		return onHost1(m, name, dst, a, func(vd *array.Array[D], va *array.Array[T]) error {
 			return statDim(op, vd, va, dim, ddof)
 		})
 	}
@@ -178,12 +170,8 @@ func deviceScan[T array.Elem](prod bool, ls *lineSet, dim int, dst, a *array.Arr
 	}
 	k, m, err := target(name, [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, name, rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			v, err := views(mem, dst, a)
-			if err != nil {
-				return err
-			}
-			return scan(prod, v[0], v[1], dim)
+		return onHost1(m, name, dst, a, func(vd, va *array.Array[T]) error {
+			return scan(prod, vd, va, dim)
 		})
 	}
 	if k == nil {
@@ -217,12 +205,8 @@ func deviceScan[T array.Elem](prod bool, ls *lineSet, dim int, dst, a *array.Arr
 func deviceSoftmax[T array.Elem](ls *lineSet, dim int, dst, a *array.Array[T]) (bool, error) {
 	k, m, err := target("Softmax", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, "Softmax", rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			v, err := views(mem, dst, a)
-			if err != nil {
-				return err
-			}
-			return Softmax(v[0], v[1], dim)
+		return onHost1(m, "Softmax", dst, a, func(vd, va *array.Array[T]) error {
+			return Softmax(vd, va, dim)
 		})
 	}
 	if k == nil {

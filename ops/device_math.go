@@ -53,15 +53,7 @@ func deviceClassify[T array.Elem](op classOp, dst *array.Array[uint8], a *array.
 	name := classNames[op]
 	k, m, err := target(name, [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, name, rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			vd, err := viewOn(mem, dst)
-			if err != nil {
-				return err
-			}
-			va, err := viewOn(mem, a)
-			if err != nil {
-				return err
-			}
+		return onHost1(m, name, dst, a, func(vd *array.Array[uint8], va *array.Array[T]) error {
 			return classify(op, vd, va)
 		})
 	}

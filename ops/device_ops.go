@@ -681,6 +681,22 @@ func onHostMem(m device.HostMemory, op string, dst *array.Raw, ins []*array.Raw,
 	return true, nil
 }
 
+// onHost1 is onHostMem for a dst and one input: fn gets their views
+// (viewOn) of the device's memory.
+func onHost1[D, T array.Elem](m device.HostMemory, op string, dst *array.Array[D], a *array.Array[T], fn func(vd *array.Array[D], va *array.Array[T]) error) (bool, error) {
+	return onHostMem(m, op, rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
+		vd, err := viewOn(mem, dst)
+		if err != nil {
+			return err
+		}
+		va, err := viewOn(mem, a)
+		if err != nil {
+			return err
+		}
+		return fn(vd, va)
+	})
+}
+
 // viewOn is a host-only Array over a's elements in device memory: the
 // same layout, so ops' host kernels compute on the device's copy.
 func viewOn[T array.Elem](mem memFn, a *array.Array[T]) (*array.Array[T], error) {
@@ -737,12 +753,8 @@ func deviceBinary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T
 func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error) {
 	k, m, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, op.String(), rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			v, err := views(mem, dst, a)
-			if err != nil {
-				return err
-			}
-			return Unary(v[0], v[1], op)
+		return onHost1(m, op.String(), dst, a, func(vd, va *array.Array[T]) error {
+			return Unary(vd, va, op)
 		})
 	}
 	if k == nil {
@@ -754,12 +766,8 @@ func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error)
 func deviceCopy[T array.Elem](dst, src *array.Array[T]) (bool, error) {
 	k, m, err := target("Copy", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(src))
 	if m != nil {
-		return onHostMem(m, "Copy", rawOf(dst), []*array.Raw{rawOf(src)}, func(mem memFn) error {
-			v, err := views(mem, dst, src)
-			if err != nil {
-				return err
-			}
-			return Copy(v[0], v[1])
+		return onHost1(m, "Copy", dst, src, func(vd, va *array.Array[T]) error {
+			return Copy(vd, va)
 		})
 	}
 	if k == nil {
@@ -805,15 +813,7 @@ func deviceIota[T array.Elem](dst *array.Array[T], dim int) (bool, error) {
 func deviceCast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
 	k, m, err := target(castName(sat), [2]array.Type{array.TypeOf[D](), array.TypeOf[S]()}, rawOf(dst), rawOf(src))
 	if m != nil {
-		return onHostMem(m, castName(sat), rawOf(dst), []*array.Raw{rawOf(src)}, func(mem memFn) error {
-			vd, err := viewOn(mem, dst)
-			if err != nil {
-				return err
-			}
-			vs, err := viewOn(mem, src)
-			if err != nil {
-				return err
-			}
+		return onHost1(m, castName(sat), dst, src, func(vd *array.Array[D], vs *array.Array[S]) error {
 			return cast(vd, vs, sat)
 		})
 	}
@@ -826,15 +826,7 @@ func deviceCast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat b
 func deviceReduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) (bool, error) {
 	k, m, err := target(reduceNames[op], [2]array.Type{array.TypeOf[D](), array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, reduceNames[op], rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			vd, err := viewOn(mem, dst)
-			if err != nil {
-				return err
-			}
-			va, err := viewOn(mem, a)
-			if err != nil {
-				return err
-			}
+		return onHost1(m, reduceNames[op], dst, a, func(vd *array.Array[D], va *array.Array[T]) error {
 			return reduce(op, vd, va, dim)
 		})
 	}
