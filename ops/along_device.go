@@ -39,16 +39,25 @@ func (s devRef) groupSize(L int) int {
 }
 
 // lineArg is the nd_t of the lines' starts: operand 0 dst, 1 a, 2 a
-// second dst, with the element offsets of their min corners.
-func lineArg(ls *lineSet, offs [3]int) (ndArg, bool) {
-	var so ndArg
-	if !so.fromNest(&ls.n) {
-		return so, false
+// second dst (their element offsets are the caller's to set).
+func lineArg(ls *lineSet) (so ndArg, ok bool) {
+	ok = so.fromNest(&ls.n)
+	return so, ok
+}
+
+// lineReady readies dst and a on s for a kernel over ls's lines: their
+// buffers, and so, the lines' starts at their offsets. ok is false, with
+// nothing moved, when the lines do not fit an nd_t.
+func lineReady[D, T array.Elem](s devRef, op string, ls *lineSet, dst *array.Array[D], a *array.Array[T]) (mems [3]device.Buffer, so ndArg, ok bool, err error) {
+	if so, ok = lineArg(ls); !ok {
+		return
 	}
-	for k := range offs {
-		so.off[k] = int64(offs[k])
+	var offs [3]int
+	if mems, offs, err = readyMixed(s, op, dst, a); err != nil {
+		return
 	}
-	return so, true
+	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
+	return
 }
 
 // lineOf is the nd_t of one line of ls (sr in along.cl).
@@ -73,15 +82,10 @@ func deviceStat[D, T array.Elem](op statOp, ls *lineSet, dim int, dst *array.Arr
 		return true, nil
 	}
 	s := stateOf(k)
-	so, ok := lineArg(ls, [3]int{})
-	if !ok {
-		return false, nil
+	mems, so, ok, err := lineReady(s, name, ls, dst, a)
+	if !ok || err != nil {
+		return ok, err
 	}
-	mems, offs, err := readyMixed(s, name, dst, a)
-	if err != nil {
-		return true, err
-	}
-	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
 	sr := lineOf(ls)
 	if err := statLaunch[T](s, op, mems[0], mems[1], &so, &sr, ddof); err != nil {
 		return true, err
@@ -181,15 +185,10 @@ func deviceScan[T array.Elem](prod bool, ls *lineSet, dim int, dst, a *array.Arr
 		return true, nil
 	}
 	s := stateOf(k)
-	so, ok := lineArg(ls, [3]int{})
-	if !ok {
-		return false, nil
+	mems, so, ok, err := lineReady(s, name, ls, dst, a)
+	if !ok || err != nil {
+		return ok, err
 	}
-	mems, offs, err := ready(s, name, dst, a)
-	if err != nil {
-		return true, err
-	}
-	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
 	p, err := alongProgram[T](s)
 	if err != nil {
 		return true, err
@@ -216,15 +215,10 @@ func deviceSoftmax[T array.Elem](ls *lineSet, dim int, dst, a *array.Array[T]) (
 		return true, nil
 	}
 	s := stateOf(k)
-	so, ok := lineArg(ls, [3]int{})
-	if !ok {
-		return false, nil
+	mems, so, ok, err := lineReady(s, "Softmax", ls, dst, a)
+	if !ok || err != nil {
+		return ok, err
 	}
-	mems, offs, err := ready(s, "Softmax", dst, a)
-	if err != nil {
-		return true, err
-	}
-	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
 	p, err := alongProgram[T](s)
 	if err != nil {
 		return true, err
@@ -291,7 +285,7 @@ func deviceSort[T array.Elem](mode sortMode, ls *lineSet, dim int, vals *array.A
 		return true, nil
 	}
 	s := stateOf(k)
-	so, ok := lineArg(ls, [3]int{})
+	so, ok := lineArg(ls)
 	if !ok {
 		return false, nil
 	}
