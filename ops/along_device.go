@@ -87,11 +87,7 @@ func deviceStat[D, T array.Elem](op statOp, ls *lineSet, dim int, dst *array.Arr
 		return ok, err
 	}
 	sr := lineOf(ls)
-	if err := statLaunch[T](s, op, mems[0], mems[1], &so, &sr, ddof); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), statLaunch[T](s, op, mems[0], mems[1], &so, &sr, ddof))
 }
 
 // statLaunch enqueues the stat or count kernel: one work-group per
@@ -193,12 +189,8 @@ func deviceScan[T array.Elem](prod bool, ls *lineSet, dim int, dst, a *array.Arr
 	if err != nil {
 		return true, err
 	}
-	if err := s.launch(p, "scan", []int{s.items(ls.lines())}, s.local, mems[0], mems[1], so.bytes(),
-		int64(ls.L), int64(ls.st[1]), int64(ls.st[0]), int32(b2f(prod))); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "scan", []int{s.items(ls.lines())}, s.local, mems[0], mems[1], so.bytes(),
+		int64(ls.L), int64(ls.st[1]), int64(ls.st[0]), int32(b2f(prod))))
 }
 
 func deviceSoftmax[T array.Elem](ls *lineSet, dim int, dst, a *array.Array[T]) (bool, error) {
@@ -224,12 +216,8 @@ func deviceSoftmax[T array.Elem](ls *lineSet, dim int, dst, a *array.Array[T]) (
 		return true, err
 	}
 	g := s.groupSize(ls.L)
-	if err := s.launch(p, "softmax", []int{ls.lines() * g}, []int{g}, mems[0], mems[1], so.bytes(),
-		int64(ls.L), int64(ls.st[1]), int64(ls.st[0]), device.Local(g*8)); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "softmax", []int{ls.lines() * g}, []int{g}, mems[0], mems[1], so.bytes(),
+		int64(ls.L), int64(ls.st[1]), int64(ls.st[0]), device.Local(g*8)))
 }
 
 // deviceSort runs Sort, ArgSort or TopK on the operands' device: vals and

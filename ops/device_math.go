@@ -5,7 +5,6 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/internal/plumb"
 )
 
 // clMath is the math ops' part of the elementwise program (typeProgram
@@ -42,11 +41,7 @@ func classifyDevice[T array.Elem](d device.Kernels, op classOp, dst *array.Array
 	for k := range 3 {
 		nd.off[k] = int64(offs[k])
 	}
-	if err := s.launch(p, "cls_"+clsCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], nd.bytes()); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "cls_"+clsCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], nd.bytes()))
 }
 
 func deviceClassify[T array.Elem](op classOp, dst *array.Array[uint8], a *array.Array[T]) (bool, error) {

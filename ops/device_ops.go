@@ -102,11 +102,7 @@ func elementwise[T array.Elem](d device.Kernels, op, kname string, n *nest, vec 
 		}
 		err = s.launch(p, kname+"_nd", []int{s.items(total)}, s.local, append(args, nd.bytes())...)
 	}
-	if err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), err)
 }
 
 func binaryDevice[T array.Elem](d device.Kernels, op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
@@ -219,11 +215,7 @@ func iotaDevice[T array.Elem](d device.Kernels, dst *array.Array[T], dim int) (b
 		return true, err
 	}
 	nd.off[0] = int64(offs[0])
-	if err := s.launch(p, "iota_nd", []int{s.items(dst.Len())}, s.local, mems[0], nd.bytes()); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "iota_nd", []int{s.items(dst.Len())}, s.local, mems[0], nd.bytes()))
 }
 
 // castDevice converts on the device with the host's rules (clCast), for
@@ -275,10 +267,16 @@ func castDevice[D, S array.Elem](d device.Kernels, dst *array.Array[D], src *arr
 	if sat {
 		isSat = 1
 	}
-	if err := s.launch(p, "cast_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], isSat, nd.bytes()); err != nil {
+	return wroteOnDevice(dst.Raw(), s.launch(p, "cast_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], isSat, nd.bytes()))
+}
+
+// wroteOnDevice ends a kernel device op: dst is device-newest unless err
+// (the launch's) is set.
+func wroteOnDevice(dst *array.Raw, err error) (bool, error) {
+	if err != nil {
 		return true, err
 	}
-	res().Wrote(dst.Raw(), plumb.Device)
+	res().Wrote(dst, plumb.Device)
 	return true, nil
 }
 
@@ -446,11 +444,7 @@ func reduceDim[D, T array.Elem](d device.Kernels, op reduceOp, dst *array.Array[
 	s.scratchMu.Lock()
 	err = reduceInto[T](s, op, mems[0], mems[1], &so, &sr, rd.Min)
 	s.scratchMu.Unlock()
-	if err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), err)
 }
 
 // reduceAllDevice reduces every element of a on the device, over the
@@ -602,11 +596,7 @@ func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, e
 		i64(offs[1]), i64(mm.sai), i64(mm.sak), i64(mm.sab),
 		i64(offs[2]), i64(mm.sbk), i64(mm.sbj), i64(mm.sbb),
 		i64(offs[0]), i64(mm.sdi), i64(mm.sdj), i64(mm.sdb), fl)
-	if err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), err)
 }
 
 // The entry points' hooks: each asks placement and, when it names a
@@ -944,11 +934,7 @@ func compareDevice[T array.Elem](d device.Kernels, op CmpOp, dst *array.Array[ui
 	for k := range 3 {
 		nd.off[k] = int64(offs[k])
 	}
-	if err := s.launch(p, "cmp_"+cmpCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], mems[2], scalarArg(sb), fl, nd.bytes()); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "cmp_"+cmpCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], mems[2], scalarArg(sb), fl, nd.bytes()))
 }
 
 func deviceCompare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], sb T) (bool, error) {
@@ -1017,11 +1003,7 @@ func whereDevice[T array.Elem](d device.Kernels, dst *array.Array[T], cond *arra
 	}
 	nd.off = [4]int64{int64(offs[0]), int64(co), int64(offs[1]), int64(offs[2])}
 	ndb := unsafe.Slice((*byte)(unsafe.Pointer(&nd)), unsafe.Sizeof(nd))
-	if err := s.launch(p, "where_nd", []int{s.items(n.total())}, s.local, mems[0], cm, mems[1], mems[2], ndb); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "where_nd", []int{s.items(n.total())}, s.local, mems[0], cm, mems[1], mems[2], ndb))
 }
 
 func deviceWhere[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) (bool, error) {
