@@ -460,13 +460,7 @@ func diffUnary[T array.Elem](g *dgen) {
 	case OpAsin, OpAcos:
 		v = valUnit // inside and outside [−1, 1]
 	}
-	dst := newOperand[T](g, ext, v)
-	a := dst
-	if g.p(0.8) {
-		a = newOperand[T](g, bcastExt(g, ext), v)
-	} else {
-		g.note("in place")
-	}
+	dst, a := dstAndIn[T](g, ext, v, 0.8)
 	g.note("op %v", op)
 	unsup := !drefUnaryDefined[T](op)
 	p := g.expect(isF64[T](), dst.a, a.a)
@@ -509,16 +503,21 @@ func diffClassify[T array.Elem](g *dgen) {
 	}, exact)
 }
 
+// dstAndIn draws a dst of extents ext and an input that broadcasts to it
+// with probability pNew, else dst itself (in place, noted).
+func dstAndIn[T array.Elem](g *dgen, ext []int, v values, pNew float64) (dst, a *operand[T]) {
+	dst = newOperand[T](g, ext, v)
+	if !g.p(pNew) {
+		g.note("in place")
+		return dst, dst
+	}
+	return dst, newOperand[T](g, bcastExt(g, ext), v)
+}
+
 // diffClip: Clip with scalar bounds (lo > hi now and then).
 func diffClip[T array.Elem](g *dgen) {
 	ext := drawExt(g, 4)
-	dst := newOperand[T](g, ext, valSmall)
-	a := dst
-	if g.p(0.8) {
-		a = newOperand[T](g, bcastExt(g, ext), valSmall)
-	} else {
-		g.note("in place")
-	}
+	dst, a := dstAndIn[T](g, ext, valSmall, 0.8)
 	lo, hi := drawVal[T](g, valSmall), drawVal[T](g, valSmall)
 	if g.p(0.8) && drefCompare(GT, lo, hi) == 1 {
 		lo, hi = hi, lo
@@ -597,13 +596,7 @@ func diffWhere[T array.Elem](g *dgen) {
 
 func diffCopy[T array.Elem](g *dgen) {
 	ext := drawExt(g, 4)
-	dst := newOperand[T](g, ext, valSmall)
-	a := dst
-	if g.p(0.9) {
-		a = newOperand[T](g, bcastExt(g, ext), valSmall)
-	} else {
-		g.note("in place")
-	}
+	dst, a := dstAndIn[T](g, ext, valSmall, 0.9)
 	p := g.expect(isF64[T](), dst.a, a.a)
 	err := Copy(dst.a, a.a)
 	if !g.finish(p, err, false, dst.a, a.a) {
