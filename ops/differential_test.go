@@ -137,6 +137,30 @@ func TestDiff(t *testing.T) {
 	sd := sim.NewCompute("diff", 0)
 	defer sd.Close()
 	n := diffBudget()
+	eachSide(t, cl, sd, func(t *testing.T, dev device.Device) {
+		var where [nFam][2]int // per family: cases on the host, on the device
+		for i := range n {
+			if *diffCase >= 0 && i != *diffCase {
+				continue
+			}
+			runDiffCase(t, dev, *diffSeed, i, &where[i%nFam])
+		}
+		var sum [2]int
+		var line []string
+		for f, w := range where {
+			sum[0], sum[1] = sum[0]+w[0], sum[1]+w[1]
+			line = append(line, fmt.Sprintf("%s %d/%d", famNames[f], w[1], w[0]+w[1]))
+		}
+		t.Logf("ran on the device (by the rule): %s", strings.Join(line, ", "))
+		if dev != nil && *diffCase < 0 && n >= 100 && sum[1] < (sum[0]+sum[1])/4 {
+			t.Errorf("only %d of %d cases ran on the device: the residency generator is off", sum[1], sum[0]+sum[1])
+		}
+	})
+}
+
+// eachSide runs fn as subtests on the three sides of a differential
+// test: "device" (cl, skipped when nil), "sim" (sd) and "host" (nil).
+func eachSide(t *testing.T, cl, sd device.Device, fn func(t *testing.T, dev device.Device)) {
 	for _, side := range []string{"device", "sim", "host"} {
 		t.Run(side, func(t *testing.T) {
 			var dev device.Device
@@ -149,23 +173,7 @@ func TestDiff(t *testing.T) {
 			case "sim":
 				dev = sd
 			}
-			var where [nFam][2]int // per family: cases on the host, on the device
-			for i := range n {
-				if *diffCase >= 0 && i != *diffCase {
-					continue
-				}
-				runDiffCase(t, dev, *diffSeed, i, &where[i%nFam])
-			}
-			var sum [2]int
-			var line []string
-			for f, w := range where {
-				sum[0], sum[1] = sum[0]+w[0], sum[1]+w[1]
-				line = append(line, fmt.Sprintf("%s %d/%d", famNames[f], w[1], w[0]+w[1]))
-			}
-			t.Logf("ran on the device (by the rule): %s", strings.Join(line, ", "))
-			if dev != nil && *diffCase < 0 && n >= 100 && sum[1] < (sum[0]+sum[1])/4 {
-				t.Errorf("only %d of %d cases ran on the device: the residency generator is off", sum[1], sum[0]+sum[1])
-			}
+			fn(t, dev)
 		})
 	}
 }
