@@ -39,16 +39,25 @@ func (s devRef) groupSize(L int) int {
 }
 
 // lineArg is the nd_t of the lines' starts: operand 0 dst, 1 a, 2 a
-// second dst, with the element offsets of their min corners.
-func lineArg(ls *lineSet, offs [3]int) (ndArg, bool) {
-	var so ndArg
-	if !so.fromNest(&ls.n) {
-		return so, false
+// second dst (their element offsets are the caller's to set).
+func lineArg(ls *lineSet) (so ndArg, ok bool) {
+	ok = so.fromNest(&ls.n)
+	return so, ok
+}
+
+// lineReady readies dst and a on s for a kernel over ls's lines: their
+// buffers, and so, the lines' starts at their offsets. ok is false, with
+// nothing moved, when the lines do not fit an nd_t.
+func lineReady[D, T array.Elem](s devRef, op string, ls *lineSet, dst *array.Array[D], a *array.Array[T]) (mems [3]device.Buffer, so ndArg, ok bool, err error) {
+	if so, ok = lineArg(ls); !ok {
+		return
 	}
-	for k := range offs {
-		so.off[k] = int64(offs[k])
+	var offs [3]int
+	if mems, offs, err = readyMixed(s, op, dst, a); err != nil {
+		return
 	}
-	return so, true
+	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
+	return
 }
 
 // lineOf is the nd_t of one line of ls (sr in along.cl).
@@ -62,15 +71,7 @@ func deviceStat[D, T array.Elem](op statOp, ls *lineSet, dim int, dst *array.Arr
 	name := statNames[op]
 	k, m, err := target(name, [2]array.Type{array.TypeOf[D](), array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, name, rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			vd, err := viewOn(mem, dst)
-			if err != nil {
-				return err
-			}
-			va, err := viewOn(mem, a)
-			if err != nil {
-				return err
-			}
+		return onHost1(m, name, dst, a, func(vd *array.Array[D], va *array.Array[T]) error {
 			return statDim(op, vd, va, dim, ddof)
 		})
 	}
@@ -81,21 +82,12 @@ func deviceStat[D, T array.Elem](op statOp, ls *lineSet, dim int, dst *array.Arr
 		return true, nil
 	}
 	s := stateOf(k)
-	so, ok := lineArg(ls, [3]int{})
-	if !ok {
-		return false, nil
+	mems, so, ok, err := lineReady(s, name, ls, dst, a)
+	if !ok || err != nil {
+		return ok, err
 	}
-	mems, offs, err := readyMixed(s, name, dst, a)
-	if err != nil {
-		return true, err
-	}
-	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
 	sr := lineOf(ls)
-	if err := statLaunch[T](s, op, mems[0], mems[1], &so, &sr, ddof); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), statLaunch[T](s, op, mems[0], mems[1], &so, &sr, ddof))
 }
 
 // statLaunch enqueues the stat or count kernel: one work-group per
@@ -178,12 +170,8 @@ func deviceScan[T array.Elem](prod bool, ls *lineSet, dim int, dst, a *array.Arr
 	}
 	k, m, err := target(name, [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, name, rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			v, err := views(mem, dst, a)
-			if err != nil {
-				return err
-			}
-			return scan(prod, v[0], v[1], dim)
+		return onHost1(m, name, dst, a, func(vd, va *array.Array[T]) error {
+			return scan(prod, vd, va, dim)
 		})
 	}
 	if k == nil {
@@ -193,36 +181,23 @@ func deviceScan[T array.Elem](prod bool, ls *lineSet, dim int, dst, a *array.Arr
 		return true, nil
 	}
 	s := stateOf(k)
-	so, ok := lineArg(ls, [3]int{})
-	if !ok {
-		return false, nil
+	mems, so, ok, err := lineReady(s, name, ls, dst, a)
+	if !ok || err != nil {
+		return ok, err
 	}
-	mems, offs, err := ready(s, name, dst, a)
-	if err != nil {
-		return true, err
-	}
-	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
 	p, err := alongProgram[T](s)
 	if err != nil {
 		return true, err
 	}
-	if err := s.launch(p, "scan", []int{s.items(ls.lines())}, s.local, mems[0], mems[1], so.bytes(),
-		int64(ls.L), int64(ls.st[1]), int64(ls.st[0]), int32(b2f(prod))); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "scan", []int{s.items(ls.lines())}, s.local, mems[0], mems[1], so.bytes(),
+		int64(ls.L), int64(ls.st[1]), int64(ls.st[0]), int32(b2f(prod))))
 }
 
 func deviceSoftmax[T array.Elem](ls *lineSet, dim int, dst, a *array.Array[T]) (bool, error) {
 	k, m, err := target("Softmax", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, "Softmax", rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			v, err := views(mem, dst, a)
-			if err != nil {
-				return err
-			}
-			return Softmax(v[0], v[1], dim)
+		return onHost1(m, "Softmax", dst, a, func(vd, va *array.Array[T]) error {
+			return Softmax(vd, va, dim)
 		})
 	}
 	if k == nil {
@@ -232,26 +207,17 @@ func deviceSoftmax[T array.Elem](ls *lineSet, dim int, dst, a *array.Array[T]) (
 		return true, nil
 	}
 	s := stateOf(k)
-	so, ok := lineArg(ls, [3]int{})
-	if !ok {
-		return false, nil
+	mems, so, ok, err := lineReady(s, "Softmax", ls, dst, a)
+	if !ok || err != nil {
+		return ok, err
 	}
-	mems, offs, err := ready(s, "Softmax", dst, a)
-	if err != nil {
-		return true, err
-	}
-	so.off[0], so.off[1] = int64(offs[0]), int64(offs[1])
 	p, err := alongProgram[T](s)
 	if err != nil {
 		return true, err
 	}
 	g := s.groupSize(ls.L)
-	if err := s.launch(p, "softmax", []int{ls.lines() * g}, []int{g}, mems[0], mems[1], so.bytes(),
-		int64(ls.L), int64(ls.st[1]), int64(ls.st[0]), device.Local(g*8)); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "softmax", []int{ls.lines() * g}, []int{g}, mems[0], mems[1], so.bytes(),
+		int64(ls.L), int64(ls.st[1]), int64(ls.st[0]), device.Local(g*8)))
 }
 
 // deviceSort runs Sort, ArgSort or TopK on the operands' device: vals and
@@ -307,7 +273,7 @@ func deviceSort[T array.Elem](mode sortMode, ls *lineSet, dim int, vals *array.A
 		return true, nil
 	}
 	s := stateOf(k)
-	so, ok := lineArg(ls, [3]int{})
+	so, ok := lineArg(ls)
 	if !ok {
 		return false, nil
 	}

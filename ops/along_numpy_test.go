@@ -1,15 +1,9 @@
 package ops
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -168,12 +162,7 @@ var npAlongTypes = []npAlongRunner{npa[int8]{}, npa[int16]{}, npa[int32]{}, npa[
 	npa[float32]{}, npa[float64]{}, npa[array.Float16]{}, npa[float32]{}, npa[float64]{}, npa[array.Float16]{}} // floats more often: most ops want them
 
 func TestAlongNumPy(t *testing.T) {
-	if _, err := os.Stat(npPython); err != nil {
-		t.Skipf("no %s: %v", npPython, err)
-	}
-	if out, err := exec.Command(npPython, "-c", "import numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s has no numpy: %v %s", npPython, err, out)
-	}
+	needNumPy(t)
 	d, err := opencl.Default()
 	if err != nil {
 		d = nil
@@ -202,45 +191,11 @@ func TestAlongNumPy(t *testing.T) {
 		c.desc = fmt.Sprintf("case %d (%s %s axis %d k %d, device %v): %v", i, c.Op, c.Ins[0].Dtype, *c.Axis, c.A0, g.d != nil, g.log)
 		cases = append(cases, c)
 	}
-	in, err := json.Marshal(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(npPython, "-c", npAlongScript)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("numpy: %v\n%s", err, stderr.String())
-	}
-	var res [][]string
-	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(cases) {
-		t.Fatalf("numpy's answer: %v (%d results for %d cases)", err, len(res), len(cases))
-	}
+	res := askNumPy(t, npAlongScript, cases)
 	ops := map[string]int{}
 	for _, c := range cases {
 		ops[c.Op]++
 	}
 	t.Logf("%d cases: %v", len(cases), ops)
-	for i, c := range cases {
-		if n := len(c.got) + len(c.goti); len(res[i]) != n {
-			t.Errorf("%s: numpy gave %d values, ops %d", c.desc, len(res[i]), n)
-			continue
-		}
-		bad := 0
-		for k, w := range res[i] {
-			if c.float {
-				wf, _ := strconv.ParseFloat(w, 64)
-				g := c.got[k]
-				if !(g == wf || math.IsNaN(g) && math.IsNaN(wf) || math.Abs(g-wf) <= c.tol*max(1, math.Abs(wf))) && bad < 3 {
-					bad++
-					t.Errorf("%s: element %d: ops %v, numpy %v", c.desc, k, g, wf)
-				}
-			} else if c.goti[k] != w && bad < 3 {
-				bad++
-				t.Errorf("%s: element %d: ops %v, numpy %v", c.desc, k, c.goti[k], w)
-			}
-		}
-	}
+	checkNumPy(t, cases, res)
 }

@@ -23,26 +23,14 @@ func TestAlongDiff(t *testing.T) {
 	}
 	sd := sim.NewCompute("along", 0)
 	defer sd.Close()
-	for _, side := range []string{"device", "sim", "host"} {
-		t.Run(side, func(t *testing.T) {
-			var dev device.Device
-			switch side {
-			case "device":
-				if cl == nil {
-					t.Skip("no OpenCL device")
-				}
-				dev = cl
-			case "sim":
-				dev = sd
-			}
-			var where [2]int
-			for k := range *alongN {
-				runDiffCase(t, dev, *diffSeed, k*nFam+famAlong, &where)
-			}
-			t.Logf("%d of %d cases on the device (by the rule)", where[1], where[0]+where[1])
-			if dev != nil && where[1] < (where[0]+where[1])/4 {
-				t.Errorf("only %d of %d cases ran on the device", where[1], where[0]+where[1])
-			}
-		})
-	}
+	eachSide(t, cl, sd, func(t *testing.T, dev device.Device) {
+		var where [2]int
+		for k := range *alongN {
+			runDiffCase(t, dev, *diffSeed, k*nFam+famAlong, &where)
+		}
+		t.Logf("%d of %d cases on the device (by the rule)", where[1], where[0]+where[1])
+		if dev != nil && where[1] < (where[0]+where[1])/4 {
+			t.Errorf("only %d of %d cases ran on the device", where[1], where[0]+where[1])
+		}
+	})
 }

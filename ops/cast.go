@@ -40,18 +40,7 @@ func cast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) e
 	}
 	j := getJob()
 	defer putJob(j)
-	j.init("Cast", dst)
-	j.add("Cast", dst, src)
-	j.simplify()
-	if j.total() == 0 {
-		return nil // an empty dst: nothing to compute, no input to bring home
-	}
-	v, err := src.HostReadOnly()
-	if err != nil {
-		return err
-	}
-	j.base[1] = hostPtr(v)
-	if err := hostDst(j, dst); err != nil {
+	if empty, err := hostJob1(j, "Cast", dst, src); empty || err != nil {
 		return err
 	}
 	if sat {

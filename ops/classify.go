@@ -41,17 +41,7 @@ func classify[T array.Elem](op classOp, dst *array.Array[uint8], a *array.Array[
 	}
 	j := getJob()
 	defer putJob(j)
-	name := classNames[op]
-	j.init(name, dst)
-	j.add(name, dst, a)
-	j.simplify()
-	if j.total() == 0 {
-		return nil // an empty dst: nothing to compute, no input to bring home
-	}
-	if err := hostInputs(j, a); err != nil {
-		return err
-	}
-	if err := hostDst(j, dst); err != nil {
+	if empty, err := hostJob1(j, classNames[op], dst, a); empty || err != nil {
 		return err
 	}
 	j.op = int(op)

@@ -15,16 +15,7 @@ func Copy[T array.Elem](dst, src *array.Array[T]) error {
 	}
 	j := getJob()
 	defer putJob(j)
-	j.init("Copy", dst)
-	j.add("Copy", dst, src)
-	j.simplify()
-	if j.total() == 0 {
-		return nil // an empty dst: nothing to compute, no input to bring home
-	}
-	if err := hostInputs(j, src); err != nil {
-		return err
-	}
-	if err := hostDst(j, dst); err != nil {
+	if empty, err := hostJob1(j, "Copy", dst, src); empty || err != nil {
 		return err
 	}
 	if j.tiled() {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/internal/plumb"
 )
 
 // clMath is the math ops' part of the elementwise program (typeProgram
@@ -42,26 +41,14 @@ func classifyDevice[T array.Elem](d device.Kernels, op classOp, dst *array.Array
 	for k := range 3 {
 		nd.off[k] = int64(offs[k])
 	}
-	if err := s.launch(p, "cls_"+clsCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], nd.bytes()); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "cls_"+clsCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], nd.bytes()))
 }
 
 func deviceClassify[T array.Elem](op classOp, dst *array.Array[uint8], a *array.Array[T]) (bool, error) {
 	name := classNames[op]
 	k, m, err := target(name, [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, name, rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			vd, err := viewOn(mem, dst)
-			if err != nil {
-				return err
-			}
-			va, err := viewOn(mem, a)
-			if err != nil {
-				return err
-			}
+		return onHost1(m, name, dst, a, func(vd *array.Array[uint8], va *array.Array[T]) error {
 			return classify(op, vd, va)
 		})
 	}

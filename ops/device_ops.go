@@ -102,11 +102,7 @@ func elementwise[T array.Elem](d device.Kernels, op, kname string, n *nest, vec 
 		}
 		err = s.launch(p, kname+"_nd", []int{s.items(total)}, s.local, append(args, nd.bytes())...)
 	}
-	if err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), err)
 }
 
 func binaryDevice[T array.Elem](d device.Kernels, op BinaryOp, dst, a, b *array.Array[T], sa, sb T) (bool, error) {
@@ -219,11 +215,7 @@ func iotaDevice[T array.Elem](d device.Kernels, dst *array.Array[T], dim int) (b
 		return true, err
 	}
 	nd.off[0] = int64(offs[0])
-	if err := s.launch(p, "iota_nd", []int{s.items(dst.Len())}, s.local, mems[0], nd.bytes()); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "iota_nd", []int{s.items(dst.Len())}, s.local, mems[0], nd.bytes()))
 }
 
 // castDevice converts on the device with the host's rules (clCast), for
@@ -275,10 +267,16 @@ func castDevice[D, S array.Elem](d device.Kernels, dst *array.Array[D], src *arr
 	if sat {
 		isSat = 1
 	}
-	if err := s.launch(p, "cast_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], isSat, nd.bytes()); err != nil {
+	return wroteOnDevice(dst.Raw(), s.launch(p, "cast_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], isSat, nd.bytes()))
+}
+
+// wroteOnDevice ends a kernel device op: dst is device-newest unless err
+// (the launch's) is set.
+func wroteOnDevice(dst *array.Raw, err error) (bool, error) {
+	if err != nil {
 		return true, err
 	}
-	res().Wrote(dst.Raw(), plumb.Device)
+	res().Wrote(dst, plumb.Device)
 	return true, nil
 }
 
@@ -446,11 +444,7 @@ func reduceDim[D, T array.Elem](d device.Kernels, op reduceOp, dst *array.Array[
 	s.scratchMu.Lock()
 	err = reduceInto[T](s, op, mems[0], mems[1], &so, &sr, rd.Min)
 	s.scratchMu.Unlock()
-	if err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), err)
 }
 
 // reduceAllDevice reduces every element of a on the device, over the
@@ -602,11 +596,7 @@ func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, e
 		i64(offs[1]), i64(mm.sai), i64(mm.sak), i64(mm.sab),
 		i64(offs[2]), i64(mm.sbk), i64(mm.sbj), i64(mm.sbb),
 		i64(offs[0]), i64(mm.sdi), i64(mm.sdj), i64(mm.sdb), fl)
-	if err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), err)
 }
 
 // The entry points' hooks: each asks placement and, when it names a
@@ -681,6 +671,22 @@ func onHostMem(m device.HostMemory, op string, dst *array.Raw, ins []*array.Raw,
 	return true, nil
 }
 
+// onHost1 is onHostMem for a dst and one input: fn gets their views
+// (viewOn) of the device's memory.
+func onHost1[D, T array.Elem](m device.HostMemory, op string, dst *array.Array[D], a *array.Array[T], fn func(vd *array.Array[D], va *array.Array[T]) error) (bool, error) {
+	return onHostMem(m, op, rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
+		vd, err := viewOn(mem, dst)
+		if err != nil {
+			return err
+		}
+		va, err := viewOn(mem, a)
+		if err != nil {
+			return err
+		}
+		return fn(vd, va)
+	})
+}
+
 // viewOn is a host-only Array over a's elements in device memory: the
 // same layout, so ops' host kernels compute on the device's copy.
 func viewOn[T array.Elem](mem memFn, a *array.Array[T]) (*array.Array[T], error) {
@@ -737,12 +743,8 @@ func deviceBinary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T
 func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error) {
 	k, m, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, op.String(), rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			v, err := views(mem, dst, a)
-			if err != nil {
-				return err
-			}
-			return Unary(v[0], v[1], op)
+		return onHost1(m, op.String(), dst, a, func(vd, va *array.Array[T]) error {
+			return Unary(vd, va, op)
 		})
 	}
 	if k == nil {
@@ -754,12 +756,8 @@ func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error)
 func deviceCopy[T array.Elem](dst, src *array.Array[T]) (bool, error) {
 	k, m, err := target("Copy", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(src))
 	if m != nil {
-		return onHostMem(m, "Copy", rawOf(dst), []*array.Raw{rawOf(src)}, func(mem memFn) error {
-			v, err := views(mem, dst, src)
-			if err != nil {
-				return err
-			}
-			return Copy(v[0], v[1])
+		return onHost1(m, "Copy", dst, src, func(vd, va *array.Array[T]) error {
+			return Copy(vd, va)
 		})
 	}
 	if k == nil {
@@ -805,15 +803,7 @@ func deviceIota[T array.Elem](dst *array.Array[T], dim int) (bool, error) {
 func deviceCast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) (bool, error) {
 	k, m, err := target(castName(sat), [2]array.Type{array.TypeOf[D](), array.TypeOf[S]()}, rawOf(dst), rawOf(src))
 	if m != nil {
-		return onHostMem(m, castName(sat), rawOf(dst), []*array.Raw{rawOf(src)}, func(mem memFn) error {
-			vd, err := viewOn(mem, dst)
-			if err != nil {
-				return err
-			}
-			vs, err := viewOn(mem, src)
-			if err != nil {
-				return err
-			}
+		return onHost1(m, castName(sat), dst, src, func(vd *array.Array[D], vs *array.Array[S]) error {
 			return cast(vd, vs, sat)
 		})
 	}
@@ -826,15 +816,7 @@ func deviceCast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat b
 func deviceReduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) (bool, error) {
 	k, m, err := target(reduceNames[op], [2]array.Type{array.TypeOf[D](), array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
-		return onHostMem(m, reduceNames[op], rawOf(dst), []*array.Raw{rawOf(a)}, func(mem memFn) error {
-			vd, err := viewOn(mem, dst)
-			if err != nil {
-				return err
-			}
-			va, err := viewOn(mem, a)
-			if err != nil {
-				return err
-			}
+		return onHost1(m, reduceNames[op], dst, a, func(vd *array.Array[D], va *array.Array[T]) error {
 			return reduce(op, vd, va, dim)
 		})
 	}
@@ -952,11 +934,7 @@ func compareDevice[T array.Elem](d device.Kernels, op CmpOp, dst *array.Array[ui
 	for k := range 3 {
 		nd.off[k] = int64(offs[k])
 	}
-	if err := s.launch(p, "cmp_"+cmpCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], mems[2], scalarArg(sb), fl, nd.bytes()); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "cmp_"+cmpCL[op]+"_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], mems[2], scalarArg(sb), fl, nd.bytes()))
 }
 
 func deviceCompare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[T], sb T) (bool, error) {
@@ -1025,11 +1003,7 @@ func whereDevice[T array.Elem](d device.Kernels, dst *array.Array[T], cond *arra
 	}
 	nd.off = [4]int64{int64(offs[0]), int64(co), int64(offs[1]), int64(offs[2])}
 	ndb := unsafe.Slice((*byte)(unsafe.Pointer(&nd)), unsafe.Sizeof(nd))
-	if err := s.launch(p, "where_nd", []int{s.items(n.total())}, s.local, mems[0], cm, mems[1], mems[2], ndb); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "where_nd", []int{s.items(n.total())}, s.local, mems[0], cm, mems[1], mems[2], ndb))
 }
 
 func deviceWhere[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *array.Array[T]) (bool, error) {

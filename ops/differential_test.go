@@ -137,6 +137,30 @@ func TestDiff(t *testing.T) {
 	sd := sim.NewCompute("diff", 0)
 	defer sd.Close()
 	n := diffBudget()
+	eachSide(t, cl, sd, func(t *testing.T, dev device.Device) {
+		var where [nFam][2]int // per family: cases on the host, on the device
+		for i := range n {
+			if *diffCase >= 0 && i != *diffCase {
+				continue
+			}
+			runDiffCase(t, dev, *diffSeed, i, &where[i%nFam])
+		}
+		var sum [2]int
+		var line []string
+		for f, w := range where {
+			sum[0], sum[1] = sum[0]+w[0], sum[1]+w[1]
+			line = append(line, fmt.Sprintf("%s %d/%d", famNames[f], w[1], w[0]+w[1]))
+		}
+		t.Logf("ran on the device (by the rule): %s", strings.Join(line, ", "))
+		if dev != nil && *diffCase < 0 && n >= 100 && sum[1] < (sum[0]+sum[1])/4 {
+			t.Errorf("only %d of %d cases ran on the device: the residency generator is off", sum[1], sum[0]+sum[1])
+		}
+	})
+}
+
+// eachSide runs fn as subtests on the three sides of a differential
+// test: "device" (cl, skipped when nil), "sim" (sd) and "host" (nil).
+func eachSide(t *testing.T, cl, sd device.Device, fn func(t *testing.T, dev device.Device)) {
 	for _, side := range []string{"device", "sim", "host"} {
 		t.Run(side, func(t *testing.T) {
 			var dev device.Device
@@ -149,23 +173,7 @@ func TestDiff(t *testing.T) {
 			case "sim":
 				dev = sd
 			}
-			var where [nFam][2]int // per family: cases on the host, on the device
-			for i := range n {
-				if *diffCase >= 0 && i != *diffCase {
-					continue
-				}
-				runDiffCase(t, dev, *diffSeed, i, &where[i%nFam])
-			}
-			var sum [2]int
-			var line []string
-			for f, w := range where {
-				sum[0], sum[1] = sum[0]+w[0], sum[1]+w[1]
-				line = append(line, fmt.Sprintf("%s %d/%d", famNames[f], w[1], w[0]+w[1]))
-			}
-			t.Logf("ran on the device (by the rule): %s", strings.Join(line, ", "))
-			if dev != nil && *diffCase < 0 && n >= 100 && sum[1] < (sum[0]+sum[1])/4 {
-				t.Errorf("only %d of %d cases ran on the device: the residency generator is off", sum[1], sum[0]+sum[1])
-			}
+			fn(t, dev)
 		})
 	}
 }
@@ -460,13 +468,7 @@ func diffUnary[T array.Elem](g *dgen) {
 	case OpAsin, OpAcos:
 		v = valUnit // inside and outside [−1, 1]
 	}
-	dst := newOperand[T](g, ext, v)
-	a := dst
-	if g.p(0.8) {
-		a = newOperand[T](g, bcastExt(g, ext), v)
-	} else {
-		g.note("in place")
-	}
+	dst, a := dstAndIn[T](g, ext, v, 0.8)
 	g.note("op %v", op)
 	unsup := !drefUnaryDefined[T](op)
 	p := g.expect(isF64[T](), dst.a, a.a)
@@ -509,16 +511,21 @@ func diffClassify[T array.Elem](g *dgen) {
 	}, exact)
 }
 
+// dstAndIn draws a dst of extents ext and an input that broadcasts to it
+// with probability pNew, else dst itself (in place, noted).
+func dstAndIn[T array.Elem](g *dgen, ext []int, v values, pNew float64) (dst, a *operand[T]) {
+	dst = newOperand[T](g, ext, v)
+	if !g.p(pNew) {
+		g.note("in place")
+		return dst, dst
+	}
+	return dst, newOperand[T](g, bcastExt(g, ext), v)
+}
+
 // diffClip: Clip with scalar bounds (lo > hi now and then).
 func diffClip[T array.Elem](g *dgen) {
 	ext := drawExt(g, 4)
-	dst := newOperand[T](g, ext, valSmall)
-	a := dst
-	if g.p(0.8) {
-		a = newOperand[T](g, bcastExt(g, ext), valSmall)
-	} else {
-		g.note("in place")
-	}
+	dst, a := dstAndIn[T](g, ext, valSmall, 0.8)
 	lo, hi := drawVal[T](g, valSmall), drawVal[T](g, valSmall)
 	if g.p(0.8) && drefCompare(GT, lo, hi) == 1 {
 		lo, hi = hi, lo
@@ -597,13 +604,7 @@ func diffWhere[T array.Elem](g *dgen) {
 
 func diffCopy[T array.Elem](g *dgen) {
 	ext := drawExt(g, 4)
-	dst := newOperand[T](g, ext, valSmall)
-	a := dst
-	if g.p(0.9) {
-		a = newOperand[T](g, bcastExt(g, ext), valSmall)
-	} else {
-		g.note("in place")
-	}
+	dst, a := dstAndIn[T](g, ext, valSmall, 0.9)
 	p := g.expect(isF64[T](), dst.a, a.a)
 	err := Copy(dst.a, a.a)
 	if !g.finish(p, err, false, dst.a, a.a) {

@@ -170,6 +170,22 @@ func ntFor(bytes int) int {
 	return 0
 }
 
+// hostJob1 sets j up for dst = f(a) on the host: the operands' simplified
+// nest, then a's read-only and dst's writable host views. empty: a
+// zero-size dst, nothing to compute and no input brought home.
+func hostJob1[D, T array.Elem](j *job, name string, dst *array.Array[D], a *array.Array[T]) (empty bool, err error) {
+	j.init(name, dst)
+	j.add(name, dst, a)
+	j.simplify()
+	if j.total() == 0 {
+		return true, nil
+	}
+	if err := hostInputs(j, a); err != nil {
+		return false, err
+	}
+	return false, hostDst(j, dst)
+}
+
 // hostInputs takes read-only host views of the inputs (operands 1…) that
 // are Arrays, which copies them to host when a device holds newer data.
 func hostInputs[T array.Elem](j *job, xs ...*array.Array[T]) error {

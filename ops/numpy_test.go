@@ -320,12 +320,7 @@ func npMake[T array.Elem](g *dgen, fam int) *npCase {
 }
 
 func TestDiffNumPy(t *testing.T) {
-	if _, err := os.Stat(npPython); err != nil {
-		t.Skipf("no %s: %v", npPython, err)
-	}
-	if out, err := exec.Command(npPython, "-c", "import numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s has no numpy (install python3-numpy): %v %s", npPython, err, out)
-	}
+	needNumPy(t)
 	d, err := opencl.Default()
 	if err != nil {
 		t.Logf("no OpenCL device (%v): host path only", err)
@@ -354,11 +349,28 @@ func TestDiffNumPy(t *testing.T) {
 		c.desc = fmt.Sprintf("case %d (%s %s, device %v): %v", i, c.Op, c.Ins[0].Dtype, g.d != nil, g.log)
 		cases = append(cases, c)
 	}
+	res := askNumPy(t, npScript, cases)
+	checkNumPy(t, cases, res)
+}
+
+// needNumPy skips t where npPython or its numpy is missing.
+func needNumPy(t *testing.T) {
+	if _, err := os.Stat(npPython); err != nil {
+		t.Skipf("no %s: %v", npPython, err)
+	}
+	if out, err := exec.Command(npPython, "-c", "import numpy").CombinedOutput(); err != nil {
+		t.Skipf("%s has no numpy (install python3-numpy): %v %s", npPython, err, out)
+	}
+}
+
+// askNumPy runs script with the cases as JSON on its stdin; its answer is
+// each case's values as strings.
+func askNumPy(t *testing.T, script string, cases []*npCase) [][]string {
 	in, err := json.Marshal(cases)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(npPython, "-c", npScript)
+	cmd := exec.Command(npPython, "-c", script)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -370,9 +382,15 @@ func TestDiffNumPy(t *testing.T) {
 	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(cases) {
 		t.Fatalf("numpy's answer: %v (%d results for %d cases)", err, len(res), len(cases))
 	}
+	return res
+}
+
+// checkNumPy compares each case's values with NumPy's answer res: floats
+// within the case's tolerance (NaN matching NaN), the rest exactly; at
+// most three mismatches a case are reported.
+func checkNumPy(t *testing.T, cases []*npCase, res [][]string) {
 	for i, c := range cases {
-		n := len(c.got) + len(c.goti)
-		if len(res[i]) != n {
+		if n := len(c.got) + len(c.goti); len(res[i]) != n {
 			t.Errorf("%s: numpy gave %d values, ops %d", c.desc, len(res[i]), n)
 			continue
 		}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/internal/plumb"
 )
 
 //go:embed cl/random.cl
@@ -58,11 +57,7 @@ func deviceRand[T array.Elem](dst *array.Array[T], seed, offset uint64, normal b
 	nd.off[0] = int64(offs[0])
 	epb := 4 / randWords[T]()
 	nb := (offset%epb + uint64(dst.Len()) + epb - 1) / epb
-	if err := s.launch(p, "rand_fill", []int{s.items(int(nb))}, s.local, mems[0], nd.bytes(), seed, offset); err != nil {
-		return true, err
-	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return wroteOnDevice(dst.Raw(), s.launch(p, "rand_fill", []int{s.items(int(nb))}, s.local, mems[0], nd.bytes(), seed, offset))
 }
 
 // rowOrderND describes dst's layout in row order (dimension 0 fastest)

@@ -149,17 +149,7 @@ func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
 	k := kindOf[T]()
 	j := getJob()
 	defer putJob(j)
-	name := op.String()
-	j.init(name, dst)
-	j.add(name, dst, a)
-	j.simplify()
-	if j.total() == 0 {
-		return nil // an empty dst: nothing to compute, no input to bring home
-	}
-	if err := hostInputs(j, a); err != nil {
-		return err
-	}
-	if err := hostDst(j, dst); err != nil {
+	if empty, err := hostJob1(j, op.String(), dst, a); empty || err != nil {
 		return err
 	}
 	j.op = int(op)

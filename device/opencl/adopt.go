@@ -35,15 +35,5 @@ func (d *Device) Adopt(mem uintptr, bytes int, retain bool) (device.Allocation, 
 			return nil, err
 		}
 	}
-	r := &root{mem: mem, size: size, user: bytes, refs: 1, adopted: true}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		cl.Release(cl.KindMem, mem)
-		return nil, ErrClosed
-	}
-	s.live[r] = struct{}{}
-	s.mu.Unlock()
-	s.counters.Alloc(bytes)
-	return &alloc{d: d, r: r, bytes: bytes}, nil
+	return d.track(&root{mem: mem, size: size, user: bytes, refs: 1, adopted: true})
 }

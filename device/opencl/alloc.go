@@ -107,17 +107,23 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 			return nil, fmt.Errorf("opencl: Malloc(%d) on %s: %w", bytes, s.name, err)
 		}
 	}
-	r := &root{mem: mem, size: size, user: bytes, refs: 1}
+	return d.track(&root{mem: mem, size: size, user: bytes, refs: 1})
+}
+
+// track makes r live and returns its whole-root allocation; on a device
+// closed meanwhile it releases r's cl_mem instead, so nothing leaks.
+func (d *Device) track(r *root) (device.Allocation, error) {
+	s := d.s
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		cl.Release(cl.KindMem, mem)
+		cl.Release(cl.KindMem, r.mem)
 		return nil, ErrClosed
 	}
 	s.live[r] = struct{}{}
 	s.mu.Unlock()
-	s.counters.Alloc(bytes)
-	return &alloc{d: d, r: r, bytes: bytes}, nil
+	s.counters.Alloc(r.user)
+	return &alloc{d: d, r: r, bytes: r.user}, nil
 }
 
 // Free releases an allocation or crop; the root's memory goes back to the

@@ -76,20 +76,11 @@ func FromImage(m image.Image) (_ *array.Array[uint8], err error) {
 	case *image.NRGBA:
 		return FromNRGBA(m)
 	}
-	ch := 4
-	if grayLike(m) {
-		ch = 1
-	}
-	r, err := bounds(m, ch)
+	a, d, r, ch, err := newCopy[uint8](m)
 	if err != nil {
 		return nil, err
 	}
 	w, h := r.Dx(), r.Dy()
-	d := make([]uint8, w*h*ch)
-	a, err := array.Wrap(d, copyDims(r, ch))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %T with bounds %v: %v", array.ErrShape, m, r, err)
-	}
 	if ch == 1 {
 		defer atPanicked(m, &err)
 		model := color.GrayModel
@@ -113,6 +104,24 @@ func FromImage(m image.Image) (_ *array.Array[uint8], err error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// newCopy makes the host Array a copy of m's pixels goes into: one
+// channel (x, y) for the gray-like types, else four (x, y, c); d is its
+// memory, r m's bounds, ch its channel count.
+func newCopy[T uint8 | uint16](m image.Image) (a *array.Array[T], d []T, r image.Rectangle, ch int, err error) {
+	ch = 4
+	if grayLike(m) {
+		ch = 1
+	}
+	if r, err = bounds(m, ch); err != nil {
+		return nil, nil, r, 0, err
+	}
+	d = make([]T, r.Dx()*r.Dy()*ch)
+	if a, err = array.Wrap(d, copyDims(r, ch)); err != nil {
+		return nil, nil, r, 0, fmt.Errorf("%w: %T with bounds %v: %v", array.ErrShape, m, r, err)
+	}
+	return a, d, r, ch, nil
 }
 
 // copyDims is the layout of a copy of the pixels in r: (x, y) for one
@@ -206,20 +215,11 @@ func FromImage16(m image.Image) (_ *array.Array[uint16], err error) {
 			return nil, err
 		}
 	}
-	ch := 4
-	if grayLike(m) {
-		ch = 1
-	}
-	r, err := bounds(m, ch)
+	a, d, r, ch, err := newCopy[uint16](m)
 	if err != nil {
 		return nil, err
 	}
 	w, h := r.Dx(), r.Dy()
-	d := make([]uint16, w*h*ch)
-	a, err := array.Wrap(d, copyDims(r, ch))
-	if err != nil {
-		return nil, fmt.Errorf("%w: %T with bounds %v: %v", array.ErrShape, m, r, err)
-	}
 	{
 		alpha := false
 		switch m.(type) {

@@ -235,18 +235,7 @@ const npzScript = `
 import os, sys
 import numpy as np
 d = sys.argv[1]
-
-def pattern(descr, shape):
-    k = np.arange(int(np.prod(shape)), dtype=np.int64)
-    if descr == 'bf16':
-        f = ((k * 3 - 5) / 4).astype('<f4')
-        return (f.view('<u4') >> 16).astype('<u2').view('|V2').reshape(shape)
-    dt = np.dtype(descr)
-    v = k * 3 + 1 if dt.kind == 'u' else k * 3 - 5
-    if dt.kind == 'f':
-        v = v / 4
-    return v.astype(dt).reshape(shape)
-
+` + pyPattern + `
 def mask(shape):
     return (np.arange(int(np.prod(shape))) % 3 == 0).reshape(shape)
 

@@ -27,13 +27,9 @@ func findNumPy(t *testing.T) string {
 	return ""
 }
 
-// The Python half of the round trip. argv: a directory and a JSON manifest
-// of the files Go wrote; it checks them, then writes its own files (listed
-// in the directory's numpy.json) for Go to check.
-const numpyScript = `
-import json, os, sys
-import numpy as np
-
+// pyPattern is the Python twin of patterned (bf16 as raw '|V2' bits):
+// numpyScript and npzScript check Go's files with it and fill their own.
+const pyPattern = `
 def pattern(descr, shape):
     k = np.arange(int(np.prod(shape)), dtype=np.int64)
     if descr == 'bf16':
@@ -44,7 +40,15 @@ def pattern(descr, shape):
     if dt.kind == 'f':
         v = v / 4
     return v.astype(dt).reshape(shape)
+`
 
+// The Python half of the round trip. argv: a directory and a JSON manifest
+// of the files Go wrote; it checks them, then writes its own files (listed
+// in the directory's numpy.json) for Go to check.
+const numpyScript = `
+import json, os, sys
+import numpy as np
+` + pyPattern + `
 d, manifest = sys.argv[1], json.loads(sys.argv[2])
 for e in manifest:
     a = np.load(os.path.join(d, e['file']))
