@@ -92,11 +92,12 @@ func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStr
 //go:noescape
 func roundF32(d, a unsafe.Pointer, n int, mode int)
 
-// expF32 computes e^a (sigmoid: 1/(1+e^−a)) of n float32s, n a multiple
-// of 8, in float64 lanes with exp64's algorithm; exp_amd64.s.
+// expF32 computes e^a (mode 1: sigmoid 1/(1+e^−a); mode 2: tanh) of n
+// float32s, n a multiple of 8, in float64 lanes with exp64's and tanh64's
+// algorithms; exp_amd64.s.
 //
 //go:noescape
-func expF32(d, a unsafe.Pointer, n int, sigmoid bool)
+func expF32(d, a unsafe.Pointer, n int, mode int)
 
 // sinF32 computes sin (cos: 1) of n float32s, n a multiple of 4, in
 // float64 lanes with trig32's algorithm; lanes with |x| ≥ 2^20, NaN or

@@ -22,7 +22,7 @@ func divF64(d, a, b unsafe.Pointer, n int, nt bool)   { panic("ops: no assembly 
 func sumF64(p unsafe.Pointer, n int) float64          { panic("ops: no assembly kernels") }
 func sumF32(p unsafe.Pointer, n int) float64          { panic("ops: no assembly kernels") }
 func roundF32(d, a unsafe.Pointer, n int, mode int)   { panic("ops: no assembly kernels") }
-func expF32(d, a unsafe.Pointer, n int, sigmoid bool) { panic("ops: no assembly kernels") }
+func expF32(d, a unsafe.Pointer, n int, mode int)      { panic("ops: no assembly kernels") }
 func sinF32(d, a unsafe.Pointer, n int, cos int)      { panic("ops: no assembly kernels") }
 func powF32(d, a, b unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func gemm6x8F64(k int, a, b, c unsafe.Pointer)        { panic("ops: no assembly kernels") }
