@@ -112,3 +112,13 @@ func sinF32(d, a unsafe.Pointer, n int, cos int)
 //
 //go:noescape
 func powF32(d, a, b unsafe.Pointer, n int)
+
+// minMaxF32 and minMaxF64 compute d = min(a, b) (isMax: max), bit for bit
+// what Go's min and max give on amd64 (NaN payloads, ±0); n a multiple of 8 (float64: 4), d
+// 32-byte aligned when nt. minmax_amd64.s.
+//
+//go:noescape
+func minMaxF32(d, a, b unsafe.Pointer, n int, isMax, nt bool)
+
+//go:noescape
+func minMaxF64(d, a, b unsafe.Pointer, n int, isMax, nt bool)
