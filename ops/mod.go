@@ -14,6 +14,10 @@ func modVec[T array.Elem](d, a, b []T) {
 	a, b = a[:len(d)], b[:len(d)]
 	switch kindOf[T]() {
 	case kFloat:
+		if d32, ok := any(d).([]float32); ok {
+			mod32(d32, any(a).([]float32), any(b).([]float32))
+			return
+		}
 		for i := range d {
 			x, y := a[i], b[i]
 			m := T(math.Mod(float64(x), float64(y))) // exact, so exact in T too
@@ -49,6 +53,40 @@ func modVec[T array.Elem](d, a, b []T) {
 				d[i] = 0
 			}
 		}
+	}
+}
+
+// mod32 is modVec for float32 with fmod computed in float64 where that is
+// exact: for |x/y| < 2^29 and finite y, n = trunc(x/y) makes n·y exact
+// (24 + 29 bits) and x − n·y is too (a remainder below 2|y|); when x/y
+// rounded up to the next integer, the remainder comes out past zero and
+// one |y| brings it back. The rest (y 0 or ±Inf, x ±Inf, NaN, huge
+// quotients) takes math.Mod. NumPy's sign rule follows in float32, as in
+// modVec.
+func mod32(d, a, b []float32) {
+	a, b = a[:len(d)], b[:len(d)]
+	for i := range d {
+		x, y := float64(a[i]), float64(b[i])
+		var m float32
+		if q := x / y; math.Abs(q) < 1<<29 && math.Abs(y) <= math.MaxFloat32 {
+			r := x - math.Trunc(q)*y
+			if r != 0 && (r < 0) != (x < 0) {
+				r += math.Copysign(y, x)
+			}
+			m = float32(r)
+		} else {
+			m = float32(math.Mod(x, y))
+		}
+		switch yf := b[i]; {
+		case yf == 0:
+		case m != 0:
+			if (yf < 0) != (m < 0) {
+				m += yf
+			}
+		default:
+			m = float32(math.Copysign(0, y))
+		}
+		d[i] = m
 	}
 }
 
