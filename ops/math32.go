@@ -53,8 +53,7 @@ func unVec32(op UnaryOp, d, a []float32) {
 		trig32(op, d, a)
 	case OpRound, OpFloor, OpCeil, OpTrunc:
 		if useAsm && len(d) > 0 {
-
-			roundF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), roundMode[op-OpFloor])
+			roundF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), roundMode[op-OpFloor], false)
 			return
 		}
 		unMath(op, d, a)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/resident-go/resident/array"
 )
 
 // TestMinMaxBits checks Minimum and Maximum's dense kernel (AVX where
@@ -57,4 +59,43 @@ func TestMinMaxBits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBigDenseBits runs the rounding ops and Maximum through Unary and
+// Binary on an op big enough for non-temporal stores (ntBytes), against
+// the scalar definitions bit for bit.
+func TestBigDenseBits(t *testing.T) {
+	n := ntBytes/8 + 5
+	r := rand.New(rand.NewPCG(9, 10))
+	x, y := make([]float32, n), make([]float32, n)
+	for i := range x {
+		x[i], y[i] = float32(r.IntN(4001)-2000)/4, float32(r.NormFloat64()*100)
+	}
+	a, b, dst := hostArray(t, x), hostArray(t, y), array.New[float32](n)
+	defer a.Close()
+	defer b.Close()
+	defer dst.Close()
+	check := func(name string, want func(i int) float32) {
+		h, err := dst.HostReadOnly()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := h.Data()
+		for i := range got {
+			if w := want(i); math.Float32bits(got[i]) != math.Float32bits(w) {
+				t.Fatalf("%s at %d of %d: got %v, want %v", name, i, n, got[i], w)
+			}
+		}
+	}
+	for _, op := range []UnaryOp{OpFloor, OpCeil, OpRound, OpTrunc} {
+		ref := map[UnaryOp]func(float64) float64{OpFloor: math.Floor, OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc}[op]
+		if err := Unary(dst, a, op); err != nil {
+			t.Fatal(err)
+		}
+		check(op.String(), func(i int) float32 { return float32(ref(float64(x[i]))) })
+	}
+	if err := Maximum(dst, a, b); err != nil {
+		t.Fatal(err)
+	}
+	check("Maximum", func(i int) float32 { return max(x[i], y[i]) })
 }

@@ -87,10 +87,11 @@ func transposeStripF32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, sr
 func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, rows int)
 
 // roundF32 rounds n float32s from a into d with VROUNDPS's mode (0
-// nearest even, 1 floor, 2 ceil, 3 trunc); round_amd64.s.
+// nearest even, 1 floor, 2 ceil, 3 trunc), with non-temporal stores when
+// nt; round_amd64.s.
 //
 //go:noescape
-func roundF32(d, a unsafe.Pointer, n int, mode int)
+func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 
 // expF32 computes e^a (mode 1: sigmoid 1/(1+e^−a); mode 2: tanh) of n
 // float32s, n a multiple of 8, in float64 lanes with exp64's and tanh64's
