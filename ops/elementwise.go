@@ -285,10 +285,16 @@ func binVec[T array.Elem](op BinaryOp, d, a, b []T, nt bool) {
 			d[i] = a[i] / b[i]
 		}
 	case OpMin:
+		if useAsm && minMaxAsm(d, a, b, false, nt) {
+			return
+		}
 		for i := range d {
 			d[i] = min(a[i], b[i])
 		}
 	case OpMax:
+		if useAsm && minMaxAsm(d, a, b, true, nt) {
+			return
+		}
 		for i := range d {
 			d[i] = max(a[i], b[i])
 		}
@@ -303,6 +309,48 @@ func binVec[T array.Elem](op BinaryOp, d, a, b []T, nt bool) {
 	case OpMod:
 		modVec(d, a, b)
 	}
+}
+
+// minMaxAsm runs the AVX kernel of Minimum or Maximum for dense float32
+// or float64, the elements before d's first 32-byte boundary and after
+// the last whole vector in Go; false for other types.
+func minMaxAsm[T array.Elem](d, a, b []T, isMax, nt bool) bool {
+	var z T
+	var lanes int
+	switch any(z).(type) {
+	case float32:
+		lanes = 8
+	case float64:
+		lanes = 4
+	default:
+		return false
+	}
+	if len(d) < 4*lanes {
+		return false
+	}
+	a, b = a[:len(d)], b[:len(d)]
+	sz := int(unsafe.Sizeof(z))
+	h := 0
+	if nt {
+		h = int((32-uintptr(unsafe.Pointer(&d[0]))%32)%32) / sz // 0 unless d is misaligned by whole elements
+	}
+	m := (len(d) - h) &^ (lanes - 1)
+	pd, pa, pb := unsafe.Pointer(&d[h]), unsafe.Pointer(&a[h]), unsafe.Pointer(&b[h])
+	if lanes == 8 {
+		minMaxF32(pd, pa, pb, m, isMax, nt && uintptr(pd)%32 == 0)
+	} else {
+		minMaxF64(pd, pa, pb, m, isMax, nt && uintptr(pd)%32 == 0)
+	}
+	for _, r := range [2][2]int{{0, h}, {h + m, len(d)}} {
+		for i := r[0]; i < r[1]; i++ {
+			if isMax {
+				d[i] = max(a[i], b[i])
+			} else {
+				d[i] = min(a[i], b[i])
+			}
+		}
+	}
+	return true
 }
 
 // binaryCheck is the error of op on T, or nil.

@@ -1,4 +1,4 @@
-// Code in this file: AVX2/FMA float32 Exp and Sigmoid, computed in
+// Code in this file: AVX2/FMA float32 Exp, Sigmoid and Tanh, computed in
 // float64 lanes with math32.go's exp64 (the same clamp, reduction and
 // series), so results match the Go kernel's. Chosen at start-up with the
 // other kernels (cpu.go).
@@ -55,13 +55,44 @@ DATA expv<>+208(SB)/8, $0x3fe0000000000000
 DATA expv<>+216(SB)/8, $0x3fe0000000000000
 GLOBL expv<>(SB), RODATA|NOPTR, $224
 
-// func expF32(d, a unsafe.Pointer, n int, sigmoid bool)
-// n is a multiple of 8. sigmoid: d = 1/(1+e^−a), else d = e^a.
-TEXT ·expF32(SB), NOSPLIT, $0-25
+// tanh's series for |x| < 2^-4, x·(1 + x²(−1/3 + x²(2/15 + x²(−17/315 +
+// x²·62/2835)))): its coefficients from the highest, then |x|'s mask
+// and 2^-4, each in four lanes
+DATA tanhv<>+0(SB)/8, $0x3f9664f4882c10fa
+DATA tanhv<>+8(SB)/8, $0x3f9664f4882c10fa
+DATA tanhv<>+16(SB)/8, $0x3f9664f4882c10fa
+DATA tanhv<>+24(SB)/8, $0x3f9664f4882c10fa
+DATA tanhv<>+32(SB)/8, $0xbfaba1ba1ba1ba1c
+DATA tanhv<>+40(SB)/8, $0xbfaba1ba1ba1ba1c
+DATA tanhv<>+48(SB)/8, $0xbfaba1ba1ba1ba1c
+DATA tanhv<>+56(SB)/8, $0xbfaba1ba1ba1ba1c
+DATA tanhv<>+64(SB)/8, $0x3fc1111111111111
+DATA tanhv<>+72(SB)/8, $0x3fc1111111111111
+DATA tanhv<>+80(SB)/8, $0x3fc1111111111111
+DATA tanhv<>+88(SB)/8, $0x3fc1111111111111
+DATA tanhv<>+96(SB)/8, $0xbfd5555555555555
+DATA tanhv<>+104(SB)/8, $0xbfd5555555555555
+DATA tanhv<>+112(SB)/8, $0xbfd5555555555555
+DATA tanhv<>+120(SB)/8, $0xbfd5555555555555
+DATA tanhv<>+128(SB)/8, $0x7fffffffffffffff
+DATA tanhv<>+136(SB)/8, $0x7fffffffffffffff
+DATA tanhv<>+144(SB)/8, $0x7fffffffffffffff
+DATA tanhv<>+152(SB)/8, $0x7fffffffffffffff
+DATA tanhv<>+160(SB)/8, $0x3fb0000000000000
+DATA tanhv<>+168(SB)/8, $0x3fb0000000000000
+DATA tanhv<>+176(SB)/8, $0x3fb0000000000000
+DATA tanhv<>+184(SB)/8, $0x3fb0000000000000
+GLOBL tanhv<>(SB), RODATA|NOPTR, $192
+
+// func expF32(d, a unsafe.Pointer, n int, mode int)
+// n is a multiple of 8. mode 0: d = e^a; 1 (Sigmoid): d = 1/(1+e^−a);
+// 2 (Tanh): d = (e^2a − 1)/(e^2a + 1), or the series for |a| < 2^-4
+// (where e^2a − 1 cancels).
+TEXT ·expF32(SB), NOSPLIT, $0-32
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
-	MOVBLZX sigmoid+24(FP), R8
+	MOVQ mode+24(FP), R8
 	VBROADCASTSD expc<>+0(SB), Y8
 	VBROADCASTSD expc<>+8(SB), Y9
 	VBROADCASTSD expc<>+16(SB), Y10
@@ -77,8 +108,14 @@ loop:
 	VCVTPS2PD 16(SI), Y4
 	TESTQ R8, R8
 	JZ compute
+	CMPQ R8, $2
+	JEQ double
 	VSUBPD Y0, Y15, Y0
 	VSUBPD Y4, Y15, Y4
+	JMP compute
+double:
+	VADDPD Y0, Y0, Y0
+	VADDPD Y4, Y4, Y4
 compute:
 	VMAXPD Y0, Y8, Y0
 	VMINPD Y0, Y9, Y0
@@ -122,6 +159,8 @@ compute:
 	VMULPD Y7, Y6, Y6
 	TESTQ R8, R8
 	JZ store
+	CMPQ R8, $2
+	JEQ tanhend
 	VADDPD Y13, Y2, Y2
 	VDIVPD Y2, Y13, Y2
 	VADDPD Y13, Y6, Y6
@@ -138,3 +177,35 @@ store:
 done:
 	VZEROUPPER
 	RET
+tanhend:
+	// Y0 and Y4 hold the reduced r by now: the inputs are reloaded for
+	// the series and the blend
+	VSUBPD Y13, Y2, Y1
+	VADDPD Y13, Y2, Y2
+	VDIVPD Y2, Y1, Y2
+	VSUBPD Y13, Y6, Y5
+	VADDPD Y13, Y6, Y6
+	VDIVPD Y6, Y5, Y6
+	VCVTPS2PD 0(SI), Y0
+	VCVTPS2PD 16(SI), Y4
+	VMULPD Y0, Y0, Y1
+	VMOVUPD tanhv<>+0(SB), Y3
+	VFMADD213PD tanhv<>+32(SB), Y1, Y3
+	VFMADD213PD tanhv<>+64(SB), Y1, Y3
+	VFMADD213PD tanhv<>+96(SB), Y1, Y3
+	VFMADD213PD Y13, Y1, Y3
+	VMULPD Y0, Y3, Y3 // x·(1 + x²·p): keeps −0
+	VANDPD tanhv<>+128(SB), Y0, Y1
+	VCMPPD $1, tanhv<>+160(SB), Y1, Y1 // |x| < 2^-4, false for NaN
+	VBLENDVPD Y1, Y3, Y2, Y2
+	VMULPD Y4, Y4, Y5
+	VMOVUPD tanhv<>+0(SB), Y7
+	VFMADD213PD tanhv<>+32(SB), Y5, Y7
+	VFMADD213PD tanhv<>+64(SB), Y5, Y7
+	VFMADD213PD tanhv<>+96(SB), Y5, Y7
+	VFMADD213PD Y13, Y5, Y7
+	VMULPD Y4, Y7, Y7
+	VANDPD tanhv<>+128(SB), Y4, Y5
+	VCMPPD $1, tanhv<>+160(SB), Y5, Y5
+	VBLENDVPD Y5, Y7, Y6, Y6
+	JMP store

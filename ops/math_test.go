@@ -74,8 +74,8 @@ func TestMath32Accuracy(t *testing.T) {
 			t.Errorf("%s(%v, %v): got %v, want %v: %v ulps", name, a[at], b[at], d[at], float32(ref(at)), worst)
 		}
 	}
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid} {
-		ref := map[UnaryOp]func(float64) float64{OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan,
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh} {
+		ref := map[UnaryOp]func(float64) float64{OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan, OpTanh: math.Tanh,
 			OpSigmoid: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }}[op]
 		unVec32(op, d, a)
 		check(op.String(), func(i int) float64 { return ref(float64(a[i])) })

@@ -162,6 +162,9 @@ func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
 		grain /= 4
 	} else {
 		j.row = cachedRow[T, T](kUn, func() rowFunc { return unRow[T] })
+		if useAsm {
+			j.mode = ntFor(j.total() * 2 * sizeOf[T]())
+		}
 	}
 	j.body = rows
 	j.parallel(j.total(), grain)
@@ -172,7 +175,14 @@ func unRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, sa := j.str[0][0], j.str[1][0]
 	op := UnaryOp(j.op)
 	if sd == 1 && sa == 1 {
-		unVec(op, unsafe.Slice(ptr[T](j.base[0], off[0]), n), unsafe.Slice(ptr[T](j.base[1], off[1]), n))
+		d, a := unsafe.Slice(ptr[T](j.base[0], off[0]), n), unsafe.Slice(ptr[T](j.base[1], off[1]), n)
+		if j.mode == 1 && n > 0 && op >= OpFloor && op <= OpTrunc {
+			if d32, ok := any(d).([]float32); ok { // big: write past the caches
+				roundF32(unsafe.Pointer(&d32[0]), unsafe.Pointer(&a[0]), n, roundMode[op-OpFloor], true)
+				return
+			}
+		}
+		unVec(op, d, a)
 		return
 	}
 	var ab [blk]T

@@ -87,16 +87,18 @@ func transposeStripF32(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, sr
 func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStride int, rows int)
 
 // roundF32 rounds n float32s from a into d with VROUNDPS's mode (0
-// nearest even, 1 floor, 2 ceil, 3 trunc); round_amd64.s.
+// nearest even, 1 floor, 2 ceil, 3 trunc), with non-temporal stores when
+// nt; round_amd64.s.
 //
 //go:noescape
-func roundF32(d, a unsafe.Pointer, n int, mode int)
+func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 
-// expF32 computes e^a (sigmoid: 1/(1+e^−a)) of n float32s, n a multiple
-// of 8, in float64 lanes with exp64's algorithm; exp_amd64.s.
+// expF32 computes e^a (mode 1: sigmoid 1/(1+e^−a); mode 2: tanh) of n
+// float32s, n a multiple of 8, in float64 lanes with exp64's and tanh64's
+// algorithms; exp_amd64.s.
 //
 //go:noescape
-func expF32(d, a unsafe.Pointer, n int, sigmoid bool)
+func expF32(d, a unsafe.Pointer, n int, mode int)
 
 // sinF32 computes sin (cos: 1) of n float32s, n a multiple of 4, in
 // float64 lanes with trig32's algorithm; lanes with |x| ≥ 2^20, NaN or
@@ -111,3 +113,13 @@ func sinF32(d, a unsafe.Pointer, n int, cos int)
 //
 //go:noescape
 func powF32(d, a, b unsafe.Pointer, n int)
+
+// minMaxF32 and minMaxF64 compute d = min(a, b) (isMax: max), bit for bit
+// what Go's min and max give on amd64 (NaN payloads, ±0); n a multiple of 8 (float64: 4), d
+// 32-byte aligned when nt. minmax_amd64.s.
+//
+//go:noescape
+func minMaxF32(d, a, b unsafe.Pointer, n int, isMax, nt bool)
+
+//go:noescape
+func minMaxF64(d, a, b unsafe.Pointer, n int, isMax, nt bool)
