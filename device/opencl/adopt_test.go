@@ -20,7 +20,7 @@ func TestAdopt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem, _, _ := d.mem(mine)
+	mem := mine.Native()
 	s0 := d.Stats()
 	a, err := d.Adopt(mem, n, true)
 	if err != nil {
@@ -57,7 +57,7 @@ func TestAdopt(t *testing.T) {
 	if h := d.Stats().CacheHits - hits; h > 1 {
 		t.Errorf("%d cache hits after freeing one owned and one adopted block, want at most 1", h)
 	}
-	mb, _, _ := d.mem(b)
+	mb := b.Native()
 	if _, err := d.Adopt(mb, 1<<30, true); !errors.Is(err, device.ErrOutOfRange) { // Malloc rounds up, not this far
 		t.Errorf("adopting more bytes than the cl_mem holds: %v", err)
 	}

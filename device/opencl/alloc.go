@@ -2,7 +2,6 @@ package opencl
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl/cl"
@@ -177,50 +176,6 @@ func (d *Device) Crop(a device.Allocation, off, bytes int) (device.Allocation, e
 	return &alloc{d: d, r: x.r, off: x.off + off, bytes: bytes}, nil
 }
 
-// mem returns the root cl_mem of one of d's allocations and the allocation's
-// byte offset in it.
-func (d *Device) mem(a device.Allocation) (mem uintptr, off int, err error) {
-	x, err := d.own(a)
-	if err != nil {
-		return 0, 0, err
-	}
-	return x.r.mem, x.off, nil
-}
-
-// subBuffer returns a cl_mem covering exactly a (for runtimes such as
-// Halide's that take a cl_mem without an offset) and a release func to call
-// when done with it. For an allocation at offset 0 it is the root itself,
-// retained. Otherwise a's offset must be a multiple of the device's
-// sub-buffer alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN bits / 8).
-func (d *Device) subBuffer(a device.Allocation) (mem uintptr, release func(), err error) {
-	x, err := d.own(a)
-	if err != nil {
-		return 0, nil, err
-	}
-	if x.off == 0 {
-		if err := cl.Retain(cl.KindMem, x.r.mem); err != nil {
-			return 0, nil, err
-		}
-		return x.r.mem, releaseOnce(x.r.mem), nil
-	}
-	if x.off%d.s.align != 0 {
-		return 0, nil, fmt.Errorf("opencl: SubBuffer: crop at byte offset %d is not a multiple of %s's sub-buffer alignment, %d bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN): use the root cl_mem with the offset, or crop at aligned offsets: %w",
-			x.off, d.s.name, d.s.align, &cl.Error{Op: "clCreateSubBuffer", Code: cl.CodeMisalignedSubBufferOff})
-	}
-	if x.bytes == 0 {
-		return 0, nil, fmt.Errorf("opencl: SubBuffer of an empty crop: %w", &cl.Error{Op: "clCreateSubBuffer", Code: cl.CodeInvalidBufferSize})
-	}
-	h, err := cl.CreateSubMem(x.r.mem, cl.MemReadWrite, x.off, x.bytes)
-	if err != nil {
-		return 0, nil, err
-	}
-	return h, releaseOnce(h), nil
-}
-
-func releaseOnce(h uintptr) func() {
-	var once sync.Once
-	return func() { once.Do(func() { cl.Release(cl.KindMem, h) }) }
-}
-
-// subBufferAlign is the byte multiple a crop's offset must have for SubBuffer.
+// subBufferAlign is the byte multiple a crop's offset must have to be a
+// cl_mem sub-buffer (CL_DEVICE_MEM_BASE_ADDR_ALIGN), as Halide makes crops.
 func (d *Device) subBufferAlign() int { return d.s.align }

@@ -457,7 +457,9 @@ func TestPinnedHost(t *testing.T) {
 	}
 }
 
-func TestSubBuffer(t *testing.T) {
+// A crop at the sub-buffer alignment is a valid cl_mem sub-buffer of its
+// root (Halide makes crops so); one off it is refused by OpenCL.
+func TestSubBufferAlign(t *testing.T) {
 	d := open(t, Options{})
 	al := d.subBufferAlign()
 	n := 4 * al
@@ -466,15 +468,17 @@ func TestSubBuffer(t *testing.T) {
 	d.CopyIn(a, 0, make([]byte, n), dense(1, n))
 	c, _ := d.Crop(a, al, al)
 	defer d.Free(c)
-	mem, release, err := d.subBuffer(c)
+	if c.Native() != a.Native() || c.Offset() != al {
+		t.Fatalf("crop: root %#x offset %d, want %#x %d", c.Native(), c.Offset(), a.Native(), al)
+	}
+	mem, err := cl.CreateSubMem(c.Native(), cl.MemReadWrite, c.Offset(), al)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Queue().WriteBuffer(cl.WrapBuffer(mem, al), 0, bytes.Repeat([]byte{7}, al), nil); err != nil {
 		t.Fatal(err)
 	}
-	release()
-	release()
+	cl.Release(cl.KindMem, mem)
 	got := make([]byte, n)
 	d.CopyOut(got, a, 0, dense(1, n))
 	for i, v := range got {
@@ -482,19 +486,11 @@ func TestSubBuffer(t *testing.T) {
 			t.Fatalf("byte %d = %d, want %d", i, v, want)
 		}
 	}
-	if root, off, err := d.mem(c); err != nil || root != a.Native() || off != al {
-		t.Errorf("Mem = %#x, %d, %v", root, off, err)
+	if al > 1 {
+		if _, err := cl.CreateSubMem(a.Native(), cl.MemReadWrite, 1, 8); !errors.Is(err, &cl.Error{Code: cl.CodeMisalignedSubBufferOff}) {
+			t.Errorf("misaligned sub-buffer: %v", err)
+		}
 	}
-	mis, _ := d.Crop(a, 1, 8)
-	defer d.Free(mis)
-	if _, _, err := d.subBuffer(mis); !errors.Is(err, &cl.Error{Code: cl.CodeMisalignedSubBufferOff}) {
-		t.Errorf("misaligned SubBuffer: %v", err)
-	}
-	whole, rel, err := d.subBuffer(a)
-	if err != nil || whole != a.Native() {
-		t.Fatalf("SubBuffer of a root = %#x, %v", whole, err)
-	}
-	rel()
 }
 
 func sp(extent, stride int) device.Span { return device.Span{Extent: extent, Stride: stride} }
