@@ -261,24 +261,41 @@ func sumExpF32(x []float32, m float64) float64 {
 }
 
 // softmaxF32 is Softmax of one contiguous float32 line into d (which may
-// be x).
+// be x). Two lanes of e^(x−m) are independent (one polynomial's latency
+// hides behind the other's); they add into s in element order, so the
+// sum, and every result, is the one-lane loop's bit for bit.
 func softmaxF32(d, x []float32) {
 	m := maxF32(x)
-	const magic = 6755399441055744.0
 	var s float64
-	for i, v := range x {
-		a := float64(v) - m
+	i := 0
+	const magic = 6755399441055744.0
+	for ; i+2 <= len(x); i += 2 { // softE written out: it does not inline
+		a, b := float64(x[i])-m, float64(x[i+1])-m
 		if a < -700 {
 			a = -700
 		}
-		t := a*math.Log2E + magic
-		k := t - magic
-		r := a - k*0.6931471805599453
-		p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040)))))))
-		e := p * math.Float64frombits((math.Float64bits(t)+1023)<<52)
-		if a != a {
-			e = a // NaN: the max is NaN (or +Inf − +Inf)
+		if b < -700 {
+			b = -700
 		}
+		ta, tb := a*math.Log2E+magic, b*math.Log2E+magic
+		ka, kb := ta-magic, tb-magic
+		ra, rb := a-ka*0.6931471805599453, b-kb*0.6931471805599453
+		pa := 1 + ra*(1+ra*(1.0/2+ra*(1.0/6+ra*(1.0/24+ra*(1.0/120+ra*(1.0/720+ra*(1.0/5040)))))))
+		pb := 1 + rb*(1+rb*(1.0/2+rb*(1.0/6+rb*(1.0/24+rb*(1.0/120+rb*(1.0/720+rb*(1.0/5040)))))))
+		ea := pa * math.Float64frombits((math.Float64bits(ta)+1023)<<52)
+		eb := pb * math.Float64frombits((math.Float64bits(tb)+1023)<<52)
+		if a != a {
+			ea = a
+		}
+		if b != b {
+			eb = b
+		}
+		s += ea
+		s += eb
+		d[i], d[i+1] = float32(ea), float32(eb)
+	}
+	for ; i < len(x); i++ {
+		e := softE(x[i], m)
 		s += e
 		d[i] = float32(e)
 	}
@@ -286,4 +303,23 @@ func softmaxF32(d, x []float32) {
 	for i := range d {
 		d[i] *= r
 	}
+}
+
+// softE is e^(v−m) in float64 for softmaxF32 (a NaN v−m gives NaN: the
+// max is NaN, or +Inf − +Inf).
+func softE(v float32, m float64) float64 {
+	const magic = 6755399441055744.0
+	a := float64(v) - m
+	if a < -700 {
+		a = -700
+	}
+	t := a*math.Log2E + magic
+	k := t - magic
+	r := a - k*0.6931471805599453
+	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040)))))))
+	e := p * math.Float64frombits((math.Float64bits(t)+1023)<<52)
+	if a != a {
+		e = a
+	}
+	return e
 }
