@@ -293,3 +293,26 @@ func TestTypedNilDevice(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// saysOpenCL is a device that claims OpenCL handles but is not
+// device/opencl's: calls refuse it before any OpenCL plumbing touches it.
+type saysOpenCL struct{ *sim.Device }
+
+func (saysOpenCL) API() string                 { return "OpenCL" }
+func (saysOpenCL) Handles() (uintptr, uintptr) { return 0, 0 }
+func (saysOpenCL) Value(any, func() any) any   { return nil }
+
+func TestCallOnForeignOpenCL(t *testing.T) {
+	d := saysOpenCL{sim.New("says-opencl", 0)}
+	defer d.Close()
+	in, out := array.New[uint8](8, 8), array.New[uint8](8, 8)
+	defer in.Close()
+	defer out.Close()
+	err := brighter.BrighterPipeline.CallOn(d, in, uint8(1), out)
+	if !errors.Is(err, halide.ErrNoDevice) {
+		t.Fatalf("CallOn(a device only saying OpenCL): %v, want ErrNoDevice", err)
+	}
+	if s := d.Stats(); s.H2DCalls != 0 || s.AllocsLive != 0 || in.Device() != nil {
+		t.Fatalf("the refused call moved or allocated: %v, input on %v", s, in.Device())
+	}
+}

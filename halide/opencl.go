@@ -12,6 +12,7 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // clDevice is what an OpenCL call needs of its device: the native
@@ -33,8 +34,8 @@ var _ clDevice = (*opencl.Device)(nil)
 // asCL is d as an OpenCL device, or false when d is not one (or lacks
 // what calls need).
 func asCL(d device.Device) (clDevice, bool) {
-	if n, ok := d.(device.Native); !ok || n.API() != "OpenCL" {
-		return nil, false
+	if n, ok := d.(device.Native); !ok || n.API() != "OpenCL" || !plumb.OpenCL.Owns(d) {
+		return nil, false // pacing and alignment are device/opencl's
 	}
 	c, ok := d.(clDevice)
 	return c, ok

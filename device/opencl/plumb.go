@@ -7,6 +7,7 @@ import (
 
 // Package halide's plumbing, lent through internal/plumb.
 func init() {
+	plumb.OpenCL.Owns = func(d device.Device) bool { _, ok := d.(*Device); return ok }
 	plumb.OpenCL.Pace = func(d device.Device) error { return d.(*Device).pace() }
 	plumb.OpenCL.InFlight = func(d device.Device) int { return d.(*Device).inFlight() }
 	plumb.OpenCL.SubBufferAlign = func(d device.Device) int { return d.(*Device).subBufferAlign() }

@@ -87,6 +87,9 @@ func CheckAutomatic(d device.Device, what string) error {
 // device.Native: device/opencl fills it at init, keeping these off its
 // public surface. Each takes an *opencl.Device.
 var OpenCL struct {
+	// Owns reports whether d is a device/opencl Device, the only kind
+	// the others take (a device that merely says API "OpenCL" is not).
+	Owns func(d device.Device) bool
 	// Pace bounds the commands in flight on d's queue (every few enqueues
 	// it waits for an older marker).
 	Pace func(d device.Device) error
