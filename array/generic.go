@@ -55,14 +55,17 @@ func elemIndex(t Type) (int, bool) {
 	if t.Lanes != 1 {
 		return 0, false
 	}
-	bits := map[uint8]int{8: 0, 16: 1, 32: 2, 64: 3}
+	// The integer widths 8…64 are 0…3 (no map: For is on the engine's
+	// per-op path).
+	w, pow2 := 0, t.Bits >= 8 && t.Bits <= 64 && t.Bits&(t.Bits-1) == 0
+	for b := t.Bits; b > 8; b >>= 1 {
+		w++
+	}
 	switch t.Code {
 	case Int:
-		i, ok := bits[t.Bits]
-		return i, ok
+		return w, pow2
 	case UInt:
-		i, ok := bits[t.Bits]
-		return 4 + i, ok
+		return 4 + w, pow2
 	case Float:
 		switch t.Bits {
 		case 16:

@@ -57,3 +57,17 @@ func TestNewOf(t *testing.T) {
 		t.Fatalf("NewOf(float8): %v, want ErrType", err)
 	}
 }
+
+// BenchmarkGenericFor is the lookup on the engine's per-op path.
+func BenchmarkGenericFor(b *testing.B) {
+	g := Instances(typeName[int8], typeName[int16], typeName[int32], typeName[int64],
+		typeName[uint8], typeName[uint16], typeName[uint32], typeName[uint64],
+		typeName[Float16], typeName[BFloat16], typeName[float32], typeName[float64])
+	t := TypeOf[int32]()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := g.For(t); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
