@@ -7,6 +7,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"reflect"
 	"runtime"
 	"strconv"
@@ -488,7 +489,7 @@ func runtimeMessage(ctx *C.gohl_ctx) string {
 // setScalar writes v into a scalar slot when its Go type is exactly the
 // pipeline's scalar type.
 func setScalar(dst unsafe.Pointer, t array.Type, v any) bool {
-	k, ok := scalarKinds[t]
+	k, ok := scalarKindOf(t)
 	return ok && k.put(dst, v)
 }
 
@@ -514,11 +515,24 @@ func kindOf[T any]() scalarKind {
 	}
 }
 
-var scalarKinds = map[array.Type]scalarKind{
-	{Code: array.Int, Bits: 8, Lanes: 1}: kindOf[int8](), {Code: array.Int, Bits: 16, Lanes: 1}: kindOf[int16](),
-	{Code: array.Int, Bits: 32, Lanes: 1}: kindOf[int32](), {Code: array.Int, Bits: 64, Lanes: 1}: kindOf[int64](),
-	{Code: array.UInt, Bits: 1, Lanes: 1}: kindOf[bool](), {Code: array.UInt, Bits: 8, Lanes: 1}: kindOf[uint8](),
-	{Code: array.UInt, Bits: 16, Lanes: 1}: kindOf[uint16](), {Code: array.UInt, Bits: 32, Lanes: 1}: kindOf[uint32](),
-	{Code: array.UInt, Bits: 64, Lanes: 1}: kindOf[uint64](), {Code: array.Float, Bits: 32, Lanes: 1}: kindOf[float32](),
-	{Code: array.Float, Bits: 64, Lanes: 1}: kindOf[float64](), {Code: array.Handle, Bits: 64, Lanes: 1}: kindOf[uintptr](),
+// scalarKinds are by code (Int, UInt, Float, Handle) and log2 of the bit
+// width: an index, not a map, as every scalar of every call looks here.
+var scalarKinds = [4][7]scalarKind{
+	array.Int:    {3: kindOf[int8](), 4: kindOf[int16](), 5: kindOf[int32](), 6: kindOf[int64]()},
+	array.UInt:   {0: kindOf[bool](), 3: kindOf[uint8](), 4: kindOf[uint16](), 5: kindOf[uint32](), 6: kindOf[uint64]()},
+	array.Float:  {5: kindOf[float32](), 6: kindOf[float64]()},
+	array.Handle: {6: kindOf[uintptr]()},
+}
+
+// scalarKindOf is t's entry in scalarKinds.
+func scalarKindOf(t array.Type) (scalarKind, bool) {
+	if t.Lanes != 1 || int(t.Code) >= len(scalarKinds) || t.Bits == 0 || t.Bits&(t.Bits-1) != 0 {
+		return scalarKind{}, false
+	}
+	l := bits.TrailingZeros8(t.Bits)
+	if l >= len(scalarKinds[t.Code]) {
+		return scalarKind{}, false
+	}
+	k := scalarKinds[t.Code][l]
+	return k, k.put != nil
 }

@@ -78,7 +78,7 @@ func (e DimEstimate) String() string {
 // scalarValue reads a halide_scalar_value_t of type t as the Go value
 // Call takes for that type; nil when v is nil or t has no Go scalar.
 func scalarValue(v *C.struct_halide_scalar_value_t, t array.Type) any {
-	k, ok := scalarKinds[t]
+	k, ok := scalarKindOf(t)
 	if v == nil || !ok {
 		return nil
 	}
