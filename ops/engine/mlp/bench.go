@@ -51,6 +51,12 @@ type BenchResult struct {
 	Mallocs, AllocBytes uint64    `json:"-"`
 	Losses              []float32 `json:"losses"`
 	Procs               int       `json:"gomaxprocs"`
+	// Floor: per step, the machine's own register allocation alone
+	// (allocFloor), timed after the steps; FloorRegs registers of
+	// FloorBytes in all. Device engine only.
+	Floor      []time.Duration `json:"-"`
+	FloorRegs  int             `json:"floor_registers"`
+	FloorBytes int64           `json:"floor_bytes"`
 }
 
 // Bench builds the MLP of cfg on e (nil: tensor's standard engine), runs
@@ -137,6 +143,11 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 	}
 	runtime.ReadMemStats(&ms1)
 	res.Mallocs, res.AllocBytes = ms1.Mallocs-ms0.Mallocs, ms1.TotalAlloc-ms0.TotalAlloc
+	if e != nil {
+		regs := t.registers()
+		res.FloorRegs = len(regs)
+		res.Floor, res.FloorBytes = allocFloor(regs, cfg.Steps)
+	}
 	return res, nil
 }
 
@@ -224,6 +235,7 @@ type benchRow struct {
 	Steps   int       `json:"steps"`
 	TimesMS []float64 `json:"times_ms"`
 	Issue   *Summary  `json:"issue,omitempty"`
+	FloorMS *Summary  `json:"floor,omitempty"`
 	Mallocs float64   `json:"go_mallocs_per_step"`
 	Bytes   float64   `json:"go_bytes_per_step"`
 }
@@ -238,6 +250,10 @@ func row(r BenchResult) *benchRow {
 	if len(r.Issue) > 0 {
 		s := summarize(r.Issue)
 		b.Issue = &s
+	}
+	if len(r.Floor) > 0 {
+		s := summarize(r.Floor)
+		b.FloorMS = &s
 	}
 	return b
 }
@@ -330,6 +346,10 @@ func (r *BenchReport) Print(w io.Writer) {
 				d.Issue.Median, 100*d.Issue.Median/d.Median)
 		}
 		fmt.Fprintf(w, "  Go heap: %.0f allocations, %.0f B\n", d.Mallocs, d.Bytes)
+		if f := d.FloorMS; f != nil {
+			fmt.Fprintf(w, "  gorgonia's own register allocation alone (tensor.New of the tape machine's %d preallocated registers, %d B, zeroed on the Go heap every run; no engine, no device): median %.3f ms/step (p10 %.3f, p90 %.3f)\n",
+				d.FloorRegs, d.FloorBytes, f.Median, f.P10, f.P90)
+		}
 	}
 	if s := r.Standard; s != nil {
 		fmt.Fprintf(w, "standard step: Go heap %.0f allocations, %.0f B\n", s.Mallocs, s.Bytes)
