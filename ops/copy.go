@@ -21,7 +21,7 @@ func Copy[T array.Elem](dst, src *array.Array[T]) error {
 	if j.tiled() {
 		j.mode = ntFor(2 * j.total() * sizeOf[T]())
 		j.body = cachedBody[T](bTile, func() bodyFunc { return tileBody[T] })
-		j.parallel(j.mm.upb*j.mm.batch, max(1, 4096/(tileR*j.ext[0])))
+		j.parallel(j.mm.upb*j.mm.batch*j.mm.nr, max(1, 4096/(tileR*j.ext[0])))
 		return nil
 	}
 	j.row = cachedRow[T, T](kCopy, func() rowFunc { return copyRow[T] })
@@ -128,7 +128,8 @@ const (
 // tiled prepares a transposing copy: dst steps by 1 along dimension 0 but
 // src steps by 1 along another dimension k. It moves k to dimension 1 and
 // splits the work into bands of tileR rows of it (mm.upb bands per outer
-// point, mm.batch outer points).
+// point, mm.batch outer points), each in mm.nr parts of whole tiles: a
+// square 2048² float32 has 8 bands, which would leave 8 of 16 cores idle.
 func (j *job) tiled() bool {
 	if j.rank < 2 || j.str[0][0] != 1 || j.str[1][0] == 1 || j.str[1][0] == 0 {
 		return false
@@ -149,15 +150,23 @@ func (j *job) tiled() bool {
 	for d := 2; d < j.rank; d++ {
 		j.mm.batch *= j.ext[d]
 	}
+	tiles := (j.ext[0] + tileN - 1) / tileN
+	j.mm.nr = 1
+	if units := j.mm.upb * j.mm.batch; units < 4*workers() {
+		j.mm.nr = min(tiles, (4*workers()+units-1)/units)
+	}
 	return true
 }
 
 // tileBody copies bands [lo, hi) of a transposing copy tile by tile.
 func tileBody[T array.Elem](j *job, _, lo, hi int) {
 	sd1, ss0 := j.str[0][1], j.str[1][0]
-	w, h := j.ext[0], j.ext[1]
+	h, parts := j.ext[1], j.mm.nr
+	span := ((j.ext[0]+tileN-1)/tileN + parts - 1) / parts * tileN // columns per part
 	for u := lo; u < hi; u++ {
-		z, band := u/j.mm.upb, u%j.mm.upb
+		part := u % parts
+		z, band := u/parts/j.mm.upb, u/parts%j.mm.upb
+		first, w := part*span, min(j.ext[0], (part+1)*span)
 		var od, os int
 		for d := 2; d < j.rank; d++ {
 			c := z % j.ext[d]
@@ -173,7 +182,7 @@ func tileBody[T array.Elem](j *job, _, lo, hi int) {
 		var buf [tileR * tileN]T
 		asm := useAsm && sizeOf[T]() == 4 && rn%8 == 0
 		nt := j.mode == 1 && sd1%8 == 0 // then every dst row of the tile is 32-byte aligned if the first is
-		for c0 := 0; c0 < w; c0 += tileN {
+		for c0 := first; c0 < w; c0 += tileN {
 			cn := min(tileN, w-c0)
 			if asm && cn == tileN {
 				// 8×8 blocks in AVX registers, src → buf; src rows are read a
