@@ -44,7 +44,10 @@ func sizeName(n int) string {
 	if n >= 1<<30 {
 		return fmt.Sprintf("%dGiB", n>>30)
 	}
-	return fmt.Sprintf("%dMiB", n>>20)
+	if n >= 1<<20 {
+		return fmt.Sprintf("%dMiB", n>>20)
+	}
+	return fmt.Sprintf("%dKiB", n>>10)
 }
 
 func ladder(b *testing.B) []int {
@@ -59,8 +62,10 @@ func ladder(b *testing.B) []int {
 		}
 		top = n
 	}
+	// From 64 KiB, where per-transfer overhead rather than bandwidth
+	// decides (issue 24 compares every size from there with PyTorch).
 	var sizes []int
-	for n := 1 << 20; n <= top; n *= 4 {
+	for n := 64 << 10; n <= top; n *= 4 {
 		sizes = append(sizes, n)
 	}
 	if len(sizes) > 0 && sizes[len(sizes)-1] < top && top == 1<<30 {
