@@ -96,6 +96,14 @@ fi
 if [ -x bin/opencl.test ]; then
 	step opencl-test 180 env RESIDENT_BENCH_MAX=1073741824 bin/opencl.test -test.run '^$' -test.bench 'H2D|D2H|D2D|Kernel' -test.benchtime 0.4s
 fi
+# Transfers size by size against PyTorch's pageable and pinned copies
+# (issue 24): needs opencl-test's log.
+[ -s "$OUT/opencl-test.log" ] && step transfers 120 "$PY" bench/torch_transfers.py --go "$OUT/opencl-test.log" --json "$OUT/transfers.json"
+# Host transpose against a dense copy at each core count (issue 24; ops'
+# worker pool takes GOMAXPROCS at first use, so one process per count).
+if [ -x bin/ops.test ]; then
+	step transpose 120 bash -c 'for c in 1 2 4 8 16; do echo "GOMAXPROCS=$c"; GOMAXPROCS=$c bin/ops.test -test.run "^$" -test.bench "BenchmarkTranspose$" -test.benchtime 300ms; done'
+fi
 if [ -x bin/halide.test ]; then
 	step halide-test 60 bin/halide.test -test.run '^$' -test.bench .
 fi
