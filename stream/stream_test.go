@@ -279,3 +279,26 @@ func TestReuse(t *testing.T) {
 		t.Errorf("Run after Close: %v, want ErrClosed", err)
 	}
 }
+
+// Bands of several MiB in Go memory take the parallel staging copies.
+func TestLargeStaged(t *testing.T) {
+	d := dev(t)
+	r := rand.New(rand.NewPCG(24, 6))
+	c := chains[0]
+	steps := c.steps(t)
+	const w, h = 2048, 1537
+	src := newArray(t, u8, nil, []int{0, 0}, []int{w, h}, r)
+	dst := newArray(t, u8, nil, []int{0, 0}, []int{w, h}, r)
+	want := newArray(t, u8, nil, []int{0, 0}, []int{w, h}, r)
+	unstreamed(t, steps, chainTypes(c, steps), want, src)
+	before := d.Stats()
+	if err := stream.Run(dst, src, stream.Options{Bands: 2}, steps...); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Stats().Sub(before); s.H2DBytes != w*h || s.D2HBytes != w*h {
+		t.Errorf("moved %d B up, %d B down; want %d each", s.H2DBytes, s.D2HBytes, w*h)
+	}
+	if !bytes.Equal(hostBytes(t, dst), hostBytes(t, want)) {
+		t.Fatal("streamed output differs from the unstreamed chain's")
+	}
+}
