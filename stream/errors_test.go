@@ -8,6 +8,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/halide/examples/blur"
 	"github.com/resident-go/resident/halide/examples/brighter"
 	"github.com/resident-go/resident/internal/plumb"
@@ -143,5 +144,53 @@ func TestSourceOnDevice(t *testing.T) {
 	}
 	if !bytes.Equal(hostBytes(t, dst), hostBytes(t, want)) {
 		t.Error("differs from the unstreamed chain")
+	}
+}
+
+// A Stream on a Device of its own (not halide's default): the steps run
+// there, its counters see every byte, and closing the Device under the
+// Stream brings none of the band buffers home and makes the next Run an
+// error, not a crash.
+func TestOwnDevice(t *testing.T) {
+	dev(t)
+	d, err := opencl.Open(opencl.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	br := must(t, brighter.BrighterPipeline, uint8(4))
+	// The model runs on the default device: it gets a source of its own,
+	// equal to the stream's (an Array allocated on two devices is refused).
+	src := newArray(t, u8, nil, []int{0, 0}, []int{33, 17}, rand.New(rand.NewPCG(24, 7)))
+	ref := newArray(t, u8, nil, []int{0, 0}, []int{33, 17}, rand.New(rand.NewPCG(24, 7)))
+	r := rand.New(rand.NewPCG(24, 8))
+	dst := newArray(t, u8, d, []int{0, 0}, []int{33, 17}, r)
+	want := newArray(t, u8, nil, []int{0, 0}, []int{33, 17}, r)
+	unstreamed(t, []stream.Step{br, br}, []array.Type{u8, u8, u8}, want, ref)
+	s, err := stream.New(stream.Options{Device: d, Bands: 4}, br, br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Run(dst, src); err != nil {
+		t.Fatal(err)
+	}
+	st := d.Stats()
+	if st.H2DBytes != 33*17 || st.D2HBytes != 33*17 || st.Launches == 0 {
+		t.Errorf("own device counted %v: want the image up and down and the calls", st)
+	}
+	if !bytes.Equal(hostBytes(t, dst), hostBytes(t, want)) {
+		t.Fatal("differs from the unstreamed chain")
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Stats().D2HBytes; got != st.D2HBytes {
+		t.Errorf("Close brought %d B of band buffers home", got-st.D2HBytes)
+	}
+	if err := s.Run(dst, src); err == nil {
+		t.Error("Run on a closed Device succeeded")
+	} else {
+		t.Log(err)
 	}
 }

@@ -27,7 +27,7 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.drain(start)) }()
+	defer func() { err = errors.Join(err, s.drain(start)); s.settle() }()
 	for k, regs := range p.bands {
 		sl := &s.slots[k%len(s.slots)]
 		fail := func(what string, err error) error {
@@ -175,6 +175,21 @@ func (s *Stream) finish(sl *slot) error {
 func (s *Stream) replace(e *plumb.Event, ev plumb.Event) {
 	s.st.Release(*e)
 	*e = ev
+}
+
+// settle marks the band buffers' two copies equal, as their host copies
+// are never read: a Device closing under the Stream then brings nothing
+// home.
+func (s *Stream) settle() {
+	for _, sl := range s.slots {
+		plumb.Array.Wrote(sl.in.Raw(), plumb.Equal)
+		plumb.Array.Wrote(sl.out.Raw(), plumb.Equal)
+	}
+	for _, b := range s.mid {
+		if b != nil {
+			plumb.Array.Wrote(b.Raw(), plumb.Equal)
+		}
+	}
 }
 
 // drain waits for everything run queued (the compute queue to its end,
