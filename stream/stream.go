@@ -112,7 +112,9 @@ func Run(dst, src array.Buffer, o Options, steps ...Step) error {
 // (an automatic copy, refused under the transfer guard). dst ends newest
 // on the host, as after a write through its Host view; dst and src must
 // not share memory. Every byte moved is counted in the device's Stats: the
-// bands' input regions up, the output down, nothing else. On error dst's
+// bands' input regions up, the output down, nothing else. Those transfers
+// are what Run is asked for, like CopyToDevice's: the transfer guard
+// refuses only copies the steps would make on their own. On error dst's
 // elements are unspecified and nothing is left in flight.
 func (s *Stream) Run(dst, src array.Buffer) error {
 	if s.closed {
