@@ -21,8 +21,8 @@ vet:
 	$(GO) vet ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# One pass runs every test under the race detector; the halide tests run
-# and the stream tests (non-blocking transfers) once more under cgocheck2,
+# One pass runs every test under the race detector; the halide and stream
+# tests (non-blocking transfers) run once more under cgocheck2,
 # which catches unpinned Go pointers in C memory.
 test: deps vet
 	$(GO) test -race ./...
