@@ -18,5 +18,8 @@
 //     dlopen'd OpenCL binding and the OpenCL Device.
 //   - halide: calls Halide 14 AOT pipelines on Arrays.
 //   - ops: operations that follow residency.
+//   - stream: a chain of pipelines and ops run in bands whose upload,
+//     compute and download overlap, for Arrays too large or too slow to
+//     move before computing.
 //   - bench: the GPU-residency benchmark (go run ./bench/cmd/residency).
 package resident

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // Config describes a benchmark run. Device, Stages, Width and Height are
@@ -18,8 +19,10 @@ type Config struct {
 	// reads it, each later stage the output of the one before.
 	Stages        []Stage
 	Width, Height int
-	// Modes to run; default Resident, RoundTrip, Explicit.
+	// Modes to run; default Resident, RoundTrip, Explicit (Modes).
 	Modes []Mode
+	// Bands is how many bands of rows Streamed cuts the image into; 0: 8.
+	Bands int
 	// Memories to run; default GoMemory, plus Pinned when Device is a
 	// device.HostAllocator.
 	Memories []Memory
@@ -75,6 +78,19 @@ func (c Config) normalize() (Config, error) {
 		}
 	}
 	c.Sync = slices.Compact(slices.Sorted(slices.Values(c.Sync)))
+	if slices.Contains(c.Modes, Streamed) {
+		if plumb.OpenCL.Owns == nil || !plumb.OpenCL.Owns(c.Device) {
+			return c, fmt.Errorf("bench: streamed mode runs on an OpenCL device; %s is not one: leave streamed out of Modes", c.Device.Name())
+		}
+		for i, s := range c.Stages {
+			if s.Out.Scalar() {
+				return c, fmt.Errorf("bench: streamed mode cuts the image in bands of rows; stage %d (%q) reduces it to a scalar: leave streamed out of Modes", i, s.Name)
+			}
+		}
+	}
+	if c.Bands <= 0 {
+		c.Bands = 8
+	}
 	if c.Warmup <= 0 {
 		c.Warmup = 1
 	}

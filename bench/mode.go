@@ -17,10 +17,21 @@ const (
 	RoundTrip
 	// Explicit is Resident plus a CopyToHost after each listed stage.
 	Explicit
+	// Streamed runs the chain in bands of rows with package stream: the
+	// upload of a band, the stages on the band before and the download of
+	// the one before that overlap, on three queues (Config.Bands bands).
+	// It moves what Resident moves, one transfer per band each way. It
+	// needs an OpenCL device and a chain of image stages (not a sum).
+	Streamed
 )
 
-// Modes lists every Mode in table order.
+// Modes lists the modes a Config runs by default, in table order.
+// Streamed is asked for by name (AllModes): it needs an OpenCL device and
+// a chain of image stages.
 var Modes = []Mode{Resident, RoundTrip, Explicit}
+
+// AllModes lists every Mode in table order.
+var AllModes = []Mode{Resident, RoundTrip, Explicit, Streamed}
 
 func (m Mode) String() string {
 	switch m {
@@ -30,18 +41,20 @@ func (m Mode) String() string {
 		return "roundtrip"
 	case Explicit:
 		return "explicit"
+	case Streamed:
+		return "streamed"
 	}
 	return fmt.Sprintf("mode%d", int(m))
 }
 
 // ParseMode reads a Mode's String form.
 func ParseMode(s string) (Mode, error) {
-	for _, m := range Modes {
+	for _, m := range AllModes {
 		if strings.EqualFold(s, m.String()) {
 			return m, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown mode %q: want resident, roundtrip or explicit", s)
+	return 0, fmt.Errorf("unknown mode %q: want resident, roundtrip, explicit or streamed", s)
 }
 
 // Memory is where the chain's host storage comes from.

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,6 +38,52 @@ func TestRunOpenCLCountsTransfers(t *testing.T) {
 		t.Fatalf("%d results, want %d: pinned memory missing?", got, want)
 	}
 	checkCounts(t, rep, cfg.Stages)
+}
+
+// Streamed mode beside the others on the OpenCL device, for every chain
+// length and memory: each band's rows go up and down in one transfer each
+// (bands that do not divide the rows; more bands than rows), the output
+// is checked against the references, and its ideal is the longest of the
+// transfers and the stages, not their sum.
+func TestRunOpenCLStreamed(t *testing.T) {
+	s, cfg := brighterOrSkip(t)
+	cfg.Stages = Repeat(s, 3)
+	for _, c := range []struct{ w, h, bands int }{{256, 130, 7}, {64, 5, 9}} {
+		cfg.Width, cfg.Height, cfg.Bands = c.w, c.h, c.bands
+		cfg.Ladder, cfg.Reps, cfg.Sync, cfg.Modes = true, 2, []int{0}, AllModes
+		rep, err := Run(*cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(rep.Results), 3*len(AllModes)*len(Memories); got != want {
+			t.Fatalf("%d results, want %d", got, want)
+		}
+		checkCounts(t, rep, cfg.Stages)
+		for _, mem := range Memories {
+			x, ok := rep.Find(Streamed, mem, 3)
+			if !ok || x.Bands != min(c.bands, c.h) {
+				t.Fatalf("streamed %s: %+v", mem, x)
+			}
+			ce, _ := rep.Ceiling(mem)
+			if want := ideal(Result{Mode: Resident, H2DBytes: x.H2DBytes, D2HBytes: x.D2HBytes}, ce, 3); x.Ideal >= want {
+				t.Errorf("streamed %s: ideal %v, not below the serial ideal %v", mem, x.Ideal, want)
+			}
+		}
+		var table strings.Builder
+		if err := WriteTable(&table, rep, false); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("| streamed (%d bands) | pinned | 3 |", min(c.bands, c.h)); !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	mixed, _, err := Mixed(1, DefaultScale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(Config{Device: cfg.Device, Stages: mixed, Width: 8, Height: 8, Modes: []Mode{Streamed}}); err == nil || !strings.Contains(err.Error(), "reduces it to a scalar") {
+		t.Errorf("streamed mixed chain: %v, want a refusal", err)
+	}
 }
 
 // The mixed chain on the OpenCL device: the Halide stage and the ops run

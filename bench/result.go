@@ -39,6 +39,7 @@ type Result struct {
 	Memory Memory
 	Stages int
 	Sync   []int // Explicit's sync points within this chain
+	Bands  int   // Streamed's bands of rows
 
 	Time Timing // per iteration: upload, stages, download
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/stream"
 )
 
 type runner struct {
@@ -122,15 +123,20 @@ func (r *runner) d2dImages(n int) float64 {
 // ideal is the time the Result's transfers and stages take at the
 // ceilings, its stages moving d2dImages image copies' worth of data at the
 // device-to-device copy's speed.
+//
+// Streamed overlaps the three, so its ideal is the longest of them.
 func ideal(res Result, c Ceiling, d2dImages float64) time.Duration {
-	ns := d2dImages * float64(c.D2D.Median)
+	parts := [3]float64{d2dImages * float64(c.D2D.Median)}
 	if c.H2DGBps > 0 {
-		ns += res.H2DBytes / c.H2DGBps
+		parts[1] = res.H2DBytes / c.H2DGBps
 	}
 	if c.D2HGBps > 0 {
-		ns += res.D2HBytes / c.D2HGBps
+		parts[2] = res.D2HBytes / c.D2HGBps
 	}
-	return time.Duration(ns)
+	if res.Mode == Streamed {
+		return time.Duration(max(parts[0], parts[1], parts[2]))
+	}
+	return time.Duration(parts[0] + parts[1] + parts[2])
 }
 
 // newImage returns a device-aware Width × Height uint8 Array whose host
@@ -161,9 +167,13 @@ type trial struct {
 	iter   func() error
 	times  []time.Duration
 	counts device.Stats
+	stream *stream.Stream // Streamed's bands, buffers and staging
 }
 
 func (t *trial) close() {
+	if t.stream != nil {
+		t.stream.Close()
+	}
 	if t.in != nil {
 		t.in.Close()
 	}
@@ -204,6 +214,14 @@ func (r *runner) newTrial(mode Mode, mem Memory, n int) (*trial, error) {
 		t.iter = func() error { return r.resident(stages, t.in, t.outs, t.sync) }
 	case RoundTrip:
 		t.iter = func() error { return r.roundTrip(stages, t.in, t.outs) }
+	case Streamed:
+		s, err := stream.New(stream.Options{Device: r.cfg.Device, Bands: r.cfg.Bands}, streamSteps(stages)...)
+		if err != nil {
+			t.close()
+			return nil, err
+		}
+		t.stream = s
+		t.iter = func() error { return r.streamed(s, t.in, t.outs[n-1]) }
 	default:
 		t.close()
 		return nil, fmt.Errorf("unknown mode %v", mode)
@@ -301,6 +319,9 @@ func (r *runner) measureLength(n int) ([]Result, error) {
 			H2DCalls: float64(t.counts.H2DCalls) / reps, D2HCalls: float64(t.counts.D2HCalls) / reps,
 			H2DBytes: float64(t.counts.H2DBytes) / reps, D2HBytes: float64(t.counts.D2HBytes) / reps,
 		}
+		if t.mode == Streamed {
+			res.Bands = min(r.cfg.Bands, r.cfg.Height)
+		}
 		res.EffectiveGBps = gbps(r.stageBytes(n), res.Time.Median)
 		out = append(out, res)
 	}
@@ -335,6 +356,30 @@ func (r *runner) resident(stages []Stage, input *array.Array[uint8], outs []buff
 		in = out.arg()
 	}
 	return outs[len(stages)-1].CopyToHost()
+}
+
+// streamed runs one iteration in bands (package stream): a new input
+// frame, then each band's rows up, through the stages and down, bands
+// overlapping. The stream's own transfers are explicit; the stages run
+// under the transfer guard, as in resident mode.
+func (r *runner) streamed(s *stream.Stream, input *array.Array[uint8], out buffer) error {
+	if err := newFrame(input); err != nil {
+		return err
+	}
+	was := device.SetGuard(true)
+	defer device.SetGuard(was)
+	return s.Run(out.arg(), input)
+}
+
+// streamSteps are a chain's stages as stream steps. A Stage reads and
+// writes whole rows of its input's coordinates (no halo), so every band's
+// input is its own rows.
+func streamSteps(stages []Stage) []stream.Step {
+	steps := make([]stream.Step, len(stages))
+	for i, s := range stages {
+		steps[i] = stream.Step{Name: s.Name, Out: s.Out.Type(), Run: func(out, in array.Buffer) error { return s.Run(in, out) }}
+	}
+	return steps
 }
 
 // roundTrip runs one iteration the lesson-10 way: every stage gets

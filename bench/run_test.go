@@ -38,6 +38,8 @@ func wantTransfers(x Result, in int, outs []int) (h2d, d2h, h2dBytes, d2hBytes f
 			}
 		}
 		return 1, d2h, float64(in), d2hBytes
+	case Streamed:
+		return float64(x.Bands), float64(x.Bands), float64(in), float64(outs[n-1])
 	}
 	return 1, 1, float64(in), float64(outs[n-1])
 }
@@ -140,6 +142,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Device: d, Stages: []Stage{{Name: "x"}}, Width: 8, Height: 8}, "no Run"},
 		{Config{Device: d, Stages: []Stage{s}, Width: 0, Height: 8}, "must be > 0"},
 		{Config{Device: d, Stages: []Stage{s, s}, Width: 8, Height: 8, Sync: []int{2}}, "stage index in 0…1"},
+		{Config{Device: d, Stages: []Stage{s}, Width: 8, Height: 8, Modes: []Mode{Streamed}}, "runs on an OpenCL device"},
 	} {
 		_, err := Run(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

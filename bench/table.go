@@ -59,8 +59,11 @@ func stageList(r *Report) string { return strings.ReplaceAll(r.Stage, ",", " →
 
 // modeLabel names the mode, with Explicit's sync points.
 func modeLabel(x Result) string {
-	if x.Mode == Explicit {
+	switch x.Mode {
+	case Explicit:
 		return fmt.Sprintf("explicit (sync %s)", joinInts(x.Sync))
+	case Streamed:
+		return fmt.Sprintf("streamed (%d bands)", x.Bands)
 	}
 	return x.Mode.String()
 }

@@ -113,6 +113,7 @@ type state struct {
 	pace      pacer
 	capsOnce  sync.Once
 	caps      device.Caps
+	streams   streamQueues
 }
 
 // Open opens the device o selects, with its own context and queue.
@@ -237,7 +238,7 @@ func (d *Device) Sync() error {
 	if d.isClosed() {
 		return ErrClosed
 	}
-	return d.s.queue.Finish()
+	return errors.Join(d.s.queue.Finish(), d.s.streams.finish())
 }
 
 // Stats returns the device's counters. AllocsLive and BytesLive count
@@ -270,7 +271,7 @@ func (s *state) shutdown() error {
 	s.mu.Unlock()
 
 	var errs []error
-	errs = append(errs, s.queue.Finish())
+	errs = append(errs, s.queue.Finish(), s.streams.finish())
 	for r := range live {
 		errs = append(errs, cl.Release(cl.KindMem, r.mem))
 		s.counters.Release(r.user)
@@ -297,7 +298,7 @@ func (s *state) shutdown() error {
 
 // release drops the queue, the context and an owned sub-device, last.
 func (s *state) release() error {
-	err := errors.Join(s.queue.Release(), s.ctx.Release())
+	err := errors.Join(s.streams.release(), s.queue.Release(), s.ctx.Release())
 	if s.subID {
 		err = errors.Join(err, cl.ReleaseDevice(s.id))
 	}

@@ -9,5 +9,9 @@
 // default the first GPU, else the first CPU), crops that share their root
 // cl_mem, a caching allocator, strided transfers as rect calls, pinned host
 // memory (AllocHost) and pinned double-buffered staging for ordinary Go
-// memory. Set RESIDENT_OCL_VERBOSE=1 to log the device chosen.
+// memory. For package stream it makes, on first use, an upload and a
+// download queue beside its own, on the same context, ordered against it
+// by events; their transfers are counted in Stats like the others, and
+// Sync and Close wait for them. Set RESIDENT_OCL_VERBOSE=1 to log the
+// device chosen.
 package opencl

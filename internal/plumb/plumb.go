@@ -98,6 +98,57 @@ var OpenCL struct {
 	// SubBufferAlign is the byte multiple a crop's offset needs to be a
 	// cl_mem sub-buffer.
 	SubBufferAlign func(d device.Device) int
+	// Streams returns d's queues for streamed execution (package stream),
+	// making the upload and download queues on first use.
+	Streams func(d device.Device) (Streams, error)
+}
+
+// Queue names one of a device's three in-order queues in streamed
+// execution.
+type Queue uint8
+
+const (
+	// Upload and Download are extra queues on the device's context.
+	Upload Queue = iota
+	// Compute is the device's own queue, where pipeline calls, ops and
+	// the Device's methods run.
+	Compute
+	Download
+)
+
+// Event is a device event (a cl_event) that its holder Releases; the
+// zero Event is none, and waiting for or releasing it does nothing.
+type Event uintptr
+
+// Streams is what package stream needs of a device: transfers on the
+// upload and download queues, and events that order the three queues.
+// Every byte a Transfer moves is counted in the device's Stats like
+// CopyIn's and CopyOut's.
+type Streams interface {
+	// Transfer enqueues on Upload (host to device) or Download (device
+	// to host) a copy of len(host) bytes between host and the allocation
+	// a at byte off, held back until the events in after complete, and
+	// returns the copy's event. host must lie in the device's pinned
+	// memory (Pinned) and stay untouched until the event completes.
+	Transfer(q Queue, a device.Allocation, off int, host []byte, after ...Event) (Event, error)
+	// After holds back the commands queued on q from now on until the
+	// events complete (clEnqueueBarrierWithWaitList).
+	After(q Queue, evs ...Event) error
+	// Mark returns an event that completes when every command queued on
+	// q so far has.
+	Mark(q Queue) (Event, error)
+	// Wait blocks until e completes.
+	Wait(e Event) error
+	// Release drops e.
+	Release(e Event) error
+	// Flush submits the commands of all three queues.
+	Flush() error
+	// Pinned reports whether host lies inside one of the device's pinned
+	// blocks, so that Transfer takes it.
+	Pinned(host []byte) bool
+	// Live counts the events handed out and not yet released (for tests
+	// that prove nothing leaked).
+	Live() int
 }
 
 // Gemm is ops' MatMul tiling per device, lent to bench's tuner (package

@@ -1,7 +1,8 @@
 // Command residency runs the GPU-residency benchmark: a chain of stages
 // over one uint8 image, resident on the device, round trip through the
-// host at every stage, and with explicit sync points, with Go and pinned
-// host memory. It prints a markdown table and writes NAME.md, NAME.csv,
+// host at every stage, with explicit sync points, and streamed in -bands
+// bands of rows whose upload, stages and download overlap (package
+// stream; the brighter chain on OpenCL), with Go and pinned host memory. It prints a markdown table and writes NAME.md, NAME.csv,
 // NAME.json and NAME.png (time against stages) under -out.
 //
 // -chain picks the chain: brighter (default), -stages × the Halide
@@ -12,6 +13,7 @@
 // (relative).
 //
 //	go run ./bench/cmd/residency -out bench/out
+//	go run ./bench/cmd/residency -modes resident,streamed -bands 16 -out bench/out -name streamed
 //	go run ./bench/cmd/residency -chain mixed -out bench/out -name mixed
 //	bin/residency -platform NVIDIA -torch torch.json -out $OUT
 //	bin/residency -platform NVIDIA -chain mixed -torch torch-mixed.json -out $OUT -name h200-mixed

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,7 @@ type options struct {
 	torch         string
 	quiet         bool
 	devices       int // > 1: the chain split over that many devices
+	bands         int // streamed mode's bands of rows
 }
 
 const maxStages = 64
@@ -55,7 +57,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.k, "k", 1, "what each brighter stage adds (saturating), 0…255")
 	fs.Float64Var(&o.scale, "scale", bench.DefaultScale, "what the mixed chain's scale stage multiplies by (as a float32)")
 	elem := fs.String("elem", "uint8", "element type; only uint8 (the brighter pipeline's type)")
-	modes := fs.String("modes", "resident,roundtrip,explicit", "comma-separated modes: resident, roundtrip, explicit")
+	modes := fs.String("modes", "", "comma-separated modes: resident, roundtrip, explicit, streamed (default all four; streamed only with the brighter chain on OpenCL, so the others there)")
+	fs.IntVar(&o.bands, "bands", 8, "streamed mode: bands of rows the image is cut into (upload, stages and download of successive bands overlap)")
 	mems := fs.String("memory", "", "comma-separated host memory kinds: go, pinned (default both where the device has pinned memory)")
 	sync := fs.String("sync", "", "explicit mode's sync points: comma-separated 0-based stage indices after which the chain copies to host (default the middle stage)")
 	fs.IntVar(&o.reps, "iters", 0, "timed repetitions per measurement (default 30 on GPUs, 7 on CPU devices and sim)")
@@ -129,8 +132,20 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		o.modes = append(o.modes, m)
 	}
-	if len(o.modes) == 0 {
-		bad("-modes is empty: want some of resident, roundtrip, explicit")
+	streams := o.device == "opencl" && o.chain == "brighter"
+	switch {
+	case !set["modes"]:
+		o.modes = slices.Clone(bench.Modes)
+		if streams {
+			o.modes = append(o.modes, bench.Streamed)
+		}
+	case len(o.modes) == 0:
+		bad("-modes is empty: want some of resident, roundtrip, explicit, streamed")
+	case slices.Contains(o.modes, bench.Streamed) && !streams:
+		bad("-modes streamed: the streamed mode cuts the brighter chain in bands on an OpenCL device (-chain brighter -device opencl); the mixed chain ends in a sum")
+	}
+	if o.bands < 1 || o.bands > 1<<16 {
+		bad("-bands %d: want 1…65536", o.bands)
 	}
 	for _, s := range splitList(*mems) {
 		m, err := bench.ParseMemory(s)

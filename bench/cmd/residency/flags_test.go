@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,8 +21,14 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.device != "opencl" || o.width != 4096 || o.height != 4096 || o.chain != "brighter" || o.stages != 8 || o.k != 1 ||
-		len(o.modes) != 3 || o.memories != nil || o.sync != nil || !o.ladder || o.out != "bench/out" {
+		len(o.modes) != 4 || o.modes[3] != bench.Streamed || o.bands != 8 || o.memories != nil || o.sync != nil || !o.ladder || o.out != "bench/out" {
 		t.Errorf("defaults %+v: want the lesson-10 chain, 8 × brighter on 4096² into bench/out", o)
+	}
+	// Streamed needs OpenCL and a chain of images: not a default elsewhere.
+	for _, args := range []string{"-device sim", "-chain mixed"} {
+		if o, err := parseFlags(strings.Fields(args), io.Discard); err != nil || slices.Contains(o.modes, bench.Streamed) || len(o.modes) != 3 {
+			t.Errorf("%s: modes %v, %v; want the three others", args, o.modes, err)
+		}
 	}
 	o, err = parseFlags(strings.Fields("-device sim -size 640x480 -stages 3 -modes resident,explicit -memory go -sync 0,1 -iters 2"), io.Discard)
 	if err != nil {
@@ -68,7 +75,10 @@ func TestParseFlagsRejects(t *testing.T) {
 		{"-chain mixed -scale 1e39", "-scale 1e+39: want a finite float32"},
 		{"-scale 2", "-scale is the mixed chain's: use it with -chain mixed"},
 		{"-elem float32", `-elem "float32": only uint8 is supported`},
-		{"-modes resident,fast", `unknown mode "fast": want resident, roundtrip or explicit`},
+		{"-modes resident,fast", `unknown mode "fast": want resident, roundtrip, explicit or streamed`},
+		{"-device sim -modes streamed", "-modes streamed: the streamed mode cuts the brighter chain"},
+		{"-chain mixed -modes resident,streamed", "-modes streamed: the streamed mode cuts the brighter chain"},
+		{"-bands 0", "-bands 0: want 1…65536"},
 		{"-modes ,", "-modes is empty"},
 		{"-memory cuda", `unknown host memory "cuda": want go or pinned`},
 		{"-sync 8", "want stage indices 0…7"},

@@ -38,7 +38,7 @@ func main() {
 func run(o options, cmd string, stdout, stderr io.Writer) error {
 	cfg := bench.Config{
 		Width: o.width, Height: o.height, Modes: o.modes, Memories: o.memories, Sync: o.sync,
-		Ladder: o.ladder, Warmup: o.warmup, Reps: o.reps,
+		Ladder: o.ladder, Warmup: o.warmup, Reps: o.reps, Bands: o.bands,
 	}
 	var torch *bench.Torch
 	if o.torch != "" {

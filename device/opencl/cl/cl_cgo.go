@@ -207,8 +207,15 @@ func clWait(evs []Event) int32 {
 func clFlush(q uintptr) int32  { return int32(C.rcl_flush(C.uintptr_t(q))) }
 func clFinish(q uintptr) int32 { return int32(C.rcl_finish(C.uintptr_t(q))) }
 
-func clMarker(q uintptr) (Event, int32) {
+func clMarker(q uintptr, wait []Event) (Event, int32) {
+	nw, w := waitList(wait)
 	var ev C.uintptr_t
-	rc := C.rcl_marker(C.uintptr_t(q), &ev)
+	rc := C.rcl_marker(C.uintptr_t(q), nw, w, &ev)
 	return Event{h: uintptr(ev)}, int32(rc)
+}
+
+// clBarrier enqueues a barrier; ev may be nil.
+func clBarrier(q uintptr, wait []Event, ev *Event) int32 {
+	nw, w := waitList(wait)
+	return int32(C.rcl_barrier(C.uintptr_t(q), nw, w, evPtr(ev)))
 }

@@ -54,4 +54,5 @@ func clWait([]Event) int32   { return codePlatformNotFound }
 func clFlush(uintptr) int32  { return codePlatformNotFound }
 func clFinish(uintptr) int32 { return codePlatformNotFound }
 
-func clMarker(uintptr) (Event, int32) { return Event{}, codePlatformNotFound }
+func clMarker(uintptr, []Event) (Event, int32) { return Event{}, codePlatformNotFound }
+func clBarrier(uintptr, []Event, *Event) int32 { return codePlatformNotFound }

@@ -94,11 +94,28 @@ func UnmapMem(q, mem uintptr, p unsafe.Pointer, wait []Event, ev *Event) error {
 // Flush submits the queue's commands to the device.
 func Flush(q uintptr) error { return check("clFlush", clFlush(q)) }
 
-// Marker queues a marker and returns its event.
-func Marker(q uintptr) (Event, error) {
-	ev, code := clMarker(q)
+// Marker queues a marker and returns its event, which completes when every
+// command queued on q before it has.
+func Marker(q uintptr) (Event, error) { return MarkerAfter(q, nil) }
+
+// MarkerAfter queues a marker whose event completes when the events in
+// wait have (with none, when every command queued on q before it has).
+// The caller Releases the event.
+func MarkerAfter(q uintptr, wait []Event) (Event, error) {
+	ev, code := clMarker(q, nonZero(wait))
 	return ev, check("clEnqueueMarkerWithWaitList", code)
 }
+
+// Barrier holds back the commands queued on q after it until the events in
+// wait complete (with none, until every command queued before it has):
+// how one in-order queue waits for another's work. ev, when not nil,
+// receives the barrier's event.
+func Barrier(q uintptr, wait []Event, ev *Event) error {
+	return check("clEnqueueBarrierWithWaitList", clBarrier(q, nonZero(wait), ev))
+}
+
+// EventOf wraps a raw cl_event the caller holds a reference for.
+func EventOf(h uintptr) Event { return Event{h: h} }
 
 // DeviceOf wraps a raw cl_device_id.
 func DeviceOf(h uintptr) DeviceID { return DeviceID{id: h} }

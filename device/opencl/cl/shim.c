@@ -53,6 +53,7 @@ typedef void *H; // every OpenCL handle is an opaque pointer
 	X(clFlush, cl_int, (H), 1) \
 	X(clFinish, cl_int, (H), 1) \
 	X(clEnqueueMarkerWithWaitList, cl_int, (H, cl_uint, const H *, H *), 1) \
+	X(clEnqueueBarrierWithWaitList, cl_int, (H, cl_uint, const H *, H *), 1) \
 	X(clEnqueueReadBuffer, cl_int, (H, H, cl_bool, size_t, size_t, void *, cl_uint, const H *, H *), 1) \
 	X(clEnqueueWriteBuffer, cl_int, (H, H, cl_bool, size_t, size_t, const void *, cl_uint, const H *, H *), 1) \
 	X(clEnqueueReadBufferRect, cl_int, (H, H, cl_bool, const size_t *, const size_t *, const size_t *, size_t, size_t, size_t, size_t, void *, cl_uint, const H *, H *), 1) \
@@ -309,9 +310,14 @@ cl_int rcl_flush(uintptr_t q) {
 	return p_clFlush((H)q);
 }
 
-cl_int rcl_marker(uintptr_t q, uintptr_t *ev) {
+cl_int rcl_marker(uintptr_t q, cl_uint nwait, const uintptr_t *wait, uintptr_t *ev) {
 	NOT_LOADED(CL_PLATFORM_NOT_FOUND_KHR)
-	return p_clEnqueueMarkerWithWaitList((H)q, 0, NULL, (H *)ev);
+	return p_clEnqueueMarkerWithWaitList((H)q, nwait, (const H *)wait, (H *)ev);
+}
+
+cl_int rcl_barrier(uintptr_t q, cl_uint nwait, const uintptr_t *wait, uintptr_t *ev) {
+	NOT_LOADED(CL_PLATFORM_NOT_FOUND_KHR)
+	return p_clEnqueueBarrierWithWaitList((H)q, nwait, (const H *)wait, (H *)ev);
 }
 
 cl_int rcl_finish(uintptr_t q) {

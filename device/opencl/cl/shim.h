@@ -78,6 +78,10 @@ cl_int rcl_ndrange(uintptr_t q, uintptr_t k, cl_uint dims, const size_t *offset,
 cl_int rcl_wait(cl_uint n, const uintptr_t *events);
 cl_int rcl_flush(uintptr_t q);
 cl_int rcl_finish(uintptr_t q);
-cl_int rcl_marker(uintptr_t q, uintptr_t *ev);
+// rcl_marker and rcl_barrier wait for the listed events, or with none for
+// every command queued before them; a barrier also holds back the commands
+// queued after it.
+cl_int rcl_marker(uintptr_t q, cl_uint nwait, const uintptr_t *wait, uintptr_t *ev);
+cl_int rcl_barrier(uintptr_t q, cl_uint nwait, const uintptr_t *wait, uintptr_t *ev);
 
 #endif

@@ -1,0 +1,204 @@
+package opencl
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+// streamQueues are the upload and download queues of streamed execution
+// (package stream, through internal/plumb): in-order queues on the
+// Device's context beside its own, so that a band's upload, the previous
+// band's compute and the one before's download run at once. They are made
+// on first use; Close finishes and releases them.
+type streamQueues struct {
+	mu       sync.Mutex
+	up, down *cl.CommandQueue
+	live     atomic.Int64 // events handed out, not yet released
+}
+
+// streams is the plumb.Streams of one Device.
+type streams struct{ d *Device }
+
+var _ plumb.Streams = streams{}
+
+// streamsOf returns d's streams, making the two extra queues on first use.
+func (d *Device) streamsOf() (plumb.Streams, error) {
+	s := d.s
+	q := &s.streams
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if d.isClosed() {
+		return nil, ErrClosed
+	}
+	if q.up == nil {
+		up, err := s.ctx.CreateQueue(s.id, 0)
+		if err != nil {
+			return nil, fmt.Errorf("opencl: upload queue on %s: %w", s.name, err)
+		}
+		down, err := s.ctx.CreateQueue(s.id, 0)
+		if err != nil {
+			up.Release()
+			return nil, fmt.Errorf("opencl: download queue on %s: %w", s.name, err)
+		}
+		q.up, q.down = up, down
+	}
+	return streams{d}, nil
+}
+
+// finish waits for both extra queues (Close, before memory is released).
+func (q *streamQueues) finish() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.up == nil {
+		return nil
+	}
+	return errors.Join(q.up.Finish(), q.down.Finish())
+}
+
+// release drops both extra queues (state.release, before the context).
+func (q *streamQueues) release() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.up == nil {
+		return nil
+	}
+	err := errors.Join(q.up.Release(), q.down.Release())
+	q.up, q.down = nil, nil
+	return err
+}
+
+// queue returns the raw queue q names.
+func (st streams) queue(q plumb.Queue) (uintptr, error) {
+	s := st.d.s
+	switch q {
+	case plumb.Compute:
+		return s.queue.Handle(), nil
+	case plumb.Upload, plumb.Download:
+	default:
+		return 0, fmt.Errorf("opencl: no stream queue %d", q)
+	}
+	s.streams.mu.Lock()
+	defer s.streams.mu.Unlock()
+	if s.streams.up == nil {
+		return 0, ErrClosed // released by Close
+	}
+	if q == plumb.Upload {
+		return s.streams.up.Handle(), nil
+	}
+	return s.streams.down.Handle(), nil
+}
+
+func events(evs []plumb.Event) []cl.Event {
+	out := make([]cl.Event, 0, len(evs))
+	for _, e := range evs {
+		if e != 0 {
+			out = append(out, cl.EventOf(uintptr(e)))
+		}
+	}
+	return out
+}
+
+// handOut counts ev as live and returns it as a plumb.Event.
+func (st streams) handOut(ev cl.Event) plumb.Event {
+	if !ev.IsZero() {
+		st.d.s.streams.live.Add(1)
+	}
+	return plumb.Event(ev.Handle())
+}
+
+func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
+	d := st.d
+	write := q == plumb.Upload
+	if !write && q != plumb.Download {
+		return 0, fmt.Errorf("opencl: stream transfer on queue %d: want Upload or Download", q)
+	}
+	x, err := d.own(a)
+	if err != nil {
+		return 0, err
+	}
+	n := len(host)
+	if off < 0 || off+n > x.bytes {
+		return 0, fmt.Errorf("opencl: stream transfer of %d bytes at %d in a %d-byte allocation: %w", n, off, x.bytes, device.ErrOutOfRange)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	p := unsafe.Pointer(&host[0])
+	if !d.s.pins.contains(uintptr(p), n) {
+		// Go memory must never reach a non-blocking call.
+		return 0, fmt.Errorf("opencl: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.name, device.ErrOutOfRange)
+	}
+	h, err := st.queue(q)
+	if err != nil {
+		return 0, err
+	}
+	var ev cl.Event
+	if err := cl.ReadWrite(h, x.r.mem, write, false, x.off+off, n, p, events(after), &ev); err != nil {
+		return 0, fmt.Errorf("opencl: stream transfer on %s: %w", d.s.name, err)
+	}
+	if write {
+		d.s.counters.H2D(n)
+	} else {
+		d.s.counters.D2H(n)
+	}
+	return st.handOut(ev), nil
+}
+
+func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
+	w := events(evs)
+	if len(w) == 0 {
+		return nil
+	}
+	h, err := st.queue(q)
+	if err != nil {
+		return err
+	}
+	return cl.Barrier(h, w, nil)
+}
+
+func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
+	h, err := st.queue(q)
+	if err != nil {
+		return 0, err
+	}
+	ev, err := cl.Marker(h)
+	if err != nil {
+		return 0, err
+	}
+	return st.handOut(ev), nil
+}
+
+func (st streams) Wait(e plumb.Event) error { return cl.EventOf(uintptr(e)).Wait() }
+
+func (st streams) Release(e plumb.Event) error {
+	if e == 0 {
+		return nil
+	}
+	st.d.s.streams.live.Add(-1)
+	return cl.EventOf(uintptr(e)).Release()
+}
+
+func (st streams) Flush() error {
+	var errs []error
+	for _, q := range []plumb.Queue{plumb.Upload, plumb.Compute, plumb.Download} {
+		h, err := st.queue(q)
+		if err == nil {
+			err = cl.Flush(h)
+		}
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (st streams) Pinned(host []byte) bool {
+	return len(host) > 0 && st.d.s.pins.contains(uintptr(unsafe.Pointer(&host[0])), len(host))
+}
+
+func (st streams) Live() int { return int(st.d.s.streams.live.Load()) }

@@ -1,0 +1,74 @@
+package stream
+
+import (
+	"fmt"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/halide"
+)
+
+// Step is one stage of a streamed chain. Run computes out from in on the
+// device: both are device-resident band buffers, *array.Array views whose
+// mins are the band's coordinates in the whole chain (so a pipeline sees
+// the same coordinates as unstreamed), and Run must leave every element of
+// out written on the device (a pipeline call or an op on these Arrays
+// does; a step that ran on the host is an error).
+type Step struct {
+	// Name names the step in errors.
+	Name string
+	Run  func(out, in array.Buffer) error
+	// In is the element type the step reads; the zero Type takes the
+	// previous step's (or the source's).
+	In array.Type
+	// Out is the element type the step writes; the zero Type is its
+	// input's.
+	Out array.Type
+	// Needs returns the region of in (one Dim per dimension, Min and
+	// Extent) that Run reads to compute the region out; nil: the same
+	// region, as for an elementwise op. A pipeline's is its bounds query,
+	// so a stencil's bands get their halo.
+	Needs func(out []array.Dim) ([]array.Dim, error)
+}
+
+// Pipeline is the Step that calls p with (in, scalars..., out), the
+// shape of Halide's lesson 10 generators: one input buffer, scalars, one
+// output buffer. Its Needs is p's bounds query (Pipeline.Bounds), so every
+// band's input includes the halo the pipeline reads.
+func Pipeline(p *halide.Pipeline, scalars ...any) (Step, error) {
+	args := p.Args()
+	if len(args) != len(scalars)+2 || args[0].Kind != halide.InputBuffer || args[len(args)-1].Kind != halide.OutputBuffer {
+		return Step{}, fmt.Errorf("%w: pipeline %s: a step calls (input buffer, %d scalars, output buffer)", ErrChain, p, len(scalars))
+	}
+	qargs := make([]any, 0, len(args))
+	qargs = append(append(qargs, nil), scalars...)
+	return Step{
+		Name: p.Name(),
+		In:   args[0].Type,
+		Out:  args[len(args)-1].Type,
+		Run: func(out, in array.Buffer) error {
+			var buf [8]any // Call keeps no reference: the slice stays on the stack
+			return p.Call(append(append(append(buf[:0], in), scalars...), out)...)
+		},
+		Needs: func(out []array.Dim) ([]array.Dim, error) {
+			b, err := p.Bounds(append(qargs[:len(qargs):len(qargs)], out)...)
+			if err != nil {
+				return nil, err
+			}
+			return b[0], nil
+		},
+	}, nil
+}
+
+// Op is the elementwise Step f(out, in): an op of package ops, or any
+// function of two device-resident Arrays of one shape. Its bands are
+// exact (no halo).
+func Op[Out, In array.Elem](name string, f func(out *array.Array[Out], in *array.Array[In]) error) Step {
+	return Step{
+		Name: name,
+		In:   array.TypeOf[In](),
+		Out:  array.TypeOf[Out](),
+		Run: func(out, in array.Buffer) error {
+			return f(out.(*array.Array[Out]), in.(*array.Array[In]))
+		},
+	}
+}

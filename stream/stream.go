@@ -1,0 +1,298 @@
+package stream
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/internal/place"
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+// ErrChain is wrapped by the errors of a chain that cannot run as asked:
+// steps whose element types do not follow on, a destination of another
+// type, a band whose input lies outside the source.
+var ErrChain = errors.New("stream: bad chain")
+
+// ErrClosed is returned by Run on a closed Stream.
+var ErrClosed = errors.New("stream: Run on a closed Stream")
+
+// Options tune a Stream.
+type Options struct {
+	// Device runs the chain; nil: the placement rule's choice (the
+	// device the destination or the source is allocated on), else
+	// halide.OpenCLDevice(). It must be a device/opencl Device.
+	Device device.Device
+	// Bands is how many bands the output's outermost dimension is cut
+	// into; 0: 8. More bands than rows give one row each.
+	Bands int
+	// Slots is how many bands may be in flight at once, each with its
+	// own input and output buffers on the device (and pinned staging for
+	// Go memory); 0: 3 (one uploading, one computing, one downloading).
+	Slots int
+}
+
+const (
+	defaultBands = 8
+	defaultSlots = 3
+)
+
+// Stream runs a chain of steps in bands, keeping its device buffers,
+// pinned staging and band plan between Runs of like operands. A Stream is
+// for one goroutine at a time; Close frees what it holds.
+type Stream struct {
+	steps []Step
+	o     Options
+	p     *plan
+	st    plumb.Streams
+	slots []slot
+	mid   []array.Buffer // mid[i]: region i's buffer, 0 < i < n; shared by every band
+	// views[k][i] is band k's region i on the device: views of the
+	// slot's input (i = 0) and output (i = n) buffers and of mid[i], made
+	// once per plan, so a Run makes no new Arrays for the steps.
+	views  [][]array.Buffer
+	kits   []kit // kits[i]: region i's element type
+	closed bool
+}
+
+// slot is one band in flight: its input and output device buffers, the
+// pinned staging they need for Go memory, and the events of the band
+// that used it last.
+type slot struct {
+	in, out           array.Buffer
+	inStage, outStage array.Buffer // nil until a band needs staging
+	up, comp, down    plumb.Event
+	// scatter copies the staged output of the slot's band to the
+	// destination once its download completed; nil when none is pending.
+	scatter func() error
+}
+
+// New returns a Stream of steps. It checks the steps; Run checks them
+// against its operands.
+func New(o Options, steps ...Step) (*Stream, error) {
+	if len(steps) == 0 {
+		return nil, fmt.Errorf("%w: no steps", ErrChain)
+	}
+	for i, s := range steps {
+		if s.Run == nil {
+			return nil, fmt.Errorf("%w: step %d (%q) has no Run", ErrChain, i, s.Name)
+		}
+	}
+	if o.Bands <= 0 {
+		o.Bands = defaultBands
+	}
+	if o.Slots <= 0 {
+		o.Slots = defaultSlots
+	}
+	return &Stream{steps: append([]Step(nil), steps...), o: o}, nil
+}
+
+// Run is New(o, steps...).Run(dst, src) and Close.
+func Run(dst, src array.Buffer, o Options, steps ...Step) error {
+	s, err := New(o, steps...)
+	if err != nil {
+		return err
+	}
+	return errors.Join(s.Run(dst, src), s.Close())
+}
+
+// Run computes dst from src through the chain, band by band: it uploads
+// each band's input region (a pipeline's bounds query gives it, halo
+// included), runs the steps on band buffers on the device, and downloads
+// the band's output into dst's host memory, while the next band uploads
+// and the one before downloads, on three queues ordered by events. dst
+// and src are *array.Array values, over Go memory (staged through pinned
+// buffers, the copies overlapping the transfers) or the device's pinned
+// memory (array.NewIn; moved directly). The result is the unstreamed
+// chain's, element for element.
+//
+// src's newest elements must be on the host, or are brought there first
+// (an automatic copy, refused under the transfer guard). dst ends newest
+// on the host, as after a write through its Host view; dst and src must
+// not share memory. Every byte moved is counted in the device's Stats: the
+// bands' input regions up, the output down, nothing else. Those transfers
+// are what Run is asked for, like CopyToDevice's: the transfer guard
+// refuses only copies the steps would make on their own. On error dst's
+// elements are unspecified and nothing is left in flight.
+func (s *Stream) Run(dst, src array.Buffer) error {
+	if s.closed {
+		return ErrClosed
+	}
+	dr, sr := rawOf(dst), rawOf(src)
+	if dr == nil || sr == nil {
+		return fmt.Errorf("%w: a nil destination or source", ErrChain)
+	}
+	if dr.Len() == 0 {
+		return nil
+	}
+	dev, err := s.device(dr, sr)
+	if err != nil {
+		return err
+	}
+	if !s.p.fits(dev, dr, sr) {
+		if err := s.replan(dev, dr, sr); err != nil {
+			return err
+		}
+	}
+	kin, kout := s.kits[0], s.kits[len(s.kits)-1]
+	if !kin.is(src) || !kout.is(dst) {
+		return fmt.Errorf("%w: the destination and source must be *array.Array values (not views' Host forms)", ErrChain)
+	}
+	for _, r := range []*array.Raw{sr, dr} {
+		held, err := plumb.Array.AcquireFor(r, false)
+		if err != nil {
+			return err
+		}
+		if held {
+			defer plumb.Array.Release(r)
+		}
+	}
+	if plumb.Array.NeedsDownload(sr) {
+		if err := plumb.CheckAutomatic(sr.Device(), "stream: the source's device-newer elements to host"); err != nil {
+			return err
+		}
+		if err := plumb.Array.SyncHost(sr); err != nil {
+			return err
+		}
+	}
+	if err := s.run(dst, src); err != nil {
+		return err
+	}
+	plumb.Array.Wrote(dr, plumb.Host)
+	return nil
+}
+
+func rawOf(b array.Buffer) *array.Raw {
+	if b == nil {
+		return nil
+	}
+	return b.Raw()
+}
+
+// device is where the chain runs: the module's placement rule for work
+// with no host form (internal/place), else halide's default device.
+func (s *Stream) device(dst, src *array.Raw) (device.Device, error) {
+	d, err := place.Where(s.o.Device, place.Work{Pkg: "stream", Op: "Run", Inputs: []*array.Raw{src}, Outputs: []*array.Raw{dst}, DeviceOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	if d == nil {
+		cd, err := halide.OpenCLDevice()
+		if err != nil {
+			return nil, err
+		}
+		d = cd
+	}
+	if plumb.OpenCL.Owns == nil || !plumb.OpenCL.Owns(d) {
+		return nil, fmt.Errorf("%w: streamed execution runs on a device/opencl Device; %s is not one", ErrChain, d.Name())
+	}
+	return d, nil
+}
+
+// replan makes the plan for new operands and the buffers it needs,
+// dropping the old ones.
+func (s *Stream) replan(dev device.Device, dst, src *array.Raw) error {
+	p, err := makePlan(dev, s.steps, s.o.Bands, dst, src)
+	if err != nil {
+		return err
+	}
+	ks := make([]kit, len(p.types))
+	for i, t := range p.types {
+		if ks[i], err = kits.For(t); err != nil {
+			return fmt.Errorf("%w: %v", ErrChain, err)
+		}
+	}
+	st, err := plumb.OpenCL.Streams(dev)
+	if err != nil {
+		return err
+	}
+	if err := s.free(); err != nil {
+		return err
+	}
+	s.p, s.st, s.kits = p, st, ks
+	if err := s.alloc(); err != nil {
+		s.free()
+		return err
+	}
+	return nil
+}
+
+// alloc makes the plan's device buffers: per slot an input and an output
+// buffer, and one buffer per intermediate region shared by all bands (the
+// compute queue runs the bands' steps in order).
+func (s *Stream) alloc() error {
+	p, n := s.p, len(s.steps)
+	s.slots = make([]slot, s.o.Slots)
+	for i := range s.slots {
+		sl := &s.slots[i]
+		var err error
+		if sl.in, err = s.kits[0].root(p.dev, p.most[0]); err != nil {
+			return err
+		}
+		if sl.out, err = s.kits[n].root(p.dev, p.most[n]); err != nil {
+			return err
+		}
+	}
+	s.mid = make([]array.Buffer, n)
+	for i := 1; i < n; i++ {
+		var err error
+		if s.mid[i], err = s.kits[i].root(p.dev, p.most[i]); err != nil {
+			return err
+		}
+	}
+	s.views = make([][]array.Buffer, len(p.bands))
+	for k, regs := range p.bands {
+		sl := &s.slots[k%len(s.slots)]
+		s.views[k] = make([]array.Buffer, n+1)
+		for i, r := range regs {
+			var root array.Buffer
+			switch i {
+			case 0:
+				root = sl.in
+			case n:
+				root = sl.out
+			default:
+				root = s.mid[i]
+			}
+			v, err := s.kits[i].view(root, r)
+			if err != nil {
+				return err
+			}
+			s.views[k][i] = v
+		}
+	}
+	return nil
+}
+
+// free closes the buffers of the current plan.
+func (s *Stream) free() error {
+	var errs []error
+	n := len(s.kits) - 1
+	drop := func(k int, b array.Buffer) {
+		if b != nil {
+			errs = append(errs, s.kits[k].close(b))
+		}
+	}
+	for _, sl := range s.slots {
+		drop(0, sl.in)
+		drop(0, sl.inStage)
+		drop(n, sl.out)
+		drop(n, sl.outStage)
+	}
+	for i, b := range s.mid {
+		drop(i, b)
+	}
+	s.slots, s.mid, s.views, s.p = nil, nil, nil, nil
+	return errors.Join(errs...)
+}
+
+// Close frees the Stream's device buffers and pinned staging. Idempotent.
+func (s *Stream) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.free()
+}
