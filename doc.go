@@ -16,10 +16,10 @@
 //   - device: the Device interface, Regions, counters, the transfer guard;
 //     device/sim simulates a device for tests; device/opencl is our own
 //     dlopen'd OpenCL binding and the OpenCL Device.
-//   - halide: calls Halide 14 AOT pipelines on Arrays.
+//   - halide: calls Halide 14 AOT pipelines on Arrays; halide/stream runs
+//     a chain of pipelines and ops in bands whose upload, compute and
+//     download overlap, for Arrays too large or too slow to move before
+//     computing.
 //   - ops: operations that follow residency.
-//   - stream: a chain of pipelines and ops run in bands whose upload,
-//     compute and download overlap, for Arrays too large or too slow to
-//     move before computing.
 //   - bench: the GPU-residency benchmark (go run ./bench/cmd/residency).
 package resident

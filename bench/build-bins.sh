@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 mkdir -p bin
 ld=(-ldflags=-s\ -w)
 go build "${ld[@]}" -o bin/residency ./bench/cmd/residency
-for p in device/opencl halide array stream; do
+for p in device/opencl halide array halide/stream; do
 	go test -c "${ld[@]}" -o "bin/$(basename $p).test" ./$p
 done
 # The gorgonia MLP (issue 23): its own module, built from its directory.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/stream"
+	"github.com/resident-go/resident/halide/stream"
 )
 
 type runner struct {

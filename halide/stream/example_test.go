@@ -6,8 +6,8 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/halide/stream"
 	"github.com/resident-go/resident/ops"
-	"github.com/resident-go/resident/stream"
 )
 
 // Two brighter stages (+10 each) and an op (+100), streamed in three bands of a 4×5 image:

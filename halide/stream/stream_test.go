@@ -13,9 +13,9 @@ import (
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/blur"
 	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/halide/stream"
 	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/ops"
-	"github.com/resident-go/resident/stream"
 )
 
 func dev(t testing.TB) *opencl.Device {

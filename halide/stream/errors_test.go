@@ -11,8 +11,8 @@ import (
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/halide/examples/blur"
 	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/halide/stream"
 	"github.com/resident-go/resident/internal/plumb"
-	"github.com/resident-go/resident/stream"
 )
 
 var errBoom = errors.New("boom")
