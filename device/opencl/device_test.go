@@ -561,6 +561,9 @@ func TestStagedParallel(t *testing.T) {
 		r    device.Region
 	}{
 		{"dense", 5<<20 + 3, dense(1, 5<<20+3)},
+		// Under one chunk: four pipelined batches (batchBytes).
+		{"quarters", 1<<20 + 7, dense(1, 1<<20+7)},
+		{"rows-quarters", 250 * 4000, device.Region{ElemSize: 4, Shape: []device.Span{sp(200, 1), sp(1000, 250)}}},
 		{"rows", 1500 * 5000, device.Region{ElemSize: 4, Shape: []device.Span{sp(250, 1), sp(5000, 375)}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,8 +23,18 @@ type stager struct {
 const (
 	defaultChunk      = 16 << 20
 	defaultStagingMin = 256 << 10
-	copyPiece         = 1 << 20 // below this a goroutine costs more than it saves
+	copyPiece         = 256 << 10 // below this a goroutine costs more than it saves
+	// Transfers smaller than four chunks go in four batches of at least
+	// minBatch, so that the copy of one overlaps the DMA of another: in
+	// one batch, a 4 MiB move from Go memory was the copy's time plus the
+	// DMA's (11 GB/s on the H200, under PyTorch's pageable 11.6).
+	minBatch = 256 << 10
 )
+
+// batchBytes is the staging batch for a transfer of n bytes.
+func (st *stager) batchBytes(n int) int {
+	return min(st.chunk, max(minBatch, (n/4+4095)&^4095))
+}
 
 // getStager returns the device's stager, creating it on first use; the
 // caller holds s.stageMu.
@@ -252,7 +262,7 @@ func (s *state) staged(write bool, mem uintptr, devOff int, host []byte, r devic
 		}
 		return nil
 	}
-	err = batches(r, st.chunk, func(batch []piece) error {
+	err = batches(r, st.batchBytes(r.Bytes()), func(batch []piece) error {
 		slot := i & 1
 		i++
 		if err := finish(slot); err != nil {
