@@ -30,7 +30,11 @@ var (
 // smaller than the span of the dimensions inside it). Every Array's layout
 // passes it, and views only shrink a layout or move its mins (checked), so
 // no arithmetic on a view overflows and no view reaches past its storage.
-func checkDims(dims []Dim, n int) error {
+func checkDims(dims []Dim, n int) error { return checkLayout(dims, n, false) }
+
+// checkLayout is checkDims; with repeats, a dimension of stride 0 repeats
+// one element (a read-only view's broadcast) instead of aliasing.
+func checkLayout(dims []Dim, n int, repeats bool) error {
 	count := 1
 	for i, d := range dims {
 		if d.Extent < 0 || d.Stride < 0 {
@@ -53,8 +57,11 @@ func checkDims(dims []Dim, n int) error {
 	span := 1
 	for _, i := range order {
 		d := dims[i]
-		if d.Extent == 1 {
+		if d.Extent == 1 || repeats && d.Stride == 0 {
 			continue
+		}
+		if d.Stride == 0 {
+			return fmt.Errorf("%w: dimension %d has stride 0 and extent %d: a writable layout never repeats an element (BroadcastTo makes such read-only views)", ErrShape, i, d.Extent)
 		}
 		if d.Stride < span {
 			return fmt.Errorf("%w: dimension %d (stride %d) overlaps the dimensions inside it (they span %d elements): strides must not alias", ErrShape, i, d.Stride, span)

@@ -16,7 +16,8 @@
 // Wrap) is host-only: every consumer leaves its host data current.
 //
 // One memory, one state. A root (made by a constructor) and all its views
-// (Crop, Slice, Transpose, Permute, Translate, SetMin, Embed, View) share host
+// (Crop, Slice, Transpose, Permute, Translate, SetMin, Embed, View, and
+// the read-only BroadcastTo) share host
 // memory, one device allocation — each view uses it at its own offset, as
 // Halide's device_crop does, whatever order views and uploads happen in —
 // and one dirty state kept by region: which elements the host holds newer,
@@ -93,7 +94,7 @@
 //	np.concatenate([a, b], 0)      ops.Concatenate(0, a, b)
 //	np.stack([a, b], -1)           ops.Stack(-1, a, b)
 //	np.flip(a, -1)                 ops.Flip(a, -1)
-//	np.broadcast_to(a, (2, 3))     ops.BroadcastTo(a, 2, 3)
+//	np.broadcast_to(a, (2, 3))     a.BroadcastTo(2, 3) (a read-only view)
 //	a + b                          ops.New2(ops.Add, a, b)
 //	a * 2                          ops.NewScalar(ops.MulScalar, a, 2)
 //	np.sqrt(a)                     ops.New1(ops.Sqrt, a)
@@ -112,17 +113,25 @@
 // allocating form (ops.New1, New2, …: see ops' documentation); the result
 // is placed by the rule below, on the inputs' device when they are there.
 //
-// Not views here, unlike NumPy: a step other than 1, a flip and a
-// broadcast. An Array's strides are never negative and never alias (0 with
-// extent > 1), and every view is a box of its root's elements: the unit of
-// dirty state and of transfers, which a stepped, reversed or repeating
-// view would break (a write through it would mark elements it never
-// wrote). So ops.Index, ops.Flip and ops.BroadcastTo copy (on a device
-// one Copy launch per selected position of each stepped or flipped axis),
-// and every op broadcasts its inputs' extent-1 and missing axes without a
-// copy, which ExpandDims views make. Reshape is a view when the merged
-// dimensions are contiguous (as NumPy's) and the result is a box of the
-// root (View's rule); else ErrNotView, and ops.Reshape copies, with Copy:
+// Not views here, unlike NumPy: a step other than 1 and a flip. An
+// Array's strides are never negative, and every view is a box of its
+// root's elements: the unit of dirty state and of transfers, which a
+// stepped or reversed view would break (a write through it would mark
+// elements it never wrote). So ops.Index and ops.Flip copy (on a device
+// one Copy launch per selected position of each stepped or flipped axis).
+// A broadcast is a view, as NumPy's, and read-only, as NumPy's: its
+// stride-0 dimensions repeat one element, so its box is its source's
+// (reading it moves only the source's elements), and every write through
+// it, or through a view of it, is refused with ErrReadOnly, naming the
+// copying forms (ops.BroadcastTo, Compact). Only such views have stride
+// 0 with extent > 1; every other layout's strides never alias. Ops read
+// broadcast views as inputs on the host and on devices, and also
+// broadcast their inputs' extent-1 and missing axes with no view at all.
+//
+// Reshape is a view when the merged dimensions are contiguous (as
+// NumPy's) and the result is a box of the root (View's rule; a
+// broadcast's repeated axes may split, not merge with others); else
+// ErrNotView, and ops.Reshape copies, with Copy:
 // on the input's device, or on the host with the counted download of
 // device-newer data that any host op makes.
 //

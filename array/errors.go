@@ -21,6 +21,9 @@ var (
 	ErrStale            = errors.New("array: stale host view")
 	ErrLayout           = errors.New("array: layout cannot map")
 	ErrType             = errors.New("array: unsupported element type")
+	// ErrReadOnly: a write through a read-only view (BroadcastTo's, and
+	// every view of one), whose elements repeat its source's.
+	ErrReadOnly = errors.New("array: read-only view")
 )
 
 func panicf(sentinel error, format string, args ...any) {

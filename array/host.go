@@ -30,8 +30,12 @@ type HostView[T Elem] struct{ ReadView[T] }
 // the Array's elements whose device copy is newer, and marks them host
 // dirty so the next device consumer uploads them. Writes through Set and
 // Fill after a later upload mark them dirty again; writes through Data do
-// not: take a new view after each device use.
+// not: take a new view after each device use. A read-only view
+// (BroadcastTo) has none: an error wrapping ErrReadOnly.
 func (a *Array[T]) Host() (HostView[T], error) {
+	if err := a.raw.errWritable(); err != nil {
+		return HostView[T]{}, err
+	}
 	if err := a.syncHost(); err != nil {
 		return HostView[T]{}, err
 	}

@@ -1,6 +1,7 @@
 package array_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/resident-go/resident/array"
@@ -117,4 +118,21 @@ func ExampleArray_Split() {
 	// [2 1] [0 3]
 	// [2 1] [1 4]
 	// [2 1] [2 5]
+}
+
+func ExampleArray_BroadcastTo() {
+	a := array.FromValues([]int32{1, 2, 3})
+	b, _ := a.BroadcastTo(2, 3) // np.broadcast_to(a, (2, 3)): a read-only view
+	fmt.Println(b, b.Dims())
+	_, err := b.Host() // writes are refused: write a, or a copy
+	fmt.Println(errors.Is(err, array.ErrReadOnly))
+	h, _ := a.Host()
+	h.Set(7, 1) // the view shares a's memory
+	fmt.Println(b)
+	// Output:
+	// [[1 2 3]
+	//  [1 2 3]] [{0 3 1} {0 2 0}]
+	// true
+	// [[1 7 3]
+	//  [1 7 3]]
 }

@@ -38,6 +38,9 @@ func (plumbing) AcquireFor(x any, device bool) (bool, error) {
 
 func (plumbing) Alloc(x any, d device.Device) error {
 	r := x.(*Raw)
+	if err := r.errWritable(); err != nil {
+		return err // Alloc is for outputs: a read-only view is none
+	}
 	if err := r.st.alloc(d); err != nil {
 		return err
 	}

@@ -38,6 +38,7 @@ type Raw struct {
 	off   int             // storage index of the min corner
 	st    *storage
 	root  bool   // made by a constructor: Close frees the storage
+	ro    bool   // read-only: a broadcast view or a view of one
 	gen   uint64 // st.hostGen when this Array's host writes were last marked
 	att   *attachSlot
 }
@@ -113,12 +114,17 @@ func (r *Raw) HostBytes() []byte {
 
 // Region describes r's own elements for a device transfer from its min
 // corner (byte 0 of HostBytes, or r's offset in its Allocation),
-// dimensions by increasing stride so dense data fuses into one run.
+// dimensions by increasing stride so dense data fuses into one run. A
+// broadcast dimension (stride 0) holds one element: extent 1 here, so a
+// read-only view moves only its source's elements.
 func (r *Raw) Region() device.Region {
 	dims := r.dimsRef()
 	shape := make([]device.Span, len(dims))
 	for i, d := range dims {
 		shape[i] = device.Span{Extent: d.Extent, Stride: d.Stride}
+		if d.Stride == 0 && d.Extent > 1 {
+			shape[i].Extent = 1
+		}
 	}
 	slices.SortStableFunc(shape, func(a, b device.Span) int { return a.Stride - b.Stride })
 	return device.Region{ElemSize: r.esize, Shape: shape}
@@ -192,6 +198,26 @@ func (r *Raw) box(buf box) box {
 		b = append(b, span{lo[k], hi[k]})
 	}
 	return b
+}
+
+// Writable reports whether writes through r are allowed: false for a
+// broadcast view (Array.BroadcastTo) and every view of one.
+func (r *Raw) Writable() bool { return !r.ro }
+
+// errWritable is the error of a write through a read-only view: one
+// element of it stands for many, so a write cannot mean one element.
+func (r *Raw) errWritable() error {
+	if !r.ro {
+		return nil
+	}
+	return fmt.Errorf("%w: this %s view of shape %v repeats its source's elements (BroadcastTo, or a view of one) and cannot be written: write the source, or write a copy (ops.BroadcastTo copies; so do Compact and ops.New1(ops.Copy, v))", ErrReadOnly, r.typ, r.shape())
+}
+
+// checkWritable is errWritable for the paths with no error to return.
+func (r *Raw) checkWritable() {
+	if err := r.errWritable(); err != nil {
+		panic(err)
+	}
 }
 
 // checkOpen panics where the API has no error to return (a host view's

@@ -118,7 +118,10 @@ func (st *storage) ensureAlloc(d device.Device) error {
 
 // markHostWrite records that r's host elements are (about to be) newer
 // than the device's. The caller made sure no device-dirty data overlaps.
+// Every host write comes here (Host, a host view's writes after an
+// upload, SetHostDirty), so here a read-only view refuses.
 func (r *Raw) markHostWrite() {
+	r.checkWritable()
 	st := r.st
 	if !st.hasAlloc.Load() {
 		r.gen = st.hostGen.Load()
@@ -134,6 +137,7 @@ func (r *Raw) markHostWrite() {
 
 // markDeviceWrite records that a device wrote all of r's elements.
 func (r *Raw) markDeviceWrite() {
+	r.checkWritable()
 	if err := r.markDeviceWriteOn(nil); err != nil {
 		panicf(ErrDirty, "device write recorded on an Array with no device allocation: DeviceMalloc first")
 	}
@@ -142,8 +146,12 @@ func (r *Raw) markDeviceWrite() {
 // markDeviceWriteOn records a device write into alloc (nil: whatever the
 // allocation is). A consumer that wrote an allocation the memory no longer
 // has (its device closed meanwhile, and the Array let go of it) gets an
-// error wrapping device.ErrClosed: its result is lost.
+// error wrapping device.ErrClosed: its result is lost. Every device
+// write comes here or to markDeviceWrite: a read-only view refuses.
 func (r *Raw) markDeviceWriteOn(alloc device.Allocation) error {
+	if err := r.errWritable(); err != nil {
+		return err
+	}
 	st := r.st
 	var buf [inlineDims]span
 	b := r.box(buf[:0])
@@ -168,6 +176,7 @@ func sameAlloc(r *resources, a device.Allocation) bool {
 // markHostNewer records that something (a host pipeline, Halide's own
 // copy to host) left r's host elements newest.
 func (r *Raw) markHostNewer() {
+	r.checkWritable()
 	st := r.st
 	if !st.hasAlloc.Load() {
 		return // no device copy: no dirty state (host-only data, host pipelines)
@@ -262,7 +271,8 @@ func (a *Array[T]) DeviceMalloc(d device.Device) error {
 // DeviceWrap adopts alloc, which lives on d and holds the whole root
 // storage, as the device copy of the Array's memory, without copying; it
 // is never freed by the Array. The device copy is taken as current: mark
-// it with SetDeviceDirty when it is newer than the host.
+// it with SetDeviceDirty when it is newer than the host. A read-only view
+// (BroadcastTo) refuses with an error wrapping ErrReadOnly.
 func (a *Array[T]) DeviceWrap(d device.Device, alloc device.Allocation) error {
 	return a.deviceWrap(d, alloc, false)
 }
@@ -281,6 +291,9 @@ func (a *Array[T]) DeviceAdopt(d device.Device, alloc device.Allocation) error {
 func (a *Array[T]) deviceWrap(d device.Device, alloc device.Allocation, owned bool) error {
 	if err := a.raw.errOpen(); err != nil {
 		return err
+	}
+	if err := a.raw.errWritable(); err != nil {
+		return err // the adopted copy would replace the source's data
 	}
 	st := a.raw.st
 	if alloc.Device() != d {
@@ -396,9 +409,11 @@ func (a *Array[T]) DeviceSync() error {
 // SetHostDirty marks the Array's host elements newer than the device's
 // (true) or equal to them (false), as Halide's set_host_dirty. Marking it
 // while the device holds newer data there panics with ErrDirty: one side
-// would lose writes.
+// would lose writes. On a read-only view (BroadcastTo) it panics with
+// ErrReadOnly, whatever v: its state is its source's.
 func (a *Array[T]) SetHostDirty(v bool) {
 	a.raw.checkOpen()
+	a.raw.checkWritable()
 	if !v {
 		a.raw.markEqualSide(hostSide)
 		return
@@ -411,9 +426,11 @@ func (a *Array[T]) SetHostDirty(v bool) {
 
 // SetDeviceDirty marks the Array's device elements newer than the host's
 // (true), as a device writer does, or equal to them (false). Marking it
-// while the host is newer, or without an allocation, panics with ErrDirty.
+// while the host is newer, or without an allocation, panics with ErrDirty;
+// on a read-only view (BroadcastTo), with ErrReadOnly, whatever v.
 func (a *Array[T]) SetDeviceDirty(v bool) {
 	a.raw.checkOpen()
+	a.raw.checkWritable()
 	if !v {
 		a.raw.markEqualSide(deviceSide)
 		return

@@ -10,7 +10,8 @@ import (
 )
 
 // FuzzResidency drives one memory through random views (crops made before
-// and after uploads, siblings, slices, transposes, moved mins), host
+// and after uploads, siblings, slices, transposes, moved mins, read-only
+// broadcasts, whose writes must be refused and change nothing), host
 // writes, device writes, failed device writes, syncs, DeviceFree and the
 // device's Close, and checks every host and device read against a
 // host-only model of the latest write to each element. It also checks
@@ -22,6 +23,9 @@ func FuzzResidency(f *testing.F) {
 	f.Add([]byte{0, 0, 9, 0, 2, 1, 0, 7, 2, 2, 5, 2, 3, 2, 4, 0, 3, 0})
 	f.Add([]byte{251, 0, 5, 1, 0, 2, 1, 0, 3, 0, 4, 0, 8, 1, 0, 3, 0, 1, 1, 0, 4})
 	f.Add([]byte{250, 0, 0, 0, 2, 3, 0, 2, 0, 0, 0, 1, 1, 1, 0, 9, 1, 0, 8, 1, 0, 3})
+	// a broadcast [3 10 12] of the root: refused writes, then reads after
+	// host and device writes to the root
+	f.Add([]byte{0, 0, 0, 6, 0, 2, 1, 1, 1, 2, 1, 1, 3, 1, 4, 0, 1, 0, 1, 3, 1, 4, 0, 2, 1, 1, 3, 1, 4})
 	f.Fuzz(runOne)
 }
 
@@ -77,7 +81,21 @@ func runOne(t *testing.T, ops []byte) {
 				k := next() % v.Rank()
 				d := v.Dim(k)
 				var w *array.Array[uint16]
-				switch next() % 6 {
+				switch next() % 7 {
+				case 6: // BroadcastTo: extent-1 axes repeat, maybe a new outer one
+					shape := v.Shape()
+					for i, e := range shape {
+						if e == 1 {
+							shape[i] = 1 + next()%3
+						}
+					}
+					if next()%2 == 0 {
+						shape = append([]int{1 + next()%3}, shape...)
+					}
+					var err error
+					if w, err = v.BroadcastTo(shape...); err != nil {
+						t.Fatalf("BroadcastTo%v of %v: %v", shape, v.Dims(), err)
+					}
 				case 4: // View: the same elements by other dims, or any layout it accepts
 					dims := v.Dims()
 					off := 0
@@ -108,6 +126,12 @@ func runOne(t *testing.T, ops []byte) {
 				views = append(views, w)
 			case 1: // host write
 				h, err := v.Host()
+				if !v.Raw().Writable() {
+					if !errors.Is(err, array.ErrReadOnly) {
+						t.Fatalf("Host of read-only %v: %v, want ErrReadOnly", v.Dims(), err)
+					}
+					continue
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +153,10 @@ func runOne(t *testing.T, ops []byte) {
 				val := func(c []int) uint16 { return s + uint16(c0(c)*3) }
 				fail := next()%4 == 0
 				if err := deviceWrite(t, dev, v, val, fail); err != nil {
-					if !fail {
+					if !v.Raw().Writable() && !errors.Is(err, array.ErrReadOnly) {
+						t.Fatalf("device write of read-only %v: %v, want ErrReadOnly", v.Dims(), err)
+					}
+					if !fail && v.Raw().Writable() {
 						t.Fatal(err)
 					}
 					continue
@@ -186,6 +213,9 @@ func runOne(t *testing.T, ops []byte) {
 					continue
 				}
 				w := views[next()%len(views)]
+				if !w.Raw().Writable() {
+					continue
+				}
 				stamp++
 				s := stamp
 				if err := deviceWrite(t, dev, w, func([]int) uint16 { return s }, false); err != nil {

@@ -9,10 +9,11 @@ import (
 // view, sharing host and device memory, whose mins are 0 (NumPy counts
 // from each axis's first element). A view is always a box of its root's
 // elements, the unit of residency (see View), and strides are never
-// negative or aliasing; so a stepped range, a flip and a broadcast are
-// not views here: package ops has their copying forms (ops.Index,
-// ops.Flip, ops.BroadcastTo), and ops.Reshape copies where Reshape cannot
-// view.
+// negative; so a stepped range and a flip are not views here: package ops
+// has their copying forms (ops.Index, ops.Flip), and ops.Reshape copies
+// where Reshape cannot view. A broadcast is a view, read-only: its
+// stride-0 dimensions repeat one element, so its box is its source's and
+// a write through it could not mean one element (BroadcastTo).
 
 // ErrNotView wraps ErrShape: the shape operation cannot be a view of this
 // layout. The message names the copying form in package ops.
@@ -145,6 +146,77 @@ func reshapeDims(old []Dim, ext []int) ([]Dim, bool) {
 		}
 	}
 	return dims, true
+}
+
+// BroadcastTo returns a read-only view, sharing host and device memory,
+// of a repeated to shape (NumPy's order), as np.broadcast_to: a's axes
+// align with shape's trailing ones, and each axis of a of extent 1, and
+// each axis shape has beyond a's rank, repeats with stride 0; the others
+// keep a's strides. Mins are 0.
+//
+// Its elements are a's, so it covers exactly a's box of the root: reading
+// it (a host view, an op's input, a pipeline's input) moves only what a
+// covers. Every write through it, or through any view of it (views of a
+// read-only view are read-only), is refused with ErrReadOnly: Host and
+// DeviceWrap return the error, SetHostDirty and SetDeviceDirty panic with
+// it, and ops and pipeline calls return it for such an output. Write a
+// instead, or a copy: ops.BroadcastTo (or Compact) makes one.
+//
+// A shape a does not broadcast to (fewer axes than a, an extent that is
+// neither a's nor broadcast from 1, a negative extent, an element count
+// that overflows int) is an error wrapping ErrShape; a closed a, one
+// wrapping ErrClosed.
+func (a *Array[T]) BroadcastTo(shape ...int) (*Array[T], error) {
+	r := &a.raw
+	if err := r.errOpen(); err != nil {
+		return nil, err
+	}
+	var buf [inlineDims]Dim
+	dims, err := r.broadcastDims(buf[:0], shape)
+	if err != nil {
+		return nil, err
+	}
+	v := a.viewAt(dims, r.off)
+	v.raw.ro = true
+	return v, nil
+}
+
+// broadcastDims is BroadcastTo's layout, in buf.
+func (r *Raw) broadcastDims(buf []Dim, shape []int) ([]Dim, error) {
+	n := len(shape)
+	if n < r.rank {
+		return nil, fmt.Errorf("%w: broadcast of shape %v to %v: the target has fewer axes; give at least %d", ErrShape, r.shape(), shape, r.rank)
+	}
+	dims, count := buf, 1
+	for i := range n { // dimension i is shape's axis n-1-i
+		e := shape[n-1-i]
+		if e < 0 {
+			return nil, fmt.Errorf("%w: broadcast to %v: extents must be ≥ 0", ErrShape, shape)
+		}
+		var ok bool
+		if count, ok = mulOK(count, e); !ok {
+			return nil, fmt.Errorf("%w: broadcast to %v: the element count overflows int", ErrShape, shape)
+		}
+		d := Dim{Extent: e} // stride 0: repeats
+		if i < r.rank {
+			switch src := r.dimsRef()[i]; src.Extent {
+			case e:
+				d.Stride = src.Stride
+			case 1:
+			default:
+				return nil, fmt.Errorf("%w: shape %v does not broadcast to %v: axis %d has extent %d, the target %d (extents must match or be 1)", ErrShape, r.shape(), shape, r.rank-1-i, src.Extent, e)
+			}
+		}
+		dims = append(dims, d)
+	}
+	return dims, nil
+}
+
+// shape is r's extents in NumPy's order.
+func (r *Raw) shape() []int {
+	e := r.Extents()
+	slices.Reverse(e)
+	return e
 }
 
 // Sel selects along one axis for Index, in NumPy's words: R(start, stop)

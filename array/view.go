@@ -52,7 +52,7 @@ func (r *Raw) view(v *Raw, op viewOp, x, y, z int) {
 // viewInto makes v a view of r at storage index off (v's dims are set):
 // same storage, so same host memory, device allocation and dirty state.
 func (r *Raw) viewInto(v *Raw, off int) {
-	v.typ, v.esize, v.st, v.off = r.typ, r.esize, r.st, off
+	v.typ, v.esize, v.st, v.off, v.ro = r.typ, r.esize, r.st, off, r.ro
 }
 
 // viewDims fills v as a view of r with the given dims and r's offset.
@@ -246,7 +246,7 @@ func (a *Array[T]) View(offset int, dims []Dim) (*Array[T], error) {
 
 // viewOffset checks View's layout and returns the view's storage index.
 func (r *Raw) viewOffset(offset int, dims []Dim) (int, error) {
-	if err := checkDims(dims, maxInt); err != nil {
+	if err := checkLayout(dims, maxInt, r.ro); err != nil {
 		return 0, err
 	}
 	v := Raw{typ: r.typ, esize: r.esize, st: r.st}
@@ -272,7 +272,8 @@ func (r *Raw) viewOffset(offset int, dims []Dim) (int, error) {
 // exactBox returns r's elements as a box of root positions, and whether
 // they are exactly that box: either every dimension of r walks one root
 // dimension with its stride (a permuted crop), or r is dense and its run
-// of storage is a whole box. Views made by the other methods always are.
+// of storage is a whole box. A broadcast dimension (stride 0) repeats
+// one position. Views made by the other methods always are.
 func (r *Raw) exactBox() (box, bool) {
 	st := r.st
 	n := len(st.rdims)
@@ -290,15 +291,15 @@ func (r *Raw) exactBox() (box, bool) {
 		b[k] = span{lo[k], hi[k]}
 		size *= hi[k] - lo[k] + 1 // ≤ the root's element count: no overflow
 	}
-	if size != r.Len() {
+	if size != r.distinct() {
 		return nil, false
 	}
-	if r.Dense() {
-		return b, true // Len distinct positions inside a run of Len elements
+	if r.spanElems() == size {
+		return b, true // size distinct positions inside a run of size elements
 	}
 	used := make([]bool, n)
 	for _, d := range r.dimsRef() {
-		if d.Extent <= 1 {
+		if d.Extent <= 1 || d.Stride == 0 { // a broadcast repeats one position
 			continue
 		}
 		k := slices.IndexFunc(st.rdims, func(rd Dim) bool { return rd.Extent > 1 && rd.Stride == d.Stride })
@@ -308,6 +309,19 @@ func (r *Raw) exactBox() (box, bool) {
 		used[k] = true
 	}
 	return b, true
+}
+
+// distinct is the number of r's distinct elements: Len, with each
+// broadcast dimension (stride 0, extent > 1: read-only views only) counted
+// once. r is not empty.
+func (r *Raw) distinct() int {
+	n := 1
+	for _, d := range r.dimsRef() {
+		if d.Stride != 0 {
+			n *= d.Extent
+		}
+	}
+	return n
 }
 
 // exact decomposes storage index i into root positions, reporting whether

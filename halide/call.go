@@ -309,6 +309,9 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 			return p.argError(a, -3, describeRaw(r), typeSentence(a, r.Type()))
 		case r.Rank() != a.Dims:
 			return p.argError(a, -43, describeRaw(r), rankSentence(a, r.Rank()))
+		case a.Kind == OutputBuffer && !r.Writable():
+			return &Error{Pipeline: p.name, Code: int(ErrReadOnlyOutput), err: array.ErrReadOnly, Msg: fmt.Sprintf(
+				"output %q is %s, a read-only view (BroadcastTo: its elements repeat), which a pipeline cannot write: pass a writable Array (ops.BroadcastTo makes a writable copy)", a.Name, describeRaw(r))}
 		}
 		// A use of the memory until putFrame: a concurrent Close frees
 		// nothing this call relies on before then. A host pipeline on Go

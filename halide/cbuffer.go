@@ -239,8 +239,10 @@ type cbufState struct {
 // the host copy up to date first (copying from the device when the device
 // copy is newer, which the transfer guard may refuse), and, as C may write
 // through it, marks the host dirty when b has a device copy, like
-// Array.Host: the next device consumer uploads. The struct has no device
-// handle and no dirty bits. Close it when C is done.
+// Array.Host: the next device consumer uploads. A read-only view
+// (array.Array.BroadcastTo: stride 0 where it repeats) is exported for
+// reading only, marking nothing: C must not write through it. The struct
+// has no device handle and no dirty bits. Close it when C is done.
 func ExportBuffer(b array.Buffer) (*CBuffer, error) {
 	r := rawOf(b)
 	if r == nil || plumb.Array.Closed(r) {
@@ -262,7 +264,9 @@ func ExportBuffer(b array.Buffer) (*CBuffer, error) {
 			return nil, err
 		}
 	}
-	plumb.Array.Wrote(r, plumb.Host) // C may write: the next device consumer uploads
+	if r.Writable() {
+		plumb.Array.Wrote(r, plumb.Host) // C may write: the next device consumer uploads
+	}
 	cb := &CBuffer{s: s, r: r}
 	runtime.AddCleanup(cb, func(s *cbufState) { s.close() }, s)
 	return cb, nil

@@ -12,6 +12,11 @@
 // Call checks every argument against the pipeline's metadata in Go (kind,
 // element type, dimension count, scalar type) and returns a *Error naming
 // the pipeline and the argument on a mismatch, without crossing into C.
+// A read-only broadcast view (array.Array.BroadcastTo) is an input like
+// any other, its stride-0 dimensions passed as they are (a pipeline that
+// constrains dimension 0's stride to 1 refuses a broadcast along it with
+// ErrConstraintViolated), moving only its source's elements; as an output
+// it is ErrReadOnlyOutput (go test -run Broadcast ./halide).
 //
 // Residency: before an OpenCL pipeline runs, the parts of its inputs whose
 // host copy is newer are uploaded by package device/opencl (counted,

@@ -134,6 +134,10 @@ const (
 	ErrTexture Code = -1008
 	// ErrBoundsQuery: a bounds query got an argument it cannot use.
 	ErrBoundsQuery Code = -1009
+	// ErrReadOnlyOutput: an output argument is a read-only view
+	// (array.Array.BroadcastTo, whose elements repeat), which a pipeline
+	// cannot write. The *Error wraps array.ErrReadOnly.
+	ErrReadOnlyOutput Code = -1010
 )
 
 // bridgeCodes is the largest code of the bridge's own range.
@@ -198,12 +202,13 @@ var codeNames = map[int]string{
 	-44: "device_dirty_with_no_device_support",
 	-45: "storage_bound_too_small",
 
-	int(ErrArgCount):      "arg_count",
-	int(ErrNoDevice):      "no_device",
-	int(ErrDeviceClosed):  "device_closed",
-	int(ErrForeignDevice): "foreign_device",
-	int(ErrTransferGuard): "transfer_guard",
-	int(ErrTransfer):      "transfer_failed",
-	int(ErrTexture):       "gpu_texture_unsupported",
-	int(ErrBoundsQuery):   "bounds_query",
+	int(ErrArgCount):       "arg_count",
+	int(ErrNoDevice):       "no_device",
+	int(ErrDeviceClosed):   "device_closed",
+	int(ErrForeignDevice):  "foreign_device",
+	int(ErrTransferGuard):  "transfer_guard",
+	int(ErrTransfer):       "transfer_failed",
+	int(ErrTexture):        "gpu_texture_unsupported",
+	int(ErrBoundsQuery):    "bounds_query",
+	int(ErrReadOnlyOutput): "read_only_output",
 }

@@ -258,7 +258,7 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 			if rc := C.gohl_buf_reclaim(&f.c.ctx, cb); rc != 0 {
 				keep(p.runtimeError(f, rc))
 			}
-			if ok {
+			if ok && r.Writable() {
 				plumb.Array.Wrote(r, plumb.Host)
 			}
 			continue
@@ -268,6 +268,10 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 		devNewer := fl&C.halide_buffer_flag_device_dirty != 0
 		switch {
 		case !ok:
+		case !r.Writable():
+			// A read-only input (a broadcast view; bind refuses one as an
+			// output): made current before the call, written by nothing,
+			// so its source's state stands.
 		case !p.opencl:
 			if b.out {
 				plumb.Array.Wrote(r, plumb.Host) // Halide leaves host_dirty off

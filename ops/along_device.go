@@ -359,6 +359,11 @@ func targetOuts(op string, t array.Type, outs []*array.Raw, ins ...*array.Raw) (
 		return nil, nil, err
 	}
 	for _, o := range outs {
+		if err := writable(op, o); err != nil {
+			return nil, nil, err
+		}
+	}
+	for _, o := range outs {
 		if o.Len() == 0 {
 			return nil, nil, nil
 		}

@@ -67,7 +67,7 @@ func diffAlong[T array.Elem](g *dgen) {
 	if op == alCumProd {
 		v = valUnit
 	}
-	a := newOperand[T](g, ext, v)
+	a := newInput[T](g, ext, v)
 	g.note("%s along %d", alongOpNames[op], dim)
 	unsup := alongFloatOnly(op) && !isFloatT[T]()
 	ddof := g.n(3)
@@ -151,7 +151,7 @@ func diffAlong[T array.Elem](g *dgen) {
 			func([]int) float64 { return tol })
 	case alCumSum, alCumProd, alSoftmax, alSort:
 		dst := newOperand[T](g, ext, valSmall)
-		if g.p(0.2) && a.a.Raw().Len() > 0 {
+		if g.p(0.2) && a.a.Raw().Len() > 0 && a.a.Raw().Writable() {
 			dst = a // in place
 			g.note("in place")
 		}

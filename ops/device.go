@@ -96,10 +96,14 @@ func Clone[T array.Elem](d device.Device, x *array.Array[T]) (*array.Array[T], e
 // unless one was. Every exported entry that returns an error calls it,
 // through placement (which every op asks first) or directly where it
 // would touch an operand before placement, so a closed operand is an
-// error before anything runs, moves or panics.
+// error before anything runs, moves or panics. So is a read-only dst (a
+// broadcast view): an error wrapping array.ErrReadOnly.
 func closedOperand(op string, dst *array.Raw, ins ...*array.Raw) error {
 	if dst != nil && res().Closed(dst) {
 		return closedErr(op, "dst", dst)
+	}
+	if err := writable(op, dst); err != nil {
+		return err
 	}
 	for _, r := range ins {
 		if r != nil && res().Closed(r) {
@@ -107,6 +111,14 @@ func closedOperand(op string, dst *array.Raw, ins ...*array.Raw) error {
 		}
 	}
 	return nil
+}
+
+// writable refuses a read-only output: its elements repeat a source's.
+func writable(op string, out *array.Raw) error {
+	if out == nil || out.Writable() {
+		return nil
+	}
+	return fmt.Errorf("ops.%s: the output (%v) is a read-only view (BroadcastTo, or a view of one): write into a writable Array (ops.BroadcastTo makes a writable copy): %w", op, out, array.ErrReadOnly)
 }
 
 func closedErr(op, which string, r *array.Raw) error {

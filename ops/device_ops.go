@@ -707,7 +707,27 @@ func viewOn[T array.Elem](mem memFn, a *array.Array[T]) (*array.Array[T], error)
 	if off < 0 || off+n*es > len(b) || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%uintptr(es) != 0 || off%es != 0 {
 		return nil, fmt.Errorf("ops: %v at byte offset %d of a %d-byte allocation: %w", r, off, len(b), errUnaligned)
 	}
-	return array.Wrap(unsafe.Slice((*T)(unsafe.Pointer(&b[off])), n), r.Dims())
+	data := unsafe.Slice((*T)(unsafe.Pointer(&b[off])), n)
+	if r.Writable() {
+		return array.Wrap(data, r.Dims())
+	}
+	// A read-only input (a broadcast): Wrap its source's layout (each
+	// stride-0 dimension one element), then broadcast that again.
+	dims := r.Dims()
+	mins := make([]int, len(dims))
+	for i := range dims {
+		if mins[i] = dims[i].Min; dims[i].Stride == 0 {
+			dims[i].Extent = min(dims[i].Extent, 1)
+		}
+	}
+	w, err := array.Wrap(data, dims)
+	if err != nil {
+		return nil, err
+	}
+	if w, err = w.BroadcastTo(a.Shape()...); err != nil {
+		return nil, err
+	}
+	return w.SetMin(mins...), nil
 }
 
 // views is viewOn for several operands of one type.

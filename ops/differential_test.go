@@ -410,14 +410,14 @@ func diffBinary[T array.Elem](g *dgen, scalar bool) {
 		a = dst
 		g.note("a is dst")
 	default:
-		a = newOperand[T](g, bcastExt(g, ext), va)
+		a = newInput[T](g, bcastExt(g, ext), va)
 	}
 	switch {
 	case g.p(0.1) && a != dst:
 		b = dst
 		g.note("b is dst")
 	default:
-		b = newOperand[T](g, bcastExt(g, ext), vb)
+		b = newInput[T](g, bcastExt(g, ext), vb)
 	}
 	g.note("op %v", op)
 	unsup := op == OpPow && !isFloatT[T]()
@@ -484,7 +484,7 @@ func diffClassify[T array.Elem](g *dgen) {
 	ext := drawExt(g, 4)
 	k := g.n(3)
 	dst := newOperand[uint8](g, ext, valSmall)
-	a := newOperand[T](g, bcastExt(g, ext), valWide) // NaN and ±Inf 5% each
+	a := newInput[T](g, bcastExt(g, ext), valWide) // NaN and ±Inf 5% each
 	g.note("%s", []string{"IsNaN", "IsInf", "IsFinite"}[k])
 	p := g.expect(isF64[T](), dst.a, a.a)
 	err := []func(*array.Array[uint8], *array.Array[T]) error{IsNaN[T], IsInf[T], IsFinite[T]}[k](dst.a, a.a)
@@ -519,7 +519,7 @@ func dstAndIn[T array.Elem](g *dgen, ext []int, v values, pNew float64) (dst, a 
 		g.note("in place")
 		return dst, dst
 	}
-	return dst, newOperand[T](g, bcastExt(g, ext), v)
+	return dst, newInput[T](g, bcastExt(g, ext), v)
 }
 
 // diffClip: Clip with scalar bounds (lo > hi now and then).
@@ -545,7 +545,7 @@ func diffCompare[T array.Elem](g *dgen, scalar bool) {
 	ext := drawExt(g, 4)
 	op := CmpOp(g.n(6))
 	dst := newOperand[uint8](g, ext, valSmall)
-	a := newOperand[T](g, bcastExt(g, ext), valSmall)
+	a := newInput[T](g, bcastExt(g, ext), valSmall)
 	g.note("op %v", op)
 	var err error
 	var p placed
@@ -562,7 +562,7 @@ func diffCompare[T array.Elem](g *dgen, scalar bool) {
 		p = g.expect(isF64[T](), dst.a, ins...)
 		err = CompareScalar(dst.a, a.a, s, op)
 	} else {
-		b = newOperand[T](g, bcastExt(g, ext), valSmall)
+		b = newInput[T](g, bcastExt(g, ext), valSmall)
 		ins = []resident{a.a, b.a}
 		p = g.expect(isF64[T](), dst.a, ins...)
 		err = Compare(dst.a, a.a, b.a, op)
@@ -581,11 +581,11 @@ func diffCompare[T array.Elem](g *dgen, scalar bool) {
 func diffWhere[T array.Elem](g *dgen) {
 	ext := drawExt(g, 4)
 	dst := newOperand[T](g, ext, valSmall)
-	c := newOperand[uint8](g, bcastExt(g, ext), valCond)
-	a := newOperand[T](g, bcastExt(g, ext), valSmall)
+	c := newInput[uint8](g, bcastExt(g, ext), valCond)
+	a := newInput[T](g, bcastExt(g, ext), valSmall)
 	b := dst
 	if g.p(0.85) {
-		b = newOperand[T](g, bcastExt(g, ext), valSmall)
+		b = newInput[T](g, bcastExt(g, ext), valSmall)
 	} else {
 		g.note("b is dst")
 	}
@@ -622,7 +622,7 @@ func diffTranspose[T array.Elem](g *dgen) {
 	sext := append([]int(nil), ext...)
 	sext[d0], sext[d1] = sext[d1], sext[d0]
 	dst := newOperand[T](g, ext, valSmall)
-	a := newOperand[T](g, sext, valSmall)
+	a := newInput[T](g, sext, valSmall)
 	g.note("Transpose %d %d", d0, d1)
 	p := g.expect(isF64[T](), dst.a, a.a)
 	err := Copy(dst.a, a.a.Transpose(d0, d1))
@@ -700,7 +700,7 @@ func diffCastTo[D array.Elem](g *dgen) {
 func diffCast[D, S array.Elem](g *dgen) {
 	ext := drawExt(g, 4)
 	dst := newOperand[D](g, ext, valSmall)
-	a := newOperand[S](g, bcastExt(g, ext), valWide)
+	a := newInput[S](g, bcastExt(g, ext), valWide)
 	sat := g.p(0.5)
 	g.note("cast %s → %s, saturate %v", typeName[S](), typeName[D](), sat)
 	p := g.expect(isF64[D]() || isF64[S](), dst.a, a.a)
@@ -740,7 +740,7 @@ func diffReduce[T array.Elem](g *dgen) {
 	if ext[dim] == 0 && (op == 2 || op == 3 || op >= 5) {
 		ext[dim] = 1 + g.n(5)
 	}
-	a := newOperand[T](g, ext, reduceValues(op))
+	a := newInput[T](g, ext, reduceValues(op))
 	dext := append([]int(nil), ext...)
 	if g.p(0.3) {
 		dext[dim] = 1
@@ -922,7 +922,7 @@ func diffReduceAll[T array.Elem](g *dgen) {
 	if empty && op != 0 && op != 1 && op != 4 {
 		op = 0
 	}
-	a := newOperand[T](g, ext, reduceValues(op))
+	a := newInput[T](g, ext, reduceValues(op))
 	g.note("%sAll", reduceOpNames[op])
 	p := g.expect(isF64[T](), nil, a.a)
 	if op >= 5 {
@@ -1009,8 +1009,8 @@ func diffMatMul[T Float](g *dgen) {
 	}
 	g.note("MatMul K=%d M=%d N=%d a %v b %v dst %v", K, M, N, ae, be, de)
 	dst := newOperand[T](g, de, valSmall)
-	a := newOperand[T](g, ae, valSmall)
-	b := newOperand[T](g, be, valSmall)
+	a := newInput[T](g, ae, valSmall)
+	b := newInput[T](g, be, valSmall)
 	p := g.expect(isF64[T](), dst.a, a.a, b.a)
 	err := MatMul(dst.a, a.a, b.a)
 	if !g.finish(p, err, false, dst.a, a.a, b.a) {

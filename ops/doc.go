@@ -87,7 +87,13 @@
 // # Shapes, views and broadcasting
 //
 // Operands are Arrays of any rank and layout: crops, slices, transposes and
-// permutations, non-zero mins, any non-negative strides. Operands align by
+// permutations, non-zero mins, any non-negative strides. Inputs may be
+// read-only broadcast views (array.Array.BroadcastTo: stride 0 with any
+// extent), read on the host and on devices as NumPy reads them, moving
+// only their source's elements (go test -run 'BroadcastInputs|Diff'
+// ./ops); an output never: a read-only dst is an error wrapping
+// array.ErrReadOnly, before anything runs or moves (go test -run
+// ReadOnlyOutputs ./ops). Operands align by
 // position from their min corner, dimension by dimension (dimension 0,
 // the innermost, with dimension 0): their mins need not agree. Broadcasting
 // is numpy's rule mirrored to this dimension order: an input may have fewer
@@ -101,7 +107,8 @@
 // code shows (shapes that do not fit, a dimension out of range) panics; what depends on data or state returns an error
 // before anything runs or moves: a closed operand (device.ErrClosed, see
 // Lifetime), operands on two devices (device.ErrForeign), a refused
-// transfer (device.ErrTransferGuard), an unsupported type
+// transfer (device.ErrTransferGuard), a read-only output
+// (array.ErrReadOnly), an unsupported type
 // (ErrUnsupported), and a reduction over no elements that has no value:
 // Min, Max, ArgMin and ArgMax over an empty dimension and MinAll, MaxAll,
 // ArgMinAll and ArgMaxAll of an empty Array return an error wrapping
@@ -123,9 +130,10 @@
 // by the rule above: on the inputs' device when they are current or
 // newest there (checked on the host, device/sim and PoCL with the
 // counters: go test -run NewPlacement ./ops). Reshape, Concatenate, Stack,
-// Index (any step), Flip and BroadcastTo are the copying shape operations
-// beside package array's views; package array's documentation has the
-// NumPy table.
+// Index (any step) and Flip are the copying shape operations beside
+// package array's views, and BroadcastTo the writable copy of array's
+// read-only broadcast view; package array's documentation has the NumPy
+// table.
 //
 // # Types
 //

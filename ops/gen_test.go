@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -346,6 +347,64 @@ func newOperand[T array.Elem](g *dgen, ext []int, v values) *operand[T] {
 		o.a = w
 	}
 	return o
+}
+
+// newInput is newOperand for an input: one time in five, when ext has a
+// dimension of extent > 1, a read-only broadcast view (Array.BroadcastTo)
+// of an operand drawn with some of those dimensions 1 and maybe fewer
+// outer ones, in any layout and residency state (the source's: the view
+// covers exactly its elements), sometimes cropped along a repeated axis
+// or transposed twice. So inputs have stride 0 with extent > 1 in any
+// dimension, the layout device kernels once read as contiguous.
+func newInput[T array.Elem](g *dgen, ext []int, v values) *operand[T] {
+	var big []int
+	for i, e := range ext {
+		if e > 1 {
+			big = append(big, i)
+		}
+	}
+	if len(big) == 0 || !g.p(0.2) {
+		return newOperand[T](g, ext, v)
+	}
+	src := append([]int(nil), ext...)
+	rep := big[g.n(len(big))] // at least one axis repeats
+	src[rep] = 1
+	for _, i := range big {
+		if g.p(0.3) {
+			src[i] = 1
+		}
+	}
+	for len(src) > 0 && src[len(src)-1] == 1 && g.p(0.5) {
+		src = src[:len(src)-1] // a missing outer axis repeats too
+	}
+	o := newOperand[T](g, src, v)
+	full := append([]int(nil), ext...)
+	crop := -1
+	if g.p(0.3) && rep < len(src) {
+		crop = rep
+		full[rep] += 1 + g.n(3)
+	}
+	shape := append([]int(nil), full...)
+	slices.Reverse(shape)
+	b, err := o.a.BroadcastTo(shape...)
+	g.must(err)
+	desc := fmt.Sprintf("broadcast view %v of %v", ext, src)
+	if crop >= 0 {
+		b = b.Crop(crop, 1, ext[crop])
+		desc += fmt.Sprintf(", cropped along repeated dimension %d", crop)
+	}
+	if len(ext) >= 2 && g.p(0.2) {
+		i, j := g.n(len(ext)), g.n(len(ext))
+		b = b.Transpose(i, j).Transpose(i, j)
+		desc += ", Transpose twice"
+	}
+	if b.Raw().Writable() {
+		g.tb.Fatalf("%s: writable", desc)
+	}
+	g.note("%s", desc)
+	in := &operand[T]{a: b, ext: ext}
+	forEachPos(ext, func(pos []int) { in.vals = append(in.vals, o.at(pos)) })
+	return in
 }
 
 // must stops the case on an error of its set-up.

@@ -66,7 +66,7 @@ func ExampleFlip() {
 
 func ExampleBroadcastTo() {
 	a := array.FromValues([]int32{1, 2, 3})
-	b, _ := ops.BroadcastTo(a, 2, 3) // np.broadcast_to(a, (2, 3)), copied
+	b, _ := ops.BroadcastTo(a, 2, 3) // np.broadcast_to(a, (2, 3)).copy(): writable
 	fmt.Println(b)
 	// Output:
 	// [[1 2 3]

@@ -10,7 +10,8 @@ import (
 
 // The copying shape operations, in NumPy's order (array.Axis, array.Sel).
 // The view forms are package array's (Reshape, Index, Squeeze,
-// ExpandDims, Split); these make new Arrays where a view cannot be had.
+// ExpandDims, Split, BroadcastTo); these make new Arrays where a view
+// cannot be had, or (BroadcastTo) where a writable result is needed.
 // Each copies with Copy, so it runs where the placement rule puts
 // Copy(piece of the result, input): on the inputs' device when they are
 // current or newest there, with no transfer, else on the host; copies
@@ -246,21 +247,22 @@ func Flip[T array.Elem](a *array.Array[T], axes ...array.Axis) (*array.Array[T],
 	return Index(a, sel...)
 }
 
-// BroadcastTo returns a copy of a broadcast to shape (NumPy's order), as
-// np.broadcast_to followed by a copy: Arrays' strides are never 0, and
-// every op already broadcasts its inputs' extent-1 and missing axes
-// without a copy (array.ExpandDims makes such axes), so this is rarely
-// needed. A shape a does not broadcast to panics with array.ErrShape.
+// BroadcastTo returns a writable copy of a broadcast to shape (NumPy's
+// order): New1(Copy, v) of v, a.BroadcastTo(shape...), the read-only
+// view that shares a's memory (np.broadcast_to is that view; use it where
+// reading is enough). The copy runs where the placement rule puts Copy of
+// v, which reads only a's elements: on a's device when a is current or
+// newest there. A shape a does not broadcast to panics with an error
+// wrapping array.ErrShape.
 func BroadcastTo[T array.Elem](a *array.Array[T], shape ...int) (*array.Array[T], error) {
 	if err := closedOperand("BroadcastTo", nil, rawOf(a)); err != nil {
 		return nil, err
 	}
-	ext := slices.Clone(shape)
-	slices.Reverse(ext)
-	if !slices.Equal(broadcastExtents("BroadcastTo", a.Extents(), ext), ext) {
-		panic(fmt.Errorf("%w: ops.BroadcastTo: shape %v does not broadcast to %v", array.ErrShape, a.Shape(), shape))
+	v, err := a.BroadcastTo(shape...)
+	if err != nil {
+		panic(fmt.Errorf("ops.BroadcastTo: %w", err)) // closed is ruled out: a bad shape
 	}
-	return run(array.New[T](ext...), func(d *array.Array[T]) error { return Copy(d, a) })
+	return New1(Copy, v)
 }
 
 func closedAll[T array.Elem](op string, xs []*array.Array[T]) error {
