@@ -218,6 +218,9 @@ func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, e
 	if mm.sbj == 1 && mm.sbk%4 == 0 && offs[2]%4 == 0 && mm.sbb%4 == 0 {
 		fl |= 2
 	}
+	if mm.sdj == 1 && mm.sdi%4 == 0 && offs[0]%4 == 0 && mm.sdb%4 == 0 {
+		fl |= 4 // gemm_full (V 1) stores whole float4s
+	}
 	i64 := func(x int) int64 { return int64(x) }
 	gn, gm := (mm.n+cfg.TN-1)/cfg.TN, (mm.m+cfg.TM-1)/cfg.TM
 	kname, local := "gemm", []int{cfg.TN / cfg.RN, cfg.TM / cfg.RM, 1}
@@ -226,7 +229,7 @@ func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, e
 	case cfg.mma():
 		kname, local = "gemm_mma", []int{cfg.threads(), 1, 1}
 		global = []int{gn * cfg.threads(), gm, mm.batch}
-	case fl == 3 && (cfg.V == gemmVec || mm.m%cfg.TM == 0 && mm.n%cfg.TN == 0 && mm.k%cfg.TK == 0) &&
+	case fl&3 == 3 && (cfg.V == gemmVec || mm.m%cfg.TM == 0 && mm.n%cfg.TN == 0 && mm.k%cfg.TK == 0) &&
 		cfg.fullOK() && cfg.local(es) <= s.localMem: // gemm_full's two slabs fit
 		kname = "gemm_full"
 	}

@@ -31,10 +31,16 @@ func restoreGemm(t *testing.T, d *opencl.Device) {
 // the host and on d and compares.
 func gemmTwins[T Float](t *testing.T, d *opencl.Device, what string, seed uint64, sh [3]int, la, lb string, tol float64) {
 	t.Helper()
+	gemmTwinsInto[T](t, d, what, seed, sh, la, lb, "dense", tol)
+}
+
+// gemmTwinsInto is gemmTwins with dst's layout named too.
+func gemmTwinsInto[T Float](t *testing.T, d *opencl.Device, what string, seed uint64, sh [3]int, la, lb, ld string, tol float64) {
+	t.Helper()
 	M, N, K := sh[0], sh[1], sh[2]
 	ha, da := twin[T](t, d, seed, la, []int{K, M}, false)
 	hb, db := twin[T](t, d, seed+50, lb, []int{N, K}, false)
-	hd, dd := twin[T](t, d, 3, "dense", []int{N, M}, false)
+	hd, dd := twin[T](t, d, 3, ld, []int{N, M}, false)
 	must(t, MatMul(hd, ha, hb))
 	must(t, MatMul(dd, da, db))
 	checkSame(t, fmt.Sprintf("%s %v a %s b %s", what, sh, la, lb), dd, hd, tol*float64(K))
@@ -57,10 +63,12 @@ func TestDeviceGemmConfigs(t *testing.T) {
 			}
 		}
 	}
-	// transposed and cropped operands, through the generic kernel
+	// transposed and cropped operands (the generic kernel), a dst whose
+	// rows are not float4-aligned (gemm_full's element stores)
 	setGemmConfig(d, 4, gemmConfig{64, 64, 8, 4, 4, gemmVec})
-	for i, l := range [][2]string{{"transposed", "dense"}, {"dense", "transposed"}, {"crop", "mins"}} {
-		gemmTwins[float32](t, d, "views", uint64(i), gemmShapes[0], l[0], l[1], 1e-6)
+	for i, l := range [][3]string{{"transposed", "dense", "dense"}, {"dense", "transposed", "dense"}, {"crop", "mins", "dense"},
+		{"dense", "dense", "crop"}, {"dense", "dense", "transposed"}} {
+		gemmTwinsInto[float32](t, d, "views", uint64(i), gemmShapes[0], l[0], l[1], l[2], 1e-6)
 	}
 	for i, c := range []gemmConfig{{64, 64, 16, 4, 4, 0}, {64, 64, 8, 4, 4, 0}, {128, 64, 8, 8, 4, 0}, {64, 128, 8, 4, 8, 0}, {128, 128, 8, 8, 8, 0}, {32, 32, 16, 4, 4, 0},
 		{128, 128, 8, 8, 8, 1}, {64, 64, 8, 4, 4, 1}} {

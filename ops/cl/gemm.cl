@@ -134,6 +134,18 @@ void gemm_full(__global T *c, __global const T *a, __global const T *b,
 		barrier(CLK_LOCAL_MEM_FENCE);
 		h ^= 1;
 	}
+#if VAR & 1
+	if ((fl & 4) && !edge) { // dst rows contiguous and 16-byte aligned: whole float4s
+#pragma unroll
+		for (int m = 0; m < RM; m++) {
+			long i = i0 + ROW(m);
+#pragma unroll
+			for (int n = 0; n < RN; n += 4)
+				*(__global T4 *)(c + i * sci + j0 + COL(n)) = (T4)(acc[m][n], acc[m][n + 1], acc[m][n + 2], acc[m][n + 3]);
+		}
+		return;
+	}
+#endif
 #pragma unroll
 	for (int m = 0; m < RM; m++) {
 		long i = i0 + ROW(m);
