@@ -146,15 +146,16 @@ func setGemmConfig(d device.Kernels, elemBytes int, c gemmConfig) {
 	s.mu.Unlock()
 }
 
-// mmaUsable reports whether the inline-PTX kernels may run on s's device:
-// NVIDIA's OpenCL with fp64, not turned off, not failed to build before.
-func (s devRef) mmaUsable() bool {
+// mmaUsable reports whether the inline-PTX kernel of variant v may run on
+// s's device: NVIDIA's OpenCL with fp64, not turned off, not failed to
+// build before.
+func (s devRef) mmaUsable(v int) bool {
 	if !mmaVendor(s.d) || !s.fp64 {
 		return false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !s.mmaOff && s.mmaErr == nil
+	return !s.mmaOff && s.mmaErr[v-gemmMMA8] == nil
 }
 
 // gemmSource is the program of tiling cfg for elements of type ct.
@@ -175,7 +176,7 @@ func gemmSource(cfg gemmConfig, ct clType) string {
 func gemmPlan[T Float](s devRef) (gemmConfig, *clProgram, error) {
 	es := sizeOf[T]()
 	cfg := gemmConfigOf(s.d, es)
-	if cfg.mma() && (es != 8 || !s.mmaUsable() || cfg.local(es) > s.localMem || cfg.threads() > s.d.Caps().MaxGroup) {
+	if cfg.mma() && (es != 8 || !s.mmaUsable(cfg.V) || cfg.local(es) > s.localMem || cfg.threads() > s.d.Caps().MaxGroup) {
 		cfg = gemmDefault(s.d, es, false)
 	}
 	ct, _ := clTypeOf(array.TypeOf[T]())
@@ -185,7 +186,7 @@ func gemmPlan[T Float](s devRef) (gemmConfig, *clProgram, error) {
 	p, err := build(cfg)
 	if err != nil && cfg.mma() {
 		s.mu.Lock()
-		s.mmaErr = err
+		s.mmaErr[cfg.V-gemmMMA8] = err
 		s.mu.Unlock()
 		log.Printf("ops: the inline-PTX float64 GEMM (%v) did not build on %s; MatMul uses the portable kernel: %v", cfg, s.d.Name(), err)
 		cfg = gemmDefault(s.d, es, false)
@@ -275,9 +276,13 @@ func init() {
 	}
 	plumb.Gemm.PTXState = func(d device.Kernels) (bool, error) {
 		s := stateOf(d)
-		ok := s.mmaUsable()
+		v := gemmConfigOf(d, 8).V
+		if v != gemmMMA16 {
+			v = gemmMMA8
+		}
+		ok := s.mmaUsable(v)
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return ok, s.mmaErr
+		return ok, s.mmaErr[v-gemmMMA8]
 	}
 }

@@ -117,7 +117,8 @@ var Gemm struct {
 	// PTX turns the inline-PTX kernels on d on or off (on: where the device
 	// is NVIDIA's; a tiling that asks for them then runs them).
 	PTX func(d device.Kernels, on bool)
-	// PTXState says whether MatMul on d would run an inline-PTX tiling and,
-	// when one failed to build, the error that made it fall back.
+	// PTXState says whether MatMul on d would run the inline-PTX kernel of
+	// the float64 tiling's variant (m8n8k4 unless it is 3) and, when that
+	// kernel failed to build, the error that made it fall back.
 	PTXState func(d device.Kernels) (usable bool, err error)
 }

@@ -31,7 +31,7 @@
 //	go test -c -o bin/ops.test ./ops                       # here
 //	HL_OCL_PLATFORM_NAME=NVIDIA bin/ops.test -test.run 'Device|ExampleOn' -test.v   # there
 //
-// The benchmark takes about a minute on the H200 (the GEMM tuning
+// The benchmark takes two to three minutes on the H200 (the GEMM tuning
 // dominates; -tune=false measures the default tiling only; record the
 // best tiling it prints in ops' gemmNVIDIA32/gemmNVIDIA64). Locally on
 // PoCL, with small sizes:

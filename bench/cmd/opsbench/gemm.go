@@ -169,9 +169,9 @@ func (b *bench) gemmTune(elem int, tune bool, g gemmCase, fn func() error) (floa
 	saved := b.minTime
 	b.minTime = saved / 3
 	defer func() { b.minTime = saved }()
-	ptxDead := false
+	ptxDead := map[int]bool{} // variants that fell back
 	for _, c := range cands {
-		if isPTX(c) && (elem != 8 || ptxDead) {
+		if isPTX(c) && (elem != 8 || ptxDead[c[5]]) {
 			continue
 		}
 		if err := plumb.Gemm.Set(b.d, elem, c); err != nil {
@@ -188,7 +188,7 @@ func (b *bench) gemmTune(elem int, tune bool, g gemmCase, fn func() error) (floa
 			if ok, perr := plumb.Gemm.PTXState(b.d); !ok {
 				// MatMul fell back to the portable kernel: that time is not the PTX kernel's
 				fmt.Fprintf(b.out, "  gemm%d %v: inline PTX unusable here, MatMul ran the portable kernel: %v\n", elem*8, tiling(c), perr)
-				ptxDead = true
+				ptxDead[c[5]] = true
 				continue
 			}
 		}
