@@ -74,7 +74,7 @@ fi
 step ops-torch 120 "$PY" bench/torch_ops.py "$OUT/torch_ops.json"
 ops_flag=()
 [ -s "$OUT/torch_ops.json" ] && ops_flag=(-torch "$OUT/torch_ops.json")
-[ -x bin/opsbench ] && step ops-bench 240 bin/opsbench -json "$OUT/ops.json" "${ops_flag[@]}"
+[ -x bin/opsbench ] && step ops-bench 420 bin/opsbench -json "$OUT/ops.json" "${ops_flag[@]}"
 
 # Issue 23: time per training step of the gorgonia MLP (784-1024-1024-10,
 # batch 1024, SGD) in PyTorch eager and torch.compile (mlp-torch:

@@ -5,7 +5,9 @@
 
 float32 add on 2^28 elements (GB/s at 12 bytes/element), sum (4 bytes per
 element), a device-to-device copy (8 bytes per element, read + write),
-SGEMM 4096 fp32 with TF32 off and DGEMM 4096 (TFLOP/s), a tiny op
+SGEMM 4096 fp32 with TF32 off and DGEMM 4096 (TFLOP/s), both also at
+M×N×K 1000³, 4096×4096×64 and 64×4096×4096 (sgemm_1000_tflops,
+sgemm_k64_tflops, sgemm_m64_tflops, dgemm_…), a tiny op
 (x.add_(1) on 256 float32, then synchronize) in µs; add and sum once more
 through torch.compile (add_gbs_compiled, sum_gbs_compiled). Timing: CUDA
 synchronize around a loop of at least 0.3 s, after a warm-up, as opsbench
@@ -43,6 +45,7 @@ def main():
     p.add_argument("--n", type=int, default=28)
     p.add_argument("--gemm", type=int, default=4096)
     p.add_argument("--no-compile", action="store_true", help="skip the torch.compile figures")
+    p.add_argument("--no-shapes", action="store_true", help="skip the GEMM shapes besides --gemm")
     a = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -77,6 +80,16 @@ def main():
         t = timeit(lambda: torch.matmul(A, B, out=C))
         r[key] = 2 * g**3 / t / 1e12
         del A, B, C
+    # The other shapes opsbench measures (M×N×K), under the same keys.
+    if not a.no_shapes:
+        for tag, (m, nn, k) in (("1000", (1000, 1000, 1000)), ("k64", (4096, 4096, 64)), ("m64", (64, 4096, 4096))):
+            for pre, dt in (("sgemm", torch.float32), ("dgemm", torch.float64)):
+                A = torch.rand(m, k, device=dev, dtype=dt)
+                B = torch.rand(k, nn, device=dev, dtype=dt)
+                C = torch.empty(m, nn, device=dev, dtype=dt)
+                t = timeit(lambda: torch.matmul(A, B, out=C))
+                r[f"{pre}_{tag}_tflops"] = 2 * m * nn * k / t / 1e12
+                del A, B, C
 
     tiny = torch.zeros(256, device=dev, dtype=torch.float32)
 

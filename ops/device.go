@@ -160,6 +160,8 @@ type devState struct {
 	mu       sync.Mutex
 	progs    map[progKey]*clProgram
 	gemm     map[int]gemmConfig // by element size
+	mmaOff   bool               // inline-PTX GEMM turned off (plumb.Gemm.PTX)
+	mmaErr   [2]error           // why the inline-PTX GEMM (V 2, 3) failed to build; then never again
 	// scratch: partials of reductions; the queue is in order, so the next
 	// op may reuse it while the previous one still runs. scratchMu is held
 	// from a reduction's first enqueue to its last (to the read of the

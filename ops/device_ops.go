@@ -2,7 +2,6 @@ package ops
 
 import (
 	"fmt"
-	"strings"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
@@ -490,115 +489,6 @@ func reduceAllDevice[T array.Elem](d device.Kernels, op reduceOp, a *array.Array
 	return true, nil
 }
 
-// gemmConfig is the tiling of the device matrix product: a work-group
-// computes a TM×TN tile of dst in TK-deep steps, each work-item an RM×RN
-// register block (RM and RN multiples of 4; TM/RM·TN/RN work-items per
-// group).
-type gemmConfig struct{ TM, TN, TK, RM, RN int }
-
-func (c gemmConfig) String() string {
-	return fmt.Sprintf("TM=%d TN=%d TK=%d RM=%d RN=%d", c.TM, c.TN, c.TK, c.RM, c.RN)
-}
-
-// fullOK reports whether every work-item loads whole float4s of both
-// slabs, which gemm_full assumes.
-func (c gemmConfig) fullOK() bool {
-	nt := (c.TM / c.RM) * (c.TN / c.RN)
-	return (c.TM*c.TK/4)%nt == 0 && (c.TN*c.TK/4)%nt == 0 && c.TM*c.TK/4 >= nt && c.TN*c.TK/4 >= nt
-}
-
-func (c gemmConfig) valid() bool {
-	return c.RM > 0 && c.RN > 0 && c.RM%4 == 0 && c.RN%4 == 0 && c.TM%c.RM == 0 && c.TN%c.RN == 0 &&
-		c.TK%4 == 0 && c.TK > 0 && c.TM%4 == 0 && c.TN%4 == 0
-}
-
-// Tuned tilings (bench/cmd/opsbench -tune measures the candidates and
-// prints the best; the figures are in bench/results/h200-ops-device.md).
-var (
-	gemmNVIDIA32 = gemmConfig{128, 128, 8, 16, 8} // H200: 33.6 TFLOP/s, the best opsbench -tune found
-	gemmNVIDIA64 = gemmConfig{128, 128, 8, 8, 8}  // H200: 12.1 TFLOP/s
-	gemmOther    = gemmConfig{32, 32, 8, 4, 4}
-)
-
-// gemmPadA pads each row of the kernels' A slab (PADA): a multiple of 4
-// keeps its float4 reads aligned.
-const gemmPadA = 4
-
-// gemmConfigOf returns the tiling MatMul uses on d for elements of
-// elemBytes bytes (4 or 8).
-func gemmConfigOf(d device.Kernels, elemBytes int) gemmConfig {
-	s := stateOf(d)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if c, ok := s.gemm[elemBytes]; ok {
-		return c
-	}
-	if strings.Contains(d.Caps().Vendor, "NVIDIA") {
-		if elemBytes == 8 {
-			return gemmNVIDIA64
-		}
-		return gemmNVIDIA32
-	}
-	return gemmOther
-}
-
-// setGemmConfig sets the tiling MatMul uses on d for elements of elemBytes
-// bytes; an invalid one panics with array.ErrShape.
-func setGemmConfig(d device.Kernels, elemBytes int, c gemmConfig) {
-	if !c.valid() {
-		panic(fmt.Errorf("%w: ops.setGemmConfig: %v: RM, RN, TK multiples of 4, TM a multiple of RM, TN of RN", array.ErrShape, c))
-	}
-	s := stateOf(d)
-	s.mu.Lock()
-	s.gemm[elemBytes] = c
-	s.mu.Unlock()
-}
-
-func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, error) {
-	var mm mmJob
-	mm.check(dst, a, b)
-	s := stateOf(d)
-	es := sizeOf[T]()
-	cfg := gemmConfigOf(d, es)
-	ct, _ := clTypeOf(array.TypeOf[T]())
-	p, err := s.program(progKey{kind: "gemm", t: array.TypeOf[T](), gemm: cfg}, func() string {
-		return fmt.Sprintf("#define TS %s\n#define TVT4 %s4\n#define TM %d\n#define TN %d\n#define TK %d\n#define RM %d\n#define RN %d\n#define PADA %d\n",
-			ct.s, ct.s, cfg.TM, cfg.TN, cfg.TK, cfg.RM, cfg.RN, gemmPadA) + clCommon + clGemm
-	})
-	if err != nil {
-		return true, err
-	}
-	mems, offs, err := ready(s, "MatMul", dst, a, b)
-	if err != nil {
-		return true, err
-	}
-	if mm.m == 0 || mm.n == 0 || mm.batch == 0 {
-		res().Wrote(dst.Raw(), plumb.Device)
-		return true, nil
-	}
-	fl := int32(0)
-	if mm.sak == 1 && mm.sai%4 == 0 && offs[1]%4 == 0 && mm.sab%4 == 0 {
-		fl |= 1
-	}
-	if mm.sbj == 1 && mm.sbk%4 == 0 && offs[2]%4 == 0 && mm.sbb%4 == 0 {
-		fl |= 2
-	}
-	gx := (mm.n + cfg.TN - 1) / cfg.TN * (cfg.TN / cfg.RN)
-	gy := (mm.m + cfg.TM - 1) / cfg.TM * (cfg.TM / cfg.RM)
-	i64 := func(x int) int64 { return int64(x) }
-	kname := "gemm"
-	if fl == 3 && mm.m%cfg.TM == 0 && mm.n%cfg.TN == 0 && mm.k%cfg.TK == 0 && cfg.fullOK() &&
-		int64(2*cfg.TK*(cfg.TM+gemmPadA+cfg.TN)*es) <= s.localMem { // gemm_full's two slabs fit
-		kname = "gemm_full"
-	}
-	err = s.launch(p, kname, []int{gx, gy, mm.batch}, []int{cfg.TN / cfg.RN, cfg.TM / cfg.RM, 1},
-		mems[0], mems[1], mems[2], i64(mm.m), i64(mm.n), i64(mm.k),
-		i64(offs[1]), i64(mm.sai), i64(mm.sak), i64(mm.sab),
-		i64(offs[2]), i64(mm.sbk), i64(mm.sbj), i64(mm.sbb),
-		i64(offs[0]), i64(mm.sdi), i64(mm.sdj), i64(mm.sdb), fl)
-	return wroteOnDevice(dst.Raw(), err)
-}
-
 // The entry points' hooks: each asks placement and, when it names a
 // device, runs the op there (ok) or reports that the host must (not ok).
 
@@ -1045,20 +935,4 @@ func deviceWhere[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a,
 		return err != nil, err
 	}
 	return whereDevice(k, dst, cond, a, b)
-}
-
-// bench's tuner sets tilings through internal/plumb: tuning is not API.
-func init() {
-	plumb.Gemm.Get = func(d device.Kernels, elemBytes int) [5]int {
-		c := gemmConfigOf(d, elemBytes)
-		return [5]int{c.TM, c.TN, c.TK, c.RM, c.RN}
-	}
-	plumb.Gemm.Set = func(d device.Kernels, elemBytes int, c [5]int) error {
-		g := gemmConfig{c[0], c[1], c[2], c[3], c[4]}
-		if !g.valid() {
-			return fmt.Errorf("%w: GEMM tiling %v: RM, RN, TK multiples of 4, TM a multiple of RM, TN of RN", array.ErrShape, g)
-		}
-		setGemmConfig(d, elemBytes, g)
-		return nil
-	}
 }

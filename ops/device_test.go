@@ -662,47 +662,6 @@ func BenchmarkDeviceTinyOp(b *testing.B) {
 	d.Sync()
 }
 
-// TestDeviceGemmConfigs runs every tiling opsbench tunes over on shapes
-// that cut through tiles.
-func TestDeviceGemmConfigs(t *testing.T) {
-	d := testDev(t)
-	defer func(c32, c64 gemmConfig) {
-		setGemmConfig(d, 4, c32)
-		setGemmConfig(d, 8, c64)
-	}(gemmConfigOf(d, 4), gemmConfigOf(d, 8))
-	cfgs := []gemmConfig{{128, 128, 16, 8, 8}, {128, 128, 8, 8, 8}, {128, 64, 16, 8, 4}, {64, 128, 16, 4, 8},
-		{64, 64, 16, 4, 4}, {128, 128, 32, 8, 8}, {64, 64, 32, 8, 8}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {32, 32, 16, 4, 4},
-		{128, 128, 8, 16, 8}, {128, 256, 8, 8, 16}}
-	for i, c := range cfgs {
-		setGemmConfig(d, 4, c)
-		ha, da := twin[float32](t, d, uint64(i), "dense", []int{136, 130}, false)
-		hb, db := twin[float32](t, d, uint64(i+50), "dense", []int{140, 136}, false)
-		hd, dd := twin[float32](t, d, 3, "dense", []int{140, 130}, false)
-		must(t, MatMul(hd, ha, hb))
-		must(t, MatMul(dd, da, db))
-		checkSame(t, c.String(), dd, hd, 1e-4*136)
-		// whole tiles: the prefetching kernel
-		ha, da = twin[float32](t, d, uint64(i), "dense", []int{64, 256}, false)
-		hb, db = twin[float32](t, d, uint64(i+50), "dense", []int{256, 64}, false)
-		hd, dd = twin[float32](t, d, 3, "dense", []int{256, 256}, false)
-		must(t, MatMul(hd, ha, hb))
-		must(t, MatMul(dd, da, db))
-		checkSame(t, c.String()+" full", dd, hd, 1e-4*64)
-	}
-	// float64 through its tilings, whole tiles and not
-	for i, c := range []gemmConfig{{64, 64, 16, 4, 4}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {128, 128, 8, 8, 8}, {32, 32, 16, 4, 4}} {
-		setGemmConfig(d, 8, c)
-		for _, sh := range [][3]int{{128, 128, 32}, {70, 130, 20}} {
-			ha, da := twin[float64](t, d, uint64(i), "dense", []int{sh[2], sh[0]}, false)
-			hb, db := twin[float64](t, d, uint64(i+50), "dense", []int{sh[1], sh[2]}, false)
-			hd, dd := twin[float64](t, d, 3, "dense", []int{sh[1], sh[0]}, false)
-			must(t, MatMul(hd, ha, hb))
-			must(t, MatMul(dd, da, db))
-			checkSame(t, c.String()+" float64", dd, hd, 1e-12*float64(sh[2]))
-		}
-	}
-}
-
 // TestDeviceNaN: NaN wins Min, Max and the argument reductions, the first
 // one in index order, as on the host.
 func TestDeviceNaN(t *testing.T) {

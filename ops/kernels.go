@@ -159,15 +159,21 @@ var clGemm = strings.NewReplacer(
 	"@STORE(h ^ 1)\n", gemmStore("h ^ 1"),
 ).Replace(clGemmTemplate)
 
+// clGemmMMA is the float64 product on NVIDIA's tensor cores (inline PTX);
+// see the file's header.
+//
+//go:embed cl/gemm_mma.cl
+var clGemmMMA string
+
 // gemmMAC multiplies the slab in as, bs into acc.
 func gemmMAC(as, bs string) string {
 	return strings.NewReplacer("$A", as, "$B", bs).Replace(`#pragma unroll
 	for (int p = 0; p < TK; p++) {
 		T ra[RM], rb[RN];
 #pragma unroll
-		for (int m = 0; m < RM; m += 4) { T4 v = vload4(0, &$A[p][(m / 4) * CM + ty * 4]); ra[m] = v.x; ra[m + 1] = v.y; ra[m + 2] = v.z; ra[m + 3] = v.w; }
+		for (int m = 0; m < RM; m += 4) { T4 v = LDS4(&$A[p][(m / 4) * CM + ty * 4]); ra[m] = v.x; ra[m + 1] = v.y; ra[m + 2] = v.z; ra[m + 3] = v.w; }
 #pragma unroll
-		for (int n = 0; n < RN; n += 4) { T4 v = vload4(0, &$B[p][(n / 4) * CN + tx * 4]); rb[n] = v.x; rb[n + 1] = v.y; rb[n + 2] = v.z; rb[n + 3] = v.w; }
+		for (int n = 0; n < RN; n += 4) { T4 v = LDS4(&$B[p][(n / 4) * CN + tx * 4]); rb[n] = v.x; rb[n + 1] = v.y; rb[n + 2] = v.z; rb[n + 3] = v.w; }
 #pragma unroll
 		for (int m = 0; m < RM; m++)
 #pragma unroll
@@ -176,12 +182,36 @@ func gemmMAC(as, bs string) string {
 `)
 }
 
-// gemmLoad loads the slab at depth k into the registers ra4, rb4.
+// gemmLoad loads the slab at depth k into the registers ra4, rb4; under
+// VAR & 1 an edge tile or the last, partial slab loads element by element
+// with bounds checks (zeros outside), the others with whole float4s.
 func gemmLoad(k string) string {
-	return strings.ReplaceAll(`#pragma unroll
+	return strings.ReplaceAll(`#if VAR & 1
+	if (edge || ($K) + TK > K) {
+#pragma unroll
+		for (int r = 0; r < NA; r++) {
+			int l = tid + r * nt;
+			long gi = i0 + l / (TK / 4), p = ($K) + (l % (TK / 4)) * 4;
+			__global const T *s = a + (l / (TK / 4)) * sai + p;
+			bool in = gi < M;
+			ra4[r] = (T4)(in && p < K ? s[0] : (T)0, in && p + 1 < K ? s[1] : (T)0, in && p + 2 < K ? s[2] : (T)0, in && p + 3 < K ? s[3] : (T)0);
+		}
+#pragma unroll
+		for (int r = 0; r < NB; r++) {
+			int l = tid + r * nt, j = (l % (TN / 4)) * 4;
+			long p = ($K) + l / (TN / 4), gj = j0 + j;
+			__global const T *s = b + p * sbk + j;
+			bool in = p < K;
+			rb4[r] = (T4)(in && gj < N ? s[0] : (T)0, in && gj + 1 < N ? s[1] : (T)0, in && gj + 2 < N ? s[2] : (T)0, in && gj + 3 < N ? s[3] : (T)0);
+		}
+	} else
+#endif
+	{
+#pragma unroll
 	for (int r = 0; r < NA; r++) { int l = tid + r * nt; ra4[r] = *(__global const T4 *)(a + (l / (TK / 4)) * sai + ($K) + (l % (TK / 4)) * 4); }
 #pragma unroll
 	for (int r = 0; r < NB; r++) { int l = tid + r * nt; rb4[r] = *(__global const T4 *)(b + (($K) + l / (TN / 4)) * sbk + (l % (TN / 4)) * 4); }
+	}
 `, "$K", k)
 }
 

@@ -5,6 +5,17 @@
 #define CN (4 * (TN / RN))
 #define ROW(m) (((m) / 4) * CM + ty * 4 + (m) % 4)
 #define COL(n) (((n) / 4) * CN + tx * 4 + (n) % 4)
+// VAR (gemmConfig.V) 1: slab reads as aligned vector loads from local
+// memory (vload4 only promises element alignment, so a compiler may split
+// it into four scalar loads), and gemm_full also on edge tiles (guarded
+// loads and stores). 0: the original kernels.
+#if VAR & 1
+#define LDS4(p) (*(__local const T4 *)(p))
+#define LALIGN __attribute__((aligned(32)))
+#else
+#define LDS4(p) vload4(0, p)
+#define LALIGN
+#endif
 
 __kernel __attribute__((reqd_work_group_size(TN / RN, TM / RM, 1)))
 void gemm(__global T *c, __global const T *a, __global const T *b,
@@ -12,8 +23,8 @@ void gemm(__global T *c, __global const T *a, __global const T *b,
 	long oa, long sai, long sak, long sab,
 	long ob, long sbk, long sbj, long sbb,
 	long oc, long sci, long scj, long scb, int fl) {
-	__local T As[TK][TM + PADA];
-	__local T Bs[TK][TN];
+	__local T As[TK][TM + PADA] LALIGN;
+	__local T Bs[TK][TN] LALIGN;
 	const int tx = get_local_id(0), ty = get_local_id(1);
 	const int tid = ty * (TN / RN) + tx, nt = (TN / RN) * (TM / RM);
 	const long i0 = (long)get_group_id(1) * TM, j0 = (long)get_group_id(0) * TN, z = get_global_id(2);
@@ -78,8 +89,9 @@ void gemm(__global T *c, __global const T *a, __global const T *b,
 	}
 }
 
-// gemm_full: every tile full (M, N, K multiples of TM, TN, TK), A and B
-// rows contiguous and 16-byte aligned. Local memory holds two slabs: the
+// gemm_full: A and B rows contiguous and 16-byte aligned; every tile full
+// (M, N, K multiples of TM, TN, TK) unless VAR & 1, where edge tiles take
+// guarded loads (a uniform branch per work-group and slab). Local memory holds two slabs: the
 // next slab, loaded into registers while the current one is multiplied,
 // is stored into the other half, so global latency overlaps the
 // arithmetic and one barrier per slab suffices.
@@ -91,12 +103,15 @@ void gemm_full(__global T *c, __global const T *a, __global const T *b,
 	long oa, long sai, long sak, long sab,
 	long ob, long sbk, long sbj, long sbb,
 	long oc, long sci, long scj, long scb, int fl) {
-	__local T As[2][TK][TM + PADA];
-	__local T Bs[2][TK][TN];
+	__local T As[2][TK][TM + PADA] LALIGN;
+	__local T Bs[2][TK][TN] LALIGN;
 	const int tx = get_local_id(0), ty = get_local_id(1);
 	const int tid = ty * (TN / RN) + tx, nt = (TN / RN) * (TM / RM);
 	const long i0 = (long)get_group_id(1) * TM, j0 = (long)get_group_id(0) * TN, z = get_global_id(2);
 	a += oa + z * sab + i0 * sai; b += ob + z * sbb + j0; c += oc + z * scb;
+#if VAR & 1
+	const bool edge = i0 + TM > M || j0 + TN > N;
+#endif
 	T acc[RM][RN];
 #pragma unroll
 	for (int m = 0; m < RM; m++)
@@ -119,10 +134,27 @@ void gemm_full(__global T *c, __global const T *a, __global const T *b,
 		barrier(CLK_LOCAL_MEM_FENCE);
 		h ^= 1;
 	}
+#if VAR & 1
+	if ((fl & 4) && !edge) { // dst rows contiguous and 16-byte aligned: whole float4s
+#pragma unroll
+		for (int m = 0; m < RM; m++) {
+			long i = i0 + ROW(m);
+#pragma unroll
+			for (int n = 0; n < RN; n += 4)
+				*(__global T4 *)(c + i * sci + j0 + COL(n)) = (T4)(acc[m][n], acc[m][n + 1], acc[m][n + 2], acc[m][n + 3]);
+		}
+		return;
+	}
+#endif
 #pragma unroll
 	for (int m = 0; m < RM; m++) {
 		long i = i0 + ROW(m);
 #pragma unroll
-		for (int n = 0; n < RN; n++) c[i * sci + (j0 + COL(n)) * scj] = acc[m][n];
+		for (int n = 0; n < RN; n++) {
+#if VAR & 1
+			if (i < M && j0 + COL(n) < N)
+#endif
+			c[i * sci + (j0 + COL(n)) * scj] = acc[m][n];
+		}
 	}
 }

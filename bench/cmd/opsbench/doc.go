@@ -2,7 +2,14 @@
 // PyTorch on the same machine: float32 add on 2^28 elements (GB/s at 12
 // bytes per element), sum (4 bytes per element), a device-to-device copy
 // (8 bytes per element, read + write), SGEMM and DGEMM 4096 (TFLOP/s; the
-// tilings of ops.GemmConfig are measured and the best kept, as printed), a
+// tilings of ops' MatMul are measured and the best kept, as printed, with
+// NVIDIA's ptxas register and spill counts; DGEMM's best portable and best
+// inline-PTX tensor-core tilings are reported apart), SGEMM and DGEMM at
+// M×N×K 1000³, 4096×4096×64 and 64×4096×4096 with that tiling (-shapes;
+// the note names the best tiling for the shape), a probe of inline PTX
+// (asm) in NVIDIA's OpenCL C (a %laneid read, one mma of each float64
+// shape checked against the host; -ptx=auto|on|off chooses whether the
+// DGEMM tuning includes the PTX kernels), a
 // tiny op's launch overhead against a bare kernel enqueue on the same
 // queue (µs, each followed by a sync). Every figure is checked for
 // correctness as it is measured. The chain that mixes a Halide stage with
@@ -24,7 +31,7 @@
 //	go test -c -o bin/ops.test ./ops                       # here
 //	HL_OCL_PLATFORM_NAME=NVIDIA bin/ops.test -test.run 'Device|ExampleOn' -test.v   # there
 //
-// The benchmark takes about a minute on the H200 (the GEMM tuning
+// The benchmark takes two to three minutes on the H200 (the GEMM tuning
 // dominates; -tune=false measures the default tiling only; record the
 // best tiling it prints in ops' gemmNVIDIA32/gemmNVIDIA64). Locally on
 // PoCL, with small sizes:

@@ -13,7 +13,6 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/opencl"
-	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -31,6 +30,9 @@ type bench struct {
 	minTime time.Duration
 	out     io.Writer
 	results []result
+	ptx     string          // -ptx
+	nvlog   bool            // -nvlog
+	logged  map[[6]int]bool // tilings whose ptxas figures were printed
 }
 
 func main() {
@@ -38,6 +40,9 @@ func main() {
 	logN := flag.Int("n", 28, "log2 of the elements of the bandwidth benchmarks")
 	gemmN := flag.Int("gemm", 4096, "matrix size of SGEMM and DGEMM")
 	tune := flag.Bool("tune", true, "measure the SGEMM/DGEMM tilings and keep the best")
+	ptx := flag.String("ptx", "auto", "the inline-PTX float64 GEMM (NVIDIA): auto (tune over it and the portable kernels, report both), on (only it), off (portable only)")
+	shapes := flag.Bool("shapes", true, "also measure SGEMM/DGEMM at 1000³, 4096×4096×64 and 64×4096×4096 (M×N×K), each tuned too")
+	nvlog := flag.Bool("nvlog", true, "on NVIDIA, print ptxas's register and spill counts of each GEMM tiling (-cl-nv-verbose)")
 	minTime := flag.Duration("time", 300*time.Millisecond, "minimum timed duration of each benchmark")
 	jsonOut := flag.String("json", "", "also write our figures as JSON to this file")
 	flag.Parse()
@@ -46,11 +51,15 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	b := &bench{d: d, minTime: *minTime, out: os.Stderr}
+	b := &bench{d: d, minTime: *minTime, out: os.Stderr, ptx: *ptx, nvlog: *nvlog && strings.Contains(d.Caps().Vendor, "NVIDIA")}
 	fmt.Fprintf(os.Stderr, "device: %s\n", d.Name())
+	b.try("ptx-probe", b.ptxProbe)
 	b.try("bandwidth", func() { b.bandwidth(1 << *logN) })
 	b.try("sgemm", func() { b.gemm32(*gemmN, *tune) })
 	b.try("dgemm", func() { b.gemm64(*gemmN, *tune) })
+	if *shapes {
+		b.try("gemm-shapes", func() { b.gemmShapes(*tune) })
+	}
 	b.try("launch", func() { b.launch() })
 
 	var torch map[string]float64
@@ -193,85 +202,6 @@ func log2(n int) int {
 	return k
 }
 
-func gemmCandidates(elem int) [][5]int {
-	if elem == 8 {
-		return [][5]int{{64, 64, 16, 4, 4}, {64, 64, 8, 4, 4}, {128, 64, 8, 8, 4}, {64, 128, 8, 4, 8}, {128, 128, 8, 8, 8}, {32, 32, 16, 4, 4}}
-	}
-	return [][5]int{{128, 128, 16, 8, 8}, {128, 128, 8, 8, 8}, {128, 64, 16, 8, 4},
-		{64, 128, 16, 4, 8}, {128, 64, 8, 8, 4}, {64, 64, 16, 4, 4},
-		{64, 64, 32, 8, 8}, {128, 128, 8, 16, 8}, {128, 128, 8, 8, 16},
-		{256, 128, 8, 16, 8}, {128, 256, 8, 8, 16}}
-}
-
-func (b *bench) gemm32(n int, tune bool) {
-	a, x, c := array.New[float32](n, n), array.New[float32](n, n), array.New[float32](n, n)
-	check(ops.On(b.d, a, x, c))
-	check(ops.Iota(a, 0))
-	check(ops.MulScalar(a, a, 1/float32(n)))
-	check(ops.Fill(x, 1))
-	best, cfg := b.gemmTune(4, tune, func() error { return ops.MatMul(c, a, x) })
-	tf := 2 * math.Pow(float64(n), 3) / best / 1e12
-	b.add(result{Key: "sgemm_tflops", Name: fmt.Sprintf("SGEMM %d fp32", n), Unit: "TFLOP/s", Value: tf, Higher: true, Target: 0.5, Note: "(" + tiling(cfg) + ")"})
-	// spot check: c(j, i) = Σ_p a(p, i) = Σ_p p/n = (n-1)/2
-	v, err := c.HostReadOnly()
-	check(err)
-	if got, want := float64(v.At(n/3, n/2)), float64(n-1)/2; math.Abs(got-want) > 1e-3*want {
-		check(fmt.Errorf("SGEMM check: got %v, want %v", got, want))
-	}
-	a.Close()
-	x.Close()
-	c.Close()
-}
-
-func (b *bench) gemm64(n int, tune bool) {
-	a, x, c := array.New[float64](n, n), array.New[float64](n, n), array.New[float64](n, n)
-	check(ops.On(b.d, a, x, c))
-	check(ops.Iota(a, 0))
-	check(ops.MulScalar(a, a, 1/float64(n)))
-	check(ops.Fill(x, 1))
-	best, cfg := b.gemmTune(8, tune, func() error { return ops.MatMul(c, a, x) })
-	tf := 2 * math.Pow(float64(n), 3) / best / 1e12
-	b.add(result{Key: "dgemm_tflops", Name: fmt.Sprintf("DGEMM %d fp64", n), Unit: "TFLOP/s", Value: tf, Higher: true, Note: "(" + tiling(cfg) + ")"})
-	v, err := c.HostReadOnly()
-	check(err)
-	if got, want := v.At(n/3, n/2), float64(n-1)/2; math.Abs(got-want) > 1e-9*want {
-		check(fmt.Errorf("DGEMM check: got %v, want %v", got, want))
-	}
-	a.Close()
-	x.Close()
-	c.Close()
-}
-
-// gemmTune times fn under each candidate tiling (or only the default) and
-// leaves the fastest set; it returns its seconds per call.
-func (b *bench) gemmTune(elem int, tune bool, fn func() error) (float64, [5]int) {
-	cands := [][5]int{plumb.Gemm.Get(b.d, elem)}
-	if tune {
-		cands = gemmCandidates(elem)
-	}
-	best, bestCfg := math.Inf(1), cands[0]
-	saved := b.minTime
-	b.minTime = saved / 3
-	for _, c := range cands {
-		if err := plumb.Gemm.Set(b.d, elem, c); err != nil {
-			fmt.Fprintf(b.out, "  gemm%d %v: %v\n", elem*8, tiling(c), err)
-			continue
-		}
-		t, err := b.tryTime(fn)
-		if err != nil {
-			fmt.Fprintf(b.out, "  gemm%d %v: %v\n", elem*8, tiling(c), err)
-			continue
-		}
-		fmt.Fprintf(b.out, "  gemm%d %v: %.3f ms\n", elem*8, tiling(c), t*1e3)
-		if t < best {
-			best, bestCfg = t, c
-		}
-	}
-	b.minTime = saved
-	plumb.Gemm.Set(b.d, elem, bestCfg)
-	return b.timeIt(fn), bestCfg
-}
-
 // launch: a tiny op (AddScalar on 256 float32, then Sync) against a bare
 // kernel enqueue of the same size on the same queue (then Sync), which is
 // what device/opencl's BenchmarkKernelLaunch measures.
@@ -355,9 +285,4 @@ func speedRatio(r result, tv float64) float64 {
 		return tv / r.Value
 	}
 	return r.Value / tv
-}
-
-// tiling names a GEMM tiling {TM, TN, TK, RM, RN}.
-func tiling(c [5]int) string {
-	return fmt.Sprintf("TM=%d TN=%d TK=%d RM=%d RN=%d", c[0], c[1], c[2], c[3], c[4])
 }
