@@ -537,7 +537,7 @@ func fuseHost[T array.Elem](p *fusePlan, dst *array.Array[T], mem memFn) error {
 	if total == 0 && !isReduce {
 		return nil
 	}
-	if total > 0 {
+	if total > 0 || dst != nil { // an empty expression into dst still follows the rule's copies
 		for k, l := range p.leaves {
 			b, err := l.base(mem)
 			if err != nil {
@@ -546,7 +546,7 @@ func fuseHost[T array.Elem](p *fusePlan, dst *array.Array[T], mem memFn) error {
 			j.base[k+1] = b
 		}
 	}
-	if dst != nil && total > 0 {
+	if dst != nil && (total > 0 || isReduce) {
 		d := dst
 		if mem != nil {
 			var err error

@@ -28,13 +28,15 @@ func fuseRun[T array.Elem](p *fusePlan, dstRaw *array.Raw, dst *array.Array[T]) 
 	if len(p.leaves) > fuseMaxLeaves {
 		return false, nil
 	}
-	if _, isReduce := p.out.(*reduceSink[T]); isReduce {
+	if rs, isReduce := p.out.(*reduceSink[T]); isReduce {
 		n := 1
 		for _, e := range p.shape {
 			n *= e
 		}
-		if n == 0 { // nothing to read: the value over no elements, or its error
-			return true, fuseHost(p, dst, nil)
+		if n == 0 { // Min and Max over no elements: an error before anything moves
+			if err := reduceEmpty(rs.op, p.name, denseShape(p.shape)); err != nil || dst == nil {
+				return true, err // the *All forms: 0 with nothing moved, as SumAll of an empty Array
+			}
 		}
 	}
 	d, err := placement(p.name, dstRaw, ins...)
