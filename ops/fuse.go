@@ -199,12 +199,12 @@ func (s denseShape) Dim(i int) array.Dim {
 // inputs are e's Arrays: on an OpenCL device as one kernel generated
 // from e (built once per device and expression structure, see
 // Expr.String), on a Go device or the host as one parallel pass over
-// blocks of elements. Where no fused form applies (more than 7 distinct
-// Arrays, more than 8 dimensions after merging on a device, float64 on a
-// device without cl_khr_fp64) it runs op by op, each op placed by the
-// rule, with temporary Arrays that it closes. An op the element type
-// does not define returns an error wrapping ErrUnsupported before
-// anything runs.
+// blocks of elements (on the host too where the device cannot: more than
+// 8 dimensions after merging, float64 without cl_khr_fp64). Where no
+// fused form applies, more than 7 distinct Arrays, it runs op by op, each
+// op placed by the rule, with temporary Arrays that it closes. An op the
+// element type does not define returns an error wrapping ErrUnsupported
+// before anything runs.
 func Eval[T array.Elem](dst *array.Array[T], e Expr[T]) error {
 	root := e.node("Eval")
 	if err := root.check(); err != nil {

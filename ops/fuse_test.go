@@ -195,3 +195,45 @@ func mustPanic(t *testing.T, want error, fn func()) {
 	}()
 	fn()
 }
+
+// Up to 7 distinct Arrays fuse into one launch; an eighth makes the
+// expression run op by op: one launch per node, the same values.
+func TestFuseFallbackOpByOp(t *testing.T) {
+	for _, d := range fuseDevices(t) {
+		for _, n := range []int{7, 8} {
+			xs := make([]*array.Array[int32], n)
+			e := ops.Const[int32](1)
+			for i := range xs {
+				xs[i] = array.FromSlice([]int32{int32(i), int32(10 * i), 3})
+				c, err := ops.Clone(d, xs[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer c.Close()
+				e = e.Add(ops.In(c))
+			}
+			dst := array.New[int32](3)
+			before := d.Stats()
+			if err := ops.Eval(dst, e); err != nil {
+				t.Fatal(err)
+			}
+			st := d.Stats().Sub(before)
+			want := int64(1)
+			if n > 7 {
+				want = int64(n) // one Add per Array, the first with the constant
+			}
+			if st.Launches != want || st.H2DCalls != 0 {
+				t.Errorf("%s, %d Arrays: %d launches and %d H2D, want %d launches and none", d.Name(), n, st.Launches, st.H2DCalls, want)
+			}
+			v, err := dst.HostReadOnly()
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := int32(n*(n-1)/2) + 1
+			if v.At(0) != w || v.At(1) != 10*(w-1)+1 || v.At(2) != int32(3*n+1) {
+				t.Errorf("%s, %d Arrays: %v, want [%d %d %d]", d.Name(), n, v.Data(), w, 10*(w-1)+1, 3*n+1)
+			}
+			dst.Close()
+		}
+	}
+}
