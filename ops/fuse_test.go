@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -236,4 +237,23 @@ func TestFuseFallbackOpByOp(t *testing.T) {
 			dst.Close()
 		}
 	}
+}
+
+// An expression is written once and evaluated where its Arrays are: here
+// on the host, as one pass with no temporary Arrays.
+func ExampleEvalSumAll() {
+	img := array.FromSlice([]uint8{0, 51, 102, 255}, 2, 2)
+	e := ops.AsType[float32](ops.In(img)).Scale(1.0 / 255) // cast → scale
+	sum, err := ops.EvalSumAll(e)                          // → sum, one read of img
+	fmt.Println(sum, err)
+	fmt.Println(e)
+
+	dst := array.New[float32](2, 2)
+	_ = ops.Eval(dst, e.Unary(ops.OpSqrt).Add(ops.Const[float32](1)))
+	v, _ := dst.HostReadOnly()
+	fmt.Printf("%.3f\n", v.Data())
+	// Output:
+	// 1.6 <nil>
+	// %0 = in0 uint8; %1 = CastWrap(%0) float32; %2 = const float32; %3 = Mul(%1, %2) float32
+	// [1.000 1.447 1.632 2.000]
 }
