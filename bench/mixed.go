@@ -174,3 +174,45 @@ func allocated[T Real](a *array.Array[T]) bool {
 	alloc, _ := a.Raw().Allocation()
 	return alloc != nil
 }
+
+// MixedFused is the mixed chain with its ops stages fused (ops.Expr) on
+// the default OpenCL device: brighter, then cast_scale_sum, which is
+// ops.EvalSum of AsType[float32](image).Scale(scale) into a float32
+// scalar: one kernel and its joining pass, reading the image once instead
+// of writing and reading a float32 image three times. Same result as
+// Mixed's last stage, within SumTol.
+func MixedFused(k uint8, scale float32) ([]Stage, device.Device, error) {
+	dev, err := halide.OpenCLDevice()
+	if err != nil {
+		return nil, nil, err
+	}
+	ss, err := MixedFusedOn(dev, k, scale)
+	return ss, dev, err
+}
+
+// MixedFusedOn is MixedFused on dev.
+func MixedFusedOn(dev device.Device, k uint8, scale float32) ([]Stage, error) {
+	b, _, err := Brighter(k)
+	if err != nil {
+		return nil, err
+	}
+	ss := []Stage{b, OpStage(dev, "cast_scale_sum", ScalarOut[float32](), func(dst *array.Array[float32], src *array.Array[uint8]) error {
+		return ops.EvalSum(dst, ops.AsType[float32](ops.In(src)).Scale(scale))
+	})}
+	return withMixedFusedRefs(ss, k, scale), nil
+}
+
+// withMixedFusedRefs gives a fused mixed chain's two stages their
+// references: brighter's, and the sum of the scaled elements (SumTol).
+func withMixedFusedRefs(ss []Stage, k uint8, scale float32) []Stage {
+	s := float64(scale)
+	ss[0].Ref = SaturatingAdd(k)
+	ss[1].Ref, ss[1].Tol = func(dst, src []float64) {
+		t := 0.0
+		for _, x := range src {
+			t += x * s
+		}
+		dst[0] = t
+	}, SumTol
+	return ss
+}

@@ -127,3 +127,16 @@ func simSlice[T Real](mem []byte, off, n int) ([]T, error) {
 	}
 	return unsafe.Slice((*T)(p), n), nil
 }
+
+// SimMixedFused is MixedFused on a simulated device: sim_brighter, then
+// sim_cast_scale_sum computing Σ float32(x)·scale in one pass.
+func SimMixedFused(dev *sim.Device, k uint8, scale float32) []Stage {
+	fused := simStage(dev, "sim_cast_scale_sum", ScalarOut[float32](), func(dst []float32, src []uint8) {
+		t := 0.0
+		for _, x := range src {
+			t += float64(float32(x) * scale)
+		}
+		dst[0] = float32(t)
+	})
+	return withMixedFusedRefs([]Stage{SimBrighter(dev, k), fused}, k, scale)
+}

@@ -52,45 +52,57 @@ func cast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) e
 	return nil
 }
 
-// castRow widens a block of S to float64 (floats) or 64-bit integers, then
-// narrows it to D.
+// castRow converts a row block by block (castVec).
 func castRow[D, S array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, ss := j.str[0][0], j.str[1][0]
-	sk, dk := kindOf[S](), kindOf[D]()
 	sat := j.mode == 1
 	var sb [blk]S
 	var db [blk]D
-	var f [blk]float64
-	var u [blk]uint64
-	isFloat := sk == kFloat || sk == kHalf
+	var w castBuf
 	for i := 0; i < n; i += blk {
 		m := min(blk, n-i)
 		x := load(sb[:], j.base[1], off[1]+i*ss, ss, m)
-		switch sk {
-		case kFloat:
-			for q, v := range x {
-				f[q] = float64(v)
-			}
-		case kHalf:
-			for q, v := range x {
-				f[q] = float64(toF32(v))
-			}
-		case kSigned:
-			for q, v := range x {
-				u[q] = uint64(int64(v))
-			}
-		default:
-			for q, v := range x {
-				u[q] = uint64(v)
-			}
-		}
 		d := db[:m]
-		if isFloat {
-			narrowFloat(d, f[:m], dk, sat)
-		} else {
-			narrowInt(d, u[:m], sk == kSigned, dk, sat)
-		}
+		castVec(d, x, sat, &w)
 		store(d, j.base[0], off[0]+i*sd, sd)
+	}
+}
+
+// castBuf is castVec's scratch, kept by its caller across blocks.
+type castBuf struct {
+	f [blk]float64
+	u [blk]uint64
+}
+
+// castVec converts up to blk elements: it widens x to float64 (floats)
+// or 64-bit integers, then narrows them to D in d.
+func castVec[D, S array.Elem](d []D, x []S, sat bool, w *castBuf) {
+	sk, dk := kindOf[S](), kindOf[D]()
+	f, u := &w.f, &w.u
+	m := len(d)
+	x = x[:m]
+	switch sk {
+	case kFloat:
+		for q, v := range x {
+			f[q] = float64(v)
+		}
+	case kHalf:
+		for q, v := range x {
+			f[q] = float64(toF32(v))
+		}
+	case kSigned:
+		for q, v := range x {
+			u[q] = uint64(int64(v))
+		}
+	default:
+		for q, v := range x {
+			u[q] = uint64(v)
+		}
+	}
+	if sk == kFloat || sk == kHalf {
+		narrowFloat(d, f[:m], dk, sat)
+	} else {
+		narrowInt(d, u[:m], sk == kSigned, dk, sat)
 	}
 }
 

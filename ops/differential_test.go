@@ -66,11 +66,12 @@ const (
 	famClassify
 	famClip
 	famAlong
+	famFuse
 	nFam
 )
 
 var famNames = [...]string{"Binary", "BinaryScalar", "Unary", "Compare", "CompareScalar", "Where", "Copy",
-	"Transpose", "Fill", "Iota", "Cast", "Reduce", "ReduceAll", "MatMul", "Classify", "Clip", "Along"}
+	"Transpose", "Fill", "Iota", "Cast", "Reduce", "ReduceAll", "MatMul", "Classify", "Clip", "Along", "Fuse"}
 
 // diffRunner runs a family for one element type.
 type diffRunner interface {
@@ -111,6 +112,8 @@ func (dr[T]) run(g *dgen, fam int) {
 		diffClip[T](g)
 	case famAlong:
 		diffAlong[T](g)
+	case famFuse:
+		diffFuse[T](g)
 	case famMatMul:
 		switch any(*new(T)).(type) {
 		case float64:

@@ -135,6 +135,39 @@
 // read-only broadcast view; package array's documentation has the NumPy
 // table.
 //
+// # Fused expressions
+//
+// An Expr is a chain of elementwise ops written once and run in one pass
+// over its Arrays, with no temporary Arrays: leaves In(a) and Const(v),
+// nodes Binary (Add, Sub, Mul, Div, Scale), Unary and the casts AsType
+// and AsTypeSaturate, with the definitions of the ops of the same names.
+// Eval(dst, e) stores it; EvalSum (into a 0-D dst), EvalSumAll,
+// EvalMinAll and EvalMaxAll end it in a reduction over every element. So
+// the mixed chain's cast → scale → sum of an image reads the image once:
+//
+//	sum, err := ops.EvalSumAll(ops.AsType[float32](ops.In(img)).Scale(1.0 / 255))
+//
+// Placement is the rule above with e's Arrays as the inputs. On an OpenCL
+// device e compiles to one kernel, generated from its structure and
+// element types and built once per device (constants are kernel
+// arguments, so e.Scale(2) and e.Scale(3) share it; Expr.String shows the
+// key): Eval is one launch, a reduction the fused kernel and a pass
+// joining its work-groups' partial results (two launches, in the
+// device's Stats). On the host and on a Go device it is one parallel pass
+// over blocks of 128 elements that runs the host kernels node by node on
+// the block. Each node's value is rounded to its element type as the
+// op-by-op result is, so integer results, and float results without
+// transcendental nodes, equal op-by-op evaluation exactly; float
+// transcendentals are within the tolerances above; sums add in another
+// order (Sum's accuracy). An Expr of more than 7 distinct Arrays runs op
+// by op, each op placed by the rule, through temporary Arrays it closes;
+// more than 8 dimensions after merging, or float64 on a device without
+// cl_khr_fp64, run fused on the host. Checked against op-by-op evaluation
+// of generated expressions on generated layouts and residency states,
+// with the launches counted:
+//
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run 'Fuse' ./ops
+//
 // # Types
 //
 // Elementwise ops, reductions, comparisons, Where, Copy, Fill, Iota and the
@@ -199,5 +232,7 @@
 // per operand (go test -run Closed ./ops checks every function, on the
 // host and on a device). An op on a closed device, or one that races a
 // Close, returns an error wrapping device.ErrClosed as the rule says. The
-// functions without an error result, Accel and Philox4x32, take no Array.
+// functions without an error result, Accel and Philox4x32, take no Array;
+// In, Const, AsType and AsTypeSaturate build expressions without reading
+// their Arrays (Eval and the reductions of an Expr check them).
 package ops

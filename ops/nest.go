@@ -11,8 +11,9 @@ import (
 // that merge with their neighbour do not count.
 const maxDims = 16
 
-// maxOps is the most operands one kernel touches (dst first).
-const maxOps = 4
+// maxOps is the most operands one kernel touches (dst first): 8 for a
+// fused expression (Eval), 4 for any other op.
+const maxOps = 8
 
 // shaped is what ops read of an operand's layout; every *array.Array has it.
 type shaped interface {

@@ -25,6 +25,9 @@ type job struct {
 	// matmul
 	mm mmJob
 
+	// a fused expression (Eval and the reductions of an Expr)
+	fuse *fusePlan
+
 	offs [maxChunks][maxOps]int // per-chunk row offsets (forRows)
 
 	// parallel's chunks, taken in order by the caller and the helpers
@@ -143,6 +146,7 @@ func getJob() *job { return jobPool.Get().(*job) }
 func putJob(j *job) {
 	j.nest = nest{}
 	j.row, j.body, j.op, j.mode, j.rext, j.rstr = nil, nil, 0, 0, 0, 0
+	j.fuse = nil
 	j.mm.clear()
 	jobPool.Put(j)
 }

@@ -452,30 +452,7 @@ func reduceAll[T array.Elem](op reduceOp, a *array.Array[T]) (acc, int, error) {
 	j.op = int(op)
 	j.body = cachedBody[T](bReduceAll, func() bodyFunc { return reduceAllBody[T] })
 	nw := j.parallel(total, 1<<16)
-	k := kindOf[T]()
-	var r acc
-	for c := 0; c < nw; c++ {
-		p := &j.part[c]
-		switch op {
-		case redSum, redMean:
-			if k == kFloat || k == kHalf {
-				r.pair.add(p.f)
-			} else {
-				r.u += p.u
-			}
-		case redProd:
-			if c == 0 {
-				r.f, r.u = 1, 1
-			}
-			r.f *= p.f
-			r.u *= p.u
-		default:
-			pr := acc{f: p.f, u: p.u}
-			if c == 0 || better(op, k, fromAcc[T](k, &pr), fromAcc[T](k, &r)) {
-				r.f, r.u, r.idx = p.f, p.u, p.idx
-			}
-		}
-	}
+	r := joinParts[T](op, j, nw)
 	return r, total, nil
 }
 

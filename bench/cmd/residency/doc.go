@@ -10,11 +10,14 @@
 // brighter → cast to float32 → × -scale → sum — where resident mode
 // uploads the image once and only the 4-byte sum comes back. The sum is
 // checked against a float64 host computation within bench.SumTol
-// (relative).
+// (relative). -fuse (with -chain mixed) runs cast → scale → sum as one
+// fused stage, ops.EvalSum of an ops.Expr: one kernel that reads the image
+// once, instead of three ops that write and read a float32 image.
 //
 //	go run ./bench/cmd/residency -out bench/out
 //	go run ./bench/cmd/residency -modes resident,streamed -bands 16 -out bench/out -name streamed
 //	go run ./bench/cmd/residency -chain mixed -out bench/out -name mixed
+//	go run ./bench/cmd/residency -chain mixed -fuse -out bench/out -name mixed-fused
 //	bin/residency -platform NVIDIA -torch torch.json -out $OUT
 //	bin/residency -platform NVIDIA -chain mixed -torch torch-mixed.json -out $OUT -name h200-mixed
 package main

@@ -24,6 +24,7 @@ type options struct {
 	stages        int
 	k             int
 	scale         float64 // the mixed chain's scale
+	fuse          bool    // the mixed chain's ops stages as one fused stage
 	modes         []bench.Mode
 	memories      []bench.Memory // nil: the device's default
 	sync          []int          // nil: bench's default
@@ -42,6 +43,10 @@ const maxStages = 64
 // mixedStages is the length of the mixed chain: brighter, cast, scale, sum.
 const mixedStages = 4
 
+// fusedStages is the length of the fused mixed chain: brighter,
+// cast_scale_sum.
+const fusedStages = 2
+
 // parseFlags reads args (without the program name). A bad flag is an
 // error that says what is allowed; -h returns flag.ErrHelp.
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -55,6 +60,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.chain, "chain", "brighter", "the chain: brighter (-stages × the Halide brighter stage, uint8) or mixed (brighter → cast to float32 → scale → sum: a Halide stage, then ops)")
 	fs.IntVar(&o.stages, "stages", 8, fmt.Sprintf("stages in the brighter chain, 1…%d (the mixed chain has %d)", maxStages, mixedStages))
 	fs.IntVar(&o.k, "k", 1, "what each brighter stage adds (saturating), 0…255")
+	fs.BoolVar(&o.fuse, "fuse", false, "with -chain mixed: cast → scale → sum as one fused stage (ops.EvalSum of an ops.Expr: one kernel reading the image once)")
 	fs.Float64Var(&o.scale, "scale", bench.DefaultScale, "what the mixed chain's scale stage multiplies by (as a float32)")
 	elem := fs.String("elem", "uint8", "element type; only uint8 (the brighter pipeline's type)")
 	modes := fs.String("modes", "", "comma-separated modes: resident, roundtrip, explicit, streamed (default all four; streamed only with the brighter chain on OpenCL, so the others there)")
@@ -85,11 +91,17 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if set["scale"] {
 			bad("-scale is the mixed chain's: use it with -chain mixed")
 		}
+		if o.fuse {
+			bad("-fuse fuses the mixed chain's ops stages: use it with -chain mixed")
+		}
 	case "mixed":
 		if set["stages"] && o.stages != mixedStages {
 			bad("-stages %d: the mixed chain has %d stages (brighter, cast_f32, scale, sum); leave -stages out", o.stages, mixedStages)
 		}
 		o.stages = mixedStages
+		if o.fuse {
+			o.stages = fusedStages
+		}
 		if s := float32(o.scale); math.IsInf(float64(s), 0) || math.IsNaN(o.scale) {
 			bad("-scale %g: want a finite float32", o.scale)
 		}

@@ -74,6 +74,7 @@ func TestParseFlagsRejects(t *testing.T) {
 		{"-chain mixed -sync 4", "want stage indices 0…3"},
 		{"-chain mixed -scale 1e39", "-scale 1e+39: want a finite float32"},
 		{"-scale 2", "-scale is the mixed chain's: use it with -chain mixed"},
+		{"-fuse", "-fuse fuses the mixed chain's ops stages: use it with -chain mixed"},
 		{"-elem float32", `-elem "float32": only uint8 is supported`},
 		{"-modes resident,fast", `unknown mode "fast": want resident, roundtrip, explicit or streamed`},
 		{"-device sim -modes streamed", "-modes streamed: the streamed mode cuts the brighter chain"},

@@ -59,7 +59,9 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 		d := sim.New("bench", 0)
 		defer d.Close()
 		cfg.Device = d
-		if mixed {
+		if mixed && o.fuse {
+			cfg.Stages = bench.SimMixedFused(d, uint8(o.k), float32(o.scale))
+		} else if mixed {
 			cfg.Stages = bench.SimMixed(d, uint8(o.k), float32(o.scale))
 		} else {
 			cfg.Stages = bench.Repeat(bench.SimBrighter(d, uint8(o.k)), o.stages)
@@ -78,7 +80,9 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 		}
 		var dev device.Device
 		var err error
-		if mixed {
+		if mixed && o.fuse {
+			cfg.Stages, dev, err = bench.MixedFused(uint8(o.k), float32(o.scale))
+		} else if mixed {
 			cfg.Stages, dev, err = bench.Mixed(uint8(o.k), float32(o.scale))
 		} else {
 			var s bench.Stage

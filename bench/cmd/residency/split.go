@@ -33,6 +33,9 @@ func runSplit(o options, cmd string, stdout, stderr io.Writer) error {
 		devs[i] = d
 	}
 	stages := func(d device.Device) ([]bench.Stage, error) {
+		if o.chain == "mixed" && o.fuse {
+			return bench.MixedFusedOn(d, uint8(o.k), float32(o.scale))
+		}
 		if o.chain == "mixed" {
 			return bench.MixedOn(d, uint8(o.k), float32(o.scale))
 		}

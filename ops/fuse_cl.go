@@ -1,0 +1,356 @@
+package ops
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/resident-go/resident/array"
+)
+
+// The OpenCL C of a fused expression, generated per expression structure
+// and element types: one statement per node, each node's value in its
+// type's compute type (float for Float16 and BFloat16, rounded to the
+// type after every node, as the op-by-op kernels store it), with the
+// definitions of the op-by-op kernels (cl/elementwise.cl, cl/math.cl,
+// cl/cast.cl). Constants are kernel arguments. FP_CONTRACT is off, so no
+// a·b + c becomes an fma the op-by-op kernels do not compute.
+
+// sigBuilder writes an expression's signature: its kernel cache key.
+type sigBuilder struct{ strings.Builder }
+
+func (b *sigBuilder) add(slot int, format string, args ...any) {
+	if b.Len() > 0 {
+		b.WriteString("; ")
+	}
+	fmt.Fprintf(b, "%%%d = ", slot)
+	fmt.Fprintf(b, format, args...)
+}
+
+// clPlan collects a fused kernel's parts as the plan compiles.
+type clPlan struct {
+	params  []string  // after dst: leaves and constants, in argument order
+	args    []fuseArg // the same order
+	body    strings.Builder
+	helpers strings.Builder
+	have    map[string]bool
+	nleaves int
+	slots   []clType
+}
+
+// fuseArg is a kernel argument after dst: leaf k (k ≥ 0) or a constant.
+type fuseArg struct {
+	leaf int
+	b    []byte
+}
+
+func clOf(t array.Type) clType {
+	ct, ok := clTypeOf(t)
+	if !ok {
+		panic(fmt.Sprintf("ops: no OpenCL type for %v", t)) // every array.Elem has one
+	}
+	return ct
+}
+
+// ld converts a storage value of ct to its compute type; st back; rnd
+// rounds a compute value to ct's precision.
+func (ct clType) ld(x string) string {
+	switch ct.half {
+	case 1:
+		return "h2f(" + x + ")"
+	case 2:
+		return "bf2f(" + x + ")"
+	}
+	return x
+}
+
+func (ct clType) st(x string) string {
+	switch ct.half {
+	case 1:
+		return "f2h(" + x + ")"
+	case 2:
+		return "f2bf(" + x + ")"
+	}
+	return x
+}
+
+func (ct clType) rnd(x string) string {
+	if ct.half == 0 {
+		return x
+	}
+	return ct.ld(ct.st(x))
+}
+
+func (c *clPlan) slot(s int, t array.Type) clType {
+	ct := clOf(t)
+	for len(c.slots) <= s {
+		c.slots = append(c.slots, clType{})
+	}
+	c.slots[s] = ct
+	return ct
+}
+
+func (c *clPlan) helper(name, src string) {
+	if c.have == nil {
+		c.have = map[string]bool{}
+	}
+	if !c.have[name] {
+		c.have[name] = true
+		c.helpers.WriteString(src)
+	}
+}
+
+func (c *clPlan) leaf(k int, t array.Type) {
+	c.nleaves = max(c.nleaves, k+1)
+	c.params = append(c.params, fmt.Sprintf("__global const %s *in%d", clOf(t).s, k))
+	c.args = append(c.args, fuseArg{leaf: k})
+}
+
+func (c *clPlan) load(s, k int, t array.Type) {
+	ct := c.slot(s, t)
+	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.ld(fmt.Sprintf("in%d[o%d]", k, k+1)))
+}
+
+func (c *clPlan) constant(s int, t array.Type, b []byte) {
+	ct := c.slot(s, t)
+	c.params = append(c.params, fmt.Sprintf("%s c%d", ct.s, s))
+	c.args = append(c.args, fuseArg{leaf: -1, b: b})
+	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.ld(fmt.Sprintf("c%d", s)))
+}
+
+// subst fills a template: $a, $b the operands, $C, $S, $W ct's compute,
+// storage and wrapping types.
+func subst(tmpl string, ct clType, a, b string) string {
+	return strings.NewReplacer("$a", a, "$b", b, "$C", ct.c, "$S", ct.s, "$W", ct.w).Replace(tmpl)
+}
+
+// Binary and unary ops in OpenCL C, by kind: the op-by-op kernels'
+// definitions (cl/elementwise.cl, cl/math.cl).
+var (
+	clBinFloat = [...]string{"($a + $b)", "($a - $b)", "($a * $b)", "($a / $b)",
+		"(isnan($a) || isnan($b) ? $a + $b : ($a < $b ? $a : $b))",
+		"(isnan($a) || isnan($b) ? $a + $b : ($a > $b ? $a : $b))",
+		"pow($a, $b)", "mod_f_$C($a, $b)"}
+	clBinInt = [...]string{"(($S)(($W)$a + ($W)$b))", "(($S)(($W)$a - ($W)$b))", "(($S)(($W)$a * ($W)$b))",
+		"", "($a < $b ? $a : $b)", "($a > $b ? $a : $b)", "", "mod_i_$S($a, $b)"}
+	clUnFloat = [...]string{"fabs($a)", "(-$a)", "sqrt($a)", "exp($a)", "log($a)", "tanh($a)", "sin($a)",
+		"cos($a)", "tan($a)", "asin($a)", "acos($a)", "atan($a)", "sinh($a)", "cosh($a)",
+		"(($C)1 / (($C)1 + exp(-$a)))", "(fmax($a, ($C)0) + log1p(exp(-fabs($a))))",
+		"($a > 0 || isnan($a) ? $a : ($C)0)", "floor($a)", "ceil($a)", "rint($a)", "trunc($a)",
+		"($a > 0 ? ($C)1 : $a < 0 ? ($C)-1 : $a == 0 ? ($C)0 : $a)"}
+	clUnSigned = map[UnaryOp]string{OpAbs: "($a < 0 ? ($S)(0 - ($W)$a) : $a)", OpNeg: "(($S)(0 - ($W)$a))",
+		OpRelu: "($a < 0 ? ($S)0 : $a)", OpSign: "(($S)(($a > 0) - ($a < 0)))"}
+	clUnUnsigned = map[UnaryOp]string{OpAbs: "$a", OpRelu: "$a", OpSign: "(($S)($a != 0))"}
+)
+
+const (
+	clModF = `inline $C mod_f_$C($C a, $C b) {
+	$C m = fmod(a, b);
+	if (b == 0) return m;
+	if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
+	else m = copysign(($C)0, b);
+	return m;
+}
+`
+	clModSigned = `inline $S mod_i_$S($S a, $S b) {
+	if (b == 0 || b == -1) return ($S)0;
+	$S r = a % b;
+	return r != 0 && ((r < 0) != (b < 0)) ? ($S)(r + b) : r;
+}
+`
+	clModUnsigned = "inline $S mod_i_$S($S a, $S b) { return b == 0 ? ($S)0 : ($S)(a % b); }\n"
+)
+
+func (c *clPlan) binary(s int, op BinaryOp, t array.Type, x, y int) {
+	ct := c.slot(s, t)
+	a, b := fmt.Sprintf("v%d", x), fmt.Sprintf("v%d", y)
+	var e string
+	switch {
+	case ct.float:
+		e = clBinFloat[op]
+		if op == OpMod {
+			c.helper("mod_f_"+ct.c, subst(clModF, ct, "", ""))
+		}
+	case op == OpDiv && ct.signed:
+		e = "($b == 0 ? ($S)0 : $b == -1 ? ($S)(0 - ($W)$a) : ($S)($a / $b))"
+	case op == OpDiv:
+		e = "($b == 0 ? ($S)0 : ($S)($a / $b))"
+	default:
+		e = clBinInt[op]
+		if op == OpMod {
+			m := clModUnsigned
+			if ct.signed {
+				m = clModSigned
+			}
+			c.helper("mod_i_"+ct.s, subst(m, ct, "", ""))
+		}
+	}
+	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.rnd(subst(e, ct, a, b)))
+}
+
+func (c *clPlan) unary(s int, op UnaryOp, t array.Type, x int) {
+	ct := c.slot(s, t)
+	var e string
+	switch {
+	case ct.float:
+		e = clUnFloat[op]
+	case ct.signed:
+		e = clUnSigned[op]
+	default:
+		e = clUnUnsigned[op]
+	}
+	if e == "" {
+		e = "$a" // the rounding ops on integers
+	}
+	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.rnd(subst(e, ct, fmt.Sprintf("v%d", x), "")))
+}
+
+// cast converts slot x (type S) to D in slot s with cast.cl's rules, in
+// a function per node.
+func (c *clPlan) cast(s int, dt, st array.Type, sat bool, x int) {
+	dc := c.slot(s, dt)
+	sc := clOf(st)
+	maxf := "INFINITY"
+	switch {
+	case dc.half == 1:
+		maxf = "65504.0f"
+	case dc.half == 2:
+		maxf = "0x1.fep127f"
+	case dt == array.TypeOf[float32]() && st == array.TypeOf[float64]():
+		maxf = "FLT_MAX"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "inline %s cv%d(%s x) {\n", dc.c, s, sc.c)
+	switch {
+	case dc.float && sc.float:
+		if sat {
+			fmt.Fprintf(&b, "\tif (!isinf(x) && !isnan(x)) x = clamp(x, (%[1]s)-%[2]s, (%[1]s)%[2]s);\n", sc.c, maxf)
+		}
+		fmt.Fprintf(&b, "\treturn %s;\n", dc.rnd("("+dc.c+")x"))
+	case dc.float:
+		fmt.Fprintf(&b, "\t%s y = (%s)x;\n", dc.c, dc.c)
+		if sat {
+			fmt.Fprintf(&b, "\ty = clamp(y, (%[1]s)-%[2]s, (%[1]s)%[2]s);\n", dc.c, maxf)
+		}
+		fmt.Fprintf(&b, "\treturn %s;\n", dc.rnd("y"))
+	case sc.float:
+		if sat {
+			fmt.Fprintf(&b, "\treturn isnan(x) ? (%[1]s)0 : convert_%[1]s_sat_rtz(x);\n", dc.s)
+		} else {
+			fmt.Fprintf(&b, `	if (isnan(x) || isinf(x)) return (%[1]s)0;
+	if (fabs(x) < (%[2]s)0x1p63f) return (%[1]s)(long)x;
+	%[2]s m = fmod(x, (%[2]s)0x1p64f);
+	return (%[1]s)(ulong)(m < 0 ? m + (%[2]s)0x1p64f : m);
+`, dc.s, sc.c)
+		}
+	default:
+		if sat {
+			fmt.Fprintf(&b, "\treturn convert_%s_sat(x);\n", dc.s)
+		} else {
+			fmt.Fprintf(&b, "\treturn (%s)x;\n", dc.s)
+		}
+	}
+	b.WriteString("}\n")
+	c.helper(fmt.Sprintf("cv%d", s), b.String())
+	fmt.Fprintf(&c.body, "\t\t%s v%d = cv%d(v%d);\n", dc.c, s, s, x)
+}
+
+// Reductions at the end of a fused kernel: the accumulator type, its
+// initial value, one step and the final conversion, by op (reduce.cl's).
+func clReduceParts(op reduceOp, ct clType, fp64 bool) (accT, init, add, fin string) {
+	switch op {
+	case redSum:
+		switch {
+		case ct.float && fp64:
+			accT, add = "double", "acc + (double)$x"
+		case ct.float:
+			accT, add = "float", "acc + (float)$x"
+		case ct.signed:
+			accT, add = "ulong", "acc + (ulong)(long)$x"
+		default:
+			accT, add = "ulong", "acc + (ulong)$x"
+		}
+		return accT, "0", add, ct.st("(" + ct.c + ")acc")
+	case redMin, redMax:
+		cmp, init := "<", "INFINITY"
+		if op == redMax {
+			cmp, init = ">", "-INFINITY"
+		}
+		if ct.float {
+			add = fmt.Sprintf("(isnan(acc) ? acc : isnan($x) ? $x : ($x %s acc ? $x : acc))", cmp)
+		} else {
+			init = ct.max
+			if op == redMax {
+				init = ct.min
+			}
+			add = fmt.Sprintf("($x %s acc ? $x : acc)", cmp)
+		}
+		return ct.c, "(" + ct.c + ")" + init, add, ct.st("acc")
+	}
+	panic("ops: no fused form of " + reduceNames[op])
+}
+
+// source is the program of a fused expression: kernel fuse_ew storing
+// the root's value in d (red < 0), or fuse_part and fuse_fin reducing
+// it with red.
+func (c *clPlan) source(red reduceOp, isReduce, fp64 bool) string {
+	root := len(c.slots) - 1
+	rt := c.slots[root]
+	K := c.nleaves + 1
+	var b strings.Builder
+	b.WriteString(clCommon)
+	b.WriteString("#pragma OPENCL FP_CONTRACT OFF\n")
+	b.WriteString(c.helpers.String())
+	fmt.Fprintf(&b, "typedef struct { long n, rank; long ext[8]; long st[%d][8]; long off[%d]; } fnd_t;\n", K, K)
+	params := strings.Join(c.params, ", ")
+	if params != "" {
+		params += ", "
+	}
+	// offsets: o_k of operand k at point i (dimension 0 fastest)
+	var offs strings.Builder
+	offs.WriteString("\t\tlong r_ = i;\n")
+	for k := 0; k < K; k++ {
+		fmt.Fprintf(&offs, "\t\tlong o%d = s.off[%d];\n", k, k)
+	}
+	offs.WriteString("\t\tint l_ = (int)s.rank - 1;\n\t\tfor (int k_ = 0; k_ < l_; k_++) {\n\t\t\tlong c_ = r_ % s.ext[k_]; r_ /= s.ext[k_];\n")
+	for k := 0; k < K; k++ {
+		fmt.Fprintf(&offs, "\t\t\to%d += c_ * s.st[%d][k_];\n", k, k)
+	}
+	offs.WriteString("\t\t}\n")
+	for k := 0; k < K; k++ {
+		fmt.Fprintf(&offs, "\t\to%d += r_ * s.st[%d][l_];\n", k, k)
+	}
+	if !isReduce {
+		fmt.Fprintf(&b, "__kernel void fuse_ew(__global %s *d, %sfnd_t s) {\n", rt.s, params)
+		b.WriteString("\tfor (long i = get_global_id(0); i < s.n; i += get_global_size(0)) {\n")
+		b.WriteString(offs.String())
+		b.WriteString(c.body.String())
+		fmt.Fprintf(&b, "\t\td[o0] = %s;\n\t}\n}\n", rt.st(fmt.Sprintf("v%d", root)))
+		return b.String()
+	}
+	accT, init, add, fin := clReduceParts(red, rt, fp64)
+	step := strings.ReplaceAll(add, "$x", fmt.Sprintf("v%d", root))
+	join := strings.ReplaceAll(add, "$x", "q")
+	fmt.Fprintf(&b, "__kernel void fuse_part(%sfnd_t s, __global %s *part, __local %s *lm) {\n", params, accT, accT)
+	fmt.Fprintf(&b, "\t%s acc = %s;\n", accT, init)
+	b.WriteString("\tfor (long i = get_global_id(0); i < s.n; i += get_global_size(0)) {\n")
+	b.WriteString(offs.String())
+	b.WriteString(c.body.String())
+	fmt.Fprintf(&b, "\t\tacc = %s;\n\t}\n", step)
+	fmt.Fprintf(&b, `	long lid = get_local_id(0);
+	lm[lid] = acc;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (long h = get_local_size(0) / 2; h > 0; h /= 2) {
+		if (lid < h) { %[1]s q = lm[lid + h]; acc = lm[lid]; lm[lid] = %[2]s; }
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (lid == 0) part[get_group_id(0)] = lm[0];
+}
+__kernel void fuse_fin(__global %[3]s *d, long doff, __global const %[1]s *part, long G) {
+	if (get_global_id(0) != 0) return;
+	%[1]s acc = part[0];
+	for (long g = 1; g < G; g++) { %[1]s q = part[g]; acc = %[2]s; }
+	d[doff] = %[4]s;
+}
+`, accT, join, rt.s, fin)
+	return b.String()
+}

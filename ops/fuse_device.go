@@ -1,0 +1,183 @@
+package ops
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+// fuseMaxLeaves is the most distinct Arrays a fused pass reads: the
+// host's loop nest carries maxOps operands, dst first.
+const fuseMaxLeaves = maxOps - 1
+
+// fuseRun runs the compiled plan p where the placement rule puts it, as
+// one fused pass; ok false: no fused form applies (too many Arrays), and
+// the caller evaluates op by op. dst is nil for the *All reductions.
+func fuseRun[T array.Elem](p *fusePlan, dstRaw *array.Raw, dst *array.Array[T]) (bool, error) {
+	ins := make([]*array.Raw, len(p.leaves))
+	for k, l := range p.leaves {
+		ins[k] = l.raw()
+	}
+	if err := closedOperand(p.name, dstRaw, ins...); err != nil {
+		return true, err
+	}
+	if len(p.leaves) > fuseMaxLeaves {
+		return false, nil
+	}
+	if rs, isReduce := p.out.(*reduceSink[T]); isReduce {
+		n := 1
+		for _, e := range p.shape {
+			n *= e
+		}
+		if n == 0 { // Min and Max over no elements: an error before anything moves
+			if err := reduceEmpty(rs.op, p.name, denseShape(p.shape)); err != nil || dst == nil {
+				return true, err // the *All forms: 0 with nothing moved, as SumAll of an empty Array
+			}
+		}
+	}
+	d, err := placement(p.name, dstRaw, ins...)
+	if err != nil {
+		return true, err
+	}
+	if m, ok := d.(device.HostMemory); ok && m.Caps().Lang == "Go" {
+		return onHostMem(m, p.name, dstRaw, ins, func(mem memFn) error { return fuseHost(p, dst, mem) })
+	}
+	if k, ok := d.(device.Kernels); ok && k.Caps().Lang == "OpenCL C" && fits(stateOf(k).fp64, p.types...) {
+		if ok, err := fuseDevice(k, p, dst); ok {
+			return true, err
+		}
+	}
+	return true, fuseHost(p, dst, nil)
+}
+
+// fuseDevice runs p on an OpenCL device: kernel fuse_ew into dst, or
+// fuse_part and fuse_fin for a reduction (into dst, or read back into
+// the sink). ok false: more than clMaxDims dimensions after merging.
+func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, dst *array.Array[T]) (bool, error) {
+	var n nest
+	var sh shaped = denseShape(p.shape)
+	rs, isReduce := p.out.(*reduceSink[T])
+	if dst != nil && !isReduce {
+		sh = dst
+	}
+	n.init(p.name, sh)
+	for _, l := range p.leaves {
+		n.add(p.name, sh, l.raw())
+	}
+	n.simplify()
+	if n.rank > clMaxDims {
+		return false, nil
+	}
+	total := n.total()
+	s := stateOf(k)
+	kind := "fuse " + p.sig.String()
+	red := reduceOp(0)
+	if isReduce {
+		red = rs.op
+		kind = reduceNames[red] + " of " + kind
+	}
+	prog, err := s.program(progKey{kind: kind}, func() string { return p.cl.source(red, isReduce, s.fp64) })
+	if err != nil {
+		return true, err
+	}
+	// the guard sees every upload before anything moves
+	for _, l := range p.leaves {
+		if res().NeedsUpload(l.raw(), k) {
+			if err := plumb.CheckAutomatic(k, fmt.Sprintf("upload of a host-newer operand of ops.%s on %s", p.name, k.Name())); err != nil {
+				return true, err
+			}
+		}
+	}
+	K := len(p.leaves) + 1
+	mems := make([]device.Buffer, K)
+	nd := make([]int64, 2+clMaxDims+K*clMaxDims+K)
+	nd[0], nd[1] = int64(total), int64(n.rank)
+	for i := 0; i < n.rank; i++ {
+		nd[2+i] = int64(n.ext[i])
+		for q := 0; q < K; q++ {
+			nd[2+clMaxDims+q*clMaxDims+i] = int64(n.str[q][i])
+		}
+	}
+	offAt := 2 + clMaxDims + K*clMaxDims
+	for q, l := range p.leaves {
+		m, off, err := s.operandMem(p.name, l.raw(), true)
+		if err != nil {
+			return true, err
+		}
+		mems[q+1], nd[offAt+q+1] = m, int64(off)
+	}
+	var dmem device.Buffer
+	doff := 0
+	if dst != nil {
+		if dmem, doff, err = s.operandMem(p.name, dst.Raw(), false); err != nil {
+			return true, err
+		}
+	}
+	var args []any
+	if !isReduce {
+		nd[offAt] = int64(doff)
+		args = append(args, dmem)
+	}
+	for _, a := range p.cl.args {
+		if a.leaf >= 0 {
+			args = append(args, mems[a.leaf+1])
+		} else {
+			args = append(args, a.b)
+		}
+	}
+	args = append(args, unsafe.Slice((*byte)(unsafe.Pointer(&nd[0])), len(nd)*8))
+	if !isReduce {
+		return wroteOnDevice(dst.Raw(), s.launch(prog, "fuse_ew", []int{s.items(total)}, s.local, args...))
+	}
+	G := s.items(total) / s.wg
+	resOff := (G*8 + 127) / 128 * 128
+	s.scratchMu.Lock() // until the result is read: the scratch holds the partials
+	defer s.scratchMu.Unlock()
+	scr, err := s.scratchFor(0, resOff+128)
+	if err != nil {
+		return true, err
+	}
+	args = append(args, scr, device.Local(s.wg*8))
+	if err := s.launch(prog, "fuse_part", []int{G * s.wg}, s.local, args...); err != nil {
+		return true, err
+	}
+	if dst != nil {
+		return wroteOnDevice(dst.Raw(), s.launch(prog, "fuse_fin", []int{1}, nil, dmem, int64(doff), scr, int64(G)))
+	}
+	es := sizeOf[T]()
+	if err := s.launch(prog, "fuse_fin", []int{1}, nil, scr, int64(resOff/es), scr, int64(G)); err != nil {
+		return true, err
+	}
+	if err := k.ReadBytes(unsafe.Slice((*byte)(unsafe.Pointer(&rs.v)), es), scr, resOff); err != nil {
+		return true, fmt.Errorf("ops.%s: reading the result: %w", p.name, err)
+	}
+	return true, nil
+}
+
+// frames are pooled per slot count class, so a fused pass allocates
+// nothing per block.
+var framePool sync.Pool
+
+func getFrame(nslots int) *frame {
+	f, _ := framePool.Get().(*frame)
+	if f == nil {
+		f = new(frame)
+	}
+	if cap(f.vals) < nslots {
+		f.vals = make([]unsafe.Pointer, nslots)
+		f.buf = make([]uint64, nslots*blk)
+	}
+	f.vals = f.vals[:nslots]
+	f.r, f.more = acc{}, false
+	return f
+}
+
+func putFrame(f *frame) {
+	f.j, f.off = nil, nil
+	clear(f.vals)
+	framePool.Put(f)
+}
