@@ -88,11 +88,57 @@ func (c gemmConfig) valid() bool {
 // Tuned tilings (bench/cmd/opsbench -tune measures the candidates and
 // prints the best; the figures are in bench/results/h200-ops-device.md).
 var (
-	gemmNVIDIA32  = gemmConfig{128, 128, 8, 16, 8, 0} // H200: 33.6 TFLOP/s, the best opsbench -tune found
-	gemmNVIDIA64  = gemmConfig{128, 128, 8, 8, 8, 0}  // H200: 12.1 TFLOP/s, without tensor cores
-	gemmNVIDIAMMA = gemmConfig{128, 128, 8, 64, 32, gemmMMA8}
+	gemmNVIDIA32  = gemmConfig{128, 256, 8, 8, 16, gemmVec}    // H200: 46.4 TFLOP/s at 4096³
+	gemmNVIDIA64  = gemmConfig{128, 128, 8, 8, 8, gemmVec}     // H200: 15.4 TFLOP/s, without tensor cores
+	gemmNVIDIAMMA = gemmConfig{128, 128, 8, 32, 64, gemmMMA16} // H200: 30.0 TFLOP/s at 4096³
 	gemmOther     = gemmConfig{32, 32, 8, 4, 4, 0}
 )
+
+// Smaller tilings for products whose default tiling leaves compute units
+// idle (1024² with 128×256 tiles is 32 work-groups on the H200's 132
+// units): the best opsbench found at 1000³ and at 64×4096×4096.
+var (
+	gemmNVIDIA32Small = []gemmConfig{{128, 64, 16, 8, 4, gemmVec}, {64, 64, 16, 4, 4, gemmVec}}
+	gemmNVIDIA64Small = []gemmConfig{{128, 64, 8, 8, 8, gemmVec}, {64, 64, 16, 4, 4, gemmVec}}
+	gemmMMASmall      = []gemmConfig{{128, 64, 8, 64, 16, gemmMMA16}, {64, 64, 16, 32, 16, gemmMMA16}}
+)
+
+// gemmFit returns cfg, or when cfg gives fewer work-groups than ¾ of the
+// compute units for an m×n product of batch matrices, the first of smaller
+// whose count reaches that (else the last of them).
+func gemmFit(cfg gemmConfig, smaller []gemmConfig, m, n, batch, units int) gemmConfig {
+	groups := func(c gemmConfig) int { return (m + c.TM - 1) / c.TM * ((n + c.TN - 1) / c.TN) * batch }
+	need := (3*units + 3) / 4
+	if len(smaller) == 0 || groups(cfg) >= need {
+		return cfg
+	}
+	for _, c := range smaller {
+		if groups(c) >= need {
+			return c
+		}
+	}
+	return smaller[len(smaller)-1]
+}
+
+// gemmSmaller lists the smaller tilings for a default one (none for a
+// tiling set through the tuner, or one without a smaller family).
+func gemmSmaller(s devRef, elemBytes int, cfg gemmConfig) []gemmConfig {
+	s.mu.Lock()
+	_, set := s.gemm[elemBytes]
+	s.mu.Unlock()
+	if set {
+		return nil
+	}
+	switch cfg {
+	case gemmNVIDIA32:
+		return gemmNVIDIA32Small
+	case gemmNVIDIA64:
+		return gemmNVIDIA64Small
+	case gemmNVIDIAMMA:
+		return gemmMMASmall
+	}
+	return nil
+}
 
 // gemmPadA pads each row of the kernels' A slab (PADA): a multiple of 4
 // keeps its float4 reads aligned.
@@ -173,11 +219,14 @@ func gemmSource(cfg gemmConfig, ct clType) string {
 // on a device where mmaUsable (else the default portable tiling), and
 // one whose build fails is logged, remembered (s.mmaErr) and replaced by
 // the portable tiling: never an error to the caller.
-func gemmPlan[T Float](s devRef) (gemmConfig, *clProgram, error) {
+func gemmPlan[T Float](s devRef, m, n, batch int) (gemmConfig, *clProgram, error) {
 	es := sizeOf[T]()
 	cfg := gemmConfigOf(s.d, es)
 	if cfg.mma() && (es != 8 || !s.mmaUsable(cfg.V) || cfg.local(es) > s.localMem || cfg.threads() > s.d.Caps().MaxGroup) {
 		cfg = gemmDefault(s.d, es, false)
+	}
+	if small := gemmFit(cfg, gemmSmaller(s, es, cfg), m, n, batch, s.cus); small != cfg && small.local(es) <= s.localMem && small.threads() <= s.d.Caps().MaxGroup {
+		cfg = small
 	}
 	ct, _ := clTypeOf(array.TypeOf[T]())
 	build := func(c gemmConfig) (*clProgram, error) {
@@ -200,7 +249,7 @@ func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, e
 	mm.check(dst, a, b)
 	s := stateOf(d)
 	es := sizeOf[T]()
-	cfg, p, err := gemmPlan[T](s)
+	cfg, p, err := gemmPlan[T](s, mm.m, mm.n, mm.batch)
 	if err != nil {
 		return true, err
 	}

@@ -234,3 +234,45 @@ func TestGemmMMANVIDIA(t *testing.T) {
 		checkSame(t, c.String()+" batched", dd, hd, 1e-12*float64(K))
 	}
 }
+
+// TestGemmFit: a default tiling that leaves compute units idle gives way to
+// the first smaller one that fills ¾ of them, else the smallest.
+func TestGemmFit(t *testing.T) {
+	for _, tc := range []struct {
+		m, n, batch, units int
+		want               gemmConfig
+	}{
+		{4096, 4096, 1, 132, gemmNVIDIA32},         // 512 groups
+		{1024, 1024, 1, 132, gemmNVIDIA32Small[0]}, // 32 groups; 128 with 128×64 (≥ 99)
+		{1024, 1024, 1, 256, gemmNVIDIA32Small[1]}, // 128 < 192: 256 with 64×64
+		{64, 4096, 1, 132, gemmNVIDIA32Small[1]},   // 16, 64, 64 groups: the smallest
+		{1024, 1024, 4, 132, gemmNVIDIA32},         // batches count: 32·4 = 128 ≥ 99
+		{1 << 20, 8, 1, 132, gemmNVIDIA32},         // 8192 groups
+		{0, 0, 1, 132, gemmNVIDIA32Small[1]},       // empty: nothing to fill
+		{100, 100, 1, 1, gemmNVIDIA32},             // one unit
+	} {
+		got := gemmFit(gemmNVIDIA32, gemmNVIDIA32Small, tc.m, tc.n, tc.batch, tc.units)
+		groups := func(c gemmConfig) int { return (tc.m + c.TM - 1) / c.TM * ((tc.n + c.TN - 1) / c.TN) * tc.batch }
+		// The table's wants are checked against the rule itself, so a
+		// wrong table entry fails too.
+		want, need := gemmNVIDIA32, (3*tc.units+3)/4
+		if groups(want) < need {
+			want = gemmNVIDIA32Small[len(gemmNVIDIA32Small)-1]
+			for _, c := range gemmNVIDIA32Small {
+				if groups(c) >= need {
+					want = c
+					break
+				}
+			}
+		}
+		if got != want || got != tc.want {
+			t.Errorf("m %d n %d batch %d units %d: %v, want %v (table %v)", tc.m, tc.n, tc.batch, tc.units, got, want, tc.want)
+		}
+		if !got.valid() {
+			t.Errorf("%v is not a valid tiling", got)
+		}
+	}
+	if got := gemmFit(gemmOther, nil, 8, 8, 1, 132); got != gemmOther {
+		t.Errorf("no smaller family: %v", got)
+	}
+}
