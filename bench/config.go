@@ -21,7 +21,8 @@ type Config struct {
 	Width, Height int
 	// Modes to run; default Resident, RoundTrip, Explicit (Modes).
 	Modes []Mode
-	// Bands is how many bands of rows Streamed cuts the image into; 0: 8.
+	// Bands is how many bands of rows Streamed cuts the image into; 0: 2
+	// (halide/stream's default).
 	Bands int
 	// Memories to run; default GoMemory, plus Pinned when Device is a
 	// device.HostAllocator.
@@ -89,7 +90,7 @@ func (c Config) normalize() (Config, error) {
 		}
 	}
 	if c.Bands <= 0 {
-		c.Bands = 8
+		c.Bands = 2
 	}
 	if c.Warmup <= 0 {
 		c.Warmup = 1

@@ -64,7 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.scale, "scale", bench.DefaultScale, "what the mixed chain's scale stage multiplies by (as a float32)")
 	elem := fs.String("elem", "uint8", "element type; only uint8 (the brighter pipeline's type)")
 	modes := fs.String("modes", "", "comma-separated modes: resident, roundtrip, explicit, streamed (default all four; streamed only with the brighter chain on OpenCL, so the others there)")
-	fs.IntVar(&o.bands, "bands", 8, "streamed mode: bands of rows the image is cut into (upload, stages and download of successive bands overlap)")
+	fs.IntVar(&o.bands, "bands", 2, "streamed mode: bands of rows the image is cut into (upload, stages and download of successive bands overlap)")
 	mems := fs.String("memory", "", "comma-separated host memory kinds: go, pinned (default both where the device has pinned memory)")
 	sync := fs.String("sync", "", "explicit mode's sync points: comma-separated 0-based stage indices after which the chain copies to host (default the middle stage)")
 	fs.IntVar(&o.reps, "iters", 0, "timed repetitions per measurement (default 30 on GPUs, 7 on CPU devices and sim)")

@@ -21,7 +21,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.device != "opencl" || o.width != 4096 || o.height != 4096 || o.chain != "brighter" || o.stages != 8 || o.k != 1 ||
-		len(o.modes) != 4 || o.modes[3] != bench.Streamed || o.bands != 8 || o.memories != nil || o.sync != nil || !o.ladder || o.out != "bench/out" {
+		len(o.modes) != 4 || o.modes[3] != bench.Streamed || o.bands != 2 || o.memories != nil || o.sync != nil || !o.ladder || o.out != "bench/out" {
 		t.Errorf("defaults %+v: want the lesson-10 chain, 8 × brighter on 4096² into bench/out", o)
 	}
 	// Streamed needs OpenCL and a chain of images: not a default elsewhere.

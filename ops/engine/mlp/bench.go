@@ -224,6 +224,7 @@ type BenchReport struct {
 	Sizes    []int        `json:"sizes"`
 	Batch    int          `json:"batch"`
 	Warmup   int          `json:"warmup"`
+	GOGC     int          `json:"gogc"` // the collector's setting during the run
 	Device   *benchRow    `json:"device"`
 	Standard *benchRow    `json:"standard,omitempty"`
 	Torch    *TorchResult `json:"torch,omitempty"`
@@ -261,7 +262,7 @@ func row(r BenchResult) *benchRow {
 // Print writes the table: engine, median ms/step, p10–p90, steps/s; the
 // ratios; and where the device engine's step time goes.
 func (r *BenchReport) Print(w io.Writer) {
-	fmt.Fprintf(w, "MLP %v, batch %d, SGD: %d warm-up steps, then timed steps (each to the end of the device queue)\n", r.Sizes, r.Batch, r.Warmup)
+	fmt.Fprintf(w, "MLP %v, batch %d, SGD: %d warm-up steps, then timed steps (each to the end of the device queue); GOGC %d\n", r.Sizes, r.Batch, r.Warmup, r.GOGC)
 	names := []string{"engine"}
 	if r.Device != nil {
 		names = append(names, r.Device.Engine)

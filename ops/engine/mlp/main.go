@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -39,6 +40,7 @@ func main() {
 	flag.StringVar(&b.torch, "torch", "", "with -bench: JSON from bench/torch_mlp.py, to compare with")
 	flag.StringVar(&b.json, "json", "", "with -bench: write the report as JSON to this file")
 	flag.StringVar(&b.cpuprofile, "cpuprofile", "", "with -bench: write a Go CPU profile of the device engine's timed steps")
+	flag.IntVar(&b.gogc, "gogc", 400, "with -bench: the Go collector's GOGC for the run (debug.SetGCPercent; the GOGC variable still wins when set); gorgonia's tape machine makes 27.6 MB of registers per step, so at 100 the collector runs every step")
 	flag.Parse()
 	stepsSet := false
 	flag.Visit(func(f *flag.Flag) { stepsSet = stepsSet || f.Name == "steps" })
@@ -93,7 +95,7 @@ func run(w io.Writer, cfg Config, std bool) error {
 
 type benchFlags struct {
 	on                      bool
-	warmup, stdSteps        int
+	warmup, stdSteps, gogc  int
 	torch, json, cpuprofile string
 }
 
@@ -101,6 +103,11 @@ type benchFlags struct {
 // std, on the standard engine, and prints the comparison.
 func runBench(w io.Writer, cfg Config, std bool, b benchFlags) error {
 	rep := BenchReport{Sizes: cfg.Sizes, Batch: cfg.Batch, Warmup: b.warmup}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(b.gogc)
+	}
+	rep.GOGC = debug.SetGCPercent(-1)
+	debug.SetGCPercent(rep.GOGC)
 	if b.torch != "" {
 		t, err := ReadTorch(b.torch)
 		if err != nil {
