@@ -517,22 +517,30 @@ func (o *reduceSink[T]) done(f *frame, c int) {
 	}
 }
 
+// layOut sets n over p's leaves, iterating dst's shape, or for a
+// reduction (or no dst) p's broadcast shape; it returns the reduction's
+// sink, if p ends in one.
+func layOut[T array.Elem](n *nest, p *fusePlan, dst *array.Array[T]) (*reduceSink[T], bool) {
+	var sh shaped = denseShape(p.shape)
+	rs, isReduce := p.out.(*reduceSink[T])
+	if dst != nil && !isReduce {
+		sh = dst
+	}
+	n.init(p.name, sh)
+	for _, l := range p.leaves {
+		n.add(p.name, sh, l.raw())
+	}
+	n.simplify()
+	return rs, isReduce
+}
+
 // fuseHost runs p on the host's copies (mem nil) or on a Go device's
 // memory: dst (nil for a reduction) and the leaves' elements are reached
 // through their base addresses. It returns after the last block.
 func fuseHost[T array.Elem](p *fusePlan, dst *array.Array[T], mem memFn) error {
 	j := getJob()
 	defer putJob(j)
-	var sh shaped = denseShape(p.shape)
-	rs, isReduce := p.out.(*reduceSink[T])
-	if dst != nil && !isReduce {
-		sh = dst
-	}
-	j.init(p.name, sh)
-	for _, l := range p.leaves {
-		j.add(p.name, sh, l.raw())
-	}
-	j.simplify()
+	rs, isReduce := layOut(&j.nest, p, dst)
 	total := j.total()
 	if total == 0 && !isReduce {
 		return nil

@@ -59,16 +59,7 @@ func fuseRun[T array.Elem](p *fusePlan, dstRaw *array.Raw, dst *array.Array[T]) 
 // the sink). ok false: more than clMaxDims dimensions after merging.
 func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, dst *array.Array[T]) (bool, error) {
 	var n nest
-	var sh shaped = denseShape(p.shape)
-	rs, isReduce := p.out.(*reduceSink[T])
-	if dst != nil && !isReduce {
-		sh = dst
-	}
-	n.init(p.name, sh)
-	for _, l := range p.leaves {
-		n.add(p.name, sh, l.raw())
-	}
-	n.simplify()
+	rs, isReduce := layOut(&n, p, dst)
 	if n.rank > clMaxDims {
 		return false, nil
 	}
