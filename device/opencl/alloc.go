@@ -5,6 +5,7 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 // root is one cl_mem shared by an allocation and its crops.
@@ -78,7 +79,7 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 		return nil, fmt.Errorf("opencl: Malloc(%d) on %s exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE (%d bytes): %w",
 			bytes, s.name, s.maxAlloc, &cl.Error{Op: "clCreateBuffer", Code: cl.CodeInvalidBufferSize})
 	}
-	size := binSize(n)
+	size := devkit.BinSize(n)
 	if size > s.maxAlloc {
 		size = n
 	}
@@ -87,7 +88,7 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 		s.mu.Unlock()
 		return nil, ErrClosed
 	}
-	mem, hit := s.cache.get(size)
+	mem, hit := s.cache.Get(size)
 	s.mu.Unlock()
 	if hit {
 		s.counters.CacheHit()
@@ -147,7 +148,7 @@ func (d *Device) Free(a device.Allocation) error {
 		return nil
 	}
 	delete(s.live, r)
-	kept := !r.adopted && s.cache.put(r.mem, r.size)
+	kept := !r.adopted && s.cache.Put(r.mem, r.size)
 	s.mu.Unlock()
 	s.counters.Release(r.user)
 	if kept {

@@ -99,9 +99,9 @@ type state struct {
 	mu     sync.Mutex
 	closed bool
 	live   map[*root]struct{}
-	cache  blockCache
+	cache  devkit.BlockCache
 
-	pins    pinnedSet
+	pins    devkit.PinnedSet[*pinned]
 	stageMu sync.Mutex
 	stager  *stager
 	cleanup runtime.Cleanup
@@ -162,12 +162,12 @@ func newDevice(o Options, p cl.Platform, id cl.DeviceID, ctx *cl.Context, q *cl.
 	case StagingAuto:
 		s.stage = !id.HostUnifiedMemory()
 	}
-	s.cache.limit = int(o.CacheLimit)
+	s.cache.Limit = int(o.CacheLimit)
 	if o.CacheLimit == 0 {
-		s.cache.limit = int(min(id.GlobalMemSize()/2, int64(^uint(0)>>1)))
+		s.cache.Limit = int(min(id.GlobalMemSize()/2, int64(^uint(0)>>1)))
 	}
 	if o.NoCache {
-		s.cache.limit = 0
+		s.cache.Limit = 0
 	}
 	if o.Verbose {
 		log.Printf("opencl: using %s: %s, driver %s, max alloc %d B, global %d B, staging %v (2 × %d B, %d copy goroutines)",
@@ -267,7 +267,7 @@ func (s *state) shutdown() error {
 	s.closed = true
 	live := s.live
 	s.live = nil
-	cached, cachedBytes := s.cache.drain()
+	cached, cachedBytes := s.cache.Drain()
 	s.mu.Unlock()
 
 	var errs []error
@@ -287,7 +287,7 @@ func (s *state) shutdown() error {
 		s.stager = nil
 	}
 	s.stageMu.Unlock()
-	if s.pins.close() {
+	if s.pins.Close() {
 		// Pinned blocks still in use (NewIn Arrays) keep the queue, to
 		// unmap, and the context; the last Free releases them.
 		return errors.Join(errs...)
@@ -309,7 +309,7 @@ func (s *state) release() error {
 func (d *Device) ReleaseCache() error {
 	s := d.s
 	s.mu.Lock()
-	mems, bytes := s.cache.drain()
+	mems, bytes := s.cache.Drain()
 	s.mu.Unlock()
 	s.counters.Cached(-bytes)
 	var errs []error

@@ -8,6 +8,7 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 // stager is a pair of pinned chunks for moving ordinary Go memory: drivers
@@ -23,7 +24,6 @@ type stager struct {
 const (
 	defaultChunk      = 16 << 20
 	defaultStagingMin = 256 << 10
-	copyPiece         = 256 << 10 // below this a goroutine costs more than it saves
 	// Transfers smaller than four chunks go in four batches of at least
 	// minBatch, so that the copy of one overlaps the DMA of another: in
 	// one batch, a 4 MiB move from Go memory was the copy's time plus the
@@ -68,24 +68,6 @@ func (s *state) threads() int {
 		return s.opts.CopyThreads
 	}
 	return min(runtime.GOMAXPROCS(0), 8)
-}
-
-// parallelCopy is copy split over up to k goroutines.
-func parallelCopy(dst, src []byte, k int) {
-	n := len(src)
-	k = min(k, n/copyPiece)
-	if k <= 1 {
-		copy(dst, src)
-		return
-	}
-	per := (n/k + 63) &^ 63
-	var wg sync.WaitGroup
-	for lo := per; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Go(func() { copy(dst[lo:hi], src[lo:hi]) })
-	}
-	copy(dst[:per], src[:per])
-	wg.Wait()
 }
 
 // waitRelease waits for *ev, if any, releases it and zeroes it.
@@ -151,13 +133,13 @@ func moveRows(slot, host []byte, batch []piece, gather bool, k int) {
 		p := batch[0]
 		h, s := host[p.off:p.off+p.rowBytes], slot[p.stage:p.stage+p.rowBytes]
 		if gather {
-			parallelCopy(s, h, k)
+			devkit.ParallelCopy(s, h, k)
 		} else {
-			parallelCopy(h, s, k)
+			devkit.ParallelCopy(h, s, k)
 		}
 		return
 	}
-	k = min(k, total/copyPiece, rows)
+	k = min(k, total/devkit.CopyPiece, rows)
 	k = max(k, 1)
 	per := (rows + k - 1) / k
 	run := func(lo, hi int) { // global row numbers [lo, hi)

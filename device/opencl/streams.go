@@ -131,7 +131,7 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 		return 0, nil
 	}
 	p := unsafe.Pointer(&host[0])
-	if !d.s.pins.contains(uintptr(p), n) {
+	if !d.s.pins.Contains(uintptr(p), n) {
 		// Go memory must never reach a non-blocking call.
 		return 0, fmt.Errorf("opencl: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.name, device.ErrOutOfRange)
 	}
@@ -198,7 +198,7 @@ func (st streams) Flush() error {
 }
 
 func (st streams) Pinned(host []byte) bool {
-	return len(host) > 0 && st.d.s.pins.contains(uintptr(unsafe.Pointer(&host[0])), len(host))
+	return len(host) > 0 && st.d.s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), len(host))
 }
 
 func (st streams) Live() int { return int(st.d.s.streams.live.Load()) }

@@ -60,7 +60,7 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 // transfer moves a simplified Region, span bytes from first to last byte,
 // between host and mem at devOff.
 func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r device.Region, span int) error {
-	pinned := s.pins.contains(uintptr(unsafe.Pointer(&host[0])), span)
+	pinned := s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
 	if s.stage && !pinned && r.Bytes() >= s.opts.StagingMin {
 		return s.staged(write, mem, devOff, host, r)
 	}
