@@ -22,11 +22,11 @@ const (
 	EnvVerbose = "RESIDENT_CUDA_VERBOSE"
 )
 
-// Options choose and tune a Device. The zero value opens device 0 (or
-// $RESIDENT_CUDA_DEVICE) with the caching allocator and staging on.
+// Options choose and tune a Device. The zero value opens device 0 with
+// the caching allocator and staging on.
 type Options struct {
-	// Ordinal is the device number; -1 or unset env: 0. Use
-	// OrdinalFromEnv to read $RESIDENT_CUDA_DEVICE.
+	// Ordinal is the device number, 0 the first (Default reads
+	// $RESIDENT_CUDA_DEVICE).
 	Ordinal int
 	// Verbose logs the device chosen; also on when $RESIDENT_CUDA_VERBOSE
 	// is 1.
