@@ -98,7 +98,6 @@ int rcu_load(char *err, size_t n) {
 	int bad = 0;
 #define S(field, name) if (!bad && sym(lib, (void **)&cu.field, name, err, n)) bad = 1
 	S(Init, "cuInit");
-	S(DriverGetVersion, "cuDriverGetVersion");
 	S(DeviceGetCount, "cuDeviceGetCount");
 	S(DeviceGet, "cuDeviceGet");
 	S(DeviceGetName, "cuDeviceGetName");
@@ -111,7 +110,6 @@ int rcu_load(char *err, size_t n) {
 	S(GetErrorString, "cuGetErrorString");
 	S(MemAlloc, "cuMemAlloc_v2");
 	S(MemFree, "cuMemFree_v2");
-	S(MemGetInfo, "cuMemGetInfo_v2");
 	S(MemHostAlloc, "cuMemHostAlloc");
 	S(MemFreeHost, "cuMemFreeHost");
 	S(MemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
@@ -122,14 +120,19 @@ int rcu_load(char *err, size_t n) {
 	S(StreamCreate, "cuStreamCreate");
 	S(StreamSynchronize, "cuStreamSynchronize");
 	S(StreamDestroy, "cuStreamDestroy_v2");
-	S(StreamWaitEvent, "cuStreamWaitEvent");
 	S(EventCreate, "cuEventCreate");
 	S(EventRecord, "cuEventRecord");
 	S(EventSynchronize, "cuEventSynchronize");
-	S(EventQuery, "cuEventQuery");
-	S(EventElapsedTime, "cuEventElapsedTime");
 	S(EventDestroy, "cuEventDestroy_v2");
 #undef S
+	/* Optional: renamed or versioned in some releases; missing ones answer
+	   CUDA_ERROR_NOT_SUPPORTED. */
+	*(void **)&cu.DriverGetVersion = dlsym(lib, "cuDriverGetVersion");
+	*(void **)&cu.MemGetInfo = dlsym(lib, "cuMemGetInfo_v2");
+	*(void **)&cu.StreamWaitEvent = dlsym(lib, "cuStreamWaitEvent");
+	*(void **)&cu.EventQuery = dlsym(lib, "cuEventQuery");
+	*(void **)&cu.EventElapsedTime = dlsym(lib, "cuEventElapsedTime");
+	if (!cu.EventElapsedTime) *(void **)&cu.EventElapsedTime = dlsym(lib, "cuEventElapsedTime_v2");
 	if (bad) {
 		snprintf(saved, sizeof saved, "libcuda.so.1: %s", err);
 		snprintf(err, n, "%s", saved);
@@ -166,7 +169,7 @@ int rcu_load_blas(char *err, size_t n) {
 	S(GemmEx, "cublasGemmEx");
 	S(GemmStridedBatchedEx, "cublasGemmStridedBatchedEx");
 #undef S
-	blas.GetStatusName = (const char *(*)(rcu_result))dlsym(lib, "cublasGetStatusName");
+	*(void **)&blas.GetStatusName = dlsym(lib, "cublasGetStatusName");
 	if (bad) {
 		snprintf(saved, sizeof saved, "cuBLAS: %s", err);
 		snprintf(err, n, "%s", saved);
@@ -178,7 +181,10 @@ int rcu_load_blas(char *err, size_t n) {
 }
 
 rcu_result rcu_init(void) { return cu.Init(0); }
-rcu_result rcu_driver_version(int *v) { return cu.DriverGetVersion(v); }
+#define NOT_SUPPORTED 801 /* CUDA_ERROR_NOT_SUPPORTED */
+#define OPT(fn) if (!cu.fn) return NOT_SUPPORTED
+
+rcu_result rcu_driver_version(int *v) { OPT(DriverGetVersion); return cu.DriverGetVersion(v); }
 rcu_result rcu_device_count(int *n) { return cu.DeviceGetCount(n); }
 rcu_result rcu_device_get(int ordinal, rcu_device *d) { return cu.DeviceGet(d, ordinal); }
 rcu_result rcu_device_name(rcu_device d, char *buf, int n) { return cu.DeviceGetName(buf, n, d); }
@@ -203,7 +209,7 @@ void rcu_error_text(rcu_result r, char *buf, size_t n) {
 
 rcu_result rcu_mem_alloc(rcu_ctx ctx, rcu_dptr *p, size_t n) { CUR(ctx); return cu.MemAlloc(p, n); }
 rcu_result rcu_mem_free(rcu_ctx ctx, rcu_dptr p) { CUR(ctx); return cu.MemFree(p); }
-rcu_result rcu_mem_info(rcu_ctx ctx, size_t *f, size_t *t) { CUR(ctx); return cu.MemGetInfo(f, t); }
+rcu_result rcu_mem_info(rcu_ctx ctx, size_t *f, size_t *t) { OPT(MemGetInfo); CUR(ctx); return cu.MemGetInfo(f, t); }
 rcu_result rcu_host_alloc(rcu_ctx ctx, void **p, size_t n, unsigned flags) { CUR(ctx); return cu.MemHostAlloc(p, n, flags); }
 rcu_result rcu_host_free(rcu_ctx ctx, void *p) { CUR(ctx); return cu.MemFreeHost(p); }
 rcu_result rcu_htod(rcu_ctx ctx, rcu_dptr dst, const void *src, size_t n, rcu_stream s) { CUR(ctx); return cu.MemcpyHtoDAsync(dst, src, n, P(s)); }
@@ -245,7 +251,7 @@ rcu_result rcu_stream_create(rcu_ctx ctx, rcu_stream *s, unsigned flags) {
 }
 rcu_result rcu_stream_sync(rcu_ctx ctx, rcu_stream s) { CUR(ctx); return cu.StreamSynchronize(P(s)); }
 rcu_result rcu_stream_destroy(rcu_ctx ctx, rcu_stream s) { CUR(ctx); return cu.StreamDestroy(P(s)); }
-rcu_result rcu_stream_wait(rcu_ctx ctx, rcu_stream s, rcu_event e) { CUR(ctx); return cu.StreamWaitEvent(P(s), P(e), 0); }
+rcu_result rcu_stream_wait(rcu_ctx ctx, rcu_stream s, rcu_event e) { OPT(StreamWaitEvent); CUR(ctx); return cu.StreamWaitEvent(P(s), P(e), 0); }
 rcu_result rcu_event_create(rcu_ctx ctx, rcu_event *e, unsigned flags) {
 	CUR(ctx);
 	CUev x = NULL;
@@ -255,8 +261,8 @@ rcu_result rcu_event_create(rcu_ctx ctx, rcu_event *e, unsigned flags) {
 }
 rcu_result rcu_event_record(rcu_ctx ctx, rcu_event e, rcu_stream s) { CUR(ctx); return cu.EventRecord(P(e), P(s)); }
 rcu_result rcu_event_sync(rcu_ctx ctx, rcu_event e) { CUR(ctx); return cu.EventSynchronize(P(e)); }
-rcu_result rcu_event_query(rcu_ctx ctx, rcu_event e) { CUR(ctx); return cu.EventQuery(P(e)); }
-rcu_result rcu_event_elapsed(rcu_ctx ctx, float *ms, rcu_event a, rcu_event b) { CUR(ctx); return cu.EventElapsedTime(ms, P(a), P(b)); }
+rcu_result rcu_event_query(rcu_ctx ctx, rcu_event e) { OPT(EventQuery); CUR(ctx); return cu.EventQuery(P(e)); }
+rcu_result rcu_event_elapsed(rcu_ctx ctx, float *ms, rcu_event a, rcu_event b) { OPT(EventElapsedTime); CUR(ctx); return cu.EventElapsedTime(ms, P(a), P(b)); }
 rcu_result rcu_event_destroy(rcu_ctx ctx, rcu_event e) { CUR(ctx); return cu.EventDestroy(P(e)); }
 
 rcu_result rcu_blas_create(rcu_ctx ctx, rcu_blas *h) {
