@@ -70,7 +70,7 @@ func (d *Device) Gemm(g device.Gemm) (bool, error) {
 	err = cu.Gemm(s.ctx, h, pl.m, pl.n, g.K, g.Batch, ms[0], ms[1], mc, compute)
 	s.blasMu.Unlock()
 	if err != nil {
-		return true, fmt.Errorf("cuda: Gemm on %s: %w", s.name, err)
+		return true, err
 	}
 	s.counters.Launch()
 	return true, nil
@@ -223,7 +223,7 @@ func (d *Device) blasHandle() (cu.BLAS, error) {
 	}
 	h, err := cu.BLASCreate(s.ctx)
 	if err != nil {
-		return 0, fmt.Errorf("cuda: %s: %w", s.name, err)
+		return 0, err
 	}
 	if err := cu.BLASSetStream(s.ctx, h, s.stream); err != nil {
 		cu.BLASDestroy(s.ctx, h)
