@@ -23,6 +23,28 @@ static __thread void *current;
 static long long live_bytes;
 static const long long total_bytes = 1LL << 32;
 
+/* Fault injection: MOCKCUDA_FAIL="name:n,…" makes the n-th call of entry
+   point name fail ("name:n+": that call and every later one). */
+static int fail(const char *name, int code) {
+	static struct { char name[48]; int calls; } seen[32];
+	const char *env = getenv("MOCKCUDA_FAIL");
+	if (!env) return 0;
+	int i = 0;
+	for (; i < 32 && seen[i].name[0] && strcmp(seen[i].name, name); i++) {}
+	if (i == 32) return 0;
+	if (!seen[i].name[0]) strncpy(seen[i].name, name, sizeof seen[i].name - 1);
+	int call = ++seen[i].calls;
+	size_t n = strlen(name);
+	for (const char *p = env; (p = strstr(p, name)); p += n) {
+		if ((p != env && p[-1] != ',') || p[n] != ':') continue;
+		char *end;
+		long at = strtol(p + n + 1, &end, 10);
+		if (call == at || (*end == '+' && call >= at)) return code;
+	}
+	return 0;
+}
+#define FAIL(name, code) do { int f_ = fail(name, code); if (f_) return f_; } while (0)
+
 #define NEED_CTX() do { if (current != CTX || retains <= 0) return INVALID_CONTEXT; } while (0)
 #define NEED_STREAM(s) do { if (!(s)) return INVALID_HANDLE; } while (0)
 
@@ -55,6 +77,7 @@ CUresult cuGetErrorString(CUresult r, const char **s) { (void)r; *s = "mock driv
 #define MAGIC 0x5eedfeedULL
 CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
 	NEED_CTX();
+	FAIL("cuMemAlloc_v2", OUT_OF_MEMORY);
 	if (n == 0) return INVALID_VALUE;
 	if (live_bytes + (long long)n > total_bytes) return OUT_OF_MEMORY;
 	unsigned long long *h = aligned_alloc(256, 256 + ((n + 255) / 256) * 256);
@@ -78,12 +101,13 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
 CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { NEED_CTX(); *f = total_bytes - live_bytes; *t = total_bytes; return OK; }
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {
 	NEED_CTX();
+	FAIL("cuMemHostAlloc", OUT_OF_MEMORY);
 	(void)flags;
 	*p = aligned_alloc(4096, (n + 4095) / 4096 * 4096);
 	return *p ? OK : OUT_OF_MEMORY;
 }
 CUresult cuMemFreeHost(void *p) { NEED_CTX(); free(p); return OK; }
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memcpy((void *)(uintptr_t)d, h, n); return OK; }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); FAIL("cuMemcpyHtoDAsync_v2", INVALID_VALUE); memcpy((void *)(uintptr_t)d, h, n); return OK; }
 CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memcpy(h, (void *)(uintptr_t)d, n); return OK; }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n); return OK; }
 CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memset((void *)(uintptr_t)d, v, n); return OK; }
@@ -106,6 +130,7 @@ typedef struct {
 
 CUresult cuMemcpy2DAsync_v2(const copy2d_t *c, void *s) {
 	NEED_CTX();
+	FAIL("cuMemcpy2DAsync_v2", INVALID_VALUE);
 	NEED_STREAM(s);
 	if (c->WidthInBytes > c->srcPitch || c->WidthInBytes > c->dstPitch || c->srcPitch > 4096 || c->dstPitch > 4096)
 		return INVALID_VALUE; /* the real driver: pitches ≥ width, ≤ CU_DEVICE_ATTRIBUTE_MAX_PITCH */
@@ -139,7 +164,7 @@ static void *driver_current(void) {
 	void *(*f)(void) = (void *(*)(void))dlsym(RTLD_DEFAULT, "mock_current");
 	return f ? f() : NULL;
 }
-int cublasCreate_v2(blas_t **h) { if (!driver_current()) return 1; *h = calloc(1, sizeof **h); return B_OK; }
+int cublasCreate_v2(blas_t **h) { FAIL("cublasCreate_v2", 3 /* ALLOC_FAILED */); if (!driver_current()) return 1; *h = calloc(1, sizeof **h); return B_OK; }
 int cublasDestroy_v2(blas_t *h) { free(h); return B_OK; }
 int cublasSetStream_v2(blas_t *h, void *s) { h->stream = s; return B_OK; }
 int cublasGetVersion_v2(blas_t *h, int *v) { (void)h; *v = 130000; return B_OK; }
@@ -191,6 +216,7 @@ int cublasGemmStridedBatchedEx(blas_t *h, int ta, int tb, int m, int n, int k, c
                                const void *A, int at, int lda, long long sa, const void *B, int bt, int ldb, long long sb,
                                const void *beta, void *C, int ct, int ldc, long long sc, int batch, int compute, int algo) {
 	(void)algo;
+	FAIL("cublasGemm", 13 /* CUBLAS_STATUS_EXECUTION_FAILED */);
 	if (!driver_current() || !h || !h->stream) return 1; /* NOT_INITIALIZED: no context, or no stream set */
 	if (at != bt || at != ct) return B_NOT_SUPPORTED;
 	int ok = (at == 0 && (compute == 68 || compute == 77)) || (at == 1 && compute == 70) || ((at == 2 || at == 14) && compute == 68);
