@@ -142,7 +142,9 @@ func TestMockFault(t *testing.T) {
 	}
 	var ce *cuda.Error
 	d := open(t, cuda.Options{})
-	dense := func(n int) device.Region { return device.Region{ElemSize: 1, Shape: []device.Span{{Extent: n, Stride: 1}}} }
+	dense := func(n int) device.Region {
+		return device.Region{ElemSize: 1, Shape: []device.Span{{Extent: n, Stride: 1}}}
+	}
 	switch name {
 	case "alloc-retry": // the cache is released and the allocation tried again
 		a, _ := d.Malloc(1 << 20)
