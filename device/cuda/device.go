@@ -74,7 +74,6 @@ var (
 	_ device.CloseNotifier = (*Device)(nil)
 	_ device.Compute       = (*Device)(nil)
 	_ device.Native        = (*Device)(nil)
-	_ device.Allocation    = (*alloc)(nil)
 )
 
 // state is what Close and the cleanup backstop free; it must not point
@@ -89,11 +88,7 @@ type state struct {
 	maxPitch int
 	caps     device.Caps
 	counters devkit.Counters
-
-	mu     sync.Mutex
-	closed bool
-	live   map[*root]struct{}
-	cache  devkit.BlockCache
+	pool     devkit.Pool // allocations, the cache, the closed flag
 
 	pins    devkit.PinnedSet[*pinned]
 	stageMu sync.Mutex
@@ -160,15 +155,17 @@ func Open(o Options) (*Device, error) {
 		cu.PrimaryCtxRelease(dev)
 		return nil, err
 	}
-	s := &state{opts: o, dev: dev, ctx: ctx, stream: st, live: make(map[*root]struct{})}
+	s := &state{opts: o, dev: dev, ctx: ctx, stream: st}
+	s.pool = devkit.Pool{Counters: &s.counters, ErrClosed: ErrClosed, ErrForeign: ErrForeign}
 	s.describe()
-	s.cache.Limit = int(min(s.total/2, int64(^uint(0)>>1)))
+	limit := int(min(s.total/2, int64(^uint(0)>>1)))
 	if o.CacheLimit > 0 {
-		s.cache.Limit = int(min(o.CacheLimit, int64(^uint(0)>>1)))
+		limit = int(min(o.CacheLimit, int64(^uint(0)>>1)))
 	}
 	if o.NoCache {
-		s.cache.Limit = 0
+		limit = 0
 	}
+	s.pool.SetCacheLimit(limit)
 	if o.Verbose {
 		v, _ := cu.DriverVersion()
 		log.Printf("cuda: using %s: compute capability %s, %d SMs, %d B, driver CUDA %d.%d, staging %v (2 × %d B)",
@@ -223,11 +220,7 @@ func Default() (*Device, error) {
 func (d *Device) Name() string { return d.s.name }
 
 // Closed reports whether Close has run (device.Compute).
-func (d *Device) Closed() bool {
-	d.s.mu.Lock()
-	defer d.s.mu.Unlock()
-	return d.s.closed
-}
+func (d *Device) Closed() bool { return d.s.pool.Closed() }
 
 // Caps reports the device's capabilities (device.Compute). Lang is
 // "CUDA": package ops runs MatMul there through cuBLAS (device.Gemmer);
@@ -295,22 +288,14 @@ func (s *state) close() error {
 // shutdown is close's work, run once.
 func (s *state) shutdown() error {
 	s.hooks.RunCloseHooks()
-	s.mu.Lock()
-	s.closed = true
-	live := s.live
-	s.live = nil
-	cached, cachedBytes := s.cache.Drain()
-	s.mu.Unlock()
-
+	live, cached := s.pool.Close()
 	errs := []error{cu.StreamSync(s.ctx, s.stream)}
-	for r := range live {
-		errs = append(errs, cu.MemFree(s.ctx, r.ptr))
-		s.counters.Release(r.user)
+	for _, r := range live {
+		errs = append(errs, cu.MemFree(s.ctx, cu.DevicePtr(r.H)))
 	}
 	for _, p := range cached {
 		errs = append(errs, cu.MemFree(s.ctx, cu.DevicePtr(p)))
 	}
-	s.counters.Cached(-cachedBytes)
 	s.stageMu.Lock()
 	if s.stager != nil {
 		errs = append(errs, s.stager.release(s))
@@ -338,14 +323,9 @@ func (s *state) release() error { return cu.PrimaryCtxRelease(s.dev) }
 
 // ReleaseCache frees the cached device blocks.
 func (d *Device) ReleaseCache() error {
-	s := d.s
-	s.mu.Lock()
-	ps, bytes := s.cache.Drain()
-	s.mu.Unlock()
-	s.counters.Cached(-bytes)
 	var errs []error
-	for _, p := range ps {
-		errs = append(errs, cu.MemFree(s.ctx, cu.DevicePtr(p)))
+	for _, p := range d.s.pool.Drain() {
+		errs = append(errs, cu.MemFree(d.s.ctx, cu.DevicePtr(p)))
 	}
 	return errors.Join(errs...)
 }

@@ -51,7 +51,7 @@ func (d *Device) Gemm(g device.Gemm) (bool, error) {
 	var ms [2]cu.Matrix
 	for i, o := range pl.in {
 		m := [2]device.Matrix{g.A, g.B}[o.which]
-		ms[i] = cu.Matrix{Ptr: x[o.which].at(m.Off), Type: typ, LD: o.ld, Stride: int64(m.Batch), Trans: o.trans}
+		ms[i] = cu.Matrix{Ptr: at(x[o.which], m.Off), Type: typ, LD: o.ld, Stride: int64(m.Batch), Trans: o.trans}
 		if !o.dense {
 			continue
 		}
@@ -60,12 +60,12 @@ func (d *Device) Gemm(g device.Gemm) (bool, error) {
 			return true, err
 		}
 		defer d.Free(t) // back to the cache: later work on the stream comes after the GEMM
-		ms[i].Ptr = t.(*alloc).at(0)
+		ms[i].Ptr = at(t.(*alloc), 0)
 		if m.Batch != 0 {
 			ms[i].Stride = int64(o.rows * o.cols)
 		}
 	}
-	mc := cu.Matrix{Ptr: x[2].at(g.Dst.Off), Type: typ, LD: pl.ldc, Stride: int64(g.Dst.Batch)}
+	mc := cu.Matrix{Ptr: at(x[2], g.Dst.Off), Type: typ, LD: pl.ldc, Stride: int64(g.Dst.Batch)}
 	s.blasMu.Lock()
 	err = cu.Gemm(s.ctx, h, pl.m, pl.n, g.K, g.Batch, ms[0], ms[1], mc, compute)
 	s.blasMu.Unlock()
@@ -191,10 +191,10 @@ func (d *Device) dense(a *alloc, off, rows, cols, sr, sc, bs, batch, es int) (de
 		return nil, err
 	}
 	s := d.s
-	dst := t.(*alloc).at(0)
+	dst := at(t.(*alloc), 0)
 	for z := range nb {
 		for c := range cols {
-			src := a.at(off + (z*bs+c*sc)*es)
+			src := at(a, off+(z*bs+c*sc)*es)
 			to := dst + cu.DevicePtr((z*cols+c)*rows*es)
 			if err := cu.Copy2DDtoD(s.ctx, to, es, src, max(sr, 1)*es, es, rows, s.stream); err != nil {
 				d.Free(t)

@@ -13,14 +13,7 @@ import (
 // checkRegion validates a transfer of r at byte off in x against host bytes
 // (hostLen < 0: no host side) and returns r simplified and its span.
 func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (device.Region, int, error) {
-	if err := r.Fits(off, x.bytes); err != nil {
-		return r, 0, fmt.Errorf("cuda: %s: %w", op, err)
-	}
-	span := r.SpanBytes()
-	if hostLen >= 0 && span > hostLen {
-		return r, 0, fmt.Errorf("cuda: %s: region spans %d bytes, host slice has %d: %w", op, span, hostLen, device.ErrOutOfRange)
-	}
-	return r.Simplify(), span, nil
+	return devkit.CheckRegion("cuda", op, x.N, off, r, hostLen)
 }
 
 // forRuns cuts a simplified Region into pieces that one copy call moves:
@@ -88,7 +81,7 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 	if err != nil || span == 0 {
 		return err
 	}
-	if err := d.s.transfer(write, x.at(off), host[:span], rs); err != nil {
+	if err := d.s.transfer(write, at(x, off), host[:span], rs); err != nil {
 		return fmt.Errorf("cuda: %s on %s: %w", op, d.s.name, err)
 	}
 	if write {
@@ -163,7 +156,7 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 		return err
 	}
 	s := d.s
-	do, so := xd.at(dstOff), xs.at(srcOff)
+	do, so := at(xd, dstOff), at(xs, srcOff)
 	err = forRuns(rs, s.maxPitch, 0, func(p devkit.Piece) error {
 		off := cu.DevicePtr(p.Off)
 		if p.Rows == 1 {
@@ -185,13 +178,13 @@ func (d *Device) Memset(a device.Allocation, off int, v byte, n int) error {
 	if err != nil {
 		return err
 	}
-	if off < 0 || n < 0 || off > x.bytes || n > x.bytes-off {
-		return fmt.Errorf("cuda: Memset of %d bytes at %d of %d: %w", n, off, x.bytes, device.ErrOutOfRange)
+	if off < 0 || n < 0 || off > x.N || n > x.N-off {
+		return fmt.Errorf("cuda: Memset of %d bytes at %d of %d: %w", n, off, x.N, device.ErrOutOfRange)
 	}
 	if n == 0 {
 		return nil
 	}
-	if err := cu.MemsetD8(d.s.ctx, x.at(off), v, n, d.s.stream); err != nil {
+	if err := cu.MemsetD8(d.s.ctx, at(x, off), v, n, d.s.stream); err != nil {
 		return fmt.Errorf("cuda: Memset on %s: %w", d.s.name, err)
 	}
 	d.s.counters.Launch()

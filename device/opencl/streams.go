@@ -124,8 +124,8 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 		return 0, err
 	}
 	n := len(host)
-	if off < 0 || off+n > x.bytes {
-		return 0, fmt.Errorf("opencl: stream transfer of %d bytes at %d in a %d-byte allocation: %w", n, off, x.bytes, device.ErrOutOfRange)
+	if off < 0 || off+n > x.N {
+		return 0, fmt.Errorf("opencl: stream transfer of %d bytes at %d in a %d-byte allocation: %w", n, off, x.N, device.ErrOutOfRange)
 	}
 	if n == 0 {
 		return 0, nil
@@ -140,7 +140,7 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 		return 0, err
 	}
 	var ev cl.Event
-	if err := cl.ReadWrite(h, x.r.mem, write, false, x.off+off, n, p, events(after), &ev); err != nil {
+	if err := cl.ReadWrite(h, x.Root.H, write, false, x.Off+off, n, p, events(after), &ev); err != nil {
 		return 0, fmt.Errorf("opencl: stream transfer on %s: %w", d.s.name, err)
 	}
 	if write {
