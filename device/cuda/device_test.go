@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/resident-go/resident/device"
@@ -273,5 +274,49 @@ func TestForeign(t *testing.T) {
 	}
 	if st := d.Stats(); st.D2HCalls != 0 {
 		t.Fatalf("moved: %v", st)
+	}
+}
+
+// TestConcurrent: goroutines share one Device, each moving its own data
+// in and out (staged, direct and pinned) and allocating, and every byte
+// comes back.
+func TestConcurrent(t *testing.T) {
+	d := open(t, cuda.Options{StagingMin: 64 << 10})
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 8 {
+		wg.Go(func() {
+			n := (g + 1) * 100 << 10
+			r := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: n, Stride: 1}}}
+			src, back := make([]byte, n), make([]byte, n)
+			for i := range src {
+				src[i] = byte(i*g + 1)
+			}
+			for range 5 {
+				a, err := d.Malloc(n)
+				if err == nil {
+					err = d.CopyIn(a, 0, src, r)
+				}
+				if err == nil {
+					err = d.CopyOut(back, a, 0, r)
+				}
+				if err == nil && !bytes.Equal(src, back) {
+					err = fmt.Errorf("goroutine %d: data differs", g)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				d.Free(a)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if s := d.Stats(); s.AllocsLive != 0 || s.H2DCalls != 40 || s.D2HCalls != 40 {
+		t.Fatalf("counters %v", s)
 	}
 }

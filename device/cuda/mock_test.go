@@ -20,7 +20,7 @@ import (
 const mockEnv = "RESIDENT_CUDA_MOCK"
 
 // mockTests are the tests the mock runs; each must pass, none skip.
-var mockTests = []string{"TestOpen", "TestTransfers", "TestCopyAndCrop", "TestCache", "TestClose", "TestForeign",
+var mockTests = []string{"TestOpen", "TestTransfers", "TestCopyAndCrop", "TestCache", "TestClose", "TestForeign", "TestConcurrent",
 	"TestArrayResidency", "TestMatMulCUDA", "TestMatMulNoUnitStride", "TestGuardRefusesAutomatic"}
 
 // TestMockCUDA runs this package's tests in a child process whose

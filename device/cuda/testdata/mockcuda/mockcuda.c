@@ -85,7 +85,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
 	h[0] = MAGIC;
 	h[1] = n;
 	memset((char *)h + 256, 0xA5, n);
-	live_bytes += n;
+	__atomic_add_fetch(&live_bytes, (long long)n, __ATOMIC_SEQ_CST);
 	*p = (CUdeviceptr)(uintptr_t)((char *)h + 256);
 	return OK;
 }
@@ -94,7 +94,7 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
 	unsigned long long *h = (unsigned long long *)((char *)(uintptr_t)p - 256);
 	if (!p || h[0] != MAGIC) return INVALID_VALUE;
 	h[0] = 0;
-	live_bytes -= h[1];
+	__atomic_sub_fetch(&live_bytes, (long long)h[1], __ATOMIC_SEQ_CST);
 	free(h);
 	return OK;
 }
