@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -16,8 +17,8 @@ import (
 //
 //	bin/cuda.test -test.run '^$' -test.bench . -test.benchtime 20x
 //
-// Transfers: a ladder of 64 KiB … 256 MiB (RESIDENT_BENCH_MAX, in MiB,
-// moves the top) from pinned memory (AllocHost), Go memory through
+// Transfers: a ladder of 64 KiB … 256 MiB (RESIDENT_BENCH_MAX, bytes or
+// with KiB/MiB/GiB, moves the top) from pinned memory (AllocHost), Go memory through
 // staging ("go"), and Go memory handed to the driver ("go-direct", the
 // baseline staging must beat). GEMM: 4096³ (RESIDENT_BENCH_GEMM for
 // another size) in fp32, TF32, fp16, bf16 and fp64, reported in TFLOP/s.
@@ -39,13 +40,25 @@ func sizeName(n int) string {
 	return fmt.Sprintf("%dKiB", n>>10)
 }
 
+// parseSize reads "1073741824", "256MiB", "1GiB".
+func parseSize(s string) (int, error) {
+	mult := 1
+	for suf, m := range map[string]int{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
+		if strings.HasSuffix(s, suf) {
+			s, mult = strings.TrimSuffix(s, suf), m
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n * mult, err
+}
+
 func transferLadder() []int {
 	top := 256 << 20
 	if testing.Short() {
 		top = 16 << 20
 	}
-	if m, err := strconv.Atoi(os.Getenv("RESIDENT_BENCH_MAX")); err == nil && m > 0 {
-		top = m << 20
+	if n, err := parseSize(os.Getenv("RESIDENT_BENCH_MAX")); err == nil && n > 0 {
+		top = n
 	}
 	var sizes []int
 	for n := 64 << 10; n <= top; n *= 4 {
