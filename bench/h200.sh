@@ -116,6 +116,7 @@ if [ -x bin/cuda.test ]; then
 	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
 	step cuda-test 240 env RESIDENT_CUDA_VERBOSE=1 bin/cuda.test -test.count=1 -test.v
 	step cuda-bench 300 bin/cuda.test -test.run '^$' -test.bench . -test.benchtime 0.4s
+	step cuda-torch-gemm 120 "$PY" bench/torch_gemm.py --n 4096 --json "$OUT/torch_gemm.json"
 	# Its transfer ladder against PyTorch's pageable and pinned copies.
 	[ -s "$OUT/cuda-bench.log" ] && step cuda-transfers 120 "$PY" bench/torch_transfers.py --go "$OUT/cuda-bench.log" --json "$OUT/cuda-transfers.json"
 fi
