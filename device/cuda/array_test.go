@@ -318,3 +318,37 @@ func TestGuardRefusesAutomatic(t *testing.T) {
 		t.Fatalf("explicit CopyToHost: %v", err)
 	}
 }
+
+// TestHostFallback: an op with no CUDA form on a device-dirty operand runs
+// on the host with one counted download, refused under the guard.
+func TestHostFallback(t *testing.T) {
+	d := open(t, cuda.Options{})
+	a, b, dst, done := operands(8, 6, 4, 0, false, func(i int) float32 { return float32(i % 3) })
+	defer done()
+	if err := ops.On(d, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := ops.MatMul(dst, a, b); err != nil {
+		t.Fatal(err)
+	}
+	out := array.New[float32](4, 6)
+	defer out.Close()
+	was := device.SetDeviceGuard(d, true)
+	err := ops.AddScalar(out, dst, 1)
+	device.SetDeviceGuard(d, was)
+	if !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("AddScalar of a device-dirty operand under the guard: %v", err)
+	}
+	before := d.Stats()
+	if err := ops.AddScalar(out, dst, 1); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Stats().Sub(before); s.D2HCalls != 1 || s.D2HBytes != 4*6*4 || out.Device() != nil {
+		t.Fatalf("AddScalar on the host: %v, out on %v", s, out.Device())
+	}
+	ov, _ := out.HostReadOnly()
+	dv, _ := dst.HostReadOnly()
+	if ov.At(3, 5) != dv.At(3, 5)+1 {
+		t.Fatalf("out(3, 5) = %v, dst(3, 5) = %v", ov.At(3, 5), dv.At(3, 5))
+	}
+}
