@@ -21,7 +21,7 @@ const mockEnv = "RESIDENT_CUDA_MOCK"
 
 // mockTests are the tests the mock runs; each must pass, none skip.
 var mockTests = []string{"TestOpen", "TestTransfers", "TestCopyAndCrop", "TestCache", "TestClose", "TestForeign", "TestConcurrent",
-	"TestArrayResidency", "TestMatMulCUDA", "TestMatMulNoUnitStride", "TestGuardRefusesAutomatic", "TestHostFallback"}
+	"TestArrayResidency", "TestMatMulCUDA", "TestMatMulNoUnitStride", "TestGuardRefusesAutomatic", "TestHostFallback", "Example"}
 
 // TestMockCUDA runs this package's tests in a child process whose
 // libcuda.so.1 and libcublas.so.13 are the mock, built here with gcc: the
