@@ -352,3 +352,26 @@ func TestHostFallback(t *testing.T) {
 		t.Fatalf("out(3, 5) = %v, dst(3, 5) = %v", ov.At(3, 5), dv.At(3, 5))
 	}
 }
+
+// TestMoveBetweenCUDA moves a device-dirty Array between two Devices on
+// one GPU: one device-to-device copy, counted as Peer, no host.
+func TestMoveBetweenCUDA(t *testing.T) {
+	d1, d2 := open(t, cuda.Options{}), open(t, cuda.Options{})
+	a, b, dst, done := operands(16, 8, 4, 0, false, func(i int) float32 { return float32(i%5) - 2 })
+	defer done()
+	if err := ops.On(d1, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := ops.MatMul(dst, a, b); err != nil {
+		t.Fatal(err)
+	}
+	s1, s2 := d1.Stats(), d2.Stats()
+	path, err := dst.MoveTo(d2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from, to := d1.Stats().Sub(s1), d2.Stats().Sub(s2); path != device.PathDirect || from.D2HCalls != 0 || to.H2DCalls != 0 || to.PeerBytes != 4*8*4 {
+		t.Fatalf("MoveTo: path %v, source %v, destination %v", path, from, to)
+	}
+	check(t, a, b, dst, func(x float32) float64 { return float64(x) }, 1e-5)
+}

@@ -21,7 +21,7 @@ const mockEnv = "RESIDENT_CUDA_MOCK"
 
 // mockTests are the tests the mock runs; each must pass, none skip.
 var mockTests = []string{"TestOpen", "TestTransfers", "TestCopyAndCrop", "TestCache", "TestClose", "TestForeign", "TestConcurrent",
-	"TestArrayResidency", "TestMatMulCUDA", "TestMatMulNoUnitStride", "TestGuardRefusesAutomatic", "TestHostFallback", "Example"}
+	"TestArrayResidency", "TestMatMulCUDA", "TestMatMulNoUnitStride", "TestGuardRefusesAutomatic", "TestHostFallback", "TestMoveBetweenCUDA", "Example"}
 
 // TestMockCUDA runs this package's tests in a child process whose
 // libcuda.so.1 and libcublas.so.13 are the mock, built here with gcc: the
@@ -71,6 +71,10 @@ func TestMockCUDA(t *testing.T) {
 	}
 	if strings.Contains(out, "--- SKIP") {
 		t.Errorf("a test skipped on the mock:\n%s", out)
+	}
+	// MoveTo between OpenCL and CUDA needs an OpenCL device too (PoCL).
+	if out := run([]string{"TestMoveBetween"}); !strings.Contains(out, "--- PASS: TestMoveBetween") && !strings.Contains(out, "no OpenCL device") {
+		t.Errorf("TestMoveBetween:\n%s", out)
 	}
 	if out := run([]string{"TestMockLeaks"}); !strings.Contains(out, "--- PASS: TestMockLeaks") {
 		t.Errorf("TestMockLeaks:\n%s", out)
