@@ -40,10 +40,16 @@
 // form yet and run on the host under package ops' rule (device-dirty
 // inputs copied home: counted, refused under the guard).
 //
-// Between devices, Array.MoveTo and device.CopyBetween stage through host
-// memory (pinned when the destination offers it), counted as D2H on one
-// device and H2D on the other: an OpenCL device and a CUDA device on the
-// same GPU share no memory.
+// Between devices, Array.MoveTo and device.CopyBetween copy directly
+// between two Devices of one CUDA context (two Devices opened on one GPU
+// share its primary context; counted as Peer), and otherwise stage
+// through host memory (pinned when the destination offers it), counted as
+// D2H on one device and H2D on the other: an OpenCL device and a CUDA
+// device on the same GPU share no memory.
+//
+// Tests: where there is no CUDA, TestMockCUDA builds testdata/mockcuda (a
+// libcuda.so.1 and libcublas.so.13 over host memory, with fault
+// injection) and runs the package's tests against it in child processes.
 //
 // Environment: RESIDENT_CUDA_DEVICE picks Default's device ordinal;
 // RESIDENT_CUDA_VERBOSE=1 logs the device chosen. cuBLAS is looked up as
