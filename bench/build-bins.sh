@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds what runs on the accelerator machine (no Go there): bin/residency,
 # bin/opsbench, bin/mlp and the test binaries whose tests and benchmarks
-# bench/h200.sh runs. Stripped (-s -w), so bin/ fits what the device run
+# bench/h200.sh runs (bin/cuda.test: device/cuda's tests, which need no
+# CUDA to build: the driver and cuBLAS are dlopened there). Stripped (-s -w), so bin/ fits what the device run
 # carries (64 MiB). Run from anywhere on the build machine; bin/ is
 # gitignored (carry it).
 set -eu
@@ -9,7 +10,7 @@ cd "$(dirname "$0")/.."
 mkdir -p bin
 ld=(-ldflags=-s\ -w)
 go build "${ld[@]}" -o bin/residency ./bench/cmd/residency
-for p in device/opencl halide array halide/stream; do
+for p in device/opencl device/cuda halide array halide/stream; do
 	go test -c "${ld[@]}" -o "bin/$(basename $p).test" ./$p
 done
 # The gorgonia MLP (issue 23): its own module, built from its directory.

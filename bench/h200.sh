@@ -107,6 +107,19 @@ fi
 if [ -x bin/halide.test ]; then
 	step halide-test 60 bin/halide.test -test.run '^$' -test.bench .
 fi
+# Issue 25: the CUDA device (driver API + cuBLAS, dlopened): its tests
+# (transfers, cache, Close, Arrays, MatMul in every precision, MoveTo
+# between OpenCL and CUDA), then its benchmarks: the H2D/D2H ladder from
+# pinned and Go memory, 4096³ GEMM in fp32/TF32/fp16/bf16/fp64 (TFLOP/s),
+# memset + sync. STEPS=cuda runs just these.
+if [ -x bin/cuda.test ]; then
+	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
+	step cuda-test 240 env RESIDENT_CUDA_VERBOSE=1 bin/cuda.test -test.count=1 -test.v
+	step cuda-bench 300 bin/cuda.test -test.run '^$' -test.bench . -test.benchtime 0.4s
+	step cuda-torch-gemm 120 "$PY" bench/torch_gemm.py --n 4096 --json "$OUT/torch_gemm.json"
+	# Its transfer ladder against PyTorch's pageable and pinned copies.
+	[ -s "$OUT/cuda-bench.log" ] && step cuda-transfers 120 "$PY" bench/torch_transfers.py --go "$OUT/cuda-bench.log" --json "$OUT/cuda-transfers.json"
+fi
 # The test binaries on NVIDIA OpenCL: residency model, pipelines, devices.
 for t in array opencl halide ops; do
 	if [ -x bin/$t.test ]; then

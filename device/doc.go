@@ -5,5 +5,6 @@
 // transfer counters (Stats) and the transfer guard.
 //
 // Implementations: package device/sim (separate host memory that counts
-// every transfer, for tests) and package device/opencl.
+// every transfer, for tests), package device/opencl and package
+// device/cuda (a Gemmer: matrix products through cuBLAS).
 package device

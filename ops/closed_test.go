@@ -99,6 +99,7 @@ var closedCases = []closedCase{
 	{"CastWrap", []string{"cdst", "a"}, func(e *closedEnv) error { return ops.CastWrap(e.cdst, e.a) }},
 	{"CastSaturate", []string{"cdst", "a"}, func(e *closedEnv) error { return ops.CastSaturate(e.cdst, e.a) }},
 	{"MatMul", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.MatMul(e.dst, e.a, e.b) }},
+	{"MatMulWith", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.MatMulWith(e.dst, e.a, e.b, device.PrecisionTF32) }},
 	{"Sum", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Sum(e.rdst, e.a, 0) }},
 	{"Prod", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Prod(e.rdst, e.a, 0) }},
 	{"Min", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Min(e.rdst, e.a, 0) }},

@@ -791,6 +791,9 @@ func deviceArgAll[T array.Elem](op reduceOp, a *array.Array[T]) (int, bool, erro
 }
 
 func deviceMatMul[T Float](dst, a, b *array.Array[T]) (bool, error) {
+	if ok, err := gemmPlaced(dst, a, b, device.PrecisionExact); ok {
+		return true, err
+	}
 	k, m, err := target("MatMul", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a), rawOf(b))
 	if m != nil {
 		return onHostMem(m, "MatMul", rawOf(dst), []*array.Raw{rawOf(a), rawOf(b)}, func(mem memFn) error {

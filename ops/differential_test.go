@@ -1015,7 +1015,13 @@ func diffMatMul[T Float](g *dgen) {
 	a := newInput[T](g, ae, valSmall)
 	b := newInput[T](g, be, valSmall)
 	p := g.expect(isF64[T](), dst.a, a.a, b.a)
-	err := MatMul(dst.a, a.a, b.a)
+	var err error
+	if g.p(0.3) { // asking for TF32 where there is none computes exactly
+		g.note("MatMulWith TF32")
+		err = MatMulWith(dst.a, a.a, b.a, device.PrecisionTF32)
+	} else {
+		err = MatMul(dst.a, a.a, b.a)
+	}
 	if !g.finish(p, err, false, dst.a, a.a, b.a) {
 		return
 	}

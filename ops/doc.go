@@ -27,6 +27,12 @@
 // under the guard). A host op takes each input with HostReadOnly and dst
 // with Host; dst is then newest on the host.
 //
+// MatMul (and MatMulWith, which adds an explicit device.Precision and
+// float16/bfloat16 elements) on a device that multiplies matrices itself
+// (device.Gemmer: device/cuda's cuBLAS) runs there first, on that
+// device's stream; other ops on such a device run on the host until it
+// has kernels of its own.
+//
 // Device ops are OpenCL kernels enqueued on D's in-order queue, the queue
 // package halide's OpenCL pipelines use (halide.OpenCLDevice() is
 // opencl.Default()), so pipelines and ops chain with no host sync and no

@@ -5,6 +5,7 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 // Adopt makes mem, a cl_mem of d's context that other code made (a Halide
@@ -35,5 +36,5 @@ func (d *Device) Adopt(mem uintptr, bytes int, retain bool) (device.Allocation, 
 			return nil, err
 		}
 	}
-	return d.track(&root{mem: mem, size: size, user: bytes, refs: 1, adopted: true})
+	return d.track(&devkit.Root{H: mem, Size: size, User: bytes, Adopted: true})
 }

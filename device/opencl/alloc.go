@@ -5,65 +5,15 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
-// root is one cl_mem shared by an allocation and its crops.
-type root struct {
-	mem  uintptr
-	size int // bytes of the cl_mem (the cache bin)
-	user int // bytes the Malloc asked for, as counted in Stats
-	refs int // the root allocation and its crops not yet freed; under state.mu
-	// adopted: made by other code (Adopt), so released, never cached.
-	adopted bool
-}
-
-// alloc is an Allocation of a Device: the whole root or a crop of it.
-type alloc struct {
-	d     *Device
-	r     *root
-	off   int
-	bytes int
-	freed bool // under state.mu
-}
-
-func (a *alloc) Device() device.Device { return a.d }
-
-// Native returns the root cl_mem; Offset says where this allocation starts
-// in it.
-func (a *alloc) Native() uintptr { return a.r.mem }
-func (a *alloc) Offset() int     { return a.off }
-func (a *alloc) Bytes() int      { return a.bytes }
-
-// mine returns a as one of d's allocations, live or not.
-func (d *Device) mine(a device.Allocation) (*alloc, error) {
-	x, ok := a.(*alloc)
-	if !ok || x == nil || x.d != d {
-		return nil, fmt.Errorf("%w: %T", ErrForeign, a)
-	}
-	return x, nil
-}
+// alloc is an Allocation of a Device: the whole root cl_mem (Native) or a
+// crop of it, Offset bytes in.
+type alloc = devkit.Alloc[*Device]
 
 // own returns a as one of d's live allocations.
-func (d *Device) own(a device.Allocation) (*alloc, error) {
-	d.s.mu.Lock()
-	defer d.s.mu.Unlock()
-	return d.ownLocked(a)
-}
-
-// ownLocked is own for a caller that holds d.s.mu.
-func (d *Device) ownLocked(a device.Allocation) (*alloc, error) {
-	x, err := d.mine(a)
-	if err != nil {
-		return nil, err
-	}
-	if d.s.closed {
-		return nil, ErrClosed
-	}
-	if x.freed {
-		return nil, fmt.Errorf("%w: used after Free", ErrForeign)
-	}
-	return x, nil
-}
+func (d *Device) own(a device.Allocation) (*alloc, error) { return devkit.Own(&d.s.pool, d, a) }
 
 // Malloc returns a new allocation of bytes bytes, from the cache when a
 // freed block of the same size bin is there. Sizes above the device's
@@ -78,25 +28,15 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 		return nil, fmt.Errorf("opencl: Malloc(%d) on %s exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE (%d bytes): %w",
 			bytes, s.name, s.maxAlloc, &cl.Error{Op: "clCreateBuffer", Code: cl.CodeInvalidBufferSize})
 	}
-	size := binSize(n)
+	size := devkit.BinSize(n)
 	if size > s.maxAlloc {
 		size = n
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil, ErrClosed
+	mem, hit, err := s.pool.Take(size, !s.opts.NoCache)
+	if err != nil {
+		return nil, err
 	}
-	mem, hit := s.cache.get(size)
-	s.mu.Unlock()
-	if hit {
-		s.counters.CacheHit()
-		s.counters.Cached(-size)
-	} else {
-		if !s.opts.NoCache {
-			s.counters.CacheMiss()
-		}
-		var err error
+	if !hit {
 		mem, err = cl.CreateMem(s.ctx.Handle(), cl.MemReadWrite, size)
 		if cl.IsOutOfMemory(err) {
 			d.ReleaseCache()
@@ -106,74 +46,40 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 			return nil, fmt.Errorf("opencl: Malloc(%d) on %s: %w", bytes, s.name, err)
 		}
 	}
-	return d.track(&root{mem: mem, size: size, user: bytes, refs: 1})
+	return d.track(&devkit.Root{H: mem, Size: size, User: bytes})
 }
 
 // track makes r live and returns its whole-root allocation; on a device
 // closed meanwhile it releases r's cl_mem instead, so nothing leaks.
-func (d *Device) track(r *root) (device.Allocation, error) {
-	s := d.s
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		cl.Release(cl.KindMem, r.mem)
+func (d *Device) track(r *devkit.Root) (device.Allocation, error) {
+	a, ok := devkit.Track(&d.s.pool, d, r)
+	if !ok {
+		cl.Release(cl.KindMem, r.H)
 		return nil, ErrClosed
 	}
-	s.live[r] = struct{}{}
-	s.mu.Unlock()
-	s.counters.Alloc(r.user)
-	return &alloc{d: d, r: r, bytes: r.user}, nil
+	return a, nil
 }
 
 // Free releases an allocation or crop; the root's memory goes back to the
 // cache once the root and all its crops are freed. Freeing twice, or after
 // Close, is a no-op.
 func (d *Device) Free(a device.Allocation) error {
-	x, err := d.mine(a)
-	if err != nil {
+	r, err := devkit.Free(&d.s.pool, d, a)
+	if r == nil || err != nil {
 		return err
 	}
-	s := d.s
-	s.mu.Lock()
-	if x.freed || s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	x.freed = true
-	r := x.r
-	r.refs--
-	if r.refs > 0 {
-		s.mu.Unlock()
-		return nil
-	}
-	delete(s.live, r)
-	kept := !r.adopted && s.cache.put(r.mem, r.size)
-	s.mu.Unlock()
-	s.counters.Release(r.user)
-	if kept {
-		s.counters.Cached(r.size)
-		return nil
-	}
-	return cl.Release(cl.KindMem, r.mem)
+	return cl.Release(cl.KindMem, r.H)
 }
 
 // Crop returns an allocation that shares a's memory (same root cl_mem),
 // starting off bytes into a and bytes long. Crops are not counted in
 // AllocsLive: they allocate nothing.
 func (d *Device) Crop(a device.Allocation, off, bytes int) (device.Allocation, error) {
-	// One critical section: the checks and the new reference must not be
-	// split by a concurrent Free.
-	d.s.mu.Lock()
-	defer d.s.mu.Unlock()
-	x, err := d.ownLocked(a)
+	c, err := devkit.Crop(&d.s.pool, d, a, off, bytes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("opencl: %w", err)
 	}
-	if off < 0 || bytes < 0 || off > x.bytes || bytes > x.bytes-off {
-		return nil, fmt.Errorf("opencl: Crop [%d, %d) of a %d-byte allocation: %w", off, off+bytes, x.bytes, device.ErrOutOfRange)
-	}
-	x.r.refs++
-	return &alloc{d: d, r: x.r, off: x.off + off, bytes: bytes}, nil
+	return c, nil
 }
 
 // subBufferAlign is the byte multiple a crop's offset must have to be a

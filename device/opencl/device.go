@@ -70,7 +70,6 @@ type Device struct {
 var (
 	_ device.Device        = (*Device)(nil)
 	_ device.HostAllocator = (*Device)(nil)
-	_ device.Allocation    = (*alloc)(nil)
 	_ device.CloseNotifier = (*Device)(nil)
 )
 
@@ -96,12 +95,9 @@ type state struct {
 	counters devkit.Counters
 	subID    bool // id is a sub-device this state releases (OpenGroup)
 
-	mu     sync.Mutex
-	closed bool
-	live   map[*root]struct{}
-	cache  blockCache
+	pool devkit.Pool // allocations, the cache, the closed flag
 
-	pins    pinnedSet
+	pins    devkit.PinnedSet[*pinned]
 	stageMu sync.Mutex
 	stager  *stager
 	cleanup runtime.Cleanup
@@ -154,7 +150,6 @@ func newDevice(o Options, p cl.Platform, id cl.DeviceID, ctx *cl.Context, q *cl.
 		name:     fmt.Sprintf("opencl:%s (%s)", id.Name(), p.Name()),
 		align:    max(id.MemBaseAddrAlign()/8, 1),
 		maxAlloc: int(min(id.MaxMemAllocSize(), int64(^uint(0)>>1))),
-		live:     make(map[*root]struct{}),
 	}
 	switch o.Staging {
 	case StagingOn:
@@ -162,13 +157,15 @@ func newDevice(o Options, p cl.Platform, id cl.DeviceID, ctx *cl.Context, q *cl.
 	case StagingAuto:
 		s.stage = !id.HostUnifiedMemory()
 	}
-	s.cache.limit = int(o.CacheLimit)
+	s.pool = devkit.Pool{Counters: &s.counters, ErrClosed: ErrClosed, ErrForeign: ErrForeign}
+	limit := int(o.CacheLimit)
 	if o.CacheLimit == 0 {
-		s.cache.limit = int(min(id.GlobalMemSize()/2, int64(^uint(0)>>1)))
+		limit = int(min(id.GlobalMemSize()/2, int64(^uint(0)>>1)))
 	}
 	if o.NoCache {
-		s.cache.limit = 0
+		limit = 0
 	}
+	s.pool.SetCacheLimit(limit)
 	if o.Verbose {
 		log.Printf("opencl: using %s: %s, driver %s, max alloc %d B, global %d B, staging %v (2 × %d B, %d copy goroutines)",
 			s.name, id.Version(), id.DriverVersion(), s.maxAlloc, id.GlobalMemSize(), s.stage, o.StagingChunk, s.threads())
@@ -200,11 +197,7 @@ func Default() (*Device, error) {
 	return d, nil
 }
 
-func (d *Device) isClosed() bool {
-	d.s.mu.Lock()
-	defer d.s.mu.Unlock()
-	return d.s.closed
-}
+func (d *Device) isClosed() bool { return d.s.pool.Closed() }
 
 // Name names the device and its platform.
 func (d *Device) Name() string { return d.s.name }
@@ -263,23 +256,15 @@ func (s *state) shutdown() error {
 	// Hooks first, while the device still works: Arrays bring device-dirty
 	// data home, a Halide runtime releases its programs for the context.
 	s.hooks.RunCloseHooks()
-	s.mu.Lock()
-	s.closed = true
-	live := s.live
-	s.live = nil
-	cached, cachedBytes := s.cache.drain()
-	s.mu.Unlock()
-
+	live, cached := s.pool.Close()
 	var errs []error
 	errs = append(errs, s.queue.Finish(), s.streams.finish())
-	for r := range live {
-		errs = append(errs, cl.Release(cl.KindMem, r.mem))
-		s.counters.Release(r.user)
+	for _, r := range live {
+		errs = append(errs, cl.Release(cl.KindMem, r.H))
 	}
 	for _, m := range cached {
 		errs = append(errs, cl.Release(cl.KindMem, m))
 	}
-	s.counters.Cached(-cachedBytes)
 	errs = append(errs, s.pace.drain())
 	s.stageMu.Lock()
 	if s.stager != nil {
@@ -287,7 +272,7 @@ func (s *state) shutdown() error {
 		s.stager = nil
 	}
 	s.stageMu.Unlock()
-	if s.pins.close() {
+	if s.pins.Close() {
 		// Pinned blocks still in use (NewIn Arrays) keep the queue, to
 		// unmap, and the context; the last Free releases them.
 		return errors.Join(errs...)
@@ -307,13 +292,8 @@ func (s *state) release() error {
 
 // ReleaseCache frees the cached device blocks.
 func (d *Device) ReleaseCache() error {
-	s := d.s
-	s.mu.Lock()
-	mems, bytes := s.cache.drain()
-	s.mu.Unlock()
-	s.counters.Cached(-bytes)
 	var errs []error
-	for _, m := range mems {
+	for _, m := range d.s.pool.Drain() {
 		errs = append(errs, cl.Release(cl.KindMem, m))
 	}
 	return errors.Join(errs...)

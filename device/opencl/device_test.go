@@ -411,9 +411,7 @@ func TestCleanup(t *testing.T) {
 // updating the counters: the set's lock orders those writes before this
 // read.
 func closeFinished(s *state) bool {
-	s.pins.mu.RLock()
-	defer s.pins.mu.RUnlock()
-	return s.pins.closed
+	return s.pins.Closed()
 }
 
 func TestPinnedHost(t *testing.T) {
@@ -426,7 +424,7 @@ func TestPinnedHost(t *testing.T) {
 	if len(h) != 1<<20 || uintptr(unsafePointer(h))%HostAlign != 0 {
 		t.Fatalf("len %d, address %p", len(h), unsafePointer(h))
 	}
-	if !d.s.pins.contains(uintptr(unsafePointer(h[100:])), 1000) || d.s.pins.contains(uintptr(unsafePointer(make([]byte, 8))), 8) {
+	if !d.s.pins.Contains(uintptr(unsafePointer(h[100:])), 1000) || d.s.pins.Contains(uintptr(unsafePointer(make([]byte, 8))), 8) {
 		t.Error("pinned lookup is wrong")
 	}
 	copy(h, pattern(len(h), 3))

@@ -89,17 +89,3 @@ func TestParseDeviceType(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 }
-
-func TestBinSize(t *testing.T) {
-	for _, tc := range []struct{ n, want int }{
-		{1, 512}, {512, 512}, {513, 1024}, {1 << 20, 1 << 20},
-		{1<<20 + 1, 1<<20 + 1<<18}, {3 << 20, 3 << 20}, {1 << 30, 1 << 30}, {1<<30 + 1, 1<<30 + 1<<28},
-	} {
-		if got := binSize(tc.n); got != tc.want {
-			t.Errorf("binSize(%d) = %d, want %d", tc.n, got, tc.want)
-		}
-		if got := binSize(tc.n); got < tc.n || float64(got) > 1.25*float64(tc.n)+512 {
-			t.Errorf("binSize(%d) = %d wastes too much", tc.n, got)
-		}
-	}
-}

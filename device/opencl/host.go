@@ -3,8 +3,6 @@ package opencl
 import (
 	"errors"
 	"fmt"
-	"sort"
-	"sync"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -29,7 +27,8 @@ type pinned struct {
 	n    int
 }
 
-func (p *pinned) start() uintptr { return uintptr(p.data) }
+// Range is where the block lies, for the device's PinnedSet.
+func (p *pinned) Range() (uintptr, int) { return uintptr(p.data), p.n }
 
 // HostAlign is the alignment of AllocHost memory, as Halide's host
 // allocations have.
@@ -61,7 +60,7 @@ func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
 		skip = (HostAlign - int(uintptr(ptr)%HostAlign)) % HostAlign
 	}
 	p := &pinned{mem: mem, ptr: ptr, data: unsafe.Add(ptr, skip), n: bytes}
-	if !d.s.pins.add(p) {
+	if !d.s.pins.Add(p) {
 		d.s.unmapped(mem, ptr)
 		return nil, ErrClosed
 	}
@@ -102,7 +101,7 @@ func (b *HostBlock) Bytes() []byte { return unsafe.Slice((*byte)(b.p.data), b.p.
 // Close, the last block freed releases its queue and context.
 func (b *HostBlock) Free() error {
 	s := b.d.s
-	removed, last := s.pins.remove(b.p)
+	removed, last := s.pins.Remove(b.p)
 	if !removed {
 		return nil
 	}
@@ -111,57 +110,4 @@ func (b *HostBlock) Free() error {
 		err = errors.Join(err, s.release())
 	}
 	return err
-}
-
-// pinnedSet finds the pinned block a host slice lies in.
-type pinnedSet struct {
-	mu     sync.RWMutex
-	blocks []*pinned // sorted by start
-	closed bool      // drained by Close: add refuses
-}
-
-func (p *pinnedSet) add(b *pinned) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return false
-	}
-	i := sort.Search(len(p.blocks), func(i int) bool { return p.blocks[i].start() >= b.start() })
-	p.blocks = append(p.blocks, nil)
-	copy(p.blocks[i+1:], p.blocks[i:])
-	p.blocks[i] = b
-	return true
-}
-
-// remove drops b; last is true when b was the last block of a closed set.
-func (p *pinnedSet) remove(b *pinned) (removed, last bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for i, x := range p.blocks {
-		if x == b {
-			p.blocks = append(p.blocks[:i], p.blocks[i+1:]...)
-			return true, p.closed && len(p.blocks) == 0
-		}
-	}
-	return false, false
-}
-
-// contains reports whether [start, start+n) lies inside one pinned block.
-func (p *pinnedSet) contains(start uintptr, n int) bool {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	i := sort.Search(len(p.blocks), func(i int) bool { return p.blocks[i].start() > start }) - 1
-	if i < 0 {
-		return false
-	}
-	b := p.blocks[i]
-	return start+uintptr(n) <= b.start()+uintptr(b.n)
-}
-
-// close refuses new blocks and reports whether some are still in use.
-func (p *pinnedSet) close() (inUse bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.closed = true
-	return len(p.blocks) > 0
 }

@@ -16,31 +16,31 @@ var _ device.PeerCopier = (*Device)(nil)
 // device.CopyBetween stages through the host instead.
 func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allocation, srcOff, n int) (bool, error) {
 	xs, ok := src.(*alloc)
-	if !ok || xs.d.s.ctx.Handle() != d.s.ctx.Handle() {
+	if !ok || xs.Dev.s.ctx.Handle() != d.s.ctx.Handle() {
 		return false, nil
 	}
 	xd, err := d.own(dst)
 	if err != nil {
 		return false, err
 	}
-	if _, err := xs.d.own(src); err != nil {
+	if _, err := xs.Dev.own(src); err != nil {
 		return false, err
 	}
-	if dstOff < 0 || srcOff < 0 || n < 0 || n > xd.bytes-dstOff || n > xs.bytes-srcOff {
-		return false, fmt.Errorf("opencl: CopyFromPeer of %d bytes from %d of %d into %d of %d: %w", n, srcOff, xs.bytes, dstOff, xd.bytes, device.ErrOutOfRange)
+	if dstOff < 0 || srcOff < 0 || n < 0 || n > xd.N-dstOff || n > xs.N-srcOff {
+		return false, fmt.Errorf("opencl: CopyFromPeer of %d bytes from %d of %d into %d of %d: %w", n, srcOff, xs.N, dstOff, xd.N, device.ErrOutOfRange)
 	}
-	if err := xs.d.Sync(); err != nil { // the source's writes land first
+	if err := xs.Dev.Sync(); err != nil { // the source's writes land first
 		return false, err
 	}
 	q := d.s.queue.Handle()
 	err = d.retryOOM(func() error {
-		return cl.CopyMem(q, xs.r.mem, xd.r.mem, xs.off+srcOff, xd.off+dstOff, n, nil, nil)
+		return cl.CopyMem(q, xs.Root.H, xd.Root.H, xs.Off+srcOff, xd.Off+dstOff, n, nil, nil)
 	})
 	if err == nil {
 		err = cl.Flush(q)
 	}
 	if err != nil {
-		return false, fmt.Errorf("opencl: copy from %s to %s: %w", xs.d.s.name, d.s.name, err)
+		return false, fmt.Errorf("opencl: copy from %s to %s: %w", xs.Dev.s.name, d.s.name, err)
 	}
 	d.s.counters.Peer(n)
 	return true, nil

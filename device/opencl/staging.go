@@ -3,11 +3,11 @@ package opencl
 import (
 	"errors"
 	"runtime"
-	"sync"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 // stager is a pair of pinned chunks for moving ordinary Go memory: drivers
@@ -23,18 +23,11 @@ type stager struct {
 const (
 	defaultChunk      = 16 << 20
 	defaultStagingMin = 256 << 10
-	copyPiece         = 256 << 10 // below this a goroutine costs more than it saves
-	// Transfers smaller than four chunks go in four batches of at least
-	// minBatch, so that the copy of one overlaps the DMA of another: in
-	// one batch, a 4 MiB move from Go memory was the copy's time plus the
-	// DMA's (11 GB/s on the H200, under PyTorch's pageable 11.6).
-	minBatch = 256 << 10
 )
 
-// batchBytes is the staging batch for a transfer of n bytes.
-func (st *stager) batchBytes(n int) int {
-	return min(st.chunk, max(minBatch, (n/4+4095)&^4095))
-}
+// batchBytes is the staging batch for a transfer of n bytes: four
+// batches of at least devkit.MinBatch below four chunks.
+func (st *stager) batchBytes(n int) int { return devkit.BatchBytes(st.chunk, n) }
 
 // getStager returns the device's stager, creating it on first use; the
 // caller holds s.stageMu.
@@ -70,24 +63,6 @@ func (s *state) threads() int {
 	return min(runtime.GOMAXPROCS(0), 8)
 }
 
-// parallelCopy is copy split over up to k goroutines.
-func parallelCopy(dst, src []byte, k int) {
-	n := len(src)
-	k = min(k, n/copyPiece)
-	if k <= 1 {
-		copy(dst, src)
-		return
-	}
-	per := (n/k + 63) &^ 63
-	var wg sync.WaitGroup
-	for lo := per; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Go(func() { copy(dst[lo:hi], src[lo:hi]) })
-	}
-	copy(dst[:per], src[:per])
-	wg.Wait()
-}
-
 // waitRelease waits for *ev, if any, releases it and zeroes it.
 func waitRelease(ev *cl.Event) error {
 	if ev.IsZero() {
@@ -99,18 +74,8 @@ func waitRelease(ev *cl.Event) error {
 	return err
 }
 
-// piece is a run of rows of one box that fits in a staging slot: rows rows
-// of rowBytes bytes, pitch bytes apart, starting off bytes from the Region's
-// first byte (on host and device alike: they share the layout), and packed
-// at stage in the slot.
-type piece struct {
-	off, rowBytes, rows, pitch, stage int
-}
-
-func (p piece) bytes() int { return p.rowBytes * p.rows }
-
 // forPieces cuts a simplified Region into pieces of at most chunk bytes.
-func forPieces(r device.Region, chunk int, fn func(p piece) error) error {
+func forPieces(r device.Region, chunk int, fn func(p devkit.Piece) error) error {
 	return forBoxes(r, func(b box, _ bool) error {
 		ny, nz, pitch, slice := 1, 1, b.n, b.n
 		if b.rect != nil {
@@ -121,7 +86,7 @@ func forPieces(r device.Region, chunk int, fn func(p piece) error) error {
 			if b.n > chunk { // long rows: segments of one row
 				for y := range ny {
 					for seg := 0; seg < b.n; seg += chunk {
-						if err := fn(piece{off: base + y*pitch + seg, rowBytes: min(chunk, b.n-seg), rows: 1, pitch: pitch}); err != nil {
+						if err := fn(devkit.Piece{Off: base + y*pitch + seg, RowBytes: min(chunk, b.n-seg), Rows: 1, Pitch: pitch}); err != nil {
 							return err
 						}
 					}
@@ -130,7 +95,7 @@ func forPieces(r device.Region, chunk int, fn func(p piece) error) error {
 			}
 			per := chunk / b.n
 			for y := 0; y < ny; y += per {
-				if err := fn(piece{off: base + y*pitch, rowBytes: b.n, rows: min(per, ny-y), pitch: pitch}); err != nil {
+				if err := fn(devkit.Piece{Off: base + y*pitch, RowBytes: b.n, Rows: min(per, ny-y), Pitch: pitch}); err != nil {
 					return err
 				}
 			}
@@ -139,66 +104,22 @@ func forPieces(r device.Region, chunk int, fn func(p piece) error) error {
 	})
 }
 
-// moveRows copies a batch's rows between host and the packed slot, split
-// over up to k goroutines.
-func moveRows(slot, host []byte, batch []piece, gather bool, k int) {
-	total, rows := 0, 0
-	for _, p := range batch {
-		total += p.bytes()
-		rows += p.rows
-	}
-	if len(batch) == 1 && batch[0].rows == 1 {
-		p := batch[0]
-		h, s := host[p.off:p.off+p.rowBytes], slot[p.stage:p.stage+p.rowBytes]
-		if gather {
-			parallelCopy(s, h, k)
-		} else {
-			parallelCopy(h, s, k)
-		}
-		return
-	}
-	k = min(k, total/copyPiece, rows)
-	k = max(k, 1)
-	per := (rows + k - 1) / k
-	run := func(lo, hi int) { // global row numbers [lo, hi)
-		first := 0
-		for _, p := range batch {
-			for y := max(lo-first, 0); y < min(hi-first, p.rows); y++ {
-				h := host[p.off+y*p.pitch : p.off+y*p.pitch+p.rowBytes]
-				s := slot[p.stage+y*p.rowBytes : p.stage+(y+1)*p.rowBytes]
-				if gather {
-					copy(s, h)
-				} else {
-					copy(h, s)
-				}
-			}
-			first += p.rows
-		}
-	}
-	var wg sync.WaitGroup
-	for lo := per; lo < rows; lo += per {
-		wg.Go(func() { run(lo, min(lo+per, rows)) })
-	}
-	run(0, min(per, rows))
-	wg.Wait()
-}
-
 // enqueueBatch starts the transfers of a batch between the slot and mem at
 // devOff; ev receives the last one's event, which on the in-order queue
 // stands for all of them.
-func (s *state) enqueueBatch(write bool, mem uintptr, devOff int, slot unsafe.Pointer, batch []piece, ev *cl.Event) error {
+func (s *state) enqueueBatch(write bool, mem uintptr, devOff int, slot unsafe.Pointer, batch []devkit.Piece, ev *cl.Event) error {
 	for i, p := range batch {
 		var e *cl.Event
 		if i == len(batch)-1 {
 			e = ev
 		}
-		ptr := unsafe.Add(slot, p.stage)
+		ptr := unsafe.Add(slot, p.Stage)
 		var err error
-		if p.rows == 1 {
-			err = cl.ReadWrite(s.queue.Handle(), mem, write, false, devOff+p.off, p.rowBytes, ptr, nil, e)
+		if p.Rows == 1 {
+			err = cl.ReadWrite(s.queue.Handle(), mem, write, false, devOff+p.Off, p.RowBytes, ptr, nil, e)
 		} else {
-			rc := cl.Rect{BufferOrigin: [3]int{devOff + p.off, 0, 0}, Region: [3]int{p.rowBytes, p.rows, 1},
-				BufferRowPitch: p.pitch, BufferSlicePitch: p.pitch * p.rows, HostRowPitch: p.rowBytes, HostSlicePitch: p.bytes()}
+			rc := cl.Rect{BufferOrigin: [3]int{devOff + p.Off, 0, 0}, Region: [3]int{p.RowBytes, p.Rows, 1},
+				BufferRowPitch: p.Pitch, BufferSlicePitch: p.Pitch * p.Rows, HostRowPitch: p.RowBytes, HostSlicePitch: p.Bytes()}
 			err = cl.ReadWriteRect(s.queue.Handle(), mem, write, false, &rc, ptr, nil, e)
 		}
 		if err != nil {
@@ -208,80 +129,34 @@ func (s *state) enqueueBatch(write bool, mem uintptr, devOff int, slot unsafe.Po
 	return cl.Flush(s.queue.Handle())
 }
 
-// batches groups pieces into slot-sized batches and calls fn for each.
-func batches(r device.Region, chunk int, fn func(batch []piece) error) error {
-	var cur []piece
-	fill := 0
-	err := forPieces(r, chunk, func(p piece) error {
-		if fill+p.bytes() > chunk {
-			if err := fn(cur); err != nil {
-				return err
-			}
-			cur, fill = nil, 0
-		}
-		p.stage = fill
-		fill += p.bytes()
-		cur = append(cur, p)
-		return nil
-	})
-	if err == nil && len(cur) > 0 {
-		err = fn(cur)
-	}
-	return err
+// clSlots is a staged transfer's OpenCL side (devkit.Slots).
+type clSlots struct {
+	s      *state
+	st     *stager
+	write  bool
+	mem    uintptr
+	devOff int
+	evs    [2]cl.Event
+}
+
+func (c *clSlots) Slot(i int) []byte { return c.st.slot(i, c.st.chunk) }
+func (c *clSlots) Wait(i int) error  { return waitRelease(&c.evs[i]) }
+func (c *clSlots) Enqueue(i int, batch []devkit.Piece) error {
+	return c.s.enqueueBatch(c.write, c.mem, c.devOff, c.st.ptr[i], batch, &c.evs[i])
 }
 
 // staged moves the Region between host and mem at devOff through the two
-// staging slots. Writing, batch i is gathered into one slot while batch
-// i-1 is on the bus from the other; reading, batch i is on the bus while
-// batch i-1 is scattered. A slot is reused only after its last transfer
-// completed, and none is left in flight on return.
-func (s *state) staged(write bool, mem uintptr, devOff int, host []byte, r device.Region) (err error) {
+// staging slots (devkit.Staged).
+func (s *state) staged(write bool, mem uintptr, devOff int, host []byte, r device.Region) error {
 	s.stageMu.Lock()
 	defer s.stageMu.Unlock()
 	st, err := s.getStager()
 	if err != nil {
 		return err
 	}
-	var evs [2]cl.Event
-	defer func() {
-		for i := range evs {
-			if e := waitRelease(&evs[i]); err == nil {
-				err = e
-			}
-		}
-	}()
-	var pending [2][]piece // read batches on the bus, to scatter
-	k, i := s.threads(), 0
-	finish := func(slot int) error {
-		if err := waitRelease(&evs[slot]); err != nil {
-			return err
-		}
-		if pending[slot] != nil {
-			moveRows(st.slot(slot, st.chunk), host, pending[slot], false, k)
-			pending[slot] = nil
-		}
-		return nil
+	chunk := st.batchBytes(r.Bytes())
+	batches := func(fn func([]devkit.Piece) error) error {
+		return devkit.Batches(func(p func(devkit.Piece) error) error { return forPieces(r, chunk, p) }, chunk, fn)
 	}
-	err = batches(r, st.batchBytes(r.Bytes()), func(batch []piece) error {
-		slot := i & 1
-		i++
-		if err := finish(slot); err != nil {
-			return err
-		}
-		if write {
-			moveRows(st.slot(slot, st.chunk), host, batch, true, k)
-		}
-		if err := s.enqueueBatch(write, mem, devOff, st.ptr[slot], batch, &evs[slot]); err != nil {
-			return err
-		}
-		if write {
-			return nil
-		}
-		pending[slot] = batch
-		return finish(slot ^ 1)
-	})
-	if err != nil {
-		return err
-	}
-	return finish((i - 1) & 1)
+	return devkit.Staged(&clSlots{s: s, st: st, write: write, mem: mem, devOff: devOff}, write, host, batches, s.threads())
 }

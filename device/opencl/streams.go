@@ -124,14 +124,14 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 		return 0, err
 	}
 	n := len(host)
-	if off < 0 || off+n > x.bytes {
-		return 0, fmt.Errorf("opencl: stream transfer of %d bytes at %d in a %d-byte allocation: %w", n, off, x.bytes, device.ErrOutOfRange)
+	if off < 0 || off+n > x.N {
+		return 0, fmt.Errorf("opencl: stream transfer of %d bytes at %d in a %d-byte allocation: %w", n, off, x.N, device.ErrOutOfRange)
 	}
 	if n == 0 {
 		return 0, nil
 	}
 	p := unsafe.Pointer(&host[0])
-	if !d.s.pins.contains(uintptr(p), n) {
+	if !d.s.pins.Contains(uintptr(p), n) {
 		// Go memory must never reach a non-blocking call.
 		return 0, fmt.Errorf("opencl: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.name, device.ErrOutOfRange)
 	}
@@ -140,7 +140,7 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 		return 0, err
 	}
 	var ev cl.Event
-	if err := cl.ReadWrite(h, x.r.mem, write, false, x.off+off, n, p, events(after), &ev); err != nil {
+	if err := cl.ReadWrite(h, x.Root.H, write, false, x.Off+off, n, p, events(after), &ev); err != nil {
 		return 0, fmt.Errorf("opencl: stream transfer on %s: %w", d.s.name, err)
 	}
 	if write {
@@ -198,7 +198,7 @@ func (st streams) Flush() error {
 }
 
 func (st streams) Pinned(host []byte) bool {
-	return len(host) > 0 && st.d.s.pins.contains(uintptr(unsafe.Pointer(&host[0])), len(host))
+	return len(host) > 0 && st.d.s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), len(host))
 }
 
 func (st streams) Live() int { return int(st.d.s.streams.live.Load()) }

@@ -6,19 +6,13 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 // checkRegion validates a transfer of r at byte off in x against host bytes
 // (hostLen < 0: no host side) and returns r simplified.
 func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (device.Region, int, error) {
-	if err := r.Fits(off, x.bytes); err != nil {
-		return r, 0, fmt.Errorf("opencl: %s: %w", op, err)
-	}
-	span := r.SpanBytes()
-	if hostLen >= 0 && span > hostLen {
-		return r, 0, fmt.Errorf("opencl: %s: region spans %d bytes, host slice has %d: %w", op, span, hostLen, device.ErrOutOfRange)
-	}
-	return r.Simplify(), span, nil
+	return devkit.CheckRegion("opencl", op, x.N, off, r, hostLen)
 }
 
 // CopyIn copies the host Region starting at src[0] to the same Region at
@@ -46,7 +40,7 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 	if err != nil || span == 0 {
 		return err
 	}
-	if err := d.retryOOM(func() error { return d.s.transfer(write, x.r.mem, x.off+off, host, rs, span) }); err != nil {
+	if err := d.retryOOM(func() error { return d.s.transfer(write, x.Root.H, x.Off+off, host, rs, span) }); err != nil {
 		return fmt.Errorf("opencl: %s on %s: %w", op, d.s.name, err)
 	}
 	if write {
@@ -60,7 +54,7 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 // transfer moves a simplified Region, span bytes from first to last byte,
 // between host and mem at devOff.
 func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r device.Region, span int) error {
-	pinned := s.pins.contains(uintptr(unsafe.Pointer(&host[0])), span)
+	pinned := s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
 	if s.stage && !pinned && r.Bytes() >= s.opts.StagingMin {
 		return s.staged(write, mem, devOff, host, r)
 	}
@@ -114,15 +108,15 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 		return err
 	}
 	q := d.s.queue.Handle()
-	do, so := xd.off+dstOff, xs.off+srcOff
+	do, so := xd.Off+dstOff, xs.Off+srcOff
 	err = d.retryOOM(func() error {
 		return forBoxes(rs, func(b box, _ bool) error {
 			if b.rect == nil {
-				return cl.CopyMem(q, xs.r.mem, xd.r.mem, so+b.off, do+b.off, b.n, nil, nil)
+				return cl.CopyMem(q, xs.Root.H, xd.Root.H, so+b.off, do+b.off, b.n, nil, nil)
 			}
 			rc := cl.CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
 				SrcRowPitch: b.rect.row, SrcSlicePitch: b.rect.slice, DstRowPitch: b.rect.row, DstSlicePitch: b.rect.slice}
-			return cl.CopyMemRect(q, xs.r.mem, xd.r.mem, &rc, nil, nil)
+			return cl.CopyMemRect(q, xs.Root.H, xd.Root.H, &rc, nil, nil)
 		})
 	})
 	if err == nil {

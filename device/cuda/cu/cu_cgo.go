@@ -1,0 +1,200 @@
+//go:build cgo
+
+package cu
+
+/*
+#cgo LDFLAGS: -ldl
+#include <stdlib.h>
+#include "shim.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"unsafe"
+)
+
+// This file is the only one that crosses into C; it returns raw codes.
+
+func cuLoad() error {
+	var buf [512]C.char
+	if C.rcu_load(&buf[0], C.size_t(len(buf))) != 0 {
+		return errors.New(C.GoString(&buf[0]))
+	}
+	return nil
+}
+
+func cublasLoad() error {
+	var buf [512]C.char
+	if C.rcu_load_blas(&buf[0], C.size_t(len(buf))) != 0 {
+		return errors.New(C.GoString(&buf[0]))
+	}
+	return nil
+}
+
+func errorText(code int32) string {
+	var buf [256]C.char
+	C.rcu_error_text(C.rcu_result(code), &buf[0], C.size_t(len(buf)))
+	return C.GoString(&buf[0])
+}
+
+func blasStatusText(code int32) string {
+	var buf [128]C.char
+	C.rcu_blas_status_text(C.rcu_result(code), &buf[0], C.size_t(len(buf)))
+	return C.GoString(&buf[0])
+}
+
+func ctxOf(c Context) C.rcu_ctx   { return C.rcu_ctx(c) }
+func strOf(s Stream) C.rcu_stream { return C.rcu_stream(s) }
+func evOf(e Event) C.rcu_event    { return C.rcu_event(e) }
+func dp(p DevicePtr) C.rcu_dptr   { return C.rcu_dptr(p) }
+func blasOf(h BLAS) C.rcu_blas    { return C.rcu_blas(h) }
+
+func cuInit() int32 { return int32(C.rcu_init()) }
+
+func cuDriverVersion() (int, int32) {
+	var v C.int
+	code := C.rcu_driver_version(&v)
+	return int(v), int32(code)
+}
+
+func cuDeviceCount() (int, int32) {
+	var n C.int
+	code := C.rcu_device_count(&n)
+	return int(n), int32(code)
+}
+
+func cuDeviceGet(i int) (Device, int32) {
+	var d C.rcu_device
+	code := C.rcu_device_get(C.int(i), &d)
+	return Device(d), int32(code)
+}
+
+func cuDeviceName(d Device) (string, int32) {
+	var buf [maxName]C.char
+	code := C.rcu_device_name(C.rcu_device(d), &buf[0], C.int(len(buf)))
+	return C.GoString(&buf[0]), int32(code)
+}
+
+func cuDeviceAttr(d Device, a Attribute) (int, int32) {
+	var v C.int
+	code := C.rcu_device_attr(C.rcu_device(d), C.int(a), &v)
+	return int(v), int32(code)
+}
+
+func cuDeviceTotalMem(d Device) (int64, int32) {
+	var v C.size_t
+	code := C.rcu_device_total_mem(C.rcu_device(d), &v)
+	return int64(v), int32(code)
+}
+
+func cuPrimaryRetain(d Device) (Context, int32) {
+	var c C.rcu_ctx
+	code := C.rcu_primary_retain(C.rcu_device(d), &c)
+	return Context(c), int32(code)
+}
+
+func cuPrimaryRelease(d Device) int32 { return int32(C.rcu_primary_release(C.rcu_device(d))) }
+
+func cuMemAlloc(ctx Context, n int) (DevicePtr, int32) {
+	var p C.rcu_dptr
+	code := C.rcu_mem_alloc(ctxOf(ctx), &p, C.size_t(n))
+	return DevicePtr(p), int32(code)
+}
+
+func cuMemFree(ctx Context, p DevicePtr) int32 { return int32(C.rcu_mem_free(ctxOf(ctx), dp(p))) }
+
+func cuMemInfo(ctx Context) (int64, int64, int32) {
+	var f, t C.size_t
+	code := C.rcu_mem_info(ctxOf(ctx), &f, &t)
+	return int64(f), int64(t), int32(code)
+}
+
+func cuHostAlloc(ctx Context, n int, flags uint32) (unsafe.Pointer, int32) {
+	var p unsafe.Pointer
+	code := C.rcu_host_alloc(ctxOf(ctx), &p, C.size_t(n), C.uint(flags))
+	return p, int32(code)
+}
+
+func cuHostFree(ctx Context, p unsafe.Pointer) int32 { return int32(C.rcu_host_free(ctxOf(ctx), p)) }
+
+func cuHtoD(ctx Context, dst DevicePtr, src unsafe.Pointer, n int, s Stream) int32 {
+	return int32(C.rcu_htod(ctxOf(ctx), dp(dst), src, C.size_t(n), strOf(s)))
+}
+
+func cuDtoH(ctx Context, dst unsafe.Pointer, src DevicePtr, n int, s Stream) int32 {
+	return int32(C.rcu_dtoh(ctxOf(ctx), dst, dp(src), C.size_t(n), strOf(s)))
+}
+
+func cuDtoD(ctx Context, dst, src DevicePtr, n int, s Stream) int32 {
+	return int32(C.rcu_dtod(ctxOf(ctx), dp(dst), dp(src), C.size_t(n), strOf(s)))
+}
+
+func cuCopy2D(ctx Context, kind int, dev, dev2 DevicePtr, host unsafe.Pointer, dpitch, spitch, width, height int, s Stream) int32 {
+	return int32(C.rcu_copy2d(ctxOf(ctx), C.int(kind), dp(dev), dp(dev2), host,
+		C.size_t(dpitch), C.size_t(spitch), C.size_t(width), C.size_t(height), strOf(s)))
+}
+
+func cuMemset8(ctx Context, dst DevicePtr, v byte, n int, s Stream) int32 {
+	return int32(C.rcu_memset8(ctxOf(ctx), dp(dst), C.uchar(v), C.size_t(n), strOf(s)))
+}
+
+func cuStreamCreate(ctx Context, flags uint32) (Stream, int32) {
+	var s C.rcu_stream
+	code := C.rcu_stream_create(ctxOf(ctx), &s, C.uint(flags))
+	return Stream(s), int32(code)
+}
+
+func cuStreamSync(ctx Context, s Stream) int32 { return int32(C.rcu_stream_sync(ctxOf(ctx), strOf(s))) }
+func cuStreamDestroy(ctx Context, s Stream) int32 {
+	return int32(C.rcu_stream_destroy(ctxOf(ctx), strOf(s)))
+}
+func cuStreamWait(ctx Context, s Stream, e Event) int32 {
+	return int32(C.rcu_stream_wait(ctxOf(ctx), strOf(s), evOf(e)))
+}
+
+func cuEventCreate(ctx Context, flags uint32) (Event, int32) {
+	var e C.rcu_event
+	code := C.rcu_event_create(ctxOf(ctx), &e, C.uint(flags))
+	return Event(e), int32(code)
+}
+
+func cuEventRecord(ctx Context, e Event, s Stream) int32 {
+	return int32(C.rcu_event_record(ctxOf(ctx), evOf(e), strOf(s)))
+}
+func cuEventSync(ctx Context, e Event) int32  { return int32(C.rcu_event_sync(ctxOf(ctx), evOf(e))) }
+func cuEventQuery(ctx Context, e Event) int32 { return int32(C.rcu_event_query(ctxOf(ctx), evOf(e))) }
+func cuEventElapsed(ctx Context, a, b Event) (float32, int32) {
+	var ms C.float
+	code := C.rcu_event_elapsed(ctxOf(ctx), &ms, evOf(a), evOf(b))
+	return float32(ms), int32(code)
+}
+func cuEventDestroy(ctx Context, e Event) int32 {
+	return int32(C.rcu_event_destroy(ctxOf(ctx), evOf(e)))
+}
+
+func cublasCreate(ctx Context) (BLAS, int32) {
+	var h C.rcu_blas
+	code := C.rcu_blas_create(ctxOf(ctx), &h)
+	return BLAS(h), int32(code)
+}
+
+func cublasDestroy(ctx Context, h BLAS) int32 {
+	return int32(C.rcu_blas_destroy(ctxOf(ctx), blasOf(h)))
+}
+func cublasSetStream(ctx Context, h BLAS, s Stream) int32 {
+	return int32(C.rcu_blas_set_stream(ctxOf(ctx), blasOf(h), strOf(s)))
+}
+func cublasVersion(h BLAS) (int, int32) {
+	var v C.int
+	code := C.rcu_blas_version(blasOf(h), &v)
+	return int(v), int32(code)
+}
+
+func cublasGemm(ctx Context, h BLAS, m, n, k, batch int, a, b, c *Matrix, compute int32) int32 {
+	return int32(C.rcu_blas_gemm(ctxOf(ctx), blasOf(h), C.int(a.Trans), C.int(b.Trans), C.int(m), C.int(n), C.int(k),
+		dp(a.Ptr), C.int(a.Type), C.int(a.LD), C.longlong(a.Stride),
+		dp(b.Ptr), C.int(b.Type), C.int(b.LD), C.longlong(b.Stride),
+		dp(c.Ptr), C.int(c.Type), C.int(c.LD), C.longlong(c.Stride),
+		C.int(batch), C.int(compute)))
+}

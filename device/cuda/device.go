@@ -1,0 +1,331 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/devkit"
+)
+
+// Environment variables read by Open when the Options leave a choice open.
+const (
+	// EnvDevice is the device ordinal (as CUDA_VISIBLE_DEVICES numbers
+	// what is left visible); default 0.
+	EnvDevice  = "RESIDENT_CUDA_DEVICE"
+	EnvVerbose = "RESIDENT_CUDA_VERBOSE"
+)
+
+// Options choose and tune a Device. The zero value opens device 0 with
+// the caching allocator and staging on.
+type Options struct {
+	// Ordinal is the device number, 0 the first (Default reads
+	// $RESIDENT_CUDA_DEVICE).
+	Ordinal int
+	// Verbose logs the device chosen; also on when $RESIDENT_CUDA_VERBOSE
+	// is 1.
+	Verbose bool
+	// NoCache turns the caching allocator off: Free releases at once.
+	NoCache bool
+	// CacheLimit caps the bytes the cache holds; 0: half the device's
+	// memory.
+	CacheLimit int64
+	// NoStaging moves ordinary Go memory directly (the driver's pageable
+	// path) instead of through pinned staging chunks.
+	NoStaging bool
+	// StagingChunk is the size of each of the two pinned staging chunks;
+	// 0: 16 MiB.
+	StagingChunk int
+	// StagingMin is the smallest dense transfer of Go memory that is
+	// staged; smaller ones go directly. 0: 256 KiB.
+	StagingMin int
+	// CopyThreads is how many goroutines copy a chunk between Go memory
+	// and staging; 0: GOMAXPROCS, at most 8.
+	CopyThreads int
+}
+
+const (
+	defaultChunk      = 16 << 20
+	defaultStagingMin = 256 << 10
+)
+
+// Device is one CUDA device: its primary context (shared with the CUDA
+// runtime, cuBLAS and other libraries in the process) and a stream of its
+// own, on which every transfer, copy and GEMM is queued in order. It
+// implements device.Device, device.HostAllocator, device.CloseNotifier,
+// device.Compute and device.Gemmer. Safe for concurrent use, except that
+// Close must not race with other calls.
+type Device struct {
+	s *state
+	// vals is packages' per-device state; not in state, which must not
+	// point back to the Device.
+	vals devkit.Values
+}
+
+var (
+	_ device.Device        = (*Device)(nil)
+	_ device.HostAllocator = (*Device)(nil)
+	_ device.CloseNotifier = (*Device)(nil)
+	_ device.Compute       = (*Device)(nil)
+	_ device.Native        = (*Device)(nil)
+)
+
+// state is what Close and the cleanup backstop free; it must not point
+// back to the Device, or the cleanup would never run.
+type state struct {
+	opts     Options
+	dev      cu.Device
+	ctx      cu.Context
+	stream   cu.Stream
+	name     string
+	total    int64
+	maxPitch int
+	caps     device.Caps
+	counters devkit.Counters
+	pool     devkit.Pool // allocations, the cache, the closed flag
+
+	pins    devkit.PinnedSet[*pinned]
+	stageMu sync.Mutex
+	stager  *stager
+	blasMu  sync.Mutex
+	blas    cu.BLAS
+	cleanup runtime.Cleanup
+	// closeOnce runs close's work once; concurrent Closes wait for it
+	// and all return its error.
+	closeOnce sync.Once
+	closeErr  error
+	hooks     devkit.CloseHooks
+}
+
+// OrdinalFromEnv is $RESIDENT_CUDA_DEVICE as a number, 0 when unset or
+// not a number.
+func OrdinalFromEnv() int {
+	n, err := strconv.Atoi(os.Getenv(EnvDevice))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// Open opens CUDA device o.Ordinal: it retains the device's primary
+// context and creates a non-blocking stream. Where there is no CUDA the
+// error wraps ErrNoCUDA and says what is missing.
+func Open(o Options) (*Device, error) {
+	if err := cu.Load(); err != nil {
+		return nil, err
+	}
+	n, err := cu.DeviceCount()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoCUDA, err)
+	}
+	if o.Ordinal < 0 {
+		o.Ordinal = 0
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: the driver lists no CUDA device", ErrNoCUDA)
+	}
+	if o.Ordinal >= n {
+		return nil, fmt.Errorf("%w: device %d asked for, the driver lists %d", ErrNoCUDA, o.Ordinal, n)
+	}
+	if os.Getenv(EnvVerbose) == "1" {
+		o.Verbose = true
+	}
+	if o.StagingChunk <= 0 {
+		o.StagingChunk = defaultChunk
+	}
+	if o.StagingMin <= 0 {
+		o.StagingMin = defaultStagingMin
+	}
+	dev, err := cu.DeviceGet(o.Ordinal)
+	if err != nil {
+		return nil, err
+	}
+	ctx, err := cu.PrimaryCtxRetain(dev)
+	if err != nil {
+		return nil, err
+	}
+	st, err := cu.StreamCreate(ctx, cu.StreamNonBlocking)
+	if err != nil {
+		cu.PrimaryCtxRelease(dev)
+		return nil, err
+	}
+	s := &state{opts: o, dev: dev, ctx: ctx, stream: st}
+	s.pool = devkit.Pool{Counters: &s.counters, ErrClosed: ErrClosed, ErrForeign: ErrForeign}
+	s.describe()
+	limit := int(min(s.total/2, int64(^uint(0)>>1)))
+	if o.CacheLimit > 0 {
+		limit = int(min(o.CacheLimit, int64(^uint(0)>>1)))
+	}
+	if o.NoCache {
+		limit = 0
+	}
+	s.pool.SetCacheLimit(limit)
+	if o.Verbose {
+		v, _ := cu.DriverVersion()
+		log.Printf("cuda: using %s: compute capability %s, %d SMs, %d B, driver CUDA %d.%d, staging %v (2 × %d B)",
+			s.name, s.caps.Vendor, s.caps.Units, s.total, v/1000, v%1000/10, !o.NoStaging, o.StagingChunk)
+	}
+	d := &Device{s: s}
+	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.close() }, s)
+	return d, nil
+}
+
+// describe reads the device's name and limits.
+func (s *state) describe() {
+	name, _ := s.dev.Name()
+	s.name = fmt.Sprintf("cuda:%d %s", s.opts.Ordinal, name)
+	s.total, _ = s.dev.TotalMem()
+	attr := func(a cu.Attribute) int { v, _ := s.dev.Attr(a); return v }
+	s.maxPitch = attr(cu.AttrMaxPitch)
+	if s.maxPitch <= 0 {
+		s.maxPitch = 1<<31 - 1
+	}
+	s.caps = device.Caps{Lang: Lang, FP64: true, LocalMem: int64(attr(cu.AttrMaxSharedPerBlock)),
+		Units: max(1, attr(cu.AttrMultiprocessorCount)), MaxGroup: attr(cu.AttrMaxThreadsPerBlock),
+		Vendor: fmt.Sprintf("NVIDIA CUDA sm_%d%d", attr(cu.AttrComputeCapabilityMaj), attr(cu.AttrComputeCapabilityMin))}
+}
+
+// Lang is a CUDA Device's Caps().Lang.
+const Lang = "CUDA"
+
+var (
+	defaultMu  sync.Mutex
+	defaultDev *Device
+)
+
+// Default returns the process-wide shared device, opened on first use with
+// Options{Ordinal: OrdinalFromEnv()}. Don't Close it; if someone did, the
+// next call opens it again.
+func Default() (*Device, error) {
+	defaultMu.Lock()
+	defer defaultMu.Unlock()
+	if defaultDev != nil && !defaultDev.Closed() {
+		return defaultDev, nil
+	}
+	d, err := Open(Options{Ordinal: OrdinalFromEnv()})
+	if err != nil {
+		return nil, err
+	}
+	defaultDev = d
+	return d, nil
+}
+
+// Name names the device: "cuda:0 NVIDIA H200".
+func (d *Device) Name() string { return d.s.name }
+
+// Closed reports whether Close has run (device.Compute).
+func (d *Device) Closed() bool { return d.s.pool.Closed() }
+
+// Caps reports the device's capabilities (device.Compute). Lang is
+// "CUDA": package ops runs MatMul there through cuBLAS (device.Gemmer);
+// ops without a CUDA form run on the host under ops' rule.
+func (d *Device) Caps() device.Caps { return d.s.caps }
+
+// API names the native handles' API (device.Native).
+func (d *Device) API() string { return "CUDA" }
+
+// Handles returns the CUcontext (the device's primary context) and the
+// Device's CUstream (device.Native).
+func (d *Device) Handles() (ctx, queue uintptr) { return uintptr(d.s.ctx), uintptr(d.s.stream) }
+
+// Context returns the primary CUcontext; the Device owns its retain.
+func (d *Device) Context() cu.Context { return d.s.ctx }
+
+// Stream returns the Device's stream; the Device owns it.
+func (d *Device) Stream() cu.Stream { return d.s.stream }
+
+// Value is packages' per-device state, made by init on first use.
+func (d *Device) Value(key any, init func() any) any { return d.vals.Value(key, init) }
+
+// OnClose registers f to run when the Device closes (Close or its cleanup
+// backstop), before anything is released, so f may still use the device:
+// Arrays copy their device-dirty data home. Hooks run once, last
+// registered first; on a closed Device f runs at once. cancel
+// unregisters f.
+func (d *Device) OnClose(f func()) (cancel func()) { return d.s.hooks.OnClose(f) }
+
+// Sync waits for all work queued on the device's stream.
+func (d *Device) Sync() error {
+	if d.Closed() {
+		return ErrClosed
+	}
+	return cu.StreamSync(d.s.ctx, d.s.stream)
+}
+
+// Stats returns the device's counters. AllocsLive and BytesLive count
+// allocations the user holds (roots, not crops nor cached blocks).
+func (d *Device) Stats() device.Stats { return d.s.counters.Snapshot() }
+
+// MemInfo returns the device's free and total memory in bytes.
+func (d *Device) MemInfo() (free, total int64, err error) {
+	if d.Closed() {
+		return 0, 0, ErrClosed
+	}
+	return cu.MemInfo(d.s.ctx)
+}
+
+// Close runs the OnClose hooks (Arrays bring device-dirty data home),
+// then frees every allocation, cached block, the staging chunks, the
+// cuBLAS handle and the stream, and releases the primary context; pinned
+// host blocks still in use keep the context until their last Free. It is
+// idempotent; a cleanup does it for a Device that becomes unreachable.
+func (d *Device) Close() error {
+	d.s.cleanup.Stop()
+	return d.s.close()
+}
+
+func (s *state) close() error {
+	s.closeOnce.Do(func() { s.closeErr = s.shutdown() })
+	return s.closeErr
+}
+
+// shutdown is close's work, run once.
+func (s *state) shutdown() error {
+	s.hooks.RunCloseHooks()
+	live, cached := s.pool.Close()
+	errs := []error{cu.StreamSync(s.ctx, s.stream)}
+	for _, r := range live {
+		errs = append(errs, cu.MemFree(s.ctx, cu.DevicePtr(r.H)))
+	}
+	for _, p := range cached {
+		errs = append(errs, cu.MemFree(s.ctx, cu.DevicePtr(p)))
+	}
+	s.stageMu.Lock()
+	if s.stager != nil {
+		errs = append(errs, s.stager.release(s))
+		s.stager = nil
+	}
+	s.stageMu.Unlock()
+	s.blasMu.Lock()
+	if s.blas != 0 {
+		errs = append(errs, cu.BLASDestroy(s.ctx, s.blas))
+		s.blas = 0
+	}
+	s.blasMu.Unlock()
+	errs = append(errs, cu.StreamDestroy(s.ctx, s.stream))
+	if s.pins.Close() {
+		// Pinned blocks still in use (NewIn Arrays) keep the context;
+		// the last Free releases it.
+		return errors.Join(errs...)
+	}
+	errs = append(errs, s.release())
+	return errors.Join(errs...)
+}
+
+// release drops the primary context retain, last.
+func (s *state) release() error { return cu.PrimaryCtxRelease(s.dev) }
+
+// ReleaseCache frees the cached device blocks.
+func (d *Device) ReleaseCache() error {
+	var errs []error
+	for _, p := range d.s.pool.Drain() {
+		errs = append(errs, cu.MemFree(d.s.ctx, cu.DevicePtr(p)))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,58 @@
+// Package cuda is the CUDA implementation of device.Device, over the CUDA
+// driver API loaded at run time: package cu below it dlopens libcuda.so.1
+// (and cuBLAS for GEMM) with our own declarations, so the module builds
+// with gcc alone and, where there is no CUDA, Open and Default return an
+// error wrapping ErrNoCUDA that names what is missing (the library, cuInit's
+// failure, or the absence of a device). Tests skip with that message.
+//
+// A Device is one GPU's primary context (shared with the CUDA runtime and
+// the libraries that use it) and a non-blocking stream of its own, on which
+// everything is queued in order: transfers, device copies, memsets, GEMMs.
+// It keeps the contract of device/opencl:
+//
+//   - allocations with byte offsets (Crop shares the root CUdeviceptr;
+//     Native is the root, Offset the crop's start), with a caching
+//     allocator (size bins of internal/devkit; Stats counts hits and
+//     misses; Options.NoCache, CacheLimit);
+//   - CopyIn and CopyOut of strided Regions, counted in Stats, returning
+//     when the host memory may be reused. Pinned memory (AllocHost, a
+//     device.HostAllocator; array.NewIn) moves directly, one 2-D copy per
+//     run of evenly spaced rows; ordinary Go memory is staged through two
+//     pinned chunks, the copy into one overlapping the DMA of the other
+//     (internal/devkit's pipeline, shared with OpenCL), except dense
+//     transfers under Options.StagingMin, which take the driver's pageable
+//     path. Copy between allocations and Memset are queued without a wait;
+//   - the transfer guard, as for every device (package device);
+//   - Close (idempotent, also the cleanup backstop of an unreachable
+//     Device) runs the OnClose hooks first, so Arrays copy device-dirty data
+//     home, then frees allocations, cached blocks, staging, the cuBLAS handle
+//     and the stream, and releases the primary context (after the last
+//     pinned block still in use is freed).
+//
+// Computing: Caps().Lang is "CUDA". The Device is a device.Gemmer:
+// ops.MatMul and ops.MatMulWith on Arrays resident here run cuBLAS
+// (cublasGemmEx / cublasGemmStridedBatchedEx on the Device's stream) for
+// float32 (CUBLAS_COMPUTE_32F: no TF32 unless asked for with
+// device.PrecisionTF32), float64, float16 and bfloat16 (summed in
+// float32). Strided operands are passed as they lie, transposed where
+// their layout allows; operands with no unit stride are first copied to a
+// dense temporary on the device (counted as D2D). Other ops have no CUDA
+// form yet and run on the host under package ops' rule (device-dirty
+// inputs copied home: counted, refused under the guard).
+//
+// Between devices, Array.MoveTo and device.CopyBetween copy directly
+// between two Devices of one CUDA context (two Devices opened on one GPU
+// share its primary context; counted as Peer), and otherwise stage
+// through host memory (pinned when the destination offers it), counted as
+// D2H on one device and H2D on the other: an OpenCL device and a CUDA
+// device on the same GPU share no memory.
+//
+// Tests: where there is no CUDA, TestMockCUDA builds testdata/mockcuda (a
+// libcuda.so.1 and libcublas.so.13 over host memory, with fault
+// injection) and runs the package's tests against it in child processes.
+//
+// Environment: RESIDENT_CUDA_DEVICE picks Default's device ordinal;
+// RESIDENT_CUDA_VERBOSE=1 logs the device chosen. cuBLAS is looked up as
+// libcublas.so.13, .12, then libcublas.so, on the loader path and in
+// /usr/local/cuda/lib64.
+package cuda

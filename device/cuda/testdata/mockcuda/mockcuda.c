@@ -1,0 +1,252 @@
+/* A stand-in for libcuda.so.1 and libcublas.so.13 over host memory, for
+   testing package cuda where there is no GPU (TestMockCUDA builds it and
+   runs the package's tests against it). Device pointers are host
+   addresses; everything "asynchronous" runs at once. It checks what the
+   real driver and cuBLAS would refuse: a wrong or missing context, a NULL
+   stream, unbalanced retains, frees of unknown pointers, cuBLAS leading
+   dimensions, alpha/beta of the wrong type, type/compute mismatches. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, INVALID_DEVICE = 101, INVALID_CONTEXT = 201, INVALID_HANDLE = 400 };
+
+static char ctx_token;
+static void *const CTX = &ctx_token;
+static int retains;
+static __thread void *current;
+static long long live_bytes;
+static const long long total_bytes = 1LL << 32;
+
+/* Fault injection: MOCKCUDA_FAIL="name:n,…" makes the n-th call of entry
+   point name fail ("name:n+": that call and every later one). */
+static int fail(const char *name, int code) {
+	static struct { char name[48]; int calls; } seen[32];
+	const char *env = getenv("MOCKCUDA_FAIL");
+	if (!env) return 0;
+	int i = 0;
+	for (; i < 32 && seen[i].name[0] && strcmp(seen[i].name, name); i++) {}
+	if (i == 32) return 0;
+	if (!seen[i].name[0]) strncpy(seen[i].name, name, sizeof seen[i].name - 1);
+	int call = ++seen[i].calls;
+	size_t n = strlen(name);
+	for (const char *p = env; (p = strstr(p, name)); p += n) {
+		if ((p != env && p[-1] != ',') || p[n] != ':') continue;
+		char *end;
+		long at = strtol(p + n + 1, &end, 10);
+		if (call == at || (*end == '+' && call >= at)) return code;
+	}
+	return 0;
+}
+#define FAIL(name, code) do { int f_ = fail(name, code); if (f_) return f_; } while (0)
+
+#define NEED_CTX() do { if (current != CTX || retains <= 0) return INVALID_CONTEXT; } while (0)
+#define NEED_STREAM(s) do { if (!(s)) return INVALID_HANDLE; } while (0)
+
+CUresult cuInit(unsigned flags) { return flags ? INVALID_VALUE : OK; }
+CUresult cuDriverGetVersion(int *v) { *v = 13000; return OK; }
+CUresult cuDeviceGetCount(int *n) { *n = 1; return OK; }
+CUresult cuDeviceGet(int *d, int ordinal) { if (ordinal != 0) return INVALID_DEVICE; *d = 0; return OK; }
+CUresult cuDeviceGetName(char *buf, int n, int d) { (void)d; strncpy(buf, "Mock CUDA", n); return OK; }
+CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
+	(void)d;
+	switch (attr) {
+	case 1: *v = 1024; break;      /* max threads per block */
+	case 8: *v = 49152; break;     /* shared memory per block */
+	case 11: *v = 4096; break;     /* max pitch: small, so pitches above it are exercised */
+	case 16: *v = 4; break;        /* SMs */
+	case 75: *v = 9; break;
+	case 76: *v = 0; break;
+	default: *v = 0;
+	}
+	return OK;
+}
+CUresult cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = total_bytes; return OK; }
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) { (void)d; retains++; *ctx = CTX; return OK; }
+CUresult cuDevicePrimaryCtxRelease_v2(int d) { (void)d; if (retains <= 0) return INVALID_CONTEXT; retains--; return OK; }
+CUresult cuCtxSetCurrent(void *ctx) { if (ctx != CTX) return INVALID_CONTEXT; current = ctx; return OK; }
+CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == OK ? "CUDA_SUCCESS" : "CUDA_ERROR_MOCK"; return OK; }
+CUresult cuGetErrorString(CUresult r, const char **s) { (void)r; *s = "mock driver error"; return OK; }
+
+/* Allocations carry their size in a header, so frees are checked. */
+#define MAGIC 0x5eedfeedULL
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t n) {
+	NEED_CTX();
+	FAIL("cuMemAlloc_v2", OUT_OF_MEMORY);
+	if (n == 0) return INVALID_VALUE;
+	if (live_bytes + (long long)n > total_bytes) return OUT_OF_MEMORY;
+	unsigned long long *h = aligned_alloc(256, 256 + ((n + 255) / 256) * 256);
+	if (!h) return OUT_OF_MEMORY;
+	h[0] = MAGIC;
+	h[1] = n;
+	memset((char *)h + 256, 0xA5, n);
+	__atomic_add_fetch(&live_bytes, (long long)n, __ATOMIC_SEQ_CST);
+	*p = (CUdeviceptr)(uintptr_t)((char *)h + 256);
+	return OK;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) {
+	NEED_CTX();
+	unsigned long long *h = (unsigned long long *)((char *)(uintptr_t)p - 256);
+	if (!p || h[0] != MAGIC) return INVALID_VALUE;
+	h[0] = 0;
+	__atomic_sub_fetch(&live_bytes, (long long)h[1], __ATOMIC_SEQ_CST);
+	free(h);
+	return OK;
+}
+CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { NEED_CTX(); *f = total_bytes - live_bytes; *t = total_bytes; return OK; }
+CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {
+	NEED_CTX();
+	FAIL("cuMemHostAlloc", OUT_OF_MEMORY);
+	(void)flags;
+	*p = aligned_alloc(4096, (n + 4095) / 4096 * 4096);
+	return *p ? OK : OUT_OF_MEMORY;
+}
+CUresult cuMemFreeHost(void *p) { NEED_CTX(); free(p); return OK; }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); FAIL("cuMemcpyHtoDAsync_v2", INVALID_VALUE); memcpy((void *)(uintptr_t)d, h, n); return OK; }
+CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memcpy(h, (void *)(uintptr_t)d, n); return OK; }
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n); return OK; }
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memset((void *)(uintptr_t)d, v, n); return OK; }
+
+typedef struct {
+	size_t srcXInBytes, srcY;
+	int srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	void *srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes, dstY;
+	int dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	void *dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes, Height;
+} copy2d_t;
+
+CUresult cuMemcpy2DAsync_v2(const copy2d_t *c, void *s) {
+	NEED_CTX();
+	FAIL("cuMemcpy2DAsync_v2", INVALID_VALUE);
+	NEED_STREAM(s);
+	if (c->WidthInBytes > c->srcPitch || c->WidthInBytes > c->dstPitch || c->srcPitch > 4096 || c->dstPitch > 4096)
+		return INVALID_VALUE; /* the real driver: pitches ≥ width, ≤ CU_DEVICE_ATTRIBUTE_MAX_PITCH */
+	const char *src = c->srcMemoryType == 1 ? c->srcHost : (const char *)(uintptr_t)c->srcDevice;
+	char *dst = c->dstMemoryType == 1 ? c->dstHost : (char *)(uintptr_t)c->dstDevice;
+	if ((c->srcMemoryType != 1 && c->srcMemoryType != 2) || (c->dstMemoryType != 1 && c->dstMemoryType != 2)) return INVALID_VALUE;
+	for (size_t y = 0; y < c->Height; y++)
+		memcpy(dst + c->dstXInBytes + (y + c->dstY) * c->dstPitch, src + c->srcXInBytes + (y + c->srcY) * c->srcPitch, c->WidthInBytes);
+	return OK;
+}
+
+CUresult cuStreamCreate(void **s, unsigned flags) { NEED_CTX(); (void)flags; *s = malloc(1); return OK; }
+CUresult cuStreamSynchronize(void *s) { NEED_CTX(); NEED_STREAM(s); return OK; }
+CUresult cuStreamDestroy_v2(void *s) { NEED_CTX(); NEED_STREAM(s); free(s); return OK; }
+CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { NEED_CTX(); (void)f; NEED_STREAM(s); NEED_STREAM(e); return OK; }
+CUresult cuEventCreate(void **e, unsigned flags) { NEED_CTX(); (void)flags; *e = malloc(1); return OK; }
+CUresult cuEventRecord(void *e, void *s) { NEED_CTX(); NEED_STREAM(s); NEED_STREAM(e); return OK; }
+CUresult cuEventSynchronize(void *e) { NEED_CTX(); NEED_STREAM(e); return OK; }
+CUresult cuEventQuery(void *e) { NEED_CTX(); NEED_STREAM(e); return OK; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) { NEED_CTX(); (void)a; (void)b; *ms = 0; return OK; }
+CUresult cuEventDestroy_v2(void *e) { NEED_CTX(); NEED_STREAM(e); free(e); return OK; }
+
+/* cuBLAS. */
+enum { B_OK = 0, B_INVALID = 7, B_NOT_SUPPORTED = 15 };
+typedef struct { void *stream; } blas_t;
+/* This file is loaded twice, as the driver (RTLD_GLOBAL) and as cuBLAS
+   (RTLD_LOCAL): cuBLAS asks the driver's copy for the thread's context,
+   as the real one does through the runtime. */
+void *mock_current(void) { return current; }
+static void *driver_current(void) {
+	void *(*f)(void) = (void *(*)(void))dlsym(RTLD_DEFAULT, "mock_current");
+	return f ? f() : NULL;
+}
+int cublasCreate_v2(blas_t **h) { FAIL("cublasCreate_v2", 3 /* ALLOC_FAILED */); if (!driver_current()) return 1; *h = calloc(1, sizeof **h); return B_OK; }
+int cublasDestroy_v2(blas_t *h) { free(h); return B_OK; }
+int cublasSetStream_v2(blas_t *h, void *s) { h->stream = s; return B_OK; }
+int cublasGetVersion_v2(blas_t *h, int *v) { (void)h; *v = 130000; return B_OK; }
+const char *cublasGetStatusName(int s) { return s == B_OK ? "CUBLAS_STATUS_SUCCESS" : "CUBLAS_STATUS_MOCK_ERROR"; }
+
+static float half2f(uint16_t h) {
+	int e = (h >> 10) & 31, m = h & 1023;
+	float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 1024), e - 25);
+	return (h & 0x8000) ? -v : v;
+}
+static uint16_t f2half(float f) { /* round to nearest even, finite values in range */
+	uint16_t sign = signbit(f) ? 0x8000 : 0;
+	f = fabsf(f);
+	if (f == 0) return sign;
+	int e;
+	frexpf(f, &e); /* f = x·2^e, x in [0.5, 1) */
+	int exp = e - 1 + 15;
+	if (exp >= 31) return sign | 0x7c00;
+	float scale = exp <= 0 ? ldexpf(1, 24) : ldexpf(1, 10 - (e - 1));
+	float q = nearbyintf(f * scale);
+	if (exp <= 0) return sign | (uint16_t)q;
+	uint32_t mq = (uint32_t)q; /* 1024..2048 */
+	if (mq == 2048) { mq = 1024; exp++; }
+	return sign | (uint16_t)(exp << 10) | (uint16_t)(mq - 1024);
+}
+static float bf2f(uint16_t b) { uint32_t u = (uint32_t)b << 16; float f; memcpy(&f, &u, 4); return f; }
+static uint16_t f2bf(float f) { uint32_t u; memcpy(&u, &f, 4); u += 0x7fff + ((u >> 16) & 1); return (uint16_t)(u >> 16); }
+static float tf32(float f) { uint32_t u; memcpy(&u, &f, 4); u += 0xfff + ((u >> 13) & 1); u &= ~0x1fffu; memcpy(&f, &u, 4); return f; }
+
+static double load(const void *p, int type, long long i, int compute) {
+	switch (type) {
+	case 0: return compute == 77 ? tf32(((const float *)p)[i]) : ((const float *)p)[i];
+	case 1: return ((const double *)p)[i];
+	case 2: return half2f(((const uint16_t *)p)[i]);
+	case 14: return bf2f(((const uint16_t *)p)[i]);
+	}
+	return NAN;
+}
+static void store(void *p, int type, long long i, double v) {
+	switch (type) {
+	case 0: ((float *)p)[i] = (float)v; break;
+	case 1: ((double *)p)[i] = v; break;
+	case 2: ((uint16_t *)p)[i] = f2half((float)v); break;
+	case 14: ((uint16_t *)p)[i] = f2bf((float)v); break;
+	}
+}
+
+int cublasGemmStridedBatchedEx(blas_t *h, int ta, int tb, int m, int n, int k, const void *alpha,
+                               const void *A, int at, int lda, long long sa, const void *B, int bt, int ldb, long long sb,
+                               const void *beta, void *C, int ct, int ldc, long long sc, int batch, int compute, int algo) {
+	(void)algo;
+	FAIL("cublasGemm", 13 /* CUBLAS_STATUS_EXECUTION_FAILED */);
+	if (!driver_current() || !h || !h->stream) return 1; /* NOT_INITIALIZED: no context, or no stream set */
+	if (at != bt || at != ct) return B_NOT_SUPPORTED;
+	int ok = (at == 0 && (compute == 68 || compute == 77)) || (at == 1 && compute == 70) || ((at == 2 || at == 14) && compute == 68);
+	if (!ok) return B_NOT_SUPPORTED;
+	double a1 = compute == 70 ? *(const double *)alpha : *(const float *)alpha;
+	double b0 = compute == 70 ? *(const double *)beta : *(const float *)beta;
+	if (a1 != 1 || b0 != 0) return B_INVALID;
+	if (m < 0 || n < 0 || k < 0 || batch < 1 || (ta != 0 && ta != 1) || (tb != 0 && tb != 1)) return B_INVALID;
+	if (lda < (ta ? (k > 1 ? k : 1) : (m > 1 ? m : 1)) || ldb < (tb ? (n > 1 ? n : 1) : (k > 1 ? k : 1)) || ldc < (m > 1 ? m : 1))
+		return B_INVALID;
+	for (int z = 0; z < batch; z++)
+		for (int r = 0; r < m; r++)
+			for (int c = 0; c < n; c++) {
+				double s = 0;
+				for (int p = 0; p < k; p++) {
+					long long ia = ta ? p + (long long)r * lda : r + (long long)p * lda;
+					long long ib = tb ? c + (long long)p * ldb : p + (long long)c * ldb;
+					s += load(A, at, z * sa + ia, compute) * load(B, bt, z * sb + ib, compute);
+				}
+				if (at == 0) s = (float)s; /* fp32 sums: close enough for the tests' bounds */
+				store(C, ct, z * sc + r + (long long)c * ldc, s);
+			}
+	return B_OK;
+}
+
+int cublasGemmEx(blas_t *h, int ta, int tb, int m, int n, int k, const void *alpha, const void *A, int at, int lda,
+                 const void *B, int bt, int ldb, const void *beta, void *C, int ct, int ldc, int compute, int algo) {
+	return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0, beta, C, ct, ldc, 0, 1, compute, algo);
+}
+
+/* For tests: bytes allocated and not freed, primary context retains. */
+long long mock_live_bytes(void) { return live_bytes; }
+int mock_retains(void) { return retains; }

@@ -1,0 +1,192 @@
+package cuda
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/devkit"
+)
+
+// checkRegion validates a transfer of r at byte off in x against host bytes
+// (hostLen < 0: no host side) and returns r simplified and its span.
+func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (device.Region, int, error) {
+	return devkit.CheckRegion("cuda", op, x.N, off, r, hostLen)
+}
+
+// forRuns cuts a simplified Region into pieces that one copy call moves:
+// consecutive rows a constant pitch apart (at least the row, at most
+// maxPitch) join one 2-D piece; limit > 0 caps a piece's bytes (rows
+// longer than limit are cut into segments). Stage is left 0.
+func forRuns(r device.Region, maxPitch, limit int, fn func(devkit.Piece) error) error {
+	var cur devkit.Piece
+	var err error
+	flush := func() {
+		if cur.Rows > 0 && err == nil {
+			err = fn(cur)
+		}
+		cur = devkit.Piece{}
+	}
+	r.Rows(func(off, n int) {
+		if err != nil {
+			return
+		}
+		if limit > 0 && n > limit {
+			flush()
+			for seg := 0; seg < n && err == nil; seg += limit {
+				err = fn(devkit.Piece{Off: off + seg, RowBytes: min(limit, n-seg), Rows: 1, Pitch: n})
+			}
+			return
+		}
+		fits := limit <= 0 || (cur.Rows+1)*n <= limit
+		switch {
+		case cur.Rows == 1 && fits && off-cur.Off >= n && off-cur.Off <= maxPitch:
+			cur.Pitch, cur.Rows = off-cur.Off, 2
+		case cur.Rows > 1 && fits && off == cur.Off+cur.Rows*cur.Pitch:
+			cur.Rows++
+		default:
+			flush()
+			cur = devkit.Piece{Off: off, RowBytes: n, Rows: 1, Pitch: n}
+		}
+	})
+	flush()
+	return err
+}
+
+// CopyIn copies the host Region starting at src[0] to the same Region at
+// byte off in dst, and returns once src may be reused. Pinned memory
+// (AllocHost) goes directly, a 2-D copy per run of evenly spaced rows;
+// ordinary Go memory goes through the pinned staging chunks, except dense
+// transfers under Options.StagingMin, which take the driver's pageable
+// path.
+func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
+	return d.hostCopy("CopyIn", true, dst, off, src, r)
+}
+
+// CopyOut copies the Region at byte off in src to the host Region starting
+// at dst[0], and returns once the data is there; host bytes between the
+// Region's rows are left untouched.
+func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
+	return d.hostCopy("CopyOut", false, src, off, dst, r)
+}
+
+func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
+	x, err := d.own(a)
+	if err != nil {
+		return err
+	}
+	rs, span, err := checkRegion(op, x, off, r, len(host))
+	if err != nil || span == 0 {
+		return err
+	}
+	if err := d.s.transfer(write, at(x, off), host[:span], rs); err != nil {
+		return fmt.Errorf("cuda: %s on %s: %w", op, d.s.name, err)
+	}
+	if write {
+		d.s.counters.H2D(r.Bytes())
+	} else {
+		d.s.counters.D2H(r.Bytes())
+	}
+	return nil
+}
+
+// transfer moves a simplified Region between host and dev, waiting for it.
+func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Region) error {
+	pinned := s.pinnedHost(host)
+	dense := len(r.Shape) == 1
+	if !pinned && !s.opts.NoStaging && (!dense || r.Bytes() >= s.opts.StagingMin) {
+		return s.staged(write, dev, host, r)
+	}
+	base := unsafe.Pointer(&host[0])
+	err := forRuns(r, s.maxPitch, 0, func(p devkit.Piece) error {
+		h := unsafe.Add(base, p.Off)
+		dp := dev + cu.DevicePtr(p.Off)
+		switch {
+		case p.Rows == 1 && write:
+			return cu.HtoD(s.ctx, dp, h, p.RowBytes, s.stream)
+		case p.Rows == 1:
+			return cu.DtoH(s.ctx, h, dp, p.RowBytes, s.stream)
+		case !pinned: // Go memory, row by row: the 1-D calls are the ones documented for pageable memory
+			for y := range p.Rows {
+				hy, dy := unsafe.Add(h, y*p.Pitch), dp+cu.DevicePtr(y*p.Pitch)
+				var err error
+				if write {
+					err = cu.HtoD(s.ctx, dy, hy, p.RowBytes, s.stream)
+				} else {
+					err = cu.DtoH(s.ctx, hy, dy, p.RowBytes, s.stream)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		case write:
+			return cu.Copy2DHtoD(s.ctx, dp, p.Pitch, h, p.Pitch, p.RowBytes, p.Rows, s.stream)
+		default:
+			return cu.Copy2DDtoH(s.ctx, h, p.Pitch, dp, p.Pitch, p.RowBytes, p.Rows, s.stream)
+		}
+	})
+	// Wait even after an error: copies already queued may still read or
+	// write host.
+	if e := cu.StreamSync(s.ctx, s.stream); err == nil {
+		err = e
+	}
+	runtime.KeepAlive(host)
+	return err
+}
+
+// Copy copies a Region between two allocations of this device; the copy
+// is queued on the stream, and later work on it sees the result.
+func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
+	xd, err := d.own(dst)
+	if err != nil {
+		return err
+	}
+	xs, err := d.own(src)
+	if err != nil {
+		return err
+	}
+	if _, _, err := checkRegion("Copy destination", xd, dstOff, r, -1); err != nil {
+		return err
+	}
+	rs, span, err := checkRegion("Copy source", xs, srcOff, r, -1)
+	if err != nil || span == 0 {
+		return err
+	}
+	s := d.s
+	do, so := at(xd, dstOff), at(xs, srcOff)
+	err = forRuns(rs, s.maxPitch, 0, func(p devkit.Piece) error {
+		off := cu.DevicePtr(p.Off)
+		if p.Rows == 1 {
+			return cu.DtoD(s.ctx, do+off, so+off, p.RowBytes, s.stream)
+		}
+		return cu.Copy2DDtoD(s.ctx, do+off, p.Pitch, so+off, p.Pitch, p.RowBytes, p.Rows, s.stream)
+	})
+	if err != nil {
+		return fmt.Errorf("cuda: Copy on %s: %w", s.name, err)
+	}
+	s.counters.D2D(r.Bytes())
+	return nil
+}
+
+// Memset queues setting n bytes at byte off of a to v: an op's own write,
+// counted as a launch.
+func (d *Device) Memset(a device.Allocation, off int, v byte, n int) error {
+	x, err := d.own(a)
+	if err != nil {
+		return err
+	}
+	if off < 0 || n < 0 || off > x.N || n > x.N-off {
+		return fmt.Errorf("cuda: Memset of %d bytes at %d of %d: %w", n, off, x.N, device.ErrOutOfRange)
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := cu.MemsetD8(d.s.ctx, at(x, off), v, n, d.s.stream); err != nil {
+		return fmt.Errorf("cuda: Memset on %s: %w", d.s.name, err)
+	}
+	d.s.counters.Launch()
+	return nil
+}
