@@ -309,7 +309,8 @@ func anyEmpty(ft *fuseTree) bool {
 
 // TestDiffFuse runs famFuse's cases alone (cases famFuse, famFuse+nFam, …
 // of TestDiff's numbering, so -diff.case reproduces them there too):
-// -diff.n of them per side (default 300).
+// -diff.n of them per side (default 120: each new expression is a kernel
+// build, a second or more on PoCL with a cold cache; TestDiff draws more).
 func TestDiffFuse(t *testing.T) {
 	var cl device.Device
 	if d, err := opencl.Default(); err == nil {
@@ -317,7 +318,7 @@ func TestDiffFuse(t *testing.T) {
 	}
 	sd := sim.NewCompute("diff-fuse", 0)
 	defer sd.Close()
-	n := 300
+	n := 120
 	if *diffN > 0 {
 		n = *diffN
 	}

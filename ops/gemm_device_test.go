@@ -2,6 +2,7 @@ package ops
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -48,12 +49,22 @@ func gemmTwinsInto[T Float](t *testing.T, d *opencl.Device, what string, seed ui
 
 // TestDeviceGemmConfigs runs every tiling opsbench tunes over, both
 // portable variants, on shapes that cut through tiles and whole ones.
+var gemmAll = flag.Bool("gemm.all", false, "TestDeviceGemmConfigs: every tiling on PoCL too")
+
 func TestDeviceGemmConfigs(t *testing.T) {
 	d := testDev(t)
 	restoreGemm(t, d)
 	tiles := []gemmConfig{{128, 128, 16, 8, 8, 0}, {128, 128, 8, 8, 8, 0}, {128, 64, 16, 8, 4, 0}, {64, 128, 16, 4, 8, 0},
 		{64, 64, 16, 4, 4, 0}, {128, 128, 32, 8, 8, 0}, {64, 64, 32, 8, 8, 0}, {64, 64, 8, 4, 4, 0}, {128, 64, 8, 8, 4, 0}, {64, 128, 8, 4, 8, 0}, {32, 32, 16, 4, 4, 0},
 		{128, 128, 8, 16, 8, 0}, {128, 256, 8, 8, 16, 0}, {128, 128, 16, 16, 8, 0}, {256, 128, 8, 16, 8, 0}}
+	f64 := []gemmConfig{{64, 64, 16, 4, 4, 0}, {64, 64, 8, 4, 4, 0}, {128, 64, 8, 8, 4, 0}, {64, 128, 8, 4, 8, 0}, {128, 128, 8, 8, 8, 0}, {32, 32, 16, 4, 4, 0},
+		{128, 128, 8, 8, 8, 1}, {64, 64, 8, 4, 4, 1}}
+	if strings.Contains(d.Caps().Vendor, "Portable") && !*gemmAll {
+		// PoCL compiles each tiling for a second or more: the defaults, the
+		// small-shape tilings and an edge of each kind (-gemm.all: every one).
+		tiles = []gemmConfig{gemmNVIDIA32, gemmNVIDIA32Small[0], gemmNVIDIA32Small[1], {128, 128, 8, 16, 8, 0}, {32, 32, 16, 4, 4, 0}, {64, 128, 8, 4, 8, 0}}
+		f64 = []gemmConfig{{64, 64, 16, 4, 4, 0}, {32, 32, 16, 4, 4, 0}, {128, 128, 8, 8, 8, 1}, {64, 64, 8, 4, 4, 1}}
+	}
 	for i, c := range tiles {
 		for _, v := range []int{gemmPortable, gemmVec} {
 			c.V = v
@@ -70,8 +81,7 @@ func TestDeviceGemmConfigs(t *testing.T) {
 		{"dense", "dense", "crop"}, {"dense", "dense", "transposed"}} {
 		gemmTwinsInto[float32](t, d, "views", uint64(i), gemmShapes[0], l[0], l[1], l[2], 1e-4)
 	}
-	for i, c := range []gemmConfig{{64, 64, 16, 4, 4, 0}, {64, 64, 8, 4, 4, 0}, {128, 64, 8, 8, 4, 0}, {64, 128, 8, 4, 8, 0}, {128, 128, 8, 8, 8, 0}, {32, 32, 16, 4, 4, 0},
-		{128, 128, 8, 8, 8, 1}, {64, 64, 8, 4, 4, 1}} {
+	for i, c := range f64 {
 		setGemmConfig(d, 8, c)
 		for j, sh := range [][3]int{{128, 128, 32}, {70, 130, 20}, {130, 140, 132}} {
 			gemmTwins[float64](t, d, c.String()+" float64", uint64(i*5+j), sh, "dense", "dense", 1e-12)
