@@ -105,6 +105,9 @@ func TestMatMulCUDA(t *testing.T) {
 		{"batched-transposed", 16, 8, 12, 2, true},
 		{"vector", 100, 1, 1, 0, false},
 	} {
+		if raceEnabled && l.M*l.N*l.K > 1<<20 {
+			continue // the race detector makes the host reference slow; the others cover the same paths
+		}
 		t.Run(l.name, func(t *testing.T) {
 			exact := testMatMulF32(t, d, l.K, l.M, l.N, l.batch, l.transposed, device.PrecisionExact)
 			tf32 := testMatMulF32(t, d, l.K, l.M, l.N, l.batch, l.transposed, device.PrecisionTF32)
