@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -13,39 +14,33 @@ import (
 
 // WritePlot draws the median time per iteration against the number of
 // stages, one line per mode and host memory (solid: Go memory, dashed:
-// pinned), and writes it as a PNG.
+// pinned), each point with a bar from its p10 to its p90 time, and writes
+// it as a PNG.
 func WritePlot(w io.Writer, r *Report) error {
 	p := plot.New()
 	p.Title.Text = fmt.Sprintf("%s: %s chain, %d×%d uint8", r.Device, stageList(r), r.Width, r.Height)
 	p.X.Label.Text = "stages"
-	p.Y.Label.Text = "median time per iteration (ms)"
+	p.Y.Label.Text = "median time per iteration (ms; bars: p10–p90)"
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
 
-	type key struct {
-		m   Mode
-		mem Memory
-	}
-	var keys []key
-	pts := map[key]plotter.XYs{}
-	for _, x := range r.Results {
-		k := key{x.Mode, x.Memory}
-		if _, ok := pts[k]; !ok {
-			keys = append(keys, k)
-		}
-		pts[k] = append(pts[k], plotter.XY{X: float64(x.Stages), Y: float64(x.Time.Median) / 1e6})
-	}
+	keys, pts := plotSeries(r)
 	if len(keys) == 0 {
 		return fmt.Errorf("bench: nothing to plot: the report has no results")
 	}
 	for _, k := range keys {
-		l, s, err := plotter.NewLinePoints(pts[k])
+		l, s, err := plotter.NewLinePoints(pts[k].XYs)
+		if err != nil {
+			return err
+		}
+		bars, err := plotter.NewYErrorBars(pts[k])
 		if err != nil {
 			return err
 		}
 		c := plotutil.Color(int(k.m))
-		l.Color, s.Color = c, c
+		l.Color, s.Color, bars.Color = c, c, c
+		p.Add(bars)
 		l.Width = vg.Points(1.5)
 		s.Shape = draw.CircleGlyph{}
 		if k.mem == Pinned {
@@ -70,4 +65,38 @@ func WritePlot(w io.Writer, r *Report) error {
 	}
 	_, err = wt.WriteTo(w)
 	return err
+}
+
+// seriesKey is one line of the plot: a mode on a host memory.
+type seriesKey struct {
+	m   Mode
+	mem Memory
+}
+
+// spread is a line's points (stages, median ms) with, for each, how far
+// its p10 lies below and its p90 above the median: gonum's error bars.
+type spread struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// plotSeries groups r's results into lines, in their order of first
+// appearance.
+func plotSeries(r *Report) ([]seriesKey, map[seriesKey]*spread) {
+	var keys []seriesKey
+	pts := map[seriesKey]*spread{}
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	for _, x := range r.Results {
+		k := seriesKey{x.Mode, x.Memory}
+		sp, ok := pts[k]
+		if !ok {
+			sp = &spread{}
+			pts[k] = sp
+			keys = append(keys, k)
+		}
+		med := ms(x.Time.Median)
+		sp.XYs = append(sp.XYs, plotter.XY{X: float64(x.Stages), Y: med})
+		sp.YErrors = append(sp.YErrors, struct{ Low, High float64 }{med - ms(x.Time.P10), ms(x.Time.P90) - med})
+	}
+	return keys, pts
 }

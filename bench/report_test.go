@@ -3,12 +3,14 @@ package bench
 import (
 	"bytes"
 	"encoding/csv"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/resident-go/resident/device/sim"
 )
@@ -209,5 +211,36 @@ func checkCSV(t *testing.T, rep *Report, stages int) {
 	}
 	if got, want := len(rows), 1+stages*len(Modes)*len(Memories); got != want {
 		t.Errorf("CSV has %d rows, want %d", got, want)
+	}
+}
+
+// TestPlotSeries: each line of the plot has, per point, the median and
+// bars down to p10 and up to p90, grouped by mode and memory in the
+// report's order.
+func TestPlotSeries(t *testing.T) {
+	ms := func(x float64) time.Duration { return time.Duration(x * 1e6) }
+	r := &Report{Results: []Result{
+		{Mode: Resident, Memory: GoMemory, Stages: 1, Time: Timing{Median: ms(2), P10: ms(1.5), P90: ms(3)}},
+		{Mode: Resident, Memory: Pinned, Stages: 1, Time: Timing{Median: ms(1), P10: ms(1), P90: ms(1.25)}},
+		{Mode: Resident, Memory: GoMemory, Stages: 2, Time: Timing{Median: ms(4), P10: ms(3), P90: ms(6)}},
+	}}
+	keys, pts := plotSeries(r)
+	if len(keys) != 2 || keys[0] != (seriesKey{Resident, GoMemory}) || keys[1] != (seriesKey{Resident, Pinned}) {
+		t.Fatalf("keys %v", keys)
+	}
+	g := pts[keys[0]]
+	want := []struct{ x, y, lo, hi float64 }{{1, 2, 0.5, 1}, {2, 4, 1, 2}}
+	if g.Len() != len(want) {
+		t.Fatalf("%d points, want %d", g.Len(), len(want))
+	}
+	for i, w := range want {
+		x, y := g.XY(i)
+		lo, hi := g.YError(i)
+		if x != w.x || math.Abs(y-w.y) > 1e-12 || math.Abs(lo-w.lo) > 1e-12 || math.Abs(hi-w.hi) > 1e-12 {
+			t.Errorf("point %d: (%v, %v) −%v +%v, want %+v", i, x, y, lo, hi, w)
+		}
+	}
+	if lo, hi := pts[keys[1]].YError(0); lo != 0 || math.Abs(hi-0.25) > 1e-12 {
+		t.Errorf("pinned bar −%v +%v, want −0 +0.25", lo, hi)
 	}
 }
