@@ -2,9 +2,10 @@
 # Builds what runs on the accelerator machine (no Go there): bin/residency,
 # bin/opsbench, bin/mlp and the test binaries whose tests and benchmarks
 # bench/h200.sh runs (bin/cuda.test: device/cuda's tests, which need no
-# CUDA to build: the driver and cuBLAS are dlopened there). Stripped (-s -w), so bin/ fits what the device run
-# carries (64 MiB). Run from anywhere on the build machine; bin/ is
-# gitignored (carry it).
+# CUDA to build: the driver and cuBLAS are dlopened there). Stripped
+# (-s -w) and compressed with xz (bench/h200.sh decompresses them), so bin/
+# fits what the device run carries (64 MiB; uncompressed it is over 80).
+# Run from anywhere on the build machine; bin/ is gitignored (carry it).
 set -eu
 cd "$(dirname "$0")/.."
 mkdir -p bin
@@ -19,5 +20,7 @@ if [ -d bench/cmd/opsbench ]; then
 	go build "${ld[@]}" -o bin/opsbench ./bench/cmd/opsbench
 	go test -c "${ld[@]}" -o bin/ops.test ./ops
 fi
+rm -f bin/*.xz
+xz -T0 -3 bin/*
 ls -la bin
 du -sh bin
