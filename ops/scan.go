@@ -29,15 +29,10 @@ func scan[T array.Elem](prod bool, dst, a *array.Array[T], dim int) error {
 	if ls.lines() == 0 || ls.L == 0 {
 		return nil
 	}
-	av, err := a.HostReadOnly()
+	db, ab, err := lineHostPtrs(dst, a)
 	if err != nil {
 		return err
 	}
-	dv, err := dst.Host()
-	if err != nil {
-		return err
-	}
-	ab, db := hostPtr(av), hostPtr(dv.ReadView)
 	ls.forLines(func(_ int, off *[maxOps]int) {
 		scanLine[T](prod, db, off[0], ls.st[0], ab, off[1], ls.st[1], ls.L)
 	})

@@ -22,15 +22,10 @@ func Softmax[T array.Elem](dst, a *array.Array[T], dim int) error {
 	if ls.lines() == 0 || ls.L == 0 {
 		return nil
 	}
-	av, err := a.HostReadOnly()
+	db, ab, err := lineHostPtrs(dst, a)
 	if err != nil {
 		return err
 	}
-	dv, err := dst.Host()
-	if err != nil {
-		return err
-	}
-	ab, db := hostPtr(av), hostPtr(dv.ReadView)
 	ex := expOf[T]()
 	n, sa, sd := ls.L, ls.st[1], ls.st[0]
 	ls.forLines(func(_ int, off *[maxOps]int) {

@@ -405,15 +405,10 @@ func statDim[D, T array.Elem](op statOp, dst *array.Array[D], a *array.Array[T],
 	if ls.lines() == 0 {
 		return nil
 	}
-	av, err := a.HostReadOnly()
+	db, ab, err := lineHostPtrs(dst, a)
 	if err != nil {
 		return err
 	}
-	dv, err := dst.Host()
-	if err != nil {
-		return err
-	}
-	ab, db := hostPtr(av), hostPtr(dv.ReadView)
 	ls.forLines(func(_ int, off *[maxOps]int) {
 		v := statRun[T](op, ab, off[1], ls.st[1], ls.L).value(op, ddof)
 		*ptr[D](db, off[0]) = f64To[D](v)
