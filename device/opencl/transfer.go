@@ -92,18 +92,7 @@ func (d *Device) retryOOM(op func() error) error {
 // Copy copies a Region between two allocations of this device; the copy is
 // queued and flushed, and later transfers on the queue see it.
 func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
-	xd, err := d.own(dst)
-	if err != nil {
-		return err
-	}
-	xs, err := d.own(src)
-	if err != nil {
-		return err
-	}
-	if _, _, err := checkRegion("Copy destination", xd, dstOff, r, -1); err != nil {
-		return err
-	}
-	rs, span, err := checkRegion("Copy source", xs, srcOff, r, -1)
+	xd, xs, rs, span, err := devkit.CopyPair(&d.s.pool, d, "opencl", dst, dstOff, src, srcOff, r)
 	if err != nil || span == 0 {
 		return err
 	}

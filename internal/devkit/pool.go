@@ -226,3 +226,20 @@ func CheckRegion(pkg, op string, n, off int, r device.Region, hostLen int) (devi
 	}
 	return r.Simplify(), span, nil
 }
+
+// CopyPair resolves the two allocations of a device-to-device Copy on
+// dev and checks r at dstOff and srcOff against them: it returns them, r
+// simplified and its span (0: nothing to copy). Errors name pkg.
+func CopyPair[D Dev](p *Pool, dev D, pkg string, dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) (xd, xs *Alloc[D], rs device.Region, span int, err error) {
+	if xd, err = Own(p, dev, dst); err != nil {
+		return nil, nil, r, 0, err
+	}
+	if xs, err = Own(p, dev, src); err != nil {
+		return nil, nil, r, 0, err
+	}
+	if _, _, err = CheckRegion(pkg, "Copy destination", xd.N, dstOff, r, -1); err != nil {
+		return nil, nil, r, 0, err
+	}
+	rs, span, err = CheckRegion(pkg, "Copy source", xs.N, srcOff, r, -1)
+	return xd, xs, rs, span, err
+}
