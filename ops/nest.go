@@ -266,7 +266,7 @@ func span[T any](base unsafe.Pointer, off, n, stride int) []T {
 // hostPtr is the address of a host view's first element, nil for an empty
 // view, whose Data the host kernels never read (and which may not be
 // sliceable: an empty crop of an empty root keeps a non-zero offset).
-// lineHostPtrs readies a along-a-dimension op on the host: a's host copy
+// lineHostPtrs readies an op along a dimension on the host: a's host copy
 // for reading, then dst's for writing (in that order, as for an op in
 // place), and returns their base addresses.
 func lineHostPtrs[D, T array.Elem](dst *array.Array[D], a *array.Array[T]) (db, ab unsafe.Pointer, err error) {
