@@ -76,7 +76,7 @@ func allTransferCases(sp func(e, s int) device.Span) []transferCase {
 // against the host's, the bytes between its rows untouched on the way
 // out, and the counters.
 func TestTransfers(t *testing.T) {
-	for _, o := range []cuda.Options{{}, {NoStaging: true}, {StagingChunk: 1 << 20, StagingMin: 1}} {
+	for _, o := range []cuda.Options{{}, {NoStaging: true}, {StagingChunk: 1 << 20, StagingMin: 1, StagingMinD2H: 1}} {
 		d := open(t, o)
 		for _, pinned := range []bool{false, true} {
 			for _, tc := range transferCases() {
@@ -289,7 +289,7 @@ func TestForeign(t *testing.T) {
 // in and out (staged, direct and pinned) and allocating, and every byte
 // comes back.
 func TestConcurrent(t *testing.T) {
-	d := open(t, cuda.Options{StagingMin: 64 << 10})
+	d := open(t, cuda.Options{StagingMin: 64 << 10, StagingMinD2H: 64 << 10})
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := range 8 {

@@ -20,7 +20,7 @@
 //     run of evenly spaced rows; ordinary Go memory is staged through two
 //     pinned chunks, the copy into one overlapping the DMA of the other
 //     (internal/devkit's pipeline, shared with OpenCL), except dense
-//     transfers under Options.StagingMin, which take the driver's pageable
+//     transfers under Options.StagingMin (uploads) and StagingMinD2H, which take the driver's pageable
 //     path. Copy between allocations and Memset are queued without a wait;
 //   - the transfer guard, as for every device (package device);
 //   - Close (idempotent, also the cleanup backstop of an unreachable

@@ -101,7 +101,7 @@ func TestMockLeaks(t *testing.T) {
 		t.Skip("runs on the mock only (TestMockCUDA)")
 	}
 	func() {
-		d := open(t, cuda.Options{StagingMin: 1})
+		d := open(t, cuda.Options{StagingMin: 1, StagingMinD2H: 1})
 		a, b, dst, done := operands(20, 10, 5, 2, true, func(i int) float32 { return float32(i % 3) })
 		defer done()
 		if err := ops.On(d, a, b); err != nil {
@@ -152,7 +152,7 @@ func TestMockFault(t *testing.T) {
 		t.Skip("runs on the mock only (TestMockCUDA)")
 	}
 	var ce *cuda.Error
-	d := open(t, cuda.Options{})
+	d := open(t, cuda.Options{StagingMin: 1 << 20, StagingMinD2H: 1 << 20}) // the 1 MiB cases staged
 	dense := func(n int) device.Region {
 		return device.Region{ElemSize: 1, Shape: []device.Span{{Extent: n, Stride: 1}}}
 	}

@@ -96,7 +96,11 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Region) error {
 	pinned := s.pinnedHost(host)
 	dense := len(r.Shape) == 1
-	if !pinned && !s.opts.NoStaging && (!dense || r.Bytes() >= s.opts.StagingMin) {
+	least := s.opts.StagingMinD2H
+	if write {
+		least = s.opts.StagingMin
+	}
+	if !pinned && !s.opts.NoStaging && (!dense || r.Bytes() >= least) {
 		return s.staged(write, dev, host, r)
 	}
 	base := unsafe.Pointer(&host[0])

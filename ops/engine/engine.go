@@ -45,8 +45,11 @@ type holdings struct {
 	mu     sync.Mutex
 	blocks []*block // by start address
 	closed bool
-	// gone lists released adopted memory (see release).
+	// gone lists released adopted memory (see release); pruned of
+	// collected memory when it doubles past kept, the length after the
+	// last prune, so a release costs O(1) amortized.
 	gone []released
+	kept int
 	pmu  sync.Mutex
 	pool []device.HostBlock // reclaimed host memory (see reclaim)
 	// work counts host-side work on the engine's memory (tests read it).
@@ -251,11 +254,17 @@ func (b *block) free() error {
 // the engine), pinned while the engine holds it: it stays the Dense's.
 type goBlock struct {
 	b   []byte
-	pin *runtime.Pinner
+	pin runtime.Pinner
 }
 
-func (g goBlock) Bytes() []byte { return g.b }
-func (g goBlock) Free() error   { g.pin.Unpin(); return nil }
+func (g *goBlock) Bytes() []byte { return g.b }
+
+// Free unpins the memory and drops the reference: array keeps a freed
+// block until its storage is collected, a collection after the Dense's,
+// and with the reference that kept every dropped register alive one more
+// cycle, so the heap grew each cycle (a register's memory must die with
+// the first collection after its release).
+func (g *goBlock) Free() error { g.pin.Unpin(); g.b = nil; return nil }
 
 // adopt makes the Go memory d addresses a block of h, so it gets a device
 // copy like the engine's own memory. It returns nil (the memory stays
@@ -274,14 +283,14 @@ func (h *holdings) adopt(d *tensor.Dense) (*block, error) {
 	if h.wasReleased(p, n) {
 		return nil, fmt.Errorf("engine: the Go memory at %#x was adopted by the engine for a Dense since collected, and its device copy dropped: %w; keep the Dense gorgonia or tensor made (not only a view of it) while its values are used", p, ErrFreed)
 	}
-	var pin runtime.Pinner
-	pin.Pin((*byte)(ptr(p)))
-	b := &block{start: p, size: n, hb: goBlock{bytesAt(p, n), &pin}, adopted: true}
+	gb := &goBlock{b: bytesAt(p, n)}
+	gb.pin.Pin((*byte)(ptr(p)))
+	b := &block{start: p, size: n, hb: gb, adopted: true}
 	h.mu.Lock()
 	i, _ := slices.BinarySearchFunc(h.blocks, p, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
 	if h.closed || i > 0 && h.blocks[i-1].start+h.blocks[i-1].size > p || i < len(h.blocks) && h.blocks[i].start < p+n {
 		h.mu.Unlock()
-		pin.Unpin()
+		gb.pin.Unpin()
 		return nil, nil
 	}
 	h.blocks = slices.Insert(h.blocks, i, b)
@@ -309,7 +318,10 @@ func (h *holdings) release(b *block) {
 	}
 	h.blocks = slices.Delete(h.blocks, i, i+1)
 	b.dropped = true
-	h.gone = slices.DeleteFunc(h.gone, func(r released) bool { return r.mem.Value() == nil })
+	if len(h.gone) >= 2*h.kept+16 {
+		h.gone = slices.DeleteFunc(h.gone, func(r released) bool { return r.mem.Value() == nil })
+		h.kept = len(h.gone)
+	}
 	h.gone = append(h.gone, released{weak.Make((*byte)(ptr(b.start))), b.start, b.size})
 	h.mu.Unlock()
 	b.free()
@@ -671,10 +683,9 @@ func allocHost(d device.Device, n int) (device.HostBlock, error) {
 	if a, ok := d.(device.HostAllocator); ok {
 		return a.AllocHost(n)
 	}
-	var p runtime.Pinner
-	b := make([]byte, n)
+	g := &goBlock{b: make([]byte, n)}
 	if n > 0 {
-		p.Pin(&b[0]) // the Dense addresses it by pointer
+		g.pin.Pin(&g.b[0]) // the Dense addresses it by pointer
 	}
-	return goBlock{b: b, pin: &p}, nil
+	return g, nil
 }

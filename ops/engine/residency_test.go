@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"weak"
 
 	"gorgonia.org/tensor"
 
@@ -200,6 +201,37 @@ func TestReleasedGoMemory(t *testing.T) {
 		t.Fatalf("a Dense over released Go memory: %v, want an error wrapping ErrFreed", err)
 	}
 	runtime.KeepAlive(data)
+}
+
+// The Go memory of an adopted Dense dies with the first collection after
+// the engine lets go of it: gorgonia drops its registers every run, and
+// memory kept one cycle more made each cycle's live heap all the registers
+// since the last, so the collector's goal, and the heap, grew every cycle
+// (exponentially at GOGC above 100).
+func TestReleasedGoMemoryDies(t *testing.T) {
+	e, dev := testEngine(t)
+	a := onDevice(t, e, []float32{1, 1, 1, 1, 1, 1}, 6)
+	var mem weak.Pointer[float32]
+	func() {
+		data := make([]float32, 1<<16) // its own object, not a tiny alloc
+		mem = weak.Make(&data[0])
+		reg := tensor.New(tensor.WithShape(6), tensor.WithBacking(data[:6]))
+		tensor.WithEngine(e)(reg)
+		_, err := tensor.Add(a, a, tensor.WithReuse(reg)) // adopted; newest on the device
+		must(t, err)
+	}()
+	live := dev.Stats().AllocsLive
+	for i := 0; i < 100 && dev.Stats().AllocsLive == live; i++ {
+		runtime.GC() // collects reg; its cleanup releases the block
+		time.Sleep(10 * time.Millisecond)
+	}
+	if dev.Stats().AllocsLive >= live {
+		t.Skip("the adopting Dense was not collected")
+	}
+	runtime.GC()
+	if mem.Value() != nil {
+		t.Fatal("the released Go memory outlived the next collection: something of the engine or its Array still holds it")
+	}
 }
 
 // A result Dense the engine made is reclaimed once collected: its device

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +24,9 @@ type BenchConfig struct {
 	// CPUProfile, if set, is written with a Go CPU profile of the timed
 	// steps.
 	CPUProfile string
+	// Trace, if set, is written with a Go execution trace of the timed
+	// steps (go tool trace): where the step waits on the device.
+	Trace string
 }
 
 // BenchResult is what a timing run measured. Times are per step, from
@@ -97,6 +101,17 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 			return res, err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if cfg.Trace != "" {
+		f, err := os.Create(cfg.Trace)
+		if err != nil {
+			return res, err
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return res, err
+		}
+		defer trace.Stop()
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)

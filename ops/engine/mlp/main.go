@@ -40,6 +40,7 @@ func main() {
 	flag.StringVar(&b.torch, "torch", "", "with -bench: JSON from bench/torch_mlp.py, to compare with")
 	flag.StringVar(&b.json, "json", "", "with -bench: write the report as JSON to this file")
 	flag.StringVar(&b.cpuprofile, "cpuprofile", "", "with -bench: write a Go CPU profile of the device engine's timed steps")
+	flag.StringVar(&b.trace, "trace", "", "with -bench: write a Go execution trace of the device engine's timed steps")
 	flag.IntVar(&b.gogc, "gogc", 400, "with -bench: the Go collector's GOGC for the run (debug.SetGCPercent; the GOGC variable still wins when set); gorgonia's tape machine makes 27.6 MB of registers per step, so at 100 the collector runs every step")
 	flag.Parse()
 	stepsSet := false
@@ -94,9 +95,9 @@ func run(w io.Writer, cfg Config, std bool) error {
 }
 
 type benchFlags struct {
-	on                      bool
-	warmup, stdSteps, gogc  int
-	torch, json, cpuprofile string
+	on                             bool
+	warmup, stdSteps, gogc         int
+	torch, json, cpuprofile, trace string
 }
 
 // runBench times cfg.Steps steps on the default OpenCL device and, with
@@ -121,14 +122,14 @@ func runBench(w io.Writer, cfg Config, std bool, b benchFlags) error {
 	}
 	e := engine.New(dev)
 	defer e.Close()
-	bc := BenchConfig{Config: cfg, Warmup: b.warmup, Steps: cfg.Steps, CPUProfile: b.cpuprofile}
+	bc := BenchConfig{Config: cfg, Warmup: b.warmup, Steps: cfg.Steps, CPUProfile: b.cpuprofile, Trace: b.trace}
 	d, err := Bench(bc, e)
 	if err != nil {
 		return fmt.Errorf("device engine: %w", err)
 	}
 	rep.Device = row(d)
 	if std {
-		bc.CPUProfile = ""
+		bc.CPUProfile, bc.Trace = "", ""
 		if b.stdSteps > 0 {
 			bc.Steps = b.stdSteps
 		}
