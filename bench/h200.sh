@@ -122,7 +122,7 @@ if [ -x bin/cuda.test ]; then
 	step cuda-bench 300 bin/cuda.test -test.run '^$' -test.bench . -test.benchtime 0.4s
 	step cuda-torch-gemm 120 "$PY" bench/torch_gemm.py --n 4096 --json "$OUT/torch_gemm.json"
 	# Its transfer ladder against PyTorch's pageable and pinned copies.
-	[ -s "$OUT/cuda-bench.log" ] && step cuda-transfers 120 "$PY" bench/torch_transfers.py --go "$OUT/cuda-bench.log" --json "$OUT/cuda-transfers.json"
+	[ -s "$OUT/cuda-bench.log" ] && step cuda-transfers 120 "$PY" bench/torch_transfers.py --ours device/cuda --go "$OUT/cuda-bench.log" --json "$OUT/cuda-transfers.json"
 fi
 # The test binaries on NVIDIA OpenCL: residency model, pipelines, devices.
 for t in array opencl halide ops; do

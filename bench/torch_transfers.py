@@ -75,11 +75,12 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--go", help="output of the device/opencl test binary's H2D and D2H benchmarks")
     p.add_argument("--json", default="transfers.json")
+    p.add_argument("--ours", default="device/opencl", help="which device package's benchmarks --go holds, for the table's title")
     a = p.parse_args()
     t = torch_ladder()
     g = go_ladder(a.go) if a.go else {}
     res = {"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "torch_gbs": t, "ours_gbs": g}
-    print(f"transfers, GB/s: ours (resident, device/opencl) against PyTorch {torch.__version__} on {res['device']}")
+    print(f"transfers, GB/s: ours (resident, {a.ours}) against PyTorch {torch.__version__} on {res['device']}")
     print("| size | dir | ours go | PyTorch pageable | ratio | ours pinned | PyTorch pinned | ratio |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     worst = None
