@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/ops/engine"
 )
@@ -34,6 +36,7 @@ func main() {
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the synthetic data and the weights")
 	std := flag.Bool("std", false, "also train on tensor's standard engine and compare (with -bench: and time it)")
 	var b benchFlags
+	flag.StringVar(&deviceKind, "device", deviceKind, "the engine's device: opencl or cuda")
 	flag.BoolVar(&b.on, "bench", false, "time training steps instead: -warmup steps, then -steps timed ones (default 20), and print a table")
 	flag.IntVar(&b.warmup, "warmup", 3, "with -bench: untimed steps first")
 	flag.IntVar(&b.stdSteps, "std-steps", 0, "with -bench -std: timed steps on the standard engine (default -steps)")
@@ -66,8 +69,23 @@ func main() {
 	}
 }
 
+// deviceKind is -device: "opencl" (the default OpenCL device) or "cuda"
+// (device/cuda's default GPU, whose ops compile with NVRTC).
+var deviceKind = "opencl"
+
+// open returns the -device's default device.
+func open() (device.Device, error) {
+	switch deviceKind {
+	case "opencl":
+		return opencl.Default()
+	case "cuda":
+		return cuda.Default()
+	}
+	return nil, fmt.Errorf("-device %q: want opencl or cuda", deviceKind)
+}
+
 func run(w io.Writer, cfg Config, std bool) error {
-	dev, err := opencl.Default()
+	dev, err := open()
 	if err != nil {
 		return err
 	}
@@ -116,7 +134,7 @@ func runBench(w io.Writer, cfg Config, std bool, b benchFlags) error {
 		}
 		rep.Torch = t
 	}
-	dev, err := opencl.Default()
+	dev, err := open()
 	if err != nil {
 		return err
 	}
