@@ -84,8 +84,8 @@ func (c Config) normalize() (Config, error) {
 			return c, fmt.Errorf("bench: streamed mode runs on an OpenCL device; %s is not one: leave streamed out of Modes", c.Device.Name())
 		}
 		for i, s := range c.Stages {
-			if s.Out.Scalar() {
-				return c, fmt.Errorf("bench: streamed mode cuts the image in bands of rows; stage %d (%q) reduces it to a scalar: leave streamed out of Modes", i, s.Name)
+			if s.Out.Scalar() && i < n-1 {
+				return c, fmt.Errorf("bench: streamed mode cuts the image in bands of rows; stage %d (%q) reduces it to a scalar before the last stage: leave streamed out of Modes", i, s.Name)
 			}
 		}
 	}

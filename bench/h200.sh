@@ -64,6 +64,9 @@ step mixed-torch 120 "$PY" bench/torch_chain.py --chain mixed --json "$OUT/torch
 mixed_flag=()
 [ -s "$OUT/torch-mixed.json" ] && mixed_flag=(-torch "$OUT/torch-mixed.json")
 step mixed-residency 150 env RESIDENT_OCL_VERBOSE=1 bin/residency -chain mixed -out "$OUT" -name h200-mixed -q "${mixed_flag[@]}"
+# cast → scale → sum fused into one kernel (ops.Expr), streamed too: each
+# band's sum comes home and the host adds them.
+step mixed-fused 150 bin/residency -chain mixed -fuse -out "$OUT" -name h200-mixed-fused -q "${mixed_flag[@]}"
 
 # Issue 14's two-GPU run: the chain split in bands of rows over two GPUs of
 # one context against the whole image on one (only where two GPUs are

@@ -77,12 +77,45 @@ func TestRunOpenCLStreamed(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
 		}
 	}
-	mixed, _, err := Mixed(1, DefaultScale)
+}
+
+// Streamed mode on the mixed chains, whose last stage sums: each band's
+// rows go up once and its sum (one element) comes home, the host adds the
+// bands' sums, and the result is checked against the float64 reference
+// (bands that do not divide the rows; more bands than rows). A sum before
+// the last stage is refused.
+func TestRunOpenCLStreamedSum(t *testing.T) {
+	_, cfg := brighterOrSkip(t)
+	mixed, err := MixedOn(cfg.Device, 3, DefaultScale)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(Config{Device: cfg.Device, Stages: mixed, Width: 8, Height: 8, Modes: []Mode{Streamed}}); err == nil || !strings.Contains(err.Error(), "reduces it to a scalar") {
-		t.Errorf("streamed mixed chain: %v, want a refusal", err)
+	fused, err := MixedFusedOn(cfg.Device, 3, DefaultScale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chain := range [][]Stage{mixed, fused} {
+		for _, c := range []struct{ w, h, bands int }{{96, 37, 5}, {16, 3, 8}} {
+			rep, err := Run(Config{Device: cfg.Device, Stages: chain, Width: c.w, Height: c.h, Bands: c.bands, Reps: 2, Modes: []Mode{Streamed}})
+			if err != nil {
+				t.Fatalf("%d stages, %d×%d in %d bands: %v", len(chain), c.w, c.h, c.bands, err)
+			}
+			bands := min(c.bands, c.h)
+			for _, mem := range Memories {
+				x, ok := rep.Find(Streamed, mem, len(chain))
+				if !ok || x.Bands != bands {
+					t.Fatalf("streamed %s: %+v", mem, x)
+				}
+				if x.H2DCalls != float64(bands) || x.H2DBytes != float64(c.w*c.h) || x.D2HCalls != float64(bands) || x.D2HBytes != float64(4*bands) {
+					t.Errorf("%d stages, %s memory, %d bands: %v up in %v calls, %v down in %v calls; want the image up and one float32 per band down, one call per band each way",
+						len(chain), mem, bands, x.H2DBytes, x.H2DCalls, x.D2HBytes, x.D2HCalls)
+				}
+			}
+		}
+	}
+	early := []Stage{fused[0], fused[1], fused[1]}
+	if _, err := Run(Config{Device: cfg.Device, Stages: early, Width: 8, Height: 8, Modes: []Mode{Streamed}}); err == nil || !strings.Contains(err.Error(), "before the last stage") {
+		t.Errorf("a sum before the last stage: %v, want a refusal", err)
 	}
 }
 

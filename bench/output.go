@@ -16,6 +16,9 @@ type Output struct {
 	typ    array.Type
 	scalar bool
 	alloc  func(h device.HostAllocator, extents []int) (buffer, error)
+	// flat is the 0-D view of a one-element Array of the type: a
+	// streamed sum's band of its per-band sums (scalar outputs).
+	flat func(array.Buffer) array.Buffer
 }
 
 // ImageOut is a Width × Height image of T.
@@ -25,7 +28,8 @@ func ImageOut[T Real]() Output {
 
 // ScalarOut is a scalar of T: a 0-D Array.
 func ScalarOut[T Real]() Output {
-	return Output{typ: array.TypeOf[T](), scalar: true, alloc: allocBuffer[T]}
+	return Output{typ: array.TypeOf[T](), scalar: true, alloc: allocBuffer[T],
+		flat: func(b array.Buffer) array.Buffer { return b.(*array.Array[T]).Squeeze() }}
 }
 
 // Real is the element types a stage's output may have: those whose
@@ -87,6 +91,9 @@ type buffer interface {
 	Close() error
 	// check compares the host copy with want (see Stage.Tol).
 	check(want []float64, tol float64) error
+	// sumOf stores the sum of parts' elements (a streamed sum's per-band
+	// sums, of the same type) in this scalar, on the host.
+	sumOf(parts buffer) error
 }
 
 type typedBuffer[T Real] struct{ *array.Array[T] }
@@ -111,6 +118,23 @@ func newArray[T array.Elem](h device.HostAllocator, extents ...int) (*array.Arra
 func (b typedBuffer[T]) arg() array.Buffer { return b.Array }
 
 func (b typedBuffer[T]) host() (array.Buffer, error) { return b.Host() }
+
+func (b typedBuffer[T]) sumOf(parts buffer) error {
+	p, err := parts.(typedBuffer[T]).HostReadOnly()
+	if err != nil {
+		return err
+	}
+	t := 0.0
+	for _, v := range p.Data() {
+		t += float64(v)
+	}
+	h, err := b.Host()
+	if err != nil {
+		return err
+	}
+	h.Data()[0] = T(t)
+	return nil
+}
 
 func (b typedBuffer[T]) check(want []float64, tol float64) error {
 	v, err := b.HostReadOnly()

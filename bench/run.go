@@ -168,11 +168,17 @@ type trial struct {
 	times  []time.Duration
 	counts device.Stats
 	stream *stream.Stream // Streamed's bands, buffers and staging
+	// parts is a streamed sum's per-band sums, summed into the scalar
+	// output on the host.
+	parts buffer
 }
 
 func (t *trial) close() {
 	if t.stream != nil {
 		t.stream.Close()
+	}
+	if t.parts != nil {
+		t.parts.Close()
 	}
 	if t.in != nil {
 		t.in.Close()
@@ -215,13 +221,29 @@ func (r *runner) newTrial(mode Mode, mem Memory, n int) (*trial, error) {
 	case RoundTrip:
 		t.iter = func() error { return r.roundTrip(stages, t.in, t.outs) }
 	case Streamed:
-		s, err := stream.New(stream.Options{Device: r.cfg.Device, Bands: r.cfg.Bands}, streamSteps(stages)...)
+		bands := min(r.cfg.Bands, r.cfg.Height)
+		s, err := stream.New(stream.Options{Device: r.cfg.Device, Bands: bands}, streamSteps(stages, r.cfg.Width, r.cfg.Height, bands)...)
 		if err != nil {
 			t.close()
 			return nil, err
 		}
 		t.stream = s
-		t.iter = func() error { return r.streamed(s, t.in, t.outs[n-1]) }
+		out := t.outs[n-1]
+		if last := stages[n-1].Out; last.Scalar() {
+			// A sum: each band's sum comes home, the scalar is their sum.
+			if t.parts, err = last.alloc(r.hostAlloc(mem), []int{bands}); err != nil {
+				t.close()
+				return nil, err
+			}
+			t.iter = func() error {
+				if err := r.streamed(s, t.in, t.parts); err != nil {
+					return err
+				}
+				return out.sumOf(t.parts)
+			}
+			break
+		}
+		t.iter = func() error { return r.streamed(s, t.in, out) }
 	default:
 		t.close()
 		return nil, fmt.Errorf("unknown mode %v", mode)
@@ -371,15 +393,31 @@ func (r *runner) streamed(s *stream.Stream, input *array.Array[uint8], out buffe
 	return s.Run(out.arg(), input)
 }
 
-// streamSteps are a chain's stages as stream steps. A Stage reads and
-// writes whole rows of its input's coordinates (no halo), so every band's
-// input is its own rows.
-func streamSteps(stages []Stage) []stream.Step {
+// streamSteps are a chain's stages as stream steps for a w × h image cut
+// in bands of rows. A Stage reads and writes whole rows of its input's
+// coordinates (no halo), so every band's input is its own rows. A last
+// stage that sums (a scalar output) writes band k's sum at k of a
+// one-dimensional output of bands elements, reading the band's rows.
+func streamSteps(stages []Stage, w, h, bands int) []stream.Step {
 	steps := make([]stream.Step, len(stages))
 	for i, s := range stages {
 		steps[i] = stream.Step{Name: s.Name, Out: s.Out.Type(), Run: func(out, in array.Buffer) error { return s.Run(in, out) }}
+		if s.Out.Scalar() {
+			steps[i].Run = func(out, in array.Buffer) error { return s.Run(in, s.Out.flat(out)) }
+			steps[i].Needs = func(out []array.Dim) ([]array.Dim, error) {
+				y, n := bandRows(h, bands, out[0].Min)
+				return []array.Dim{{Extent: w}, {Min: y, Extent: n}}, nil
+			}
+		}
 	}
 	return steps
+}
+
+// bandRows is band k's first row and row count when h rows are cut in
+// bands bands as package stream cuts them (the first h%bands one more).
+func bandRows(h, bands, k int) (y, n int) {
+	q, r := h/bands, h%bands
+	return k*q + min(k, r), q + b2i(k < r)
 }
 
 // roundTrip runs one iteration the lesson-10 way: every stage gets

@@ -2,8 +2,10 @@
 // over one uint8 image, resident on the device, round trip through the
 // host at every stage, with explicit sync points, and streamed in -bands
 // bands of rows whose upload, stages and download overlap (package
-// stream; the brighter chain on OpenCL), with Go and pinned host memory. It prints a markdown table and writes NAME.md, NAME.csv,
-// NAME.json and NAME.png (time against stages) under -out.
+// stream, on OpenCL; a chain that ends in a sum brings home each band's
+// sum and adds them on the host), with Go and pinned host memory. It
+// prints a markdown table and writes NAME.md, NAME.csv, NAME.json and
+// NAME.png (time against stages) under -out.
 //
 // -chain picks the chain: brighter (default), -stages × the Halide
 // brighter stage on uint8; or mixed, a Halide stage followed by ops —

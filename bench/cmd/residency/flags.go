@@ -63,7 +63,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.fuse, "fuse", false, "with -chain mixed: cast → scale → sum as one fused stage (ops.EvalSum of an ops.Expr: one kernel reading the image once)")
 	fs.Float64Var(&o.scale, "scale", bench.DefaultScale, "what the mixed chain's scale stage multiplies by (as a float32)")
 	elem := fs.String("elem", "uint8", "element type; only uint8 (the brighter pipeline's type)")
-	modes := fs.String("modes", "", "comma-separated modes: resident, roundtrip, explicit, streamed (default all four; streamed only with the brighter chain on OpenCL, so the others there)")
+	modes := fs.String("modes", "", "comma-separated modes: resident, roundtrip, explicit, streamed (default all four on OpenCL; streamed only there, so the other three elsewhere)")
 	fs.IntVar(&o.bands, "bands", 2, "streamed mode: bands of rows the image is cut into (upload, stages and download of successive bands overlap)")
 	mems := fs.String("memory", "", "comma-separated host memory kinds: go, pinned (default both where the device has pinned memory)")
 	sync := fs.String("sync", "", "explicit mode's sync points: comma-separated 0-based stage indices after which the chain copies to host (default the middle stage)")
@@ -144,7 +144,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		o.modes = append(o.modes, m)
 	}
-	streams := o.device == "opencl" && o.chain == "brighter"
+	streams := o.device == "opencl"
 	switch {
 	case !set["modes"]:
 		o.modes = slices.Clone(bench.Modes)
@@ -154,7 +154,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	case len(o.modes) == 0:
 		bad("-modes is empty: want some of resident, roundtrip, explicit, streamed")
 	case slices.Contains(o.modes, bench.Streamed) && !streams:
-		bad("-modes streamed: the streamed mode cuts the brighter chain in bands on an OpenCL device (-chain brighter -device opencl); the mixed chain ends in a sum")
+		bad("-modes streamed: the streamed mode cuts the chain in bands on an OpenCL device (-device opencl)")
 	}
 	if o.bands < 1 || o.bands > 1<<16 {
 		bad("-bands %d: want 1…65536", o.bands)

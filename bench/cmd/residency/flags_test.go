@@ -24,8 +24,8 @@ func TestParseFlagsDefaults(t *testing.T) {
 		len(o.modes) != 4 || o.modes[3] != bench.Streamed || o.bands != 2 || o.memories != nil || o.sync != nil || !o.ladder || o.out != "bench/out" {
 		t.Errorf("defaults %+v: want the lesson-10 chain, 8 × brighter on 4096² into bench/out", o)
 	}
-	// Streamed needs OpenCL and a chain of images: not a default elsewhere.
-	for _, args := range []string{"-device sim", "-chain mixed"} {
+	// Streamed needs OpenCL: not a default elsewhere.
+	for _, args := range []string{"-device sim", "-device sim -chain mixed"} {
 		if o, err := parseFlags(strings.Fields(args), io.Discard); err != nil || slices.Contains(o.modes, bench.Streamed) || len(o.modes) != 3 {
 			t.Errorf("%s: modes %v, %v; want the three others", args, o.modes, err)
 		}
@@ -77,8 +77,8 @@ func TestParseFlagsRejects(t *testing.T) {
 		{"-fuse", "-fuse fuses the mixed chain's ops stages: use it with -chain mixed"},
 		{"-elem float32", `-elem "float32": only uint8 is supported`},
 		{"-modes resident,fast", `unknown mode "fast": want resident, roundtrip, explicit or streamed`},
-		{"-device sim -modes streamed", "-modes streamed: the streamed mode cuts the brighter chain"},
-		{"-chain mixed -modes resident,streamed", "-modes streamed: the streamed mode cuts the brighter chain"},
+		{"-device sim -modes streamed", "-modes streamed: the streamed mode cuts the chain in bands on an OpenCL device"},
+		{"-device sim -chain mixed -modes resident,streamed", "-modes streamed: the streamed mode cuts the chain in bands on an OpenCL device"},
 		{"-bands 0", "-bands 0: want 1…65536"},
 		{"-modes ,", "-modes is empty"},
 		{"-memory cuda", `unknown host memory "cuda": want go or pinned`},
