@@ -1,6 +1,10 @@
 package devkit
 
-import "sync"
+import (
+	"os"
+	"strconv"
+	"sync"
+)
 
 // Staging: drivers move pageable memory slowly (NVIDIA: 6–10 GB/s against
 // 53 GB/s pinned), so devices copy ordinary Go memory through two pinned
@@ -26,7 +30,16 @@ const MinBatch = 256 << 10
 
 // BatchBytes is the staging batch for a transfer of n bytes through slots
 // of chunk bytes.
-func BatchBytes(chunk, n int) int { return min(chunk, max(MinBatch, (n/4+4095)&^4095)) }
+func BatchBytes(chunk, n int) int { return min(chunk, max(MinBatch, (n/split()+4095)&^4095)) }
+
+// split is how many batches a transfer under four chunks is cut into: 4,
+// or RESIDENT_STAGING_SPLIT (1…64), read once, to measure others.
+var split = sync.OnceValue(func() int {
+	if v, err := strconv.Atoi(os.Getenv("RESIDENT_STAGING_SPLIT")); err == nil && v >= 1 && v <= 64 {
+		return v
+	}
+	return 4
+})
 
 // Batches groups the pieces that pieces yields (each at most chunk bytes)
 // into batches of at most chunk bytes, setting each piece's Stage, and
