@@ -25,8 +25,8 @@ const (
 	defaultStagingMin = 256 << 10
 )
 
-// batchBytes is the staging batch for a transfer of n bytes: four
-// batches of at least devkit.MinBatch below four chunks.
+// batchBytes is the staging batch for a transfer of n bytes: devkit.BatchBytes
+// (two batches of at least devkit.MinBatch below two chunks).
 func (st *stager) batchBytes(n int) int { return devkit.BatchBytes(st.chunk, n) }
 
 // getStager returns the device's stager, creating it on first use; the

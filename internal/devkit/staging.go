@@ -22,8 +22,8 @@ type Piece struct {
 // Bytes is the bytes the piece moves.
 func (p Piece) Bytes() int { return p.RowBytes * p.Rows }
 
-// MinBatch is the smallest staging batch: a transfer under four slots
-// goes in four batches of at least MinBatch, so that the copy of one
+// MinBatch is the smallest staging batch: a transfer under two slots
+// goes in two batches (split) of at least MinBatch, so that the copy of one
 // overlaps the DMA of another (in one batch, a 4 MiB move from Go memory
 // was the copy's time plus the DMA's: 11 GB/s on the H200).
 const MinBatch = 256 << 10
@@ -32,13 +32,15 @@ const MinBatch = 256 << 10
 // of chunk bytes.
 func BatchBytes(chunk, n int) int { return min(chunk, max(MinBatch, (n/split()+4095)&^4095)) }
 
-// split is how many batches a transfer under four chunks is cut into: 4,
-// or RESIDENT_STAGING_SPLIT (1…64), read once, to measure others.
+// split is how many batches a transfer under two chunks is cut into: 2,
+// or RESIDENT_STAGING_SPLIT (1…64), read once, to measure others. On the
+// H200 (bench/results/h200-transfers.md) 2 moved Go memory fastest: 4 MiB
+// up at 13.8 GB/s against 12.2 with 4 and 10.2 with 8.
 var split = sync.OnceValue(func() int {
 	if v, err := strconv.Atoi(os.Getenv("RESIDENT_STAGING_SPLIT")); err == nil && v >= 1 && v <= 64 {
 		return v
 	}
-	return 4
+	return 2
 })
 
 // Batches groups the pieces that pieces yields (each at most chunk bytes)
