@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/internal/place"
 )
@@ -48,7 +49,7 @@ func (p *Pipeline) Device() device.Device {
 // serialized on its queue. For a host pipeline dev is ignored. It is
 // CallWith(Options{Device: dev}, args...) with a nil dev refused.
 func (p *Pipeline) CallOn(dev device.Device, args ...any) error {
-	if isNil(dev) && p.opencl {
+	if isNil(dev) && p.gpu {
 		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or use Call"}
 	}
 	return p.callOn(&Options{Device: dev}, args)
@@ -89,7 +90,7 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 			ins = append(ins, b.r)
 		}
 	}
-	where, err := place.Where(explicit, place.Work{Pkg: "halide", Op: p.placeOp, Outputs: outs, Inputs: ins, DeviceOnly: p.opencl})
+	where, err := place.Where(explicit, place.Work{Pkg: "halide", Op: p.placeOp, Outputs: outs, Inputs: ins, DeviceOnly: p.gpu})
 	clear(ins)
 	clear(outs)
 	switch {
@@ -97,13 +98,18 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 		return nil, &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: err,
 			Msg: err.Error() + " (or pass halide.Move(it) to let the call move it)"}
 	case errors.Is(err, device.ErrClosed):
-		if _, ok := asCL(explicit); ok {
+		if _, ok := asCU(explicit); ok && p.cuda {
+			err = cuda.ErrClosed // wraps device.ErrClosed
+		} else if _, ok := asCL(explicit); ok {
 			err = opencl.ErrClosed // wraps device.ErrClosed
 		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
 			"the device %s is closed: pass an open one to SetDevice or CallOn (opencl.Open), or nil to SetDevice for the default", explicit.Name())}
 	case err != nil:
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: err.Error()}
+	}
+	if p.cuda {
+		return p.cudaDevice(f, where, explicit != nil)
 	}
 	var dev clDevice
 	if where != nil {
