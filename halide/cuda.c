@@ -19,6 +19,7 @@
 // caller's call, the runtime's exit-time cleanup) gets what C set with
 // halide_set_cuda_acquire_context and friends, else Halide's defaults.
 static pthread_mutex_t cu_list_mu = PTHREAD_MUTEX_INITIALIZER;
+static gohl_cu *cu_live;  // open ones
 static gohl_cu *cu_free;  // retired ones, reused
 static int64_t cu_acquires_total;
 
@@ -30,12 +31,14 @@ gohl_cu *gohl_cu_open(uintptr_t ctx, uintptr_t stream) {
     } else {
         cu = calloc(1, sizeof *cu);
     }
+    if (cu) {
+        __atomic_store_n(&cu->acquires, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&cu->stream, (void *)stream, __ATOMIC_RELEASE);
+        __atomic_store_n(&cu->ctx, (void *)ctx, __ATOMIC_RELEASE);
+        cu->next = cu_live;
+        cu_live = cu;
+    }
     pthread_mutex_unlock(&cu_list_mu);
-    if (!cu) return NULL;
-    __atomic_store_n(&cu->acquires, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&cu->stream, (void *)stream, __ATOMIC_RELEASE);
-    __atomic_store_n(&cu->ctx, (void *)ctx, __ATOMIC_RELEASE);
-    cu->next = NULL;
     return cu;
 }
 
@@ -51,13 +54,29 @@ int64_t gohl_cu_acquires(gohl_cu *cu) {
 // gohl_cu_close releases the runtime's state for cu's context (the modules
 // it loaded there, its cached allocations) while the context is still
 // valid, then retires cu: a call still holding it fails its acquire.
+// Devices on one GPU share its primary context, and the runtime's modules
+// are per context: only the last of them to close releases them, so no
+// module goes while another Device's call may be using it.
 void gohl_cu_close(gohl_cu *cu) {
-    gohl_ctx ctx;
-    gohl_ctx_init(&ctx);
-    gohl_cu_bind(&ctx, cu);
-    int e = gohl_ctx_enter(&ctx);  // the acquire inside must find ctx.cu
-    halide_device_release(&ctx, halide_cuda_device_interface());
-    if (e) gohl_ctx_leave(&ctx);
+    void *x = __atomic_load_n(&cu->ctx, __ATOMIC_ACQUIRE);
+    int shared = 0;
+    pthread_mutex_lock(&cu_list_mu);
+    for (gohl_cu **p = &cu_live; *p; p = &(*p)->next) {
+        if (*p == cu) {
+            *p = cu->next;
+            break;
+        }
+    }
+    for (gohl_cu *o = cu_live; o; o = o->next) shared |= __atomic_load_n(&o->ctx, __ATOMIC_ACQUIRE) == x;
+    pthread_mutex_unlock(&cu_list_mu);
+    if (!shared) {
+        gohl_ctx ctx;
+        gohl_ctx_init(&ctx);
+        gohl_cu_bind(&ctx, cu);
+        int e = gohl_ctx_enter(&ctx);  // the acquire inside must find ctx.cu
+        halide_device_release(&ctx, halide_cuda_device_interface());
+        if (e) gohl_ctx_leave(&ctx);
+    }
     __atomic_add_fetch(&cu->gen, 1, __ATOMIC_ACQ_REL);
     __atomic_store_n(&cu->ctx, NULL, __ATOMIC_RELEASE);
     __atomic_store_n(&cu->stream, NULL, __ATOMIC_RELEASE);

@@ -50,7 +50,7 @@ func (p *Pipeline) Device() device.Device {
 // CallWith(Options{Device: dev}, args...) with a nil dev refused.
 func (p *Pipeline) CallOn(dev device.Device, args ...any) error {
 	if isNil(dev) && p.gpu {
-		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or use Call"}
+		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice(); cuda.Open, CUDADevice() for a CUDA pipeline) or use Call"}
 	}
 	return p.callOn(&Options{Device: dev}, args)
 }
@@ -98,13 +98,14 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 		return nil, &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: err,
 			Msg: err.Error() + " (or pass halide.Move(it) to let the call move it)"}
 	case errors.Is(err, device.ErrClosed):
+		open := "opencl.Open"
 		if _, ok := asCU(explicit); ok && p.cuda {
-			err = cuda.ErrClosed // wraps device.ErrClosed
+			err, open = cuda.ErrClosed, "cuda.Open" // wraps device.ErrClosed
 		} else if _, ok := asCL(explicit); ok {
 			err = opencl.ErrClosed // wraps device.ErrClosed
 		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-			"the device %s is closed: pass an open one to SetDevice or CallOn (opencl.Open), or nil to SetDevice for the default", explicit.Name())}
+			"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", explicit.Name(), open)}
 	case err != nil:
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: err.Error()}
 	}

@@ -66,7 +66,13 @@
 // CUdeviceptr plus the view's byte offset: crops at any offset run in
 // place. A CUDA pipeline given another kind of device is ErrNoDevice or
 // ErrForeignDevice, before anything moves (go test -run CUDA ./halide; the
-// tests that launch kernels skip without a GPU).
+// tests that launch kernels skip without a GPU, the others run on
+// device/cuda's mock libcuda). Devices on one GPU share its primary context
+// and so the runtime's loaded modules, which the last of them to close
+// releases. Halide 14's generated code skips halide_cuda_finalize_kernels
+// when a CUDA pipeline fails one of its argument checks after loading its
+// kernels (a bounds or constraint failure: type, rank and null buffers are
+// refused in Go first), so that module stays loaded until the process ends.
 //
 // Per call: CallWith(Options{...}, args...) chooses the device, the
 // transfer guard, the user context and the hooks for that call only;
