@@ -22,6 +22,10 @@ import (
 // pointer takes the offset as it is: every view, aligned or not, runs in
 // place. The residency rules are the OpenCL pipelines' (residency.go).
 
+// The methods of clDevice name nothing OpenCL-specific: a CUDA Device has
+// them all.
+var _ clDevice = (*cuda.Device)(nil)
+
 // asCU is d as a CUDA device, or false when d is not one. The methods a
 // call needs of its device (clDevice's) name nothing OpenCL-specific.
 func asCU(d device.Device) (clDevice, bool) {

@@ -21,7 +21,9 @@ import (
 // (nil: back to the placement rule, whose default is OpenCLDevice()), for
 // example a second GPU or a Device over a context the caller made
 // (opencl.Wrap). dev must be an OpenCL device (device.Native with API
-// "OpenCL"); calls on another kind fail naming the fix. Pipelines are
+// "OpenCL"); calls on another kind fail naming the fix. For a CUDA
+// pipeline it is a CUDA device (API "CUDA", cuda.Open; default
+// CUDADevice()). Pipelines are
 // shared values (Lookup returns the same one everywhere): to pick a
 // device for one call only, use CallOn or CallWith. Host pipelines ignore
 // it.
