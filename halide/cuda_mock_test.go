@@ -150,6 +150,27 @@ func TestCUDAOnMock(t *testing.T) {
 		if free2, _, _ := d.MemInfo(); free2 != free1 {
 			t.Errorf("closing a second Device of the context changed the first's memory by %d bytes: the runtime's modules went with it", free2-free1)
 		}
+		// A closed Device refuses the call before anything moves.
+		func() {
+			d3, err := cuda.Open(cuda.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, y := array.New[uint8](w, h), array.New[uint8](w, h)
+			defer x.Close()
+			defer y.Close()
+			brighter.BrighterCudaPipeline.CallOn(d3, x, uint8(1), y) // uploads x, then the launch fails
+			if err := d3.Close(); err != nil {
+				t.Fatal(err)
+			}
+			err = brighter.BrighterCudaPipeline.CallOn(d3, x, uint8(1), y)
+			if !errors.Is(err, halide.ErrDeviceClosed) || !errors.Is(err, cuda.ErrClosed) {
+				t.Errorf("call on a closed Device: %v, want ErrDeviceClosed wrapping cuda.ErrClosed", err)
+			}
+			if x.Device() != nil || y.Device() != nil {
+				t.Errorf("after Close and a refused call the Arrays are on %v, %v", x.Device(), y.Device())
+			}
+		}()
 		// Crops at odd offsets bind as pointers into the root.
 		err = brighter.BrighterCudaPipeline.CallOn(d, in.Crop(0, 3, w-5), uint8(1), out.Crop(0, 3, w-5))
 		if err == nil || !strings.Contains(err.Error(), "CUDA_ERROR_NOT_SUPPORTED") {
