@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 mkdir -p bin
 ld=(-ldflags=-s\ -w)
 go build "${ld[@]}" -o bin/residency ./bench/cmd/residency
-for p in device/opencl device/cuda halide array halide/stream; do
+for p in device/opencl device/cuda halide array halide/stream halide/examples/brighter; do
 	go test -c "${ld[@]}" -o "bin/$(basename $p).test" ./$p
 done
 # The gorgonia MLP (issue 23): its own module, built from its directory.

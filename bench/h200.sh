@@ -118,7 +118,7 @@ fi
 # (transfers, cache, Close, Arrays, MatMul in every precision, MoveTo
 # between OpenCL and CUDA), then its benchmarks: the H2D/D2H ladder from
 # pinned and Go memory, 4096³ GEMM in fp32/TF32/fp16/bf16/fp64 (TFLOP/s),
-# memset + sync. STEPS=cuda runs just these.
+# memset + sync; the brighter chain on CUDA. STEPS=cuda runs just these.
 if [ -x bin/cuda.test ]; then
 	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
 	step cuda-test 240 env RESIDENT_CUDA_VERBOSE=1 bin/cuda.test -test.count=1 -test.v
@@ -126,6 +126,17 @@ if [ -x bin/cuda.test ]; then
 	step cuda-torch-gemm 120 "$PY" bench/torch_gemm.py --n 4096 --json "$OUT/torch_gemm.json"
 	# Its transfer ladder against PyTorch's pageable and pinned copies.
 	[ -s "$OUT/cuda-bench.log" ] && step cuda-transfers 120 "$PY" bench/torch_transfers.py --ours device/cuda --go "$OUT/cuda-bench.log" --json "$OUT/cuda-transfers.json"
+	# Issue 25 item 2: the brighter chain with brighter_cuda (Halide's CUDA
+	# runtime on the Device's context and stream), the residency step's
+	# table and files (h200-cuda.*) compared with PyTorch as it is; then
+	# package halide's CUDA tests, both resident chains in one process
+	# (BrighterChain = OpenCL, BrighterChainCUDA), and brighter's tour.
+	step cuda-residency 150 env RESIDENT_CUDA_VERBOSE=1 bin/residency -device cuda -out "$OUT" -name h200-cuda -q "${torch_flag[@]}"
+	if [ -x bin/halide.test ]; then
+		step cuda-halide 180 bin/halide.test -test.run 'CUDA' -test.count=1 -test.v
+		step cuda-halide-chain 120 bin/halide.test -test.run '^$' -test.bench 'BrighterChain(CUDA)?/resident' -test.benchtime 2s -test.count 3
+	fi
+	[ -x bin/brighter.test ] && step cuda-brighter 60 bin/brighter.test -test.run 'Tour' -test.count=1 -test.v
 fi
 # The test binaries on NVIDIA OpenCL: residency model, pipelines, devices.
 for t in array opencl halide ops; do

@@ -33,8 +33,9 @@ type Stage struct {
 
 // Pipeline is a Stage that calls the registered Halide pipeline name with
 // (input, scalars..., output), the shape of Halide's lesson 10 generators.
-// It returns the OpenCL device the pipeline runs on, or nil for a host
-// pipeline.
+// It returns the device the pipeline runs on (halide.OpenCLDevice() for
+// an OpenCL pipeline, halide.CUDADevice() for a CUDA one), or nil for a
+// host pipeline.
 func Pipeline(name string, scalars ...any) (Stage, device.Device, error) {
 	p, err := halide.Lookup(name)
 	if err != nil {
@@ -51,8 +52,15 @@ func Pipeline(name string, scalars ...any) (Stage, device.Device, error) {
 		return p.Call(append(append(append(buf[:0], in), scalars...), out)...)
 	}
 	var dev device.Device
-	if p.OpenCL() {
+	switch {
+	case p.OpenCL():
 		d, err := halide.OpenCLDevice()
+		if err != nil {
+			return Stage{}, nil, err
+		}
+		dev = d
+	case p.CUDA():
+		d, err := halide.CUDADevice()
 		if err != nil {
 			return Stage{}, nil, err
 		}
@@ -77,6 +85,15 @@ func Repeat(s Stage, n int) []Stage {
 // residency command does: the library imports no example.
 func Brighter(k uint8) (Stage, device.Device, error) {
 	s, dev, err := Pipeline("brighter", k)
+	s.Ref = SaturatingAdd(k)
+	return s, dev, err
+}
+
+// BrighterCUDA is Brighter's stage on CUDA: the registered pipeline
+// "brighter_cuda" (the same generator built with halide-gen -target
+// cuda), on halide.CUDADevice().
+func BrighterCUDA(k uint8) (Stage, device.Device, error) {
+	s, dev, err := Pipeline("brighter_cuda", k)
 	s.Ref = SaturatingAdd(k)
 	return s, dev, err
 }

@@ -64,38 +64,10 @@ func BenchmarkCallOverhead(b *testing.B) {
 // passes host-only values, so every stage uploads and downloads.
 func BenchmarkBrighterChain(b *testing.B) {
 	clDevice(b)
-	n := 4096
-	if s, err := strconv.Atoi(os.Getenv("HALIDE_BENCH_SIZE")); err == nil && s > 0 {
-		n = s
-	}
+	n := benchSize()
 	const stages = 8
 	src := pattern(n, n)
-	b.Run("resident/"+strconv.Itoa(n), func(b *testing.B) {
-		a, x, y := array.New[uint8](n, n), array.New[uint8](n, n), array.New[uint8](n, n)
-		defer a.Close()
-		defer x.Close()
-		defer y.Close()
-		b.SetBytes(int64(n * n))
-		b.ReportAllocs()
-		for b.Loop() {
-			av, _ := a.Host() // the source is new on the host: upload it once
-			copy(av.Data(), src)
-			in, out := a, x
-			for i := 0; i < stages; i++ {
-				if err := brighter.Brighter(in, 1, out); err != nil {
-					b.Fatal(err)
-				}
-				// a → x → y → x → …: the source stays as it was.
-				in, out = out, y
-				if in == y {
-					out = x
-				}
-			}
-			if _, err := in.HostReadOnly(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	b.Run("resident/"+strconv.Itoa(n), func(b *testing.B) { residentChain(b, n, stages, brighter.Brighter) })
 	b.Run("host-round-trip/"+strconv.Itoa(n), func(b *testing.B) {
 		x := array.FromSlice(make([]uint8, n*n), n, n)
 		y := array.FromSlice(make([]uint8, n*n), n, n)
@@ -112,4 +84,49 @@ func BenchmarkBrighterChain(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkBrighterChainCUDA is BenchmarkBrighterChain's resident chain
+// with brighter_cuda on the default CUDA device.
+func BenchmarkBrighterChainCUDA(b *testing.B) {
+	cuDevice(b)
+	n := benchSize()
+	b.Run("resident/"+strconv.Itoa(n), func(b *testing.B) { residentChain(b, n, 8, brighter.BrighterCuda) })
+}
+
+func benchSize() int {
+	if s, err := strconv.Atoi(os.Getenv("HALIDE_BENCH_SIZE")); err == nil && s > 0 {
+		return s
+	}
+	return 4096
+}
+
+// residentChain runs stages × stage on n×n device-aware Arrays per
+// iteration, uploading the source and downloading the result once.
+func residentChain(b *testing.B, n, stages int, stage func(in array.Buffer, k uint8, out array.Buffer) error) {
+	src := pattern(n, n)
+	a, x, y := array.New[uint8](n, n), array.New[uint8](n, n), array.New[uint8](n, n)
+	defer a.Close()
+	defer x.Close()
+	defer y.Close()
+	b.SetBytes(int64(n * n))
+	b.ReportAllocs()
+	for b.Loop() {
+		av, _ := a.Host() // the source is new on the host: upload it once
+		copy(av.Data(), src)
+		in, out := a, x
+		for i := 0; i < stages; i++ {
+			if err := stage(in, 1, out); err != nil {
+				b.Fatal(err)
+			}
+			// a → x → y → x → …: the source stays as it was.
+			in, out = out, y
+			if in == y {
+				out = x
+			}
+		}
+		if _, err := in.HostReadOnly(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

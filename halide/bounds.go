@@ -128,7 +128,7 @@ func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 			cd[d] = C.struct_halide_dimension_t{min: C.int32_t(x.Min), extent: C.int32_t(x.Extent), stride: C.int32_t(x.Stride)}
 		}
 	}
-	if p.opencl {
+	if p.gpu {
 		// The runtime builds the kernels on entry, even for a query: it
 		// needs a context.
 		_, err := p.deviceFor(q.f, nil)

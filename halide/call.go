@@ -16,6 +16,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/internal/plumb"
 )
@@ -207,7 +208,7 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 		want, guard = o.Device, o.Guard
 	}
 	var dev clDevice
-	if p.opencl {
+	if p.gpu {
 		var err error
 		if dev, err = p.deviceFor(f, want); err != nil {
 			return err
@@ -220,7 +221,7 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 		return err
 	}
 	var err error
-	if p.opencl {
+	if p.gpu {
 		err = p.prepareOpenCL(f, dev)
 	} else {
 		err = p.prepareHost(f)
@@ -237,6 +238,9 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 			// The device closed under the call: the runtime found no
 			// context ("null context or cmd_queue") or failed in it.
 			return p.closedError(dev, runtimeMessage(&f.c.ctx), opencl.ErrClosed)
+		}
+		if p.cuda && cuClosing(dev) {
+			return p.closedError(dev, runtimeMessage(&f.c.ctx), cuda.ErrClosed)
 		}
 		msg := runtimeMessage(&f.c.ctx)
 		if p.opencl {
@@ -317,7 +321,7 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		// nothing this call relies on before then. A host pipeline on Go
 		// memory needs none (f.bufs[k].r keeps the memory alive) unless
 		// it reads the attachment below.
-		held, err := plumb.Array.AcquireFor(r, p.opencl)
+		held, err := plumb.Array.AcquireFor(r, p.gpu)
 		if err != nil {
 			e := p.argError(a, halideNullBuffer, "a closed Array", nullSentence(a)).(*Error)
 			e.err = err

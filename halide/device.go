@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/internal/place"
 )
@@ -20,7 +21,9 @@ import (
 // (nil: back to the placement rule, whose default is OpenCLDevice()), for
 // example a second GPU or a Device over a context the caller made
 // (opencl.Wrap). dev must be an OpenCL device (device.Native with API
-// "OpenCL"); calls on another kind fail naming the fix. Pipelines are
+// "OpenCL"); calls on another kind fail naming the fix. For a CUDA
+// pipeline it is a CUDA device (API "CUDA", cuda.Open; default
+// CUDADevice()). Pipelines are
 // shared values (Lookup returns the same one everywhere): to pick a
 // device for one call only, use CallOn or CallWith. Host pipelines ignore
 // it.
@@ -48,8 +51,8 @@ func (p *Pipeline) Device() device.Device {
 // serialized on its queue. For a host pipeline dev is ignored. It is
 // CallWith(Options{Device: dev}, args...) with a nil dev refused.
 func (p *Pipeline) CallOn(dev device.Device, args ...any) error {
-	if isNil(dev) && p.opencl {
-		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or use Call"}
+	if isNil(dev) && p.gpu {
+		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice(); cuda.Open, CUDADevice() for a CUDA pipeline) or use Call"}
 	}
 	return p.callOn(&Options{Device: dev}, args)
 }
@@ -89,7 +92,7 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 			ins = append(ins, b.r)
 		}
 	}
-	where, err := place.Where(explicit, place.Work{Pkg: "halide", Op: p.placeOp, Outputs: outs, Inputs: ins, DeviceOnly: p.opencl})
+	where, err := place.Where(explicit, place.Work{Pkg: "halide", Op: p.placeOp, Outputs: outs, Inputs: ins, DeviceOnly: p.gpu})
 	clear(ins)
 	clear(outs)
 	switch {
@@ -97,13 +100,19 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 		return nil, &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: err,
 			Msg: err.Error() + " (or pass halide.Move(it) to let the call move it)"}
 	case errors.Is(err, device.ErrClosed):
-		if _, ok := asCL(explicit); ok {
+		open := "opencl.Open"
+		if _, ok := asCU(explicit); ok && p.cuda {
+			err, open = cuda.ErrClosed, "cuda.Open" // wraps device.ErrClosed
+		} else if _, ok := asCL(explicit); ok {
 			err = opencl.ErrClosed // wraps device.ErrClosed
 		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-			"the device %s is closed: pass an open one to SetDevice or CallOn (opencl.Open), or nil to SetDevice for the default", explicit.Name())}
+			"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", explicit.Name(), open)}
 	case err != nil:
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: err.Error()}
+	}
+	if p.cuda {
+		return p.cudaDevice(f, where, explicit != nil)
 	}
 	var dev clDevice
 	if where != nil {

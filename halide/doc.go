@@ -43,7 +43,8 @@
 // a bounded number of commands in flight.
 //
 // The package holds the one Halide runtime of the binary
-// (halide_rt_linux_amd64.syso, a portable x86-64 AVX2 + OpenCL target);
+// (halide_rt_linux_amd64.syso, a portable x86-64 AVX2 + OpenCL + CUDA
+// target);
 // pipelines are compiled with -no_runtime and user_context. Its OpenCL part
 // runs each call on the call's OpenCL device (a device.Device whose
 // device.Native API is "OpenCL", such as an *opencl.Device: CallOn,
@@ -52,6 +53,26 @@
 // context when its Device closes. Its error handler routes each runtime
 // message to the call that caused it, so errors are values (match them
 // with errors.Is and the Err* codes) and the process lives.
+//
+// CUDA pipelines (halide-gen -target cuda) are called exactly as OpenCL
+// ones, with the same residency rules, on a CUDA device (a device.Native
+// whose API is "CUDA", such as a *cuda.Device: CallOn, CallWith,
+// SetDevice, else where the Arrays live, else CUDADevice()). The runtime
+// gets that device's primary context and its stream (the library
+// overrides halide_cuda_acquire_context, _release_context and
+// _get_stream), so kernels queue in order behind the device's own uploads
+// and before its downloads, and ops on the same device (ops.MatMul's
+// cuBLAS) read the results where they lie. An Array's device handle is its
+// CUdeviceptr plus the view's byte offset: crops at any offset run in
+// place. A CUDA pipeline given another kind of device is ErrNoDevice or
+// ErrForeignDevice, before anything moves (go test -run CUDA ./halide; the
+// tests that launch kernels skip without a GPU, the others run on
+// device/cuda's mock libcuda). Devices on one GPU share its primary context
+// and so the runtime's loaded modules, which the last of them to close
+// releases. Halide 14's generated code skips halide_cuda_finalize_kernels
+// when a CUDA pipeline fails one of its argument checks after loading its
+// kernels (a bounds or constraint failure: type, rank and null buffers are
+// refused in Go first), so that module stays loaded until the process ends.
 //
 // Per call: CallWith(Options{...}, args...) chooses the device, the
 // transfer guard, the user context and the hooks for that call only;

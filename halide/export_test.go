@@ -19,3 +19,9 @@ func CallAcrossClose(p *Pipeline, old *opencl.Device, between func() *opencl.Dev
 }
 
 var CallMismatched = (*Pipeline).callMismatched
+
+// CUDA test hooks (cuda.go).
+var (
+	CUDAAcquires         = cudaAcquires
+	CUDARuntimeTransfers = cudaRuntimeTransfers
+)

@@ -18,15 +18,17 @@ halide-deps:
 		(apt-get update && apt-get install -y --no-install-recommends libhalide14-0-dev g++)
 
 # One runtime per binary: the object behind every pipeline built with
-# -no_runtime, OpenCL support included.
+# -no_runtime, OpenCL and CUDA support included.
 halide-runtime: halide-deps
 	$(HALIDE_GEN) -runtime -o halide
 
 halide-pipelines: halide-deps
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/brighter/gen/brighter_generator.cpp -target opencl -o $(HALIDE_EX)/brighter
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/brighter/gen/brighter_generator.cpp -f brighter_host -target host -o $(HALIDE_EX)/brighter
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/brighter/gen/brighter_generator.cpp -f brighter_cuda -target cuda -o $(HALIDE_EX)/brighter
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/scale3d/gen/scale3d_generator.cpp -target host -o $(HALIDE_EX)/scale3d
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/scale3d/gen/scale3d_generator.cpp -f scale3d_opencl -target opencl -o $(HALIDE_EX)/scale3d
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/scale3d/gen/scale3d_generator.cpp -f scale3d_cuda -target cuda -o $(HALIDE_EX)/scale3d
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/tiny/gen/tiny_generator.cpp -target host -o $(HALIDE_EX)/tiny
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/blur/gen/blur_generator.cpp -target host -o $(HALIDE_EX)/blur
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/blur/gen/blur_generator.cpp -f blur_opencl -target opencl -o $(HALIDE_EX)/blur

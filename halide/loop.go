@@ -17,7 +17,7 @@ func (p *Pipeline) loopInC(n int, args ...any) error {
 	if len(args) != len(p.params) {
 		return &Error{Pipeline: p.name, Code: -1, Msg: "wrong argument count"}
 	}
-	if p.opencl {
+	if p.gpu {
 		return &Error{Pipeline: p.name, Code: -1, Msg: "loopInC takes host pipelines only"}
 	}
 	f := p.getFrame()
@@ -40,7 +40,7 @@ func (p *Pipeline) loopInC(n int, args ...any) error {
 // not nil), dims dimensions (when above 0, at most the declared count), or
 // a NULL buffer (null). It returns the runtime's code and message.
 func (p *Pipeline) callMismatched(j int, typ *array.Type, dims int, null bool, args ...any) (int, string, error) {
-	if p.opencl {
+	if p.gpu {
 		return 0, "", &Error{Pipeline: p.name, Code: -1, Msg: "callMismatched takes host pipelines only"}
 	}
 	f := p.getFrame()

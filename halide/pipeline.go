@@ -151,6 +151,8 @@ type Pipeline struct {
 	name    string
 	target  string
 	opencl  bool
+	cuda    bool // a CUDA pipeline (cuda.go)
+	gpu     bool // opencl or cuda: its calls follow the device residency rules
 	argv    unsafe.Pointer
 	args    []Arg // every argument of NAME_argv, __user_context included
 	params  []int // indices in args of what Call takes
@@ -227,6 +229,8 @@ func load() {
 			argv:   C.gohl_registry_argv(C.int(i)),
 		}
 		p.opencl = strings.Contains(p.target, "opencl")
+		p.cuda = !p.opencl && hasFeature(p.target, "cuda")
+		p.gpu = p.opencl || p.cuda
 		p.placeOp = "pipeline " + p.name
 		cargs := unsafe.Slice(md.arguments, int(md.num_arguments))
 		for j := range cargs {
@@ -290,4 +294,14 @@ func Pipelines() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// hasFeature reports whether target t names feature f.
+func hasFeature(t, f string) bool {
+	for _, x := range strings.Split(t, "-") {
+		if x == f {
+			return true
+		}
+	}
+	return false
 }

@@ -23,7 +23,7 @@ import (
 func (p *Pipeline) checkGuard(f *frame, dev clDevice, call bool) error {
 	anyGuard := call || device.AnyGuard()
 	var guarded bool
-	if anyGuard && p.opencl {
+	if anyGuard && p.gpu {
 		guarded = call || device.GuardedOn(dev)
 	}
 	for k, i := range p.bufs {
@@ -32,7 +32,7 @@ func (p *Pipeline) checkGuard(f *frame, dev clDevice, call bool) error {
 		if r == nil {
 			continue // a CArg: the runtime's to move, as for a C caller
 		}
-		if !p.opencl {
+		if !p.gpu {
 			// Host pipelines: only a device-dirty input moves.
 		} else if d := r.Device(); d != nil && d != device.Device(dev) {
 			if !b.move {
@@ -51,7 +51,7 @@ func (p *Pipeline) checkGuard(f *frame, dev clDevice, call bool) error {
 		}
 		what := ""
 		switch {
-		case !p.opencl:
+		case !p.gpu:
 			if a.Kind == InputBuffer && plumb.Array.NeedsDownload(r) && (call || device.GuardedOn(r.Device())) {
 				what = "copy to host of device-dirty input"
 			}
@@ -136,7 +136,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 				// hooks run before the gate shuts): nothing to run on.
 				return p.closedError(dev, fmt.Sprintf("argument %q was let go by its device", a.Name), device.ErrClosed)
 			}
-			if (b.alloc.Offset()+b.off)%plumb.OpenCL.SubBufferAlign(dev) != 0 {
+			if p.opencl && (b.alloc.Offset()+b.off)%plumb.OpenCL.SubBufferAlign(dev) != 0 {
 				// Halide 14 makes a sub-buffer of an offset handle, whose
 				// origin must be aligned: run on an aligned copy.
 				if err := b.makeTemp(dev); err != nil {
@@ -150,7 +150,11 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 			}
 		}
 		mem, off := b.handle()
-		if uintptr(cb.mem) != mem || int(cb.off) != off || cb.kind == C.GOHL_DEV_NONE {
+		if p.cuda {
+			if err := p.setCUDADevice(f, cb, mem, off); err != nil {
+				return err
+			}
+		} else if uintptr(cb.mem) != mem || int(cb.off) != off || cb.kind == C.GOHL_DEV_NONE {
 			if off != 0 {
 				f.crops = true // dropped in finish
 			}
@@ -272,7 +276,7 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 			// A read-only input (a broadcast view; bind refuses one as an
 			// output): made current before the call, written by nothing,
 			// so its source's state stands.
-		case !p.opencl:
+		case !p.gpu:
 			if b.out {
 				plumb.Array.Wrote(r, plumb.Host) // Halide leaves host_dirty off
 			}
@@ -318,7 +322,7 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 		}
 		b.temp = nil
 	}
-	if !ok || !p.opencl {
+	if !ok || !p.gpu {
 		return first
 	}
 	// Host-only values must be current on the host when Call returns.

@@ -34,9 +34,11 @@ import (
 //	                                            honoured as in Halide (the library turns device-allocation reuse on at the first OpenCL call)
 //	halide_opencl_set_platform_name, _set_device_type
 //	                                            honoured: OpenCLDevice, the placement rule's default device, is the one they name (Options.Device, SetDevice and the Arrays' device come first, as always)
-//	halide_set_gpu_device                       no effect: the runtime gets the call's device; pick one by index with opencl.OpenGroup or device IDs and pass it (Options.Device, SetDevice)
+//	halide_set_gpu_device                       no effect: the runtime gets the call's device; pick one by index with opencl.OpenGroup or device IDs (cuda.Open's Ordinal) and pass it (Options.Device, SetDevice)
+//	halide_set_cuda_acquire_context, _release_context, _get_stream
+//	                                            honoured for CUDA calls that are not the library's (a C caller's, the runtime's exit-time cleanup); the library's calls run on their Device's primary context and stream (cuda.go)
 //	halide_set_custom_get_symbol, _load_library, _get_library_symbol
-//	                                            honoured for what the runtime loads, except OpenCL's entry points, which come from the libOpenCL.so.1 package device/opencl loaded (halide_opencl_get_symbol is the library's)
+//	                                            honoured for what the runtime loads, except OpenCL's and CUDA's entry points, which come from the libOpenCL.so.1 and libcuda.so.1 packages device/opencl and device/cuda loaded (halide_opencl_get_symbol and halide_cuda_get_symbol are the library's)
 
 // ErrBuildOptionsLate is the error of SetOpenCLBuildOptions on a device
 // that has run a pipeline: its kernels are built, with their options.

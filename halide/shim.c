@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "HalideRuntimeCuda.h"
 #include "HalideRuntimeOpenCL.h"
 #include "shim.h"
 #include "setters.h"
@@ -85,6 +86,9 @@ static void ctx_leave(const gohl_ctx *c) {
     }
     pthread_mutex_unlock(&ctx_mu);
 }
+
+int gohl_ctx_enter(const gohl_ctx *c) { return ctx_enter(c); }
+void gohl_ctx_leave(const gohl_ctx *c) { ctx_leave(c); }
 
 // own_ctx is uc when it is one of the library's live ctxs, else NULL; it
 // compares addresses only.
@@ -209,6 +213,9 @@ int gohl_buf_detach(gohl_ctx *ctx, gohl_buf *b) {
         // Frees the runtime's handle: no context acquired, so ctx need not
         // be registered (set_device's fast path relies on it).
         r = halide_opencl_detach_cl_mem(ctx, &b->b);
+    } else if (b->kind == GOHL_DEV_CUDA) {
+        // A CUdeviceptr of ours: the runtime drops it and frees nothing.
+        r = halide_cuda_detach_device_ptr(ctx, &b->b);
     } else if (b->kind == GOHL_DEV_CROP) {
         int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
         r = halide_device_release_crop(ctx, &b->b);

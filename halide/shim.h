@@ -11,6 +11,7 @@
 #define GOHL_FEATURE_WORDS 2  // uint64 words of Halide 14's target features
 
 struct gohl_cl;
+struct gohl_cu;
 
 // gohl_ctx is the user_context of one call, which the error handler and
 // halide_acquire_cl_context know by its address only (shim.c: a C caller's
@@ -21,6 +22,8 @@ struct gohl_cl;
 typedef struct gohl_ctx {
     struct gohl_cl *cl;
     int64_t cl_gen;  // cl->gen when the call chose cl: a recycled cl refuses the call
+    struct gohl_cu *cu;  // the call's CUDA device (cuda.c), NULL: not a CUDA call of ours
+    int64_t cu_gen;      // cu->gen when the call chose cu
     int32_t slot;    // the frame's Go call state (options.go), 0: none
     int32_t hooks;   // GOHL_HOOK_*: the call has Go hooks of its own
     int32_t target_asked;   // halide_can_use_target_features calls in this call (setters.c)
@@ -59,7 +62,12 @@ enum { GOHL_HOOK_PRINT = 1, GOHL_HOOK_TRACE = 2 };
 gohl_ctx *gohl_own_ctx(void *uc);
 gohl_ctx *gohl_current_ctx(void);  // the call running on this thread, NULL outside calls
 
-enum { GOHL_DEV_NONE = 0, GOHL_DEV_WRAPPED = 1, GOHL_DEV_CROP = 2 };
+enum { GOHL_DEV_NONE = 0, GOHL_DEV_WRAPPED = 1, GOHL_DEV_CROP = 2, GOHL_DEV_CUDA = 3 };
+
+// gohl_ctx_enter and gohl_ctx_leave make a ctx known to the error handler
+// and the context acquires for the runtime calls it is passed to.
+int gohl_ctx_enter(const gohl_ctx *c);
+void gohl_ctx_leave(const gohl_ctx *c);
 
 int gohl_registry_len(void);
 const struct halide_filter_metadata_t *gohl_registry_md(int i);

@@ -22,4 +22,10 @@
 //	go run ./bench/cmd/residency -chain mixed -fuse -out bench/out -name mixed-fused
 //	bin/residency -platform NVIDIA -torch torch.json -out $OUT
 //	bin/residency -platform NVIDIA -chain mixed -torch torch-mixed.json -out $OUT -name h200-mixed
+//	bin/residency -device cuda -torch torch.json -out $OUT -name h200-cuda
+//
+// -device cuda runs the brighter chain with brighter_cuda (the same
+// generator built for CUDA) on the CUDA device $RESIDENT_CUDA_DEVICE
+// (default 0): the same modes but streamed, and the same table and files,
+// so its run compares with the OpenCL run's line by line.
 package main

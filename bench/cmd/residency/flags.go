@@ -16,7 +16,7 @@ import (
 
 // options are the command's flags, checked.
 type options struct {
-	device        string // "opencl" or "sim"
+	device        string // "opencl", "cuda" or "sim"
 	platform      string // OpenCL platform name substring
 	devType       string // OpenCL device type
 	width, height int
@@ -53,7 +53,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("residency", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.device, "device", "opencl", "where the chain runs: opencl (chosen by -platform and -type, like Halide) or sim (a simulated device, no OpenCL)")
+	fs.StringVar(&o.device, "device", "opencl", "where the chain runs: opencl (chosen by -platform and -type, like Halide), cuda (the brighter chain's brighter_cuda pipeline on the CUDA device $RESIDENT_CUDA_DEVICE, default 0) or sim (a simulated device, no OpenCL)")
 	fs.StringVar(&o.platform, "platform", "", "OpenCL platform name substring, e.g. NVIDIA or Portable (default $HL_OCL_PLATFORM_NAME, else any)")
 	fs.StringVar(&o.devType, "type", "", "OpenCL device type: gpu, cpu, acc, all (default $HL_OCL_DEVICE_TYPE, else the first GPU, else the first CPU)")
 	size := fs.String("size", "4096", "image size: N (N×N) or WxH")
@@ -115,12 +115,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 				bad("-type %q: want gpu, cpu, acc, custom, default or all", o.devType)
 			}
 		}
-	case "sim":
+	case "sim", "cuda":
 		if o.platform != "" || o.devType != "" {
-			bad("-platform and -type choose an OpenCL device: not with -device sim")
+			bad("-platform and -type choose an OpenCL device: not with -device %s", o.device)
+		}
+		if o.device == "cuda" && o.chain != "brighter" {
+			bad("-device cuda runs the brighter chain (brighter_cuda); the mixed chain's ops stages have no CUDA form yet: use -chain brighter")
 		}
 	default:
-		bad("-device %q: want opencl or sim", o.device)
+		bad("-device %q: want opencl, cuda or sim", o.device)
 	}
 	w, h, err := parseSize(*size)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/resident-go/resident/bench"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/halide"
 )
 
 func TestParseFlagsDefaults(t *testing.T) {
@@ -57,7 +58,10 @@ func TestParseFlagsDefaults(t *testing.T) {
 
 func TestParseFlagsRejects(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
-		{"-device cuda", `-device "cuda": want opencl or sim`},
+		{"-device gpu", `-device "gpu": want opencl, cuda or sim`},
+		{"-device cuda -chain mixed", "use -chain brighter"},
+		{"-device cuda -type gpu", "not with -device cuda"},
+		{"-device cuda -modes streamed", "-modes streamed: the streamed mode cuts the brighter chain"},
 		{"-type tpu", `-type "tpu": want gpu, cpu`},
 		{"-device sim -platform NVIDIA", "not with -device sim"},
 		{"-size 0", "want N or WxH"},
@@ -178,6 +182,29 @@ func TestRunSplitDevices(t *testing.T) {
 	for _, f := range []string{"t-split.md", "t-split.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// -device cuda runs the brighter chain with brighter_cuda and writes the
+// same table; it skips where there is no CUDA device, naming what is
+// missing.
+func TestRunCUDA(t *testing.T) {
+	if _, err := halide.CUDADevice(); err != nil {
+		t.Skip("no CUDA device:", err)
+	}
+	dir := t.TempDir()
+	o, err := parseFlags(strings.Fields("-device cuda -size 256x128 -stages 3 -iters 2 -q -name t -out "+dir), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(o, "residency -device cuda", &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{"| resident | go | 3 |", "| resident | pinned | 3 |"} {
+		if !strings.Contains(stdout.String(), row) {
+			t.Errorf("no %q row in the table:\n%s", row, stdout.String())
 		}
 	}
 }

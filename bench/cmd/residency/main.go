@@ -55,6 +55,12 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 	cpu := true
 	mixed := o.chain == "mixed"
 	switch o.device {
+	case "cuda":
+		s, dev, err := bench.BrighterCUDA(uint8(o.k))
+		if err != nil {
+			return err
+		}
+		cfg.Stages, cfg.Device, cpu = bench.Repeat(s, o.stages), dev, false
 	case "sim":
 		d := sim.New("bench", 0)
 		defer d.Close()

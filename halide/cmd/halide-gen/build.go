@@ -107,7 +107,7 @@ func emitRuntime(c *config) error {
 	if err := copyFile(objs[0], filepath.Join(c.outDir, "halide_rt_linux_amd64.syso")); err != nil {
 		return err
 	}
-	for _, h := range []string{"HalideRuntime.h", "HalideRuntimeOpenCL.h"} {
+	for _, h := range []string{"HalideRuntime.h", "HalideRuntimeOpenCL.h", "HalideRuntimeCuda.h"} {
 		if err := copyFile(filepath.Join(c.include, h), filepath.Join(c.outDir, "include", h)); err != nil {
 			return err
 		}

@@ -3,7 +3,8 @@
 // pipeline as a static library, C header and registration file for a
 // portable CPU target, and writes a typed Go wrapper from the pipeline's
 // metadata. With -runtime it emits the one Halide runtime object package
-// halide links instead.
+// halide links instead: the host, OpenCL and CUDA runtime in one object
+// (target x86-64 AVX2 + opencl + cuda).
 //
 // Usage:
 //
@@ -25,8 +26,10 @@
 //     feature; files, the Go wrapper and halide.Lookup use the last part.
 //
 // Targets: -target is host (x86-64 with AVX2/FMA/F16C, portable to every
-// recent x86 server), opencl (host plus OpenCL), native or native-opencl
-// (this CPU: never commit their output), a full Halide target string, or a
+// recent x86 server), opencl (host plus OpenCL), cuda (host plus CUDA:
+// PTX for compute capability 7.0, which the driver compiles for the GPU it
+// runs on, Volta and newer), native, native-opencl or native-cuda (this
+// CPU: never commit their output), a full Halide target string, or a
 // comma-separated list of those for a multi-target object, which runs the
 // first target whose CPU features the running machine has (list the most
 // specific first, a plain one last). Every element gets no_runtime

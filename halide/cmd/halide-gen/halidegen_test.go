@@ -27,7 +27,8 @@ func TestResolveTargets(t *testing.T) {
 			[]string{P + "-user_context-no_runtime", "x86-64-linux-sse41-user_context-no_runtime"}},
 		{"x86-64-linux-sse41-no_runtime,x86-64-linux", targetOptions{cplusplus: true},
 			[]string{"x86-64-linux-sse41-no_runtime-c_plus_plus_name_mangling", "x86-64-linux-no_runtime-c_plus_plus_name_mangling"}},
-		{"", targetOptions{runtime: true}, []string{P + "-opencl"}},
+		{"", targetOptions{runtime: true}, []string{P + "-opencl-cuda"}},
+		{"cuda", targetOptions{userContext: true}, []string{P + "-cuda-cuda_capability_70-user_context-no_runtime"}},
 	} {
 		got, err := resolveTargets(tc.list, tc.o)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {

@@ -23,7 +23,7 @@ func resolveTargets(list string, o targetOptions) ([]string, error) {
 	if strings.TrimSpace(list) == "" {
 		list = "host"
 		if o.runtime {
-			list = "opencl"
+			list = "opencl-cuda"
 		}
 	}
 	var out []string
@@ -40,6 +40,13 @@ func resolveTargets(list string, o targetOptions) ([]string, error) {
 			t = target.Host()
 		case "native-opencl":
 			t = target.Host() + "-opencl"
+		case "cuda":
+			t = target.Portable + "-" + target.CUDA
+		case "native-cuda":
+			t = target.Host() + "-" + target.CUDA
+		case "opencl-cuda":
+			// The runtime's: both GPU modules in one object.
+			t = target.Portable + "-opencl-cuda"
 		}
 		if o.runtime {
 			out = append(out, t)

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/halide/examples/brighter"
 )
@@ -26,16 +28,19 @@ func Example() {
 	tour(os.Stdout, dev)
 }
 
-func tour(w io.Writer, dev *opencl.Device) {
+func tour(w io.Writer, dev *opencl.Device) { tourOf(w, dev, brighter.Brighter) }
+
+// tourOf is the tour on dev with stage, the OpenCL or the CUDA pipeline.
+func tourOf(w io.Writer, dev device.Device, stage func(in array.Buffer, k uint8, out array.Buffer) error) {
 	before := dev.Stats()
 	img := array.New[uint8](1024, 768) // device-aware, dimension 0 innermost
 	h, _ := img.Host()                 // host view: writing marks the host dirty
 	h.Fill(100)
 
 	a, b := array.Like(img), array.Like(img)
-	brighter.Brighter(img, 1, a) // uploads img once; a stays on the device
-	for range 7 {                // seven more stages, no transfers
-		brighter.Brighter(a, 1, b)
+	stage(img, 1, a) // uploads img once; a stays on the device
+	for range 7 {    // seven more stages, no transfers
+		stage(a, 1, b)
 		a, b = b, a
 	}
 	fmt.Fprintln(w, a.Device() == dev, a.DeviceDirty()) // the result is on the device
@@ -53,5 +58,22 @@ func TestTour(t *testing.T) {
 	tour(&b, dev)
 	if got, want := b.String(), "true true\n108 1 1\n"; got != want {
 		t.Fatalf("the tour printed %q, want %q", got, want)
+	}
+}
+
+// The same tour with brighter_cuda on the default CUDA device: the same
+// two transfers (it needs a GPU: bin/brighter.test on the H200).
+func TestTourCUDA(t *testing.T) {
+	dev, err := cuda.Default()
+	if err != nil {
+		t.Skip("no CUDA device:", err)
+	}
+	if strings.Contains(strings.ToLower(dev.Name()), "mock") {
+		t.Skip("the mock libcuda runs no PTX")
+	}
+	var b strings.Builder
+	tourOf(&b, dev, brighter.BrighterCuda)
+	if got, want := b.String(), "true true\n108 1 1\n"; got != want {
+		t.Fatalf("the CUDA tour printed %q, want %q", got, want)
 	}
 }

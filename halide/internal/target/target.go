@@ -12,6 +12,12 @@ import (
 // "host" on an AVX-512 FP16 build machine die there with SIGILL.
 const Portable = "x86-64-linux-sse41-avx-avx2-fma-f16c"
 
+// CUDA is the GPU part of committed CUDA objects: PTX for compute
+// capability 7.0 (Volta), which the driver compiles at load time for the
+// GPU it runs on, newer ones included. Without a capability Halide 14
+// emits PTX ISA 3.2 for sm_20 (checked with strings on the object).
+const CUDA = "cuda-cuda_capability_70"
+
 // Features lists the Halide 14 x86 feature names the CPU supports, in the
 // order Halide's own host detection adds them.
 func Features(c cpuid.CPUInfo) []string {

@@ -142,9 +142,34 @@ CUresult cuMemcpy2DAsync_v2(const copy2d_t *c, void *s) {
 	return OK;
 }
 
-CUresult cuStreamCreate(void **s, unsigned flags) { NEED_CTX(); (void)flags; *s = malloc(1); return OK; }
+/* Live streams, so a launch can check it got one (not the NULL stream). */
+static void *streams[64];
+static int stream_live(void *s) {
+	for (int i = 0; s && i < 64; i++)
+		if (__atomic_load_n(&streams[i], __ATOMIC_SEQ_CST) == s) return 1;
+	return 0;
+}
+CUresult cuStreamCreate(void **s, unsigned flags) {
+	NEED_CTX();
+	(void)flags;
+	*s = malloc(1);
+	for (int i = 0; i < 64; i++) {
+		void *none = NULL;
+		if (__atomic_compare_exchange_n(&streams[i], &none, *s, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) break;
+	}
+	return OK;
+}
 CUresult cuStreamSynchronize(void *s) { NEED_CTX(); NEED_STREAM(s); return OK; }
-CUresult cuStreamDestroy_v2(void *s) { NEED_CTX(); NEED_STREAM(s); free(s); return OK; }
+CUresult cuStreamDestroy_v2(void *s) {
+	NEED_CTX();
+	NEED_STREAM(s);
+	for (int i = 0; i < 64; i++) {
+		void *was = s;
+		if (__atomic_compare_exchange_n(&streams[i], &was, NULL, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) break;
+	}
+	free(s);
+	return OK;
+}
 CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { NEED_CTX(); (void)f; NEED_STREAM(s); NEED_STREAM(e); return OK; }
 CUresult cuEventCreate(void **e, unsigned flags) { NEED_CTX(); (void)flags; *e = malloc(1); return OK; }
 CUresult cuEventRecord(void *e, void *s) { NEED_CTX(); NEED_STREAM(s); NEED_STREAM(e); return OK; }
@@ -250,3 +275,64 @@ int cublasGemmEx(blas_t *h, int ta, int tb, int m, int n, int k, const void *alp
 /* For tests: bytes allocated and not freed, primary context retains. */
 long long mock_live_bytes(void) { return live_bytes; }
 int mock_retains(void) { return retains; }
+
+/* What Halide's CUDA runtime (package halide) needs besides the above.
+   The mock loads any PTX as a module (each holds 64 bytes of "device
+   memory", so a module never unloaded shows as a leak in cuMemGetInfo) and
+   runs no kernel: cuLaunchKernel checks the context and the stream (a live
+   one of ours, not the NULL stream) and returns CUDA_ERROR_NOT_SUPPORTED. */
+enum { NOT_SUPPORTED = 801, NOT_FOUND = 500 };
+static __thread void *ctx_stack[16];
+static __thread int ctx_depth;
+CUresult cuCtxPushCurrent_v2(void *ctx) {
+	if (ctx != CTX || retains <= 0 || ctx_depth == 16) return INVALID_CONTEXT;
+	ctx_stack[ctx_depth++] = current;
+	current = ctx;
+	return OK;
+}
+CUresult cuCtxPopCurrent_v2(void **ctx) {
+	if (ctx_depth == 0) return INVALID_CONTEXT;
+	if (ctx) *ctx = current;
+	current = ctx_stack[--ctx_depth];
+	return OK;
+}
+CUresult cuCtxCreate_v2(void **ctx, unsigned flags, int d) { (void)ctx; (void)flags; (void)d; return NOT_SUPPORTED; }
+CUresult cuCtxDestroy_v2(void *ctx) { (void)ctx; return INVALID_CONTEXT; }
+CUresult cuCtxGetApiVersion(void *ctx, unsigned *v) { (void)ctx; *v = 13000; return OK; }
+CUresult cuCtxGetDevice(int *d) { NEED_CTX(); *d = 0; return OK; }
+CUresult cuCtxSynchronize(void) { NEED_CTX(); return OK; }
+CUresult cuProfilerStop(void) { return OK; }
+CUresult cuPointerGetAttribute(void *v, int attr, CUdeviceptr p) { (void)v; (void)attr; (void)p; return NOT_SUPPORTED; }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *h, size_t n) { NEED_CTX(); memcpy((void *)(uintptr_t)d, h, n); return OK; }
+CUresult cuMemcpyDtoH_v2(void *h, CUdeviceptr d, size_t n) { NEED_CTX(); memcpy(h, (void *)(uintptr_t)d, n); return OK; }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { NEED_CTX(); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)s, n); return OK; }
+CUresult cuMemcpy3D_v2(const void *p) { (void)p; NEED_CTX(); return NOT_SUPPORTED; }
+CUresult cuModuleLoadDataEx(void **m, const void *img, unsigned n, void *opts, void **vals) {
+	(void)n; (void)opts; (void)vals;
+	NEED_CTX();
+	FAIL("cuModuleLoadDataEx", 218 /* CUDA_ERROR_INVALID_PTX */);
+	if (!img || !strstr((const char *)img, ".version")) return 218;
+	*m = malloc(1);
+	__atomic_add_fetch(&live_bytes, 64, __ATOMIC_SEQ_CST);
+	return OK;
+}
+CUresult cuModuleLoadData(void **m, const void *img) { return cuModuleLoadDataEx(m, img, 0, NULL, NULL); }
+CUresult cuModuleUnload(void *m) {
+	if (!m) return INVALID_HANDLE;
+	free(m);
+	__atomic_sub_fetch(&live_bytes, 64, __ATOMIC_SEQ_CST);
+	return OK;
+}
+CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
+	NEED_CTX();
+	if (!m || !name) return NOT_FOUND;
+	*f = m;
+	return OK;
+}
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, void *s, void **params, void **extra) {
+	(void)gx; (void)gy; (void)gz; (void)bx; (void)by; (void)bz; (void)shared; (void)params; (void)extra;
+	NEED_CTX();
+	if (!f || !stream_live(s)) return INVALID_HANDLE;
+	return NOT_SUPPORTED;
+}

@@ -1,0 +1,205 @@
+package halide
+
+// #include "cuda.h"
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
+)
+
+// CUDA pipelines (halide-gen -target cuda) run on a CUDA device: a
+// device.Device whose device.Native API is "CUDA", such as a
+// *cuda.Device. The call hands Halide's CUDA runtime that device's primary
+// context and stream (cuda.c overrides halide_cuda_acquire_context,
+// _release_context and _get_stream), so the runtime's kernels queue behind
+// the device's own uploads and copies on one stream. An Array's
+// allocation is a root CUdeviceptr plus a byte offset, and a CUDA device
+// pointer takes the offset as it is: every view, aligned or not, runs in
+// place. The residency rules are the OpenCL pipelines' (residency.go).
+
+// The methods of clDevice name nothing OpenCL-specific: a CUDA Device has
+// them all.
+var _ clDevice = (*cuda.Device)(nil)
+
+// asCU is d as a CUDA device, or false when d is not one. The methods a
+// call needs of its device (clDevice's) name nothing OpenCL-specific.
+func asCU(d device.Device) (clDevice, bool) {
+	if n, ok := d.(device.Native); !ok || n.API() != cuda.Lang {
+		return nil, false
+	}
+	c, ok := d.(clDevice)
+	return c, ok
+}
+
+// cuKey is the key of a device's cuEntry in its Value state.
+type cuKey struct{}
+
+// cuMu guards every cuEntry's cu.
+var cuMu sync.Mutex
+
+// cuEntry is one CUDA device's C state and the gate its calls pass, as
+// clEntry is an OpenCL device's: the close hook shuts the gate, waits for
+// the calls inside, then releases the runtime's modules for the context.
+type cuEntry struct {
+	clEntry            // the gate; its cl stays nil
+	cu      *C.gohl_cu // nil until made, and once the device closed
+}
+
+var cuReuseOnce sync.Once
+
+// cuStateOf returns d's C state, making it on first use.
+func cuStateOf(d clDevice) (*cuEntry, error) {
+	cuReuseOnce.Do(func() {
+		// Device intermediates stay between calls, as for OpenCL.
+		C.halide_reuse_device_allocations(nil, true)
+	})
+	e := d.Value(cuKey{}, func() any { return newCUEntry(d) }).(*cuEntry)
+	if e.calls.Load()&gateShut != 0 || d.Closed() {
+		return nil, cuda.ErrClosed
+	}
+	cuMu.Lock()
+	ok := e.cu != nil
+	cuMu.Unlock()
+	switch {
+	case ok:
+	case e.calls.Load()&gateShut != 0 || d.Closed():
+		return nil, cuda.ErrClosed
+	default:
+		return nil, fmt.Errorf("out of C memory for the device's state")
+	}
+	return e, nil
+}
+
+// newCUEntry makes d's entry, the close hook first (see newCLEntry).
+func newCUEntry(d clDevice) *cuEntry {
+	e := &cuEntry{clEntry: clEntry{drained: make(chan struct{})}}
+	d.OnClose(func() {
+		e.shut()
+		cuMu.Lock()
+		c := e.cu
+		e.cu = nil
+		cuMu.Unlock()
+		if c != nil {
+			C.gohl_cu_close(c)
+		}
+	})
+	cuMu.Lock()
+	defer cuMu.Unlock()
+	if e.calls.Load()&gateShut != 0 || d.Closed() {
+		return e
+	}
+	ctx, stream := d.Handles()
+	e.cu = C.gohl_cu_open(C.uintptr_t(ctx), C.uintptr_t(stream))
+	return e
+}
+
+// cuClosing reports whether d's close has begun.
+func cuClosing(d clDevice) bool {
+	if d.Closed() {
+		return true
+	}
+	e, _ := d.Value(cuKey{}, nil).(*cuEntry)
+	return e == nil || e.calls.Load()&gateShut != 0
+}
+
+// CUDADevice returns the default device of CUDA pipelines: cuda.Default()
+// (device $RESIDENT_CUDA_DEVICE, else 0). Where there is no CUDA the error
+// wraps cuda.ErrNoCUDA and says what is missing.
+func CUDADevice() (*cuda.Device, error) { return cuda.Default() }
+
+// CUDA reports whether the pipeline runs on CUDA.
+func (p *Pipeline) CUDA() bool { return p.cuda }
+
+// cudaDevice is deviceFor's second half for a CUDA pipeline: where is the
+// device the placement rule chose (nil: none yet, so CUDADevice()).
+func (p *Pipeline) cudaDevice(f *frame, where device.Device, explicit bool) (clDevice, error) {
+	var dev clDevice
+	if where != nil {
+		d, ok := asCU(where)
+		if !ok {
+			return nil, p.notCUDA(where, explicit)
+		}
+		dev = d
+	} else {
+		d, err := CUDADevice()
+		if err != nil {
+			return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: "no CUDA device: " + err.Error() +
+				": run on a machine with an NVIDIA driver (libcuda.so.1), pass a device (cuda.Open) or build the generator for the host or OpenCL"}
+		}
+		dev = d
+	}
+	e, err := cuStateOf(dev)
+	if err == nil && !e.enter() {
+		err = cuda.ErrClosed
+	}
+	if errors.Is(err, device.ErrClosed) {
+		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
+			"the device %s is closed: pass an open one to SetDevice or CallOn (cuda.Open), or nil to SetDevice for the default", dev.Name())}
+	}
+	if err != nil {
+		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: fmt.Sprintf("device %s: %v", dev.Name(), err)}
+	}
+	f.gate = &e.clEntry // left when the call returns
+	C.gohl_cu_bind(&f.c.ctx, e.cu)
+	return dev, nil
+}
+
+// notCUDA is the error of a CUDA pipeline placed on d, a device of
+// another kind.
+func (p *Pipeline) notCUDA(d device.Device, explicit bool) error {
+	if explicit {
+		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
+			"the pipeline runs on CUDA and %s is not a CUDA device: pass one (cuda.Open, CUDADevice()) to CallOn, SetDevice or Options.Device, or build the generator for the host or OpenCL", d.Name())}
+	}
+	return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
+		"the operands live on %s, which is not a CUDA device, and the pipeline runs on CUDA: move them to one (Array.MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", d.Name())}
+}
+
+// setCUDADevice points the call's buffer at byte off of the allocation
+// whose root CUdeviceptr is mem.
+func (p *Pipeline) setCUDADevice(f *frame, cb *C.gohl_buf, mem uintptr, off int) error {
+	ptr := uint64(mem) + uint64(off)
+	if cb.kind == C.GOHL_DEV_CUDA && uint64(cb.mem) == ptr {
+		return nil // the frame's previous call had the same pointer
+	}
+	if rc := C.gohl_cu_buf_set_device(&f.c.ctx, cb, C.uint64_t(ptr)); rc != 0 {
+		return p.runtimeError(f, rc)
+	}
+	return nil
+}
+
+// cudaAcquires counts the runtime's halide_cuda_acquire_context calls on
+// d, or on every device when d is nil: tests use it to prove the runtime
+// ran on the call's context.
+func cudaAcquires(d device.Device) int {
+	if d == nil {
+		return int(C.gohl_cu_acquires(nil))
+	}
+	c, ok := asCU(d)
+	if !ok {
+		return 0
+	}
+	e, _ := c.Value(cuKey{}, nil).(*cuEntry)
+	if e == nil {
+		return 0
+	}
+	cuMu.Lock()
+	defer cuMu.Unlock()
+	if e.cu == nil {
+		return 0
+	}
+	return int(C.gohl_cu_acquires(e.cu))
+}
+
+// cudaRuntimeTransfers counts the copies between host and device that
+// Halide's CUDA runtime made by itself.
+func cudaRuntimeTransfers() (reads, writes int64) {
+	var r, w C.int64_t
+	C.gohl_cu_runtime_transfers(&r, &w)
+	return int64(r), int64(w)
+}
