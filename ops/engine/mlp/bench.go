@@ -91,28 +91,16 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 	if err := sync(); err != nil {
 		return res, err
 	}
-	if cfg.CPUProfile != "" {
-		f, err := os.Create(cfg.CPUProfile)
-		if err != nil {
-			return res, err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return res, err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := record(cfg.CPUProfile, pprof.StartCPUProfile, pprof.StopCPUProfile)
+	if err != nil {
+		return res, err
 	}
-	if cfg.Trace != "" {
-		f, err := os.Create(cfg.Trace)
-		if err != nil {
-			return res, err
-		}
-		defer f.Close()
-		if err := trace.Start(f); err != nil {
-			return res, err
-		}
-		defer trace.Stop()
+	defer stopProfile()
+	stopTrace, err := record(cfg.Trace, trace.Start, trace.Stop)
+	if err != nil {
+		return res, err
 	}
+	defer stopTrace()
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	var before device.Stats
@@ -176,6 +164,24 @@ type Summary struct {
 
 // summarize returns the median, 10th and 90th percentiles (nearest rank
 // on the sorted times) and steps per second (1000 / median).
+// record starts a recording (a CPU profile, an execution trace) into the
+// file path and returns what stops it and closes the file; an empty path
+// records nothing.
+func record(path string, start func(io.Writer) error, stop func()) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := start(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { stop(); f.Close() }, nil
+}
+
 func summarize(ts []time.Duration) Summary {
 	if len(ts) == 0 {
 		return Summary{}
