@@ -505,7 +505,7 @@ func target(op string, ts [2]array.Type, dst *array.Raw, ins ...*array.Raw) (k d
 	if m, ok := d.(device.HostMemory); ok && m.Caps().Lang == "Go" {
 		return nil, m, nil
 	}
-	if k, ok := d.(device.Kernels); ok && k.Caps().Lang == "OpenCL C" && fits(stateOf(k).fp64, ts[:]...) {
+	if k, ok := d.(device.Kernels); ok && device.BuildsOpenCLC(k.Caps()) && fits(stateOf(k).fp64, ts[:]...) {
 		return k, nil, nil
 	}
 	return nil, nil, nil
