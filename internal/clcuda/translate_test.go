@@ -135,3 +135,28 @@ func TestPreludeGCC(t *testing.T) {
 		t.Fatal("CUDA's float4 is not the prelude's: the check should have failed")
 	}
 }
+
+// FuzzTranslate: Translate never panics; what it accepts keeps the
+// source's line count and leaves no __kernel or OpenCL pragma behind.
+func FuzzTranslate(f *testing.F) {
+	f.Add(sample)
+	f.Add("__kernel void k(__global int *a, __local int *l) { l[0] = 1; a[0] = l[0]; }")
+	f.Add("__kernel __attribute__((reqd_work_group_size(4, 4, 1))) void k(__global float4 *a) { a[0] = (float4)(1); }")
+	f.Add("#define K(n) __kernel void n(__local float *x) { }\nK(a) K(b)")
+	f.Add("/* unterminated")
+	f.Add("__kernel void k(")
+	f.Fuzz(func(t *testing.T, src string) {
+		p, err := Translate(src, "")
+		if err != nil {
+			return
+		}
+		body := strings.TrimPrefix(p.Source, Prelude)
+		body = body[strings.Index(body, "\n")+1:]
+		if a, b := strings.Count(src, "\n"), strings.Count(body, "\n"); a != b {
+			t.Fatalf("%d lines became %d", a, b)
+		}
+		if regexp.MustCompile(`\b__kernel\b`).MatchString(body) || pragma.MatchString(body) {
+			t.Fatalf("__kernel or an OpenCL pragma left in:\n%s", body)
+		}
+	})
+}
