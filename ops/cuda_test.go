@@ -40,6 +40,7 @@ func TestCUDAOps(t *testing.T) {
 		sd := sim.NewCompute("cudaops", 0)
 		defer sd.Close()
 		opsWhere(t, sd)
+		gemmKernelWhere(t, sd)
 	})
 	t.Run("opencl", func(t *testing.T) {
 		d, err := opencl.Default()
@@ -47,6 +48,7 @@ func TestCUDAOps(t *testing.T) {
 			t.Skip(err)
 		}
 		opsWhere(t, d)
+		gemmKernelWhere(t, d)
 	})
 	t.Run("cuda", func(t *testing.T) {
 		d, err := cudaKernels()
@@ -54,6 +56,7 @@ func TestCUDAOps(t *testing.T) {
 			t.Skip(err)
 		}
 		opsWhere(t, d)
+		gemmKernelWhere(t, d)
 	})
 }
 
@@ -103,6 +106,10 @@ func opsWhere(t *testing.T, d interface {
 		{"Var", []int{30}, func(dst, _, _, m *array.Array[float32]) error { return Var(dst, m, 1, 0) }},
 		{"Iota", []int{n}, func(dst, _, _, _ *array.Array[float32]) error { return Iota(dst, 0) }},
 		{"MatMul", []int{100, 100}, func(dst, _, _, m *array.Array[float32]) error { return MatMul(dst, m, m.Transpose(0, 1)) }},
+		// dst with no unit stride: cuBLAS declines, ops' GEMM kernel runs
+		{"MatMulKernel", []int{2, 100, 100}, func(dst, _, _, m *array.Array[float32]) error {
+			return MatMul(dst.Slice(0, 1), m, m.Transpose(0, 1))
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dst, want := array.New[float32](c.dims...), array.New[float32](c.dims...)
@@ -121,7 +128,7 @@ func opsWhere(t *testing.T, d interface {
 			if s.Launches == 0 || s.H2DCalls != 0 || s.D2HCalls != 0 {
 				t.Errorf("%s on Arrays resident on %s: %v: want launches there and no transfer", c.name, d.Name(), s)
 			}
-			if c.name != "SumAll" && (!dst.DeviceDirty() || dst.Device() != device.Device(d)) {
+			if c.name != "SumAll" && c.name != "MatMulKernel" && (!dst.DeviceDirty() || dst.Device() != device.Device(d)) {
 				t.Errorf("%s: dst not device-dirty on %s", c.name, d.Name())
 			}
 			if err := c.run(want, hx, hy, hm); err != nil {
@@ -139,6 +146,48 @@ func opsWhere(t *testing.T, d interface {
 				}
 			}
 		})
+	}
+}
+
+// gemmKernelWhere multiplies float64 matrices into a dst with no unit
+// stride on d, so that ops' own GEMM kernel runs (on NVIDIA, the
+// inline-PTX tensor-core one), and compares with the host.
+func gemmKernelWhere(t *testing.T, d interface {
+	device.Compute
+	Sync() error
+}) {
+	a, b := array.New[float64](70, 90), array.New[float64](50, 70)
+	dst, want := array.New[float64](2, 50, 90), array.New[float64](2, 50, 90)
+	for _, x := range []*array.Array[float64]{a, b, dst, want} {
+		defer x.Close()
+	}
+	for k, x := range []*array.Array[float64]{a, b} {
+		v, _ := x.Host()
+		for i := range v.Data() {
+			v.Data()[i] = float64((i*7+k)%13) - 6
+		}
+	}
+	if err := On(d, a, b, dst); err != nil {
+		t.Fatal(err)
+	}
+	before := d.Stats()
+	if err := MatMul(dst.Slice(0, 1), a, b); err != nil {
+		t.Fatal(err)
+	}
+	if s := d.Stats().Sub(before); s.Launches == 0 || s.H2DCalls != 0 || s.D2HCalls != 0 {
+		t.Errorf("float64 MatMul into a strided dst on %s: %v", d.Name(), s)
+	}
+	ha, _ := a.HostReadOnly()
+	hb, _ := b.HostReadOnly()
+	if err := MatMul(want.Slice(0, 1), ha.Array(), hb.Array()); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := dst.HostReadOnly()
+	w, _ := want.HostReadOnly()
+	for i, x := range w.Data() {
+		if g.Data()[i] != x { // small integers: exact in any order
+			t.Fatalf("element %d: %v on %s, %v on the host", i, g.Data()[i], d.Name(), x)
+		}
 	}
 }
 
