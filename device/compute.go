@@ -30,7 +30,17 @@ type Caps struct {
 	// Vendor names the platform or driver ("NVIDIA CUDA", "Portable
 	// Computing Language"), for tuning tables.
 	Vendor string
+	// OpenCLC says that a Kernels device whose Lang is another language
+	// also builds OpenCL C source, translating it to its own (device/cuda:
+	// into CUDA C++ for NVRTC), so packages with OpenCL C kernels run
+	// them there. See BuildsOpenCLC.
+	OpenCLC bool
 }
+
+// BuildsOpenCLC reports whether a Kernels device with capabilities c
+// builds kernels from OpenCL C source: its Lang is "OpenCL C", or it
+// translates OpenCL C (Caps.OpenCLC).
+func BuildsOpenCLC(c Caps) bool { return c.Lang == "OpenCL C" || c.OpenCLC }
 
 // Computes reports whether work may run on d: d is an open Compute whose
 // Caps name a Lang.
@@ -40,8 +50,8 @@ func Computes(d Device) bool {
 }
 
 // Kernels is a Compute device that builds kernels from source in its
-// Caps().Lang and runs them on an in-order queue (OpenCL; a CUDA backend
-// would be another). Kernel arguments are Buffer (an allocation's Native
+// Caps().Lang (or OpenCL C, where BuildsOpenCLC) and runs them on an
+// in-order queue (device/opencl; device/cuda, on its stream). Kernel arguments are Buffer (an allocation's Native
 // handle: kernels take the root and an element offset, never a
 // sub-buffer), Local, fixed-size integers and floats, and []byte (a
 // struct's bytes).

@@ -375,7 +375,7 @@ func targetOuts(op string, t array.Type, outs []*array.Raw, ins ...*array.Raw) (
 	if m, ok := d.(device.HostMemory); ok && m.Caps().Lang == "Go" {
 		return nil, m, nil
 	}
-	if k, ok := d.(device.Kernels); ok && k.Caps().Lang == "OpenCL C" && fits(stateOf(k).fp64, t) {
+	if k, ok := d.(device.Kernels); ok && device.BuildsOpenCLC(k.Caps()) && fits(stateOf(k).fp64, t) {
 		return k, nil, nil
 	}
 	return nil, nil, nil

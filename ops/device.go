@@ -14,7 +14,7 @@ import (
 )
 
 // The device side. Every entry point asks placement first; when it names
-// an OpenCL device, the op runs there as kernels enqueued on the device's
+// a kernel device (OpenCL, or CUDA through NVRTC), the op runs there as kernels enqueued on the device's
 // in-order queue, the same queue package halide's OpenCL pipelines use, so
 // a pipeline → op → pipeline chain needs neither a host sync nor a
 // transfer. See the package documentation ("Where an op runs").
@@ -248,8 +248,9 @@ type progKey struct {
 
 // program returns the program of key, building it from src() once per
 // device (PoCL caches binaries under POCL_CACHE_DIR too). A failed build
-// returns an error wrapping *opencl.BuildError, which carries the build
-// log; it is not cached, so a later call tries again.
+// returns an error wrapping *opencl.BuildError (*cuda.BuildError on a
+// CUDA device), which carries the build log; it is not cached, so a later
+// call tries again.
 func (s devRef) program(key progKey, src func() string) (*clProgram, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -230,26 +230,7 @@ func castDevice[D, S array.Elem](d device.Kernels, dst *array.Array[D], src *arr
 	}
 	s := stateOf(d)
 	dt, st := array.TypeOf[D](), array.TypeOf[S]()
-	dc, _ := clTypeOf(dt)
-	sc, _ := clTypeOf(st)
-	conv := "convert_" + dc.s + "_sat"
-	if sc.float {
-		conv += "_rtz"
-	}
-	// Saturating clamps only where the value may exceed D's finite range.
-	maxf := "INFINITY"
-	switch {
-	case dc.half == 1:
-		maxf = "65504.0f"
-	case dc.half == 2:
-		maxf = "0x1.fep127f" // BFloat16 0x7f7f
-	case dt == array.TypeOf[float32]() && st == array.TypeOf[float64]():
-		maxf = "FLT_MAX"
-	}
-	p, err := s.program(progKey{kind: "cast", t: dt, u: st}, func() string {
-		return dc.defines("D", s.fp64) + sc.defines("S", s.fp64) +
-			"#define CONVSAT(x) " + conv + "(x)\n#define DMAXF " + maxf + "\n" + clCommon + clCast
-	})
+	p, err := s.program(progKey{kind: "cast", t: dt, u: st}, func() string { return castSource(dt, st, s.fp64) })
 	if err != nil {
 		return true, err
 	}
@@ -267,6 +248,28 @@ func castDevice[D, S array.Elem](d device.Kernels, dst *array.Array[D], src *arr
 		isSat = 1
 	}
 	return wroteOnDevice(dst.Raw(), s.launch(p, "cast_nd", []int{s.items(n.total())}, s.local, mems[0], mems[1], isSat, nd.bytes()))
+}
+
+// castSource is the cast program from st to dt.
+func castSource(dt, st array.Type, fp64 bool) string {
+	dc, _ := clTypeOf(dt)
+	sc, _ := clTypeOf(st)
+	conv := "convert_" + dc.s + "_sat"
+	if sc.float {
+		conv += "_rtz"
+	}
+	// Saturating clamps only where the value may exceed D's finite range.
+	maxf := "INFINITY"
+	switch {
+	case dc.half == 1:
+		maxf = "65504.0f"
+	case dc.half == 2:
+		maxf = "0x1.fep127f" // BFloat16 0x7f7f
+	case dt == array.TypeOf[float32]() && st == array.TypeOf[float64]():
+		maxf = "FLT_MAX"
+	}
+	return dc.defines("D", fp64) + sc.defines("S", fp64) +
+		"#define CONVSAT(x) " + conv + "(x)\n#define DMAXF " + maxf + "\n" + clCommon + clCast
 }
 
 // wroteOnDevice ends a kernel device op: dst is device-newest unless err
@@ -505,7 +508,7 @@ func target(op string, ts [2]array.Type, dst *array.Raw, ins ...*array.Raw) (k d
 	if m, ok := d.(device.HostMemory); ok && m.Caps().Lang == "Go" {
 		return nil, m, nil
 	}
-	if k, ok := d.(device.Kernels); ok && k.Caps().Lang == "OpenCL C" && fits(stateOf(k).fp64, ts[:]...) {
+	if k, ok := d.(device.Kernels); ok && device.BuildsOpenCLC(k.Caps()) && fits(stateOf(k).fp64, ts[:]...) {
 		return k, nil, nil
 	}
 	return nil, nil, nil

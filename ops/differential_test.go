@@ -161,10 +161,12 @@ func TestDiff(t *testing.T) {
 	})
 }
 
-// eachSide runs fn as subtests on the three sides of a differential
-// test: "device" (cl, skipped when nil), "sim" (sd) and "host" (nil).
+// eachSide runs fn as subtests on the sides of a differential test:
+// "device" (cl, skipped when nil), "cuda" (cudaKernels: device/cuda's
+// Default with NVRTC, skipped naming what is missing), "sim" (sd) and
+// "host" (nil).
 func eachSide(t *testing.T, cl, sd device.Device, fn func(t *testing.T, dev device.Device)) {
-	for _, side := range []string{"device", "sim", "host"} {
+	for _, side := range []string{"device", "cuda", "sim", "host"} {
 		t.Run(side, func(t *testing.T) {
 			var dev device.Device
 			switch side {
@@ -173,6 +175,12 @@ func eachSide(t *testing.T, cl, sd device.Device, fn func(t *testing.T, dev devi
 					t.Skip("no OpenCL device")
 				}
 				dev = cl
+			case "cuda":
+				d, err := cudaKernels()
+				if err != nil {
+					t.Skip(err)
+				}
+				dev = d
 			case "sim":
 				dev = sd
 			}

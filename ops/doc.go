@@ -30,16 +30,18 @@
 // MatMul (and MatMulWith, which adds an explicit device.Precision and
 // float16/bfloat16 elements) on a device that multiplies matrices itself
 // (device.Gemmer: device/cuda's cuBLAS) runs there first, on that
-// device's stream; other ops on such a device run on the host until it
-// has kernels of its own.
+// device's stream.
 //
 // Device ops are OpenCL kernels enqueued on D's in-order queue, the queue
 // package halide's OpenCL pipelines use (halide.OpenCLDevice() is
 // opencl.Default()), so pipelines and ops chain with no host sync and no
-// transfer; only reading a result on the host waits. Kernels are built
-// once per device and element type (PoCL caches binaries under
-// POCL_CACHE_DIR); a build failure returns an error wrapping
-// *opencl.BuildError with the build log. Views of any layout run in
+// transfer; only reading a result on the host waits. The same kernels run
+// on device/cuda's Device where NVRTC is there (device.BuildsOpenCLC: it
+// translates them to CUDA C++), on its stream; without NVRTC ops on such
+// a device, MatMul aside, run on the host. Kernels are built once per
+// device and element type (PoCL caches binaries under POCL_CACHE_DIR); a
+// build failure returns an error wrapping *opencl.BuildError (or
+// *cuda.BuildError) with the build log. Views of any layout run in
 // place: kernels take the root cl_mem, an element offset and per-operand
 // strides, never a sub-buffer or a dense copy.
 //

@@ -46,7 +46,7 @@ func fuseRun[T array.Elem](p *fusePlan, dstRaw *array.Raw, dst *array.Array[T]) 
 	if m, ok := d.(device.HostMemory); ok && m.Caps().Lang == "Go" {
 		return onHostMem(m, p.name, dstRaw, ins, func(mem memFn) error { return fuseHost(p, dst, mem) })
 	}
-	if k, ok := d.(device.Kernels); ok && k.Caps().Lang == "OpenCL C" && fits(stateOf(k).fp64, p.types...) {
+	if k, ok := d.(device.Kernels); ok && device.BuildsOpenCLC(k.Caps()) && fits(stateOf(k).fp64, p.types...) {
 		if ok, err := fuseDevice(k, p, dst); ok {
 			return true, err
 		}

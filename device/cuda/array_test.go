@@ -322,10 +322,11 @@ func TestGuardRefusesAutomatic(t *testing.T) {
 	}
 }
 
-// TestHostFallback: an op with no CUDA form on a device-dirty operand runs
-// on the host with one counted download, refused under the guard.
+// TestHostFallback: an op with no CUDA form (kernels off, as without
+// NVRTC) on a device-dirty operand runs on the host with one counted
+// download, refused under the guard.
 func TestHostFallback(t *testing.T) {
-	d := open(t, cuda.Options{})
+	d := open(t, cuda.Options{NoKernels: true})
 	a, b, dst, done := operands(8, 6, 4, 0, false, func(i int) float32 { return float32(i % 3) })
 	defer done()
 	if err := ops.On(d, a, b); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda"
+	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -22,7 +23,8 @@ import (
 // staging ("go"), and Go memory handed to the driver ("go-direct", the
 // baseline staging must beat). GEMM: 4096³ (RESIDENT_BENCH_GEMM for
 // another size) in fp32, TF32, fp16, bf16 and fp64, reported in TFLOP/s.
-// Tiny: a 4-byte memset and a Sync, the floor of one op.
+// Tiny: a 4-byte memset and a Sync, the floor of one op. Ops: package
+// ops' kernels (NVRTC) against NVIDIA's OpenCL, see BenchmarkOps.
 
 func benchDevice(b *testing.B, o cuda.Options) *cuda.Device {
 	d, err := cuda.Open(o)
@@ -205,4 +207,101 @@ func BenchmarkGemm(b *testing.B) {
 	b.Run("fp16/"+n, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, array.F16(1)) })
 	b.Run("bf16/"+n, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, array.BF16(1)) })
 	b.Run("fp64/"+n, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, float64(1)) })
+}
+
+// BenchmarkOps times package ops' kernels on resident float32 Arrays of
+// 2^24 elements (RESIDENT_BENCH_OPS for another count) on the CUDA Device
+// and, in the same run, on NVIDIA's OpenCL (opencl.Default) as the peer:
+// Add (bytes: two reads and a write), Copy (a read and a write: the
+// driver's copy), SumAll (a read; the result read back, so each one
+// waits), Softmax along rows of 4096; Tiny is a 1-element Add and a Sync,
+// the floor of one op that is waited for. Add, Copy and Softmax queue
+// b.N ops and wait once.
+func BenchmarkOps(b *testing.B) {
+	n := 1 << 24
+	if v, err := strconv.Atoi(os.Getenv("RESIDENT_BENCH_OPS")); err == nil && v > 0 {
+		n = v
+	}
+	devs := map[string]func() (benchSyncer, error){
+		"cuda": func() (benchSyncer, error) {
+			d, err := cuda.Default()
+			if err == nil && !d.Caps().OpenCLC {
+				_, err = d.Compile("", "")
+			}
+			return d, err
+		},
+		"opencl": func() (benchSyncer, error) { return opencl.Default() },
+	}
+	for _, name := range []string{"cuda", "opencl"} {
+		b.Run(name, func(b *testing.B) {
+			d, err := devs[name]()
+			if err != nil {
+				b.Skip(err)
+			}
+			benchOps(b, d, n)
+		})
+	}
+}
+
+// benchSyncer is a device ops run on that can wait for its queue.
+type benchSyncer interface {
+	device.Device
+	Sync() error
+}
+
+func benchOps(b *testing.B, d benchSyncer, n int) {
+	x, y, z := array.New[float32](n), array.New[float32](n), array.New[float32](n)
+	t1, t2 := array.New[float32](1), array.New[float32](1)
+	rows := array.New[float32](4096, max(1, n/4096))
+	sm := array.New[float32](4096, max(1, n/4096))
+	defer closeBench(x, y, z, t1, t2, rows, sm)
+	for _, a := range []*array.Array[float32]{x, y, rows} {
+		v, _ := a.Host()
+		v.Fill(0.5)
+	}
+	if err := ops.On(d, x, y, z, t1, t2, rows, sm); err != nil {
+		b.Fatal(err)
+	}
+	queued := func(bytes int, op func() error) func(b *testing.B) {
+		return func(b *testing.B) {
+			if err := op(); err != nil { // builds the kernels
+				b.Fatal(err)
+			}
+			if err := d.Sync(); err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(bytes))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if err := op(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := d.Sync(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(bytes)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+		}
+	}
+	before := d.Stats()
+	b.Run(fmt.Sprintf("Add/%d", n), queued(12*n, func() error { return ops.Add(z, x, y) }))
+	b.Run(fmt.Sprintf("Copy/%d", n), queued(8*n, func() error { return ops.Copy(z, x) }))
+	b.Run(fmt.Sprintf("SumAll/%d", n), queued(4*n, func() error { _, err := ops.SumAll(x); return err }))
+	b.Run(fmt.Sprintf("Softmax/%d", rows.Len()), queued(8*rows.Len(), func() error { return ops.Softmax(sm, rows, 0) }))
+	b.Run("Tiny", queued(4, func() error {
+		if err := ops.Add(t2, t1, t1); err != nil {
+			return err
+		}
+		return d.Sync()
+	}))
+	if s := d.Stats().Sub(before); s.H2DCalls != 0 || s.D2HCalls != 0 {
+		b.Fatalf("ops on resident Arrays moved data: %v", s)
+	}
+}
+
+func closeBench(xs ...*array.Array[float32]) {
+	for _, x := range xs {
+		x.Close()
+	}
 }

@@ -53,6 +53,10 @@ type Options struct {
 	// CopyThreads is how many goroutines copy a chunk between Go memory
 	// and staging; 0: GOMAXPROCS, at most 8.
 	CopyThreads int
+	// NoKernels leaves NVRTC unloaded: Compile fails with ErrNoNVRTC
+	// and Caps().OpenCLC is false, so package ops runs everything but
+	// GEMMs on the host, as on a machine without NVRTC.
+	NoKernels bool
 }
 
 const (
@@ -63,9 +67,9 @@ const (
 
 // Device is one CUDA device: its primary context (shared with the CUDA
 // runtime, cuBLAS and other libraries in the process) and a stream of its
-// own, on which every transfer, copy and GEMM is queued in order. It
-// implements device.Device, device.HostAllocator, device.CloseNotifier,
-// device.Compute and device.Gemmer. Safe for concurrent use, except that
+// own, on which every transfer, copy, kernel and GEMM is queued in order.
+// It implements device.Device, device.HostAllocator, device.CloseNotifier,
+// device.Compute, device.Kernels and device.Gemmer. Safe for concurrent use, except that
 // Close must not race with other calls.
 type Device struct {
 	s *state
@@ -107,6 +111,13 @@ type state struct {
 	closeOnce sync.Once
 	closeErr  error
 	hooks     devkit.CloseHooks
+
+	// kernels: why Compile cannot run (nil: NVRTC is there), the
+	// architecture option, and the loaded modules (under kmu).
+	kernelsErr error
+	arch       string
+	kmu        sync.Mutex
+	mods       map[cu.Module]struct{}
 }
 
 // OrdinalFromEnv is $RESIDENT_CUDA_DEVICE as a number, 0 when unset or
@@ -167,6 +178,13 @@ func Open(o Options) (*Device, error) {
 	s := &state{opts: o, dev: dev, ctx: ctx, stream: st}
 	s.pool = devkit.Pool{Counters: &s.counters, ErrClosed: ErrClosed, ErrForeign: ErrForeign}
 	s.describe()
+	s.mods = map[cu.Module]struct{}{}
+	if o.NoKernels {
+		s.kernelsErr = fmt.Errorf("%w: turned off by Options.NoKernels", ErrNoNVRTC)
+	} else {
+		s.kernelsErr = cu.LoadNVRTC()
+	}
+	s.caps.OpenCLC = s.kernelsErr == nil
 	limit := int(min(s.total/2, int64(^uint(0)>>1)))
 	if o.CacheLimit > 0 {
 		limit = int(min(o.CacheLimit, int64(^uint(0)>>1)))
@@ -177,8 +195,12 @@ func Open(o Options) (*Device, error) {
 	s.pool.SetCacheLimit(limit)
 	if o.Verbose {
 		v, _ := cu.DriverVersion()
-		log.Printf("cuda: using %s: compute capability %s, %d SMs, %d B, driver CUDA %d.%d, staging %v (2 × %d B)",
-			s.name, s.caps.Vendor, s.caps.Units, s.total, v/1000, v%1000/10, !o.NoStaging, o.StagingChunk)
+		kern := "kernels from OpenCL C through NVRTC"
+		if s.kernelsErr != nil {
+			kern = fmt.Sprintf("no kernels (%v)", s.kernelsErr)
+		}
+		log.Printf("cuda: using %s: compute capability %s, %d SMs, %d B, driver CUDA %d.%d, staging %v (2 × %d B), %s",
+			s.name, s.caps.Vendor, s.caps.Units, s.total, v/1000, v%1000/10, !o.NoStaging, o.StagingChunk, kern)
 	}
 	d := &Device{s: s}
 	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.close() }, s)
@@ -198,6 +220,7 @@ func (s *state) describe() {
 	s.caps = device.Caps{Lang: Lang, FP64: true, LocalMem: int64(attr(cu.AttrMaxSharedPerBlock)),
 		Units: max(1, attr(cu.AttrMultiprocessorCount)), MaxGroup: attr(cu.AttrMaxThreadsPerBlock),
 		Vendor: fmt.Sprintf("NVIDIA CUDA sm_%d%d", attr(cu.AttrComputeCapabilityMaj), attr(cu.AttrComputeCapabilityMin))}
+	s.arch = fmt.Sprintf("--gpu-architecture=sm_%d%d", attr(cu.AttrComputeCapabilityMaj), attr(cu.AttrComputeCapabilityMin))
 }
 
 // Lang is a CUDA Device's Caps().Lang.
@@ -232,8 +255,10 @@ func (d *Device) Name() string { return d.s.name }
 func (d *Device) Closed() bool { return d.s.pool.Closed() }
 
 // Caps reports the device's capabilities (device.Compute). Lang is
-// "CUDA": package ops runs MatMul there through cuBLAS (device.Gemmer);
-// ops without a CUDA form run on the host under ops' rule.
+// "CUDA"; OpenCLC is true where NVRTC loaded: Compile takes OpenCL C
+// (device.BuildsOpenCLC), so package ops runs its kernels here, and
+// MatMul through cuBLAS (device.Gemmer). Without NVRTC, ops other than
+// MatMul run on the host under ops' rule.
 func (d *Device) Caps() device.Caps { return d.s.caps }
 
 // API names the native handles' API (device.Native).
@@ -299,6 +324,12 @@ func (s *state) shutdown() error {
 	s.hooks.RunCloseHooks()
 	live, cached := s.pool.Close()
 	errs := []error{cu.StreamSync(s.ctx, s.stream)}
+	s.kmu.Lock()
+	for m := range s.mods {
+		errs = append(errs, cu.ModuleUnload(s.ctx, m))
+	}
+	clear(s.mods)
+	s.kmu.Unlock()
 	for _, r := range live {
 		errs = append(errs, cu.MemFree(s.ctx, cu.DevicePtr(r.H)))
 	}

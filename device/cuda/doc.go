@@ -29,16 +29,30 @@
 //     and the stream, and releases the primary context (after the last
 //     pinned block still in use is freed).
 //
-// Computing: Caps().Lang is "CUDA". The Device is a device.Gemmer:
+// Computing: Caps().Lang is "CUDA". Where NVRTC loads (libnvrtc.so.13,
+// .12, then libnvrtc.so, on the loader path and in /usr/local/cuda/lib64)
+// Caps().OpenCLC is true and the Device is a device.Kernels: Compile takes
+// package ops' OpenCL C, translates it to CUDA C++ (internal/clcuda: a
+// prelude of OpenCL's types and built-ins, and rewrites of kernel
+// headers, __local memory and vector literals), compiles it for the
+// device's architecture and loads the module; Enqueue launches on the
+// Device's stream, covering the grid exactly (explicit work-group sizes
+// must divide the global size; unset ones are picked to divide it) and
+// passing each device.Local argument as an offset into the launch's
+// dynamic shared memory. So ops on Arrays resident here run on the GPU,
+// in order with transfers and GEMMs, without a host sync. Without NVRTC
+// (or with Options.NoKernels) Compile fails wrapping ErrNoNVRTC and those
+// ops run on the host under ops' rule (device-dirty inputs copied home:
+// counted, refused under the guard).
+//
+// The Device is also a device.Gemmer:
 // ops.MatMul and ops.MatMulWith on Arrays resident here run cuBLAS
 // (cublasGemmEx / cublasGemmStridedBatchedEx on the Device's stream) for
 // float32 (CUBLAS_COMPUTE_32F: no TF32 unless asked for with
 // device.PrecisionTF32), float64, float16 and bfloat16 (summed in
 // float32). Strided operands are passed as they lie, transposed where
 // their layout allows; operands with no unit stride are first copied to a
-// dense temporary on the device (counted as D2D). Other ops have no CUDA
-// form yet and run on the host under package ops' rule (device-dirty
-// inputs copied home: counted, refused under the guard).
+// dense temporary on the device (counted as D2D).
 //
 // Between devices, Array.MoveTo and device.CopyBetween copy directly
 // between two Devices of one CUDA context (two Devices opened on one GPU
@@ -48,8 +62,11 @@
 // device on the same GPU share no memory.
 //
 // Tests: where there is no CUDA, TestMockCUDA builds testdata/mockcuda (a
-// libcuda.so.1 and libcublas.so.13 over host memory, with fault
-// injection) and runs the package's tests against it in child processes.
+// libcuda.so.1, libcublas.so.13 and libnvrtc.so.13 over host memory, with
+// fault injection; its kernels run nothing) and runs the package's tests
+// against it in child processes. The ops tests that run on this Device
+// (TestCUDAOps, and TestDiff's cuda side in package ops) need a GPU and
+// NVRTC and skip naming what is missing.
 //
 // Environment: RESIDENT_CUDA_DEVICE picks Default's device ordinal;
 // RESIDENT_CUDA_VERBOSE=1 logs the device chosen. cuBLAS is looked up as

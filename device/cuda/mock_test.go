@@ -21,7 +21,7 @@ const mockEnv = "RESIDENT_CUDA_MOCK"
 
 // mockTests are the tests the mock runs; each must pass, none skip.
 var mockTests = []string{"TestOpen", "TestTransfers", "TestCopyAndCrop", "TestCache", "TestClose", "TestForeign", "TestConcurrent",
-	"TestArrayResidency", "TestMatMulCUDA", "TestMatMulNoUnitStride", "TestGuardRefusesAutomatic", "TestHostFallback", "TestMoveBetweenCUDA", "Example"}
+	"TestArrayResidency", "TestMatMulCUDA", "TestMatMulNoUnitStride", "TestGuardRefusesAutomatic", "TestHostFallback", "TestMoveBetweenCUDA", "TestNoKernels", "Example"}
 
 // TestMockCUDA runs this package's tests in a child process whose
 // libcuda.so.1 and libcublas.so.13 are the mock, built here with gcc: the
@@ -61,9 +61,17 @@ func TestMockCUDA(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "libcublas.so.13"), blas, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// A second folder adds the mock NVRTC: kernels compile there.
+	withNVRTC := t.TempDir()
+	for _, name := range []string{"libcuda.so.1", "libcublas.so.13", "libnvrtc.so.13"} {
+		if err := os.WriteFile(filepath.Join(withNVRTC, name), blas, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	libs := dir
 	run := func(tests []string, env ...string) string {
 		cmd := exec.Command(os.Args[0], "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.v", "-test.count=1")
-		cmd.Env = append(append(os.Environ(), mockEnv+"=1", "LD_LIBRARY_PATH="+dir), env...)
+		cmd.Env = append(append(os.Environ(), mockEnv+"=1", "LD_LIBRARY_PATH="+libs), env...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("tests on the mock: %v\n%s", err, out)
@@ -90,6 +98,16 @@ func TestMockCUDA(t *testing.T) {
 		out := run([]string{"TestMockFault"}, "RESIDENT_CUDA_MOCK_CASE="+name, "MOCKCUDA_FAIL="+fault)
 		if !strings.Contains(out, "--- PASS: TestMockFault") {
 			t.Errorf("TestMockFault %s (%s):\n%s", name, fault, out)
+		}
+	}
+	libs = withNVRTC
+	if out := run([]string{"TestMockKernels"}); !strings.Contains(out, "--- PASS: TestMockKernels") {
+		t.Errorf("TestMockKernels:\n%s", out)
+	}
+	for name, fault := range mockKernelFaults {
+		out := run([]string{"TestMockKernelFault"}, "RESIDENT_CUDA_MOCK_CASE="+name, "MOCKCUDA_FAIL="+fault)
+		if !strings.Contains(out, "--- PASS: TestMockKernelFault") {
+			t.Errorf("TestMockKernelFault %s (%s):\n%s", name, fault, out)
 		}
 	}
 }

@@ -364,3 +364,104 @@ func Gemm(ctx Context, h BLAS, m, n, k, batch int, a, b, c Matrix, compute int32
 	}
 	return checkBLAS(op, cublasGemm(ctx, h, m, n, k, batch, &a, &b, &c, compute))
 }
+
+// ErrNoNVRTC is wrapped by LoadNVRTC's error when NVRTC cannot be opened.
+var ErrNoNVRTC = errors.New("cuda: NVRTC is not available")
+
+var (
+	nvrtcOnce sync.Once
+	nvrtcErr  error
+)
+
+// LoadNVRTC opens NVRTC, the run-time compiler (libnvrtc.so.13, .12, then
+// libnvrtc.so, also under /usr/local/cuda/lib64). Idempotent; the error
+// wraps ErrNoNVRTC.
+func LoadNVRTC() error {
+	nvrtcOnce.Do(func() {
+		if err := nvrtcLoad(); err != nil {
+			nvrtcErr = fmt.Errorf("%w: %v", ErrNoNVRTC, err)
+		}
+	})
+	return nvrtcErr
+}
+
+// NVRTCVersion is NVRTC's version (LoadNVRTC first).
+func NVRTCVersion() (major, minor int, err error) {
+	major, minor, code := nvrtcVersion()
+	return major, minor, checkNVRTC("nvrtcVersion", code)
+}
+
+// NVRTCCompilation is nvrtcResult NVRTC_ERROR_COMPILATION: the source
+// did not compile (the log says why).
+const NVRTCCompilation = 6
+
+func checkNVRTC(op string, code int32) error {
+	if code == 0 {
+		return nil
+	}
+	return &Error{Op: op, Code: int(code), Msg: nvrtcErrorText(code)}
+}
+
+// Compile compiles CUDA C++ source with NVRTC (LoadNVRTC first) to a
+// CUBIN for the architecture the options name; log is NVRTC's log
+// (warnings, or the errors when err is set).
+func Compile(src, name string, options []string) (image []byte, log string, err error) {
+	image, log, code := nvrtcCompile(src, name, options)
+	return image, log, checkNVRTC("nvrtcCompileProgram", code)
+}
+
+// Module and Function are a loaded module and one of its kernels.
+type (
+	Module   uintptr // CUmodule
+	Function uintptr // CUfunction
+)
+
+// ModuleLoad loads a CUBIN (or PTX) image into ctx.
+func ModuleLoad(ctx Context, image []byte) (Module, error) {
+	if len(image) == 0 {
+		return 0, &Error{Op: "cuModuleLoadData", Code: 1, Msg: "empty image"}
+	}
+	m, code := cuModuleLoad(ctx, image)
+	return m, check("cuModuleLoadData", code)
+}
+
+// ModuleUnload unloads m; work queued with its kernels must be done.
+func ModuleUnload(ctx Context, m Module) error {
+	return check("cuModuleUnload", cuModuleUnload(ctx, m))
+}
+
+// ModuleFunction finds the kernel name (an extern "C" name) in m.
+func ModuleFunction(ctx Context, m Module, name string) (Function, error) {
+	f, code := cuModuleFunction(ctx, m, name)
+	return f, check("cuModuleGetFunction", code)
+}
+
+// ErrorNotSupported is CUDA_ERROR_NOT_SUPPORTED, also the answer of an
+// optional entry point the driver lacks.
+const ErrorNotSupported = 801
+
+// ParamInfo is the byte offset and size of f's parameter i; ok is false
+// past the last parameter. A driver without cuFuncGetParamInfo (before
+// 12.4) answers an error with code ErrorNotSupported.
+func ParamInfo(ctx Context, f Function, i int) (off, size int, ok bool, err error) {
+	off, size, code := cuParamInfo(ctx, f, i)
+	if code == 1 { // CUDA_ERROR_INVALID_VALUE: no parameter i
+		return 0, 0, false, nil
+	}
+	return off, size, code == 0, check("cuFuncGetParamInfo", code)
+}
+
+// FuncAttrMaxDynamicShared is CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+const FuncAttrMaxDynamicShared = 8
+
+// FuncSetAttr sets a kernel attribute.
+func FuncSetAttr(ctx Context, f Function, attr, v int) error {
+	return check("cuFuncSetAttribute", cuFuncSetAttr(ctx, f, attr, v))
+}
+
+// Launch queues f on s over grid blocks of block threads with shared
+// bytes of dynamic shared memory; parameter i's value is at
+// blob[offs[i]:]. The driver copies the values before it returns.
+func Launch(ctx Context, f Function, grid, block [3]int, shared int, s Stream, blob []byte, offs []int32) error {
+	return check("cuLaunchKernel", cuLaunch(ctx, f, grid, block, shared, s, blob, offs))
+}

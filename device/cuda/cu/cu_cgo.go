@@ -32,6 +32,92 @@ func cublasLoad() error {
 	return nil
 }
 
+func nvrtcLoad() error {
+	var buf [512]C.char
+	if C.rcu_load_nvrtc(&buf[0], C.size_t(len(buf))) != 0 {
+		return errors.New(C.GoString(&buf[0]))
+	}
+	return nil
+}
+
+func nvrtcErrorText(code int32) string {
+	var buf [256]C.char
+	C.rcu_nvrtc_error_text(C.rcu_result(code), &buf[0], C.size_t(len(buf)))
+	return C.GoString(&buf[0])
+}
+
+func nvrtcVersion() (int, int, int32) {
+	var a, b C.int
+	code := C.rcu_nvrtc_version(&a, &b)
+	return int(a), int(b), int32(code)
+}
+
+func nvrtcCompile(src, name string, options []string) ([]byte, string, int32) {
+	var opts []byte
+	for _, o := range options {
+		opts = append(append(opts, o...), 0)
+	}
+	opts = append(opts, 0)
+	cs, cn := C.CString(src), C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	defer C.free(unsafe.Pointer(cn))
+	var img, lg *C.char
+	var in, ln C.size_t
+	code := C.rcu_nvrtc_compile(cs, cn, (*C.char)(unsafe.Pointer(&opts[0])), C.int(len(options)), &img, &in, &lg, &ln)
+	defer C.rcu_free(unsafe.Pointer(img))
+	defer C.rcu_free(unsafe.Pointer(lg))
+	var image []byte
+	if img != nil {
+		image = C.GoBytes(unsafe.Pointer(img), C.int(in))
+	}
+	log := ""
+	if lg != nil {
+		log = C.GoStringN(lg, C.int(ln))
+	}
+	return image, log, int32(code)
+}
+
+func cuModuleLoad(ctx Context, image []byte) (Module, int32) {
+	var m C.rcu_module
+	code := C.rcu_module_load(ctxOf(ctx), &m, unsafe.Pointer(&image[0]))
+	return Module(m), int32(code)
+}
+
+func cuModuleUnload(ctx Context, m Module) int32 {
+	return int32(C.rcu_module_unload(ctxOf(ctx), C.rcu_module(m)))
+}
+
+func cuModuleFunction(ctx Context, m Module, name string) (Function, int32) {
+	cn := C.CString(name)
+	defer C.free(unsafe.Pointer(cn))
+	var f C.rcu_func
+	code := C.rcu_module_function(ctxOf(ctx), &f, C.rcu_module(m), cn)
+	return Function(f), int32(code)
+}
+
+func cuParamInfo(ctx Context, f Function, i int) (int, int, int32) {
+	var off, size C.size_t
+	code := C.rcu_func_param_info(ctxOf(ctx), C.rcu_func(f), C.size_t(i), &off, &size)
+	return int(off), int(size), int32(code)
+}
+
+func cuFuncSetAttr(ctx Context, f Function, attr, v int) int32 {
+	return int32(C.rcu_func_set_attr(ctxOf(ctx), C.rcu_func(f), C.int(attr), C.int(v)))
+}
+
+func cuLaunch(ctx Context, f Function, grid, block [3]int, shared int, s Stream, blob []byte, offs []int32) int32 {
+	var b unsafe.Pointer
+	if len(blob) > 0 {
+		b = unsafe.Pointer(&blob[0])
+	}
+	var o *C.int
+	if len(offs) > 0 {
+		o = (*C.int)(unsafe.Pointer(&offs[0]))
+	}
+	return int32(C.rcu_launch(ctxOf(ctx), C.rcu_func(f), C.uint(grid[0]), C.uint(grid[1]), C.uint(grid[2]),
+		C.uint(block[0]), C.uint(block[1]), C.uint(block[2]), C.uint(shared), strOf(s), b, o, C.int(len(offs))))
+}
+
 func errorText(code int32) string {
 	var buf [256]C.char
 	C.rcu_error_text(C.rcu_result(code), &buf[0], C.size_t(len(buf)))

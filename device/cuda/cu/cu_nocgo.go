@@ -15,8 +15,10 @@ const no = int32(ErrorNoDevice)
 
 func cuLoad() error     { return errors.New("built with CGO_ENABLED=0") }
 func cublasLoad() error { return errors.New("built with CGO_ENABLED=0") }
+func nvrtcLoad() error  { return errors.New("built with CGO_ENABLED=0") }
 
 func errorText(int32) string      { return "CUDA is not available without cgo" }
+func nvrtcErrorText(int32) string { return "NVRTC is not available without cgo" }
 func blasStatusText(int32) string { return "cuBLAS is not available without cgo" }
 
 func cuInit() int32                                                                        { return no }
@@ -56,3 +58,13 @@ func cublasGemm(Context, BLAS, int, int, int, int, *Matrix, *Matrix, *Matrix, in
 func cuCopy2D(Context, int, DevicePtr, DevicePtr, unsafe.Pointer, int, int, int, int, Stream) int32 {
 	return no
 }
+
+func nvrtcVersion() (int, int, int32)                               { return 0, 0, no }
+func nvrtcCompile(string, string, []string) ([]byte, string, int32) { return nil, "", no }
+func cuModuleLoad(Context, []byte) (Module, int32)                  { return 0, no }
+func cuModuleUnload(Context, Module) int32                          { return no }
+func cuModuleFunction(Context, Module, string) (Function, int32)    { return 0, no }
+func cuParamInfo(Context, Function, int) (int, int, int32)          { return 0, 0, no }
+func cuFuncSetAttr(Context, Function, int, int) int32               { return no }
+
+func cuLaunch(Context, Function, [3]int, [3]int, int, Stream, []byte, []int32) int32 { return no }

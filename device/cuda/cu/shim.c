@@ -1,4 +1,5 @@
 #include <dlfcn.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include "shim.h"
@@ -58,7 +59,26 @@ static struct {
 	rcu_result (*EventQuery)(CUev);
 	rcu_result (*EventElapsedTime)(float *, CUev, CUev);
 	rcu_result (*EventDestroy)(CUev);
+	rcu_result (*ModuleLoadData)(void **, const void *);
+	rcu_result (*ModuleUnload)(void *);
+	rcu_result (*ModuleGetFunction)(void **, void *, const char *);
+	rcu_result (*FuncGetParamInfo)(void *, size_t, size_t *, size_t *);
+	rcu_result (*FuncSetAttribute)(void *, int, int);
+	rcu_result (*LaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+	                           unsigned, CUstr, void **, void **);
 } cu;
+
+static struct {
+	rcu_result (*CreateProgram)(void **, const char *, const char *, int, const char *const *, const char *const *);
+	rcu_result (*CompileProgram)(void *, int, const char *const *);
+	rcu_result (*GetProgramLogSize)(void *, size_t *);
+	rcu_result (*GetProgramLog)(void *, char *);
+	rcu_result (*GetCUBINSize)(void *, size_t *);
+	rcu_result (*GetCUBIN)(void *, char *);
+	rcu_result (*DestroyProgram)(void **);
+	const char *(*GetErrorString)(rcu_result);
+	rcu_result (*Version)(int *, int *);
+} nvrtc;
 
 static struct {
 	rcu_result (*Create)(void **);
@@ -124,6 +144,11 @@ int rcu_load(char *err, size_t n) {
 	S(EventRecord, "cuEventRecord");
 	S(EventSynchronize, "cuEventSynchronize");
 	S(EventDestroy, "cuEventDestroy_v2");
+	S(ModuleLoadData, "cuModuleLoadData");
+	S(ModuleUnload, "cuModuleUnload");
+	S(ModuleGetFunction, "cuModuleGetFunction");
+	S(FuncSetAttribute, "cuFuncSetAttribute");
+	S(LaunchKernel, "cuLaunchKernel");
 #undef S
 	/* Optional: renamed or versioned in some releases; missing ones answer
 	   CUDA_ERROR_NOT_SUPPORTED. */
@@ -133,6 +158,7 @@ int rcu_load(char *err, size_t n) {
 	*(void **)&cu.EventQuery = dlsym(lib, "cuEventQuery");
 	*(void **)&cu.EventElapsedTime = dlsym(lib, "cuEventElapsedTime");
 	if (!cu.EventElapsedTime) *(void **)&cu.EventElapsedTime = dlsym(lib, "cuEventElapsedTime_v2");
+	*(void **)&cu.FuncGetParamInfo = dlsym(lib, "cuFuncGetParamInfo");
 	if (bad) {
 		snprintf(saved, sizeof saved, "libcuda.so.1: %s", err);
 		snprintf(err, n, "%s", saved);
@@ -172,6 +198,45 @@ int rcu_load_blas(char *err, size_t n) {
 	*(void **)&blas.GetStatusName = dlsym(lib, "cublasGetStatusName");
 	if (bad) {
 		snprintf(saved, sizeof saved, "cuBLAS: %s", err);
+		snprintf(err, n, "%s", saved);
+		done = -1;
+		return -1;
+	}
+	done = 1;
+	return 0;
+}
+
+int rcu_load_nvrtc(char *err, size_t n) {
+	static int done;
+	static char saved[512];
+	if (done == 1) return 0;
+	if (done == -1) { snprintf(err, n, "%s", saved); return -1; }
+	static const char *names[] = {"libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
+	                              "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12",
+	                              "/usr/local/cuda/lib64/libnvrtc.so"};
+	void *lib = NULL;
+	for (size_t i = 0; !lib && i < sizeof names / sizeof names[0]; i++)
+		lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(saved, sizeof saved, "cannot load NVRTC (tried libnvrtc.so.13, .12 and libnvrtc.so on the loader path and in /usr/local/cuda/lib64): set LD_LIBRARY_PATH to CUDA's lib64");
+		snprintf(err, n, "%s", saved);
+		done = -1;
+		return -1;
+	}
+	int bad = 0;
+#define S(field, name) if (!bad && sym(lib, (void **)&nvrtc.field, name, err, n)) bad = 1
+	S(CreateProgram, "nvrtcCreateProgram");
+	S(CompileProgram, "nvrtcCompileProgram");
+	S(GetProgramLogSize, "nvrtcGetProgramLogSize");
+	S(GetProgramLog, "nvrtcGetProgramLog");
+	S(GetCUBINSize, "nvrtcGetCUBINSize");
+	S(GetCUBIN, "nvrtcGetCUBIN");
+	S(DestroyProgram, "nvrtcDestroyProgram");
+	S(GetErrorString, "nvrtcGetErrorString");
+	S(Version, "nvrtcVersion");
+#undef S
+	if (bad) {
+		snprintf(saved, sizeof saved, "NVRTC: %s", err);
 		snprintf(err, n, "%s", saved);
 		done = -1;
 		return -1;
@@ -303,3 +368,71 @@ rcu_result rcu_blas_gemm(rcu_ctx ctx, rcu_blas h, int transa, int transb, int m,
 	                                 (const void *)(uintptr_t)b, btype, ldb, sb, beta, (void *)(uintptr_t)c, ctype, ldc, sc,
 	                                 batch, compute, -1);
 }
+
+rcu_result rcu_module_load(rcu_ctx ctx, rcu_module *m, const void *image) {
+	CUR(ctx);
+	void *x = NULL;
+	rcu_result r = cu.ModuleLoadData(&x, image);
+	*m = (rcu_module)x;
+	return r;
+}
+rcu_result rcu_module_unload(rcu_ctx ctx, rcu_module m) { CUR(ctx); return cu.ModuleUnload(P(m)); }
+rcu_result rcu_module_function(rcu_ctx ctx, rcu_func *f, rcu_module m, const char *name) {
+	CUR(ctx);
+	void *x = NULL;
+	rcu_result r = cu.ModuleGetFunction(&x, P(m), name);
+	*f = (rcu_func)x;
+	return r;
+}
+rcu_result rcu_func_param_info(rcu_ctx ctx, rcu_func f, size_t i, size_t *off, size_t *size) {
+	OPT(FuncGetParamInfo);
+	CUR(ctx);
+	return cu.FuncGetParamInfo(P(f), i, off, size);
+}
+rcu_result rcu_func_set_attr(rcu_ctx ctx, rcu_func f, int attr, int v) { CUR(ctx); return cu.FuncSetAttribute(P(f), attr, v); }
+
+enum { MAX_PARAMS = 512 };
+
+rcu_result rcu_launch(rcu_ctx ctx, rcu_func f, unsigned gx, unsigned gy, unsigned gz,
+                      unsigned bx, unsigned by, unsigned bz, unsigned shared, rcu_stream s,
+                      void *blob, const int *offs, int n) {
+	if (n < 0 || n > MAX_PARAMS) return 1; /* CUDA_ERROR_INVALID_VALUE */
+	void *params[MAX_PARAMS + 1];
+	for (int i = 0; i < n; i++) params[i] = (char *)blob + offs[i];
+	CUR(ctx);
+	return cu.LaunchKernel(P(f), gx, gy, gz, bx, by, bz, shared, P(s), n ? params : NULL, NULL);
+}
+
+rcu_result rcu_nvrtc_compile(const char *src, const char *name, const char *opts, int n,
+                             char **image, size_t *image_n, char **log, size_t *log_n) {
+	*image = NULL; *image_n = 0; *log = NULL; *log_n = 0;
+	if (n < 0 || n > 64) return 3; /* NVRTC_ERROR_INVALID_INPUT */
+	const char *o[65];
+	for (int i = 0; i < n; i++) { o[i] = opts; opts += strlen(opts) + 1; }
+	void *prog = NULL;
+	rcu_result r = nvrtc.CreateProgram(&prog, src, name, 0, NULL, NULL);
+	if (r) return r;
+	r = nvrtc.CompileProgram(prog, n, o);
+	size_t ln = 0;
+	if (nvrtc.GetProgramLogSize(prog, &ln) == 0 && ln > 1 && (*log = malloc(ln))) {
+		if (nvrtc.GetProgramLog(prog, *log) == 0) *log_n = ln - 1;
+		else { free(*log); *log = NULL; }
+	}
+	if (r == 0) {
+		size_t in = 0;
+		r = nvrtc.GetCUBINSize(prog, &in);
+		if (r == 0 && !(*image = malloc(in ? in : 1))) r = 1; /* NVRTC_ERROR_OUT_OF_MEMORY */
+		if (r == 0) r = nvrtc.GetCUBIN(prog, *image);
+		if (r == 0) *image_n = in;
+		else { free(*image); *image = NULL; }
+	}
+	nvrtc.DestroyProgram(&prog);
+	return r;
+}
+
+void rcu_nvrtc_error_text(rcu_result r, char *buf, size_t n) {
+	const char *s = nvrtc.GetErrorString ? nvrtc.GetErrorString(r) : NULL;
+	snprintf(buf, n, "%s", s ? s : "NVRTC error");
+}
+rcu_result rcu_nvrtc_version(int *major, int *minor) { return nvrtc.Version(major, minor); }
+void rcu_free(void *p) { free(p); }

@@ -17,10 +17,13 @@ typedef uintptr_t rcu_ctx;             /* CUcontext */
 typedef uintptr_t rcu_stream;          /* CUstream */
 typedef uintptr_t rcu_event;           /* CUevent */
 typedef uintptr_t rcu_blas;            /* cublasHandle_t */
+typedef uintptr_t rcu_module;          /* CUmodule */
+typedef uintptr_t rcu_func;            /* CUfunction */
 
 /* Loading: 0 on success, else a message in err. */
 int rcu_load(char *err, size_t n);
 int rcu_load_blas(char *err, size_t n);
+int rcu_load_nvrtc(char *err, size_t n);
 
 rcu_result rcu_init(void);
 rcu_result rcu_driver_version(int *v);
@@ -71,5 +74,29 @@ rcu_result rcu_blas_gemm(rcu_ctx ctx, rcu_blas h, int transa, int transb, int m,
                          rcu_dptr b, int btype, int ldb, long long sb,
                          rcu_dptr c, int ctype, int ldc, long long sc,
                          int batch, int compute);
+
+/* Modules and launches. */
+rcu_result rcu_module_load(rcu_ctx ctx, rcu_module *m, const void *image);
+rcu_result rcu_module_unload(rcu_ctx ctx, rcu_module m);
+rcu_result rcu_module_function(rcu_ctx ctx, rcu_func *f, rcu_module m, const char *name);
+/* Not every driver has cuFuncGetParamInfo (12.4 and later): then
+   CUDA_ERROR_NOT_SUPPORTED. */
+rcu_result rcu_func_param_info(rcu_ctx ctx, rcu_func f, size_t i, size_t *off, size_t *size);
+rcu_result rcu_func_set_attr(rcu_ctx ctx, rcu_func f, int attr, int v);
+/* Parameter i's value is at blob + offs[i] (n parameters); the driver
+   copies them before it returns. */
+rcu_result rcu_launch(rcu_ctx ctx, rcu_func f, unsigned gx, unsigned gy, unsigned gz,
+                      unsigned bx, unsigned by, unsigned bz, unsigned shared, rcu_stream s,
+                      void *blob, const int *offs, int n);
+
+/* NVRTC (nvrtcResult codes): compiles src with the n options (each
+   NUL-terminated, one after another in opts) to a CUBIN. On return *image
+   and *log are malloc'd (free them with rcu_free), or NULL; the program is
+   destroyed whatever happens. */
+rcu_result rcu_nvrtc_compile(const char *src, const char *name, const char *opts, int n,
+                             char **image, size_t *image_n, char **log, size_t *log_n);
+void rcu_nvrtc_error_text(rcu_result r, char *buf, size_t n);
+rcu_result rcu_nvrtc_version(int *major, int *minor);
+void rcu_free(void *p);
 
 #endif

@@ -1,10 +1,12 @@
-/* A stand-in for libcuda.so.1 and libcublas.so.13 over host memory, for
+/* A stand-in for libcuda.so.1, libcublas.so.13 and libnvrtc.so.13 over host memory, for
    testing package cuda where there is no GPU (TestMockCUDA builds it and
    runs the package's tests against it). Device pointers are host
    addresses; everything "asynchronous" runs at once. It checks what the
    real driver and cuBLAS would refuse: a wrong or missing context, a NULL
    stream, unbalanced retains, frees of unknown pointers, cuBLAS leading
-   dimensions, alpha/beta of the wrong type, type/compute mismatches. */
+   dimensions, alpha/beta of the wrong type, type/compute mismatches,
+   launches past CUDA's limits, unknown modules and kernels. Kernels run
+   nothing, except mock_store (see cuLaunchKernel). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
@@ -271,6 +273,168 @@ int cublasGemmEx(blas_t *h, int ta, int tb, int m, int n, int k, const void *alp
                  const void *B, int bt, int ldb, const void *beta, void *C, int ct, int ldc, int compute, int algo) {
 	return cublasGemmStridedBatchedEx(h, ta, tb, m, n, k, alpha, A, at, lda, 0, B, bt, ldb, 0, beta, C, ct, ldc, 0, 1, compute, algo);
 }
+
+/* Modules. The mock NVRTC's "CUBIN" is "MOCKCUBIN\n" and the CUDA C++;
+   a loaded module and a live NVRTC program hold 1 MiB of "device memory"
+   each, so the tests' leak checks (MemInfo after Close) see them. */
+#define MODULE_BYTES (1LL << 20)
+void mock_account(long long n) { __atomic_add_fetch(&live_bytes, n, __ATOMIC_SEQ_CST); }
+typedef struct func func_t;
+typedef struct { unsigned long long magic; char *src; func_t *funcs[256]; int nfuncs; } module_t;
+struct func { module_t *m; char name[128]; int nparams; int sizes[64]; int ptr[64]; int maxshared; };
+#define MOD_MAGIC 0x6d6f64756c65ULL
+
+CUresult cuModuleLoadData(module_t **m, const void *image) {
+	NEED_CTX();
+	FAIL("cuModuleLoadData", 200 /* INVALID_IMAGE */);
+	if (!image || strncmp(image, "MOCKCUBIN\n", 10)) return 200;
+	module_t *x = calloc(1, sizeof *x);
+	x->magic = MOD_MAGIC;
+	x->src = strdup((const char *)image + 10);
+	mock_account(MODULE_BYTES);
+	*m = x;
+	return OK;
+}
+CUresult cuModuleUnload(module_t *m) {
+	NEED_CTX();
+	if (!m || m->magic != MOD_MAGIC) return INVALID_HANDLE;
+	m->magic = 0;
+	for (int i = 0; i < m->nfuncs; i++) free(m->funcs[i]);
+	free(m->src);
+	free(m);
+	mock_account(-MODULE_BYTES);
+	return OK;
+}
+/* The kernel is found by its extern "C" __global__ header in the source;
+   parameter sizes come from their types (pointers 8, other types by
+   name, anything else 16: the tests' structs). */
+static int param_size(const char *p, const char *end, int *ptr) {
+	for (const char *q = p; q < end; q++) if (*q == '*') { *ptr = 1; return 8; }
+	*ptr = 0;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || !strncmp(p, "const ", 6) || !strncmp(p, "__global ", 9)))
+		p += *p == 'c' ? 6 : *p == '_' ? 9 : 1;
+	static const struct { const char *t; int n; } types[] = {{"char ", 1}, {"uchar ", 1}, {"short ", 2}, {"ushort ", 2},
+		{"int ", 4}, {"uint ", 4}, {"float ", 4}, {"long ", 8}, {"ulong ", 8}, {"double ", 8}, {"unsigned long ", 8}};
+	for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+		if (!strncmp(p, types[i].t, strlen(types[i].t))) return types[i].n;
+	return 16;
+}
+CUresult cuModuleGetFunction(func_t **f, module_t *m, const char *name) {
+	NEED_CTX();
+	if (!m || m->magic != MOD_MAGIC) return INVALID_HANDLE;
+	size_t n = strlen(name);
+	for (const char *p = m->src; (p = strstr(p, name)); p += n) {
+		if (p == m->src || (p[-1] != ' ' && p[-1] != '\n') || p[n] != '(') continue;
+		const char *h = p - 300 > m->src ? p - 300 : m->src;
+		char head[301];
+		memcpy(head, h, p - h);
+		head[p - h] = 0;
+		if (!strstr(head, "extern \"C\" __global__") || m->nfuncs == 256) continue;
+		func_t *x = calloc(1, sizeof *x);
+		x->m = m;
+		strncpy(x->name, name, sizeof x->name - 1);
+		const char *a = p + n + 1, *q = a;
+		int depth = 0, blank = 1;
+		for (; *q && (depth > 0 || *q != ')'); q++) {
+			if (*q == '(') depth++;
+			if (*q == ')') depth--;
+			if (*q != ' ' && *q != '\n' && *q != '\t') blank = 0;
+			if (*q == ',' && depth == 0 && x->nparams < 64) { x->sizes[x->nparams] = param_size(a, q, &x->ptr[x->nparams]); x->nparams++; a = q + 1; }
+		}
+		if (!blank && x->nparams < 64) { x->sizes[x->nparams] = param_size(a, q, &x->ptr[x->nparams]); x->nparams++; }
+		m->funcs[m->nfuncs++] = x;
+		*f = x;
+		return OK;
+	}
+	return 500; /* CUDA_ERROR_NOT_FOUND */
+}
+CUresult cuFuncGetParamInfo(func_t *f, size_t i, size_t *off, size_t *size) {
+	NEED_CTX();
+	if (!f || (int)i >= f->nparams) return INVALID_VALUE;
+	*off = 0;
+	*size = f->sizes[i];
+	return OK;
+}
+CUresult cuFuncSetAttribute(func_t *f, int attr, int v) {
+	NEED_CTX();
+	if (!f || attr != 8 || v < 0 || v > 227 * 1024) return INVALID_VALUE;
+	f->maxshared = v;
+	return OK;
+}
+/* A launch checks what the driver would; kernel mock_store then writes,
+   through its first parameter, every other parameter's bytes (each in
+   8-byte words, zero-filled), then the grid, the block and the shared
+   memory size, one word each. */
+CUresult cuLaunchKernel(func_t *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                        unsigned shared, void *s, void **params, void **extra) {
+	NEED_CTX();
+	NEED_STREAM(s);
+	FAIL("cuLaunchKernel", 701 /* LAUNCH_OUT_OF_RESOURCES */);
+	if (!f || !f->m || f->m->magic != MOD_MAGIC) return INVALID_HANDLE;
+	if (!gx || !gy || !gz || !bx || !by || !bz || gy > 65535 || gz > 65535 || bz > 64 || (unsigned long long)bx * by * bz > 1024)
+		return INVALID_VALUE;
+	if (shared > (unsigned)(f->maxshared > 49152 ? f->maxshared : 49152)) return INVALID_VALUE;
+	if ((f->nparams && !params) || extra) return INVALID_VALUE;
+	if (strcmp(f->name, "mock_store")) return OK;
+	unsigned long long *out = *(unsigned long long **)params[0];
+	for (int i = 1; i < f->nparams; i++) {
+		memset(out, 0, (f->sizes[i] + 7) / 8 * 8);
+		memcpy(out, params[i], f->sizes[i]);
+		out += (f->sizes[i] + 7) / 8;
+	}
+	unsigned long long w[7] = {gx, gy, gz, bx, by, bz, shared};
+	memcpy(out, w, sizeof w);
+	return OK;
+}
+
+/* NVRTC: "compiles" to "MOCKCUBIN\n" + the source; #error in the source
+   fails with its log, as does a missing --gpu-architecture. The log lists
+   the options. */
+typedef struct { char *src, *log, *image; } prog_t;
+static void account(long long n) {
+	void (*f)(long long) = (void (*)(long long))dlsym(RTLD_DEFAULT, "mock_account");
+	if (f) f(n);
+}
+int nvrtcCreateProgram(prog_t **p, const char *src, const char *name, int nh, const char *const *h, const char *const *names) {
+	(void)name; (void)h; (void)names;
+	if (!p || !src || nh) return 3; /* INVALID_INPUT */
+	prog_t *x = calloc(1, sizeof *x);
+	x->src = strdup(src);
+	account(MODULE_BYTES);
+	*p = x;
+	return 0;
+}
+int nvrtcCompileProgram(prog_t *p, int n, const char *const *opts) {
+	FAIL("nvrtcCompileProgram", 7 /* BUILTIN_OPERATION_FAILURE */);
+	size_t len = 64;
+	for (int i = 0; i < n; i++) len += strlen(opts[i]) + 1;
+	free(p->log);
+	p->log = calloc(1, len + 64);
+	strcpy(p->log, "mock nvrtc: options:");
+	int arch = 0;
+	for (int i = 0; i < n; i++) { strcat(p->log, " "); strcat(p->log, opts[i]); arch |= !strncmp(opts[i], "--gpu-architecture=sm_", 22); }
+	strcat(p->log, "\n");
+	if (!arch) { strcat(p->log, "error: no --gpu-architecture\n"); return 5; /* INVALID_OPTION */ }
+	if (strstr(p->src, "#error")) { strcat(p->log, "opencl.cu: error: #error directive\n"); return 6; }
+	free(p->image);
+	p->image = malloc(strlen(p->src) + 11);
+	strcpy(p->image, "MOCKCUBIN\n");
+	strcat(p->image, p->src);
+	return 0;
+}
+int nvrtcGetProgramLogSize(prog_t *p, size_t *n) { *n = p->log ? strlen(p->log) + 1 : 1; return 0; }
+int nvrtcGetProgramLog(prog_t *p, char *buf) { strcpy(buf, p->log ? p->log : ""); return 0; }
+int nvrtcGetCUBINSize(prog_t *p, size_t *n) { if (!p->image) return 3; *n = strlen(p->image) + 1; return 0; }
+int nvrtcGetCUBIN(prog_t *p, char *buf) { if (!p->image) return 3; strcpy(buf, p->image); return 0; }
+int nvrtcDestroyProgram(prog_t **p) {
+	if (!p || !*p) return 3;
+	free((*p)->src); free((*p)->log); free((*p)->image); free(*p);
+	*p = NULL;
+	account(-MODULE_BYTES);
+	return 0;
+}
+const char *nvrtcGetErrorString(int r) { return r ? "NVRTC_ERROR_MOCK" : "NVRTC_SUCCESS"; }
+int nvrtcVersion(int *major, int *minor) { *major = 13; *minor = 0; return 0; }
 
 /* For tests: bytes allocated and not freed, primary context retains. */
 long long mock_live_bytes(void) { return live_bytes; }
