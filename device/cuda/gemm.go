@@ -20,8 +20,9 @@ var _ device.Gemmer = (*Device)(nil)
 // views: a matrix with a unit stride is passed as it is, transposed or
 // not; one without is first copied to a dense temporary on the device
 // (2-D copies, counted as D2D). It reports false, for the caller to
-// compute, when K is 0, when Dst has no unit stride, and for sizes over
-// cuBLAS's 32-bit limits.
+// compute, when K is 0, when Dst has no unit stride, for an operand that
+// needs the temporary but whose rows repeat or run backwards (a broadcast
+// view: stride 0), and for sizes over cuBLAS's 32-bit limits.
 func (d *Device) Gemm(g device.Gemm) (bool, error) {
 	if g.M == 0 || g.N == 0 || g.Batch == 0 {
 		return true, nil
@@ -100,7 +101,8 @@ type planned struct {
 // plan maps g to cuBLAS. Dst column-major as it lies (Row stride 1):
 // C = A·B. Else as its transpose (Col stride 1): Cᵀ = Bᵀ·Aᵀ, the usual
 // case for our layout (dimension 0, the column, innermost). false: Dst
-// has no unit stride, K is 0, or a size is over cuBLAS's 32-bit ints.
+// has no unit stride, K is 0, an operand to copy dense has rows that do
+// not step forward, or a size is over cuBLAS's 32-bit ints.
 func plan(g device.Gemm) (gemmPlan, bool) {
 	if g.K == 0 {
 		return gemmPlan{}, false
@@ -109,11 +111,15 @@ func plan(g device.Gemm) (gemmPlan, bool) {
 	if !ok {
 		return gemmPlan{}, false
 	}
+	copyable := true
 	in := func(which, rows, cols, sr, sc int) planned {
 		p := planned{which: which, rows: rows, cols: cols, sr: sr, sc: sc}
 		var ok bool
 		if p.trans, p.ld, ok = layout(rows, cols, sr, sc); !ok {
 			p.dense, p.trans, p.ld = true, cu.OpN, max(1, rows)
+			// dense's 2-D copies step rows by a positive pitch: a
+			// broadcast (stride 0) or reversed column is the caller's.
+			copyable = copyable && (rows == 1 || sr > 0)
 		}
 		return p
 	}
@@ -124,6 +130,9 @@ func plan(g device.Gemm) (gemmPlan, bool) {
 	} else {
 		pl = gemmPlan{m: g.N, n: g.M, ldc: ldc, in: [2]planned{
 			in(1, g.N, g.K, g.B.Col, g.B.Row), in(0, g.K, g.M, g.A.Col, g.A.Row)}}
+	}
+	if !copyable {
+		return gemmPlan{}, false
 	}
 	for _, v := range []int{g.M, g.N, g.K, g.Batch, ldc, pl.in[0].ld, pl.in[1].ld} {
 		if v > math.MaxInt32 {

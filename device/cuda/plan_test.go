@@ -18,6 +18,9 @@ func emulate(g device.Gemm, pl gemmPlan, mem []float64) {
 	for i, o := range pl.in {
 		m := ms[o.which]
 		src[i], off[i], bs[i] = mem, m.Off, m.Batch
+		if o.dense && o.rows > 1 && o.sr <= 0 {
+			panic("dense's 2-D copies need rows that step forward (a positive pitch)")
+		}
 		if o.dense { // the 2-D copies of dense
 			nb := g.Batch
 			if m.Batch == 0 {
@@ -65,14 +68,20 @@ func TestPlan(t *testing.T) {
 	// strides gives a rows×cols matrix's (row, col) strides and span.
 	strides := func(rows, cols int) (int, int, int) {
 		pad := rng.IntN(3)
-		switch rng.IntN(3) {
+		switch rng.IntN(4) {
 		case 0: // columns innermost (our usual layout)
 			return cols + pad, 1, rows*(cols+pad) + 1
 		case 1: // rows innermost
 			return 1, rows + pad, cols*(rows+pad) + 1
-		default: // no unit stride
+		case 2: // no unit stride
 			return 2, 2*rows + 1, 2*rows*cols + cols + 2
 		}
+		// broadcast (ops' BroadcastTo views): rows repeat; columns repeat
+		// too or are dense
+		if rng.IntN(2) == 0 {
+			return 0, 0, 1
+		}
+		return 0, 1, cols
 	}
 	for it := range 400 {
 		g := device.Gemm{Elem: device.GemmF64, M: 1 + rng.IntN(5), N: 1 + rng.IntN(5), K: 1 + rng.IntN(5), Batch: 1 + rng.IntN(3)}
@@ -108,8 +117,22 @@ func TestPlan(t *testing.T) {
 		}
 		pl, ok := plan(g)
 		_, _, dstOK := layout(g.M, g.N, g.Dst.Row, g.Dst.Col)
-		if ok != dstOK {
-			t.Fatalf("case %d %+v: plan ok %v, dst has a unit stride %v", it, g, ok, dstOK)
+		// an operand with neither a unit stride nor rows stepping forward
+		// (a broadcast) cannot go through dense's copies: the caller's
+		fwd := func(rows, cols, sr, sc int) bool {
+			_, _, ok := layout(rows, cols, sr, sc)
+			return ok || rows == 1 || sr > 0
+		}
+		planOK := dstOK
+		if dstOK {
+			if ct, _, _ := layout(g.M, g.N, g.Dst.Row, g.Dst.Col); ct == cu.OpN {
+				planOK = fwd(g.M, g.K, g.A.Row, g.A.Col) && fwd(g.K, g.N, g.B.Row, g.B.Col)
+			} else {
+				planOK = fwd(g.N, g.K, g.B.Col, g.B.Row) && fwd(g.K, g.M, g.A.Col, g.A.Row)
+			}
+		}
+		if ok != planOK {
+			t.Fatalf("case %d %+v: plan ok %v, want %v (dst has a unit stride: %v)", it, g, ok, planOK, dstOK)
 		}
 		if !ok {
 			continue
