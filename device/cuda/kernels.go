@@ -4,9 +4,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -38,6 +44,24 @@ type BuildError struct {
 
 func (e *BuildError) Error() string { return fmt.Sprintf("%v; NVRTC's log:\n%s", e.Err, e.Log) }
 func (e *BuildError) Unwrap() error { return e.Err }
+
+// EnvKeep names a folder where Compile writes each program NVRTC rejects
+// (N.cu, the CUDA C++ it was given, and N.log, the options and NVRTC's
+// log), for reading after a run on a machine one cannot debug on.
+const EnvKeep = "RESIDENT_CUDA_KEEP"
+
+var keepN atomic.Int64
+
+// keepFailed writes a rejected program and its log under dir; errors are
+// ignored (it is a debugging aid).
+func keepFailed(dir, src, log string) {
+	n := keepN.Add(1)
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.cu", n)), []byte(src), 0o644)
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.log", n)), []byte(log), 0o644)
+}
 
 // program is a loaded module; its kernels are released with it.
 type program struct {
@@ -83,9 +107,18 @@ func (d *Device) Compile(src, options string) (device.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	image, log, err := cu.Compile(p.Source, "opencl.cu", append(p.Options, s.arch))
+	t0 := time.Now()
+	opts := append(p.Options, s.arch)
+	image, nvlog, err := cu.Compile(p.Source, "opencl.cu", opts)
 	if err != nil {
-		return nil, &BuildError{Log: log, Err: fmt.Errorf("cuda: building a program for %s: %w", s.name, err)}
+		be := &BuildError{Log: nvlog, Err: fmt.Errorf("cuda: building a program for %s: %w", s.name, err)}
+		if dir := os.Getenv(EnvKeep); dir != "" {
+			keepFailed(dir, p.Source, strings.Join(opts, " ")+"\n"+nvlog)
+		}
+		return nil, be
+	}
+	if s.opts.Verbose {
+		log.Printf("cuda: NVRTC built a program (%d bytes of OpenCL C) for %s in %v", len(src), s.name, time.Since(t0).Round(time.Millisecond))
 	}
 	s.kmu.Lock()
 	defer s.kmu.Unlock()

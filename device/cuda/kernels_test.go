@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -158,10 +159,19 @@ func TestMockKernels(t *testing.T) {
 		if err := d.CopyBytes(device.Buffer(buf.Native()), -1, device.Buffer(out.Native()), 0, 1); !errors.Is(err, device.ErrOutOfRange) {
 			t.Errorf("CopyBytes at -1: %v", err)
 		}
-		// build failures carry the log; bad options are refused
+		// build failures carry the log, and are kept under $RESIDENT_CUDA_KEEP;
+		// bad options are refused
+		keep := t.TempDir()
+		t.Setenv(cuda.EnvKeep, keep)
 		var be *cuda.BuildError
 		if _, err := d.Compile("#error nope\n"+storeSrc, ""); !errors.As(err, &be) || !strings.Contains(be.Log, "#error") || !strings.Contains(be.Log, "--gpu-architecture=sm_90") {
 			t.Fatalf("Compile of a broken program: %v", err)
+		}
+		if kept, _ := filepath.Glob(filepath.Join(keep, "*")); len(kept) != 2 {
+			t.Fatalf("kept %v, want the program and its log", kept)
+		}
+		if b, _ := os.ReadFile(filepath.Join(keep, "1.cu")); !strings.Contains(string(b), `extern "C" __global__ void mock_store(`) {
+			t.Fatalf("kept program:\n%s", b)
 		}
 		if _, err := d.Compile(storeSrc, "-O3"); err == nil {
 			t.Fatal("Compile with an option NVRTC has no form of")
