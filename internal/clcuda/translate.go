@@ -52,7 +52,7 @@ type Program struct {
 // (-DX alone defines X as 1, as compilers do); -cl-* options (OpenCL's
 // own) are dropped; anything else is an error, as a typo would be.
 func Translate(src, options string) (*Program, error) {
-	p := &Program{Options: []string{"-std=c++17", "-default-device"}}
+	p := &Program{Options: []string{"--std=c++17", "--device-as-default-execution-space"}}
 	var defs strings.Builder
 	for _, o := range strings.Fields(options) {
 		switch {
