@@ -116,7 +116,7 @@ fi
 # between OpenCL and CUDA), then its benchmarks: the H2D/D2H ladder from
 # pinned and Go memory, 4096³ GEMM in fp32/TF32/fp16/bf16/fp64 (TFLOP/s),
 # memset + sync, and package ops' kernels built by NVRTC (BenchmarkOps:
-# Add, Copy, SumAll, Softmax at 2^24 float32 and a tiny op + Sync, with
+# Add, Copy, Sum, SumAll, Softmax at 2^24 float32 and a tiny op + Sync, with
 # NVIDIA OpenCL as the peer in the same run). cuda-ops runs ops' tests on
 # the CUDA device: where each op family ran and its values (TestCUDAOps),
 # a build failure's log, and the cuda side of the differential tests;
