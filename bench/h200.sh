@@ -119,16 +119,22 @@ fi
 # between OpenCL and CUDA), then its benchmarks: the H2D/D2H ladder from
 # pinned and Go memory, 4096³ GEMM in fp32/TF32/fp16/bf16/fp64 (TFLOP/s),
 # memset + sync, and package ops' kernels built by NVRTC (BenchmarkOps:
-# Add, Copy, SumAll, Softmax at 2^24 float32 and a tiny op + Sync, with
-# NVIDIA OpenCL as the peer in the same run); the brighter chain on CUDA.
-# cuda-ops runs ops' tests on the CUDA device: where each op family ran
-# and its values (TestCUDAOps), a build failure's log, and the cuda side
-# of the differential tests. STEPS=cuda runs just these.
+# Add, Copy, Sum, SumAll, Softmax at 2^24 float32 and a tiny op + Sync, with
+# NVIDIA OpenCL as the peer in the same run); the brighter chain on CUDA. cuda-ops runs ops' tests on
+# the CUDA device: where each op family ran and its values (TestCUDAOps),
+# a build failure's log; cuda-diff the cuda side of the differential
+# tests (RESIDENT_DIFF_N cases, default 800: each new program is an NVRTC
+# build). Programs NVRTC rejects land in $OUT/cuda-rejected (N.cu, N.log;
+# TestCUDAKernelErrors leaves one on purpose).
+# STEPS=cuda runs just these.
 if [ -x bin/cuda.test ]; then
 	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
 	step cuda-test 240 env RESIDENT_CUDA_VERBOSE=1 bin/cuda.test -test.count=1 -test.v
 	step cuda-bench 300 bin/cuda.test -test.run '^$' -test.bench . -test.benchtime 0.4s
-	[ -x bin/ops.test ] && step cuda-ops 540 env RESIDENT_CUDA_VERBOSE=1 bin/ops.test -test.run '^(TestCUDAOps|TestCUDAKernelErrors|TestDiff|TestAlongDiff|TestDiffFuse)$/^cuda$' -test.count=1 -test.v
+	if [ -x bin/ops.test ]; then
+		step cuda-ops 180 env RESIDENT_CUDA_VERBOSE=1 RESIDENT_CUDA_KEEP="$OUT/cuda-rejected" bin/ops.test -test.run '^(TestCUDAOps|TestCUDAKernelErrors)$/^cuda$' -test.count=1 -test.v
+		step cuda-diff 540 env RESIDENT_CUDA_VERBOSE=1 RESIDENT_CUDA_KEEP="$OUT/cuda-rejected" bin/ops.test -test.run '^(TestDiff|TestAlongDiff|TestDiffFuse)$/^cuda$' -test.count=1 -test.v
+	fi
 	step cuda-torch-gemm 120 "$PY" bench/torch_gemm.py --n 4096 --json "$OUT/torch_gemm.json"
 	# Its transfer ladder against PyTorch's pageable and pinned copies.
 	[ -s "$OUT/cuda-bench.log" ] && step cuda-transfers 120 "$PY" bench/torch_transfers.py --ours device/cuda --go "$OUT/cuda-bench.log" --json "$OUT/cuda-transfers.json"

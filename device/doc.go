@@ -6,5 +6,6 @@
 //
 // Implementations: package device/sim (separate host memory that counts
 // every transfer, for tests), package device/opencl and package
-// device/cuda (a Gemmer: matrix products through cuBLAS).
+// device/cuda (a Gemmer: matrix products through cuBLAS; and, where NVRTC
+// is there, a Kernels device that builds OpenCL C: BuildsOpenCLC).
 package device

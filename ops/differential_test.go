@@ -163,8 +163,8 @@ func TestDiff(t *testing.T) {
 
 // eachSide runs fn as subtests on the sides of a differential test:
 // "device" (cl, skipped when nil), "cuda" (cudaKernels: device/cuda's
-// Default with NVRTC, skipped naming what is missing), "sim" (sd) and
-// "host" (nil).
+// Default with NVRTC, skipped naming what is missing, and under -short),
+// "sim" (sd) and "host" (nil).
 func eachSide(t *testing.T, cl, sd device.Device, fn func(t *testing.T, dev device.Device)) {
 	for _, side := range []string{"device", "cuda", "sim", "host"} {
 		t.Run(side, func(t *testing.T) {
@@ -176,6 +176,9 @@ func eachSide(t *testing.T, cl, sd device.Device, fn func(t *testing.T, dev devi
 				}
 				dev = cl
 			case "cuda":
+				if testing.Short() {
+					t.Skip("-short: the cuda side builds every program with NVRTC (bench/h200.sh's cuda-ops step runs it)")
+				}
 				d, err := cudaKernels()
 				if err != nil {
 					t.Skip(err)

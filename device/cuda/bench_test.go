@@ -213,10 +213,11 @@ func BenchmarkGemm(b *testing.B) {
 // 2^24 elements (RESIDENT_BENCH_OPS for another count) on the CUDA Device
 // and, in the same run, on NVIDIA's OpenCL (opencl.Default) as the peer:
 // Add (bytes: two reads and a write), Copy (a read and a write: the
-// driver's copy), SumAll (a read; the result read back, so each one
-// waits), Softmax along rows of 4096; Tiny is a 1-element Add and a Sync,
-// the floor of one op that is waited for. Add, Copy and Softmax queue
-// b.N ops and wait once.
+// driver's copy), Sum (a read, into a 0-D Array that stays on the
+// device), SumAll (the same, its result read back, so each one waits),
+// Softmax along rows of 4096; Tiny is a 1-element Add and a Sync, the
+// floor of one op that is waited for. The others queue b.N ops and wait
+// once.
 func BenchmarkOps(b *testing.B) {
 	n := 1 << 24
 	if v, err := strconv.Atoi(os.Getenv("RESIDENT_BENCH_OPS")); err == nil && v > 0 {
@@ -251,15 +252,15 @@ type benchSyncer interface {
 
 func benchOps(b *testing.B, d benchSyncer, n int) {
 	x, y, z := array.New[float32](n), array.New[float32](n), array.New[float32](n)
-	t1, t2 := array.New[float32](1), array.New[float32](1)
+	t1, t2, s0 := array.New[float32](1), array.New[float32](1), array.New[float32]()
 	rows := array.New[float32](4096, max(1, n/4096))
 	sm := array.New[float32](4096, max(1, n/4096))
-	defer closeBench(x, y, z, t1, t2, rows, sm)
+	defer closeBench(x, y, z, t1, t2, s0, rows, sm)
 	for _, a := range []*array.Array[float32]{x, y, rows} {
 		v, _ := a.Host()
 		v.Fill(0.5)
 	}
-	if err := ops.On(d, x, y, z, t1, t2, rows, sm); err != nil {
+	if err := ops.On(d, x, y, z, t1, t2, s0, rows, sm); err != nil {
 		b.Fatal(err)
 	}
 	queued := func(bytes int, op func() error) func(b *testing.B) {
@@ -287,6 +288,7 @@ func benchOps(b *testing.B, d benchSyncer, n int) {
 	before := d.Stats()
 	b.Run(fmt.Sprintf("Add/%d", n), queued(12*n, func() error { return ops.Add(z, x, y) }))
 	b.Run(fmt.Sprintf("Copy/%d", n), queued(8*n, func() error { return ops.Copy(z, x) }))
+	b.Run(fmt.Sprintf("Sum/%d", n), queued(4*n, func() error { return ops.Sum(s0, x, 0) }))
 	b.Run(fmt.Sprintf("SumAll/%d", n), queued(4*n, func() error { _, err := ops.SumAll(x); return err }))
 	b.Run(fmt.Sprintf("Softmax/%d", rows.Len()), queued(8*rows.Len(), func() error { return ops.Softmax(sm, rows, 0) }))
 	b.Run("Tiny", queued(4, func() error {

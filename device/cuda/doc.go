@@ -69,7 +69,9 @@
 // NVRTC and skip naming what is missing.
 //
 // Environment: RESIDENT_CUDA_DEVICE picks Default's device ordinal;
-// RESIDENT_CUDA_VERBOSE=1 logs the device chosen. cuBLAS is looked up as
+// RESIDENT_CUDA_VERBOSE=1 logs the device chosen and each NVRTC build's
+// time; RESIDENT_CUDA_KEEP names a folder where programs NVRTC rejects
+// are written with its log. cuBLAS is looked up as
 // libcublas.so.13, .12, then libcublas.so, on the loader path and in
 // /usr/local/cuda/lib64.
 package cuda

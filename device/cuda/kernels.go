@@ -4,9 +4,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log"
 	"math"
+	"os"
+	"path/filepath"
 	"runtime"
-	"sync"
+	"strings"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -39,6 +44,24 @@ type BuildError struct {
 func (e *BuildError) Error() string { return fmt.Sprintf("%v; NVRTC's log:\n%s", e.Err, e.Log) }
 func (e *BuildError) Unwrap() error { return e.Err }
 
+// EnvKeep names a folder where Compile writes each program NVRTC rejects
+// (N.cu, the CUDA C++ it was given, and N.log, the options and NVRTC's
+// log), for reading after a run on a machine one cannot debug on.
+const EnvKeep = "RESIDENT_CUDA_KEEP"
+
+var keepN atomic.Int64
+
+// keepFailed writes a rejected program and its log under dir; errors are
+// ignored (it is a debugging aid).
+func keepFailed(dir, src, log string) {
+	n := keepN.Add(1)
+	if os.MkdirAll(dir, 0o755) != nil {
+		return
+	}
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.cu", n)), []byte(src), 0o644)
+	os.WriteFile(filepath.Join(dir, fmt.Sprintf("%d.log", n)), []byte(log), 0o644)
+}
+
 // program is a loaded module; its kernels are released with it.
 type program struct {
 	d *Device
@@ -46,15 +69,16 @@ type program struct {
 }
 
 // kernel is one function of a program. sizes are its parameters' sizes
-// (cuFuncGetParamInfo; nil where the driver lacks it); blob and offs are
-// Enqueue's argument buffer, reused under mu.
+// (cuFuncGetParamInfo; nil where the driver lacks it); shared, blob and
+// offs are Enqueue's, under the Device's kmu: the dynamic shared memory
+// the kernel may use once raised past the default, and the argument
+// buffer, reused.
 type kernel struct {
 	p      *program
 	name   string
 	f      cu.Function
 	sizes  []int
-	mu     sync.Mutex
-	shared int // the dynamic shared memory the kernel may use, once raised past the default
+	shared int
 	blob   []byte
 	offs   []int32
 }
@@ -67,9 +91,9 @@ func (k *kernel) Release() error { return nil } // the module holds it
 const defaultShared = 48 << 10
 
 // Compile translates OpenCL C source (options: -D, -U; -cl-* ignored) to
-// CUDA C++, compiles it with NVRTC for the device's architecture
-// (-arch=sm_XY; the program's own --fmad=false where it turns
-// FP_CONTRACT off) and loads it. A program NVRTC rejects is a
+// CUDA C++, compiles it with NVRTC to a CUBIN for the device's
+// architecture (--gpu-architecture=sm_XY; --fmad=false for a program that
+// turns FP_CONTRACT off) and loads it. A program NVRTC rejects is a
 // *BuildError with the log.
 func (d *Device) Compile(src, options string) (device.Program, error) {
 	s := d.s
@@ -83,9 +107,18 @@ func (d *Device) Compile(src, options string) (device.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	image, log, err := cu.Compile(p.Source, "opencl.cu", append(p.Options, s.arch))
+	t0 := time.Now()
+	opts := append(p.Options, s.arch)
+	image, nvlog, err := cu.Compile(p.Source, "opencl.cu", opts)
 	if err != nil {
-		return nil, &BuildError{Log: log, Err: fmt.Errorf("cuda: building a program for %s: %w", s.name, err)}
+		be := &BuildError{Log: nvlog, Err: fmt.Errorf("cuda: building a program for %s: %w", s.name, err)}
+		if dir := os.Getenv(EnvKeep); dir != "" {
+			keepFailed(dir, p.Source, strings.Join(opts, " ")+"\n"+nvlog)
+		}
+		return nil, be
+	}
+	if s.opts.Verbose {
+		log.Printf("cuda: NVRTC built a program (%d bytes of OpenCL C) for %s in %v", len(src), s.name, time.Since(t0).Round(time.Millisecond))
 	}
 	s.kmu.Lock()
 	defer s.kmu.Unlock()
@@ -151,7 +184,7 @@ func (p *program) Release() error {
 // all zero the Device picks blocks that divide it (up to 256 items).
 func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	kk, ok := k.(*kernel)
-	if !ok || kk.p.d != d {
+	if !ok || kk == nil || kk.p.d != d {
 		return fmt.Errorf("cuda: Enqueue of a %T on %s: %w", k, d.Name(), device.ErrForeign)
 	}
 	if d.Closed() {
@@ -162,14 +195,13 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	if err != nil {
 		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.name, err)
 	}
+	// under kmu: the module stays loaded until the launch is queued, and
+	// k's argument buffer is reused
 	s.kmu.Lock()
-	_, live := s.mods[kk.p.m]
-	s.kmu.Unlock()
-	if !live {
+	defer s.kmu.Unlock()
+	if _, live := s.mods[kk.p.m]; !live {
 		return fmt.Errorf("cuda: kernel %s of a released program: %w", kk.name, ErrClosed)
 	}
-	kk.mu.Lock()
-	defer kk.mu.Unlock()
 	shared, err := kk.pack(args)
 	if err != nil {
 		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.name, err)
@@ -192,7 +224,7 @@ var errArgs = fmt.Errorf("cuda: bad kernel launch: %w", device.ErrOutOfRange)
 
 // pack lays args out in k.blob, one 16-byte-aligned slot each (k.offs),
 // and returns the dynamic shared memory the Local arguments add up to;
-// call with k.mu held.
+// call with the Device's kmu held.
 func (k *kernel) pack(args []any) (shared int, err error) {
 	if k.sizes != nil && len(args) != len(k.sizes) {
 		return 0, fmt.Errorf("%d arguments for %d parameters: %w", len(args), len(k.sizes), errArgs)

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda"
+	"github.com/resident-go/resident/internal/clcuda"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -158,10 +160,19 @@ func TestMockKernels(t *testing.T) {
 		if err := d.CopyBytes(device.Buffer(buf.Native()), -1, device.Buffer(out.Native()), 0, 1); !errors.Is(err, device.ErrOutOfRange) {
 			t.Errorf("CopyBytes at -1: %v", err)
 		}
-		// build failures carry the log; bad options are refused
+		// build failures carry the log, and are kept under $RESIDENT_CUDA_KEEP;
+		// bad options are refused
+		keep := t.TempDir()
+		t.Setenv(cuda.EnvKeep, keep)
 		var be *cuda.BuildError
 		if _, err := d.Compile("#error nope\n"+storeSrc, ""); !errors.As(err, &be) || !strings.Contains(be.Log, "#error") || !strings.Contains(be.Log, "--gpu-architecture=sm_90") {
 			t.Fatalf("Compile of a broken program: %v", err)
+		}
+		if kept, _ := filepath.Glob(filepath.Join(keep, "*")); len(kept) != 2 {
+			t.Fatalf("kept %v, want the program and its log", kept)
+		}
+		if b, _ := os.ReadFile(filepath.Join(keep, "1.cu")); !strings.Contains(string(b), `extern "C" __global__ void mock_store(`) {
+			t.Fatalf("kept program:\n%s", b)
 		}
 		if _, err := d.Compile(storeSrc, "-O3"); err == nil {
 			t.Fatal("Compile with an option NVRTC has no form of")
@@ -256,5 +267,122 @@ func TestMockKernelFault(t *testing.T) {
 	free, total, err := d2.MemInfo()
 	if err != nil || free != total {
 		t.Fatalf("after Close: %d of %d bytes free (%v): leaked", free, total, err)
+	}
+}
+
+// kernelSrc exercises, on a real GPU, what the translation rewrites: a
+// struct argument, two __local parameters (a work-group reduction with
+// barriers), vector literals, arithmetic and swizzles.
+const kernelSrc = `typedef struct { long n; float scale; } arg_t;
+__kernel void scale_sum(__global const float *a, __global float *out, arg_t p, __local float *lm, __local double *lm2) {
+	long lid = get_local_id(0), ls = get_local_size(0);
+	float s = 0;
+	for (long i = get_global_id(0); i < p.n; i += get_global_size(0)) s += a[i] * p.scale;
+	lm[lid] = s;
+	barrier(CLK_LOCAL_MEM_FENCE);
+	for (long h = ls / 2; h > 0; h /= 2) {
+		if (lid < h) lm[lid] += lm[lid + h];
+		barrier(CLK_LOCAL_MEM_FENCE);
+	}
+	if (lid == 0) { lm2[0] = lm[0]; out[get_group_id(0)] = (float)lm2[0]; }
+}
+__kernel void swap4(__global float4 *d, __global const float4 *a, float x) {
+	long i = get_global_id(0);
+	float4 v = a[i] + (float4)(x);
+	d[i] = (float4)(v.s3, v.s2, v.y, v.x);
+}
+`
+
+// TestCUDAKernels (a GPU and NVRTC) builds kernelSrc and checks what its
+// kernels compute: the smallest test of Compile and Enqueue on the
+// device, apart from package ops (whose tests run its kernels here too).
+func TestCUDAKernels(t *testing.T) {
+	if os.Getenv(mockEnv) != "" {
+		t.Skip("the mock runs no kernels")
+	}
+	d := open(t, cuda.Options{})
+	if !d.Caps().OpenCLC {
+		_, err := d.Compile("", "")
+		t.Skipf("no kernels on %s: %v", d.Name(), err)
+	}
+	p, err := d.Compile(kernelSrc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Release()
+	const n, groups, wg = 10000, 4, 128
+	a, _ := d.Malloc(4 * n)
+	out, _ := d.Malloc(4 * n)
+	host := make([]byte, 4*n)
+	var want float64
+	for i := range n {
+		binary.LittleEndian.PutUint32(host[4*i:], math.Float32bits(float32(i%7)))
+		want += float64(i%7) * 0.5
+	}
+	dense := device.Region{ElemSize: 4, Shape: []device.Span{{Extent: n, Stride: 1}}}
+	if err := d.CopyIn(a, 0, host, dense); err != nil {
+		t.Fatal(err)
+	}
+	arg := make([]byte, 16)
+	binary.LittleEndian.PutUint64(arg, n)
+	binary.LittleEndian.PutUint32(arg[8:], math.Float32bits(0.5))
+	k, err := p.Kernel("scale_sum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := d.Stats()
+	err = d.Enqueue(k, device.Grid{Dims: 1, Global: [3]int{groups * wg}, Local: [3]int{wg}},
+		[]any{device.Buffer(a.Native()), device.Buffer(out.Native()), arg, device.Local(4 * wg), device.Local(8)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := make([]byte, 4*groups)
+	if err := d.ReadBytes(sums, device.Buffer(out.Native()), 0); err != nil {
+		t.Fatal(err)
+	}
+	var got float64
+	for g := range groups {
+		got += float64(math.Float32frombits(binary.LittleEndian.Uint32(sums[4*g:])))
+	}
+	if got != want {
+		t.Fatalf("scale_sum: %v, want %v", got, want)
+	}
+	k2, err := p.Kernel("swap4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Enqueue(k2, device.Grid{Dims: 1, Global: [3]int{n / 4}}, []any{device.Buffer(out.Native()), device.Buffer(a.Native()), float32(1)}); err != nil {
+		t.Fatal(err)
+	}
+	res := make([]byte, 4*n)
+	if err := d.ReadBytes(res, device.Buffer(out.Native()), 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		src := i/4*4 + 3 - i%4
+		if got, want := math.Float32frombits(binary.LittleEndian.Uint32(res[4*i:])), float32(src%7)+1; got != want {
+			t.Fatalf("swap4 element %d: %v, want %v", i, got, want)
+		}
+	}
+	if s := d.Stats().Sub(before); s.Launches != 2 || s.D2HCalls != 0 {
+		t.Fatalf("two kernels: %v", s)
+	}
+}
+
+// TestKernelSourcesParse: this file's kernel sources translate into C++
+// that g++ parses over a stub of CUDA, so a failure of TestCUDAKernels on
+// a GPU is about NVRTC or the device, not the test's source.
+func TestKernelSourcesParse(t *testing.T) {
+	if clcuda.GCC() == "" {
+		t.Skip("no g++")
+	}
+	for _, src := range []string{kernelSrc, storeSrc} {
+		p, err := clcuda.Translate(src, "")
+		if err == nil {
+			err = clcuda.CheckWithGCC(p)
+		}
+		if err != nil {
+			t.Error(err)
+		}
 	}
 }

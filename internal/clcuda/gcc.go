@@ -44,13 +44,7 @@ func CheckWithGCC(p *Program) error {
 	if gcc == "" {
 		return fmt.Errorf("clcuda: no g++")
 	}
-	args := []string{"-std=c++17", "-fsyntax-only", "-w", "-x", "c++"}
-	for _, o := range p.Options {
-		if strings.HasPrefix(o, "-D") || strings.HasPrefix(o, "-U") {
-			args = append(args, o)
-		}
-	}
-	cmd := exec.Command(gcc, append(args, "-")...)
+	cmd := exec.Command(gcc, "-std=c++17", "-fsyntax-only", "-w", "-x", "c++", "-")
 	cmd.Stdin = strings.NewReader(hostStub + p.Source)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

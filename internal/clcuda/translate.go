@@ -42,20 +42,28 @@ type Program struct {
 	// Source is the CUDA C++: Prelude, then the translated source after
 	// a #line directive.
 	Source string
-	// Options are NVRTC options the source needs (before the device's
-	// architecture and the caller's options).
+	// Options are the NVRTC options the source needs (the device adds its
+	// architecture).
 	Options []string
 }
 
 // Translate translates OpenCL C source. options are OpenCL build
-// options: -D and -U definitions pass to NVRTC; -cl-* options (OpenCL's
+// options: -D and -U become #define and #undef lines before the source
+// (-DX alone defines X as 1, as compilers do); -cl-* options (OpenCL's
 // own) are dropped; anything else is an error, as a typo would be.
 func Translate(src, options string) (*Program, error) {
-	p := &Program{Options: []string{"-std=c++17", "-default-device"}}
+	p := &Program{Options: []string{"--std=c++17", "--device-as-default-execution-space"}}
+	var defs strings.Builder
 	for _, o := range strings.Fields(options) {
 		switch {
-		case strings.HasPrefix(o, "-D") && len(o) > 2, strings.HasPrefix(o, "-U") && len(o) > 2:
-			p.Options = append(p.Options, o)
+		case strings.HasPrefix(o, "-D") && len(o) > 2:
+			name, val, ok := strings.Cut(o[2:], "=")
+			if !ok {
+				val = "1"
+			}
+			fmt.Fprintf(&defs, "#define %s %s\n", name, val)
+		case strings.HasPrefix(o, "-U") && len(o) > 2:
+			fmt.Fprintf(&defs, "#undef %s\n", o[2:])
 		case strings.HasPrefix(o, "-cl-"):
 		default:
 			return nil, fmt.Errorf("clcuda: build option %q has no NVRTC form (only -D, -U and -cl-* are taken)", o)
@@ -74,7 +82,7 @@ func Translate(src, options string) (*Program, error) {
 		return nil, err
 	}
 	s = sharedDecls(s)
-	p.Source = Prelude + "#line 1 \"opencl.cl\"\n" + s
+	p.Source = Prelude + defs.String() + "#line 1 \"opencl.cl\"\n" + s
 	return p, nil
 }
 

@@ -47,7 +47,7 @@ __kernel void two(__global int *d, __local int *p, __local long *q, int n) {
 `
 
 func TestTranslate(t *testing.T) {
-	p, err := Translate(sample, "-DX=1 -cl-fast-relaxed-math")
+	p, err := Translate(sample, "-DX=1 -DY -UZ -cl-fast-relaxed-math")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,8 @@ func TestTranslate(t *testing.T) {
 	if src == p.Source {
 		t.Fatal("no prelude")
 	}
-	body := src[strings.Index(src, "\n")+1:] // after the #line directive
+	body := src[strings.Index(src, "#line 1"):]
+	body = body[strings.Index(body, "\n")+1:] // after the #line directive
 	if a, b := strings.Count(sample, "\n"), strings.Count(body, "\n"); a != b {
 		t.Errorf("%d lines translated to %d: NVRTC's line numbers would not be the source's", a, b)
 	}
@@ -85,8 +86,11 @@ func TestTranslate(t *testing.T) {
 		}
 	}
 	opts := strings.Join(p.Options, " ")
-	if !strings.Contains(opts, "--fmad=false") || !strings.Contains(opts, "-DX=1") || strings.Contains(opts, "-cl-") {
+	if !strings.Contains(opts, "--fmad=false") || strings.Contains(opts, "-D") || strings.Contains(opts, "-cl-") {
 		t.Errorf("options %q", opts)
+	}
+	if !strings.Contains(p.Source, "#define X 1\n#define Y 1\n#undef Z\n#line 1") {
+		t.Errorf("-D and -U options are not #define and #undef lines before the source")
 	}
 	if GCC() == "" {
 		t.Skip("no g++ to parse the translation")
@@ -150,8 +154,7 @@ func FuzzTranslate(f *testing.F) {
 		if err != nil {
 			return
 		}
-		body := strings.TrimPrefix(p.Source, Prelude)
-		body = body[strings.Index(body, "\n")+1:]
+		body := p.Source[strings.Index(p.Source, "#line 1 \"opencl.cl\"\n")+len("#line 1 \"opencl.cl\"\n"):]
 		if a, b := strings.Count(src, "\n"), strings.Count(body, "\n"); a != b {
 			t.Fatalf("%d lines became %d", a, b)
 		}
