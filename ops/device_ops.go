@@ -335,8 +335,18 @@ func runReduce[T array.Elem](s devRef, op reduceOp, dmem, amem device.Buffer, so
 	if err := s.launch(p, "red_"+name+"_part", []int{m * G * s.wg}, []int{s.wg}, amem, so.bytes(), sr.bytes(), int64(G), part, device.Local(s.wg*8)); err != nil {
 		return err
 	}
+	if G >= finGroup {
+		// one work-group per output joins its partials: a lone work-item
+		// reading a thousand of them in turn cost more than the part pass
+		// on the H200 (Sum of 2^24 float32 at 0.43× PyTorch's speed)
+		return s.launch(p, "red_"+name+"_fing", []int{m * s.wg}, []int{s.wg}, dmem, so.bytes(), part, int64(G), int64(L), device.Local(s.wg*8))
+	}
 	return s.launch(p, "red_"+name+"_fin", []int{s.items(m)}, s.local, dmem, so.bytes(), part, int64(G), int64(L))
 }
+
+// finGroup is the partials per output from which a work-group joins them
+// (a variable for the tests: PoCL's few units never make 32).
+var finGroup = 32
 
 // runArgReduce is runReduce for ArgMin and ArgMax: dmem holds int64
 // coordinates, base is the reduced dimension's Min.

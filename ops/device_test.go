@@ -280,6 +280,20 @@ func TestDeviceReduce(t *testing.T) {
 	t.Run("bfloat16", testDeviceReduce[array.BFloat16])
 }
 
+// The work-group join of reductions' partials (red_*_fing, taken from 32
+// partials per output on a GPU) against the host, forced from 2 so that
+// PoCL's CPU device, whose units never make 32, runs it.
+func TestDeviceReduceJoinGroup(t *testing.T) {
+	defer func(g int) { finGroup = g }(finGroup)
+	finGroup = 2
+	t.Run("int8", testDeviceReduce[int8])
+	t.Run("uint32", testDeviceReduce[uint32])
+	t.Run("int64", testDeviceReduce[int64])
+	t.Run("float32", testDeviceReduce[float32])
+	t.Run("float64", testDeviceReduce[float64])
+	t.Run("float16", testDeviceReduce[array.Float16])
+}
+
 // testDeviceReduceEmpty: Sum, Prod and Mean over an empty dimension
 // fill dst on the device with the host's values (a float mean is NaN);
 // Min still panics.

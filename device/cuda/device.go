@@ -43,12 +43,12 @@ type Options struct {
 	// 0: 16 MiB.
 	StagingChunk int
 	// StagingMin is the smallest dense upload of Go memory that is
-	// staged; smaller ones take the driver's pageable path. 0: 2 MiB.
+	// staged; smaller ones take the driver's pageable path. 0: 8 MiB.
 	// StagingMinD2H is the same for downloads; 0: 8 MiB. On the H200
-	// (bench/results/h200-cuda.txt) the pageable path beat staging in the
-	// transfer benchmark up to 16 MiB up and 4 MiB down, but the brighter
-	// chain's 16 MiB uploads from Go memory ran at half that speed there
-	// (h200-cuda-halide.txt), so uploads from 2 MiB are staged.
+	// (bench/results/h200-cuda.txt) the pageable path was faster up to
+	// 4 MiB (up 16.7 GB/s against 11.2 staged), staging from 16 MiB (the
+	// brighter chain's 16 MiB uploads from Go memory took twice as long
+	// on the pageable path: h200-cuda-halide.txt).
 	StagingMin, StagingMinD2H int
 	// CopyThreads is how many goroutines copy a chunk between Go memory
 	// and staging; 0: GOMAXPROCS, at most 8.
@@ -61,7 +61,7 @@ type Options struct {
 
 const (
 	defaultChunk         = 16 << 20
-	defaultStagingMin    = 2 << 20
+	defaultStagingMin    = 8 << 20
 	defaultStagingMinD2H = 8 << 20
 )
 

@@ -102,6 +102,19 @@ __kernel void red_##name##_fin(__global TS *d, nd_t so, __global const name##_AC
 		d[od] = name##_FIN(acc, L); \
 	} \
 } \
+__kernel void red_##name##_fing(__global TS *d, nd_t so, __global const name##_ACC *part, long G, long L, __local name##_ACC *lm) { \
+	long o = get_group_id(0), ls = get_local_size(0), lid = get_local_id(0); \
+	long od, oa, oz; ND(o, so, od, oa, oz); \
+	name##_ACC acc = name##_INIT; \
+	for (long g = lid; g < G; g += ls) acc = name##_JOIN(acc, part[o * G + g]); \
+	lm[lid] = acc; \
+	barrier(CLK_LOCAL_MEM_FENCE); \
+	for (long h = ls / 2; h > 0; h /= 2) { \
+		if (lid < h) lm[lid] = name##_JOIN(lm[lid], lm[lid + h]); \
+		barrier(CLK_LOCAL_MEM_FENCE); \
+	} \
+	if (lid == 0) d[od] = name##_FIN(lm[0], L); \
+} \
 __kernel void red_##name##_rows(__global TS *d, __global const TS *a, nd_t so, nd_t sr) { \
 	for (long o = get_global_id(0); o < so.n; o += get_global_size(0)) { \
 		long od, oa, oz; ND(o, so, od, oa, oz); \
