@@ -3,14 +3,12 @@ package halide_test
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/cuda"
+	"github.com/resident-go/resident/device/cuda/cudatest"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/brighter"
 )
@@ -31,45 +29,8 @@ func TestCUDAMock(t *testing.T) {
 	if os.Getenv(cudaMockEnv) != "" {
 		t.Skip("inside the mock run")
 	}
-	if testing.Short() {
-		t.Skip("builds the mock and runs a child process")
-	}
-	if d, err := cuda.Open(cuda.Options{}); err == nil {
-		d.Close()
-		t.Skip("real CUDA here: the CUDA tests ran on it")
-	}
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("no gcc to build the mock")
-	}
-	src := ""
-	for _, s := range []string{"../device/cuda/testdata/mockcuda/mockcuda.c", "device/cuda/testdata/mockcuda/mockcuda.c"} {
-		if _, err := os.Stat(s); err == nil {
-			src = s
-			break
-		}
-	}
-	if src == "" {
-		t.Skip("the mock's source is not here: run from package halide or the repo root")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command(gcc, "-O1", "-shared", "-fPIC", "-o", filepath.Join(dir, "libcuda.so.1"), src, "-lm", "-ldl").CombinedOutput(); err != nil {
-		t.Fatalf("building the mock: %v\n%s", err, out)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run", "^("+strings.Join(cudaMockTests, "|")+")$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), cudaMockEnv+"=1", "LD_LIBRARY_PATH="+dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("tests on the mock: %v\n%s", err, out)
-	}
-	for _, name := range cudaMockTests {
-		if !regexp.MustCompile(`(?m)^--- PASS: ` + name + ` `).Match(out) {
-			t.Errorf("%s did not pass on the mock:\n%s", name, out)
-		}
-	}
-	if strings.Contains(string(out), "--- SKIP") {
-		t.Errorf("a test skipped on the mock:\n%s", out)
-	}
+	libs := cudatest.Mock(t, false)
+	cudatest.Passed(t, cudatest.Run(t, libs, cudaMockTests, cudaMockEnv+"=1"), cudaMockTests...)
 }
 
 // TestCUDAOnMock (mock only): a call reaches cuLaunchKernel with the

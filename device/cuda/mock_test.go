@@ -3,15 +3,13 @@ package cuda_test
 import (
 	"errors"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda"
+	"github.com/resident-go/resident/device/cuda/cudatest"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -34,59 +32,11 @@ func TestMockCUDA(t *testing.T) {
 	if os.Getenv(mockEnv) != "" {
 		t.Skip("inside the mock run")
 	}
-	if testing.Short() {
-		t.Skip("builds the mock and runs a child process")
-	}
-	if d, err := cuda.Open(cuda.Options{}); err == nil {
-		d.Close()
-		t.Skip("real CUDA here: the tests ran on it")
-	}
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("no gcc to build the mock")
-	}
-	src := "testdata/mockcuda/mockcuda.c" // go test runs in the package; a test binary may run from the repo root
-	if _, err := os.Stat(src); err != nil {
-		src = filepath.Join("device", "cuda", src)
-	}
-	if _, err := os.Stat(src); err != nil {
-		t.Skip("the mock's source is not here: run from the package or the repo root")
-	}
-	dir := t.TempDir()
-	lib := filepath.Join(dir, "libcuda.so.1")
-	if out, err := exec.Command(gcc, "-O1", "-shared", "-fPIC", "-o", lib, src, "-lm", "-ldl").CombinedOutput(); err != nil {
-		t.Fatalf("building the mock: %v\n%s", err, out)
-	}
-	blas, _ := os.ReadFile(lib)
-	if err := os.WriteFile(filepath.Join(dir, "libcublas.so.13"), blas, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	// A second folder adds the mock NVRTC: kernels compile there.
-	withNVRTC := t.TempDir()
-	for _, name := range []string{"libcuda.so.1", "libcublas.so.13", "libnvrtc.so.13"} {
-		if err := os.WriteFile(filepath.Join(withNVRTC, name), blas, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	libs := dir
+	libs := cudatest.Mock(t, false)
 	run := func(tests []string, env ...string) string {
-		cmd := exec.Command(os.Args[0], "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.v", "-test.count=1")
-		cmd.Env = append(append(os.Environ(), mockEnv+"=1", "LD_LIBRARY_PATH="+libs), env...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("tests on the mock: %v\n%s", err, out)
-		}
-		return string(out)
+		return cudatest.Run(t, libs, tests, append([]string{mockEnv + "=1"}, env...)...)
 	}
-	out := run(mockTests)
-	for _, name := range mockTests {
-		if !regexp.MustCompile(`(?m)^--- PASS: ` + name + ` `).MatchString(out) {
-			t.Errorf("%s did not pass on the mock:\n%s", name, out)
-		}
-	}
-	if strings.Contains(out, "--- SKIP") {
-		t.Errorf("a test skipped on the mock:\n%s", out)
-	}
+	cudatest.Passed(t, run(mockTests), mockTests...)
 	// MoveTo between OpenCL and CUDA needs an OpenCL device too (PoCL).
 	if out := run([]string{"TestMoveBetween"}); !strings.Contains(out, "--- PASS: TestMoveBetween") && !strings.Contains(out, "no OpenCL device") {
 		t.Errorf("TestMoveBetween:\n%s", out)
@@ -100,7 +50,7 @@ func TestMockCUDA(t *testing.T) {
 			t.Errorf("TestMockFault %s (%s):\n%s", name, fault, out)
 		}
 	}
-	libs = withNVRTC
+	libs = cudatest.Mock(t, true) // the mock NVRTC too: kernels compile
 	if out := run([]string{"TestMockKernels"}); !strings.Contains(out, "--- PASS: TestMockKernels") {
 		t.Errorf("TestMockKernels:\n%s", out)
 	}

@@ -70,6 +70,17 @@
 #define RED_AT(j, sr, base, oa) { if (sr.rank == 1) oa = (base) + (j) * sr.st[1][0]; \
 	else { long z0, z2; ND(j, sr, z0, oa, z2); oa += (base); } }
 
+// the work-group's accumulators joined into lm[0] by join (a tree over
+// local memory); RED passes name##_JOIN, pasted so that a macro name such
+// as max is not expanded first
+#define JOIN_GROUP(join, lm, lid, ls, acc) \
+	lm[lid] = acc; \
+	barrier(CLK_LOCAL_MEM_FENCE); \
+	for (long h = ls / 2; h > 0; h /= 2) { \
+		if (lid < h) lm[lid] = join(lm[lid], lm[lid + h]); \
+		barrier(CLK_LOCAL_MEM_FENCE); \
+	}
+
 #define RED(name) \
 __kernel void red_##name##_part(__global const TS *a, nd_t so, nd_t sr, long G, __global name##_ACC *part, __local name##_ACC *lm) { \
 	long grp = get_group_id(0), o = grp / G, g = grp % G; \
@@ -86,12 +97,7 @@ __kernel void red_##name##_part(__global const TS *a, nd_t so, nd_t sr, long G, 
 	} else { \
 		for (long j = g * ls + lid; j < sr.n; j += G * ls) { long q; RED_AT(j, sr, oa, q); TC x = LD(a[q]); acc = name##_ADD(acc, x); } \
 	} \
-	lm[lid] = acc; \
-	barrier(CLK_LOCAL_MEM_FENCE); \
-	for (long h = ls / 2; h > 0; h /= 2) { \
-		if (lid < h) lm[lid] = name##_JOIN(lm[lid], lm[lid + h]); \
-		barrier(CLK_LOCAL_MEM_FENCE); \
-	} \
+	JOIN_GROUP(name##_JOIN, lm, lid, ls, acc); \
 	if (lid == 0) part[o * G + g] = lm[0]; \
 } \
 __kernel void red_##name##_fin(__global TS *d, nd_t so, __global const name##_ACC *part, long G, long L) { \
@@ -107,12 +113,7 @@ __kernel void red_##name##_fing(__global TS *d, nd_t so, __global const name##_A
 	long od, oa, oz; ND(o, so, od, oa, oz); \
 	name##_ACC acc = name##_INIT; \
 	for (long g = lid; g < G; g += ls) acc = name##_JOIN(acc, part[o * G + g]); \
-	lm[lid] = acc; \
-	barrier(CLK_LOCAL_MEM_FENCE); \
-	for (long h = ls / 2; h > 0; h /= 2) { \
-		if (lid < h) lm[lid] = name##_JOIN(lm[lid], lm[lid + h]); \
-		barrier(CLK_LOCAL_MEM_FENCE); \
-	} \
+	JOIN_GROUP(name##_JOIN, lm, lid, ls, acc); \
 	if (lid == 0) d[od] = name##_FIN(lm[0], L); \
 } \
 __kernel void red_##name##_rows(__global TS *d, __global const TS *a, nd_t so, nd_t sr) { \

@@ -61,7 +61,7 @@ func TestParseFlagsRejects(t *testing.T) {
 		{"-device gpu", `-device "gpu": want opencl, cuda or sim`},
 		{"-device cuda -chain mixed", "use -chain brighter"},
 		{"-device cuda -type gpu", "not with -device cuda"},
-		{"-device cuda -modes streamed", "-modes streamed: the streamed mode cuts the brighter chain"},
+		{"-device cuda -modes streamed", "-modes streamed: the streamed mode cuts the chain in bands on an OpenCL device"},
 		{"-type tpu", `-type "tpu": want gpu, cpu`},
 		{"-device sim -platform NVIDIA", "not with -device sim"},
 		{"-size 0", "want N or WxH"},

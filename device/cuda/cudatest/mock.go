@@ -1,0 +1,98 @@
+package cudatest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/resident-go/resident/device/cuda"
+)
+
+// Mock builds the mock into a temporary folder of t and returns it: with
+// libcuda.so.1 and libcublas.so.13, and libnvrtc.so.13 too when nvrtc, so
+// that kernels compile. It skips t under -short (a build and a child
+// process), where the real driver loads (the tests ran on it), and where
+// gcc or the mock's source is missing.
+func Mock(t testing.TB, nvrtc bool) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the mock driver and runs a child process")
+	}
+	if d, err := cuda.Open(cuda.Options{}); err == nil {
+		d.Close()
+		t.Skip("real CUDA here: the CUDA tests ran on it")
+	}
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc to build the mock driver")
+	}
+	src := source()
+	if src == "" {
+		t.Skip("the mock driver's source (device/cuda/testdata/mockcuda) is not here")
+	}
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libcuda.so.1")
+	if out, err := exec.Command(gcc, "-O1", "-shared", "-fPIC", "-o", lib, src, "-lm", "-ldl").CombinedOutput(); err != nil {
+		t.Fatalf("building the mock driver: %v\n%s", err, out)
+	}
+	names := []string{"libcublas.so.13"}
+	if nvrtc {
+		names = append(names, "libnvrtc.so.13")
+	}
+	for _, name := range names { // one library answers for all three
+		if err := os.Link(lib, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// source finds mockcuda.c: beside this package's source where it was
+// built, else from the test's package folder or the repo root.
+func source() string {
+	const rel = "testdata/mockcuda/mockcuda.c"
+	var cands []string
+	if _, file, _, ok := runtime.Caller(0); ok {
+		cands = append(cands, filepath.Join(filepath.Dir(file), "..", rel))
+	}
+	cands = append(cands, rel, filepath.Join("..", "device", "cuda", rel), filepath.Join("device", "cuda", rel))
+	for _, c := range cands {
+		if _, err := os.Stat(c); err == nil {
+			return c
+		}
+	}
+	return ""
+}
+
+// Run runs the named tests of the current test binary in a child process
+// that loads the libraries in dir, with env added (the marker that makes
+// those tests run, fault injection), fails t if the child fails, and
+// returns its -test.v output.
+func Run(t testing.TB, dir string, tests []string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.v", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), "LD_LIBRARY_PATH="+dir), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("tests on the mock driver: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// Passed reports, with t.Errorf, each of tests that did not pass in out
+// (Run's output), and any test that skipped there.
+func Passed(t testing.TB, out string, tests ...string) {
+	t.Helper()
+	for _, name := range tests {
+		if !regexp.MustCompile(`(?m)^--- PASS: ` + regexp.QuoteMeta(name) + ` `).MatchString(out) {
+			t.Errorf("%s did not pass on the mock driver:\n%s", name, out)
+		}
+	}
+	if strings.Contains(out, "--- SKIP") {
+		t.Errorf("a test skipped on the mock driver:\n%s", out)
+	}
+}
