@@ -96,6 +96,9 @@ mlp_flag=()
 if [ -x bin/mlp ]; then
 	step mlp 420 env HL_OCL_PLATFORM_NAME=NVIDIA bin/mlp -bench -batch 1024 -warmup 5 -steps 50 -std -std-steps 10 \
 		-json "$OUT/mlp.json" -cpuprofile "$OUT/mlp.cpu.pprof" "${mlp_flag[@]}"
+	# The same engine on device/cuda (ops through NVRTC, GEMM through
+	# cuBLAS): mlp-cuda.log.
+	step mlp-cuda 120 env LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64 bin/mlp -device cuda -bench -batch 1024 -warmup 30 -steps 300 "${mlp_flag[@]}"
 fi
 
 # The first transfers into a fresh allocation run at half speed on NVIDIA,
