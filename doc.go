@@ -15,11 +15,14 @@
 //   - array: Array, Type, Dim, views, residency, host views.
 //   - device: the Device interface, Regions, counters, the transfer guard;
 //     device/sim simulates a device for tests; device/opencl is our own
-//     dlopen'd OpenCL binding and the OpenCL Device.
-//   - halide: calls Halide 14 AOT pipelines on Arrays; halide/stream runs
+//     dlopen'd OpenCL binding and the OpenCL Device; device/cuda the CUDA
+//     Device (driver API, cuBLAS and NVRTC, dlopen'd too).
+//   - halide: calls Halide 14 AOT pipelines (host, OpenCL or CUDA) on
+//     Arrays; halide/stream runs
 //     a chain of pipelines and ops in bands whose upload, compute and
 //     download overlap, for Arrays too large or too slow to move before
 //     computing.
-//   - ops: operations that follow residency.
+//   - ops: operations that follow residency, on the host, OpenCL or CUDA;
+//     ops/engine is a gorgonia tensor.Engine on a device.
 //   - bench: the GPU-residency benchmark (go run ./bench/cmd/residency).
 package resident
