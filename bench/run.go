@@ -404,20 +404,12 @@ func streamSteps(stages []Stage, w, h, bands int) []stream.Step {
 		steps[i] = stream.Step{Name: s.Name, Out: s.Out.Type(), Run: func(out, in array.Buffer) error { return s.Run(in, out) }}
 		if s.Out.Scalar() {
 			steps[i].Run = func(out, in array.Buffer) error { return s.Run(in, s.Out.flat(out)) }
-			steps[i].Needs = func(out []array.Dim) ([]array.Dim, error) {
-				y, n := bandRows(h, bands, out[0].Min)
-				return []array.Dim{{Extent: w}, {Min: y, Extent: n}}, nil
+			steps[i].Needs = func(out []array.Dim) ([]array.Dim, error) { // stream.Reduce's, untyped
+				return stream.Band([]array.Dim{{Extent: w}, {Extent: h}}, bands, out[0].Min), nil
 			}
 		}
 	}
 	return steps
-}
-
-// bandRows is band k's first row and row count when h rows are cut in
-// bands bands as package stream cuts them (the first h%bands one more).
-func bandRows(h, bands, k int) (y, n int) {
-	q, r := h/bands, h%bands
-	return k*q + min(k, r), q + b2i(k < r)
 }
 
 // roundTrip runs one iteration the lesson-10 way: every stage gets

@@ -8,7 +8,9 @@
 // not both, plus the compute that does not hide.
 //
 // A chain is a list of Steps: Halide pipelines (Pipeline) and elementwise
-// ops (Op), or any function of two device-resident band Arrays. Each band's
+// ops (Op), or any function of two device-resident band Arrays; a chain
+// may end in a reduction (Reduce), whose output holds one element per
+// band (each band's sum, say) for the caller to join. Each band's
 // input region is walked back from its output rows through every step's
 // Needs: a pipeline's is its bounds query, so a stencil's bands read their
 // halo; an op's is the band itself. The source must cover every band's

@@ -53,16 +53,9 @@ func makePlan(dev device.Device, steps []Step, bands int, dst, src *array.Raw) (
 		rows = p.dst[outer].Extent
 	}
 	bands = min(max(bands, 1), rows)
-	y := 0
 	for k := range bands {
-		h := rows/bands + b2i(k < rows%bands)
 		regs := make([][]array.Dim, n+1)
-		regs[n] = slices.Clone(p.dst)
-		if outer >= 0 {
-			regs[n][outer].Min += y
-			regs[n][outer].Extent = h
-		}
-		y += h
+		regs[n] = Band(p.dst, bands, k)
 		for i := n - 1; i >= 0; i-- {
 			if steps[i].Needs == nil {
 				regs[i] = slices.Clone(regs[i+1])
