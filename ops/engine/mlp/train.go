@@ -332,8 +332,8 @@ func (r Result) Compare(s Result) (loss, weights float64) {
 }
 
 // deviceStep is gorgonia's VanillaSolver.Step (no regularisation,
-// clipping or batch scaling: w += -η·g, then g = 0) with the gradient
-// zeroed through the engine. VanillaSolver zeroes it with Dense.Zero,
+// clipping or batch scaling: w += -η·g, one tensor.FMA kernel, then
+// g = 0) with the gradient zeroed through the engine. VanillaSolver zeroes it with Dense.Zero,
 // which writes host memory behind the engine's back: the device copy,
 // where the next backward pass accumulates, would keep the old gradient.
 func deviceStep(e *engine.Engine, learnables gorgonia.Nodes, lr float64) error {
@@ -343,10 +343,7 @@ func deviceStep(e *engine.Engine, learnables gorgonia.Nodes, lr float64) error {
 			return err
 		}
 		w, g := n.Value().(*tensor.Dense), gv.(*tensor.Dense)
-		if _, err := tensor.Mul(g, float32(-lr), tensor.UseUnsafe()); err != nil {
-			return err
-		}
-		if _, err := tensor.Add(w, g, tensor.UseUnsafe()); err != nil {
+		if _, err := tensor.FMA(g, float32(-lr), w); err != nil { // w += -η·g, one kernel
 			return err
 		}
 		if err := e.Memset(g, float32(0)); err != nil {
