@@ -39,22 +39,22 @@ func fmaT[T array.Elem](e *Engine, a *tensor.Dense, x any, y tensor.Tensor) (ten
 	if !a.Shape().Eq(y.Shape()) {
 		return nil, fmt.Errorf("%w: FMA of shapes %v and %v: the device engine does not broadcast", array.ErrLayout, a.Shape(), y.Shape())
 	}
-	ts := []tensor.Tensor{a, y}
-	xt, isT := x.(tensor.Tensor)
-	if isT && !(xt.IsScalar() && xt.Shape().TotalSize() == 1 && !a.IsScalar()) {
-		if !xt.Shape().Eq(a.Shape()) {
-			return nil, fmt.Errorf("%w: FMA of shapes %v and %v: the device engine does not broadcast", array.ErrLayout, a.Shape(), xt.Shape())
-		}
-		ts = append(ts, xt)
-	}
-	vs, err := views[T](e, ts...)
+	vs, err := views[T](e, a, y)
 	if err != nil {
 		return nil, err
 	}
 	var xe ops.Expr[T]
-	if len(vs) == 3 {
-		xe = ops.In(vs[2])
+	if xt, ok := x.(tensor.Tensor); ok && !xt.IsScalar() {
+		if !xt.Shape().Eq(a.Shape()) {
+			return nil, fmt.Errorf("%w: FMA of shapes %v and %v: the device engine does not broadcast", array.ErrLayout, a.Shape(), xt.Shape())
+		}
+		xv, err := views[T](e, xt)
+		if err != nil {
+			return nil, err
+		}
+		xe = ops.In(xv[0])
 	} else {
+		// a Go value (a kernel argument) or a scalar Dense (read where it lives)
 		s, sv, err := scalarOperand[T](e, x)
 		if err != nil {
 			return nil, err

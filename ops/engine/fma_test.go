@@ -9,6 +9,8 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/ops"
+	"github.com/resident-go/resident/ops/engine"
 )
 
 // tensor.FMA and FMAScalar on device-resident Denses run as one kernel on
@@ -36,15 +38,19 @@ func testFMA[T float32 | float64 | int32](t *testing.T) {
 		n := shape[0] * shape[1]
 		av, xv, yv := draw(n), draw(n), draw(n)
 		s := T(rng.IntN(7) - 3)
-		for _, scalar := range []bool{false, true} {
+		for mode, scalar := range []bool{false, true, true} { // x a Dense, a Go value, a 0-D Dense on the device
 			a, x, y := onDevice(t, e, av, shape...), onDevice(t, e, xv, shape...), onDevice(t, e, yv, shape...)
+			sd := scalarOn(t, e, s)
 			before := dev.Stats()
 			var got tensor.Tensor
 			var err error
-			if scalar {
-				got, err = tensor.FMA(a, s, y)
-			} else {
+			switch mode {
+			case 0:
 				got, err = tensor.FMA(a, x, y)
+			case 1:
+				got, err = tensor.FMA(a, s, y)
+			default:
+				got, err = tensor.FMA(a, sd, y)
 			}
 			must(t, err)
 			moved := dev.Stats().Sub(before)
@@ -79,4 +85,16 @@ func testFMA[T float32 | float64 | int32](t *testing.T) {
 	if g := hostVals[T](t, y); !slices.Equal(g, []T{1, 2, 3, 4, 5, 6}) {
 		t.Fatalf("y after a refused FMA: %v", g)
 	}
+}
+
+// scalarOn is a 0-D Dense of e holding v, resident on e's device.
+func scalarOn[T float32 | float64 | int32](t *testing.T, e *engine.Engine, v T) *tensor.Dense {
+	t.Helper()
+	d := tensor.New(tensor.Of(tensor.Dtype{Type: typeOf[T]()}), tensor.WithShape(), tensor.WithEngine(e))
+	a, err := engine.Array[T](e, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, ops.Fill(a, v))
+	return d
 }
