@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -94,8 +95,10 @@ func TestRunOpenCLStreamedSum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rng := rand.New(rand.NewPCG(5, 6))
 	for _, chain := range [][]Stage{mixed, fused} {
-		for _, c := range []struct{ w, h, bands int }{{96, 37, 5}, {16, 3, 8}} {
+		for range 3 { // bands that divide the rows or not, more bands than rows
+			c := struct{ w, h, bands int }{1 + rng.IntN(96), 1 + rng.IntN(40), 1 + rng.IntN(9)}
 			rep, err := Run(Config{Device: cfg.Device, Stages: chain, Width: c.w, Height: c.h, Bands: c.bands, Reps: 2, Modes: []Mode{Streamed}})
 			if err != nil {
 				t.Fatalf("%d stages, %d×%d in %d bands: %v", len(chain), c.w, c.h, c.bands, err)
