@@ -29,7 +29,7 @@ func TestCUDAMock(t *testing.T) {
 	if os.Getenv(cudaMockEnv) != "" {
 		t.Skip("inside the mock run")
 	}
-	libs := cudatest.Mock(t, false)
+	libs, _ := cudatest.Mock(t)
 	cudatest.Passed(t, cudatest.Run(t, libs, cudaMockTests, cudaMockEnv+"=1"), cudaMockTests...)
 }
 

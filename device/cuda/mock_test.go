@@ -32,7 +32,7 @@ func TestMockCUDA(t *testing.T) {
 	if os.Getenv(mockEnv) != "" {
 		t.Skip("inside the mock run")
 	}
-	libs := cudatest.Mock(t, false)
+	libs, withNVRTC := cudatest.Mock(t)
 	run := func(tests []string, env ...string) string {
 		return cudatest.Run(t, libs, tests, append([]string{mockEnv + "=1"}, env...)...)
 	}
@@ -50,7 +50,7 @@ func TestMockCUDA(t *testing.T) {
 			t.Errorf("TestMockFault %s (%s):\n%s", name, fault, out)
 		}
 	}
-	libs = cudatest.Mock(t, true) // the mock NVRTC too: kernels compile
+	libs = withNVRTC // the mock NVRTC too: kernels compile
 	if out := run([]string{"TestMockKernels"}); !strings.Contains(out, "--- PASS: TestMockKernels") {
 		t.Errorf("TestMockKernels:\n%s", out)
 	}

@@ -12,12 +12,12 @@ import (
 	"github.com/resident-go/resident/device/cuda"
 )
 
-// Mock builds the mock into a temporary folder of t and returns it: with
-// libcuda.so.1 and libcublas.so.13, and libnvrtc.so.13 too when nvrtc, so
-// that kernels compile. It skips t under -short (a build and a child
-// process), where the real driver loads (the tests ran on it), and where
-// gcc or the mock's source is missing.
-func Mock(t testing.TB, nvrtc bool) string {
+// Mock builds the mock once and returns two temporary folders of t that
+// hold it: plain, with libcuda.so.1 and libcublas.so.13, and withNVRTC,
+// which adds libnvrtc.so.13 so that kernels compile. It skips t under
+// -short (a build and a child process), where the real driver loads (the
+// tests ran on it), and where gcc or the mock's source is missing.
+func Mock(t testing.TB) (plain, withNVRTC string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the mock driver and runs a child process")
@@ -34,21 +34,19 @@ func Mock(t testing.TB, nvrtc bool) string {
 	if src == "" {
 		t.Skip("the mock driver's source (device/cuda/testdata/mockcuda) is not here")
 	}
-	dir := t.TempDir()
-	lib := filepath.Join(dir, "libcuda.so.1")
+	plain, withNVRTC = t.TempDir(), t.TempDir()
+	lib := filepath.Join(plain, "libcuda.so.1")
 	if out, err := exec.Command(gcc, "-O1", "-shared", "-fPIC", "-o", lib, src, "-lm", "-ldl").CombinedOutput(); err != nil {
 		t.Fatalf("building the mock driver: %v\n%s", err, out)
 	}
-	names := []string{"libcublas.so.13"}
-	if nvrtc {
-		names = append(names, "libnvrtc.so.13")
-	}
-	for _, name := range names { // one library answers for all three
-		if err := os.Link(lib, filepath.Join(dir, name)); err != nil {
+	// one library answers for all three
+	for _, l := range []string{filepath.Join(plain, "libcublas.so.13"), filepath.Join(withNVRTC, "libcuda.so.1"),
+		filepath.Join(withNVRTC, "libcublas.so.13"), filepath.Join(withNVRTC, "libnvrtc.so.13")} {
+		if err := os.Link(lib, l); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return dir
+	return plain, withNVRTC
 }
 
 // source finds mockcuda.c: beside this package's source where it was
