@@ -80,8 +80,8 @@ func (c Config) normalize() (Config, error) {
 	}
 	c.Sync = slices.Compact(slices.Sorted(slices.Values(c.Sync)))
 	if slices.Contains(c.Modes, Streamed) {
-		if plumb.OpenCL.Owns == nil || !plumb.OpenCL.Owns(c.Device) {
-			return c, fmt.Errorf("bench: streamed mode runs on an OpenCL device; %s is not one: leave streamed out of Modes", c.Device.Name())
+		if _, ok, _ := plumb.StreamsOf(c.Device); !ok {
+			return c, fmt.Errorf("bench: streamed mode runs on a device/opencl or device/cuda Device; %s is neither: leave streamed out of Modes", c.Device.Name())
 		}
 		for i, s := range c.Stages {
 			if s.Out.Scalar() && i < n-1 {

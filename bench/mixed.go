@@ -44,11 +44,12 @@ func Mixed(k uint8, scale float32) ([]Stage, device.Device, error) {
 	return ss, dev, err
 }
 
-// MixedOn is the mixed chain on dev: the Halide stage runs where its
-// input lives, the ops stages on dev when given host views. Each call
-// makes stages of its own (the sum keeps its row sums on its device).
+// MixedOn is the mixed chain on dev: the Halide stage (BrighterOn: the
+// OpenCL or the CUDA pipeline) runs where its input lives, the ops stages
+// on dev when given host views. Each call makes stages of its own (the
+// sum keeps its row sums on its device).
 func MixedOn(dev device.Device, k uint8, scale float32) ([]Stage, error) {
-	b, _, err := Brighter(k)
+	b, err := BrighterOn(dev, k)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +193,7 @@ func MixedFused(k uint8, scale float32) ([]Stage, device.Device, error) {
 
 // MixedFusedOn is MixedFused on dev.
 func MixedFusedOn(dev device.Device, k uint8, scale float32) ([]Stage, error) {
-	b, _, err := Brighter(k)
+	b, err := BrighterOn(dev, k)
 	if err != nil {
 		return nil, err
 	}

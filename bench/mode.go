@@ -21,14 +21,14 @@ const (
 	// upload of a band, the stages on the band before and the download of
 	// the one before that overlap, on three queues (Config.Bands bands).
 	// It moves what Resident moves, one transfer per band each way. It
-	// needs an OpenCL device and a chain of image stages, the last of
-	// which may sum (each band's sum comes home; the host adds them).
+	// needs an OpenCL or CUDA device and a chain of image stages, the last
+	// of which may sum (each band's sum comes home; the host adds them).
 	Streamed
 )
 
 // Modes lists the modes a Config runs by default, in table order.
-// Streamed is asked for by name (AllModes): it needs an OpenCL device and
-// a chain of image stages (the last may sum).
+// Streamed is asked for by name (AllModes): it needs an OpenCL or CUDA
+// device and a chain of image stages (the last may sum).
 var Modes = []Mode{Resident, RoundTrip, Explicit}
 
 // AllModes lists every Mode in table order.

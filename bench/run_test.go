@@ -142,7 +142,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Device: d, Stages: []Stage{{Name: "x"}}, Width: 8, Height: 8}, "no Run"},
 		{Config{Device: d, Stages: []Stage{s}, Width: 0, Height: 8}, "must be > 0"},
 		{Config{Device: d, Stages: []Stage{s, s}, Width: 8, Height: 8, Sync: []int{2}}, "stage index in 0…1"},
-		{Config{Device: d, Stages: []Stage{s}, Width: 8, Height: 8, Modes: []Mode{Streamed}}, "runs on an OpenCL device"},
+		{Config{Device: d, Stages: []Stage{s}, Width: 8, Height: 8, Modes: []Mode{Streamed}}, "runs on a device/opencl or device/cuda Device"},
 	} {
 		_, err := Run(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

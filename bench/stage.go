@@ -98,6 +98,17 @@ func BrighterCUDA(k uint8) (Stage, device.Device, error) {
 	return s, dev, err
 }
 
+// BrighterOn is the brighter stage whose pipeline runs on dev's API:
+// BrighterCUDA's on a CUDA device, else Brighter's (OpenCL).
+func BrighterOn(dev device.Device, k uint8) (Stage, error) {
+	if n, ok := dev.(device.Native); ok && n.API() == "CUDA" {
+		s, _, err := BrighterCUDA(k)
+		return s, err
+	}
+	s, _, err := Brighter(k)
+	return s, err
+}
+
 // SaturatingAdd returns a reference that sets dst to src + k, saturating
 // at 255 (src holds uint8 values).
 func SaturatingAdd(k uint8) func(dst, src []float64) {

@@ -101,6 +101,7 @@ type state struct {
 	pool     devkit.Pool // allocations, the cache, the closed flag
 
 	pins    devkit.PinnedSet[*pinned]
+	streams streamSet // streamed execution's extra streams
 	stageMu sync.Mutex
 	stager  *stager
 	blasMu  sync.Mutex
@@ -323,7 +324,7 @@ func (s *state) close() error {
 func (s *state) shutdown() error {
 	s.hooks.RunCloseHooks()
 	live, cached := s.pool.Close()
-	errs := []error{cu.StreamSync(s.ctx, s.stream)}
+	errs := []error{cu.StreamSync(s.ctx, s.stream), s.streams.release(s.ctx)}
 	s.kmu.Lock()
 	for m := range s.mods {
 		errs = append(errs, cu.ModuleUnload(s.ctx, m))

@@ -12,6 +12,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda"
+	"github.com/resident-go/resident/device/cuda/cudatest"
 	"github.com/resident-go/resident/internal/clcuda"
 	"github.com/resident-go/resident/ops"
 )
@@ -206,11 +207,7 @@ func TestMockKernels(t *testing.T) {
 			t.Fatalf("Release after Close: %v", err)
 		}
 	}()
-	d := open(t, cuda.Options{})
-	free, total, err := d.MemInfo()
-	if err != nil || free != total {
-		t.Fatalf("after Close: %d of %d bytes free (%v): a module, an NVRTC program or memory leaked", free, total, err)
-	}
+	cudatest.NoLeak(t, "a module, an NVRTC program or memory")
 }
 
 // mockKernelFaults are TestMockKernelFault's cases (with the mock NVRTC).
@@ -263,11 +260,7 @@ func TestMockKernelFault(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d2 := open(t, cuda.Options{})
-	free, total, err := d2.MemInfo()
-	if err != nil || free != total {
-		t.Fatalf("after Close: %d of %d bytes free (%v): leaked", free, total, err)
-	}
+	cudatest.NoLeak(t, "device memory")
 }
 
 // kernelSrc exercises, on a real GPU, what the translation rewrites: a

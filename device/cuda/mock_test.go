@@ -10,6 +10,7 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/cuda/cudatest"
+	"github.com/resident-go/resident/internal/plumb/plumbtest"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -19,7 +20,7 @@ const mockEnv = "RESIDENT_CUDA_MOCK"
 
 // mockTests are the tests the mock runs; each must pass, none skip.
 var mockTests = []string{"TestOpen", "TestTransfers", "TestCopyAndCrop", "TestCache", "TestClose", "TestForeign", "TestConcurrent",
-	"TestArrayResidency", "TestMatMulCUDA", "TestMatMulNoUnitStride", "TestGuardRefusesAutomatic", "TestHostFallback", "TestMoveBetweenCUDA", "TestNoKernels", "Example"}
+	"TestArrayResidency", "TestMatMulCUDA", "TestMatMulNoUnitStride", "TestGuardRefusesAutomatic", "TestHostFallback", "TestMoveBetweenCUDA", "TestNoKernels", "TestStreams", "Example"}
 
 // TestMockCUDA runs this package's tests in a child process whose
 // libcuda.so.1 and libcublas.so.13 are the mock, built here with gcc: the
@@ -63,7 +64,8 @@ func TestMockCUDA(t *testing.T) {
 }
 
 // TestMockLeaks (mock only) runs a workload with failures in it, closes
-// everything, and checks that the mock holds no device memory.
+// everything, and checks that the mock holds no device memory, stream or
+// event.
 func TestMockLeaks(t *testing.T) {
 	if os.Getenv(mockEnv) == "" {
 		t.Skip("runs on the mock only (TestMockCUDA)")
@@ -87,15 +89,12 @@ func TestMockLeaks(t *testing.T) {
 		if err := ops.On(d, c); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Close(); err != nil { // x, the Arrays' allocations, the cache
+		plumbtest.Streams(t, d, 1<<16+3)  // the upload and download streams, spare events
+		if err := d.Close(); err != nil { // x, the Arrays' allocations, the cache, the streams
 			t.Fatal(err)
 		}
 	}()
-	d := open(t, cuda.Options{})
-	free, total, err := d.MemInfo()
-	if err != nil || free != total {
-		t.Fatalf("after Close: %d of %d bytes free (%v): device memory leaked", free, total, err)
-	}
+	cudatest.NoLeak(t, "device memory, a stream or an event")
 }
 
 // mockFaults are TestMockFault's cases: the entry points the mock fails
@@ -207,9 +206,5 @@ func TestMockFault(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d2 := open(t, cuda.Options{})
-	free, total, err := d2.MemInfo()
-	if err != nil || free != total {
-		t.Fatalf("after Close: %d of %d bytes free (%v): device memory leaked", free, total, err)
-	}
+	cudatest.NoLeak(t, "device memory")
 }

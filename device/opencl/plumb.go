@@ -11,5 +11,11 @@ func init() {
 	plumb.OpenCL.Pace = func(d device.Device) error { return d.(*Device).pace() }
 	plumb.OpenCL.InFlight = func(d device.Device) int { return d.(*Device).inFlight() }
 	plumb.OpenCL.SubBufferAlign = func(d device.Device) int { return d.(*Device).subBufferAlign() }
-	plumb.OpenCL.Streams = func(d device.Device) (plumb.Streams, error) { return d.(*Device).streamsOf() }
+	plumb.RegisterStreams(func(d device.Device) (plumb.Streams, bool, error) {
+		if c, ok := d.(*Device); ok {
+			st, err := c.streamsOf()
+			return st, true, err
+		}
+		return nil, false, nil
+	})
 }

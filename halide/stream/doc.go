@@ -2,8 +2,11 @@
 // want resident, or whose transfers should hide behind its compute: in
 // bands of the output's outermost dimension, so that the upload of band
 // k+1, the compute of band k and the download of band k−1 overlap, on
-// three in-order queues of one OpenCL device ordered by events (the
-// device's own queue computes; an upload and a download queue move data).
+// three in-order queues of one device ordered by events (the device's own
+// queue computes; an upload and a download queue move data): OpenCL
+// command queues on a device/opencl Device, CUDA streams on a
+// device/cuda Device, where the steps are host-cuda pipelines and ops
+// compiled by NVRTC.
 // A GPU that moves both directions at once then costs about one direction,
 // not both, plus the compute that does not hide.
 //

@@ -23,7 +23,7 @@ var errBoom = errors.New("boom")
 // for Go and pinned memory.
 func TestStepFails(t *testing.T) {
 	d := dev(t)
-	st, _ := plumb.OpenCL.Streams(d)
+	st, _, _ := plumb.StreamsOf(d)
 	r := rand.New(rand.NewPCG(24, 3))
 	b := must(t, brighter.BrighterPipeline, uint8(1))
 	for _, pinned := range []bool{false, true} {

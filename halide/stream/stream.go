@@ -23,7 +23,8 @@ var ErrClosed = errors.New("stream: Run on a closed Stream")
 type Options struct {
 	// Device runs the chain; nil: the placement rule's choice (the
 	// device the destination or the source is allocated on), else
-	// halide.OpenCLDevice(). It must be a device/opencl Device.
+	// halide.OpenCLDevice(). It must be a device/opencl or device/cuda
+	// Device.
 	Device device.Device
 	// Bands is how many bands the output's outermost dimension is cut
 	// into; 0: 2 (each band costs every step one more call: on the H200
@@ -130,12 +131,12 @@ func (s *Stream) Run(dst, src array.Buffer) error {
 	if dr.Len() == 0 {
 		return nil
 	}
-	dev, err := s.device(dr, sr)
+	dev, st, err := s.device(dr, sr)
 	if err != nil {
 		return err
 	}
 	if !s.p.fits(dev, dr, sr) {
-		if err := s.replan(dev, dr, sr); err != nil {
+		if err := s.replan(dev, st, dr, sr); err != nil {
 			return err
 		}
 	}
@@ -174,29 +175,31 @@ func rawOf(b array.Buffer) *array.Raw {
 	return b.Raw()
 }
 
-// device is where the chain runs: the module's placement rule for work
-// with no host form (internal/place), else halide's default device.
-func (s *Stream) device(dst, src *array.Raw) (device.Device, error) {
+// device is where the chain runs, and its queues: the module's placement
+// rule for work with no host form (internal/place), else halide's default
+// device.
+func (s *Stream) device(dst, src *array.Raw) (device.Device, plumb.Streams, error) {
 	d, err := place.Where(s.o.Device, place.Work{Pkg: "stream", Op: "Run", Inputs: []*array.Raw{src}, Outputs: []*array.Raw{dst}, DeviceOnly: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if d == nil {
 		cd, err := halide.OpenCLDevice()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		d = cd
 	}
-	if plumb.OpenCL.Owns == nil || !plumb.OpenCL.Owns(d) {
-		return nil, fmt.Errorf("%w: streamed execution runs on a device/opencl Device; %s is not one", ErrChain, d.Name())
+	st, ok, err := plumb.StreamsOf(d)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: streamed execution runs on a device/opencl or device/cuda Device; %s is neither", ErrChain, d.Name())
 	}
-	return d, nil
+	return d, st, err
 }
 
 // replan makes the plan for new operands and the buffers it needs,
 // dropping the old ones.
-func (s *Stream) replan(dev device.Device, dst, src *array.Raw) error {
+func (s *Stream) replan(dev device.Device, st plumb.Streams, dst, src *array.Raw) error {
 	p, err := makePlan(dev, s.steps, s.o.Bands, dst, src)
 	if err != nil {
 		return err
@@ -206,10 +209,6 @@ func (s *Stream) replan(dev device.Device, dst, src *array.Raw) error {
 		if ks[i], err = kits.For(t); err != nil {
 			return fmt.Errorf("%w: %v", ErrChain, err)
 		}
-	}
-	st, err := plumb.OpenCL.Streams(dev)
-	if err != nil {
-		return err
 	}
 	if err := s.free(); err != nil {
 		return err

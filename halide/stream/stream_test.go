@@ -184,23 +184,28 @@ func chainTypes(c chain, steps []stream.Step) []array.Type {
 // band's input region (halo included) up and the output down, one
 // transfer each way per band, and leaves no event behind.
 func TestMatchesUnstreamed(t *testing.T) {
-	d := dev(t)
-	st, err := plumb.OpenCL.Streams(d)
+	matches(t, dev(t), chains, 48, 1)
+}
+
+// matches runs n chains drawn from cs on d against the unstreamed model.
+func matches(t *testing.T, d device.Device, cs []chain, n int, seed uint64) {
+	st, _, err := plumb.StreamsOf(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(24, 1))
-	for i := range 48 {
-		c := chains[i%len(chains)]
+	ha := d.(device.HostAllocator)
+	r := rand.New(rand.NewPCG(24, seed))
+	for i := range n {
+		c := cs[i%len(cs)]
 		w, h := 1+r.IntN(70), 1+r.IntN(40)
 		bands := []int{1, 1 + r.IntN(h), h + 1 + r.IntN(5), 1 + r.IntN(8)}[r.IntN(4)]
 		slots := r.IntN(5) // 0: the default
 		var srcMem, dstMem device.HostAllocator
 		if r.IntN(2) == 1 {
-			srcMem = d
+			srcMem = ha
 		}
 		if r.IntN(2) == 1 {
-			dstMem = d
+			dstMem = ha
 		}
 		name := fmt.Sprintf("%d:%s/%dx%d/bands=%d/slots=%d/pinned=%v,%v", i, c.name, w, h, bands, slots, srcMem != nil, dstMem != nil)
 		t.Run(name, func(t *testing.T) {
@@ -211,7 +216,7 @@ func TestMatchesUnstreamed(t *testing.T) {
 			want := newArray(t, c.dst, nil, []int{0, 0}, []int{w, h}, r)
 			unstreamed(t, steps, chainTypes(c, steps), want, src)
 			before := d.Stats()
-			if err := stream.Run(dst, src, stream.Options{Bands: bands, Slots: slots}, steps...); err != nil {
+			if err := stream.Run(dst, src, stream.Options{Device: d, Bands: bands, Slots: slots}, steps...); err != nil {
 				t.Fatal(err)
 			}
 			s := d.Stats().Sub(before)

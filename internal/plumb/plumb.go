@@ -98,13 +98,31 @@ var OpenCL struct {
 	// SubBufferAlign is the byte multiple a crop's offset needs to be a
 	// cl_mem sub-buffer.
 	SubBufferAlign func(d device.Device) int
-	// Streams returns d's queues for streamed execution (package stream),
-	// making the upload and download queues on first use.
-	Streams func(d device.Device) (Streams, error)
 }
 
-// Queue names one of a device's three in-order queues in streamed
-// execution.
+// streamers are the device packages' StreamsOf answers, registered at
+// init (device/opencl, device/cuda).
+var streamers []func(d device.Device) (Streams, bool, error)
+
+// RegisterStreams adds a device package's answer to StreamsOf: ok false
+// for a device that is not the package's. Called from init only.
+func RegisterStreams(f func(d device.Device) (st Streams, ok bool, err error)) {
+	streamers = append(streamers, f)
+}
+
+// StreamsOf returns d's queues for streamed execution (package stream),
+// made on first use; ok is false where d's package streams nothing.
+func StreamsOf(d device.Device) (st Streams, ok bool, err error) {
+	for _, f := range streamers {
+		if st, ok, err = f(d); ok {
+			return st, ok, err
+		}
+	}
+	return nil, false, nil
+}
+
+// Queue names one of a device's three in-order queues (OpenCL command
+// queues, CUDA streams) in streamed execution.
 type Queue uint8
 
 const (
@@ -116,7 +134,7 @@ const (
 	Download
 )
 
-// Event is a device event (a cl_event) that its holder Releases; the
+// Event is a device event (a cl_event, a CUevent) that its holder Releases; the
 // zero Event is none, and waiting for or releasing it does nothing.
 type Event uintptr
 
@@ -132,7 +150,7 @@ type Streams interface {
 	// memory (Pinned) and stay untouched until the event completes.
 	Transfer(q Queue, a device.Allocation, off int, host []byte, after ...Event) (Event, error)
 	// After holds back the commands queued on q from now on until the
-	// events complete (clEnqueueBarrierWithWaitList).
+	// events complete (clEnqueueBarrierWithWaitList, cuStreamWaitEvent).
 	After(q Queue, evs ...Event) error
 	// Mark returns an event that completes when every command queued on
 	// q so far has.

@@ -24,8 +24,10 @@
 //	bin/residency -platform NVIDIA -chain mixed -torch torch-mixed.json -out $OUT -name h200-mixed
 //	bin/residency -device cuda -torch torch.json -out $OUT -name h200-cuda
 //
-// -device cuda runs the brighter chain with brighter_cuda (the same
-// generator built for CUDA) on the CUDA device $RESIDENT_CUDA_DEVICE
-// (default 0): the same modes but streamed, and the same table and files,
-// so its run compares with the OpenCL run's line by line.
+// -device cuda runs the chains with brighter_cuda (the same generator
+// built for CUDA) and ops through NVRTC on the CUDA device
+// $RESIDENT_CUDA_DEVICE (default 0): the same modes, streamed included
+// (on the Device's stream plus an upload and a download stream), and the
+// same table and files, so its run compares with the OpenCL run's line by
+// line.
 package main

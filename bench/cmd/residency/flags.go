@@ -53,7 +53,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("residency", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.device, "device", "opencl", "where the chain runs: opencl (chosen by -platform and -type, like Halide), cuda (the brighter chain's brighter_cuda pipeline on the CUDA device $RESIDENT_CUDA_DEVICE, default 0) or sim (a simulated device, no OpenCL)")
+	fs.StringVar(&o.device, "device", "opencl", "where the chain runs: opencl (chosen by -platform and -type, like Halide), cuda (the brighter_cuda pipeline and ops through NVRTC on the CUDA device $RESIDENT_CUDA_DEVICE, default 0) or sim (a simulated device, no OpenCL)")
 	fs.StringVar(&o.platform, "platform", "", "OpenCL platform name substring, e.g. NVIDIA or Portable (default $HL_OCL_PLATFORM_NAME, else any)")
 	fs.StringVar(&o.devType, "type", "", "OpenCL device type: gpu, cpu, acc, all (default $HL_OCL_DEVICE_TYPE, else the first GPU, else the first CPU)")
 	size := fs.String("size", "4096", "image size: N (N×N) or WxH")
@@ -63,7 +63,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.fuse, "fuse", false, "with -chain mixed: cast → scale → sum as one fused stage (ops.EvalSum of an ops.Expr: one kernel reading the image once)")
 	fs.Float64Var(&o.scale, "scale", bench.DefaultScale, "what the mixed chain's scale stage multiplies by (as a float32)")
 	elem := fs.String("elem", "uint8", "element type; only uint8 (the brighter pipeline's type)")
-	modes := fs.String("modes", "", "comma-separated modes: resident, roundtrip, explicit, streamed (default all four on OpenCL; streamed only there, so the other three elsewhere)")
+	modes := fs.String("modes", "", "comma-separated modes: resident, roundtrip, explicit, streamed (default all four on OpenCL and CUDA; streamed only there, so the other three elsewhere)")
 	fs.IntVar(&o.bands, "bands", 2, "streamed mode: bands of rows the image is cut into (upload, stages and download of successive bands overlap)")
 	mems := fs.String("memory", "", "comma-separated host memory kinds: go, pinned (default both where the device has pinned memory)")
 	sync := fs.String("sync", "", "explicit mode's sync points: comma-separated 0-based stage indices after which the chain copies to host (default the middle stage)")
@@ -119,9 +119,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if o.platform != "" || o.devType != "" {
 			bad("-platform and -type choose an OpenCL device: not with -device %s", o.device)
 		}
-		if o.device == "cuda" && o.chain != "brighter" {
-			bad("-device cuda runs the brighter chain (brighter_cuda); the mixed chain's ops stages have no CUDA form yet: use -chain brighter")
-		}
 	default:
 		bad("-device %q: want opencl, cuda or sim", o.device)
 	}
@@ -147,7 +144,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		o.modes = append(o.modes, m)
 	}
-	streams := o.device == "opencl"
+	streams := o.device == "opencl" || o.device == "cuda"
 	switch {
 	case !set["modes"]:
 		o.modes = slices.Clone(bench.Modes)
@@ -157,7 +154,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	case len(o.modes) == 0:
 		bad("-modes is empty: want some of resident, roundtrip, explicit, streamed")
 	case slices.Contains(o.modes, bench.Streamed) && !streams:
-		bad("-modes streamed: the streamed mode cuts the chain in bands on an OpenCL device (-device opencl)")
+		bad("-modes streamed: the streamed mode cuts the chain in bands on an OpenCL or CUDA device (-device opencl or cuda)")
 	}
 	if o.bands < 1 || o.bands > 1<<16 {
 		bad("-bands %d: want 1…65536", o.bands)

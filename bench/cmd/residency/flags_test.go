@@ -59,9 +59,7 @@ func TestParseFlagsDefaults(t *testing.T) {
 func TestParseFlagsRejects(t *testing.T) {
 	for _, c := range []struct{ args, want string }{
 		{"-device gpu", `-device "gpu": want opencl, cuda or sim`},
-		{"-device cuda -chain mixed", "use -chain brighter"},
 		{"-device cuda -type gpu", "not with -device cuda"},
-		{"-device cuda -modes streamed", "-modes streamed: the streamed mode cuts the chain in bands on an OpenCL device"},
 		{"-type tpu", `-type "tpu": want gpu, cpu`},
 		{"-device sim -platform NVIDIA", "not with -device sim"},
 		{"-size 0", "want N or WxH"},
@@ -81,8 +79,8 @@ func TestParseFlagsRejects(t *testing.T) {
 		{"-fuse", "-fuse fuses the mixed chain's ops stages: use it with -chain mixed"},
 		{"-elem float32", `-elem "float32": only uint8 is supported`},
 		{"-modes resident,fast", `unknown mode "fast": want resident, roundtrip, explicit or streamed`},
-		{"-device sim -modes streamed", "-modes streamed: the streamed mode cuts the chain in bands on an OpenCL device"},
-		{"-device sim -chain mixed -modes resident,streamed", "-modes streamed: the streamed mode cuts the chain in bands on an OpenCL device"},
+		{"-device sim -modes streamed", "-modes streamed: the streamed mode cuts the chain in bands on an OpenCL or CUDA device"},
+		{"-device sim -chain mixed -modes resident,streamed", "-modes streamed: the streamed mode cuts the chain in bands on an OpenCL or CUDA device"},
 		{"-bands 0", "-bands 0: want 1…65536"},
 		{"-modes ,", "-modes is empty"},
 		{"-memory cuda", `unknown host memory "cuda": want go or pinned`},

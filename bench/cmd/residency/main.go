@@ -61,6 +61,14 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 			return err
 		}
 		cfg.Stages, cfg.Device, cpu = bench.Repeat(s, o.stages), dev, false
+		if mixed && o.fuse {
+			cfg.Stages, err = bench.MixedFusedOn(dev, uint8(o.k), float32(o.scale))
+		} else if mixed {
+			cfg.Stages, err = bench.MixedOn(dev, uint8(o.k), float32(o.scale))
+		}
+		if err != nil {
+			return err
+		}
 	case "sim":
 		d := sim.New("bench", 0)
 		defer d.Close()

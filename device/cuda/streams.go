@@ -1,0 +1,235 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/plumb"
+)
+
+// streamSet is the upload and download streams of streamed execution
+// (package stream, through internal/plumb): non-blocking streams beside
+// the Device's own, so that a band's upload, the previous band's compute
+// and the one before's download run at once (the copy engines move both
+// directions together). Made on first use; Close synchronizes and
+// destroys them. Released events wait in spare for the next Mark: a
+// cuStreamWaitEvent already queued keeps the record it saw, so reuse is
+// safe.
+type streamSet struct {
+	mu       sync.Mutex
+	up, down cu.Stream
+	spare    []cu.Event
+	live     atomic.Int64 // events handed out, not yet released
+}
+
+// streams is the plumb.Streams of one Device.
+type streams struct{ d *Device }
+
+var _ plumb.Streams = streams{}
+
+func init() {
+	plumb.RegisterStreams(func(d device.Device) (plumb.Streams, bool, error) {
+		if c, ok := d.(*Device); ok {
+			st, err := c.streamsOf()
+			return st, true, err
+		}
+		return nil, false, nil
+	})
+}
+
+// streamsOf returns d's streams, making the two extra ones on first use.
+func (d *Device) streamsOf() (plumb.Streams, error) {
+	s := d.s
+	q := &s.streams
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if d.Closed() {
+		return nil, ErrClosed
+	}
+	if q.up == 0 {
+		up, err := cu.StreamCreate(s.ctx, cu.StreamNonBlocking)
+		if err != nil {
+			return nil, fmt.Errorf("cuda: upload stream on %s: %w", s.name, err)
+		}
+		down, err := cu.StreamCreate(s.ctx, cu.StreamNonBlocking)
+		if err != nil {
+			cu.StreamDestroy(s.ctx, up)
+			return nil, fmt.Errorf("cuda: download stream on %s: %w", s.name, err)
+		}
+		q.up, q.down = up, down
+	}
+	return streams{d}, nil
+}
+
+// release synchronizes and destroys both extra streams and the spare
+// events (shutdown, before memory is freed).
+func (q *streamSet) release(ctx cu.Context) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	var errs []error
+	if q.up != 0 {
+		errs = append(errs, cu.StreamSync(ctx, q.up), cu.StreamSync(ctx, q.down),
+			cu.StreamDestroy(ctx, q.up), cu.StreamDestroy(ctx, q.down))
+		q.up, q.down = 0, 0
+	}
+	for _, e := range q.spare {
+		errs = append(errs, cu.EventDestroy(ctx, e))
+	}
+	q.spare = nil
+	return errors.Join(errs...)
+}
+
+// stream returns the CUstream q names.
+func (st streams) stream(q plumb.Queue) (cu.Stream, error) {
+	s := st.d.s
+	if q == plumb.Compute {
+		if st.d.Closed() {
+			return 0, ErrClosed
+		}
+		return s.stream, nil
+	}
+	if q != plumb.Upload && q != plumb.Download {
+		return 0, fmt.Errorf("cuda: no stream queue %d", q)
+	}
+	s.streams.mu.Lock()
+	defer s.streams.mu.Unlock()
+	if s.streams.up == 0 {
+		return 0, ErrClosed // destroyed by Close
+	}
+	if q == plumb.Upload {
+		return s.streams.up, nil
+	}
+	return s.streams.down, nil
+}
+
+// wait makes str wait for evs.
+func (st streams) wait(str cu.Stream, evs []plumb.Event) error {
+	for _, e := range evs {
+		if e != 0 {
+			if err := cu.StreamWaitEvent(st.d.s.ctx, str, cu.Event(e)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// record returns an event, spare or new, recorded on str.
+func (st streams) record(str cu.Stream) (plumb.Event, error) {
+	s := st.d.s
+	q := &s.streams
+	q.mu.Lock()
+	var e cu.Event
+	if n := len(q.spare); n > 0 {
+		e, q.spare = q.spare[n-1], q.spare[:n-1]
+	}
+	q.mu.Unlock()
+	if e == 0 {
+		var err error
+		if e, err = cu.EventCreate(s.ctx, cu.EventDisableTiming); err != nil {
+			return 0, err
+		}
+	}
+	if err := cu.EventRecord(s.ctx, e, str); err != nil {
+		cu.EventDestroy(s.ctx, e)
+		return 0, err
+	}
+	q.live.Add(1)
+	return plumb.Event(e), nil
+}
+
+func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
+	d := st.d
+	write := q == plumb.Upload
+	if !write && q != plumb.Download {
+		return 0, fmt.Errorf("cuda: stream transfer on queue %d: want Upload or Download", q)
+	}
+	x, err := d.own(a)
+	if err != nil {
+		return 0, err
+	}
+	n := len(host)
+	if off < 0 || off+n > x.N {
+		return 0, fmt.Errorf("cuda: stream transfer of %d bytes at %d in a %d-byte allocation: %w", n, off, x.N, device.ErrOutOfRange)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	if !d.s.pinnedHost(host) {
+		// Go memory must never reach an asynchronous copy.
+		return 0, fmt.Errorf("cuda: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.name, device.ErrOutOfRange)
+	}
+	str, err := st.stream(q)
+	if err != nil {
+		return 0, err
+	}
+	if err := st.wait(str, after); err != nil {
+		return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.name, err)
+	}
+	p := unsafe.Pointer(&host[0])
+	if write {
+		err = cu.HtoD(d.s.ctx, at(x, off), p, n, str)
+	} else {
+		err = cu.DtoH(d.s.ctx, p, at(x, off), n, str)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.name, err)
+	}
+	if write {
+		d.s.counters.H2D(n)
+	} else {
+		d.s.counters.D2H(n)
+	}
+	return st.record(str)
+}
+
+func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
+	str, err := st.stream(q)
+	if err != nil {
+		return err
+	}
+	return st.wait(str, evs)
+}
+
+func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
+	str, err := st.stream(q)
+	if err != nil {
+		return 0, err
+	}
+	return st.record(str)
+}
+
+func (st streams) Wait(e plumb.Event) error {
+	if e == 0 {
+		return nil
+	}
+	return cu.EventSync(st.d.s.ctx, cu.Event(e))
+}
+
+// Release puts e back among the spares. After Close it only counts: the
+// context that made the event may be gone, and takes its events with it.
+func (st streams) Release(e plumb.Event) error {
+	if e == 0 {
+		return nil
+	}
+	s := st.d.s
+	s.streams.live.Add(-1)
+	s.streams.mu.Lock()
+	defer s.streams.mu.Unlock()
+	if s.streams.up != 0 {
+		s.streams.spare = append(s.streams.spare, cu.Event(e))
+	}
+	return nil
+}
+
+// Flush does nothing: CUDA submits work as it is queued.
+func (st streams) Flush() error { return nil }
+
+func (st streams) Pinned(host []byte) bool { return st.d.s.pinnedHost(host) }
+
+func (st streams) Live() int { return int(st.d.s.streams.live.Load()) }

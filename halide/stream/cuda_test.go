@@ -1,0 +1,76 @@
+package stream_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device/cuda/cudatest"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/halide/stream"
+	"github.com/resident-go/resident/ops"
+)
+
+// cudaMockEnv marks a child process whose libcuda.so.1 (and NVRTC) is
+// device/cuda's mock: host memory, no kernels run.
+const cudaMockEnv = "RESIDENT_STREAM_CUDA_MOCK"
+
+// TestCUDAMock runs TestCUDAStreamed against the mock driver in a child
+// process, where there is no GPU.
+func TestCUDAMock(t *testing.T) {
+	if os.Getenv(cudaMockEnv) != "" {
+		t.Skip("inside the mock run")
+	}
+	_, libs := cudatest.Mock(t)
+	cudatest.Passed(t, cudatest.Run(t, libs, []string{"TestCUDAStreamed"}, cudaMockEnv+"=1"), "TestCUDAStreamed")
+}
+
+// copies is the chain the mock can run: device copies (ops.Copy of dense
+// bands is the driver's device-to-device copy), no kernel.
+var copies = chain{"copy×2", func(t testing.TB) []stream.Step {
+	c := stream.Op("copy", ops.Copy[uint8])
+	return []stream.Step{c, c}
+}, u8, u8, 0}
+
+// cudaChains launch kernels: Halide host-cuda pipelines and ops through
+// NVRTC, on a GPU.
+var cudaChains = []chain{
+	{"brighter_cuda×3", func(t testing.TB) []stream.Step {
+		b := must(t, brighter.BrighterCudaPipeline, uint8(3))
+		return []stream.Step{b, b, b}
+	}, u8, u8, 0},
+	{"brighter_cuda→f32→×0.5→u16", func(t testing.TB) []stream.Step {
+		return []stream.Step{
+			must(t, brighter.BrighterCudaPipeline, uint8(5)),
+			stream.Op("f32", ops.CastWrap[float32, uint8]),
+			stream.Op("half", func(out, in *array.Array[float32]) error { return ops.MulScalar(out, in, 0.5) }),
+			stream.Op("u16", ops.CastWrap[uint16, float32]),
+		}
+	}, u8, u16, 0},
+	copies,
+}
+
+// Streamed chains on a CUDA device equal the unstreamed chain, move each
+// band once each way on the upload and download streams, and leave no
+// event live; on the mock only the copy chain runs (it launches nothing),
+// and closing the device leaves no stream, event or memory behind.
+func TestCUDAStreamed(t *testing.T) {
+	d, err := halide.CUDADevice()
+	if err != nil {
+		t.Skip("no CUDA device (runs on a GPU, and on the mock: TestCUDAMock):", err)
+	}
+	cs := cudaChains
+	if strings.Contains(strings.ToLower(d.Name()), "mock") {
+		cs = []chain{copies}
+	}
+	matches(t, d, cs, 24, 7)
+	if os.Getenv(cudaMockEnv) == "" {
+		return
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cudatest.NoLeak(t, "a stream, an event or device memory")
+}
