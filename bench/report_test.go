@@ -112,6 +112,26 @@ func TestComparison(t *testing.T) {
 			t.Errorf("comparison lacks %q:\n%s", want, b.String())
 		}
 	}
+	// A streamed run faster than the resident one is the goal's figure,
+	// and has its row beside PyTorch's resident chain.
+	fast := pin
+	fast.Mode, fast.Bands, fast.Time.Median = Streamed, 4, pin.Time.Median/4
+	rep.Results = append(rep.Results, fast)
+	gs = Goals(rep, tr)
+	if len(gs) != 2 || gs[1].Mode != Streamed || !gs[1].Met || gs[1].Ratio < 0.49 || gs[1].Ratio > 0.51 {
+		t.Errorf("pinned goal with a streamed run at a quarter of resident's time %+v: want streamed at 0.5× torch.compile, met", gs[1])
+	}
+	b.Reset()
+	if err := WriteComparison(&b, rep, tr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| streamed (4 bands) | pinned / pinned |", "- pinned memory, streamed (4 bands): ", "| 0.50 |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("comparison lacks %q:\n%s", want, b.String())
+		}
+	}
+	rep.Results = rep.Results[:len(rep.Results)-1]
+
 	// Without a torch.compile figure the pinned goal falls back to eager
 	// pinned, and says so.
 	tr.Results = slices.DeleteFunc(tr.Results, func(x TorchResult) bool { return x.Mode == Compiled })

@@ -80,12 +80,15 @@ func (t *Torch) Find(mode, memory string, stages int) (time.Duration, bool) {
 }
 
 // Goal is one target of the residency benchmark, always like with like:
-// our resident chain on Go memory against PyTorch's resident chain on
-// pageable memory (≤ 0.8×), and ours on pinned memory against PyTorch's
-// best on pinned memory, torch.compile where the file has it, else eager
-// (≤ 1.0×).
+// our chain on Go memory against PyTorch's resident chain on pageable
+// memory (≤ 0.8×), and ours on pinned memory against PyTorch's best on
+// pinned memory, torch.compile where the file has it, else eager (≤ 1.0×).
+// Ours is the faster of our modes that do the chain's whole work and move
+// what it moves, resident and streamed, and Mode says which.
 type Goal struct {
 	Memory Memory
+	Mode   Mode
+	Bands  int // Mode's bands when it is Streamed
 	Ours   time.Duration
 	Torch  time.Duration
 	// Peer names what Torch is: "eager pageable", "torch.compile pinned"...
@@ -104,9 +107,13 @@ func Goals(r *Report, t *Torch) []Goal {
 	var gs []Goal
 	for _, g := range []Goal{{Memory: GoMemory, Target: 0.8}, {Memory: Pinned, Target: 1.0}} {
 		x, ok := r.Find(Resident, g.Memory, r.Stages)
+		if s, sok := r.Find(Streamed, g.Memory, r.Stages); sok && (!ok || s.Time.Median < x.Time.Median) {
+			x, ok = s, true
+		}
 		if !ok {
 			continue
 		}
+		g.Mode, g.Bands = x.Mode, x.Bands
 		mem := torchMemory(g.Memory)
 		ref, ok := time.Duration(0), false
 		if g.Memory == Pinned {
@@ -141,14 +148,20 @@ func WriteComparison(w io.Writer, r *Report, t *Torch) error {
 	if r.stagesDiffer() != mixed {
 		p.printf("\nWarning: PyTorch ran the %s chain, we ran %s: ratios are not like for like.\n", t.chainName(), chainLabel(r))
 	}
-	if t.Width != r.Width || t.Height != r.Height || t.Stages != r.Stages {
+	// A mixed chain is one chain however it is cut (a fused run has two
+	// stages where PyTorch lists four).
+	if t.Width != r.Width || t.Height != r.Height || (!mixed && t.Stages != r.Stages) {
 		p.printf("\nWarning: PyTorch ran %d stages on %d×%d, we ran %d on %d×%d: ratios are not like for like.\n", t.Stages, t.Width, t.Height, r.Stages, r.Width, r.Height)
 	}
 	p.printf("\n| mode | host memory | ours median ms | PyTorch median ms | ours ÷ PyTorch | round trip ÷ resident (ours / PyTorch) | torch.compile ms | ours ÷ torch.compile |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
-	for _, mode := range []Mode{Resident, RoundTrip} {
+	for _, mode := range []Mode{Resident, RoundTrip, Streamed} {
 		for _, mem := range Memories {
 			x, ok := r.Find(mode, mem, r.Stages)
-			y, ok2 := t.Find(mode.String(), torchMemory(mem), t.Stages)
+			peer := mode // PyTorch does not stream: its resident chain does the same work
+			if mode == Streamed {
+				peer = Resident
+			}
+			y, ok2 := t.Find(peer.String(), torchMemory(mem), t.Stages)
 			if !ok || !ok2 {
 				continue
 			}
@@ -160,20 +173,20 @@ func WriteComparison(w io.Writer, r *Report, t *Torch) error {
 				}
 			}
 			cm, cr := "–", "–"
-			if c, ok := t.Find(Compiled, torchMemory(mem), t.Stages); ok && mode == Resident && c > 0 {
+			if c, ok := t.Find(Compiled, torchMemory(mem), t.Stages); ok && peer == Resident && c > 0 {
 				cm, cr = ms(c), fmt.Sprintf("%.2f", float64(x.Time.Median)/float64(c))
 			}
-			p.printf("| %s | %s / %s | %s | %s | %.2f | %s | %s | %s |\n", mode, mem, torchMemory(mem), ms(x.Time.Median), ms(y), float64(x.Time.Median)/float64(y), rt, cm, cr)
+			p.printf("| %s | %s / %s | %s | %s | %.2f | %s | %s | %s |\n", modeLabel(x), mem, torchMemory(mem), ms(x.Time.Median), ms(y), float64(x.Time.Median)/float64(y), rt, cm, cr)
 		}
 	}
 	if gs := Goals(r, t); len(gs) > 0 {
-		p.printf("\nGoals (ours resident ÷ PyTorch resident, like with like: Go memory against pageable, pinned against pinned):\n\n")
+		p.printf("\nGoals (our faster of resident and streamed ÷ PyTorch resident, like with like: Go memory against pageable, pinned against pinned):\n\n")
 		for _, g := range gs {
 			verdict := "met"
 			if !g.Met {
 				verdict = "NOT met"
 			}
-			p.printf("- %s memory: %s ms ÷ %s ms (PyTorch %s) = %.2f× (goal ≤ %.1f×): %s\n", g.Memory, ms(g.Ours), ms(g.Torch), g.Peer, g.Ratio, g.Target, verdict)
+			p.printf("- %s memory, %s: %s ms ÷ %s ms (PyTorch %s) = %.2f× (goal ≤ %.1f×): %s\n", g.Memory, modeLabel(Result{Mode: g.Mode, Bands: g.Bands}), ms(g.Ours), ms(g.Torch), g.Peer, g.Ratio, g.Target, verdict)
 		}
 	}
 	return p.err
