@@ -36,9 +36,15 @@ type Options struct {
 	// StagingChunk is the size of each of the two pinned staging chunks;
 	// 0: 16 MiB.
 	StagingChunk int
-	// StagingMin is the smallest dense transfer that is staged; smaller
-	// ones go directly. 0: 256 KiB.
-	StagingMin int
+	// StagingMin is the smallest upload of Go memory that is staged;
+	// smaller ones go directly (the driver's pageable path). 0: 2 MiB.
+	// StagingMinD2H is the same for downloads; 0: 256 KiB. On the H200
+	// (bench/results/h200-transfers.md) direct uploads beat staged ones
+	// at 256 KiB in two jobs of two (29 against 32 µs, 32 against 34) and
+	// at 1 MiB in one (98 against 133 µs; 95 against 90 in the other),
+	// staged ones won from 4 MiB; staged downloads won from 256 KiB (30
+	// against 40 µs).
+	StagingMin, StagingMinD2H int
 	// CopyThreads is how many goroutines copy a chunk between Go memory and
 	// staging; 0: GOMAXPROCS, at most 8.
 	CopyThreads int
@@ -140,6 +146,9 @@ func (o *Options) defaults() {
 	}
 	if o.StagingMin <= 0 {
 		o.StagingMin = defaultStagingMin
+	}
+	if o.StagingMinD2H <= 0 {
+		o.StagingMinD2H = defaultStagingMinD2H
 	}
 }
 

@@ -26,7 +26,7 @@ func open(t testing.TB, o Options) *Device {
 // stagedOptions forces the staging path with small chunks, so PoCL (host
 // unified memory, which skips staging by default) exercises it, across
 // several chunks.
-var stagedOptions = Options{Staging: StagingOn, StagingChunk: 64 << 10, StagingMin: 1}
+var stagedOptions = Options{Staging: StagingOn, StagingChunk: 64 << 10, StagingMin: 1, StagingMinD2H: 1}
 
 func pattern(n int, seed byte) []byte {
 	b := make([]byte, n)

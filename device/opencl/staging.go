@@ -21,8 +21,9 @@ type stager struct {
 }
 
 const (
-	defaultChunk      = 16 << 20
-	defaultStagingMin = 256 << 10
+	defaultChunk         = 16 << 20
+	defaultStagingMin    = 2 << 20
+	defaultStagingMinD2H = 256 << 10
 )
 
 // batchBytes is the staging batch for a transfer of n bytes: devkit.BatchBytes

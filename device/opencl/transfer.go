@@ -55,7 +55,11 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 // between host and mem at devOff.
 func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r device.Region, span int) error {
 	pinned := s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
-	if s.stage && !pinned && r.Bytes() >= s.opts.StagingMin {
+	least := s.opts.StagingMinD2H
+	if write {
+		least = s.opts.StagingMin
+	}
+	if s.stage && !pinned && r.Bytes() >= least {
 		return s.staged(write, mem, devOff, host, r)
 	}
 	if len(r.Shape) == 1 {
