@@ -86,16 +86,18 @@ func (e Expr[T]) String() string {
 	if e.n == nil {
 		return "Expr(zero)"
 	}
-	p := newPlan("String")
-	p.visit(e.n)
-	return p.sig.String()
+	return newPlan("String", e.n).kernel(nil).sig.String()
 }
 
 // node is an expression node of any element type.
 type node interface {
-	// compile adds the node's step (children first) to p and returns its
-	// slot; called once per node and plan (plan.visit).
+	// compile adds the node's host step (children first) to p and returns
+	// its slot; called once per node and plan (plan.visit).
 	compile(p *fusePlan) int
+	// kernel adds the node's signature, kernel arguments and, with k.cl,
+	// its OpenCL statement (children first) to k, for its slot s of p;
+	// called once per node and device pass (fuseKernel.visit).
+	kernel(p *fusePlan, k *fuseKernel, s int)
 	// bcast broadcasts the extents of the node's Arrays into e.
 	bcast(op string, e []int) []int
 	// check returns the error of an op the node's type does not define.
@@ -210,8 +212,7 @@ func Eval[T array.Elem](dst *array.Array[T], e Expr[T]) error {
 	if err := root.check(); err != nil {
 		return err
 	}
-	p := newPlan("Eval")
-	p.visit(root)
+	p := newPlan("Eval", root)
 	out := &evalSink[T]{dst: dst}
 	p.out = out
 	ok, err := fuseRun(p, dst.Raw(), dst)
@@ -259,8 +260,7 @@ func evalReduce[T array.Elem](op reduceOp, name string, dst *array.Array[T], e E
 	if err := root.check(); err != nil {
 		return err
 	}
-	p := newPlan(name)
-	p.visit(root)
+	p := newPlan(name, root)
 	sink := &reduceSink[T]{op: op, dst: dst}
 	p.out = sink
 	ok, err := fuseRun(p, dst.Raw(), dst)
@@ -279,8 +279,7 @@ func evalReduceAll[T array.Elem](op reduceOp, name string, e Expr[T]) (T, error)
 	if err := root.check(); err != nil {
 		return 0, err
 	}
-	p := newPlan(name)
-	p.visit(root)
+	p := newPlan(name, root)
 	sink := &reduceSink[T]{op: op}
 	p.out = sink
 	ok, err := fuseRun[T](p, nil, nil)
@@ -291,20 +290,20 @@ func evalReduceAll[T array.Elem](op reduceOp, name string, e Expr[T]) (T, error)
 }
 
 // fusePlan is an expression compiled for one evaluation: its steps in
-// evaluation order (children first, each node once), its Arrays, the
-// host's block functions and the device's kernel source.
+// evaluation order (children first, each node once), its Arrays and the
+// host's block functions. The device's signature and kernel come from a
+// second pass over the nodes, taken only on an OpenCL device
+// (plan.kernel), so the host formats no OpenCL.
 type fusePlan struct {
 	name   string
-	memo   map[node]int
+	root   node
+	memo   map[node]int // every node's slot
 	leaves []leafOps
 	index  map[*array.Raw]int
 	steps  []stepFunc
 	nslots int
 	shape  []int // the broadcast shape of the Arrays
 	out    fuseSink
-	types  []array.Type // every node's element type
-	cl     clPlan
-	sig    sigBuilder
 }
 
 // stepFunc computes a node's block of m values into its slot.
@@ -335,8 +334,11 @@ func (n *leafExpr[T]) base(mem memFn) (unsafe.Pointer, error) {
 	return hostPtr(v), nil
 }
 
-func newPlan(name string) *fusePlan {
-	return &fusePlan{name: name, memo: map[node]int{}, index: map[*array.Raw]int{}}
+// newPlan compiles the expression root for the host.
+func newPlan(name string, root node) *fusePlan {
+	p := &fusePlan{name: name, root: root, memo: map[node]int{}, index: map[*array.Raw]int{}}
+	p.visit(root)
+	return p
 }
 
 // visit compiles n once and returns its slot.
@@ -349,14 +351,12 @@ func (p *fusePlan) visit(n node) int {
 	return s
 }
 
-func (p *fusePlan) slot(t array.Type) int {
+func (p *fusePlan) slot() int {
 	p.nslots++
-	p.types = append(p.types, t)
 	return p.nslots - 1
 }
 
-// The compile methods: each adds the host step, the kernel statement and
-// the signature of its node.
+// The compile methods: each adds the host step of its node.
 
 func (n *leafExpr[T]) compile(p *fusePlan) int {
 	r := n.a.Raw()
@@ -365,12 +365,9 @@ func (n *leafExpr[T]) compile(p *fusePlan) int {
 		k = len(p.leaves)
 		p.leaves = append(p.leaves, n)
 		p.index[r] = k
-		p.cl.leaf(k, array.TypeOf[T]())
 	}
 	p.shape = bcastInto(p.name, p.shape, r)
-	s := p.slot(array.TypeOf[T]())
-	p.sig.add(s, "in%d %v", k, array.TypeOf[T]())
-	p.cl.load(s, k, array.TypeOf[T]())
+	s := p.slot()
 	op := k + 1 // operand 0 is dst
 	p.steps = append(p.steps, func(f *frame, m int) {
 		str := f.j.str[op][0]
@@ -381,9 +378,7 @@ func (n *leafExpr[T]) compile(p *fusePlan) int {
 }
 
 func (n *constExpr[T]) compile(p *fusePlan) int {
-	s := p.slot(array.TypeOf[T]())
-	p.sig.add(s, "const %v", array.TypeOf[T]())
-	p.cl.constant(s, array.TypeOf[T](), scalarArg(n.v))
+	s := p.slot()
 	v := n.v
 	p.steps = append(p.steps, func(f *frame, m int) {
 		b := slotBuf[T](f, s)[:m]
@@ -397,9 +392,7 @@ func (n *constExpr[T]) compile(p *fusePlan) int {
 
 func (n *binExpr[T]) compile(p *fusePlan) int {
 	x, y := p.visit(n.x), p.visit(n.y)
-	s := p.slot(array.TypeOf[T]())
-	p.sig.add(s, "%v(%%%d, %%%d) %v", n.op, x, y, array.TypeOf[T]())
-	p.cl.binary(s, n.op, array.TypeOf[T](), x, y)
+	s := p.slot()
 	op := n.op
 	if kindOf[T]() == kHalf {
 		p.steps = append(p.steps, func(f *frame, m int) {
@@ -422,9 +415,7 @@ func (n *binExpr[T]) compile(p *fusePlan) int {
 
 func (n *unExpr[T]) compile(p *fusePlan) int {
 	x := p.visit(n.x)
-	s := p.slot(array.TypeOf[T]())
-	p.sig.add(s, "%v(%%%d) %v", n.op, x, array.TypeOf[T]())
-	p.cl.unary(s, n.op, array.TypeOf[T](), x)
+	s := p.slot()
 	op := n.op
 	if kindOf[T]() == kHalf {
 		p.steps = append(p.steps, func(f *frame, m int) {
@@ -446,9 +437,7 @@ func (n *unExpr[T]) compile(p *fusePlan) int {
 
 func (n *castExpr[D, S]) compile(p *fusePlan) int {
 	x := p.visit(n.x)
-	s := p.slot(array.TypeOf[D]())
-	p.sig.add(s, "%s(%%%d) %v", castName(n.sat), x, array.TypeOf[D]())
-	p.cl.cast(s, array.TypeOf[D](), array.TypeOf[S](), n.sat, x)
+	s := p.slot()
 	sat := n.sat
 	p.steps = append(p.steps, func(f *frame, m int) {
 		d := slotBuf[D](f, s)[:m]
