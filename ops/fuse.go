@@ -393,18 +393,11 @@ func (n *constExpr[T]) compile(p *fusePlan) int {
 func (n *binExpr[T]) compile(p *fusePlan) int {
 	x, y := p.visit(n.x), p.visit(n.y)
 	s := p.slot()
-	op := n.op
 	if kindOf[T]() == kHalf {
-		p.steps = append(p.steps, func(f *frame, m int) {
-			a := loadF32[T](f.f32[0][:], f.vals[x], 0, 1, m)
-			b := loadF32[T](f.f32[1][:], f.vals[y], 0, 1, m)
-			binVec(op, a, a, b, false)
-			d := slotBuf[T](f, s)
-			storeF32[T](a, unsafe.Pointer(&d[0]), 0, 1)
-			f.vals[s] = unsafe.Pointer(&d[0])
-		})
+		p.steps = append(p.steps, halfStep[T](n, s, x, y))
 		return s
 	}
+	op := n.op
 	p.steps = append(p.steps, func(f *frame, m int) {
 		d := slotBuf[T](f, s)[:m]
 		binVec(op, d, val[T](f, x, m), val[T](f, y, m), false)
@@ -416,23 +409,42 @@ func (n *binExpr[T]) compile(p *fusePlan) int {
 func (n *unExpr[T]) compile(p *fusePlan) int {
 	x := p.visit(n.x)
 	s := p.slot()
-	op := n.op
 	if kindOf[T]() == kHalf {
-		p.steps = append(p.steps, func(f *frame, m int) {
-			a := loadF32[T](f.f32[0][:], f.vals[x], 0, 1, m)
-			unVec(op, a, a)
-			d := slotBuf[T](f, s)
-			storeF32[T](a, unsafe.Pointer(&d[0]), 0, 1)
-			f.vals[s] = unsafe.Pointer(&d[0])
-		})
+		p.steps = append(p.steps, halfStep[T](n, s, x, -1))
 		return s
 	}
+	op := n.op
 	p.steps = append(p.steps, func(f *frame, m int) {
 		d := slotBuf[T](f, s)[:m]
 		unVec(op, d, val[T](f, x, m))
 		f.vals[s] = unsafe.Pointer(&d[0])
 	})
 	return s
+}
+
+// halfNode is a Float16 or BFloat16 node computing in float32: from its
+// operands' values a and b (nil for a unary node) into a.
+type halfNode interface{ f32(a, b []float32) }
+
+func (n *binExpr[T]) f32(a, b []float32) { binVec(n.op, a, a, b, false) }
+func (n *unExpr[T]) f32(a, _ []float32)  { unVec(n.op, a, a) }
+
+// halfStep is the host step of n, a node of half type T in slot s with
+// operands in slots x and y (y < 0: one operand): the operands widen to
+// float32, n computes, and the result rounds to T, as the op-by-op
+// kernels store it.
+func halfStep[T array.Elem](n halfNode, s, x, y int) stepFunc {
+	return func(f *frame, m int) {
+		a := loadF32[T](f.f32[0][:], f.vals[x], 0, 1, m)
+		var b []float32
+		if y >= 0 {
+			b = loadF32[T](f.f32[1][:], f.vals[y], 0, 1, m)
+		}
+		n.f32(a, b)
+		d := slotBuf[T](f, s)
+		storeF32[T](a, unsafe.Pointer(&d[0]), 0, 1)
+		f.vals[s] = unsafe.Pointer(&d[0])
+	}
 }
 
 func (n *castExpr[D, S]) compile(p *fusePlan) int {
