@@ -77,7 +77,10 @@ func BenchmarkFuseMixed(b *testing.B) {
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run '^$' -bench FuseCall -benchtime 200ms ./ops
 //
-// MB/s counts the bytes read (5 per element).
+// MB/s counts the bytes read (5 per element); on OpenCL, launches/op and
+// transfers/op are the device's counters: 1 launch for Eval, 2 for
+// EvalSumAll, no transfer (its result read is a kernel buffer's, not
+// counted).
 func BenchmarkFuseCall(b *testing.B) {
 	places := []struct {
 		name string
@@ -106,23 +109,29 @@ func BenchmarkFuseCall(b *testing.B) {
 			if _, err := ops.EvalSumAll(e); err != nil {
 				b.Fatal(err)
 			}
-			b.Run(fmt.Sprintf("%s/Eval/%d", pl.name, n), func(b *testing.B) {
+			counted := func(b *testing.B, call func() error) {
 				b.SetBytes(int64(5 * n))
 				b.ReportAllocs()
+				var before device.Stats
+				if pl.d != nil {
+					before = pl.d.Stats()
+				}
 				for b.Loop() {
-					if err := ops.Eval(dst, e); err != nil {
+					if err := call(); err != nil {
 						b.Fatal(err)
 					}
 				}
+				if pl.d != nil {
+					st := pl.d.Stats().Sub(before)
+					b.ReportMetric(float64(st.Launches)/float64(b.N), "launches/op")
+					b.ReportMetric(float64(st.H2DCalls+st.D2HCalls)/float64(b.N), "transfers/op")
+				}
+			}
+			b.Run(fmt.Sprintf("%s/Eval/%d", pl.name, n), func(b *testing.B) {
+				counted(b, func() error { return ops.Eval(dst, e) })
 			})
 			b.Run(fmt.Sprintf("%s/EvalSumAll/%d", pl.name, n), func(b *testing.B) {
-				b.SetBytes(int64(5 * n))
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := ops.EvalSumAll(e); err != nil {
-						b.Fatal(err)
-					}
-				}
+				counted(b, func() error { _, err := ops.EvalSumAll(e); return err })
 			})
 			u.Close()
 			f.Close()
