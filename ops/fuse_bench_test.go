@@ -77,8 +77,10 @@ func BenchmarkFuseMixed(b *testing.B) {
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run '^$' -bench FuseCall -benchtime 200ms ./ops
 //
-// MB/s counts the bytes read (5 per element); on OpenCL, launches/op and
-// transfers/op are the device's counters: 1 launch for Eval, 2 for
+// MB/s counts the bytes read (5 per element). On OpenCL each call is
+// timed to its completion (Sync: Eval's launch is asynchronous, and
+// queued work would be charged to the next benchmark), and launches/op
+// and transfers/op are the device's counters: 1 launch for Eval, 2 for
 // EvalSumAll, no transfer (its result read is a kernel buffer's, not
 // counted).
 func BenchmarkFuseCall(b *testing.B) {
@@ -114,11 +116,19 @@ func BenchmarkFuseCall(b *testing.B) {
 				b.ReportAllocs()
 				var before device.Stats
 				if pl.d != nil {
+					if err := pl.d.Sync(); err != nil {
+						b.Fatal(err)
+					}
 					before = pl.d.Stats()
 				}
 				for b.Loop() {
 					if err := call(); err != nil {
 						b.Fatal(err)
+					}
+					if pl.d != nil {
+						if err := pl.d.Sync(); err != nil {
+							b.Fatal(err)
+						}
 					}
 				}
 				if pl.d != nil {
