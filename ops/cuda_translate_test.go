@@ -74,9 +74,8 @@ func addSources[T array.Elem](srcs map[string]string) {
 	e = e.Add(AsType[T](AsTypeSaturate[float32](AsType[int16](e))))
 	e = e.Add(AsTypeSaturate[T](AsType[float64](e))).Add(AsTypeSaturate[T](AsTypeSaturate[uint8](e)))
 	for i, red := range []reduceOp{redSum, redSum, redMin, redMax} {
-		p := newPlan("Eval")
-		p.visit(e.node("Eval"))
-		srcs[fmt.Sprintf("fuse %v %d", t, i)] = p.cl.source(red, i > 0, true)
+		p := newPlan("Eval", e.node("Eval"))
+		srcs[fmt.Sprintf("fuse %v %d", t, i)] = p.source(red, i > 0, true)
 	}
 }
 

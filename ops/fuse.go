@@ -86,16 +86,18 @@ func (e Expr[T]) String() string {
 	if e.n == nil {
 		return "Expr(zero)"
 	}
-	p := newPlan("String")
-	p.visit(e.n)
-	return p.sig.String()
+	return newPlan("String", e.n).kernel(nil).sig.String()
 }
 
 // node is an expression node of any element type.
 type node interface {
-	// compile adds the node's step (children first) to p and returns its
-	// slot; called once per node and plan (plan.visit).
+	// compile adds the node's host step (children first) to p and returns
+	// its slot; called once per node and plan (plan.visit).
 	compile(p *fusePlan) int
+	// kernel adds the node's signature, kernel arguments and, with k.cl,
+	// its OpenCL statement (children first) to k, for its slot s of p;
+	// called once per node and device pass (fuseKernel.visit).
+	kernel(p *fusePlan, k *fuseKernel, s int)
 	// bcast broadcasts the extents of the node's Arrays into e.
 	bcast(op string, e []int) []int
 	// check returns the error of an op the node's type does not define.
@@ -210,8 +212,7 @@ func Eval[T array.Elem](dst *array.Array[T], e Expr[T]) error {
 	if err := root.check(); err != nil {
 		return err
 	}
-	p := newPlan("Eval")
-	p.visit(root)
+	p := newPlan("Eval", root)
 	out := &evalSink[T]{dst: dst}
 	p.out = out
 	ok, err := fuseRun(p, dst.Raw(), dst)
@@ -259,8 +260,7 @@ func evalReduce[T array.Elem](op reduceOp, name string, dst *array.Array[T], e E
 	if err := root.check(); err != nil {
 		return err
 	}
-	p := newPlan(name)
-	p.visit(root)
+	p := newPlan(name, root)
 	sink := &reduceSink[T]{op: op, dst: dst}
 	p.out = sink
 	ok, err := fuseRun(p, dst.Raw(), dst)
@@ -279,8 +279,7 @@ func evalReduceAll[T array.Elem](op reduceOp, name string, e Expr[T]) (T, error)
 	if err := root.check(); err != nil {
 		return 0, err
 	}
-	p := newPlan(name)
-	p.visit(root)
+	p := newPlan(name, root)
 	sink := &reduceSink[T]{op: op}
 	p.out = sink
 	ok, err := fuseRun[T](p, nil, nil)
@@ -291,20 +290,20 @@ func evalReduceAll[T array.Elem](op reduceOp, name string, e Expr[T]) (T, error)
 }
 
 // fusePlan is an expression compiled for one evaluation: its steps in
-// evaluation order (children first, each node once), its Arrays, the
-// host's block functions and the device's kernel source.
+// evaluation order (children first, each node once), its Arrays and the
+// host's block functions. The device's signature and kernel come from a
+// second pass over the nodes, taken only on an OpenCL device
+// (plan.kernel), so the host formats no OpenCL.
 type fusePlan struct {
 	name   string
-	memo   map[node]int
+	root   node
+	memo   map[node]int // every node's slot
 	leaves []leafOps
 	index  map[*array.Raw]int
 	steps  []stepFunc
 	nslots int
 	shape  []int // the broadcast shape of the Arrays
 	out    fuseSink
-	types  []array.Type // every node's element type
-	cl     clPlan
-	sig    sigBuilder
 }
 
 // stepFunc computes a node's block of m values into its slot.
@@ -335,8 +334,11 @@ func (n *leafExpr[T]) base(mem memFn) (unsafe.Pointer, error) {
 	return hostPtr(v), nil
 }
 
-func newPlan(name string) *fusePlan {
-	return &fusePlan{name: name, memo: map[node]int{}, index: map[*array.Raw]int{}}
+// newPlan compiles the expression root for the host.
+func newPlan(name string, root node) *fusePlan {
+	p := &fusePlan{name: name, root: root, memo: map[node]int{}, index: map[*array.Raw]int{}}
+	p.visit(root)
+	return p
 }
 
 // visit compiles n once and returns its slot.
@@ -349,14 +351,12 @@ func (p *fusePlan) visit(n node) int {
 	return s
 }
 
-func (p *fusePlan) slot(t array.Type) int {
+func (p *fusePlan) slot() int {
 	p.nslots++
-	p.types = append(p.types, t)
 	return p.nslots - 1
 }
 
-// The compile methods: each adds the host step, the kernel statement and
-// the signature of its node.
+// The compile methods: each adds the host step of its node.
 
 func (n *leafExpr[T]) compile(p *fusePlan) int {
 	r := n.a.Raw()
@@ -365,12 +365,9 @@ func (n *leafExpr[T]) compile(p *fusePlan) int {
 		k = len(p.leaves)
 		p.leaves = append(p.leaves, n)
 		p.index[r] = k
-		p.cl.leaf(k, array.TypeOf[T]())
 	}
 	p.shape = bcastInto(p.name, p.shape, r)
-	s := p.slot(array.TypeOf[T]())
-	p.sig.add(s, "in%d %v", k, array.TypeOf[T]())
-	p.cl.load(s, k, array.TypeOf[T]())
+	s := p.slot()
 	op := k + 1 // operand 0 is dst
 	p.steps = append(p.steps, func(f *frame, m int) {
 		str := f.j.str[op][0]
@@ -381,9 +378,7 @@ func (n *leafExpr[T]) compile(p *fusePlan) int {
 }
 
 func (n *constExpr[T]) compile(p *fusePlan) int {
-	s := p.slot(array.TypeOf[T]())
-	p.sig.add(s, "const %v", array.TypeOf[T]())
-	p.cl.constant(s, array.TypeOf[T](), scalarArg(n.v))
+	s := p.slot()
 	v := n.v
 	p.steps = append(p.steps, func(f *frame, m int) {
 		b := slotBuf[T](f, s)[:m]
@@ -397,21 +392,12 @@ func (n *constExpr[T]) compile(p *fusePlan) int {
 
 func (n *binExpr[T]) compile(p *fusePlan) int {
 	x, y := p.visit(n.x), p.visit(n.y)
-	s := p.slot(array.TypeOf[T]())
-	p.sig.add(s, "%v(%%%d, %%%d) %v", n.op, x, y, array.TypeOf[T]())
-	p.cl.binary(s, n.op, array.TypeOf[T](), x, y)
-	op := n.op
+	s := p.slot()
 	if kindOf[T]() == kHalf {
-		p.steps = append(p.steps, func(f *frame, m int) {
-			a := loadF32[T](f.f32[0][:], f.vals[x], 0, 1, m)
-			b := loadF32[T](f.f32[1][:], f.vals[y], 0, 1, m)
-			binVec(op, a, a, b, false)
-			d := slotBuf[T](f, s)
-			storeF32[T](a, unsafe.Pointer(&d[0]), 0, 1)
-			f.vals[s] = unsafe.Pointer(&d[0])
-		})
+		p.steps = append(p.steps, halfStep[T](n, s, x, y))
 		return s
 	}
+	op := n.op
 	p.steps = append(p.steps, func(f *frame, m int) {
 		d := slotBuf[T](f, s)[:m]
 		binVec(op, d, val[T](f, x, m), val[T](f, y, m), false)
@@ -422,20 +408,12 @@ func (n *binExpr[T]) compile(p *fusePlan) int {
 
 func (n *unExpr[T]) compile(p *fusePlan) int {
 	x := p.visit(n.x)
-	s := p.slot(array.TypeOf[T]())
-	p.sig.add(s, "%v(%%%d) %v", n.op, x, array.TypeOf[T]())
-	p.cl.unary(s, n.op, array.TypeOf[T](), x)
-	op := n.op
+	s := p.slot()
 	if kindOf[T]() == kHalf {
-		p.steps = append(p.steps, func(f *frame, m int) {
-			a := loadF32[T](f.f32[0][:], f.vals[x], 0, 1, m)
-			unVec(op, a, a)
-			d := slotBuf[T](f, s)
-			storeF32[T](a, unsafe.Pointer(&d[0]), 0, 1)
-			f.vals[s] = unsafe.Pointer(&d[0])
-		})
+		p.steps = append(p.steps, halfStep[T](n, s, x, -1))
 		return s
 	}
+	op := n.op
 	p.steps = append(p.steps, func(f *frame, m int) {
 		d := slotBuf[T](f, s)[:m]
 		unVec(op, d, val[T](f, x, m))
@@ -444,11 +422,34 @@ func (n *unExpr[T]) compile(p *fusePlan) int {
 	return s
 }
 
+// halfNode is a Float16 or BFloat16 node computing in float32: from its
+// operands' values a and b (nil for a unary node) into a.
+type halfNode interface{ f32(a, b []float32) }
+
+func (n *binExpr[T]) f32(a, b []float32) { binVec(n.op, a, a, b, false) }
+func (n *unExpr[T]) f32(a, _ []float32)  { unVec(n.op, a, a) }
+
+// halfStep is the host step of n, a node of half type T in slot s with
+// operands in slots x and y (y < 0: one operand): the operands widen to
+// float32, n computes, and the result rounds to T, as the op-by-op
+// kernels store it.
+func halfStep[T array.Elem](n halfNode, s, x, y int) stepFunc {
+	return func(f *frame, m int) {
+		a := loadF32[T](f.f32[0][:], f.vals[x], 0, 1, m)
+		var b []float32
+		if y >= 0 {
+			b = loadF32[T](f.f32[1][:], f.vals[y], 0, 1, m)
+		}
+		n.f32(a, b)
+		d := slotBuf[T](f, s)
+		storeF32[T](a, unsafe.Pointer(&d[0]), 0, 1)
+		f.vals[s] = unsafe.Pointer(&d[0])
+	}
+}
+
 func (n *castExpr[D, S]) compile(p *fusePlan) int {
 	x := p.visit(n.x)
-	s := p.slot(array.TypeOf[D]())
-	p.sig.add(s, "%s(%%%d) %v", castName(n.sat), x, array.TypeOf[D]())
-	p.cl.cast(s, array.TypeOf[D](), array.TypeOf[S](), n.sat, x)
+	s := p.slot()
 	sat := n.sat
 	p.steps = append(p.steps, func(f *frame, m int) {
 		d := slotBuf[D](f, s)[:m]

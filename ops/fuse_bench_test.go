@@ -68,3 +68,84 @@ func BenchmarkFuseMixed(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFuseCall is the cost of one fused call at sizes from a few
+// elements (where compiling the expression is the call) to a large image:
+// cast → scale → add → sqrt of a uint8 and a float32 Array, into dst
+// (Eval) and summed (EvalSumAll), on the host and resident on OpenCL.
+// allocs/op is the compile's:
+//
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run '^$' -bench FuseCall -benchtime 200ms ./ops
+//
+// MB/s counts the bytes read (5 per element). On OpenCL each call is
+// timed to its completion (Sync: Eval's launch is asynchronous, and
+// queued work would be charged to the next benchmark), and launches/op
+// and transfers/op are the device's counters: 1 launch for Eval, 2 for
+// EvalSumAll, no transfer (its result read is a kernel buffer's, not
+// counted).
+func BenchmarkFuseCall(b *testing.B) {
+	places := []struct {
+		name string
+		d    device.Device
+	}{{"host", nil}}
+	if d, err := opencl.Default(); err == nil {
+		places = append(places, struct {
+			name string
+			d    device.Device
+		}{"opencl", d})
+	}
+	for _, pl := range places {
+		for _, n := range []int{16, 1 << 10, 1 << 14, 1 << 18} {
+			u := array.New[uint8](n)
+			f := array.New[float32](n)
+			dst := array.New[float32](n)
+			if pl.d != nil {
+				if err := ops.On(pl.d, u, f, dst); err != nil {
+					b.Fatal(err)
+				}
+			}
+			e := ops.AsType[float32](ops.In(u)).Scale(0.5).Add(ops.In(f)).Unary(ops.OpSqrt)
+			if err := ops.Eval(dst, e); err != nil { // builds the kernels, outside the timing
+				b.Fatal(err)
+			}
+			if _, err := ops.EvalSumAll(e); err != nil {
+				b.Fatal(err)
+			}
+			counted := func(b *testing.B, call func() error) {
+				b.SetBytes(int64(5 * n))
+				b.ReportAllocs()
+				var before device.Stats
+				if pl.d != nil {
+					if err := pl.d.Sync(); err != nil {
+						b.Fatal(err)
+					}
+					before = pl.d.Stats()
+				}
+				for b.Loop() {
+					if err := call(); err != nil {
+						b.Fatal(err)
+					}
+					if pl.d != nil {
+						if err := pl.d.Sync(); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				if pl.d != nil {
+					st := pl.d.Stats().Sub(before)
+					b.ReportMetric(float64(st.Launches)/float64(b.N), "launches/op")
+					b.ReportMetric(float64(st.H2DCalls+st.D2HCalls)/float64(b.N), "transfers/op")
+				}
+			}
+			b.Run(fmt.Sprintf("%s/Eval/%d", pl.name, n), func(b *testing.B) {
+				counted(b, func() error { return ops.Eval(dst, e) })
+			})
+			b.Run(fmt.Sprintf("%s/EvalSumAll/%d", pl.name, n), func(b *testing.B) {
+				counted(b, func() error { _, err := ops.EvalSumAll(e); return err })
+			})
+			u.Close()
+			f.Close()
+			dst.Close()
+		}
+	}
+}

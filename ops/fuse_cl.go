@@ -14,6 +14,101 @@ import (
 // definitions of the op-by-op kernels (cl/elementwise.cl, cl/math.cl,
 // cl/cast.cl). Constants are kernel arguments. FP_CONTRACT is off, so no
 // a·b + c becomes an fma the op-by-op kernels do not compute.
+//
+// The host never needs any of it: a plan's compile makes the host steps
+// only, and plan.kernel, a second pass over the plan's nodes taken on an
+// OpenCL device, makes the signature (the program's cache key) and the
+// arguments at each call, and the source only when the program is built.
+
+// fuseKernel is a plan's device form.
+type fuseKernel struct {
+	sig     sigBuilder
+	args    []fuseArg // after dst: leaves and constants, in argument order
+	nleaves int
+	types   []array.Type // every slot's element type
+	done    []bool       // by slot
+	cl      *clPlan      // nil: the signature and arguments only
+}
+
+// kernel makes p's device form, its OpenCL parts into cl when cl is not
+// nil: a walk in compile's order, so slots and leaves number alike.
+func (p *fusePlan) kernel(cl *clPlan) *fuseKernel {
+	k := &fuseKernel{cl: cl, types: make([]array.Type, p.nslots), done: make([]bool, p.nslots)}
+	k.visit(p, p.root)
+	return k
+}
+
+// visit adds n to k once and returns its slot.
+func (k *fuseKernel) visit(p *fusePlan, n node) int {
+	s := p.memo[n]
+	if !k.done[s] {
+		k.done[s] = true
+		n.kernel(p, k, s)
+	}
+	return s
+}
+
+// source is the program of p (clPlan.source).
+func (p *fusePlan) source(red reduceOp, isReduce, fp64 bool) string {
+	return p.kernel(new(clPlan)).cl.source(red, isReduce, fp64)
+}
+
+// The kernel methods: each adds its node's signature, arguments and
+// statement, after its children's.
+
+func (n *leafExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
+	t := array.TypeOf[T]()
+	k.types[s] = t
+	l := p.index[n.a.Raw()]
+	if l == k.nleaves { // the Array's first node: leaves are numbered in slot order
+		k.nleaves++
+		k.args = append(k.args, fuseArg{leaf: l})
+		if k.cl != nil {
+			k.cl.leaf(l, t)
+		}
+	}
+	k.sig.add(s, "in%d %v", l, t)
+	if k.cl != nil {
+		k.cl.load(s, l, t)
+	}
+}
+
+func (n *constExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
+	t := array.TypeOf[T]()
+	k.types[s] = t
+	k.args = append(k.args, fuseArg{leaf: -1, b: scalarArg(n.v)})
+	k.sig.add(s, "const %v", t)
+	if k.cl != nil {
+		k.cl.constant(s, t)
+	}
+}
+
+func (n *binExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
+	x, y := k.visit(p, n.x), k.visit(p, n.y)
+	k.types[s] = array.TypeOf[T]()
+	k.sig.add(s, "%v(%%%d, %%%d) %v", n.op, x, y, array.TypeOf[T]())
+	if k.cl != nil {
+		k.cl.binary(s, n.op, array.TypeOf[T](), x, y)
+	}
+}
+
+func (n *unExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
+	x := k.visit(p, n.x)
+	k.types[s] = array.TypeOf[T]()
+	k.sig.add(s, "%v(%%%d) %v", n.op, x, array.TypeOf[T]())
+	if k.cl != nil {
+		k.cl.unary(s, n.op, array.TypeOf[T](), x)
+	}
+}
+
+func (n *castExpr[D, S]) kernel(p *fusePlan, k *fuseKernel, s int) {
+	x := k.visit(p, n.x)
+	k.types[s] = array.TypeOf[D]()
+	k.sig.add(s, "%s(%%%d) %v", castName(n.sat), x, array.TypeOf[D]())
+	if k.cl != nil {
+		k.cl.cast(s, array.TypeOf[D](), array.TypeOf[S](), n.sat, x)
+	}
+}
 
 // sigBuilder writes an expression's signature: its kernel cache key.
 type sigBuilder struct{ strings.Builder }
@@ -26,10 +121,9 @@ func (b *sigBuilder) add(slot int, format string, args ...any) {
 	fmt.Fprintf(b, format, args...)
 }
 
-// clPlan collects a fused kernel's parts as the plan compiles.
+// clPlan collects a fused kernel's parts in the device pass.
 type clPlan struct {
-	params  []string  // after dst: leaves and constants, in argument order
-	args    []fuseArg // the same order
+	params  []string // after dst: leaves and constants, in argument order
 	body    strings.Builder
 	helpers strings.Builder
 	have    map[string]bool
@@ -102,7 +196,6 @@ func (c *clPlan) helper(name, src string) {
 func (c *clPlan) leaf(k int, t array.Type) {
 	c.nleaves = max(c.nleaves, k+1)
 	c.params = append(c.params, fmt.Sprintf("__global const %s *in%d", clOf(t).s, k))
-	c.args = append(c.args, fuseArg{leaf: k})
 }
 
 func (c *clPlan) load(s, k int, t array.Type) {
@@ -110,10 +203,9 @@ func (c *clPlan) load(s, k int, t array.Type) {
 	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.ld(fmt.Sprintf("in%d[o%d]", k, k+1)))
 }
 
-func (c *clPlan) constant(s int, t array.Type, b []byte) {
+func (c *clPlan) constant(s int, t array.Type) {
 	ct := c.slot(s, t)
 	c.params = append(c.params, fmt.Sprintf("%s c%d", ct.s, s))
-	c.args = append(c.args, fuseArg{leaf: -1, b: b})
 	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.ld(fmt.Sprintf("c%d", s)))
 }
 

@@ -46,18 +46,22 @@ func fuseRun[T array.Elem](p *fusePlan, dstRaw *array.Raw, dst *array.Array[T]) 
 	if m, ok := d.(device.HostMemory); ok && m.Caps().Lang == "Go" {
 		return onHostMem(m, p.name, dstRaw, ins, func(mem memFn) error { return fuseHost(p, dst, mem) })
 	}
-	if k, ok := d.(device.Kernels); ok && device.BuildsOpenCLC(k.Caps()) && fits(stateOf(k).fp64, p.types...) {
-		if ok, err := fuseDevice(k, p, dst); ok {
-			return true, err
+	if k, ok := d.(device.Kernels); ok && device.BuildsOpenCLC(k.Caps()) {
+		// the device pass: the signature and arguments; the source only to build
+		if g := p.kernel(nil); fits(stateOf(k).fp64, g.types...) {
+			if ok, err := fuseDevice(k, p, g, dst); ok {
+				return true, err
+			}
 		}
 	}
 	return true, fuseHost(p, dst, nil)
 }
 
-// fuseDevice runs p on an OpenCL device: kernel fuse_ew into dst, or
-// fuse_part and fuse_fin for a reduction (into dst, or read back into
-// the sink). ok false: more than clMaxDims dimensions after merging.
-func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, dst *array.Array[T]) (bool, error) {
+// fuseDevice runs p, of device form g, on an OpenCL device: kernel
+// fuse_ew into dst, or fuse_part and fuse_fin for a reduction (into dst,
+// or read back into the sink). ok false: more than clMaxDims dimensions
+// after merging.
+func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, g *fuseKernel, dst *array.Array[T]) (bool, error) {
 	var n nest
 	rs, isReduce := layOut(&n, p, dst)
 	if n.rank > clMaxDims {
@@ -65,13 +69,13 @@ func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, dst *array.Array[T]
 	}
 	total := n.total()
 	s := stateOf(k)
-	kind := "fuse " + p.sig.String()
+	kind := "fuse " + g.sig.String()
 	red := reduceOp(0)
 	if isReduce {
 		red = rs.op
 		kind = reduceNames[red] + " of " + kind
 	}
-	prog, err := s.program(progKey{kind: kind}, func() string { return p.cl.source(red, isReduce, s.fp64) })
+	prog, err := s.program(progKey{kind: kind}, func() string { return p.source(red, isReduce, s.fp64) })
 	if err != nil {
 		return true, err
 	}
@@ -113,7 +117,7 @@ func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, dst *array.Array[T]
 		nd[offAt] = int64(doff)
 		args = append(args, dmem)
 	}
-	for _, a := range p.cl.args {
+	for _, a := range g.args {
 		if a.leaf >= 0 {
 			args = append(args, mems[a.leaf+1])
 		} else {
