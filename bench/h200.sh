@@ -13,7 +13,8 @@
 # halide test benchmarks when their binaries are present. Total well under
 # 8 minutes (plus up to 12 for the mlp steps). STEPS=mixed runs just the
 # mixed chain's two steps, STEPS=ops the ops benchmark against PyTorch,
-# STEPS=mlp the MLP training step (issue 23), STEPS=test the test binaries:
+# STEPS=mlp the MLP training step (issue 23), STEPS=reduce the full
+# reduction's variants against PyTorch's sum, STEPS=test the test binaries:
 #
 #   STEPS=mixed bash bench/h200.sh
 set -u
@@ -134,6 +135,19 @@ if [ -x bin/cuda.test ]; then
 	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
 	step cuda-test 240 env RESIDENT_CUDA_VERBOSE=1 bin/cuda.test -test.count=1 -test.v
 	step cuda-bench 300 bin/cuda.test -test.run '^$' -test.bench . -test.benchtime 0.4s
+	# Full reductions: BenchmarkOps' Sum (2^24 float32 into a 0-D Array
+	# kept on the device) and SumAll on CUDA and NVIDIA OpenCL over ops'
+	# RESIDENT_REDUCE_* variants (read at start-up; "ONEPASS GROUPS WG
+	# UNROLL", WG 0 the default 256), PyTorch's sum (sum_gbs) in the same
+	# job; then the one-pass path's repeated-sum check on both devices and
+	# the reduction tests. STEPS=reduce runs just these.
+	step reduce-torch 120 "$PY" bench/torch_ops.py "$OUT/torch_ops_reduce.json" --n 24 --gemm 1024 --no-compile --no-shapes
+	step reduce-sweep 540 bash -c 'for v in "1 8 0 4" "0 8 0 4" "1 8 0 1" "1 8 0 8" "1 4 0 4" "1 6 0 4" "1 16 0 4" "1 8 128 4" "1 4 512 4" "1 2 1024 4"; do
+		set -- $v; echo "== ONEPASS=$1 GROUPS=$2 WG=$3 UNROLL=$4"
+		RESIDENT_REDUCE_ONEPASS=$1 RESIDENT_REDUCE_GROUPS=$2 RESIDENT_REDUCE_WG=$3 RESIDENT_REDUCE_UNROLL=$4 \
+			bin/cuda.test -test.run "^$" -test.bench "^BenchmarkOps$/./^Sum" -test.benchtime 0.3s -test.count 2
+	done'
+	[ -x bin/ops.test ] && step reduce-test 300 bin/ops.test -test.run '^(TestDeviceReduceOnePassRepeated|TestDeviceReduceOnePass|TestDeviceReduceJoinGroup|TestDeviceReduce|TestCUDAOps)$' -test.count=1 -test.v
 	if [ -x bin/ops.test ]; then
 		step cuda-ops 180 env RESIDENT_CUDA_VERBOSE=1 RESIDENT_CUDA_KEEP="$OUT/cuda-rejected" bin/ops.test -test.run '^(TestCUDAOps|TestCUDAKernelErrors)$/^cuda$' -test.count=1 -test.v
 		step cuda-diff 540 env RESIDENT_CUDA_VERBOSE=1 RESIDENT_CUDA_KEEP="$OUT/cuda-rejected" bin/ops.test -test.run '^(TestDiff|TestAlongDiff|TestDiffFuse)$/^cuda$' -test.count=1 -test.v

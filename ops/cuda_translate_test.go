@@ -14,9 +14,10 @@ import (
 )
 
 // cudaSources are the programs ops builds on a device with fp64, by name:
-// each kind and element type, casts between every pair, the GEMM
-// tilings (portable, vector and inline-PTX), and fused expressions using
-// every op, with and without a reduction.
+// each kind and element type (float32's reductions also at every
+// unroll), casts between every pair, the GEMM tilings (portable, vector
+// and inline-PTX), and fused expressions using every op, with and without
+// a reduction.
 func cudaSources() map[string]string {
 	srcs := map[string]string{}
 	for _, add := range []func(map[string]string){addSources[int8], addSources[int16], addSources[int32], addSources[int64],
@@ -50,7 +51,12 @@ func addSources[T array.Elem](srcs map[string]string) {
 	ct, _ := clTypeOf(t)
 	pre := ct.defines("T", true) + clCommon
 	srcs["ew "+t.String()] = pre + clElementwise + clMath
-	srcs["red "+t.String()] = pre + clReduce
+	srcs["red "+t.String()] = redSource(ct, true, 4, false)
+	if t == array.TypeOf[float32]() {
+		for _, u := range []int{1, 2, 8} {
+			srcs[fmt.Sprintf("red %v unroll %d", t, u)] = redSource(ct, true, u, false)
+		}
+	}
 	srcs["along "+t.String()] = pre + clAlong
 	srcs["rand "+t.String()] = pre + randCLDefines[T](false) + clRandom
 	if ct.float {

@@ -156,6 +156,7 @@ type devState struct {
 	cus      int
 	localMem int64 // bytes of local memory per work-group
 	wg       int   // work-group size of reductions (a power of two ≤ 256)
+	maxGroup int   // the device's largest work-group
 	local    []int // {wg}: the work-group of grid-stride kernels (NVIDIA's pick for nil is poor)
 	mu       sync.Mutex
 	progs    map[progKey]*clProgram
@@ -170,6 +171,12 @@ type devState struct {
 	scratchMu sync.Mutex
 	scratch   [2]device.Allocation
 	scratchN  [2]int
+	// counters: the one-pass reductions' (countersFor), zero between
+	// reductions; fenceErr: why the reduction program did not build with
+	// the fence that its one-pass kernels need here (then they do not run)
+	counters  device.Allocation
+	countersN int
+	fenceErr  error
 	released  bool
 }
 
@@ -200,7 +207,7 @@ func stateOf(d device.Kernels) devRef {
 	s := d.Value(stateKey{}, func() any {
 		c := d.Caps()
 		s := &devState{progs: map[progKey]*clProgram{}, gemm: map[int]gemmConfig{},
-			cus: max(1, c.Units), localMem: c.LocalMem, fp64: c.FP64}
+			cus: max(1, c.Units), localMem: c.LocalMem, fp64: c.FP64, maxGroup: max(1, c.MaxGroup)}
 		s.wg = 256
 		for s.wg > max(1, c.MaxGroup) {
 			s.wg /= 2
@@ -236,14 +243,20 @@ func (s *devState) release() {
 		}
 		s.scratch[i], s.scratchN[i] = nil, 0
 	}
+	if s.counters != nil {
+		s.counters.Device().Free(s.counters)
+		s.counters, s.countersN = nil, 0
+	}
 }
 
 // progKey names a program: its kind ("ew", "red", "cast", "gemm"), element
-// types and, for GEMM, the tiling.
+// types, for GEMM the tiling and for reductions the variant (redProgram:
+// the unroll, plus 16 with the PTX fence).
 type progKey struct {
 	kind string
 	t, u array.Type
 	gemm gemmConfig
+	v    int
 }
 
 // program returns the program of key, building it from src() once per
@@ -332,13 +345,48 @@ func (s devRef) typeProgram(kind string, t array.Type) (*clProgram, error) {
 	if !ok {
 		return nil, unsupported("device", t, "a scalar element type")
 	}
+	if kind == "red" {
+		return s.redProgram(t, ct)
+	}
 	return s.program(progKey{kind: kind, t: t}, func() string {
-		body := clElementwise + clMath
-		if kind == "red" {
-			body = clReduce
-		}
-		return ct.defines("T", s.fp64) + clCommon + body
+		return ct.defines("T", s.fp64) + clCommon + clElementwise + clMath
 	})
+}
+
+// redProgram is the reduction program of t, built with the part pass's
+// unroll (reduceUnroll) and, where the device needs it, the PTX fence of
+// the one-pass kernels. A build that fails with the fence records why in
+// s.fenceErr and builds without it: the two-pass path then runs there.
+func (s devRef) redProgram(t array.Type, ct clType) (*clProgram, error) {
+	u := redUnroll()
+	s.mu.Lock()
+	fence := s.fenceErr == nil && redFence(s.dev())
+	s.mu.Unlock()
+	src := func(fence bool) func() string {
+		return func() string { return redSource(ct, s.fp64, u, fence) }
+	}
+	key := progKey{kind: "red", t: t, v: u}
+	if fence {
+		p, err := s.program(progKey{kind: "red", t: t, v: u + 16}, src(true))
+		if err == nil {
+			return p, nil
+		}
+		s.mu.Lock()
+		s.fenceErr = err
+		s.mu.Unlock()
+	}
+	return s.program(key, src(false))
+}
+
+// redSource is the reduction program of element type ct: the part pass
+// loads unroll vectors a step; fence puts PTX's membar.gl in the one-pass
+// kernels' fence.
+func redSource(ct clType, fp64 bool, unroll int, fence bool) string {
+	def := fmt.Sprintf("#define RED_UNROLL %d\n", unroll)
+	if fence {
+		def += "#define RED_PTX_FENCE 1\n" + redFenceInject
+	}
+	return ct.defines("T", fp64) + def + clCommon + clReduce
 }
 
 // operandMem readies r on s's device for a device op: an input is made

@@ -280,12 +280,13 @@ func TestDeviceReduce(t *testing.T) {
 	t.Run("bfloat16", testDeviceReduce[array.BFloat16])
 }
 
-// The work-group join of reductions' partials (red_*_fing, taken from 32
-// partials per output on a GPU) against the host, forced from 2 so that
-// PoCL's CPU device, whose units never make 32, runs it.
+// The work-group join of reductions' partials in the two-pass path
+// (red_*_fing, taken from 32 partials per output on a GPU) against the
+// host, forced from 2 so that PoCL's CPU device, whose units never make
+// 32, runs it; the one-pass path, on by default, is turned off.
 func TestDeviceReduceJoinGroup(t *testing.T) {
-	defer func(g int) { finGroup = g }(finGroup)
-	finGroup = 2
+	defer func(g int, one bool) { finGroup, reduceOnePass = g, one }(finGroup, reduceOnePass)
+	finGroup, reduceOnePass = 2, false
 	t.Run("int8", testDeviceReduce[int8])
 	t.Run("uint32", testDeviceReduce[uint32])
 	t.Run("int64", testDeviceReduce[int64])

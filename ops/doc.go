@@ -65,7 +65,14 @@
 // makes. The *All functions return Go values: on the device they read back
 // one element (a blocking read, not counted as a transfer); Sum into a 0-D
 // Array keeps the result on the device. ArgMinAll and ArgMaxAll pick the
-// element the host picks.
+// element the host picks. A reduction along a long axis is one launch:
+// each output's work-groups reduce their shares, and the last of them to
+// finish joins their partials (go test -run OnePass ./ops). Variants to
+// compare on a GPU, read from the environment at start-up:
+// RESIDENT_REDUCE_ONEPASS=0 joins in a second launch instead,
+// RESIDENT_REDUCE_GROUPS the work-groups per compute unit (8),
+// RESIDENT_REDUCE_WG their size (256), RESIDENT_REDUCE_UNROLL the 16-byte
+// loads a work-item has in flight (4).
 //
 // Device results equal host results exactly for integers, Copy, Fill,
 // Iota, RandUniform and RandNormal (the same Philox-4x32-10 stream, see

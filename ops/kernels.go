@@ -116,8 +116,10 @@ var clElementwise string
 // nd_t so (dst at st[0], the input's start at st[1]); the reduced
 // elements of one output by an nd_t sr (input strides at st[1]). Pass 1
 // (part) gives each output G work-groups that reduce in local memory to
-// a partial; pass 2 (fin) joins an output's G partials in order. When
-// there are many outputs, rows reduces one output per work-item.
+// a partial; pass 2 (fin, or fing: a work-group) joins an output's G
+// partials. one does both in one launch, the last work-group of an output
+// to finish joining (a global counter per output). When there are many
+// outputs, rows reduces one output per work-item.
 //
 //go:embed cl/reduce.cl
 var clReduce string

@@ -24,6 +24,17 @@ unsigned __float_as_uint(float);
 double __longlong_as_double(long long);
 long long __double_as_longlong(double);
 unsigned __umulhi(unsigned, unsigned);
+void __threadfence();
+void __threadfence_block();
+int atomicAdd(int *, int); unsigned atomicAdd(unsigned *, unsigned);
+int atomicSub(int *, int); unsigned atomicSub(unsigned *, unsigned);
+int atomicExch(int *, int); unsigned atomicExch(unsigned *, unsigned);
+int atomicMin(int *, int); unsigned atomicMin(unsigned *, unsigned);
+int atomicMax(int *, int); unsigned atomicMax(unsigned *, unsigned);
+int atomicAnd(int *, int); unsigned atomicAnd(unsigned *, unsigned);
+int atomicOr(int *, int); unsigned atomicOr(unsigned *, unsigned);
+int atomicXor(int *, int); unsigned atomicXor(unsigned *, unsigned);
+int atomicCAS(int *, int, int); unsigned atomicCAS(unsigned *, unsigned, unsigned);
 `
 
 // GCC is the g++ command CheckWithGCC runs, or "" where there is none.

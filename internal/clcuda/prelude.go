@@ -34,6 +34,29 @@ static_assert((char)-1 < 0, "OpenCL C's char is signed");
 #define barrier(flags) __syncthreads()
 extern __shared__ __align__(16) unsigned char rcl_smem[];
 
+// Fences: a global one orders for the whole device (__threadfence), as
+// work-groups that meet through a global atomic need; a local one, for
+// the block.
+__device__ inline void rcl_mem_fence(int flags) {
+	if (flags & CLK_GLOBAL_MEM_FENCE) __threadfence();
+	else __threadfence_block();
+}
+#define mem_fence(flags) rcl_mem_fence(flags)
+#define read_mem_fence(flags) rcl_mem_fence(flags)
+#define write_mem_fence(flags) rcl_mem_fence(flags)
+`)
+	// OpenCL 1.2's 32-bit atomic functions (each returns the old value),
+	// over CUDA's atomics, which take no volatile pointer.
+	for _, t := range []string{"int", "uint"} {
+		for _, f := range [][2]string{{"add", "atomicAdd(p, v)"}, {"sub", "atomicSub(p, v)"}, {"xchg", "atomicExch(p, v)"},
+			{"min", "atomicMin(p, v)"}, {"max", "atomicMax(p, v)"}, {"and", "atomicAnd(p, v)"}, {"or", "atomicOr(p, v)"}, {"xor", "atomicXor(p, v)"}} {
+			fmt.Fprintf(&b, "__device__ inline %[1]s atomic_%[2]s(volatile %[1]s *q, %[1]s v) { %[1]s *p = (%[1]s *)q; return %[3]s; }\n", t, f[0], f[1])
+		}
+		fmt.Fprintf(&b, "__device__ inline %[1]s atomic_inc(volatile %[1]s *q) { return atomicAdd((%[1]s *)q, (%[1]s)1); }\n", t)
+		fmt.Fprintf(&b, "__device__ inline %[1]s atomic_dec(volatile %[1]s *q) { return atomicSub((%[1]s *)q, (%[1]s)1); }\n", t)
+		fmt.Fprintf(&b, "__device__ inline %[1]s atomic_cmpxchg(volatile %[1]s *q, %[1]s cmp, %[1]s v) { return atomicCAS((%[1]s *)q, cmp, v); }\n", t)
+	}
+	b.WriteString(`
 __device__ inline ulong get_local_id(uint d) { return d == 0 ? threadIdx.x : d == 1 ? threadIdx.y : d == 2 ? threadIdx.z : 0; }
 __device__ inline ulong get_local_size(uint d) { return d == 0 ? blockDim.x : d == 1 ? blockDim.y : d == 2 ? blockDim.z : 1; }
 __device__ inline ulong get_group_id(uint d) { return d == 0 ? blockIdx.x : d == 1 ? blockIdx.y : d == 2 ? blockIdx.z : 0; }

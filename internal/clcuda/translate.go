@@ -3,7 +3,8 @@
 // definitions as device/opencl. Most of OpenCL C is C that CUDA C++
 // compiles as it is; Prelude supplies the rest (scalar and vector types,
 // work-item functions, barrier, the math and conversion built-ins ops
-// uses), and Translate rewrites what a macro cannot:
+// uses, mem_fence and the 32-bit atomic functions), and Translate
+// rewrites what a macro cannot:
 //
 //   - comments are dropped (blanked, so line numbers in NVRTC's log are
 //     those of the source);

@@ -66,6 +66,43 @@
 #define VACC(ADD, acc, v)
 #endif
 
+// the dense loop's steps of RED_UNROLL (a define from ops: 1, 2, 4 or 8)
+// vectors, all loaded before any is added, so that a work-item has that
+// many loads in flight; the adds keep the one-vector loop's order, so the
+// result does not depend on the unroll
+#ifndef RED_UNROLL
+#define RED_UNROLL 1
+#endif
+#if HASVEC && RED_UNROLL >= 8
+#define VSTEPS(ADD, acc, av, j, st, nv) for (; j + 7 * st < nv; j += 8 * st) { \
+	TVT v0 = av[j], v1 = av[j + st], v2 = av[j + 2 * st], v3 = av[j + 3 * st]; \
+	TVT v4 = av[j + 4 * st], v5 = av[j + 5 * st], v6 = av[j + 6 * st], v7 = av[j + 7 * st]; \
+	VACC(ADD, acc, v0); VACC(ADD, acc, v1); VACC(ADD, acc, v2); VACC(ADD, acc, v3); \
+	VACC(ADD, acc, v4); VACC(ADD, acc, v5); VACC(ADD, acc, v6); VACC(ADD, acc, v7); }
+#elif HASVEC && RED_UNROLL >= 4
+#define VSTEPS(ADD, acc, av, j, st, nv) for (; j + 3 * st < nv; j += 4 * st) { \
+	TVT v0 = av[j], v1 = av[j + st], v2 = av[j + 2 * st], v3 = av[j + 3 * st]; \
+	VACC(ADD, acc, v0); VACC(ADD, acc, v1); VACC(ADD, acc, v2); VACC(ADD, acc, v3); }
+#elif HASVEC && RED_UNROLL >= 2
+#define VSTEPS(ADD, acc, av, j, st, nv) for (; j + st < nv; j += 2 * st) { \
+	TVT v0 = av[j], v1 = av[j + st]; \
+	VACC(ADD, acc, v0); VACC(ADD, acc, v1); }
+#else
+#define VSTEPS(ADD, acc, av, j, st, nv)
+#endif
+
+// a fence that orders this work-item's global stores before its later
+// ones for every work-group of the device: OpenCL 1.2's mem_fence promises
+// that only within the work-group, and NVIDIA's OpenCL is reported to keep
+// to just that (Futhark's issue 734), so ops defines RED_PTX_FENCE there
+// (PTX's membar.gl; a build that refuses it turns the one-pass kernels
+// off); device/cuda's translation makes mem_fence __threadfence
+#ifdef RED_PTX_FENCE
+#define GLOBAL_FENCE() { mem_fence(CLK_GLOBAL_MEM_FENCE); asm volatile("membar.gl;"); }
+#else
+#define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
+#endif
+
 // reduced element j of the output whose input starts at base
 #define RED_AT(j, sr, base, oa) { if (sr.rank == 1) oa = (base) + (j) * sr.st[1][0]; \
 	else { long z0, z2; ND(j, sr, z0, oa, z2); oa += (base); } }
@@ -81,24 +118,56 @@
 		barrier(CLK_LOCAL_MEM_FENCE); \
 	}
 
-#define RED(name) \
-__kernel void red_##name##_part(__global const TS *a, nd_t so, nd_t sr, long G, __global name##_ACC *part, __local name##_ACC *lm) { \
+// work-group g (of G) of output o reduces its share of the output's
+// elements into lm[0]; od is the output's offset in d (RED passes the
+// op's macros pasted, as for JOIN_GROUP)
+#define RED_GROUP(ACC, INIT, ADD, JOIN) \
 	long grp = get_group_id(0), o = grp / G, g = grp % G; \
 	long ls = get_local_size(0), lid = get_local_id(0); \
 	long od, oa, oz; ND(o, so, od, oa, oz); \
-	name##_ACC acc = name##_INIT; \
+	ACC acc = INIT; \
 	if (HASVEC && sr.rank == 1 && sr.st[1][0] == 1 && oa % TVW == 0) { \
 		__global const TVT *av = (__global const TVT *)(a + oa); \
-		long nv = sr.n / TVW; \
-		for (long j = g * ls + lid; j < nv; j += G * ls) { TVT v = av[j]; VACC(name##_ADD, acc, v); } \
-		for (long j = nv * TVW + g * ls + lid; j < sr.n; j += G * ls) { TC x = LD(a[oa + j]); acc = name##_ADD(acc, x); } \
+		long nv = sr.n / TVW, st = G * ls, j = g * ls + lid; \
+		VSTEPS(ADD, acc, av, j, st, nv) \
+		for (; j < nv; j += st) { TVT v = av[j]; VACC(ADD, acc, v); } \
+		for (long k = nv * TVW + g * ls + lid; k < sr.n; k += st) { TC x = LD(a[oa + k]); acc = ADD(acc, x); } \
 	} else if (sr.rank == 1 && sr.st[1][0] == 1) { \
-		for (long j = g * ls + lid; j < sr.n; j += G * ls) { TC x = LD(a[oa + j]); acc = name##_ADD(acc, x); } \
+		for (long j = g * ls + lid; j < sr.n; j += G * ls) { TC x = LD(a[oa + j]); acc = ADD(acc, x); } \
 	} else { \
-		for (long j = g * ls + lid; j < sr.n; j += G * ls) { long q; RED_AT(j, sr, oa, q); TC x = LD(a[q]); acc = name##_ADD(acc, x); } \
+		for (long j = g * ls + lid; j < sr.n; j += G * ls) { long q; RED_AT(j, sr, oa, q); TC x = LD(a[q]); acc = ADD(acc, x); } \
 	} \
-	JOIN_GROUP(name##_JOIN, lm, lid, ls, acc); \
+	JOIN_GROUP(JOIN, lm, lid, ls, acc);
+
+// part: each work-group's partial to part; fin (one work-item per output,
+// in order) or fing (a work-group per output) joins them in a second
+// launch. one does both in one launch: the last of an output's G
+// work-groups to finish (its counter cnt[o] reaches G) joins the
+// output's partials, as fing does, and sets the counter back to 0 for the
+// next launch, so ops zeroes the counters only when it allocates them.
+#define RED(name) \
+__kernel void red_##name##_part(__global const TS *a, nd_t so, nd_t sr, long G, __global name##_ACC *part, __local name##_ACC *lm) { \
+	RED_GROUP(name##_ACC, name##_INIT, name##_ADD, name##_JOIN) \
 	if (lid == 0) part[o * G + g] = lm[0]; \
+} \
+__kernel void red_##name##_one(__global TS *d, __global const TS *a, nd_t so, nd_t sr, long G, long L, \
+		__global name##_ACC *part, __global int *cnt, __local name##_ACC *lm) { \
+	__local int last; \
+	RED_GROUP(name##_ACC, name##_INIT, name##_ADD, name##_JOIN) \
+	if (lid == 0) { \
+		((volatile __global name##_ACC *)part)[o * G + g] = lm[0]; \
+		GLOBAL_FENCE(); \
+		last = atomic_inc(cnt + o) == G - 1; \
+		if (last) GLOBAL_FENCE(); \
+	} \
+	barrier(CLK_LOCAL_MEM_FENCE); \
+	if (last) { \
+		volatile __global const name##_ACC *pv = part + o * G; \
+		acc = name##_INIT; \
+		for (long k = lid; k < G; k += ls) acc = name##_JOIN(acc, pv[k]); \
+		JOIN_GROUP(name##_JOIN, lm, lid, ls, acc); \
+		if (lid == 0) { d[od] = name##_FIN(lm[0], L); cnt[o] = 0; } \
+	} \
 } \
 __kernel void red_##name##_fin(__global TS *d, nd_t so, __global const name##_ACC *part, long G, long L) { \
 	for (long o = get_global_id(0); o < so.n; o += get_global_size(0)) { \
@@ -125,6 +194,11 @@ __kernel void red_##name##_rows(__global TS *d, __global const TS *a, nd_t so, n
 	} \
 }
 RED(sum) RED(mean) RED(prod) RED(min) RED(max)
+
+// the one-pass reductions' counters, zeroed once when allocated
+__kernel void red_clear(__global int *cnt, long n) {
+	for (long i = get_global_id(0); i < n; i += get_global_size(0)) cnt[i] = 0;
+}
 
 // ArgMin/ArgMax: (value, index) pairs; ties and equal NaNs keep the lower
 // index, so the result is the first extreme in index order. dst is long;
