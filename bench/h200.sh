@@ -166,6 +166,15 @@ if [ -x bin/cuda.test ]; then
 		step cuda-halide-chain 120 bin/halide.test -test.run '^$' -test.bench 'BrighterChain(CUDA)?/resident' -test.benchtime 2s -test.count 3
 	fi
 	[ -x bin/brighter.test ] && step cuda-brighter 60 bin/brighter.test -test.run 'Tour' -test.count=1 -test.v
+	# Streamed on CUDA (package stream on the Device's stream plus an
+	# upload and a download stream): the brighter chain in 4 bands (2 for
+	# Go memory, whose staging copies favour fewer), the mixed chains,
+	# and stream's tests on the GPU (h200-cuda-streamed*.md). STEPS=cuda.
+	step cuda-streamed 120 bin/residency -device cuda -modes resident,streamed -bands 4 -ladder=false -out "$OUT" -name h200-cuda-streamed -q "${torch_flag[@]}"
+	step cuda-streamed-go2 90 bin/residency -device cuda -modes streamed -bands 2 -memory go -ladder=false -out "$OUT" -name h200-cuda-streamed-go2 -q "${torch_flag[@]}"
+	step cuda-mixed-streamed 120 bin/residency -device cuda -chain mixed -modes resident,streamed -bands 4 -ladder=false -out "$OUT" -name h200-cuda-mixed-streamed -q "${mixed_flag[@]}"
+	step cuda-mixed-fused-streamed 120 bin/residency -device cuda -chain mixed -fuse -modes resident,streamed -bands 4 -memory pinned -ladder=false -out "$OUT" -name h200-cuda-mixed-fused-streamed -q "${mixed_flag[@]}"
+	[ -x bin/stream.test ] && step cuda-stream-test 120 bin/stream.test -test.run 'CUDA|Matches' -test.count=1 -test.v
 fi
 # The test binaries on NVIDIA OpenCL: residency model, pipelines, devices.
 for t in array opencl halide ops; do

@@ -19,8 +19,10 @@ var (
 	reduceOnePass = envInt("RESIDENT_REDUCE_ONEPASS", 1, 0, 1) == 1
 	// reduceGroupsPerUnit is the part pass's work-groups per compute unit,
 	// shared among the outputs (G = units × this ÷ outputs, at least 1):
-	// RESIDENT_REDUCE_GROUPS.
-	reduceGroupsPerUnit = envInt("RESIDENT_REDUCE_GROUPS", 8, 1, 1024)
+	// RESIDENT_REDUCE_GROUPS. On the H200 a one-pass Sum of 2^24 float32
+	// ran at 3071 GB/s with 4, 2847 with 8 and 2522 with 16 (CUDA; NVIDIA
+	// OpenCL 3036, 2779, 2497; bench/results/h200-reduce.txt).
+	reduceGroupsPerUnit = envInt("RESIDENT_REDUCE_GROUPS", 4, 1, 1024)
 	// reduceWG is the part pass's work-group size, a power of two no
 	// larger than the device's largest work-group; 0 (the default) or
 	// another value: 256, or the device's largest if smaller.
