@@ -145,20 +145,14 @@ func (st streams) record(str cu.Stream) (plumb.Event, error) {
 
 func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
 	d := st.d
-	write := q == plumb.Upload
-	if !write && q != plumb.Download {
-		return 0, fmt.Errorf("cuda: stream transfer on queue %d: want Upload or Download", q)
-	}
 	x, err := d.own(a)
 	if err != nil {
 		return 0, err
 	}
 	n := len(host)
-	if off < 0 || off+n > x.N {
-		return 0, fmt.Errorf("cuda: stream transfer of %d bytes at %d in a %d-byte allocation: %w", n, off, x.N, device.ErrOutOfRange)
-	}
-	if n == 0 {
-		return 0, nil
+	write, err := plumb.TransferArgs("cuda", q, x.N, off, n)
+	if err != nil || n == 0 {
+		return 0, err
 	}
 	if !d.s.pinnedHost(host) {
 		// Go memory must never reach an asynchronous copy.

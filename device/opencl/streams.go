@@ -115,20 +115,14 @@ func (st streams) handOut(ev cl.Event) plumb.Event {
 
 func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
 	d := st.d
-	write := q == plumb.Upload
-	if !write && q != plumb.Download {
-		return 0, fmt.Errorf("opencl: stream transfer on queue %d: want Upload or Download", q)
-	}
 	x, err := d.own(a)
 	if err != nil {
 		return 0, err
 	}
 	n := len(host)
-	if off < 0 || off+n > x.N {
-		return 0, fmt.Errorf("opencl: stream transfer of %d bytes at %d in a %d-byte allocation: %w", n, off, x.N, device.ErrOutOfRange)
-	}
-	if n == 0 {
-		return 0, nil
+	write, err := plumb.TransferArgs("opencl", q, x.N, off, n)
+	if err != nil || n == 0 {
+		return 0, err
 	}
 	p := unsafe.Pointer(&host[0])
 	if !d.s.pins.Contains(uintptr(p), n) {

@@ -191,3 +191,16 @@ var Gemm struct {
 	// kernel failed to build, the error that made it fall back.
 	PTXState func(d device.Kernels) (usable bool, err error)
 }
+
+// TransferArgs checks a Streams.Transfer of n bytes at off on queue q into
+// an allocation of size bytes, for package pkg's errors, and says whether
+// it is an upload.
+func TransferArgs(pkg string, q Queue, size, off, n int) (write bool, err error) {
+	if q != Upload && q != Download {
+		return false, fmt.Errorf("%s: stream transfer on queue %d: want Upload or Download", pkg, q)
+	}
+	if off < 0 || off+n > size {
+		return false, fmt.Errorf("%s: stream transfer of %d bytes at %d in a %d-byte allocation: %w", pkg, n, off, size, device.ErrOutOfRange)
+	}
+	return q == Upload, nil
+}
