@@ -29,8 +29,10 @@ type Options struct {
 	// Bands is how many bands the output's outermost dimension is cut
 	// into; 0: 2 (each band costs every step one more call: on the H200
 	// 8 stages over 4096² took 0.78× resident in 2 bands, 0.88× in 4 and
-	// 1.40× in 8, bench/results/h200-streamed-bands.txt). More bands than
-	// rows give one row each.
+	// 1.40× in 8, bench/results/h200-streamed-bands.txt; on CUDA, whose
+	// launches cost less, 4 bands of pinned memory were fastest: 0.63 ms
+	// against 0.71 in 2 and 0.61–0.83 in 8, and 2 for Go memory). More
+	// bands than rows give one row each.
 	Bands int
 	// Slots is how many bands may be in flight at once, each with its
 	// own input and output buffers on the device (and pinned staging for
