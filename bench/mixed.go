@@ -179,7 +179,8 @@ func allocated[T Real](a *array.Array[T]) bool {
 // MixedFused is the mixed chain with its ops stages fused (ops.Expr) on
 // the default OpenCL device: brighter, then cast_scale_sum, which is
 // ops.EvalSum of AsType[float32](image).Scale(scale) into a float32
-// scalar: one kernel and its joining pass, reading the image once instead
+// scalar: one launch (its last work-group joins the partial sums; a
+// second launch with RESIDENT_REDUCE_ONEPASS=0), reading the image once instead
 // of writing and reading a float32 image three times. Same result as
 // Mixed's last stage, within SumTol.
 func MixedFused(k uint8, scale float32) ([]Stage, device.Device, error) {

@@ -17,7 +17,7 @@ import (
 // each kind and element type (float32's reductions also at every
 // unroll), casts between every pair, the GEMM tilings (portable, vector
 // and inline-PTX), and fused expressions using every op, with and without
-// a reduction.
+// a reduction (whose one-pass ending, fuse_one, is cl/lastgroup.cl's LAST_GROUP).
 func cudaSources() map[string]string {
 	srcs := map[string]string{}
 	for _, add := range []func(map[string]string){addSources[int8], addSources[int16], addSources[int32], addSources[int64],
@@ -81,7 +81,7 @@ func addSources[T array.Elem](srcs map[string]string) {
 	e = e.Add(AsTypeSaturate[T](AsType[float64](e))).Add(AsTypeSaturate[T](AsTypeSaturate[uint8](e)))
 	for i, red := range []reduceOp{redSum, redSum, redMin, redMax} {
 		p := newPlan("Eval", e.node("Eval"))
-		srcs[fmt.Sprintf("fuse %v %d", t, i)] = p.source(red, i > 0, true)
+		srcs[fmt.Sprintf("fuse %v %d", t, i)] = p.source(red, i > 0, true, false)
 	}
 }
 

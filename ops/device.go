@@ -355,38 +355,57 @@ func (s devRef) typeProgram(kind string, t array.Type) (*clProgram, error) {
 
 // redProgram is the reduction program of t, built with the part pass's
 // unroll (reduceUnroll) and, where the device needs it, the PTX fence of
-// the one-pass kernels. A build that fails with the fence records why in
-// s.fenceErr and builds without it: the two-pass path then runs there.
+// the one-pass kernels (fencedProgram).
 func (s devRef) redProgram(t array.Type, ct clType) (*clProgram, error) {
 	u := redUnroll()
+	return s.fencedProgram(progKey{kind: "red", t: t, v: u}, func(fence bool) string {
+		return redSource(ct, s.fp64, u, fence)
+	})
+}
+
+// fencedProgram is the program of key built from src(fence): with the
+// fence (key.v + 16) where the device needs it for the one-pass kernels
+// (redFence). A build that fails with the fence but succeeds without it
+// records why in s.fenceErr: the two-pass paths then run there, for the
+// reductions and the fused reductions alike (onePass).
+func (s devRef) fencedProgram(key progKey, src func(fence bool) string) (*clProgram, error) {
 	s.mu.Lock()
 	fence := s.fenceErr == nil && redFence(s.dev())
 	s.mu.Unlock()
-	src := func(fence bool) func() string {
-		return func() string { return redSource(ct, s.fp64, u, fence) }
+	if !fence {
+		return s.program(key, func() string { return src(false) })
 	}
-	key := progKey{kind: "red", t: t, v: u}
+	fk := key
+	fk.v += 16
+	p, ferr := s.program(fk, func() string { return src(true) })
+	if ferr == nil {
+		return p, nil
+	}
+	p, err := s.program(key, func() string { return src(false) })
+	if err != nil {
+		return nil, err // not the fence's fault
+	}
+	s.mu.Lock()
+	s.fenceErr = ferr
+	s.mu.Unlock()
+	return p, nil
+}
+
+// fenceDefines puts PTX's membar.gl in GLOBAL_FENCE (cl/lastgroup.cl)
+// when fence is set.
+func fenceDefines(fence bool) string {
 	if fence {
-		p, err := s.program(progKey{kind: "red", t: t, v: u + 16}, src(true))
-		if err == nil {
-			return p, nil
-		}
-		s.mu.Lock()
-		s.fenceErr = err
-		s.mu.Unlock()
+		return "#define RED_PTX_FENCE 1\n" + redFenceInject
 	}
-	return s.program(key, src(false))
+	return ""
 }
 
 // redSource is the reduction program of element type ct: the part pass
 // loads unroll vectors a step; fence puts PTX's membar.gl in the one-pass
 // kernels' fence.
 func redSource(ct clType, fp64 bool, unroll int, fence bool) string {
-	def := fmt.Sprintf("#define RED_UNROLL %d\n", unroll)
-	if fence {
-		def += "#define RED_PTX_FENCE 1\n" + redFenceInject
-	}
-	return ct.defines("T", fp64) + def + clCommon + clReduce
+	def := fmt.Sprintf("#define RED_UNROLL %d\n", unroll) + fenceDefines(fence)
+	return ct.defines("T", fp64) + def + clCommon + clLastGroup + clReduce
 }
 
 // operandMem readies r on s's device for a device op: an input is made

@@ -166,9 +166,9 @@
 // device e compiles to one kernel, generated from its structure and
 // element types and built once per device (constants are kernel
 // arguments, so e.Scale(2) and e.Scale(3) share it; Expr.String shows the
-// key): Eval is one launch, a reduction the fused kernel and a pass
-// joining its work-groups' partial results (two launches, in the
-// device's Stats). On the host and on a Go device it is one parallel pass
+// key): Eval is one launch, and so is a reduction, whose last work-group
+// to finish joins the work-groups' partial results as Sum's do
+// (RESIDENT_REDUCE_ONEPASS=0: a second launch joins them). On the host and on a Go device it is one parallel pass
 // over blocks of 128 elements that runs the host kernels node by node on
 // the block. Each node's value is rounded to its element type as the
 // op-by-op result is, so integer results, and float results without

@@ -49,8 +49,8 @@ func (k *fuseKernel) visit(p *fusePlan, n node) int {
 }
 
 // source is the program of p (clPlan.source).
-func (p *fusePlan) source(red reduceOp, isReduce, fp64 bool) string {
-	return p.kernel(new(clPlan)).cl.source(red, isReduce, fp64)
+func (p *fusePlan) source(red reduceOp, isReduce, fp64, fence bool) string {
+	return p.kernel(new(clPlan)).cl.source(red, isReduce, fp64, fence)
 }
 
 // The kernel methods: each adds its node's signature, arguments and
@@ -382,9 +382,12 @@ func clReduceParts(op reduceOp, ct clType, fp64 bool) (accT, init, add, fin stri
 }
 
 // source is the program of a fused expression: kernel fuse_ew storing
-// the root's value in d (red < 0), or fuse_part and fuse_fin reducing
-// it with red.
-func (c *clPlan) source(red reduceOp, isReduce, fp64 bool) string {
+// the root's value in d (red < 0), or, reducing it with red, fuse_one
+// (one launch: the last work-group to finish joins the partials, with
+// cl/lastgroup.cl's LAST_GROUP, as reduce.cl's red_*_one) and the
+// two-pass fuse_part and fuse_fin. fence puts PTX's membar.gl in
+// GLOBAL_FENCE (fenceDefines).
+func (c *clPlan) source(red reduceOp, isReduce, fp64, fence bool) string {
 	root := len(c.slots) - 1
 	rt := c.slots[root]
 	K := c.nleaves + 1
@@ -419,30 +422,35 @@ func (c *clPlan) source(red reduceOp, isReduce, fp64 bool) string {
 		fmt.Fprintf(&b, "\t\td[o0] = %s;\n\t}\n}\n", rt.st(fmt.Sprintf("v%d", root)))
 		return b.String()
 	}
+	b.WriteString(fenceDefines(fence))
+	b.WriteString(clLastGroup)
 	accT, init, add, fin := clReduceParts(red, rt, fp64)
 	step := strings.ReplaceAll(add, "$x", fmt.Sprintf("v%d", root))
-	join := strings.ReplaceAll(add, "$x", "q")
+	fmt.Fprintf(&b, "inline %[1]s fuse_join(%[1]s acc, %[1]s q) { return %[2]s; }\n", accT, strings.ReplaceAll(add, "$x", "q"))
+	fmt.Fprintf(&b, "inline %s fuse_end(%s acc) { return %s; }\n", rt.s, accT, fin)
+	// the work-group's share of the elements, joined into lm[0]
+	var part strings.Builder
+	fmt.Fprintf(&part, "\t%s acc = %s;\n", accT, init)
+	part.WriteString("\tfor (long i = get_global_id(0); i < s.n; i += get_global_size(0)) {\n")
+	part.WriteString(offs.String())
+	part.WriteString(c.body.String())
+	fmt.Fprintf(&part, "\t\tacc = %s;\n\t}\n", step)
+	part.WriteString("\tlong lid = get_local_id(0), ls = get_local_size(0), g = get_group_id(0);\n")
+	part.WriteString("\tJOIN_GROUP(fuse_join, lm, lid, ls, acc)\n")
+	fmt.Fprintf(&b, "__kernel void fuse_one(__global %s *d, long doff, %sfnd_t s, long G, __global %s *part, __global int *cnt, __local %s *lm) {\n",
+		rt.s, params, accT, accT)
+	b.WriteString("\t__local int last;\n")
+	b.WriteString(part.String())
+	fmt.Fprintf(&b, "\tLAST_GROUP(%s, %s, fuse_join, part, cnt, 0, g, G, lm, lid, ls, acc, last, d[doff] = fuse_end(lm[0]))\n}\n", accT, init)
 	fmt.Fprintf(&b, "__kernel void fuse_part(%sfnd_t s, __global %s *part, __local %s *lm) {\n", params, accT, accT)
-	fmt.Fprintf(&b, "\t%s acc = %s;\n", accT, init)
-	b.WriteString("\tfor (long i = get_global_id(0); i < s.n; i += get_global_size(0)) {\n")
-	b.WriteString(offs.String())
-	b.WriteString(c.body.String())
-	fmt.Fprintf(&b, "\t\tacc = %s;\n\t}\n", step)
-	fmt.Fprintf(&b, `	long lid = get_local_id(0);
-	lm[lid] = acc;
-	barrier(CLK_LOCAL_MEM_FENCE);
-	for (long h = get_local_size(0) / 2; h > 0; h /= 2) {
-		if (lid < h) { %[1]s q = lm[lid + h]; acc = lm[lid]; lm[lid] = %[2]s; }
-		barrier(CLK_LOCAL_MEM_FENCE);
-	}
-	if (lid == 0) part[get_group_id(0)] = lm[0];
-}
-__kernel void fuse_fin(__global %[3]s *d, long doff, __global const %[1]s *part, long G) {
+	b.WriteString(part.String())
+	b.WriteString("\tif (lid == 0) part[g] = lm[0];\n}\n")
+	fmt.Fprintf(&b, `__kernel void fuse_fin(__global %[2]s *d, long doff, __global const %[1]s *part, long G) {
 	if (get_global_id(0) != 0) return;
 	%[1]s acc = part[0];
-	for (long g = 1; g < G; g++) { %[1]s q = part[g]; acc = %[2]s; }
-	d[doff] = %[4]s;
+	for (long g = 1; g < G; g++) acc = fuse_join(acc, part[g]);
+	d[doff] = fuse_end(acc);
 }
-`, accT, join, rt.s, fin)
+`, accT, rt.s)
 	return b.String()
 }

@@ -58,8 +58,8 @@ func fuseRun[T array.Elem](p *fusePlan, dstRaw *array.Raw, dst *array.Array[T]) 
 }
 
 // fuseDevice runs p, of device form g, on an OpenCL device: kernel
-// fuse_ew into dst, or fuse_part and fuse_fin for a reduction (into dst,
-// or read back into the sink). ok false: more than clMaxDims dimensions
+// fuse_ew into dst, or for a reduction fuse_one (fuse_part and fuse_fin
+// where one-pass is off: onePass), into dst or read back into the sink. ok false: more than clMaxDims dimensions
 // after merging.
 func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, g *fuseKernel, dst *array.Array[T]) (bool, error) {
 	var n nest
@@ -75,7 +75,13 @@ func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, g *fuseKernel, dst 
 		red = rs.op
 		kind = reduceNames[red] + " of " + kind
 	}
-	prog, err := s.program(progKey{kind: kind}, func() string { return p.source(red, isReduce, s.fp64) })
+	var prog *clProgram
+	var err error
+	if isReduce { // fuse_one's fence, as the reductions' (fencedProgram)
+		prog, err = s.fencedProgram(progKey{kind: kind}, func(fence bool) string { return p.source(red, true, s.fp64, fence) })
+	} else {
+		prog, err = s.program(progKey{kind: kind}, func() string { return p.source(red, false, s.fp64, false) })
+	}
 	if err != nil {
 		return true, err
 	}
@@ -136,15 +142,33 @@ func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, g *fuseKernel, dst 
 	if err != nil {
 		return true, err
 	}
-	args = append(args, scr, device.Local(s.wg*8))
-	if err := s.launch(prog, "fuse_part", []int{G * s.wg}, s.local, args...); err != nil {
-		return true, err
+	// the result: dst's element, or the scratch after the partials
+	es := sizeOf[T]()
+	rmem, roff := scr, int64(resOff/es)
+	if dst != nil {
+		rmem, roff = dmem, int64(doff)
+	}
+	s = fuseEnd(s)
+	if s.onePass() {
+		// the last work-group to finish joins the partials (fuse_one): a
+		// launch fewer, as the reductions' red_*_one
+		var cnt device.Buffer
+		if cnt, err = s.countersFor(prog, 1); err != nil {
+			return true, err
+		}
+		one := append([]any{rmem, roff}, args...)
+		one = append(one, int64(G), scr, cnt, device.Local(s.wg*8))
+		err = s.launch(prog, "fuse_one", []int{G * s.wg}, s.local, one...)
+	} else {
+		args = append(args, scr, device.Local(s.wg*8))
+		if err = s.launch(prog, "fuse_part", []int{G * s.wg}, s.local, args...); err == nil {
+			err = s.launch(prog, "fuse_fin", []int{1}, nil, rmem, roff, scr, int64(G))
+		}
 	}
 	if dst != nil {
-		return wroteOnDevice(dst.Raw(), s.launch(prog, "fuse_fin", []int{1}, nil, dmem, int64(doff), scr, int64(G)))
+		return wroteOnDevice(dst.Raw(), err)
 	}
-	es := sizeOf[T]()
-	if err := s.launch(prog, "fuse_fin", []int{1}, nil, scr, int64(resOff/es), scr, int64(G)); err != nil {
+	if err != nil {
 		return true, err
 	}
 	if err := k.ReadBytes(unsafe.Slice((*byte)(unsafe.Pointer(&rs.v)), es), scr, resOff); err != nil {
@@ -152,6 +176,10 @@ func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, g *fuseKernel, dst 
 	}
 	return true, nil
 }
+
+// fuseEnd is the device a fused reduction's launches and counters go
+// through: s itself; TestFuseOnePassFailure wraps it to inject failures.
+var fuseEnd = func(s devRef) devRef { return s }
 
 // frames are pooled per slot count class, so a fused pass allocates
 // nothing per block.

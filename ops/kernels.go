@@ -124,6 +124,15 @@ var clElementwise string
 //go:embed cl/reduce.cl
 var clReduce string
 
+// clLastGroup is the one-pass ending of reductions, shared by clReduce
+// (red_*_one) and fused reductions (fuse_one): GLOBAL_FENCE, JOIN_GROUP,
+// LAST_GROUP (the last work-group of an output to finish joins its
+// partials and sets its counter back to 0) and red_clear, which zeroes
+// the counters. It goes after clCommon and before the kernels using it.
+//
+//go:embed cl/lastgroup.cl
+var clLastGroup string
+
 // clCast converts between two element types (prefix D and S) with
 // cast.go's rules. DMAXF is D's largest finite value where a saturating
 // cast clamps finite values (a narrower float type), else INFINITY;

@@ -14,8 +14,9 @@ import (
 var (
 	// reduceOnePass: a reduction that gives each output G work-groups
 	// joins their partials in the last of them to finish (red_*_one, one
-	// launch) instead of in a second kernel (red_*_fin or _fing).
-	// RESIDENT_REDUCE_ONEPASS=0 turns it off.
+	// launch) instead of in a second kernel (red_*_fin or _fing); so
+	// does a fused reduction (fuse_one, else fuse_part and fuse_fin).
+	// RESIDENT_REDUCE_ONEPASS=0 turns both off.
 	reduceOnePass = envInt("RESIDENT_REDUCE_ONEPASS", 1, 0, 1) == 1
 	// reduceGroupsPerUnit is the part pass's work-groups per compute unit,
 	// shared among the outputs (G = units × this ÷ outputs, at least 1):
@@ -72,7 +73,8 @@ var (
 	redFenceInject = ""
 )
 
-// onePass says whether runReduce joins partials in one launch on s: on,
+// onePass says whether runReduce and fuseDevice join partials in one
+// launch on s: on,
 // unless the fence that the one-pass kernels need on this device did not
 // build (then the program was built without it, and the two-pass path
 // runs).

@@ -91,32 +91,9 @@
 #define VSTEPS(ADD, acc, av, j, st, nv)
 #endif
 
-// a fence that orders this work-item's global stores before its later
-// ones for every work-group of the device: OpenCL 1.2's mem_fence promises
-// that only within the work-group, and NVIDIA's OpenCL is reported to keep
-// to just that (Futhark's issue 734), so ops defines RED_PTX_FENCE there
-// (PTX's membar.gl; a build that refuses it turns the one-pass kernels
-// off); device/cuda's translation makes mem_fence __threadfence
-#ifdef RED_PTX_FENCE
-#define GLOBAL_FENCE() { mem_fence(CLK_GLOBAL_MEM_FENCE); asm volatile("membar.gl;"); }
-#else
-#define GLOBAL_FENCE() mem_fence(CLK_GLOBAL_MEM_FENCE)
-#endif
-
 // reduced element j of the output whose input starts at base
 #define RED_AT(j, sr, base, oa) { if (sr.rank == 1) oa = (base) + (j) * sr.st[1][0]; \
 	else { long z0, z2; ND(j, sr, z0, oa, z2); oa += (base); } }
-
-// the work-group's accumulators joined into lm[0] by join (a tree over
-// local memory); RED passes name##_JOIN, pasted so that a macro name such
-// as max is not expanded first
-#define JOIN_GROUP(join, lm, lid, ls, acc) \
-	lm[lid] = acc; \
-	barrier(CLK_LOCAL_MEM_FENCE); \
-	for (long h = ls / 2; h > 0; h /= 2) { \
-		if (lid < h) lm[lid] = join(lm[lid], lm[lid + h]); \
-		barrier(CLK_LOCAL_MEM_FENCE); \
-	}
 
 // work-group g (of G) of output o reduces its share of the output's
 // elements into lm[0]; od is the output's offset in d (RED passes the
@@ -154,20 +131,7 @@ __kernel void red_##name##_one(__global TS *d, __global const TS *a, nd_t so, nd
 		__global name##_ACC *part, __global int *cnt, __local name##_ACC *lm) { \
 	__local int last; \
 	RED_GROUP(name##_ACC, name##_INIT, name##_ADD, name##_JOIN) \
-	if (lid == 0) { \
-		((volatile __global name##_ACC *)part)[o * G + g] = lm[0]; \
-		GLOBAL_FENCE(); \
-		last = atomic_inc(cnt + o) == G - 1; \
-		if (last) GLOBAL_FENCE(); \
-	} \
-	barrier(CLK_LOCAL_MEM_FENCE); \
-	if (last) { \
-		volatile __global const name##_ACC *pv = part + o * G; \
-		acc = name##_INIT; \
-		for (long k = lid; k < G; k += ls) acc = name##_JOIN(acc, pv[k]); \
-		JOIN_GROUP(name##_JOIN, lm, lid, ls, acc); \
-		if (lid == 0) { d[od] = name##_FIN(lm[0], L); cnt[o] = 0; } \
-	} \
+	LAST_GROUP(name##_ACC, name##_INIT, name##_JOIN, part, cnt, o, g, G, lm, lid, ls, acc, last, d[od] = name##_FIN(lm[0], L)) \
 } \
 __kernel void red_##name##_fin(__global TS *d, nd_t so, __global const name##_ACC *part, long G, long L) { \
 	for (long o = get_global_id(0); o < so.n; o += get_global_size(0)) { \
@@ -194,11 +158,6 @@ __kernel void red_##name##_rows(__global TS *d, __global const TS *a, nd_t so, n
 	} \
 }
 RED(sum) RED(mean) RED(prod) RED(min) RED(max)
-
-// the one-pass reductions' counters, zeroed once when allocated
-__kernel void red_clear(__global int *cnt, long n) {
-	for (long i = get_global_id(0); i < n; i += get_global_size(0)) cnt[i] = 0;
-}
 
 // ArgMin/ArgMax: (value, index) pairs; ties and equal NaNs keep the lower
 // index, so the result is the first extreme in index order. dst is long;
