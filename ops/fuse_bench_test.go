@@ -20,16 +20,7 @@ import (
 // MB/s counts the image's bytes.
 func BenchmarkFuseMixed(b *testing.B) {
 	const scale = float32(1.0 / 255)
-	places := []struct {
-		name string
-		d    device.Device
-	}{{"host", nil}}
-	if d, err := opencl.Default(); err == nil {
-		places = append(places, struct {
-			name string
-			d    device.Device
-		}{"opencl", d})
-	}
+	places := benchPlaces()
 	for _, pl := range places {
 		for _, n := range []int{512, 1024, 2048, 4096} {
 			img := image(n, n)
@@ -84,16 +75,7 @@ func BenchmarkFuseMixed(b *testing.B) {
 // EvalSumAll (2 with RESIDENT_REDUCE_ONEPASS=0), no transfer (its result read is a kernel buffer's, not
 // counted).
 func BenchmarkFuseCall(b *testing.B) {
-	places := []struct {
-		name string
-		d    device.Device
-	}{{"host", nil}}
-	if d, err := opencl.Default(); err == nil {
-		places = append(places, struct {
-			name string
-			d    device.Device
-		}{"opencl", d})
-	}
+	places := benchPlaces()
 	for _, pl := range places {
 		for _, n := range []int{16, 1 << 10, 1 << 14, 1 << 18} {
 			u := array.New[uint8](n)
@@ -148,4 +130,19 @@ func BenchmarkFuseCall(b *testing.B) {
 			dst.Close()
 		}
 	}
+}
+
+// benchPlace is where a benchmark runs: the host (d nil) or a device.
+type benchPlace struct {
+	name string
+	d    device.Device
+}
+
+// benchPlaces are the host and, where there is one, the OpenCL device.
+func benchPlaces() []benchPlace {
+	places := []benchPlace{{"host", nil}}
+	if d, err := opencl.Default(); err == nil {
+		places = append(places, benchPlace{"opencl", d})
+	}
+	return places
 }
