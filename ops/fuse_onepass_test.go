@@ -167,19 +167,7 @@ func fuseOnePassRepeated(t *testing.T, d oneDevice, n, rounds int) {
 	if got, want := d.Stats().Sub(before).Launches, int64(2*rounds); got != want {
 		t.Errorf("%d rounds of Fill and EvalSum: %d launches, want %d", rounds, got, want)
 	}
-	v, err := dst.HostReadOnly()
-	must(t, err)
-	bad := 0
-	for k := range rounds {
-		if want := 2 * float32(n) * float32(int(1)<<(k%8)); v.At(k) != want {
-			if bad++; bad <= 5 {
-				t.Errorf("round %d of %d (n %d): sum %v, want %v", k, rounds, n, v.At(k), want)
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%d of %d rounds wrong on %s", bad, rounds, d.Name())
-	}
+	checkRounds(t, d, dst, fmt.Sprintf("EvalSum (n %d)", n), func(k int) float32 { return 2 * float32(n) * float32(int(1)<<(k%8)) })
 }
 
 // TestFuseOnePassRepeated runs fuseOnePassRepeated on the OpenCL device
@@ -188,21 +176,7 @@ func fuseOnePassRepeated(t *testing.T, d oneDevice, n, rounds int) {
 func TestFuseOnePassRepeated(t *testing.T) {
 	saveReduceTuning(t)
 	reduceOnePass = true
-	run := func(t *testing.T, d oneDevice) {
-		n, rounds := 1<<15, 40
-		if d.Caps().Units >= 32 { // a GPU
-			n, rounds = 1<<24, 300
-		}
-		fuseOnePassRepeated(t, d, n, rounds)
-	}
-	t.Run("opencl", func(t *testing.T) { run(t, testDev(t)) })
-	t.Run("cuda", func(t *testing.T) {
-		d, err := cudaKernels()
-		if err != nil {
-			t.Skip(err)
-		}
-		run(t, d)
-	})
+	onKernelDevices(t, fuseOnePassRepeated)
 }
 
 // TestFuseOnePassFailure: a fused reduction whose counters cannot be

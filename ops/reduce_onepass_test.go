@@ -187,18 +187,25 @@ func onePassRepeated(t *testing.T, d oneDevice, n, rounds int) {
 	if got, want := d.Stats().Sub(before).Launches, int64(2*rounds); got > want+1 || got < want {
 		t.Errorf("%d rounds of Fill and Sum: %d launches, want %d (one a Sum; one more where the counters were first made)", rounds, got, want)
 	}
+	checkRounds(t, d, dst, fmt.Sprintf("Sum (n %d, G %d)", n, G), func(k int) float32 { return float32(n) * float32(k) })
+}
+
+// checkRounds checks each element k of dst (a round's result) against
+// want(k), listing the first five wrong ones.
+func checkRounds(t *testing.T, d oneDevice, dst *array.Array[float32], what string, want func(k int) float32) {
+	t.Helper()
 	v, err := dst.HostReadOnly()
 	must(t, err)
-	bad := 0
+	rounds, bad := dst.Len(), 0
 	for k := range rounds {
-		if want := float32(n) * float32(k); v.At(k) != want {
+		if w := want(k); v.At(k) != w {
 			if bad++; bad <= 5 {
-				t.Errorf("round %d of %d (n %d, G %d): sum %v, want %v", k, rounds, n, G, v.At(k), want)
+				t.Errorf("%s, round %d of %d: %v, want %v", what, k, rounds, v.At(k), w)
 			}
 		}
 	}
 	if bad > 0 {
-		t.Errorf("%d of %d rounds wrong on %s", bad, rounds, d.Name())
+		t.Errorf("%s: %d of %d rounds wrong on %s", what, bad, rounds, d.Name())
 	}
 }
 
@@ -208,12 +215,19 @@ func onePassRepeated(t *testing.T, d oneDevice, n, rounds int) {
 func TestDeviceReduceOnePassRepeated(t *testing.T) {
 	saveReduceTuning(t)
 	reduceOnePass = true
+	onKernelDevices(t, onePassRepeated)
+}
+
+// onKernelDevices runs f on the OpenCL test device and, where there is
+// one with kernels, the CUDA device, with n elements over rounds rounds:
+// 2^15 × 40, or 2^24 × 300 on a GPU.
+func onKernelDevices(t *testing.T, f func(t *testing.T, d oneDevice, n, rounds int)) {
 	run := func(t *testing.T, d oneDevice) {
 		n, rounds := 1<<15, 40
 		if d.Caps().Units >= 32 { // a GPU
 			n, rounds = 1<<24, 300
 		}
-		onePassRepeated(t, d, n, rounds)
+		f(t, d, n, rounds)
 	}
 	t.Run("opencl", func(t *testing.T) { run(t, testDev(t)) })
 	t.Run("cuda", func(t *testing.T) {
