@@ -2,6 +2,8 @@ package cuda_test
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/resident-go/resident/device/cuda"
@@ -10,12 +12,14 @@ import (
 )
 
 // The upload, compute and download streams keep plumbtest.Streams'
-// contract, twice (the second time on spare events); after Close the
-// streams are refused and a late Release is harmless.
+// contract at drawn sizes (after the first, on spare events); after Close
+// the streams are refused and a late Release is harmless.
 func TestStreams(t *testing.T) {
 	d := open(t, cuda.Options{})
-	plumbtest.Streams(t, d, 3<<20+17)
-	plumbtest.Streams(t, d, 1<<10)
+	r := rand.New(rand.NewPCG(25, 1))
+	for range 4 { // sizes drawn log-uniform from 2 bytes to 4 MiB; from the second on, on spare events
+		plumbtest.Streams(t, d, 2+int(math.Exp(r.Float64()*math.Log(4<<20))))
+	}
 	st, _, err := plumb.StreamsOf(d)
 	if err != nil {
 		t.Fatal(err)

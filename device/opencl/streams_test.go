@@ -2,6 +2,8 @@ package opencl
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -10,7 +12,8 @@ import (
 	"github.com/resident-go/resident/internal/plumb/plumbtest"
 )
 
-// The three stream queues keep plumbtest.Streams' contract, and Close
+// The three stream queues keep plumbtest.Streams' contract at drawn
+// sizes, and Close
 // releases the extra queues (the caller's context is back to its
 // references).
 func TestStreams(t *testing.T) {
@@ -33,7 +36,10 @@ func TestStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plumbtest.Streams(t, d, 3<<20+17)
+	r := rand.New(rand.NewPCG(24, 9))
+	for range 3 { // sizes drawn log-uniform from 2 bytes to 4 MiB
+		plumbtest.Streams(t, d, 2+int(math.Exp(r.Float64()*math.Log(4<<20))))
+	}
 	st, _, err := plumb.StreamsOf(d)
 	if err != nil {
 		t.Fatal(err)
