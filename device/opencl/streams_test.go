@@ -13,9 +13,8 @@ import (
 )
 
 // The three stream queues keep plumbtest.Streams' contract at drawn
-// sizes, and Close
-// releases the extra queues (the caller's context is back to its
-// references).
+// sizes, and Close releases the extra queues (the caller's context is
+// back to its references).
 func TestStreams(t *testing.T) {
 	owner := open(t, Options{})
 	ctx, err := cl.CreateContext(owner.DeviceID())
