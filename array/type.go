@@ -1,7 +1,7 @@
 package array
 
 import (
-	"fmt"
+	"strconv"
 	"unsafe"
 )
 
@@ -27,31 +27,37 @@ type Type struct {
 // Bytes is the size of one element.
 func (t Type) Bytes() int { return (int(t.Bits) + 7) / 8 * int(t.Lanes) }
 
-func (t Type) String() string {
-	var s string
+func (t Type) String() string { b, _ := t.AppendText(nil); return string(b) }
+
+// AppendText appends String's text to b (encoding.TextAppender), with no
+// allocation beyond b's growth: kernel cache keys are built from it on
+// every device call.
+func (t Type) AppendText(b []byte) ([]byte, error) {
 	switch t.Code {
 	case Int:
-		s = "int"
+		b = append(b, "int"...)
 	case UInt:
-		s = "uint"
+		if t.Bits == 1 {
+			b = append(b, "bool"...)
+		} else {
+			b = append(b, "uint"...)
+		}
 	case Float:
-		s = "float"
+		b = append(b, "float"...)
 	case Handle:
-		s = "handle"
+		b = append(b, "handle"...)
 	case BFloat:
-		s = "bfloat"
+		b = append(b, "bfloat"...)
 	default:
-		s = fmt.Sprintf("code%d-", t.Code)
+		b = append(append(append(b, "code"...), strconv.Itoa(int(t.Code))...), '-')
 	}
-	if t.Code == UInt && t.Bits == 1 {
-		s = "bool"
-	} else {
-		s += fmt.Sprint(t.Bits)
+	if t.Code != UInt || t.Bits != 1 {
+		b = strconv.AppendInt(b, int64(t.Bits), 10)
 	}
 	if t.Lanes > 1 {
-		s += fmt.Sprintf("x%d", t.Lanes)
+		b = strconv.AppendInt(append(b, 'x'), int64(t.Lanes), 10)
 	}
-	return s
+	return b, nil
 }
 
 // Elem is the set of element types an Array can hold.

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/resident-go/resident/array"
@@ -67,7 +68,7 @@ func (n *leafExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
 			k.cl.leaf(l, t)
 		}
 	}
-	k.sig.add(s, "in%d %v", l, t)
+	k.sig.slot(s).str("in").num(l).str(" ").typ(t)
 	if k.cl != nil {
 		k.cl.load(s, l, t)
 	}
@@ -77,7 +78,7 @@ func (n *constExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
 	t := array.TypeOf[T]()
 	k.types[s] = t
 	k.args = append(k.args, fuseArg{leaf: -1, b: scalarArg(n.v)})
-	k.sig.add(s, "const %v", t)
+	k.sig.slot(s).str("const ").typ(t)
 	if k.cl != nil {
 		k.cl.constant(s, t)
 	}
@@ -86,7 +87,7 @@ func (n *constExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
 func (n *binExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
 	x, y := k.visit(p, n.x), k.visit(p, n.y)
 	k.types[s] = array.TypeOf[T]()
-	k.sig.add(s, "%v(%%%d, %%%d) %v", n.op, x, y, array.TypeOf[T]())
+	k.sig.slot(s).str(n.op.String()).str("(").ref(x).str(", ").ref(y).str(") ").typ(array.TypeOf[T]())
 	if k.cl != nil {
 		k.cl.binary(s, n.op, array.TypeOf[T](), x, y)
 	}
@@ -95,7 +96,7 @@ func (n *binExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
 func (n *unExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
 	x := k.visit(p, n.x)
 	k.types[s] = array.TypeOf[T]()
-	k.sig.add(s, "%v(%%%d) %v", n.op, x, array.TypeOf[T]())
+	k.sig.slot(s).str(n.op.String()).str("(").ref(x).str(") ").typ(array.TypeOf[T]())
 	if k.cl != nil {
 		k.cl.unary(s, n.op, array.TypeOf[T](), x)
 	}
@@ -104,22 +105,35 @@ func (n *unExpr[T]) kernel(p *fusePlan, k *fuseKernel, s int) {
 func (n *castExpr[D, S]) kernel(p *fusePlan, k *fuseKernel, s int) {
 	x := k.visit(p, n.x)
 	k.types[s] = array.TypeOf[D]()
-	k.sig.add(s, "%s(%%%d) %v", castName(n.sat), x, array.TypeOf[D]())
+	k.sig.slot(s).str(castName(n.sat)).str("(").ref(x).str(") ").typ(array.TypeOf[D]())
 	if k.cl != nil {
 		k.cl.cast(s, array.TypeOf[D](), array.TypeOf[S](), n.sat, x)
 	}
 }
 
-// sigBuilder writes an expression's signature: its kernel cache key.
-type sigBuilder struct{ strings.Builder }
+// sigBuilder writes an expression's signature, its kernel cache key
+// ("%0 = in0 uint8; %1 = CastWrap(%0) float32; ..."), without fmt: the
+// device path builds it on every call.
+type sigBuilder struct{ b []byte }
 
-func (b *sigBuilder) add(slot int, format string, args ...any) {
-	if b.Len() > 0 {
-		b.WriteString("; ")
+// slot starts slot s's entry.
+func (b *sigBuilder) slot(s int) *sigBuilder {
+	if len(b.b) > 0 {
+		b.b = append(b.b, "; "...)
 	}
-	fmt.Fprintf(b, "%%%d = ", slot)
-	fmt.Fprintf(b, format, args...)
+	return b.ref(s).str(" = ")
 }
+
+func (b *sigBuilder) str(x string) *sigBuilder { b.b = append(b.b, x...); return b }
+
+// ref writes a reference to slot s.
+func (b *sigBuilder) ref(s int) *sigBuilder { return b.str("%").num(s) }
+
+func (b *sigBuilder) num(n int) *sigBuilder { b.b = strconv.AppendInt(b.b, int64(n), 10); return b }
+
+func (b *sigBuilder) typ(t array.Type) *sigBuilder { b.b, _ = t.AppendText(b.b); return b }
+
+func (b *sigBuilder) String() string { return string(b.b) }
 
 // clPlan collects a fused kernel's parts in the device pass.
 type clPlan struct {

@@ -177,6 +177,18 @@ func TestFuseExprString(t *testing.T) {
 	if e3 := ops.AsTypeSaturate[float32](ops.In(a)).Scale(2); e3.String() == e1.String() {
 		t.Errorf("saturating and wrapping casts share a signature")
 	}
+	// unary nodes, a second leaf, a shared node and slots past 9
+	b, c := array.New[float64](4), array.New[float64](4)
+	x := ops.In(b).Unary(ops.OpSqrt)
+	y := x.Add(ops.In(c)).Mul(x)
+	for range 3 {
+		y = y.Add(y).Unary(ops.OpNeg)
+	}
+	want = "%0 = in0 float64; %1 = Sqrt(%0) float64; %2 = in1 float64; %3 = Add(%1, %2) float64; %4 = Mul(%3, %1) float64; " +
+		"%5 = Add(%4, %4) float64; %6 = Neg(%5) float64; %7 = Add(%6, %6) float64; %8 = Neg(%7) float64; %9 = Add(%8, %8) float64; %10 = Neg(%9) float64"
+	if y.String() != want {
+		t.Errorf("String\n%q, want\n%q", y, want)
+	}
 }
 
 func TestFuseErrors(t *testing.T) {
