@@ -122,25 +122,7 @@ func fuseOnePassCase[T array.Elem](t *testing.T, d *opencl.Device, r *rand.Rand,
 // launch run on several threads; the two-pass path agrees too, and
 // launches tell the paths apart.
 func TestFuseOnePass(t *testing.T) {
-	d := testDev(t)
-	saveReduceTuning(t)
-	r := rand.New(rand.NewPCG(21, 22))
-	n := 24
-	if testing.Short() {
-		n = 8
-	}
-	for i := range n {
-		switch i % 4 {
-		case 0:
-			fuseOnePassCase[float32](t, d, r, i)
-		case 1:
-			fuseOnePassCase[int32](t, d, r, i)
-		case 2:
-			fuseOnePassCase[float64](t, d, r, i)
-		default:
-			fuseOnePassCase[int64](t, d, r, i)
-		}
-	}
+	drawOnePass(t, 21, 24, 8, fuseOnePassCase[float32], fuseOnePassCase[int32], fuseOnePassCase[float64], fuseOnePassCase[int64])
 }
 
 // fuseOnePassRepeated queues rounds of (Fill u with v = 2^(k mod 8),

@@ -137,22 +137,21 @@ func onePassCase[T array.Elem](t *testing.T, d *opencl.Device, r *rand.Rand, i i
 // same cases through the two-pass path (fin and fing) agree too, and
 // launches tell the paths apart (one against two).
 func TestDeviceReduceOnePass(t *testing.T) {
+	drawOnePass(t, 11, 48, 16, onePassCase[float32], onePassCase[int32], onePassCase[float64])
+}
+
+// drawOnePass runs n drawn cases (short under -short) on the test device,
+// case i through cases[i%len(cases)] (one per element type), with the
+// reduction tuning restored afterwards.
+func drawOnePass(t *testing.T, seed uint64, n, short int, cases ...func(t *testing.T, d *opencl.Device, r *rand.Rand, i int)) {
 	d := testDev(t)
 	saveReduceTuning(t)
-	r := rand.New(rand.NewPCG(11, 12))
-	n := 48
+	r := rand.New(rand.NewPCG(seed, seed+1))
 	if testing.Short() {
-		n = 16
+		n = short
 	}
 	for i := range n {
-		switch i % 3 {
-		case 0:
-			onePassCase[float32](t, d, r, i)
-		case 1:
-			onePassCase[int32](t, d, r, i)
-		default:
-			onePassCase[float64](t, d, r, i)
-		}
+		cases[i%len(cases)](t, d, r, i)
 	}
 }
 
