@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/resident-go/resident/device"
@@ -38,7 +39,14 @@ type Config struct {
 	Warmup, Reps, CeilingReps int
 	// Progress, when set, is called before each measurement.
 	Progress func(done, total int, what string)
+	// Trace, when set, gets the timeline (stream.Trace) of TraceRuns more
+	// iterations of each streamed trial, run after the timed ones.
+	Trace io.Writer
 }
+
+// TraceRuns is how many traced iterations Config.Trace gets per streamed
+// trial: several, since one can be an outlier.
+const TraceRuns = 3
 
 // normalize fills in defaults and checks what Run cannot work with.
 func (c Config) normalize() (Config, error) {

@@ -83,8 +83,9 @@ func TestRunOpenCLStreamed(t *testing.T) {
 // Streamed mode on the mixed chains, whose last stage sums: each band's
 // rows go up once and its sum (one element) comes home, the host adds the
 // bands' sums, and the result is checked against the float64 reference
-// (bands that do not divide the rows; more bands than rows). A sum before
-// the last stage is refused.
+// (bands that do not divide the rows; more bands than rows). Traced runs
+// after the timed ones write their timelines. A sum before the last stage
+// is refused.
 func TestRunOpenCLStreamedSum(t *testing.T) {
 	_, cfg := brighterOrSkip(t)
 	mixed, err := MixedOn(cfg.Device, 3, DefaultScale)
@@ -99,11 +100,21 @@ func TestRunOpenCLStreamedSum(t *testing.T) {
 	for _, chain := range [][]Stage{mixed, fused} {
 		for range 3 { // bands that divide the rows or not, more bands than rows
 			c := struct{ w, h, bands int }{1 + rng.IntN(96), 1 + rng.IntN(40), 1 + rng.IntN(9)}
-			rep, err := Run(Config{Device: cfg.Device, Stages: chain, Width: c.w, Height: c.h, Bands: c.bands, Reps: 2, Modes: []Mode{Streamed}})
+			var trace strings.Builder
+			rep, err := Run(Config{Device: cfg.Device, Stages: chain, Width: c.w, Height: c.h, Bands: c.bands, Reps: 2, Modes: []Mode{Streamed}, Trace: &trace})
 			if err != nil {
 				t.Fatalf("%d stages, %d×%d in %d bands: %v", len(chain), c.w, c.h, c.bands, err)
 			}
 			bands := min(c.bands, c.h)
+			// The traced runs come after the timed ones: the counts below
+			// are the timed runs' alone.
+			runs := TraceRuns * len(Memories)
+			if got := strings.Count(trace.String(), "## streamed"); got != runs {
+				t.Errorf("%d traced runs written, want %d:\n%s", got, runs, trace.String())
+			}
+			if got, want := strings.Count(trace.String(), "\n"), runs*(3+bands); got != want {
+				t.Errorf("trace has %d lines, want %d (%d runs of a title, two headers and %d bands):\n%s", got, want, runs, bands, trace.String())
+			}
 			for _, mem := range Memories {
 				x, ok := rep.Find(Streamed, mem, len(chain))
 				if !ok || x.Bands != bands {

@@ -328,6 +328,9 @@ func (r *runner) measureLength(n int) ([]Result, error) {
 			t.counts.D2HBytes += d.D2HBytes
 		}
 	}
+	if err := r.trace(ts, n); err != nil {
+		return nil, err
+	}
 	var out []Result
 	reps := float64(r.cfg.Reps)
 	want := r.expected(n)
@@ -348,6 +351,34 @@ func (r *runner) measureLength(n int) ([]Result, error) {
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// trace writes the timelines of TraceRuns traced iterations of each
+// streamed trial to Config.Trace.
+func (r *runner) trace(ts []*trial, n int) error {
+	w := r.cfg.Trace
+	if w == nil {
+		return nil
+	}
+	for _, t := range ts {
+		if t.stream == nil {
+			continue
+		}
+		var tr stream.Trace
+		t.stream.SetTrace(&tr)
+		for i := range TraceRuns {
+			if err := t.iter(); err != nil {
+				t.stream.SetTrace(nil)
+				return fmt.Errorf("bench: traced %s, %s memory, %d stages: %w", t.mode, t.mem, n, err)
+			}
+			fmt.Fprintf(w, "## %s (%d bands), %s memory, %d stages: traced run %d of %d\n", t.mode, len(tr.Bands), t.mem, n, i+1, TraceRuns)
+			if _, err := tr.WriteTo(w); err != nil {
+				return err
+			}
+		}
+		t.stream.SetTrace(nil)
+	}
+	return nil
 }
 
 // resident runs one iteration with device-aware Arrays: a new input frame

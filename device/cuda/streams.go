@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -24,13 +25,20 @@ type streamSet struct {
 	mu       sync.Mutex
 	up, down cu.Stream
 	spare    []cu.Event
-	live     atomic.Int64 // events handed out, not yet released
+	// timed holds the stamps (events made with timing); released ones
+	// wait in spareTimed, apart from Mark's.
+	timed      map[cu.Event]bool
+	spareTimed []cu.Event
+	live       atomic.Int64 // events handed out, not yet released
 }
 
 // streams is the plumb.Streams of one Device.
 type streams struct{ d *Device }
 
-var _ plumb.Streams = streams{}
+var (
+	_ plumb.Streams = streams{}
+	_ plumb.Timer   = streams{}
+)
 
 func init() {
 	plumb.RegisterStreams(func(d device.Device) (plumb.Streams, bool, error) {
@@ -77,10 +85,10 @@ func (q *streamSet) release(ctx cu.Context) error {
 			cu.StreamDestroy(ctx, q.up), cu.StreamDestroy(ctx, q.down))
 		q.up, q.down = 0, 0
 	}
-	for _, e := range q.spare {
+	for _, e := range append(q.spare, q.spareTimed...) {
 		errs = append(errs, cu.EventDestroy(ctx, e))
 	}
-	q.spare = nil
+	q.spare, q.spareTimed, q.timed = nil, nil, nil
 	return errors.Join(errs...)
 }
 
@@ -119,23 +127,43 @@ func (st streams) wait(str cu.Stream, evs []plumb.Event) error {
 	return nil
 }
 
-// record returns an event, spare or new, recorded on str.
-func (st streams) record(str cu.Stream) (plumb.Event, error) {
+// record returns an event, spare or new, recorded on str: made with
+// timing when timed (a stamp), else without (cheaper to record).
+func (st streams) record(str cu.Stream, timed bool) (plumb.Event, error) {
 	s := st.d.s
 	q := &s.streams
+	pool := &q.spare
+	if timed {
+		pool = &q.spareTimed
+	}
 	q.mu.Lock()
 	var e cu.Event
-	if n := len(q.spare); n > 0 {
-		e, q.spare = q.spare[n-1], q.spare[:n-1]
+	if n := len(*pool); n > 0 {
+		e, *pool = (*pool)[n-1], (*pool)[:n-1]
 	}
 	q.mu.Unlock()
 	if e == 0 {
+		var flags uint32 = cu.EventDisableTiming
+		if timed {
+			flags = 0
+		}
 		var err error
-		if e, err = cu.EventCreate(s.ctx, cu.EventDisableTiming); err != nil {
+		if e, err = cu.EventCreate(s.ctx, flags); err != nil {
 			return 0, err
+		}
+		if timed {
+			q.mu.Lock()
+			if q.timed == nil {
+				q.timed = map[cu.Event]bool{}
+			}
+			q.timed[e] = true
+			q.mu.Unlock()
 		}
 	}
 	if err := cu.EventRecord(s.ctx, e, str); err != nil {
+		q.mu.Lock()
+		delete(q.timed, e)
+		q.mu.Unlock()
 		cu.EventDestroy(s.ctx, e)
 		return 0, err
 	}
@@ -179,7 +207,7 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 	} else {
 		d.s.counters.D2H(n)
 	}
-	return st.record(str)
+	return st.record(str, false)
 }
 
 func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
@@ -190,12 +218,29 @@ func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
 	return st.wait(str, evs)
 }
 
+// Stamp records an event with timing on q.
+func (st streams) Stamp(q plumb.Queue) (plumb.Event, error) {
+	str, err := st.stream(q)
+	if err != nil {
+		return 0, err
+	}
+	return st.record(str, true)
+}
+
+func (st streams) Between(a, b plumb.Event) (time.Duration, error) {
+	ms, err := cu.EventElapsed(st.d.s.ctx, cu.Event(a), cu.Event(b))
+	if err != nil {
+		return 0, fmt.Errorf("cuda: timing events on %s: %w", st.d.s.name, err)
+	}
+	return time.Duration(float64(ms) * 1e6), nil
+}
+
 func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
 	str, err := st.stream(q)
 	if err != nil {
 		return 0, err
 	}
-	return st.record(str)
+	return st.record(str, false)
 }
 
 func (st streams) Wait(e plumb.Event) error {
@@ -215,8 +260,12 @@ func (st streams) Release(e plumb.Event) error {
 	s.streams.live.Add(-1)
 	s.streams.mu.Lock()
 	defer s.streams.mu.Unlock()
-	if s.streams.up != 0 {
-		s.streams.spare = append(s.streams.spare, cu.Event(e))
+	if q := &s.streams; q.up != 0 {
+		if q.timed[cu.Event(e)] {
+			q.spareTimed = append(q.spareTimed, cu.Event(e))
+		} else {
+			q.spare = append(q.spare, cu.Event(e))
+		}
 	}
 	return nil
 }

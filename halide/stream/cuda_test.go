@@ -1,6 +1,9 @@
 package stream_test
 
 import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -10,6 +13,7 @@ import (
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/brighter"
 	"github.com/resident-go/resident/halide/stream"
+	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -25,6 +29,51 @@ func TestCUDAMock(t *testing.T) {
 	}
 	_, libs := cudatest.Mock(t)
 	cudatest.Passed(t, cudatest.Run(t, libs, []string{"TestCUDAStreamed"}, cudaMockEnv+"=1"), "TestCUDAStreamed")
+	cudatest.Passed(t, cudatest.Run(t, libs, []string{"TestCUDATraceFails"}, cudaMockEnv+"=1", "MOCKCUDA_FAIL=cuEventElapsedTime:1+"), "TestCUDATraceFails")
+}
+
+// A traced Run whose device times cannot be read (the mock refuses every
+// cuEventElapsedTime) fails naming the timing, after its chain ran: the
+// output is right, no event stays live, the next untraced Run works, and
+// closing the device leaves nothing behind.
+func TestCUDATraceFails(t *testing.T) {
+	if os.Getenv(cudaMockEnv) == "" {
+		t.Skip("runs in TestCUDAMock's child, whose mock refuses event timing")
+	}
+	d, err := halide.CUDADevice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _, err := plumb.StreamsOf(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(24, 9))
+	steps := copies.steps(t)
+	src := newArray(t, u8, d, []int{0, 0}, []int{33, 17}, r)
+	dst := newArray(t, u8, nil, []int{0, 0}, []int{33, 17}, r)
+	s, err := stream.New(stream.Options{Device: d, Bands: 3}, steps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetTrace(&stream.Trace{})
+	if err := s.Run(dst, src); err == nil || !strings.Contains(err.Error(), "timing events") {
+		t.Fatalf("traced Run with timing refused: %v, want the timing error", err)
+	}
+	if !bytes.Equal(hostBytes(t, dst), hostBytes(t, src)) {
+		t.Error("the traced Run's output differs from its input (a copy chain)")
+	}
+	if n := st.Live(); n != 0 {
+		t.Errorf("%d events live after the failed trace", n)
+	}
+	s.SetTrace(nil)
+	if err := errors.Join(s.Run(dst, src), s.Close()); err != nil {
+		t.Fatalf("untraced Run after it: %v", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cudatest.NoLeak(t, "a stream, an event or device memory")
 }
 
 // copies is the chain the mock can run: device copies (ops.Copy of dense

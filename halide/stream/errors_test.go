@@ -49,6 +49,7 @@ func TestStepFails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			s.SetTrace(&stream.Trace{}) // a traced Run fails as cleanly
 			err = s.Run(dst, src)
 			if !errors.Is(err, errBoom) {
 				t.Fatalf("pinned %v, failing at band %d: %v, want errBoom", pinned, at, err)

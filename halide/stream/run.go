@@ -27,12 +27,22 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, s.drain(start)); s.settle() }()
+	var tr *tracer
+	defer func() {
+		err = errors.Join(err, s.drain(start))
+		err = errors.Join(err, tr.done(err == nil))
+		s.settle()
+	}()
+	if tr, err = newTracer(s.trace, st, len(p.bands)); err != nil {
+		return err
+	}
 	for k, regs := range p.bands {
 		sl := &s.slots[k%len(s.slots)]
 		fail := func(what string, err error) error {
 			return fmt.Errorf("stream: band %d of %d, %s: %w", k, len(p.bands), what, err)
 		}
+		bt := tr.band(k)
+		tr.now(&bt.Queued.Begin)
 
 		// Upload band k's input region.
 		in := s.views[k][0]
@@ -41,16 +51,21 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 			return fail("staging the input", err)
 		}
 		alloc, off := in.Raw().Allocation()
-		up, err := st.Transfer(plumb.Upload, alloc, off, host, sl.comp, start)
+		up, err := s.transfer(tr, &bt.Up, plumb.Upload, alloc, off, host, sl.comp, start)
+		if up != 0 {
+			s.replace(&sl.up, up)
+		}
 		if err != nil {
 			return fail("upload", err)
 		}
-		s.replace(&sl.up, up)
 		plumb.Array.Wrote(in.Raw(), plumb.Device)
 
 		// Compute it on the device's own queue.
 		if err := st.After(plumb.Compute, up, sl.down); err != nil {
 			return fail("compute after upload", err)
+		}
+		if err := tr.stamp(plumb.Compute, &bt.Compute.Begin); err != nil {
+			return fail("trace", err)
 		}
 		cur := in
 		for i, step := range s.steps {
@@ -68,6 +83,9 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 			return fail("compute marker", err)
 		}
 		s.replace(&sl.comp, comp)
+		if err := tr.stamp(plumb.Compute, &bt.Compute.End); err != nil {
+			return fail("trace", err)
+		}
 
 		// Download its output.
 		if sl.scatter != nil { // one slot: the staging still holds band k−1
@@ -81,11 +99,13 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 			return fail("staging the output", err)
 		}
 		alloc, off = cur.Raw().Allocation()
-		down, err := st.Transfer(plumb.Download, alloc, off, host, comp)
+		down, err := s.transfer(tr, &bt.Down, plumb.Download, alloc, off, host, comp)
+		if down != 0 {
+			s.replace(&sl.down, down)
+		}
 		if err != nil {
 			return fail("download", err)
 		}
-		s.replace(&sl.down, down)
 		if sl.outStage != nil && !direct(dstBand, st) {
 			stage, err := kout.view(sl.outStage, regs[n])
 			if err != nil {
@@ -105,12 +125,34 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 				}
 			}
 		}
+		tr.now(&bt.Queued.End)
 	}
 	last := &s.slots[(len(p.bands)-1)%len(s.slots)]
 	if last.scatter != nil {
 		return s.finish(last)
 	}
 	return nil
+}
+
+// transfer queues a band's upload or download after the events. Traced,
+// the waits go first and stamps bracket the copy, so span is the copy's
+// own time. A failed stamp returns the queued copy's event with the error.
+func (s *Stream) transfer(tr *tracer, span *Span, q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
+	st := s.st
+	if tr.timed() {
+		if err := st.After(q, after...); err != nil {
+			return 0, err
+		}
+		after = nil
+		if err := tr.stamp(q, &span.Begin); err != nil {
+			return 0, err
+		}
+	}
+	e, err := st.Transfer(q, a, off, host, after...)
+	if err != nil {
+		return 0, err
+	}
+	return e, tr.stamp(q, &span.End)
 }
 
 // direct reports whether b's host elements are one run of the device's

@@ -59,7 +59,8 @@ type Stream struct {
 	// slot's input (i = 0) and output (i = n) buffers and of mid[i], made
 	// once per plan, so a Run makes no new Arrays for the steps.
 	views  [][]array.Buffer
-	kits   []kit // kits[i]: region i's element type
+	kits   []kit  // kits[i]: region i's element type
+	trace  *Trace // filled by each Run; nil: not tracing
 	closed bool
 }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
@@ -207,7 +209,8 @@ func matches(t *testing.T, d device.Device, cs []chain, n int, seed uint64) {
 		if r.IntN(2) == 1 {
 			dstMem = ha
 		}
-		name := fmt.Sprintf("%d:%s/%dx%d/bands=%d/slots=%d/pinned=%v,%v", i, c.name, w, h, bands, slots, srcMem != nil, dstMem != nil)
+		traced := r.IntN(3) == 0
+		name := fmt.Sprintf("%d:%s/%dx%d/bands=%d/slots=%d/pinned=%v,%v/trace=%v", i, c.name, w, h, bands, slots, srcMem != nil, dstMem != nil, traced)
 		t.Run(name, func(t *testing.T) {
 			steps := c.steps(t)
 			hl := c.halo
@@ -216,7 +219,16 @@ func matches(t *testing.T, d device.Device, cs []chain, n int, seed uint64) {
 			want := newArray(t, c.dst, nil, []int{0, 0}, []int{w, h}, r)
 			unstreamed(t, steps, chainTypes(c, steps), want, src)
 			before := d.Stats()
-			if err := stream.Run(dst, src, stream.Options{Device: d, Bands: bands, Slots: slots}, steps...); err != nil {
+			sm, err := stream.New(stream.Options{Device: d, Bands: bands, Slots: slots}, steps...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tr *stream.Trace
+			if traced {
+				tr = new(stream.Trace)
+				sm.SetTrace(tr)
+			}
+			if err := errors.Join(sm.Run(dst, src), sm.Close()); err != nil {
 				t.Fatal(err)
 			}
 			s := d.Stats().Sub(before)
@@ -235,8 +247,61 @@ func matches(t *testing.T, d device.Device, cs []chain, n int, seed uint64) {
 			if n := st.Live(); n != 0 {
 				t.Errorf("%d events left live", n)
 			}
+			if tr != nil {
+				_, timed := st.(plumb.Timer)
+				checkTrace(t, tr, int(nb), timed)
+			}
 		})
 	}
+}
+
+// checkTrace checks a Run's trace against the order the Run imposes: the
+// host queues the bands one after another within the Run; on a timed
+// device each band's upload ends before its compute begins, which ends
+// before its download begins, and each queue runs its parts in band
+// order. Untimed, the device spans stay zero.
+func checkTrace(t *testing.T, tr *stream.Trace, bands int, timed bool) {
+	t.Helper()
+	if len(tr.Bands) != bands || tr.Timed != timed {
+		t.Fatalf("trace of %d bands, timed %v; want %d, %v", len(tr.Bands), tr.Timed, bands, timed)
+	}
+	ordered := func(what string, ds ...time.Duration) {
+		for i := range ds {
+			if ds[i] < 0 || i > 0 && ds[i] < ds[i-1] {
+				t.Errorf("trace: %s out of order: %v", what, ds)
+				return
+			}
+		}
+	}
+	var prev stream.BandTrace
+	for k, b := range tr.Bands {
+		ordered(fmt.Sprintf("band %d queued", k), prev.Queued.End, b.Queued.Begin, b.Queued.End, tr.Host)
+		if !timed {
+			if b.Up != (stream.Span{}) || b.Compute != (stream.Span{}) || b.Down != (stream.Span{}) {
+				t.Errorf("untimed trace has device times in band %d: %+v", k, b)
+			}
+			continue
+		}
+		ordered(fmt.Sprintf("band %d parts", k), b.Up.Begin, b.Up.End, b.Compute.Begin, b.Compute.End, b.Down.Begin, b.Down.End)
+		ordered(fmt.Sprintf("uploads %d–%d", k-1, k), prev.Up.End, b.Up.Begin)
+		ordered(fmt.Sprintf("computes %d–%d", k-1, k), prev.Compute.End, b.Compute.Begin)
+		ordered(fmt.Sprintf("downloads %d–%d", k-1, k), prev.Down.End, b.Down.Begin)
+		prev = b
+	}
+	var sb strings.Builder
+	if _, err := tr.WriteTo(&sb); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(sb.String(), "\n"); lines != bands+2+b2i(timed) {
+		t.Errorf("trace table has %d lines, want %d:\n%s", lines, bands+2+b2i(timed), sb.String())
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // A Stream keeps its buffers between Runs; like operands reuse them (no

@@ -7,6 +7,7 @@ package plumb
 import (
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/resident-go/resident/device"
 )
@@ -167,6 +168,16 @@ type Streams interface {
 	// Live counts the events handed out and not yet released (for tests
 	// that prove nothing leaked).
 	Live() int
+}
+
+// Timer is a Streams whose stamps carry the device's clock (CUDA events
+// made with timing), for stream's Trace.
+type Timer interface {
+	// Stamp returns an event recorded on q that can be timed; it is
+	// Released like any other.
+	Stamp(q Queue) (Event, error)
+	// Between is the device time from stamp a's completion to b's.
+	Between(a, b Event) (time.Duration, error)
 }
 
 // Gemm is ops' MatMul tiling per device, lent to bench's tuner (package

@@ -34,8 +34,9 @@ type options struct {
 	out, name     string
 	torch         string
 	quiet         bool
-	devices       int // > 1: the chain split over that many devices
-	bands         int // streamed mode's bands of rows
+	devices       int    // > 1: the chain split over that many devices
+	bands         int    // streamed mode's bands of rows
+	trace         string // file for the streamed runs' timelines
 }
 
 const maxStages = 64
@@ -64,6 +65,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.scale, "scale", bench.DefaultScale, "what the mixed chain's scale stage multiplies by (as a float32)")
 	elem := fs.String("elem", "uint8", "element type; only uint8 (the brighter pipeline's type)")
 	modes := fs.String("modes", "", "comma-separated modes: resident, roundtrip, explicit, streamed (default all four on OpenCL and CUDA; streamed only there, so the other three elsewhere)")
+	fs.StringVar(&o.trace, "trace", "", "streamed mode: write the timeline of a few more runs (per band: host queueing, and the device's upload, compute and download times where the device has timed events, as CUDA does) to this file")
 	fs.IntVar(&o.bands, "bands", 2, "streamed mode: bands of rows the image is cut into (upload, stages and download of successive bands overlap)")
 	mems := fs.String("memory", "", "comma-separated host memory kinds: go, pinned (default both where the device has pinned memory)")
 	sync := fs.String("sync", "", "explicit mode's sync points: comma-separated 0-based stage indices after which the chain copies to host (default the middle stage)")

@@ -40,6 +40,14 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 		Width: o.width, Height: o.height, Modes: o.modes, Memories: o.memories, Sync: o.sync,
 		Ladder: o.ladder, Warmup: o.warmup, Reps: o.reps, Bands: o.bands,
 	}
+	if o.trace != "" {
+		f, err := os.Create(o.trace)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		cfg.Trace = f
+	}
 	var torch *bench.Torch
 	if o.torch != "" {
 		f, err := os.Open(o.torch)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -179,11 +180,41 @@ CUresult cuStreamDestroy_v2(void *s) {
 	return OK;
 }
 CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { NEED_CTX(); (void)f; NEED_STREAM(s); NEED_STREAM(e); return OK; }
-CUresult cuEventCreate(void **e, unsigned flags) { NEED_CTX(); (void)flags; *e = malloc(1); mock_account(HANDLE_BYTES); return OK; }
-CUresult cuEventRecord(void *e, void *s) { NEED_CTX(); NEED_STREAM(s); NEED_STREAM(e); return OK; }
+/* An event keeps its flags and the time of its last record (everything
+   runs at once, so that is when it completes); as in the driver, timing
+   one made with CU_EVENT_DISABLE_TIMING, or never recorded, is an error. */
+typedef struct { unsigned flags; double ms; } event_t;
+enum { EVENT_DISABLE_TIMING = 2 };
+CUresult cuEventCreate(void **e, unsigned flags) {
+	NEED_CTX();
+	event_t *ev = calloc(1, sizeof *ev);
+	ev->flags = flags;
+	ev->ms = -1;
+	*e = ev;
+	mock_account(HANDLE_BYTES);
+	return OK;
+}
+CUresult cuEventRecord(void *e, void *s) {
+	NEED_CTX();
+	NEED_STREAM(s);
+	NEED_STREAM(e);
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	((event_t *)e)->ms = t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+	return OK;
+}
 CUresult cuEventSynchronize(void *e) { NEED_CTX(); NEED_STREAM(e); return OK; }
 CUresult cuEventQuery(void *e) { NEED_CTX(); NEED_STREAM(e); return OK; }
-CUresult cuEventElapsedTime(float *ms, void *a, void *b) { NEED_CTX(); (void)a; (void)b; *ms = 0; return OK; }
+CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
+	NEED_CTX();
+	NEED_STREAM(a);
+	NEED_STREAM(b);
+	FAIL("cuEventElapsedTime", INVALID_HANDLE);
+	event_t *x = a, *y = b;
+	if ((x->flags | y->flags) & EVENT_DISABLE_TIMING || x->ms < 0 || y->ms < 0) return INVALID_HANDLE;
+	*ms = (float)(y->ms - x->ms);
+	return OK;
+}
 CUresult cuEventDestroy_v2(void *e) { NEED_CTX(); NEED_STREAM(e); free(e); mock_account(-HANDLE_BYTES); return OK; }
 
 /* cuBLAS. */
