@@ -38,8 +38,9 @@ type Result struct {
 	Mode   Mode
 	Memory Memory
 	Stages int
-	Sync   []int // Explicit's sync points within this chain
-	Bands  int   // Streamed's bands of rows
+	Sync   []int   // Explicit's sync points within this chain
+	Bands  int     // Streamed's bands of rows
+	Edge   float64 // Streamed's edge bands' height relative to the others (0: equal)
 
 	Time Timing // per iteration: upload, stages, download
 

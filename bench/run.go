@@ -222,7 +222,8 @@ func (r *runner) newTrial(mode Mode, mem Memory, n int) (*trial, error) {
 		t.iter = func() error { return r.roundTrip(stages, t.in, t.outs) }
 	case Streamed:
 		bands := min(r.cfg.Bands, r.cfg.Height)
-		s, err := stream.New(stream.Options{Device: r.cfg.Device, Bands: bands}, streamSteps(stages, r.cfg.Width, r.cfg.Height, bands)...)
+		o := stream.Options{Device: r.cfg.Device, Bands: bands, Edge: r.cfg.Edge}
+		s, err := stream.New(o, streamSteps(stages, r.cfg.Width, r.cfg.Height, o.Cut())...)
 		if err != nil {
 			t.close()
 			return nil, err
@@ -346,6 +347,7 @@ func (r *runner) measureLength(n int) ([]Result, error) {
 		}
 		if t.mode == Streamed {
 			res.Bands = min(r.cfg.Bands, r.cfg.Height)
+			res.Edge = r.cfg.Edge
 		}
 		res.EffectiveGBps = gbps(r.stageBytes(n), res.Time.Median)
 		out = append(out, res)
@@ -429,14 +431,14 @@ func (r *runner) streamed(s *stream.Stream, input *array.Array[uint8], out buffe
 // coordinates (no halo), so every band's input is its own rows. A last
 // stage that sums (a scalar output) writes band k's sum at k of a
 // one-dimensional output of bands elements, reading the band's rows.
-func streamSteps(stages []Stage, w, h, bands int) []stream.Step {
+func streamSteps(stages []Stage, w, h int, c stream.Cut) []stream.Step {
 	steps := make([]stream.Step, len(stages))
 	for i, s := range stages {
 		steps[i] = stream.Step{Name: s.Name, Out: s.Out.Type(), Run: func(out, in array.Buffer) error { return s.Run(in, out) }}
 		if s.Out.Scalar() {
 			steps[i].Run = func(out, in array.Buffer) error { return s.Run(in, s.Out.flat(out)) }
 			steps[i].Needs = func(out []array.Dim) ([]array.Dim, error) { // stream.Reduce's, untyped
-				return stream.Band([]array.Dim{{Extent: w}, {Extent: h}}, bands, out[0].Min), nil
+				return c.Band([]array.Dim{{Extent: w}, {Extent: h}}, out[0].Min), nil
 			}
 		}
 	}

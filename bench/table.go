@@ -63,6 +63,9 @@ func modeLabel(x Result) string {
 	case Explicit:
 		return fmt.Sprintf("explicit (sync %s)", joinInts(x.Sync))
 	case Streamed:
+		if x.Edge > 0 && x.Edge < 1 {
+			return fmt.Sprintf("streamed (%d bands, edges %.2g)", x.Bands, x.Edge)
+		}
 		return fmt.Sprintf("streamed (%d bands)", x.Bands)
 	}
 	return x.Mode.String()

@@ -143,7 +143,8 @@ func copyDevice[T array.Elem](d device.Kernels, dst, src *array.Array[T]) (bool,
 	n.init("Copy", dst)
 	n.add("Copy", dst, src)
 	n.simplify()
-	if n.rank == 1 && n.str[0][0] == 1 && n.str[1][0] == 1 {
+	// One element is dense too (its nest keeps one dimension of stride 0).
+	if n.rank == 1 && (n.ext[0] == 1 || n.str[0][0] == 1 && n.str[1][0] == 1) {
 		return copyDense(d, dst, src, n.ext[0])
 	}
 	var z T

@@ -2,6 +2,9 @@ package stream_test
 
 import (
 	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -37,7 +40,7 @@ func TestBand(t *testing.T) {
 // range, and bands that leave one empty, with ErrChain.
 func TestReduceNeeds(t *testing.T) {
 	in := []array.Dim{{Extent: 4, Stride: 1}, {Extent: 3, Stride: 4}}
-	step := stream.Reduce("sum", in, 3, func(out *array.Array[float32], in *array.Array[uint8]) error { return nil })
+	step := stream.Reduce("sum", in, stream.Cut{Bands: 3}, func(out *array.Array[float32], in *array.Array[uint8]) error { return nil })
 	if r, err := step.Needs([]array.Dim{{Min: 2, Extent: 1}}); err != nil || r[1].Min != 2 || r[1].Extent != 1 || r[0] != in[0] {
 		t.Fatalf("band 2: %v, %v", r, err)
 	}
@@ -46,8 +49,79 @@ func TestReduceNeeds(t *testing.T) {
 			t.Errorf("output %v: %v, want ErrChain", out, err)
 		}
 	}
-	empty := stream.Reduce("sum", in, 5, func(out *array.Array[float32], in *array.Array[uint8]) error { return nil })
+	empty := stream.Reduce("sum", in, stream.Cut{Bands: 5}, func(out *array.Array[float32], in *array.Array[uint8]) error { return nil })
 	if _, err := empty.Needs([]array.Dim{{Min: 4, Extent: 1}}); !errors.Is(err, stream.ErrChain) {
 		t.Errorf("5 bands of 3 rows: %v, want ErrChain", err)
 	}
+}
+
+// checkCut checks c's bands of a region of rows rows against the cut's
+// model: they cover every row once, in order, none empty when there are
+// rows enough; the middle bands differ by at most a row; and where the
+// edge applies the first and last bands are the edge's rows, no taller
+// than a middle band.
+func checkCut(t *testing.T, c stream.Cut, rows int) {
+	t.Helper()
+	region := []array.Dim{{Min: -2, Extent: 3, Stride: 1}, {Min: 7, Extent: rows, Stride: 3}}
+	n := max(c.Bands, 1)
+	next := region[1].Min
+	ext := make([]int, n)
+	for k := range n {
+		b := c.Band(region, k)
+		if b[0] != region[0] || b[1].Min != next || b[1].Stride != 3 || b[1].Extent < 0 {
+			t.Fatalf("%+v of %d rows, band %d: %v (want it from row %d)", c, rows, k, b, next)
+		}
+		if rows >= n && b[1].Extent < 1 {
+			t.Fatalf("%+v of %d rows, band %d is empty", c, rows, k)
+		}
+		ext[k] = b[1].Extent
+		next += b[1].Extent
+	}
+	if next != region[1].Min+rows {
+		t.Fatalf("%+v of %d rows covers up to row %d", c, rows, next)
+	}
+	mid := ext
+	e := 0
+	if n >= 3 && c.Edge > 0 && c.Edge < 1 {
+		if e = max(1, int(float64(rows)*c.Edge/(float64(n-2)+2*c.Edge))); rows-2*e < n-2 {
+			e = 0 // too few rows: equal bands
+		}
+	}
+	if e > 0 {
+		mid = ext[1 : n-1]
+		if ext[0] != e || ext[n-1] != e || e > slices.Max(mid) {
+			t.Fatalf("%+v of %d rows: edge bands %d and %d rows, middle %v; want %d each, no taller than the middle", c, rows, ext[0], ext[n-1], mid, e)
+		}
+	}
+	if slices.Max(mid)-slices.Min(mid) > 1 {
+		t.Fatalf("%+v of %d rows: bands %v differ by more than a row", c, rows, ext)
+	}
+}
+
+// Cuts drawn at random (band counts from 1 to past the rows, edges in
+// and out of (0, 1), NaN and infinities among them) against the model.
+func TestCut(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 11))
+	odd := []float64{0, -0.5, 1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1), math.SmallestNonzeroFloat64, math.Nextafter(1, 0)}
+	for range 20000 {
+		rows := 1 + r.IntN(300)
+		c := stream.Cut{Bands: 1 + r.IntN(rows+3), Edge: r.Float64()}
+		if r.IntN(4) == 0 {
+			c.Edge = odd[r.IntN(len(odd))]
+		}
+		checkCut(t, c, rows)
+	}
+}
+
+// FuzzCut: any band count, edge and row count in range cuts by the model.
+func FuzzCut(f *testing.F) {
+	f.Add(int64(4096), int64(4), 0.5)
+	f.Add(int64(7), int64(6), 0.01)
+	f.Add(int64(1), int64(1), 0.9)
+	f.Fuzz(func(t *testing.T, rows, bands int64, edge float64) {
+		if rows < 1 || rows > 1<<20 || bands < 1 || bands > rows+5 {
+			t.Skip()
+		}
+		checkCut(t, stream.Cut{Bands: int(bands), Edge: edge}, int(rows))
+	})
 }

@@ -56,7 +56,7 @@ func ExampleReduce() {
 		d[i] = uint8(i)
 	}
 	const bands = 2
-	sum := stream.Reduce("sum", src.Dims(), bands, func(out *array.Array[float32], in *array.Array[uint8]) error {
+	sum := stream.Reduce("sum", src.Dims(), stream.Cut{Bands: bands}, func(out *array.Array[float32], in *array.Array[uint8]) error {
 		return ops.EvalSum(out, ops.AsType[float32](ops.In(in)))
 	})
 	sums := array.New[float32](bands)

@@ -28,10 +28,10 @@ func (p *plan) fits(dev device.Device, dst, src *array.Raw) bool {
 		same(p.dst, dst.Dims()) && same(p.src, src.Dims())
 }
 
-// makePlan cuts dst's outermost dimension into bands (extent/bands rows
-// each, the first extent%bands one more) and walks each band's region
-// back through the steps' Needs to the source.
-func makePlan(dev device.Device, steps []Step, bands int, dst, src *array.Raw) (*plan, error) {
+// makePlan cuts dst's outermost dimension into bands (c, at most one band
+// a row) and walks each band's region back through the steps' Needs to
+// the source.
+func makePlan(dev device.Device, steps []Step, c Cut, dst, src *array.Raw) (*plan, error) {
 	n := len(steps)
 	p := &plan{dev: dev, dst: dst.Dims(), src: src.Dims(), types: make([]array.Type, n+1), most: make([]int, n+1)}
 	p.types[0] = src.Type()
@@ -52,10 +52,10 @@ func makePlan(dev device.Device, steps []Step, bands int, dst, src *array.Raw) (
 	if outer >= 0 {
 		rows = p.dst[outer].Extent
 	}
-	bands = min(max(bands, 1), rows)
-	for k := range bands {
+	c.Bands = min(max(c.Bands, 1), rows)
+	for k := range c.Bands {
 		regs := make([][]array.Dim, n+1)
-		regs[n] = Band(p.dst, bands, k)
+		regs[n] = c.Band(p.dst, k)
 		for i := n - 1; i >= 0; i-- {
 			if steps[i].Needs == nil {
 				regs[i] = slices.Clone(regs[i+1])

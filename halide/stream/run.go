@@ -33,7 +33,7 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 		err = errors.Join(err, tr.done(err == nil))
 		s.settle()
 	}()
-	if tr, err = newTracer(s.trace, st, len(p.bands)); err != nil {
+	if tr, err = newTracer(s.trace, st, s.steps, len(p.bands)); err != nil {
 		return err
 	}
 	for k, regs := range p.bands {
@@ -75,6 +75,11 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 			}
 			if r := out.Raw(); r.Device() != p.dev || !r.DeviceDirty() {
 				return fail(fmt.Sprintf("step %d (%s)", i, step.Name), fmt.Errorf("%w: it left its output on the host: a streamed step runs on the device (%s)", ErrChain, p.dev.Name()))
+			}
+			if tr.timed() {
+				if err := tr.stamp(plumb.Compute, &bt.Steps[i]); err != nil {
+					return fail("trace", err)
+				}
 			}
 			cur = out
 		}

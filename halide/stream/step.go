@@ -2,7 +2,6 @@ package stream
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/halide"
@@ -75,16 +74,15 @@ func Op[Out, In array.Elem](name string, f func(out *array.Array[Out], in *array
 }
 
 // Reduce is the last Step of a chain that reduces each band instead of
-// writing it: band k of the output, a one-dimensional Array of bands
-// elements (Run with Options.Bands = bands), holds f's result over band
-// k's rows of an input whose region is in, cut as the output's rows would
-// be (extent/bands rows each, the first extent%bands one more). f gets a
-// 0-D out (ops.EvalSum, a Sum to a scalar) and the band's input; only one
-// element per band comes home, and the caller joins them (the sum of
-// sums). The input region must be the source's, or what the steps before
-// produce from it.
-func Reduce[Out, In array.Elem](name string, in []array.Dim, bands int, f func(out *array.Array[Out], in *array.Array[In]) error) Step {
-	outer := len(in) - 1
+// writing it: band k of the output, a one-dimensional Array of c.Bands
+// elements (Run with the Options whose Cut is c), holds f's result over
+// band k's rows of an input whose region is in, cut as the output's rows
+// would be (c.Band). f gets a 0-D out (ops.EvalSum, a Sum to a scalar)
+// and the band's input; only one element per band comes home, and the
+// caller joins them (the sum of sums). The input region must be the
+// source's, or what the steps before produce from it.
+func Reduce[Out, In array.Elem](name string, in []array.Dim, c Cut, f func(out *array.Array[Out], in *array.Array[In]) error) Step {
+	outer, bands := len(in)-1, c.Bands
 	return Step{
 		Name: name,
 		In:   array.TypeOf[In](),
@@ -96,26 +94,11 @@ func Reduce[Out, In array.Elem](name string, in []array.Dim, bands int, f func(o
 			if outer < 0 || len(out) != 1 || bands < 1 || out[0].Extent != 1 || out[0].Min < 0 || out[0].Min >= bands {
 				return nil, fmt.Errorf("%w: step %s reduces a %d-D input in %d bands into a 1-D output of one element per band, not %v", ErrChain, name, len(in), bands, out)
 			}
-			r := Band(in, bands, out[0].Min)
+			r := c.Band(in, out[0].Min)
 			if r[outer].Extent < 1 {
 				return nil, fmt.Errorf("%w: step %s: %d bands of %d rows leave band %d empty", ErrChain, name, bands, in[outer].Extent, out[0].Min)
 			}
 			return r, nil
 		},
 	}
-}
-
-// Band is band k of region cut into bands bands along its outermost
-// dimension, as Run cuts the output: extent/bands rows each, the first
-// extent%bands one more.
-func Band(region []array.Dim, bands, k int) []array.Dim {
-	r := slices.Clone(region)
-	if len(r) == 0 {
-		return r
-	}
-	o := len(r) - 1
-	q, m := r[o].Extent/bands, r[o].Extent%bands
-	r[o].Min += k*q + min(k, m)
-	r[o].Extent = q + b2i(k < m)
-	return r
 }

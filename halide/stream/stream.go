@@ -34,6 +34,9 @@ type Options struct {
 	// against 0.71 in 2 and 0.61–0.83 in 8, and 2 for Go memory). More
 	// bands than rows give one row each.
 	Bands int
+	// Edge is the first and last bands' height relative to the others
+	// (Cut.Edge; 0: equal bands).
+	Edge float64
 	// Slots is how many bands may be in flight at once, each with its
 	// own input and output buffers on the device (and pinned staging for
 	// Go memory); 0: 3 (one uploading, one computing, one downloading).
@@ -44,6 +47,15 @@ const (
 	defaultBands = 2
 	defaultSlots = 3
 )
+
+// Cut is how o cuts the output, defaults filled in: what a Reduce step of
+// the chain must be given.
+func (o Options) Cut() Cut {
+	if o.Bands <= 0 {
+		o.Bands = defaultBands
+	}
+	return Cut{Bands: o.Bands, Edge: o.Edge}
+}
 
 // Stream runs a chain of steps in bands, keeping its device buffers,
 // pinned staging and band plan between Runs of like operands. A Stream is
@@ -203,7 +215,7 @@ func (s *Stream) device(dst, src *array.Raw) (device.Device, plumb.Streams, erro
 // replan makes the plan for new operands and the buffers it needs,
 // dropping the old ones.
 func (s *Stream) replan(dev device.Device, st plumb.Streams, dst, src *array.Raw) error {
-	p, err := makePlan(dev, s.steps, s.o.Bands, dst, src)
+	p, err := makePlan(dev, s.steps, s.o.Cut(), dst, src)
 	if err != nil {
 		return err
 	}

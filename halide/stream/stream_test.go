@@ -209,8 +209,9 @@ func matches(t *testing.T, d device.Device, cs []chain, n int, seed uint64) {
 		if r.IntN(2) == 1 {
 			dstMem = ha
 		}
+		edge := []float64{0, r.Float64()}[r.IntN(2)]
 		traced := r.IntN(3) == 0
-		name := fmt.Sprintf("%d:%s/%dx%d/bands=%d/slots=%d/pinned=%v,%v/trace=%v", i, c.name, w, h, bands, slots, srcMem != nil, dstMem != nil, traced)
+		name := fmt.Sprintf("%d:%s/%dx%d/bands=%d/edge=%.2f/slots=%d/pinned=%v,%v/trace=%v", i, c.name, w, h, bands, edge, slots, srcMem != nil, dstMem != nil, traced)
 		t.Run(name, func(t *testing.T) {
 			steps := c.steps(t)
 			hl := c.halo
@@ -219,7 +220,7 @@ func matches(t *testing.T, d device.Device, cs []chain, n int, seed uint64) {
 			want := newArray(t, c.dst, nil, []int{0, 0}, []int{w, h}, r)
 			unstreamed(t, steps, chainTypes(c, steps), want, src)
 			before := d.Stats()
-			sm, err := stream.New(stream.Options{Device: d, Bands: bands, Slots: slots}, steps...)
+			sm, err := stream.New(stream.Options{Device: d, Bands: bands, Edge: edge, Slots: slots}, steps...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -282,7 +283,8 @@ func checkTrace(t *testing.T, tr *stream.Trace, bands int, timed bool) {
 			}
 			continue
 		}
-		ordered(fmt.Sprintf("band %d parts", k), b.Up.Begin, b.Up.End, b.Compute.Begin, b.Compute.End, b.Down.Begin, b.Down.End)
+		parts := append([]time.Duration{b.Up.Begin, b.Up.End, b.Compute.Begin}, b.Steps...)
+		ordered(fmt.Sprintf("band %d parts", k), append(parts, b.Compute.End, b.Down.Begin, b.Down.End)...)
 		ordered(fmt.Sprintf("uploads %d–%d", k-1, k), prev.Up.End, b.Up.Begin)
 		ordered(fmt.Sprintf("computes %d–%d", k-1, k), prev.Compute.End, b.Compute.Begin)
 		ordered(fmt.Sprintf("downloads %d–%d", k-1, k), prev.Down.End, b.Down.Begin)
@@ -292,8 +294,8 @@ func checkTrace(t *testing.T, tr *stream.Trace, bands int, timed bool) {
 	if _, err := tr.WriteTo(&sb); err != nil {
 		t.Fatal(err)
 	}
-	if lines := strings.Count(sb.String(), "\n"); lines != bands+2+b2i(timed) {
-		t.Errorf("trace table has %d lines, want %d:\n%s", lines, bands+2+b2i(timed), sb.String())
+	if lines := strings.Count(sb.String(), "\n"); lines != bands+2+2*b2i(timed) {
+		t.Errorf("trace table has %d lines, want %d:\n%s", lines, bands+2+2*b2i(timed), sb.String())
 	}
 }
 

@@ -19,6 +19,8 @@ type Trace struct {
 	// the Run's start.
 	Host  time.Duration
 	Bands []BandTrace
+	// Steps names the chain's steps, whose ends each band records.
+	Steps []string
 }
 
 // BandTrace is one band's times. Device spans are on the device's clock,
@@ -27,6 +29,8 @@ type Trace struct {
 type BandTrace struct {
 	Queued            Span // the host staging and queueing the band
 	Up, Compute, Down Span
+	// Steps[i] is when step i's work on the band completed (device).
+	Steps []time.Duration
 }
 
 // Span is a stretch of time from a Run's start.
@@ -62,6 +66,19 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	if len(t.Bands) == 0 {
 		return n, nil
 	}
+	p("# compute per step, mean over bands:")
+	for i, name := range t.Steps {
+		var sum time.Duration
+		for _, b := range t.Bands {
+			prev := b.Compute.Begin
+			if i > 0 {
+				prev = b.Steps[i-1]
+			}
+			sum += b.Steps[i] - prev
+		}
+		p(" %s %.1f", name, us(sum)/float64(len(t.Bands)))
+	}
+	p("\n")
 	var idle [3]time.Duration
 	for k := 1; k < len(t.Bands); k++ {
 		a, b := t.Bands[k-1], t.Bands[k]
@@ -93,12 +110,19 @@ type mark struct {
 	at *time.Duration
 }
 
-// newTracer starts tracing a Run of bands bands into t (nil: no tracing).
-func newTracer(t *Trace, st plumb.Streams, bands int) (*tracer, error) {
+// newTracer starts tracing a Run of the steps in bands bands into t (nil:
+// no tracing).
+func newTracer(t *Trace, st plumb.Streams, steps []Step, bands int) (*tracer, error) {
 	if t == nil {
 		return nil, nil
 	}
 	*t = Trace{Bands: make([]BandTrace, bands)}
+	for _, s := range steps {
+		t.Steps = append(t.Steps, s.Name)
+	}
+	for k := range t.Bands {
+		t.Bands[k].Steps = make([]time.Duration, len(steps))
+	}
 	tr := &tracer{t: t, st: st, t0: time.Now()}
 	if tm, ok := st.(plumb.Timer); ok {
 		z, err := tm.Stamp(plumb.Compute)
