@@ -445,10 +445,21 @@ func (c *clPlan) source(red reduceOp, isReduce, fp64, fence bool) string {
 	// the work-group's share of the elements, joined into lm[0]
 	var part strings.Builder
 	fmt.Fprintf(&part, "\t%s acc = %s;\n", accT, init)
-	part.WriteString("\tfor (long i = get_global_id(0); i < s.n; i += get_global_size(0)) {\n")
-	part.WriteString(offs.String())
-	part.WriteString(c.body.String())
-	fmt.Fprintf(&part, "\t\tacc = %s;\n\t}\n", step)
+	// fuseUnroll elements a trip, each in its own block, so that their
+	// loads are in flight together (one at a time, the loop waits on
+	// memory: 0.22 TB/s on the H200); each work-item still adds its
+	// elements in index order, so results do not change with it.
+	one := offs.String() + c.body.String() + fmt.Sprintf("\t\tacc = %s;\n", step)
+	u := fuseUnroll
+	part.WriteString("\tlong i_ = get_global_id(0), gs_ = get_global_size(0);\n")
+	if u > 1 {
+		fmt.Fprintf(&part, "\tfor (; i_ + %d * gs_ < s.n; i_ += %d * gs_) {\n", u-1, u)
+		for j := range u {
+			fmt.Fprintf(&part, "\t{\n\t\tlong i = i_ + %d * gs_;\n%s\t}\n", j, one)
+		}
+		part.WriteString("\t}\n")
+	}
+	fmt.Fprintf(&part, "\tfor (long i = i_; i < s.n; i += gs_) {\n%s\t}\n", one)
 	part.WriteString("\tlong lid = get_local_id(0), ls = get_local_size(0), g = get_group_id(0);\n")
 	part.WriteString("\tJOIN_GROUP(fuse_join, lm, lid, ls, acc)\n")
 	fmt.Fprintf(&b, "__kernel void fuse_one(__global %s *d, long doff, %sfnd_t s, long G, __global %s *part, __global int *cnt, __local %s *lm) {\n",

@@ -24,6 +24,7 @@ import (
 // the same sum: results must be equal. Launches are counted: one against
 // two (one more where the counters are first made).
 func fuseOnePassCase[T array.Elem](t *testing.T, d *opencl.Device, r *rand.Rand, i int) {
+	fuseUnroll = []int{1, 3, 8}[r.IntN(3)]
 	rank := 1 + r.IntN(3)
 	ext := make([]int, rank)
 	for k := range ext {
@@ -273,4 +274,42 @@ func TestFuseFenceFallback(t *testing.T) {
 	if s.onePass() || s.fenceErr == nil || !strings.Contains(s.fenceErr.Error(), "injected") {
 		t.Errorf("one-pass %v, fence error %v: want off, with the build's error", s.onePass(), s.fenceErr)
 	}
+}
+
+// TestFuseUnroll: a fused reduction over more elements than its grid
+// holds, for unrolls from 1 to 16 (each work-item's main loop takes that
+// many elements a trip, the rest one at a time), equals the exact sum
+// (small integers: float32 adds them exactly in any order) in one launch,
+// on the OpenCL device and, where it has kernels, the CUDA one.
+func TestFuseUnroll(t *testing.T) {
+	saveReduceTuning(t)
+	reduceOnePass = true
+	onKernelDevices(t, func(t *testing.T, d oneDevice, _, _ int) {
+		s := stateOf(d)
+		for _, u := range []int{1, 2, 3, 5, 8, 16} {
+			fuseUnroll = u
+			n := (u+2)*s.items(1<<30) + 7 // past u grids, and a ragged end
+			x := array.New[uint8](n)
+			v, _ := x.Host()
+			want := 0.0
+			for i, d := 0, v.Data(); i < n; i++ {
+				d[i] = uint8(i * 7 % 5)
+				want += float64(d[i])
+			}
+			must(t, On(d, x))
+			e := AsType[float32](In(x)).Scale(1)
+			if _, err := EvalSumAll(e); err != nil { // the build and the counters
+				t.Fatal(err)
+			}
+			before := d.Stats()
+			got, err := EvalSumAll(e)
+			if err != nil || float64(got) != want {
+				t.Errorf("unroll %d, %d elements: EvalSumAll = %v, %v; want %v", u, n, got, err, want)
+			}
+			if l := d.Stats().Sub(before).Launches; l != 1 {
+				t.Errorf("unroll %d: %d launches, want 1", u, l)
+			}
+			x.Close()
+		}
+	})
 }
