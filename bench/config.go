@@ -25,9 +25,9 @@ type Config struct {
 	// Bands is how many bands of rows Streamed cuts the image into; 0: 2
 	// (halide/stream's default).
 	Bands int
-	// Edge is Streamed's first and last band height relative to the
-	// others (stream.Cut.Edge; 0: equal bands).
-	Edge float64
+	// First and Last are Streamed's first and last bands' height
+	// relative to the others (stream.Cut's; 0: equal bands).
+	First, Last float64
 	// Memories to run; default GoMemory, plus Pinned when Device is a
 	// device.HostAllocator.
 	Memories []Memory

@@ -40,7 +40,8 @@ type Result struct {
 	Stages int
 	Sync   []int   // Explicit's sync points within this chain
 	Bands  int     // Streamed's bands of rows
-	Edge   float64 // Streamed's edge bands' height relative to the others (0: equal)
+	First  float64 // Streamed's first band's height relative to the others (0: equal)
+	Last   float64 // and its last band's
 
 	Time Timing // per iteration: upload, stages, download
 

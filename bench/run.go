@@ -222,7 +222,7 @@ func (r *runner) newTrial(mode Mode, mem Memory, n int) (*trial, error) {
 		t.iter = func() error { return r.roundTrip(stages, t.in, t.outs) }
 	case Streamed:
 		bands := min(r.cfg.Bands, r.cfg.Height)
-		o := stream.Options{Device: r.cfg.Device, Bands: bands, Edge: r.cfg.Edge}
+		o := stream.Options{Device: r.cfg.Device, Bands: bands, First: r.cfg.First, Last: r.cfg.Last}
 		s, err := stream.New(o, streamSteps(stages, r.cfg.Width, r.cfg.Height, o.Cut())...)
 		if err != nil {
 			t.close()
@@ -347,7 +347,7 @@ func (r *runner) measureLength(n int) ([]Result, error) {
 		}
 		if t.mode == Streamed {
 			res.Bands = min(r.cfg.Bands, r.cfg.Height)
-			res.Edge = r.cfg.Edge
+			res.First, res.Last = r.cfg.First, r.cfg.Last
 		}
 		res.EffectiveGBps = gbps(r.stageBytes(n), res.Time.Median)
 		out = append(out, res)

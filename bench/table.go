@@ -63,10 +63,14 @@ func modeLabel(x Result) string {
 	case Explicit:
 		return fmt.Sprintf("explicit (sync %s)", joinInts(x.Sync))
 	case Streamed:
-		if x.Edge > 0 && x.Edge < 1 {
-			return fmt.Sprintf("streamed (%d bands, edges %.2g)", x.Bands, x.Edge)
+		s := fmt.Sprintf("streamed (%d bands", x.Bands)
+		if x.First > 0 && x.First < 1 {
+			s += fmt.Sprintf(", first %.2g", x.First)
 		}
-		return fmt.Sprintf("streamed (%d bands)", x.Bands)
+		if x.Last > 0 && x.Last < 1 {
+			s += fmt.Sprintf(", last %.2g", x.Last)
+		}
+		return s + ")"
 	}
 	return x.Mode.String()
 }

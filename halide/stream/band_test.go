@@ -58,8 +58,8 @@ func TestReduceNeeds(t *testing.T) {
 // checkCut checks c's bands of a region of rows rows against the cut's
 // model: they cover every row once, in order, none empty when there are
 // rows enough; the middle bands differ by at most a row; and where the
-// edge applies the first and last bands are the edge's rows, no taller
-// than a middle band.
+// thin first or last band applies, those bands are the model's rows, no
+// taller than a middle band.
 func checkCut(t *testing.T, c stream.Cut, rows int) {
 	t.Helper()
 	region := []array.Dim{{Min: -2, Extent: 3, Stride: 1}, {Min: 7, Extent: rows, Stride: 3}}
@@ -80,48 +80,87 @@ func checkCut(t *testing.T, c stream.Cut, rows int) {
 	if next != region[1].Min+rows {
 		t.Fatalf("%+v of %d rows covers up to row %d", c, rows, next)
 	}
+	// the model: a thin band (weight below 1) gets its share of the rows
+	// by weight (two bands: rounded, the first takes the rest), at least
+	// one; the others share the rest equally
+	w := func(f float64) float64 {
+		if f > 0 && f < 1 {
+			return f
+		}
+		return 1
+	}
+	w0, w1 := w(c.First), w(c.Last)
+	W := float64(n-2) + w0 + w1
+	share := func(w float64) int {
+		switch {
+		case w == 1 || n < 2:
+			return 0
+		case n == 2:
+			return max(1, int(math.Round(float64(rows)*w/W)))
+		}
+		return max(1, int(float64(rows)*w/W))
+	}
+	e0, e1 := share(w0), share(w1)
+	if n == 2 && e0 > 0 && e1 > 0 {
+		e0 = rows - e1
+	}
+	equal := n - b2i(e0 > 0) - b2i(e1 > 0)
+	if e0 < 0 || rows-e0-e1 < equal || equal == 0 && rows != e0+e1 {
+		e0, e1 = 0, 0 // too few rows: equal bands
+	}
 	mid := ext
-	e := 0
-	if n >= 3 && c.Edge > 0 && c.Edge < 1 {
-		if e = max(1, int(float64(rows)*c.Edge/(float64(n-2)+2*c.Edge))); rows-2*e < n-2 {
-			e = 0 // too few rows: equal bands
+	if e0 > 0 {
+		if ext[0] != e0 {
+			t.Fatalf("%+v of %d rows: bands %v, want the first %d rows", c, rows, ext, e0)
 		}
+		mid = mid[1:]
 	}
-	if e > 0 {
-		mid = ext[1 : n-1]
-		if ext[0] != e || ext[n-1] != e || e > slices.Max(mid) {
-			t.Fatalf("%+v of %d rows: edge bands %d and %d rows, middle %v; want %d each, no taller than the middle", c, rows, ext[0], ext[n-1], mid, e)
+	if e1 > 0 {
+		if ext[n-1] != e1 {
+			t.Fatalf("%+v of %d rows: bands %v, want the last %d rows", c, rows, ext, e1)
 		}
+		mid = mid[:len(mid)-1]
 	}
-	if slices.Max(mid)-slices.Min(mid) > 1 {
-		t.Fatalf("%+v of %d rows: bands %v differ by more than a row", c, rows, ext)
+	if len(mid) > 0 && slices.Max(mid)-slices.Min(mid) > 1 {
+		t.Fatalf("%+v of %d rows: bands %v: the equal ones differ by more than a row", c, rows, ext)
+	}
+	if n > 2 && len(mid) > 0 && max(e0, e1) > slices.Max(mid) {
+		t.Fatalf("%+v of %d rows: bands %v: a thin band is taller than the others", c, rows, ext)
+	}
+	if n == 2 && e0 > 0 && e1 > 0 && (w1 < w0 && e1 > e0 || w0 < w1 && e0 > e1) {
+		t.Fatalf("%+v of %d rows: bands %v, the thinner one taller", c, rows, ext)
 	}
 }
 
-// Cuts drawn at random (band counts from 1 to past the rows, edges in
-// and out of (0, 1), NaN and infinities among them) against the model.
+// Cuts drawn at random (band counts from 1 to past the rows, first and
+// last fractions in and out of (0, 1), NaN and infinities among them)
+// against the model.
 func TestCut(t *testing.T) {
 	r := rand.New(rand.NewPCG(24, 11))
 	odd := []float64{0, -0.5, 1, 1.5, math.NaN(), math.Inf(1), math.Inf(-1), math.SmallestNonzeroFloat64, math.Nextafter(1, 0)}
+	frac := func() float64 {
+		if r.IntN(4) == 0 {
+			return odd[r.IntN(len(odd))]
+		}
+		return r.Float64()
+	}
 	for range 20000 {
 		rows := 1 + r.IntN(300)
-		c := stream.Cut{Bands: 1 + r.IntN(rows+3), Edge: r.Float64()}
-		if r.IntN(4) == 0 {
-			c.Edge = odd[r.IntN(len(odd))]
-		}
-		checkCut(t, c, rows)
+		checkCut(t, stream.Cut{Bands: 1 + r.IntN(rows+3), First: frac(), Last: frac()}, rows)
 	}
 }
 
-// FuzzCut: any band count, edge and row count in range cuts by the model.
+// FuzzCut: any band count, fractions and row count in range cut by the
+// model.
 func FuzzCut(f *testing.F) {
-	f.Add(int64(4096), int64(4), 0.5)
-	f.Add(int64(7), int64(6), 0.01)
-	f.Add(int64(1), int64(1), 0.9)
-	f.Fuzz(func(t *testing.T, rows, bands int64, edge float64) {
+	f.Add(int64(4096), int64(4), 0.5, 0.25)
+	f.Add(int64(7), int64(6), 0.01, 1.0)
+	f.Add(int64(1), int64(1), 0.9, 0.0)
+	f.Add(int64(4096), int64(2), 0.0, 0.125)
+	f.Fuzz(func(t *testing.T, rows, bands int64, first, last float64) {
 		if rows < 1 || rows > 1<<20 || bands < 1 || bands > rows+5 {
 			t.Skip()
 		}
-		checkCut(t, stream.Cut{Bands: int(bands), Edge: edge}, int(rows))
+		checkCut(t, stream.Cut{Bands: int(bands), First: first, Last: last}, int(rows))
 	})
 }

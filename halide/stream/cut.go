@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"math"
 	"slices"
 
 	"github.com/resident-go/resident/array"
@@ -10,57 +11,84 @@ import (
 type Cut struct {
 	// Bands is how many bands.
 	Bands int
-	// Edge, in (0, 1), makes the first and the last band Edge times as
-	// tall as the others (at least one row each); other values cut equal
+	// First and Last, in (0, 1), make the first and the last band that
+	// fraction of the height of a middle band (of the other band, with
+	// two bands; at least one row each); other values count as 1, equal
 	// bands. Only the first band's upload runs alone at the start, and
-	// only the last band's compute and download at the end: smaller edge
-	// bands shorten both. With fewer than 3 bands, or too few rows for
-	// the middle bands, the bands are equal.
-	Edge float64
+	// only the last band's compute and download at the end: a thin last
+	// band shortens the end, a thin first band the start (which matters
+	// where the downloads, not the uploads, set the pace).
+	First, Last float64
 }
 
 // Band is band k of region, cut c's way along its outermost dimension:
-// with equal bands extent/Bands rows each, the first extent%Bands one
-// more; with edge bands, the middle bands share what the edges leave in
-// the same way.
+// a thin first or last band gets its share of the rows (at least one),
+// and the other bands share the rest equally, extent/bands rows each, the
+// first extent%bands one more. With too few rows for that, the bands are
+// all equal.
 func (c Cut) Band(region []array.Dim, k int) []array.Dim {
 	r := slices.Clone(region)
 	if len(r) == 0 {
 		return r
 	}
 	o, n := len(r)-1, max(c.Bands, 1)
-	rows := r[o].Extent
-	if e := c.edge(rows); e > 0 {
-		switch {
-		case k == 0:
-			r[o].Extent = e
-		case k == n-1:
-			r[o].Min += rows - e
-			r[o].Extent = e
-		default:
-			r[o].Min += e
-			r[o].Extent = rows - 2*e
-			r = Band(r, n-2, k-1)
-		}
+	first, last := c.edges(r[o].Extent)
+	switch {
+	case k == 0 && first > 0:
+		r[o].Extent = first
+		return r
+	case k == n-1 && last > 0:
+		r[o].Min += r[o].Extent - last
+		r[o].Extent = last
 		return r
 	}
-	q, m := rows/n, rows%n
+	lo := b2i(first > 0)
+	r[o].Min += first
+	r[o].Extent -= first + last
+	n -= lo + b2i(last > 0)
+	k -= lo
+	q, m := r[o].Extent/n, r[o].Extent%n
 	r[o].Min += k*q + min(k, m)
 	r[o].Extent = q + b2i(k < m)
 	return r
 }
 
-// edge is the rows of each edge band over rows rows, 0 for equal bands.
-func (c Cut) edge(rows int) int {
+// edges are the rows of a thin first and last band over rows rows; 0: the
+// band is not thin (it shares the equal cut).
+func (c Cut) edges(rows int) (first, last int) {
 	n := c.Bands
-	if n < 3 || !(c.Edge > 0 && c.Edge < 1) {
-		return 0
+	w0, w1 := weight(c.First), weight(c.Last)
+	if n < 2 || w0 == 1 && w1 == 1 {
+		return 0, 0
 	}
-	e := max(1, int(float64(rows)*c.Edge/(float64(n-2)+2*c.Edge)))
-	if rows-2*e < n-2 {
-		return 0
+	W := float64(n-2) + w0 + w1
+	share := func(w float64) int {
+		if w == 1 {
+			return 0
+		}
+		if n == 2 { // rounded, so that the thinner band is never the taller
+			return max(1, int(math.Round(float64(rows)*w/W)))
+		}
+		return max(1, int(float64(rows)*w/W))
 	}
-	return e
+	first, last = share(w0), share(w1)
+	if n == 2 && first > 0 && last > 0 {
+		first = rows - last
+	}
+	equal := n - b2i(first > 0) - b2i(last > 0)
+	if first < 0 || rows-first-last < equal || equal == 0 && rows != first+last {
+		return 0, 0
+	}
+	return first, last
+}
+
+// weight is a band's height relative to a middle band's: f in (0, 1),
+// else 1.
+func weight(f float64) float64 {
+	if f > 0 && f < 1 {
+		return f
+	}
+	return 1
 }
 
 // Band is band k of region cut into bands equal bands: Cut{Bands:

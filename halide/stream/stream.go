@@ -34,9 +34,9 @@ type Options struct {
 	// against 0.71 in 2 and 0.61–0.83 in 8, and 2 for Go memory). More
 	// bands than rows give one row each.
 	Bands int
-	// Edge is the first and last bands' height relative to the others
-	// (Cut.Edge; 0: equal bands).
-	Edge float64
+	// First and Last are the first and last bands' height relative to
+	// the others (Cut's; 0: equal bands).
+	First, Last float64
 	// Slots is how many bands may be in flight at once, each with its
 	// own input and output buffers on the device (and pinned staging for
 	// Go memory); 0: 3 (one uploading, one computing, one downloading).
@@ -54,7 +54,7 @@ func (o Options) Cut() Cut {
 	if o.Bands <= 0 {
 		o.Bands = defaultBands
 	}
-	return Cut{Bands: o.Bands, Edge: o.Edge}
+	return Cut{Bands: o.Bands, First: o.First, Last: o.Last}
 }
 
 // Stream runs a chain of steps in bands, keeping its device buffers,

@@ -209,9 +209,9 @@ func matches(t *testing.T, d device.Device, cs []chain, n int, seed uint64) {
 		if r.IntN(2) == 1 {
 			dstMem = ha
 		}
-		edge := []float64{0, r.Float64()}[r.IntN(2)]
+		first, last := []float64{0, r.Float64()}[r.IntN(2)], []float64{0, r.Float64()}[r.IntN(2)]
 		traced := r.IntN(3) == 0
-		name := fmt.Sprintf("%d:%s/%dx%d/bands=%d/edge=%.2f/slots=%d/pinned=%v,%v/trace=%v", i, c.name, w, h, bands, edge, slots, srcMem != nil, dstMem != nil, traced)
+		name := fmt.Sprintf("%d:%s/%dx%d/bands=%d/first=%.2f/last=%.2f/slots=%d/pinned=%v,%v/trace=%v", i, c.name, w, h, bands, first, last, slots, srcMem != nil, dstMem != nil, traced)
 		t.Run(name, func(t *testing.T) {
 			steps := c.steps(t)
 			hl := c.halo
@@ -220,7 +220,7 @@ func matches(t *testing.T, d device.Device, cs []chain, n int, seed uint64) {
 			want := newArray(t, c.dst, nil, []int{0, 0}, []int{w, h}, r)
 			unstreamed(t, steps, chainTypes(c, steps), want, src)
 			before := d.Stats()
-			sm, err := stream.New(stream.Options{Device: d, Bands: bands, Edge: edge, Slots: slots}, steps...)
+			sm, err := stream.New(stream.Options{Device: d, Bands: bands, First: first, Last: last, Slots: slots}, steps...)
 			if err != nil {
 				t.Fatal(err)
 			}

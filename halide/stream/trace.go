@@ -57,16 +57,22 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 		}
 		return n, nil
 	}
-	p("# band | queued by host | upload | compute | download\n")
+	p("# band | queued by host | upload | compute | download | each step\n")
 	for k, b := range t.Bands {
-		p("%4d | %7.1f–%7.1f | %7.1f–%7.1f | %7.1f–%7.1f | %7.1f–%7.1f\n", k,
+		p("%4d | %7.1f–%7.1f | %7.1f–%7.1f | %7.1f–%7.1f | %7.1f–%7.1f |", k,
 			us(b.Queued.Begin), us(b.Queued.End), us(b.Up.Begin), us(b.Up.End),
 			us(b.Compute.Begin), us(b.Compute.End), us(b.Down.Begin), us(b.Down.End))
+		prev := b.Compute.Begin
+		for _, e := range b.Steps {
+			p(" %.1f", us(e-prev))
+			prev = e
+		}
+		p("\n")
 	}
 	if len(t.Bands) == 0 {
 		return n, nil
 	}
-	p("# compute per step, mean over bands:")
+	p("# compute per step, mean over bands (a step's time includes the queue waiting for the host to queue it):")
 	for i, name := range t.Steps {
 		var sum time.Duration
 		for _, b := range t.Bands {

@@ -36,7 +36,7 @@ type options struct {
 	quiet         bool
 	devices       int     // > 1: the chain split over that many devices
 	bands         int     // streamed mode's bands of rows
-	edge          float64 // streamed mode's edge bands' height relative to the others
+	first, last   float64 // streamed mode's first and last bands' height relative to the others
 	trace         string  // file for the streamed runs' timelines
 }
 
@@ -67,7 +67,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	elem := fs.String("elem", "uint8", "element type; only uint8 (the brighter pipeline's type)")
 	modes := fs.String("modes", "", "comma-separated modes: resident, roundtrip, explicit, streamed (default all four on OpenCL and CUDA; streamed only there, so the other three elsewhere)")
 	fs.StringVar(&o.trace, "trace", "", "streamed mode: write the timeline of a few more runs (per band: host queueing, and the device's upload, compute and download times where the device has timed events, as CUDA does) to this file")
-	fs.Float64Var(&o.edge, "edge", 0, "streamed mode: the first and last bands' height relative to the others, in (0, 1) (shortens the start, where only the first band uploads, and the end, where only the last computes and downloads); 0: equal bands")
+	fs.Float64Var(&o.first, "first", 0, "streamed mode: the first band's height relative to the others, in (0, 1) (a thin first band shortens the start, where only it uploads); 0: equal bands")
+	fs.Float64Var(&o.last, "last", 0, "streamed mode: the last band's height relative to the others, in (0, 1) (a thin last band shortens the end, where only it computes and downloads); 0: equal bands")
 	fs.IntVar(&o.bands, "bands", 2, "streamed mode: bands of rows the image is cut into (upload, stages and download of successive bands overlap)")
 	mems := fs.String("memory", "", "comma-separated host memory kinds: go, pinned (default both where the device has pinned memory)")
 	sync := fs.String("sync", "", "explicit mode's sync points: comma-separated 0-based stage indices after which the chain copies to host (default the middle stage)")
@@ -160,8 +161,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	case slices.Contains(o.modes, bench.Streamed) && !streams:
 		bad("-modes streamed: the streamed mode cuts the chain in bands on an OpenCL or CUDA device (-device opencl or cuda)")
 	}
-	if !(o.edge == 0 || o.edge > 0 && o.edge < 1) {
-		bad("-edge %v: want 0 (equal bands) or a fraction in (0, 1)", o.edge)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"first", o.first}, {"last", o.last}} {
+		if !(f.v == 0 || f.v > 0 && f.v < 1) {
+			bad("-%s %v: want 0 (equal bands) or a fraction in (0, 1)", f.name, f.v)
+		}
 	}
 	if o.bands < 1 || o.bands > 1<<16 {
 		bad("-bands %d: want 1…65536", o.bands)

@@ -38,7 +38,7 @@ func main() {
 func run(o options, cmd string, stdout, stderr io.Writer) error {
 	cfg := bench.Config{
 		Width: o.width, Height: o.height, Modes: o.modes, Memories: o.memories, Sync: o.sync,
-		Ladder: o.ladder, Warmup: o.warmup, Reps: o.reps, Bands: o.bands, Edge: o.edge,
+		Ladder: o.ladder, Warmup: o.warmup, Reps: o.reps, Bands: o.bands, First: o.first, Last: o.last,
 	}
 	if o.trace != "" {
 		f, err := os.Create(o.trace)
