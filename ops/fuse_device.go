@@ -78,7 +78,7 @@ func fuseDevice[T array.Elem](k device.Kernels, p *fusePlan, g *fuseKernel, dst 
 	var prog *clProgram
 	var err error
 	if isReduce { // fuse_one's fence, as the reductions' (fencedProgram)
-		prog, err = s.fencedProgram(progKey{kind: kind, v: fuseUnroll}, func(fence bool) string { return p.source(red, true, s.fp64, fence) })
+		prog, err = s.fencedProgram(progKey{kind: kind}, func(fence bool) string { return p.source(red, true, s.fp64, fence) })
 	} else {
 		prog, err = s.program(progKey{kind: kind}, func() string { return p.source(red, false, s.fp64, false) })
 	}

@@ -24,7 +24,6 @@ import (
 // the same sum: results must be equal. Launches are counted: one against
 // two (one more where the counters are first made).
 func fuseOnePassCase[T array.Elem](t *testing.T, d *opencl.Device, r *rand.Rand, i int) {
-	fuseUnroll = []int{1, 3, 8}[r.IntN(3)]
 	rank := 1 + r.IntN(3)
 	ext := make([]int, rank)
 	for k := range ext {
@@ -276,40 +275,56 @@ func TestFuseFenceFallback(t *testing.T) {
 	}
 }
 
-// TestFuseUnroll: a fused reduction over more elements than its grid
-// holds, for unrolls from 1 to 16 (each work-item's main loop takes that
-// many elements a trip, the rest one at a time), equals the exact sum
-// (small integers: float32 adds them exactly in any order) in one launch,
-// on the OpenCL device and, where it has kernels, the CUDA one.
-func TestFuseUnroll(t *testing.T) {
+// TestFuseDense: fused reductions over contiguous leaves take the dense
+// path (a vector of each leaf a step) where every leaf starts at a
+// multiple of its width, and the element-at-a-time path otherwise; drawn
+// lengths (ragged ends, fewer elements than a vector), start offsets and
+// two leaf types, on the OpenCL device and, where it has kernels, the
+// CUDA one, equal the exact sum (small integers: float32 adds them
+// exactly in any order) in one launch.
+func TestFuseDense(t *testing.T) {
 	saveReduceTuning(t)
 	reduceOnePass = true
-	onKernelDevices(t, func(t *testing.T, d oneDevice, _, _ int) {
-		s := stateOf(d)
-		for _, u := range []int{1, 2, 3, 5, 8, 16} {
-			fuseUnroll = u
-			n := (u+2)*s.items(1<<30) + 7 // past u grids, and a ragged end
-			x := array.New[uint8](n)
-			v, _ := x.Host()
+	onKernelDevices(t, func(t *testing.T, d oneDevice, big, _ int) {
+		if !strings.Contains(clPlanSource(), "s.off[1] % 4 == 0") {
+			t.Fatal("the fused reduction's source has no dense path")
+		}
+		r := rand.New(rand.NewPCG(24, 12))
+		for i := range 24 {
+			n := 1 + int(math.Exp(r.Float64()*math.Log(float64(big))))
+			ou, ox := r.IntN(9), r.IntN(9) // starts: aligned to 4 or not
+			u, x := array.New[uint8](n+ou), array.New[float32](n+ox)
+			uv, _ := u.Host()
+			xv, _ := x.Host()
 			want := 0.0
-			for i, d := 0, v.Data(); i < n; i++ {
-				d[i] = uint8(i * 7 % 5)
-				want += float64(d[i])
+			for j := range n {
+				a, b := uint8(r.IntN(4)), float32(r.IntN(3))
+				uv.Data()[ou+j], xv.Data()[ox+j] = a, b
+				want += 2*float64(a) + float64(b)
 			}
-			must(t, On(d, x))
-			e := AsType[float32](In(x)).Scale(1)
+			must(t, On(d, u, x))
+			e := AsType[float32](In(u.Crop(0, ou, n).SetMin(0))).Scale(2).Add(In(x.Crop(0, ox, n).SetMin(0)))
 			if _, err := EvalSumAll(e); err != nil { // the build and the counters
 				t.Fatal(err)
 			}
 			before := d.Stats()
 			got, err := EvalSumAll(e)
 			if err != nil || float64(got) != want {
-				t.Errorf("unroll %d, %d elements: EvalSumAll = %v, %v; want %v", u, n, got, err, want)
+				t.Errorf("case %d: %d elements from %d and %d: EvalSumAll = %v, %v; want %v", i, n, ou, ox, got, err, want)
 			}
 			if l := d.Stats().Sub(before).Launches; l != 1 {
-				t.Errorf("unroll %d: %d launches, want 1", u, l)
+				t.Errorf("case %d: %d launches, want 1", i, l)
 			}
+			u.Close()
 			x.Close()
 		}
 	})
+}
+
+// clPlanSource is the fused reduction source of TestFuseDense's
+// expression shape (uint8 cast, scaled, plus a float32 leaf), summed.
+func clPlanSource() string {
+	u, x := array.New[uint8](8), array.New[float32](8)
+	e := AsType[float32](In(u)).Scale(2).Add(In(x))
+	return newPlan("EvalSumAll", e.node("EvalSumAll")).source(redSum, true, false, false)
 }

@@ -16,10 +16,10 @@ import (
 
 // saveReduceTuning restores the reduction variables when the test ends.
 func saveReduceTuning(t *testing.T) {
-	one, gpu, wg, u, fg, fu := reduceOnePass, reduceGroupsPerUnit, reduceWG, reduceUnroll, finGroup, fuseUnroll
+	one, gpu, wg, u, fg := reduceOnePass, reduceGroupsPerUnit, reduceWG, reduceUnroll, finGroup
 	fence, inject := redFence, redFenceInject
 	t.Cleanup(func() {
-		reduceOnePass, reduceGroupsPerUnit, reduceWG, reduceUnroll, finGroup, fuseUnroll = one, gpu, wg, u, fg, fu
+		reduceOnePass, reduceGroupsPerUnit, reduceWG, reduceUnroll, finGroup = one, gpu, wg, u, fg
 		redFence, redFenceInject = fence, inject
 	})
 }

@@ -34,9 +34,6 @@ var (
 	// (RESIDENT_REDUCE_UNROLL). The adds keep their order, so results do
 	// not change with it.
 	reduceUnroll = envInt("RESIDENT_REDUCE_UNROLL", 4, 1, 8)
-	// fuseUnroll is how many elements a work-item of a fused reduction
-	// loads before it adds them (RESIDENT_FUSE_UNROLL, 1…16).
-	fuseUnroll = envInt("RESIDENT_FUSE_UNROLL", 8, 1, 16)
 )
 
 // envInt is the integer in environment variable name, or def when it is
