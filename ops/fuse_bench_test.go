@@ -6,6 +6,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/ops"
 )
@@ -138,11 +139,15 @@ type benchPlace struct {
 	d    device.Device
 }
 
-// benchPlaces are the host and, where there is one, the OpenCL device.
+// benchPlaces are the host and, where there are, the OpenCL device and
+// the CUDA one with kernels.
 func benchPlaces() []benchPlace {
 	places := []benchPlace{{"host", nil}}
 	if d, err := opencl.Default(); err == nil {
 		places = append(places, benchPlace{"opencl", d})
+	}
+	if d, err := cuda.Default(); err == nil && device.BuildsOpenCLC(d.Caps()) {
+		places = append(places, benchPlace{"cuda", d})
 	}
 	return places
 }
