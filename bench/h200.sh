@@ -171,9 +171,12 @@ if [ -x bin/cuda.test ]; then
 	# Go memory, whose staging copies favour fewer), the mixed chains,
 	# and stream's tests on the GPU (h200-cuda-streamed*.md). STEPS=cuda.
 	step cuda-streamed 120 bin/residency -device cuda -modes resident,streamed -bands 4 -ladder=false -out "$OUT" -name h200-cuda-streamed -q "${torch_flag[@]}"
+	# Thin first and last bands (stream.Cut), with the stream's timeline.
+	step cuda-streamed-cut 120 bin/residency -device cuda -modes resident,streamed -bands 6 -first 0.25 -last 0.25 -ladder=false -out "$OUT" -name h200-cuda-streamed-cut -q -trace "$OUT/h200-cuda-streamed-cut-trace.txt" "${torch_flag[@]}"
 	step cuda-streamed-go2 90 bin/residency -device cuda -modes streamed -bands 2 -memory go -ladder=false -out "$OUT" -name h200-cuda-streamed-go2 -q "${torch_flag[@]}"
 	step cuda-mixed-streamed 120 bin/residency -device cuda -chain mixed -modes resident,streamed -bands 4 -ladder=false -out "$OUT" -name h200-cuda-mixed-streamed -q "${mixed_flag[@]}"
 	step cuda-mixed-fused-streamed 120 bin/residency -device cuda -chain mixed -fuse -modes resident,streamed -bands 4 -memory pinned -ladder=false -out "$OUT" -name h200-cuda-mixed-fused-streamed -q "${mixed_flag[@]}"
+	step cuda-mixed-fused-cut 120 bin/residency -device cuda -chain mixed -fuse -modes resident,streamed -bands 2 -last 0.25 -memory pinned -ladder=false -out "$OUT" -name h200-cuda-mixed-fused-cut -q -trace "$OUT/h200-cuda-mixed-fused-cut-trace.txt" "${mixed_flag[@]}"
 	[ -x bin/stream.test ] && step cuda-stream-test 120 bin/stream.test -test.run 'CUDA|Matches' -test.count=1 -test.v
 fi
 # The test binaries on NVIDIA OpenCL: residency model, pipelines, devices.
