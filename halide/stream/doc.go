@@ -37,4 +37,10 @@
 // them. Where the chain runs is the module's placement rule
 // (Options.Device, else where the operands live, else
 // halide.OpenCLDevice()).
+//
+// The bands are equal unless the Cut (Options.First, Options.Last) makes
+// the first or last one thinner: only the first band's upload runs alone
+// at the start, and only the last band's compute and download at the end.
+// A Trace (Stream.SetTrace) records where a Run's time went: per band the
+// host's queueing and, on CUDA, each queue's part and each step.
 package stream

@@ -12,7 +12,8 @@ import (
 // chain's time goes: per band, when the host queued its work and when the
 // device's three queues ran its parts. Device times need a device whose
 // events carry its clock (device/cuda); elsewhere only host times are
-// filled and Timed is false. Tracing records six more events a band.
+// filled and Timed is false. Tracing records six more events a band, and
+// one a step.
 type Trace struct {
 	Timed bool
 	// Host is the Run's wall time; Bands[k].Queued are host times from
