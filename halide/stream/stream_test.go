@@ -103,7 +103,10 @@ func mk[T uint8 | uint16](t testing.TB, h device.HostAllocator, mins, ext []int,
 	t.Helper()
 	var a *array.Array[T]
 	if h == nil {
+		// closed when the test ends, not by the collector: a device copy
+		// freed mid-test would throw off the tests that count allocations
 		a = array.NewWithMins[T](mins, ext)
+		t.Cleanup(func() { a.Close() })
 	} else {
 		root, err := array.NewIn[T](h, ext...)
 		if err != nil {
