@@ -23,6 +23,12 @@
 //	bin/residency -platform NVIDIA -torch torch.json -out $OUT
 //	bin/residency -platform NVIDIA -chain mixed -torch torch-mixed.json -out $OUT -name h200-mixed
 //	bin/residency -device cuda -torch torch.json -out $OUT -name h200-cuda
+//	bin/residency -device cuda -chain mixed -fuse -modes streamed -bands 2 -last 0.25 -trace trace.txt
+//
+// -first and -last make the streamed mode's first or last band thinner
+// than the others (stream.Cut); -trace FILE writes the timeline of three
+// more streamed runs (stream.Trace: per band the host's queueing and, on
+// CUDA, each queue's upload, compute and download and each step's time).
 //
 // -device cuda runs the chains with brighter_cuda (the same generator
 // built for CUDA) and ops through NVRTC on the CUDA device
