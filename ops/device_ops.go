@@ -154,8 +154,9 @@ func copyDevice[T array.Elem](d device.Kernels, dst, src *array.Array[T]) (bool,
 // copyDense copies n contiguous elements with the driver's buffer copy
 // (clEnqueueCopyBuffer, the fastest device-to-device copy NVIDIA's OpenCL
 // has: 4219 GB/s on the H200 from C). It is the op itself, not a residency
-// transfer, so it is not counted in Stats. Overlapping ranges (an
-// in-place copy) take the kernel.
+// transfer: Stats count it as a launch, as the kernel would be
+// (TestCopyDeviceDriver). Overlapping ranges (an in-place copy) take the
+// kernel.
 func copyDense[T array.Elem](d device.Kernels, dst, src *array.Array[T], n int) (bool, error) {
 	s := stateOf(d)
 	mems, offs, err := ready(s, "Copy", dst, src)

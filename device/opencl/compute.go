@@ -109,7 +109,7 @@ func argEqual(x, y any) bool {
 
 // CopyBytes queues a copy of n bytes between two of d's buffers
 // (clEnqueueCopyBuffer, the fastest device-to-device copy NVIDIA's OpenCL
-// has); not counted in Stats.
+// has): an op's own copy, counted as a launch, not as a transfer.
 func (d *Device) CopyBytes(dst device.Buffer, dstOff int, src device.Buffer, srcOff, n int) error {
 	db := cl.WrapBuffer(uintptr(dst), dstOff+n)
 	sb := cl.WrapBuffer(uintptr(src), srcOff+n)
