@@ -373,7 +373,8 @@ func (r *runner) trace(ts []*trial, n int) error {
 				t.stream.SetTrace(nil)
 				return fmt.Errorf("bench: traced %s, %s memory, %d stages: %w", t.mode, t.mem, n, err)
 			}
-			fmt.Fprintf(w, "## %s (%d bands), %s memory, %d stages: traced run %d of %d\n", t.mode, len(tr.Bands), t.mem, n, i+1, TraceRuns)
+			label := modeLabel(Result{Mode: t.mode, Bands: len(tr.Bands), First: r.cfg.First, Last: r.cfg.Last})
+			fmt.Fprintf(w, "## %s, %s memory, %d stages: traced run %d of %d\n", label, t.mem, n, i+1, TraceRuns)
 			if _, err := tr.WriteTo(w); err != nil {
 				return err
 			}

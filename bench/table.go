@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/resident-go/resident/halide/stream"
 )
 
 // WriteTable writes the report as markdown: a header naming the device and
@@ -63,14 +65,7 @@ func modeLabel(x Result) string {
 	case Explicit:
 		return fmt.Sprintf("explicit (sync %s)", joinInts(x.Sync))
 	case Streamed:
-		s := fmt.Sprintf("streamed (%d bands", x.Bands)
-		if x.First > 0 && x.First < 1 {
-			s += fmt.Sprintf(", first %.2g", x.First)
-		}
-		if x.Last > 0 && x.Last < 1 {
-			s += fmt.Sprintf(", last %.2g", x.Last)
-		}
-		return s + ")"
+		return "streamed (" + stream.Cut{Bands: x.Bands, First: x.First, Last: x.Last}.String() + ")"
 	}
 	return x.Mode.String()
 }

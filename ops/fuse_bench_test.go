@@ -151,3 +151,44 @@ func benchPlaces() []benchPlace {
 	}
 	return places
 }
+
+// BenchmarkFuseDense is a fused cast → scale → sum over a contiguous
+// uint8 run that starts at a multiple of 4 elements (the device's dense
+// path: a 4-vector a step) against the same run one element further on
+// (each element with its N-D offsets), resident on the devices in one
+// run; the host has one path, so its two lines match:
+//
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run '^$' -bench FuseDense -benchtime 200ms ./ops
+//
+// MB/s counts the run's bytes.
+func BenchmarkFuseDense(b *testing.B) {
+	const n = 1 << 24
+	for _, pl := range benchPlaces() {
+		img := array.New[uint8](n + 4)
+		v, _ := img.Host()
+		for i := range v.Data() {
+			v.Data()[i] = uint8(i * 7)
+		}
+		if pl.d != nil {
+			if err := ops.On(pl.d, img); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, c := range []struct {
+			name string
+			off  int
+		}{{"aligned", 0}, {"offset1", 1}} {
+			e := ops.AsType[float32](ops.In(img.Crop(0, c.off, n).SetMin(0))).Scale(1.0 / 255)
+			b.Run(fmt.Sprintf("%s/%s", pl.name, c.name), func(b *testing.B) {
+				b.SetBytes(n)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := ops.EvalSumAll(e); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		img.Close()
+	}
+}

@@ -409,9 +409,11 @@ const denseW = 4
 // test: one program serves every layout), each work-item loads denseW
 // elements of each leaf as one vector and adds them in order; one element
 // at a time, with the N-D offsets, the loop reached 0.4 TB/s on the H200
-// (the mixed chain's uint8 cast·scale·sum, in the stream trace). one is
-// the general loop's body, also the dense path's ragged end.
-func (c *clPlan) dense(K int, step, one string) string {
+// (the mixed chain's uint8 cast·scale·sum, in the stream trace). body is
+// an element's statements, its leaves read at offs (the N-D offsets),
+// which the general loop and the dense path's ragged end compute.
+func (c *clPlan) dense(K int, offs, body string) string {
+	one := offs + body
 	var b strings.Builder
 	cond := []string{"s.rank == 1"}
 	for k := 1; k < K; k++ {
@@ -424,7 +426,6 @@ func (c *clPlan) dense(K int, step, one string) string {
 		t := c.leafT[k-1]
 		fmt.Fprintf(&b, "\t\t%[1]s%[2]d x%[3]d_ = ((__global const %[1]s%[2]d *)(in%[3]d + s.off[%[4]d]))[b_];\n", t, denseW, k-1, k)
 	}
-	body := c.body.String() + fmt.Sprintf("\t\tacc = %s;\n", step)
 	for _, f := range []string{"x", "y", "z", "w"}[:denseW] {
 		lb := body
 		for k := 1; k < K; k++ {
@@ -488,8 +489,7 @@ func (c *clPlan) source(red reduceOp, isReduce, fp64, fence bool) string {
 	// the work-group's share of the elements, joined into lm[0]
 	var part strings.Builder
 	fmt.Fprintf(&part, "\t%s acc = %s;\n", accT, init)
-	one := offs.String() + c.body.String() + fmt.Sprintf("\t\tacc = %s;\n", step)
-	part.WriteString(c.dense(K, step, one))
+	part.WriteString(c.dense(K, offs.String(), c.body.String()+fmt.Sprintf("\t\tacc = %s;\n", step)))
 	part.WriteString("\tlong lid = get_local_id(0), ls = get_local_size(0), g = get_group_id(0);\n")
 	part.WriteString("\tJOIN_GROUP(fuse_join, lm, lid, ls, acc)\n")
 	fmt.Fprintf(&b, "__kernel void fuse_one(__global %s *d, long doff, %sfnd_t s, long G, __global %s *part, __global int *cnt, __local %s *lm) {\n",

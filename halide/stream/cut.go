@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -75,11 +76,22 @@ func (c Cut) edges(rows int) (first, last int) {
 	if n == 2 && first > 0 && last > 0 {
 		first = rows - last
 	}
-	equal := n - b2i(first > 0) - b2i(last > 0)
-	if first < 0 || rows-first-last < equal || equal == 0 && rows != first+last {
+	if rows-first-last < n-b2i(first > 0)-b2i(last > 0) { // an equal band would be empty
 		return 0, 0
 	}
 	return first, last
+}
+
+// String names the cut as the benchmark's tables do: "4 bands, last 0.25".
+func (c Cut) String() string {
+	s := fmt.Sprintf("%d bands", c.Bands)
+	if w := weight(c.First); w < 1 {
+		s += fmt.Sprintf(", first %.2g", w)
+	}
+	if w := weight(c.Last); w < 1 {
+		s += fmt.Sprintf(", last %.2g", w)
+	}
+	return s
 }
 
 // weight is a band's height relative to a middle band's: f in (0, 1),

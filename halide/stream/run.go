@@ -76,10 +76,8 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 			if r := out.Raw(); r.Device() != p.dev || !r.DeviceDirty() {
 				return fail(fmt.Sprintf("step %d (%s)", i, step.Name), fmt.Errorf("%w: it left its output on the host: a streamed step runs on the device (%s)", ErrChain, p.dev.Name()))
 			}
-			if tr.timed() { // (untraced, bt is noBand, with no Steps)
-				if err := tr.stamp(plumb.Compute, &bt.Steps[i]); err != nil {
-					return fail("trace", err)
-				}
+			if err := tr.step(bt, i); err != nil {
+				return fail("trace", err)
 			}
 			cur = out
 		}

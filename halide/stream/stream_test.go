@@ -297,6 +297,9 @@ func checkTrace(t *testing.T, tr *stream.Trace, bands int, timed bool) {
 	if _, err := tr.WriteTo(&sb); err != nil {
 		t.Fatal(err)
 	}
+	if n, err := tr.WriteTo(&failAfter{sb.Len() / 2}); err == nil || n > int64(sb.Len()/2) {
+		t.Errorf("writing the trace to a writer that fails half-way: %d bytes, %v; want its error", n, err)
+	}
 	if lines := strings.Count(sb.String(), "\n"); lines != bands+2+2*b2i(timed) {
 		t.Errorf("trace table has %d lines, want %d:\n%s", lines, bands+2+2*b2i(timed), sb.String())
 	}
@@ -376,4 +379,15 @@ func TestLargeStaged(t *testing.T) {
 	if !bytes.Equal(hostBytes(t, dst), hostBytes(t, want)) {
 		t.Fatal("streamed output differs from the unstreamed chain's")
 	}
+}
+
+// failAfter is a writer that takes n bytes and then fails.
+type failAfter struct{ n int }
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		return 0, errBoom
+	}
+	f.n -= len(p)
+	return len(p), nil
 }

@@ -46,9 +46,13 @@ func (s *Stream) SetTrace(t *Trace) { s.trace = t }
 func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
 	var n int64
+	var err error
 	p := func(format string, a ...any) {
-		m, _ := fmt.Fprintf(w, format, a...)
-		n += int64(m)
+		if err == nil {
+			var m int
+			m, err = fmt.Fprintf(w, format, a...)
+			n += int64(m)
+		}
 	}
 	p("# stream trace, µs from the Run's start (host clock for queued, device clock for the rest); host wall %.1f\n", us(t.Host))
 	if !t.Timed {
@@ -56,7 +60,7 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 		for k, b := range t.Bands {
 			p("%4d | %7.1f–%7.1f\n", k, us(b.Queued.Begin), us(b.Queued.End))
 		}
-		return n, nil
+		return n, err
 	}
 	p("# band | queued by host | upload | compute | download | each step\n")
 	for k, b := range t.Bands {
@@ -71,7 +75,7 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 		p("\n")
 	}
 	if len(t.Bands) == 0 {
-		return n, nil
+		return n, err
 	}
 	p("# compute per step, mean over bands (a step's time includes the queue waiting for the host to queue it):")
 	for i, name := range t.Steps {
@@ -97,7 +101,7 @@ func (t *Trace) WriteTo(w io.Writer) (int64, error) {
 	p("# idle between bands: upload %.1f, compute %.1f, download %.1f; first upload starts %.1f; after the last upload: compute %.1f, download %.1f\n",
 		us(idle[0]), us(idle[1]), us(idle[2]), us(t.Bands[0].Up.Begin),
 		us(last.Compute.End-last.Up.End), us(last.Down.End-last.Compute.End))
-	return n, nil
+	return n, err
 }
 
 // tracer records one traced Run: stamps taken on the queues, turned into
@@ -152,6 +156,14 @@ func (tr *tracer) stamp(q plumb.Queue, at *time.Duration) error {
 	}
 	tr.marks = append(tr.marks, mark{e, at})
 	return nil
+}
+
+// step stamps the end of step i of band b on the compute queue.
+func (tr *tracer) step(b *BandTrace, i int) error {
+	if !tr.timed() {
+		return nil // b may be noBand, which has no Steps
+	}
+	return tr.stamp(plumb.Compute, &b.Steps[i])
 }
 
 // now fills *at with the host time since the Run's start.
