@@ -26,11 +26,7 @@ var cudaMockTests = []string{"TestCUDAOnMock", "TestCUDAFailureLeaksNothing", "T
 // context (the mock refuses any other) and stream (it refuses the NULL
 // stream a launch gets without our halide_cuda_get_stream).
 func TestCUDAMock(t *testing.T) {
-	if os.Getenv(cudaMockEnv) != "" {
-		t.Skip("inside the mock run")
-	}
-	libs, _ := cudatest.Mock(t)
-	cudatest.Passed(t, cudatest.Run(t, libs, cudaMockTests, cudaMockEnv+"=1"), cudaMockTests...)
+	cudatest.InMock(t, cudaMockEnv, false, cudaMockTests)
 }
 
 // TestCUDAOnMock (mock only): a call reaches cuLaunchKernel with the

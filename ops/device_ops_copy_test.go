@@ -22,11 +22,7 @@ const cudaMockEnv = "RESIDENT_OPS_CUDA_MOCK"
 // mock in a child process, which makes driver copies and refuses ops'
 // copy kernel: that tells the two paths apart.
 func TestCopyDeviceDriverMock(t *testing.T) {
-	if os.Getenv(cudaMockEnv) != "" {
-		t.Skip("inside the mock run")
-	}
-	_, libs := cudatest.Mock(t)
-	cudatest.Passed(t, cudatest.Run(t, libs, []string{"TestCopyDeviceDriver"}, cudaMockEnv+"=1"), "TestCopyDeviceDriver")
+	cudatest.InMock(t, cudaMockEnv, true, []string{"TestCopyDeviceDriver"})
 }
 
 // contiguous is the model of a copy the driver can make: the elements of

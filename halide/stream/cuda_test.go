@@ -24,12 +24,8 @@ const cudaMockEnv = "RESIDENT_STREAM_CUDA_MOCK"
 // TestCUDAMock runs TestCUDAStreamed against the mock driver in a child
 // process, where there is no GPU.
 func TestCUDAMock(t *testing.T) {
-	if os.Getenv(cudaMockEnv) != "" {
-		t.Skip("inside the mock run")
-	}
-	_, libs := cudatest.Mock(t)
-	cudatest.Passed(t, cudatest.Run(t, libs, []string{"TestCUDAStreamed"}, cudaMockEnv+"=1"), "TestCUDAStreamed")
-	cudatest.Passed(t, cudatest.Run(t, libs, []string{"TestCUDATraceFails"}, cudaMockEnv+"=1", "MOCKCUDA_FAIL=cuEventElapsedTime:1+"), "TestCUDATraceFails")
+	cudatest.InMock(t, cudaMockEnv, true, []string{"TestCUDAStreamed"})
+	cudatest.InMock(t, cudaMockEnv, true, []string{"TestCUDATraceFails"}, "MOCKCUDA_FAIL=cuEventElapsedTime:1+")
 }
 
 // A traced Run whose device times cannot be read (the mock refuses every

@@ -94,3 +94,20 @@ func Passed(t testing.TB, out string, tests ...string) {
 		t.Errorf("a test skipped on the mock driver:\n%s", out)
 	}
 }
+
+// InMock is the parent side of a package's mock run: it skips t inside
+// the child (marker set), else builds the mock (with NVRTC when nvrtc)
+// and runs tests in a child with marker=1 and env added, each of which
+// must pass there.
+func InMock(t testing.TB, marker string, nvrtc bool, tests []string, env ...string) {
+	t.Helper()
+	if os.Getenv(marker) != "" {
+		t.Skip("inside the mock run")
+	}
+	plain, withNVRTC := Mock(t)
+	dir := plain
+	if nvrtc {
+		dir = withNVRTC
+	}
+	Passed(t, Run(t, dir, tests, append([]string{marker + "=1"}, env...)...), tests...)
+}
