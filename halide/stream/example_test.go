@@ -56,7 +56,8 @@ func ExampleReduce() {
 		d[i] = uint8(i)
 	}
 	const bands = 2
-	sum := stream.Reduce("sum", src.Dims(), stream.Cut{Bands: bands}, func(out *array.Array[float32], in *array.Array[uint8]) error {
+	o := stream.Options{Bands: bands} // the Reduce step cuts its input as the Run cuts the output
+	sum := stream.Reduce("sum", src.Dims(), o.Cut(), func(out *array.Array[float32], in *array.Array[uint8]) error {
 		return ops.EvalSum(out, ops.AsType[float32](ops.In(in)))
 	})
 	sums := array.New[float32](bands)
@@ -65,7 +66,7 @@ func ExampleReduce() {
 		panic(err)
 	}
 	before := dev.Stats()
-	if err := stream.Run(sums, src, stream.Options{Bands: bands}, bright, sum); err != nil {
+	if err := stream.Run(sums, src, o, bright, sum); err != nil {
 		panic(err)
 	}
 	s := dev.Stats().Sub(before)
