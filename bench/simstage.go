@@ -85,7 +85,9 @@ func simStage[D, S Real](dev *sim.Device, name string, o Output, fn func(dst []D
 			return err
 		}
 		fn(dst, src)
-		res.Wrote(ro, plumb.Device)
+		if err := res.WroteDevice(ro, oa); err != nil {
+			return err
+		}
 		if out.HostOnly() {
 			if err := res.SyncHost(ro); err != nil {
 				return err

@@ -43,8 +43,9 @@ type cuKey struct{}
 var cuMu sync.Mutex
 
 // cuEntry is one CUDA device's C state and the gate its calls pass, as
-// clEntry is an OpenCL device's: the close hook shuts the gate, waits for
-// the calls inside, then releases the runtime's modules for the context.
+// clEntry is an OpenCL device's: the device's Close shuts its gate, waits
+// for the calls inside, then closes the entry (the runtime's modules for
+// the context go).
 type cuEntry struct {
 	clEntry            // the gate; its cl stays nil
 	cu      *C.gohl_cu // nil until made, and once the device closed
@@ -59,7 +60,7 @@ func cuStateOf(d clDevice) (*cuEntry, error) {
 		C.halide_reuse_device_allocations(nil, true)
 	})
 	e := d.Value(cuKey{}, func() any { return newCUEntry(d) }).(*cuEntry)
-	if e.calls.Load()&gateShut != 0 || d.Closed() {
+	if e.shut() || d.Closed() {
 		return nil, cuda.ErrClosed
 	}
 	cuMu.Lock()
@@ -67,7 +68,7 @@ func cuStateOf(d clDevice) (*cuEntry, error) {
 	cuMu.Unlock()
 	switch {
 	case ok:
-	case e.calls.Load()&gateShut != 0 || d.Closed():
+	case e.shut() || d.Closed():
 		return nil, cuda.ErrClosed
 	default:
 		return nil, fmt.Errorf("out of C memory for the device's state")
@@ -75,27 +76,31 @@ func cuStateOf(d clDevice) (*cuEntry, error) {
 	return e, nil
 }
 
-// newCUEntry makes d's entry, the close hook first (see newCLEntry).
+// newCUEntry makes d's entry (see newCLEntry).
 func newCUEntry(d clDevice) *cuEntry {
-	e := &cuEntry{clEntry: clEntry{drained: make(chan struct{})}}
-	d.OnClose(func() {
-		e.shut()
-		cuMu.Lock()
-		c := e.cu
-		e.cu = nil
-		cuMu.Unlock()
-		if c != nil {
-			C.gohl_cu_close(c)
-		}
-	})
+	e := &cuEntry{}
+	e.gate = gateFor(d, e)
 	cuMu.Lock()
 	defer cuMu.Unlock()
-	if e.calls.Load()&gateShut != 0 || d.Closed() {
+	if e.shut() || d.Closed() {
 		return e
 	}
 	ctx, stream := d.Handles()
 	e.cu = C.gohl_cu_open(C.uintptr_t(ctx), C.uintptr_t(stream))
 	return e
+}
+
+// Close releases the runtime's modules for the context (see
+// clEntry.Close).
+func (e *cuEntry) Close() error {
+	cuMu.Lock()
+	c := e.cu
+	e.cu = nil
+	cuMu.Unlock()
+	if c != nil {
+		C.gohl_cu_close(c)
+	}
+	return nil
 }
 
 // cuClosing reports whether d's close has begun.
@@ -104,7 +109,7 @@ func cuClosing(d clDevice) bool {
 		return true
 	}
 	e, _ := d.Value(cuKey{}, nil).(*cuEntry)
-	return e == nil || e.calls.Load()&gateShut != 0
+	return e == nil || e.shut()
 }
 
 // CUDADevice returns the default device of CUDA pipelines: cuda.Default()

@@ -99,6 +99,9 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 	case errors.Is(err, device.ErrForeign):
 		return nil, &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: err,
 			Msg: err.Error() + " (or pass halide.Move(it) to let the call move it)"}
+	case errors.Is(err, device.ErrClosed) && explicit == nil:
+		// The operands' device is closing (the placement rule says so).
+		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: err.Error()}
 	case errors.Is(err, device.ErrClosed):
 		open := "opencl.Open"
 		if _, ok := asCU(explicit); ok && p.cuda {

@@ -6,12 +6,13 @@ import "C"
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sync"
-	"sync/atomic"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/devkit"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -48,55 +49,46 @@ type clKey struct{}
 // clMu guards every clEntry's cl.
 var clMu sync.Mutex
 
-// clEntry is one device's C state and the gate its calls pass: a call
-// enters before it takes anything from the device (allocations, cl_mems,
-// the runtime's state) and leaves when it no longer uses any of it. The
-// device's close hook shuts the gate, waits for the calls inside, and only
-// then releases the runtime's state; the device frees its memory, queue
-// and context after its hooks. So a call never holds a cl_mem the device
-// has released, never reaches a released queue, and a call that comes
-// later fails with ErrClosed before it starts.
+// clEntry is one device's C state and the gate its calls pass: the
+// device's own gate (devkit.Gate), which every call into the driver
+// passes. A call enters before it takes anything from the device
+// (allocations, cl_mems, the runtime's state) and leaves when it no
+// longer uses any of it. The device's Close shuts the gate, waits for the
+// calls inside, and only then closes its Value state, this entry among it
+// (Close: the runtime's state for the context goes), and frees its memory,
+// queue and context. So a call never holds a cl_mem the device has
+// released, never reaches a released queue, and a call that comes later
+// fails with ErrClosed before it starts.
 type clEntry struct {
-	cl      *C.gohl_cl // nil until made, and once the device closed
-	calls   atomic.Int64
-	once    sync.Once
-	drained chan struct{} // closed when the gate is shut and empty
+	cl   *C.gohl_cl // nil until made, and once the device closed
+	gate *devkit.Gate
 }
-
-const gateShut = 1 // calls is gateShut | calls inside·2
 
 // enter lets a call in; false once the gate is shut.
-func (e *clEntry) enter() bool {
-	if e.calls.Add(2)&gateShut != 0 {
-		e.leave()
-		return false
-	}
-	return true
-}
+func (e *clEntry) enter() bool { return e.gate.Enter() }
 
-func (e *clEntry) leave() {
-	if e.calls.Add(-2) == gateShut {
-		e.once.Do(func() { close(e.drained) })
-	}
-}
+func (e *clEntry) leave() { e.gate.Leave() }
 
-// shut refuses new calls and waits for those inside to leave.
-func (e *clEntry) shut() {
-	if e.calls.Or(gateShut) == 0 {
-		e.once.Do(func() { close(e.drained) })
+// shut reports whether the device's close has shut the gate.
+func (e *clEntry) shut() bool { return e.gate.IsShut() }
+
+// gateFor is d's gate. A device of another package (none is, today: asCL
+// and asCU take the module's own) gets one of the entry's own that its
+// close hook shuts before closing the entry.
+func gateFor(d clDevice, c io.Closer) *devkit.Gate {
+	if g := devkit.GateOf(d); g != nil {
+		return g
 	}
-	<-e.drained
+	g := new(devkit.Gate)
+	d.OnClose(func() { g.Shut(); c.Close() })
+	return g
 }
 
 var reuseOnce sync.Once
 
 // clStateOf returns d's C state (context, queue, lock: shim.c hands them
 // to the runtime through halide_acquire_cl_context, named in the call's
-// user_context), making it on first use. The close hook it registers
-// shuts the entry's gate, then releases the Halide runtime's state for d's
-// context (the compiled programs, which hold references to the context
-// and would keep it and its memory alive after Close) while the context is
-// still valid.
+// user_context), making it on first use.
 func clStateOf(d clDevice) (*clEntry, error) {
 	reuseOnce.Do(func() {
 		// Pipelines with device intermediates keep them between calls
@@ -104,7 +96,7 @@ func clStateOf(d clDevice) (*clEntry, error) {
 		C.halide_reuse_device_allocations(nil, true)
 	})
 	e := d.Value(clKey{}, func() any { return newCLEntry(d) }).(*clEntry)
-	if e.calls.Load()&gateShut != 0 || d.Closed() {
+	if e.shut() || d.Closed() {
 		return nil, opencl.ErrClosed
 	}
 	clMu.Lock()
@@ -112,8 +104,8 @@ func clStateOf(d clDevice) (*clEntry, error) {
 	clMu.Unlock()
 	switch {
 	case ok:
-	case e.calls.Load()&gateShut != 0 || d.Closed():
-		// Closed between the check above and here: the hook dropped e.cl.
+	case e.shut() || d.Closed():
+		// Closed between the check above and here: Close dropped e.cl.
 		return nil, opencl.ErrClosed
 	default:
 		return nil, fmt.Errorf("out of C memory for the device's state")
@@ -121,30 +113,35 @@ func clStateOf(d clDevice) (*clEntry, error) {
 	return e, nil
 }
 
-// newCLEntry makes d's entry. The hook first: a device whose close has
-// begun runs it at once, maybe after its context is gone, so it must find
-// no state to release (e.cl still nil), and calls get ErrClosed. The hook
-// must not hold d: the Device's cleanup backstop runs it.
+// newCLEntry makes d's entry; on a device whose close has begun it makes
+// none of the runtime's state (e.cl stays nil), and calls get ErrClosed.
+// The entry must not hold d: the Device's cleanup backstop closes it.
 func newCLEntry(d clDevice) *clEntry {
-	e := &clEntry{drained: make(chan struct{})}
-	d.OnClose(func() {
-		e.shut()
-		clMu.Lock()
-		cl := e.cl
-		e.cl = nil
-		clMu.Unlock()
-		if cl != nil {
-			C.gohl_cl_close(cl)
-		}
-	})
+	e := &clEntry{}
+	e.gate = gateFor(d, e)
 	clMu.Lock()
 	defer clMu.Unlock()
-	if e.calls.Load()&gateShut != 0 || d.Closed() {
+	if e.shut() || d.Closed() {
 		return e
 	}
 	ctx, q := d.Handles()
 	e.cl = C.gohl_cl_open(C.uintptr_t(ctx), C.uintptr_t(q))
 	return e
+}
+
+// Close releases the Halide runtime's state for the device's context (the
+// compiled programs, which hold references to the context and would keep
+// it and its memory alive after Close) while the context is still valid;
+// the device calls it once its gate is empty.
+func (e *clEntry) Close() error {
+	clMu.Lock()
+	cl := e.cl
+	e.cl = nil
+	clMu.Unlock()
+	if cl != nil {
+		C.gohl_cl_close(cl)
+	}
+	return nil
 }
 
 // closing reports whether d's close has begun: its close hook shut the
@@ -155,7 +152,7 @@ func closing(d clDevice) bool {
 		return true
 	}
 	e, _ := d.Value(clKey{}, nil).(*clEntry)
-	return e == nil || e.calls.Load()&gateShut != 0
+	return e == nil || e.shut()
 }
 
 // OpenCLDevice returns the default device of OpenCL pipelines:

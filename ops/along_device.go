@@ -9,7 +9,6 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/place"
-	"github.com/resident-go/resident/internal/plumb"
 )
 
 // clAlong is the program of the ops along a dimension (cl/along.cl).
@@ -262,7 +261,7 @@ func deviceSort[T array.Elem](mode sortMode, ls *lineSet, dim int, vals *array.A
 			return TopK(vv, vi, va, dim)
 		})
 		if err == nil && len(outs) == 2 && outs[1].Len() > 0 {
-			res().Wrote(outs[1], plumb.Device)
+			err = res().WroteDevice(outs[1], nil)
 		}
 		return ok, err
 	}
@@ -343,13 +342,16 @@ func deviceSort[T array.Elem](mode sortMode, ls *lineSet, dim int, vals *array.A
 		int64(P), int64(ls.k), int64(ls.st[0]), int64(ls.st[2]), int64(ls.min), int32(fl)); err != nil {
 		return true, err
 	}
+	var werr error
 	if vals != nil {
-		res().Wrote(vals.Raw(), plumb.Device)
+		werr = res().WroteDevice(vals.Raw(), nil)
 	}
 	if idx != nil {
-		res().Wrote(idx.Raw(), plumb.Device)
+		if e := res().WroteDevice(idx.Raw(), nil); werr == nil {
+			werr = e
+		}
 	}
-	return true, nil
+	return true, werr
 }
 
 // targetOuts is target for an op with several outputs (TopK): the same

@@ -9,6 +9,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/devkit"
 	"github.com/resident-go/resident/internal/place"
 	"github.com/resident-go/resident/internal/plumb"
 )
@@ -214,7 +215,10 @@ func stateOf(d device.Kernels) devRef {
 		}
 		s.local = []int{s.wg}
 		liveStates.Add(1)
-		if n, ok := d.(device.CloseNotifier); ok {
+		// The module's devices close s once work in flight on them has
+		// finished (Value's io.Closer); any other, at the start of its
+		// Close.
+		if n, ok := d.(device.CloseNotifier); ok && devkit.GateOf(d) == nil {
 			n.OnClose(func() { s.release() })
 		}
 		return s
@@ -222,7 +226,11 @@ func stateOf(d device.Kernels) devRef {
 	return devRef{s, d}
 }
 
-// release drops the programs and the scratch buffers (the device closes).
+// Close is release, for the device's Value state (io.Closer).
+func (s *devState) Close() error { s.release(); return nil }
+
+// release drops the programs and the scratch buffers (the device closes);
+// programs built later are refused (program).
 func (s *devState) release() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -231,9 +239,12 @@ func (s *devState) release() {
 		liveStates.Add(-1)
 	}
 	for _, p := range s.progs {
+		p.mu.Lock() // a launch may be adding a kernel
 		for _, k := range p.ks {
 			k.Release()
 		}
+		p.ks = nil
+		p.mu.Unlock()
 		p.p.Release()
 	}
 	s.progs = map[progKey]*clProgram{}
@@ -270,6 +281,9 @@ func (s devRef) program(key progKey, src func() string) (*clProgram, error) {
 	if p := s.progs[key]; p != nil {
 		return p, nil
 	}
+	if s.released {
+		return nil, fmt.Errorf("ops: %s is closed: %w", s.dev().Name(), device.ErrClosed)
+	}
 	options := ""
 	if s.fp64 {
 		options = "-DFP64"
@@ -283,10 +297,14 @@ func (s devRef) program(key progKey, src func() string) (*clProgram, error) {
 	return cp, nil
 }
 
-// kernel returns the named kernel of p; call with p.mu held.
+// kernel returns the named kernel of p; call with p.mu held. A program
+// its device released (p.ks nil) makes none.
 func (p *clProgram) kernel(name string) (device.Kernel, error) {
 	if k := p.ks[name]; k != nil {
 		return k, nil
+	}
+	if p.ks == nil {
+		return nil, fmt.Errorf("ops: kernel %s of a released program: %w", name, device.ErrClosed)
 	}
 	k, err := p.p.Kernel(name)
 	if err != nil {
@@ -429,7 +447,8 @@ func (s devRef) operandMem(op string, r *array.Raw, in bool) (device.Buffer, int
 	}
 	alloc, off := r.Allocation()
 	if alloc == nil {
-		return 0, 0, fmt.Errorf("ops.%s: no device allocation after SyncDevice", op)
+		// Its device closed meanwhile: the close hook let it go.
+		return 0, 0, fmt.Errorf("ops.%s: the operand was let go by %s, which closed meanwhile: %w", op, s.dev().Name(), device.ErrClosed)
 	}
 	if alloc.Device() != device.Device(s.dev()) {
 		return 0, 0, fmt.Errorf("ops.%s: allocation on %s, not %s: %w", op, alloc.Device().Name(), s.dev().Name(), device.ErrForeign)

@@ -173,14 +173,12 @@ func copyDense[T array.Elem](d device.Kernels, dst, src *array.Array[T], n int) 
 			var z T
 			return elementwise(d, "Copy", "un_copy", &nest1, kindOf[T]() != kHalf, dst, []*array.Array[T]{src}, []T{z}, 0)
 		}
-		res().Wrote(dst.Raw(), plumb.Device) // a copy onto itself
-		return true, nil
+		return true, res().WroteDevice(dst.Raw(), nil) // a copy onto itself
 	}
 	if err := d.CopyBytes(mems[0], offs[0]*es, mems[1], offs[1]*es, n*es); err != nil {
 		return true, fmt.Errorf("ops.Copy on %s: %w", d.Name(), err)
 	}
-	res().Wrote(dst.Raw(), plumb.Device)
-	return true, nil
+	return true, res().WroteDevice(dst.Raw(), nil)
 }
 
 func fillDevice[T array.Elem](d device.Kernels, dst *array.Array[T], x T) (bool, error) {
@@ -280,8 +278,7 @@ func wroteOnDevice(dst *array.Raw, err error) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	res().Wrote(dst, plumb.Device)
-	return true, nil
+	return true, res().WroteDevice(dst, nil)
 }
 
 // readyMixed is ready for an input and a dst of another element type.
@@ -585,7 +582,7 @@ func onHostMem(m device.HostMemory, op string, dst *array.Raw, ins []*array.Raw,
 		return true, fmt.Errorf("ops.%s on %s: %w", op, m.Name(), err)
 	}
 	if dst != nil && dst.Len() > 0 {
-		res().Wrote(dst, plumb.Device)
+		return true, res().WroteDevice(dst, nil)
 	}
 	return true, nil
 }
@@ -615,7 +612,7 @@ func viewOn[T array.Elem](mem memFn, a *array.Array[T]) (*array.Array[T], error)
 	r := a.Raw()
 	alloc, off := r.Allocation()
 	if alloc == nil {
-		return nil, fmt.Errorf("ops: %v has no device allocation", r)
+		return nil, fmt.Errorf("ops: %v has no device allocation: its device closed meanwhile: %w", r, device.ErrClosed)
 	}
 	b, err := mem(alloc)
 	if err != nil {

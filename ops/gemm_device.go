@@ -258,8 +258,7 @@ func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, e
 		return true, err
 	}
 	if mm.m == 0 || mm.n == 0 || mm.batch == 0 {
-		res().Wrote(dst.Raw(), plumb.Device)
-		return true, nil
+		return true, res().WroteDevice(dst.Raw(), nil)
 	}
 	fl := int32(0)
 	if mm.sak == 1 && mm.sai%4 == 0 && offs[1]%4 == 0 && mm.sab%4 == 0 {

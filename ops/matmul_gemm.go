@@ -121,9 +121,9 @@ func gemmPlaced[T array.Elem](dst, a, b *array.Array[T], p device.Precision) (bo
 		return true, fmt.Errorf("ops.MatMul on %s: %w", g.Name(), err)
 	}
 	if ok {
-		res().Wrote(dst.Raw(), plumb.Device)
+		return true, res().WroteDevice(dst.Raw(), nil)
 	}
-	return ok, nil
+	return false, nil
 }
 
 func gemmElemOf(t array.Type) (device.GemmElem, bool) {

@@ -26,6 +26,10 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 	if bytes < 0 {
 		return nil, fmt.Errorf("cuda: Malloc(%d): %w", bytes, device.ErrOutOfRange)
 	}
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.gate.Leave()
 	size := devkit.BinSize(max(bytes, 1))
 	h, hit, err := s.pool.Take(size, !s.opts.NoCache)
 	if err != nil {
@@ -55,6 +59,10 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 // Close, is a no-op. All work is on one stream, so a cached block's next
 // user comes after the work queued on it.
 func (d *Device) Free(a device.Allocation) error {
+	if err := d.s.enter(); err != nil {
+		return nil // Close freed it
+	}
+	defer d.s.gate.Leave()
 	r, err := devkit.Free(&d.s.pool, d, a)
 	if r == nil || err != nil {
 		return err

@@ -69,13 +69,12 @@ const (
 // runtime, cuBLAS and other libraries in the process) and a stream of its
 // own, on which every transfer, copy, kernel and GEMM is queued in order.
 // It implements device.Device, device.HostAllocator, device.CloseNotifier,
-// device.Compute, device.Kernels and device.Gemmer. Safe for concurrent use, except that
-// Close must not race with other calls.
+// device.Compute, device.Kernels and device.Gemmer. Safe for concurrent
+// use, Close included: a call racing Close either completes before the
+// device releases anything or returns an error wrapping ErrClosed (the
+// device's gate, devkit.Gate).
 type Device struct {
 	s *state
-	// vals is packages' per-device state; not in state, which must not
-	// point back to the Device.
-	vals devkit.Values
 }
 
 var (
@@ -99,6 +98,12 @@ type state struct {
 	caps     device.Caps
 	counters devkit.Counters
 	pool     devkit.Pool // allocations, the cache, the closed flag
+	// gate: every call into the driver passes it; Close shuts it before
+	// releasing anything.
+	gate devkit.Gate
+	// vals is packages' per-device state, closed once the gate is empty;
+	// its values never point to the Device.
+	vals devkit.Values
 
 	pins    devkit.PinnedSet[*pinned]
 	streams streamSet // streamed execution's extra streams
@@ -253,7 +258,16 @@ func Default() (*Device, error) {
 func (d *Device) Name() string { return d.s.name }
 
 // Closed reports whether Close has run (device.Compute).
-func (d *Device) Closed() bool { return d.s.pool.Closed() }
+func (d *Device) Closed() bool { return d.s.gate.IsShut() || d.s.pool.Closed() }
+
+// enter passes the device's gate: ErrClosed once Close has shut it. Pair
+// a nil error with s.gate.Leave().
+func (s *state) enter() error {
+	if !s.gate.Enter() {
+		return ErrClosed
+	}
+	return nil
+}
 
 // Caps reports the device's capabilities (device.Compute). Lang is
 // "CUDA"; OpenCLC is true where NVRTC loaded: Compile takes OpenCL C
@@ -276,7 +290,7 @@ func (d *Device) Context() cu.Context { return d.s.ctx }
 func (d *Device) Stream() cu.Stream { return d.s.stream }
 
 // Value is packages' per-device state, made by init on first use.
-func (d *Device) Value(key any, init func() any) any { return d.vals.Value(key, init) }
+func (d *Device) Value(key any, init func() any) any { return d.s.vals.Value(key, init) }
 
 // OnClose registers f to run when the Device closes (Close or its cleanup
 // backstop), before anything is released, so f may still use the device:
@@ -287,9 +301,10 @@ func (d *Device) OnClose(f func()) (cancel func()) { return d.s.hooks.OnClose(f)
 
 // Sync waits for all work queued on the device's stream.
 func (d *Device) Sync() error {
-	if d.Closed() {
-		return ErrClosed
+	if err := d.s.enter(); err != nil {
+		return err
 	}
+	defer d.s.gate.Leave()
 	return cu.StreamSync(d.s.ctx, d.s.stream)
 }
 
@@ -299,9 +314,10 @@ func (d *Device) Stats() device.Stats { return d.s.counters.Snapshot() }
 
 // MemInfo returns the device's free and total memory in bytes.
 func (d *Device) MemInfo() (free, total int64, err error) {
-	if d.Closed() {
-		return 0, 0, ErrClosed
+	if err := d.s.enter(); err != nil {
+		return 0, 0, err
 	}
+	defer d.s.gate.Leave()
 	return cu.MemInfo(d.s.ctx)
 }
 
@@ -322,9 +338,15 @@ func (s *state) close() error {
 
 // shutdown is close's work, run once.
 func (s *state) shutdown() error {
+	// Hooks first, while the device still works (Arrays bring
+	// device-dirty data home); then the gate: later calls are refused and
+	// those inside finish before packages' state (programs, a Halide
+	// runtime's modules) and the memory go.
+	s.pool.SetClosing()
 	s.hooks.RunCloseHooks()
+	s.gate.Shut()
+	errs := []error{cu.StreamSync(s.ctx, s.stream), s.vals.Close(), s.streams.release(s.ctx)}
 	live, cached := s.pool.Close()
-	errs := []error{cu.StreamSync(s.ctx, s.stream), s.streams.release(s.ctx)}
 	s.kmu.Lock()
 	for m := range s.mods {
 		errs = append(errs, cu.ModuleUnload(s.ctx, m))
@@ -364,6 +386,10 @@ func (s *state) release() error { return cu.PrimaryCtxRelease(s.dev) }
 
 // ReleaseCache frees the cached device blocks.
 func (d *Device) ReleaseCache() error {
+	if err := d.s.enter(); err != nil {
+		return nil // Close released the cache
+	}
+	defer d.s.gate.Leave()
 	var errs []error
 	for _, p := range d.s.pool.Drain() {
 		errs = append(errs, cu.MemFree(d.s.ctx, cu.DevicePtr(p)))

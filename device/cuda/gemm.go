@@ -27,6 +27,10 @@ func (d *Device) Gemm(g device.Gemm) (bool, error) {
 	if g.M == 0 || g.N == 0 || g.Batch == 0 {
 		return true, nil
 	}
+	if err := d.s.enter(); err != nil {
+		return false, err
+	}
+	defer d.s.gate.Leave()
 	typ, compute, ok := cublasTypes(g.Elem, g.Precision)
 	if !ok {
 		return false, nil
@@ -224,7 +228,7 @@ func (d *Device) blasHandle() (cu.BLAS, error) {
 	if s.blas != 0 {
 		return s.blas, nil
 	}
-	if d.Closed() {
+	if d.Closed() { // the caller (Gemm) is inside the gate
 		return 0, ErrClosed
 	}
 	if err := cu.LoadBLAS(); err != nil {

@@ -39,9 +39,10 @@ func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
 	if bytes <= 0 {
 		return nil, fmt.Errorf("cuda: AllocHost(%d): want > 0: %w", bytes, device.ErrOutOfRange)
 	}
-	if d.Closed() {
-		return nil, ErrClosed
+	if err := d.s.enter(); err != nil {
+		return nil, err
 	}
+	defer d.s.gate.Leave()
 	ptr, err := cu.HostAlloc(d.s.ctx, bytes, cu.HostAllocPortable)
 	if err != nil {
 		return nil, fmt.Errorf("cuda: AllocHost(%d) on %s: %w", bytes, d.s.name, err)

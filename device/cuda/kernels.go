@@ -97,9 +97,10 @@ const defaultShared = 48 << 10
 // *BuildError with the log.
 func (d *Device) Compile(src, options string) (device.Program, error) {
 	s := d.s
-	if d.Closed() {
-		return nil, ErrClosed
+	if err := s.enter(); err != nil {
+		return nil, err
 	}
+	defer s.gate.Leave()
 	if s.kernelsErr != nil {
 		return nil, fmt.Errorf("cuda: Compile on %s: %w", s.name, s.kernelsErr)
 	}
@@ -136,6 +137,10 @@ func (d *Device) Compile(src, options string) (device.Program, error) {
 // Kernel finds the kernel name (device.Program).
 func (p *program) Kernel(name string) (device.Kernel, error) {
 	s := p.d.s
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.gate.Leave()
 	s.kmu.Lock()
 	defer s.kmu.Unlock()
 	if _, ok := s.mods[p.m]; !ok {
@@ -187,9 +192,10 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	if !ok || kk == nil || kk.p.d != d {
 		return fmt.Errorf("cuda: Enqueue of a %T on %s: %w", k, d.Name(), device.ErrForeign)
 	}
-	if d.Closed() {
-		return ErrClosed
+	if err := d.s.enter(); err != nil {
+		return err
 	}
+	defer d.s.gate.Leave()
 	s := d.s
 	grid, block, err := launchShape(g, s.caps.MaxGroup)
 	if err != nil {
@@ -342,9 +348,10 @@ func (d *Device) CopyBytes(dst device.Buffer, dstOff int, src device.Buffer, src
 	if dstOff < 0 || srcOff < 0 || n < 0 {
 		return fmt.Errorf("cuda: CopyBytes(%d, %d, %d): %w", dstOff, srcOff, n, device.ErrOutOfRange)
 	}
-	if d.Closed() {
-		return ErrClosed
+	if err := d.s.enter(); err != nil {
+		return err
 	}
+	defer d.s.gate.Leave()
 	if n == 0 {
 		return nil
 	}
@@ -362,9 +369,10 @@ func (d *Device) ReadBytes(dst []byte, src device.Buffer, off int) error {
 	if off < 0 {
 		return fmt.Errorf("cuda: ReadBytes at %d: %w", off, device.ErrOutOfRange)
 	}
-	if d.Closed() {
-		return ErrClosed
+	if err := d.s.enter(); err != nil {
+		return err
 	}
+	defer d.s.gate.Leave()
 	if len(dst) == 0 {
 		return nil
 	}

@@ -20,6 +20,12 @@ func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allo
 	if !ok || xs.Dev.s.ctx != d.s.ctx {
 		return false, nil
 	}
+	for _, s := range []*state{d.s, xs.Dev.s} { // both streams, both memories
+		if err := s.enter(); err != nil {
+			return false, err
+		}
+		defer s.gate.Leave()
+	}
 	xd, err := d.own(dst)
 	if err != nil {
 		return false, err

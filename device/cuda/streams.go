@@ -10,6 +10,7 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/devkit"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -41,6 +42,12 @@ var (
 )
 
 func init() {
+	devkit.RegisterGate(func(d device.Device) (*devkit.Gate, bool) {
+		if c, ok := d.(*Device); ok {
+			return &c.s.gate, true
+		}
+		return nil, false
+	})
 	plumb.RegisterStreams(func(d device.Device) (plumb.Streams, bool, error) {
 		if c, ok := d.(*Device); ok {
 			st, err := c.streamsOf()
@@ -54,11 +61,12 @@ func init() {
 func (d *Device) streamsOf() (plumb.Streams, error) {
 	s := d.s
 	q := &s.streams
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.gate.Leave()
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if d.Closed() {
-		return nil, ErrClosed
-	}
 	if q.up == 0 {
 		up, err := cu.StreamCreate(s.ctx, cu.StreamNonBlocking)
 		if err != nil {
@@ -96,10 +104,7 @@ func (q *streamSet) release(ctx cu.Context) error {
 func (st streams) stream(q plumb.Queue) (cu.Stream, error) {
 	s := st.d.s
 	if q == plumb.Compute {
-		if st.d.Closed() {
-			return 0, ErrClosed
-		}
-		return s.stream, nil
+		return s.stream, nil // the caller is inside the gate
 	}
 	if q != plumb.Upload && q != plumb.Download {
 		return 0, fmt.Errorf("cuda: no stream queue %d", q)
@@ -171,8 +176,14 @@ func (st streams) record(str cu.Stream, timed bool) (plumb.Event, error) {
 	return plumb.Event(e), nil
 }
 
+// The stream commands below pass the device's gate, as its own calls do.
+
 func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
 	d := st.d
+	if err := d.s.enter(); err != nil {
+		return 0, err
+	}
+	defer d.s.gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return 0, err
@@ -211,6 +222,10 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 }
 
 func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
+	if err := st.d.s.enter(); err != nil {
+		return err
+	}
+	defer st.d.s.gate.Leave()
 	str, err := st.stream(q)
 	if err != nil {
 		return err
@@ -220,6 +235,10 @@ func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
 
 // Stamp records an event with timing on q.
 func (st streams) Stamp(q plumb.Queue) (plumb.Event, error) {
+	if err := st.d.s.enter(); err != nil {
+		return 0, err
+	}
+	defer st.d.s.gate.Leave()
 	str, err := st.stream(q)
 	if err != nil {
 		return 0, err
@@ -228,6 +247,10 @@ func (st streams) Stamp(q plumb.Queue) (plumb.Event, error) {
 }
 
 func (st streams) Between(a, b plumb.Event) (time.Duration, error) {
+	if err := st.d.s.enter(); err != nil {
+		return 0, err
+	}
+	defer st.d.s.gate.Leave()
 	ms, err := cu.EventElapsed(st.d.s.ctx, cu.Event(a), cu.Event(b))
 	if err != nil {
 		return 0, fmt.Errorf("cuda: timing events on %s: %w", st.d.s.name, err)
@@ -236,6 +259,10 @@ func (st streams) Between(a, b plumb.Event) (time.Duration, error) {
 }
 
 func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
+	if err := st.d.s.enter(); err != nil {
+		return 0, err
+	}
+	defer st.d.s.gate.Leave()
 	str, err := st.stream(q)
 	if err != nil {
 		return 0, err
@@ -247,11 +274,17 @@ func (st streams) Wait(e plumb.Event) error {
 	if e == 0 {
 		return nil
 	}
+	if err := st.d.s.enter(); err != nil {
+		return err
+	}
+	defer st.d.s.gate.Leave()
 	return cu.EventSync(st.d.s.ctx, cu.Event(e))
 }
 
-// Release puts e back among the spares. After Close it only counts: the
-// context that made the event may be gone, and takes its events with it.
+// Release puts e back among the spares. After Close (a Run that raced
+// it still holds events) it destroys e: another Device may keep the
+// primary context, and e with it, alive; where none does, the context
+// took its events with it and the error is ignored.
 func (st streams) Release(e plumb.Event) error {
 	if e == 0 {
 		return nil
@@ -260,12 +293,15 @@ func (st streams) Release(e plumb.Event) error {
 	s.streams.live.Add(-1)
 	s.streams.mu.Lock()
 	defer s.streams.mu.Unlock()
-	if q := &s.streams; q.up != 0 {
-		if q.timed[cu.Event(e)] {
-			q.spareTimed = append(q.spareTimed, cu.Event(e))
-		} else {
-			q.spare = append(q.spare, cu.Event(e))
-		}
+	q := &s.streams
+	if q.up == 0 {
+		cu.EventDestroy(s.ctx, cu.Event(e))
+		return nil
+	}
+	if q.timed[cu.Event(e)] {
+		q.spareTimed = append(q.spareTimed, cu.Event(e))
+	} else {
+		q.spare = append(q.spare, cu.Event(e))
 	}
 	return nil
 }

@@ -73,6 +73,10 @@ func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Re
 }
 
 func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
+	if err := d.s.enter(); err != nil {
+		return err
+	}
+	defer d.s.gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return err
@@ -144,6 +148,10 @@ func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Reg
 // Copy copies a Region between two allocations of this device; the copy
 // is queued on the stream, and later work on it sees the result.
 func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
+	if err := d.s.enter(); err != nil {
+		return err
+	}
+	defer d.s.gate.Leave()
 	xd, xs, rs, span, err := devkit.CopyPair(&d.s.pool, d, "cuda", dst, dstOff, src, srcOff, r)
 	if err != nil || span == 0 {
 		return err
@@ -167,6 +175,10 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 // Memset queues setting n bytes at byte off of a to v: an op's own write,
 // counted as a launch.
 func (d *Device) Memset(a device.Allocation, off int, v byte, n int) error {
+	if err := d.s.enter(); err != nil {
+		return err
+	}
+	defer d.s.gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return err

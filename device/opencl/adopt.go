@@ -21,6 +21,10 @@ func (d *Device) Adopt(mem uintptr, bytes int, retain bool) (device.Allocation, 
 	if mem == 0 || bytes < 0 {
 		return nil, fmt.Errorf("opencl: Adopt(%#x, %d bytes): %w", mem, bytes, device.ErrOutOfRange)
 	}
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.gate.Leave()
 	ctx, size, err := cl.MemInfo(mem)
 	if err != nil {
 		return nil, fmt.Errorf("opencl: Adopt: %w", err)

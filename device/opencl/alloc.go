@@ -23,6 +23,10 @@ func (d *Device) Malloc(bytes int) (device.Allocation, error) {
 	if bytes < 0 {
 		return nil, fmt.Errorf("opencl: Malloc(%d): %w", bytes, device.ErrOutOfRange)
 	}
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.gate.Leave()
 	n := max(bytes, 1)
 	if n > s.maxAlloc {
 		return nil, fmt.Errorf("opencl: Malloc(%d) on %s exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE (%d bytes): %w",
@@ -64,6 +68,10 @@ func (d *Device) track(r *devkit.Root) (device.Allocation, error) {
 // cache once the root and all its crops are freed. Freeing twice, or after
 // Close, is a no-op.
 func (d *Device) Free(a device.Allocation) error {
+	if err := d.s.enter(); err != nil {
+		return nil // Close freed it
+	}
+	defer d.s.gate.Leave()
 	r, err := devkit.Free(&d.s.pool, d, a)
 	if r == nil || err != nil {
 		return err

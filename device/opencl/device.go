@@ -65,12 +65,11 @@ const (
 
 // Device is one OpenCL device with its context and in-order queue; it
 // implements device.Device and device.HostAllocator. Safe for concurrent
-// use, except that Close must not race with other calls.
+// use, Close included: a call racing Close either completes before the
+// device releases anything or returns an error wrapping ErrClosed (the
+// device's gate, devkit.Gate).
 type Device struct {
 	s *state
-	// vals is packages' per-device state (device.Kernels.Value); not in
-	// state, which must not point back to the Device.
-	vals devkit.Values
 }
 
 var (
@@ -102,6 +101,12 @@ type state struct {
 	subID    bool // id is a sub-device this state releases (OpenGroup)
 
 	pool devkit.Pool // allocations, the cache, the closed flag
+	// gate: every call into the driver passes it; Close shuts it before
+	// releasing anything.
+	gate devkit.Gate
+	// vals is packages' per-device state (device.Kernels.Value), closed
+	// once the gate is empty; its values never point to the Device.
+	vals devkit.Values
 
 	pins    devkit.PinnedSet[*pinned]
 	stageMu sync.Mutex
@@ -206,7 +211,7 @@ func Default() (*Device, error) {
 	return d, nil
 }
 
-func (d *Device) isClosed() bool { return d.s.pool.Closed() }
+func (d *Device) isClosed() bool { return d.s.gate.IsShut() || d.s.pool.Closed() }
 
 // Name names the device and its platform.
 func (d *Device) Name() string { return d.s.name }
@@ -237,10 +242,20 @@ func (d *Device) build(src, options string) (*cl.Program, error) {
 
 // Sync waits for all work queued on the device.
 func (d *Device) Sync() error {
-	if d.isClosed() {
+	if err := d.s.enter(); err != nil {
+		return err
+	}
+	defer d.s.gate.Leave()
+	return errors.Join(d.s.queue.Finish(), d.s.streams.finish())
+}
+
+// enter passes the device's gate: ErrClosed once Close has shut it. Pair
+// a nil error with s.gate.Leave().
+func (s *state) enter() error {
+	if !s.gate.Enter() {
 		return ErrClosed
 	}
-	return errors.Join(d.s.queue.Finish(), d.s.streams.finish())
+	return nil
 }
 
 // Stats returns the device's counters. AllocsLive and BytesLive count
@@ -263,11 +278,15 @@ func (s *state) close() error {
 // shutdown is close's work, run once.
 func (s *state) shutdown() error {
 	// Hooks first, while the device still works: Arrays bring device-dirty
-	// data home, a Halide runtime releases its programs for the context.
+	// data home. Then the gate: later calls are refused, and those inside
+	// finish before packages' state (built programs, a Halide runtime's
+	// state for the context) and then the memory go.
+	s.pool.SetClosing()
 	s.hooks.RunCloseHooks()
-	live, cached := s.pool.Close()
+	s.gate.Shut()
 	var errs []error
-	errs = append(errs, s.queue.Finish(), s.streams.finish())
+	errs = append(errs, s.queue.Finish(), s.streams.finish(), s.vals.Close())
+	live, cached := s.pool.Close()
 	for _, r := range live {
 		errs = append(errs, cl.Release(cl.KindMem, r.H))
 	}
@@ -301,6 +320,10 @@ func (s *state) release() error {
 
 // ReleaseCache frees the cached device blocks.
 func (d *Device) ReleaseCache() error {
+	if err := d.s.enter(); err != nil {
+		return nil // Close released the cache
+	}
+	defer d.s.gate.Leave()
 	var errs []error
 	for _, m := range d.s.pool.Drain() {
 		errs = append(errs, cl.Release(cl.KindMem, m))

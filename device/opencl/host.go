@@ -42,9 +42,10 @@ func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
 	if bytes <= 0 {
 		return nil, fmt.Errorf("opencl: AllocHost(%d): want > 0: %w", bytes, device.ErrOutOfRange)
 	}
-	if d.isClosed() {
-		return nil, ErrClosed
+	if err := d.s.enter(); err != nil {
+		return nil, err
 	}
+	defer d.s.gate.Leave()
 	mem, ptr, err := d.s.mapped(bytes)
 	if err != nil {
 		return nil, fmt.Errorf("opencl: AllocHost(%d) on %s: %w", bytes, d.s.name, err)

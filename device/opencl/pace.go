@@ -36,9 +36,10 @@ func (d *Device) pace() error {
 	if p.n%paceEvery != 0 {
 		return nil
 	}
-	if d.isClosed() {
-		return ErrClosed
+	if err := d.s.enter(); err != nil {
+		return err
 	}
+	defer d.s.gate.Leave()
 	ev, err := cl.Marker(d.s.queue.Handle())
 	if err != nil {
 		return err

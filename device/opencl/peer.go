@@ -19,6 +19,12 @@ func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allo
 	if !ok || xs.Dev.s.ctx.Handle() != d.s.ctx.Handle() {
 		return false, nil
 	}
+	for _, s := range []*state{d.s, xs.Dev.s} { // both queues, both memories
+		if err := s.enter(); err != nil {
+			return false, err
+		}
+		defer s.gate.Leave()
+	}
 	xd, err := d.own(dst)
 	if err != nil {
 		return false, err

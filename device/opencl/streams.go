@@ -32,11 +32,12 @@ var _ plumb.Streams = streams{}
 func (d *Device) streamsOf() (plumb.Streams, error) {
 	s := d.s
 	q := &s.streams
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.gate.Leave()
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if d.isClosed() {
-		return nil, ErrClosed
-	}
 	if q.up == nil {
 		up, err := s.ctx.CreateQueue(s.id, 0)
 		if err != nil {
@@ -113,8 +114,14 @@ func (st streams) handOut(ev cl.Event) plumb.Event {
 	return plumb.Event(ev.Handle())
 }
 
+// The queue commands below pass the device's gate, as its own calls do.
+
 func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
 	d := st.d
+	if err := d.s.enter(); err != nil {
+		return 0, err
+	}
+	defer d.s.gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return 0, err
@@ -150,6 +157,10 @@ func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
 	if len(w) == 0 {
 		return nil
 	}
+	if err := st.d.s.enter(); err != nil {
+		return err
+	}
+	defer st.d.s.gate.Leave()
 	h, err := st.queue(q)
 	if err != nil {
 		return err
@@ -158,6 +169,10 @@ func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
 }
 
 func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
+	if err := st.d.s.enter(); err != nil {
+		return 0, err
+	}
+	defer st.d.s.gate.Leave()
 	h, err := st.queue(q)
 	if err != nil {
 		return 0, err
@@ -169,7 +184,13 @@ func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
 	return st.handOut(ev), nil
 }
 
-func (st streams) Wait(e plumb.Event) error { return cl.EventOf(uintptr(e)).Wait() }
+func (st streams) Wait(e plumb.Event) error {
+	if err := st.d.s.enter(); err != nil {
+		return err
+	}
+	defer st.d.s.gate.Leave()
+	return cl.EventOf(uintptr(e)).Wait()
+}
 
 func (st streams) Release(e plumb.Event) error {
 	if e == 0 {
@@ -180,6 +201,10 @@ func (st streams) Release(e plumb.Event) error {
 }
 
 func (st streams) Flush() error {
+	if err := st.d.s.enter(); err != nil {
+		return err
+	}
+	defer st.d.s.gate.Leave()
 	var errs []error
 	for _, q := range []plumb.Queue{plumb.Upload, plumb.Compute, plumb.Download} {
 		h, err := st.queue(q)

@@ -32,6 +32,10 @@ func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Re
 // hostCopy is CopyIn (write) and CopyOut: a transfer between host and the
 // Region at byte off in a.
 func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
+	if err := d.s.enter(); err != nil {
+		return err
+	}
+	defer d.s.gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return err
@@ -96,6 +100,10 @@ func (d *Device) retryOOM(op func() error) error {
 // Copy copies a Region between two allocations of this device; the copy is
 // queued and flushed, and later transfers on the queue see it.
 func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
+	if err := d.s.enter(); err != nil {
+		return err
+	}
+	defer d.s.gate.Leave()
 	xd, xs, rs, span, err := devkit.CopyPair(&d.s.pool, d, "opencl", dst, dstOff, src, srcOff, r)
 	if err != nil || span == 0 {
 		return err

@@ -19,13 +19,18 @@ func (d *Device) OnClose(fn func()) (cancel func()) { return d.hooks.OnClose(fn)
 
 // Device is a simulated device. The zero value is not usable: call New.
 type Device struct {
-	hooks    devkit.CloseHooks
+	hooks devkit.CloseHooks
+	gate  devkit.Gate // every call passes it; Close shuts it (devkit.Gate)
+	// queue orders launches and transfers as a device's in-order queue
+	// does: a copy never reads memory a launch is writing.
+	queue    sync.Mutex
 	name     string
 	limit    int
 	mu       sync.Mutex
 	live     map[*block]struct{}
 	c        devkit.Counters
 	done     atomic.Bool
+	closing  atomic.Bool // Close has begun: its hooks let allocations go
 	hostLive int
 	compute  bool
 	faults   map[string]error // FailNext's, by operation; under mu
@@ -121,9 +126,10 @@ func (d *Device) Runs() int { return int(d.c.Snapshot().Launches) }
 
 // Run implements device.HostMemory: fn computes on views of d's memory.
 func (d *Device) Run(op string, fn func(mem func(device.Allocation) ([]byte, error)) error) error {
-	if d.done.Load() {
+	if !d.gate.Enter() {
 		return ErrClosed
 	}
+	defer d.gate.Leave()
 	if !d.compute {
 		return fmt.Errorf("sim: %s on %s: a memory-only device (sim.New) runs nothing: use sim.NewCompute", op, d.Name())
 	}
@@ -131,6 +137,8 @@ func (d *Device) Run(op string, fn func(mem func(device.Allocation) ([]byte, err
 		return err
 	}
 	d.c.Launch()
+	d.queue.Lock()
+	defer d.queue.Unlock()
 	return fn(func(a device.Allocation) ([]byte, error) {
 		x, err := d.own(a)
 		if err != nil {
@@ -146,6 +154,10 @@ func (d *Device) Malloc(n int) (device.Allocation, error) {
 	if n < 0 {
 		return nil, fmt.Errorf("sim: allocation of %d bytes", n)
 	}
+	if !d.gate.Enter() {
+		return nil, ErrClosed
+	}
+	defer d.gate.Leave()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.done.Load() {
@@ -170,6 +182,9 @@ func (d *Device) own(a device.Allocation) (*Alloc, error) {
 	}
 	if d.done.Load() {
 		return nil, ErrClosed
+	}
+	if x.freed.Load() && d.closing.Load() {
+		return nil, fmt.Errorf("sim: the allocation was let go as %s closed: %w", d.Name(), ErrClosed)
 	}
 	if x.freed.Load() {
 		return nil, fmt.Errorf("sim: allocation used after Free")
@@ -238,6 +253,10 @@ func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Re
 // hostCopy moves r between host and the allocation at off: to the device
 // when in is true.
 func (d *Device) hostCopy(a device.Allocation, off int, host []byte, r device.Region, in bool) error {
+	if !d.gate.Enter() {
+		return ErrClosed
+	}
+	defer d.gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return err
@@ -255,6 +274,8 @@ func (d *Device) hostCopy(a device.Allocation, off int, host []byte, r device.Re
 	if err := check(r, host, 0, "host slice"); err != nil {
 		return err
 	}
+	d.queue.Lock()
+	defer d.queue.Unlock()
 	if in {
 		d.transfer(x.b.mem, x.off+off, host, 0, r)
 		d.c.H2D(r.Bytes())
@@ -266,6 +287,10 @@ func (d *Device) hostCopy(a device.Allocation, off int, host []byte, r device.Re
 }
 
 func (d *Device) Copy(dst device.Allocation, dOff int, src device.Allocation, sOff int, r device.Region) error {
+	if !d.gate.Enter() {
+		return ErrClosed
+	}
+	defer d.gate.Leave()
 	x, err := d.own(dst)
 	if err != nil {
 		return err
@@ -283,7 +308,9 @@ func (d *Device) Copy(dst device.Allocation, dOff int, src device.Allocation, sO
 	if err := check(r, y.Mem(), sOff, "source"); err != nil {
 		return err
 	}
+	d.queue.Lock()
 	d.transfer(x.b.mem, x.off+dOff, y.b.mem, y.off+sOff, r)
+	d.queue.Unlock()
 	d.c.D2D(r.Bytes())
 	return nil
 }
@@ -292,11 +319,15 @@ func (d *Device) Sync() error { return nil }
 
 func (d *Device) Stats() device.Stats { return d.c.Snapshot() }
 
-// Close frees every allocation. Idempotent.
+// Close frees every allocation. Idempotent. As on a real device, Arrays'
+// hooks run first, then the gate shuts and the calls inside finish; later
+// calls fail with ErrClosed.
 func (d *Device) Close() error {
 	if !d.done.Load() {
+		d.closing.Store(true)
 		d.hooks.RunCloseHooks()
 	}
+	d.gate.Shut()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.done.Load() {
@@ -352,4 +383,4 @@ func (d *Device) HostBlocksLive() int {
 var _ device.HostAllocator = (*Device)(nil)
 
 // Closed reports whether Close has run.
-func (d *Device) Closed() bool { return d.done.Load() }
+func (d *Device) Closed() bool { return d.closing.Load() || d.gate.IsShut() || d.done.Load() }

@@ -58,7 +58,9 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 		if err != nil {
 			return fail("upload", err)
 		}
-		plumb.Array.Wrote(in.Raw(), plumb.Device)
+		if err := plumb.Array.WroteDevice(in.Raw(), alloc); err != nil {
+			return fail("upload", err)
+		}
 
 		// Compute it on the device's own queue.
 		if err := st.After(plumb.Compute, up, sl.down); err != nil {
@@ -74,6 +76,9 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 				return fail(fmt.Sprintf("step %d (%s)", i, step.Name), err)
 			}
 			if r := out.Raw(); r.Device() != p.dev || !r.DeviceDirty() {
+				if c, ok := p.dev.(device.Compute); ok && c.Closed() {
+					return fail(fmt.Sprintf("step %d (%s)", i, step.Name), fmt.Errorf("%s closed under the Run: %w", p.dev.Name(), device.ErrClosed))
+				}
 				return fail(fmt.Sprintf("step %d (%s)", i, step.Name), fmt.Errorf("%w: it left its output on the host: a streamed step runs on the device (%s)", ErrChain, p.dev.Name()))
 			}
 			if err := tr.step(bt, i); err != nil {
@@ -142,6 +147,10 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 // own time. A failed stamp returns the queued copy's event with the error.
 func (s *Stream) transfer(tr *tracer, span *Span, q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
 	st := s.st
+	if a == nil {
+		// The band buffer's device closed and its hooks let the memory go.
+		return 0, fmt.Errorf("the band buffer was let go by %s, which closed meanwhile: %w", s.p.dev.Name(), device.ErrClosed)
+	}
 	if tr.timed() {
 		if err := st.After(q, after...); err != nil {
 			return 0, err

@@ -49,6 +49,7 @@ func (a *Alloc[D]) Bytes() int      { return a.N }
 type Pool struct {
 	Counters *Counters
 	mu       sync.Mutex
+	closing  bool // Close has begun: its hooks let Arrays' allocations go
 	closed   bool
 	live     map[*Root]struct{}
 	cache    BlockCache
@@ -60,11 +61,20 @@ type Pool struct {
 // SetCacheLimit caps the bytes the cache keeps (0: none).
 func (p *Pool) SetCacheLimit(n int) { p.mu.Lock(); p.cache.Limit = n; p.mu.Unlock() }
 
-// Closed reports whether Close has run.
+// Closed reports whether Close has begun (SetClosing) or run.
 func (p *Pool) Closed() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.closed
+	return p.closing || p.closed
+}
+
+// SetClosing records that the device's Close has begun, before its hooks
+// run: an allocation they let go is then ErrClosed to a call that still
+// holds it, not a use after Free.
+func (p *Pool) SetClosing() {
+	p.mu.Lock()
+	p.closing = true
+	p.mu.Unlock()
 }
 
 // Take takes a cached block of exactly size bytes (a BinSize), counting
@@ -128,6 +138,9 @@ func ownLocked[D Dev](p *Pool, dev D, a device.Allocation) (*Alloc[D], error) {
 	}
 	if p.closed {
 		return nil, p.ErrClosed
+	}
+	if x.freed && p.closing {
+		return nil, fmt.Errorf("%w: the allocation was let go as the device closed", p.ErrClosed)
 	}
 	if x.freed {
 		return nil, fmt.Errorf("%w: used after Free", p.ErrForeign)

@@ -37,7 +37,9 @@ type Work struct {
 //  2. Operands allocated on two devices: ErrForeign.
 //  3. A host-only operand (caller-held memory): the host.
 //  4. No operand allocated on a device, or that device closed or not
-//     computing (device.Computes): the host.
+//     computing (device.Computes): the host. (DeviceOnly work on
+//     operands still allocated on a device whose Close has begun: an
+//     error wrapping device.ErrClosed.)
 //  5. That device D, when some operand is device-dirty there, or when
 //     every input is current there (allocated, not host-dirty; with no
 //     inputs, every output): then no copy is needed either way.
@@ -91,7 +93,8 @@ func Where(on device.Device, w Work) (device.Device, error) {
 	}
 	if w.DeviceOnly {
 		if c, ok := dev.(interface{ Closed() bool }); ok && c.Closed() {
-			return nil, nil
+			// Still allocated there: the device's close is under way.
+			return nil, fmt.Errorf("%s: the operands' device %s is closing: %w", w.name(), dev.Name(), device.ErrClosed)
 		}
 		return dev, nil
 	}

@@ -28,7 +28,8 @@ type Residency interface {
 	// NeedsUpload reports whether SyncDevice(d) would move data.
 	NeedsUpload(raw any, d device.Device) bool
 	// Wrote records, after a successful call, what the consumer left
-	// newest in raw's elements.
+	// newest in raw's elements: Host or Equal (a device writer calls
+	// WroteDevice, which reports a device closed meanwhile).
 	Wrote(raw any, w Newest)
 	// WroteDevice is Wrote(raw, Device) for a consumer that wrote the
 	// allocation on: if the memory let go of it meanwhile (its device

@@ -681,7 +681,12 @@ var ErrNoDevice = errors.New("engine: New(nil): pass a device (opencl.Default(),
 // pinned where the device gives it (device.HostAllocator), else Go memory.
 func allocHost(d device.Device, n int) (device.HostBlock, error) {
 	if a, ok := d.(device.HostAllocator); ok {
-		return a.AllocHost(n)
+		// A device closed under the engine gives Go memory instead:
+		// tensor.New panics on an Alloc error, and the ops on the Dense
+		// then return the error wrapping device.ErrClosed.
+		if b, err := a.AllocHost(n); !errors.Is(err, device.ErrClosed) {
+			return b, err
+		}
 	}
 	g := &goBlock{b: make([]byte, n)}
 	if n > 0 {
