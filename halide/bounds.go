@@ -139,7 +139,8 @@ func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 	}
 	// invoke: the query reaches Go extern stages as a call does (WithCallbacks).
 	if rc := p.invoke(q.f); rc != 0 {
-		return nil, &Error{Pipeline: p.name, Code: int(rc), Msg: "bounds query: " + runtimeMessage(&q.f.c.ctx)}
+		msg, hmsg := runtimeMessage(&q.f.c.ctx)
+		return nil, &Error{Pipeline: p.name, Code: int(rc), Msg: "bounds query: " + msg, HalideMsg: hmsg}
 	}
 	out := make([][]array.Dim, len(p.params))
 	k = 0

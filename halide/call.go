@@ -234,21 +234,25 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 		err = ferr
 	}
 	if rc != 0 {
+		msg, hmsg := runtimeMessage(&f.c.ctx)
 		if p.opencl && closing(dev) {
 			// The device closed under the call: the runtime found no
 			// context ("null context or cmd_queue") or failed in it.
-			return p.closedError(dev, runtimeMessage(&f.c.ctx), opencl.ErrClosed)
+			e := p.closedError(dev, msg, opencl.ErrClosed).(*Error)
+			e.HalideMsg = hmsg
+			return e
 		}
 		if p.cuda && cuClosing(dev) {
-			return p.closedError(dev, runtimeMessage(&f.c.ctx), cuda.ErrClosed)
+			e := p.closedError(dev, msg, cuda.ErrClosed).(*Error)
+			e.HalideMsg = hmsg
+			return e
 		}
-		msg := runtimeMessage(&f.c.ctx)
 		if p.opencl {
 			if o := buildOptions(dev); o != "" {
 				msg += fmt.Sprintf(" (OpenCL build options on %s: %q; set with SetOpenCLBuildOptions, halide_opencl_set_build_options or $HL_OCL_BUILD_OPTIONS)", dev.Name(), o)
 			}
 		}
-		return &Error{Pipeline: p.name, Code: int(rc), Msg: msg}
+		return &Error{Pipeline: p.name, Code: int(rc), Msg: msg, HalideMsg: hmsg}
 	}
 	if err == nil && p.opencl {
 		// Bounded work in flight: blocks while the queue is too far ahead.
@@ -397,11 +401,12 @@ const halideNullBuffer = int(ErrBufferArgumentIsNull)
 // bad_dimensions, buffer_argument_is_null in its errors.cpp), appended so
 // that text searched for in Halide's documentation and issues is found.
 func (p *Pipeline) argError(a *Arg, code int, got string, halide ...string) error {
-	msg := fmt.Sprintf("argument %q wants %s, got %s", a.Name, a.want(), got)
+	e := &Error{Pipeline: p.name, Code: code, Msg: fmt.Sprintf("argument %q wants %s, got %s", a.Name, a.want(), got)}
 	if len(halide) > 0 {
-		msg += " (Halide: " + halide[0] + ")"
+		e.Msg += " (Halide: " + halide[0] + ")"
+		e.HalideMsg = halide[0]
 	}
-	return &Error{Pipeline: p.name, Code: code, Msg: msg}
+	return e
 }
 
 // halideFuncName is how Halide's generated argument checks name a buffer.
@@ -482,15 +487,25 @@ func describeRaw(r *array.Raw) string {
 	return fmt.Sprintf("a %d-D %s Array", r.Rank(), r.Type())
 }
 
-// runtimeMessage is the text the error handler collected for this call,
-// without the runtime's "Error: " prefixes.
-func runtimeMessage(ctx *C.gohl_ctx) string {
-	msg := C.GoStringN(&ctx.msg[0], ctx.len)
-	msg = strings.ReplaceAll(msg, "Error: ", "")
-	if msg == "" {
-		return "the runtime gave no message"
+// runtimeMessage is what the error handler collected for this call: msg,
+// for Error.Msg, each message without the runtime's "Error: " prefix and
+// trailing newline, joined by "; "; and halide, for Error.HalideMsg, the
+// messages exactly as the handler got them, joined by newlines.
+func runtimeMessage(ctx *C.gohl_ctx) (msg, halide string) {
+	if ctx.len == 0 {
+		return "the runtime gave no message", ""
 	}
-	return msg
+	all := strings.Split(strings.TrimSuffix(C.GoStringN(&ctx.msg[0], ctx.len), "\x00"), "\x00")
+	var tidy []string
+	for _, m := range all {
+		if m = strings.TrimRight(m, "\n "); m != "" {
+			tidy = append(tidy, strings.ReplaceAll(m, "Error: ", ""))
+		}
+	}
+	if msg = strings.Join(tidy, "; "); msg == "" {
+		msg = "the runtime gave no message"
+	}
+	return msg, strings.Join(all, "\n")
 }
 
 // setScalar writes v into a scalar slot when its Go type is exactly the

@@ -8,15 +8,26 @@ import (
 
 // Error is a failed pipeline call: the pipeline, the error code and the
 // message. Code is Halide's halide_error_code_t (negative) for errors the
-// runtime reports, with Msg the runtime's own text; for the bridge's own
-// refusals it is one of the codes below -1000 (ErrNoDevice, …) with the
-// bridge's text. Match codes with errors.Is:
+// runtime reports, with Msg the runtime's own text (and what the bridge
+// adds, such as the OpenCL build options); for the bridge's own refusals
+// it is one of the codes below -1000 (ErrNoDevice, …) with the bridge's
+// text. Match codes with errors.Is:
 //
 //	if errors.Is(err, halide.ErrAccessOutOfBounds) { … }
+//
+// and Halide's exact text with HalideMsg, as Halide's own tests do.
 type Error struct {
 	Pipeline string
 	Code     int
 	Msg      string
+	// HalideMsg is exactly what Halide's error handler got during the
+	// call (several messages, rare, joined by newlines; up to 2 KiB):
+	// the runtime's text alone, without the bridge's. When the bridge
+	// refused a mismatch in Go that Halide checks too (argument type,
+	// dimensions, a NULL buffer: codes -3, -43, -12), it is the sentence
+	// Halide 14 gives for it, which Msg carries in parentheses. Empty when
+	// Halide said nothing.
+	HalideMsg string
 
 	err error // the Go error behind Msg, for errors.Is (transfer guard, OpenCL)
 }

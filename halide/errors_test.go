@@ -9,6 +9,7 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/blur"
 	"github.com/resident-go/resident/halide/examples/brighter"
 	"github.com/resident-go/resident/halide/examples/params"
 )
@@ -208,7 +209,57 @@ func TestGoChecksCarryHalidesSentence(t *testing.T) {
 			if !strings.Contains(goErr.Error(), msg) {
 				t.Errorf("Go check: %v\nlacks Halide's sentence: %s", goErr, msg)
 			}
+			if he.HalideMsg != msg {
+				t.Errorf("Go check: HalideMsg %q, want Halide's sentence alone: %q", he.HalideMsg, msg)
+			}
 			t.Logf("%v", goErr)
 		})
+	}
+}
+
+// Error.HalideMsg is exactly the message Halide's error handler got (C's
+// handler, set with halide_set_error_handler, hears it too), for calls
+// that fail in the runtime, host and OpenCL; Msg holds it with the
+// bridge's words around it (here the OpenCL build options).
+func TestHalideMsg(t *testing.T) {
+	img := func(w, h int) *array.Array[uint8] { return array.FromSlice(make([]uint8, w*h), w, h) }
+	for _, p := range []*halide.Pipeline{params.ParamsPipeline, params.ParamsOpenclPipeline} {
+		for _, tc := range []struct {
+			name string
+			args []any
+		}{
+			{"param too small", []any{img(8, 4), float32(-1), int16(0), false, img(8, 4)}},
+			{"constraint", []any{hostWithMins(1, 8, 4), float32(1), int16(0), false, hostWithMins(1, 6, 4)}},
+			{"out of bounds", []any{img(8, 4), float32(1), int16(0), false, img(9, 4)}},
+		} {
+			t.Run(p.Name()+"/"+tc.name, func(t *testing.T) {
+				call := p.Call
+				if p.OpenCL() {
+					d := freshCL(t)
+					if err := halide.SetOpenCLBuildOptions(d, "-cl-mad-enable"); err != nil {
+						t.Fatal(err)
+					}
+					call = func(args ...any) error { return p.CallOn(d, args...) }
+				}
+				n0, _, _ := blur.CErrors()
+				blur.CSetErrorHandler(true)
+				err := call(tc.args...)
+				blur.CSetErrorHandler(false)
+				n1, last, _ := blur.CErrors()
+				var he *halide.Error
+				if !errors.As(err, &he) || n1 != n0+1 {
+					t.Fatalf("got %v, and C's handler heard %d messages; want a *halide.Error and 1", err, n1-n0)
+				}
+				if he.HalideMsg != last {
+					t.Errorf("HalideMsg %q, want what the handler got: %q", he.HalideMsg, last)
+				}
+				if !strings.Contains(he.Msg, last) {
+					t.Errorf("Msg %q lacks the handler's %q", he.Msg, last)
+				}
+				if p.OpenCL() && !strings.Contains(he.Msg, "-cl-mad-enable") {
+					t.Errorf("Msg %q lacks the build options", he.Msg)
+				}
+			})
+		}
 	}
 }

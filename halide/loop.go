@@ -29,7 +29,8 @@ func (p *Pipeline) loopInC(n int, args ...any) error {
 		return err
 	}
 	if rc := C.gohl_call_loop(p.argv, f.c, C.int64_t(n)); rc != 0 {
-		return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
+		msg, hmsg := runtimeMessage(&f.c.ctx)
+		return &Error{Pipeline: p.name, Code: int(rc), Msg: msg, HalideMsg: hmsg}
 	}
 	return p.finish(f, nil, true)
 }
@@ -38,7 +39,8 @@ func (p *Pipeline) loopInC(n int, args ...any) error {
 // checks), then hands the host pipeline the mismatch those checks refuse,
 // in buffer argument j (an index of the call's arguments): type typ (when
 // not nil), dims dimensions (when above 0, at most the declared count), or
-// a NULL buffer (null). It returns the runtime's code and message.
+// a NULL buffer (null). It returns the runtime's code and message, as its
+// error handler got it.
 func (p *Pipeline) callMismatched(j int, typ *array.Type, dims int, null bool, args ...any) (int, string, error) {
 	if p.gpu {
 		return 0, "", &Error{Pipeline: p.name, Code: -1, Msg: "callMismatched takes host pipelines only"}
@@ -69,7 +71,7 @@ func (p *Pipeline) callMismatched(j int, typ *array.Type, dims int, null bool, a
 		return 0, "", err
 	}
 	rc := C.gohl_call(C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c))))
-	msg := runtimeMessage(&f.c.ctx)
+	_, msg := runtimeMessage(&f.c.ctx)
 	cb.b._type, cb.b.dimensions = keepType, keepDims
 	f.args[i] = unsafe.Pointer(&cb.b)
 	return int(rc), msg, nil

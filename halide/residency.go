@@ -338,7 +338,8 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 }
 
 func (p *Pipeline) runtimeError(f *frame, rc C.int) error {
-	return &Error{Pipeline: p.name, Code: int(rc), Msg: runtimeMessage(&f.c.ctx)}
+	msg, hmsg := runtimeMessage(&f.c.ctx)
+	return &Error{Pipeline: p.name, Code: int(rc), Msg: msg, HalideMsg: hmsg}
 }
 
 func (p *Pipeline) transferError(a *Arg, what string, err error) error {

@@ -12,6 +12,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/opencl/cl"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/blur"
 	"github.com/resident-go/resident/halide/examples/brighter"
@@ -319,15 +320,17 @@ func TestChosenTargetDecodes(t *testing.T) {
 // OpenCLDevice, the default device of the placement rule: a pipeline
 // call with nothing on a device runs there; an impossible choice is an
 // error naming the setters; clearing the choice gives opencl.Default back.
+// The choices come from the platforms listed here: the default device's
+// own platform and type, which exist; a listed platform with a type no
+// platform of that name has (PoCL's gpu, NVIDIA's cpu), which does not.
 func TestCOpenCLPlatform(t *testing.T) {
 	def := clDevice(t)
-	platform := def.Name()[strings.LastIndex(def.Name(), "(")+1:]
-	platform = strings.TrimSuffix(platform, ")")
+	platform, typ := def.Platform().Name(), typeName(def.DeviceID().Type())
 	defer blur.CSetOpenCLPlatform("", "")
-	blur.CSetOpenCLPlatform(platform, "cpu")
+	blur.CSetOpenCLPlatform(platform, typ)
 	chosen, err := halide.OpenCLDevice()
 	if err != nil || chosen == def {
-		t.Fatalf("C chose platform %q, cpu: OpenCLDevice() = %v, %v; want a device of its own", platform, chosen, err)
+		t.Fatalf("C chose platform %q, %s: OpenCLDevice() = %v, %v; want a device of its own", platform, typ, chosen, err)
 	}
 	if again, _ := halide.OpenCLDevice(); again != chosen {
 		t.Error("the same choice opened another device")
@@ -345,8 +348,50 @@ func TestCOpenCLPlatform(t *testing.T) {
 	if _, err := halide.OpenCLDevice(); err == nil || !strings.Contains(err.Error(), "halide_opencl_set_platform_name") {
 		t.Errorf("an impossible platform: %v", err)
 	}
+	if p, typ, ok := absentType(t); ok {
+		blur.CSetOpenCLPlatform(p, typ)
+		if d, err := halide.OpenCLDevice(); err == nil || !strings.Contains(err.Error(), "halide_opencl_set_device_type") {
+			t.Errorf("platform %q has no %s device: OpenCLDevice() = %v, %v; want the error naming the setters", p, typ, d, err)
+		}
+	} else {
+		t.Log("every platform here has every device type: no absent choice to try")
+	}
 	blur.CSetOpenCLPlatform("", "")
 	if d, err := halide.OpenCLDevice(); err != nil || d != def {
 		t.Errorf("after clearing C's choice: %v, %v; want the default device", d, err)
 	}
+}
+
+// typeName is the setter's name of t's first kind among gpu, cpu, acc.
+func typeName(t opencl.DeviceType) string {
+	for _, k := range []opencl.DeviceType{opencl.DeviceGPU, opencl.DeviceCPU, opencl.DeviceAccelerator} {
+		if t&k != 0 {
+			return k.String()
+		}
+	}
+	return t.String()
+}
+
+// absentType is a listed platform's name and a device type that no
+// platform whose name contains it has, as the setters match names.
+func absentType(t *testing.T) (platform, typ string, ok bool) {
+	ps, err := cl.Platforms()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		for _, k := range []opencl.DeviceType{opencl.DeviceGPU, opencl.DeviceCPU, opencl.DeviceAccelerator} {
+			has := false
+			for _, q := range ps {
+				if strings.Contains(strings.ToLower(q.Name()), strings.ToLower(p.Name())) {
+					ds, _ := q.Devices(k)
+					has = has || len(ds) > 0
+				}
+			}
+			if !has {
+				return p.Name(), k.String(), true
+			}
+		}
+	}
+	return "", "", false
 }

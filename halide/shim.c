@@ -120,20 +120,15 @@ void halide_error(void *user_context, const char *msg) {
         (void)!write(2, msg, strlen(msg));
         return;
     }
+    // Each message as given, NUL-terminated: Go keeps them exact
+    // (Error.HalideMsg) and tidies them for Error.Msg.
     size_t n = strlen(msg);
-    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' ')) n--;
-    if (n == 0) return;
     int room = GOHL_MSG - 1 - c->len;
-    if (c->len > 0 && room > 2) {
-        memcpy(c->msg + c->len, "; ", 2);
-        c->len += 2;
-        room -= 2;
-    }
     if (room <= 0) return;
     if ((int)n > room) n = room;
     memcpy(c->msg + c->len, msg, n);
     c->len += n;
-    c->msg[c->len] = 0;
+    c->msg[c->len++] = 0;
 }
 
 // ---- calls ---------------------------------------------------------------

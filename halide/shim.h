@@ -32,7 +32,7 @@ typedef struct gohl_ctx {
     int32_t texture;  // set when the runtime is given a kernel that uses images
     char texture_args[256];  // their kernel parameter names, space-separated
     int32_t len;
-    char msg[GOHL_MSG];
+    char msg[GOHL_MSG];  // the runtime's messages, each NUL-terminated
 } gohl_ctx;
 
 // gohl_frame is everything one call passes to NAME_argv, kept in C memory

@@ -455,8 +455,12 @@ func TestPinnedHost(t *testing.T) {
 	}
 }
 
-// A crop at the sub-buffer alignment is a valid cl_mem sub-buffer of its
-// root (Halide makes crops so); one off it is refused by OpenCL.
+// A crop at the sub-buffer alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN) is a
+// valid cl_mem sub-buffer of its root (Halide makes crops so). One off it
+// the spec says clCreateSubBuffer refuses with
+// CL_MISALIGNED_SUB_BUFFER_OFFSET, as PoCL does; NVIDIA's driver accepts
+// it. The crops never rely on either, so the test asserts only that a
+// refusal is that error.
 func TestSubBufferAlign(t *testing.T) {
 	d := open(t, Options{})
 	al := d.subBufferAlign()
@@ -485,8 +489,13 @@ func TestSubBufferAlign(t *testing.T) {
 		}
 	}
 	if al > 1 {
-		if _, err := cl.CreateSubMem(a.Native(), cl.MemReadWrite, 1, 8); !errors.Is(err, &cl.Error{Code: cl.CodeMisalignedSubBufferOff}) {
-			t.Errorf("misaligned sub-buffer: %v", err)
+		mem, err := cl.CreateSubMem(a.Native(), cl.MemReadWrite, 1, 8)
+		switch {
+		case err == nil:
+			cl.Release(cl.KindMem, mem)
+			t.Logf("%s accepts a sub-buffer at offset 1 (alignment %d B), which the spec says it refuses", d.Name(), al)
+		case !errors.Is(err, &cl.Error{Code: cl.CodeMisalignedSubBufferOff}):
+			t.Errorf("misaligned sub-buffer: %v, want CL_MISALIGNED_SUB_BUFFER_OFFSET or success", err)
 		}
 	}
 }

@@ -24,7 +24,7 @@ const cudaMockEnv = "RESIDENT_STREAM_CUDA_MOCK"
 // TestCUDAMock runs TestCUDAStreamed against the mock driver in a child
 // process, where there is no GPU.
 func TestCUDAMock(t *testing.T) {
-	cudatest.InMock(t, cudaMockEnv, true, []string{"TestCUDAStreamed"})
+	cudatest.InMock(t, cudaMockEnv, true, []string{"TestCUDAStreamed", "TestStepPanicsCUDA"})
 	cudatest.InMock(t, cudaMockEnv, true, []string{"TestCUDATraceFails"}, "MOCKCUDA_FAIL=cuEventElapsedTime:1+")
 }
 
@@ -70,6 +70,15 @@ func TestCUDATraceFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	cudatest.NoLeak(t, "a stream, an event or device memory")
+}
+
+// TestStepPanicsCUDA is TestStepPanics on a CUDA device.
+func TestStepPanicsCUDA(t *testing.T) {
+	d, err := halide.CUDADevice()
+	if err != nil {
+		t.Skip("no CUDA device (runs on a GPU, and on the mock: TestCUDAMock):", err)
+	}
+	stepPanics(t, d)
 }
 
 // copies is the chain the mock can run: device copies (ops.Copy of dense

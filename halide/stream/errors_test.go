@@ -13,6 +13,7 @@ import (
 	"github.com/resident-go/resident/halide/examples/brighter"
 	"github.com/resident-go/resident/halide/stream"
 	"github.com/resident-go/resident/internal/plumb"
+	"github.com/resident-go/resident/ops"
 )
 
 var errBoom = errors.New("boom")
@@ -193,5 +194,121 @@ func TestOwnDevice(t *testing.T) {
 		t.Error("Run on a closed Device succeeded")
 	} else {
 		t.Log(err)
+	}
+}
+
+// Options out of range are refused by New and Run before anything is
+// allocated or moved.
+func TestBadOptions(t *testing.T) {
+	d := dev(t)
+	br := must(t, brighter.BrighterPipeline, uint8(1))
+	r := rand.New(rand.NewPCG(24, 10))
+	src := newArray(t, u8, nil, []int{0, 0}, []int{16, 16}, r)
+	dst := newArray(t, u8, nil, []int{0, 0}, []int{16, 16}, r)
+	for _, o := range []stream.Options{{Bands: -1}, {Slots: -3}, {Bands: -2, Slots: -1}} {
+		if s, err := stream.New(o, br); !errors.Is(err, stream.ErrChain) {
+			if s != nil {
+				s.Close()
+			}
+			t.Errorf("New(%+v): %v, want ErrChain", o, err)
+		}
+		before := d.Stats()
+		err := stream.Run(dst, src, o, br)
+		if !errors.Is(err, stream.ErrChain) {
+			t.Errorf("Run with %+v: %v, want ErrChain", o, err)
+			continue
+		}
+		t.Log(err)
+		if s := d.Stats().Sub(before); s.AllocsTotal != 0 || s.H2DBytes != 0 || s.D2HBytes != 0 {
+			t.Errorf("Run with %+v: %d allocations, %d B up, %d B down before refusing", o, s.AllocsTotal, s.H2DBytes, s.D2HBytes)
+		}
+	}
+}
+
+// A destination that shares host memory with its source is refused
+// before anything is allocated or moved: the bands' downloads would
+// overwrite source elements later bands still upload. Views of one
+// Array whose elements lie apart are not refused.
+func TestSharedMemory(t *testing.T) {
+	d := dev(t)
+	br := must(t, brighter.BrighterPipeline, uint8(1))
+	r := rand.New(rand.NewPCG(24, 11))
+	a := newArray(t, u8, nil, []int{0, 0}, []int{16, 16}, r).(*array.Array[uint8])
+	blk, err := d.AllocHost(16 * 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blk.Free()
+	over := func() *array.Array[uint8] {
+		b, err := array.NewOver[uint8](blk, 16, 16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	p, q := over(), over() // two Arrays over one pinned block
+	cases := []struct {
+		name     string
+		dst, src array.Buffer
+	}{
+		{"the same Array", a, a},
+		{"a crop of the source", a.Crop(1, 4, 8), a},
+		{"rows that overlap", a.Crop(1, 2, 8).SetMin(0, 0), a.Crop(1, 0, 10)},
+		{"two Arrays over one block", p, q},
+	}
+	for _, c := range cases {
+		before := d.Stats()
+		err := stream.Run(c.dst, c.src, stream.Options{Bands: 2}, br)
+		if !errors.Is(err, stream.ErrChain) {
+			t.Errorf("%s: %v, want ErrChain", c.name, err)
+			continue
+		}
+		t.Log(err)
+		if s := d.Stats().Sub(before); s.AllocsTotal != 0 || s.H2DBytes != 0 || s.D2HBytes != 0 {
+			t.Errorf("%s: %d allocations, %d B up, %d B down before refusing", c.name, s.AllocsTotal, s.H2DBytes, s.D2HBytes)
+		}
+	}
+	if err := stream.Run(a.Crop(1, 8, 8).SetMin(0, 0), a.Crop(1, 0, 8), stream.Options{Bands: 2}, br); err != nil {
+		t.Errorf("rows of one Array that do not overlap: %v", err)
+	}
+}
+
+// A step that panics: the panic reaches Run's caller, and by then Run has
+// freed the device buffers it made and left no event live.
+func TestStepPanics(t *testing.T) { stepPanics(t, dev(t)) }
+
+func stepPanics(t *testing.T, d device.Device) {
+	st, _, err := plumb.StreamsOf(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(24, 12))
+	for _, h := range []device.HostAllocator{nil, d.(device.HostAllocator)} {
+		for _, at := range []int{0, 2} {
+			src := newArray(t, u8, h, []int{0, 0}, []int{40, 25}, r)
+			dst := newArray(t, u8, h, []int{0, 0}, []int{40, 25}, r)
+			calls := 0
+			bad := stream.Op("panics", func(out, in *array.Array[uint8]) error {
+				if calls++; calls == at+1 {
+					panic(errBoom)
+				}
+				return ops.Copy(out, in)
+			})
+			base := d.Stats()
+			func() {
+				defer func() {
+					if p := recover(); p != errBoom {
+						t.Errorf("pinned %v, panicking at band %d: recovered %v, want errBoom", h != nil, at, p)
+					}
+				}()
+				stream.Run(dst, src, stream.Options{Device: d, Bands: 4}, stream.Op("copy", ops.Copy[uint8]), bad)
+			}()
+			if a := d.Stats(); a.AllocsLive != base.AllocsLive {
+				t.Errorf("pinned %v, panicking at band %d: %d device allocations live after the panic, %d before", h != nil, at, a.AllocsLive, base.AllocsLive)
+			}
+			if n := st.Live(); n != 0 {
+				t.Errorf("pinned %v, panicking at band %d: %d events live after the panic", h != nil, at, n)
+			}
+		}
 	}
 }

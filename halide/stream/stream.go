@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
@@ -13,7 +14,8 @@ import (
 
 // ErrChain is wrapped by the errors of a chain that cannot run as asked:
 // steps whose element types do not follow on, a destination of another
-// type, a band whose input lies outside the source.
+// type, a band whose input lies outside the source, a destination that
+// shares memory with the source, negative Options.
 var ErrChain = errors.New("stream: bad chain")
 
 // ErrClosed is returned by Run on a closed Stream.
@@ -47,13 +49,22 @@ type Options struct {
 	Slots int
 }
 
+// check refuses what the fields' docs give no meaning.
+func (o Options) check() error {
+	if o.Bands < 0 || o.Slots < 0 {
+		return fmt.Errorf("%w: Options.Bands %d, Slots %d: want 0 (the default) or more", ErrChain, o.Bands, o.Slots)
+	}
+	return nil
+}
+
 const (
 	defaultBands = 2
 	defaultSlots = 3
 )
 
-// Cut is how o cuts the output, defaults filled in: what a Reduce step of
-// the chain must be given.
+// Cut is how o cuts the output, defaults filled in (a negative Bands,
+// which New refuses, counts as 0): what a Reduce step of the chain must be
+// given.
 func (o Options) Cut() Cut {
 	if o.Bands <= 0 {
 		o.Bands = defaultBands
@@ -92,9 +103,12 @@ type slot struct {
 	scatter func() error
 }
 
-// New returns a Stream of steps. It checks the steps; Run checks them
-// against its operands.
+// New returns a Stream of steps. It checks the options and the steps; Run
+// checks them against its operands.
 func New(o Options, steps ...Step) (*Stream, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	if len(steps) == 0 {
 		return nil, fmt.Errorf("%w: no steps", ErrChain)
 	}
@@ -112,13 +126,16 @@ func New(o Options, steps ...Step) (*Stream, error) {
 	return &Stream{steps: append([]Step(nil), steps...), o: o}, nil
 }
 
-// Run is New(o, steps...).Run(dst, src) and Close.
-func Run(dst, src array.Buffer, o Options, steps ...Step) error {
+// Run is New(o, steps...).Run(dst, src) and Close. If a step panics, the
+// panic goes on to the caller once the Stream is closed: nothing stays
+// allocated.
+func Run(dst, src array.Buffer, o Options, steps ...Step) (err error) {
 	s, err := New(o, steps...)
 	if err != nil {
 		return err
 	}
-	return errors.Join(s.Run(dst, src), s.Close())
+	defer func() { err = errors.Join(err, s.Close()) }()
+	return s.Run(dst, src)
 }
 
 // Run computes dst from src through the chain, band by band: it uploads
@@ -134,11 +151,14 @@ func Run(dst, src array.Buffer, o Options, steps ...Step) error {
 // src's newest elements must be on the host, or are brought there first
 // (an automatic copy, refused under the transfer guard). dst ends newest
 // on the host, as after a write through its Host view; dst and src must
-// not share memory. Every byte moved is counted in the device's Stats: the
+// not share memory (their host spans, HostBytes, must not overlap), or Run
+// refuses them. Every byte moved is counted in the device's Stats: the
 // bands' input regions up, the output down, nothing else. Those transfers
 // are what Run is asked for, like CopyToDevice's: the transfer guard
 // refuses only copies the steps would make on their own. On error dst's
-// elements are unspecified and nothing is left in flight.
+// elements are unspecified and nothing is left in flight; so too when a
+// step panics, the panic going on to the caller (Close still frees the
+// buffers).
 func (s *Stream) Run(dst, src array.Buffer) error {
 	if s.closed {
 		return ErrClosed
@@ -149,6 +169,11 @@ func (s *Stream) Run(dst, src array.Buffer) error {
 	}
 	if dr.Len() == 0 {
 		return nil
+	}
+	if overlap(dr.HostBytes(), sr.HostBytes()) {
+		// Band k's download would land on source elements a later band
+		// has yet to upload.
+		return fmt.Errorf("%w: the destination (%v %v) shares host memory with the source (%v %v): give the destination memory of its own", ErrChain, dr.Type(), dr.Extents(), sr.Type(), sr.Extents())
 	}
 	dev, st, err := s.device(dr, sr)
 	if err != nil {
@@ -185,6 +210,15 @@ func (s *Stream) Run(dst, src array.Buffer) error {
 	}
 	plumb.Array.Wrote(dr, plumb.Host)
 	return nil
+}
+
+// overlap reports whether two spans of host memory share a byte.
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
 func rawOf(b array.Buffer) *array.Raw {
