@@ -85,6 +85,10 @@ type block struct {
 	fill0    func(p, n uintptr) error // zero [p, p+n) where it lives (typed)
 	// copyFrom copies src, bytes of sb held by sh, into dst (typed).
 	copyFrom func(dst memory, sh *holdings, sb *block, src memory) error
+	// armed: the host copy holds the sentinels (hostwrites.go); takeHost
+	// makes the host copy the newest values (typed).
+	armed    bool
+	takeHost func() error
 }
 
 // New returns an engine whose memory lives on dev: an *opencl.Device, or
@@ -574,6 +578,18 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool
 		b.home = r.CopyToHost
 		b.deviceDirty = r.DeviceDirty
 		b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
+		b.takeHost = func() error {
+			if allZero(h.scanned(bytesAt(b.start, b.size))) {
+				if err := ops.Fill(r, 0); err != nil {
+					return fmt.Errorf("engine: zeroing on the device memory zeroed on the host: %w", err)
+				}
+				r.SetDeviceDirty(false) // both copies hold zeros
+				return nil
+			}
+			r.SetDeviceDirty(false)
+			r.SetHostDirty(true) // uploaded before the next device op
+			return nil
+		}
 		b.copyFrom = func(dst memory, sh *holdings, sb *block, src memory) error {
 			return copyRange[T](h, b, dst, sh, sb, src)
 		}

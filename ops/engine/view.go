@@ -58,6 +58,9 @@ func (e *Engine) Accessible(mem tensor.Memory) (tensor.Memory, error) {
 	if b == nil {
 		return mem, nil // Go memory: tensor's own
 	}
+	if err := owner.hostWrites(b); err != nil {
+		return nil, err
+	}
 	owner.mu.Lock()
 	host := b.host
 	owner.mu.Unlock()
@@ -168,6 +171,9 @@ func viewDims[T array.Elem](h *holdings, d *tensor.Dense, dims []array.Dim, over
 	}
 	r, err := rootOf[T](owner, b, d, overwrite)
 	if err != nil {
+		return nil, err
+	}
+	if err := owner.hostWrites(b); err != nil {
 		return nil, err
 	}
 	off := d.Uintptr() - b.start
