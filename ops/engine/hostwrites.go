@@ -48,20 +48,30 @@ func sentinelAt(t reflect.Type, p uintptr, set bool) bool {
 	return false
 }
 
-// arm stores the sentinels in b's host copy when the device holds b's
-// newest values; h.mu is held.
+// arm stores the sentinel in b's first and last elements where the
+// device holds their newest values (residency is by region: a host-current
+// element holds data); h.mu is held.
 func (b *block) arm() {
-	if b.armed || b.size == 0 || b.deviceDirty == nil || !b.deviceDirty() {
+	b.armed = [2]bool{}
+	if b.size == 0 || b.endsDirty == nil || !b.deviceDirty() {
 		return
 	}
 	k := b.elem.Kind()
 	if k != reflect.Float32 && k != reflect.Float64 {
 		return
 	}
-	last := b.start + b.size - b.elem.Size()
-	sentinelAt(b.elem, b.start, true)
-	sentinelAt(b.elem, last, true)
-	b.armed = true
+	d0, d1 := b.endsDirty()
+	for i, p := range b.ends() {
+		if []bool{d0, d1}[i] {
+			sentinelAt(b.elem, p, true)
+			b.armed[i] = true
+		}
+	}
+}
+
+// ends are the addresses of b's first and last elements (typed).
+func (b *block) ends() [2]uintptr {
+	return [2]uintptr{b.start, b.start + b.size - b.elem.Size()}
 }
 
 // armDense arms the block of d, an op's destination, after the op.
@@ -71,7 +81,9 @@ func (h *holdings) armDense(d interface{ Uintptr() uintptr }) {
 		return
 	}
 	owner.mu.Lock()
-	b.arm()
+	if b.root != nil && !b.dropped {
+		b.arm()
+	}
 	owner.mu.Unlock()
 }
 
@@ -95,25 +107,34 @@ func (h *holdings) locateAddr(p uintptr) (*holdings, *block, error) {
 func (h *holdings) hostWrites(b *block) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if b.root == nil || b.dropped {
+	if b.root == nil || b.dropped || b.endsDirty == nil {
 		return nil
 	}
 	if !b.deviceDirty() {
-		b.armed = false // the host copy is current: its elements are data
+		b.armed = [2]bool{} // the host copy is current: its elements are data
 		return nil
 	}
-	if !b.armed {
+	if !b.armed[0] && !b.armed[1] {
 		b.arm()
 		return nil
 	}
-	last := b.start + b.size - b.elem.Size()
-	first, end := sentinelAt(b.elem, b.start, false), sentinelAt(b.elem, last, false)
+	d0, d1 := b.endsDirty()
+	dirty := [2]bool{d0, d1}
+	var armed, changed int
+	for i, p := range b.ends() {
+		if b.armed[i] && dirty[i] {
+			armed++
+			if !sentinelAt(b.elem, p, false) {
+				changed++
+			}
+		}
+	}
 	switch {
-	case first && end:
+	case changed == 0:
 		return nil
-	case first != end && last != b.start:
+	case changed < 2 && b.ends()[0] != b.ends()[1]:
 		return fmt.Errorf("%w: the memory at %#x (%d bytes) was written on the host in part (through Data(), SetAt or tensor.Copy into a view) while its newest values were on the device, so the rest of them would be lost: call engine.Host(d) first and write through the Dense it returns", ErrHostWrite, b.start, b.size)
 	}
-	b.armed = false
+	b.armed = [2]bool{}
 	return b.takeHost()
 }
