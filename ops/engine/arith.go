@@ -141,7 +141,11 @@ func matmulT[T ops.Float](e *Engine, a, b, c tensor.Tensor) error {
 	if err != nil {
 		return err
 	}
-	return ops.MatMul(cv, vs[0], vs[1])
+	if err := ops.MatMul(cv, vs[0], vs[1]); err != nil {
+		return err
+	}
+	e.h.armDense(cd)
+	return nil
 }
 
 func (e *Engine) binary(op ops.BinaryOp, a, b tensor.Tensor, opts []tensor.FuncOpt) (tensor.Tensor, error) {
@@ -308,7 +312,11 @@ func into[T array.Elem](e *Engine, a *tensor.Dense, shape tensor.Shape, opts []t
 	if err != nil {
 		return nil, err
 	}
-	return ret, run(dst)
+	if err := run(dst); err != nil {
+		return nil, err
+	}
+	e.h.armDense(ret)
+	return ret, nil
 }
 
 // newDense is a Dense of the engine for an op's result, which the op

@@ -83,15 +83,39 @@
 // form's value, Clamp's bounds) is used where it lives, broadcast.
 //
 // Writing. Write a Dense of the engine through Host(d), Memcpy, Memset,
-// or tensor.Copy from another Dense of the engine. Writes that bypass the
-// engine (tensor's Dense.Zero, or Data() written without Host) reach the
-// device only while the memory is untyped — before its first use, as for
-// a fresh Clone of data current on the host, which Memcpy copies on the
-// host and leaves untyped (a Clone of device-newer data is made on the
-// device); afterwards they are lost to the device copy. tensor.Copy from a host
-// Dense runs the standard engine's Memcpy, which this engine never sees:
-// call Host(d) first, so that the write is uploaded before the next device
-// operation.
+// or tensor.Copy from another Dense of the engine. Paths that bypass the
+// engine, and what each does (tests in this package unless named; mlp is
+// ops/engine/mlp):
+//
+//	Data() read, device newer    stale values; the first and last elements of a float
+//	                             Dense read NaN (the sentinel below)   TestForeignEngine
+//	Data() write, before 1st use uploaded at the first use              TestHostWritesModel
+//	Dense.Zero, tensor.Copy from a host Dense, CopyTo (whole memory),
+//	  device newer               seen at the next use: zeros are set on the device with
+//	                             no transfer, other values uploaded (counted, refused
+//	                             under the guard)  TestZeroBehindTheEngine,
+//	                                               mlp TestStockSolversMatchStdEngine
+//	Data() write or Copy into a view, device newer, hitting the first or last element
+//	                             the next use fails with ErrHostWrite naming Host(d)
+//	                                                          TestZeroBehindTheEngine
+//	the same missing both        NOT SEEN: lost (float memory; integer memory: every
+//	                             write behind the engine's back is lost)
+//	At, SetAt, Memset, iterators, String on the engine's own memory
+//	                             tensor refuses them ("Inaccesible data")
+//	At, SetAt on Go memory the engine adopted (gorgonia's registers)
+//	                             stale / as Data()
+//	Clone                        Memcpy: a device copy of device-newer data
+//	Sprint, Formatter            one counted copy home; refused under the guard
+//	Host(d), Accessible          current values; writes uploaded before the next op
+//	Host(d) written, then first use under device.SetGuard(true)
+//	                             ErrTransferGuard         TestGuardRefusesFirstUseUpload
+//
+// The sentinel: while the device holds a float block's newest first or
+// last element, the host copy holds a signalling NaN there, so a whole
+// overwrite (gorgonia's solvers zero every gradient with Dense.Zero, and
+// the Clone of the weights for their caches) changes both and is taken as
+// the newest values. Mixing an Array view's own syncs with device ops
+// outside the engine can leave it stale: use one or the other per Dense.
 //
 // Layouts. Operands may be any view tensor makes (Slice, the lazy T,
 // Reshape) whose elements form a box of the memory's first layout (the

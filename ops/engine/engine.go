@@ -85,6 +85,16 @@ type block struct {
 	fill0    func(p, n uintptr) error // zero [p, p+n) where it lives (typed)
 	// copyFrom copies src, bytes of sb held by sh, into dst (typed).
 	copyFrom func(dst memory, sh *holdings, sb *block, src memory) error
+	// armed: the host copy holds the sentinels (hostwrites.go); takeHost
+	// makes the host copy the newest values (typed).
+	armed    [2]bool // first, last element
+	takeHost func() error
+	// endsDirty: whether the device holds the newest first and last
+	// elements (residency is by region) (typed).
+	endsDirty func() (first, last bool)
+	// hostWritten: handed out for host writes (Host, Accessible) while
+	// untyped, so its first use uploads them: refused under the guard.
+	hostWritten bool
 }
 
 // New returns an engine whose memory lives on dev: an *opencl.Device, or
@@ -535,6 +545,12 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool
 		if d != nil && d.Uintptr() == b.start && uintptr(d.DataSize())*size == b.size && rowMajorDense(d) {
 			ext = reversed(d.Shape())
 		}
+		// Host writes before the first use need an upload, which the
+		// guard refuses like every automatic copy (checked before typing,
+		// so the block stays as it was).
+		if !fresh && b.hostWritten && b.size > 0 && device.Guarded() && !allZero(h.scanned(bytesAt(b.start, b.size))) {
+			return nil, fmt.Errorf("engine: the Dense was written through Host or Accessible and its first device use needs an upload: %w; use it once before turning the guard on", device.ErrTransferGuard)
+		}
 		r, err := array.NewOver[T](subBlock{b.hb, b.skip}, ext...)
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
@@ -574,6 +590,24 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool
 		b.home = r.CopyToHost
 		b.deviceDirty = r.DeviceDirty
 		b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
+		b.endsDirty = func() (bool, bool) {
+			n := int(b.size / size)
+			v0, err0 := r.View(0, []array.Dim{{Extent: 1, Stride: 1}})
+			v1, err1 := r.View(n-1, []array.Dim{{Extent: 1, Stride: 1}})
+			return err0 == nil && v0.DeviceDirty(), err1 == nil && v1.DeviceDirty()
+		}
+		b.takeHost = func() error {
+			if allZero(h.scanned(bytesAt(b.start, b.size))) {
+				if err := ops.Fill(r, 0); err != nil {
+					return fmt.Errorf("engine: zeroing on the device memory zeroed on the host: %w", err)
+				}
+				r.SetDeviceDirty(false) // both copies hold zeros
+				return nil
+			}
+			r.SetDeviceDirty(false)
+			r.SetHostDirty(true) // uploaded before the next device op
+			return nil
+		}
 		b.copyFrom = func(dst memory, sh *holdings, sb *block, src memory) error {
 			return copyRange[T](h, b, dst, sh, sb, src)
 		}

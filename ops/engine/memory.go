@@ -54,7 +54,11 @@ func memsetT[T array.Elem](h *holdings, mem tensor.Memory, val any) error {
 		if err != nil {
 			return err
 		}
-		return fill(v, x)
+		if err := fill(v, x); err != nil {
+			return err
+		}
+		h.armDense(d)
+		return nil
 	}
 	b, err := h.lookup(mem.Uintptr(), mem.MemSize())
 	if err != nil {
@@ -157,6 +161,16 @@ func (e *Engine) Memcpy(dst, src tensor.Memory) error {
 	if err != nil {
 		return err
 	}
+	for _, x := range []struct {
+		h *holdings
+		b *block
+	}{{dh, db}, {sh, sb}} {
+		if x.b != nil {
+			if err := x.h.hostWrites(x.b); err != nil {
+				return err
+			}
+		}
+	}
 	if db != nil && sb != nil {
 		sh.mu.Lock()
 		sr, selem := sb.root, sb.elem
@@ -185,7 +199,13 @@ func (e *Engine) Memcpy(dst, src tensor.Memory) error {
 		dr, cp := db.root, db.copyFrom
 		dh.mu.Unlock()
 		if dr != nil && sr != nil && dr.Raw().Type() == sr.Raw().Type() {
-			return cp(memory{dst.Uintptr(), dst.MemSize()}, sh, sb, memory{src.Uintptr(), src.MemSize()})
+			if err := cp(memory{dst.Uintptr(), dst.MemSize()}, sh, sb, memory{src.Uintptr(), src.MemSize()}); err != nil {
+				return err
+			}
+			dh.mu.Lock()
+			db.arm() // gorgonia zeroes a Clone with Dense.Zero next
+			dh.mu.Unlock()
+			return nil
 		}
 	}
 	if err := e.readable(src); err != nil {
@@ -222,6 +242,9 @@ func typeT[T array.Elem](h *holdings, b *block, overwrite bool) error {
 func (e *Engine) readable(mem tensor.Memory) error {
 	owner, b, err := e.h.locate(mem)
 	if err != nil || b == nil {
+		return err
+	}
+	if err := owner.hostWrites(b); err != nil {
 		return err
 	}
 	owner.mu.Lock()

@@ -58,8 +58,12 @@ func (e *Engine) Accessible(mem tensor.Memory) (tensor.Memory, error) {
 	if b == nil {
 		return mem, nil // Go memory: tensor's own
 	}
+	if err := owner.hostWrites(b); err != nil {
+		return nil, err
+	}
 	owner.mu.Lock()
 	host := b.host
+	b.hostWritten = b.hostWritten || host == nil
 	owner.mu.Unlock()
 	if host != nil {
 		if err := host(); err != nil {
@@ -169,6 +173,16 @@ func viewDims[T array.Elem](h *holdings, d *tensor.Dense, dims []array.Dim, over
 	r, err := rootOf[T](owner, b, d, overwrite)
 	if err != nil {
 		return nil, err
+	}
+	if err := owner.hostWrites(b); err != nil {
+		return nil, err
+	}
+	if overwrite {
+		// The op makes the device copy newer: arm again after it (or at
+		// the next use), never trusting sentinels a sync home overwrote.
+		owner.mu.Lock()
+		b.armed = [2]bool{}
+		owner.mu.Unlock()
 	}
 	off := d.Uintptr() - b.start
 	if off%size != 0 {

@@ -1,0 +1,93 @@
+package engine_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/ops/engine"
+)
+
+// A Dense written through Host before its first use needs an upload at
+// that use: under the transfer guard it is refused like every automatic
+// copy (it was made through ops.On, explicit, and passed); without the
+// guard it is one counted upload and the op reads the values.
+func TestGuardRefusesFirstUseUpload(t *testing.T) {
+	dev := sim.NewCompute("sim", 1<<20)
+	e := engine.New(dev)
+	defer e.Close()
+	a := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(4), tensor.WithEngine(e))
+	h, err := engine.Host(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(h.Data().([]float32), []float32{1, 2, 3, 4})
+	before := dev.Stats()
+	was := device.SetGuard(true)
+	_, err = a.Add(a)
+	device.SetGuard(was)
+	if !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("Add under the guard of a Dense written through Host: err %v, want one wrapping device.ErrTransferGuard", err)
+	}
+	if moved := dev.Stats().Sub(before); moved.H2DCalls != 0 {
+		t.Fatalf("under the guard: %d uploads, want 0", moved.H2DCalls)
+	}
+	c, err := a.Add(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved := dev.Stats().Sub(before); moved.H2DCalls != 1 {
+		t.Errorf("without the guard: %d uploads, want 1", moved.H2DCalls)
+	}
+	hc, err := engine.Host(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hc.Data().([]float32); !slices.Equal(got, []float32{2, 4, 6, 8}) {
+		t.Errorf("a+a = %v, want [2 4 6 8]", got)
+	}
+}
+
+// Dense.Zero of a Dense whose newest values are on the device (gorgonia's
+// solvers zero gradients so) is seen at its next use and set on the
+// device with no transfer; a write through Data() to one end only is
+// ErrHostWrite.
+func TestZeroBehindTheEngine(t *testing.T) {
+	dev := sim.NewCompute("sim", 1<<20)
+	e := engine.New(dev)
+	defer e.Close()
+	a := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(4), tensor.WithEngine(e))
+	if err := e.Memset(a, float32(3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.MulScalar(a, float32(2), true, tensor.UseUnsafe()); err != nil {
+		t.Fatal(err)
+	}
+	a.Zero()
+	before := dev.Stats()
+	c, err := a.Add(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved := dev.Stats().Sub(before); moved.H2DCalls != 0 {
+		t.Errorf("%d uploads for a zeroed Dense, want 0", moved.H2DCalls)
+	}
+	hc, err := engine.Host(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := hc.Data().([]float32); !slices.Equal(got, []float32{0, 0, 0, 0}) {
+		t.Fatalf("after Zero, a+a = %v, want zeros", got)
+	}
+	if _, err := e.AddScalar(a, float32(1), true, tensor.UseUnsafe()); err != nil {
+		t.Fatal(err)
+	}
+	a.Data().([]float32)[0] = 5
+	if _, err := a.Add(a); !errors.Is(err, engine.ErrHostWrite) {
+		t.Fatalf("after a write through Data to one element: err %v, want ErrHostWrite", err)
+	}
+}
