@@ -26,9 +26,11 @@ var ErrNotView = fmt.Errorf("%w: not expressible as a view", ErrShape)
 // and any layout whose merged dimensions are contiguous in memory. Else it
 // returns an error wrapping ErrNotView: ops.Reshape then makes a counted
 // copy on a's device. A shape whose element count differs from a's panics
-// with ErrShape.
+// with ErrShape; a closed a is an error wrapping ErrClosed.
 func (a *Array[T]) Reshape(shape ...int) (*Array[T], error) {
-	a.raw.checkOpen()
+	if err := a.raw.errOpen(); err != nil {
+		return nil, err
+	}
 	ext := reshapeExtents(a.raw.Len(), shape)
 	dims, ok := reshapeDims(a.raw.dimsRef(), ext)
 	if !ok {
