@@ -3,6 +3,7 @@ package array
 import (
 	"fmt"
 	"slices"
+	"unsafe"
 )
 
 // Shape operations in NumPy's order (see Axis). Every one here returns a
@@ -428,8 +429,10 @@ func (a *Array[T]) zeroMins() *Array[T] {
 
 // Split returns n views, sharing host and device memory, of equal extent
 // along axis ax, as np.split(a, n, axis). An extent that n does not divide
-// panics with ErrShape; n outside [1, max(extent, 1)] with ErrOutOfRange
-// (NumPy also cuts an empty axis into n > 1 empty pieces; use SplitAt).
+// panics with ErrShape, as do more views than a Go slice can hold (a
+// broadcast axis may be that long); n outside [1, max(extent, 1)] with
+// ErrOutOfRange (NumPy also cuts an empty axis into n > 1 empty pieces;
+// use SplitAt).
 func (a *Array[T]) Split(n int, ax Axis) []*Array[T] {
 	a.raw.checkOpen()
 	d := dimOf(a.raw.rank, ax)
@@ -440,11 +443,23 @@ func (a *Array[T]) Split(n int, ax Axis) []*Array[T] {
 	if e%n != 0 {
 		panicf(ErrShape, "split of axis %d (extent %d) into %d equal sections: use SplitAt for unequal ones", ax, e, n)
 	}
+	if n > maxSplit[T]() {
+		panicf(ErrShape, "split of axis %d into %d sections: more views than the %d bytes a Go slice can hold; split into fewer sections, or Crop the pieces one at a time", ax, n, maxHostBytes)
+	}
 	idx := make([]int, n-1)
 	for i := range idx {
 		idx[i] = (i + 1) * (e / n)
 	}
 	return a.SplitAt(ax, idx...)
+}
+
+// maxSplit is the most views Split makes: each costs a split index, a
+// pointer in the result and an Array, bounded like host storage
+// (maxHostBytes) so an impossible count is ErrShape, not the runtime's
+// makeslice panic or out-of-memory crash.
+func maxSplit[T Elem]() int {
+	var a Array[T]
+	return maxHostBytes / int(unsafe.Sizeof(0)+unsafe.Sizeof(&a)+unsafe.Sizeof(a))
 }
 
 // SplitAt returns len(indices)+1 views, sharing host and device memory,
