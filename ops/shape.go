@@ -78,18 +78,18 @@ func Concatenate[T array.Elem](ax array.Axis, xs ...*array.Array[T]) (*array.Arr
 	for _, x := range xs {
 		e := x.Extents()
 		if len(e) != len(ext) {
-			panic(fmt.Errorf("%w: ops.Concatenate: shapes %v and %v differ in rank", array.ErrShape, xs[0].Shape(), x.Shape()))
+			panic(fmt.Errorf("%w: ops.Concatenate: shapes %s and %s differ in rank", array.ErrShape, pyShape(xs[0].Shape()), pyShape(x.Shape())))
 		}
 		for i := range e {
 			if i != dim && e[i] != ext[i] {
-				panic(fmt.Errorf("%w: ops.Concatenate along axis %d: shapes %v and %v differ off that axis", array.ErrShape, ax, xs[0].Shape(), x.Shape()))
+				panic(fmt.Errorf("%w: ops.Concatenate along axis %d: shapes %s and %s differ off that axis", array.ErrShape, ax, pyShape(xs[0].Shape()), pyShape(x.Shape())))
 			}
 		}
 		// Broadcast views have extents with no storage behind them: the
 		// sum can overflow, whatever the other extents.
 		sum, ok := checked.Add(ext[dim], e[dim])
 		if !ok {
-			panic(fmt.Errorf("%w: ops.Concatenate along axis %d: the summed extent overflows int (%d + %d, of shape %v): concatenate fewer or smaller Arrays", array.ErrShape, ax, ext[dim], e[dim], x.Shape()))
+			panic(fmt.Errorf("%w: ops.Concatenate along axis %d: the summed extent overflows int (%d + %d, of shape %s): concatenate fewer or smaller Arrays", array.ErrShape, ax, ext[dim], e[dim], pyShape(x.Shape())))
 		}
 		ext[dim] = sum
 	}
@@ -119,7 +119,7 @@ func Stack[T array.Elem](ax array.Axis, xs ...*array.Array[T]) (*array.Array[T],
 	ext := xs[0].Extents()
 	for _, x := range xs {
 		if !slices.Equal(x.Extents(), ext) {
-			panic(fmt.Errorf("%w: ops.Stack: shapes %v and %v differ: stack Arrays of one shape", array.ErrShape, xs[0].Shape(), x.Shape()))
+			panic(fmt.Errorf("%w: ops.Stack: shapes %s and %s differ: stack Arrays of one shape", array.ErrShape, pyShape(xs[0].Shape()), pyShape(x.Shape())))
 		}
 	}
 	xs[0].ExpandDims(ax) // checks ax against the result's rank
