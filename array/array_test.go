@@ -4,8 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 	"unsafe"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/sim"
 )
 
 // mustPanic runs f and checks it panics with an error wrapping want.
@@ -302,6 +306,80 @@ func TestUseAfterClose(t *testing.T) {
 }
 
 func second[A any](_ A, err error) error { return err }
+
+// TestClosedErrorCalls is generated from the method set: every method of
+// *Array with an error result (Close aside, which is idempotent), called on
+// a closed Array or a view of one, returns an error wrapping ErrClosed and
+// does not panic (doc.go's lifetime rule). Arguments are zero values, or a
+// sim device and one of its allocations.
+func TestClosedErrorCalls(t *testing.T) {
+	errType := reflect.TypeFor[error]()
+	dev := sim.New("closed", 0)
+	a := New[float64](2, 3)
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	args := map[string]func(reflect.Type) reflect.Value{
+		"zero": reflect.Zero,
+		"sim": func(typ reflect.Type) reflect.Value {
+			switch typ {
+			case reflect.TypeFor[device.Device]():
+				return reflect.ValueOf(&dev).Elem()
+			case reflect.TypeFor[device.Allocation]():
+				al, err := dev.Malloc(64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return reflect.ValueOf(&al).Elem()
+			}
+			return reflect.Zero(typ)
+		},
+	}
+	for _, recv := range []struct {
+		name string
+		a    *Array[float64]
+	}{{"root", a}, {"view", a.Crop(0, 0, 1)}} {
+		v := reflect.ValueOf(recv.a)
+		typ := v.Type()
+		n := 0
+		for i := range typ.NumMethod() {
+			m := typ.Method(i)
+			ft := m.Type // receiver first
+			if m.Name == "Close" || ft.NumOut() == 0 || ft.Out(ft.NumOut()-1) != errType {
+				continue
+			}
+			n++
+			for argName, arg := range args {
+				t.Run(recv.name+"/"+m.Name+"/"+argName, func(t *testing.T) {
+					in := []reflect.Value{}
+					last := ft.NumIn()
+					if ft.IsVariadic() {
+						last-- // no variadic arguments
+					}
+					for k := 1; k < last; k++ {
+						in = append(in, arg(ft.In(k)))
+					}
+					defer func() {
+						if r := recover(); r != nil {
+							t.Fatalf("%s after Close panicked: %v; want an error wrapping ErrClosed", m.Name, r)
+						}
+					}()
+					out := v.Method(i).Call(in)
+					err, _ := out[len(out)-1].Interface().(error)
+					if !errors.Is(err, ErrClosed) {
+						t.Fatalf("%s after Close: %v, want an error wrapping ErrClosed", m.Name, err)
+					}
+				})
+			}
+		}
+		if n < 10 {
+			t.Fatalf("%d methods with an error result: the method set was not read", n)
+		}
+	}
+	if _, err := Equal(a, a); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Equal after Close: %v, want an error wrapping ErrClosed", err)
+	}
+}
 
 func TestCopyFrom(t *testing.T) {
 	src := NewWithMins[int32]([]int{2, 0}, []int{4, 3})

@@ -2,6 +2,7 @@ package array
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -158,4 +159,69 @@ func TestLayoutOverflow(t *testing.T) {
 			f()
 		})
 	}
+}
+
+// TestSplitTooMany: Split of a broadcast view (stride 0, so any extent
+// fits in one element) into more views than a Go slice can hold panics
+// with ErrShape, as New does for storage, not with the runtime's
+// makeslice panic.
+func TestSplitTooMany(t *testing.T) {
+	for _, c := range []struct{ extent, n int }{
+		{1 << 62, 1 << 62},
+		{maxInt, maxInt},
+		{1 << 47, 1 << 47},
+		{1 << 50, 1 << 48},
+		{3 << 40, 3 << 40},
+	} {
+		t.Run(fmt.Sprint(c.extent, "/", c.n), func(t *testing.T) {
+			v, err := Scalar[float32](1).BroadcastTo(c.extent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustPanic(t, ErrShape, func() { v.Split(c.n, 0) })
+		})
+	}
+}
+
+// FuzzSplit: Split of a broadcast view of any int64 extent into any int64
+// count gives count views whose extents add up, or panics with ErrShape or
+// ErrOutOfRange, never another panic. Counts that fit the bound but would
+// really take gigabytes are skipped.
+func FuzzSplit(f *testing.F) {
+	f.Add(int64(12), int64(3))
+	f.Add(int64(1<<62), int64(1<<62))
+	f.Add(int64(maxInt), int64(1))
+	f.Add(int64(0), int64(1))
+	f.Add(int64(7), int64(-1))
+	f.Fuzz(func(t *testing.T, extent, n int64) {
+		v, err := Scalar[float32](1).BroadcastTo(int(extent))
+		if err != nil {
+			return // a negative extent
+		}
+		if n > 1<<12 && n <= int64(maxSplit[float32]()) && extent%n == 0 {
+			t.Skip("a count that fits the bound: gigabytes of views")
+		}
+		var parts []*Array[float32]
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err, _ := r.(error)
+					if !errors.Is(err, ErrShape) && !errors.Is(err, ErrOutOfRange) {
+						t.Fatalf("Split(%d) of extent %d panicked with %v, want ErrShape or ErrOutOfRange", n, extent, r)
+					}
+				}
+			}()
+			parts = v.Split(int(n), 0)
+		}()
+		if parts == nil {
+			return
+		}
+		sum := 0
+		for _, p := range parts {
+			sum += p.Dim(0).Extent
+		}
+		if int64(len(parts)) != n || sum != int(extent) {
+			t.Fatalf("Split(%d) of extent %d: %d views of %d elements in all", n, extent, len(parts), sum)
+		}
+	})
 }

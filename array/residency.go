@@ -282,7 +282,9 @@ func (a *Array[T]) DeviceWrap(d device.Device, alloc device.Allocation) error {
 // go (Close, DeviceFree, MoveTo), and on error.
 func (a *Array[T]) DeviceAdopt(d device.Device, alloc device.Allocation) error {
 	if err := a.deviceWrap(d, alloc, true); err != nil {
-		d.Free(alloc) // freeing twice is a no-op (attach may have)
+		if d != nil && alloc != nil { // a nil one holds nothing to free
+			d.Free(alloc) // freeing twice is a no-op (attach may have)
+		}
 		return err
 	}
 	return nil
@@ -398,8 +400,12 @@ func (st *storage) moveTo(d device.Device) (device.Path, error) {
 	return path, err
 }
 
-// DeviceSync waits for work queued on the Array's device.
+// DeviceSync waits for work queued on the Array's device. A closed Array
+// is an error wrapping ErrClosed, as from every call with an error result.
 func (a *Array[T]) DeviceSync() error {
+	if err := a.raw.errOpen(); err != nil {
+		return err
+	}
 	if d := a.raw.Device(); d != nil {
 		return d.Sync()
 	}

@@ -3,6 +3,8 @@ package array
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"unsafe"
 )
 
 // Shape operations in NumPy's order (see Axis). Every one here returns a
@@ -26,17 +28,19 @@ var ErrNotView = fmt.Errorf("%w: not expressible as a view", ErrShape)
 // and any layout whose merged dimensions are contiguous in memory. Else it
 // returns an error wrapping ErrNotView: ops.Reshape then makes a counted
 // copy on a's device. A shape whose element count differs from a's panics
-// with ErrShape.
+// with ErrShape; a closed a is an error wrapping ErrClosed.
 func (a *Array[T]) Reshape(shape ...int) (*Array[T], error) {
-	a.raw.checkOpen()
-	ext := reshapeExtents(a.raw.Len(), shape)
+	if err := a.raw.errOpen(); err != nil {
+		return nil, err
+	}
+	ext := reshapeExtents(a.raw.shape(), a.raw.Len(), shape)
 	dims, ok := reshapeDims(a.raw.dimsRef(), ext)
 	if !ok {
-		return nil, fmt.Errorf("%w: reshape of %v (strides %v) to shape %v: its elements are not contiguous in C order; ops.Reshape copies, or Compact first", ErrNotView, a.Shape(), strides(a.raw.dimsRef()), shape)
+		return nil, fmt.Errorf("%w: reshape of shape %s (strides %v, dimension 0 first) to %s: its elements are not contiguous in C order; ops.Reshape copies, or Compact first", ErrNotView, pyShape(a.Shape()), strides(a.raw.dimsRef()), pyShape(shape))
 	}
 	v, err := a.View(0, dims)
 	if err != nil {
-		return nil, fmt.Errorf("%w: reshape to shape %v: %v; ops.Reshape copies", ErrNotView, shape, err)
+		return nil, fmt.Errorf("%w: reshape of shape %s to %s: %v; ops.Reshape copies", ErrNotView, pyShape(a.Shape()), pyShape(shape), err)
 	}
 	return v, nil
 }
@@ -49,9 +53,10 @@ func strides(d []Dim) []int {
 	return s
 }
 
-// reshapeExtents resolves shape (NumPy order, at most one -1) for n
-// elements into extents in Halide's order; it panics with ErrShape.
-func reshapeExtents(n int, shape []int) []int {
+// reshapeExtents resolves shape (NumPy order, at most one -1) for the n
+// elements of an Array of shape from into extents in Halide's order; it
+// panics with ErrShape.
+func reshapeExtents(from []int, n int, shape []int) []int {
 	ext := extentsOf(shape)
 	known, infer := 1, -1
 	for i, e := range ext {
@@ -60,22 +65,22 @@ func reshapeExtents(n int, shape []int) []int {
 			infer = i
 			continue
 		case e < 0:
-			panicf(ErrShape, "reshape to %v: extents must be ≥ 0, with at most one -1", shape)
+			panicf(ErrShape, "reshape of shape %s to %s: extents must be ≥ 0, with at most one -1", pyShape(from), pyShape(shape))
 		}
 		var ok bool
 		if known, ok = mulOK(known, e); !ok {
-			panicf(ErrShape, "reshape to %v: the element count overflows int", shape)
+			panicf(ErrShape, "reshape of shape %s to %s: the element count overflows int", pyShape(from), pyShape(shape))
 		}
 	}
 	if infer >= 0 {
 		if known == 0 || n%known != 0 {
-			panicf(ErrShape, "reshape of %d elements to %v: the -1 cannot be inferred", n, shape)
+			panicf(ErrShape, "reshape of shape %s (%d elements) to %s: the -1 cannot be inferred", pyShape(from), n, pyShape(shape))
 		}
 		ext[infer] = n / known
 		known = n
 	}
 	if known != n {
-		panicf(ErrShape, "reshape of %d elements to shape %v (%d elements): the counts must match", n, shape, known)
+		panicf(ErrShape, "reshape of shape %s (%d elements) to %s (%d elements): the counts must match", pyShape(from), n, pyShape(shape), known)
 	}
 	return ext
 }
@@ -185,17 +190,17 @@ func (a *Array[T]) BroadcastTo(shape ...int) (*Array[T], error) {
 func (r *Raw) broadcastDims(buf []Dim, shape []int) ([]Dim, error) {
 	n := len(shape)
 	if n < r.rank {
-		return nil, fmt.Errorf("%w: broadcast of shape %v to %v: the target has fewer axes; give at least %d", ErrShape, r.shape(), shape, r.rank)
+		return nil, fmt.Errorf("%w: broadcast of shape %s to %s: the target has fewer axes; give at least %d", ErrShape, pyShape(r.shape()), pyShape(shape), r.rank)
 	}
 	dims, count := buf, 1
 	for i := range n { // dimension i is shape's axis n-1-i
 		e := shape[n-1-i]
 		if e < 0 {
-			return nil, fmt.Errorf("%w: broadcast to %v: extents must be ≥ 0", ErrShape, shape)
+			return nil, fmt.Errorf("%w: broadcast of shape %s to %s: extents must be ≥ 0", ErrShape, pyShape(r.shape()), pyShape(shape))
 		}
 		var ok bool
 		if count, ok = mulOK(count, e); !ok {
-			return nil, fmt.Errorf("%w: broadcast to %v: the element count overflows int", ErrShape, shape)
+			return nil, fmt.Errorf("%w: broadcast of shape %s to %s: the element count overflows int", ErrShape, pyShape(r.shape()), pyShape(shape))
 		}
 		d := Dim{Extent: e} // stride 0: repeats
 		if i < r.rank {
@@ -204,12 +209,27 @@ func (r *Raw) broadcastDims(buf []Dim, shape []int) ([]Dim, error) {
 				d.Stride = src.Stride
 			case 1:
 			default:
-				return nil, fmt.Errorf("%w: shape %v does not broadcast to %v: axis %d has extent %d, the target %d (extents must match or be 1)", ErrShape, r.shape(), shape, r.rank-1-i, src.Extent, e)
+				return nil, fmt.Errorf("%w: shape %s does not broadcast to %s: axis %d has extent %d, the target %d (extents must match or be 1)", ErrShape, pyShape(r.shape()), pyShape(shape), -1-i, src.Extent, e)
 			}
 		}
 		dims = append(dims, d)
 	}
 	return dims, nil
+}
+
+// pyShape prints shape (NumPy's order) as NumPy does: (2, 3), (3,), ().
+func pyShape(shape []int) string {
+	b := []byte{'('}
+	for i, e := range shape {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(e), 10)
+	}
+	if len(shape) == 1 {
+		b = append(b, ',')
+	}
+	return string(append(b, ')'))
 }
 
 // shape is r's extents in NumPy's order.
@@ -426,8 +446,10 @@ func (a *Array[T]) zeroMins() *Array[T] {
 
 // Split returns n views, sharing host and device memory, of equal extent
 // along axis ax, as np.split(a, n, axis). An extent that n does not divide
-// panics with ErrShape; n outside [1, max(extent, 1)] with ErrOutOfRange
-// (NumPy also cuts an empty axis into n > 1 empty pieces; use SplitAt).
+// panics with ErrShape, as do more views than a Go slice can hold (a
+// broadcast axis may be that long); n outside [1, max(extent, 1)] with
+// ErrOutOfRange (NumPy also cuts an empty axis into n > 1 empty pieces;
+// use SplitAt).
 func (a *Array[T]) Split(n int, ax Axis) []*Array[T] {
 	a.raw.checkOpen()
 	d := dimOf(a.raw.rank, ax)
@@ -438,11 +460,23 @@ func (a *Array[T]) Split(n int, ax Axis) []*Array[T] {
 	if e%n != 0 {
 		panicf(ErrShape, "split of axis %d (extent %d) into %d equal sections: use SplitAt for unequal ones", ax, e, n)
 	}
+	if n > maxSplit[T]() {
+		panicf(ErrShape, "split of axis %d into %d sections: more views than the %d bytes a Go slice can hold; split into fewer sections, or Crop the pieces one at a time", ax, n, maxHostBytes)
+	}
 	idx := make([]int, n-1)
 	for i := range idx {
 		idx[i] = (i + 1) * (e / n)
 	}
 	return a.SplitAt(ax, idx...)
+}
+
+// maxSplit is the most views Split makes: each costs a split index, a
+// pointer in the result and an Array, bounded like host storage
+// (maxHostBytes) so an impossible count is ErrShape, not the runtime's
+// makeslice panic or out-of-memory crash.
+func maxSplit[T Elem]() int {
+	var a Array[T]
+	return maxHostBytes / int(unsafe.Sizeof(0)+unsafe.Sizeof(&a)+unsafe.Sizeof(a))
 }
 
 // SplitAt returns len(indices)+1 views, sharing host and device memory,

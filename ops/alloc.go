@@ -1,7 +1,11 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/resident-go/resident/array"
 )
@@ -28,7 +32,12 @@ import (
 // result type: ops.New1(ops.CastWrap[float64, float32], a)). A transpose
 // is ops.New1(ops.Copy, a.Transpose(d0, d1)).
 func New1[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T]) error, a *array.Array[T]) (*array.Array[D], error) {
-	if err := closedOperand("New1", nil, rawOf(a)); err != nil {
+	return new1("New1", op, a)
+}
+
+// new1 is New1; name is the calling form, for its errors.
+func new1[D, T array.Elem](name string, op func(dst *array.Array[D], a *array.Array[T]) error, a *array.Array[T]) (*array.Array[D], error) {
+	if err := closedOperand(name, nil, rawOf(a)); err != nil {
 		return nil, err
 	}
 	return run(array.New[D](a.Extents()...), func(d *array.Array[D]) error { return op(d, a) })
@@ -36,38 +45,43 @@ func New1[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T]) error
 
 // New1Op is New1 for the ops that take an op code: Unary(dst, a, op).
 func New1Op[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], p P) error, a *array.Array[T], p P) (*array.Array[D], error) {
-	return New1(func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, p) }, a)
+	return new1("New1Op", func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, p) }, a)
 }
 
 // New2 returns op(a, b) for the elementwise two-input ops, shaped by
 // broadcasting a and b (ops' rule, NumPy's mirrored to dimension 0
 // innermost): Add, Sub, Mul, Div, Minimum, Maximum, Pow. Shapes that do
-// not broadcast panic with array.ErrShape.
+// not broadcast panic with array.ErrShape, printed in NumPy's order.
 func New2[D, T array.Elem](op func(dst *array.Array[D], a, b *array.Array[T]) error, a, b *array.Array[T]) (*array.Array[D], error) {
-	if err := closedOperand("New2", nil, rawOf(a), rawOf(b)); err != nil {
+	return new2("New2", op, a, b)
+}
+
+// new2 is New2; name is the calling form, for its errors.
+func new2[D, T array.Elem](name string, op func(dst *array.Array[D], a, b *array.Array[T]) error, a, b *array.Array[T]) (*array.Array[D], error) {
+	if err := closedOperand(name, nil, rawOf(a), rawOf(b)); err != nil {
 		return nil, err
 	}
-	ext := broadcastExtents("New2", a.Extents(), b.Extents())
+	ext := broadcastExtents(name, a.Extents(), b.Extents())
 	return run(array.New[D](ext...), func(d *array.Array[D]) error { return op(d, a, b) })
 }
 
 // New2Op is New2 for the ops that take an op code: Binary and Compare,
 // as ops.New2Op(ops.Compare, a, b, ops.LT).
 func New2Op[D, T array.Elem, P any](op func(dst *array.Array[D], a, b *array.Array[T], p P) error, a, b *array.Array[T], p P) (*array.Array[D], error) {
-	return New2(func(d *array.Array[D], x, y *array.Array[T]) error { return op(d, x, y, p) }, a, b)
+	return new2("New2Op", func(d *array.Array[D], x, y *array.Array[T]) error { return op(d, x, y, p) }, a, b)
 }
 
 // NewScalar returns op(a, s) for the ops with a Go value second: AddScalar,
 // SubScalar, MulScalar and DivScalar; dst has a's shape.
 func NewScalar[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], s T) error, a *array.Array[T], s T) (*array.Array[D], error) {
-	return New1(func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, s) }, a)
+	return new1("NewScalar", func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, s) }, a)
 }
 
 // NewScalarOp is NewScalar for the ops that take an op code:
 // BinaryScalar and CompareScalar, as
 // ops.NewScalarOp(ops.CompareScalar, a, 0.5, ops.GT).
 func NewScalarOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], s T, p P) error, a *array.Array[T], s T, p P) (*array.Array[D], error) {
-	return New1(func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, s, p) }, a)
+	return new1("NewScalarOp", func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, s, p) }, a)
 }
 
 // NewWhere returns Where(cond, a, b), shaped by broadcasting all three.
@@ -82,7 +96,8 @@ func NewWhere[T array.Elem](cond *array.Array[uint8], a, b *array.Array[T]) (*ar
 // NewReduce returns op(a) along axis ax in NumPy's order (-1 is dimension
 // 0), the axis removed, for Sum, Prod, Min, Max, Mean, ArgMin and ArgMax:
 // ops.NewReduce(ops.Sum, a, -1) is a.sum(axis=-1). An axis outside the
-// Array panics with array.ErrShape.
+// Array panics with array.ErrShape; Min, Max, ArgMin and ArgMax along an
+// empty axis return an error wrapping it.
 func NewReduce[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], dim int) error, a *array.Array[T], ax array.Axis) (*array.Array[D], error) {
 	if err := closedOperand("NewReduce", nil, rawOf(a)); err != nil {
 		return nil, err
@@ -90,26 +105,43 @@ func NewReduce[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], 
 	dim := a.DimOf(ax)
 	ext := a.Extents()
 	ext = append(ext[:dim], ext[dim+1:]...)
-	return run(array.New[D](ext...), func(d *array.Array[D]) error { return op(d, a, dim) })
+	out, err := run(array.New[D](ext...), func(d *array.Array[D]) error { return op(d, a, dim) })
+	if e := (*emptyReduction)(nil); errors.As(err, &e) {
+		// The op's error speaks its dim; this call's caller gave an axis.
+		return nil, fmt.Errorf("%w: ops.NewReduce of ops.%s along axis %d of shape %s: the axis is empty, and the reduction is undefined there (NumPy raises ValueError)", array.ErrShape, e.op, ax, pyShape(a.Shape()))
+	}
+	return out, err
 }
 
 // NewMatMul returns MatMul(a, b): a (K, M[, B]) times b (N, K[, B]) is
 // (N, M[, B]) in the library's order, NumPy's a @ b for shapes (M, K) and
-// (K, N). Ranks other than 2 or 3 panic with array.ErrShape.
+// (K, N), or ([B, ]M, K) and ([B, ]K, N). Ranks other than 2 or 3, inner
+// extents that differ and batch extents that are neither equal nor 1 panic
+// with array.ErrShape, the shapes printed in NumPy's order (MatMul's
+// checks, which speak of its dst, then cannot fail).
 func NewMatMul[T Float](a, b *array.Array[T]) (*array.Array[T], error) {
 	if err := closedOperand("NewMatMul", nil, rawOf(a), rawOf(b)); err != nil {
 		return nil, err
 	}
+	bad := func(why string, args ...any) {
+		panic(fmt.Errorf("%w: ops.NewMatMul: a %s @ b %s: %s", array.ErrShape, pyShape(a.Shape()), pyShape(b.Shape()), fmt.Sprintf(why, args...)))
+	}
 	for _, x := range [2]*array.Array[T]{a, b} {
 		if r := x.Rank(); r < 2 || r > 3 {
-			panic(fmt.Errorf("%w: ops.NewMatMul: a %v, b %v: want 2-D or 3-D operands", array.ErrShape, a.Extents(), b.Extents()))
+			bad("want 2-D (M, K) @ (K, N) or 3-D (B, M, K) @ (B, K, N) operands")
 		}
+	}
+	if k, kb := a.Dim(0).Extent, b.Dim(1).Extent; k != kb {
+		bad("a's last axis (%d) must equal b's second-to-last (%d)", k, kb)
 	}
 	ext := []int{b.Dim(0).Extent, a.Dim(1).Extent}
 	if a.Rank() == 3 || b.Rank() == 3 {
 		batch := 1
 		for _, x := range [2]*array.Array[T]{a, b} {
 			if x.Rank() == 3 && x.Dim(2).Extent != 1 {
+				if batch != 1 && batch != x.Dim(2).Extent {
+					bad("the batch axes (axis 0) have %d and %d: they must match, or one be 1", batch, x.Dim(2).Extent)
+				}
 				batch = x.Dim(2).Extent
 			}
 		}
@@ -118,9 +150,30 @@ func NewMatMul[T Float](a, b *array.Array[T]) (*array.Array[T], error) {
 	return run(array.New[T](ext...), func(d *array.Array[T]) error { return MatMul(d, a, b) })
 }
 
-// Arange returns 0, 1, …, n-1 (np.arange(n)), computed on the host.
+// Arange returns 0, 1, …, n-1 (np.arange(n)), computed on the host;
+// empty for n ≤ 0, as NumPy's.
 func Arange[T array.Elem](n int) (*array.Array[T], error) {
-	return run(array.New[T](n), func(d *array.Array[T]) error { return Iota(d, 0) })
+	return run(array.New[T](max(n, 0)), func(d *array.Array[T]) error { return Iota(d, 0) })
+}
+
+// pyShape prints shape (NumPy's order) as NumPy does: (2, 3), (3,), ().
+// Errors of the NumPy-order calls print shapes with it.
+func pyShape(shape []int) string {
+	s := make([]string, len(shape))
+	for i, e := range shape {
+		s[i] = strconv.Itoa(e)
+	}
+	if len(s) == 1 {
+		return "(" + s[0] + ",)"
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
+
+// pyExtents is pyShape of extents (dimension 0 first).
+func pyExtents(ext []int) string {
+	s := slices.Clone(ext)
+	slices.Reverse(s)
+	return pyShape(s)
 }
 
 // run hands dst to op and closes it when op fails or panics.
@@ -140,7 +193,8 @@ func run[D array.Elem](dst *array.Array[D], op func(*array.Array[D]) error) (_ *
 
 // broadcastExtents is the shape ops broadcast inputs to: per dimension
 // (dimension 0 with dimension 0) the common extent, where extent 1 and
-// missing outer dimensions repeat. It panics with array.ErrShape.
+// missing outer dimensions repeat. It panics with array.ErrShape, in
+// NumPy's words: only the allocating forms, NumPy-order calls, use it.
 func broadcastExtents(op string, exts ...[]int) []int {
 	rank := 0
 	for _, e := range exts {
@@ -154,7 +208,11 @@ func broadcastExtents(op string, exts ...[]int) []int {
 				continue
 			}
 			if out[i] != 1 && out[i] != e[i] {
-				panic(fmt.Errorf("%w: ops.%s: extents %v do not broadcast: dimension %d has extents %d and %d (extents must match or be 1)", array.ErrShape, op, exts, i, out[i], e[i]))
+				shapes := make([]string, len(exts))
+				for k, x := range exts {
+					shapes[k] = pyExtents(x)
+				}
+				panic(fmt.Errorf("%w: ops.%s: shapes %s do not broadcast: axis %d has extents %d and %d (they must match, or one be 1)", array.ErrShape, op, strings.Join(shapes, " and "), -1-i, out[i], e[i]))
 			}
 			out[i] = e[i]
 		}

@@ -318,10 +318,20 @@ func result[T array.Elem](op reduceOp, k kind, r *acc, count int) T {
 // Sum, Prod and Mean are defined (nil).
 func reduceEmpty(op reduceOp, name string, a shaped) error {
 	if op != redSum && op != redProd && op != redMean {
-		return fmt.Errorf("%w: ops.%s over no elements (shape %s): the reduction is undefined", array.ErrShape, name, shapeOf(a))
+		return &emptyReduction{op: name, shape: shapeOf(a)}
 	}
 	return nil
 }
+
+// emptyReduction is reduceEmpty's error: NewReduce, which speaks NumPy's
+// order, rewords it.
+type emptyReduction struct{ op, shape string }
+
+func (e *emptyReduction) Error() string {
+	return fmt.Sprintf("%v: ops.%s over no elements (shape %s): the reduction is undefined", array.ErrShape, e.op, e.shape)
+}
+
+func (e *emptyReduction) Unwrap() error { return array.ErrShape }
 
 // emptyFirst is the check of a reduction of a along dim (dim < 0: every
 // element) before it asks placement: over no elements, a closed operand's

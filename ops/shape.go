@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/internal/checked"
 )
 
 // The copying shape operations, in NumPy's order (array.Axis, array.Sel).
@@ -62,7 +63,8 @@ func resolveShape(n int, shape []int) []int {
 
 // Concatenate returns xs joined along axis ax, as np.concatenate(xs,
 // axis=ax): every other extent must agree and the ranks must match, or
-// it panics with array.ErrShape, as for no Arrays or 0-D ones.
+// it panics with array.ErrShape, as for no Arrays or 0-D ones and for a
+// summed extent that overflows int.
 func Concatenate[T array.Elem](ax array.Axis, xs ...*array.Array[T]) (*array.Array[T], error) {
 	if err := closedAll("Concatenate", xs); err != nil {
 		return nil, err
@@ -76,14 +78,20 @@ func Concatenate[T array.Elem](ax array.Axis, xs ...*array.Array[T]) (*array.Arr
 	for _, x := range xs {
 		e := x.Extents()
 		if len(e) != len(ext) {
-			panic(fmt.Errorf("%w: ops.Concatenate: shapes %v and %v differ in rank", array.ErrShape, xs[0].Shape(), x.Shape()))
+			panic(fmt.Errorf("%w: ops.Concatenate: shapes %s and %s differ in rank", array.ErrShape, pyShape(xs[0].Shape()), pyShape(x.Shape())))
 		}
 		for i := range e {
 			if i != dim && e[i] != ext[i] {
-				panic(fmt.Errorf("%w: ops.Concatenate along axis %d: shapes %v and %v differ off that axis", array.ErrShape, ax, xs[0].Shape(), x.Shape()))
+				panic(fmt.Errorf("%w: ops.Concatenate along axis %d: shapes %s and %s differ off that axis", array.ErrShape, ax, pyShape(xs[0].Shape()), pyShape(x.Shape())))
 			}
 		}
-		ext[dim] += e[dim] // ≤ the sum of the inputs' element counts when others are > 0
+		// Broadcast views have extents with no storage behind them: the
+		// sum can overflow, whatever the other extents.
+		sum, ok := checked.Add(ext[dim], e[dim])
+		if !ok {
+			panic(fmt.Errorf("%w: ops.Concatenate along axis %d: the summed extent overflows int (%d + %d, of shape %s): concatenate fewer or smaller Arrays", array.ErrShape, ax, ext[dim], e[dim], pyShape(x.Shape())))
+		}
+		ext[dim] = sum
 	}
 	return run(array.New[T](ext...), func(d *array.Array[T]) error {
 		off := 0
@@ -111,7 +119,7 @@ func Stack[T array.Elem](ax array.Axis, xs ...*array.Array[T]) (*array.Array[T],
 	ext := xs[0].Extents()
 	for _, x := range xs {
 		if !slices.Equal(x.Extents(), ext) {
-			panic(fmt.Errorf("%w: ops.Stack: shapes %v and %v differ: stack Arrays of one shape", array.ErrShape, xs[0].Shape(), x.Shape()))
+			panic(fmt.Errorf("%w: ops.Stack: shapes %s and %s differ: stack Arrays of one shape", array.ErrShape, pyShape(xs[0].Shape()), pyShape(x.Shape())))
 		}
 	}
 	xs[0].ExpandDims(ax) // checks ax against the result's rank

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -134,4 +136,109 @@ func fuzzOp(t *testing.T, op int, a *array.Array[int32], m npModel, xs []int) {
 			modelOf(t, p)
 		}
 	}
+}
+
+// concatOverflows reports whether the extents' sum overflows int.
+func concatOverflows(ext []int64) bool {
+	var hi, lo uint64 // the 128-bit sum; extents are ≥ 0
+	for _, e := range ext {
+		var c uint64
+		lo, c = bits.Add64(lo, uint64(e), 0)
+		hi += c
+	}
+	return hi != 0 || lo > math.MaxInt64
+}
+
+// concatCase is Concatenate along axis 0 of read-only broadcast views of
+// one element, shaped (ext[i], inner): their sum may overflow with no
+// storage behind it. It returns the result, or the panic's error.
+func concatCase(t *testing.T, ext []int64, inner int) (out *array.Array[int32], perr error) {
+	t.Helper()
+	one := array.Scalar[int32](7)
+	var xs []*array.Array[int32]
+	for _, e := range ext {
+		v, err := one.BroadcastTo(int(e), inner)
+		if err != nil {
+			t.Fatalf("BroadcastTo(%d, %d): %v", e, inner, err)
+		}
+		xs = append(xs, v)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			perr, _ = r.(error)
+			if perr == nil {
+				t.Fatalf("Concatenate of extents %v panicked with %v", ext, r)
+			}
+		}
+	}()
+	out, err := ops.Concatenate(0, xs...)
+	must(t, err)
+	return out, nil
+}
+
+// TestConcatenateOverflow: a summed extent that overflows int panics with
+// ErrShape naming the extents, instead of wrapping (to 0, 1 or a negative)
+// and failing later with ErrOutOfRange.
+func TestConcatenateOverflow(t *testing.T) {
+	for _, ext := range [][]int64{
+		{1 << 62, 1 << 62, 1 << 62, 1 << 62},        // wraps to 0
+		{1 << 62, 1 << 62, 1 << 62, 1<<62 + 1},      // wraps to 1
+		{math.MaxInt64, 1},                          // wraps negative
+		{math.MaxInt64, math.MaxInt64, 2},           // wraps to 0
+		{math.MaxInt64 / 2, math.MaxInt64/2 + 1, 1}, // MaxInt64 + 1
+	} {
+		t.Run(fmt.Sprint(ext), func(t *testing.T) {
+			for _, inner := range []int{0, 1} {
+				_, err := concatCase(t, ext, inner)
+				if !errors.Is(err, array.ErrShape) || !strings.Contains(err.Error(), "overflows") {
+					t.Fatalf("inner %d: panic %v, want ErrShape saying the extent overflows", inner, err)
+				}
+			}
+		})
+	}
+}
+
+// FuzzConcatenateExtents: Concatenate of broadcast views with extents
+// anywhere in int64 along axis 0 panics with ErrShape exactly when the
+// sum overflows int; else (inner extent 0, or a small sum) it returns
+// the summed shape, holding the broadcast element.
+func FuzzConcatenateExtents(f *testing.F) {
+	f.Add(int64(2), int64(3), int64(0), uint8(1))
+	f.Add(int64(1)<<62, int64(1)<<62, int64(math.MaxInt64), uint8(0))
+	f.Add(int64(math.MaxInt64), int64(1), int64(0), uint8(2))
+	f.Fuzz(func(t *testing.T, e0, e1, e2 int64, k uint8) {
+		ext := []int64{e0, e1, e2}[:1+k%3]
+		inner := int(k>>2) & 1
+		for _, e := range ext {
+			if e < 0 {
+				return // BroadcastTo refuses it
+			}
+		}
+		over := concatOverflows(ext)
+		var sum int64 // meaningful when !over
+		for _, e := range ext {
+			sum += e
+		}
+		if !over && inner == 1 && sum > 1<<16 {
+			t.Skip("a real result of gigabytes")
+		}
+		out, err := concatCase(t, ext, inner)
+		if over != (err != nil) || over && !errors.Is(err, array.ErrShape) {
+			t.Fatalf("Concatenate of extents %v (overflows: %v): panic %v", ext, over, err)
+		}
+		if over {
+			return
+		}
+		defer out.Close()
+		if !slices.Equal(out.Shape(), []int{int(sum), inner}) {
+			t.Fatalf("Concatenate of extents %v: shape %v", ext, out.Shape())
+		}
+		if out.Len() > 0 {
+			h, err := out.HostReadOnly()
+			must(t, err)
+			if got := h.At(0, int(sum)-1); got != 7 {
+				t.Fatalf("Concatenate of extents %v: last element %d, want 7", ext, got)
+			}
+		}
+	})
 }

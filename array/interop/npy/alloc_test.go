@@ -147,3 +147,33 @@ func TestReadFileAllocatesOnce(t *testing.T) {
 		t.Errorf("truncated file: %v", err)
 	}
 }
+
+// TestArchiveAllocatesOnce: an honest .npz member is allocated once, at
+// its size: 64 MiB of zeros deflate to about 64 KiB, and reading them
+// allocated twice their size (pieces as the bytes arrived, then the
+// Array) when deflate's bound on the member's claim already backs it.
+func TestArchiveAllocatesOnce(t *testing.T) {
+	const size = 64 << 20
+	dir := t.TempDir()
+	for _, compressed := range []bool{true, false} {
+		name := filepath.Join(dir, fmt.Sprintf("zeros-%v.npz", compressed))
+		z := array.New[float32](size/4/1024, 1024)
+		if err := npy.WriteArchiveFile(name, compressed, map[string]array.Buffer{"z": z}); err != nil {
+			t.Fatal(err)
+		}
+		z.Close()
+		var m map[string]array.Buffer
+		var err error
+		n := allocated(func() { m, err = npy.ReadArchiveFile(name) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, ok := m["z"].(*array.Array[float32])
+		if !ok || a.Len() != size/4 {
+			t.Fatalf("compressed %v: read %T, want %d float32s", compressed, m["z"], size/4)
+		}
+		if n > size+size/10 {
+			t.Errorf("compressed %v: a member of %d MiB allocated %d MiB, want ≤ 1.1× its size", compressed, size>>20, n>>20)
+		}
+	}
+}

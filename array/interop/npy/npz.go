@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -25,8 +26,11 @@ const deflateRatio = 1040
 // Members may be stored or deflated. A member that is not an .npy file,
 // a name given twice, or sizes that do not fit the archive (a header that
 // claims more data than its member holds, a member that claims more bytes
-// than its compressed size can make) are errors wrapping ErrFormat, and
-// memory follows the bytes that arrive, as for Read.
+// than its compressed size can make, compressed bytes past the archive's
+// end) are errors wrapping ErrFormat. A member's data is read straight
+// into its Array, one allocation of its size: the claim it rests on is
+// backed by compressed bytes in the archive, so a member costs at most
+// deflate's ratio times them, as an honest one does.
 func ReadArchive(r io.ReaderAt, size int64) (map[string]array.Buffer, error) {
 	zr, err := zip.NewReader(r, size)
 	if err != nil {
@@ -38,7 +42,7 @@ func ReadArchive(r io.ReaderAt, size int64) (map[string]array.Buffer, error) {
 		if _, dup := out[key]; dup {
 			return nil, fmt.Errorf("%w: member %q twice in the archive", ErrFormat, key)
 		}
-		a, err := readMember(f)
+		a, err := readMember(f, size)
 		if err != nil {
 			return nil, fmt.Errorf("member %q: %w", f.Name, err)
 		}
@@ -47,7 +51,11 @@ func ReadArchive(r io.ReaderAt, size int64) (map[string]array.Buffer, error) {
 	return out, nil
 }
 
-func readMember(f *zip.File) (array.Buffer, error) {
+func readMember(f *zip.File, size int64) (array.Buffer, error) {
+	// zip.Reader trusts the directory's sizes: the bytes must be there.
+	if off, err := f.DataOffset(); err != nil || off < 0 || off > size || f.CompressedSize64 > uint64(size-off) {
+		return nil, fmt.Errorf("%w: the member's %d compressed bytes run past the archive's end (%d bytes)", ErrFormat, f.CompressedSize64, size)
+	}
 	switch f.Method {
 	case zip.Store:
 		if f.UncompressedSize64 != f.CompressedSize64 {
@@ -78,10 +86,13 @@ func readMember(f *zip.File) (array.Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if left := f.UncompressedSize64 - min(uint64(cr.n), f.UncompressedSize64); uint64(nbytes) > left {
+	left := f.UncompressedSize64 - min(uint64(cr.n), f.UncompressedSize64)
+	if uint64(nbytes) > left {
 		return nil, fmt.Errorf("%w: shape %v of %s needs %d data bytes, the member holds %d", ErrFormat, h.Shape, h.Descr, nbytes, left)
 	}
-	a, err := readAs(cr, h, dt)
+	// The bytes left are backed (checked above), so readData reads them
+	// straight into the Array: pieces, then a copy, would cost twice.
+	a, err := readAs(claimed{cr, int(min(left, math.MaxInt))}, h, dt)
 	if err != nil {
 		return nil, err
 	}
@@ -91,6 +102,15 @@ func readMember(f *zip.File) (array.Buffer, error) {
 	}
 	return a, nil
 }
+
+// claimed is a member's reader that reports the bytes its size claims,
+// as readData's lener.
+type claimed struct {
+	io.Reader
+	n int
+}
+
+func (c claimed) Len() int { return c.n }
 
 // countReader counts the bytes read through it.
 type countReader struct {

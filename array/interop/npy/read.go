@@ -134,8 +134,8 @@ func goName(t array.Type) string {
 // header claims), and makes the Array's storage only once all of it has
 // arrived. A file that ends early thus costs about the bytes it holds plus
 // one piece. A reader that says how many bytes it holds (Len, as
-// bytes.Reader and ReadFile's reader do) and holds them all is read
-// straight into the storage.
+// bytes.Reader, ReadFile's reader and an archive's member do) and holds
+// them all is read straight into the storage.
 const (
 	firstPiece = 4 << 10
 	maxPiece   = 16 << 20
