@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl/cl"
@@ -310,12 +311,61 @@ func (s *state) shutdown() error {
 }
 
 // release drops the queue, the context and an owned sub-device, last.
+//
+// A sub-device goes only once the driver holds no more references to the
+// device's queues. PoCL's worker thread signals a command complete (so
+// Finish, Wait and blocking calls return) and only then releases its own
+// reference to the command's event, which holds the queue; freeing that
+// event reads event->queue->device. PoCL 3.1 (Debian 12) retains neither
+// the sub-devices a context is made for (it retains their parent: issue
+// #1229, fixed in PoCL 4.0) nor a queue's device, so our reference is the
+// sub-device's last, and dropping it right after Close's Finish freed the
+// device under that late release: SIGSEGV in POclReleaseEvent on a PoCL
+// thread (TestGroupCopiesDirectly, about one run of the package's tests
+// in six). A queue still referenced when the wait gives up (events the
+// caller never released) keeps the sub-device: a small leak, not a
+// use-after-free.
 func (s *state) release() error {
+	keep := s.subID && !s.driverDone()
 	err := errors.Join(s.streams.release(), s.queue.Release(), s.ctx.Release())
-	if s.subID {
+	if s.subID && !keep {
 		err = errors.Join(err, cl.ReleaseDevice(s.id))
 	}
 	return err
+}
+
+// driverWait bounds driverDone's wait; the driver's late releases take
+// microseconds.
+const driverWait = time.Second
+
+// driverDone waits until the device's queues are referenced only by this
+// state (see release) and reports whether they were within driverWait.
+func (s *state) driverDone() bool {
+	qs := []*cl.CommandQueue{s.queue}
+	s.streams.mu.Lock()
+	if s.streams.up != nil {
+		qs = append(qs, s.streams.up, s.streams.down)
+	}
+	s.streams.mu.Unlock()
+	deadline := time.Now().Add(driverWait)
+	pause := 20 * time.Microsecond
+	for _, q := range qs {
+		for {
+			n, err := q.ReferenceCount()
+			if err != nil {
+				return false
+			}
+			if n <= 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return false
+			}
+			time.Sleep(pause)
+			pause = min(2*pause, time.Millisecond)
+		}
+	}
+	return true
 }
 
 // ReleaseCache frees the cached device blocks.

@@ -45,7 +45,9 @@ func OpenGroup(o Options, ids ...cl.DeviceID) ([]*Device, error) {
 			break
 		}
 		d := newDevice(o, id.Platform(), id, c, q)
-		d.s.subID = true // clReleaseDevice is a no-op on a root device
+		// Sub-devices are released on Close (clReleaseDevice is a no-op
+		// on a root device, so roots need nothing).
+		d.s.subID = id.IsSubDevice()
 		devs = append(devs, d)
 	}
 	if err != nil {

@@ -136,3 +136,39 @@ func TestSplitBadParts(t *testing.T) {
 		}
 	}
 }
+
+// A sub-device closed right after its last command completed: PoCL 3.1's
+// worker releases the command's event after signalling completion, and
+// that release reads the queue's device, which nothing but the Device
+// retains (the context retains the parent). Close used to free the
+// sub-device under it: SIGSEGV in POclReleaseEvent on a PoCL thread, in
+// most runs of these 30 rounds. Close now waits for the driver's late
+// references before releasing the sub-device.
+func TestGroupCloseAfterWork(t *testing.T) {
+	const n = 3<<20 + 5
+	buf := make([]byte, n)
+	r := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: n, Stride: 1}}}
+	for range 30 {
+		devs, err := opencl.Split(opencl.Options{Type: opencl.DeviceCPU}, 2)
+		if errors.Is(err, opencl.ErrCannotSplit) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range devs {
+			a, err := d.Malloc(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := d.CopyIn(a, 0, buf, r); err != nil { // blocking
+				t.Fatal(err)
+			}
+		}
+		for _, d := range devs {
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -92,6 +92,10 @@ func (d DeviceID) LocalMemSize() int64     { return int64(d.num(deviceLocalMemSi
 func (d DeviceID) Available() bool         { return d.num(deviceAvailable) != 0 }
 func (d DeviceID) HostUnifiedMemory() bool { return d.num(deviceHostUnifiedMem) != 0 }
 
+// IsSubDevice reports whether d is a sub-device (CL_DEVICE_PARENT_DEVICE
+// is set): one made by SubDevices, which clReleaseDevice frees.
+func (d DeviceID) IsSubDevice() bool { return d.num(deviceParentDevice) != 0 }
+
 // MemBaseAddrAlign is CL_DEVICE_MEM_BASE_ADDR_ALIGN in bits: a sub-buffer's
 // origin must be a multiple of it (in bytes: bits/8).
 func (d DeviceID) MemBaseAddrAlign() int { return int(d.num(deviceMemBaseAddrAlign)) }

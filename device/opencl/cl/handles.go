@@ -150,6 +150,7 @@ func QueueInfo(q uintptr) (ctx uintptr, dev DeviceID, props QueueProperties, err
 const (
 	queueContext          = 0x1090
 	queueDevice           = 0x1091
+	queueReferenceCount   = 0x1092
 	queueProperties       = 0x1093
 	contextReferenceCount = 0x1080
 )

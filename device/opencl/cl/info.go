@@ -69,6 +69,7 @@ const (
 	devicePlatform         = 0x1031
 	deviceHostUnifiedMem   = 0x1035
 	deviceOpenCLCVersion   = 0x103D
+	deviceParentDevice     = 0x1042
 
 	programDevices  = 0x1163
 	programBuildLog = 0x1183

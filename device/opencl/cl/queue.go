@@ -30,6 +30,15 @@ func (q *CommandQueue) Device() DeviceID { return q.dev }
 // Release drops the queue. Releasing twice is a no-op (not concurrently).
 func (q *CommandQueue) Release() error { return releaseHandle(kindQueue, &q.h) }
 
+// ReferenceCount is the queue's CL_QUEUE_REFERENCE_COUNT: the caller's
+// references and the driver's (PoCL counts each event not yet released,
+// its own references to finished commands' events included). Stale the
+// moment it is read.
+func (q *CommandQueue) ReferenceCount() (int, error) {
+	n, err := infoUint("clGetCommandQueueInfo", kindQueue, q.h, 0, queueReferenceCount)
+	return int(n), err
+}
+
 // Flush submits queued commands to the device without waiting (clFlush).
 func (q *CommandQueue) Flush() error { return check("clFlush", clFlush(q.h)) }
 
