@@ -168,11 +168,17 @@ func OpenCLDevice() (*opencl.Device, error) {
 	// instead of dlopening libOpenCL.so, which on some machines lists
 	// fewer platforms.
 	name, typ := cString(C.halide_opencl_get_platform_name(nil)), cString(C.halide_opencl_get_device_type(nil))
-	if name == os.Getenv("HL_OCL_PLATFORM_NAME") && typ == os.Getenv("HL_OCL_DEVICE_TYPE") {
+	// An empty choice (C set "", as a clear) is no choice: opencl.Open
+	// reads the environment for it, as Default does.
+	if unchosen(name, "HL_OCL_PLATFORM_NAME") && unchosen(typ, "HL_OCL_DEVICE_TYPE") {
 		return opencl.Default()
 	}
 	return cChosenDevice(name, typ)
 }
+
+// unchosen reports whether C's value c of setting env leaves the choice
+// to the environment: empty, or the environment's own value.
+func unchosen(c, env string) bool { return c == "" || c == os.Getenv(env) }
 
 func cString(s *C.char) string {
 	if s == nil {

@@ -360,6 +360,12 @@ func TestCOpenCLPlatform(t *testing.T) {
 	if d, err := halide.OpenCLDevice(); err != nil || d != def {
 		t.Errorf("after clearing C's choice: %v, %v; want the default device", d, err)
 	}
+	// As on a machine whose environment names the platform (the H200's
+	// HL_OCL_PLATFORM_NAME=NVIDIA): a cleared choice is still no choice.
+	t.Setenv("HL_OCL_PLATFORM_NAME", platform)
+	if d, err := halide.OpenCLDevice(); err != nil || d != def {
+		t.Errorf("after clearing C's choice, HL_OCL_PLATFORM_NAME=%q: %v, %v; want the default device", platform, d, err)
+	}
 }
 
 // typeName is the setter's name of t's first kind among gpu, cpu, acc.

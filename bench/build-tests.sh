@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds every package's test binary for the accelerator machine (no Go
+# there) as bin/PATH.test, PATH the package's folder with '+' for '/'
+# ('root' for the module's own), stripped and compressed with xz; the
+# test step of bench/h200.sh runs each in full from its folder.
+set -eu
+cd "$(dirname "$0")/.."
+mkdir -p bin
+rm -f bin/*.test bin/*.test.xz
+for p in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
+	rel=${p#github.com/resident-go/resident}
+	rel=${rel#/}
+	name=${rel//\//+}
+	go test -c -ldflags='-s -w' -o "bin/${name:-root}.test" "./$rel"
+done
+xz -T0 -6 bin/*.test
+du -sh bin
