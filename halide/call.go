@@ -144,7 +144,7 @@ func (p *Pipeline) putFrame(f *frame) {
 	}
 	f.used = 0
 	if f.st != nil {
-		f.st.dev = nil
+		f.st.dev, f.st.guard = nil, false
 	}
 	if f.cb {
 		// Keeps no user value alive.
@@ -215,7 +215,7 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 		}
 	}
 	if f.st != nil {
-		f.st.dev = dev
+		f.st.dev, f.st.guard = dev, guard
 	}
 	if err := p.checkGuard(f, dev, guard); err != nil {
 		return err

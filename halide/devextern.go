@@ -32,6 +32,17 @@ type devArray struct {
 // is: on the device, or, if the stage wrote it on the host, uploaded
 // first (counted). The Array is valid only during the stage's call: the
 // bridge closes it after (its device allocation goes back to Halide).
+//
+// An input Halide computed on the host (a producer without a GPU
+// schedule) has host memory and no device allocation, and one whose host
+// copy is newer is marked host-dirty: the bridge uploads it, the step
+// Halide's own C stages take with halide_copy_to_device. The upload, and
+// for the first kind a temporary allocation freed after the stage, are
+// counted in the device's Stats; under the transfer guard (device.SetGuard,
+// the device's own, or the call's Options.Guard) it is refused instead,
+// with an *Error of Code ErrTransferGuard that wraps
+// device.ErrTransferGuard: return it, and the call fails with it.
+//
 // The buffer must be dense (Halide allocates a stage's buffers so) and at
 // offset 0 of its cl_mem; a host stage's buffer, or a host pipeline's, is
 // an error wrapping ErrExternBuffer that names ExternArray.
@@ -40,17 +51,23 @@ func ExternDeviceArray[T array.Elem](x *ExternCall, i int) (*array.Array[T], err
 	if t := array.TypeOf[T](); t != b.Type() {
 		return nil, fmt.Errorf("%w: a %s buffer viewed as %s", ErrExternBuffer, b.Type(), t)
 	}
+	out := b.b == x.Output().b
+	onHost := b.b.device == 0 && b.b.host != nil // computed on the host, no allocation
 	switch {
 	case b.BoundsQuery():
 		return nil, fmt.Errorf("%w: a bounds query has no memory (check ExternCall.BoundsQuery)", ErrExternBuffer)
 	case x.dev == nil:
 		return nil, fmt.Errorf("%w: extern stage %s runs in a call without an OpenCL device (a host pipeline): use ExternArray", ErrExternBuffer, x.name)
+	case onHost && !out:
+		// Uploaded below.
 	case b.b.device == 0 || b.b.device_interface != C.halide_opencl_device_interface():
 		return nil, fmt.Errorf("%w: argument %d of %s has no OpenCL allocation: declare the stage with DeviceAPI::OpenCL in define_extern, or use ExternArray for a host stage", ErrExternBuffer, i, x.name)
 	}
 	uc := x.uc()
-	if off := C.halide_opencl_get_crop_offset(uc, b.b); off != 0 {
-		return nil, fmt.Errorf("%w: argument %d of %s is a device crop (offset %d bytes): not supported", ErrExternBuffer, i, x.name, off)
+	if !onHost {
+		if off := C.halide_opencl_get_crop_offset(uc, b.b); off != 0 {
+			return nil, fmt.Errorf("%w: argument %d of %s is a device crop (offset %d bytes): not supported", ErrExternBuffer, i, x.name, off)
+		}
 	}
 	region := b.Dims()
 	dense := 1
@@ -60,38 +77,79 @@ func ExternDeviceArray[T array.Elem](x *ExternCall, i int) (*array.Array[T], err
 		}
 		dense *= max(dim.Extent, 1)
 	}
+	// Halide makes a device stage's inputs current on the device before
+	// it runs only when a GPU stage produced them; one it computed on the
+	// host, or whose host copy is newer, the stage uploads itself.
+	upload := onHost || b.b.flags&C.halide_buffer_flag_host_dirty != 0 && b.b.host != nil && !out
+	if upload {
+		why := "whose host copy Halide marked newer"
+		if onHost {
+			why = "which Halide computed on the host (a GPU schedule for its producer keeps it on the device)"
+		}
+		if err := x.checkGuard(fmt.Sprintf("upload of argument %d of extern stage %s, %s", i, x.name, why)); err != nil {
+			return nil, err
+		}
+	}
 	adopter, ok := x.dev.(interface {
 		Adopt(mem uintptr, bytes int, retain bool) (device.Allocation, error)
 	})
-	if !ok {
+	if !ok && !onHost {
 		return nil, fmt.Errorf("%w: the call's device %s cannot adopt a cl_mem", ErrExternBuffer, x.dev.Name())
 	}
-	if b.b.flags&C.halide_buffer_flag_host_dirty != 0 && b.b.host != nil {
-		// Halide makes a device stage's inputs current on the device
-		// before it runs; should one still be newer on the host, the
-		// runtime uploads it (not counted in Stats).
-		if rc := C.halide_copy_to_device(uc, b.b, C.halide_opencl_device_interface()); rc != 0 {
-			return nil, fmt.Errorf("%w: copying argument %d of %s to the device failed (halide error %d)", ErrExternBuffer, i, x.name, int(rc))
+	a := array.NewWithMins[T](array.Box(region))
+	if upload {
+		// The host copy is Halide's: the Array's host memory gets it,
+		// and CopyToDevice uploads it, counted.
+		hv, err := a.Host()
+		if err != nil {
+			a.Close()
+			return nil, fmt.Errorf("%w: argument %d of %s: %w", ErrExternBuffer, i, x.name, err)
+		}
+		copy(hv.Data(), unsafe.Slice((*T)(b.Host()), dense))
+	}
+	var err error
+	if !onHost {
+		// A reference of the Array's own to Halide's cl_mem, dropped at
+		// Close. Adopting leaves the Array's host copy the newer one.
+		size := int(unsafe.Sizeof(*new(T)))
+		var alloc device.Allocation
+		alloc, err = adopter.Adopt(uintptr(C.halide_opencl_get_cl_mem(uc, b.b)), dense*size, true)
+		if err == nil {
+			err = a.DeviceAdopt(x.dev, alloc)
 		}
 	}
-	a := array.NewWithMins[T](array.Box(region))
-	size := int(unsafe.Sizeof(*new(T)))
-	// A reference of the Array's own to Halide's cl_mem, dropped at Close.
-	alloc, err := adopter.Adopt(uintptr(C.halide_opencl_get_cl_mem(uc, b.b)), dense*size, true)
-	if err == nil {
-		err = a.DeviceAdopt(x.dev, alloc)
+	if err == nil && upload {
+		// Into Halide's cl_mem, or a temporary of the Array's own.
+		if err = a.CopyToDevice(x.dev); err == nil && !onHost {
+			b.b.flags &^= C.halide_buffer_flag_host_dirty // the device copy holds it now
+		}
 	}
 	if err != nil {
 		a.Close()
 		return nil, fmt.Errorf("%w: argument %d of %s: %w", ErrExternBuffer, i, x.name, err)
 	}
-	a.SetDeviceDirty(true) // the device copy is the truth; the host's is blank
+	if !upload {
+		a.SetDeviceDirty(true) // the device copy is the truth; the host's is blank
+	}
 	x.devs = append(x.devs, devArray{
-		b: b.b, out: b.b == x.Output().b, a: a,
+		b: b.b, out: out, a: a,
 		state: func() (bool, bool) { return a.HostDirty(), a.DeviceDirty() },
 		push:  func() error { return a.CopyToDevice(x.dev) },
 	})
 	return a, nil
+}
+
+// checkGuard refuses a transfer the stage would make on its own when the
+// transfer guard is on: process-wide, the call's device's, or the call's.
+func (x *ExternCall) checkGuard(what string) error {
+	err := checkAutomatic(x.dev, what)
+	if err == nil && x.guard {
+		err = guardError(what)
+	}
+	if err != nil {
+		return &Error{Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
+	}
+	return nil
 }
 
 // settle tells Halide where the stage left the output, when the stage

@@ -103,5 +103,7 @@
 // also adopts a C buffer's OpenCL allocation (Ownership), and PassCBuffer
 // hands a C buffer to a call as it is, for layouts an Array cannot hold.
 // Go extern stages declared DeviceAPI::OpenCL take their buffers on the
-// device with ExternDeviceArray.
+// device with ExternDeviceArray, which uploads an input Halide computed on
+// the host (counted in the device's Stats, refused under the transfer
+// guard), as Halide's own C stages do with halide_copy_to_device.
 package halide

@@ -28,7 +28,9 @@ import (
 //     declared DeviceAPI::OpenCL gets its buffers on the call's device:
 //     ExternDeviceArray views each as an Array whose device copy is the
 //     buffer's own cl_mem, so the stage runs ops on the device, on the
-//     pipeline's queue, with no copy (devextern.go).
+//     pipeline's queue, with no copy (devextern.go). An input Halide
+//     computed on the host, ExternDeviceArray uploads (counted in
+//     device.Stats, refused under the transfer guard).
 //   - Nothing of an ExternCall outlives the call: not the ExternBuffers,
 //     not slices or Arrays made from them. Copy what you keep.
 //   - The function may run on Halide's worker threads, several at once
@@ -95,6 +97,7 @@ type ExternCall struct {
 	vals  []C.uint64_t
 	ctx   any
 	dev   clDevice   // the call's OpenCL device, nil for host calls
+	guard bool       // the call's Options.Guard
 	devs  []devArray // ExternDeviceArray's Arrays, settled after the stage
 }
 
@@ -307,7 +310,7 @@ func ExternArray[T array.Elem](b ExternBuffer) (*array.Array[T], error) {
 func gohlExtern(slot C.int32_t, name *C.char, n C.int, kinds *C.uint32_t, vals *C.uint64_t) (rc C.int) {
 	x := &ExternCall{kinds: unsafe.Slice(kinds, int(n)), vals: unsafe.Slice(vals, int(n))}
 	if st := stateOf(slot); st != nil {
-		x.ctx, x.dev = st.ctx, st.dev
+		x.ctx, x.dev, x.guard = st.ctx, st.dev, st.guard
 	}
 	var e *externEntry
 	if v, ok := externs.byPtr.Load(name); ok {

@@ -40,6 +40,7 @@ halide-pipelines: halide-deps
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/gostage_generator.cpp -f resident::gostage_ns -target host -o $(HALIDE_EX)/callbacks
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/printer_generator.cpp -target host -o $(HALIDE_EX)/callbacks
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/devstage_generator.cpp -target opencl -o $(HALIDE_EX)/callbacks
+	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/devstage_generator.cpp -f devstage_hostin -target opencl -o $(HALIDE_EX)/callbacks host_input=true
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/mtblur_generator.cpp -f resident::mtblur -target x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake,host -o $(HALIDE_EX)/callbacks
 # inner (no user_context) before outer, whose extern stage it is
 	$(HALIDE_GEN) -generator $(HALIDE_EX)/callbacks/gen/inner_generator.cpp -user_context=false -target host -o $(HALIDE_EX)/callbacks

@@ -81,6 +81,7 @@ type callState struct {
 	ctx   any
 	hooks *Hooks
 	dev   clDevice // the call's OpenCL device, for extern stages (ExternDeviceArray)
+	guard bool     // the call's Options.Guard, for extern stages' uploads
 }
 
 // setState makes o's context and hooks the frame's for this call.

@@ -152,3 +152,105 @@ func TestExternStageOnDevice(t *testing.T) {
 		})
 	}
 }
+
+// The device stage's input computed on the host (DevstageHostin: twice
+// has no GPU schedule, like make_a_root in Halide's define_extern_opencl
+// test, whose C stage calls halide_copy_to_device itself): Halide hands
+// go_dev_add a buffer with host memory and no device allocation, and
+// ExternDeviceArray uploads it to the call's device for the stage. The
+// upload is the call's one transfer, counted in the device's Stats (not
+// the runtime's), and its allocation is gone when the call returns; under
+// the transfer guard (process-wide, or the call's Options.Guard) the call
+// fails with ErrTransferGuard before anything moves or leaks.
+func TestExternStageHostInput(t *testing.T) {
+	dev, err := halide.OpenCLDevice()
+	if err != nil {
+		t.Skip("no OpenCL device:", err)
+	}
+	devMode.Store(0)
+	const w, h, k = 19, 13, int32(5)
+	for _, c := range []struct {
+		name          string
+		global, guard bool
+	}{
+		{"upload", false, false},
+		{"guard", true, false},
+		{"call guard", false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base := dev.Stats().AllocsLive
+			in := array.NewWithMins[int32]([]int{2, -4}, []int{w, h})
+			iv, _ := in.Host()
+			for y := -4; y < -4+h; y++ {
+				for x := 2; x < 2+w; x++ {
+					iv.Set(int32(x*31-y*y+x*y), x, y)
+				}
+			}
+			// Current on both sides: the call itself moves nothing (twice
+			// reads the host copy), so any transfer is the stage's.
+			if err := in.CopyToDevice(dev); err != nil {
+				t.Fatal(err)
+			}
+			out := array.NewWithMins[int32](array.Box(in.Dims()))
+			if c.global {
+				defer device.SetGuard(device.SetGuard(true))
+			}
+			s0 := dev.Stats()
+			r0, w0 := halide.RuntimeTransfers()
+			err := callbacks.DevstageHostinPipeline.CallWith(halide.Options{Device: dev, Guard: c.guard}, in, k, out)
+			d := dev.Stats().Sub(s0)
+			live := dev.Stats().AllocsLive
+			if c.global {
+				device.SetGuard(false)
+			}
+			if r1, w1 := halide.RuntimeTransfers(); r1 != r0 || w1 != w0 {
+				t.Errorf("the runtime copied on its own: %d reads, %d writes", r1-r0, w1-w0)
+			}
+			if c.global || c.guard {
+				if !errors.Is(err, device.ErrTransferGuard) || !errors.Is(err, halide.ErrTransferGuard) {
+					t.Fatalf("under the guard: %v, want ErrTransferGuard", err)
+				}
+				if d.H2DCalls != 0 || d.D2HCalls != 0 {
+					t.Errorf("under the guard: %d H2D, %d D2H, want none", d.H2DCalls, d.D2HCalls)
+				}
+				if out.DeviceDirty() {
+					t.Error("the refused call left its output device-dirty")
+				}
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				// One upload, of the stage's input, into a temporary
+				// allocation freed when the stage returns. Allocations:
+				// the output's, the temporary, and the stage's Array
+				// over Halide's cl_mem for its output (Adopt counts).
+				if d.H2DCalls != 1 || d.H2DBytes != int64(w*h*4) || d.D2HCalls != 0 || d.AllocsTotal != 3 {
+					t.Errorf("during the call: %d H2D (%d bytes), %d D2H, %d allocations; want 1 (%d bytes), 0, 3", d.H2DCalls, d.H2DBytes, d.D2HCalls, d.AllocsTotal, w*h*4)
+				}
+				if live != base+2 {
+					t.Errorf("after the call: %d allocations live, want %d (the input's and the output's)", live, base+2)
+				}
+				if out.Device() != device.Device(dev) || !out.DeviceDirty() {
+					t.Errorf("output on %v (device-dirty %v), want resident on %s", out.Device(), out.DeviceDirty(), dev.Name())
+				}
+				ov, err := out.HostReadOnly()
+				if err != nil {
+					t.Fatal(err)
+				}
+				iv, _ := in.HostReadOnly()
+				for y := -4; y < -4+h; y++ {
+					for x := 2; x < 2+w; x++ {
+						if got, want := ov.At(x, y), 2*iv.At(x, y)+k+1; got != want {
+							t.Fatalf("output(%d, %d) = %d, want %d", x, y, got, want)
+						}
+					}
+				}
+			}
+			in.Close()
+			out.Close()
+			if live := dev.Stats().AllocsLive; live != base {
+				t.Errorf("after Close: %d allocations live, %d before", live, base)
+			}
+		})
+	}
+}

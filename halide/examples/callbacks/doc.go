@@ -7,6 +7,9 @@
 //   - Devstage (OpenCL): a Go extern stage declared DeviceAPI::OpenCL,
 //     go_dev_add, which takes its buffers on the device
 //     (halide.ExternDeviceArray) and adds with package ops there;
+//     DevstageHostin (OpenCL, the same generator with host_input=true)
+//     computes the stage's input on the host, so ExternDeviceArray
+//     uploads it, as define_extern_opencl's C stage does itself;
 //   - Printer: Halide's print and trace, sent to halide.SetPrint's writer
 //     and halide.SetTrace's function;
 //   - Mtblur: a multi-target object (an AVX-512 variant, chosen at run

@@ -3,6 +3,12 @@
 // go_dev_add is declared with DeviceAPI::OpenCL, so Halide hands it
 // buffers on the device, and the Go function (halide.ExternDeviceArray)
 // adds k there with package ops, on the pipeline's queue, without a copy.
+//
+// With host_input=true (the pipeline devstage_hostin) twice has no GPU
+// schedule, like make_a_root in Halide's define_extern_opencl test: Halide
+// computes it on the host and hands the device stage a buffer with host
+// memory and no device allocation, which a C stage there uploads itself
+// (halide_copy_to_device) and ExternDeviceArray uploads for a Go stage.
 #include "Halide.h"
 
 using namespace Halide;
@@ -12,6 +18,7 @@ public:
     Input<Buffer<int32_t>> input{"input", 2};
     Input<int32_t> k{"k"};
     Output<Buffer<int32_t>> output{"output", 2};
+    GeneratorParam<bool> host_input{"host_input", false};
 
     void generate() {
         Var x("x"), y("y"), xi("xi"), yi("yi");
@@ -21,7 +28,10 @@ public:
                             NameMangling::Default, DeviceAPI::OpenCL);
         output(x, y) = added(x, y) + 1;
 
-        twice.compute_root().gpu_tile(x, y, xi, yi, 8, 8, TailStrategy::GuardWithIf);
+        twice.compute_root();
+        if (!host_input) {
+            twice.gpu_tile(x, y, xi, yi, 8, 8, TailStrategy::GuardWithIf);
+        }
         added.compute_root();
         output.gpu_tile(x, y, xi, yi, 8, 8, TailStrategy::GuardWithIf);
     }
