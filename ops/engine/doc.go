@@ -75,9 +75,20 @@
 // movement of Dense.Transpose after T); Clamper; Repeater (tensor.Repeat,
 // which gorgonia uses to broadcast gradients); SoftMaxer (SoftMax,
 // LogSoftMax and their gradients); Squarer, Cuber, Inver, InvSqrter,
-// Log2er, Signer. tensor's Map (a Go function per element, which gorgonia
-// uses for Sigmoid, Softplus, Log1p, Expm1, Sin, Cos, …) is not
-// implemented: those ops are refused with tensor's "not a mapper" error. Each is one or a few
+// Log2er, Signer; MatVecMuler and OuterProder (gorgonia's Mul of a
+// matrix and a vector, of two vectors: ops.MatMul with the vectors as
+// one-column matrices). Mapper (tensor's Map, Dense.Apply: a Go function
+// per element, which gorgonia uses for Sigmoid, Softplus, Log1p, Expm1,
+// Sin, Cos, …): gorgonia's sigmoid and math's (or math32's) Sin, Cos,
+// Exp, Log, Sqrt, Abs and Tanh are recognized by name and run as their
+// device op; any other function runs on the host, after a counted copy
+// of the operand's device-newer data home (refused under the transfer
+// guard: ErrTransferGuard), its result host-newer. gorgonia's SoftMax
+// ops pass a result Dense of the standard engine (WithReuse): when the
+// operands are the engine's, the engine takes that Dense over (sets
+// itself as its engine and adopts its memory, as it does gorgonia's
+// registers), so softmax runs on the device and its result stays there
+// (TestSoftMaxStdReuseOnDevice). Each is one or a few
 // calls of package ops and gives the standard engine's values, dtype and
 // shape (TestMethodsMatchStdEngine). A scalar Dense operand (a Scalar
 // form's value, Clamp's bounds) is used where it lives, broadcast.

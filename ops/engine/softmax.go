@@ -51,7 +51,33 @@ func (e *Engine) softmax(log bool, x tensor.Tensor, axis int, opts []tensor.Func
 	if err != nil {
 		return nil, err
 	}
+	e.takeReuse(opts, d)
 	return f(e, log, d, nil, axis, opts)
+}
+
+// takeReuse makes a reuse Dense of the standard engine (Go memory) the
+// engine's when every operand is a Dense of the engine: gorgonia's
+// softmax ops allocate their result with tensor.New on the standard
+// engine and pass it WithReuse, then give it the machine's engine after
+// the op; as it is, the op would run on the host (package ops' rule: the
+// destination is host-only), bringing the operands home each step. Taken
+// over, the memory is adopted as gorgonia's registers are (pinned, a
+// device copy of its own, no transfer: the op overwrites it), the op runs
+// on the device and the result stays there; read it with Host(d).
+func (e *Engine) takeReuse(opts []tensor.FuncOpt, operands ...*tensor.Dense) {
+	r, ok := tensor.ParseFuncOpts(opts...).Reuse().(*tensor.Dense)
+	if !ok || r == nil || !r.IsNativelyAccessible() || r.IsManuallyManaged() {
+		return
+	}
+	if _, std := r.Engine().(tensor.StdEng); !std {
+		return
+	}
+	for _, d := range operands {
+		if oe, ok := d.Engine().(*Engine); !ok || oe != e {
+			return
+		}
+	}
+	tensor.WithEngine(e)(r)
 }
 
 func (e *Engine) softmaxB(log bool, output, grad tensor.Tensor, axis int, opts []tensor.FuncOpt) (tensor.Tensor, error) {
@@ -70,6 +96,7 @@ func (e *Engine) softmaxB(log bool, output, grad tensor.Tensor, axis int, opts [
 	if err != nil {
 		return nil, err
 	}
+	e.takeReuse(opts, y, g)
 	return f(e, log, y, g, axis, opts)
 }
 
