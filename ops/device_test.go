@@ -251,33 +251,35 @@ func must(t *testing.T, err error) {
 }
 
 func TestDeviceElementwise(t *testing.T) {
-	t.Run("int8", testDeviceElementwise[int8])
-	t.Run("uint8", testDeviceElementwise[uint8])
-	t.Run("int16", testDeviceElementwise[int16])
-	t.Run("uint16", testDeviceElementwise[uint16])
-	t.Run("int32", testDeviceElementwise[int32])
-	t.Run("uint32", testDeviceElementwise[uint32])
-	t.Run("int64", testDeviceElementwise[int64])
-	t.Run("uint64", testDeviceElementwise[uint64])
-	t.Run("float32", testDeviceElementwise[float32])
-	t.Run("float64", testDeviceElementwise[float64])
-	t.Run("float16", testDeviceElementwise[array.Float16])
-	t.Run("bfloat16", testDeviceElementwise[array.BFloat16])
+	run := sampled(t)
+	run("int8", testDeviceElementwise[int8])
+	run("uint8", testDeviceElementwise[uint8])
+	run("int16", testDeviceElementwise[int16])
+	run("uint16", testDeviceElementwise[uint16])
+	run("int32", testDeviceElementwise[int32])
+	run("uint32", testDeviceElementwise[uint32])
+	run("int64", testDeviceElementwise[int64])
+	run("uint64", testDeviceElementwise[uint64])
+	run("float32", testDeviceElementwise[float32])
+	run("float64", testDeviceElementwise[float64])
+	run("float16", testDeviceElementwise[array.Float16])
+	run("bfloat16", testDeviceElementwise[array.BFloat16])
 }
 
 func TestDeviceReduce(t *testing.T) {
-	t.Run("int8", testDeviceReduce[int8])
-	t.Run("uint8", testDeviceReduce[uint8])
-	t.Run("int16", testDeviceReduce[int16])
-	t.Run("uint16", testDeviceReduce[uint16])
-	t.Run("int32", testDeviceReduce[int32])
-	t.Run("uint32", testDeviceReduce[uint32])
-	t.Run("int64", testDeviceReduce[int64])
-	t.Run("uint64", testDeviceReduce[uint64])
-	t.Run("float32", testDeviceReduce[float32])
-	t.Run("float64", testDeviceReduce[float64])
-	t.Run("float16", testDeviceReduce[array.Float16])
-	t.Run("bfloat16", testDeviceReduce[array.BFloat16])
+	run := sampled(t)
+	run("int8", testDeviceReduce[int8])
+	run("uint8", testDeviceReduce[uint8])
+	run("int16", testDeviceReduce[int16])
+	run("uint16", testDeviceReduce[uint16])
+	run("int32", testDeviceReduce[int32])
+	run("uint32", testDeviceReduce[uint32])
+	run("int64", testDeviceReduce[int64])
+	run("uint64", testDeviceReduce[uint64])
+	run("float32", testDeviceReduce[float32])
+	run("float64", testDeviceReduce[float64])
+	run("float16", testDeviceReduce[array.Float16])
+	run("bfloat16", testDeviceReduce[array.BFloat16])
 }
 
 // The work-group join of reductions' partials in the two-pass path
@@ -285,14 +287,15 @@ func TestDeviceReduce(t *testing.T) {
 // host, forced from 2 so that PoCL's CPU device, whose units never make
 // 32, runs it; the one-pass path, on by default, is turned off.
 func TestDeviceReduceJoinGroup(t *testing.T) {
+	run := sampled(t)
 	defer func(g int, one bool) { finGroup, reduceOnePass = g, one }(finGroup, reduceOnePass)
 	finGroup, reduceOnePass = 2, false
-	t.Run("int8", testDeviceReduce[int8])
-	t.Run("uint32", testDeviceReduce[uint32])
-	t.Run("int64", testDeviceReduce[int64])
-	t.Run("float32", testDeviceReduce[float32])
-	t.Run("float64", testDeviceReduce[float64])
-	t.Run("float16", testDeviceReduce[array.Float16])
+	run("int8", testDeviceReduce[int8])
+	run("uint32", testDeviceReduce[uint32])
+	run("int64", testDeviceReduce[int64])
+	run("float32", testDeviceReduce[float32])
+	run("float64", testDeviceReduce[float64])
+	run("float16", testDeviceReduce[array.Float16])
 }
 
 // testDeviceReduceEmpty: Sum, Prod and Mean over an empty dimension
@@ -439,18 +442,19 @@ func testDeviceCastFrom[S array.Elem](t *testing.T) {
 
 // TestDeviceCast runs every pair of element types, both rules.
 func TestDeviceCast(t *testing.T) {
-	t.Run("int8", testDeviceCastFrom[int8])
-	t.Run("int16", testDeviceCastFrom[int16])
-	t.Run("int32", testDeviceCastFrom[int32])
-	t.Run("int64", testDeviceCastFrom[int64])
-	t.Run("uint8", testDeviceCastFrom[uint8])
-	t.Run("uint16", testDeviceCastFrom[uint16])
-	t.Run("uint32", testDeviceCastFrom[uint32])
-	t.Run("uint64", testDeviceCastFrom[uint64])
-	t.Run("float32", testDeviceCastFrom[float32])
-	t.Run("float64", testDeviceCastFrom[float64])
-	t.Run("float16", testDeviceCastFrom[array.Float16])
-	t.Run("bfloat16", testDeviceCastFrom[array.BFloat16])
+	run := sampled(t)
+	run("int8", testDeviceCastFrom[int8])
+	run("int16", testDeviceCastFrom[int16])
+	run("int32", testDeviceCastFrom[int32])
+	run("int64", testDeviceCastFrom[int64])
+	run("uint8", testDeviceCastFrom[uint8])
+	run("uint16", testDeviceCastFrom[uint16])
+	run("uint32", testDeviceCastFrom[uint32])
+	run("uint64", testDeviceCastFrom[uint64])
+	run("float32", testDeviceCastFrom[float32])
+	run("float64", testDeviceCastFrom[float64])
+	run("float16", testDeviceCastFrom[array.Float16])
+	run("bfloat16", testDeviceCastFrom[array.BFloat16])
 }
 
 // TestDeviceHalfBits: the device's Float16 and BFloat16 conversions give

@@ -44,7 +44,7 @@ func diffBudget() int {
 	if n, err := strconv.Atoi(os.Getenv("RESIDENT_DIFF_N")); err == nil && n > 0 {
 		return n
 	}
-	return 800
+	return raceCases(800, 200) // see raceTypes
 }
 
 // Op families.

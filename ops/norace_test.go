@@ -3,3 +3,5 @@
 package ops
 
 const raceEnabled = false
+
+var raceTypes map[string]bool // every type runs

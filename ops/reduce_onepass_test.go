@@ -147,7 +147,7 @@ func drawOnePass(t *testing.T, seed uint64, n, short int, cases ...func(t *testi
 	d := testDev(t)
 	saveReduceTuning(t)
 	r := rand.New(rand.NewPCG(seed, seed+1))
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = short
 	}
 	for i := range n {
