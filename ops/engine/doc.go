@@ -40,12 +40,20 @@
 // Go memory given the engine. gorgonia's tape machine allocates its
 // registers on the Go heap and then sets their engine (tensor.WithEngine):
 // the engine adopts such memory on first use — it pins it and gives it a
-// device copy as its own (zeros cost no transfer). When that Dense is
-// collected (the machine drops its registers every run) the device copy
-// is dropped, with no transfer, and any other Dense still over that
-// memory is refused (ErrFreed) rather than read stale; Close copies the
-// device-newer data of adopted memory home. A one-element Dense over Go
-// memory (gorgonia's scalars) stays on the host and is read as a value.
+// device copy as its own (zeros cost no transfer). The device copy lives
+// as long as the Go memory, whichever Dense reaches it (gorgonia and
+// tensor make several over one backing: Reshape's ShallowClone, views,
+// tensor.New(WithBacking(d.Data()))): once every Dense the engine was
+// given over it is collected, the engine keeps the device copy and
+// watches the memory only weakly (unpinned); a Dense that reaches the
+// memory later uses that copy, with no transfer; when the memory itself is
+// collected the copy is freed (TestAdoptedMemoryOutlivesItsFirstDense,
+// TestAdoptedMemoryDies; mlp TestStockSolverGCStress). Close copies the
+// device-newer data of adopted memory home. An Array view (Array) of
+// adopted memory is closed when its Denses are collected: keep the Dense
+// while its view is used. A one-element Dense over Go memory (gorgonia's
+// scalars) stays on the host and is read as a value; memory outside Go's
+// heap given WithBacking stays host memory (the engine cannot watch it).
 //
 // Scalars. A reduction to a 0-D Dense (Sum, Max … over every axis) copies
 // its one element home at once (explicit, so allowed under the transfer

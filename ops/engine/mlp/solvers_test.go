@@ -30,7 +30,9 @@ type solverRun struct {
 	goMem   bool // the user's Denses over Go memory (WithBacking) rather than the engine's
 	f64     bool // float64 (BarzilaiBorwein and AdamW work only in float64 in gorgonia v0.9.18)
 	gcEvery bool // debug.SetGCPercent(1) and runtime.GC() between steps
+	gcAlong bool // and runtime.GC() over and over while the steps run (between ops)
 	noBind  bool // the machine without BindDualValues (gradients read from the grad nodes)
+	reshape bool // x and w0 given flat and reshaped in the graph (gorgonia's Reshape makes a ShallowClone of the value)
 }
 
 func (r solverRun) String() string {
@@ -114,13 +116,27 @@ func runSolver(t testing.TB, r solverRun, e *engine.Engine, steps int) trained {
 	}
 	g := gorgonia.NewGraph()
 	in, classes := r.sizes[0], r.sizes[len(r.sizes)-1]
-	x := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(r.batch, in), gorgonia.WithName("x"), gorgonia.WithValue(mk(xs, r.batch, in)))
+	var x *gorgonia.Node
+	if r.reshape {
+		flat := gorgonia.NewVector(g, dt, gorgonia.WithShape(r.batch*in), gorgonia.WithName("x"), gorgonia.WithValue(mk(xs, r.batch*in)))
+		x = gorgonia.Must(gorgonia.Reshape(flat, tensor.Shape{r.batch, in}))
+	} else {
+		x = gorgonia.NewMatrix(g, dt, gorgonia.WithShape(r.batch, in), gorgonia.WithName("x"), gorgonia.WithValue(mk(xs, r.batch, in)))
+	}
 	y := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(r.batch, classes), gorgonia.WithName("y"), gorgonia.WithValue(mk(ys, r.batch, classes)))
 	var learnables gorgonia.Nodes
 	h := x
 	for k := 0; k+1 < len(r.sizes); k++ {
-		w := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(r.sizes[k], r.sizes[k+1]), gorgonia.WithName(fmt.Sprintf("w%d", k)), gorgonia.WithValue(mk(Weights(cfg, k), r.sizes[k], r.sizes[k+1])))
-		learnables = append(learnables, w)
+		var w *gorgonia.Node
+		if r.reshape && k == 0 {
+			n := r.sizes[k] * r.sizes[k+1]
+			flat := gorgonia.NewVector(g, dt, gorgonia.WithShape(n), gorgonia.WithName("w0"), gorgonia.WithValue(mk(Weights(cfg, k), n)))
+			learnables = append(learnables, flat)
+			w = gorgonia.Must(gorgonia.Reshape(flat, tensor.Shape{r.sizes[k], r.sizes[k+1]}))
+		} else {
+			w = gorgonia.NewMatrix(g, dt, gorgonia.WithShape(r.sizes[k], r.sizes[k+1]), gorgonia.WithName(fmt.Sprintf("w%d", k)), gorgonia.WithValue(mk(Weights(cfg, k), r.sizes[k], r.sizes[k+1])))
+			learnables = append(learnables, w)
+		}
 		h = gorgonia.Must(gorgonia.Mul(h, w))
 		if k+2 < len(r.sizes) {
 			h = gorgonia.Must(gorgonia.Rectify(h))
@@ -146,6 +162,21 @@ func runSolver(t testing.TB, r solverRun, e *engine.Engine, steps int) trained {
 	solver := r.make()
 	if r.gcEvery {
 		defer debug.SetGCPercent(debug.SetGCPercent(1))
+	}
+	if r.gcAlong {
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					runtime.GC()
+				}
+			}
+		}()
+		defer func() { close(stop); <-done }()
 	}
 	var res trained
 	var before device.Stats
@@ -345,6 +376,32 @@ func TestStockSolverUnderGC(t *testing.T) {
 		want := runSolver(t, r, e, steps)
 		e.Close()
 		r.gcEvery = true
+		e = engine.New(dev)
+		got := runSolver(t, r, e, steps)
+		e.Close()
+		compareSteps(t, r, got, want)
+	}
+}
+
+// Collections at any point of a step, between the ops of the machine and
+// the solver (a goroutine runs runtime.GC() over and over, at a 1% target):
+// many steps give the same losses and weights as without. Go memory a
+// Dense of gorgonia's or tensor's made was adopted over is used through
+// another Dense after the first is collected; the device copy must stay.
+func TestStockSolverGCStress(t *testing.T) {
+	steps := 1000
+	if testing.Short() {
+		steps = 40
+	}
+	dev := sim.NewCompute("sim", 1<<30)
+	for i, r := range drawRuns(3, 5) {
+		r.goMem = i%2 == 0
+		r.noBind = i%3 == 1
+		r.reshape = i%4 != 3
+		e := engine.New(dev)
+		want := runSolver(t, r, e, steps)
+		e.Close()
+		r.gcEvery, r.gcAlong = true, true
 		e = engine.New(dev)
 		got := runSolver(t, r, e, steps)
 		e.Close()
