@@ -55,6 +55,17 @@
 // scalars) stays on the host and is read as a value; memory outside Go's
 // heap given WithBacking stays host memory (the engine cannot watch it).
 //
+// gorgonia's solvers. Vanilla, Momentum, Adam, RMSProp, AdaGrad and
+// BarzilaiBorwein train on the engine to the standard engine's losses and
+// weights (mlp TestStockSolversMatchStdEngine). AdamW (gorgonia v0.9.18)
+// cannot: it keeps its moments in standard-engine Denses and ends each
+// step with tensor.Mul(denom, s, WithIncr(w)), w of this engine, which
+// tensor hands to the standard engine; that refuses memory it cannot read
+// ("Data in 0x… inaccessible") before this engine sees the call, so its
+// first Step fails loudly (mlp TestAdamWRefused). Use Adam, with WithL2Reg
+// for weight decay: gorgonia's AdamW does not update the weights on the
+// standard engine either (it increments a new Dense, not w).
+//
 // Scalars. A reduction to a 0-D Dense (Sum, Max … over every axis) copies
 // its one element home at once (explicit, so allowed under the transfer
 // guard, and counted): tensor and gorgonia read a scalar's value straight
@@ -83,7 +94,10 @@
 // movement of Dense.Transpose after T); Clamper; Repeater (tensor.Repeat,
 // which gorgonia uses to broadcast gradients); SoftMaxer (SoftMax,
 // LogSoftMax and their gradients); Squarer, Cuber, Inver, InvSqrter,
-// Log2er, Signer. tensor's Map (a Go function per element, which gorgonia
+// Log2er, Signer; Dotter (tensor.Dot of two vectors or two matrices, and
+// so tensor.Contract, which gorgonia's BarzilaiBorwein solver uses: a
+// result of one element comes home at once, as a scalar reduction's).
+// tensor's Map (a Go function per element, which gorgonia
 // uses for Sigmoid, Softplus, Log1p, Expm1, Sin, Cos, …) is not
 // implemented: those ops are refused with tensor's "not a mapper" error. Each is one or a few
 // calls of package ops and gives the standard engine's values, dtype and
