@@ -137,3 +137,48 @@ func TestCloseCopiesHomeAfterFirstDense(t *testing.T) {
 	must(t, e.Close())
 	near(t, "after Close", data, []float32{1, 4, 9}, 0)
 }
+
+// A Dense tensor's pool recycles (tensor.ReturnTensor, which gorgonia
+// calls on its temporaries) is never collected, so its cleanup never
+// tells the engine it went: later adoptions sweep such blocks, and their
+// memory, once unreachable, dies and frees its device copy.
+func TestAdoptedMemoryOfRecycledDense(t *testing.T) {
+	e, dev := testEngine(t)
+	a := onDevice(t, e, []float32{1, 1, 1, 1}, 4)
+	live := dev.Stats().AllocsLive
+	var mem weak.Pointer[float32]
+	func() {
+		data := make([]float32, 1<<14)
+		mem = weak.Make(&data[0])
+		d := tensor.New(tensor.WithShape(4), tensor.WithBacking(data[:4]))
+		tensor.WithEngine(e)(d)
+		_, err := tensor.Add(a, a, tensor.WithReuse(d))
+		must(t, err)
+		tensor.ReturnTensor(d) // to the pool: addresses nothing, stays alive
+	}()
+	var keep []*tensor.Dense
+	for range 40 { // adoptions that sweep
+		d := tensor.New(tensor.WithShape(4), tensor.WithBacking(make([]float32, 4)))
+		tensor.WithEngine(e)(d)
+		_, err := tensor.Add(a, a, tensor.WithReuse(d))
+		must(t, err)
+		keep = append(keep, d)
+	}
+	for i := 0; i < 100 && mem.Value() != nil; i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if mem.Value() != nil {
+		t.Fatal("the Go memory of a recycled Dense is still alive: the engine holds it")
+	}
+	for i := 0; i < 100 && dev.Stats().AllocsLive > live+int64(len(keep)); i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if got := dev.Stats().AllocsLive; got != live+int64(len(keep)) {
+		t.Fatalf("%d allocations live, want %d (the kept Denses')", got, live+int64(len(keep)))
+	}
+	for _, d := range keep {
+		near(t, "kept", hostVals[float32](t, d), []float32{2, 2, 2, 2}, 0)
+	}
+}
