@@ -40,12 +40,31 @@
 // Go memory given the engine. gorgonia's tape machine allocates its
 // registers on the Go heap and then sets their engine (tensor.WithEngine):
 // the engine adopts such memory on first use — it pins it and gives it a
-// device copy as its own (zeros cost no transfer). When that Dense is
-// collected (the machine drops its registers every run) the device copy
-// is dropped, with no transfer, and any other Dense still over that
-// memory is refused (ErrFreed) rather than read stale; Close copies the
-// device-newer data of adopted memory home. A one-element Dense over Go
-// memory (gorgonia's scalars) stays on the host and is read as a value.
+// device copy as its own (zeros cost no transfer). The device copy lives
+// as long as the Go memory, whichever Dense reaches it (gorgonia and
+// tensor make several over one backing: Reshape's ShallowClone, views,
+// tensor.New(WithBacking(d.Data()))): once every Dense the engine was
+// given over it is collected, the engine keeps the device copy and
+// watches the memory only weakly (unpinned); a Dense that reaches the
+// memory later uses that copy, with no transfer; when the memory itself is
+// collected the copy is freed (TestAdoptedMemoryOutlivesItsFirstDense,
+// TestAdoptedMemoryDies; mlp TestStockSolverGCStress). Close copies the
+// device-newer data of adopted memory home. An Array view (Array) of
+// adopted memory is closed when its Denses are collected: keep the Dense
+// while its view is used. A one-element Dense over Go memory (gorgonia's
+// scalars) stays on the host and is read as a value; memory outside Go's
+// heap given WithBacking stays host memory (the engine cannot watch it).
+//
+// gorgonia's solvers. Vanilla, Momentum, Adam, RMSProp, AdaGrad and
+// BarzilaiBorwein train on the engine to the standard engine's losses and
+// weights (mlp TestStockSolversMatchStdEngine). AdamW (gorgonia v0.9.18)
+// cannot: it keeps its moments in standard-engine Denses and ends each
+// step with tensor.Mul(denom, s, WithIncr(w)), w of this engine, which
+// tensor hands to the standard engine; that refuses memory it cannot read
+// ("Data in 0x… inaccessible") before this engine sees the call, so its
+// first Step fails loudly (mlp TestAdamWRefused). Use Adam, with WithL2Reg
+// for weight decay: gorgonia's AdamW does not update the weights on the
+// standard engine either (it increments a new Dense, not w).
 //
 // Scalars. A reduction to a 0-D Dense (Sum, Max … over every axis) copies
 // its one element home at once (explicit, so allowed under the transfer
@@ -75,7 +94,10 @@
 // movement of Dense.Transpose after T); Clamper; Repeater (tensor.Repeat,
 // which gorgonia uses to broadcast gradients); SoftMaxer (SoftMax,
 // LogSoftMax and their gradients); Squarer, Cuber, Inver, InvSqrter,
-// Log2er, Signer; MatVecMuler and OuterProder (gorgonia's Mul of a
+// Log2er, Signer; Dotter (tensor.Dot of two vectors or two matrices, and
+// so tensor.Contract, which gorgonia's BarzilaiBorwein solver uses: a
+// result of one element comes home at once, as a scalar reduction's);
+// MatVecMuler and OuterProder (gorgonia's Mul of a
 // matrix and a vector, of two vectors: ops.MatMul with the vectors as
 // one-column matrices). Mapper (tensor's Map, Dense.Apply: a Go function
 // per element, which gorgonia uses for Sigmoid, Softplus, Log1p, Expm1,

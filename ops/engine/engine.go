@@ -45,13 +45,11 @@ type holdings struct {
 	mu     sync.Mutex
 	blocks []*block // by start address
 	closed bool
-	// gone lists released adopted memory (see release); pruned of
-	// collected memory when it doubles past kept, the length after the
-	// last prune, so a release costs O(1) amortized.
-	gone []released
-	kept int
-	pmu  sync.Mutex
-	pool []device.HostBlock // reclaimed host memory (see reclaim)
+	// adopts counts adoptions since the last sweep, kept the adopted
+	// blocks in use after it (adopted.go).
+	adopts, kept int
+	pmu          sync.Mutex
+	pool         []device.HostBlock // reclaimed host memory (see reclaim)
 	// work counts host-side work on the engine's memory (tests read it).
 	work hostWork
 	// freed holds the Denses given to Free (until collected), so that one
@@ -72,11 +70,18 @@ type block struct {
 	// result: the Dense the engine made for an op's result, which the op
 	// overwrites, so typing gives it a device allocation and copies nothing.
 	result bool
-	// adopted: Go memory of a Dense given the engine (adopt); dropped:
-	// released with its device copy dropped.
-	adopted, dropped bool
-	elem             reflect.Type // root's element type (typed)
-	home             func() error // copy device-newer data home, explicitly (typed)
+	// adopted: Go memory of a Dense given the engine (adopt); see
+	// adopted.go for the fields below.
+	adopted bool
+	alloc   device.Allocation // the device copy, the engine's (the Array wraps it)
+	mem     weak.Pointer[byte]
+	memDied runtime.Cleanup
+	users   map[weak.Pointer[tensor.Dense]]struct{}
+	parked  *parkedState
+	ext     []int                             // the root's extents (typed)
+	retype  func(h *holdings, b *block) error // rootOf with elem, h.mu held (typed)
+	elem    reflect.Type                      // root's element type (typed)
+	home    func() error                      // copy device-newer data home, explicitly (typed)
 	// deviceDirty reports whether the device holds newer data (typed).
 	deviceDirty func() bool
 	host        func() error // sync home and mark host-written (typed)
@@ -163,7 +168,7 @@ func (h *holdings) close() error {
 	open.mu.Unlock()
 	var errs []error
 	for _, b := range blocks {
-		errs = append(errs, b.free())
+		errs = append(errs, b.free(h))
 	}
 	h.pmu.Lock()
 	pool := h.pool
@@ -245,23 +250,37 @@ func (h *holdings) reclaim(b *block) {
 		hb.pool = true
 	}
 	h.mu.Unlock()
-	b.free()
+	b.free(h)
 }
 
-func (b *block) free() error {
+func (b *block) free(h *holdings) error {
 	var err error
-	if b.adopted && b.home != nil && !b.dropped {
-		err = b.home() // the Go memory outlives the engine: leave it current
+	if b.parked != nil && b.parked.dirty && b.mem.Value() != nil {
+		// Adopted memory whose newest values are on the device, still
+		// reachable: typed again to copy them home below.
+		h.mu.Lock()
+		err = b.retype(h, b)
+		h.mu.Unlock()
 	}
-	if b.root != nil {
-		return errors.Join(err, b.root.Close())
+	if b.adopted && b.home != nil && b.root != nil {
+		err = errors.Join(err, b.home()) // the Go memory outlives the engine: leave it current
 	}
-	return errors.Join(err, b.hb.Free())
+	switch {
+	case b.root != nil:
+		err = errors.Join(err, b.root.Close())
+	case b.hb != nil:
+		err = errors.Join(err, b.hb.Free())
+	}
+	if b.adopted {
+		err = errors.Join(err, b.letGo(h))
+	}
+	return err
 }
 
 // goBlock is Go memory that a Dense of the engine addresses (gorgonia's
 // tape machine allocates its registers on the Go heap and then gives them
-// the engine), pinned while the engine holds it: it stays the Dense's.
+// the engine), pinned while the engine's Array over it lives: it stays
+// the Dense's (adopted.go).
 type goBlock struct {
 	b   []byte
 	pin runtime.Pinner
@@ -270,85 +289,11 @@ type goBlock struct {
 func (g *goBlock) Bytes() []byte { return g.b }
 
 // Free unpins the memory and drops the reference: array keeps a freed
-// block until its storage is collected, a collection after the Dense's,
-// and with the reference that kept every dropped register alive one more
-// cycle, so the heap grew each cycle (a register's memory must die with
-// the first collection after its release).
+// block until its storage is collected, and a parked block's memory must
+// die with the first collection after nothing else reaches it (gorgonia
+// drops its registers every run: memory kept one cycle more grew the heap
+// every cycle).
 func (g *goBlock) Free() error { g.pin.Unpin(); g.b = nil; return nil }
-
-// adopt makes the Go memory d addresses a block of h, so it gets a device
-// copy like the engine's own memory. It returns nil (the memory stays
-// host-only) for one element (gorgonia's scalars: read as values), for
-// memory misaligned for d's type, and for memory overlapping a block
-// already held (a view of adopted memory must not make a second one). A
-// cleanup on d lets go of the block once d is collected (release); memory
-// of a released block that is still alive (another Dense over it) is an
-// error wrapping ErrFreed, never adopted again with stale host data.
-func (h *holdings) adopt(d *tensor.Dense) (*block, error) {
-	p, n := d.Uintptr(), d.MemSize()
-	size := d.Dtype().Size()
-	if d.DataSize() <= 1 || n == 0 || size == 0 || p%uintptr(size) != 0 {
-		return nil, nil
-	}
-	if h.wasReleased(p, n) {
-		return nil, fmt.Errorf("engine: the Go memory at %#x was adopted by the engine for a Dense since collected, and its device copy dropped: %w; keep the Dense gorgonia or tensor made (not only a view of it) while its values are used", p, ErrFreed)
-	}
-	gb := &goBlock{b: bytesAt(p, n)}
-	gb.pin.Pin((*byte)(ptr(p)))
-	b := &block{start: p, size: n, hb: gb, adopted: true}
-	h.mu.Lock()
-	i, _ := slices.BinarySearchFunc(h.blocks, p, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
-	if h.closed || i > 0 && h.blocks[i-1].start+h.blocks[i-1].size > p || i < len(h.blocks) && h.blocks[i].start < p+n {
-		h.mu.Unlock()
-		gb.pin.Unpin()
-		return nil, nil
-	}
-	h.blocks = slices.Insert(h.blocks, i, b)
-	h.mu.Unlock()
-	runtime.AddCleanup(d, func(b *block) { h.release(b) }, b)
-	return b, nil
-}
-
-// released is an adopted block let go of: its Go memory, weakly.
-type released struct {
-	mem         weak.Pointer[byte]
-	start, size uintptr
-}
-
-// release lets go of an adopted block whose Dense was collected: the
-// device copy is dropped, not copied home (gorgonia's tape machine drops
-// its registers every run; copying them home would cost a transfer each),
-// so the memory, if still alive, is refused from now on (wasReleased).
-func (h *holdings) release(b *block) {
-	h.mu.Lock()
-	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
-	if !ok || h.blocks[i] != b {
-		h.mu.Unlock()
-		return // freed with the engine
-	}
-	h.blocks = slices.Delete(h.blocks, i, i+1)
-	b.dropped = true
-	if len(h.gone) >= 2*h.kept+16 {
-		h.gone = slices.DeleteFunc(h.gone, func(r released) bool { return r.mem.Value() == nil })
-		h.kept = len(h.gone)
-	}
-	h.gone = append(h.gone, released{weak.Make((*byte)(ptr(b.start))), b.start, b.size})
-	h.mu.Unlock()
-	b.free()
-}
-
-// wasReleased reports whether [p, p+n) overlaps the live Go memory of a
-// released block.
-func (h *holdings) wasReleased(p, n uintptr) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for _, r := range h.gone {
-		if p < r.start+r.size && r.start < p+n && r.mem.Value() != nil {
-			return true
-		}
-	}
-	return false
-}
 
 // memory is a tensor.Memory of the engine: size bytes at p.
 type memory struct{ p, n uintptr }
@@ -469,7 +414,7 @@ func (e *Engine) Free(mem tensor.Memory, size int64) error {
 		}, w)
 	}
 	h.mu.Unlock()
-	return b.free()
+	return b.free(h)
 }
 
 // lookup returns the block holding [p, p+n), nil for memory the engine
@@ -514,6 +459,9 @@ func (h *holdings) find(p, n uintptr) *block {
 	if p < b.start || p-b.start > b.size || n > b.size-(p-b.start) {
 		return nil
 	}
+	if b.parked != nil {
+		return h.unpark(i) // a Dense reaches it again
+	}
 	return b
 }
 
@@ -538,6 +486,21 @@ func (s subBlock) Bytes() []byte { return s.HostBlock.Bytes()[s.skip:] }
 func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool) (*array.Array[T], error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return rootLocked[T](h, b, d, overwrite)
+}
+
+// rootLocked is rootOf with h.mu held.
+func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool) (*array.Array[T], error) {
+	if b.root == nil && b.parked != nil {
+		if reflect.TypeFor[T]() != b.elem {
+			return nil, fmt.Errorf("%w: the Go memory at %#x holds %v on the device, used as %v: keep one element type per memory", array.ErrType, b.start, b.elem, reflect.TypeFor[T]())
+		}
+		r, err := unparkAs[T](h, b)
+		if err != nil {
+			return nil, err
+		}
+		setFns(h, b, r)
+	}
 	if b.root == nil {
 		size := uintptr(unsafe.Sizeof(*new(T)))
 		fresh := b.result || overwrite && (d == nil || covers(d, b, size))
@@ -555,7 +518,7 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool
 		if err != nil {
 			return nil, fmt.Errorf("engine: %w", err)
 		}
-		b.root, b.elem = r, reflect.TypeFor[T]()
+		b.root, b.elem, b.ext = r, reflect.TypeFor[T](), ext
 		// The memory lives on the device from now on: a destination is
 		// about to be written there (its host bytes, whatever they hold,
 		// are not looked at); zeros (as Alloc left them) are set there
@@ -568,15 +531,17 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool
 			// copy is about to be overwritten, nothing needs uploading.
 			switch {
 			case fresh:
-				if err = r.DeviceMalloc(h.dev); err == nil {
-					r.SetHostDirty(false)
-				}
+				err = b.deviceMalloc(h, r)
 			case allZero(h.scanned(bytesAt(b.start, b.size))):
-				if err = r.DeviceMalloc(h.dev); err == nil {
-					r.SetHostDirty(false)
+				if err = b.deviceMalloc(h, r); err == nil {
 					if err = ops.Fill(r, 0); err == nil {
 						r.SetDeviceDirty(false) // the host holds zeros too
 					}
+				}
+			case b.adopted:
+				if err = b.deviceMalloc(h, r); err == nil {
+					r.SetHostDirty(true)
+					err = ops.On(h.dev, r)
 				}
 			default:
 				err = ops.On(h.dev, r)
@@ -585,38 +550,73 @@ func rootOf[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite bool
 				return nil, fmt.Errorf("engine: placing %d bytes on the device: %w", b.size, err)
 			}
 		}
-		b.host = func() error { _, err := r.Host(); return err }
-		b.hostRead = func() error { _, err := r.HostReadOnly(); return err }
-		b.home = r.CopyToHost
-		b.deviceDirty = r.DeviceDirty
-		b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
-		b.endsDirty = func() (bool, bool) {
-			n := int(b.size / size)
-			v0, err0 := r.View(0, []array.Dim{{Extent: 1, Stride: 1}})
-			v1, err1 := r.View(n-1, []array.Dim{{Extent: 1, Stride: 1}})
-			return err0 == nil && v0.DeviceDirty(), err1 == nil && v1.DeviceDirty()
-		}
-		b.takeHost = func() error {
-			if allZero(h.scanned(bytesAt(b.start, b.size))) {
-				if err := ops.Fill(r, 0); err != nil {
-					return fmt.Errorf("engine: zeroing on the device memory zeroed on the host: %w", err)
-				}
-				r.SetDeviceDirty(false) // both copies hold zeros
-				return nil
-			}
-			r.SetDeviceDirty(false)
-			r.SetHostDirty(true) // uploaded before the next device op
-			return nil
-		}
-		b.copyFrom = func(dst memory, sh *holdings, sb *block, src memory) error {
-			return copyRange[T](h, b, dst, sh, sb, src)
-		}
+		setFns(h, b, r)
 	}
 	r, ok := b.root.(*array.Array[T])
 	if !ok {
 		return nil, fmt.Errorf("%w: the engine's memory at %#x holds %s, used as %s: keep one element type per allocation", array.ErrType, b.start, b.root.Raw().Type(), array.TypeOf[T]())
 	}
 	return r, nil
+}
+
+// deviceMalloc gives r, b's new root, its device allocation with no
+// transfer, the device copy taken as current. Adopted memory gets one of
+// the engine's own, which the Array only wraps, so that it outlives the
+// Array when the engine parks the memory (adopted.go).
+func (b *block) deviceMalloc(h *holdings, r interface {
+	DeviceMalloc(device.Device) error
+	DeviceWrap(device.Device, device.Allocation) error
+	SetHostDirty(bool)
+}) error {
+	if !b.adopted {
+		if err := r.DeviceMalloc(h.dev); err != nil {
+			return err
+		}
+		r.SetHostDirty(false)
+		return nil
+	}
+	a, err := h.dev.Malloc(int(b.size))
+	if err != nil {
+		return err
+	}
+	if err := r.DeviceWrap(h.dev, a); err != nil {
+		h.dev.Free(a)
+		return err
+	}
+	b.alloc = a
+	return nil
+}
+
+// setFns sets b's functions over r, its root.
+func setFns[T array.Elem](h *holdings, b *block, r *array.Array[T]) {
+	size := uintptr(unsafe.Sizeof(*new(T)))
+	b.retype = func(h *holdings, b *block) error { _, err := rootLocked[T](h, b, nil, false); return err }
+	b.host = func() error { _, err := r.Host(); return err }
+	b.hostRead = func() error { _, err := r.HostReadOnly(); return err }
+	b.home = r.CopyToHost
+	b.deviceDirty = r.DeviceDirty
+	b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
+	b.endsDirty = func() (bool, bool) {
+		n := int(b.size / size)
+		v0, err0 := r.View(0, []array.Dim{{Extent: 1, Stride: 1}})
+		v1, err1 := r.View(n-1, []array.Dim{{Extent: 1, Stride: 1}})
+		return err0 == nil && v0.DeviceDirty(), err1 == nil && v1.DeviceDirty()
+	}
+	b.takeHost = func() error {
+		if allZero(h.scanned(bytesAt(b.start, b.size))) {
+			if err := ops.Fill(r, 0); err != nil {
+				return fmt.Errorf("engine: zeroing on the device memory zeroed on the host: %w", err)
+			}
+			r.SetDeviceDirty(false) // both copies hold zeros
+			return nil
+		}
+		r.SetDeviceDirty(false)
+		r.SetHostDirty(true) // uploaded before the next device op
+		return nil
+	}
+	b.copyFrom = func(dst memory, sh *holdings, sb *block, src memory) error {
+		return copyRange[T](h, b, dst, sh, sb, src)
+	}
 }
 
 // covers reports whether d's elements are every element of b, each once:

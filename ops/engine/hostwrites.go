@@ -81,7 +81,7 @@ func (h *holdings) armDense(d interface{ Uintptr() uintptr }) {
 		return
 	}
 	owner.mu.Lock()
-	if b.root != nil && !b.dropped {
+	if b.root != nil {
 		b.arm()
 	}
 	owner.mu.Unlock()
@@ -107,7 +107,7 @@ func (h *holdings) locateAddr(p uintptr) (*holdings, *block, error) {
 func (h *holdings) hostWrites(b *block) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if b.root == nil || b.dropped || b.endsDirty == nil {
+	if b.root == nil || b.endsDirty == nil {
 		return nil
 	}
 	if !b.deviceDirty() {

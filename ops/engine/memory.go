@@ -257,3 +257,25 @@ func (e *Engine) readable(mem tensor.Memory) error {
 	}
 	return nil
 }
+
+// homeNow copies the device-newer data of mem's allocation home at once,
+// explicitly (allowed under the transfer guard, counted), as a reduction
+// to a scalar does: for results tensor and gorgonia read from host memory.
+func (e *Engine) homeNow(mem tensor.Memory) error {
+	owner, b, err := e.h.locate(mem)
+	if err != nil || b == nil {
+		return err
+	}
+	if err := owner.hostWrites(b); err != nil {
+		return err
+	}
+	owner.mu.Lock()
+	home := b.home
+	owner.mu.Unlock()
+	if home != nil {
+		if err := home(); err != nil {
+			return fmt.Errorf("engine: copy to host: %w", err)
+		}
+	}
+	return nil
+}

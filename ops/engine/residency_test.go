@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"weak"
 
 	"gorgonia.org/tensor"
 
@@ -170,68 +169,6 @@ func TestCloneThenZero(t *testing.T) {
 		t.Fatalf("a clone of device-newer data moved %v", m)
 	}
 	near(t, "clone", hostVals[float32](t, c2), []float32{1, 4, 9}, 0)
-}
-
-// When the Dense the engine adopted Go memory for is collected (gorgonia
-// drops its registers every run), the device copy is dropped with it; any
-// other Dense still over that memory is refused (ErrFreed), never read
-// with stale host data.
-func TestReleasedGoMemory(t *testing.T) {
-	e, dev := testEngine(t)
-	data := []float32{1, 2, 3, 4, 5, 6}
-	a := onDevice(t, e, []float32{1, 1, 1, 1, 1, 1}, 6)
-	func() {
-		reg := tensor.New(tensor.WithShape(6), tensor.WithBacking(data))
-		tensor.WithEngine(e)(reg)
-		_, err := tensor.Add(a, a, tensor.WithReuse(reg)) // adopted; newest on the device
-		must(t, err)
-	}()
-	other := tensor.New(tensor.WithShape(6), tensor.WithBacking(data))
-	tensor.WithEngine(e)(other)
-	live := dev.Stats().AllocsLive
-	for i := 0; i < 100 && dev.Stats().AllocsLive == live; i++ {
-		runtime.GC()
-		time.Sleep(10 * time.Millisecond)
-	}
-	if dev.Stats().AllocsLive >= live {
-		t.Skip("the adopting Dense was not collected")
-	}
-	_, err := tensor.Add(other, a)
-	if !errors.Is(err, engine.ErrFreed) {
-		t.Fatalf("a Dense over released Go memory: %v, want an error wrapping ErrFreed", err)
-	}
-	runtime.KeepAlive(data)
-}
-
-// The Go memory of an adopted Dense dies with the first collection after
-// the engine lets go of it: gorgonia drops its registers every run, and
-// memory kept one cycle more made each cycle's live heap all the registers
-// since the last, so the collector's goal, and the heap, grew every cycle
-// (exponentially at GOGC above 100).
-func TestReleasedGoMemoryDies(t *testing.T) {
-	e, dev := testEngine(t)
-	a := onDevice(t, e, []float32{1, 1, 1, 1, 1, 1}, 6)
-	var mem weak.Pointer[float32]
-	func() {
-		data := make([]float32, 1<<16) // its own object, not a tiny alloc
-		mem = weak.Make(&data[0])
-		reg := tensor.New(tensor.WithShape(6), tensor.WithBacking(data[:6]))
-		tensor.WithEngine(e)(reg)
-		_, err := tensor.Add(a, a, tensor.WithReuse(reg)) // adopted; newest on the device
-		must(t, err)
-	}()
-	live := dev.Stats().AllocsLive
-	for i := 0; i < 100 && dev.Stats().AllocsLive == live; i++ {
-		runtime.GC() // collects reg; its cleanup releases the block
-		time.Sleep(10 * time.Millisecond)
-	}
-	if dev.Stats().AllocsLive >= live {
-		t.Skip("the adopting Dense was not collected")
-	}
-	runtime.GC()
-	if mem.Value() != nil {
-		t.Fatal("the released Go memory outlived the next collection: something of the engine or its Array still holds it")
-	}
 }
 
 // A result Dense the engine made is reclaimed once collected: its device

@@ -92,6 +92,7 @@ func (h *holdings) locate(mem tensor.Memory) (owner *holdings, b *block, err err
 	oe, ok := d.Engine().(*Engine)
 	if !ok {
 		if b = h.find(d.Uintptr(), d.MemSize()); b != nil {
+			h.used(b, d)
 			return h, b, nil
 		}
 		if !d.IsNativelyAccessible() {
@@ -111,6 +112,7 @@ func (h *holdings) locate(mem tensor.Memory) (owner *holdings, b *block, err err
 		return nil, nil, err
 	}
 	if b != nil {
+		oe.h.used(b, d) // adopted memory lives while a Dense over it does
 		return oe.h, b, nil
 	}
 	// An engine's memory (tensor marks it ManuallyManaged) that its engine

@@ -1,0 +1,184 @@
+package engine_test
+
+import (
+	"runtime"
+	"testing"
+	"time"
+	"weak"
+
+	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/device"
+)
+
+// collect runs the collector until w's object is gone and its cleanups
+// have had time to run (they run on their own goroutine, after the
+// collection); it reports whether the object went.
+func collect[T any](w weak.Pointer[T]) bool {
+	for i := 0; i < 100 && w.Value() != nil; i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	for range 3 {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+	}
+	return w.Value() == nil
+}
+
+// The engine adopts Go memory for the Dense first used over it; when that
+// Dense is collected while another Dense over the same memory is still
+// reachable (the user's, of which gorgonia or tensor made the first: a
+// dual value, tensor.New(WithBacking(d.Data())), a ShallowClone, a view),
+// the device copy must stay: that other Dense is used afterwards and reads
+// the device's newest values, on the device, with no transfer. Before the
+// fix the device copy was dropped with the first Dense and the user's was
+// refused with ErrFreed ("the Go memory at 0x… was adopted by the engine
+// for a Dense since collected").
+func TestAdoptedMemoryOutlivesItsFirstDense(t *testing.T) {
+	e, dev := testEngine(t)
+	for _, tc := range []struct {
+		name  string
+		first func(user *tensor.Dense) *tensor.Dense
+	}{
+		{"WithBacking(Data())", func(user *tensor.Dense) *tensor.Dense {
+			return tensor.New(tensor.WithShape(user.Shape().Clone()...), tensor.WithBacking(user.Data()))
+		}},
+		{"ShallowClone", func(user *tensor.Dense) *tensor.Dense { return user.ShallowClone() }},
+		{"Slice", func(user *tensor.Dense) *tensor.Dense {
+			v, err := user.Slice(nil, nil)
+			must(t, err)
+			return v.(*tensor.Dense)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := onDevice(t, e, []float32{1, 2, 3, 4, 5, 6}, 2, 3)
+			user := tensor.New(tensor.WithShape(2, 3), tensor.WithBacking(make([]float32, 6)))
+			tensor.WithEngine(e)(user)
+			var gone weak.Pointer[tensor.Dense]
+			func() {
+				first := tc.first(user)
+				tensor.WithEngine(e)(first)
+				gone = weak.Make(first)
+				_, err := tensor.Add(a, a, tensor.WithReuse(first)) // adopted for first; newest on the device
+				must(t, err)
+			}()
+			if !collect(gone) {
+				t.Skip("the first Dense was not collected")
+			}
+			before := dev.Stats()
+			was := device.SetGuard(true) // nothing may move: the data is on the device
+			s, err := tensor.Add(user, a)
+			device.SetGuard(was)
+			if err != nil {
+				t.Fatalf("the user's Dense after the first Dense over its memory was collected: %v", err)
+			}
+			if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 {
+				t.Fatalf("the op moved %v", m)
+			}
+			near(t, "user + a", hostVals[float32](t, s.(*tensor.Dense)), []float32{3, 6, 9, 12, 15, 18}, 0)
+			near(t, "user", hostVals[float32](t, user), []float32{2, 4, 6, 8, 10, 12}, 0)
+		})
+	}
+}
+
+// Adopted Go memory that no Dense reaches any more dies with the first
+// collection after it became unreachable, and its device copy is freed
+// then (gorgonia drops its registers every run: memory kept one more
+// cycle made the heap grow every cycle).
+func TestAdoptedMemoryDies(t *testing.T) {
+	e, dev := testEngine(t)
+	a := onDevice(t, e, []float32{1, 1, 1, 1, 1, 1}, 6)
+	live := dev.Stats().AllocsLive
+	var mem weak.Pointer[float32]
+	func() {
+		data := make([]float32, 1<<16) // its own object, not a tiny alloc
+		mem = weak.Make(&data[0])
+		reg := tensor.New(tensor.WithShape(6), tensor.WithBacking(data[:6]))
+		tensor.WithEngine(e)(reg)
+		_, err := tensor.Add(a, a, tensor.WithReuse(reg)) // adopted; newest on the device
+		must(t, err)
+	}()
+	if got := dev.Stats().AllocsLive; got != live+1 {
+		t.Fatalf("%d allocations live after adopting, want %d", got, live+1)
+	}
+	// The Dense goes first (the engine holds the memory while it lives),
+	// then the memory, with the next collection.
+	for i := 0; i < 100 && (mem.Value() != nil || dev.Stats().AllocsLive > live); i++ {
+		runtime.GC()
+		time.Sleep(5 * time.Millisecond)
+	}
+	if mem.Value() != nil {
+		t.Fatal("adopted Go memory no Dense reaches is still alive: the engine holds it")
+	}
+	if got := dev.Stats().AllocsLive; got != live {
+		t.Fatalf("%d allocations live after the adopted memory died, want %d", got, live)
+	}
+}
+
+// Close copies the device-newer data of adopted memory home, also when
+// the Dense the engine adopted it for was collected and another Dense
+// still reaches it.
+func TestCloseCopiesHomeAfterFirstDense(t *testing.T) {
+	e, _ := testEngine(t)
+	a := onDevice(t, e, []float32{1, 2, 3}, 3)
+	data := make([]float32, 3)
+	var gone weak.Pointer[tensor.Dense]
+	func() {
+		first := tensor.New(tensor.WithShape(3), tensor.WithBacking(data))
+		tensor.WithEngine(e)(first)
+		gone = weak.Make(first)
+		_, err := tensor.Mul(a, a, tensor.WithReuse(first))
+		must(t, err)
+	}()
+	if !collect(gone) {
+		t.Skip("the first Dense was not collected")
+	}
+	must(t, e.Close())
+	near(t, "after Close", data, []float32{1, 4, 9}, 0)
+}
+
+// A Dense tensor's pool recycles (tensor.ReturnTensor, which gorgonia
+// calls on its temporaries) is never collected, so its cleanup never
+// tells the engine it went: later adoptions sweep such blocks, and their
+// memory, once unreachable, dies and frees its device copy.
+func TestAdoptedMemoryOfRecycledDense(t *testing.T) {
+	e, dev := testEngine(t)
+	a := onDevice(t, e, []float32{1, 1, 1, 1}, 4)
+	live := dev.Stats().AllocsLive
+	var mem weak.Pointer[float32]
+	func() {
+		data := make([]float32, 1<<14)
+		mem = weak.Make(&data[0])
+		d := tensor.New(tensor.WithShape(4), tensor.WithBacking(data[:4]))
+		tensor.WithEngine(e)(d)
+		_, err := tensor.Add(a, a, tensor.WithReuse(d))
+		must(t, err)
+		tensor.ReturnTensor(d) // to the pool: addresses nothing, stays alive
+	}()
+	var keep []*tensor.Dense
+	for range 40 { // adoptions that sweep
+		d := tensor.New(tensor.WithShape(4), tensor.WithBacking(make([]float32, 4)))
+		tensor.WithEngine(e)(d)
+		_, err := tensor.Add(a, a, tensor.WithReuse(d))
+		must(t, err)
+		keep = append(keep, d)
+	}
+	for i := 0; i < 100 && mem.Value() != nil; i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if mem.Value() != nil {
+		t.Fatal("the Go memory of a recycled Dense is still alive: the engine holds it")
+	}
+	for i := 0; i < 100 && dev.Stats().AllocsLive > live+int64(len(keep)); i++ {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	if got := dev.Stats().AllocsLive; got != live+int64(len(keep)) {
+		t.Fatalf("%d allocations live, want %d (the kept Denses')", got, live+int64(len(keep)))
+	}
+	for _, d := range keep {
+		near(t, "kept", hostVals[float32](t, d), []float32{2, 2, 2, 2}, 0)
+	}
+}

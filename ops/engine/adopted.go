@@ -1,0 +1,297 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"weak"
+
+	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+)
+
+// Go memory given the engine (gorgonia's registers, the user's Denses made
+// WithBacking) is adopted: it gets a device copy like the engine's own
+// memory. Its lifetime is the Go memory's, not any one Dense's: tensor and
+// gorgonia make many Denses over one backing (a dual value, a view, a
+// ShallowClone, tensor.New(WithBacking(d.Data()))), and whichever the
+// engine saw first may be collected while another is still used.
+//
+// While a Dense the engine was given over the memory lives (users, held
+// weakly), the block holds its Array, which holds the memory. When the
+// last of them is collected the block is parked: the Array is closed
+// (unpinning the memory) but the device copy, the engine's own allocation
+// that the Array only wrapped, stays, with its state (device-newer or
+// current, the sentinels), and the engine watches the memory only weakly.
+// The next use of the memory, through any Dense, finds the parked block
+// and types it again over the same device copy (no transfer); once the
+// memory itself is collected, a cleanup on it frees the device copy. So a
+// device copy is dropped only when no Go code can reach its memory, or
+// copied home first (Close; memory written on the host in part).
+
+// parkedState is what a parked block keeps of its Array.
+type parkedState struct {
+	dirty bool    // the device copy holds newer values than the host
+	armed [2]bool // the host copy holds the sentinels (hostwrites.go)
+}
+
+// adopt makes the Go memory d addresses a block of h, so it gets a device
+// copy like the engine's own memory. It returns nil (the memory stays
+// host-only) for one element (gorgonia's scalars: read as values), for
+// memory misaligned for d's type, for memory outside Go's heap (whose
+// lifetime the engine cannot watch), and for memory overlapping a block
+// already held (a view of adopted memory must not make a second one).
+func (h *holdings) adopt(d *tensor.Dense) (*block, error) {
+	p, n := d.Uintptr(), d.MemSize()
+	size := d.Dtype().Size()
+	if d.DataSize() <= 1 || n == 0 || size == 0 || p%uintptr(size) != 0 {
+		return nil, nil
+	}
+	m := (*byte)(ptr(p))
+	b := &block{start: p, size: n, adopted: true, users: map[weak.Pointer[tensor.Dense]]struct{}{}}
+	if !h.watch(b, m) {
+		return nil, nil
+	}
+	b.mem = weak.Make(m)
+	gb := &goBlock{b: bytesAt(p, n)}
+	gb.pin.Pin(m)
+	b.hb = gb
+	var dead []*block
+	defer func() {
+		for _, o := range dead {
+			o.letGo(h)
+		}
+	}()
+	h.mu.Lock()
+	for {
+		if h.closed {
+			h.mu.Unlock()
+			b.memDied.Stop()
+			gb.Free()
+			return nil, nil
+		}
+		i, _ := slices.BinarySearchFunc(h.blocks, p, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
+		var o *block
+		switch {
+		case i > 0 && h.blocks[i-1].start+h.blocks[i-1].size > p:
+			o = h.blocks[i-1]
+		case i < len(h.blocks) && h.blocks[i].start < p+n:
+			o = h.blocks[i]
+		}
+		if o == nil {
+			h.blocks = slices.Insert(h.blocks, i, b)
+			break
+		}
+		if o.parked != nil && o.mem.Value() == nil { // memory collected, address reused
+			h.remove(o)
+			dead = append(dead, o)
+			continue
+		}
+		h.mu.Unlock()
+		b.memDied.Stop()
+		gb.Free()
+		return nil, nil
+	}
+	h.use(b, d)
+	h.adopts++
+	var drop []*block
+	if h.adopts >= 16+h.kept {
+		drop = h.sweep()
+	}
+	h.mu.Unlock()
+	for _, o := range drop {
+		o.free(h)
+	}
+	return b, nil
+}
+
+// watch attaches to the Go memory at m the cleanup that frees b's device
+// copy once the memory is collected (memGone). It reports false for memory
+// outside Go's heap and globals (C or mapped memory given to tensor
+// WithBacking), which runtime.AddCleanup refuses with a panic.
+func (h *holdings) watch(b *block, m *byte) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	b.memDied = runtime.AddCleanup(m, func(b *block) { h.memGone(b) }, b)
+	return true
+}
+
+// used records d as a user of b, an adopted block of h.
+func (h *holdings) used(b *block, d *tensor.Dense) {
+	if !b.adopted {
+		return
+	}
+	h.mu.Lock()
+	h.use(b, d)
+	h.mu.Unlock()
+}
+
+// use is used with h.mu held: b is parked once d and its other users are
+// collected (unuse).
+func (h *holdings) use(b *block, d *tensor.Dense) {
+	w := weak.Make(d)
+	if _, ok := b.users[w]; ok {
+		return
+	}
+	b.users[w] = struct{}{}
+	runtime.AddCleanup(d, func(w weak.Pointer[tensor.Dense]) { h.unuse(b, w) }, w)
+}
+
+// unuse is the cleanup of a collected user of b.
+func (h *holdings) unuse(b *block, w weak.Pointer[tensor.Dense]) {
+	h.mu.Lock()
+	delete(b.users, w)
+	var drop bool
+	if h.holds(b) && !b.inUse() {
+		drop = h.park(b)
+	}
+	h.mu.Unlock()
+	if drop {
+		b.free(h)
+	}
+}
+
+// inUse reports whether a user of b is alive and still over b's memory
+// (tensor's pool recycles Denses: one returned to it addresses nothing,
+// or other memory); h.mu is held.
+func (b *block) inUse() bool {
+	for w := range b.users {
+		d := w.Value()
+		if d != nil && d.Uintptr() >= b.start && d.Uintptr() < b.start+b.size {
+			return true
+		}
+		delete(b.users, w)
+	}
+	return false
+}
+
+// sweep parks the adopted blocks none of whose users is over their memory
+// any more (the users' cleanups park the others; a Dense that tensor's
+// pool recycled is never collected); it returns those to free. h.mu is
+// held.
+func (h *holdings) sweep() (drop []*block) {
+	h.kept = 0
+	for _, b := range slices.Clone(h.blocks) {
+		if !b.adopted || b.parked != nil {
+			continue
+		}
+		if b.inUse() {
+			h.kept++
+		} else if h.park(b) {
+			drop = append(drop, b)
+		}
+	}
+	h.adopts = 0
+	return drop
+}
+
+// park lets go of b's Array, keeping its device copy, so that b holds its
+// memory only weakly; h.mu is held. Memory not yet typed, and memory
+// written on the host in part (host-newer there), is let go instead: it
+// reports true, and the caller frees b (Close's path: device-newer values
+// are copied home first), after which the memory is plain Go memory again.
+func (h *holdings) park(b *block) (drop bool) {
+	if b.parked != nil {
+		return false
+	}
+	if b.root == nil || b.root.Raw().HostDirty() {
+		h.remove(b)
+		return true
+	}
+	pk := &parkedState{dirty: b.deviceDirty(), armed: b.armed}
+	b.root.Close() // lets go of the wrapped device copy; unpins the memory
+	b.root, b.hb, b.parked = nil, nil, pk
+	// Nothing b holds may reach the memory now: the functions over the
+	// Array go with it.
+	b.host, b.hostRead, b.home, b.deviceDirty, b.fill0, b.endsDirty, b.takeHost = nil, nil, nil, nil, nil, nil, nil
+	return false
+}
+
+// unpark types the parked block h.blocks[i] again, for a Dense that
+// reaches its memory; h.mu is held. Memory collected meanwhile (its
+// cleanup not yet run, the address reused) is let go: nil.
+func (h *holdings) unpark(i int) *block {
+	b := h.blocks[i]
+	if b.mem.Value() == nil {
+		h.blocks = slices.Delete(h.blocks, i, i+1)
+		b.letGo(h)
+		return nil
+	}
+	b.retype(h, b) // on error still parked: rootOf returns the error
+	return b
+}
+
+// unparkAs is rootOf's typing of a parked block: an Array over the Go
+// memory, with the parked device copy and its state; h.mu is held.
+func unparkAs[T array.Elem](h *holdings, b *block) (*array.Array[T], error) {
+	m := b.mem.Value()
+	if m == nil {
+		return nil, fmt.Errorf("engine: the Go memory at %#x was collected: %w", b.start, ErrFreed)
+	}
+	defer runtime.KeepAlive(m)
+	gb := &goBlock{b: bytesAt(b.start, b.size)}
+	gb.pin.Pin(m)
+	r, err := array.NewOver[T](gb, b.ext...)
+	if err != nil {
+		gb.Free()
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if err := r.DeviceWrap(h.dev, b.alloc); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("engine: the device copy of the Go memory at %#x: %w", b.start, err)
+	}
+	if b.parked.dirty {
+		r.SetDeviceDirty(true)
+	}
+	b.root, b.hb, b.armed, b.parked = r, gb, b.parked.armed, nil
+	return r, nil
+}
+
+// memGone is the cleanup of adopted Go memory: its parked block's device
+// copy is freed.
+func (h *holdings) memGone(b *block) {
+	h.mu.Lock()
+	ok := b.parked != nil && h.holds(b)
+	if ok {
+		h.remove(b)
+	}
+	h.mu.Unlock()
+	if ok {
+		b.letGo(h)
+	}
+}
+
+// letGo frees the device copy of adopted memory b, removed from its
+// holdings, and stops watching the memory.
+func (b *block) letGo(h *holdings) error {
+	b.memDied.Stop()
+	a := b.alloc
+	b.alloc = nil
+	if a == nil {
+		return nil
+	}
+	if err := h.dev.Free(a); err != nil && !errors.Is(err, device.ErrClosed) {
+		return fmt.Errorf("engine: freeing the device copy of the Go memory at %#x: %w", b.start, err)
+	}
+	return nil
+}
+
+// holds reports whether b is one of h's blocks; h.mu is held.
+func (h *holdings) holds(b *block) bool {
+	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
+	return ok && h.blocks[i] == b
+}
+
+// remove takes b out of h's blocks; h.mu is held.
+func (h *holdings) remove(b *block) {
+	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
+	if ok && h.blocks[i] == b {
+		h.blocks = slices.Delete(h.blocks, i, i+1)
+	}
+}
