@@ -449,7 +449,7 @@ func TestAdamWRefused(t *testing.T) {
 // dropped while gorgonia can reach its memory, whoever made the Dense).
 func TestStockSolverUnderGC(t *testing.T) {
 	steps := 300
-	if testing.Short() {
+	if testing.Short() || raceEnabled { // TestStockSolverGCStress is the stress
 		steps = 60
 	}
 	dev := sim.NewCompute("sim", 1<<30)
