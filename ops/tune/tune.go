@@ -6,7 +6,7 @@
 //
 // Try it on the default OpenCL device with
 //
-//	cd bench && go run ./cmd/opsbench -tune
+//	cd bench && go run ./cmd/opsbench -n 20 -gemm 256 -time 50ms
 package tune
 
 import "github.com/resident-go/resident/device"
