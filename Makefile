@@ -34,9 +34,12 @@ test: deps vet
 	GOEXPERIMENT=cgocheck2 $(GO) test -count=1 -timeout $(TIMEOUT) ./halide/...
 	cd array/interop/gorgonia/example && $(GO) vet ./... && $(GO) test -race -timeout $(TIMEOUT) ./...
 	cd ops/engine/mlp && $(GO) vet ./... && $(GO) test -race -timeout $(TIMEOUT) ./...
+	cd bench && $(GO) vet ./... && $(GO) test -race -timeout $(TIMEOUT) ./...
 
+# The benchmark is its own module (bench/go.mod), so the library's go.mod
+# requires no plotting package.
 bench: deps
-	$(GO) run ./bench/cmd/residency -out bench/out
+	cd bench && $(GO) run ./cmd/residency -out out
 
 clean:
 	rm -rf bin bench/out .cache

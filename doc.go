@@ -24,5 +24,5 @@
 //     computing.
 //   - ops: operations that follow residency, on the host, OpenCL or CUDA;
 //     ops/engine is a gorgonia tensor.Engine on a device.
-//   - bench: the GPU-residency benchmark (go run ./bench/cmd/residency).
+//   - bench: the GPU-residency benchmark, its own module (cd bench && go run ./cmd/residency).
 package resident

@@ -10,14 +10,15 @@ set -eu
 cd "$(dirname "$0")/.."
 mkdir -p bin
 ld=(-ldflags=-s\ -w)
-go build "${ld[@]}" -o bin/residency ./bench/cmd/residency
+# bench is its own module: its commands build from its folder.
+(cd bench && go build "${ld[@]}" -o ../bin/residency ./cmd/residency)
 for p in device/opencl device/cuda halide array halide/stream halide/examples/brighter; do
 	go test -c "${ld[@]}" -o "bin/$(basename $p).test" ./$p
 done
 # The gorgonia MLP (issue 23): its own module, built from its directory.
 (cd ops/engine/mlp && CGO_ENABLED=1 go build "${ld[@]}" -o ../../../bin/mlp .)
 if [ -d bench/cmd/opsbench ]; then
-	go build "${ld[@]}" -o bin/opsbench ./bench/cmd/opsbench
+	(cd bench && go build "${ld[@]}" -o ../bin/opsbench ./cmd/opsbench)
 	go test -c "${ld[@]}" -o bin/ops.test ./ops
 fi
 rm -f bin/*.xz

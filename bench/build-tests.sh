@@ -7,11 +7,18 @@ set -eu
 cd "$(dirname "$0")/.."
 mkdir -p bin
 rm -f bin/*.test bin/*.test.xz
-for p in $(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
-	rel=${p#github.com/resident-go/resident}
-	rel=${rel#/}
-	name=${rel//\//+}
-	go test -c -ldflags='-s -w' -o "bin/${name:-root}.test" "./$rel"
+# The library's packages, then the bench module's (its own go.mod, built
+# from its folder; its import paths name the folders too).
+root=$PWD
+for mod in . bench; do
+	for p in $(cd "$mod" && go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do
+		rel=${p#github.com/resident-go/resident}
+		rel=${rel#/}
+		name=${rel//\//+}
+		sub=${rel#"${mod#.}"}
+		sub=${sub#/}
+		(cd "$mod" && go test -c -ldflags='-s -w' -o "$root/bin/${name:-root}.test" "./$sub")
+	done
 done
 xz -T0 -6 bin/*.test
 du -sh bin

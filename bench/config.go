@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/internal/plumb"
 )
 
 // Config describes a benchmark run. Device, Stages, Width and Height are
@@ -91,7 +90,7 @@ func (c Config) normalize() (Config, error) {
 	}
 	c.Sync = slices.Compact(slices.Sorted(slices.Values(c.Sync)))
 	if slices.Contains(c.Modes, Streamed) {
-		if _, ok, _ := plumb.StreamsOf(c.Device); !ok {
+		if !streams(c.Device) {
 			return c, fmt.Errorf("bench: streamed mode runs on a device/opencl or device/cuda Device; %s is neither: leave streamed out of Modes", c.Device.Name())
 		}
 		for i, s := range c.Stages {
@@ -125,4 +124,11 @@ func (c Config) lengths() []int {
 		ls[i] = i + 1
 	}
 	return ls
+}
+
+// streams reports whether d is a device package stream runs on: one
+// whose native API is OpenCL's or CUDA's (device/opencl, device/cuda).
+func streams(d device.Device) bool {
+	n, ok := d.(device.Native)
+	return ok && (n.API() == "OpenCL" || n.API() == "CUDA")
 }

@@ -35,8 +35,8 @@
 //
 // Results are plain values (Report, Result, Ceiling) so callers can build
 // their own reports; WriteTable, WriteCSV, WriteJSON and WritePlot are the
-// ones the residency command writes:
+// ones the residency command writes (from this folder, the bench module):
 //
-//	go run ./bench/cmd/residency -out bench/out
-//	go run ./bench/cmd/residency -chain mixed -out bench/out -name mixed
+//	go run ./cmd/residency -out out
+//	go run ./cmd/residency -chain mixed -out out -name mixed
 package bench

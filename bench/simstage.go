@@ -5,8 +5,8 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/sim"
-	"github.com/resident-go/resident/internal/plumb"
 )
 
 // SimBrighter is a Stage that adds k to every uint8 element, saturating at
@@ -64,45 +64,66 @@ func simStage[D, S Real](dev *sim.Device, name string, o Output, fn func(dst []D
 		if ri.Type() != array.TypeOf[S]() || ro.Type() != array.TypeOf[D]() || ro.Len() != n || !ri.Dense() || !ro.Dense() {
 			return fmt.Errorf("bench: %s wants a dense %s input and a dense %s, got %s and %s", name, array.TypeOf[S](), outWant(o, ri), ri, ro)
 		}
-		res := plumb.Array
+		src, dst := arrayIn[S](in), arrayIn[D](out)
+		if src == nil || dst == nil {
+			return fmt.Errorf("bench: %s wants Arrays or host views of them, got %T and %T", name, in, out)
+		}
 		ia, _ := ri.Allocation()
 		oa, _ := ro.Allocation()
 		hadIn, hadOut := ia != nil, oa != nil
-		if err := res.SyncDevice(ri, dev); err != nil {
+		if err := src.CopyToDevice(dev); err != nil {
 			return err
 		}
-		if err := res.Alloc(ro, dev); err != nil {
+		if err := dst.DeviceMalloc(dev); err != nil {
 			return err
 		}
 		ia, io := ri.Allocation()
 		oa, oo := ro.Allocation()
-		src, err := simSlice[S](ia.(*sim.Alloc).Mem(), io, ri.Len())
+		srcMem, err := simSlice[S](ia.(*sim.Alloc).Mem(), io, ri.Len())
 		if err != nil {
 			return err
 		}
-		dst, err := simSlice[D](oa.(*sim.Alloc).Mem(), oo, ro.Len())
+		dstMem, err := simSlice[D](oa.(*sim.Alloc).Mem(), oo, ro.Len())
 		if err != nil {
 			return err
 		}
-		fn(dst, src)
-		if err := res.WroteDevice(ro, oa); err != nil {
-			return err
+		fn(dstMem, srcMem)
+		// Record the device write as a pipeline call does, unless the
+		// memory let go of the allocation meanwhile (its device closed).
+		if now, _ := ro.Allocation(); now != oa {
+			return fmt.Errorf("bench: %s: the device copy written was let go meanwhile (its device closed): %w", name, device.ErrClosed)
 		}
+		dst.SetHostDirty(false)
+		dst.SetDeviceDirty(true)
 		if out.HostOnly() {
-			if err := res.SyncHost(ro); err != nil {
+			if err := dst.CopyToHost(); err != nil {
 				return err
 			}
 			if !hadOut {
-				if err := res.DeviceFree(ro); err != nil {
+				if err := dst.DeviceFree(); err != nil {
 					return err
 				}
 			}
 		}
 		if in.HostOnly() && !hadIn {
-			return res.DeviceFree(ri)
+			return src.DeviceFree()
 		}
 		return nil
 	}}
+}
+
+// arrayIn is the Array b is, or is a host view of; nil if b is neither
+// or its elements are not T's.
+func arrayIn[T array.Elem](b array.Buffer) *array.Array[T] {
+	switch x := b.(type) {
+	case *array.Array[T]:
+		return x
+	case array.HostView[T]:
+		return x.Array()
+	case array.ReadView[T]:
+		return x.Array()
+	}
+	return nil
 }
 
 // outWant names the output a stage of output o wants for input in.

@@ -162,7 +162,7 @@ type devState struct {
 	mu       sync.Mutex
 	progs    map[progKey]*clProgram
 	gemm     map[int]gemmConfig // by element size
-	mmaOff   bool               // inline-PTX GEMM turned off (plumb.Gemm.PTX)
+	mmaOff   bool               // inline-PTX GEMM turned off (tune.Gemm.PTX)
 	mmaErr   [2]error           // why the inline-PTX GEMM (V 2, 3) failed to build; then never again
 	// scratch: partials of reductions; the queue is in order, so the next
 	// op may reuse it while the previous one still runs. scratchMu is held

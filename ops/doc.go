@@ -88,7 +88,7 @@
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.
 // MatMul's tiling is per device (tuned by bench/cmd/opsbench -tune, which
-// sets it through internal/plumb: tuning is not API). Check with
+// sets it through package ops/tune). Check with
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Device ./ops
 //

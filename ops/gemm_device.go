@@ -7,7 +7,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/internal/plumb"
+	"github.com/resident-go/resident/ops/tune"
 )
 
 // gemmConfig is the tiling of the device matrix product: a work-group
@@ -290,13 +290,14 @@ func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, e
 	return wroteOnDevice(dst.Raw(), err)
 }
 
-// bench's tuner sets tilings through internal/plumb: tuning is not API.
+// Tuners (the bench module's opsbench -tune) set tilings through package
+// ops/tune.
 func init() {
-	plumb.Gemm.Get = func(d device.Kernels, elemBytes int) [6]int {
+	tune.Gemm.Get = func(d device.Kernels, elemBytes int) [6]int {
 		c := gemmConfigOf(d, elemBytes)
 		return [6]int{c.TM, c.TN, c.TK, c.RM, c.RN, c.V}
 	}
-	plumb.Gemm.Set = func(d device.Kernels, elemBytes int, c [6]int) error {
+	tune.Gemm.Set = func(d device.Kernels, elemBytes int, c [6]int) error {
 		g := gemmConfig{c[0], c[1], c[2], c[3], c[4], c[5]}
 		if !g.valid() {
 			return fmt.Errorf("%w: GEMM tiling %v: RM, RN, TK multiples of 4, TM a multiple of RM, TN of RN", array.ErrShape, g)
@@ -304,7 +305,7 @@ func init() {
 		setGemmConfig(d, elemBytes, g)
 		return nil
 	}
-	plumb.Gemm.Source = func(d device.Kernels, elemBytes int, c [6]int) (string, string) {
+	tune.Gemm.Source = func(d device.Kernels, elemBytes int, c [6]int) (string, string) {
 		t := array.TypeOf[float32]()
 		if elemBytes == 8 {
 			t = array.TypeOf[float64]()
@@ -316,13 +317,13 @@ func init() {
 		}
 		return gemmSource(gemmConfig{c[0], c[1], c[2], c[3], c[4], c[5]}, ct), opt
 	}
-	plumb.Gemm.PTX = func(d device.Kernels, on bool) {
+	tune.Gemm.PTX = func(d device.Kernels, on bool) {
 		s := stateOf(d)
 		s.mu.Lock()
 		s.mmaOff = !on
 		s.mu.Unlock()
 	}
-	plumb.Gemm.PTXState = func(d device.Kernels) (bool, error) {
+	tune.Gemm.PTXState = func(d device.Kernels) (bool, error) {
 		s := stateOf(d)
 		v := gemmConfigOf(d, 8).V
 		if v != gemmMMA16 {

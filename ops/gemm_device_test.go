@@ -11,7 +11,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
-	"github.com/resident-go/resident/internal/plumb"
+	"github.com/resident-go/resident/ops/tune"
 )
 
 // gemmShapes are M, N, K that cut through tiles (edges in every
@@ -24,7 +24,7 @@ func restoreGemm(t *testing.T, d *opencl.Device) {
 	t.Cleanup(func() {
 		setGemmConfig(d, 4, c32)
 		setGemmConfig(d, 8, c64)
-		plumb.Gemm.PTX(d, true)
+		tune.Gemm.PTX(d, true)
 	})
 }
 
@@ -115,8 +115,8 @@ func TestGemmConfigValid(t *testing.T) {
 			t.Errorf("%v valid = %v, want %v", c.c, got, c.ok)
 		}
 	}
-	if err := plumb.Gemm.Set(nil, 8, [6]int{128, 128, 8, 8, 4, 2}); !errors.Is(err, array.ErrShape) {
-		t.Fatalf("plumb.Gemm.Set of an invalid tiling: %v, want ErrShape", err)
+	if err := tune.Gemm.Set(nil, 8, [6]int{128, 128, 8, 8, 4, 2}); !errors.Is(err, array.ErrShape) {
+		t.Fatalf("tune.Gemm.Set of an invalid tiling: %v, want ErrShape", err)
 	}
 }
 
@@ -152,7 +152,7 @@ func TestGemmMMAGating(t *testing.T) {
 		if hasMMAProgram(s, gemmConfig{}) {
 			t.Fatalf("%v: an inline-PTX program was built on %s", c, d.Name())
 		}
-		if ok, err := plumb.Gemm.PTXState(d); ok || err != nil {
+		if ok, err := tune.Gemm.PTXState(d); ok || err != nil {
 			t.Fatalf("PTXState on %s = %v, %v; want false, nil", d.Name(), ok, err)
 		}
 	}
@@ -160,7 +160,7 @@ func TestGemmMMAGating(t *testing.T) {
 	saved := mmaVendor
 	mmaVendor = func(device.Kernels) bool { return true }
 	defer func() { mmaVendor = saved }()
-	plumb.Gemm.PTX(d, false)
+	tune.Gemm.PTX(d, false)
 	setGemmConfig(d, 8, gemmConfig{64, 64, 8, 32, 32, gemmMMA8})
 	gemmTwins[float64](t, d, "PTX off", 4, gemmShapes[3], "dense", "dense", 1e-12)
 	if hasMMAProgram(s, gemmConfig{}) {
@@ -191,7 +191,7 @@ func TestGemmMMAFallback(t *testing.T) {
 	c := gemmConfig{32, 32, 8, 32, 32, gemmMMA8}
 	setGemmConfig(d, 8, c)
 	gemmTwins[float64](t, d, "fallback", 7, gemmShapes[0], "dense", "dense", 1e-12)
-	ok, err := plumb.Gemm.PTXState(d)
+	ok, err := tune.Gemm.PTXState(d)
 	var be *opencl.BuildError
 	if ok || !errors.As(err, &be) || !strings.Contains(be.Log()+err.Error(), "injected") {
 		t.Fatalf("PTXState after a failed build = %v, %v; want false and the build error with its log", ok, err)
@@ -228,7 +228,7 @@ func TestGemmMMANVIDIA(t *testing.T) {
 		for j, sh := range shapes {
 			gemmTwins[float64](t, d, c.String(), uint64(i*31+j), sh, "dense", "dense", 1e-12)
 		}
-		if ok, err := plumb.Gemm.PTXState(d); !ok || err != nil {
+		if ok, err := tune.Gemm.PTXState(d); !ok || err != nil {
 			t.Fatalf("%v: the inline-PTX kernel did not build on %s: %v", c, d.Name(), err)
 		}
 		if !hasMMAProgram(s, c) {

@@ -181,29 +181,6 @@ type Timer interface {
 	Between(a, b Event) (time.Duration, error)
 }
 
-// Gemm is ops' MatMul tiling per device, lent to bench's tuner (package
-// ops fills it at init). A tiling is {TM, TN, TK, RM, RN, V}: a work-group
-// computes a TM×TN tile in TK-deep steps; V picks the kernel: 0 the
-// portable one (each work-item an RM×RN block), 1 the portable one with
-// aligned local vector reads and its prefetching form on edge tiles too,
-// 2 and 3 float64 on NVIDIA's tensor cores through inline PTX (m8n8k4,
-// m16n8k4; RM×RN is then a warp's block).
-var Gemm struct {
-	// Get returns the tiling MatMul uses on d for elements of elemBytes.
-	Get func(d device.Kernels, elemBytes int) [6]int
-	// Set sets it; an invalid tiling is an error.
-	Set func(d device.Kernels, elemBytes int, c [6]int) error
-	// Source returns the program source and build options of tiling c.
-	Source func(d device.Kernels, elemBytes int, c [6]int) (src, options string)
-	// PTX turns the inline-PTX kernels on d on or off (on: where the device
-	// is NVIDIA's; a tiling that asks for them then runs them).
-	PTX func(d device.Kernels, on bool)
-	// PTXState says whether MatMul on d would run the inline-PTX kernel of
-	// the float64 tiling's variant (m8n8k4 unless it is 3) and, when that
-	// kernel failed to build, the error that made it fall back.
-	PTXState func(d device.Kernels) (usable bool, err error)
-}
-
 // TransferArgs checks a Streams.Transfer of n bytes at off on queue q into
 // an allocation of size bytes, for package pkg's errors, and says whether
 // it is an upload.

@@ -22,7 +22,7 @@
 //
 // On the H200 (no Go there: build here, carry bin/):
 //
-//	go build -o bin/opsbench ./bench/cmd/opsbench          # here
+//	(cd bench && go build -o ../bin/opsbench ./cmd/opsbench)   # here
 //	/opt/torch/.venv/bin/python3 bench/torch_ops.py torch_ops.json   # there
 //	HL_OCL_PLATFORM_NAME=NVIDIA bin/opsbench -torch torch_ops.json | tee ops-device.md
 //
@@ -36,5 +36,5 @@
 // best tiling it prints in ops' gemmNVIDIA32/gemmNVIDIA64). Locally on
 // PoCL, with small sizes:
 //
-//	POCL_CACHE_DIR=$PWD/.cache/pocl go run ./bench/cmd/opsbench -n 20 -gemm 256 -time 50ms
+//	cd bench && POCL_CACHE_DIR=$PWD/../.cache/pocl go run ./cmd/opsbench -n 20 -gemm 256 -time 50ms
 package main

@@ -8,11 +8,11 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/ops"
+	opstune "github.com/resident-go/resident/ops/tune"
 )
 
-// A tiling is ops' {TM, TN, TK, RM, RN, V} (internal/plumb.Gemm): V 0 the
+// A tiling is ops' {TM, TN, TK, RM, RN, V} (package ops/tune): V 0 the
 // portable kernel, 1 it with aligned local vector reads and prefetching
 // on edge tiles, 2 and 3 float64 on NVIDIA's tensor cores through inline
 // PTX (mma m8n8k4, m16n8k4; RM×RN a warp's block).
@@ -97,8 +97,8 @@ func runGemm[T float32 | float64](b *bench, g gemmCase, tune, keep bool) {
 	check(ops.MulScalar(a, a, 1/T(g.K)))
 	check(ops.Fill(x, 1))
 	fn := func() error { return ops.MatMul(c, a, x) }
-	plumb.Gemm.PTX(b.d, b.ptx != "off")
-	set := plumb.Gemm.Get(b.d, elem)
+	opstune.Gemm.PTX(b.d, b.ptx != "off")
+	set := opstune.Gemm.Get(b.d, elem)
 	if keep {
 		best, cfg, byKind := b.gemmTune(elem, tune, g, fn)
 		b.checkGemm(c, g)
@@ -117,7 +117,7 @@ func runGemm[T float32 | float64](b *bench, g gemmCase, tune, keep bool) {
 	if tune {
 		best, cfg, _ := b.gemmTune(elem, true, g, fn)
 		note += fmt.Sprintf(" best here %.4g TFLOP/s (%s)", g.flops()/best/1e12, tiling(cfg))
-		check(plumb.Gemm.Set(b.d, elem, set))
+		check(opstune.Gemm.Set(b.d, elem, set))
 	}
 	b.add(result{Key: g.key, Name: g.name, Unit: "TFLOP/s", Value: g.flops() / t / 1e12, Higher: true, Target: g.target, Note: note})
 }
@@ -160,7 +160,7 @@ type timed struct {
 // leaves the fastest set; it returns its seconds per call and the best of
 // each kind (portable, inline PTX).
 func (b *bench) gemmTune(elem int, tune bool, g gemmCase, fn func() error) (float64, [6]int, [2]timed) {
-	cands := [][6]int{plumb.Gemm.Get(b.d, elem)}
+	cands := [][6]int{opstune.Gemm.Get(b.d, elem)}
 	if tune {
 		cands = gemmCandidates(elem, b.ptx)
 	}
@@ -174,7 +174,7 @@ func (b *bench) gemmTune(elem int, tune bool, g gemmCase, fn func() error) (floa
 		if isPTX(c) && (elem != 8 || ptxDead[c[5]]) {
 			continue
 		}
-		if err := plumb.Gemm.Set(b.d, elem, c); err != nil {
+		if err := opstune.Gemm.Set(b.d, elem, c); err != nil {
 			fmt.Fprintf(b.out, "  gemm%d %v: %v\n", elem*8, tiling(c), err)
 			continue
 		}
@@ -185,7 +185,7 @@ func (b *bench) gemmTune(elem int, tune bool, g gemmCase, fn func() error) (floa
 		}
 		kind := btoi(isPTX(c))
 		if kind == 1 {
-			if ok, perr := plumb.Gemm.PTXState(b.d); !ok {
+			if ok, perr := opstune.Gemm.PTXState(b.d); !ok {
 				// MatMul fell back to the portable kernel: that time is not the PTX kernel's
 				fmt.Fprintf(b.out, "  gemm%d %v: inline PTX unusable here, MatMul ran the portable kernel: %v\n", elem*8, tiling(c), perr)
 				ptxDead[c[5]] = true
@@ -202,7 +202,7 @@ func (b *bench) gemmTune(elem int, tune bool, g gemmCase, fn func() error) (floa
 		}
 	}
 	b.minTime = saved
-	check(plumb.Gemm.Set(b.d, elem, bestCfg))
+	check(opstune.Gemm.Set(b.d, elem, bestCfg))
 	return b.timeIt(fn), bestCfg, byKind
 }
 
@@ -222,7 +222,7 @@ func (b *bench) ptxasInfo(elem int, c [6]int) {
 		return
 	}
 	b.logged[key] = true
-	src, opt := plumb.Gemm.Source(b.d, elem, c)
+	src, opt := opstune.Gemm.Source(b.d, elem, c)
 	p, err := b.d.Context().BuildProgram(b.d.DeviceID(), opt+" -cl-nv-verbose", src)
 	if err != nil {
 		fmt.Fprintf(b.out, "    (verbose build failed: %v)\n", err)

@@ -16,10 +16,11 @@
 // fused stage, ops.EvalSum of an ops.Expr: one kernel that reads the image
 // once, instead of three ops that write and read a float32 image.
 //
-//	go run ./bench/cmd/residency -out bench/out
-//	go run ./bench/cmd/residency -modes resident,streamed -bands 16 -out bench/out -name streamed
-//	go run ./bench/cmd/residency -chain mixed -out bench/out -name mixed
-//	go run ./bench/cmd/residency -chain mixed -fuse -out bench/out -name mixed-fused
+//	cd bench   # its own module
+//	go run ./cmd/residency -out out
+//	go run ./cmd/residency -modes resident,streamed -bands 16 -out out -name streamed
+//	go run ./cmd/residency -chain mixed -out out -name mixed
+//	go run ./cmd/residency -chain mixed -fuse -out out -name mixed-fused
 //	bin/residency -platform NVIDIA -torch torch.json -out $OUT
 //	bin/residency -platform NVIDIA -chain mixed -torch torch-mixed.json -out $OUT -name h200-mixed
 //	bin/residency -device cuda -torch torch.json -out $OUT -name h200-cuda

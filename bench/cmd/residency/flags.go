@@ -76,7 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.warmup, "warmup", 1, "untimed warm-up iterations per measurement (≥ 1: the first builds kernels)")
 	fs.BoolVar(&o.ladder, "ladder", true, "also run every shorter chain (1…stages) for the plot")
 	fs.BoolVar(&o.all, "all", false, "print every chain length in the table, not only the full chain")
-	fs.StringVar(&o.out, "out", "bench/out", "folder for NAME.md, NAME.csv, NAME.json and NAME.png; empty: print only")
+	fs.StringVar(&o.out, "out", "out", "folder for NAME.md, NAME.csv, NAME.json and NAME.png; empty: print only")
 	fs.StringVar(&o.name, "name", "residency", "base name of the output files")
 	fs.StringVar(&o.torch, "torch", "", "JSON written by bench/torch_chain.py -json: adds a comparison with PyTorch")
 	fs.BoolVar(&o.quiet, "q", false, "no progress on stderr")

@@ -22,8 +22,8 @@ func TestParseFlagsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if o.device != "opencl" || o.width != 4096 || o.height != 4096 || o.chain != "brighter" || o.stages != 8 || o.k != 1 ||
-		len(o.modes) != 4 || o.modes[3] != bench.Streamed || o.bands != 2 || o.memories != nil || o.sync != nil || !o.ladder || o.out != "bench/out" {
-		t.Errorf("defaults %+v: want the lesson-10 chain, 8 × brighter on 4096² into bench/out", o)
+		len(o.modes) != 4 || o.modes[3] != bench.Streamed || o.bands != 2 || o.memories != nil || o.sync != nil || !o.ladder || o.out != "out" {
+		t.Errorf("defaults %+v: want the lesson-10 chain, 8 × brighter on 4096² into out", o)
 	}
 	// Streamed needs OpenCL: not a default elsewhere.
 	for _, args := range []string{"-device sim", "-device sim -chain mixed"} {
