@@ -618,4 +618,3 @@ func mustPanicNaming(t *testing.T, sentinel error, fn func(), words ...string) {
 	}()
 	fn()
 }
-
