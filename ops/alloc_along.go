@@ -13,13 +13,15 @@ import (
 // axis=0, kind='stable'), ops.NewAlong(ops.CumSum, a, 1) np.cumsum(a,
 // axis=1). The op runs where it would on a caller's fresh dst: on a's
 // device when a is current or newest there (Sort, ArgSort, CumSum,
-// CumProd and Softmax have device kernels). An axis outside a panics
-// with array.ErrShape.
+// CumProd and Softmax have device kernels). ArgSort's positions count
+// from 0 whatever a's mins (NumPy's; the dst-first ArgSort counts from
+// Min). An axis outside a panics with array.ErrShape.
 func NewAlong[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], dim int) error, a *array.Array[T], ax array.Axis) (*array.Array[D], error) {
 	if err := closedOperand("NewAlong", nil, rawOf(a)); err != nil {
 		return nil, err
 	}
 	dim := a.DimOf(ax)
+	a = a.SetMin(make([]int, a.Rank())...) // positions from 0, as NumPy's
 	return run(array.New[D](a.Extents()...), func(d *array.Array[D]) error { return op(d, a, dim) })
 }
 
