@@ -124,7 +124,7 @@ func Bincount[T Integer](x *array.Array[T], minlength int) (*array.Array[int64],
 // minlength=minlength): bin v holds the sum (in float64) of w's elements
 // where x is v. w has x's shape, or it panics with array.ErrShape.
 func BincountWeights[T Integer, W array.Elem](x *array.Array[T], w *array.Array[W], minlength int) (*array.Array[float64], error) {
-	if err := closedOperand("BincountWeights", nil, rawOf(w)); err != nil {
+	if err := closedOperand("BincountWeights", nil, rawOf(x), rawOf(w)); err != nil {
 		return nil, err
 	}
 	if x.Rank() == 1 {
