@@ -161,6 +161,25 @@ var closedCases = []closedCase{
 	}},
 	{"EvalMinAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.EvalMinAll(ops.In(e.a).Unary(ops.OpExp)); return err }},
 	{"EvalMaxAll", []string{"a"}, func(e *closedEnv) error { _, err := ops.EvalMaxAll(ops.In(e.a)); return err }},
+	// NumPy's indexing, statistics and generators (indexing.go, unique.go,
+	// meshgrid.go, alloc_along.go; the Generator's methods beside them)
+	{"Take", []string{"a", "idst"}, func(e *closedEnv) error { return closeRes(ops.Take(e.a, e.idst, 0)) }},
+	{"Put", []string{"dst", "idst", "a"}, func(e *closedEnv) error { return ops.Put(e.dst, e.idst, e.a) }},
+	{"Extract", []string{"mask", "a"}, func(e *closedEnv) error { return closeRes(ops.Extract(e.mask, e.a)) }},
+	{"PutMask", []string{"dst", "mask"}, func(e *closedEnv) error { return ops.PutMask(e.dst, e.mask, 1) }},
+	{"Meshgrid", []string{"rdst"}, func(e *closedEnv) error { _, err := ops.Meshgrid(e.rdst, e.rdst); return err }},
+	{"MeshgridIJ", []string{"rdst"}, func(e *closedEnv) error { _, err := ops.MeshgridIJ(e.rdst); return err }},
+	{"Unique", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.Unique(e.a)) }},
+	{"UniqueCounts", []string{"a"}, func(e *closedEnv) error { _, _, err := ops.UniqueCounts(e.a); return err }},
+	{"Bincount", []string{"idst"}, func(e *closedEnv) error { return closeRes(ops.Bincount(e.idst, 0)) }},
+	{"BincountWeights", []string{"idst", "rdst"}, func(e *closedEnv) error { return closeRes(ops.BincountWeights(e.idst, e.rdst, 0)) }},
+	{"Histogram", []string{"a"}, func(e *closedEnv) error { _, _, err := ops.Histogram(e.a, 3); return err }},
+	{"HistogramRange", []string{"a"}, func(e *closedEnv) error { _, _, err := ops.HistogramRange(e.a, 3, 0, 1); return err }},
+	{"NewAlong", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.NewAlong(ops.Sort, e.a, 0)) }},
+	{"NewVar", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.NewVar(e.a, 0, 1)) }},
+	{"NewStd", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.NewStd(e.a, -1, 0)) }},
+	{"MeanAllFloat", []string{"a"}, func(e *closedEnv) error { _, err := ops.MeanAllFloat(e.a); return err }},
+	{"MeanFloat", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.MeanFloat(e.a, 0)) }},
 	{"On", []string{"a", "b"}, func(e *closedEnv) error { return ops.On(e.d, e.a, e.b) }},
 	{"Clone", []string{"a"}, func(e *closedEnv) error {
 		c, err := ops.Clone(e.d, e.a)
@@ -360,7 +379,7 @@ func TestClosedTableComplete(t *testing.T) {
 		t.Errorf("closedCases has %s, not an exported function with an error result", n)
 	}
 	sort.Strings(without)
-	if got, want := strings.Join(without, " "), "Accel AsType AsTypeSaturate Const In Philox4x32"; got != want {
+	if got, want := strings.Join(without, " "), "Accel AsType AsTypeSaturate Const In NewGenerator Philox4x32"; got != want {
 		t.Errorf("exported functions without an error result: %s, want %s (update ops/doc.go's Lifetime section)", got, want)
 	}
 }

@@ -144,11 +144,35 @@
 // and Arange. The new dst has no device allocation, so the op places it
 // by the rule above: on the inputs' device when they are current or
 // newest there (checked on the host, device/sim and PoCL with the
-// counters: go test -run NewPlacement ./ops). Reshape, Concatenate, Stack,
+// counters: go test -run NewPlacement ./ops). NewAlong (Sort, ArgSort,
+// CumSum, CumProd, Softmax along an array.Axis), NewVar, NewStd and
+// MeanFloat (and MeanAllFloat, NumPy's float64 mean of integers) follow
+// the same rule. Reshape, Concatenate, Stack,
 // Index (any step) and Flip are the copying shape operations beside
 // package array's views, and BroadcastTo the writable copy of array's
 // read-only broadcast view; package array's documentation has the NumPy
 // table.
+//
+// # NumPy's indexing, statistics and random generators
+//
+// Take (np.take along an axis) and Put (np.put) index with an int64
+// Array; Extract (a[mask]) and PutMask (a[mask] = x) take a uint8 mask.
+// Indices and masks are data: read on the host (device-dirty ones copied
+// home, counted and guarded), an index out of range an error wrapping
+// array.ErrOutOfRange. On a device where the rule places them: Take is
+// one Copy launch per index, Put one Fill launch per index, PutMask a
+// Fill and a Where, Meshgrid one Copy per output (BroadcastTo), so the
+// results stay there with no transfer; Extract, Unique, UniqueCounts,
+// Bincount, BincountWeights, Histogram and HistogramRange, whose result
+// lengths depend on the data, run on the host. Generator is a seeded,
+// splittable random generator passed around as a value: its Uniform,
+// Normal and Integers fill an Array from consecutive parts of its seed's
+// Philox stream, the same bits on the host and a device (Integers is
+// RandUniform, Mod, Add and CastWrap, all on the device when dst is
+// there). Checked against loop models on the host, device/sim and PoCL,
+// and against NumPy:
+//
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run 'TakeModel|PutModel|MaskModel|Meshgrid|Unique|Histogram|MeanFloat|NewAlong|Generator|IndexingNumPy' ./ops
 //
 // # Fused expressions
 //
@@ -247,7 +271,8 @@
 // per operand (go test -run Closed ./ops checks every function, on the
 // host and on a device). An op on a closed device, or one that races a
 // Close, returns an error wrapping device.ErrClosed as the rule says. The
-// functions without an error result, Accel and Philox4x32, take no Array;
+// functions without an error result, Accel, Philox4x32 and NewGenerator,
+// take no Array (the Generator's methods return the error);
 // In, Const, AsType and AsTypeSaturate build expressions without reading
 // their Arrays (Eval and the reductions of an Expr check them).
 package ops
