@@ -446,6 +446,15 @@ func init() {
 		setGemmConfig(d, elemBytes, g)
 		return nil
 	}
+	plumb.Gemm.Unset = unsetGemmConfig
+	plumb.Gemm.Choice = func(d device.Kernels, elemBytes, m, n, k int) string {
+		mm := mmJob{m: m, n: n, k: k, batch: 1, sak: 1, sbj: 1}
+		ch, tune := stateOf(d).gemmChoose(elemBytes, &mm)
+		if tune {
+			return ""
+		}
+		return fmt.Sprintf("%v split %d", ch.cfg, max(ch.split, 1))
+	}
 	plumb.Gemm.Source = func(d device.Kernels, elemBytes int, c [6]int) (string, string) {
 		t := array.TypeOf[float32]()
 		if elemBytes == 8 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // gemmRef checks dst = a·b against the product summed in float64 on the
@@ -154,6 +155,9 @@ func TestGemmSplitChosen(t *testing.T) {
 			t.Errorf("%d×%d×%d (%v split %d): %d launches, want %d", tc.m, tc.n, tc.k, ch.cfg, ch.split, got, tc.launches)
 		}
 		gemmRef(t, fmt.Sprintf("%d×%d×%d", tc.m, tc.n, tc.k), dst, a, b)
+	}
+	if got := plumb.Gemm.Choice(d, 4, 32, 32, 2048); !strings.HasSuffix(got, "split 8") {
+		t.Errorf("plumb.Gemm.Choice 32×32×2048 = %q, want split 8", got)
 	}
 	// a batch never splits
 	if r := gemmSplitRule(gemmOther, 32, 32, 4096, 2, 132); r != 1 {
