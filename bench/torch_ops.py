@@ -82,7 +82,7 @@ def main():
         del A, B, C
     # The other shapes opsbench measures (M×N×K), under the same keys.
     if not a.no_shapes:
-        for tag, (m, nn, k) in (("1000", (1000, 1000, 1000)), ("k64", (4096, 4096, 64)), ("m64", (64, 4096, 4096))):
+        for tag, (m, nn, k) in (("1000", (1000, 1000, 1000)), ("k64", (4096, 4096, 64)), ("m64", (64, 4096, 4096)), ("mlp", (1024, 784, 1024))):
             for pre, dt in (("sgemm", torch.float32), ("dgemm", torch.float64)):
                 A = torch.rand(m, k, device=dev, dtype=dt)
                 B = torch.rand(k, nn, device=dev, dtype=dt)

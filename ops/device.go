@@ -164,6 +164,21 @@ type devState struct {
 	gemm     map[int]gemmConfig // by element size
 	mmaOff   bool               // inline-PTX GEMM turned off (tune.Gemm.PTX)
 	mmaErr   [2]error           // why the inline-PTX GEMM (V 2, 3) failed to build; then never again
+	// gemmSplit: a split-K factor forced by element size (tests; with a
+	// forced tiling or the model's); gemmChosen: MatMul's choice per shape
+	// class (autotuned, or the model's where tuning was cut short);
+	// gemmTuning: how it chooses (SetGemmTuning). tuneMu: one autotune
+	// at a time on the device, so that two do not time each other.
+	gemmSplit  map[int]int
+	gemmChosen map[gemmClass]gemmChoice
+	gemmTuning GemmTuning
+	tuneMu     sync.Mutex
+	// gemmScratch: split-K's partial products; gemmMu is held from a
+	// split product's first enqueue to its reduction's (the queue is in
+	// order, so the next one may then reuse it).
+	gemmMu       sync.Mutex
+	gemmScratch  device.Allocation
+	gemmScratchN int
 	// scratch: partials of reductions; the queue is in order, so the next
 	// op may reuse it while the previous one still runs. scratchMu is held
 	// from a reduction's first enqueue to its last (to the read of the
@@ -207,7 +222,7 @@ func stateOf(d device.Kernels) devRef {
 	}
 	s := d.Value(stateKey{}, func() any {
 		c := d.Caps()
-		s := &devState{progs: map[progKey]*clProgram{}, gemm: map[int]gemmConfig{},
+		s := &devState{progs: map[progKey]*clProgram{}, gemm: map[int]gemmConfig{}, gemmSplit: map[int]int{}, gemmChosen: map[gemmClass]gemmChoice{},
 			cus: max(1, c.Units), localMem: c.LocalMem, fp64: c.FP64, maxGroup: max(1, c.MaxGroup)}
 		s.wg = 256
 		for s.wg > max(1, c.MaxGroup) {
@@ -257,6 +272,10 @@ func (s *devState) release() {
 	if s.counters != nil {
 		s.counters.Device().Free(s.counters)
 		s.counters, s.countersN = nil, 0
+	}
+	if s.gemmScratch != nil {
+		s.gemmScratch.Device().Free(s.gemmScratch)
+		s.gemmScratch, s.gemmScratchN = nil, 0
 	}
 }
 

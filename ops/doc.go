@@ -87,8 +87,11 @@
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.
-// MatMul's tiling is per device (tuned by bench/cmd/opsbench -tune, which
-// sets it through package ops/tune). Check with
+// MatMul's kernel (tiling, and split-K for thin products) is chosen per
+// device and shape class: measured at the class's first product, or by a
+// deterministic model with GemmTuning.ModelOnly (SetGemmTuning); see
+// GemmTuning; a tuner (bench/cmd/opsbench -tune) forces one through
+// package ops/tune. Check with
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Device ./ops
 //

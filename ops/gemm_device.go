@@ -120,15 +120,9 @@ func gemmFit(cfg gemmConfig, smaller []gemmConfig, m, n, batch, units int) gemmC
 	return smaller[len(smaller)-1]
 }
 
-// gemmSmaller lists the smaller tilings for a default one (none for a
-// tiling set through the tuner, or one without a smaller family).
-func gemmSmaller(s devRef, elemBytes int, cfg gemmConfig) []gemmConfig {
-	s.mu.Lock()
-	_, set := s.gemm[elemBytes]
-	s.mu.Unlock()
-	if set {
-		return nil
-	}
+// gemmFamily lists the smaller tilings of a default one (none for a
+// tiling without a smaller family).
+func gemmFamily(cfg gemmConfig) []gemmConfig {
 	switch cfg {
 	case gemmNVIDIA32:
 		return gemmNVIDIA32Small
@@ -154,16 +148,22 @@ var (
 	mmaInject = ""
 )
 
-// gemmConfigOf returns the tiling MatMul uses on d for elements of
-// elemBytes bytes (4 or 8): the one set, else the device's default.
+// gemmConfigOf returns the tiling set on d for elements of elemBytes
+// bytes (4 or 8), else the device's default (MatMul then picks per shape:
+// gemmChoose).
 func gemmConfigOf(d device.Kernels, elemBytes int) gemmConfig {
-	s := stateOf(d)
+	c, _ := gemmForced(stateOf(d), elemBytes)
+	return c
+}
+
+// gemmForced is gemmConfigOf, and whether that tiling was set.
+func gemmForced(s devRef, elemBytes int) (gemmConfig, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.gemm[elemBytes]; ok {
-		return c
+		return c, true
 	}
-	return gemmDefault(d, elemBytes, true)
+	return gemmDefault(s.d, elemBytes, true), false
 }
 
 // gemmDefault is d's default tiling; mma false: the portable one.
@@ -181,7 +181,8 @@ func gemmDefault(d device.Kernels, elemBytes int, mma bool) gemmConfig {
 }
 
 // setGemmConfig sets the tiling MatMul uses on d for elements of elemBytes
-// bytes; an invalid one panics with array.ErrShape.
+// bytes, at every shape (no split-K unless setGemmSplit forces one); an
+// invalid one panics with array.ErrShape.
 func setGemmConfig(d device.Kernels, elemBytes int, c gemmConfig) {
 	if !c.valid() {
 		panic(fmt.Errorf("%w: ops.setGemmConfig: %v: RM, RN, TK multiples of 4, TM a multiple of RM, TN of RN", array.ErrShape, c))
@@ -190,6 +191,29 @@ func setGemmConfig(d device.Kernels, elemBytes int, c gemmConfig) {
 	s.mu.Lock()
 	s.gemm[elemBytes] = c
 	s.mu.Unlock()
+}
+
+// unsetGemmConfig drops the tiling set for elemBytes: MatMul picks per
+// shape again.
+func unsetGemmConfig(d device.Kernels, elemBytes int) {
+	s := stateOf(d)
+	s.mu.Lock()
+	delete(s.gemm, elemBytes)
+	s.mu.Unlock()
+}
+
+// setGemmSplit forces split-K into parts slices (at most; fewer when K is
+// short) for elements of elemBytes bytes on d, with the tiling set or the
+// model's; 1 forces no split, 0 drops the forcing.
+func setGemmSplit(d device.Kernels, elemBytes, parts int) {
+	s := stateOf(d)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if parts <= 0 {
+		delete(s.gemmSplit, elemBytes)
+		return
+	}
+	s.gemmSplit[elemBytes] = parts
 }
 
 // mmaUsable reports whether the inline-PTX kernel of variant v may run on
@@ -214,60 +238,158 @@ func gemmSource(cfg gemmConfig, ct clType) string {
 		ct.s, ct.s, cfg.TM, cfg.TN, cfg.TK, cfg.RM, cfg.RN, gemmPadA, cfg.V) + clCommon + clGemm
 }
 
-// gemmPlan picks the tiling and program for a product on s's device: the
-// configured tiling, except that an inline-PTX one runs only for float64
-// on a device where mmaUsable (else the default portable tiling), and
-// one whose build fails is logged, remembered (s.mmaErr) and replaced by
-// the portable tiling: never an error to the caller.
-func gemmPlan[T Float](s devRef, m, n, batch int) (gemmConfig, *clProgram, error) {
-	es := sizeOf[T]()
-	cfg := gemmConfigOf(s.d, es)
-	if cfg.mma() && (es != 8 || !s.mmaUsable(cfg.V) || cfg.local(es) > s.localMem || cfg.threads() > s.d.Caps().MaxGroup) {
-		cfg = gemmDefault(s.d, es, false)
-	}
-	if small := gemmFit(cfg, gemmSmaller(s, es, cfg), m, n, batch, s.cus); small != cfg && small.local(es) <= s.localMem && small.threads() <= s.d.Caps().MaxGroup {
-		cfg = small
-	}
-	ct, _ := clTypeOf(array.TypeOf[T]())
-	build := func(c gemmConfig) (*clProgram, error) {
-		return s.program(progKey{kind: "gemm", t: array.TypeOf[T](), gemm: c}, func() string { return gemmSource(c, ct) })
-	}
-	p, err := build(cfg)
-	if err != nil && cfg.mma() {
-		s.mu.Lock()
-		s.mmaErr[cfg.V-gemmMMA8] = err
-		s.mu.Unlock()
-		log.Printf("ops: the inline-PTX float64 GEMM (%v) did not build on %s; MatMul uses the portable kernel: %v", cfg, s.d.Name(), err)
-		cfg = gemmDefault(s.d, es, false)
-		p, err = build(cfg)
-	}
-	return cfg, p, err
+// gemmRun is one device product, ready to launch: its shape and
+// strides, operands' buffers and offsets (dst, a, b), element type.
+type gemmRun struct {
+	s    devRef
+	mm   mmJob
+	mems [3]device.Buffer
+	offs [3]int
+	t    array.Type
+	es   int
 }
 
-func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, error) {
-	var mm mmJob
-	mm.check(dst, a, b)
-	s := stateOf(d)
-	es := sizeOf[T]()
-	cfg, p, err := gemmPlan[T](s, mm.m, mm.n, mm.batch)
+// program returns the program of tiling c: an inline-PTX one runs only
+// for float64 on a device where mmaUsable and where it fits (else the
+// default portable tiling), and one whose build fails is logged,
+// remembered (s.mmaErr) and replaced by the portable tiling: never an
+// error to the caller. It returns the tiling it built.
+func (g *gemmRun) program(c gemmConfig) (gemmConfig, *clProgram, error) {
+	s := g.s
+	if c.mma() && !s.mmaFits(g.es, c) {
+		c = gemmDefault(s.d, g.es, false)
+	}
+	ct, _ := clTypeOf(g.t)
+	build := func(c gemmConfig) (*clProgram, error) {
+		return s.program(progKey{kind: "gemm", t: g.t, gemm: c}, func() string { return gemmSource(c, ct) })
+	}
+	p, err := build(c)
+	if err != nil && c.mma() {
+		s.mu.Lock()
+		s.mmaErr[c.V-gemmMMA8] = err
+		s.mu.Unlock()
+		log.Printf("ops: the inline-PTX float64 GEMM (%v) did not build on %s; MatMul uses the portable kernel: %v", c, s.d.Name(), err)
+		c = gemmDefault(s.d, g.es, false)
+		p, err = build(c)
+	}
+	return c, p, err
+}
+
+// mmaFits says whether inline-PTX tiling c may run for elements of es
+// bytes on s's device.
+func (s devRef) mmaFits(es int, c gemmConfig) bool {
+	return es == 8 && s.mmaUsable(c.V) && c.local(es) <= s.localMem && c.threads() <= s.d.Caps().MaxGroup
+}
+
+// sumProgram is split-K's reduction program for g's element type.
+func (g *gemmRun) sumProgram() (*clProgram, error) {
+	ct, _ := clTypeOf(g.t)
+	return g.s.program(progKey{kind: "gemmsum", t: g.t}, func() string {
+		return "#define T " + ct.s + "\n" + clCommon + clGemmSum
+	})
+}
+
+// run computes dst = a·b with choice ch: the tiled kernel of ch.cfg over
+// the whole product, or over ch.split slices of K then gemm_sum (split).
+func (g *gemmRun) run(ch gemmChoice) error {
+	cfg, p, err := g.program(ch.cfg)
+	if err != nil {
+		return err
+	}
+	if ch.split > 1 && g.mm.batch == 1 {
+		if done, err := g.split(cfg, p, ch.split); done {
+			return err
+		}
+	}
+	return g.tiled(cfg, p, &g.mm, g.mems[0], g.offs[0], g.offs[1], g.offs[2])
+}
+
+// gemmScratchMax bounds split-K's partials (bytes): past it the product
+// runs unsplit.
+const gemmScratchMax = 1 << 28
+
+// split runs the product as up to parts slices of K, each slice's product
+// packed into scratch by the tiled kernel (the whole slices in one
+// launch, their index as its batch; a shorter last slice in a second),
+// then gemm_sum adds the slices into dst. done false: K is too short to
+// split in two (or the partials too large); nothing was launched.
+func (g *gemmRun) split(cfg gemmConfig, p *clProgram, parts int) (done bool, err error) {
+	mm := &g.mm
+	kc := (mm.k + parts - 1) / parts
+	kc = (kc + cfg.TK - 1) / cfg.TK * cfg.TK // whole slabs, and float4-aligned slices
+	full := mm.k / kc
+	rem := mm.k - full*kc
+	slices := full
+	if rem > 0 {
+		slices++
+	}
+	mn := mm.m * mm.n
+	if slices < 2 || slices*mn*g.es > gemmScratchMax {
+		return false, nil
+	}
+	sp, err := g.sumProgram()
 	if err != nil {
 		return true, err
 	}
-	mems, offs, err := ready(s, "MatMul", dst, a, b)
+	s := g.s
+	s.gemmMu.Lock()
+	defer s.gemmMu.Unlock()
+	buf, err := s.gemmScratchFor(slices * mn * g.es)
 	if err != nil {
+		return true, fmt.Errorf("ops.MatMul: split-K partials on %s: %w", s.d.Name(), err)
+	}
+	sub := *mm
+	sub.k, sub.batch = kc, full
+	sub.sab, sub.sbb = kc*mm.sak, kc*mm.sbk
+	sub.sdi, sub.sdj, sub.sdb = mm.n, 1, mn
+	if err := g.tiled(cfg, p, &sub, buf, 0, g.offs[1], g.offs[2]); err != nil {
 		return true, err
 	}
-	if mm.m == 0 || mm.n == 0 || mm.batch == 0 {
-		return true, res().WroteDevice(dst.Raw(), nil)
+	if rem > 0 {
+		sub.k, sub.batch = rem, 1
+		if err := g.tiled(cfg, p, &sub, buf, full*mn, g.offs[1]+full*kc*mm.sak, g.offs[2]+full*kc*mm.sbk); err != nil {
+			return true, err
+		}
 	}
+	i64 := func(x int) int64 { return int64(x) }
+	return true, s.launch(sp, "gemm_sum", []int{(mn + s.wg - 1) / s.wg * s.wg}, s.local,
+		g.mems[0], buf, i64(mm.m), i64(mm.n), i64(slices), i64(g.offs[0]), i64(mm.sdi), i64(mm.sdj))
+}
+
+// gemmScratchFor returns split-K's scratch grown to at least n bytes;
+// the caller holds s.gemmMu.
+func (s devRef) gemmScratchFor(n int) (device.Buffer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.released {
+		return 0, fmt.Errorf("ops: %s is closed: %w", s.d.Name(), device.ErrClosed)
+	}
+	if s.gemmScratchN < n {
+		if s.gemmScratch != nil {
+			s.d.Free(s.gemmScratch)
+			s.gemmScratch, s.gemmScratchN = nil, 0
+		}
+		a, err := s.d.Malloc(max(n, 1<<20))
+		if err != nil {
+			return 0, err
+		}
+		s.gemmScratch, s.gemmScratchN = a, max(n, 1<<20)
+	}
+	return device.Buffer(s.gemmScratch.Native()), nil
+}
+
+// tiled launches tiling cfg's kernel for the product mm into c (at oc),
+// from a and b at oa and ob.
+func (g *gemmRun) tiled(cfg gemmConfig, p *clProgram, mm *mmJob, c device.Buffer, oc, oa, ob int) error {
+	s, es := g.s, g.es
 	fl := int32(0)
-	if mm.sak == 1 && mm.sai%4 == 0 && offs[1]%4 == 0 && mm.sab%4 == 0 {
+	if mm.sak == 1 && mm.sai%4 == 0 && oa%4 == 0 && mm.sab%4 == 0 {
 		fl |= 1
 	}
-	if mm.sbj == 1 && mm.sbk%4 == 0 && offs[2]%4 == 0 && mm.sbb%4 == 0 {
+	if mm.sbj == 1 && mm.sbk%4 == 0 && ob%4 == 0 && mm.sbb%4 == 0 {
 		fl |= 2
 	}
-	if mm.sdj == 1 && mm.sdi%4 == 0 && offs[0]%4 == 0 && mm.sdb%4 == 0 {
+	if mm.sdj == 1 && mm.sdi%4 == 0 && oc%4 == 0 && mm.sdb%4 == 0 {
 		fl |= 4 // gemm_full (V 1) stores whole float4s
 	}
 	i64 := func(x int) int64 { return int64(x) }
@@ -282,12 +404,32 @@ func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, e
 		cfg.fullOK() && cfg.local(es) <= s.localMem: // gemm_full's two slabs fit
 		kname = "gemm_full"
 	}
-	err = s.launch(p, kname, global, local,
-		mems[0], mems[1], mems[2], i64(mm.m), i64(mm.n), i64(mm.k),
-		i64(offs[1]), i64(mm.sai), i64(mm.sak), i64(mm.sab),
-		i64(offs[2]), i64(mm.sbk), i64(mm.sbj), i64(mm.sbb),
-		i64(offs[0]), i64(mm.sdi), i64(mm.sdj), i64(mm.sdb), fl)
-	return wroteOnDevice(dst.Raw(), err)
+	return s.launch(p, kname, global, local,
+		c, g.mems[1], g.mems[2], i64(mm.m), i64(mm.n), i64(mm.k),
+		i64(oa), i64(mm.sai), i64(mm.sak), i64(mm.sab),
+		i64(ob), i64(mm.sbk), i64(mm.sbj), i64(mm.sbb),
+		i64(oc), i64(mm.sdi), i64(mm.sdj), i64(mm.sdb), fl)
+}
+
+func matmulDevice[T Float](d device.Kernels, dst, a, b *array.Array[T]) (bool, error) {
+	g := gemmRun{s: stateOf(d), t: array.TypeOf[T](), es: sizeOf[T]()}
+	g.mm.check(dst, a, b)
+	ch, tuning := g.s.gemmChoose(g.es, &g.mm)
+	if _, _, err := g.program(ch.cfg); err != nil { // a build error before anything moves
+		return true, err
+	}
+	var err error
+	g.mems, g.offs, err = ready(g.s, "MatMul", dst, a, b)
+	if err != nil {
+		return true, err
+	}
+	if g.mm.m == 0 || g.mm.n == 0 || g.mm.batch == 0 {
+		return true, res().WroteDevice(dst.Raw(), nil)
+	}
+	if tuning {
+		return wroteOnDevice(dst.Raw(), g.autotune(ch))
+	}
+	return wroteOnDevice(dst.Raw(), g.run(ch))
 }
 
 // Tuners (the bench module's opsbench -tune) set tilings through package
@@ -304,6 +446,15 @@ func init() {
 		}
 		setGemmConfig(d, elemBytes, g)
 		return nil
+	}
+	tune.Gemm.Unset = unsetGemmConfig
+	tune.Gemm.Choice = func(d device.Kernels, elemBytes, m, n, k int) string {
+		mm := mmJob{m: m, n: n, k: k, batch: 1, sak: 1, sbj: 1}
+		ch, tuning := stateOf(d).gemmChoose(elemBytes, &mm)
+		if tuning {
+			return ""
+		}
+		return fmt.Sprintf("%v split %d", ch.cfg, max(ch.split, 1))
 	}
 	tune.Gemm.Source = func(d device.Kernels, elemBytes int, c [6]int) (string, string) {
 		t := array.TypeOf[float32]()

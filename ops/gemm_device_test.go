@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -18,12 +19,18 @@ import (
 // dimension, a partial last slab) and whole tiles.
 var gemmShapes = [][3]int{{130, 140, 136}, {130, 140, 132}, {256, 256, 64}, {70, 130, 20}, {1, 5, 3}}
 
-// restoreGemm puts d's tilings and PTX switch back after a test.
-func restoreGemm(t *testing.T, d *opencl.Device) {
-	c32, c64 := gemmConfigOf(d, 4), gemmConfigOf(d, 8)
+// restoreGemm puts d's tilings (set or not), forced splits, tuning and
+// PTX switch back after a test.
+func restoreGemm(t testing.TB, d *opencl.Device) {
+	s := stateOf(d)
+	s.mu.Lock()
+	tiles, splits, tuning := maps.Clone(s.gemm), maps.Clone(s.gemmSplit), s.gemmTuning
+	s.mu.Unlock()
 	t.Cleanup(func() {
-		setGemmConfig(d, 4, c32)
-		setGemmConfig(d, 8, c64)
+		SetGemmTuning(d, tuning)
+		s.mu.Lock()
+		s.gemm, s.gemmSplit = tiles, splits
+		s.mu.Unlock()
 		tune.Gemm.PTX(d, true)
 	})
 }

@@ -170,6 +170,12 @@ var clGemm = strings.NewReplacer(
 	"@STORE(h ^ 1)\n", gemmStore("h ^ 1"),
 ).Replace(clGemmTemplate)
 
+// clGemmSum is split-K's reduction: dst = the sum of S packed partial
+// products (gemm_device.go, gemmRun.split); T is the element type.
+//
+//go:embed cl/gemm_sum.cl
+var clGemmSum string
+
 // clGemmMMA is the float64 product on NVIDIA's tensor cores (inline PTX);
 // see the file's header.
 //

@@ -21,8 +21,15 @@ import "github.com/resident-go/resident/device"
 var Gemm struct {
 	// Get returns the tiling MatMul uses on d for elements of elemBytes.
 	Get func(d device.Kernels, elemBytes int) [6]int
-	// Set sets it; an invalid tiling is an error wrapping array.ErrShape.
+	// Set sets it, for every shape (no split-K); an invalid tiling is an
+	// error wrapping array.ErrShape.
 	Set func(d device.Kernels, elemBytes int, c [6]int) error
+	// Unset drops the tiling set: MatMul picks per shape again
+	// (ops.GemmTuning).
+	Unset func(d device.Kernels, elemBytes int)
+	// Choice describes what MatMul runs for an m×n×k product (tiling and
+	// split-K factor), once the shape's class was chosen; "" before.
+	Choice func(d device.Kernels, elemBytes, m, n, k int) string
 	// Source returns the program source and build options of tiling c
 	// (to build it with a compiler's verbose flags).
 	Source func(d device.Kernels, elemBytes int, c [6]int) (src, options string)
