@@ -18,8 +18,12 @@ var outputNames = []string{"dst", "rdst", "idst", "bdst", "cdst", "mask"}
 
 // outputOf is the operand case c writes ("" for none): its first, for the
 // dst-first functions.
+// allocating are the functions without New in their names that make their
+// result (their first operand is an input).
+var allocating = []string{"Extract", "Meshgrid", "MeshgridIJ", "Bincount", "BincountWeights"}
+
 func outputOf(c closedCase) string {
-	if len(c.ops) == 0 || strings.HasPrefix(c.name, "New") || !slices.Contains(outputNames, c.ops[0]) {
+	if len(c.ops) == 0 || strings.HasPrefix(c.name, "New") || slices.Contains(allocating, c.name) || !slices.Contains(outputNames, c.ops[0]) {
 		return ""
 	}
 	return c.ops[0]
