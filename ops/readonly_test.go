@@ -16,12 +16,12 @@ import (
 // outputNames are closedEnv's fields that ops write.
 var outputNames = []string{"dst", "rdst", "idst", "bdst", "cdst", "mask"}
 
-// outputOf is the operand case c writes ("" for none): its first, for the
-// dst-first functions.
 // allocating are the functions without New in their names that make their
 // result (their first operand is an input).
 var allocating = []string{"Extract", "Meshgrid", "MeshgridIJ", "Bincount", "BincountWeights"}
 
+// outputOf is the operand case c writes ("" for none): its first, for the
+// dst-first functions.
 func outputOf(c closedCase) string {
 	if len(c.ops) == 0 || strings.HasPrefix(c.name, "New") || slices.Contains(allocating, c.name) || !slices.Contains(outputNames, c.ops[0]) {
 		return ""
