@@ -20,6 +20,10 @@ var outputNames = []string{"dst", "rdst", "idst", "bdst", "cdst", "mask"}
 // result (their first operand is an input).
 var allocating = []string{"Extract", "Meshgrid", "MeshgridIJ", "Bincount", "BincountWeights"}
 
+// readsHome are the dst-first functions that read inputs on the host on
+// purpose: Put's indices (and values) say which elements it writes.
+var readsHome = []string{"Put"}
+
 // outputOf is the operand case c writes ("" for none): its first, for the
 // dst-first functions.
 func outputOf(c closedCase) string {
@@ -181,7 +185,7 @@ func TestBroadcastInputs(t *testing.T) {
 					if err := c.fn(e); err != nil {
 						t.Fatalf("dense inputs %v: %v", dense, err)
 					}
-					if onDev && out != "" && !dense {
+					if onDev && out != "" && !dense && !slices.Contains(readsHome, c.name) {
 						if s := d.Stats().Sub(s0); d.Runs() == runs || s.D2HCalls != 0 {
 							t.Errorf("broadcast inputs device-dirty on %s: %d runs, %+v; want it run there with no copy home", d.Name(), d.Runs()-runs, s)
 						}

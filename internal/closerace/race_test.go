@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -29,7 +30,13 @@ import (
 
 var rounds = flag.Int("rounds", 0, "racing rounds per device (0: 12, 4 under -short)")
 
+// roundsEnv carries -rounds to the mock run's child process.
+const roundsEnv = "RESIDENT_CLOSERACE_ROUNDS"
+
 func nRounds() int {
+	if n, err := strconv.Atoi(os.Getenv(roundsEnv)); err == nil && n > 0 {
+		return n
+	}
 	switch {
 	case *rounds > 0:
 		return *rounds
@@ -132,7 +139,7 @@ const mockEnv = "RESIDENT_CLOSERACE_MOCK"
 // TestCloseRacesWorkCUDAMock runs TestCloseRacesWork in a child process on
 // device/cuda's mock driver.
 func TestCloseRacesWorkCUDAMock(t *testing.T) {
-	cudatest.InMock(t, mockEnv, true, []string{"TestCloseRacesWork"})
+	cudatest.InMock(t, mockEnv, true, []string{"TestCloseRacesWork"}, fmt.Sprintf("%s=%d", roundsEnv, nRounds()))
 }
 
 func raceRound(t *testing.T, p place, seed uint64) bool {

@@ -28,15 +28,7 @@ func (e *Engine) MatVecMul(a, b, preallocated tensor.Tensor) error {
 var matvecFns = floats(matvecT[float32], matvecT[float64])
 
 func matvecT[T ops.Float](e *Engine, a, b, c tensor.Tensor) error {
-	ad, err := dense(a)
-	if err != nil {
-		return err
-	}
-	bd, err := dense(b)
-	if err != nil {
-		return err
-	}
-	cd, err := dense(c)
+	ad, bd, cd, err := dense3(a, b, c)
 	if err != nil {
 		return err
 	}
@@ -75,6 +67,18 @@ func matvecT[T ops.Float](e *Engine, a, b, c tensor.Tensor) error {
 	return nil
 }
 
+// dense3 is dense of each of a product's three operands.
+func dense3(a, b, c tensor.Tensor) (ad, bd, cd *tensor.Dense, err error) {
+	if ad, err = dense(a); err != nil {
+		return
+	}
+	if bd, err = dense(b); err != nil {
+		return
+	}
+	cd, err = dense(c)
+	return
+}
+
 // vectorStride is the element stride of d as a vector of n elements
 // (shape (n), or a row or column of n), and whether it is one.
 func vectorStride(d *tensor.Dense, n int) (int, bool) {
@@ -110,15 +114,7 @@ func (e *Engine) Outer(a, b, preallocated tensor.Tensor) error {
 var outerFns = floats(outerT[float32], outerT[float64])
 
 func outerT[T ops.Float](e *Engine, a, b, c tensor.Tensor) error {
-	ad, err := dense(a)
-	if err != nil {
-		return err
-	}
-	bd, err := dense(b)
-	if err != nil {
-		return err
-	}
-	cd, err := dense(c)
+	ad, bd, cd, err := dense3(a, b, c)
 	if err != nil {
 		return err
 	}

@@ -240,28 +240,19 @@ func typeT[T array.Elem](h *holdings, b *block, overwrite bool) error {
 // readable copies the device-newer data of mem's allocation home for
 // reading: unlike Accessible, the device copy stays current.
 func (e *Engine) readable(mem tensor.Memory) error {
-	owner, b, err := e.h.locate(mem)
-	if err != nil || b == nil {
-		return err
-	}
-	if err := owner.hostWrites(b); err != nil {
-		return err
-	}
-	owner.mu.Lock()
-	read := b.hostRead
-	owner.mu.Unlock()
-	if read != nil {
-		if err := read(); err != nil {
-			return fmt.Errorf("engine: copy to host: %w", err)
-		}
-	}
-	return nil
+	return e.bringHome(mem, func(b *block) func() error { return b.hostRead })
 }
 
 // homeNow copies the device-newer data of mem's allocation home at once,
 // explicitly (allowed under the transfer guard, counted), as a reduction
 // to a scalar does: for results tensor and gorgonia read from host memory.
 func (e *Engine) homeNow(mem tensor.Memory) error {
+	return e.bringHome(mem, func(b *block) func() error { return b.home })
+}
+
+// bringHome runs the copy home that how picks from mem's block (read
+// under its owner's lock), after taking in host writes behind its back.
+func (e *Engine) bringHome(mem tensor.Memory, how func(*block) func() error) error {
 	owner, b, err := e.h.locate(mem)
 	if err != nil || b == nil {
 		return err
@@ -270,10 +261,10 @@ func (e *Engine) homeNow(mem tensor.Memory) error {
 		return err
 	}
 	owner.mu.Lock()
-	home := b.home
+	copyHome := how(b)
 	owner.mu.Unlock()
-	if home != nil {
-		if err := home(); err != nil {
+	if copyHome != nil {
+		if err := copyHome(); err != nil {
 			return fmt.Errorf("engine: copy to host: %w", err)
 		}
 	}
