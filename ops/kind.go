@@ -1,7 +1,6 @@
 package ops
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 
@@ -9,8 +8,9 @@ import (
 )
 
 // ErrUnsupported is wrapped by the error an op returns for a type it does
-// not define, such as Sqrt on int32 or Neg on uint8.
-var ErrUnsupported = errors.New("ops: unsupported element type")
+// not define, such as Sqrt on int32 or Neg on uint8. It is array.ErrType,
+// the module's one sentinel for element types.
+var ErrUnsupported = array.ErrType
 
 func unsupported(op string, t array.Type, want string) error {
 	return fmt.Errorf("%w: ops.%s on %v: want %s", ErrUnsupported, op, t, want)

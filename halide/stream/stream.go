@@ -18,8 +18,9 @@ import (
 // shares memory with the source, negative Options.
 var ErrChain = errors.New("stream: bad chain")
 
-// ErrClosed is returned by Run on a closed Stream.
-var ErrClosed = errors.New("stream: Run on a closed Stream")
+// ErrClosed is returned by Run on a closed Stream; it wraps
+// device.ErrClosed, the module's one closed sentinel.
+var ErrClosed = fmt.Errorf("stream: Run on a closed Stream: %w", device.ErrClosed)
 
 // Options tune a Stream.
 type Options struct {
