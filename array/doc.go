@@ -45,9 +45,10 @@
 // of that, and with the garbage collector: Close and the cleanup that
 // frees a dropped root are one path, run once; a root closed while calls
 // use it is freed when the last of them returns; a device closed under
-// running calls waits for the pipeline calls already running on it, brings
-// the Arrays' device-dirty data home, and fails later calls with an error
-// wrapping device.ErrClosed. Views
+// running calls brings the Arrays' device-dirty data home, then waits for
+// every call already inside its driver (ops, pipeline calls, streams,
+// transfers) and fails later ones with an error wrapping
+// device.ErrClosed, before it releases anything. Views
 // need no Close (Close on a view does nothing). Outside these rules the
 // library returns an error wrapping device.ErrClosed (a call or a
 // transfer that raced a Close, or ran on a closed device: its results are
@@ -55,8 +56,9 @@
 // ErrClosed from every call that returns an error (Host, CopyToHost, MoveTo,
 // every op and pipeline call), and a panic with it from those that cannot (a
 // host view's At, SetHostDirty); a view made of a closed Array is closed
-// too — never a crash. TestLifetimeStress in package halide checks
-// this: go test -race -run LifetimeStress ./halide
+// too — never a crash. TestLifetimeStress in package halide and the
+// generated races of internal/closerace check this:
+// go test -race -run LifetimeStress ./halide; go test -race ./internal/closerace
 //
 // # NumPy's words
 //

@@ -30,6 +30,8 @@ type Device interface {
 	// Stats returns the transfer and allocation counters.
 	Stats() Stats
 	// Close frees every allocation and the device's resources. Idempotent.
+	// A call racing it completes or returns an error wrapping ErrClosed
+	// (the module's devices: one gate that every driver call passes).
 	Close() error
 }
 
