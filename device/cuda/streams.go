@@ -42,12 +42,7 @@ var (
 )
 
 func init() {
-	devkit.RegisterGate(func(d device.Device) (*devkit.Gate, bool) {
-		if c, ok := d.(*Device); ok {
-			return &c.s.gate, true
-		}
-		return nil, false
-	})
+	devkit.RegisterGate(func(d *Device) *devkit.Gate { return &d.s.gate })
 	plumb.RegisterStreams(func(d device.Device) (plumb.Streams, bool, error) {
 		if c, ok := d.(*Device); ok {
 			st, err := c.streamsOf()

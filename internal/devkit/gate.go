@@ -21,7 +21,6 @@ type Gate struct {
 	n    atomic.Int64 // shutBit | entries inside·2
 	mu   sync.Mutex
 	done chan struct{} // closed once shut and empty
-	gone bool          // done is closed
 }
 
 const shutBit = 1
@@ -72,8 +71,9 @@ func (g *Gate) signal() {
 	c := g.ch()
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if !g.gone {
-		g.gone = true
+	select {
+	case <-c:
+	default:
 		close(c)
 	}
 }
@@ -81,9 +81,16 @@ func (g *Gate) signal() {
 // gates are the device packages' answers to GateOf, registered at init.
 var gates []func(d device.Device) (*Gate, bool)
 
-// RegisterGate adds a device package's answer to GateOf: ok false for a
-// device that is not the package's. Called from init only.
-func RegisterGate(f func(d device.Device) (g *Gate, ok bool)) { gates = append(gates, f) }
+// RegisterGate makes GateOf answer for devices of type D (a device
+// package's *Device) with gate(d). Called from init only.
+func RegisterGate[D device.Device](gate func(d D) *Gate) {
+	gates = append(gates, func(d device.Device) (*Gate, bool) {
+		if x, ok := d.(D); ok {
+			return gate(x), true
+		}
+		return nil, false
+	})
+}
 
 // GateOf returns d's gate, for packages above the device that call its
 // driver through native handles (package halide): nil for a device
