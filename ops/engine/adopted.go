@@ -282,16 +282,22 @@ func (b *block) letGo(h *holdings) error {
 	return nil
 }
 
+// indexOf is b's index in h's blocks, and whether b is one of them; h.mu
+// is held.
+func (h *holdings) indexOf(b *block) (int, bool) {
+	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
+	return i, ok && h.blocks[i] == b
+}
+
 // holds reports whether b is one of h's blocks; h.mu is held.
 func (h *holdings) holds(b *block) bool {
-	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
-	return ok && h.blocks[i] == b
+	_, ok := h.indexOf(b)
+	return ok
 }
 
 // remove takes b out of h's blocks; h.mu is held.
 func (h *holdings) remove(b *block) {
-	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
-	if ok && h.blocks[i] == b {
+	if i, ok := h.indexOf(b); ok {
 		h.blocks = slices.Delete(h.blocks, i, i+1)
 	}
 }

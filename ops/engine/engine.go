@@ -240,8 +240,8 @@ func (h *holdings) scratch(n int) (device.HostBlock, error) {
 // never unmapped memory, and is refused (ErrFreed) by the engine.
 func (h *holdings) reclaim(b *block) {
 	h.mu.Lock()
-	i, ok := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
-	if !ok || h.blocks[i] != b {
+	i, ok := h.indexOf(b)
+	if !ok {
 		h.mu.Unlock()
 		return // freed already (Free, Close)
 	}
@@ -596,10 +596,16 @@ func setFns[T array.Elem](h *holdings, b *block, r *array.Array[T]) {
 	b.home = r.CopyToHost
 	b.deviceDirty = r.DeviceDirty
 	b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
+	// The one-element views of the ends, made once: a view reads its
+	// root's residency when asked, and every use of b asks (hostWrites).
+	// A closed root reads as neither end dirty, as View refuses it.
+	one := []array.Dim{{Extent: 1, Stride: 1}}
+	v0, err0 := r.View(0, one)
+	v1, err1 := r.View(int(b.size/size)-1, one)
 	b.endsDirty = func() (bool, bool) {
-		n := int(b.size / size)
-		v0, err0 := r.View(0, []array.Dim{{Extent: 1, Stride: 1}})
-		v1, err1 := r.View(n-1, []array.Dim{{Extent: 1, Stride: 1}})
+		if r.Closed() {
+			return false, false
+		}
 		return err0 == nil && v0.DeviceDirty(), err1 == nil && v1.DeviceDirty()
 	}
 	b.takeHost = func() error {

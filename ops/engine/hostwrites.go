@@ -61,8 +61,9 @@ func (b *block) arm() {
 		return
 	}
 	d0, d1 := b.endsDirty()
+	dirty := [2]bool{d0, d1}
 	for i, p := range b.ends() {
-		if []bool{d0, d1}[i] {
+		if dirty[i] {
 			sentinelAt(b.elem, p, true)
 			b.armed[i] = true
 		}
@@ -76,8 +77,8 @@ func (b *block) ends() [2]uintptr {
 
 // armDense arms the block of d, an op's destination, after the op.
 func (h *holdings) armDense(d interface{ Uintptr() uintptr }) {
-	owner, b, err := h.locateAddr(d.Uintptr())
-	if err != nil || b == nil {
+	owner, b := h.locateAddr(d.Uintptr())
+	if b == nil {
 		return
 	}
 	owner.mu.Lock()
@@ -89,15 +90,14 @@ func (h *holdings) armDense(d interface{ Uintptr() uintptr }) {
 
 // locateAddr is the block holding the byte at p, in h or another open
 // engine.
-func (h *holdings) locateAddr(p uintptr) (*holdings, *block, error) {
+func (h *holdings) locateAddr(p uintptr) (*holdings, *block) {
 	if h.isClosed() {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if b := h.find(p, 1); b != nil {
-		return h, b, nil
+		return h, b
 	}
-	o, b := h.holder(p, 1)
-	return o, b, nil
+	return h.holder(p, 1)
 }
 
 // hostWrites finds writes made to b's host copy behind the engine's back

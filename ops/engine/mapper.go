@@ -21,7 +21,7 @@ var _ tensor.Mapper = (*Engine)(nil)
 // Map applies fn, a func(T) T or func(T) (T, error) for a's element type
 // T, to every element of a, with tensor's options (UseUnsafe, WithReuse,
 // WithIncr). A function the engine knows has a device form and runs
-// there as that op: gorgonia's sigmoid and softplus, and math's (or
+// there as that op: gorgonia's sigmoid and tanh, and math's (or
 // chewxy/math32's) Sin, Cos, Exp, Log, Sqrt, Abs and Tanh. Any other Go
 // function runs on the host: a's device-newer elements are copied home
 // (a counted copy, which the transfer guard refuses with an error
@@ -70,15 +70,10 @@ func deviceForm[T array.Elem](fn any) (ops.UnaryOp, bool) {
 	if k != reflect.Float32 && k != reflect.Float64 {
 		return 0, false
 	}
-	v := reflect.ValueOf(fn)
-	if v.Kind() != reflect.Func || v.IsNil() {
+	name := pcName(fn)
+	if name == "" {
 		return 0, false
 	}
-	f := runtime.FuncForPC(v.Pointer())
-	if f == nil {
-		return 0, false
-	}
-	name := f.Name()
 	for _, m := range knownMaps {
 		if name == m.suffix || strings.HasSuffix(name, "/"+m.suffix) {
 			return m.op, true
@@ -140,12 +135,23 @@ func mapT[T array.Elem](e *Engine, fn any, a *tensor.Dense, opts []tensor.FuncOp
 	})
 }
 
+// funcName names fn for an error: its symbol, else its type.
 func funcName(fn any) string {
-	v := reflect.ValueOf(fn)
-	if v.Kind() == reflect.Func && !v.IsNil() {
-		if f := runtime.FuncForPC(v.Pointer()); f != nil {
-			return f.Name()
-		}
+	if name := pcName(fn); name != "" {
+		return name
 	}
 	return fmt.Sprintf("%T", fn)
+}
+
+// pcName is the symbol of the non-nil function fn (runtime.FuncForPC),
+// or "".
+func pcName(fn any) string {
+	v := reflect.ValueOf(fn)
+	if v.Kind() != reflect.Func || v.IsNil() {
+		return ""
+	}
+	if f := runtime.FuncForPC(v.Pointer()); f != nil {
+		return f.Name()
+	}
+	return ""
 }
