@@ -3,8 +3,9 @@ package array
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"unsafe"
+
+	"github.com/resident-go/resident/internal/npshape"
 )
 
 // Shape operations in NumPy's order (see Axis). Every one here returns a
@@ -218,19 +219,7 @@ func (r *Raw) broadcastDims(buf []Dim, shape []int) ([]Dim, error) {
 }
 
 // pyShape prints shape (NumPy's order) as NumPy does: (2, 3), (3,), ().
-func pyShape(shape []int) string {
-	b := []byte{'('}
-	for i, e := range shape {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = strconv.AppendInt(b, int64(e), 10)
-	}
-	if len(shape) == 1 {
-		b = append(b, ',')
-	}
-	return string(append(b, ')'))
-}
+func pyShape(shape []int) string { return npshape.String(shape) }
 
 // shape is r's extents in NumPy's order.
 func (r *Raw) shape() []int {

@@ -3,11 +3,10 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/internal/npshape"
 )
 
 // Allocating forms. Every op is dst-first; these few helpers take the op
@@ -158,23 +157,10 @@ func Arange[T array.Elem](n int) (*array.Array[T], error) {
 
 // pyShape prints shape (NumPy's order) as NumPy does: (2, 3), (3,), ().
 // Errors of the NumPy-order calls print shapes with it.
-func pyShape(shape []int) string {
-	s := make([]string, len(shape))
-	for i, e := range shape {
-		s[i] = strconv.Itoa(e)
-	}
-	if len(s) == 1 {
-		return "(" + s[0] + ",)"
-	}
-	return "(" + strings.Join(s, ", ") + ")"
-}
+func pyShape(shape []int) string { return npshape.String(shape) }
 
 // pyExtents is pyShape of extents (dimension 0 first).
-func pyExtents(ext []int) string {
-	s := slices.Clone(ext)
-	slices.Reverse(s)
-	return pyShape(s)
-}
+func pyExtents(ext []int) string { return pyShape(reversed(ext)) }
 
 // run hands dst to op and closes it when op fails or panics.
 func run[D array.Elem](dst *array.Array[D], op func(*array.Array[D]) error) (_ *array.Array[D], err error) {

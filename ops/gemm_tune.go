@@ -109,9 +109,11 @@ func classOf(es int, mm *mmJob) gemmClass {
 // class's chosen one; else the model's, with tune true when the class
 // should be measured first (gemmRun.autotune).
 func (s devRef) gemmChoose(es int, mm *mmJob) (ch gemmChoice, tune bool) {
-	cfg, forced := gemmForced(s, es)
-	s.mu.Lock()
+	key := classOf(es, mm)
+	s.mu.Lock() // once: this runs for every MatMul
+	cfg, forced := s.gemm[es]
 	split, splitForced := s.gemmSplit[es]
+	c, chosen := s.gemmChosen[key]
 	t := s.gemmTuning
 	s.mu.Unlock()
 	if forced || splitForced {
@@ -123,11 +125,7 @@ func (s devRef) gemmChoose(es int, mm *mmJob) (ch gemmChoice, tune bool) {
 		}
 		return gemmChoice{cfg, split}, false
 	}
-	key := classOf(es, mm)
-	s.mu.Lock()
-	c, ok := s.gemmChosen[key]
-	s.mu.Unlock()
-	if ok {
+	if chosen {
 		return c, false
 	}
 	flops := 2 * float64(mm.m) * float64(mm.n) * float64(mm.k) * float64(mm.batch)
@@ -144,7 +142,8 @@ func (s devRef) gemmModel(es int, mm *mmJob) gemmChoice {
 	if cfg.mma() && !s.mmaFits(es, cfg) {
 		cfg = gemmDefault(s.d, es, false)
 	}
-	var fam []gemmConfig
+	var buf [8]gemmConfig // no allocation: the model runs per call below MinFlops
+	fam := buf[:0]
 	for _, c := range gemmFamily(cfg) {
 		if s.gemmFits(es, c) {
 			fam = append(fam, c)
