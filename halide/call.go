@@ -235,15 +235,17 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 	}
 	if rc != 0 {
 		msg, hmsg := runtimeMessage(&f.c.ctx)
-		if p.opencl && closing(dev) {
-			// The device closed under the call: the runtime found no
-			// context ("null context or cmd_queue") or failed in it.
-			e := p.closedError(dev, msg, opencl.ErrClosed).(*Error)
-			e.HalideMsg = hmsg
-			return e
+		// The device closed under the call: the runtime found no context
+		// ("null context or cmd_queue") or failed in it.
+		var closed error
+		switch {
+		case p.opencl && closing(dev):
+			closed = opencl.ErrClosed
+		case p.cuda && cuClosing(dev):
+			closed = cuda.ErrClosed
 		}
-		if p.cuda && cuClosing(dev) {
-			e := p.closedError(dev, msg, cuda.ErrClosed).(*Error)
+		if closed != nil {
+			e := p.closedError(dev, msg, closed)
 			e.HalideMsg = hmsg
 			return e
 		}
@@ -265,7 +267,7 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 
 // closedError is a call's failure because its device closed under it; it
 // wraps device.ErrClosed.
-func (p *Pipeline) closedError(dev clDevice, msg string, err error) error {
+func (p *Pipeline) closedError(dev clDevice, msg string, err error) *Error {
 	return &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
 		"the device %s closed during the call (%s): its results are lost; close a device only after the calls on it return", dev.Name(), msg)}
 }
