@@ -114,6 +114,7 @@ func TestAdoptedMemoryDies(t *testing.T) {
 	if got := dev.Stats().AllocsLive; got != live {
 		t.Fatalf("%d allocations live after the adopted memory died, want %d", got, live)
 	}
+	runtime.KeepAlive(a) // its memory, Alloc's, goes with it (watched)
 }
 
 // Close copies the device-newer data of adopted memory home, also when
@@ -181,4 +182,5 @@ func TestAdoptedMemoryOfRecycledDense(t *testing.T) {
 	for _, d := range keep {
 		near(t, "kept", hostVals[float32](t, d), []float32{2, 2, 2, 2}, 0)
 	}
+	runtime.KeepAlive(a)
 }

@@ -122,12 +122,24 @@ func (h *holdings) watch(b *block, m *byte) (ok bool) {
 	return true
 }
 
-// used records d as a user of b, an adopted block of h.
+// used records d as a user of b, an adopted block or one from Alloc
+// (watched.go): the block lives while a Dense the engine saw over it does.
 func (h *holdings) used(b *block, d *tensor.Dense) {
-	if !b.adopted {
-		return
+	if b.result {
+		return // reclaimed with the Dense the engine made (reclaim)
 	}
 	h.mu.Lock()
+	if !b.adopted && !b.seenWhole {
+		// Alloc's memory is let go only once a Dense over all of it (the
+		// one tensor allocated it for, or a copy of its header) was seen:
+		// views alone do not say the Dense that owns it is gone.
+		if d.Uintptr() != b.start || d.MemSize() != b.size {
+			h.mu.Unlock()
+			return
+		}
+		b.seenWhole = true
+		b.users = map[weak.Pointer[tensor.Dense]]struct{}{}
+	}
 	h.use(b, d)
 	h.mu.Unlock()
 }
@@ -149,12 +161,26 @@ func (h *holdings) unuse(b *block, w weak.Pointer[tensor.Dense]) {
 	delete(b.users, w)
 	var drop bool
 	if h.holds(b) && !b.inUse() {
-		drop = h.park(b)
+		drop = h.unused(b)
 	}
 	h.mu.Unlock()
 	if drop {
 		b.free(h)
 	}
+}
+
+// unused lets go of b, a block with no user left over its memory; h.mu
+// is held. Adopted memory is parked; Alloc's memory is reclaimed: it
+// reports true, and the caller frees b.
+func (h *holdings) unused(b *block) (drop bool) {
+	if b.adopted {
+		return h.park(b)
+	}
+	h.remove(b)
+	if hb, ok := b.hb.(*hostBlock); ok {
+		hb.pool = true
+	}
+	return true
 }
 
 // inUse reports whether a user of b is alive and still over b's memory
@@ -163,7 +189,8 @@ func (h *holdings) unuse(b *block, w weak.Pointer[tensor.Dense]) {
 func (b *block) inUse() bool {
 	for w := range b.users {
 		d := w.Value()
-		if d != nil && d.Uintptr() >= b.start && d.Uintptr() < b.start+b.size {
+		// A recycled Dense addresses nothing: its Uintptr would panic.
+		if d != nil && d.MemSize() > 0 && d.Uintptr() >= b.start && d.Uintptr() < b.start+b.size {
 			return true
 		}
 		delete(b.users, w)
@@ -171,19 +198,19 @@ func (b *block) inUse() bool {
 	return false
 }
 
-// sweep parks the adopted blocks none of whose users is over their memory
-// any more (the users' cleanups park the others; a Dense that tensor's
-// pool recycled is never collected); it returns those to free. h.mu is
-// held.
+// sweep lets go of the blocks with users none of which is over their
+// memory any more (the users' cleanups let go of the others; a Dense that
+// tensor's pool recycled is never collected); it returns those to free.
+// h.mu is held.
 func (h *holdings) sweep() (drop []*block) {
 	h.kept = 0
 	for _, b := range slices.Clone(h.blocks) {
-		if !b.adopted || b.parked != nil {
+		if b.users == nil || b.parked != nil {
 			continue
 		}
 		if b.inUse() {
 			h.kept++
-		} else if h.park(b) {
+		} else if h.unused(b) {
 			drop = append(drop, b)
 		}
 	}

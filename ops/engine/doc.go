@@ -28,7 +28,15 @@
 // written on the host since (through Host or Accessible) is uploaded
 // before the op: a counted copy, refused under the transfer guard. Free
 // releases an allocation, and Close releases everything the engine still
-// holds, as with gorgonia's CUDA engine. A result Dense the engine makes
+// holds, as with gorgonia's CUDA engine. Memory from Alloc that an
+// operation has used through a Dense over all of it is also released
+// once no Dense the engine saw over it (that one, its views, copies of
+// its header) is alive and over it: gorgonia's solvers Clone every step
+// and hand the clones to tensor.ReturnTensor, which pools the Dense and
+// drops the memory without Free (TestAllocMemoryLivesWhileReachable; mlp
+// TestSolversLiveMemory: device memory flat under every stock solver).
+// Its host memory is pooled, still mapped, as a reclaimed result's below.
+// A result Dense the engine makes
 // itself (for Add, Sum, Gte, …, not one tensor allocates, as for MatMul)
 // is also reclaimed once collected: its device allocation is freed and its
 // host memory pooled, still mapped, so a view that outlived it reads old

@@ -45,8 +45,8 @@ type holdings struct {
 	mu     sync.Mutex
 	blocks []*block // by start address
 	closed bool
-	// adopts counts adoptions since the last sweep, kept the adopted
-	// blocks in use after it (adopted.go).
+	// adopts counts adoptions and allocations since the last sweep, kept
+	// the watched blocks in use after it (adopted.go).
 	adopts, kept int
 	pmu          sync.Mutex
 	pool         []device.HostBlock // reclaimed host memory (see reclaim)
@@ -77,11 +77,14 @@ type block struct {
 	mem     weak.Pointer[byte]
 	memDied runtime.Cleanup
 	users   map[weak.Pointer[tensor.Dense]]struct{}
-	parked  *parkedState
-	ext     []int                             // the root's extents (typed)
-	retype  func(h *holdings, b *block) error // rootOf with elem, h.mu held (typed)
-	elem    reflect.Type                      // root's element type (typed)
-	home    func() error                      // copy device-newer data home, explicitly (typed)
+	// seenWhole: a Dense over all of Alloc's memory was used, so the
+	// block is reclaimed once its users are gone (watched in adopted.go).
+	seenWhole bool
+	parked    *parkedState
+	ext       []int                             // the root's extents (typed)
+	retype    func(h *holdings, b *block) error // rootOf with elem, h.mu held (typed)
+	elem      reflect.Type                      // root's element type (typed)
+	home      func() error                      // copy device-newer data home, explicitly (typed)
 	// deviceDirty reports whether the device holds newer data (typed).
 	deviceDirty func() bool
 	host        func() error // sync home and mark host-written (typed)
@@ -334,15 +337,13 @@ func (h *holdings) alloc(size int64, result bool) (*block, error) {
 	n := int(size) + alignment
 	var raw device.HostBlock
 	var err error
-	switch {
+	switch raw = h.pooled(n); {
+	case raw != nil:
+		h.work.pooled.Add(1) // a reclaimed block's: cleared below unless a result's
 	case !result:
 		raw, err = allocHost(h.dev, n)
 		h.work.pinned.Add(1)
 	default:
-		if raw = h.pooled(n); raw != nil {
-			h.work.pooled.Add(1)
-			break
-		}
 		// The host side of a result is read only after a copy home, if
 		// ever: memory the system backs with pages once touched, not
 		// pinned memory (a driver call, and page-locking, per Alloc).
@@ -360,13 +361,23 @@ func (h *holdings) alloc(size int64, result bool) (*block, error) {
 		h.clear(bytesAt(b.start, b.size)) // tensor's Denses start at zero
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.closed {
+		h.mu.Unlock()
 		raw.Free()
 		return nil, errClosed(fmt.Sprintf("Alloc of %d bytes", size))
 	}
 	i, _ := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
 	h.blocks = slices.Insert(h.blocks, i, b)
+	// Denses tensor's pool recycled are never collected: a sweep, amortized
+	// over allocations, lets go of the memory only they reached.
+	var drop []*block
+	if h.adopts++; !result && h.adopts >= 16+h.kept {
+		drop = h.sweep()
+	}
+	h.mu.Unlock()
+	for _, o := range drop {
+		o.free(h)
+	}
 	return b, nil
 }
 

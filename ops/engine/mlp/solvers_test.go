@@ -33,6 +33,7 @@ type solverRun struct {
 	gcEvery bool                      // debug.SetGCPercent(1) and runtime.GC() between steps
 	gcAlong bool                      // and runtime.GC() over and over while the steps run (between ops)
 	noBind  bool                      // the machine without BindDualValues (gradients read from the grad nodes)
+	live    bool                      // record trained.live
 	reshape bool                      // x and w0 given flat and reshaped in the graph (gorgonia's Reshape makes a ShallowClone of the value)
 	stepErr func(step int, err error) // called with a solver's error, ending the run (else the test fails)
 }
@@ -88,6 +89,7 @@ type trained struct {
 	losses  []float32
 	weights [][][]float32 // [step][layer]
 	moved   device.Stats  // the device's counters over the run
+	live    [][2]int64    // the device's live allocations and bytes after each step (collected), when solverRun.live
 }
 
 // runSolver trains r for steps steps on e (nil: tensor's standard engine).
@@ -207,8 +209,13 @@ func runSolver(t testing.TB, r solverRun, e *engine.Engine, steps int) trained {
 			ws = append(ws, readWeights(t, e, w.Value().(*tensor.Dense)))
 		}
 		res.weights = append(res.weights, ws)
-		if r.gcEvery {
+		if r.gcEvery || r.live {
 			runtime.GC()
+		}
+		if r.live && e != nil {
+			runtime.GC()
+			st := e.Device().Stats()
+			res.live = append(res.live, [2]int64{st.AllocsLive, st.BytesLive})
 		}
 	}
 	if e != nil {
