@@ -145,7 +145,9 @@
 //	                             tensor refuses them ("Inaccesible data")
 //	At, SetAt on Go memory the engine adopted (gorgonia's registers)
 //	                             stale / as Data()
-//	Clone                        Memcpy: a device copy of device-newer data
+//	Clone, SafeT (Transpose)     Memcpy: a device copy of float data whose device copy
+//	                             is current (no transfer); other data is copied on the
+//	                             host and uploaded at its first use    TestCloneThenZero
 //	Sprint, Formatter            one counted copy home; refused under the guard
 //	Host(d), Accessible          current values; writes uploaded before the next op
 //	Host(d) written, then first use under device.SetGuard(true)

@@ -181,12 +181,14 @@ func (e *Engine) Memcpy(dst, src tensor.Memory) error {
 		sh.mu.Lock()
 		srcNewer := sb.deviceDirty != nil && sb.deviceDirty()
 		sh.mu.Unlock()
-		// tensor's Clone: a copy of device-newer data takes the source's
-		// type and is made on the device. A source current on the host is
-		// copied there and the copy stays untyped, so host writes that
-		// follow (gorgonia zeroes a Clone with Dense.Zero, which the engine
-		// never sees) reach the device with its first use.
-		if untyped && sr != nil && srcNewer {
+		// tensor's Clone (and SafeT, Transpose's first step): a copy of
+		// data the device holds current takes the source's type and is
+		// made on the device. Host writes that follow (gorgonia zeroes a
+		// Clone with Dense.Zero, which the engine never sees) are seen
+		// through the sentinels, which only float memory carries: other
+		// memory current on the host is copied there and stays untyped,
+		// so such writes reach the device with its first use.
+		if untyped && sr != nil && (srcNewer || onDevice(sr.Raw())) {
 			f, err := typeFns.get(selem, "Memcpy")
 			if err != nil {
 				return err
@@ -211,11 +213,30 @@ func (e *Engine) Memcpy(dst, src tensor.Memory) error {
 	if err := e.readable(src); err != nil {
 		return err
 	}
-	if _, err := e.Accessible(dst); err != nil {
-		return err
+	// Untyped memory has no device copy: its host bytes are its values,
+	// written here as through Data before a first use (uploaded then, an
+	// explicit copy). Other memory is made current on the host first.
+	if db == nil || !dh.untyped(db) {
+		if _, err := e.Accessible(dst); err != nil {
+			return err
+		}
 	}
 	copy(bytesAt(dst.Uintptr(), dst.MemSize()), bytesAt(src.Uintptr(), src.MemSize()))
 	return nil
+}
+
+// untyped reports whether b has no Array yet (no device copy).
+func (h *holdings) untyped(b *block) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return b.root == nil && b.parked == nil
+}
+
+// onDevice reports whether r is float memory whose device copy is
+// current, so a copy of it is made there.
+func onDevice(r *array.Raw) bool {
+	t := r.Type()
+	return t.Code == array.Float && (t.Bits == 32 || t.Bits == 64) && !r.HostOnly() && r.Device() != nil && !r.HostDirty()
 }
 
 // fill sets v to x: on the device when v's memory has an allocation there.

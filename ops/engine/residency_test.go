@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -153,7 +154,26 @@ func TestAdoptsGoMemory(t *testing.T) {
 func TestCloneThenZero(t *testing.T) {
 	e, dev := testEngine(t)
 	a := onDevice(t, e, []float32{1, 2, 3}, 3)
-	c := a.Clone().(*tensor.Dense)
+	before := dev.Stats()
+	was := device.SetGuard(true)
+	c := a.Clone().(*tensor.Dense) // a's device copy is current: made there
+	_, err := tensor.Add(c, c)
+	device.SetGuard(was)
+	must(t, err)
+	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 {
+		t.Fatalf("a clone of float data current on the device, and its use, moved %v", m)
+	}
+	// Integer memory carries no sentinel: a clone of it stays host memory
+	// until its first use, so the zeros reach the device.
+	ia := onDevice(t, e, []int32{4, 5, 6}, 3)
+	ic := ia.Clone().(*tensor.Dense)
+	ic.Zero()
+	is, err := tensor.Add(ia, ic)
+	must(t, err)
+	if got := hostVals[int32](t, is.(*tensor.Dense)); !slices.Equal(got, []int32{4, 5, 6}) {
+		t.Fatalf("int a + zeroed clone = %v, want [4 5 6]", got)
+	}
+	c = a.Clone().(*tensor.Dense)
 	c.Zero()
 	s, err := tensor.Add(a, c)
 	must(t, err)
@@ -161,8 +181,8 @@ func TestCloneThenZero(t *testing.T) {
 
 	sq, err := a.Mul(a) // device-dirty
 	must(t, err)
-	before := dev.Stats()
-	was := device.SetGuard(true)
+	before = dev.Stats()
+	was = device.SetGuard(true)
 	c2 := sq.Clone().(*tensor.Dense)
 	device.SetGuard(was)
 	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 {

@@ -28,7 +28,7 @@ var coverage = []struct {
 }{
 	{"Mul (matmul) by xᵀ", func(x, b *gorgonia.Node) (*gorgonia.Node, error) {
 		return gorgonia.Mul(x, gorgonia.Must(gorgonia.Transpose(x)))
-	}, "", 2, 1, true}, // gorgonia writes the transpose on the host: its upload is refused under the guard
+	}, "", 1, 1, false}, // tensor's SafeT copies x with the engine's Memcpy: on the device
 	{"Rectify", func(x, b *gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Rectify(x) }, "", 1, 1, false},
 	{"LeakyRelu", func(x, b *gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.LeakyRelu(x, 0.1) }, "", 1, 2, false},
 	{"Tanh", wrap(gorgonia.Tanh), "", 1, 1, false},
@@ -37,7 +37,7 @@ var coverage = []struct {
 	{"Max along 1", func(x, b *gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Max(x, 1) }, "", 1, 1, false},
 	{"SoftMax", func(x, b *gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.SoftMax(x) }, "", 1, 1, false},
 	{"BroadcastAdd (bias)", func(x, b *gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.BroadcastAdd(x, b, nil, []byte{0}) }, "", 1, 1, false},
-	{"Transpose", func(x, b *gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Transpose(x) }, "", 2, 1, true},
+	{"Transpose", func(x, b *gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Transpose(x) }, "", 2, 1, false}, // gorgonia makes the gradient seed on the host (ones) for both Σ and the transposed back-pass
 	{"Dropout", func(x, b *gorgonia.Node) (*gorgonia.Node, error) { return gorgonia.Dropout(x, 0) }, "", 1, 1, false},
 	{"Neg", wrap(gorgonia.Neg), "", 1, 1, false},
 	{"Abs", wrap(gorgonia.Abs), "", 1, 1, false},
