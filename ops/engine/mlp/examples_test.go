@@ -574,6 +574,7 @@ func TestGorgoniaExamples(t *testing.T) {
 						defer e.Close()
 						got, err := run(exSetup{e: e, docs: docs}, ex.steps)
 						if !docs && ex.naturalErr != "" {
+							t.Logf("natural: %v", err)
 							if err == nil || !strings.Contains(err.Error(), ex.naturalErr) {
 								t.Fatalf("got %v, want the error %q", err, ex.naturalErr)
 							}

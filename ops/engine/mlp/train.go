@@ -22,6 +22,11 @@ type Config struct {
 	Steps     int
 	LearnRate float64
 	Seed      uint64
+	// Stock: gorgonia's own recipe, unchanged: the loss −mean(Σ y⊙log
+	// SoftMax(z)) and gorgonia's VanillaSolver on the device too (it
+	// zeroes gradients with Dense.Zero, which the engine sees through its
+	// sentinels), instead of the log-sum-exp loss and deviceStep.
+	Stock     bool
 	trackLive bool // record Result.Live (collects garbage after each step)
 }
 
@@ -159,7 +164,11 @@ func newTrainer(cfg Config, e *engine.Engine) (*trainer, error) {
 			}
 		}
 	}
-	loss, err := crossEntropy(h, y, cfg.Batch)
+	lossOf := crossEntropy
+	if cfg.Stock {
+		lossOf = stockCrossEntropy
+	}
+	loss, err := lossOf(h, y, cfg.Batch)
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +204,7 @@ func (t *trainer) run(guard bool) error {
 	if err := t.vm.RunAll(); err != nil {
 		return err
 	}
-	if t.e == nil {
+	if t.e == nil || t.cfg.Stock {
 		return t.solver.Step(gorgonia.NodesToValueGrads(t.learnables))
 	}
 	return deviceStep(t.e, t.learnables, t.cfg.LearnRate)
@@ -241,6 +250,32 @@ func crossEntropy(z, y *gorgonia.Node, batch int) (*gorgonia.Node, error) {
 		return nil, err
 	}
 	return gorgonia.Mean(per)
+}
+
+// stockCrossEntropy is the loss as gorgonia's examples write it:
+// −mean over the batch of Σ_j y_ij·log softmax(z)_ij.
+func stockCrossEntropy(z, y *gorgonia.Node, _ int) (*gorgonia.Node, error) {
+	p, err := gorgonia.SoftMax(z)
+	if err != nil {
+		return nil, err
+	}
+	logp, err := gorgonia.Log(p)
+	if err != nil {
+		return nil, err
+	}
+	yl, err := gorgonia.HadamardProd(y, logp)
+	if err != nil {
+		return nil, err
+	}
+	per, err := gorgonia.Sum(yl, 1)
+	if err != nil {
+		return nil, err
+	}
+	m, err := gorgonia.Mean(per)
+	if err != nil {
+		return nil, err
+	}
+	return gorgonia.Neg(m)
 }
 
 // scalar reads a scalar Value: gorgonia's own scalar, or a 0-D Dense.
