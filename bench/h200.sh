@@ -101,6 +101,12 @@ if [ -x bin/mlp ]; then
 	# The same engine on device/cuda (ops through NVRTC, GEMM through
 	# cuBLAS): mlp-cuda.log.
 	step mlp-cuda 120 env LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64 bin/mlp -device cuda -bench -batch 1024 -warmup 30 -steps 300 "${mlp_flag[@]}"
+	# gorgonia's own recipe unchanged (issue 33: SoftMax and Log for the
+	# loss, its VanillaSolver): mlp-stock.log on NVIDIA OpenCL beside the
+	# standard engine on the CPU cores, mlp-stock-cuda.log on CUDA.
+	step mlp-stock 300 env HL_OCL_PLATFORM_NAME=NVIDIA bin/mlp -stock -bench -batch 1024 -warmup 5 -steps 50 -std -std-steps 10 \
+		-json "$OUT/mlp-stock.json" "${mlp_flag[@]}"
+	step mlp-stock-cuda 120 env LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64 bin/mlp -stock -device cuda -bench -batch 1024 -warmup 30 -steps 300 "${mlp_flag[@]}"
 fi
 
 # The first transfers into a fresh allocation run at half speed on NVIDIA,
