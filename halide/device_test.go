@@ -3,7 +3,7 @@ package halide_test
 import (
 	"errors"
 	"fmt"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 	"os"
 	"runtime"
 	"strconv"
@@ -125,12 +125,12 @@ func TestSeveralDevices(t *testing.T) {
 // context (its compiled programs), so the caller's context is as it was.
 func TestUserContext(t *testing.T) {
 	def := clDevice(t)
-	ctx, err := cl.CreateContext(def.DeviceID())
+	ctx, err := cl.CreateContext(rawID(def))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctx.Release()
-	q, err := ctx.CreateQueue(def.DeviceID(), 0)
+	q, err := ctx.CreateQueue(rawID(def), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,12 +184,12 @@ func TestReopenDefaultNoLeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("many device opens")
 	}
-	if d := clDevice(t); !strings.Contains(d.Platform().Name(), "Portable") {
+	if d := clDevice(t); !strings.Contains(d.PlatformName(), "Portable") {
 		// The RSS bound below is PoCL's (measured there). On the H200's
 		// NVIDIA OpenCL RSS grew 2.2 MB a reopen while TestUserContext,
 		// which counts the context's references exactly on every driver,
 		// passed: the growth is the driver's, not a context we keep.
-		t.Skipf("an RSS bound measured on PoCL; %s is another driver: TestUserContext checks the release", d.Platform().Name())
+		t.Skipf("an RSS bound measured on PoCL; %s is another driver: TestUserContext checks the release", d.PlatformName())
 	}
 	const w, h = 64, 64
 	run := func() {
@@ -321,4 +321,10 @@ func TestCallOnForeignOpenCL(t *testing.T) {
 	if s := d.Stats(); s.H2DCalls != 0 || s.AllocsLive != 0 || in.Device() != nil {
 		t.Fatalf("the refused call moved or allocated: %v, input on %v", s, in.Device())
 	}
+}
+
+// rawID is d's cl_device_id, through the module's raw access.
+func rawID(d *opencl.Device) cl.DeviceID {
+	_, id, _, _, _ := cl.Raw(d)
+	return id
 }

@@ -12,11 +12,11 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
-	"github.com/resident-go/resident/device/opencl/cl"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/blur"
 	"github.com/resident-go/resident/halide/examples/brighter"
 	"github.com/resident-go/resident/halide/examples/callbacks"
+	"github.com/resident-go/resident/internal/cl"
 )
 
 // freshCL opens a device of its own (its own context): the runtime builds
@@ -325,7 +325,7 @@ func TestChosenTargetDecodes(t *testing.T) {
 // platform of that name has (PoCL's gpu, NVIDIA's cpu), which does not.
 func TestCOpenCLPlatform(t *testing.T) {
 	def := clDevice(t)
-	platform, typ := def.Platform().Name(), typeName(def.DeviceID().Type())
+	platform, typ := def.PlatformName(), typeName(def.Type())
 	defer blur.CSetOpenCLPlatform("", "")
 	blur.CSetOpenCLPlatform(platform, typ)
 	chosen, err := halide.OpenCLDevice()

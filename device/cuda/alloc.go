@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/cu"
 	"github.com/resident-go/resident/internal/devkit"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/cu"
 	"github.com/resident-go/resident/internal/devkit"
 )
 
@@ -283,11 +283,18 @@ func (d *Device) API() string { return "CUDA" }
 // Device's CUstream (device.Native).
 func (d *Device) Handles() (ctx, queue uintptr) { return uintptr(d.s.ctx), uintptr(d.s.stream) }
 
-// Context returns the primary CUcontext; the Device owns its retain.
-func (d *Device) Context() cu.Context { return d.s.ctx }
-
-// Stream returns the Device's stream; the Device owns it.
-func (d *Device) Stream() cu.Stream { return d.s.stream }
+// cu.Raw gives this module's packages the primary CUcontext (the Device
+// owns its retain) and the Device's stream; the public package hands out
+// no binding types (Handles gives the raw handles).
+func init() {
+	cu.Raw = func(d any) (cu.Context, cu.Stream, bool) {
+		cd, ok := d.(*Device)
+		if !ok {
+			return 0, 0, false
+		}
+		return cd.s.ctx, cd.s.stream, true
+	}
+}
 
 // Value is packages' per-device state, made by init on first use.
 func (d *Device) Value(key any, init func() any) any { return d.s.vals.Value(key, init) }

@@ -1,5 +1,5 @@
 // Package cuda is the CUDA implementation of device.Device, over the CUDA
-// driver API loaded at run time: package cu below it dlopens libcuda.so.1
+// driver API loaded at run time: the module's internal binding (internal/cu) dlopens libcuda.so.1
 // (and cuBLAS for GEMM) with our own declarations, so the module builds
 // with gcc alone and, where there is no CUDA, Open and Default return an
 // error wrapping ErrNoCUDA that names what is missing (the library, cuInit's

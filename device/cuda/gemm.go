@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/cu"
 )
 
 var _ device.Gemmer = (*Device)(nil)

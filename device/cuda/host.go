@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/cu"
 )
 
 // HostBlock is pinned host memory from cuMemHostAlloc. Transfers from or

@@ -15,8 +15,8 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda/cu"
 	"github.com/resident-go/resident/internal/clcuda"
+	"github.com/resident-go/resident/internal/cu"
 )
 
 // The device.Kernels side: package ops' OpenCL C kernels, translated to

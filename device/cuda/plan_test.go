@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/cu"
 	"github.com/resident-go/resident/internal/devkit"
 )
 

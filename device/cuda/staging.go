@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda/cu"
+	"github.com/resident-go/resident/internal/cu"
 	"github.com/resident-go/resident/internal/devkit"
 )
 

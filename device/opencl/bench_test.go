@@ -243,7 +243,7 @@ func BenchmarkMallocFree(b *testing.B) {
 // 17 µs for NVIDIA OpenCL from C).
 func BenchmarkKernelLaunch(b *testing.B) {
 	d, _ := benchDevices(b)
-	p, err := d.Context().BuildProgram(d.DeviceID(), "", `__kernel void one(__global int *x) { x[get_global_id(0)] += 1; }`)
+	p, err := d.clContext().BuildProgram(d.clDeviceID(), "", `__kernel void one(__global int *x) { x[get_global_id(0)] += 1; }`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func BenchmarkKernelLaunch(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for range b.N {
-		if err := d.Queue().EnqueueKernel(k, nil, []int{256}, nil, nil, nil); err != nil {
+		if err := d.clQueue().EnqueueKernel(k, nil, []int{256}, nil, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 		if err := d.Sync(); err != nil {

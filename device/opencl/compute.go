@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 )
 
 // The device.Kernels and device.Native adapter: what package ops (and a

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 	"github.com/resident-go/resident/internal/devkit"
 )
 
@@ -99,7 +99,7 @@ type state struct {
 	maxAlloc int
 	stage    bool
 	counters devkit.Counters
-	subID    bool // id is a sub-device this state releases (OpenGroup)
+	subID    bool // id is a sub-device this state releases (Split, Several)
 
 	pool devkit.Pool // allocations, the cache, the closed flag
 	// gate: every call into the driver passes it; Close shuts it before
@@ -217,23 +217,48 @@ func (d *Device) isClosed() bool { return d.s.gate.IsShut() || d.s.pool.Closed()
 // Name names the device and its platform.
 func (d *Device) Name() string { return d.s.name }
 
-// The device's OpenCL objects, for code that calls the binding (package
-// cl) itself; their Handle methods give the raw cl_context,
-// cl_command_queue, cl_device_id and cl_platform_id. The Device owns them:
-// don't Release them.
+// The device's OpenCL objects, for this module's code that calls the
+// binding (internal/cl) itself; cl.Raw gives them to other packages of the
+// module. The Device owns them: don't Release them. Outside the module,
+// Handles gives the raw cl_context and cl_command_queue.
 
-// Context returns the device's context.
-func (d *Device) Context() *cl.Context { return d.s.ctx }
+func (d *Device) clContext() *cl.Context    { return d.s.ctx }
+func (d *Device) clQueue() *cl.CommandQueue { return d.s.queue }
+func (d *Device) clDeviceID() cl.DeviceID   { return d.s.id }
+func (d *Device) clPlatform() cl.Platform   { return d.s.platform }
 
-// Queue returns the device's in-order queue.
-func (d *Device) Queue() *cl.CommandQueue { return d.s.queue }
+func init() {
+	cl.Raw = func(d any) (cl.Platform, cl.DeviceID, *cl.Context, *cl.CommandQueue, bool) {
+		od, ok := d.(*Device)
+		if !ok {
+			return cl.Platform{}, cl.DeviceID{}, nil, nil, false
+		}
+		return od.s.platform, od.s.id, od.s.ctx, od.s.queue, true
+	}
+}
 
-// DeviceID returns the device's identity, for info queries (Name,
-// Extensions, MaxComputeUnits…).
-func (d *Device) DeviceID() cl.DeviceID { return d.s.id }
+// Type is the device's kind (CPU, GPU, accelerator).
+func (d *Device) Type() DeviceType { return d.s.id.Type() }
 
-// Platform returns the device's platform.
-func (d *Device) Platform() cl.Platform { return d.s.platform }
+// PlatformName is the name of the device's OpenCL platform.
+func (d *Device) PlatformName() string { return d.s.platform.Name() }
+
+// BuildLog builds src with options for this device and returns the
+// compiler's log (for tuners reading what a driver says of a kernel, such
+// as NVIDIA's -cl-nv-verbose register counts); a failed build is a
+// *BuildError holding the log.
+func (d *Device) BuildLog(src, options string) (string, error) {
+	if err := d.s.enter(); err != nil {
+		return "", err
+	}
+	defer d.s.gate.Leave()
+	p, err := d.build(src, options)
+	if err != nil {
+		return "", err
+	}
+	defer p.Release()
+	return p.BuildLog(d.s.id)
+}
 
 // build creates and builds a program for this device; a failed build
 // returns a *BuildError with the log.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 	"runtime"
 	"sync"
 	"testing"
@@ -252,7 +252,7 @@ func TestHighRank(t *testing.T) {
 
 func TestMallocTooLarge(t *testing.T) {
 	d := open(t, Options{})
-	for _, n := range []int{int(d.DeviceID().MaxMemAllocSize()) + 1, 1 << 50} {
+	for _, n := range []int{int(d.clDeviceID().MaxMemAllocSize()) + 1, 1 << 50} {
 		a, err := d.Malloc(n)
 		if err == nil {
 			d.Free(a)
@@ -477,7 +477,7 @@ func TestSubBufferAlign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Queue().WriteBuffer(cl.WrapBuffer(mem, al), 0, bytes.Repeat([]byte{7}, al), nil); err != nil {
+	if err := d.clQueue().WriteBuffer(cl.WrapBuffer(mem, al), 0, bytes.Repeat([]byte{7}, al), nil); err != nil {
 		t.Fatal(err)
 	}
 	cl.Release(cl.KindMem, mem)

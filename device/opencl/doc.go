@@ -1,8 +1,8 @@
 // Package opencl is the OpenCL implementation of device.Device: Open,
 // Default and Wrap give a Device; Options choose and tune it. The raw
-// binding (OpenCL's objects and handles, enqueues, events) is package cl
-// below it; Device.Context, Queue and DeviceID reach its objects, and
-// their Handle methods the raw handles.
+// binding (OpenCL's objects and handles, enqueues, events) is internal to
+// the module (internal/cl); Device.Handles gives the raw cl_context and
+// cl_command_queue, as Halide's raw_buffer() gives a buffer's handle.
 //
 // Device adds what a residency library needs on top of the binding:
 // selection like Halide's runtime (HL_OCL_PLATFORM_NAME, HL_OCL_DEVICE_TYPE;

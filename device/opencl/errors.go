@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 )
 
 // ErrClosed is returned by a Device used after Close; it wraps

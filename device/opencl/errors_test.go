@@ -3,7 +3,7 @@ package opencl
 import (
 	"errors"
 	"fmt"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 	"strings"
 	"testing"
 )

@@ -4,25 +4,19 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 )
 
-// Choose returns the platform and device Open(o) would open.
-func Choose(o Options) (cl.Platform, cl.DeviceID, error) {
-	o.defaults()
-	return choose(&o)
-}
-
-// OpenGroup opens one Device on each of ids, which must share a platform,
+// openGroup opens one Device on each of ids, which must share a platform,
 // all in one context, each with its own in-order queue. Their buffers are
 // usable by one another, so device.CopyBetween copies between them
 // directly (CopyFromPeer). Each Device closes on its own; the context goes
 // with the last. The Devices take the IDs over: each releases its own
 // when it closes (sub-devices are reference-counted).
-func OpenGroup(o Options, ids ...cl.DeviceID) ([]*Device, error) {
+func openGroup(o Options, ids ...cl.DeviceID) ([]*Device, error) {
 	o.defaults()
 	if len(ids) == 0 {
-		return nil, errors.New("opencl: OpenGroup: no devices")
+		return nil, errors.New("opencl: opening a group: no devices")
 	}
 	ctx, err := cl.CreateContext(ids...)
 	if err != nil {
@@ -67,14 +61,15 @@ func OpenGroup(o Options, ids ...cl.DeviceID) ([]*Device, error) {
 var ErrCannotSplit = errors.New("opencl: the device cannot be split")
 
 // Split opens the device Open(o) would choose as parts Devices of one
-// context, each with an equal share of its compute units (SubDevices,
-// then OpenGroup): several devices on one CPU, for tests and benchmarks
+// context, each with an equal share of its compute units (sub-devices):
+// several devices on one CPU, for tests and benchmarks
 // of placement.
 func Split(o Options, parts int) ([]*Device, error) {
 	if parts < 1 {
 		return nil, fmt.Errorf("opencl: Split(%d): want at least one part", parts)
 	}
-	_, id, err := Choose(o)
+	o.defaults()
+	_, id, err := choose(&o)
 	if err != nil {
 		return nil, fmt.Errorf("%w: no device: %w", ErrCannotSplit, err)
 	}
@@ -96,7 +91,7 @@ func split(o Options, id cl.DeviceID, parts int) ([]*Device, error) {
 	for _, s := range subs[parts:] {
 		cl.ReleaseDevice(s)
 	}
-	return OpenGroup(o, subs[:parts]...)
+	return openGroup(o, subs[:parts]...)
 }
 
 // Several opens n Devices to spread work over, in one context: the first
@@ -107,7 +102,8 @@ func Several(o Options, n int) ([]*Device, error) {
 	if n < 1 {
 		return nil, fmt.Errorf("opencl: Several(%d): want at least one device", n)
 	}
-	p, id, err := Choose(o)
+	o.defaults()
+	p, id, err := choose(&o)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +112,7 @@ func Several(o Options, n int) ([]*Device, error) {
 		return nil, err
 	}
 	if len(ids) >= n {
-		return OpenGroup(o, ids[:n]...)
+		return openGroup(o, ids[:n]...)
 	}
 	devs, err := split(o, id, n)
 	if err != nil {

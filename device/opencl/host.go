@@ -6,7 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 )
 
 // HostBlock is pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer mapped

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 	"math"
 	"strings"
 	"testing"
@@ -34,7 +34,7 @@ func f32bytes(f []float32) []byte {
 
 func TestSaxpy(t *testing.T) {
 	d := open(t, Options{})
-	p, err := d.Context().BuildProgram(d.DeviceID(), "", saxpySrc)
+	p, err := d.clContext().BuildProgram(d.clDeviceID(), "", saxpySrc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestSaxpy(t *testing.T) {
 	if err := k.SetArgs(float32(3), xa, ya, int32(n)); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Queue().EnqueueKernel(k, nil, []int{1024}, nil, nil, nil); err != nil {
+	if err := d.clQueue().EnqueueKernel(k, nil, []int{1024}, nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := make([]byte, 4*n)
@@ -96,7 +96,7 @@ func TestSaxpy(t *testing.T) {
 
 func TestBuildError(t *testing.T) {
 	d := open(t, Options{})
-	_, err := d.Context().BuildProgram(d.DeviceID(), "", "__kernel void broken(__global float *x) { x[0] = 1.0f +; }")
+	_, err := d.clContext().BuildProgram(d.clDeviceID(), "", "__kernel void broken(__global float *x) { x[0] = 1.0f +; }")
 	var be *BuildError
 	if !errors.As(err, &be) {
 		t.Fatalf("got %v, want a *BuildError", err)
@@ -111,7 +111,7 @@ func TestBuildError(t *testing.T) {
 		t.Errorf("message %q", err)
 	}
 	// Through the binding, with no device list: every device's log.
-	p, err := d.Context().CreateProgram("__kernel void k() { undefined_fn(); }")
+	p, err := d.clContext().CreateProgram("__kernel void k() { undefined_fn(); }")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,18 +129,28 @@ func TestBinding(t *testing.T) {
 	if err != nil || len(ps) == 0 {
 		t.Fatalf("Platforms: %v, %v", ps, err)
 	}
-	if d.Platform().Name() == "" || d.DeviceID().Name() == "" || d.DeviceID().MaxMemAllocSize() <= 0 || d.DeviceID().MemBaseAddrAlign() <= 0 {
-		t.Errorf("info: %q %q %d %d", d.Platform().Name(), d.DeviceID().Name(), d.DeviceID().MaxMemAllocSize(), d.DeviceID().MemBaseAddrAlign())
+	if d.PlatformName() != d.clPlatform().Name() || d.Type() != d.clDeviceID().Type() {
+		t.Errorf("PlatformName %q Type %v, binding %q %v", d.PlatformName(), d.Type(), d.clPlatform().Name(), d.clDeviceID().Type())
 	}
-	if d.Context().Handle() == 0 || d.Queue().Handle() == 0 || d.DeviceID().Handle() == 0 || !strings.HasPrefix(d.Name(), "opencl:") {
-		t.Errorf("handles %#x %#x %#x, name %q", d.Context().Handle(), d.Queue().Handle(), d.DeviceID().Handle(), d.Name())
+	if log, err := d.BuildLog(saxpySrc, ""); err != nil {
+		t.Errorf("BuildLog of a good program: %v (log %q)", err, log)
 	}
-	ctx, err := cl.CreateContext(d.DeviceID())
+	var be *BuildError
+	if _, err := d.BuildLog("__kernel void broken(__global float *x) { x[0] = 1.0f +; }", ""); !errors.As(err, &be) || len(be.Logs) == 0 || be.Logs[0].Log == "" {
+		t.Errorf("BuildLog of a broken program: %v, want a *BuildError with its log", err)
+	}
+	if d.clPlatform().Name() == "" || d.clDeviceID().Name() == "" || d.clDeviceID().MaxMemAllocSize() <= 0 || d.clDeviceID().MemBaseAddrAlign() <= 0 {
+		t.Errorf("info: %q %q %d %d", d.clPlatform().Name(), d.clDeviceID().Name(), d.clDeviceID().MaxMemAllocSize(), d.clDeviceID().MemBaseAddrAlign())
+	}
+	if d.clContext().Handle() == 0 || d.clQueue().Handle() == 0 || d.clDeviceID().Handle() == 0 || !strings.HasPrefix(d.Name(), "opencl:") {
+		t.Errorf("handles %#x %#x %#x, name %q", d.clContext().Handle(), d.clQueue().Handle(), d.clDeviceID().Handle(), d.Name())
+	}
+	ctx, err := cl.CreateContext(d.clDeviceID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctx.Release()
-	q, err := ctx.CreateQueue(d.DeviceID(), cl.QueueProfiling)
+	q, err := ctx.CreateQueue(d.clDeviceID(), cl.QueueProfiling)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +253,7 @@ func TestDefault(t *testing.T) {
 	}
 	t.Setenv(EnvPlatformName, "")
 	t.Setenv(EnvDeviceType, "cpu")
-	if dd, err := Open(Options{}); err != nil || dd.DeviceID().Type()&DeviceCPU == 0 {
+	if dd, err := Open(Options{}); err != nil || dd.clDeviceID().Type()&DeviceCPU == 0 {
 		t.Errorf("Open(cpu): %v", err)
 	} else {
 		dd.Close()

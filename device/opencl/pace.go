@@ -4,7 +4,7 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 )
 
 // Work queued without a sync grows the driver's queue without bound (PoCL

@@ -4,13 +4,13 @@ import (
 	"fmt"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 )
 
 var _ device.PeerCopier = (*Device)(nil)
 
 // CopyFromPeer copies n bytes from src, an allocation of another Device of
-// the same context (OpenGroup), to dst on d with one clEnqueueCopyBuffer on
+// the same context (Split, Several), to dst on d with one clEnqueueCopyBuffer on
 // d's queue, once src's device has finished its queued work. Devices with
 // separate contexts cannot share buffers: it reports false for them, and
 // device.CopyBetween stages through the host instead.

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 )
 
 // Environment variables read by Open when the Options leave a choice open;

@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 	"github.com/resident-go/resident/internal/plumb"
 )
 

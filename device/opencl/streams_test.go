@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/internal/plumb/plumbtest"
 )
@@ -17,12 +17,12 @@ import (
 // back to its references).
 func TestStreams(t *testing.T) {
 	owner := open(t, Options{})
-	ctx, err := cl.CreateContext(owner.DeviceID())
+	ctx, err := cl.CreateContext(owner.clDeviceID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctx.Release()
-	q, err := ctx.CreateQueue(owner.DeviceID(), 0)
+	q, err := ctx.CreateQueue(owner.clDeviceID(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package opencl
 import (
 	"fmt"
 
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 )
 
 // Wrap makes a Device over a cl_context and in-order cl_command_queue the

@@ -2,7 +2,7 @@ package opencl
 
 import (
 	"bytes"
-	"github.com/resident-go/resident/device/opencl/cl"
+	"github.com/resident-go/resident/internal/cl"
 	"testing"
 )
 
@@ -10,12 +10,12 @@ import (
 // drops only its own references, and hooks run before the release.
 func TestWrap(t *testing.T) {
 	owner := open(t, Options{}) // only to find a device and load OpenCL
-	ctx, err := cl.CreateContext(owner.DeviceID())
+	ctx, err := cl.CreateContext(owner.clDeviceID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ctx.Release()
-	q, err := ctx.CreateQueue(owner.DeviceID(), 0)
+	q, err := ctx.CreateQueue(owner.clDeviceID(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,8 +29,8 @@ func TestWrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Context().Handle() != ctx.Handle() || d.Queue().Handle() != q.Handle() || d.DeviceID().Handle() != owner.DeviceID().Handle() {
-		t.Errorf("wrapped device has context %#x queue %#x device %#x", d.Context().Handle(), d.Queue().Handle(), d.DeviceID().Handle())
+	if d.clContext().Handle() != ctx.Handle() || d.clQueue().Handle() != q.Handle() || d.clDeviceID().Handle() != owner.clDeviceID().Handle() {
+		t.Errorf("wrapped device has context %#x queue %#x device %#x", d.clContext().Handle(), d.clQueue().Handle(), d.clDeviceID().Handle())
 	}
 	r := dense(1, 1000)
 	src := pattern(r.Bytes(), 3)
@@ -83,7 +83,7 @@ func TestWrap(t *testing.T) {
 	if _, err := Wrap(ctx.Handle(), 0, Options{}); err == nil {
 		t.Error("Wrap with a null queue succeeded")
 	}
-	other, err := cl.CreateContext(owner.DeviceID())
+	other, err := cl.CreateContext(owner.clDeviceID())
 	if err != nil {
 		t.Fatal(err)
 	}

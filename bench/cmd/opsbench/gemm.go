@@ -226,13 +226,11 @@ func (b *bench) ptxasInfo(elem int, c [6]int) {
 	}
 	b.logged[key] = true
 	src, opt := opstune.Gemm.Source(b.d, elem, c)
-	p, err := b.d.Context().BuildProgram(b.d.DeviceID(), opt+" -cl-nv-verbose", src)
+	log, err := b.d.BuildLog(src, opt+" -cl-nv-verbose")
 	if err != nil {
 		fmt.Fprintf(b.out, "    (verbose build failed: %v)\n", err)
 		return
 	}
-	defer p.Release()
-	log, _ := p.BuildLog(b.d.DeviceID())
 	for _, l := range strings.Split(log, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			fmt.Fprintf(b.out, "    %s\n", l)

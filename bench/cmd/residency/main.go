@@ -116,7 +116,7 @@ func run(o options, cmd string, stdout, stderr io.Writer) error {
 		}
 		cfg.Device = dev
 		if d, ok := dev.(*opencl.Device); ok {
-			cpu = d.DeviceID().Type()&opencl.DeviceGPU == 0
+			cpu = d.Type()&opencl.DeviceGPU == 0
 		}
 	}
 	if cfg.Reps == 0 {

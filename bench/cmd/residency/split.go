@@ -45,7 +45,7 @@ func runSplit(o options, cmd string, stdout, stderr io.Writer) error {
 	reps := o.reps
 	if reps == 0 {
 		reps = 7
-		if cls[0].DeviceID().Type()&opencl.DeviceGPU != 0 {
+		if cls[0].Type()&opencl.DeviceGPU != 0 {
 			reps = 30
 		}
 	}

@@ -10,7 +10,7 @@ import (
 // Halves opens the two halves of the OpenCL CPU device (PoCL's in CI) in
 // one context (opencl.Split), closed when the test ends. It skips where
 // the device cannot be split (ErrCannotSplit) and fails on other errors,
-// so a broken OpenGroup still fails the test.
+// so a broken group still fails the test.
 func Halves(t testing.TB) (*opencl.Device, *opencl.Device) {
 	t.Helper()
 	devs, err := opencl.Split(opencl.Options{Type: opencl.DeviceCPU}, 2)
