@@ -16,8 +16,6 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda"
-	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -237,32 +235,31 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 		msg, hmsg := runtimeMessage(&f.c.ctx)
 		// The device closed under the call: the runtime found no context
 		// ("null context or cmd_queue") or failed in it.
-		var closed error
-		switch {
-		case p.opencl && closing(dev):
-			closed = opencl.ErrClosed
-		case p.cuda && cuClosing(dev):
-			closed = cuda.ErrClosed
-		}
-		if closed != nil {
-			e := p.closedError(dev, msg, closed)
+		if p.gpu && p.glue.closing(dev) {
+			e := p.closedError(dev, msg, closedErr(p.glue.api))
 			e.HalideMsg = hmsg
 			return e
 		}
-		if p.opencl {
-			if o := buildOptions(dev); o != "" {
-				msg += fmt.Sprintf(" (OpenCL build options on %s: %q; set with SetOpenCLBuildOptions, halide_opencl_set_build_options or $HL_OCL_BUILD_OPTIONS)", dev.Name(), o)
-			}
+		if p.gpu && p.glue.note != nil {
+			msg += p.glue.note(dev)
 		}
 		return &Error{Pipeline: p.name, Code: int(rc), Msg: msg, HalideMsg: hmsg}
 	}
-	if err == nil && p.opencl {
+	if pace := p.pace(); err == nil && pace != nil {
 		// Bounded work in flight: blocks while the queue is too far ahead.
-		if err = plumb.OpenCL.Pace(dev); errors.Is(err, device.ErrClosed) {
+		if err = pace(dev); errors.Is(err, device.ErrClosed) {
 			err = p.closedError(dev, err.Error(), err)
 		}
 	}
 	return err
+}
+
+// pace is the backend's bound on work in flight on a device; nil: none.
+func (p *Pipeline) pace() func(device.Device) error {
+	if !p.gpu {
+		return nil
+	}
+	return p.glue.backend().Pace
 }
 
 // closedError is a call's failure because its device closed under it; it

@@ -4,12 +4,10 @@ package halide
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda"
 )
 
 // CUDA pipelines (halide-gen -target cuda) run on a CUDA device: a
@@ -22,19 +20,28 @@ import (
 // pointer takes the offset as it is: every view, aligned or not, runs in
 // place. The residency rules are the OpenCL pipelines' (residency.go).
 
-// The methods of clDevice name nothing OpenCL-specific: a CUDA Device has
-// them all.
-var _ clDevice = (*cuda.Device)(nil)
+// cuGlue runs pipelines whose target names cuda on a CUDA device.
+var cuGlue = &glue{
+	api:           "CUDA",
+	match:         func(t string) bool { return hasFeature(t, "cuda") },
+	kind:          "a CUDA device",
+	open:          "cuda.Open, CUDADevice()",
+	noDevice:      "run on a machine with an NVIDIA driver (libcuda.so.1), pass a device (cuda.Open) or build the generator for the host or OpenCL",
+	defaultDevice: CUDADevice,
+	enter:         enterCU,
+	closing:       cuClosing,
+	setDevice:     setCUDADevice,
+}
+
+// After OpenCL's: a target naming both runs on OpenCL.
+func init() {
+	cuGlue.acquires = cudaAcquires // set here: it refers to cuGlue
+	glues = append(glues, cuGlue)
+}
 
 // asCU is d as a CUDA device, or false when d is not one. The methods a
 // call needs of its device (clDevice's) name nothing OpenCL-specific.
-func asCU(d device.Device) (clDevice, bool) {
-	if n, ok := d.(device.Native); !ok || n.API() != cuda.Lang {
-		return nil, false
-	}
-	c, ok := d.(clDevice)
-	return c, ok
-}
+func asCU(d device.Device) (clDevice, bool) { return cuGlue.as(d) }
 
 // cuKey is the key of a device's cuEntry in its Value state.
 type cuKey struct{}
@@ -61,7 +68,7 @@ func cuStateOf(d clDevice) (*cuEntry, error) {
 	})
 	e := d.Value(cuKey{}, func() any { return newCUEntry(d) }).(*cuEntry)
 	if e.shut() || d.Closed() {
-		return nil, cuda.ErrClosed
+		return nil, closedErr("CUDA")
 	}
 	cuMu.Lock()
 	ok := e.cu != nil
@@ -69,7 +76,7 @@ func cuStateOf(d clDevice) (*cuEntry, error) {
 	switch {
 	case ok:
 	case e.shut() || d.Closed():
-		return nil, cuda.ErrClosed
+		return nil, closedErr("CUDA")
 	default:
 		return nil, fmt.Errorf("out of C memory for the device's state")
 	}
@@ -113,61 +120,31 @@ func cuClosing(d clDevice) bool {
 }
 
 // CUDADevice returns the default device of CUDA pipelines: cuda.Default()
-// (device $RESIDENT_CUDA_DEVICE, else 0). Where there is no CUDA the error
-// wraps cuda.ErrNoCUDA and says what is missing.
-func CUDADevice() (*cuda.Device, error) { return cuda.Default() }
+// (device $RESIDENT_CUDA_DEVICE, else 0), an *cuda.Device found through
+// the backend registry. Where there is no CUDA the error wraps
+// cuda.ErrNoCUDA and says what is missing.
+func CUDADevice() (device.Device, error) { return backendDefault("CUDA") }
 
 // CUDA reports whether the pipeline runs on CUDA.
-func (p *Pipeline) CUDA() bool { return p.cuda }
+func (p *Pipeline) CUDA() bool { return p.glue == cuGlue }
 
-// cudaDevice is deviceFor's second half for a CUDA pipeline: where is the
-// device the placement rule chose (nil: none yet, so CUDADevice()).
-func (p *Pipeline) cudaDevice(f *frame, where device.Device, explicit bool) (clDevice, error) {
-	var dev clDevice
-	if where != nil {
-		d, ok := asCU(where)
-		if !ok {
-			return nil, p.notCUDA(where, explicit)
-		}
-		dev = d
-	} else {
-		d, err := CUDADevice()
-		if err != nil {
-			return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: "no CUDA device: " + err.Error() +
-				": run on a machine with an NVIDIA driver (libcuda.so.1), pass a device (cuda.Open) or build the generator for the host or OpenCL"}
-		}
-		dev = d
-	}
-	e, err := cuStateOf(dev)
+// enterCU makes d's C state, enters d's gate and routes f's ctx to it.
+func enterCU(p *Pipeline, f *frame, d clDevice) error {
+	e, err := cuStateOf(d)
 	if err == nil && !e.enter() {
-		err = cuda.ErrClosed
-	}
-	if errors.Is(err, device.ErrClosed) {
-		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-			"the device %s is closed: pass an open one to SetDevice or CallOn (cuda.Open), or nil to SetDevice for the default", dev.Name())}
+		err = closedErr("CUDA")
 	}
 	if err != nil {
-		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: fmt.Sprintf("device %s: %v", dev.Name(), err)}
+		return err
 	}
 	f.gate = &e.clEntry // left when the call returns
 	C.gohl_cu_bind(&f.c.ctx, e.cu)
-	return dev, nil
-}
-
-// notCUDA is the error of a CUDA pipeline placed on d, a device of
-// another kind.
-func (p *Pipeline) notCUDA(d device.Device, explicit bool) error {
-	if explicit {
-		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
-			"the pipeline runs on CUDA and %s is not a CUDA device: pass one (cuda.Open, CUDADevice()) to CallOn, SetDevice or Options.Device, or build the generator for the host or OpenCL", d.Name())}
-	}
-	return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
-		"the operands live on %s, which is not a CUDA device, and the pipeline runs on CUDA: move them to one (Array.MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", d.Name())}
+	return nil
 }
 
 // setCUDADevice points the call's buffer at byte off of the allocation
 // whose root CUdeviceptr is mem.
-func (p *Pipeline) setCUDADevice(f *frame, cb *C.gohl_buf, mem uintptr, off int) error {
+func setCUDADevice(p *Pipeline, f *frame, cb *C.gohl_buf, mem uintptr, off int) error {
 	ptr := uint64(mem) + uint64(off)
 	if cb.kind == C.GOHL_DEV_CUDA && uint64(cb.mem) == ptr {
 		return nil // the frame's previous call had the same pointer

@@ -8,14 +8,98 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda"
-	"github.com/resident-go/resident/device/opencl"
+	_ "github.com/resident-go/resident/halide/internal/backends" // links and registers OpenCL and CUDA
 	"github.com/resident-go/resident/internal/place"
+	"github.com/resident-go/resident/internal/plumb"
 )
+
+// glue is the Halide runtime adapter of one device API (opencl.go,
+// cuda.go): its C side hands Halide's runtime for that API the call's
+// device (context and queue or stream) and sets buffers' device handles
+// as that runtime takes them. A pipeline's target picks its glue; the
+// device package behind the API registered itself (plumb.Backend), and
+// package halide names none.
+type glue struct {
+	api   string              // device.Native's API, plumb.Backend's key
+	match func(t string) bool // whether target t runs on this API
+	kind  string              // "an OpenCL device", for messages
+	open  string              // how a user opens such a device, for messages
+	// noDevice is the fix when the default device cannot be opened.
+	noDevice string
+	// defaultDevice is the placement rule's device when nothing chose one.
+	defaultDevice func() (device.Device, error)
+	// enter makes d's runtime state, lets the call into d's gate (left
+	// when the call returns: f.gate) and routes f's ctx to d.
+	enter func(p *Pipeline, f *frame, d clDevice) error
+	// closing reports whether d's close has begun.
+	closing func(d clDevice) bool
+	// setDevice points the call's buffer cb at byte off of mem.
+	setDevice func(p *Pipeline, f *frame, cb *C.gohl_buf, mem uintptr, off int) error
+	// acquires counts the runtime's context acquires on d (nil: all).
+	acquires func(d device.Device) int
+	// note is what a runtime failure on d adds to its message; nil: none.
+	note func(d clDevice) string
+
+	once sync.Once
+	be   plumb.Backend // the registered backend of api, found at first use
+}
+
+// backend is the device package registered for g's API: its pacing,
+// alignment and closed sentinel (zero fields where none is linked).
+func (g *glue) backend() *plumb.Backend {
+	g.once.Do(func() { g.be, _ = plumb.BackendOf(g.api) })
+	return &g.be
+}
+
+// glues are the runtime adapters package halide carries, by init.
+var glues []*glue
+
+// glueFor is the adapter of pipelines built for target t; nil: the host.
+func glueFor(t string) *glue {
+	for _, g := range glues {
+		if g.match(t) {
+			return g
+		}
+	}
+	return nil
+}
+
+// as is d as a device of g's API, or false when d is not one (or lacks
+// what calls need).
+func (g *glue) as(d device.Device) (clDevice, bool) {
+	if isNil(d) {
+		return nil, false
+	}
+	b, ok := plumb.BackendFor(d)
+	if !ok || b.API != g.api {
+		return nil, false
+	}
+	c, ok := d.(clDevice)
+	return c, ok
+}
+
+// backendDefault is the default device of the backend registered for api.
+func backendDefault(api string) (device.Device, error) {
+	b, ok := plumb.BackendOf(api)
+	if !ok || b.Default == nil {
+		return nil, fmt.Errorf("halide: no %s backend is linked", api)
+	}
+	return b.Default()
+}
+
+// closedErr is the closed sentinel of api's backend (it wraps
+// device.ErrClosed), or device.ErrClosed itself.
+func closedErr(api string) error {
+	if b, ok := plumb.BackendOf(api); ok && b.Closed != nil {
+		return b.Closed
+	}
+	return device.ErrClosed
+}
 
 // SetDevice makes every later call of the OpenCL pipeline p run on dev
 // (nil: back to the placement rule, whose default is OpenCLDevice()), for
@@ -103,67 +187,55 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 		// The operands' device is closing (the placement rule says so).
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: err.Error()}
 	case errors.Is(err, device.ErrClosed):
-		open := "opencl.Open"
-		if _, ok := asCU(explicit); ok && p.cuda {
-			err, open = cuda.ErrClosed, "cuda.Open" // wraps device.ErrClosed
-		} else if _, ok := asCL(explicit); ok {
-			err = opencl.ErrClosed // wraps device.ErrClosed
+		if b, ok := plumb.BackendFor(explicit); ok && b.Closed != nil {
+			err = b.Closed // wraps device.ErrClosed
 		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-			"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", explicit.Name(), open)}
+			"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", explicit.Name(), p.glue.open)}
 	case err != nil:
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: err.Error()}
 	}
-	if p.cuda {
-		return p.cudaDevice(f, where, explicit != nil)
-	}
+	g := p.glue
 	var dev clDevice
 	if where != nil {
-		d, ok := asCL(where)
+		d, ok := g.as(where)
 		if !ok {
-			return nil, p.notOpenCL(where, explicit != nil)
+			return nil, p.notOn(where, explicit != nil)
 		}
 		dev = d
-	}
-	if dev == nil {
-		d, err := OpenCLDevice()
+	} else {
+		d, err := g.defaultDevice()
 		if err != nil {
-			return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: "no OpenCL device: " + err.Error() +
-				": install an OpenCL driver (PoCL: apt-get install pocl-opencl-icd), select one with HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, or build the generator for the host"}
+			return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: "no " + g.api + " device: " + err.Error() + ": " + g.noDevice}
 		}
-		dev = d
+		if dev, _ = g.as(d); dev == nil {
+			return nil, p.notOn(d, true)
+		}
 	}
-	e, err := clStateOf(dev)
-	if err == nil && !e.enter() {
-		err = opencl.ErrClosed
-	}
-	if errors.Is(err, opencl.ErrClosed) {
-		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-			"the device %s is closed: pass an open one to SetDevice or CallOn (opencl.Open), or nil to SetDevice for the default", dev.Name())}
-	}
-	if err != nil {
+	if err := g.enter(p, f, dev); err != nil {
+		var he *Error
+		if errors.As(err, &he) {
+			return nil, err
+		}
+		if errors.Is(err, device.ErrClosed) {
+			return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
+				"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", dev.Name(), g.open)}
+		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: fmt.Sprintf("device %s: %v", dev.Name(), err)}
 	}
-	// Inside the gate until call returns (f.gate): the device's close
-	// waits for this call before it releases anything the call uses.
-	f.gate = e
-	if err := p.checkTexture(e.cl); err != nil {
-		return nil, err
-	}
-	bindCL(&f.c.ctx, e.cl)
-	f.c.ctx.texture = 0
 	return dev, nil
 }
 
-// notOpenCL is the error of an OpenCL pipeline placed on d, a device of
-// another kind: chosen explicitly, or where the operands live.
-func (p *Pipeline) notOpenCL(d device.Device, explicit bool) error {
+// notOn is the error of a GPU pipeline placed on d, a device of another
+// API: chosen explicitly, or where the operands live.
+func (p *Pipeline) notOn(d device.Device, explicit bool) error {
+	api := p.glue.api
 	if explicit {
 		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
-			"the pipeline runs on OpenCL and %s is not an OpenCL device: pass one (opencl.Open, opencl.Wrap, OpenCLDevice()) to CallOn, SetDevice or Options.Device, or build the generator for the host", d.Name())}
+			"the pipeline runs on %s and %s is not %s: pass one (%s) to CallOn, SetDevice or Options.Device, or build the generator for the host", api, d.Name(), p.glue.kind, p.glue.open)}
 	}
 	return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
-		"the operands live on %s, which is not an OpenCL device, and the pipeline runs on OpenCL: move them to one (Array.MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", d.Name())}
+		"the operands live on %s, which is not %s, and the pipeline runs on %s: move them to one (Array.MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", d.Name(), p.glue.kind, api)}
 }
 
 // bindCL routes ctx to cl as it is now: if cl is retired and reused for

@@ -8,13 +8,68 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/internal/devkit"
 	"github.com/resident-go/resident/internal/plumb"
 )
+
+// clGlue runs pipelines whose target names opencl on an OpenCL device.
+var clGlue = &glue{
+	api:           "OpenCL",
+	match:         func(t string) bool { return strings.Contains(t, "opencl") },
+	kind:          "an OpenCL device",
+	open:          "opencl.Open, opencl.Wrap, OpenCLDevice()",
+	noDevice:      "install an OpenCL driver (PoCL: apt-get install pocl-opencl-icd), select one with HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, or build the generator for the host",
+	defaultDevice: OpenCLDevice,
+	enter:         enterCL,
+	closing:       closing,
+	setDevice:     setCLDevice,
+	note:          clNote,
+}
+
+func init() {
+	clGlue.acquires = contextAcquires // set here: it refers to clGlue
+	glues = append(glues, clGlue)
+}
+
+// enterCL makes d's C state, enters d's gate and routes f's ctx to the
+// state; it refuses pipelines that use GPU textures.
+func enterCL(p *Pipeline, f *frame, d clDevice) error {
+	e, err := clStateOf(d)
+	if err == nil && !e.enter() {
+		err = closedErr("OpenCL")
+	}
+	if err != nil {
+		return err
+	}
+	// Inside the gate until call returns (f.gate): the device's close
+	// waits for this call before it releases anything the call uses.
+	f.gate = e
+	if err := p.checkTexture(e.cl); err != nil {
+		return err
+	}
+	bindCL(&f.c.ctx, e.cl)
+	f.c.ctx.texture = 0
+	return nil
+}
+
+// setCLDevice points the call's buffer at byte off of cl_mem mem: a
+// wrapped handle, or a crop of one (dropped in finish).
+func setCLDevice(p *Pipeline, f *frame, cb *C.gohl_buf, mem uintptr, off int) error {
+	if uintptr(cb.mem) == mem && int(cb.off) == off && cb.kind != C.GOHL_DEV_NONE {
+		return nil // the frame's previous call had the same handle
+	}
+	if off != 0 {
+		f.crops = true
+	}
+	if rc := C.gohl_buf_set_device(&f.c.ctx, cb, C.uint64_t(mem), C.int64_t(off)); rc != 0 {
+		return p.runtimeError(f, rc)
+	}
+	return nil
+}
 
 // clDevice is what an OpenCL call needs of its device: the native
 // context and queue (device.Native, API "OpenCL"), per-device state
@@ -30,17 +85,9 @@ type clDevice interface {
 	Value(key any, init func() any) any
 }
 
-var _ clDevice = (*opencl.Device)(nil)
-
 // asCL is d as an OpenCL device, or false when d is not one (or lacks
 // what calls need).
-func asCL(d device.Device) (clDevice, bool) {
-	if n, ok := d.(device.Native); !ok || n.API() != "OpenCL" || !plumb.OpenCL.Owns(d) {
-		return nil, false // pacing and alignment are device/opencl's
-	}
-	c, ok := d.(clDevice)
-	return c, ok
-}
+func asCL(d device.Device) (clDevice, bool) { return clGlue.as(d) }
 
 // clKey is the key of a device's clEntry in its Value state. The entry
 // lives as long as the device and never points back to it.
@@ -97,7 +144,7 @@ func clStateOf(d clDevice) (*clEntry, error) {
 	})
 	e := d.Value(clKey{}, func() any { return newCLEntry(d) }).(*clEntry)
 	if e.shut() || d.Closed() {
-		return nil, opencl.ErrClosed
+		return nil, closedErr("OpenCL")
 	}
 	clMu.Lock()
 	ok := e.cl != nil
@@ -106,7 +153,7 @@ func clStateOf(d clDevice) (*clEntry, error) {
 	case ok:
 	case e.shut() || d.Closed():
 		// Closed between the check above and here: Close dropped e.cl.
-		return nil, opencl.ErrClosed
+		return nil, closedErr("OpenCL")
 	default:
 		return nil, fmt.Errorf("out of C memory for the device's state")
 	}
@@ -161,8 +208,9 @@ func closing(d clDevice) bool {
 // halide_opencl_set_platform_name or halide_opencl_set_device_type, it is
 // the device those name instead (opened once per choice, kept open).
 // Pipeline.SetDevice and CallOn choose another. Its Stats count every
-// transfer a call makes.
-func OpenCLDevice() (*opencl.Device, error) {
+// transfer a call makes. It is an *opencl.Device, found through the
+// backend registry: package halide imports no device package.
+func OpenCLDevice() (device.Device, error) {
 	// Default and Open load OpenCL (RTLD_GLOBAL) before the first pipeline
 	// runs, so the runtime resolves it from the same libOpenCL.so.1
 	// instead of dlopening libOpenCL.so, which on some machines lists
@@ -171,7 +219,7 @@ func OpenCLDevice() (*opencl.Device, error) {
 	// An empty choice (C set "", as a clear) is no choice: opencl.Open
 	// reads the environment for it, as Default does.
 	if unchosen(name, "HL_OCL_PLATFORM_NAME") && unchosen(typ, "HL_OCL_DEVICE_TYPE") {
-		return opencl.Default()
+		return backendDefault("OpenCL")
 	}
 	return cChosenDevice(name, typ)
 }
@@ -190,30 +238,26 @@ func cString(s *C.char) string {
 // cChosen are the devices C's platform and device-type choices named.
 var cChosen struct {
 	mu   sync.Mutex
-	devs map[[2]string]*opencl.Device
+	devs map[[2]string]device.Device
 }
 
-func cChosenDevice(name, typ string) (*opencl.Device, error) {
+func cChosenDevice(name, typ string) (device.Device, error) {
 	cChosen.mu.Lock()
 	defer cChosen.mu.Unlock()
 	key := [2]string{name, typ}
-	if d := cChosen.devs[key]; d != nil && !d.Closed() {
-		return d, nil
+	if d, ok := cChosen.devs[key].(interface{ Closed() bool }); ok && !d.Closed() {
+		return cChosen.devs[key], nil
 	}
-	o := opencl.Options{Platform: name}
-	if typ != "" {
-		t, err := opencl.ParseDeviceType(typ)
-		if err != nil {
-			return nil, fmt.Errorf("halide: the OpenCL device type set with halide_opencl_set_device_type: %w", err)
-		}
-		o.Type = t
+	b, ok := plumb.BackendOf("OpenCL")
+	if !ok || b.Select == nil {
+		return nil, fmt.Errorf("halide: the OpenCL device C chose (halide_opencl_set_platform_name %q, halide_opencl_set_device_type %q): no OpenCL backend is linked", name, typ)
 	}
-	d, err := opencl.Open(o)
+	d, err := b.Select(name, typ)
 	if err != nil {
 		return nil, fmt.Errorf("halide: the OpenCL device C chose (halide_opencl_set_platform_name %q, halide_opencl_set_device_type %q): %w", name, typ, err)
 	}
 	if cChosen.devs == nil {
-		cChosen.devs = map[[2]string]*opencl.Device{}
+		cChosen.devs = map[[2]string]device.Device{}
 	}
 	cChosen.devs[key] = d
 	return d, nil

@@ -150,9 +150,8 @@ func (a *Arg) want() string {
 type Pipeline struct {
 	name    string
 	target  string
-	opencl  bool
-	cuda    bool // a CUDA pipeline (cuda.go)
-	gpu     bool // opencl or cuda: its calls follow the device residency rules
+	glue    *glue // the runtime adapter of its device API (device.go); nil: host
+	gpu     bool  // glue != nil: its calls follow the device residency rules
 	argv    unsafe.Pointer
 	args    []Arg // every argument of NAME_argv, __user_context included
 	params  []int // indices in args of what Call takes
@@ -187,7 +186,16 @@ func (p *Pipeline) Target() string {
 }
 
 // OpenCL reports whether the pipeline runs on OpenCL.
-func (p *Pipeline) OpenCL() bool { return p.opencl }
+func (p *Pipeline) OpenCL() bool { return p.glue == clGlue }
+
+// API is the device API the pipeline runs on, as device.Native names it
+// ("OpenCL", "CUDA"), or "" for a host pipeline.
+func (p *Pipeline) API() string {
+	if p.glue == nil {
+		return ""
+	}
+	return p.glue.api
+}
 
 // Args describes the arguments Call takes, in order.
 func (p *Pipeline) Args() []Arg {
@@ -228,9 +236,8 @@ func load() {
 			target: C.GoString(md.target),
 			argv:   C.gohl_registry_argv(C.int(i)),
 		}
-		p.opencl = strings.Contains(p.target, "opencl")
-		p.cuda = !p.opencl && hasFeature(p.target, "cuda")
-		p.gpu = p.opencl || p.cuda
+		p.glue = glueFor(p.target)
+		p.gpu = p.glue != nil
 		p.placeOp = "pipeline " + p.name
 		cargs := unsafe.Slice(md.arguments, int(md.num_arguments))
 		for j := range cargs {

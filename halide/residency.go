@@ -136,7 +136,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 				// hooks run before the gate shuts): nothing to run on.
 				return p.closedError(dev, fmt.Sprintf("argument %q was let go by its device", a.Name), device.ErrClosed)
 			}
-			if p.opencl && (b.alloc.Offset()+b.off)%plumb.OpenCL.SubBufferAlign(dev) != 0 {
+			if align := p.glue.backend().SubBufferAlign; align != nil && (b.alloc.Offset()+b.off)%align(dev) != 0 {
 				// Halide 14 makes a sub-buffer of an offset handle, whose
 				// origin must be aligned: run on an aligned copy.
 				if err := b.makeTemp(dev); err != nil {
@@ -150,17 +150,8 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 			}
 		}
 		mem, off := b.handle()
-		if p.cuda {
-			if err := p.setCUDADevice(f, cb, mem, off); err != nil {
-				return err
-			}
-		} else if uintptr(cb.mem) != mem || int(cb.off) != off || cb.kind == C.GOHL_DEV_NONE {
-			if off != 0 {
-				f.crops = true // dropped in finish
-			}
-			if rc := C.gohl_buf_set_device(&f.c.ctx, cb, C.uint64_t(mem), C.int64_t(off)); rc != 0 {
-				return p.runtimeError(f, rc)
-			}
+		if err := p.glue.setDevice(p, f, cb, mem, off); err != nil {
+			return err
 		}
 		// After set_device, which clears device_dirty when it wraps.
 		if in && b.alloc != nil && r.DeviceDirty() {
