@@ -1,6 +1,6 @@
 package halide
 
-// #include "shim.h"
+// #include "cl.h"
 // #include "HalideRuntimeOpenCL.h"
 import "C"
 

@@ -1,6 +1,6 @@
 package halide
 
-// #include "shim.h"
+// #include "cl.h"
 import "C"
 
 import (
@@ -239,7 +239,7 @@ func (p *Pipeline) notOn(d device.Device, explicit bool) error {
 }
 
 // bindCL routes ctx to cl as it is now: if cl is retired and reused for
-// another device meanwhile (shim.c recycles them), the runtime's acquire
+// another device meanwhile (cl.c recycles them), the runtime's acquire
 // for ctx fails instead of handing it the other device's context.
 func bindCL(ctx *C.gohl_ctx, cl *C.gohl_cl) {
 	ctx.cl = cl

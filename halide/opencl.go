@@ -1,6 +1,6 @@
 package halide
 
-// #include "shim.h"
+// #include "cl.h"
 // #include "HalideRuntimeOpenCL.h"
 import "C"
 
@@ -133,7 +133,7 @@ func gateFor(d clDevice, c io.Closer) *devkit.Gate {
 
 var reuseOnce sync.Once
 
-// clStateOf returns d's C state (context, queue, lock: shim.c hands them
+// clStateOf returns d's C state (context, queue, lock: cl.c hands them
 // to the runtime through halide_acquire_cl_context, named in the call's
 // user_context), making it on first use.
 func clStateOf(d clDevice) (*clEntry, error) {

@@ -2,6 +2,7 @@ package halide
 
 // #include <stdlib.h>
 // #include "setters.h"
+// #include "cl.h"
 import "C"
 
 import (
