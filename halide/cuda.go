@@ -1,10 +1,8 @@
 package halide
 
-// #include "cuda.h"
-import "C"
-
 import (
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"sync"
 
 	"github.com/resident-go/resident/device"
@@ -54,8 +52,8 @@ var cuMu sync.Mutex
 // for the calls inside, then closes the entry (the runtime's modules for
 // the context go).
 type cuEntry struct {
-	clEntry            // the gate; its cl stays nil
-	cu      *C.gohl_cu // nil until made, and once the device closed
+	clEntry        // the gate; its cl stays nil
+	cu      *rt.CU // nil until made, and once the device closed
 }
 
 var cuReuseOnce sync.Once
@@ -64,7 +62,7 @@ var cuReuseOnce sync.Once
 func cuStateOf(d clDevice) (*cuEntry, error) {
 	cuReuseOnce.Do(func() {
 		// Device intermediates stay between calls, as for OpenCL.
-		C.halide_reuse_device_allocations(nil, true)
+		rt.ReuseDeviceAllocations(true)
 	})
 	e := d.Value(cuKey{}, func() any { return newCUEntry(d) }).(*cuEntry)
 	if e.shut() || d.Closed() {
@@ -93,7 +91,7 @@ func newCUEntry(d clDevice) *cuEntry {
 		return e
 	}
 	ctx, stream := d.Handles()
-	e.cu = C.gohl_cu_open(C.uintptr_t(ctx), C.uintptr_t(stream))
+	e.cu = rt.CUDA(ctx, stream)
 	return e
 }
 
@@ -105,7 +103,7 @@ func (e *cuEntry) Close() error {
 	e.cu = nil
 	cuMu.Unlock()
 	if c != nil {
-		C.gohl_cu_close(c)
+		c.Close()
 	}
 	return nil
 }
@@ -138,18 +136,18 @@ func enterCU(p *Pipeline, f *frame, d clDevice) error {
 		return err
 	}
 	f.gate = &e.clEntry // left when the call returns
-	C.gohl_cu_bind(&f.c.ctx, e.cu)
+	e.cu.Bind(&f.c.Ctx)
 	return nil
 }
 
 // setCUDADevice points the call's buffer at byte off of the allocation
 // whose root CUdeviceptr is mem.
-func setCUDADevice(p *Pipeline, f *frame, cb *C.gohl_buf, mem uintptr, off int) error {
+func setCUDADevice(p *Pipeline, f *frame, cb *rt.Buf, mem uintptr, off int) error {
 	ptr := uint64(mem) + uint64(off)
-	if cb.kind == C.GOHL_DEV_CUDA && uint64(cb.mem) == ptr {
+	if cb.Kind == rt.DevCUDA && uint64(cb.Mem) == ptr {
 		return nil // the frame's previous call had the same pointer
 	}
-	if rc := C.gohl_cu_buf_set_device(&f.c.ctx, cb, C.uint64_t(ptr)); rc != 0 {
+	if rc := cb.SetCUDADevice(&f.c.Ctx, ptr); rc != 0 {
 		return p.runtimeError(f, rc)
 	}
 	return nil
@@ -160,7 +158,7 @@ func setCUDADevice(p *Pipeline, f *frame, cb *C.gohl_buf, mem uintptr, off int) 
 // ran on the call's context.
 func cudaAcquires(d device.Device) int {
 	if d == nil {
-		return int(C.gohl_cu_acquires(nil))
+		return int((*rt.CU)(nil).Acquires())
 	}
 	c, ok := asCU(d)
 	if !ok {
@@ -175,13 +173,11 @@ func cudaAcquires(d device.Device) int {
 	if e.cu == nil {
 		return 0
 	}
-	return int(C.gohl_cu_acquires(e.cu))
+	return int(e.cu.Acquires())
 }
 
 // cudaRuntimeTransfers counts the copies between host and device that
 // Halide's CUDA runtime made by itself.
 func cudaRuntimeTransfers() (reads, writes int64) {
-	var r, w C.int64_t
-	C.gohl_cu_runtime_transfers(&r, &w)
-	return int64(r), int64(w)
+	return rt.CUDARuntimeTransfers()
 }

@@ -1,16 +1,12 @@
 package halide
 
-// #include "cl.h"
-import "C"
-
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/resident-go/resident/device"
 	_ "github.com/resident-go/resident/halide/internal/backends" // links and registers OpenCL and CUDA
@@ -39,7 +35,7 @@ type glue struct {
 	// closing reports whether d's close has begun.
 	closing func(d clDevice) bool
 	// setDevice points the call's buffer cb at byte off of mem.
-	setDevice func(p *Pipeline, f *frame, cb *C.gohl_buf, mem uintptr, off int) error
+	setDevice func(p *Pipeline, f *frame, cb *rt.Buf, mem uintptr, off int) error
 	// acquires counts the runtime's context acquires on d (nil: all).
 	acquires func(d device.Device) int
 	// note is what a runtime failure on d adds to its message; nil: none.
@@ -241,10 +237,7 @@ func (p *Pipeline) notOn(d device.Device, explicit bool) error {
 // bindCL routes ctx to cl as it is now: if cl is retired and reused for
 // another device meanwhile (cl.c recycles them), the runtime's acquire
 // for ctx fails instead of handing it the other device's context.
-func bindCL(ctx *C.gohl_ctx, cl *C.gohl_cl) {
-	ctx.cl = cl
-	ctx.cl_gen = C.int64_t(atomic.LoadInt64((*int64)(unsafe.Pointer(&cl.gen))))
-}
+func bindCL(ctx *rt.Ctx, cl *rt.CL) { cl.Bind(ctx) }
 
 // What a pipeline's kernels take, found by the first call.
 const (
@@ -262,7 +255,7 @@ const (
 // entry, before anything else) through our clCreateProgramWithSource,
 // which looks for image parameters and refuses to build them. A pipeline
 // without textures just has its kernels built one call early.
-func (p *Pipeline) checkTexture(cl *C.gohl_cl) error {
+func (p *Pipeline) checkTexture(cl *rt.CL) error {
 	if p.texture.Load() == textureUnknown && !p.boundsQueries() {
 		// Built with no_bounds_query: it cannot be probed safely (it
 		// would take the query's NULL buffers for real ones), so a
@@ -271,10 +264,10 @@ func (p *Pipeline) checkTexture(cl *C.gohl_cl) error {
 	}
 	if p.texture.Load() == textureUnknown {
 		q := p.newQuery()
-		bindCL(&q.f.c.ctx, cl)
-		used := C.gohl_cl_texture_probe(C.uintptr_t(uintptr(p.argv)), q.f.c) != 0
-		p.noteTarget(&q.f.c.ctx) // a multi-target pipeline chose here
-		args := C.GoString(&q.f.c.ctx.texture_args[0])
+		bindCL(&q.f.c.Ctx, cl)
+		used := rt.TextureProbe(p.argv, q.f.c)
+		p.noteTarget(&q.f.c.Ctx) // a multi-target pipeline chose here
+		args := q.f.c.Ctx.TextureArgNames()
 		q.free()
 		if used {
 			names := textureArgNames(args)

@@ -1,11 +1,8 @@
 package halide
 
-// #include "cl.h"
-// #include "HalideRuntimeOpenCL.h"
-import "C"
-
 import (
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"io"
 	"os"
 	"strings"
@@ -51,21 +48,21 @@ func enterCL(p *Pipeline, f *frame, d clDevice) error {
 	if err := p.checkTexture(e.cl); err != nil {
 		return err
 	}
-	bindCL(&f.c.ctx, e.cl)
-	f.c.ctx.texture = 0
+	bindCL(&f.c.Ctx, e.cl)
+	f.c.Ctx.Texture = 0
 	return nil
 }
 
 // setCLDevice points the call's buffer at byte off of cl_mem mem: a
 // wrapped handle, or a crop of one (dropped in finish).
-func setCLDevice(p *Pipeline, f *frame, cb *C.gohl_buf, mem uintptr, off int) error {
-	if uintptr(cb.mem) == mem && int(cb.off) == off && cb.kind != C.GOHL_DEV_NONE {
+func setCLDevice(p *Pipeline, f *frame, cb *rt.Buf, mem uintptr, off int) error {
+	if uintptr(cb.Mem) == mem && int(cb.Off) == off && cb.Kind != rt.DevNone {
 		return nil // the frame's previous call had the same handle
 	}
 	if off != 0 {
 		f.crops = true
 	}
-	if rc := C.gohl_buf_set_device(&f.c.ctx, cb, C.uint64_t(mem), C.int64_t(off)); rc != 0 {
+	if rc := cb.SetDevice(&f.c.Ctx, uint64(mem), int64(off)); rc != 0 {
 		return p.runtimeError(f, rc)
 	}
 	return nil
@@ -107,7 +104,7 @@ var clMu sync.Mutex
 // released, never reaches a released queue, and a call that comes later
 // fails with ErrClosed before it starts.
 type clEntry struct {
-	cl   *C.gohl_cl // nil until made, and once the device closed
+	cl   *rt.CL // nil until made, and once the device closed
 	gate *devkit.Gate
 }
 
@@ -140,7 +137,7 @@ func clStateOf(d clDevice) (*clEntry, error) {
 	reuseOnce.Do(func() {
 		// Pipelines with device intermediates keep them between calls
 		// instead of allocating and freeing each time.
-		C.halide_reuse_device_allocations(nil, true)
+		rt.ReuseDeviceAllocations(true)
 	})
 	e := d.Value(clKey{}, func() any { return newCLEntry(d) }).(*clEntry)
 	if e.shut() || d.Closed() {
@@ -172,7 +169,7 @@ func newCLEntry(d clDevice) *clEntry {
 		return e
 	}
 	ctx, q := d.Handles()
-	e.cl = C.gohl_cl_open(C.uintptr_t(ctx), C.uintptr_t(q))
+	e.cl = rt.OpenCL(ctx, q)
 	return e
 }
 
@@ -186,7 +183,7 @@ func (e *clEntry) Close() error {
 	e.cl = nil
 	clMu.Unlock()
 	if cl != nil {
-		C.gohl_cl_close(cl)
+		cl.Close()
 	}
 	return nil
 }
@@ -215,7 +212,7 @@ func OpenCLDevice() (device.Device, error) {
 	// runs, so the runtime resolves it from the same libOpenCL.so.1
 	// instead of dlopening libOpenCL.so, which on some machines lists
 	// fewer platforms.
-	name, typ := cString(C.halide_opencl_get_platform_name(nil)), cString(C.halide_opencl_get_device_type(nil))
+	name, typ := rt.OpenCLPlatformName(), rt.OpenCLDeviceType()
 	// An empty choice (C set "", as a clear) is no choice: opencl.Open
 	// reads the environment for it, as Default does.
 	if unchosen(name, "HL_OCL_PLATFORM_NAME") && unchosen(typ, "HL_OCL_DEVICE_TYPE") {
@@ -227,13 +224,6 @@ func OpenCLDevice() (device.Device, error) {
 // unchosen reports whether C's value c of setting env leaves the choice
 // to the environment: empty, or the environment's own value.
 func unchosen(c, env string) bool { return c == "" || c == os.Getenv(env) }
-
-func cString(s *C.char) string {
-	if s == nil {
-		return ""
-	}
-	return C.GoString(s)
-}
 
 // cChosen are the devices C's platform and device-type choices named.
 var cChosen struct {
@@ -268,7 +258,7 @@ func cChosenDevice(name, typ string) (device.Device, error) {
 // ran on the call's context.
 func contextAcquires(d device.Device) int {
 	if d == nil {
-		return int(C.gohl_cl_acquires(nil))
+		return int((*rt.CL)(nil).Acquires())
 	}
 	c, ok := asCL(d)
 	if !ok {
@@ -283,12 +273,12 @@ func contextAcquires(d device.Device) int {
 	if e.cl == nil {
 		return 0
 	}
-	return int(C.gohl_cl_acquires(e.cl))
+	return int(e.cl.Acquires())
 }
 
 // reusesAllocations reports whether the runtime keeps device intermediates
 // between calls (halide_reuse_device_allocations).
-func reusesAllocations() bool { return bool(C.halide_can_reuse_device_allocations(nil)) }
+func reusesAllocations() bool { return rt.ReusesDeviceAllocations() }
 
 // callAcrossClose is a test hook: a call of p on args that chose old's
 // runtime state and is still in flight (outside the gate, as a C caller's
@@ -307,7 +297,7 @@ func (p *Pipeline) callAcrossClose(old device.Device, between func() device.Devi
 		return 0, false, err
 	}
 	cl := e.cl
-	bindCL(&f.c.ctx, cl)
+	bindCL(&f.c.Ctx, cl)
 	nd, _ := asCL(between())
 	ne, err := clStateOf(nd)
 	if err != nil {

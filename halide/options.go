@@ -1,10 +1,8 @@
 package halide
 
-// #include "shim.h"
-import "C"
-
 import (
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"sync"
 
 	"github.com/resident-go/resident/device"
@@ -87,26 +85,26 @@ type callState struct {
 // setState makes o's context and hooks the frame's for this call.
 func (f *frame) setState(o *Options) {
 	f.st.ctx, f.st.hooks, f.cb = o.Context, o.Hooks, true
-	var h C.int32_t
+	var h int32
 	if o.Hooks != nil {
 		if o.Hooks.Print != nil {
-			h |= C.GOHL_HOOK_PRINT
+			h |= rt.HookPrint
 		}
 		if o.Hooks.Trace != nil {
-			h |= C.GOHL_HOOK_TRACE
+			h |= rt.HookTrace
 		}
 	}
-	f.c.ctx.hooks = h
+	f.c.Ctx.Hooks = h
 }
 
 // states holds every pooled frame's callState by slot (slot 0 is none).
 var states struct {
 	mu   sync.RWMutex
 	s    []*callState
-	free []C.int32_t
+	free []int32
 }
 
-func addState(st *callState) C.int32_t {
+func addState(st *callState) int32 {
 	states.mu.Lock()
 	defer states.mu.Unlock()
 	if n := len(states.free); n > 0 {
@@ -119,10 +117,10 @@ func addState(st *callState) C.int32_t {
 		states.s = append(states.s, nil)
 	}
 	states.s = append(states.s, st)
-	return C.int32_t(len(states.s) - 1)
+	return int32(len(states.s) - 1)
 }
 
-func dropState(slot C.int32_t) {
+func dropState(slot int32) {
 	if slot <= 0 {
 		return
 	}
@@ -133,7 +131,7 @@ func dropState(slot C.int32_t) {
 }
 
 // stateOf is the callState of slot, nil for none.
-func stateOf(slot C.int32_t) *callState {
+func stateOf(slot int32) *callState {
 	if slot <= 0 {
 		return nil
 	}

@@ -1,10 +1,8 @@
 package halide
 
-// #include "frame.h"
-import "C"
-
 import (
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/plumb"
@@ -95,7 +93,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 			}
 			continue
 		}
-		cb.b.flags = 0
+		cb.B.Flags = 0
 		in := a.Kind == InputBuffer
 		if d := r.Device(); b.move && d != nil && d != device.Device(dev) {
 			if err := plumb.Array.DeviceFree(r); err != nil { // Move: home from the other device
@@ -155,7 +153,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 		}
 		// After set_device, which clears device_dirty when it wraps.
 		if in && b.alloc != nil && r.DeviceDirty() {
-			cb.b.flags = C.halide_buffer_flag_device_dirty
+			cb.B.Flags = rt.DeviceDirty
 		}
 	}
 	return nil
@@ -179,7 +177,7 @@ func (p *Pipeline) prepareDupInput(f *frame, k int, dev clDevice) error {
 			err = dev.Copy(first.temp, 0, first.alloc, first.off, r.Region())
 		}
 		if err == nil && r.DeviceDirty() {
-			b.cb.b.flags = C.halide_buffer_flag_device_dirty
+			b.cb.B.Flags = rt.DeviceDirty
 		}
 	}
 	if err != nil {
@@ -221,7 +219,7 @@ func (p *Pipeline) prepareHost(f *frame) error {
 		if b.r == nil {
 			continue
 		}
-		b.cb.b.flags = 0
+		b.cb.B.Flags = 0
 		if a.Kind == InputBuffer {
 			if err := plumb.Array.SyncHost(b.r); err != nil {
 				return p.transferError(a, "copy to host", err)
@@ -247,10 +245,10 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 		if b.dup || r == nil {
 			continue
 		}
-		if cb.kind == C.GOHL_DEV_NONE && cb.b.device != 0 {
+		if cb.Kind == rt.DevNone && cb.B.Device != 0 {
 			// The runtime allocated on its own (we always pass ours, so this
 			// is a safety net): bring the data home and free it.
-			if rc := C.gohl_buf_reclaim(&f.c.ctx, cb); rc != 0 {
+			if rc := cb.Reclaim(&f.c.Ctx); rc != 0 {
 				keep(p.runtimeError(f, rc))
 			}
 			if ok && r.Writable() {
@@ -258,9 +256,9 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 			}
 			continue
 		}
-		fl := cb.b.flags
-		hostNewer := fl&C.halide_buffer_flag_host_dirty != 0
-		devNewer := fl&C.halide_buffer_flag_device_dirty != 0
+		fl := cb.B.Flags
+		hostNewer := fl&rt.HostDirty != 0
+		devNewer := fl&rt.DeviceDirty != 0
 		switch {
 		case !ok:
 		case !r.Writable():
@@ -299,7 +297,7 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 		// Crop handles hold a reference on their cl_mem: dropped now, so
 		// a pooled frame keeps no device memory alive.
 		f.crops = false
-		if rc := C.gohl_bufs_drop_crops(&f.c.ctx, f.cbufArr, C.int(len(f.cbufs))); rc != 0 {
+		if rc := rt.DropCrops(&f.c.Ctx, f.cbufs); rc != 0 {
 			keep(p.runtimeError(f, rc))
 		}
 	}
@@ -328,8 +326,8 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 	return first
 }
 
-func (p *Pipeline) runtimeError(f *frame, rc C.int) error {
-	msg, hmsg := runtimeMessage(&f.c.ctx)
+func (p *Pipeline) runtimeError(f *frame, rc int) error {
+	msg, hmsg := runtimeMessage(&f.c.Ctx)
 	return &Error{Pipeline: p.name, Code: int(rc), Msg: msg, HalideMsg: hmsg}
 }
 

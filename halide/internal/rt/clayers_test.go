@@ -1,4 +1,4 @@
-package halide_test
+package rt
 
 import (
 	"os"
@@ -61,5 +61,12 @@ func TestCUnitsAcyclic(t *testing.T) {
 	}
 	for u := range deps {
 		visit(u)
+	}
+}
+
+// Every Go mirror has its C struct's layout (init panics otherwise).
+func TestLayout(t *testing.T) {
+	if err := CheckLayout(); err != nil {
+		t.Fatal(err)
 	}
 }
