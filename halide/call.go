@@ -1,6 +1,7 @@
 package halide
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/resident-go/resident/halide/internal/rt"
@@ -159,18 +160,23 @@ func (p *Pipeline) putFrame(f *frame) {
 // allocations freed. Host pipelines get device-dirty inputs copied to host
 // first. Failures are *Error values; the runtime never aborts the process.
 func (p *Pipeline) Call(args ...any) error {
-	return p.callOn(nil, args)
+	return p.callOn(nil, nil, args)
 }
 
-func (p *Pipeline) callOn(o *Options, args []any) error {
+// callOn is every call: ctx (nil: none) may cancel it, o (nil: Call's)
+// are its options.
+func (p *Pipeline) callOn(ctx context.Context, o *Options, args []any) error {
 	if len(args) != len(p.params) {
 		return &Error{Pipeline: p.name, Code: int(ErrArgCount), Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
 	}
+	if err := p.canceled(ctx); err != nil {
+		return err
+	}
 	f := p.getFrame()
-	if o != nil && (o.Context != nil || o.Hooks != nil) {
+	if o != nil && (o.Context != nil || o.Hooks != nil || o.Callbacks) {
 		f.setState(o)
 	}
-	err := p.call(f, o, args)
+	err := p.call(ctx, f, o, args)
 	if err != nil && f.cb && f.st.hooks != nil && f.st.hooks.Error != nil {
 		f.st.hooks.Error(f.st.ctx, err)
 	}
@@ -188,8 +194,10 @@ func (f *frame) leaveGate() {
 }
 
 // call runs the pipeline with the call's options (nil: Call's) on the
-// device deviceFor chooses (device.go).
-func (p *Pipeline) call(f *frame, o *Options, args []any) error {
+// device deviceFor chooses (device.go). When ctx is done once the inputs
+// are in place, the pipeline is not queued: finish frees the call's
+// temporaries and records nothing, as for a failed call.
+func (p *Pipeline) call(ctx context.Context, f *frame, o *Options, args []any) error {
 	if err := p.bind(f, args); err != nil {
 		return err
 	}
@@ -216,6 +224,9 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 		err = p.prepareOpenCL(f, dev)
 	} else {
 		err = p.prepareHost(f)
+	}
+	if err == nil {
+		err = p.canceled(ctx)
 	}
 	rc := 0
 	if err == nil {
@@ -253,6 +264,18 @@ func (p *Pipeline) pace() func(device.Device) error {
 		return nil
 	}
 	return p.glue.backend().Pace
+}
+
+// canceled is the error of a call whose ctx is done (ErrCanceled,
+// wrapping ctx.Err()), nil while it is not or for a nil ctx.
+func (p *Pipeline) canceled(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Pipeline: p.name, Code: int(ErrCanceled), err: err, Msg: "the call's context is done (" + err.Error() + "): the pipeline did not run"}
+	}
+	return nil
 }
 
 // closedError is a call's failure because its device closed under it; it

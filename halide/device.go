@@ -107,6 +107,10 @@ func closedErr(api string) error {
 // shared values (Lookup returns the same one everywhere): to pick a
 // device for one call only, use CallOn or CallWith. Host pipelines ignore
 // it.
+//
+// Deprecated: it changes every caller's calls of the shared Pipeline;
+// choose the device per call with Options.Device (CallWith,
+// CallContext) or CallOn. It keeps working as documented.
 func (p *Pipeline) SetDevice(dev device.Device) {
 	if isNil(dev) {
 		p.dev.Store(nil)
@@ -134,7 +138,7 @@ func (p *Pipeline) CallOn(dev device.Device, args ...any) error {
 	if isNil(dev) && p.gpu {
 		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice(); cuda.Open, CUDADevice() for a CUDA pipeline) or use Call"}
 	}
-	return p.callOn(&Options{Device: dev}, args)
+	return p.callOn(nil, &Options{Device: dev}, args)
 }
 
 // isNil reports whether d is nil or a typed nil pointer (a nil

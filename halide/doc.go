@@ -75,8 +75,12 @@
 // refused in Go first), so that module stays loaded until the process ends.
 //
 // Per call: CallWith(Options{...}, args...) chooses the device, the
-// transfer guard, the user context and the hooks for that call only;
-// SetDevice and WithCallbacks change the shared Pipeline for every call.
+// transfer guard, the user context, the hooks and the entry point
+// (Options.Callbacks) for that call only; CallContext(ctx, Options{...},
+// args...) also stops a call whose ctx is done before the pipeline is
+// queued (ErrCanceled). SetDevice, SetPrint and SetTrace, which change
+// every caller's calls, are deprecated in their favour; WithCallbacks
+// declares a pipeline with Go extern stages once, at init.
 // Options.Context is the call's own user context, a Go value that its
 // hooks (Hooks, TraceEvent.Context) and Go extern stages
 // (ExternCall.Context) receive, while Halide's user_context pointer keeps

@@ -26,7 +26,9 @@ import (
 // SetTrace's function and extern stages written in Go (RegisterExtern). It
 // returns p. Without it, print and trace go to the runtime's defaults and a
 // Go extern stage fails the call. Calls that may call back cost about
-// the same as the others (BenchmarkEntryPoints).
+// the same as the others (BenchmarkEntryPoints). It declares what the
+// pipeline is (halide-gen's wrappers call it at init, before any call);
+// for one call, use Options.Callbacks.
 func (p *Pipeline) WithCallbacks() *Pipeline {
 	p.callsBack.Store(true)
 	return p
@@ -63,6 +65,10 @@ var (
 // descriptor 2). Only calls of pipelines with callbacks (WithCallbacks)
 // reach w; the others print to standard error. w may be called from
 // Halide's worker threads at once, and must not keep the slice it is given.
+//
+// Deprecated: it is process-wide; give a call its own hook with
+// Options.Hooks (Hooks.Print, CallWith), which also takes the entry point
+// that may call Go. It keeps working as documented.
 func SetPrint(w io.Writer) {
 	hooksMu.Lock()
 	defer hooksMu.Unlock()
@@ -81,6 +87,9 @@ type TraceFunc func(e *TraceEvent)
 // written to $HL_TRACE_FILE). Event ids for parents are assigned here. fn
 // must not panic: a panic is reported on standard error and the event
 // dropped.
+//
+// Deprecated: it is process-wide; give a call its own hook with
+// Options.Hooks (Hooks.Trace, CallWith). It keeps working as documented.
 func SetTrace(fn TraceFunc) {
 	hooksMu.Lock()
 	defer hooksMu.Unlock()

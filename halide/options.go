@@ -1,6 +1,7 @@
 package halide
 
 import (
+	"context"
 	"fmt"
 	"github.com/resident-go/resident/halide/internal/rt"
 	"sync"
@@ -36,15 +37,35 @@ type Options struct {
 	Context any
 	// Hooks are the call's own Go hooks; nil: the process-wide ones.
 	Hooks *Hooks
+	// Callbacks runs this call through the entry point that may call
+	// back into Go (Go extern stages, print, trace), as WithCallbacks
+	// does for every call of the pipeline.
+	Callbacks bool
 }
 
 // CallWith is Call with per-call options: the device, the transfer guard,
 // the user context and hooks. It allocates nothing more than Call. The
 // Go hooks and extern stages reach Go only through the entry point that
-// may call back: pipelines with Go extern stages need WithCallbacks (as
-// halide-gen's wrappers set), and a call with Hooks takes it by itself.
+// may call back: pipelines with Go extern stages need it (WithCallbacks,
+// as halide-gen's wrappers set, or Options.Callbacks), and a call with
+// Hooks takes it by itself.
 func (p *Pipeline) CallWith(o Options, args ...any) error {
-	return p.callOn(&o, args)
+	return p.callOn(nil, &o, args)
+}
+
+// CallContext is CallWith under ctx. A call whose ctx is done before it
+// starts, or by the time its inputs are in place on the device, queues
+// nothing more: the pipeline does not run, the call's temporaries are
+// freed, no output is written or marked, and the error has code
+// ErrCanceled and wraps ctx.Err() (errors.Is(err, context.Canceled)).
+// Inputs it uploaded before that stay uploaded, their data unchanged. A
+// pipeline already running completes, as Halide's compiled code has no
+// point to stop at, and the call returns its result.
+func (p *Pipeline) CallContext(ctx context.Context, o Options, args ...any) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return p.callOn(ctx, &o, args)
 }
 
 // guardError is a refusal by the transfer guard: process-wide, the
