@@ -38,7 +38,7 @@ type frame struct {
 	used    int              // bufs bound (those held release a use)
 	crops   bool             // a buffer has a crop handle (dropped in finish)
 	tmpl    []*attachment    // what cbufs[k] was last copied from
-	gate    *clEntry         // the device gate the call is inside, or nil
+	gate    *deviceGate      // the device gate the call is inside, or nil
 	st      *callState       // the call's Go state (options.go); nil for bounds queries
 	cb      bool             // this call has Go hooks: take the entry point that calls Go
 	ins     []*array.Raw     // scratch for place.Where (device.go), cap len(bufs)
@@ -206,7 +206,7 @@ func (p *Pipeline) call(ctx context.Context, f *frame, o *Options, args []any) e
 	if o != nil {
 		want, guard = o.Device, o.Guard
 	}
-	var dev clDevice
+	var dev gpuDevice
 	if p.gpu {
 		var err error
 		if dev, err = p.deviceFor(f, want); err != nil {
@@ -280,7 +280,7 @@ func (p *Pipeline) canceled(ctx context.Context) error {
 
 // closedError is a call's failure because its device closed under it; it
 // wraps device.ErrClosed.
-func (p *Pipeline) closedError(dev clDevice, msg string, err error) *Error {
+func (p *Pipeline) closedError(dev gpuDevice, msg string, err error) *Error {
 	return &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
 		"the device %s closed during the call (%s): its results are lost; close a device only after the calls on it return", dev.Name(), msg)}
 }

@@ -38,8 +38,8 @@ func init() {
 }
 
 // asCU is d as a CUDA device, or false when d is not one. The methods a
-// call needs of its device (clDevice's) name nothing OpenCL-specific.
-func asCU(d device.Device) (clDevice, bool) { return cuGlue.as(d) }
+// call needs of its device (gpuDevice's) name no backend.
+func asCU(d device.Device) (gpuDevice, bool) { return cuGlue.as(d) }
 
 // cuKey is the key of a device's cuEntry in its Value state.
 type cuKey struct{}
@@ -52,14 +52,14 @@ var cuMu sync.Mutex
 // for the calls inside, then closes the entry (the runtime's modules for
 // the context go).
 type cuEntry struct {
-	clEntry        // the gate; its cl stays nil
-	cu      *rt.CU // nil until made, and once the device closed
+	deviceGate
+	cu *rt.CU // nil until made, and once the device closed
 }
 
 var cuReuseOnce sync.Once
 
 // cuStateOf returns d's C state, making it on first use.
-func cuStateOf(d clDevice) (*cuEntry, error) {
+func cuStateOf(d gpuDevice) (*cuEntry, error) {
 	cuReuseOnce.Do(func() {
 		// Device intermediates stay between calls, as for OpenCL.
 		rt.ReuseDeviceAllocations(true)
@@ -82,7 +82,7 @@ func cuStateOf(d clDevice) (*cuEntry, error) {
 }
 
 // newCUEntry makes d's entry (see newCLEntry).
-func newCUEntry(d clDevice) *cuEntry {
+func newCUEntry(d gpuDevice) *cuEntry {
 	e := &cuEntry{}
 	e.gate = gateFor(d, e)
 	cuMu.Lock()
@@ -109,7 +109,7 @@ func (e *cuEntry) Close() error {
 }
 
 // cuClosing reports whether d's close has begun.
-func cuClosing(d clDevice) bool {
+func cuClosing(d gpuDevice) bool {
 	if d.Closed() {
 		return true
 	}
@@ -127,7 +127,7 @@ func CUDADevice() (device.Device, error) { return backendDefault("CUDA") }
 func (p *Pipeline) CUDA() bool { return p.glue == cuGlue }
 
 // enterCU makes d's C state, enters d's gate and routes f's ctx to it.
-func enterCU(p *Pipeline, f *frame, d clDevice) error {
+func enterCU(p *Pipeline, f *frame, d gpuDevice) error {
 	e, err := cuStateOf(d)
 	if err == nil && !e.enter() {
 		err = closedErr("CUDA")
@@ -135,7 +135,7 @@ func enterCU(p *Pipeline, f *frame, d clDevice) error {
 	if err != nil {
 		return err
 	}
-	f.gate = &e.clEntry // left when the call returns
+	f.gate = &e.deviceGate // left when the call returns
 	e.cu.Bind(&f.c.Ctx)
 	return nil
 }

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/resident-go/resident/halide/internal/rt"
+	"io"
 	"reflect"
 	"strings"
 	"sync"
 
 	"github.com/resident-go/resident/device"
 	_ "github.com/resident-go/resident/halide/internal/backends" // links and registers OpenCL and CUDA
+	"github.com/resident-go/resident/internal/devkit"
 	"github.com/resident-go/resident/internal/place"
 	"github.com/resident-go/resident/internal/plumb"
 )
@@ -31,15 +33,15 @@ type glue struct {
 	defaultDevice func() (device.Device, error)
 	// enter makes d's runtime state, lets the call into d's gate (left
 	// when the call returns: f.gate) and routes f's ctx to d.
-	enter func(p *Pipeline, f *frame, d clDevice) error
+	enter func(p *Pipeline, f *frame, d gpuDevice) error
 	// closing reports whether d's close has begun.
-	closing func(d clDevice) bool
+	closing func(d gpuDevice) bool
 	// setDevice points the call's buffer cb at byte off of mem.
 	setDevice func(p *Pipeline, f *frame, cb *rt.Buf, mem uintptr, off int) error
 	// acquires counts the runtime's context acquires on d (nil: all).
 	acquires func(d device.Device) int
 	// note is what a runtime failure on d adds to its message; nil: none.
-	note func(d clDevice) string
+	note func(d gpuDevice) string
 
 	once sync.Once
 	be   plumb.Backend // the registered backend of api, found at first use
@@ -50,6 +52,46 @@ type glue struct {
 func (g *glue) backend() *plumb.Backend {
 	g.once.Do(func() { g.be, _ = plumb.BackendOf(g.api) })
 	return &g.be
+}
+
+// gpuDevice is what a call on a device needs of it: the native context
+// and queue or stream (device.Native), per-device state (Value) and
+// close notification. Calls find it through device.Native and the backend
+// registry (glue.as), never through a concrete type; *opencl.Device and
+// *cuda.Device implement it.
+type gpuDevice interface {
+	device.Device
+	device.Native
+	device.CloseNotifier
+	Closed() bool
+	Value(key any, init func() any) any
+}
+
+// deviceGate is the gate a call passes on its device: the device's own
+// (devkit.Gate), which every call into its driver passes. A call enters
+// before it takes anything from the device (allocations, native handles,
+// the runtime's state) and leaves when it no longer uses any of it; the
+// device's Close shuts the gate and waits for the calls inside before it
+// releases anything.
+type deviceGate struct{ gate *devkit.Gate }
+
+// enter lets a call in; false once the gate is shut.
+func (e *deviceGate) enter() bool { return e.gate.Enter() }
+
+func (e *deviceGate) leave() { e.gate.Leave() }
+
+// shut reports whether the device's close has shut the gate.
+func (e *deviceGate) shut() bool { return e.gate.IsShut() }
+
+// gateFor is d's gate. A device without one of devkit's gets one of the
+// entry's own that its close hook shuts before closing the entry c.
+func gateFor(d gpuDevice, c io.Closer) *devkit.Gate {
+	if g := devkit.GateOf(d); g != nil {
+		return g
+	}
+	g := new(devkit.Gate)
+	d.OnClose(func() { g.Shut(); c.Close() })
+	return g
 }
 
 // glues are the runtime adapters package halide carries, by init.
@@ -67,7 +109,7 @@ func glueFor(t string) *glue {
 
 // as is d as a device of g's API, or false when d is not one (or lacks
 // what calls need).
-func (g *glue) as(d device.Device) (clDevice, bool) {
+func (g *glue) as(d device.Device) (gpuDevice, bool) {
 	if isNil(d) {
 		return nil, false
 	}
@@ -75,7 +117,7 @@ func (g *glue) as(d device.Device) (clDevice, bool) {
 	if !ok || b.API != g.api {
 		return nil, false
 	}
-	c, ok := d.(clDevice)
+	c, ok := d.(gpuDevice)
 	return c, ok
 }
 
@@ -158,7 +200,7 @@ func isNil(d device.Device) bool {
 // with nothing allocated, OpenCLDevice(). It routes the runtime to the
 // device through the frame's user_context and refuses pipelines that use
 // GPU textures, before anything moves.
-func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
+func (p *Pipeline) deviceFor(f *frame, want device.Device) (gpuDevice, error) {
 	explicit := want
 	if explicit == nil {
 		explicit = p.Device()
@@ -196,7 +238,7 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: err.Error()}
 	}
 	g := p.glue
-	var dev clDevice
+	var dev gpuDevice
 	if where != nil {
 		d, ok := g.as(where)
 		if !ok {

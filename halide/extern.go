@@ -93,7 +93,7 @@ type ExternCall struct {
 	kinds []uint32
 	vals  []uint64
 	ctx   any
-	dev   clDevice   // the call's OpenCL device, nil for host calls
+	dev   gpuDevice  // the call's OpenCL device, nil for host calls
 	guard bool       // the call's Options.Guard
 	devs  []devArray // ExternDeviceArray's Arrays, settled after the stage
 }

@@ -3,13 +3,11 @@ package halide
 import (
 	"fmt"
 	"github.com/resident-go/resident/halide/internal/rt"
-	"io"
 	"os"
 	"strings"
 	"sync"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/internal/devkit"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -34,7 +32,7 @@ func init() {
 
 // enterCL makes d's C state, enters d's gate and routes f's ctx to the
 // state; it refuses pipelines that use GPU textures.
-func enterCL(p *Pipeline, f *frame, d clDevice) error {
+func enterCL(p *Pipeline, f *frame, d gpuDevice) error {
 	e, err := clStateOf(d)
 	if err == nil && !e.enter() {
 		err = closedErr("OpenCL")
@@ -44,7 +42,7 @@ func enterCL(p *Pipeline, f *frame, d clDevice) error {
 	}
 	// Inside the gate until call returns (f.gate): the device's close
 	// waits for this call before it releases anything the call uses.
-	f.gate = e
+	f.gate = &e.deviceGate
 	if err := p.checkTexture(e.cl); err != nil {
 		return err
 	}
@@ -68,23 +66,9 @@ func setCLDevice(p *Pipeline, f *frame, cb *rt.Buf, mem uintptr, off int) error 
 	return nil
 }
 
-// clDevice is what an OpenCL call needs of its device: the native
-// context and queue (device.Native, API "OpenCL"), per-device state
-// (Value), close notification, the sub-buffer alignment and pacing. It is
-// the one adapter between package halide and an OpenCL device: asCL finds
-// it through device.Native, never through a concrete type; *opencl.Device
-// implements it.
-type clDevice interface {
-	device.Device
-	device.Native
-	device.CloseNotifier
-	Closed() bool
-	Value(key any, init func() any) any
-}
-
 // asCL is d as an OpenCL device, or false when d is not one (or lacks
 // what calls need).
-func asCL(d device.Device) (clDevice, bool) { return clGlue.as(d) }
+func asCL(d device.Device) (gpuDevice, bool) { return clGlue.as(d) }
 
 // clKey is the key of a device's clEntry in its Value state. The entry
 // lives as long as the device and never points back to it.
@@ -104,28 +88,8 @@ var clMu sync.Mutex
 // released, never reaches a released queue, and a call that comes later
 // fails with ErrClosed before it starts.
 type clEntry struct {
-	cl   *rt.CL // nil until made, and once the device closed
-	gate *devkit.Gate
-}
-
-// enter lets a call in; false once the gate is shut.
-func (e *clEntry) enter() bool { return e.gate.Enter() }
-
-func (e *clEntry) leave() { e.gate.Leave() }
-
-// shut reports whether the device's close has shut the gate.
-func (e *clEntry) shut() bool { return e.gate.IsShut() }
-
-// gateFor is d's gate. A device of another package (none is, today: asCL
-// and asCU take the module's own) gets one of the entry's own that its
-// close hook shuts before closing the entry.
-func gateFor(d clDevice, c io.Closer) *devkit.Gate {
-	if g := devkit.GateOf(d); g != nil {
-		return g
-	}
-	g := new(devkit.Gate)
-	d.OnClose(func() { g.Shut(); c.Close() })
-	return g
+	deviceGate
+	cl *rt.CL // nil until made, and once the device closed
 }
 
 var reuseOnce sync.Once
@@ -133,7 +97,7 @@ var reuseOnce sync.Once
 // clStateOf returns d's C state (context, queue, lock: cl.c hands them
 // to the runtime through halide_acquire_cl_context, named in the call's
 // user_context), making it on first use.
-func clStateOf(d clDevice) (*clEntry, error) {
+func clStateOf(d gpuDevice) (*clEntry, error) {
 	reuseOnce.Do(func() {
 		// Pipelines with device intermediates keep them between calls
 		// instead of allocating and freeing each time.
@@ -160,7 +124,7 @@ func clStateOf(d clDevice) (*clEntry, error) {
 // newCLEntry makes d's entry; on a device whose close has begun it makes
 // none of the runtime's state (e.cl stays nil), and calls get ErrClosed.
 // The entry must not hold d: the Device's cleanup backstop closes it.
-func newCLEntry(d clDevice) *clEntry {
+func newCLEntry(d gpuDevice) *clEntry {
 	e := &clEntry{}
 	e.gate = gateFor(d, e)
 	clMu.Lock()
@@ -191,7 +155,7 @@ func (e *clEntry) Close() error {
 // closing reports whether d's close has begun: its close hook shut the
 // gate and released the runtime's state for it (calls on it then fail in
 // the runtime), or it is closed.
-func closing(d clDevice) bool {
+func closing(d gpuDevice) bool {
 	if d.Closed() {
 		return true
 	}

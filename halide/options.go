@@ -99,8 +99,8 @@ type Hooks struct {
 type callState struct {
 	ctx   any
 	hooks *Hooks
-	dev   clDevice // the call's OpenCL device, for extern stages (ExternDeviceArray)
-	guard bool     // the call's Options.Guard, for extern stages' uploads
+	dev   gpuDevice // the call's OpenCL device, for extern stages (ExternDeviceArray)
+	guard bool      // the call's Options.Guard, for extern stages' uploads
 }
 
 // setState makes o's context and hooks the frame's for this call.

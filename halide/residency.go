@@ -18,7 +18,7 @@ import (
 // checkGuard refuses the call when an Array lives on another device, or,
 // under the transfer guard (process-wide, dev's own, or the call's: call
 // true), when the call would move data between host and device on its own.
-func (p *Pipeline) checkGuard(f *frame, dev clDevice, call bool) error {
+func (p *Pipeline) checkGuard(f *frame, dev gpuDevice, call bool) error {
 	anyGuard := call || device.AnyGuard()
 	var guarded bool
 	if anyGuard && p.gpu {
@@ -78,7 +78,7 @@ var checkAutomatic = plumb.CheckAutomatic
 // values without an allocation get a temporary of their own span, and a
 // view whose offset the device cannot use as a sub-buffer origin gets an
 // aligned temporary filled by a device-to-device copy (counted in Stats).
-func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
+func (p *Pipeline) prepareOpenCL(f *frame, dev gpuDevice) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r, cb := b.r, b.cb
@@ -162,7 +162,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 // prepareDupInput readies an input whose Array an earlier slot (an output)
 // already prepared: same C buffer, so the same device handle, which must
 // now hold the input's data.
-func (p *Pipeline) prepareDupInput(f *frame, k int, dev clDevice) error {
+func (p *Pipeline) prepareDupInput(f *frame, k int, dev gpuDevice) error {
 	b := &f.bufs[k]
 	first := &f.bufs[b.first(f.bufs)]
 	a := &p.args[p.bufs[k]]
@@ -197,7 +197,7 @@ func (b *bound) first(bufs []bound) int {
 }
 
 // makeTemp allocates a temporary device copy of b's view.
-func (b *bound) makeTemp(dev clDevice) error {
+func (b *bound) makeTemp(dev gpuDevice) error {
 	t, err := dev.Malloc(b.r.Region().SpanBytes())
 	b.temp = t
 	return err
@@ -232,7 +232,7 @@ func (p *Pipeline) prepareHost(f *frame) error {
 // finish reads both dirty bits back from every buffer and, when the call
 // succeeded (ok), records what the pipeline left newest; it frees the
 // call's temporaries either way and brings host-only values home.
-func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
+func (p *Pipeline) finish(f *frame, dev gpuDevice, ok bool) error {
 	var first error
 	keep := func(err error) {
 		if first == nil {

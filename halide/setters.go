@@ -74,7 +74,7 @@ func SetOpenCLBuildOptions(dev device.Device, opts string) error {
 
 // clNote is what a failed OpenCL call adds to its message: the build
 // options of dev, where any are set.
-func clNote(dev clDevice) string {
+func clNote(dev gpuDevice) string {
 	if o := buildOptions(dev); o != "" {
 		return fmt.Sprintf(" (OpenCL build options on %s: %q; set with SetOpenCLBuildOptions, halide_opencl_set_build_options or $HL_OCL_BUILD_OPTIONS)", dev.Name(), o)
 	}
@@ -83,7 +83,7 @@ func clNote(dev clDevice) string {
 
 // buildOptions are the options a kernel build on dev gets: the
 // process-wide ones, then dev's ("" for none).
-func buildOptions(dev clDevice) string {
+func buildOptions(dev gpuDevice) string {
 	e, _ := dev.Value(clKey{}, nil).(*clEntry)
 	if e == nil {
 		return ""
