@@ -50,7 +50,7 @@
 // Backends plug in: a device package registers itself by its device API
 // name (internal/plumb.Backend: default device, closed sentinel, pacing,
 // alignment), and a pipeline's target picks the runtime glue of that API
-// (glue in device.go; its C side in internal/rt). The package imports no
+// (glue.go; its C side in internal/rt). The package imports no
 // device package; importing it links OpenCL's and CUDA's
 // (internal/backends), so their pipelines run on their default devices
 // with no other import. Pipeline.API names a pipeline's device API.

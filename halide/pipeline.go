@@ -148,7 +148,7 @@ func (a *Arg) want() string {
 type Pipeline struct {
 	name    string
 	target  string
-	glue    *glue // the runtime adapter of its device API (device.go); nil: host
+	glue    *glue // the runtime adapter of its device API (glue.go); nil: host
 	gpu     bool  // glue != nil: its calls follow the device residency rules
 	argv    unsafe.Pointer
 	args    []Arg // every argument of NAME_argv, __user_context included
