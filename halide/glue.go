@@ -109,9 +109,11 @@ func (g *glue) as(d device.Device) (gpuDevice, bool) {
 	if isNil(d) {
 		return nil, false
 	}
-	b, ok := plumb.BackendFor(d)
-	if !ok || b.API != g.api {
+	if n, ok := d.(device.Native); !ok || n.API() != g.api {
 		return nil, false
+	}
+	if b := g.backend(); b.Owns == nil || !b.Owns(d) {
+		return nil, false // a device that merely reports the API
 	}
 	c, ok := d.(gpuDevice)
 	return c, ok

@@ -258,14 +258,15 @@ func (b *Buf) SetCUDADevice(ctx *Ctx, ptr uint64) int {
 // frees it.
 func (b *Buf) Reclaim(ctx *Ctx) int { return int(C.gohl_buf_reclaim(cctx(ctx), cbuf(b))) }
 
-// NewBufs is an array of n Buf pointers in C memory (at least one slot),
-// nil when out of memory; free it with FreeBufs.
+// NewBufs is an array of n Buf pointers in C memory, nil when out of
+// memory; free it with FreeBufs. Its capacity is at least one, so the
+// array's address is known for n = 0 too.
 func NewBufs(n int) []*Buf {
 	p := C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof(uintptr(0))))
 	if p == nil {
 		return nil
 	}
-	return unsafe.Slice((**Buf)(p), max(n, 1))[:n:n]
+	return unsafe.Slice((**Buf)(p), max(n, 1))[:n]
 }
 
 // FreeBufs detaches and frees every Buf of bs, then the array.
