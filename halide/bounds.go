@@ -1,10 +1,8 @@
 package halide
 
-// #include "shim.h"
-import "C"
-
 import (
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"strings"
 	"unsafe"
 
@@ -16,24 +14,24 @@ import (
 // scalars at their defaults until set.
 type query struct {
 	f    *frame
-	bufs []*C.gohl_buf // one per p.bufs
+	bufs []*rt.Buf // one per p.bufs
 }
 
 func (p *Pipeline) newQuery() *query {
 	f := p.newFrame()
-	q := &query{f: f, bufs: make([]*C.gohl_buf, len(p.bufs))}
+	q := &query{f: f, bufs: make([]*rt.Buf, len(p.bufs))}
 	for k, i := range p.bufs {
 		a := &p.args[i]
-		b := C.gohl_buf_new(C.int(a.Dims))
+		b := rt.NewBuf(a.Dims)
 		if b == nil {
 			q.free()
 			panic("halide: out of C memory for a bounds query")
 		}
-		b.b._type.code = C.uint8_t(a.Type.Code)
-		b.b._type.bits = C.uint8_t(a.Type.Bits)
-		b.b._type.lanes = C.uint16_t(a.Type.Lanes)
+		b.B.Type.Code = uint8(a.Type.Code)
+		b.B.Type.Bits = uint8(a.Type.Bits)
+		b.B.Type.Lanes = uint16(a.Type.Lanes)
 		q.bufs[k] = b
-		f.args[i] = unsafe.Pointer(&b.b)
+		f.args[i] = unsafe.Pointer(&b.B)
 	}
 	for _, i := range p.params {
 		if a := &p.args[i]; !a.isBuffer() && a.Default != nil {
@@ -46,10 +44,10 @@ func (p *Pipeline) newQuery() *query {
 func (q *query) free() {
 	for _, b := range q.bufs {
 		if b != nil {
-			C.gohl_buf_free(b)
+			rt.FreeBuf(b)
 		}
 	}
-	C.gohl_frame_free(q.f.c)
+	rt.FreeFrame(q.f.c)
 }
 
 // Bounds asks the pipeline which region each buffer must cover to compute
@@ -120,12 +118,12 @@ func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 		if a.Kind == InputBuffer {
 			continue // asked for, whatever the caller passed
 		}
-		cd := unsafe.Slice(b.b.dim, a.Dims)
+		cd := unsafe.Slice(b.B.Dim, a.Dims)
 		for d, x := range dims {
 			if !fitsInt32(x.Min) || !fitsInt32(x.Extent) || !fitsInt32(x.Stride) || !fitsInt32(x.Min+x.Extent) {
 				return nil, p.boundsError(a, fmt.Sprintf("dimension %d (min %d, extent %d) does not fit Halide's int32 fields", d, x.Min, x.Extent))
 			}
-			cd[d] = C.struct_halide_dimension_t{min: C.int32_t(x.Min), extent: C.int32_t(x.Extent), stride: C.int32_t(x.Stride)}
+			cd[d] = rt.Dim{Min: int32(x.Min), Extent: int32(x.Extent), Stride: int32(x.Stride)}
 		}
 	}
 	if p.gpu {
@@ -139,7 +137,7 @@ func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 	}
 	// invoke: the query reaches Go extern stages as a call does (WithCallbacks).
 	if rc := p.invoke(q.f); rc != 0 {
-		msg, hmsg := runtimeMessage(&q.f.c.ctx)
+		msg, hmsg := runtimeMessage(&q.f.c.Ctx)
 		return nil, &Error{Pipeline: p.name, Code: int(rc), Msg: "bounds query: " + msg, HalideMsg: hmsg}
 	}
 	out := make([][]array.Dim, len(p.params))
@@ -149,7 +147,7 @@ func (p *Pipeline) Bounds(args ...any) ([][]array.Dim, error) {
 		if !a.isBuffer() {
 			continue
 		}
-		cd := unsafe.Slice(q.bufs[k].b.dim, a.Dims)
+		cd := unsafe.Slice(q.bufs[k].B.Dim, a.Dims)
 		k++
 		dims := make([]array.Dim, a.Dims)
 		for d := range dims {

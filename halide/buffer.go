@@ -1,11 +1,8 @@
 package halide
 
-// #include <stdlib.h>
-// #include "shim.h"
-import "C"
-
 import (
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"math"
 	"runtime"
 	"unsafe"
@@ -22,8 +19,8 @@ import (
 // attachment. Package array closes it exactly once, when the Raw is dropped
 // or its root released, and never while a call holds a use of the memory.
 type attachment struct {
-	c   *C.gohl_buf    // nil once closed
-	pin runtime.Pinner // the host storage, stored in c.b.host
+	c   *rt.Buf        // nil once closed
+	pin runtime.Pinner // the host storage, stored in c.B.Host
 }
 
 // attachmentOf returns r's attachment, making it on first use. The
@@ -50,7 +47,7 @@ func attachmentOf(r *array.Raw) (*attachment, error) {
 
 // newCBuf returns a halide_buffer_t in C memory describing r's type, dims
 // and host memory, which pin pins (C may keep only pinned Go pointers).
-func newCBuf(r *array.Raw, pin *runtime.Pinner) (*C.gohl_buf, error) {
+func newCBuf(r *array.Raw, pin *runtime.Pinner) (*rt.Buf, error) {
 	rank := r.Rank()
 	for i := 0; i < rank; i++ {
 		d := r.Dim(i)
@@ -58,15 +55,15 @@ func newCBuf(r *array.Raw, pin *runtime.Pinner) (*C.gohl_buf, error) {
 			return nil, fmt.Errorf("dimension %d (min %d, extent %d, stride %d) does not fit Halide's int32 fields", i, d.Min, d.Extent, d.Stride)
 		}
 	}
-	c := C.gohl_buf_new(C.int(rank))
+	c := rt.NewBuf(rank)
 	if c == nil {
 		return nil, fmt.Errorf("out of C memory for a halide_buffer_t")
 	}
 	t := r.Type()
-	c.b._type.code = C.uint8_t(t.Code)
-	c.b._type.bits = C.uint8_t(t.Bits)
-	c.b._type.lanes = C.uint16_t(t.Lanes)
-	dims := unsafe.Slice(c.b.dim, rank)
+	c.B.Type.Code = uint8(t.Code)
+	c.B.Type.Bits = uint8(t.Bits)
+	c.B.Type.Lanes = uint16(t.Lanes)
+	dims := unsafe.Slice(c.B.Dim, rank)
 	dense := 1
 	for i := range dims {
 		d := r.Dim(i)
@@ -74,25 +71,25 @@ func newCBuf(r *array.Raw, pin *runtime.Pinner) (*C.gohl_buf, error) {
 			// A one-element dimension of stride 0 (a broadcast or an
 			// empty-view convention) addresses the same element with any
 			// stride: give it the dense one, which generators' stride
-			// constraints (output.dim(0).stride == 1) accept.
+			// constraints (output.Dim(0).stride == 1) accept.
 			d.Stride = dense
 		}
 		dense = d.Stride * max(d.Extent, 1)
-		dims[i] = C.struct_halide_dimension_t{min: C.int32_t(d.Min), extent: C.int32_t(d.Extent), stride: C.int32_t(d.Stride)}
+		dims[i] = rt.Dim{Min: int32(d.Min), Extent: int32(d.Extent), Stride: int32(d.Stride)}
 	}
 	if p := r.HostPtr(); p != nil {
 		pin.Pin(p)
-		c.b.host = (*C.uint8_t)(p)
+		c.B.SetHost(p)
 	} else {
 		// host == NULL would make a call a bounds query that computes
 		// nothing: an empty Array points at a harmless byte instead.
-		c.b.host = (*C.uint8_t)(emptyHost)
+		c.B.SetHost(emptyHost)
 	}
 	return c, nil
 }
 
 // emptyHost is the host pointer of empty Arrays (C memory, never freed).
-var emptyHost = C.calloc(1, 128)
+var emptyHost = rt.Calloc(128)
 
 func fitsInt32(x int) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
 
@@ -100,7 +97,7 @@ func fitsInt32(x int) bool { return x >= math.MinInt32 && x <= math.MaxInt32 }
 // calls it once; it holds no device handle (those belong to call frames).
 func (a *attachment) Close() error {
 	if a.c != nil {
-		C.gohl_buf_free(a.c)
+		rt.FreeBuf(a.c)
 		a.c = nil
 		a.pin.Unpin()
 	}

@@ -1,12 +1,10 @@
 package halide
 
-// #include <stdlib.h>
-// #include "frame.h"
-import "C"
-
 import (
+	"context"
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"math/bits"
 	"reflect"
 	"runtime"
@@ -16,8 +14,6 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda"
-	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -30,45 +26,42 @@ import (
 // filled per call from the Array's attachment, the template: flags and
 // device handle are the call's own, so concurrent calls may read one
 // Array. Device handles are set in prepare; an unchanged one (the
-// steady state) costs no cgo call (frame.c). Neither a Close nor a device
+// steady state) costs no cgo call (rt's frame.c). Neither a Close nor a device
 // closing frees memory under a running pipeline: the call holds a use of
 // each Array and is inside its device's gate.
 type frame struct {
-	c       *C.gohl_frame
-	args    []unsafe.Pointer                 // view of c.args
-	scalars []C.struct_halide_scalar_value_t // view of c.scalars
-	bufs    []bound                          // one per p.bufs
-	cbufs   []*C.gohl_buf                    // one per p.bufs, view of cbufArr
-	cbufArr **C.gohl_buf                     // C array of the same pointers
-	used    int                              // bufs bound (those held release a use)
-	crops   bool                             // a buffer has a crop handle (dropped in finish)
-	tmpl    []*attachment                    // what cbufs[k] was last copied from
-	gate    *clEntry                         // the device gate the call is inside, or nil
-	st      *callState                       // the call's Go state (options.go); nil for bounds queries
-	cb      bool                             // this call has Go hooks: take the entry point that calls Go
-	ins     []*array.Raw                     // scratch for place.Where (device.go), cap len(bufs)
-	outs    []*array.Raw                     //
+	c       *rt.Frame
+	args    []unsafe.Pointer // view of c.Args
+	scalars []rt.Scalar      // view of c.Scalars
+	bufs    []bound          // one per p.bufs
+	cbufs   []*rt.Buf        // one per p.bufs, in C memory (rt.NewBufs)
+	used    int              // bufs bound (those held release a use)
+	crops   bool             // a buffer has a crop handle (dropped in finish)
+	tmpl    []*attachment    // what cbufs[k] was last copied from
+	gate    *deviceGate      // the device gate the call is inside, or nil
+	st      *callState       // the call's Go state (options.go); nil for bounds queries
+	cb      bool             // this call has Go hooks: take the entry point that calls Go
+	ins     []*array.Raw     // scratch for place.Where (device.go), cap len(bufs)
+	outs    []*array.Raw     //
 }
 
 // frameMem is a frame's C memory, freed by the frame's cleanup.
 type frameMem struct {
-	c    *C.gohl_frame
-	arr  **C.gohl_buf
-	n    int
-	slot C.int32_t
+	c    *rt.Frame
+	bufs []*rt.Buf
+	slot int32
 }
 
 func (m frameMem) free() {
 	dropState(m.slot)
-	C.gohl_fbufs_free(m.arr, C.int(m.n))
-	C.free(unsafe.Pointer(m.arr))
-	C.gohl_frame_free(m.c)
+	rt.FreeBufs(m.bufs)
+	rt.FreeFrame(m.c)
 }
 
 // bound is one buffer argument of a call.
 type bound struct {
 	r        *array.Raw
-	cb       *C.gohl_buf // the call's buffer: the frame's, or the first slot's for a dup
+	cb       *rt.Buf // the call's buffer: the frame's, or the first slot's for a dup
 	hostOnly bool
 	held     bool              // holds a use of r's memory (plumb.Acquire)
 	alloc    device.Allocation // the Array's allocation (OpenCL), nil for a host-only temporary
@@ -81,30 +74,29 @@ type bound struct {
 
 func (p *Pipeline) newFrame() *frame {
 	n := len(p.args)
-	c := C.gohl_frame_new(C.int(n))
+	c := rt.NewFrame(n)
 	if c == nil {
 		panic("halide: out of C memory for a call frame")
 	}
 	nb := len(p.bufs)
-	arr := (**C.gohl_buf)(C.calloc(C.size_t(max(nb, 1)), C.size_t(unsafe.Sizeof(uintptr(0)))))
-	if arr == nil {
-		C.gohl_frame_free(c)
+	cbufs := rt.NewBufs(nb)
+	if cbufs == nil {
+		rt.FreeFrame(c)
 		panic("halide: out of C memory for a call frame")
 	}
 	f := &frame{
 		c:       c,
-		args:    unsafe.Slice((*unsafe.Pointer)(unsafe.Pointer(c.args)), n),
-		scalars: unsafe.Slice(c.scalars, n),
+		args:    unsafe.Slice((*unsafe.Pointer)(unsafe.Pointer(c.Args)), n),
+		scalars: unsafe.Slice(c.Scalars, n),
 		bufs:    make([]bound, nb),
 		ins:     make([]*array.Raw, 0, nb),
 		outs:    make([]*array.Raw, 0, nb),
 		tmpl:    make([]*attachment, nb),
-		cbufs:   unsafe.Slice(arr, nb),
-		cbufArr: arr,
+		cbufs:   cbufs,
 	}
 	for k, i := range p.bufs {
-		if f.cbufs[k] = C.gohl_buf_new(C.int(p.args[i].Dims)); f.cbufs[k] == nil {
-			frameMem{c, arr, nb, 0}.free()
+		if f.cbufs[k] = rt.NewBuf(p.args[i].Dims); f.cbufs[k] == nil {
+			frameMem{c, cbufs, 0}.free()
 			panic("halide: out of C memory for a call frame")
 		}
 	}
@@ -115,7 +107,7 @@ func (p *Pipeline) newFrame() *frame {
 	}
 	if p.userCtx {
 		// The handler gets exactly this pointer back: the call's ctx.
-		f.args[0] = unsafe.Pointer(&c.uc)
+		f.args[0] = unsafe.Pointer(&c.UC)
 	}
 	return f
 }
@@ -126,10 +118,10 @@ func (p *Pipeline) getFrame() *frame {
 	}
 	f := p.newFrame()
 	f.st = &callState{}
-	f.c.ctx.slot = addState(f.st)
+	f.c.Ctx.Slot = addState(f.st)
 	// The pool may drop a frame at a GC: free its C memory then. A frame
 	// in the pool holds no device handle and no use of any Array.
-	runtime.AddCleanup(f, frameMem.free, frameMem{f.c, f.cbufArr, len(f.cbufs), f.c.ctx.slot})
+	runtime.AddCleanup(f, frameMem.free, frameMem{f.c, f.cbufs, f.c.Ctx.Slot})
 	return f
 }
 
@@ -149,7 +141,7 @@ func (p *Pipeline) putFrame(f *frame) {
 	if f.cb {
 		// Keeps no user value alive.
 		f.st.ctx, f.st.hooks, f.cb = nil, nil, false
-		f.c.ctx.hooks = 0
+		f.c.Ctx.Hooks = 0
 	}
 	p.frames.Put(f)
 }
@@ -168,18 +160,23 @@ func (p *Pipeline) putFrame(f *frame) {
 // allocations freed. Host pipelines get device-dirty inputs copied to host
 // first. Failures are *Error values; the runtime never aborts the process.
 func (p *Pipeline) Call(args ...any) error {
-	return p.callOn(nil, args)
+	return p.callOn(nil, nil, args)
 }
 
-func (p *Pipeline) callOn(o *Options, args []any) error {
+// callOn is every call: ctx (nil: none) may cancel it, o (nil: Call's)
+// are its options.
+func (p *Pipeline) callOn(ctx context.Context, o *Options, args []any) error {
 	if len(args) != len(p.params) {
 		return &Error{Pipeline: p.name, Code: int(ErrArgCount), Msg: fmt.Sprintf("takes %d arguments, got %d: %s", len(p.params), len(args), p)}
 	}
+	if err := p.canceled(ctx); err != nil {
+		return err
+	}
 	f := p.getFrame()
-	if o != nil && (o.Context != nil || o.Hooks != nil) {
+	if o != nil && (o.Context != nil || o.Hooks != nil || o.Callbacks) {
 		f.setState(o)
 	}
-	err := p.call(f, o, args)
+	err := p.call(ctx, f, o, args)
 	if err != nil && f.cb && f.st.hooks != nil && f.st.hooks.Error != nil {
 		f.st.hooks.Error(f.st.ctx, err)
 	}
@@ -197,8 +194,10 @@ func (f *frame) leaveGate() {
 }
 
 // call runs the pipeline with the call's options (nil: Call's) on the
-// device deviceFor chooses (device.go).
-func (p *Pipeline) call(f *frame, o *Options, args []any) error {
+// device deviceFor chooses (device.go). When ctx is done once the inputs
+// are in place, the pipeline is not queued: finish frees the call's
+// temporaries and records nothing, as for a failed call.
+func (p *Pipeline) call(ctx context.Context, f *frame, o *Options, args []any) error {
 	if err := p.bind(f, args); err != nil {
 		return err
 	}
@@ -207,7 +206,7 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 	if o != nil {
 		want, guard = o.Device, o.Guard
 	}
-	var dev clDevice
+	var dev gpuDevice
 	if p.gpu {
 		var err error
 		if dev, err = p.deviceFor(f, want); err != nil {
@@ -226,7 +225,10 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 	} else {
 		err = p.prepareHost(f)
 	}
-	rc := C.int(0)
+	if err == nil {
+		err = p.canceled(ctx)
+	}
+	rc := 0
 	if err == nil {
 		rc = p.invoke(f) // hooks.go: the fast entry point unless p has callbacks
 	}
@@ -234,40 +236,51 @@ func (p *Pipeline) call(f *frame, o *Options, args []any) error {
 		err = ferr
 	}
 	if rc != 0 {
-		msg, hmsg := runtimeMessage(&f.c.ctx)
+		msg, hmsg := runtimeMessage(&f.c.Ctx)
 		// The device closed under the call: the runtime found no context
 		// ("null context or cmd_queue") or failed in it.
-		var closed error
-		switch {
-		case p.opencl && closing(dev):
-			closed = opencl.ErrClosed
-		case p.cuda && cuClosing(dev):
-			closed = cuda.ErrClosed
-		}
-		if closed != nil {
-			e := p.closedError(dev, msg, closed)
+		if p.gpu && p.glue.closing(dev) {
+			e := p.closedError(dev, msg, closedErr(p.glue.api))
 			e.HalideMsg = hmsg
 			return e
 		}
-		if p.opencl {
-			if o := buildOptions(dev); o != "" {
-				msg += fmt.Sprintf(" (OpenCL build options on %s: %q; set with SetOpenCLBuildOptions, halide_opencl_set_build_options or $HL_OCL_BUILD_OPTIONS)", dev.Name(), o)
-			}
+		if p.gpu && p.glue.note != nil {
+			msg += p.glue.note(dev)
 		}
 		return &Error{Pipeline: p.name, Code: int(rc), Msg: msg, HalideMsg: hmsg}
 	}
-	if err == nil && p.opencl {
+	if pace := p.pace(); err == nil && pace != nil {
 		// Bounded work in flight: blocks while the queue is too far ahead.
-		if err = plumb.OpenCL.Pace(dev); errors.Is(err, device.ErrClosed) {
+		if err = pace(dev); errors.Is(err, device.ErrClosed) {
 			err = p.closedError(dev, err.Error(), err)
 		}
 	}
 	return err
 }
 
+// pace is the backend's bound on work in flight on a device; nil: none.
+func (p *Pipeline) pace() func(device.Device) error {
+	if !p.gpu {
+		return nil
+	}
+	return p.glue.backend().Pace
+}
+
+// canceled is the error of a call whose ctx is done (ErrCanceled,
+// wrapping ctx.Err()), nil while it is not or for a nil ctx.
+func (p *Pipeline) canceled(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return &Error{Pipeline: p.name, Code: int(ErrCanceled), err: err, Msg: "the call's context is done (" + err.Error() + "): the pipeline did not run"}
+	}
+	return nil
+}
+
 // closedError is a call's failure because its device closed under it; it
 // wraps device.ErrClosed.
-func (p *Pipeline) closedError(dev clDevice, msg string, err error) *Error {
+func (p *Pipeline) closedError(dev gpuDevice, msg string, err error) *Error {
 	return &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
 		"the device %s closed during the call (%s): its results are lost; close a device only after the calls on it return", dev.Name(), msg)}
 }
@@ -352,7 +365,7 @@ func (p *Pipeline) bind(f *frame, args []any) error {
 		}
 		f.bufs[k].cb = cb
 		k++
-		f.args[i] = unsafe.Pointer(&cb.b)
+		f.args[i] = unsafe.Pointer(&cb.B)
 	}
 	return nil
 }
@@ -381,15 +394,13 @@ func (p *Pipeline) fill(f *frame, k int, a *Arg, r *array.Raw) error {
 		return p.argError(a, -43, err.Error())
 	}
 	f.tmpl[k] = att
-	t, cb := &att.c.b, f.cbufs[k]
-	cb.b._type = t._type
-	// As an integer: a typed store would run the GC's write barrier on
-	// the old value, the host pointer of the frame's previous call, whose
-	// Array may have been freed since ("found bad pointer in Go heap").
-	// Both live in C memory.
-	*(*uintptr)(unsafe.Pointer(&cb.b.host)) = *(*uintptr)(unsafe.Pointer(&t.host))
-	cb.b.flags = 0
-	copy(unsafe.Slice(cb.b.dim, a.Dims), unsafe.Slice(t.dim, a.Dims))
+	t, cb := &att.c.B, f.cbufs[k]
+	cb.B.Type = t.Type
+	// Without a write barrier: the old value is the host pointer of the
+	// frame's previous call, whose Array may have been freed since.
+	cb.B.CopyHost(t)
+	cb.B.Flags = 0
+	copy(unsafe.Slice(cb.B.Dim, a.Dims), unsafe.Slice(t.Dim, a.Dims))
 	return nil
 }
 
@@ -493,11 +504,11 @@ func describeRaw(r *array.Raw) string {
 // for Error.Msg, each message without the runtime's "Error: " prefix and
 // trailing newline, joined by "; "; and halide, for Error.HalideMsg, the
 // messages exactly as the handler got them, joined by newlines.
-func runtimeMessage(ctx *C.gohl_ctx) (msg, halide string) {
-	if ctx.len == 0 {
+func runtimeMessage(ctx *rt.Ctx) (msg, halide string) {
+	if ctx.Len == 0 {
 		return "the runtime gave no message", ""
 	}
-	all := strings.Split(strings.TrimSuffix(C.GoStringN(&ctx.msg[0], ctx.len), "\x00"), "\x00")
+	all := strings.Split(strings.TrimSuffix(ctx.Messages(), "\x00"), "\x00")
 	var tidy []string
 	for _, m := range all {
 		if m = strings.TrimRight(m, "\n "); m != "" {

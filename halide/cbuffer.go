@@ -1,12 +1,9 @@
 package halide
 
-// #include "shim.h"
-// #include "HalideRuntimeOpenCL.h"
-import "C"
-
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"runtime"
 	"strconv"
 	"unsafe"
@@ -81,25 +78,25 @@ func WrapCBufferWith[T array.Elem](buf unsafe.Pointer, o WrapOptions) (*array.Ar
 	if buf == nil {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the halide_buffer_t* is NULL", ErrBufferIsNull)
 	}
-	b := (*C.struct_halide_buffer_t)(buf)
-	t := goType(b._type)
+	b := (*rt.Buffer)(buf)
+	t := goType(b.Type)
 	if want := array.TypeOf[T](); t != want {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer holds %s, the Array %s: wrap it as the matching element type", ErrBadType, t, want)
 	}
-	if o.Ownership == IgnoreDevice && b.flags&C.halide_buffer_flag_device_dirty != 0 {
+	if o.Ownership == IgnoreDevice && b.Flags&rt.DeviceDirty != 0 {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer's data is newer on its device (device_dirty): call halide_copy_to_host first, or WrapCBufferWith an Ownership (TakeDevice, ShareDevice)", ErrDeviceDirtyWithNoDeviceSupport)
 	}
 	if o.Ownership < IgnoreDevice || o.Ownership > ShareDevice {
 		return nil, fmt.Errorf("halide: WrapCBufferWith: Ownership %d: use IgnoreDevice, TakeDevice or ShareDevice", o.Ownership)
 	}
-	if b.host == nil {
+	if b.Host == nil {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer has no host memory (a device-only buffer, or a bounds query): pass it to the pipeline as it is with PassCBuffer", ErrHostIsNull)
 	}
-	rank := int(b.dimensions)
-	if rank < 0 || (rank > 0 && b.dim == nil) {
-		return nil, fmt.Errorf("halide: WrapCBuffer: %w: %d dimensions, dim %p", ErrBadDimensions, rank, b.dim)
+	rank := int(b.Dimensions)
+	if rank < 0 || (rank > 0 && b.Dim == nil) {
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: %d dimensions, dim %p", ErrBadDimensions, rank, b.Dim)
 	}
-	cd := unsafe.Slice(b.dim, rank)
+	cd := unsafe.Slice(b.Dim, rank)
 	dims := make([]array.Dim, rank)
 	span := 1 // elements from the min corner to the max, checked: C's dims are anything
 	for i := range dims {
@@ -124,16 +121,16 @@ func WrapCBufferWith[T array.Elem](buf unsafe.Pointer, o WrapOptions) (*array.Ar
 		dims[i] = d
 	}
 	size := int(unsafe.Sizeof(*new(T)))
-	if bytes, ok := checked.Mul(span, size); !ok || bytes > maxWrapBytes || uintptr(bytes) > ^uintptr(0)-uintptr(unsafe.Pointer(b.host)) {
-		return nil, fmt.Errorf("halide: WrapCBuffer: %w: dims %v span %d elements of %d bytes, more than fit in memory at %p", ErrBufferExtentsTooLarge, dims, span, size, unsafe.Pointer(b.host))
+	if bytes, ok := checked.Mul(span, size); !ok || bytes > maxWrapBytes || uintptr(bytes) > ^uintptr(0)-uintptr(unsafe.Pointer(b.Host)) {
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: dims %v span %d elements of %d bytes, more than fit in memory at %p", ErrBufferExtentsTooLarge, dims, span, size, unsafe.Pointer(b.Host))
 	}
-	data := unsafe.Slice((*T)(unsafe.Pointer(b.host)), span)
+	data := unsafe.Slice((*T)(unsafe.Pointer(b.Host)), span)
 	a, err := array.Wrap(data, dims)
 	if err != nil {
 		// Strides that alias: two elements at one address.
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: %w (pass the buffer as it is with PassCBuffer)", ErrBadDimensions, err)
 	}
-	if o.Ownership == IgnoreDevice || b.device == 0 {
+	if o.Ownership == IgnoreDevice || b.Device == 0 {
 		return a, nil
 	}
 	if err := adoptDevice(a, b, span*size, o); err != nil {
@@ -144,8 +141,8 @@ func WrapCBufferWith[T array.Elem](buf unsafe.Pointer, o WrapOptions) (*array.Ar
 }
 
 // adoptDevice makes b's OpenCL allocation a's device copy (wrapOpts' Ownership).
-func adoptDevice[T array.Elem](a *array.Array[T], b *C.struct_halide_buffer_t, bytes int, o WrapOptions) error {
-	if b.device_interface != C.halide_opencl_device_interface() {
+func adoptDevice[T array.Elem](a *array.Array[T], b *rt.Buffer, bytes int, o WrapOptions) error {
+	if b.DeviceInterface != rt.OpenCLDeviceInterface() {
 		return fmt.Errorf("halide: WrapCBufferWith: %w: the buffer's device allocation is not an OpenCL one (only OpenCL buffers can be adopted): copy it home with halide_copy_to_host and wrap with IgnoreDevice", ErrIncompatibleDeviceInterface)
 	}
 	dev := o.Device
@@ -166,12 +163,12 @@ func adoptDevice[T array.Elem](a *array.Array[T], b *C.struct_halide_buffer_t, b
 	if !ok {
 		return fmt.Errorf("halide: WrapCBufferWith: %w: %s cannot adopt a cl_mem", ErrNoDevice, dev.Name())
 	}
-	var ctx C.gohl_ctx
-	C.gohl_ctx_init(&ctx)
-	if off := C.halide_opencl_get_crop_offset(unsafe.Pointer(&ctx), b); off != 0 {
+	var ctx rt.Ctx
+	rt.InitCtx(&ctx)
+	if off := rt.OpenCLCropOffset(unsafe.Pointer(&ctx), b); off != 0 {
 		return fmt.Errorf("halide: WrapCBufferWith: %w: the buffer is a device crop (byte offset %d in its cl_mem): wrap its parent, or copy it home with halide_copy_to_host", ErrBadDimensions, off)
 	}
-	mem := uintptr(C.halide_opencl_get_cl_mem(unsafe.Pointer(&ctx), b))
+	mem := rt.OpenCLMem(unsafe.Pointer(&ctx), b)
 	// A reference of the Array's own, whoever owns C's.
 	alloc, err := adopter.Adopt(mem, bytes, true)
 	if err != nil {
@@ -180,18 +177,18 @@ func adoptDevice[T array.Elem](a *array.Array[T], b *C.struct_halide_buffer_t, b
 		}
 		return fmt.Errorf("halide: WrapCBufferWith: %w", err)
 	}
-	dirty := b.flags&C.halide_buffer_flag_device_dirty != 0
+	dirty := b.Flags&rt.DeviceDirty != 0
 	if err := a.DeviceAdopt(d, alloc); err != nil { // frees alloc on error
 		return fmt.Errorf("halide: WrapCBufferWith: %w", err)
 	}
 	if o.Ownership == TakeDevice {
 		// C's struct lets go of its handle, and its reference to the
 		// cl_mem is dropped: the Array's is the one left.
-		if rc := C.halide_device_detach_native(unsafe.Pointer(&ctx), b); rc != 0 {
+		if rc := rt.DeviceDetachNative(unsafe.Pointer(&ctx), b); rc != 0 {
 			return &Error{Pipeline: "(WrapCBufferWith)", Code: int(rc), Msg: "halide_device_detach_native failed"}
 		}
-		C.gohl_cl_release_mem(C.uintptr_t(mem))
-		b.flags &^= C.halide_buffer_flag_device_dirty | C.halide_buffer_flag_host_dirty
+		rt.ReleaseCLMem(mem)
+		b.Flags &^= rt.DeviceDirty | rt.HostDirty
 	}
 	if dirty {
 		a.SetDeviceDirty(true)
@@ -205,13 +202,13 @@ func adoptDevice[T array.Elem](a *array.Array[T], b *C.struct_halide_buffer_t, b
 const maxWrapBytes = 1<<47*(strconv.IntSize/64) + (1<<31-1)*(1-strconv.IntSize/64)
 
 // goType is a halide_type_t as an array.Type.
-func goType(t C.struct_halide_type_t) array.Type {
-	return array.Type{Code: array.Code(t.code), Bits: uint8(t.bits), Lanes: uint16(t.lanes)}
+func goType(t rt.Type) array.Type {
+	return array.Type{Code: array.Code(t.Code), Bits: uint8(t.Bits), Lanes: uint16(t.Lanes)}
 }
 
 // goDim is a halide_dimension_t as an array.Dim (strides in elements).
-func goDim(d C.struct_halide_dimension_t) array.Dim {
-	return array.Dim{Min: int(d.min), Extent: int(d.extent), Stride: int(d.stride)}
+func goDim(d rt.Dim) array.Dim {
+	return array.Dim{Min: int(d.Min), Extent: int(d.Extent), Stride: int(d.Stride)}
 }
 
 // CBuffer is a halide_buffer_t in C memory that describes an Array's host
@@ -231,7 +228,7 @@ type CBuffer struct {
 }
 
 type cbufState struct {
-	c   *C.gohl_buf
+	c   *rt.Buf
 	pin runtime.Pinner
 }
 
@@ -277,7 +274,7 @@ func (c *CBuffer) Ptr() unsafe.Pointer {
 	if c.s.c == nil {
 		return nil
 	}
-	return unsafe.Pointer(&c.s.c.b)
+	return unsafe.Pointer(&c.s.c.B)
 }
 
 // Close frees the struct and unpins the host memory. If C gave the buffer
@@ -293,13 +290,13 @@ func (s *cbufState) close() error {
 	if s.c == nil {
 		return nil
 	}
-	var rc C.int
-	if s.c.b.device != 0 {
-		var ctx C.gohl_ctx
-		C.gohl_ctx_init(&ctx)
-		rc = C.gohl_buf_reclaim(&ctx, s.c)
+	var rc int
+	if s.c.B.Device != 0 {
+		var ctx rt.Ctx
+		rt.InitCtx(&ctx)
+		rc = s.c.Reclaim(&ctx)
 	}
-	C.gohl_buf_free(s.c)
+	rt.FreeBuf(s.c)
 	s.c = nil
 	s.pin.Unpin()
 	if rc != 0 {

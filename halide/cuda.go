@@ -1,15 +1,11 @@
 package halide
 
-// #include "cuda.h"
-import "C"
-
 import (
-	"errors"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"sync"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda"
 )
 
 // CUDA pipelines (halide-gen -target cuda) run on a CUDA device: a
@@ -22,19 +18,28 @@ import (
 // pointer takes the offset as it is: every view, aligned or not, runs in
 // place. The residency rules are the OpenCL pipelines' (residency.go).
 
-// The methods of clDevice name nothing OpenCL-specific: a CUDA Device has
-// them all.
-var _ clDevice = (*cuda.Device)(nil)
+// cuGlue runs pipelines whose target names cuda on a CUDA device.
+var cuGlue = &glue{
+	api:           "CUDA",
+	match:         func(t string) bool { return hasFeature(t, "cuda") },
+	kind:          "a CUDA device",
+	open:          "cuda.Open, CUDADevice()",
+	noDevice:      "run on a machine with an NVIDIA driver (libcuda.so.1), pass a device (cuda.Open) or build the generator for the host or OpenCL",
+	defaultDevice: CUDADevice,
+	enter:         enterCU,
+	closing:       cuClosing,
+	setDevice:     setCUDADevice,
+}
+
+// After OpenCL's: a target naming both runs on OpenCL.
+func init() {
+	cuGlue.acquires = cudaAcquires // set here: it refers to cuGlue
+	glues = append(glues, cuGlue)
+}
 
 // asCU is d as a CUDA device, or false when d is not one. The methods a
-// call needs of its device (clDevice's) name nothing OpenCL-specific.
-func asCU(d device.Device) (clDevice, bool) {
-	if n, ok := d.(device.Native); !ok || n.API() != cuda.Lang {
-		return nil, false
-	}
-	c, ok := d.(clDevice)
-	return c, ok
-}
+// call needs of its device (gpuDevice's) name no backend.
+func asCU(d device.Device) (gpuDevice, bool) { return cuGlue.as(d) }
 
 // cuKey is the key of a device's cuEntry in its Value state.
 type cuKey struct{}
@@ -47,21 +52,21 @@ var cuMu sync.Mutex
 // for the calls inside, then closes the entry (the runtime's modules for
 // the context go).
 type cuEntry struct {
-	clEntry            // the gate; its cl stays nil
-	cu      *C.gohl_cu // nil until made, and once the device closed
+	deviceGate
+	cu *rt.CU // nil until made, and once the device closed
 }
 
 var cuReuseOnce sync.Once
 
 // cuStateOf returns d's C state, making it on first use.
-func cuStateOf(d clDevice) (*cuEntry, error) {
+func cuStateOf(d gpuDevice) (*cuEntry, error) {
 	cuReuseOnce.Do(func() {
 		// Device intermediates stay between calls, as for OpenCL.
-		C.halide_reuse_device_allocations(nil, true)
+		rt.ReuseDeviceAllocations(true)
 	})
 	e := d.Value(cuKey{}, func() any { return newCUEntry(d) }).(*cuEntry)
 	if e.shut() || d.Closed() {
-		return nil, cuda.ErrClosed
+		return nil, closedErr("CUDA")
 	}
 	cuMu.Lock()
 	ok := e.cu != nil
@@ -69,7 +74,7 @@ func cuStateOf(d clDevice) (*cuEntry, error) {
 	switch {
 	case ok:
 	case e.shut() || d.Closed():
-		return nil, cuda.ErrClosed
+		return nil, closedErr("CUDA")
 	default:
 		return nil, fmt.Errorf("out of C memory for the device's state")
 	}
@@ -77,7 +82,7 @@ func cuStateOf(d clDevice) (*cuEntry, error) {
 }
 
 // newCUEntry makes d's entry (see newCLEntry).
-func newCUEntry(d clDevice) *cuEntry {
+func newCUEntry(d gpuDevice) *cuEntry {
 	e := &cuEntry{}
 	e.gate = gateFor(d, e)
 	cuMu.Lock()
@@ -86,7 +91,7 @@ func newCUEntry(d clDevice) *cuEntry {
 		return e
 	}
 	ctx, stream := d.Handles()
-	e.cu = C.gohl_cu_open(C.uintptr_t(ctx), C.uintptr_t(stream))
+	e.cu = rt.CUDA(ctx, stream)
 	return e
 }
 
@@ -98,13 +103,13 @@ func (e *cuEntry) Close() error {
 	e.cu = nil
 	cuMu.Unlock()
 	if c != nil {
-		C.gohl_cu_close(c)
+		c.Close()
 	}
 	return nil
 }
 
 // cuClosing reports whether d's close has begun.
-func cuClosing(d clDevice) bool {
+func cuClosing(d gpuDevice) bool {
 	if d.Closed() {
 		return true
 	}
@@ -113,66 +118,36 @@ func cuClosing(d clDevice) bool {
 }
 
 // CUDADevice returns the default device of CUDA pipelines: cuda.Default()
-// (device $RESIDENT_CUDA_DEVICE, else 0). Where there is no CUDA the error
-// wraps cuda.ErrNoCUDA and says what is missing.
-func CUDADevice() (*cuda.Device, error) { return cuda.Default() }
+// (device $RESIDENT_CUDA_DEVICE, else 0), an *cuda.Device found through
+// the backend registry. Where there is no CUDA the error wraps
+// cuda.ErrNoCUDA and says what is missing.
+func CUDADevice() (device.Device, error) { return backendDefault("CUDA") }
 
 // CUDA reports whether the pipeline runs on CUDA.
-func (p *Pipeline) CUDA() bool { return p.cuda }
+func (p *Pipeline) CUDA() bool { return p.glue == cuGlue }
 
-// cudaDevice is deviceFor's second half for a CUDA pipeline: where is the
-// device the placement rule chose (nil: none yet, so CUDADevice()).
-func (p *Pipeline) cudaDevice(f *frame, where device.Device, explicit bool) (clDevice, error) {
-	var dev clDevice
-	if where != nil {
-		d, ok := asCU(where)
-		if !ok {
-			return nil, p.notCUDA(where, explicit)
-		}
-		dev = d
-	} else {
-		d, err := CUDADevice()
-		if err != nil {
-			return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: "no CUDA device: " + err.Error() +
-				": run on a machine with an NVIDIA driver (libcuda.so.1), pass a device (cuda.Open) or build the generator for the host or OpenCL"}
-		}
-		dev = d
-	}
-	e, err := cuStateOf(dev)
+// enterCU makes d's C state, enters d's gate and routes f's ctx to it.
+func enterCU(p *Pipeline, f *frame, d gpuDevice) error {
+	e, err := cuStateOf(d)
 	if err == nil && !e.enter() {
-		err = cuda.ErrClosed
-	}
-	if errors.Is(err, device.ErrClosed) {
-		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-			"the device %s is closed: pass an open one to SetDevice or CallOn (cuda.Open), or nil to SetDevice for the default", dev.Name())}
+		err = closedErr("CUDA")
 	}
 	if err != nil {
-		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: fmt.Sprintf("device %s: %v", dev.Name(), err)}
+		return err
 	}
-	f.gate = &e.clEntry // left when the call returns
-	C.gohl_cu_bind(&f.c.ctx, e.cu)
-	return dev, nil
-}
-
-// notCUDA is the error of a CUDA pipeline placed on d, a device of
-// another kind.
-func (p *Pipeline) notCUDA(d device.Device, explicit bool) error {
-	if explicit {
-		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
-			"the pipeline runs on CUDA and %s is not a CUDA device: pass one (cuda.Open, CUDADevice()) to CallOn, SetDevice or Options.Device, or build the generator for the host or OpenCL", d.Name())}
-	}
-	return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
-		"the operands live on %s, which is not a CUDA device, and the pipeline runs on CUDA: move them to one (Array.MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", d.Name())}
+	f.gate = &e.deviceGate // left when the call returns
+	e.cu.Bind(&f.c.Ctx)
+	return nil
 }
 
 // setCUDADevice points the call's buffer at byte off of the allocation
 // whose root CUdeviceptr is mem.
-func (p *Pipeline) setCUDADevice(f *frame, cb *C.gohl_buf, mem uintptr, off int) error {
+func setCUDADevice(p *Pipeline, f *frame, cb *rt.Buf, mem uintptr, off int) error {
 	ptr := uint64(mem) + uint64(off)
-	if cb.kind == C.GOHL_DEV_CUDA && uint64(cb.mem) == ptr {
+	if cb.Kind == rt.DevCUDA && uint64(cb.Mem) == ptr {
 		return nil // the frame's previous call had the same pointer
 	}
-	if rc := C.gohl_cu_buf_set_device(&f.c.ctx, cb, C.uint64_t(ptr)); rc != 0 {
+	if rc := cb.SetCUDADevice(&f.c.Ctx, ptr); rc != 0 {
 		return p.runtimeError(f, rc)
 	}
 	return nil
@@ -183,7 +158,7 @@ func (p *Pipeline) setCUDADevice(f *frame, cb *C.gohl_buf, mem uintptr, off int)
 // ran on the call's context.
 func cudaAcquires(d device.Device) int {
 	if d == nil {
-		return int(C.gohl_cu_acquires(nil))
+		return int((*rt.CU)(nil).Acquires())
 	}
 	c, ok := asCU(d)
 	if !ok {
@@ -198,13 +173,11 @@ func cudaAcquires(d device.Device) int {
 	if e.cu == nil {
 		return 0
 	}
-	return int(C.gohl_cu_acquires(e.cu))
+	return int(e.cu.Acquires())
 }
 
 // cudaRuntimeTransfers counts the copies between host and device that
 // Halide's CUDA runtime made by itself.
 func cudaRuntimeTransfers() (reads, writes int64) {
-	var r, w C.int64_t
-	C.gohl_cu_runtime_transfers(&r, &w)
-	return int64(r), int64(w)
+	return rt.CUDARuntimeTransfers()
 }

@@ -34,7 +34,7 @@ func cuDeviceOrMock(t testing.TB) *cuda.Device {
 	if err != nil {
 		t.Skip("no CUDA device (these tests run on a GPU, e.g. bin/halide.test on the H200, and on the mock: TestCUDAMock):", err)
 	}
-	return d
+	return d.(*cuda.Device)
 }
 
 // Only the first call uploads; then brighter_cuda runs N times on the

@@ -1,12 +1,9 @@
 package halide
 
-// #include "shim.h"
-// #include "HalideRuntimeOpenCL.h"
-import "C"
-
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
@@ -15,7 +12,7 @@ import (
 
 // devArray is one Array ExternDeviceArray made: settled after the stage.
 type devArray struct {
-	b     *C.struct_halide_buffer_t
+	b     *rt.Buffer
 	out   bool
 	a     interface{ Close() error }
 	state func() (hostDirty, deviceDirty bool)
@@ -52,7 +49,7 @@ func ExternDeviceArray[T array.Elem](x *ExternCall, i int) (*array.Array[T], err
 		return nil, fmt.Errorf("%w: a %s buffer viewed as %s", ErrExternBuffer, b.Type(), t)
 	}
 	out := b.b == x.Output().b
-	onHost := b.b.device == 0 && b.b.host != nil // computed on the host, no allocation
+	onHost := b.b.Device == 0 && b.b.Host != nil // computed on the host, no allocation
 	switch {
 	case b.BoundsQuery():
 		return nil, fmt.Errorf("%w: a bounds query has no memory (check ExternCall.BoundsQuery)", ErrExternBuffer)
@@ -60,12 +57,12 @@ func ExternDeviceArray[T array.Elem](x *ExternCall, i int) (*array.Array[T], err
 		return nil, fmt.Errorf("%w: extern stage %s runs in a call without an OpenCL device (a host pipeline): use ExternArray", ErrExternBuffer, x.name)
 	case onHost && !out:
 		// Uploaded below.
-	case b.b.device == 0 || b.b.device_interface != C.halide_opencl_device_interface():
+	case b.b.Device == 0 || b.b.DeviceInterface != rt.OpenCLDeviceInterface():
 		return nil, fmt.Errorf("%w: argument %d of %s has no OpenCL allocation: declare the stage with DeviceAPI::OpenCL in define_extern, or use ExternArray for a host stage", ErrExternBuffer, i, x.name)
 	}
 	uc := x.uc()
 	if !onHost {
-		if off := C.halide_opencl_get_crop_offset(uc, b.b); off != 0 {
+		if off := rt.OpenCLCropOffset(uc, b.b); off != 0 {
 			return nil, fmt.Errorf("%w: argument %d of %s is a device crop (offset %d bytes): not supported", ErrExternBuffer, i, x.name, off)
 		}
 	}
@@ -80,7 +77,7 @@ func ExternDeviceArray[T array.Elem](x *ExternCall, i int) (*array.Array[T], err
 	// Halide makes a device stage's inputs current on the device before
 	// it runs only when a GPU stage produced them; one it computed on the
 	// host, or whose host copy is newer, the stage uploads itself.
-	upload := onHost || b.b.flags&C.halide_buffer_flag_host_dirty != 0 && b.b.host != nil && !out
+	upload := onHost || b.b.Flags&rt.HostDirty != 0 && b.b.Host != nil && !out
 	if upload {
 		why := "whose host copy Halide marked newer"
 		if onHost {
@@ -113,7 +110,7 @@ func ExternDeviceArray[T array.Elem](x *ExternCall, i int) (*array.Array[T], err
 		// Close. Adopting leaves the Array's host copy the newer one.
 		size := int(unsafe.Sizeof(*new(T)))
 		var alloc device.Allocation
-		alloc, err = adopter.Adopt(uintptr(C.halide_opencl_get_cl_mem(uc, b.b)), dense*size, true)
+		alloc, err = adopter.Adopt(rt.OpenCLMem(uc, b.b), dense*size, true)
 		if err == nil {
 			err = a.DeviceAdopt(x.dev, alloc)
 		}
@@ -121,7 +118,7 @@ func ExternDeviceArray[T array.Elem](x *ExternCall, i int) (*array.Array[T], err
 	if err == nil && upload {
 		// Into Halide's cl_mem, or a temporary of the Array's own.
 		if err = a.CopyToDevice(x.dev); err == nil && !onHost {
-			b.b.flags &^= C.halide_buffer_flag_host_dirty // the device copy holds it now
+			b.b.Flags &^= rt.HostDirty // the device copy holds it now
 		}
 	}
 	if err != nil {
@@ -165,7 +162,7 @@ func (x *ExternCall) settle(ok bool) (outDone bool, err error) {
 					errs = append(errs, fmt.Errorf("extern stage %s: uploading the output written on the host: %w", x.name, err))
 				}
 			}
-			d.b.flags = d.b.flags&^C.halide_buffer_flag_host_dirty | C.halide_buffer_flag_device_dirty
+			d.b.Flags = d.b.Flags&^rt.HostDirty | rt.DeviceDirty
 			outDone = true
 		}
 		if err := d.a.Close(); err != nil {
@@ -183,7 +180,5 @@ func (x *ExternCall) settle(ok bool) (outDone bool, err error) {
 // pipelines. The library's own transfers are counted in each device's
 // Stats instead; together they are every copy.
 func RuntimeTransfers() (reads, writes int64) {
-	var r, w C.int64_t
-	C.gohl_runtime_transfers(&r, &w)
-	return int64(r), int64(w)
+	return rt.RuntimeTransfers()
 }

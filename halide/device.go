@@ -1,20 +1,15 @@
 package halide
 
-// #include "shim.h"
-import "C"
-
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"reflect"
 	"strings"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/cuda"
-	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/internal/place"
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // SetDevice makes every later call of the OpenCL pipeline p run on dev
@@ -27,6 +22,10 @@ import (
 // shared values (Lookup returns the same one everywhere): to pick a
 // device for one call only, use CallOn or CallWith. Host pipelines ignore
 // it.
+//
+// Deprecated: it changes every caller's calls of the shared Pipeline;
+// choose the device per call with Options.Device (CallWith,
+// CallContext) or CallOn. It keeps working as documented.
 func (p *Pipeline) SetDevice(dev device.Device) {
 	if isNil(dev) {
 		p.dev.Store(nil)
@@ -54,7 +53,7 @@ func (p *Pipeline) CallOn(dev device.Device, args ...any) error {
 	if isNil(dev) && p.gpu {
 		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice(); cuda.Open, CUDADevice() for a CUDA pipeline) or use Call"}
 	}
-	return p.callOn(&Options{Device: dev}, args)
+	return p.callOn(nil, &Options{Device: dev}, args)
 }
 
 // isNil reports whether d is nil or a typed nil pointer (a nil
@@ -74,7 +73,7 @@ func isNil(d device.Device) bool {
 // with nothing allocated, OpenCLDevice(). It routes the runtime to the
 // device through the frame's user_context and refuses pipelines that use
 // GPU textures, before anything moves.
-func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
+func (p *Pipeline) deviceFor(f *frame, want device.Device) (gpuDevice, error) {
 	explicit := want
 	if explicit == nil {
 		explicit = p.Device()
@@ -103,76 +102,61 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (clDevice, error) {
 		// The operands' device is closing (the placement rule says so).
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: err.Error()}
 	case errors.Is(err, device.ErrClosed):
-		open := "opencl.Open"
-		if _, ok := asCU(explicit); ok && p.cuda {
-			err, open = cuda.ErrClosed, "cuda.Open" // wraps device.ErrClosed
-		} else if _, ok := asCL(explicit); ok {
-			err = opencl.ErrClosed // wraps device.ErrClosed
+		if b, ok := plumb.BackendFor(explicit); ok && b.Closed != nil {
+			err = b.Closed // wraps device.ErrClosed
 		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-			"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", explicit.Name(), open)}
+			"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", explicit.Name(), p.glue.open)}
 	case err != nil:
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: err.Error()}
 	}
-	if p.cuda {
-		return p.cudaDevice(f, where, explicit != nil)
-	}
-	var dev clDevice
+	g := p.glue
+	var dev gpuDevice
 	if where != nil {
-		d, ok := asCL(where)
+		d, ok := g.as(where)
 		if !ok {
-			return nil, p.notOpenCL(where, explicit != nil)
+			return nil, p.notOn(where, explicit != nil)
 		}
 		dev = d
-	}
-	if dev == nil {
-		d, err := OpenCLDevice()
+	} else {
+		d, err := g.defaultDevice()
 		if err != nil {
-			return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: "no OpenCL device: " + err.Error() +
-				": install an OpenCL driver (PoCL: apt-get install pocl-opencl-icd), select one with HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, or build the generator for the host"}
+			return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: "no " + g.api + " device: " + err.Error() + ": " + g.noDevice}
 		}
-		dev = d
+		if dev, _ = g.as(d); dev == nil {
+			return nil, p.notOn(d, true)
+		}
 	}
-	e, err := clStateOf(dev)
-	if err == nil && !e.enter() {
-		err = opencl.ErrClosed
-	}
-	if errors.Is(err, opencl.ErrClosed) {
-		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-			"the device %s is closed: pass an open one to SetDevice or CallOn (opencl.Open), or nil to SetDevice for the default", dev.Name())}
-	}
-	if err != nil {
+	if err := g.enter(p, f, dev); err != nil {
+		var he *Error
+		if errors.As(err, &he) {
+			return nil, err
+		}
+		if errors.Is(err, device.ErrClosed) {
+			return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
+				"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", dev.Name(), g.open)}
+		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: fmt.Sprintf("device %s: %v", dev.Name(), err)}
 	}
-	// Inside the gate until call returns (f.gate): the device's close
-	// waits for this call before it releases anything the call uses.
-	f.gate = e
-	if err := p.checkTexture(e.cl); err != nil {
-		return nil, err
-	}
-	bindCL(&f.c.ctx, e.cl)
-	f.c.ctx.texture = 0
 	return dev, nil
 }
 
-// notOpenCL is the error of an OpenCL pipeline placed on d, a device of
-// another kind: chosen explicitly, or where the operands live.
-func (p *Pipeline) notOpenCL(d device.Device, explicit bool) error {
+// notOn is the error of a GPU pipeline placed on d, a device of another
+// API: chosen explicitly, or where the operands live.
+func (p *Pipeline) notOn(d device.Device, explicit bool) error {
+	api := p.glue.api
 	if explicit {
 		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
-			"the pipeline runs on OpenCL and %s is not an OpenCL device: pass one (opencl.Open, opencl.Wrap, OpenCLDevice()) to CallOn, SetDevice or Options.Device, or build the generator for the host", d.Name())}
+			"the pipeline runs on %s and %s is not %s: pass one (%s) to CallOn, SetDevice or Options.Device, or build the generator for the host", api, d.Name(), p.glue.kind, p.glue.open)}
 	}
 	return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
-		"the operands live on %s, which is not an OpenCL device, and the pipeline runs on OpenCL: move them to one (Array.MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", d.Name())}
+		"the operands live on %s, which is not %s, and the pipeline runs on %s: move them to one (Array.MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", d.Name(), p.glue.kind, api)}
 }
 
 // bindCL routes ctx to cl as it is now: if cl is retired and reused for
-// another device meanwhile (shim.c recycles them), the runtime's acquire
+// another device meanwhile (cl.c recycles them), the runtime's acquire
 // for ctx fails instead of handing it the other device's context.
-func bindCL(ctx *C.gohl_ctx, cl *C.gohl_cl) {
-	ctx.cl = cl
-	ctx.cl_gen = C.int64_t(atomic.LoadInt64((*int64)(unsafe.Pointer(&cl.gen))))
-}
+func bindCL(ctx *rt.Ctx, cl *rt.CL) { cl.Bind(ctx) }
 
 // What a pipeline's kernels take, found by the first call.
 const (
@@ -190,7 +174,7 @@ const (
 // entry, before anything else) through our clCreateProgramWithSource,
 // which looks for image parameters and refuses to build them. A pipeline
 // without textures just has its kernels built one call early.
-func (p *Pipeline) checkTexture(cl *C.gohl_cl) error {
+func (p *Pipeline) checkTexture(cl *rt.CL) error {
 	if p.texture.Load() == textureUnknown && !p.boundsQueries() {
 		// Built with no_bounds_query: it cannot be probed safely (it
 		// would take the query's NULL buffers for real ones), so a
@@ -199,10 +183,10 @@ func (p *Pipeline) checkTexture(cl *C.gohl_cl) error {
 	}
 	if p.texture.Load() == textureUnknown {
 		q := p.newQuery()
-		bindCL(&q.f.c.ctx, cl)
-		used := C.gohl_cl_texture_probe(C.uintptr_t(uintptr(p.argv)), q.f.c) != 0
-		p.noteTarget(&q.f.c.ctx) // a multi-target pipeline chose here
-		args := C.GoString(&q.f.c.ctx.texture_args[0])
+		bindCL(&q.f.c.Ctx, cl)
+		used := rt.TextureProbe(p.argv, q.f.c)
+		p.noteTarget(&q.f.c.Ctx) // a multi-target pipeline chose here
+		args := q.f.c.Ctx.TextureArgNames()
 		q.free()
 		if used {
 			names := textureArgNames(args)

@@ -42,15 +42,25 @@
 // for one call), and each OpenCL call is paced so unsynced loops keep
 // a bounded number of commands in flight.
 //
-// The package holds the one Halide runtime of the binary
-// (halide_rt_linux_amd64.syso, a portable x86-64 AVX2 + OpenCL + CUDA
-// target);
-// pipelines are compiled with -no_runtime and user_context. Its OpenCL part
-// runs each call on the call's OpenCL device (a device.Device whose
-// device.Native API is "OpenCL", such as an *opencl.Device: CallOn,
-// CallWith, SetDevice, else the placement rule), handing the runtime that
-// device's context and queue through the call's user_context, and releases the runtime's state for a
-// context when its Device closes. Its error handler routes each runtime
+// The binary's one Halide runtime (internal/rt's
+// halide_rt_linux_amd64.syso, a portable x86-64 AVX2 + OpenCL + CUDA
+// target) and every line of C live in internal/rt; this package is plain
+// Go. Pipelines are compiled with -no_runtime and user_context.
+//
+// Backends plug in: a device package registers itself by its device API
+// name (internal/plumb.Backend: default device, closed sentinel, pacing,
+// alignment), and a pipeline's target picks the runtime glue of that API
+// (glue.go; its C side in internal/rt). The package imports no
+// device package; importing it links OpenCL's and CUDA's
+// (internal/backends), so their pipelines run on their default devices
+// with no other import. Pipeline.API names a pipeline's device API.
+//
+// The OpenCL glue runs each call on the call's OpenCL device (a
+// device.Device whose device.Native API is "OpenCL", such as an
+// *opencl.Device: CallOn, CallWith, SetDevice, else the placement rule),
+// handing the runtime that device's context and queue through the call's
+// user_context, and releases the runtime's state for a context when its
+// Device closes. The runtime's error handler routes each runtime
 // message to the call that caused it, so errors are values (match them
 // with errors.Is and the Err* codes) and the process lives.
 //
@@ -75,8 +85,12 @@
 // refused in Go first), so that module stays loaded until the process ends.
 //
 // Per call: CallWith(Options{...}, args...) chooses the device, the
-// transfer guard, the user context and the hooks for that call only;
-// SetDevice and WithCallbacks change the shared Pipeline for every call.
+// transfer guard, the user context, the hooks and the entry point
+// (Options.Callbacks) for that call only; CallContext(ctx, Options{...},
+// args...) also stops a call whose ctx is done before the pipeline is
+// queued (ErrCanceled). SetDevice, SetPrint and SetTrace, which change
+// every caller's calls, are deprecated in their favour; WithCallbacks
+// declares a pipeline with Go extern stages once, at init.
 // Options.Context is the call's own user context, a Go value that its
 // hooks (Hooks, TraceEvent.Context) and Go extern stages
 // (ExternCall.Context) receive, while Halide's user_context pointer keeps

@@ -149,6 +149,9 @@ const (
 	// (array.Array.BroadcastTo, whose elements repeat), which a pipeline
 	// cannot write. The *Error wraps array.ErrReadOnly.
 	ErrReadOnlyOutput Code = -1010
+	// ErrCanceled: the call's context was done before the pipeline ran
+	// (CallContext). The *Error wraps ctx.Err().
+	ErrCanceled Code = -1011
 )
 
 // bridgeCodes is the largest code of the bridge's own range.
@@ -222,4 +225,5 @@ var codeNames = map[int]string{
 	int(ErrTexture):        "gpu_texture_unsupported",
 	int(ErrBoundsQuery):    "bounds_query",
 	int(ErrReadOnlyOutput): "read_only_output",
+	int(ErrCanceled):       "canceled",
 }

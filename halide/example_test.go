@@ -1,9 +1,12 @@
 package halide_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/brighter"
 )
 
@@ -25,4 +28,24 @@ func Example() {
 	// Output:
 	// [10 60 110 255 11 12 13 255]
 	// brighter_host: argument "input" wants a 2-D uint8 buffer, got a 3-D float32 Array (Halide: Input buffer input has type uint8 but type of the buffer passed in is float32) (halide error -3, bad_type)
+}
+
+// A call under a context that is done queues nothing: the pipeline does
+// not run and the output keeps its values.
+func ExamplePipeline_CallContext() {
+	in := array.FromSlice([]uint8{1, 2, 3, 4}, 4, 1)
+	out := array.FromSlice(make([]uint8, 4), 4, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := brighter.BrighterHostPipeline.CallContext(ctx, halide.Options{}, in, uint8(10), out)
+	fmt.Println(errors.Is(err, context.Canceled), errors.Is(err, halide.ErrCanceled))
+	v, _ := out.HostReadOnly()
+	fmt.Println(v.Data())
+
+	err = brighter.BrighterHostPipeline.CallContext(context.Background(), halide.Options{}, in, uint8(10), out)
+	fmt.Println(err, v.Data())
+	// Output:
+	// true true
+	// [0 0 0 0]
+	// <nil> [11 12 13 14]
 }

@@ -1,12 +1,9 @@
 package halide
 
-// #include "hooks.h"
-// #include <stdlib.h>
-import "C"
-
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"sync"
 	"unsafe"
 
@@ -93,10 +90,10 @@ func externFor(name string) *externEntry {
 // define_extern lists them, then the output buffer(s).
 type ExternCall struct {
 	name  string
-	kinds []C.uint32_t
-	vals  []C.uint64_t
+	kinds []uint32
+	vals  []uint64
 	ctx   any
-	dev   clDevice   // the call's OpenCL device, nil for host calls
+	dev   gpuDevice  // the call's OpenCL device, nil for host calls
 	guard bool       // the call's Options.Guard
 	devs  []devArray // ExternDeviceArray's Arrays, settled after the stage
 }
@@ -116,7 +113,7 @@ func (x *ExternCall) Context() any { return x.ctx }
 func (x *ExternCall) NumArgs() int { return len(x.kinds) }
 
 // IsBuffer reports whether argument i is a buffer.
-func (x *ExternCall) IsBuffer(i int) bool { return x.kinds[i] == C.GOHL_XBUF }
+func (x *ExternCall) IsBuffer(i int) bool { return x.kinds[i] == rt.XBuf }
 
 // ArgType is the type of scalar argument i. Halide passes integers to C
 // without their sign, so Int and UInt arguments both show as Int.
@@ -130,7 +127,7 @@ func (x *ExternCall) Buffer(i int) ExternBuffer {
 	if !x.IsBuffer(i) {
 		panic(fmt.Sprintf("halide: argument %d of extern stage %s is a %s scalar, not a buffer", i, x.name, x.ArgType(i)))
 	}
-	return ExternBuffer{b: (*C.struct_halide_buffer_t)(x.ptr(i))}
+	return ExternBuffer{b: (*rt.Buffer)(x.ptr(i))}
 }
 
 // ptr is argument i as the C pointer it is.
@@ -211,19 +208,19 @@ func (x *ExternCall) pointwiseBounds() {
 // ExternBuffer is a halide_buffer_t handed to an extern stage, valid only
 // during the stage's call. Element (x0, x1, …) lives at byte
 // Σ (xi − Dim(i).Min)·Dim(i).Stride·Type().Bytes() from Host().
-type ExternBuffer struct{ b *C.struct_halide_buffer_t }
+type ExternBuffer struct{ b *rt.Buffer }
 
 // Type is the element type.
 func (b ExternBuffer) Type() array.Type {
-	return goType(b.b._type)
+	return goType(b.b.Type)
 }
 
 // Rank is the number of dimensions.
-func (b ExternBuffer) Rank() int { return int(b.b.dimensions) }
+func (b ExternBuffer) Rank() int { return int(b.b.Dimensions) }
 
 // Dim returns dimension i; strides are in elements.
 func (b ExternBuffer) Dim(i int) array.Dim {
-	return goDim(unsafe.Slice(b.b.dim, b.b.dimensions)[i])
+	return goDim(unsafe.Slice(b.b.Dim, b.b.Dimensions)[i])
 }
 
 // Dims returns every dimension, innermost first.
@@ -237,21 +234,21 @@ func (b ExternBuffer) Dims() []array.Dim {
 
 // BoundsQuery reports whether the buffer has neither host nor device
 // memory: Halide asks what region of it the stage needs.
-func (b ExternBuffer) BoundsQuery() bool { return b.b.host == nil && b.b.device == 0 }
+func (b ExternBuffer) BoundsQuery() bool { return b.b.Host == nil && b.b.Device == 0 }
 
 // SetBounds sets the region of dimension dim the stage needs, in a bounds
 // query.
 func (b ExternBuffer) SetBounds(dim, min, extent int) {
-	d := &unsafe.Slice(b.b.dim, b.b.dimensions)[dim]
-	d.min, d.extent = C.int32_t(min), C.int32_t(extent)
+	d := &unsafe.Slice(b.b.Dim, b.b.Dimensions)[dim]
+	d.Min, d.Extent = int32(min), int32(extent)
 }
 
 // Host is the address of the element at the buffer's mins (nil in a
 // bounds query).
-func (b ExternBuffer) Host() unsafe.Pointer { return unsafe.Pointer(b.b.host) }
+func (b ExternBuffer) Host() unsafe.Pointer { return unsafe.Pointer(b.b.Host) }
 
 // DeviceDirty reports whether the device copy is newer than the host's.
-func (b ExternBuffer) DeviceDirty() bool { return b.b.flags&C.halide_buffer_flag_device_dirty != 0 }
+func (b ExternBuffer) DeviceDirty() bool { return b.b.Flags&rt.DeviceDirty != 0 }
 
 // span is the number of elements from the min corner to the max corner,
 // or -1 when a stride is negative.
@@ -306,9 +303,9 @@ func ExternArray[T array.Elem](b ExternBuffer) (*array.Array[T], error) {
 	return array.Wrap(s, b.Dims())
 }
 
-//export gohlExtern
-func gohlExtern(slot C.int32_t, name *C.char, n C.int, kinds *C.uint32_t, vals *C.uint64_t) (rc C.int) {
-	x := &ExternCall{kinds: unsafe.Slice(kinds, int(n)), vals: unsafe.Slice(vals, int(n))}
+// onExtern runs the Go extern stage whose stub is name (rt calls it from C).
+func onExtern(slot int32, name unsafe.Pointer, kinds []uint32, vals []uint64) (rc int32) {
+	x := &ExternCall{kinds: kinds, vals: vals}
 	if st := stateOf(slot); st != nil {
 		x.ctx, x.dev, x.guard = st.ctx, st.dev, st.guard
 	}
@@ -316,7 +313,7 @@ func gohlExtern(slot C.int32_t, name *C.char, n C.int, kinds *C.uint32_t, vals *
 	if v, ok := externs.byPtr.Load(name); ok {
 		e = v.(*externEntry)
 	} else {
-		s := C.GoString(name)
+		s := rt.GoString((*byte)(name))
 		externs.mu.RLock()
 		e = externs.byName[s]
 		externs.mu.RUnlock()
@@ -355,8 +352,8 @@ func gohlExtern(slot C.int32_t, name *C.char, n C.int, kinds *C.uint32_t, vals *
 		}
 		// A DeviceAPI::OpenCL stage gets device-only buffers (host NULL):
 		// those stay on the device, for ExternDeviceArray.
-		if b := x.Buffer(i); b.b != out.b && b.DeviceDirty() && b.b.host != nil {
-			if rc := C.halide_copy_to_host(x.uc(), b.b); rc != 0 {
+		if b := x.Buffer(i); b.b != out.b && b.DeviceDirty() && b.b.Host != nil {
+			if rc := rt.CopyToHost(x.uc(), b.b); rc != 0 {
 				return x.fail(fmt.Errorf("extern stage %s: copying argument %d to host failed (halide error %d)", x.name, i, int(rc)))
 			}
 		}
@@ -371,15 +368,15 @@ func gohlExtern(slot C.int32_t, name *C.char, n C.int, kinds *C.uint32_t, vals *
 	if err != nil {
 		return x.fail(err)
 	}
-	if !outDone && out.b.host != nil {
-		out.b.flags = out.b.flags&^C.halide_buffer_flag_device_dirty | C.halide_buffer_flag_host_dirty
+	if !outDone && out.b.Host != nil {
+		out.b.Flags = out.b.Flags&^rt.DeviceDirty | rt.HostDirty
 	}
 	return 0
 }
 
 // fail reports err to the running call's error handler and returns its
 // code (0 for nil).
-func (x *ExternCall) fail(err error) C.int {
+func (x *ExternCall) fail(err error) int32 {
 	if err == nil {
 		return 0
 	}
@@ -391,10 +388,8 @@ func (x *ExternCall) fail(err error) C.int {
 			text = he.Msg // the call's own Error names the pipeline and code
 		}
 	}
-	msg := C.CString(text)
-	defer C.free(unsafe.Pointer(msg))
-	C.gohl_report(x.uc(), msg)
-	return C.int(code)
+	rt.Report(x.uc(), text)
+	return int32(code)
 }
 
 // uc is the call's user_context: a leading handle argument is taken for it

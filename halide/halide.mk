@@ -1,6 +1,6 @@
 # Halide 14 build pieces, included from the top-level Makefile.
 #
-# The outputs are committed (halide/halide_rt_linux_amd64.syso,
+# The outputs are committed (halide/internal/rt/halide_rt_linux_amd64.syso,
 # halide/include/*.h, and each pipeline's NAME.a, NAME.h,
 # NAME.registration.cpp and NAME.go), so go build and go test need no
 # Halide. Regenerate with `make halide-regen` after changing a generator or

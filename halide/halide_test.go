@@ -33,7 +33,7 @@ func clDevice(t testing.TB) *opencl.Device {
 	if err != nil {
 		t.Skip("no OpenCL device:", err)
 	}
-	return d
+	return d.(*opencl.Device)
 }
 
 // pattern is a w×h image with every byte value, 255 included.

@@ -1,10 +1,8 @@
 package halide
 
-// #include "hooks.h"
-import "C"
-
 import (
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"io"
 	"os"
 	"strconv"
@@ -28,7 +26,9 @@ import (
 // SetTrace's function and extern stages written in Go (RegisterExtern). It
 // returns p. Without it, print and trace go to the runtime's defaults and a
 // Go extern stage fails the call. Calls that may call back cost about
-// the same as the others (BenchmarkEntryPoints).
+// the same as the others (BenchmarkEntryPoints). It declares what the
+// pipeline is (halide-gen's wrappers call it at init, before any call);
+// for one call, use Options.Callbacks.
 func (p *Pipeline) WithCallbacks() *Pipeline {
 	p.callsBack.Store(true)
 	return p
@@ -38,15 +38,14 @@ func (p *Pipeline) WithCallbacks() *Pipeline {
 func (p *Pipeline) Callbacks() bool { return p.callsBack.Load() }
 
 // invoke runs NAME_argv on the frame through the entry point p needs.
-func (p *Pipeline) invoke(f *frame) C.int {
-	argv, fr := C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c)))
-	var rc C.int
+func (p *Pipeline) invoke(f *frame) int {
+	var rc int
 	if f.cb || p.callsBack.Load() {
-		rc = C.gohl_call_cb(argv, fr)
+		rc = rt.CallBack(p.argv, f.c)
 	} else {
-		rc = C.gohl_call(argv, fr)
+		rc = rt.Call(p.argv, f.c)
 	}
-	p.noteTarget(&f.c.ctx)
+	p.noteTarget(&f.c.Ctx)
 	return rc
 }
 
@@ -66,6 +65,10 @@ var (
 // descriptor 2). Only calls of pipelines with callbacks (WithCallbacks)
 // reach w; the others print to standard error. w may be called from
 // Halide's worker threads at once, and must not keep the slice it is given.
+//
+// Deprecated: it is process-wide; give a call its own hook with
+// Options.Hooks (Hooks.Print, CallWith), which also takes the entry point
+// that may call Go. It keeps working as documented.
 func SetPrint(w io.Writer) {
 	hooksMu.Lock()
 	defer hooksMu.Unlock()
@@ -84,6 +87,9 @@ type TraceFunc func(e *TraceEvent)
 // written to $HL_TRACE_FILE). Event ids for parents are assigned here. fn
 // must not panic: a panic is reported on standard error and the event
 // dropped.
+//
+// Deprecated: it is process-wide; give a call its own hook with
+// Options.Hooks (Hooks.Trace, CallWith). It keeps working as documented.
 func SetTrace(fn TraceFunc) {
 	hooksMu.Lock()
 	defer hooksMu.Unlock()
@@ -101,26 +107,23 @@ func loadHooks() *hookSet {
 
 func storeHooks(h *hookSet) {
 	hooks.Store(h)
-	C.gohl_hooks_enable(cbool(h.print != nil), cbool(h.trace != nil))
+	rt.EnableHooks(h.print != nil, h.trace != nil)
 }
 
-func cbool(b bool) C.int {
-	if b {
-		return 1
-	}
-	return 0
+func init() {
+	rt.OnPrint, rt.OnTrace, rt.OnExtern = onPrint, onTrace, onExtern
 }
 
-//export gohlPrint
-func gohlPrint(slot C.int32_t, msg *C.char, n C.int) {
-	b := unsafe.Slice((*byte)(unsafe.Pointer(msg)), int(n))
+// onPrint gets what a call with Go hooks prints (rt calls it from C).
+func onPrint(slot int32, msg unsafe.Pointer, n int) {
+	b := unsafe.Slice((*byte)(msg), n)
 	if st := stateOf(slot); st != nil && st.hooks != nil && st.hooks.Print != nil {
 		st.hooks.Print(st.ctx, b)
 		return
 	}
 	h := hooks.Load()
 	if h == nil || h.print == nil {
-		C.gohl_default_print(nil, msg)
+		rt.DefaultPrint(msg)
 		return
 	}
 	h.print.Write(b)
@@ -178,8 +181,8 @@ type TraceEvent struct {
 
 var traceIDs atomic.Int32
 
-//export gohlTrace
-func gohlTrace(slot C.int32_t, e *C.struct_halide_trace_event_t) C.int32_t {
+// onTrace gets a trace event of a call with Go hooks (rt calls it from C).
+func onTrace(slot int32, e *rt.TraceEvent) int32 {
 	var trace TraceFunc
 	var ctx any
 	if st := stateOf(slot); st != nil {
@@ -194,25 +197,25 @@ func gohlTrace(slot C.int32_t, e *C.struct_halide_trace_event_t) C.int32_t {
 		}
 	}
 	if trace == nil {
-		return C.gohl_default_trace(nil, e)
+		return rt.DefaultTrace(e)
 	}
 	ev := TraceEvent{
-		Func:       C.GoString(e._func),
-		Event:      TraceEventCode(e.event),
+		Func:       rt.GoString(e.Func),
+		Event:      TraceEventCode(e.Event),
 		ID:         traceIDs.Add(1),
-		ParentID:   int32(e.parent_id),
-		ValueIndex: int32(e.value_index),
-		Type:       goType(e._type),
+		ParentID:   e.ParentID,
+		ValueIndex: e.ValueIndex,
+		Type:       goType(e.Type),
 		Context:    ctx,
 	}
-	if e.coordinates != nil && e.dimensions > 0 {
-		ev.Coordinates = unsafe.Slice((*int32)(unsafe.Pointer(e.coordinates)), int(e.dimensions))
+	if e.Coordinates != nil && e.Dimensions > 0 {
+		ev.Coordinates = unsafe.Slice(e.Coordinates, int(e.Dimensions))
 	}
-	if e.value != nil {
-		ev.Value = unsafe.Slice((*byte)(e.value), ev.Type.Bytes())
+	if e.Value != nil {
+		ev.Value = unsafe.Slice((*byte)(e.Value), ev.Type.Bytes())
 	}
-	if e.trace_tag != nil {
-		ev.Tag = C.GoString(e.trace_tag)
+	if e.TraceTag != nil {
+		ev.Tag = rt.GoString(e.TraceTag)
 	}
 	func() {
 		// A panic must not unwind through the pipeline's C frames.
@@ -223,5 +226,5 @@ func gohlTrace(slot C.int32_t, e *C.struct_halide_trace_event_t) C.int32_t {
 		}()
 		trace(&ev)
 	}()
-	return C.int32_t(ev.ID)
+	return ev.ID
 }

@@ -355,7 +355,7 @@ func TestLifetimeStress(t *testing.T) {
 	t.Logf("%d calls succeeded, %d failed with an error wrapping device.ErrClosed", ok.Load(), closed.Load())
 }
 
-// The runtime's per-device state in shim.c is recycled: a closed device's
+// The runtime's per-device state in cl.c is recycled: a closed device's
 // goes to the next device opened. A call still holding the old one (bound
 // before the close, run after the new device opened) must not run on the
 // new device's context with the old device's memory: its acquire fails.

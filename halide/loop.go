@@ -1,9 +1,7 @@
 package halide
 
-// #include "shim.h"
-import "C"
-
 import (
+	"github.com/resident-go/resident/halide/internal/rt"
 	"slices"
 	"unsafe"
 
@@ -28,8 +26,8 @@ func (p *Pipeline) loopInC(n int, args ...any) error {
 	if err := p.prepareHost(f); err != nil {
 		return err
 	}
-	if rc := C.gohl_call_loop(p.argv, f.c, C.int64_t(n)); rc != 0 {
-		msg, hmsg := runtimeMessage(&f.c.ctx)
+	if rc := rt.CallLoop(p.argv, f.c, n); rc != 0 {
+		msg, hmsg := runtimeMessage(&f.c.Ctx)
 		return &Error{Pipeline: p.name, Code: int(rc), Msg: msg, HalideMsg: hmsg}
 	}
 	return p.finish(f, nil, true)
@@ -56,23 +54,23 @@ func (p *Pipeline) callMismatched(j int, typ *array.Type, dims int, null bool, a
 		return 0, "", &Error{Pipeline: p.name, Code: -1, Msg: "not a buffer argument"}
 	}
 	cb := f.bufs[k].cb
-	keepType, keepDims := cb.b._type, cb.b.dimensions
+	keepType, keepDims := cb.B.Type, cb.B.Dimensions
 	switch {
 	case typ != nil:
-		cb.b._type.code = C.uint8_t(typ.Code)
-		cb.b._type.bits = C.uint8_t(typ.Bits)
-		cb.b._type.lanes = C.uint16_t(typ.Lanes)
+		cb.B.Type.Code = uint8(typ.Code)
+		cb.B.Type.Bits = uint8(typ.Bits)
+		cb.B.Type.Lanes = uint16(typ.Lanes)
 	case dims > 0:
-		cb.b.dimensions = C.int32_t(dims)
+		cb.B.Dimensions = int32(dims)
 	case null:
 		f.args[i] = nil
 	}
 	if err := p.prepareHost(f); err != nil {
 		return 0, "", err
 	}
-	rc := C.gohl_call(C.uintptr_t(uintptr(p.argv)), C.uintptr_t(uintptr(unsafe.Pointer(f.c))))
-	_, msg := runtimeMessage(&f.c.ctx)
-	cb.b._type, cb.b.dimensions = keepType, keepDims
-	f.args[i] = unsafe.Pointer(&cb.b)
+	rc := rt.Call(p.argv, f.c)
+	_, msg := runtimeMessage(&f.c.Ctx)
+	cb.B.Type, cb.B.Dimensions = keepType, keepDims
+	f.args[i] = unsafe.Pointer(&cb.B)
 	return int(rc), msg, nil
 }

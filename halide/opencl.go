@@ -1,46 +1,74 @@
 package halide
 
-// #include "shim.h"
-// #include "HalideRuntimeOpenCL.h"
-import "C"
-
 import (
 	"fmt"
-	"io"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl"
-	"github.com/resident-go/resident/internal/devkit"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
-// clDevice is what an OpenCL call needs of its device: the native
-// context and queue (device.Native, API "OpenCL"), per-device state
-// (Value), close notification, the sub-buffer alignment and pacing. It is
-// the one adapter between package halide and an OpenCL device: asCL finds
-// it through device.Native, never through a concrete type; *opencl.Device
-// implements it.
-type clDevice interface {
-	device.Device
-	device.Native
-	device.CloseNotifier
-	Closed() bool
-	Value(key any, init func() any) any
+// clGlue runs pipelines whose target names opencl on an OpenCL device.
+var clGlue = &glue{
+	api:           "OpenCL",
+	match:         func(t string) bool { return strings.Contains(t, "opencl") },
+	kind:          "an OpenCL device",
+	open:          "opencl.Open, opencl.Wrap, OpenCLDevice()",
+	noDevice:      "install an OpenCL driver (PoCL: apt-get install pocl-opencl-icd), select one with HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, or build the generator for the host",
+	defaultDevice: OpenCLDevice,
+	enter:         enterCL,
+	closing:       closing,
+	setDevice:     setCLDevice,
+	note:          clNote,
 }
 
-var _ clDevice = (*opencl.Device)(nil)
+func init() {
+	clGlue.acquires = contextAcquires // set here: it refers to clGlue
+	glues = append(glues, clGlue)
+}
+
+// enterCL makes d's C state, enters d's gate and routes f's ctx to the
+// state; it refuses pipelines that use GPU textures.
+func enterCL(p *Pipeline, f *frame, d gpuDevice) error {
+	e, err := clStateOf(d)
+	if err == nil && !e.enter() {
+		err = closedErr("OpenCL")
+	}
+	if err != nil {
+		return err
+	}
+	// Inside the gate until call returns (f.gate): the device's close
+	// waits for this call before it releases anything the call uses.
+	f.gate = &e.deviceGate
+	if err := p.checkTexture(e.cl); err != nil {
+		return err
+	}
+	bindCL(&f.c.Ctx, e.cl)
+	f.c.Ctx.Texture = 0
+	return nil
+}
+
+// setCLDevice points the call's buffer at byte off of cl_mem mem: a
+// wrapped handle, or a crop of one (dropped in finish).
+func setCLDevice(p *Pipeline, f *frame, cb *rt.Buf, mem uintptr, off int) error {
+	if uintptr(cb.Mem) == mem && int(cb.Off) == off && cb.Kind != rt.DevNone {
+		return nil // the frame's previous call had the same handle
+	}
+	if off != 0 {
+		f.crops = true
+	}
+	if rc := cb.SetDevice(&f.c.Ctx, uint64(mem), int64(off)); rc != 0 {
+		return p.runtimeError(f, rc)
+	}
+	return nil
+}
 
 // asCL is d as an OpenCL device, or false when d is not one (or lacks
 // what calls need).
-func asCL(d device.Device) (clDevice, bool) {
-	if n, ok := d.(device.Native); !ok || n.API() != "OpenCL" || !plumb.OpenCL.Owns(d) {
-		return nil, false // pacing and alignment are device/opencl's
-	}
-	c, ok := d.(clDevice)
-	return c, ok
-}
+func asCL(d device.Device) (gpuDevice, bool) { return clGlue.as(d) }
 
 // clKey is the key of a device's clEntry in its Value state. The entry
 // lives as long as the device and never points back to it.
@@ -60,44 +88,24 @@ var clMu sync.Mutex
 // released, never reaches a released queue, and a call that comes later
 // fails with ErrClosed before it starts.
 type clEntry struct {
-	cl   *C.gohl_cl // nil until made, and once the device closed
-	gate *devkit.Gate
-}
-
-// enter lets a call in; false once the gate is shut.
-func (e *clEntry) enter() bool { return e.gate.Enter() }
-
-func (e *clEntry) leave() { e.gate.Leave() }
-
-// shut reports whether the device's close has shut the gate.
-func (e *clEntry) shut() bool { return e.gate.IsShut() }
-
-// gateFor is d's gate. A device of another package (none is, today: asCL
-// and asCU take the module's own) gets one of the entry's own that its
-// close hook shuts before closing the entry.
-func gateFor(d clDevice, c io.Closer) *devkit.Gate {
-	if g := devkit.GateOf(d); g != nil {
-		return g
-	}
-	g := new(devkit.Gate)
-	d.OnClose(func() { g.Shut(); c.Close() })
-	return g
+	deviceGate
+	cl *rt.CL // nil until made, and once the device closed
 }
 
 var reuseOnce sync.Once
 
-// clStateOf returns d's C state (context, queue, lock: shim.c hands them
+// clStateOf returns d's C state (context, queue, lock: cl.c hands them
 // to the runtime through halide_acquire_cl_context, named in the call's
 // user_context), making it on first use.
-func clStateOf(d clDevice) (*clEntry, error) {
+func clStateOf(d gpuDevice) (*clEntry, error) {
 	reuseOnce.Do(func() {
 		// Pipelines with device intermediates keep them between calls
 		// instead of allocating and freeing each time.
-		C.halide_reuse_device_allocations(nil, true)
+		rt.ReuseDeviceAllocations(true)
 	})
 	e := d.Value(clKey{}, func() any { return newCLEntry(d) }).(*clEntry)
 	if e.shut() || d.Closed() {
-		return nil, opencl.ErrClosed
+		return nil, closedErr("OpenCL")
 	}
 	clMu.Lock()
 	ok := e.cl != nil
@@ -106,7 +114,7 @@ func clStateOf(d clDevice) (*clEntry, error) {
 	case ok:
 	case e.shut() || d.Closed():
 		// Closed between the check above and here: Close dropped e.cl.
-		return nil, opencl.ErrClosed
+		return nil, closedErr("OpenCL")
 	default:
 		return nil, fmt.Errorf("out of C memory for the device's state")
 	}
@@ -116,7 +124,7 @@ func clStateOf(d clDevice) (*clEntry, error) {
 // newCLEntry makes d's entry; on a device whose close has begun it makes
 // none of the runtime's state (e.cl stays nil), and calls get ErrClosed.
 // The entry must not hold d: the Device's cleanup backstop closes it.
-func newCLEntry(d clDevice) *clEntry {
+func newCLEntry(d gpuDevice) *clEntry {
 	e := &clEntry{}
 	e.gate = gateFor(d, e)
 	clMu.Lock()
@@ -125,7 +133,7 @@ func newCLEntry(d clDevice) *clEntry {
 		return e
 	}
 	ctx, q := d.Handles()
-	e.cl = C.gohl_cl_open(C.uintptr_t(ctx), C.uintptr_t(q))
+	e.cl = rt.OpenCL(ctx, q)
 	return e
 }
 
@@ -139,7 +147,7 @@ func (e *clEntry) Close() error {
 	e.cl = nil
 	clMu.Unlock()
 	if cl != nil {
-		C.gohl_cl_close(cl)
+		cl.Close()
 	}
 	return nil
 }
@@ -147,7 +155,7 @@ func (e *clEntry) Close() error {
 // closing reports whether d's close has begun: its close hook shut the
 // gate and released the runtime's state for it (calls on it then fail in
 // the runtime), or it is closed.
-func closing(d clDevice) bool {
+func closing(d gpuDevice) bool {
 	if d.Closed() {
 		return true
 	}
@@ -161,17 +169,18 @@ func closing(d clDevice) bool {
 // halide_opencl_set_platform_name or halide_opencl_set_device_type, it is
 // the device those name instead (opened once per choice, kept open).
 // Pipeline.SetDevice and CallOn choose another. Its Stats count every
-// transfer a call makes.
-func OpenCLDevice() (*opencl.Device, error) {
+// transfer a call makes. It is an *opencl.Device, found through the
+// backend registry: package halide imports no device package.
+func OpenCLDevice() (device.Device, error) {
 	// Default and Open load OpenCL (RTLD_GLOBAL) before the first pipeline
 	// runs, so the runtime resolves it from the same libOpenCL.so.1
 	// instead of dlopening libOpenCL.so, which on some machines lists
 	// fewer platforms.
-	name, typ := cString(C.halide_opencl_get_platform_name(nil)), cString(C.halide_opencl_get_device_type(nil))
+	name, typ := rt.OpenCLPlatformName(), rt.OpenCLDeviceType()
 	// An empty choice (C set "", as a clear) is no choice: opencl.Open
 	// reads the environment for it, as Default does.
 	if unchosen(name, "HL_OCL_PLATFORM_NAME") && unchosen(typ, "HL_OCL_DEVICE_TYPE") {
-		return opencl.Default()
+		return backendDefault("OpenCL")
 	}
 	return cChosenDevice(name, typ)
 }
@@ -180,40 +189,29 @@ func OpenCLDevice() (*opencl.Device, error) {
 // to the environment: empty, or the environment's own value.
 func unchosen(c, env string) bool { return c == "" || c == os.Getenv(env) }
 
-func cString(s *C.char) string {
-	if s == nil {
-		return ""
-	}
-	return C.GoString(s)
-}
-
 // cChosen are the devices C's platform and device-type choices named.
 var cChosen struct {
 	mu   sync.Mutex
-	devs map[[2]string]*opencl.Device
+	devs map[[2]string]device.Device
 }
 
-func cChosenDevice(name, typ string) (*opencl.Device, error) {
+func cChosenDevice(name, typ string) (device.Device, error) {
 	cChosen.mu.Lock()
 	defer cChosen.mu.Unlock()
 	key := [2]string{name, typ}
-	if d := cChosen.devs[key]; d != nil && !d.Closed() {
-		return d, nil
+	if d, ok := cChosen.devs[key].(interface{ Closed() bool }); ok && !d.Closed() {
+		return cChosen.devs[key], nil
 	}
-	o := opencl.Options{Platform: name}
-	if typ != "" {
-		t, err := opencl.ParseDeviceType(typ)
-		if err != nil {
-			return nil, fmt.Errorf("halide: the OpenCL device type set with halide_opencl_set_device_type: %w", err)
-		}
-		o.Type = t
+	b, ok := plumb.BackendOf("OpenCL")
+	if !ok || b.Select == nil {
+		return nil, fmt.Errorf("halide: the OpenCL device C chose (halide_opencl_set_platform_name %q, halide_opencl_set_device_type %q): no OpenCL backend is linked", name, typ)
 	}
-	d, err := opencl.Open(o)
+	d, err := b.Select(name, typ)
 	if err != nil {
 		return nil, fmt.Errorf("halide: the OpenCL device C chose (halide_opencl_set_platform_name %q, halide_opencl_set_device_type %q): %w", name, typ, err)
 	}
 	if cChosen.devs == nil {
-		cChosen.devs = map[[2]string]*opencl.Device{}
+		cChosen.devs = map[[2]string]device.Device{}
 	}
 	cChosen.devs[key] = d
 	return d, nil
@@ -224,7 +222,7 @@ func cChosenDevice(name, typ string) (*opencl.Device, error) {
 // ran on the call's context.
 func contextAcquires(d device.Device) int {
 	if d == nil {
-		return int(C.gohl_cl_acquires(nil))
+		return int((*rt.CL)(nil).Acquires())
 	}
 	c, ok := asCL(d)
 	if !ok {
@@ -239,12 +237,12 @@ func contextAcquires(d device.Device) int {
 	if e.cl == nil {
 		return 0
 	}
-	return int(C.gohl_cl_acquires(e.cl))
+	return int(e.cl.Acquires())
 }
 
 // reusesAllocations reports whether the runtime keeps device intermediates
 // between calls (halide_reuse_device_allocations).
-func reusesAllocations() bool { return bool(C.halide_can_reuse_device_allocations(nil)) }
+func reusesAllocations() bool { return rt.ReusesDeviceAllocations() }
 
 // callAcrossClose is a test hook: a call of p on args that chose old's
 // runtime state and is still in flight (outside the gate, as a C caller's
@@ -263,7 +261,7 @@ func (p *Pipeline) callAcrossClose(old device.Device, between func() device.Devi
 		return 0, false, err
 	}
 	cl := e.cl
-	bindCL(&f.c.ctx, cl)
+	bindCL(&f.c.Ctx, cl)
 	nd, _ := asCL(between())
 	ne, err := clStateOf(nd)
 	if err != nil {

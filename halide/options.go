@@ -1,10 +1,9 @@
 package halide
 
-// #include "shim.h"
-import "C"
-
 import (
+	"context"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"sync"
 
 	"github.com/resident-go/resident/device"
@@ -38,15 +37,35 @@ type Options struct {
 	Context any
 	// Hooks are the call's own Go hooks; nil: the process-wide ones.
 	Hooks *Hooks
+	// Callbacks runs this call through the entry point that may call
+	// back into Go (Go extern stages, print, trace), as WithCallbacks
+	// does for every call of the pipeline.
+	Callbacks bool
 }
 
 // CallWith is Call with per-call options: the device, the transfer guard,
 // the user context and hooks. It allocates nothing more than Call. The
 // Go hooks and extern stages reach Go only through the entry point that
-// may call back: pipelines with Go extern stages need WithCallbacks (as
-// halide-gen's wrappers set), and a call with Hooks takes it by itself.
+// may call back: pipelines with Go extern stages need it (WithCallbacks,
+// as halide-gen's wrappers set, or Options.Callbacks), and a call with
+// Hooks takes it by itself.
 func (p *Pipeline) CallWith(o Options, args ...any) error {
-	return p.callOn(&o, args)
+	return p.callOn(nil, &o, args)
+}
+
+// CallContext is CallWith under ctx. A call whose ctx is done before it
+// starts, or by the time its inputs are in place on the device, queues
+// nothing more: the pipeline does not run, the call's temporaries are
+// freed, no output is written or marked, and the error has code
+// ErrCanceled and wraps ctx.Err() (errors.Is(err, context.Canceled)).
+// Inputs it uploaded before that stay uploaded, their data unchanged. A
+// pipeline already running completes, as Halide's compiled code has no
+// point to stop at, and the call returns its result.
+func (p *Pipeline) CallContext(ctx context.Context, o Options, args ...any) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return p.callOn(ctx, &o, args)
 }
 
 // guardError is a refusal by the transfer guard: process-wide, the
@@ -80,33 +99,33 @@ type Hooks struct {
 type callState struct {
 	ctx   any
 	hooks *Hooks
-	dev   clDevice // the call's OpenCL device, for extern stages (ExternDeviceArray)
-	guard bool     // the call's Options.Guard, for extern stages' uploads
+	dev   gpuDevice // the call's OpenCL device, for extern stages (ExternDeviceArray)
+	guard bool      // the call's Options.Guard, for extern stages' uploads
 }
 
 // setState makes o's context and hooks the frame's for this call.
 func (f *frame) setState(o *Options) {
 	f.st.ctx, f.st.hooks, f.cb = o.Context, o.Hooks, true
-	var h C.int32_t
+	var h int32
 	if o.Hooks != nil {
 		if o.Hooks.Print != nil {
-			h |= C.GOHL_HOOK_PRINT
+			h |= rt.HookPrint
 		}
 		if o.Hooks.Trace != nil {
-			h |= C.GOHL_HOOK_TRACE
+			h |= rt.HookTrace
 		}
 	}
-	f.c.ctx.hooks = h
+	f.c.Ctx.Hooks = h
 }
 
 // states holds every pooled frame's callState by slot (slot 0 is none).
 var states struct {
 	mu   sync.RWMutex
 	s    []*callState
-	free []C.int32_t
+	free []int32
 }
 
-func addState(st *callState) C.int32_t {
+func addState(st *callState) int32 {
 	states.mu.Lock()
 	defer states.mu.Unlock()
 	if n := len(states.free); n > 0 {
@@ -119,10 +138,10 @@ func addState(st *callState) C.int32_t {
 		states.s = append(states.s, nil)
 	}
 	states.s = append(states.s, st)
-	return C.int32_t(len(states.s) - 1)
+	return int32(len(states.s) - 1)
 }
 
-func dropState(slot C.int32_t) {
+func dropState(slot int32) {
 	if slot <= 0 {
 		return
 	}
@@ -133,7 +152,7 @@ func dropState(slot C.int32_t) {
 }
 
 // stateOf is the callState of slot, nil for none.
-func stateOf(slot C.int32_t) *callState {
+func stateOf(slot int32) *callState {
 	if slot <= 0 {
 		return nil
 	}

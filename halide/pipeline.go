@@ -1,10 +1,8 @@
 package halide
 
-// #include "shim.h"
-import "C"
-
 import (
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"sort"
 	"strings"
 	"sync"
@@ -77,7 +75,7 @@ func (e DimEstimate) String() string {
 
 // scalarValue reads a halide_scalar_value_t of type t as the Go value
 // Call takes for that type; nil when v is nil or t has no Go scalar.
-func scalarValue(v *C.struct_halide_scalar_value_t, t array.Type) any {
+func scalarValue(v *rt.Scalar, t array.Type) any {
 	k, ok := scalarKindOf(t)
 	if v == nil || !ok {
 		return nil
@@ -87,7 +85,7 @@ func scalarValue(v *C.struct_halide_scalar_value_t, t array.Type) any {
 
 // bufferEstimates reads buffer_estimates: dims pairs of (min, extent)
 // pointers, any of them NULL.
-func bufferEstimates(e **C.int64_t, dims int) []DimEstimate {
+func bufferEstimates(e **int64, dims int) []DimEstimate {
 	if e == nil {
 		return nil
 	}
@@ -150,9 +148,8 @@ func (a *Arg) want() string {
 type Pipeline struct {
 	name    string
 	target  string
-	opencl  bool
-	cuda    bool // a CUDA pipeline (cuda.go)
-	gpu     bool // opencl or cuda: its calls follow the device residency rules
+	glue    *glue // the runtime adapter of its device API (glue.go); nil: host
+	gpu     bool  // glue != nil: its calls follow the device residency rules
 	argv    unsafe.Pointer
 	args    []Arg // every argument of NAME_argv, __user_context included
 	params  []int // indices in args of what Call takes
@@ -187,7 +184,16 @@ func (p *Pipeline) Target() string {
 }
 
 // OpenCL reports whether the pipeline runs on OpenCL.
-func (p *Pipeline) OpenCL() bool { return p.opencl }
+func (p *Pipeline) OpenCL() bool { return p.glue == clGlue }
+
+// API is the device API the pipeline runs on, as device.Native names it
+// ("OpenCL", "CUDA"), or "" for a host pipeline.
+func (p *Pipeline) API() string {
+	if p.glue == nil {
+		return ""
+	}
+	return p.glue.api
+}
 
 // Args describes the arguments Call takes, in order.
 func (p *Pipeline) Args() []Arg {
@@ -221,34 +227,33 @@ var registry struct {
 // into the binary.
 func load() {
 	registry.byName = map[string]*Pipeline{}
-	for i := 0; i < int(C.gohl_registry_len()); i++ {
-		md := C.gohl_registry_md(C.int(i))
+	for i := range rt.Registered() {
+		md, argv := rt.Registration(i)
 		p := &Pipeline{
-			name:   C.GoString(md.name),
-			target: C.GoString(md.target),
-			argv:   C.gohl_registry_argv(C.int(i)),
+			name:   rt.GoString(md.Name),
+			target: rt.GoString(md.Target),
+			argv:   argv,
 		}
-		p.opencl = strings.Contains(p.target, "opencl")
-		p.cuda = !p.opencl && hasFeature(p.target, "cuda")
-		p.gpu = p.opencl || p.cuda
+		p.glue = glueFor(p.target)
+		p.gpu = p.glue != nil
 		p.placeOp = "pipeline " + p.name
-		cargs := unsafe.Slice(md.arguments, int(md.num_arguments))
+		cargs := unsafe.Slice(md.Arguments, int(md.NumArguments))
 		for j := range cargs {
 			ca := &cargs[j]
 			a := Arg{
-				Name: C.GoString(ca.name),
-				Kind: ArgKind(ca.kind),
-				Dims: int(ca.dimensions),
-				Type: goType(ca._type),
+				Name: rt.GoString(ca.Name),
+				Kind: ArgKind(ca.Kind),
+				Dims: int(ca.Dimensions),
+				Type: goType(ca.Type),
 			}
 			a.GoName = goname.Of(a.Name)
 			if a.Kind == InputScalar {
-				a.Default = scalarValue(ca.scalar_def, a.Type)
-				a.Min = scalarValue(ca.scalar_min, a.Type)
-				a.Max = scalarValue(ca.scalar_max, a.Type)
-				a.Estimate = scalarValue(ca.scalar_estimate, a.Type)
-			} else if md.version >= 1 {
-				a.Estimates = bufferEstimates(ca.buffer_estimates, a.Dims)
+				a.Default = scalarValue(ca.ScalarDef, a.Type)
+				a.Min = scalarValue(ca.ScalarMin, a.Type)
+				a.Max = scalarValue(ca.ScalarMax, a.Type)
+				a.Estimate = scalarValue(ca.ScalarEstimate, a.Type)
+			} else if md.Version >= 1 {
+				a.Estimates = bufferEstimates(ca.BufferEstimates, a.Dims)
 			}
 			p.args = append(p.args, a)
 			if j == 0 && a.Name == "__user_context" && a.Type.Code == array.Handle {

@@ -1,10 +1,8 @@
 package halide
 
-// #include "frame.h"
-import "C"
-
 import (
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/plumb"
@@ -20,7 +18,7 @@ import (
 // checkGuard refuses the call when an Array lives on another device, or,
 // under the transfer guard (process-wide, dev's own, or the call's: call
 // true), when the call would move data between host and device on its own.
-func (p *Pipeline) checkGuard(f *frame, dev clDevice, call bool) error {
+func (p *Pipeline) checkGuard(f *frame, dev gpuDevice, call bool) error {
 	anyGuard := call || device.AnyGuard()
 	var guarded bool
 	if anyGuard && p.gpu {
@@ -80,7 +78,7 @@ var checkAutomatic = plumb.CheckAutomatic
 // values without an allocation get a temporary of their own span, and a
 // view whose offset the device cannot use as a sub-buffer origin gets an
 // aligned temporary filled by a device-to-device copy (counted in Stats).
-func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
+func (p *Pipeline) prepareOpenCL(f *frame, dev gpuDevice) error {
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
 		r, cb := b.r, b.cb
@@ -95,7 +93,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 			}
 			continue
 		}
-		cb.b.flags = 0
+		cb.B.Flags = 0
 		in := a.Kind == InputBuffer
 		if d := r.Device(); b.move && d != nil && d != device.Device(dev) {
 			if err := plumb.Array.DeviceFree(r); err != nil { // Move: home from the other device
@@ -136,7 +134,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 				// hooks run before the gate shuts): nothing to run on.
 				return p.closedError(dev, fmt.Sprintf("argument %q was let go by its device", a.Name), device.ErrClosed)
 			}
-			if p.opencl && (b.alloc.Offset()+b.off)%plumb.OpenCL.SubBufferAlign(dev) != 0 {
+			if align := p.glue.backend().SubBufferAlign; align != nil && (b.alloc.Offset()+b.off)%align(dev) != 0 {
 				// Halide 14 makes a sub-buffer of an offset handle, whose
 				// origin must be aligned: run on an aligned copy.
 				if err := b.makeTemp(dev); err != nil {
@@ -150,21 +148,12 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 			}
 		}
 		mem, off := b.handle()
-		if p.cuda {
-			if err := p.setCUDADevice(f, cb, mem, off); err != nil {
-				return err
-			}
-		} else if uintptr(cb.mem) != mem || int(cb.off) != off || cb.kind == C.GOHL_DEV_NONE {
-			if off != 0 {
-				f.crops = true // dropped in finish
-			}
-			if rc := C.gohl_buf_set_device(&f.c.ctx, cb, C.uint64_t(mem), C.int64_t(off)); rc != 0 {
-				return p.runtimeError(f, rc)
-			}
+		if err := p.glue.setDevice(p, f, cb, mem, off); err != nil {
+			return err
 		}
 		// After set_device, which clears device_dirty when it wraps.
 		if in && b.alloc != nil && r.DeviceDirty() {
-			cb.b.flags = C.halide_buffer_flag_device_dirty
+			cb.B.Flags = rt.DeviceDirty
 		}
 	}
 	return nil
@@ -173,7 +162,7 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev clDevice) error {
 // prepareDupInput readies an input whose Array an earlier slot (an output)
 // already prepared: same C buffer, so the same device handle, which must
 // now hold the input's data.
-func (p *Pipeline) prepareDupInput(f *frame, k int, dev clDevice) error {
+func (p *Pipeline) prepareDupInput(f *frame, k int, dev gpuDevice) error {
 	b := &f.bufs[k]
 	first := &f.bufs[b.first(f.bufs)]
 	a := &p.args[p.bufs[k]]
@@ -188,7 +177,7 @@ func (p *Pipeline) prepareDupInput(f *frame, k int, dev clDevice) error {
 			err = dev.Copy(first.temp, 0, first.alloc, first.off, r.Region())
 		}
 		if err == nil && r.DeviceDirty() {
-			b.cb.b.flags = C.halide_buffer_flag_device_dirty
+			b.cb.B.Flags = rt.DeviceDirty
 		}
 	}
 	if err != nil {
@@ -208,7 +197,7 @@ func (b *bound) first(bufs []bound) int {
 }
 
 // makeTemp allocates a temporary device copy of b's view.
-func (b *bound) makeTemp(dev clDevice) error {
+func (b *bound) makeTemp(dev gpuDevice) error {
 	t, err := dev.Malloc(b.r.Region().SpanBytes())
 	b.temp = t
 	return err
@@ -230,7 +219,7 @@ func (p *Pipeline) prepareHost(f *frame) error {
 		if b.r == nil {
 			continue
 		}
-		b.cb.b.flags = 0
+		b.cb.B.Flags = 0
 		if a.Kind == InputBuffer {
 			if err := plumb.Array.SyncHost(b.r); err != nil {
 				return p.transferError(a, "copy to host", err)
@@ -243,7 +232,7 @@ func (p *Pipeline) prepareHost(f *frame) error {
 // finish reads both dirty bits back from every buffer and, when the call
 // succeeded (ok), records what the pipeline left newest; it frees the
 // call's temporaries either way and brings host-only values home.
-func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
+func (p *Pipeline) finish(f *frame, dev gpuDevice, ok bool) error {
 	var first error
 	keep := func(err error) {
 		if first == nil {
@@ -256,10 +245,10 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 		if b.dup || r == nil {
 			continue
 		}
-		if cb.kind == C.GOHL_DEV_NONE && cb.b.device != 0 {
+		if cb.Kind == rt.DevNone && cb.B.Device != 0 {
 			// The runtime allocated on its own (we always pass ours, so this
 			// is a safety net): bring the data home and free it.
-			if rc := C.gohl_buf_reclaim(&f.c.ctx, cb); rc != 0 {
+			if rc := cb.Reclaim(&f.c.Ctx); rc != 0 {
 				keep(p.runtimeError(f, rc))
 			}
 			if ok && r.Writable() {
@@ -267,9 +256,9 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 			}
 			continue
 		}
-		fl := cb.b.flags
-		hostNewer := fl&C.halide_buffer_flag_host_dirty != 0
-		devNewer := fl&C.halide_buffer_flag_device_dirty != 0
+		fl := cb.B.Flags
+		hostNewer := fl&rt.HostDirty != 0
+		devNewer := fl&rt.DeviceDirty != 0
 		switch {
 		case !ok:
 		case !r.Writable():
@@ -308,7 +297,7 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 		// Crop handles hold a reference on their cl_mem: dropped now, so
 		// a pooled frame keeps no device memory alive.
 		f.crops = false
-		if rc := C.gohl_bufs_drop_crops(&f.c.ctx, f.cbufArr, C.int(len(f.cbufs))); rc != 0 {
+		if rc := rt.DropCrops(&f.c.Ctx, f.cbufs); rc != 0 {
 			keep(p.runtimeError(f, rc))
 		}
 	}
@@ -337,8 +326,8 @@ func (p *Pipeline) finish(f *frame, dev clDevice, ok bool) error {
 	return first
 }
 
-func (p *Pipeline) runtimeError(f *frame, rc C.int) error {
-	msg, hmsg := runtimeMessage(&f.c.ctx)
+func (p *Pipeline) runtimeError(f *frame, rc int) error {
+	msg, hmsg := runtimeMessage(&f.c.Ctx)
 	return &Error{Pipeline: p.name, Code: int(rc), Msg: msg, HalideMsg: hmsg}
 }
 

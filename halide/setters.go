@@ -1,16 +1,12 @@
 package halide
 
-// #include <stdlib.h>
-// #include "setters.h"
-import "C"
-
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/halide/internal/rt"
 	"slices"
 	"sort"
 	"strings"
-	"unsafe"
 
 	"github.com/resident-go/resident/device"
 )
@@ -65,22 +61,29 @@ func SetOpenCLBuildOptions(dev device.Device, opts string) error {
 	if err != nil {
 		return fmt.Errorf("halide: SetOpenCLBuildOptions: %w", err)
 	}
-	s := C.CString(opts)
-	defer C.free(unsafe.Pointer(s))
 	clMu.Lock()
 	defer clMu.Unlock()
 	if e.cl == nil {
 		return fmt.Errorf("halide: SetOpenCLBuildOptions: %w", device.ErrClosed)
 	}
-	if C.gohl_cl_set_opts(e.cl, s) != 0 {
+	if !e.cl.SetBuildOptions(opts) {
 		return fmt.Errorf("%w: %s ran a pipeline already; set them before its first call, or open another device (opencl.Open)", ErrBuildOptionsLate, d.Name())
 	}
 	return nil
 }
 
+// clNote is what a failed OpenCL call adds to its message: the build
+// options of dev, where any are set.
+func clNote(dev gpuDevice) string {
+	if o := buildOptions(dev); o != "" {
+		return fmt.Sprintf(" (OpenCL build options on %s: %q; set with SetOpenCLBuildOptions, halide_opencl_set_build_options or $HL_OCL_BUILD_OPTIONS)", dev.Name(), o)
+	}
+	return ""
+}
+
 // buildOptions are the options a kernel build on dev gets: the
 // process-wide ones, then dev's ("" for none).
-func buildOptions(dev clDevice) string {
+func buildOptions(dev gpuDevice) string {
 	e, _ := dev.Value(clKey{}, nil).(*clEntry)
 	if e == nil {
 		return ""
@@ -90,7 +93,7 @@ func buildOptions(dev clDevice) string {
 	if e.cl == nil {
 		return ""
 	}
-	return C.GoString(C.gohl_build_options(e.cl))
+	return e.cl.BuildOptions()
 }
 
 // targetFeatures are Halide 14's halide_target_feature_t, in enum order,
@@ -114,7 +117,7 @@ var targetFeatures = strings.Fields(`jit debug no_asserts no_bounds_query sse41 
 // once, at its first call, for the whole process: refuse before that.
 // Refusals add up and cannot be lifted.
 func RefuseTargetFeatures(features ...string) error {
-	var bits [C.GOHL_FEATURE_WORDS]uint64
+	var bits [rt.FeatureWords]uint64
 	for _, f := range features {
 		i := slices.Index(targetFeatures, f)
 		if i < 0 {
@@ -124,22 +127,22 @@ func RefuseTargetFeatures(features ...string) error {
 	}
 	for w, b := range bits {
 		if b != 0 {
-			C.gohl_refuse_features(C.int(w), C.uint64_t(b))
+			rt.RefuseFeatures(w, b)
 		}
 	}
 	return nil
 }
 
 // noteTarget records the target a multi-target call chose.
-func (p *Pipeline) noteTarget(ctx *C.gohl_ctx) {
-	if ctx.target_asked == 0 {
+func (p *Pipeline) noteTarget(ctx *rt.Ctx) {
+	if ctx.TargetAsked == 0 {
 		return // not multi-target, or its choice made by an earlier call
 	}
-	var feats [C.GOHL_FEATURE_WORDS]uint64
-	for i, w := range ctx.target_features {
+	var feats [rt.FeatureWords]uint64
+	for i, w := range ctx.TargetFeatures {
 		feats[i] = uint64(w)
 	}
-	if t := chosenTarget(p.target, ctx.target_chosen != 0, feats[:]); t != "" {
+	if t := chosenTarget(p.target, ctx.TargetChosen != 0, feats[:]); t != "" {
 		p.ran.Store(&t)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda/cudatest"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/brighter"
@@ -40,13 +41,14 @@ func TestCUDATraceFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hd := d.(device.HostAllocator) // a *cuda.Device
 	st, _, err := plumb.StreamsOf(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(24, 9))
 	steps := copies.steps(t)
-	src := newArray(t, u8, d, []int{0, 0}, []int{33, 17}, r)
+	src := newArray(t, u8, hd, []int{0, 0}, []int{33, 17}, r)
 	dst := newArray(t, u8, nil, []int{0, 0}, []int{33, 17}, r)
 	s, err := stream.New(stream.Options{Device: d, Bands: 3}, steps...)
 	if err != nil {

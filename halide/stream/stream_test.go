@@ -26,7 +26,7 @@ func dev(t testing.TB) *opencl.Device {
 	if err != nil {
 		t.Skip("no OpenCL device:", err)
 	}
-	return d
+	return d.(*opencl.Device)
 }
 
 // must is the Step of a pipeline, or the test's end.

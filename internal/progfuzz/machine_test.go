@@ -65,7 +65,7 @@ func openDevices() {
 			devErr = err
 			return
 		}
-		clDev = d
+		clDev = d.(*opencl.Device)
 		if hs, err := opencl.Split(opencl.Options{Type: opencl.DeviceCPU}, 2); err == nil {
 			halves = hs
 		}

@@ -67,9 +67,11 @@ struct Nop : Halide::Generator<Nop> {
 HALIDE_REGISTER_GENERATOR(Nop, nop)
 `
 
-// emitRuntime writes the runtime's single object as a .syso, so the Go
-// linker always sees it whatever the order of cgo LDFLAGS, and copies the
-// runtime headers the C shim compiles against, so go build needs no Halide.
+// emitRuntime writes the runtime's single object as a .syso into
+// internal/rt of the output folder (package halide's binding to the
+// runtime, which links it), so the Go linker always sees it whatever the
+// order of cgo LDFLAGS, and copies the runtime headers the C side compiles
+// against into include, so go build needs no Halide.
 func emitRuntime(c *config) error {
 	tmp, err := os.MkdirTemp("", "halide-gen")
 	if err != nil {
@@ -104,7 +106,7 @@ func emitRuntime(c *config) error {
 	if len(objs) != 1 {
 		return fmt.Errorf("runtime archive holds %d objects, want 1: %v", len(objs), objs)
 	}
-	if err := copyFile(objs[0], filepath.Join(c.outDir, "halide_rt_linux_amd64.syso")); err != nil {
+	if err := copyFile(objs[0], filepath.Join(c.outDir, "internal", "rt", "halide_rt_linux_amd64.syso")); err != nil {
 		return err
 	}
 	for _, h := range []string{"HalideRuntime.h", "HalideRuntimeOpenCL.h", "HalideRuntimeCuda.h"} {

@@ -49,7 +49,7 @@ func main() {
 	flag.StringVar(&c.cxxFlags, "cxxflags", "", "extra `flags` for compiling the generator, space-separated")
 	flag.StringVar(&c.ldFlags, "ldflags", "", "extra `flags` for linking the generator, space-separated")
 	flag.Var(&c.cExterns, "cextern", "extern stage `name` implemented in C, not Go (repeatable); externs defined by another pipeline in -o are found by themselves")
-	flag.BoolVar(&c.runtime, "runtime", false, "emit the Halide runtime object (halide_rt_linux_amd64.syso) and headers into -o")
+	flag.BoolVar(&c.runtime, "runtime", false, "emit the Halide runtime object (internal/rt/halide_rt_linux_amd64.syso) and headers (include/) into -o")
 	flag.BoolVar(&c.wrapper, "go", true, "write the typed Go wrapper NAME.go")
 	flag.StringVar(&c.halidePkg, "halide", "github.com/resident-go/resident/halide", "import `path` of package halide")
 	flag.BoolVar(&c.noCache, "nocache", false, "build the generator afresh instead of reusing the cached binary ($HALIDE_GEN_CACHE, else the user cache dir)")

@@ -1,301 +1,17 @@
+// OpenCL glue of package halide (opencl.go): Halide's OpenCL runtime runs a
+// call on the call's device (its context and queue), resolves OpenCL from
+// the library's libOpenCL.so.1, counts the copies it makes by itself, and
+// builds kernels with the device's build options.
 #define _GNU_SOURCE  // memmem, RTLD_DEFAULT
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "HalideRuntimeCuda.h"
 #include "HalideRuntimeOpenCL.h"
-#include "shim.h"
-#include "setters.h"
-
-// ---- registry: -e registration's static initializers call this ----------
-
-typedef struct {
-    int (*argv)(void **);
-    const struct halide_filter_metadata_t *md;
-} entry;
-
-static entry *registry;
-static int nregistry, capregistry;
-
-// Registration runs before main, single-threaded; Go only reads the table.
-void halide_register_argv_and_metadata(int (*argv)(void **),
-                                       const struct halide_filter_metadata_t *md,
-                                       const char *const *extra) {
-    (void)extra;
-    if (nregistry == capregistry) {
-        int c = capregistry ? 2 * capregistry : 16;
-        entry *r = realloc(registry, c * sizeof(entry));
-        if (!r) return;
-        registry = r;
-        capregistry = c;
-    }
-    registry[nregistry].argv = argv;
-    registry[nregistry].md = md;
-    nregistry++;
-}
-
-int gohl_registry_len(void) { return nregistry; }
-const struct halide_filter_metadata_t *gohl_registry_md(int i) { return registry[i].md; }
-void *gohl_registry_argv(int i) { return (void *)registry[i].argv; }
-
-// ---- errors: a strong halide_error replaces the aborting default ----------
-
-// cur is the frame of the call running on this thread, for pipelines built
-// without user_context; it is only read inside the same C call.
-static __thread gohl_ctx *cur;
-
-// A user_context is opaque: a C caller passes its own (Halide's
-// user_context aottest passes 0xf00dd00d), so it is never dereferenced.
-// The library's own ctxs are recognized by address: every frame's ctx is
-// registered for the frame's life, and a ctx on the stack for the runtime
-// calls it is passed to (ctx_enter/ctx_leave). The table is read only when
-// a user_context is not this thread's call: on errors, and by acquires on
-// worker threads or outside calls. Duplicates are allowed (nested enters).
-static pthread_mutex_t ctx_mu = PTHREAD_MUTEX_INITIALIZER;
-static const gohl_ctx **ctxs;
-static int nctxs, capctxs;
-
-static int ctx_enter(const gohl_ctx *c) {
-    pthread_mutex_lock(&ctx_mu);
-    if (nctxs == capctxs) {
-        int n = capctxs ? 2 * capctxs : 64;
-        const gohl_ctx **t = realloc(ctxs, n * sizeof *t);
-        if (!t) {
-            pthread_mutex_unlock(&ctx_mu);
-            return 0;  // unknown to the table: its errors go to the thread's call or stderr
-        }
-        ctxs = t;
-        capctxs = n;
-    }
-    ctxs[nctxs++] = c;
-    pthread_mutex_unlock(&ctx_mu);
-    return 1;
-}
-
-static void ctx_leave(const gohl_ctx *c) {
-    pthread_mutex_lock(&ctx_mu);
-    for (int i = nctxs - 1; i >= 0; i--) {
-        if (ctxs[i] == c) {
-            ctxs[i] = ctxs[--nctxs];
-            break;
-        }
-    }
-    pthread_mutex_unlock(&ctx_mu);
-}
-
-int gohl_ctx_enter(const gohl_ctx *c) { return ctx_enter(c); }
-void gohl_ctx_leave(const gohl_ctx *c) { ctx_leave(c); }
-
-// own_ctx is uc when it is one of the library's live ctxs, else NULL; it
-// compares addresses only.
-static gohl_ctx *own_ctx(void *uc) {
-    if (!uc) return NULL;
-    if (uc == (void *)cur) return cur;
-    int found = 0;
-    pthread_mutex_lock(&ctx_mu);
-    for (int i = 0; i < nctxs && !found; i++) found = (void *)ctxs[i] == uc;
-    pthread_mutex_unlock(&ctx_mu);
-    return found ? (gohl_ctx *)uc : NULL;
-}
-
-gohl_ctx *gohl_own_ctx(void *uc) {
-    gohl_ctx *c = own_ctx(uc);
-    return c ? c : cur;
-}
-
-void halide_error(void *user_context, const char *msg) {
-    gohl_ctx *c = own_ctx(user_context);
-    if (!c) c = cur;
-    // A handler C set (halide_set_error_handler) hears every message,
-    // with the user_context Halide passed; the call still returns it.
-    halide_error_handler_t h = gohl_c_error_handler();
-    if (h) h(user_context, msg);
-    if (!c) {
-        if (h) return;
-        // An error outside any call (e.g. from a C caller): don't lose it.
-        (void)!write(2, msg, strlen(msg));
-        return;
-    }
-    // Each message as given, NUL-terminated: Go keeps them exact
-    // (Error.HalideMsg) and tidies them for Error.Msg.
-    size_t n = strlen(msg);
-    int room = GOHL_MSG - 1 - c->len;
-    if (room <= 0) return;
-    if ((int)n > room) n = room;
-    memcpy(c->msg + c->len, msg, n);
-    c->len += n;
-    c->msg[c->len++] = 0;
-}
-
-// ---- calls ---------------------------------------------------------------
-
-void gohl_ctx_init(gohl_ctx *c) { memset(c, 0, sizeof *c); }
-
-gohl_frame *gohl_frame_new(int nargs) {
-    gohl_frame *f = calloc(1, sizeof(gohl_frame));
-    if (!f) return NULL;
-    gohl_ctx_init(&f->ctx);
-    f->uc = &f->ctx;
-    f->args = calloc(nargs + 1, sizeof(void *));
-    f->scalars = calloc(nargs + 1, sizeof(struct halide_scalar_value_t));
-    if (!f->args || !f->scalars || !ctx_enter(&f->ctx)) {
-        free(f->args);
-        free(f->scalars);
-        free(f);
-        return NULL;
-    }
-    return f;
-}
-
-void gohl_frame_free(gohl_frame *f) {
-    if (!f) return;
-    ctx_leave(&f->ctx);
-    free(f->args);
-    free(f->scalars);
-    free(f);
-}
-
-// gohl_call takes integers, not pointers, so cgo has no pointer to check
-// on the hot path: both point to C memory.
-int gohl_call(uintptr_t argv, uintptr_t frame) {
-    gohl_frame *f = (gohl_frame *)frame;
-    f->ctx.len = 0;
-    f->ctx.msg[0] = 0;
-    f->ctx.target_asked = 0;
-    f->ctx.target_chosen = 0;
-    // A Go extern stage may call a pipeline inside another's call
-    // (hooks.go): restore the outer call's ctx, don't clear it.
-    gohl_ctx *outer = cur;
-    cur = &f->ctx;
-    int r = ((int (*)(void **))argv)(f->args);
-    cur = outer;
-    return r;
-}
-
-// gohl_current_ctx is the ctx of the call running on this thread, NULL
-// outside gohl_call: hooks.c reads it to know whether Go is reachable.
-gohl_ctx *gohl_current_ctx(void) { return cur; }
-
-// gohl_call_loop is the C baseline of the call-overhead benchmark: the same
-// call n times with no Go in between.
-int gohl_call_loop(void *argv, gohl_frame *f, int64_t n) {
-    int r = 0;
-    for (int64_t i = 0; i < n && r == 0; i++) r = gohl_call((uintptr_t)argv, (uintptr_t)f);
-    return r;
-}
-
-// ---- buffers -------------------------------------------------------------
-
-gohl_buf *gohl_buf_new(int rank) {
-    gohl_buf *b = calloc(1, sizeof(gohl_buf) + rank * sizeof(struct halide_dimension_t));
-    if (!b) return NULL;
-    b->b.dimensions = rank;
-    b->b.dim = b->dims;
-    return b;
-}
-
-void gohl_buf_free(gohl_buf *b) { free(b); }
-
-// gohl_buf_detach drops the Halide device handle without freeing our
-// cl_mem: the allocation belongs to our allocator, not to Halide.
-int gohl_buf_detach(gohl_ctx *ctx, gohl_buf *b) {
-    int r = 0;
-    if (b->kind == GOHL_DEV_WRAPPED) {
-        // Frees the runtime's handle: no context acquired, so ctx need not
-        // be registered (set_device's fast path relies on it).
-        r = halide_opencl_detach_cl_mem(ctx, &b->b);
-    } else if (b->kind == GOHL_DEV_CUDA) {
-        // A CUdeviceptr of ours: the runtime drops it and frees nothing.
-        r = halide_cuda_detach_device_ptr(ctx, &b->b);
-    } else if (b->kind == GOHL_DEV_CROP) {
-        int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
-        r = halide_device_release_crop(ctx, &b->b);
-        if (e) ctx_leave(ctx);
-    }
-    b->kind = GOHL_DEV_NONE;
-    b->mem = 0;
-    b->off = 0;
-    b->b.device = 0;
-    b->b.device_interface = NULL;
-    b->b.flags &= ~(uint64_t)halide_buffer_flag_device_dirty;
-    return r;
-}
-
-// gohl_buf_set_device points the buffer at byte off of our cl_mem. Halide 14
-// represents a crop as {cl_mem, offset} and makes a sub-buffer per kernel
-// launch, so an offset goes through halide_device_crop of a 1-D byte view of
-// the root: the public way to build that handle. The Go caller skips the call
-// when mem and off are unchanged.
-static int buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off);
-
-int gohl_buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off) {
-    if (off == 0 && b->kind != GOHL_DEV_CROP) {
-        // Wrapping and unwrapping a cl_mem neither acquire a context nor
-        // fail once the old handle is dropped: no registration needed
-        // (the common case: a call frame's buffer getting another Array).
-        return buf_set_device(ctx, b, mem, off);
-    }
-    int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
-    int r = buf_set_device(ctx, b, mem, off);
-    if (e) ctx_leave(ctx);
-    return r;
-}
-
-static int buf_set_device(gohl_ctx *ctx, gohl_buf *b, uint64_t mem, int64_t off) {
-    int r = gohl_buf_detach(ctx, b);
-    if (r) return r;
-    if (mem == 0) return 0;
-    if (off == 0) {
-        r = halide_opencl_wrap_cl_mem(ctx, &b->b, mem);
-        if (r) return r;
-        b->kind = GOHL_DEV_WRAPPED;
-    } else {
-        struct halide_dimension_t sd = {0, (int32_t)(off + 1), 1, 0};
-        struct halide_dimension_t dd = {(int32_t)off, 1, 1, 0};
-        struct halide_buffer_t src, dst;
-        memset(&src, 0, sizeof src);
-        memset(&dst, 0, sizeof dst);
-        src.type.code = halide_type_uint;
-        src.type.bits = 8;
-        src.type.lanes = 1;
-        src.dimensions = 1;
-        src.dim = &sd;
-        dst.type = src.type;
-        dst.dimensions = 1;
-        dst.dim = &dd;
-        r = halide_opencl_wrap_cl_mem(ctx, &src, mem);
-        if (r) return r;
-        r = halide_device_crop(ctx, &src, &dst);
-        halide_opencl_detach_cl_mem(ctx, &src);
-        if (r) return r;
-        b->b.device = dst.device;
-        b->b.device_interface = dst.device_interface;
-        b->kind = GOHL_DEV_CROP;
-    }
-    b->mem = mem;
-    b->off = off;
-    return 0;
-}
-
-// gohl_buf_reclaim handles a device allocation Halide made by itself (it
-// should not happen: every buffer arrives with ours): copy it to host and
-// free it, clearing device_dirty, which Halide 14's device_free leaves set.
-int gohl_buf_reclaim(gohl_ctx *ctx, gohl_buf *b) {
-    int r = 0;
-    int e = ctx_enter(ctx);  // the runtime's errors and acquires find ctx
-    if (b->b.flags & halide_buffer_flag_device_dirty) r = halide_copy_to_host(ctx, &b->b);
-    int r2 = halide_device_free(ctx, &b->b);
-    if (e) ctx_leave(ctx);
-    b->b.flags &= ~(uint64_t)halide_buffer_flag_device_dirty;
-    b->b.device = 0;
-    b->b.device_interface = NULL;
-    b->kind = GOHL_DEV_NONE;
-    return r ? r : r2;
-}
+#include "cl.h"
 
 // ---- OpenCL: Halide uses our contexts and queues -------------------------
 
@@ -362,9 +78,9 @@ int gohl_cl_close(gohl_cl *cl) {
     gohl_ctx_init(&ctx);
     ctx.cl = cl;
     ctx.cl_gen = __atomic_load_n(&cl->gen, __ATOMIC_ACQUIRE);
-    int e = ctx_enter(&ctx);  // the acquire inside must find ctx.cl
+    int e = gohl_ctx_enter(&ctx);  // the acquire inside must find ctx.cl
     halide_device_release(&ctx, halide_opencl_device_interface());
-    if (e) ctx_leave(&ctx);
+    if (e) gohl_ctx_leave(&ctx);
     int r = 0;
     pthread_mutex_lock(&cl->mu);
     cl->ctx = NULL;
@@ -385,8 +101,7 @@ int gohl_cl_close(gohl_cl *cl) {
 // expects acquire to block while another thread holds the context.
 int halide_acquire_cl_context(void *user_context, void **ctx, void **q, bool create) {
     (void)create;
-    gohl_ctx *c = own_ctx(user_context);  // never read a C caller's user_context
-    if (!c) c = cur;
+    gohl_ctx *c = gohl_own_ctx(user_context);  // never read a C caller's user_context
     gohl_cl *cl = c ? c->cl : NULL;
     int64_t gen = cl ? c->cl_gen : 0;
     if (!cl) {
@@ -564,4 +279,65 @@ int gohl_cl_texture_probe(uintptr_t argv, gohl_frame *f) {
 int gohl_cl_release_mem(uintptr_t mem) {
     int32_t (*rel)(void *) = (int32_t (*)(void *))halide_opencl_get_symbol(NULL, "clReleaseMemObject");
     return rel ? rel((void *)mem) : -1;
+}
+
+// ---- OpenCL build options --------------------------------------------------
+
+static pthread_mutex_t opts_mu = PTHREAD_MUTEX_INITIALIZER;
+static char *c_opts;      // halide_opencl_set_build_options's copy
+static int c_opts_set;
+
+void halide_opencl_set_build_options(const char *n) {
+    char *s = n ? strdup(n) : NULL;
+    pthread_mutex_lock(&opts_mu);
+    // The old copy is kept: a build may be reading it (Halide's own
+    // "valid until the next call" is not enough with several threads).
+    c_opts = s;
+    c_opts_set = 1;
+    pthread_mutex_unlock(&opts_mu);
+}
+
+// process_opts is C's setting, else $HL_OCL_BUILD_OPTIONS, as Halide's
+// default reads them.
+static const char *process_opts(void) {
+    pthread_mutex_lock(&opts_mu);
+    const char *s = c_opts_set ? c_opts : getenv("HL_OCL_BUILD_OPTIONS");
+    pthread_mutex_unlock(&opts_mu);
+    return s ? s : "";
+}
+
+// The runtime asks while it holds the call's device (acquire), so the
+// device's options and buffer are stable here.
+const char *halide_opencl_get_build_options(void *user_context) {
+    const char *p = process_opts();
+    gohl_ctx *c = gohl_own_ctx(user_context);
+    gohl_cl *cl = c ? c->cl : NULL;
+    if (!cl || !cl->opts[0]) return p;
+    if (!p[0]) return cl->opts;
+    snprintf(cl->opts_all, sizeof cl->opts_all, "%s %s", p, cl->opts);
+    return cl->opts_all;
+}
+
+// gohl_cl_set_opts sets cl's own build options; it fails (returns 1) once
+// the runtime has built kernels on cl, as those keep their options.
+int gohl_cl_set_opts(gohl_cl *cl, const char *opts) {
+    pthread_mutex_lock(&cl->mu);
+    int built = __atomic_load_n(&cl->acquires, __ATOMIC_RELAXED) > 0;
+    if (!built) {
+        strncpy(cl->opts, opts, sizeof cl->opts - 1);
+        cl->opts[sizeof cl->opts - 1] = 0;
+    }
+    pthread_mutex_unlock(&cl->mu);
+    return built;
+}
+
+// gohl_build_options is what a build on cl gets: the process-wide
+// options, then cl's (NULL: the process-wide ones), for error messages.
+const char *gohl_build_options(gohl_cl *cl) {
+    static __thread char buf[1024];
+    const char *p = process_opts();
+    pthread_mutex_lock(&cl->mu);
+    snprintf(buf, sizeof buf, "%s%s%s", p, p[0] && cl->opts[0] ? " " : "", cl->opts);
+    pthread_mutex_unlock(&cl->mu);
+    return buf;
 }

@@ -3,13 +3,12 @@
 // what halide_set_error_handler, halide_set_custom_print and friends set
 // only inside its own halide_error, halide_print, ...; the library
 // replaces those, so it replaces the setters too and calls what C set.
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "HalideRuntimeOpenCL.h"
-#include "shim.h"
+#include "HalideRuntime.h"
+#include "ctx.h"
 #include "setters.h"
 
 // ---- error handler --------------------------------------------------------
@@ -31,7 +30,20 @@ halide_error_handler_t halide_set_error_handler(halide_error_handler_t h) {
     return old ? old : routed_error;
 }
 
-halide_error_handler_t gohl_c_error_handler(void) { return atomic_load(&c_error); }
+void halide_error(void *user_context, const char *msg) {
+    gohl_ctx *c = gohl_own_ctx(user_context);
+    // A handler C set (halide_set_error_handler) hears every message,
+    // with the user_context Halide passed; the call still returns it.
+    halide_error_handler_t h = atomic_load(&c_error);
+    if (h) h(user_context, msg);
+    if (!c) {
+        if (h) return;
+        // An error outside any call (e.g. from a C caller): don't lose it.
+        (void)!write(2, msg, strlen(msg));
+        return;
+    }
+    gohl_ctx_append(c, msg);
+}
 
 // ---- print and trace -------------------------------------------------------
 
@@ -91,63 +103,3 @@ int halide_can_use_target_features(int count, const uint64_t *features) {
     return ok;
 }
 
-// ---- OpenCL build options --------------------------------------------------
-
-static pthread_mutex_t opts_mu = PTHREAD_MUTEX_INITIALIZER;
-static char *c_opts;      // halide_opencl_set_build_options's copy
-static int c_opts_set;
-
-void halide_opencl_set_build_options(const char *n) {
-    char *s = n ? strdup(n) : NULL;
-    pthread_mutex_lock(&opts_mu);
-    // The old copy is kept: a build may be reading it (Halide's own
-    // "valid until the next call" is not enough with several threads).
-    c_opts = s;
-    c_opts_set = 1;
-    pthread_mutex_unlock(&opts_mu);
-}
-
-// process_opts is C's setting, else $HL_OCL_BUILD_OPTIONS, as Halide's
-// default reads them.
-static const char *process_opts(void) {
-    pthread_mutex_lock(&opts_mu);
-    const char *s = c_opts_set ? c_opts : getenv("HL_OCL_BUILD_OPTIONS");
-    pthread_mutex_unlock(&opts_mu);
-    return s ? s : "";
-}
-
-// The runtime asks while it holds the call's device (acquire), so the
-// device's options and buffer are stable here.
-const char *halide_opencl_get_build_options(void *user_context) {
-    const char *p = process_opts();
-    gohl_ctx *c = gohl_own_ctx(user_context);
-    gohl_cl *cl = c ? c->cl : NULL;
-    if (!cl || !cl->opts[0]) return p;
-    if (!p[0]) return cl->opts;
-    snprintf(cl->opts_all, sizeof cl->opts_all, "%s %s", p, cl->opts);
-    return cl->opts_all;
-}
-
-// gohl_cl_set_opts sets cl's own build options; it fails (returns 1) once
-// the runtime has built kernels on cl, as those keep their options.
-int gohl_cl_set_opts(gohl_cl *cl, const char *opts) {
-    pthread_mutex_lock(&cl->mu);
-    int built = __atomic_load_n(&cl->acquires, __ATOMIC_RELAXED) > 0;
-    if (!built) {
-        strncpy(cl->opts, opts, sizeof cl->opts - 1);
-        cl->opts[sizeof cl->opts - 1] = 0;
-    }
-    pthread_mutex_unlock(&cl->mu);
-    return built;
-}
-
-// gohl_build_options is what a build on cl gets: the process-wide
-// options, then cl's (NULL: the process-wide ones), for error messages.
-const char *gohl_build_options(gohl_cl *cl) {
-    static __thread char buf[1024];
-    const char *p = process_opts();
-    pthread_mutex_lock(&cl->mu);
-    snprintf(buf, sizeof buf, "%s%s%s", p, p[0] && cl->opts[0] ? " " : "", cl->opts);
-    pthread_mutex_unlock(&cl->mu);
-    return buf;
-}
