@@ -122,6 +122,7 @@ type state struct {
 	capsOnce  sync.Once
 	caps      device.Caps
 	streams   streamQueues
+	capture   devkit.Capturing // the Recording its entries add to (capture.go)
 }
 
 // Open opens the device o selects, with its own context and queue.
