@@ -14,6 +14,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/capture"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/ops"
@@ -24,6 +25,9 @@ import (
 func devices(t *testing.T) map[string]device.Device {
 	t.Helper()
 	ds := map[string]device.Device{"sim": sim.NewCompute("capture", 0)}
+	if d, err := cuda.Open(cuda.Options{}); err == nil { // real CUDA: the mock's kernels compute nothing
+		ds["cuda"] = d
+	}
 	if d, err := opencl.Open(opencl.Options{}); err == nil {
 		ds["opencl"] = d
 	} else if !errors.Is(err, opencl.ErrNoOpenCL) {
@@ -124,13 +128,17 @@ func fill(t *testing.T, a *array.Array[float32], v *rand.Rand) {
 }
 
 // setUp makes one set on d with values from seed: inputs uploaded or
-// resident as c says, work Arrays device-newest.
+// resident as c says (in d's pinned memory: a CUDA graph moves no other),
+// work Arrays device-newest.
 func setUp(t *testing.T, d device.Device, c draw, seed uint64) *set {
 	t.Helper()
 	v := rand.New(rand.NewPCG(seed, 1))
 	s := &set{}
 	for i := range c.nIn {
-		a := array.New[float32](c.shape...)
+		a, err := array.NewIn[float32](d.(device.HostAllocator), c.shape...)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if c.uploaded[i] {
 			if err := ops.On(d, a); err != nil {
 				t.Fatal(err)

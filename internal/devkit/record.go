@@ -34,6 +34,8 @@ type Step struct {
 	// Run queues the step again with args (recorded replay); nil where
 	// the device replays otherwise (a CUDA graph).
 	Run func(args []any) error
+	// Data is the device's own (a CUDA step's kernel and graph node).
+	Data any
 }
 
 // Add appends s.
@@ -258,4 +260,16 @@ func (p *Pool) unref(r *Root) *Root {
 		return nil
 	}
 	return r
+}
+
+// AddWork adds the transfers, copies and launches of w (a replay's, as
+// a capture counted them) to c.
+func (c *Counters) AddWork(w device.Stats) {
+	c.h2dCalls.Add(w.H2DCalls)
+	c.h2dBytes.Add(w.H2DBytes)
+	c.d2hCalls.Add(w.D2HCalls)
+	c.d2hBytes.Add(w.D2HBytes)
+	c.d2dCalls.Add(w.D2DCalls)
+	c.d2dBytes.Add(w.D2DBytes)
+	c.launches.Add(w.Launches)
 }
