@@ -131,6 +131,12 @@ func (u *use) check() error {
 // recorded kernels and copies.
 func (g *Graph) Nodes() int { return g.st.rp.Nodes() }
 
+// Kind says how the Graph replays: "CUDA graph" (one launch), "OpenCL
+// command buffer" (one enqueue; cl_khr_command_buffer), or "recorded
+// replay" (the recorded kernels and copies queued again: OpenCL without
+// command buffers or with host transfers in the work, device/sim).
+func (g *Graph) Kind() string { return g.st.rp.Kind() }
+
 // Close releases the graph and the device memory its work uses.
 // Idempotent.
 func (g *Graph) Close() error {

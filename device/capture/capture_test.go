@@ -295,6 +295,7 @@ func replayCase(t *testing.T, d device.Device, c draw, vs uint64) {
 		t.Fatalf("Record: %v", err)
 	}
 	s1 := d.Stats()
+	t.Logf("%s, %d steps", g.Kind(), g.Nodes())
 	same(t, "after Record", A, B)
 	v := rand.New(rand.NewPCG(vs, 2))
 	for rep := range 3 {
@@ -334,5 +335,104 @@ func replayCase(t *testing.T, d device.Device, c draw, vs uint64) {
 	g.Close()
 	if got, want := d.Stats().AllocsLive, live-int64(2*len(A.all())); got != want {
 		t.Errorf("%d allocations live after closing the Arrays and the Graph, want %d", got, want)
+	}
+}
+
+// TestScalar records MulScalar with a marker factor, changes the factor
+// through Graph.Scalar and checks that the replay used the new one, on
+// the kernel devices; a sim Graph has no kernel arguments to find.
+func TestScalar(t *testing.T) {
+	for name, d := range devices(t) {
+		t.Run(name, func(t *testing.T) {
+			x, err := array.NewIn[float32](d.(device.HostAllocator), 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			y := array.New[float32](100)
+			defer x.Close()
+			defer y.Close()
+			fill(t, x, rand.New(rand.NewPCG(1, 2)))
+			if err := ops.On(d, x, y); err != nil {
+				t.Fatal(err)
+			}
+			g, err := capture.Record(d, func() error { return ops.MulScalar(y, x, 0.123) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			s, err := g.Scalar(float32(0.123))
+			if name == "sim" {
+				if !errors.Is(err, capture.ErrCapture) {
+					t.Fatalf("Scalar on sim: %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s", g.Kind())
+			for _, f := range []float32{5, -2} { // the second Set after a replay
+				if err := s.Set(f); err != nil {
+					t.Fatal(err)
+				}
+				if err := g.Replay(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			hx, _ := x.HostReadOnly()
+			hy, err := y.HostReadOnly()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 100 {
+				if hy.At(i) != -2*hx.At(i) {
+					t.Fatalf("y[%d] = %v after Set(-2), x[%d] = %v", i, hy.At(i), i, hx.At(i))
+				}
+			}
+		})
+	}
+}
+
+// TestReplayBetweenEager interleaves replays with eager launches of the
+// same kernel on other Arrays: a replay keeps its own arguments (PoCL
+// 3.1 takes a command buffer's kernel arguments when it is enqueued).
+func TestReplayBetweenEager(t *testing.T) {
+	for name, d := range devices(t) {
+		t.Run(name, func(t *testing.T) {
+			mk := func(v float32) *array.Array[float32] {
+				a := array.Full[float32](v, 100)
+				if err := ops.On(d, a); err != nil {
+					t.Fatal(err)
+				}
+				return a
+			}
+			xa, ya, xb, yb := mk(1), mk(0), mk(10), mk(0)
+			for _, a := range []*array.Array[float32]{xa, ya, xb, yb} {
+				defer a.Close()
+			}
+			g, err := capture.Record(d, func() error { return ops.AddScalar(ya, xa, 1) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			for i := range 3 {
+				if err := ops.AddScalar(xa, xa, 1); err != nil {
+					t.Fatal(err)
+				}
+				if err := g.Replay(); err != nil {
+					t.Fatal(err)
+				}
+				if err := ops.AddScalar(yb, xb, 5); err != nil {
+					t.Fatal(err)
+				}
+				h, err := ya.HostReadOnly()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if h.At(0) != float32(i+3) || h.At(99) != float32(i+3) {
+					t.Fatalf("%s: replay %d gave %v, want %v", g.Kind(), i, h.At(0), i+3)
+				}
+			}
+		})
 	}
 }

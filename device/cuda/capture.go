@@ -182,9 +182,10 @@ func (r *graphReplay) SetArg(st *devkit.Step, i int, v any) error {
 	if err := cu.GraphExecSetParams(s.ctx, r.exec, cs.node, p.blob, p.offs); err != nil {
 		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.name, err)
 	}
-	st.Args[i] = v
-	return nil
+	return devkit.SetStepArg(st, i, v)
 }
+
+func (r *graphReplay) Kind() string { return "CUDA graph" }
 
 func (r *graphReplay) Ran() bool { return false }
 func (r *graphReplay) Nodes() int {

@@ -9,13 +9,16 @@ import (
 	"github.com/resident-go/resident/internal/devkit"
 )
 
-// The capture side (package device/capture): a recorded replay. Kernels,
-// copies and transfers run as they are queued and are recorded at these
-// entry points with their arguments; a replay queues them again, skipping
-// everything above the driver (placement, residency, argument planning).
-// The buffers the steps use stay allocated until the Graph closes, so
-// an op's temporaries are not reused under it. (cl_khr_command_buffer,
-// which PoCL 3.1 lists, would save the enqueues too: a follow-up.)
+// The capture side (package device/capture). Kernels, copies and
+// transfers run as they are queued and are recorded at these entry points
+// with their arguments. Where the device has cl_khr_command_buffer
+// (0.9.0 to 0.9.4: PoCL 3.1 lists 0.9.0) and the work is kernels and
+// buffer copies only, EndCapture records them into a command buffer and
+// a replay is one enqueue (cmdbuf.go); else a replay queues the recorded
+// steps again, skipping everything above the driver (placement,
+// residency, argument planning). The buffers the steps use stay
+// allocated until the Graph closes, so an op's temporaries are not
+// reused under it.
 
 var _ devkit.Capturer = (*Device)(nil)
 
@@ -33,12 +36,17 @@ func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	if !d.s.capture.End(rec) {
 		return nil, fmt.Errorf("opencl: EndCapture on %s without its BeginCapture", d.s.name)
 	}
-	return &devkit.ReplaySteps{Gate: &d.s.gate, ErrClosed: ErrClosed, Steps: rec.Steps()}, nil
+	steps := rec.Steps()
+	if r, err := d.commandBuffer(steps); r != nil || err != nil {
+		return r, err
+	}
+	return &devkit.ReplaySteps{Gate: &d.s.gate, ErrClosed: ErrClosed, Steps: steps}, nil
 }
 
 // record adds a step while a capture is on, keeping the buffers of args
-// and extra allocated.
-func (d *Device) record(name string, args []any, run func([]any) error, extra ...uintptr) {
+// and extra allocated; data is what a command buffer records of it (nil:
+// none can).
+func (d *Device) record(name string, args []any, run func([]any) error, data any, extra ...uintptr) {
 	rec := d.s.capture.Load()
 	if rec == nil {
 		return
@@ -48,7 +56,7 @@ func (d *Device) record(name string, args []any, run func([]any) error, extra ..
 	for _, h := range extra {
 		rec.Keep(h, d.keep(h))
 	}
-	rec.Add(&devkit.Step{Name: name, Args: args, Run: run})
+	rec.Add(&devkit.Step{Name: name, Args: args, Run: run, Data: data})
 }
 
 // keep holds the root with handle h while a Graph uses it.

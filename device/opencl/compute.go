@@ -95,7 +95,7 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	if err != nil {
 		return fmt.Errorf("opencl: kernel %s on %s: %w", kk.k.Name(), d.Name(), err)
 	}
-	d.record(kk.k.Name(), args, func(a []any) error { return d.Enqueue(k, g, a) })
+	d.record(kk.k.Name(), args, func(a []any) error { return d.Enqueue(k, g, a) }, &kernelStep{kk, g})
 	return d.pace()
 }
 
@@ -136,7 +136,8 @@ func (d *Device) CopyBytes(dst device.Buffer, dstOff int, src device.Buffer, src
 	if err := d.s.queue.CopyBuffer(db, dstOff, sb, srcOff, n, nil, nil); err != nil {
 		return fmt.Errorf("opencl: copy on %s: %w", d.Name(), err)
 	}
-	d.record("copy", []any{dst, src}, func([]any) error { return d.CopyBytes(dst, dstOff, src, srcOff, n) })
+	d.record("copy", []any{dst, src}, func([]any) error { return d.CopyBytes(dst, dstOff, src, srcOff, n) },
+		&copyStep{dst, dstOff, src, srcOff, n})
 	return d.pace()
 }
 

@@ -52,7 +52,7 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 	} else {
 		d.s.counters.D2H(r.Bytes())
 	}
-	d.record(op, nil, func([]any) error { return d.hostCopy(op, write, a, off, host, r) }, x.Root.H)
+	d.record(op, nil, func([]any) error { return d.hostCopy(op, write, a, off, host, r) }, nil, x.Root.H)
 	return nil
 }
 
@@ -128,7 +128,7 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 		return fmt.Errorf("opencl: Copy on %s: %w", d.s.name, err)
 	}
 	d.s.counters.D2D(r.Bytes())
-	d.record("Copy", nil, func([]any) error { return d.Copy(dst, dstOff, src, srcOff, r) }, xd.Root.H, xs.Root.H)
+	d.record("Copy", nil, func([]any) error { return d.Copy(dst, dstOff, src, srcOff, r) }, nil, xd.Root.H, xs.Root.H)
 	return nil
 }
 

@@ -149,6 +149,9 @@ type Replayer interface {
 	Ran() bool
 	// Nodes is what one replay launches: graph nodes, or steps.
 	Nodes() int
+	// Kind says how it replays: "CUDA graph", "OpenCL command buffer",
+	// "recorded replay".
+	Kind() string
 	// Close releases the replay's device objects (not rec's blocks).
 	Close() error
 }
@@ -201,14 +204,23 @@ func (p *ReplaySteps) Replay() error {
 func (p *ReplaySteps) SetArg(s *Step, i int, v any) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return SetStepArg(s, i, v)
+}
+
+// SetStepArg makes argument i of s v: a new Args slice (a device may hold
+// the old one as the arguments it set last).
+func SetStepArg(s *Step, i int, v any) error {
 	if i < 0 || i >= len(s.Args) {
 		return fmt.Errorf("argument %d of %s, which has %d: %w", i, s.Name, len(s.Args), device.ErrOutOfRange)
 	}
-	s.Args[i] = v
+	a := slices.Clone(s.Args)
+	a[i] = v
+	s.Args = a
 	return nil
 }
 
 func (p *ReplaySteps) Ran() bool    { return true }
+func (p *ReplaySteps) Kind() string { return "recorded replay" }
 func (p *ReplaySteps) Nodes() int   { return len(p.Steps) }
 func (p *ReplaySteps) Close() error { return nil }
 
