@@ -40,6 +40,7 @@ type graphState struct {
 type use struct {
 	r      *array.Raw
 	what   string // "input of ops.Add"
+	alloc  device.Allocation
 	handle uintptr
 	off    int
 	wrote  bool
@@ -59,6 +60,16 @@ func Record(d device.Device, fn func() error) (*Graph, error) {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
 	stop := watch(d, st)
+	defer func() {
+		if p := recover(); p != nil { // end the capture: the device's queue must run again
+			stop()
+			if rp, _ := c.EndCapture(st.rec); rp != nil {
+				st.rp = rp
+			}
+			st.close()
+			panic(p)
+		}
+	}()
 	err := fn()
 	stop()
 	rp, endErr := c.EndCapture(st.rec)
@@ -80,7 +91,7 @@ func Record(d device.Device, fn func() error) (*Graph, error) {
 		u := &st.arrays[i]
 		u.wrote = u.wrote && u.r.DeviceDirty()
 		if a, off := u.r.Allocation(); a != nil {
-			u.handle, u.off = a.Native(), a.Offset()+off
+			u.alloc, u.handle, u.off = a, a.Native(), a.Offset()+off
 		}
 	}
 	g := &Graph{st: st}
@@ -102,6 +113,10 @@ func (g *Graph) Replay() error {
 	}
 	for i := range st.arrays {
 		if err := st.arrays[i].check(); err != nil {
+			if c, ok := st.dev.(interface{ Closed() bool }); ok && c.Closed() {
+				// its close let the Arrays' memory go
+				return fmt.Errorf("capture: Replay on %s, which closed: %w", st.dev.Name(), device.ErrClosed)
+			}
 			return err
 		}
 	}
@@ -110,7 +125,11 @@ func (g *Graph) Replay() error {
 	}
 	for i := range st.arrays {
 		if u := &st.arrays[i]; u.wrote {
-			plumb.Array.Wrote(u.r, plumb.Device)
+			// an error where the device closed since the launch: its
+			// close hooks let the Array's memory go
+			if err := plumb.Array.WroteDevice(u.r, u.alloc); err != nil {
+				return fmt.Errorf("capture: Replay on %s: %w", st.dev.Name(), err)
+			}
 		}
 	}
 	return nil

@@ -433,6 +433,116 @@ func TestReplayBetweenEager(t *testing.T) {
 					t.Fatalf("%s: replay %d gave %v, want %v", g.Kind(), i, h.At(0), i+3)
 				}
 			}
+			// reallocated: refused, naming why
+			if err := errors.Join(ya.DeviceFree(), ya.DeviceMalloc(d)); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Replay(); !errors.Is(err, capture.ErrCapture) || !strings.Contains(err.Error(), "other device memory") {
+				t.Fatalf("Replay after the output was reallocated: %v", err)
+			}
+		})
+	}
+}
+
+// TestRecordPanics: a panic inside the recorded function ends the
+// capture, so the device runs work again, and nothing is kept.
+func TestRecordPanics(t *testing.T) {
+	for name, d := range devices(t) {
+		t.Run(name, func(t *testing.T) {
+			x := array.Full[float32](1, 10)
+			defer x.Close()
+			if err := ops.On(d, x); err != nil {
+				t.Fatal(err)
+			}
+			live := d.Stats().AllocsLive
+			func() {
+				defer func() {
+					if recover() != "boom" {
+						t.Fatal("the panic did not come through")
+					}
+				}()
+				capture.Record(d, func() error {
+					if err := ops.AddScalar(x, x, 1); err != nil {
+						return err
+					}
+					panic("boom")
+				})
+			}()
+			if err := ops.AddScalar(x, x, 1); err != nil {
+				t.Fatal(err)
+			}
+			h, err := x.HostReadOnly()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := h.At(0); v != 2 && v != 3 { // the recorded op ran where recording runs it
+				t.Fatalf("x = %v after the panic and one op", v)
+			}
+			if n := d.Stats().AllocsLive; n != live {
+				t.Fatalf("%d allocations live, want %d", n, live)
+			}
+			g, err := capture.Record(d, func() error { return ops.AddScalar(x, x, 1) })
+			if err != nil {
+				t.Fatalf("Record after the panic: %v", err)
+			}
+			g.Close()
+		})
+	}
+}
+
+// TestCloseUnderReplay closes the device while goroutines replay: each
+// replay completes or returns an error wrapping device.ErrClosed (the
+// device's gate), and the Graph closes cleanly after.
+func TestCloseUnderReplay(t *testing.T) {
+	open := map[string]func() (device.Device, error){
+		"sim": func() (device.Device, error) { return sim.NewCompute("close", 0), nil },
+		"opencl": func() (device.Device, error) {
+			d, err := opencl.Open(opencl.Options{})
+			if err != nil {
+				return nil, err
+			}
+			return d, nil
+		},
+	}
+	for name, o := range open {
+		t.Run(name, func(t *testing.T) {
+			d, err := o()
+			if err != nil {
+				t.Skip(err)
+			}
+			defer d.Close()
+			x := array.Full[float32](1, 1000)
+			defer x.Close()
+			if err := ops.On(d, x); err != nil {
+				t.Fatal(err)
+			}
+			g, err := capture.Record(d, func() error { return ops.AddScalar(x, x, 1) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			errc := make(chan error, 4)
+			for range 4 {
+				go func() {
+					for {
+						if err := g.Replay(); err != nil {
+							errc <- err
+							return
+						}
+					}
+				}()
+			}
+			time.Sleep(5 * time.Millisecond)
+			if err := d.Close(); err != nil {
+				t.Fatal(err)
+			}
+			for range 4 {
+				if err := <-errc; !errors.Is(err, device.ErrClosed) {
+					t.Errorf("a replay racing Close: %v", err)
+				}
+			}
+			if err := g.Close(); err != nil {
+				t.Fatal(err)
+			}
 		})
 	}
 }
