@@ -37,6 +37,19 @@
 // are updated without recording again: Graph.Scalar finds them by the
 // value they were recorded with.
 //
+// Replay does not wait for the work. A recorded transfer moves its host
+// memory when the work runs, so Sync the device before writing the next
+// input into captured memory or reading what a recorded download wrote
+// (a host view of a device-newest output downloads, and waits, by
+// itself). Graph.Kind says how a Graph replays; Graph.Nodes, how much.
+//
+// The checks: go test ./device/capture (TestReplayDrawn: drawn sequences
+// on device/sim, PoCL and, where there is one, CUDA; TestScalar,
+// TestReplayBetweenEager, TestCloseUnderReplay), and on the CUDA mock
+// go test -run TestMockCUDA ./device/cuda (TestCaptureMock: graphs,
+// scalars, refusals, leaks). Timings: BenchmarkReplay,
+// bench/results/capture-local.txt and bench/capture-h200.sh.
+//
 // While Record runs, the device's queue belongs to it: run nothing else
 // on that device from other goroutines meanwhile (it would be recorded
 // too). Graph.Close releases what the graph holds (the CUDA graph, the

@@ -31,6 +31,13 @@ type capState struct {
 	graphs map[*graphReplay]struct{}
 }
 
+// hostRange is the pinned host memory a recorded transfer moves: a
+// replay checks that it is still allocated.
+type hostRange struct {
+	p uintptr
+	n int
+}
+
 // cudaStep is what SetArg needs of a recorded kernel launch.
 type cudaStep struct {
 	k    *kernel
@@ -146,6 +153,11 @@ func (r *graphReplay) Replay() error {
 	defer r.mu.Unlock()
 	if r.exec == 0 {
 		return fmt.Errorf("cuda: replay of a closed graph: %w", ErrClosed)
+	}
+	for _, st := range r.steps {
+		if h, ok := st.Data.(hostRange); ok && !s.pins.Contains(h.p, h.n) {
+			return fmt.Errorf("cuda: the graph's %s moves %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", st.Name, h.n, device.ErrOutOfRange)
+		}
 	}
 	if err := cu.GraphLaunch(s.ctx, r.exec, s.stream); err != nil {
 		return fmt.Errorf("cuda: launching the graph on %s: %w", s.name, err)

@@ -143,6 +143,20 @@ func TestCaptureMock(t *testing.T) {
 				g2.Close()
 			}
 		}
+		// pinned memory the graph moves, freed: refused
+		blk2, err := d.AllocHost(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g4, err := capture.Record(d, func() error { return d.CopyIn(a, 0, blk2.Bytes(), dense) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk2.Free()
+		if err := g4.Replay(); err == nil || !strings.Contains(err.Error(), "freed") {
+			t.Fatalf("Replay after its pinned memory was freed: %v", err)
+		}
+		g4.Close()
 		if err := errors.Join(g.Close(), g.Close()); err != nil {
 			t.Fatal(err)
 		}

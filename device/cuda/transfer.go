@@ -96,7 +96,7 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 	} else {
 		d.s.counters.D2H(r.Bytes())
 	}
-	d.record(op, nil, nil, x.Root.H)
+	d.record(op, nil, hostRange{uintptr(unsafe.Pointer(&host[0])), span}, x.Root.H)
 	return nil
 }
 
