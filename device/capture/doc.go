@@ -26,9 +26,12 @@
 // once), and a replay leaves the results an eager run of the same
 // sequence would (TestReplayDrawn draws sequences and compares). Replay
 // plans nothing, so it leaves the Arrays' residency as the capture left
-// it: outputs device-newest, transfers moving the same host memory (write
-// a new input into the captured input's memory, a pinned Array's on
-// CUDA, and replay). Work that cannot be replayed makes Record fail, with
+// it: outputs device-newest, transfers moving the same host memory. To
+// feed a new input each replay, make it host-newer before Record (write
+// it through a host view) so that the capture records its upload (ops.On
+// inside the function, or the first op that reads it), then write each
+// new input into the same memory, a pinned Array's on CUDA (array.NewIn),
+// and replay (Example_input). Work that cannot be replayed makes Record fail, with
 // an error that says why: reading a result back to the host (the *All
 // reductions: reduce into an Array instead), an op that ran on the host
 // on an Array of the device, a Halide pipeline call or a streamed chain

@@ -129,6 +129,9 @@ func TestCaptureMock(t *testing.T) {
 			t.Errorf("a replay counted %v, the capture %v", got, rec)
 		}
 		check("after Replay", 100, 2.5)
+		if n := testing.AllocsPerRun(50, func() { g.Replay() }); n != 0 {
+			t.Errorf("a replay allocates %v times", n)
+		}
 
 		// refused: what the graph would not do again
 		goMem := make([]byte, n)
