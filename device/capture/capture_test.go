@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,6 +58,7 @@ func seed(t *testing.T) uint64 {
 type set struct {
 	in, work []*array.Array[float32]
 	sum, red *array.Array[float32]
+	root     map[*array.Array[float32]]*array.Array[float32] // a cropped work Array's root
 }
 
 func (s *set) all() []*array.Array[float32] {
@@ -65,8 +67,16 @@ func (s *set) all() []*array.Array[float32] {
 
 func (s *set) close() {
 	for _, a := range s.all() {
-		a.Close()
+		s.rootOf(a).Close()
 	}
+}
+
+// rootOf is a's root: closing a view does nothing.
+func (s *set) rootOf(a *array.Array[float32]) *array.Array[float32] {
+	if r := s.root[a]; r != nil {
+		return r
+	}
+	return a
 }
 
 // step is one drawn op on a set.
@@ -86,6 +96,7 @@ type draw struct {
 	nIn      int
 	uploaded []bool
 	nWork    int
+	cropped  []bool // work Arrays that are crops of a larger root (strided)
 	steps    []step
 }
 
@@ -94,6 +105,9 @@ func drawCase(r *rand.Rand) draw {
 	c := draw{shape: shapes[r.IntN(len(shapes))], nIn: 1 + r.IntN(2), nWork: 2 + r.IntN(2)}
 	for range c.nIn {
 		c.uploaded = append(c.uploaded, r.IntN(2) == 0)
+	}
+	for range c.nWork {
+		c.cropped = append(c.cropped, r.IntN(3) == 0)
 	}
 	scalars := []float32{0.5, -0.75, 0.25, 1.5}
 	for range 2 + r.IntN(6) {
@@ -106,7 +120,7 @@ func drawCase(r *rand.Rand) draw {
 func (c draw) String() string {
 	names := []string{"Add", "Sub", "Mul·0.5", "MulScalar", "AddScalar", "Copy", "Eval(a·b·s+1)", "EvalSum", "Sum(dim 0)"}
 	var b strings.Builder
-	fmt.Fprintf(&b, "shape %v, %d inputs (uploaded %v), %d work:", c.shape, c.nIn, c.uploaded, c.nWork)
+	fmt.Fprintf(&b, "shape %v, %d inputs (uploaded %v), %d work (cropped %v):", c.shape, c.nIn, c.uploaded, c.nWork, c.cropped)
 	for _, s := range c.steps {
 		fmt.Fprintf(&b, " %s(w%d, %d, %d, %v)", names[s.kind], s.dst, s.a, s.b, s.s)
 	}
@@ -152,8 +166,16 @@ func setUp(t *testing.T, d device.Device, c draw, seed uint64) *set {
 		}
 		s.in = append(s.in, a)
 	}
-	for range c.nWork {
+	s.root = map[*array.Array[float32]]*array.Array[float32]{}
+	for i := range c.nWork {
 		a := array.New[float32](c.shape...)
+		if c.cropped[i] { // dimension 0's middle of a larger root: strided rows
+			ext := slices.Clone(c.shape)
+			ext[0] += 3
+			root := array.New[float32](ext...)
+			a = root.Crop(0, 1, c.shape[0])
+			s.root[a] = root
+		}
 		fill(t, a, v)
 		if err := ops.On(d, a); err != nil {
 			t.Fatal(err)
@@ -325,7 +347,7 @@ func replayCase(t *testing.T, d device.Device, c draw, vs uint64) {
 	}
 	live := d.Stats().AllocsLive
 	if w := written(c, A); w != nil {
-		w.Close()
+		A.rootOf(w).Close()
 		if err := g.Replay(); !errors.Is(err, capture.ErrCapture) || !strings.Contains(err.Error(), "closed") {
 			t.Errorf("Replay with a closed Array: %v", err)
 		}
