@@ -53,6 +53,10 @@
 // scalars, refusals, leaks). Timings: BenchmarkReplay,
 // bench/results/capture-local.txt and bench/capture-h200.sh.
 //
+// Run the work once eagerly before recording it: kernels are then built
+// and GEMM tilings tuned (tuning waits for the device, which a CUDA
+// capture refuses, and on OpenCL its timing launches would be recorded).
+//
 // While Record runs, the device's queue belongs to it: run nothing else
 // on that device from other goroutines meanwhile (it would be recorded
 // too). Graph.Close releases what the graph holds (the CUDA graph, the
