@@ -124,6 +124,8 @@ type state struct {
 	arch       string
 	kmu        sync.Mutex
 	mods       map[cu.Module]struct{}
+
+	capture capState // stream capture (capture.go)
 }
 
 // OrdinalFromEnv is $RESIDENT_CUDA_DEVICE as a number, 0 when unset or
@@ -312,6 +314,9 @@ func (d *Device) Sync() error {
 		return err
 	}
 	defer d.s.gate.Leave()
+	if err := d.s.refuse("Sync (waiting for work a capture only records)"); err != nil {
+		return err
+	}
 	return cu.StreamSync(d.s.ctx, d.s.stream)
 }
 
@@ -352,7 +357,7 @@ func (s *state) shutdown() error {
 	s.pool.SetClosing()
 	s.hooks.RunCloseHooks()
 	s.gate.Shut()
-	errs := []error{cu.StreamSync(s.ctx, s.stream), s.vals.Close(), s.streams.release(s.ctx)}
+	errs := []error{cu.StreamSync(s.ctx, s.stream), s.capture.releaseGraphs(), s.vals.Close(), s.streams.release(s.ctx)}
 	live, cached := s.pool.Close()
 	s.kmu.Lock()
 	for m := range s.mods {

@@ -65,6 +65,7 @@ func (d *Device) Gemm(g device.Gemm) (bool, error) {
 			return true, err
 		}
 		defer d.Free(t) // back to the cache: later work on the stream comes after the GEMM
+		d.keepRoots(t.(*alloc).Root.H)
 		ms[i].Ptr = at(t.(*alloc), 0)
 		if m.Batch != 0 {
 			ms[i].Stride = int64(o.rows * o.cols)
@@ -78,6 +79,7 @@ func (d *Device) Gemm(g device.Gemm) (bool, error) {
 		return true, err
 	}
 	s.counters.Launch()
+	d.record("gemm", nil, nil, x[0].Root.H, x[1].Root.H, x[2].Root.H)
 	return true, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -79,8 +80,14 @@ type kernel struct {
 	f      cu.Function
 	sizes  []int
 	shared int
-	blob   []byte
-	offs   []int32
+	packed
+}
+
+// packed is a launch's argument values: parameter i's at
+// blob[offs[i]:], lens[i] bytes.
+type packed struct {
+	blob       []byte
+	offs, lens []int32
 }
 
 func (k *kernel) Name() string   { return k.name }
@@ -208,7 +215,7 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	if _, live := s.mods[kk.p.m]; !live {
 		return fmt.Errorf("cuda: kernel %s of a released program: %w", kk.name, ErrClosed)
 	}
-	shared, err := kk.pack(args)
+	shared, err := kk.pack(kk.sizes, args)
 	if err != nil {
 		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.name, err)
 	}
@@ -222,20 +229,24 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.name, err)
 	}
 	s.counters.Launch()
+	if s.recording() != nil {
+		d.record(kk.name, args, &cudaStep{k: kk, f: kk.f, blob: slices.Clone(kk.blob), offs: slices.Clone(kk.offs), lens: slices.Clone(kk.lens)})
+	}
 	return nil
 }
 
 // errArgs is wrapped by Enqueue's errors about arguments and grids.
 var errArgs = fmt.Errorf("cuda: bad kernel launch: %w", device.ErrOutOfRange)
 
-// pack lays args out in k.blob, one 16-byte-aligned slot each (k.offs),
-// and returns the dynamic shared memory the Local arguments add up to;
-// call with the Device's kmu held.
-func (k *kernel) pack(args []any) (shared int, err error) {
-	if k.sizes != nil && len(args) != len(k.sizes) {
-		return 0, fmt.Errorf("%d arguments for %d parameters: %w", len(args), len(k.sizes), errArgs)
+// pack lays args out in k.blob, one 16-byte-aligned slot each (k.offs,
+// k.lens), checked against the parameters' sizes (nil: unknown), and
+// returns the dynamic shared memory the Local arguments add up to; a
+// kernel's own is used under the Device's kmu.
+func (k *packed) pack(sizes []int, args []any) (shared int, err error) {
+	if sizes != nil && len(args) != len(sizes) {
+		return 0, fmt.Errorf("%d arguments for %d parameters: %w", len(args), len(sizes), errArgs)
 	}
-	k.blob, k.offs = k.blob[:0], k.offs[:0]
+	k.blob, k.offs, k.lens = k.blob[:0], k.offs[:0], k.lens[:0]
 	var v [8]byte
 	for i, a := range args {
 		var b []byte
@@ -287,14 +298,15 @@ func (k *kernel) pack(args []any) (shared int, err error) {
 		default:
 			return 0, fmt.Errorf("argument %d: a %T (fixed-size integers and floats, Buffer, Local and []byte are taken): %w", i, a, errArgs)
 		}
-		if k.sizes != nil && len(b) != k.sizes[i] {
-			return 0, fmt.Errorf("argument %d: %d bytes (%T) for a %d-byte parameter: %w", i, len(b), a, k.sizes[i], errArgs)
+		if sizes != nil && len(b) != sizes[i] {
+			return 0, fmt.Errorf("argument %d: %d bytes (%T) for a %d-byte parameter: %w", i, len(b), a, sizes[i], errArgs)
 		}
 		off := (len(k.blob) + 15) &^ 15
 		for len(k.blob) < off {
 			k.blob = append(k.blob, 0)
 		}
 		k.offs = append(k.offs, int32(off))
+		k.lens = append(k.lens, int32(len(b)))
 		k.blob = append(k.blob, b...)
 	}
 	return shared, nil
@@ -360,6 +372,7 @@ func (d *Device) CopyBytes(dst device.Buffer, dstOff int, src device.Buffer, src
 		return fmt.Errorf("cuda: copy on %s: %w", s.name, err)
 	}
 	s.counters.Launch()
+	d.record("copy", nil, nil, uintptr(dst), uintptr(src))
 	return nil
 }
 
@@ -377,6 +390,9 @@ func (d *Device) ReadBytes(dst []byte, src device.Buffer, off int) error {
 		return nil
 	}
 	s := d.s
+	if err := s.refuse("ReadBytes (reading a result back to the host: a replay would not read it again; keep the result in an Array, with the reductions into an Array rather than the *All forms)"); err != nil {
+		return err
+	}
 	err := cu.DtoH(s.ctx, unsafe.Pointer(&dst[0]), cu.DevicePtr(src)+cu.DevicePtr(off), len(dst), s.stream)
 	if e := cu.StreamSync(s.ctx, s.stream); err == nil {
 		err = e

@@ -80,7 +80,7 @@ func TestPack(t *testing.T) {
 		le(uint64(math.Float32bits(1.5)), 4), {200}, {255}, {255, 255}, {254, 255}, le(7, 4), le(1<<63, 8), le(math.Float64bits(-0.25), 8)}
 	for _, sizes := range [][]int{nil, {8, 8, 4, 8, 24, 8, 4, 1, 1, 2, 2, 4, 8, 8}} {
 		k := &kernel{sizes: sizes}
-		shared, err := k.pack(args)
+		shared, err := k.pack(k.sizes, args)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,11 +113,11 @@ func TestPack(t *testing.T) {
 		{device.Buffer(1), []int32{1}},      // a slice of another type
 		{device.Buffer(1), uintptr(1 << 3)}, // uintptr: not fixed size for the kernel
 	} {
-		if _, err := k.pack(bad); !errors.Is(err, device.ErrOutOfRange) {
+		if _, err := k.pack(k.sizes, bad); !errors.Is(err, device.ErrOutOfRange) {
 			t.Errorf("pack(%v): %v, want an error wrapping ErrOutOfRange", bad, err)
 		}
 	}
-	if n := testing.AllocsPerRun(100, func() { k.pack([]any{device.Buffer(1), int32(2)}) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { k.pack(k.sizes, []any{device.Buffer(1), int32(2)}) }); n != 0 {
 		t.Errorf("pack allocates %v times once its buffers have grown", n)
 	}
 }

@@ -52,8 +52,8 @@ func TestMockCUDA(t *testing.T) {
 		}
 	}
 	libs = withNVRTC // the mock NVRTC too: kernels compile
-	if out := run([]string{"TestMockKernels"}); !strings.Contains(out, "--- PASS: TestMockKernels") {
-		t.Errorf("TestMockKernels:\n%s", out)
+	if out := run([]string{"TestMockKernels", "TestCaptureMock"}); !strings.Contains(out, "--- PASS: TestMockKernels") || !strings.Contains(out, "--- PASS: TestCaptureMock") {
+		t.Errorf("TestMockKernels, TestCaptureMock:\n%s", out)
 	}
 	for name, fault := range mockKernelFaults {
 		out := run([]string{"TestMockKernelFault"}, "RESIDENT_CUDA_MOCK_CASE="+name, "MOCKCUDA_FAIL="+fault)

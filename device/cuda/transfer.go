@@ -85,6 +85,9 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 	if err != nil || span == 0 {
 		return err
 	}
+	if d.s.recording() != nil && !d.s.pinnedHost(host[:span]) {
+		return d.s.refuse(op + " of Go memory (a graph moves pinned memory only: make the Array with array.NewIn(dev, …))")
+	}
 	if err := d.s.transfer(write, at(x, off), host[:span], rs); err != nil {
 		return fmt.Errorf("cuda: %s on %s: %w", op, d.s.name, err)
 	}
@@ -93,6 +96,7 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 	} else {
 		d.s.counters.D2H(r.Bytes())
 	}
+	d.record(op, nil, hostRange{uintptr(unsafe.Pointer(&host[0])), span}, x.Root.H)
 	return nil
 }
 
@@ -136,6 +140,9 @@ func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Reg
 			return cu.Copy2DDtoH(s.ctx, h, p.Pitch, dp, p.Pitch, p.RowBytes, p.Rows, s.stream)
 		}
 	})
+	if s.recording() != nil {
+		return err // recorded, not run: pinned memory the graph moves at each launch
+	}
 	// Wait even after an error: copies already queued may still read or
 	// write host.
 	if e := cu.StreamSync(s.ctx, s.stream); err == nil {
@@ -169,6 +176,7 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 		return fmt.Errorf("cuda: Copy on %s: %w", s.name, err)
 	}
 	s.counters.D2D(r.Bytes())
+	d.record("Copy", nil, nil, xd.Root.H, xs.Root.H)
 	return nil
 }
 
@@ -193,5 +201,6 @@ func (d *Device) Memset(a device.Allocation, off int, v byte, n int) error {
 		return fmt.Errorf("cuda: Memset on %s: %w", d.s.name, err)
 	}
 	d.s.counters.Launch()
+	d.record("Memset", nil, nil, x.Root.H)
 	return nil
 }

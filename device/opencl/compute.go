@@ -95,6 +95,7 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	if err != nil {
 		return fmt.Errorf("opencl: kernel %s on %s: %w", kk.k.Name(), d.Name(), err)
 	}
+	d.record(kk.k.Name(), args, func(a []any) error { return d.Enqueue(k, g, a) }, &kernelStep{kk, g})
 	return d.pace()
 }
 
@@ -135,6 +136,8 @@ func (d *Device) CopyBytes(dst device.Buffer, dstOff int, src device.Buffer, src
 	if err := d.s.queue.CopyBuffer(db, dstOff, sb, srcOff, n, nil, nil); err != nil {
 		return fmt.Errorf("opencl: copy on %s: %w", d.Name(), err)
 	}
+	d.record("copy", []any{dst, src}, func([]any) error { return d.CopyBytes(dst, dstOff, src, srcOff, n) },
+		&copyStep{dst, dstOff, src, srcOff, n})
 	return d.pace()
 }
 
@@ -145,6 +148,9 @@ func (d *Device) ReadBytes(dst []byte, src device.Buffer, off int) error {
 		return err
 	}
 	defer d.s.gate.Leave()
+	if err := d.refuseRead("ReadBytes"); err != nil {
+		return err
+	}
 	return d.s.queue.ReadBuffer(dst, cl.WrapBuffer(uintptr(src), off+len(dst)), off, nil)
 }
 

@@ -122,6 +122,8 @@ type state struct {
 	capsOnce  sync.Once
 	caps      device.Caps
 	streams   streamQueues
+	capture   devkit.Capturing // the Recording its entries add to (capture.go)
+	cmdbuf    cmdBufs          // command buffers (cmdbuf.go)
 }
 
 // Open opens the device o selects, with its own context and queue.
@@ -311,7 +313,7 @@ func (s *state) shutdown() error {
 	s.hooks.RunCloseHooks()
 	s.gate.Shut()
 	var errs []error
-	errs = append(errs, s.queue.Finish(), s.streams.finish(), s.vals.Close())
+	errs = append(errs, s.queue.Finish(), s.streams.finish(), s.cmdbuf.releaseAll(), s.vals.Close())
 	live, cached := s.pool.Close()
 	for _, r := range live {
 		errs = append(errs, cl.Release(cl.KindMem, r.H))

@@ -52,6 +52,15 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 	} else {
 		d.s.counters.D2H(r.Bytes())
 	}
+	if d.s.capture.Load() != nil {
+		p, pinned := uintptr(unsafe.Pointer(&host[0])), d.s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
+		d.record(op, nil, func([]any) error {
+			if pinned && !d.s.pins.Contains(p, span) { // C memory: freed with its Array
+				return fmt.Errorf("opencl: %s of %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", op, span, device.ErrOutOfRange)
+			}
+			return d.hostCopy(op, write, a, off, host, r)
+		}, nil, x.Root.H)
+	}
 	return nil
 }
 
@@ -127,6 +136,7 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 		return fmt.Errorf("opencl: Copy on %s: %w", d.s.name, err)
 	}
 	d.s.counters.D2D(r.Bytes())
+	d.record("Copy", nil, func([]any) error { return d.Copy(dst, dstOff, src, srcOff, r) }, nil, xd.Root.H, xs.Root.H)
 	return nil
 }
 

@@ -34,6 +34,7 @@ type Device struct {
 	hostLive int
 	compute  bool
 	faults   map[string]error // FailNext's, by operation; under mu
+	capture  devkit.Capturing // the Recording its entries add to (capture.go)
 }
 
 var (
@@ -139,13 +140,17 @@ func (d *Device) Run(op string, fn func(mem func(device.Allocation) ([]byte, err
 	d.c.Launch()
 	d.queue.Lock()
 	defer d.queue.Unlock()
-	return fn(func(a device.Allocation) ([]byte, error) {
+	err := fn(func(a device.Allocation) ([]byte, error) {
 		x, err := d.own(a)
 		if err != nil {
 			return nil, err
 		}
 		return x.Mem(), nil
 	})
+	if err == nil {
+		d.record(op, func() error { return d.Run(op, fn) })
+	}
+	return err
 }
 
 func (d *Device) Name() string { return "sim:" + d.name }
@@ -283,6 +288,7 @@ func (d *Device) hostCopy(a device.Allocation, off int, host []byte, r device.Re
 		d.transfer(host, 0, x.b.mem, x.off+off, r)
 		d.c.D2H(r.Bytes())
 	}
+	d.record(op, func() error { return d.hostCopy(a, off, host, r, in) })
 	return nil
 }
 
@@ -312,6 +318,7 @@ func (d *Device) Copy(dst device.Allocation, dOff int, src device.Allocation, sO
 	d.transfer(x.b.mem, x.off+dOff, y.b.mem, y.off+sOff, r)
 	d.queue.Unlock()
 	d.c.D2D(r.Bytes())
+	d.record("Copy", func() error { return d.Copy(dst, dOff, src, sOff, r) })
 	return nil
 }
 

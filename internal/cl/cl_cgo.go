@@ -219,3 +219,44 @@ func clBarrier(q uintptr, wait []Event, ev *Event) int32 {
 	nw, w := waitList(wait)
 	return int32(C.rcl_barrier(C.uintptr_t(q), nw, w, evPtr(ev)))
 }
+
+func clCmdBufLoad(platform uintptr) int { return int(C.rcl_cmdbuf_load(C.uintptr_t(platform))) }
+
+func clCmdBufCreate(q uintptr, simultaneous bool) (uintptr, int32) {
+	s := C.int(0)
+	if simultaneous {
+		s = 1
+	}
+	r := C.rcl_cmdbuf_create(C.uintptr_t(q), s)
+	return uintptr(r.h), int32(r.err)
+}
+
+func chain(synced bool) C.int {
+	if synced {
+		return 1
+	}
+	return 0
+}
+
+func clCmdBufNDRange(b, k uintptr, dims int, global, local *[3]int, synced bool, sync *uint32) int32 {
+	g, l := sizes(global), sizes(local)
+	var s C.cl_uint = C.cl_uint(*sync)
+	code := C.rcl_cmdbuf_ndrange(C.uintptr_t(b), C.uintptr_t(k), C.cl_uint(dims), g, l, chain(synced), &s)
+	*sync = uint32(s)
+	return int32(code)
+}
+
+func clCmdBufCopy(b, src, dst uintptr, srcOff, dstOff, n int, synced bool, sync *uint32) int32 {
+	var s C.cl_uint = C.cl_uint(*sync)
+	code := C.rcl_cmdbuf_copy(C.uintptr_t(b), C.uintptr_t(src), C.uintptr_t(dst), C.size_t(srcOff), C.size_t(dstOff), C.size_t(n), chain(synced), &s)
+	*sync = uint32(s)
+	return int32(code)
+}
+
+func clCmdBufFinalize(b uintptr) int32 { return int32(C.rcl_cmdbuf_finalize(C.uintptr_t(b))) }
+func clCmdBufRelease(b uintptr) int32  { return int32(C.rcl_cmdbuf_release(C.uintptr_t(b))) }
+
+func clCmdBufEnqueue(q, b uintptr, wait []Event, ev *Event) int32 {
+	nw, w := waitList(wait)
+	return int32(C.rcl_cmdbuf_enqueue(C.uintptr_t(q), C.uintptr_t(b), nw, w, evPtr(ev)))
+}

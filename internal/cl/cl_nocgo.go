@@ -56,3 +56,15 @@ func clFinish(uintptr) int32 { return codePlatformNotFound }
 
 func clMarker(uintptr, []Event) (Event, int32) { return Event{}, codePlatformNotFound }
 func clBarrier(uintptr, []Event, *Event) int32 { return codePlatformNotFound }
+
+func clCmdBufLoad(uintptr) int                      { return -1 }
+func clCmdBufCreate(uintptr, bool) (uintptr, int32) { return 0, codePlatformNotFound }
+func clCmdBufNDRange(uintptr, uintptr, int, *[3]int, *[3]int, bool, *uint32) int32 {
+	return codePlatformNotFound
+}
+func clCmdBufCopy(uintptr, uintptr, uintptr, int, int, int, bool, *uint32) int32 {
+	return codePlatformNotFound
+}
+func clCmdBufFinalize(uintptr) int32                          { return codePlatformNotFound }
+func clCmdBufRelease(uintptr) int32                           { return codePlatformNotFound }
+func clCmdBufEnqueue(uintptr, uintptr, []Event, *Event) int32 { return codePlatformNotFound }

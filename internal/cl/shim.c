@@ -65,7 +65,8 @@ typedef void *H; // every OpenCL handle is an opaque pointer
 	X(clEnqueueUnmapMemObject, cl_int, (H, H, void *, cl_uint, const H *, H *), 1) \
 	X(clEnqueueNDRangeKernel, cl_int, (H, H, cl_uint, const size_t *, const size_t *, const size_t *, cl_uint, const H *, H *), 1) \
 	X(clCreateSubDevices, cl_int, (H, const intptr_t *, cl_uint, H *, cl_uint *), 0) \
-	X(clReleaseDevice, cl_int, (H), 0)
+	X(clReleaseDevice, cl_int, (H), 0) \
+	X(clGetExtensionFunctionAddressForPlatform, void *, (H, const char *), 0)
 
 #define DECLARE(name, ret, params, req) static ret(*p_##name) params;
 RCL_FUNCS(DECLARE)
@@ -324,3 +325,72 @@ cl_int rcl_finish(uintptr_t q) {
 	NOT_LOADED(CL_PLATFORM_NOT_FOUND_KHR)
 	return p_clFinish((H)q);
 }
+
+// cl_khr_command_buffer (0.9.0 to 0.9.4), found per platform.
+static struct {
+	H (*Create)(cl_uint, const H *, const cl_ulong *, cl_int *);
+	cl_int (*Finalize)(H);
+	cl_int (*Release)(H);
+	cl_int (*Enqueue)(cl_uint, H *, H, cl_uint, const H *, H *);
+	cl_int (*Copy)(H, H, H, H, size_t, size_t, size_t, cl_uint, const cl_uint *, cl_uint *, H *);
+	cl_int (*NDRange)(H, H, const cl_ulong *, H, cl_uint, const size_t *, const size_t *, const size_t *,
+	                  cl_uint, const cl_uint *, cl_uint *, H *);
+} cb;
+static pthread_mutex_t cb_mu = PTHREAD_MUTEX_INITIALIZER;
+static uintptr_t cb_platform;
+
+int rcl_cmdbuf_load(uintptr_t platform) {
+	NOT_LOADED(-1);
+	if (!p_clGetExtensionFunctionAddressForPlatform) return -1;
+	pthread_mutex_lock(&cb_mu);
+	int ok = cb_platform == platform;
+	if (!ok && !cb_platform) {
+#define F(field, name) *(void **)&cb.field = p_clGetExtensionFunctionAddressForPlatform((H)platform, name)
+		F(Create, "clCreateCommandBufferKHR");
+		F(Finalize, "clFinalizeCommandBufferKHR");
+		F(Release, "clReleaseCommandBufferKHR");
+		F(Enqueue, "clEnqueueCommandBufferKHR");
+		F(Copy, "clCommandCopyBufferKHR");
+		F(NDRange, "clCommandNDRangeKernelKHR");
+#undef F
+		ok = cb.Create && cb.Finalize && cb.Release && cb.Enqueue && cb.Copy && cb.NDRange;
+		if (ok) cb_platform = platform;
+	}
+	pthread_mutex_unlock(&cb_mu);
+	return ok ? 0 : -1;
+}
+
+#define CL_COMMAND_BUFFER_FLAGS_KHR 0x1293
+
+rcl_obj rcl_cmdbuf_create(uintptr_t q, int simultaneous) {
+	rcl_obj r = {0, CL_INVALID_OPERATION};
+	if (!cb.Create) return r;
+	H queue = (H)q;
+	cl_ulong props[3] = {CL_COMMAND_BUFFER_FLAGS_KHR, 1 /* SIMULTANEOUS_USE */, 0};
+	r.h = (uintptr_t)cb.Create(1, &queue, simultaneous ? props : NULL, &r.err);
+	return r;
+}
+
+cl_int rcl_cmdbuf_ndrange(uintptr_t b, uintptr_t k, cl_uint dims, const size_t *global, const size_t *local,
+	int chained, cl_uint *sync) {
+	if (!cb.NDRange) return CL_INVALID_OPERATION;
+	cl_uint prev = *sync;
+	return cb.NDRange((H)b, NULL, NULL, (H)k, dims, NULL, global, local, chained ? 1 : 0, chained ? &prev : NULL, sync, NULL);
+}
+
+cl_int rcl_cmdbuf_copy(uintptr_t b, uintptr_t src, uintptr_t dst, size_t src_off, size_t dst_off, size_t n,
+	int chained, cl_uint *sync) {
+	if (!cb.Copy) return CL_INVALID_OPERATION;
+	cl_uint prev = *sync;
+	return cb.Copy((H)b, NULL, (H)src, (H)dst, src_off, dst_off, n, chained ? 1 : 0, chained ? &prev : NULL, sync, NULL);
+}
+
+cl_int rcl_cmdbuf_finalize(uintptr_t b) { return cb.Finalize ? cb.Finalize((H)b) : CL_INVALID_OPERATION; }
+
+cl_int rcl_cmdbuf_enqueue(uintptr_t q, uintptr_t b, cl_uint nwait, const uintptr_t *wait, uintptr_t *ev) {
+	if (!cb.Enqueue) return CL_INVALID_OPERATION;
+	H queue = (H)q;
+	return cb.Enqueue(1, &queue, (H)b, nwait, (const H *)wait, (H *)ev);
+}
+
+cl_int rcl_cmdbuf_release(uintptr_t b) { return cb.Release ? cb.Release((H)b) : CL_INVALID_OPERATION; }

@@ -78,6 +78,20 @@ cl_int rcl_ndrange(uintptr_t q, uintptr_t k, cl_uint dims, const size_t *offset,
 cl_int rcl_wait(cl_uint n, const uintptr_t *events);
 cl_int rcl_flush(uintptr_t q);
 cl_int rcl_finish(uintptr_t q);
+
+// cl_khr_command_buffer, as its provisional versions 0.9.0 to 0.9.4 lay
+// the entry points out (later ones add properties to every command):
+// rcl_cmdbuf_load finds them through the platform (0, or -1 where it has
+// none). Commands are chained by sync points in recording order.
+int rcl_cmdbuf_load(uintptr_t platform);
+rcl_obj rcl_cmdbuf_create(uintptr_t q, int simultaneous);
+cl_int rcl_cmdbuf_ndrange(uintptr_t cb, uintptr_t k, cl_uint dims, const size_t *global, const size_t *local,
+	int chained, cl_uint *sync);
+cl_int rcl_cmdbuf_copy(uintptr_t cb, uintptr_t src, uintptr_t dst, size_t src_off, size_t dst_off, size_t n,
+	int chained, cl_uint *sync);
+cl_int rcl_cmdbuf_finalize(uintptr_t cb);
+cl_int rcl_cmdbuf_enqueue(uintptr_t q, uintptr_t cb, cl_uint nwait, const uintptr_t *wait, uintptr_t *ev);
+cl_int rcl_cmdbuf_release(uintptr_t cb);
 // rcl_marker and rcl_barrier wait for the listed events, or with none for
 // every command queued before them; a barrier also holds back the commands
 // queued after it.

@@ -284,3 +284,70 @@ func cublasGemm(ctx Context, h BLAS, m, n, k, batch int, a, b, c *Matrix, comput
 		dp(c.Ptr), C.int(c.Type), C.int(c.LD), C.longlong(c.Stride),
 		C.int(batch), C.int(compute)))
 }
+
+func cuCaptureBegin(ctx Context, s Stream, mode int) int32 {
+	return int32(C.rcu_capture_begin(ctxOf(ctx), strOf(s), C.int(mode)))
+}
+
+func cuCaptureEnd(ctx Context, s Stream) (Graph, int32) {
+	var g C.rcu_graph
+	code := C.rcu_capture_end(ctxOf(ctx), strOf(s), &g)
+	return Graph(g), int32(code)
+}
+
+func cuGraphInstantiate(ctx Context, g Graph) (GraphExec, int32) {
+	var e C.rcu_exec
+	code := C.rcu_graph_instantiate(ctxOf(ctx), &e, C.rcu_graph(g))
+	return GraphExec(e), int32(code)
+}
+
+func cuGraphLaunch(ctx Context, e GraphExec, s Stream) int32 {
+	return int32(C.rcu_graph_launch(ctxOf(ctx), C.rcu_exec(e), strOf(s)))
+}
+
+func cuGraphDestroy(ctx Context, g Graph) int32 {
+	return int32(C.rcu_graph_destroy(ctxOf(ctx), C.rcu_graph(g)))
+}
+
+func cuGraphExecDestroy(ctx Context, e GraphExec) int32 {
+	return int32(C.rcu_graph_exec_destroy(ctxOf(ctx), C.rcu_exec(e)))
+}
+
+func cuGraphKernels(ctx Context, g Graph) ([]GraphNode, []Function, int32) {
+	var n C.int
+	code := C.rcu_graph_kernels(ctxOf(ctx), C.rcu_graph(g), nil, nil, 0, &n)
+	if code != 0 || n == 0 {
+		return nil, nil, int32(code)
+	}
+	nodes := make([]GraphNode, int(n))
+	funcs := make([]Function, int(n))
+	code = C.rcu_graph_kernels(ctxOf(ctx), C.rcu_graph(g), (*C.rcu_node)(unsafe.Pointer(&nodes[0])),
+		(*C.rcu_func)(unsafe.Pointer(&funcs[0])), n, &n)
+	return nodes[:min(len(nodes), int(n))], funcs[:min(len(funcs), int(n))], int32(code)
+}
+
+func cuGraphKernelSame(ctx Context, nd GraphNode, blob []byte, offs, lens []int32) (bool, int32) {
+	var b unsafe.Pointer
+	if len(blob) > 0 {
+		b = unsafe.Pointer(&blob[0])
+	}
+	var o, l *C.int
+	if len(offs) > 0 {
+		o, l = (*C.int)(unsafe.Pointer(&offs[0])), (*C.int)(unsafe.Pointer(&lens[0]))
+	}
+	var same C.int
+	code := C.rcu_graph_kernel_same(ctxOf(ctx), C.rcu_node(nd), b, o, l, C.int(len(offs)), &same)
+	return same != 0, int32(code)
+}
+
+func cuGraphExecSetParams(ctx Context, e GraphExec, nd GraphNode, blob []byte, offs []int32) int32 {
+	var b unsafe.Pointer
+	if len(blob) > 0 {
+		b = unsafe.Pointer(&blob[0])
+	}
+	var o *C.int
+	if len(offs) > 0 {
+		o = (*C.int)(unsafe.Pointer(&offs[0]))
+	}
+	return int32(C.rcu_graph_exec_set_params(ctxOf(ctx), C.rcu_exec(e), C.rcu_node(nd), b, o, C.int(len(offs))))
+}

@@ -66,7 +66,29 @@ static struct {
 	rcu_result (*FuncSetAttribute)(void *, int, int);
 	rcu_result (*LaunchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
 	                           unsigned, CUstr, void **, void **);
+	rcu_result (*StreamBeginCapture)(CUstr, int);
+	rcu_result (*StreamEndCapture)(CUstr, void **);
+	rcu_result (*GraphInstantiateWithFlags)(void **, void *, unsigned long long);
+	rcu_result (*GraphLaunch)(void *, CUstr);
+	rcu_result (*GraphDestroy)(void *);
+	rcu_result (*GraphExecDestroy)(void *);
+	rcu_result (*GraphGetNodes)(void *, void **, size_t *);
+	rcu_result (*GraphNodeGetType)(void *, int *);
+	rcu_result (*GraphKernelNodeGetParams)(void *, void *);
+	rcu_result (*GraphExecKernelNodeSetParams)(void *, void *, const void *);
 } cu;
+
+/* CUDA_KERNEL_NODE_PARAMS_v2, as cuda.h (12.0 and later) lays it out. */
+typedef struct {
+	void *func;
+	unsigned gridDimX, gridDimY, gridDimZ;
+	unsigned blockDimX, blockDimY, blockDimZ;
+	unsigned sharedMemBytes;
+	void **kernelParams;
+	void **extra;
+	void *kern;
+	void *ctx;
+} rcu_kernel_node_params;
 
 static struct {
 	rcu_result (*CreateProgram)(void **, const char *, const char *, int, const char *const *, const char *const *);
@@ -159,6 +181,16 @@ int rcu_load(char *err, size_t n) {
 	*(void **)&cu.EventElapsedTime = dlsym(lib, "cuEventElapsedTime");
 	if (!cu.EventElapsedTime) *(void **)&cu.EventElapsedTime = dlsym(lib, "cuEventElapsedTime_v2");
 	*(void **)&cu.FuncGetParamInfo = dlsym(lib, "cuFuncGetParamInfo");
+	*(void **)&cu.StreamBeginCapture = dlsym(lib, "cuStreamBeginCapture_v2");
+	*(void **)&cu.StreamEndCapture = dlsym(lib, "cuStreamEndCapture");
+	*(void **)&cu.GraphInstantiateWithFlags = dlsym(lib, "cuGraphInstantiateWithFlags");
+	*(void **)&cu.GraphLaunch = dlsym(lib, "cuGraphLaunch");
+	*(void **)&cu.GraphDestroy = dlsym(lib, "cuGraphDestroy");
+	*(void **)&cu.GraphExecDestroy = dlsym(lib, "cuGraphExecDestroy");
+	*(void **)&cu.GraphGetNodes = dlsym(lib, "cuGraphGetNodes");
+	*(void **)&cu.GraphNodeGetType = dlsym(lib, "cuGraphNodeGetType");
+	*(void **)&cu.GraphKernelNodeGetParams = dlsym(lib, "cuGraphKernelNodeGetParams_v2");
+	*(void **)&cu.GraphExecKernelNodeSetParams = dlsym(lib, "cuGraphExecKernelNodeSetParams_v2");
 	if (bad) {
 		snprintf(saved, sizeof saved, "libcuda.so.1: %s", err);
 		snprintf(err, n, "%s", saved);
@@ -401,6 +433,83 @@ rcu_result rcu_launch(rcu_ctx ctx, rcu_func f, unsigned gx, unsigned gy, unsigne
 	for (int i = 0; i < n; i++) params[i] = (char *)blob + offs[i];
 	CUR(ctx);
 	return cu.LaunchKernel(P(f), gx, gy, gz, bx, by, bz, shared, P(s), n ? params : NULL, NULL);
+}
+
+rcu_result rcu_capture_begin(rcu_ctx ctx, rcu_stream s, int mode) { OPT(StreamBeginCapture); CUR(ctx); return cu.StreamBeginCapture(P(s), mode); }
+rcu_result rcu_capture_end(rcu_ctx ctx, rcu_stream s, rcu_graph *g) {
+	OPT(StreamEndCapture);
+	CUR(ctx);
+	void *x = NULL;
+	rcu_result r = cu.StreamEndCapture(P(s), &x);
+	*g = (rcu_graph)x;
+	return r;
+}
+rcu_result rcu_graph_instantiate(rcu_ctx ctx, rcu_exec *e, rcu_graph g) {
+	OPT(GraphInstantiateWithFlags);
+	CUR(ctx);
+	void *x = NULL;
+	rcu_result r = cu.GraphInstantiateWithFlags(&x, P(g), 0);
+	*e = (rcu_exec)x;
+	return r;
+}
+rcu_result rcu_graph_launch(rcu_ctx ctx, rcu_exec e, rcu_stream s) { OPT(GraphLaunch); CUR(ctx); return cu.GraphLaunch(P(e), P(s)); }
+rcu_result rcu_graph_destroy(rcu_ctx ctx, rcu_graph g) { OPT(GraphDestroy); CUR(ctx); return cu.GraphDestroy(P(g)); }
+rcu_result rcu_graph_exec_destroy(rcu_ctx ctx, rcu_exec e) { OPT(GraphExecDestroy); CUR(ctx); return cu.GraphExecDestroy(P(e)); }
+
+enum { NODE_KERNEL = 0 };
+
+rcu_result rcu_graph_kernels(rcu_ctx ctx, rcu_graph g, rcu_node *nodes, rcu_func *funcs, int max, int *n) {
+	OPT(GraphGetNodes); OPT(GraphNodeGetType); OPT(GraphKernelNodeGetParams);
+	CUR(ctx);
+	size_t total = 0;
+	rcu_result r = cu.GraphGetNodes(P(g), NULL, &total);
+	if (r) return r;
+	void **all = calloc(total ? total : 1, sizeof *all);
+	if (!all) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
+	r = cu.GraphGetNodes(P(g), all, &total);
+	int k = 0;
+	for (size_t i = 0; !r && i < total; i++) {
+		int t = -1;
+		if ((r = cu.GraphNodeGetType(all[i], &t)) || t != NODE_KERNEL) continue;
+		rcu_kernel_node_params p;
+		memset(&p, 0, sizeof p);
+		if ((r = cu.GraphKernelNodeGetParams(all[i], &p))) break;
+		if (k < max) { nodes[k] = (rcu_node)all[i]; funcs[k] = (rcu_func)p.func; }
+		k++;
+	}
+	free(all);
+	*n = k;
+	return r;
+}
+
+rcu_result rcu_graph_kernel_same(rcu_ctx ctx, rcu_node node, const void *blob, const int *offs, const int *lens, int n, int *same) {
+	OPT(GraphKernelNodeGetParams);
+	CUR(ctx);
+	rcu_kernel_node_params p;
+	memset(&p, 0, sizeof p);
+	*same = 0;
+	rcu_result r = cu.GraphKernelNodeGetParams(P(node), &p);
+	if (r) return r;
+	if (n > 0 && !p.kernelParams) return 0;
+	for (int i = 0; i < n; i++)
+		if (!p.kernelParams[i] || memcmp(p.kernelParams[i], (const char *)blob + offs[i], lens[i])) return 0;
+	*same = 1;
+	return 0;
+}
+
+rcu_result rcu_graph_exec_set_params(rcu_ctx ctx, rcu_exec e, rcu_node node, void *blob, const int *offs, int n) {
+	OPT(GraphKernelNodeGetParams); OPT(GraphExecKernelNodeSetParams);
+	if (n < 0 || n > MAX_PARAMS) return 1;
+	CUR(ctx);
+	rcu_kernel_node_params p;
+	memset(&p, 0, sizeof p);
+	rcu_result r = cu.GraphKernelNodeGetParams(P(node), &p);
+	if (r) return r;
+	void *params[MAX_PARAMS + 1];
+	for (int i = 0; i < n; i++) params[i] = (char *)blob + offs[i];
+	p.kernelParams = n ? params : NULL;
+	p.extra = NULL;
+	return cu.GraphExecKernelNodeSetParams(P(e), P(node), &p);
 }
 
 rcu_result rcu_nvrtc_compile(const char *src, const char *name, const char *opts, int n,

@@ -89,6 +89,26 @@ rcu_result rcu_launch(rcu_ctx ctx, rcu_func f, unsigned gx, unsigned gy, unsigne
                       unsigned bx, unsigned by, unsigned bz, unsigned shared, rcu_stream s,
                       void *blob, const int *offs, int n);
 
+/* Stream capture and graphs (optional entry points: CUDA_ERROR_NOT_SUPPORTED
+   where the driver lacks them). mode: CUstreamCaptureMode. */
+typedef uintptr_t rcu_graph;           /* CUgraph */
+typedef uintptr_t rcu_exec;            /* CUgraphExec */
+typedef uintptr_t rcu_node;            /* CUgraphNode */
+rcu_result rcu_capture_begin(rcu_ctx ctx, rcu_stream s, int mode);
+rcu_result rcu_capture_end(rcu_ctx ctx, rcu_stream s, rcu_graph *g);
+rcu_result rcu_graph_instantiate(rcu_ctx ctx, rcu_exec *e, rcu_graph g);
+rcu_result rcu_graph_launch(rcu_ctx ctx, rcu_exec e, rcu_stream s);
+rcu_result rcu_graph_destroy(rcu_ctx ctx, rcu_graph g);
+rcu_result rcu_graph_exec_destroy(rcu_ctx ctx, rcu_exec e);
+/* The graph's kernel nodes and their functions: *n of them (at most max
+   written; *n is the count). */
+rcu_result rcu_graph_kernels(rcu_ctx ctx, rcu_graph g, rcu_node *nodes, rcu_func *funcs, int max, int *n);
+/* Whether kernel node's n parameters are the bytes at blob + offs[i],
+   lens[i] long: *same 1 or 0. */
+rcu_result rcu_graph_kernel_same(rcu_ctx ctx, rcu_node node, const void *blob, const int *offs, const int *lens, int n, int *same);
+/* Sets kernel node's parameters in e to the n values at blob + offs[i]. */
+rcu_result rcu_graph_exec_set_params(rcu_ctx ctx, rcu_exec e, rcu_node node, void *blob, const int *offs, int n);
+
 /* NVRTC (nvrtcResult codes): compiles src with the n options (each
    NUL-terminated, one after another in opts) to a CUBIN. On return *image
    and *log are malloc'd (free them with rcu_free), or NULL; the program is

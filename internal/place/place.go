@@ -6,6 +6,8 @@ package place
 
 import (
 	"fmt"
+	"slices"
+	"sync/atomic"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
@@ -49,6 +51,30 @@ type Work struct {
 // Where moves nothing: the caller makes the copies the choice implies
 // (counted, and refused under the transfer guard unless explicit).
 func Where(on device.Device, w Work) (device.Device, error) {
+	d, err := where(on, w)
+	if o := observer.Load(); o != nil {
+		// copies: w's slices stay on its caller's stack otherwise
+		(*o)(d, w.Pkg, w.Op, slices.Clone(w.Outputs), slices.Clone(w.Inputs), err)
+	}
+	return d, err
+}
+
+// Observer sees every placement: where the work runs (nil: the host),
+// its name, operands and the rule's error.
+type Observer func(d device.Device, pkg, op string, outputs, inputs []*array.Raw, err error)
+
+var observer atomic.Pointer[Observer]
+
+// Observe makes f see every placement until stop runs (package
+// device/capture: the Arrays a capture uses). One observer at a time:
+// a second Observe replaces the first.
+func Observe(f Observer) (stop func()) {
+	p := &f
+	observer.Store(p)
+	return func() { observer.CompareAndSwap(p, nil) }
+}
+
+func where(on device.Device, w Work) (device.Device, error) {
 	var dev device.Device
 	hostOnly, dirty, current, inputs := false, false, true, false
 	for k, rs := range [2][]*array.Raw{w.Inputs, w.Outputs} {

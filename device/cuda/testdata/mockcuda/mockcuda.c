@@ -110,10 +110,6 @@ CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {
 	return *p ? OK : OUT_OF_MEMORY;
 }
 CUresult cuMemFreeHost(void *p) { NEED_CTX(); free(p); return OK; }
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); FAIL("cuMemcpyHtoDAsync_v2", INVALID_VALUE); memcpy((void *)(uintptr_t)d, h, n); return OK; }
-CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memcpy(h, (void *)(uintptr_t)d, n); return OK; }
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memmove((void *)(uintptr_t)d, (void *)(uintptr_t)src, n); return OK; }
-CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s) { NEED_CTX(); NEED_STREAM(s); memset((void *)(uintptr_t)d, v, n); return OK; }
 
 typedef struct {
 	size_t srcXInBytes, srcY;
@@ -131,17 +127,68 @@ typedef struct {
 	size_t WidthInBytes, Height;
 } copy2d_t;
 
+/* Stream capture (below): work queued on a capturing stream is recorded
+   as graph nodes instead of run. */
+static int capture_copy(void *s, const copy2d_t *c);
+static int capture_memset(void *s, CUdeviceptr d, unsigned char v, size_t n);
+
+static void run_copy(const copy2d_t *c) {
+	const char *src = c->srcMemoryType == 1 ? c->srcHost : (const char *)(uintptr_t)c->srcDevice;
+	char *dst = c->dstMemoryType == 1 ? c->dstHost : (char *)(uintptr_t)c->dstDevice;
+	for (size_t y = 0; y < c->Height; y++)
+		memmove(dst + c->dstXInBytes + (y + c->dstY) * c->dstPitch, src + c->srcXInBytes + (y + c->srcY) * c->srcPitch, c->WidthInBytes);
+}
+/* A 1-D copy as a 2-D one: types 1 host, 2 device. */
+static copy2d_t copy1d(int dt, void *dst, int st, const void *src, size_t n) {
+	copy2d_t c;
+	memset(&c, 0, sizeof c);
+	c.srcMemoryType = st; c.dstMemoryType = dt;
+	if (st == 1) c.srcHost = src; else c.srcDevice = (CUdeviceptr)(uintptr_t)src;
+	if (dt == 1) c.dstHost = dst; else c.dstDevice = (CUdeviceptr)(uintptr_t)dst;
+	c.srcPitch = c.dstPitch = c.WidthInBytes = n;
+	c.Height = 1;
+	return c;
+}
+#define CAPTURED(s, c) do { int r_ = capture_copy(s, c); if (r_ >= 0) return r_; } while (0)
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *h, size_t n, void *s) {
+	NEED_CTX(); NEED_STREAM(s); FAIL("cuMemcpyHtoDAsync_v2", INVALID_VALUE);
+	copy2d_t c = copy1d(2, (void *)(uintptr_t)d, 1, h, n);
+	CAPTURED(s, &c);
+	run_copy(&c);
+	return OK;
+}
+CUresult cuMemcpyDtoHAsync_v2(void *h, CUdeviceptr d, size_t n, void *s) {
+	NEED_CTX(); NEED_STREAM(s);
+	copy2d_t c = copy1d(1, h, 2, (void *)(uintptr_t)d, n);
+	CAPTURED(s, &c);
+	run_copy(&c);
+	return OK;
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr src, size_t n, void *s) {
+	NEED_CTX(); NEED_STREAM(s);
+	copy2d_t c = copy1d(2, (void *)(uintptr_t)d, 2, (void *)(uintptr_t)src, n);
+	CAPTURED(s, &c);
+	run_copy(&c);
+	return OK;
+}
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, void *s) {
+	NEED_CTX(); NEED_STREAM(s);
+	int r = capture_memset(s, d, v, n);
+	if (r >= 0) return r;
+	memset((void *)(uintptr_t)d, v, n);
+	return OK;
+}
+
 CUresult cuMemcpy2DAsync_v2(const copy2d_t *c, void *s) {
 	NEED_CTX();
 	FAIL("cuMemcpy2DAsync_v2", INVALID_VALUE);
 	NEED_STREAM(s);
 	if (c->WidthInBytes > c->srcPitch || c->WidthInBytes > c->dstPitch || c->srcPitch > 4096 || c->dstPitch > 4096)
 		return INVALID_VALUE; /* the real driver: pitches ≥ width, ≤ CU_DEVICE_ATTRIBUTE_MAX_PITCH */
-	const char *src = c->srcMemoryType == 1 ? c->srcHost : (const char *)(uintptr_t)c->srcDevice;
-	char *dst = c->dstMemoryType == 1 ? c->dstHost : (char *)(uintptr_t)c->dstDevice;
 	if ((c->srcMemoryType != 1 && c->srcMemoryType != 2) || (c->dstMemoryType != 1 && c->dstMemoryType != 2)) return INVALID_VALUE;
-	for (size_t y = 0; y < c->Height; y++)
-		memcpy(dst + c->dstXInBytes + (y + c->dstY) * c->dstPitch, src + c->srcXInBytes + (y + c->srcY) * c->srcPitch, c->WidthInBytes);
+	CAPTURED(s, c);
+	run_copy(c);
 	return OK;
 }
 
@@ -156,10 +203,13 @@ static int stream_live(void *s) {
    live, so one never destroyed shows as a leak in cuMemGetInfo. */
 #define HANDLE_BYTES 256
 void mock_account(long long n);
+typedef struct graph graph_t;
+typedef struct { graph_t *cap; int bad; } stream_t; /* a capture under way, and whether it was invalidated */
+static void graph_free(graph_t *g);
 CUresult cuStreamCreate(void **s, unsigned flags) {
 	NEED_CTX();
 	(void)flags;
-	*s = malloc(1);
+	*s = calloc(1, sizeof(stream_t));
 	mock_account(HANDLE_BYTES);
 	for (int i = 0; i < 64; i++) {
 		void *none = NULL;
@@ -167,7 +217,19 @@ CUresult cuStreamCreate(void **s, unsigned flags) {
 	}
 	return OK;
 }
-CUresult cuStreamSynchronize(void *s) { NEED_CTX(); NEED_STREAM(s); return OK; }
+enum { CAPTURE_UNSUPPORTED = 900, CAPTURE_INVALIDATED = 901, ILLEGAL_STATE = 401 };
+static stream_t *capturing(void *s) {
+	stream_t *x = s;
+	return stream_live(s) && x->cap ? x : NULL;
+}
+/* As the driver: synchronizing a capturing stream fails and invalidates
+   the capture. */
+CUresult cuStreamSynchronize(void *s) {
+	NEED_CTX(); NEED_STREAM(s);
+	stream_t *x = capturing(s);
+	if (x) { x->bad = 1; return CAPTURE_UNSUPPORTED; }
+	return OK;
+}
 CUresult cuStreamDestroy_v2(void *s) {
 	NEED_CTX();
 	NEED_STREAM(s);
@@ -175,6 +237,7 @@ CUresult cuStreamDestroy_v2(void *s) {
 		void *was = s;
 		if (__atomic_compare_exchange_n(&streams[i], &was, NULL, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) break;
 	}
+	if (((stream_t *)s)->cap) graph_free(((stream_t *)s)->cap);
 	free(s);
 	mock_account(-HANDLE_BYTES);
 	return OK;
@@ -282,6 +345,8 @@ int cublasGemmStridedBatchedEx(blas_t *h, int ta, int tb, int m, int n, int k, c
 	(void)algo;
 	FAIL("cublasGemm", 13 /* CUBLAS_STATUS_EXECUTION_FAILED */);
 	if (!driver_current() || !h || !h->stream) return 1; /* NOT_INITIALIZED: no context, or no stream set */
+	int (*cap)(void *) = (int (*)(void *))dlsym(RTLD_DEFAULT, "mock_stream_capturing");
+	if (cap && cap(h->stream)) return B_NOT_SUPPORTED; /* the mock's cuBLAS records no graph nodes */
 	if (at != bt || at != ct) return B_NOT_SUPPORTED;
 	int ok = (at == 0 && (compute == 68 || compute == 77)) || (at == 1 && compute == 70) || ((at == 2 || at == 14) && compute == 68);
 	if (!ok) return B_NOT_SUPPORTED;
@@ -412,6 +477,10 @@ CUresult cuFuncSetAttribute(func_t *f, int attr, int v) {
 	f->maxshared = v;
 	return OK;
 }
+static int capture_kernel(void *s, func_t *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                          unsigned shared, void **params);
+static void run_kernel(func_t *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                       unsigned shared, void **params);
 /* A launch checks what the driver would; kernel mock_store then writes,
    through its first parameter, every other parameter's bytes (each in
    8-byte words, zero-filled), then the grid, the block and the shared
@@ -427,7 +496,14 @@ CUresult cuLaunchKernel(func_t *f, unsigned gx, unsigned gy, unsigned gz, unsign
 		return INVALID_VALUE;
 	if (shared > (unsigned)(f->maxshared > 49152 ? f->maxshared : 49152)) return INVALID_VALUE;
 	if ((f->nparams && !params) || extra) return INVALID_VALUE;
-	if (strcmp(f->name, "mock_store")) return OK;
+	int r = capture_kernel(s, f, gx, gy, gz, bx, by, bz, shared, params);
+	if (r >= 0) return r;
+	run_kernel(f, gx, gy, gz, bx, by, bz, shared, params);
+	return OK;
+}
+static void run_kernel(func_t *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                       unsigned shared, void **params) {
+	if (strcmp(f->name, "mock_store")) return;
 	unsigned long long *out = *(unsigned long long **)params[0];
 	for (int i = 1; i < f->nparams; i++) {
 		memset(out, 0, (f->sizes[i] + 7) / 8 * 8);
@@ -436,7 +512,6 @@ CUresult cuLaunchKernel(func_t *f, unsigned gx, unsigned gy, unsigned gz, unsign
 	}
 	unsigned long long w[7] = {gx, gy, gz, bx, by, bz, shared};
 	memcpy(out, w, sizeof w);
-	return OK;
 }
 
 /* NVRTC: "compiles" to "MOCKCUBIN\n" + the source; #error in the source
@@ -527,4 +602,196 @@ CUresult cuModuleLoadDataEx(void **m, const void *img, unsigned n, void *opts, v
 	(void)n; (void)opts; (void)vals;
 	FAIL("cuModuleLoadDataEx", 218 /* CUDA_ERROR_INVALID_PTX */);
 	return cuModuleLoadData((module_t **)m, img);
+}
+
+/* Stream capture and graphs. A capturing stream records copies, memsets
+   and launches as nodes (a launch's parameter values copied, as the
+   driver does); EndCapture returns the graph, an instantiated graph
+   copies its nodes, and a launch runs them in order. Graphs and
+   instantiated graphs hold HANDLE_BYTES each, so one never destroyed
+   shows as a leak. The mock's cuBLAS refuses a capturing stream. */
+enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, GRAPH_MAGIC = 0x67726170 };
+typedef struct {
+	int type;
+	func_t *f;
+	unsigned g[3], b[3], shared;
+	char *pbuf;
+	void *pptr[64];
+	copy2d_t c;
+	CUdeviceptr dst;
+	unsigned char v;
+	size_t n;
+} node_t;
+struct graph { unsigned magic; node_t **nodes; int n, cap; };
+typedef struct { unsigned magic; graph_t *g; node_t *copy; } exec_t;
+
+int mock_stream_capturing(void *s) { return capturing(s) != NULL; }
+int mock_graphs_live; /* graphs and instantiated graphs not destroyed */
+
+static node_t *add_node(graph_t *g, int type) {
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 16;
+		g->nodes = realloc(g->nodes, g->cap * sizeof *g->nodes);
+	}
+	node_t *x = calloc(1, sizeof *x);
+	x->type = type;
+	g->nodes[g->n++] = x;
+	return x;
+}
+static void graph_free(graph_t *g) {
+	for (int i = 0; i < g->n; i++) { free(g->nodes[i]->pbuf); free(g->nodes[i]); }
+	free(g->nodes);
+	g->magic = 0;
+	free(g);
+}
+static int capture_copy(void *s, const copy2d_t *c) {
+	stream_t *x = capturing(s);
+	if (!x) return -1;
+	add_node(x->cap, NODE_MEMCPY)->c = *c;
+	return OK;
+}
+static int capture_memset(void *s, CUdeviceptr d, unsigned char v, size_t n) {
+	stream_t *x = capturing(s);
+	if (!x) return -1;
+	node_t *nd = add_node(x->cap, NODE_MEMSET);
+	nd->dst = d; nd->v = v; nd->n = n;
+	return OK;
+}
+/* Copies f's parameter values into nd. */
+static void set_params(node_t *nd, func_t *f, void **params) {
+	size_t total = 0;
+	for (int i = 0; i < f->nparams; i++) total += (f->sizes[i] + 15) / 16 * 16;
+	free(nd->pbuf);
+	nd->pbuf = calloc(1, total ? total : 1);
+	size_t off = 0;
+	for (int i = 0; i < f->nparams; i++) {
+		memcpy(nd->pbuf + off, params[i], f->sizes[i]);
+		nd->pptr[i] = nd->pbuf + off;
+		off += (f->sizes[i] + 15) / 16 * 16;
+	}
+}
+static int capture_kernel(void *s, func_t *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                          unsigned shared, void **params) {
+	stream_t *x = capturing(s);
+	if (!x) return -1;
+	node_t *nd = add_node(x->cap, NODE_KERNEL);
+	nd->f = f;
+	nd->g[0] = gx; nd->g[1] = gy; nd->g[2] = gz;
+	nd->b[0] = bx; nd->b[1] = by; nd->b[2] = bz;
+	nd->shared = shared;
+	set_params(nd, f, params);
+	return OK;
+}
+static void run_node(node_t *nd) {
+	switch (nd->type) {
+	case NODE_MEMCPY: run_copy(&nd->c); break;
+	case NODE_MEMSET: memset((void *)(uintptr_t)nd->dst, nd->v, nd->n); break;
+	default: run_kernel(nd->f, nd->g[0], nd->g[1], nd->g[2], nd->b[0], nd->b[1], nd->b[2], nd->shared, nd->pptr);
+	}
+}
+
+CUresult cuStreamBeginCapture_v2(void *s, int mode) {
+	NEED_CTX(); NEED_STREAM(s);
+	FAIL("cuStreamBeginCapture_v2", ILLEGAL_STATE);
+	if (!stream_live(s) || mode < 0 || mode > 2) return INVALID_VALUE;
+	stream_t *x = s;
+	if (x->cap) return ILLEGAL_STATE;
+	x->cap = calloc(1, sizeof *x->cap);
+	x->cap->magic = GRAPH_MAGIC;
+	x->bad = 0;
+	return OK;
+}
+CUresult cuStreamEndCapture(void *s, graph_t **g) {
+	NEED_CTX(); NEED_STREAM(s);
+	stream_t *x = capturing(s);
+	*g = NULL;
+	if (!x) return ILLEGAL_STATE;
+	graph_t *c = x->cap;
+	x->cap = NULL;
+	if (x->bad) { graph_free(c); return CAPTURE_INVALIDATED; }
+	*g = c;
+	mock_account(HANDLE_BYTES);
+	mock_graphs_live++;
+	return OK;
+}
+CUresult cuGraphInstantiateWithFlags(exec_t **e, graph_t *g, unsigned long long flags) {
+	NEED_CTX();
+	FAIL("cuGraphInstantiateWithFlags", OUT_OF_MEMORY);
+	if (!g || g->magic != GRAPH_MAGIC || flags) return INVALID_VALUE;
+	exec_t *x = calloc(1, sizeof *x);
+	x->magic = GRAPH_MAGIC;
+	x->g = g;
+	x->copy = calloc(g->n ? g->n : 1, sizeof *x->copy);
+	for (int i = 0; i < g->n; i++) {
+		x->copy[i] = *g->nodes[i];
+		x->copy[i].pbuf = NULL;
+		if (g->nodes[i]->type == NODE_KERNEL) set_params(&x->copy[i], g->nodes[i]->f, g->nodes[i]->pptr);
+	}
+	*e = x;
+	mock_account(HANDLE_BYTES);
+	mock_graphs_live++;
+	return OK;
+}
+CUresult cuGraphLaunch(exec_t *e, void *s) {
+	NEED_CTX(); NEED_STREAM(s);
+	FAIL("cuGraphLaunch", 719 /* LAUNCH_FAILED */);
+	if (!e || e->magic != GRAPH_MAGIC) return INVALID_HANDLE;
+	if (capturing(s)) return NOT_SUPPORTED; /* no child graphs in the mock */
+	for (int i = 0; i < e->g->n; i++) run_node(&e->copy[i]);
+	return OK;
+}
+CUresult cuGraphExecDestroy(exec_t *e) {
+	NEED_CTX();
+	if (!e || e->magic != GRAPH_MAGIC) return INVALID_HANDLE;
+	for (int i = 0; i < e->g->n; i++) free(e->copy[i].pbuf);
+	free(e->copy);
+	e->magic = 0;
+	free(e);
+	mock_account(-HANDLE_BYTES);
+	mock_graphs_live--;
+	return OK;
+}
+CUresult cuGraphDestroy(graph_t *g) {
+	NEED_CTX();
+	if (!g || g->magic != GRAPH_MAGIC) return INVALID_HANDLE;
+	graph_free(g);
+	mock_account(-HANDLE_BYTES);
+	mock_graphs_live--;
+	return OK;
+}
+CUresult cuGraphGetNodes(graph_t *g, node_t **nodes, size_t *n) {
+	if (!g || g->magic != GRAPH_MAGIC || !n) return INVALID_VALUE;
+	if (nodes) for (int i = 0; i < g->n && (size_t)i < *n; i++) nodes[i] = g->nodes[i];
+	*n = g->n;
+	return OK;
+}
+CUresult cuGraphNodeGetType(node_t *nd, int *t) { if (!nd) return INVALID_VALUE; *t = nd->type; return OK; }
+typedef struct {
+	void *func;
+	unsigned gx, gy, gz, bx, by, bz, shared;
+	void **kernelParams;
+	void **extra;
+	void *kern;
+	void *ctx;
+} kparams_t;
+CUresult cuGraphKernelNodeGetParams_v2(node_t *nd, kparams_t *p) {
+	if (!nd || nd->type != NODE_KERNEL) return INVALID_VALUE;
+	p->func = nd->f;
+	p->gx = nd->g[0]; p->gy = nd->g[1]; p->gz = nd->g[2];
+	p->bx = nd->b[0]; p->by = nd->b[1]; p->bz = nd->b[2];
+	p->shared = nd->shared;
+	p->kernelParams = nd->pptr;
+	p->extra = NULL; p->kern = NULL; p->ctx = CTX;
+	return OK;
+}
+CUresult cuGraphExecKernelNodeSetParams_v2(exec_t *e, node_t *nd, const kparams_t *p) {
+	NEED_CTX();
+	if (!e || e->magic != GRAPH_MAGIC || !nd || !p) return INVALID_VALUE;
+	for (int i = 0; i < e->g->n; i++) {
+		if (e->g->nodes[i] != nd) continue;
+		if (nd->type != NODE_KERNEL || p->func != nd->f || p->extra || (nd->f->nparams && !p->kernelParams)) return INVALID_VALUE;
+		set_params(&e->copy[i], nd->f, p->kernelParams);
+		return OK;
+	}
+	return INVALID_VALUE;
 }

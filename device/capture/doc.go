@@ -1,0 +1,66 @@
+// Package capture records a sequence of device work once and replays it
+// many times without planning it again on the host: Record runs a
+// function on a device (ops, fused expressions, reductions into Arrays,
+// residency transfers) and returns a Graph; Graph.Replay queues the same
+// work again, through one graph launch on CUDA (stream capture, then
+// cuGraphInstantiate once and one cuGraphLaunch a replay) and by queuing
+// the recorded kernels and copies again elsewhere (OpenCL, device/sim):
+// no placement, residency or argument planning, no allocation.
+//
+//	g, err := capture.Record(dev, func() error {
+//		if err := ops.MulScalar(y, x, 0.5); err != nil {
+//			return err
+//		}
+//		return ops.Add(z, y, x)
+//	})
+//	defer g.Close()
+//	for range n {
+//		// write new input into x's memory, then
+//		if err := g.Replay(); err != nil { … }
+//	}
+//
+// Rules. The Arrays the work used are fixed: a replay refuses, with an
+// error naming the Array and the op, one that was closed or whose device
+// memory changed (freed and allocated again). Record runs the work once,
+// as an eager run would (on CUDA it records, then launches the graph
+// once), and a replay leaves the results an eager run of the same
+// sequence would (TestReplayDrawn draws sequences and compares). Replay
+// plans nothing, so it leaves the Arrays' residency as the capture left
+// it: outputs device-newest, transfers moving the same host memory. To
+// feed a new input each replay, make it host-newer before Record (write
+// it through a host view) so that the capture records its upload (ops.On
+// inside the function, or the first op that reads it), then write each
+// new input into the same memory, a pinned Array's on CUDA (array.NewIn),
+// and replay (Example_input). Work that cannot be replayed makes Record fail, with
+// an error that says why: reading a result back to the host (the *All
+// reductions: reduce into an Array instead), an op that ran on the host
+// on an Array of the device, a Halide pipeline call or a streamed chain
+// (a follow-up), an upload from Go memory on CUDA (use a pinned Array:
+// array.NewIn). Scalars of kernels (MulScalar's factor, a learning rate)
+// are updated without recording again: Graph.Scalar finds them by the
+// value they were recorded with.
+//
+// Replay does not wait for the work. A recorded transfer moves its host
+// memory when the work runs, so Sync the device before writing the next
+// input into captured memory or reading what a recorded download wrote
+// (a host view of a device-newest output downloads, and waits, by
+// itself). Graph.Kind says how a Graph replays; Graph.Nodes, how much.
+//
+// The checks: go test ./device/capture (TestReplayDrawn: drawn sequences
+// on device/sim, PoCL and, where there is one, CUDA; TestScalar,
+// TestReplayBetweenEager, TestCloseUnderReplay), and on the CUDA mock
+// go test -run TestMockCUDA ./device/cuda (TestCaptureMock: graphs,
+// scalars, refusals, leaks). Timings: BenchmarkReplay,
+// bench/results/capture-local.txt and bench/capture-h200.sh.
+//
+// Run the work once eagerly before recording it: kernels are then built
+// and GEMM tilings tuned (tuning waits for the device, which a CUDA
+// capture refuses, and on OpenCL its timing launches would be recorded).
+//
+// While Record runs, the device's queue belongs to it: run nothing else
+// on that device from other goroutines meanwhile (it would be recorded
+// too). Graph.Close releases what the graph holds (the CUDA graph, the
+// device memory its work uses, temporaries included); a device closed
+// while a Graph exists releases it too, and a replay racing or following
+// it returns an error wrapping device.ErrClosed (the device's gate).
+package capture

@@ -1,0 +1,302 @@
+package cuda
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/cu"
+	"github.com/resident-go/resident/internal/devkit"
+)
+
+// The capture side (package device/capture): the driver's stream
+// capture. Between BeginCapture and EndCapture the Device's stream
+// records instead of running (cuStreamBeginCapture_v2, relaxed mode, so
+// that allocations may happen meanwhile); EndCapture instantiates the
+// graph once, and a replay is one cuGraphLaunch. The entry points also
+// record each step (a kernel's arguments, for Graph.Scalar) and keep the
+// device memory the graph uses allocated until it closes. What needs the
+// stream to have run (a read back, a synchronize, an upload from Go
+// memory through staging) is refused with an error saying why.
+
+var _ devkit.Capturer = (*Device)(nil)
+
+// capState is a Device's capture bookkeeping.
+type capState struct {
+	rec    devkit.Capturing
+	start  device.Stats // the counters when the capture began
+	mu     sync.Mutex   // graphs
+	graphs map[*graphReplay]struct{}
+}
+
+// hostRange is the pinned host memory a recorded transfer moves: a
+// replay checks that it is still allocated.
+type hostRange struct {
+	p uintptr
+	n int
+}
+
+// cudaStep is what SetArg needs of a recorded kernel launch.
+type cudaStep struct {
+	k    *kernel
+	f    cu.Function
+	blob []byte
+	offs []int32
+	lens []int32
+	node cu.GraphNode // 0: not found in the graph
+}
+
+// BeginCapture starts capturing d's stream into rec.
+func (d *Device) BeginCapture(rec *devkit.Recording) error {
+	s := d.s
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.gate.Leave()
+	if err := s.capture.rec.Begin("cuda: "+s.name, rec); err != nil {
+		return err
+	}
+	s.capture.start = s.counters.Snapshot()
+	if err := cu.BeginCapture(s.ctx, s.stream, cu.CaptureRelaxed); err != nil {
+		s.capture.rec.End(rec)
+		return fmt.Errorf("cuda: capturing on %s: %w", s.name, err)
+	}
+	return nil
+}
+
+// EndCapture ends the capture and instantiates its graph.
+func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
+	s := d.s
+	if err := s.enter(); err != nil {
+		s.capture.rec.End(rec)
+		return nil, err
+	}
+	defer s.gate.Leave()
+	if !s.capture.rec.End(rec) {
+		return nil, fmt.Errorf("cuda: EndCapture on %s without its BeginCapture", s.name)
+	}
+	g, err := cu.EndCapture(s.ctx, s.stream)
+	if err != nil {
+		return nil, fmt.Errorf("cuda: ending the capture on %s: %w", s.name, err)
+	}
+	work := s.counters.Snapshot().Sub(s.capture.start)
+	exec, err := cu.GraphInstantiate(s.ctx, g)
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("cuda: instantiating the graph on %s: %w", s.name, err), cu.GraphDestroy(s.ctx, g))
+	}
+	r := &graphReplay{s: s, graph: g, exec: exec, work: work, first: true, steps: rec.Steps()}
+	if err := r.mapNodes(); err != nil {
+		return nil, errors.Join(err, r.destroy())
+	}
+	s.capture.mu.Lock()
+	if s.capture.graphs == nil {
+		s.capture.graphs = map[*graphReplay]struct{}{}
+	}
+	s.capture.graphs[r] = struct{}{}
+	s.capture.mu.Unlock()
+	return r, nil
+}
+
+// graphReplay is an instantiated graph.
+type graphReplay struct {
+	s     *state
+	graph cu.Graph
+	exec  cu.GraphExec
+	work  device.Stats // what the capture counted, counted again by each replay
+	first bool         // Record's own launch: counted while recorded
+	mu    sync.Mutex
+	steps []*devkit.Step
+}
+
+// mapNodes finds each recorded launch's node in the graph (same kernel,
+// same arguments), for SetArg.
+func (r *graphReplay) mapNodes() error {
+	nodes, funcs, err := cu.GraphKernels(r.s.ctx, r.graph)
+	if err != nil {
+		if errors.Is(err, &cu.Error{Code: cu.ErrorNotSupported}) {
+			return nil // a driver without the entry points: no scalar updates
+		}
+		return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.name, err)
+	}
+	used := make([]bool, len(nodes))
+	for _, st := range r.steps {
+		cs, ok := st.Data.(*cudaStep)
+		if !ok {
+			continue
+		}
+		for i, n := range nodes {
+			if used[i] || funcs[i] != cs.f {
+				continue
+			}
+			same, err := cu.GraphKernelSame(r.s.ctx, n, cs.blob, cs.offs, cs.lens)
+			if err != nil {
+				return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.name, err)
+			}
+			if same {
+				used[i], cs.node = true, n
+				break
+			}
+		}
+	}
+	return nil
+}
+
+func (r *graphReplay) Replay() error {
+	s := r.s
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.gate.Leave()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.exec == 0 {
+		return fmt.Errorf("cuda: replay of a closed graph: %w", ErrClosed)
+	}
+	for _, st := range r.steps {
+		if h, ok := st.Data.(hostRange); ok && !s.pins.Contains(h.p, h.n) {
+			return fmt.Errorf("cuda: the graph's %s moves %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", st.Name, h.n, device.ErrOutOfRange)
+		}
+	}
+	if err := cu.GraphLaunch(s.ctx, r.exec, s.stream); err != nil {
+		return fmt.Errorf("cuda: launching the graph on %s: %w", s.name, err)
+	}
+	if r.first {
+		r.first = false
+	} else {
+		s.counters.AddWork(r.work)
+	}
+	return nil
+}
+
+func (r *graphReplay) SetArg(st *devkit.Step, i int, v any) error {
+	cs, ok := st.Data.(*cudaStep)
+	if !ok || cs.node == 0 {
+		return fmt.Errorf("cuda: %s's node was not found in the graph (a driver before 12.0?): %w", st.Name, device.ErrOutOfRange)
+	}
+	if i < 0 || i >= len(st.Args) {
+		return fmt.Errorf("argument %d of %s, which has %d: %w", i, st.Name, len(st.Args), device.ErrOutOfRange)
+	}
+	s := r.s
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.gate.Leave()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	args := slices.Clone(st.Args)
+	args[i] = v
+	var p packed
+	if _, err := p.pack(cs.k.sizes, args); err != nil {
+		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.name, err)
+	}
+	if err := cu.GraphExecSetParams(s.ctx, r.exec, cs.node, p.blob, p.offs); err != nil {
+		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.name, err)
+	}
+	return devkit.SetStepArg(st, i, v)
+}
+
+func (r *graphReplay) Kind() string { return "CUDA graph" }
+
+func (r *graphReplay) Ran() bool { return false }
+func (r *graphReplay) Nodes() int {
+	return len(r.steps)
+}
+
+// Close destroys the graph; after the Device's Close, nothing (its
+// shutdown did).
+func (r *graphReplay) Close() error {
+	s := r.s
+	s.capture.mu.Lock()
+	_, live := s.capture.graphs[r]
+	delete(s.capture.graphs, r)
+	s.capture.mu.Unlock()
+	if !live {
+		return nil
+	}
+	if err := s.enter(); err != nil {
+		return nil
+	}
+	defer s.gate.Leave()
+	return r.destroy()
+}
+
+func (r *graphReplay) destroy() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.exec == 0 {
+		return nil
+	}
+	err := errors.Join(cu.GraphExecDestroy(r.s.ctx, r.exec), cu.GraphDestroy(r.s.ctx, r.graph))
+	r.exec, r.graph = 0, 0
+	return err
+}
+
+// releaseGraphs destroys the graphs left (shutdown, after the gate).
+func (c *capState) releaseGraphs() error {
+	c.mu.Lock()
+	gs := c.graphs
+	c.graphs = nil
+	c.mu.Unlock()
+	var errs []error
+	for r := range gs {
+		errs = append(errs, r.destroy())
+	}
+	return errors.Join(errs...)
+}
+
+// recording is the active capture's Recording, or nil.
+func (s *state) recording() *devkit.Recording { return s.capture.rec.Load() }
+
+// record adds a step while a capture is on and keeps the roots it uses.
+func (d *Device) record(name string, args []any, data any, roots ...uintptr) {
+	rec := d.s.recording()
+	if rec == nil {
+		return
+	}
+	args = slices.Clone(args)
+	rec.KeepBuffers(args, d.keep)
+	for _, h := range roots {
+		rec.Keep(h, d.keep(h))
+	}
+	rec.Add(&devkit.Step{Name: name, Args: args, Data: data})
+}
+
+// keepRoots keeps roots while a capture is on, adding no step.
+func (d *Device) keepRoots(roots ...uintptr) {
+	if rec := d.s.recording(); rec != nil {
+		for _, h := range roots {
+			rec.Keep(h, d.keep(h))
+		}
+	}
+}
+
+// keep holds the root with handle h while a Graph uses it.
+func (d *Device) keep(h uintptr) func() func() error {
+	return func() func() error {
+		rel := devkit.RetainHandle(&d.s.pool, h)
+		if rel == nil {
+			return nil
+		}
+		return func() error {
+			r := rel()
+			if r == nil {
+				return nil
+			}
+			if err := d.s.enter(); err != nil {
+				return nil // Close freed it
+			}
+			defer d.s.gate.Leave()
+			return cu.MemFree(d.s.ctx, cu.DevicePtr(r.H))
+		}
+	}
+}
+
+// refuse fails work a graph cannot replay, during a capture.
+func (s *state) refuse(what string) error {
+	if rec := s.recording(); rec != nil {
+		return rec.Refuse(fmt.Errorf("cuda: %s on %s during a capture: %w", what, s.name, device.ErrOutOfRange))
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package cuda_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/capture"
+	"github.com/resident-go/resident/device/cuda"
+	"github.com/resident-go/resident/device/cuda/cudatest"
+)
+
+// TestCaptureMock (mock with NVRTC only) records transfers between
+// pinned memory and the device, a copy, a memset and a kernel launch
+// through the driver's stream capture, and checks that Record ran them
+// once through the graph, that each Replay is one graph launch that moves
+// the pinned memory as it is then and counts what the capture counted,
+// that Scalar changes a kernel argument without recording again, that
+// what a graph cannot replay is refused with the reason, that Close
+// releases the graph and the memory it kept, and that a Device closed
+// under a Graph refuses its replays with ErrClosed.
+func TestCaptureMock(t *testing.T) {
+	if os.Getenv(mockEnv) == "" {
+		t.Skip("runs on the mock only (TestMockCUDA)")
+	}
+	func() {
+		d := open(t, cuda.Options{})
+		p, err := d.Compile(`__kernel void mock_store(__global ulong *out, float f, int i) {}`, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := p.Kernel("mock_store")
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 64
+		blk, err := d.AllocHost(2 * n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer blk.Free()
+		in, out := blk.Bytes()[:n], blk.Bytes()[n:]
+		dense := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: n, Stride: 1}}}
+		a, _ := d.Malloc(n)
+		b, _ := d.Malloc(n)
+		st, _ := d.Malloc(64)
+		tmp, _ := d.Malloc(n) // freed inside the capture: the graph keeps it
+		for i := range in {
+			in[i] = byte(i)
+		}
+		live := d.Stats().AllocsLive
+		before := d.Stats()
+		g, err := capture.Record(d, func() error {
+			if err := d.CopyIn(a, 0, in, dense); err != nil {
+				return err
+			}
+			if err := d.Copy(tmp, 0, a, 0, dense); err != nil {
+				return err
+			}
+			if err := d.Copy(b, 0, tmp, 0, dense); err != nil {
+				return err
+			}
+			if err := d.Memset(b, 0, 0xEE, 2); err != nil {
+				return err
+			}
+			if err := d.Enqueue(k, device.Grid{Dims: 1, Global: [3]int{32}}, []any{device.Buffer(st.Native()), float32(0.125), int32(7)}); err != nil {
+				return err
+			}
+			if err := d.Free(tmp); err != nil {
+				return err
+			}
+			return d.CopyOut(out, b, 0, dense)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := d.Stats().Sub(before)
+		if rec.H2DCalls != 1 || rec.D2HCalls != 1 || rec.D2DCalls != 2 || rec.Launches != 2 {
+			t.Fatalf("the capture counted %v", rec)
+		}
+		if g.Nodes() != 6 {
+			t.Errorf("%d steps recorded, want 6", g.Nodes())
+		}
+		if d.Stats().AllocsLive != live {
+			t.Errorf("%d allocations live after the capture freed one, want %d (the graph keeps it)", d.Stats().AllocsLive, live)
+		}
+		check := func(when string, first byte, f float32) {
+			t.Helper()
+			if err := d.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			if out[0] != 0xEE || out[1] != 0xEE || out[2] != first+2 || out[n-1] != first+n-1 {
+				t.Fatalf("%s: out = %v", when, out[:4])
+			}
+			w := make([]byte, 16)
+			if err := d.ReadBytes(w, device.Buffer(st.Native()), 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := math.Float32frombits(binary.LittleEndian.Uint32(w)); got != f || binary.LittleEndian.Uint32(w[8:]) != 7 {
+				t.Fatalf("%s: the kernel got %v and %d, want %v and 7", when, got, binary.LittleEndian.Uint32(w[8:]), f)
+			}
+		}
+		check("after Record", 0, 0.125)
+		sc, err := g.Scalar(float32(0.125))
+		if err != nil || sc.Uses() != 1 {
+			t.Fatalf("Scalar: %v", err)
+		}
+		if _, err := g.Scalar(float32(0.3)); !errors.Is(err, capture.ErrCapture) {
+			t.Fatalf("Scalar of a value no argument has: %v", err)
+		}
+		if err := sc.Set(float32(2.5)); err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.Set(2.5); err == nil {
+			t.Fatal("Set with a float64 for a float32")
+		}
+		for i := range in {
+			in[i] = byte(i + 100)
+		}
+		before = d.Stats()
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		if got := d.Stats().Sub(before); got.Launches != rec.Launches || got.H2DBytes != rec.H2DBytes || got.D2HBytes != rec.D2HBytes {
+			t.Errorf("a replay counted %v, the capture %v", got, rec)
+		}
+		check("after Replay", 100, 2.5)
+		if n := testing.AllocsPerRun(50, func() { g.Replay() }); n != 0 {
+			t.Errorf("a replay allocates %v times", n)
+		}
+
+		// refused: what the graph would not do again
+		goMem := make([]byte, n)
+		for name, fn := range map[string]func() error{
+			"Go memory": func() error { return d.CopyIn(a, 0, goMem, dense) },
+			"ReadBytes": func() error { return d.ReadBytes(goMem[:4], device.Buffer(a.Native()), 0) },
+			"Sync":      d.Sync,
+		} {
+			g2, err := capture.Record(d, fn)
+			if err == nil || !strings.Contains(err.Error(), "during a capture") {
+				t.Errorf("Record of %s: %v", name, err)
+				g2.Close()
+			}
+		}
+		// pinned memory the graph moves, freed: refused
+		blk2, err := d.AllocHost(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g4, err := capture.Record(d, func() error { return d.CopyIn(a, 0, blk2.Bytes(), dense) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk2.Free()
+		if err := g4.Replay(); err == nil || !strings.Contains(err.Error(), "freed") {
+			t.Fatalf("Replay after its pinned memory was freed: %v", err)
+		}
+		g4.Close()
+		if err := errors.Join(g.Close(), g.Close()); err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Replay(); !errors.Is(err, device.ErrClosed) {
+			t.Fatalf("Replay after Close: %v", err)
+		}
+		if d.Stats().AllocsLive != live-1 {
+			t.Errorf("%d allocations live after Close, want %d", d.Stats().AllocsLive, live-1)
+		}
+
+		// a Device closed under a Graph
+		g3, err := capture.Record(d, func() error { return d.Copy(b, 0, a, 0, dense) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := g3.Replay(); !errors.Is(err, device.ErrClosed) {
+			t.Fatalf("Replay after the Device's Close: %v", err)
+		}
+		if err := g3.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	cudatest.NoLeak(t, "a graph, or memory a graph kept")
+}
