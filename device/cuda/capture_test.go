@@ -187,3 +187,54 @@ func TestCaptureMock(t *testing.T) {
 	}()
 	cudatest.NoLeak(t, "a graph, or memory a graph kept")
 }
+
+// BenchmarkLaunchReplay times one tiny kernel + sync, launched
+// (Enqueue) against replayed (one graph launch), at the driver level: on
+// the mock (RESIDENT_CUDA_MOCK=1, LD_LIBRARY_PATH=the mock) it measures
+// the host's own cost, the driver doing nothing; on a GPU, the whole.
+func BenchmarkLaunchReplay(b *testing.B) {
+	d, err := cuda.Open(cuda.Options{})
+	if err != nil {
+		b.Skip(err)
+	}
+	defer d.Close()
+	p, err := d.Compile(`__kernel void tiny(__global int *a, float f) { a[get_global_id(0)] = (int)f; }`, "")
+	if err != nil {
+		b.Skip(err)
+	}
+	k, err := p.Kernel("tiny")
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, _ := d.Malloc(256 * 4)
+	defer d.Free(a)
+	g1 := device.Grid{Dims: 1, Global: [3]int{256}}
+	args := []any{device.Buffer(a.Native()), float32(1)}
+	b.Run("eager", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := d.Enqueue(k, g1, args); err != nil {
+				b.Fatal(err)
+			}
+			if err := d.Sync(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	g, err := capture.Record(d, func() error { return d.Enqueue(k, g1, args) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	b.Run("replay", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := g.Replay(); err != nil {
+				b.Fatal(err)
+			}
+			if err := d.Sync(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
