@@ -238,3 +238,64 @@ func BenchmarkLaunchReplay(b *testing.B) {
 		}
 	})
 }
+
+// captureFaults are TestCaptureMockFault's cases: the driver entry the
+// mock fails (MOCKCUDA_FAIL) for each.
+var captureFaults = map[string]string{
+	"begin":       "cuStreamBeginCapture_v2:1",
+	"instantiate": "cuGraphInstantiateWithFlags:1",
+	"first":       "cuGraphLaunch:1", // Record's own launch
+	"replay":      "cuGraphLaunch:2",
+}
+
+// TestCaptureMockFault (mock with NVRTC only) runs the case named by
+// $RESIDENT_CUDA_MOCK_CASE with its fault injected: Record or Replay
+// returns an error wrapping *cuda.Error, the device still works (a
+// capture can be made after), and after Close nothing is left.
+func TestCaptureMockFault(t *testing.T) {
+	name := os.Getenv("RESIDENT_CUDA_MOCK_CASE")
+	if os.Getenv(mockEnv) == "" || name == "" {
+		t.Skip("runs on the mock only (TestMockCUDA)")
+	}
+	func() {
+		d := open(t, cuda.Options{})
+		a, _ := d.Malloc(64)
+		b, _ := d.Malloc(64)
+		dense := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: 64, Stride: 1}}}
+		work := func() error { return d.Copy(b, 0, a, 0, dense) }
+		var ce *cuda.Error
+		g, err := capture.Record(d, work)
+		switch name {
+		case "begin", "instantiate", "first":
+			if !errors.As(err, &ce) || g != nil {
+				t.Fatalf("Record with %s failing: %v", captureFaults[name], err)
+			}
+		case "replay":
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Replay(); !errors.As(err, &ce) {
+				t.Fatalf("Replay with %s failing: %v", captureFaults[name], err)
+			}
+			if err := g.Replay(); err != nil { // the fault was once
+				t.Fatal(err)
+			}
+			g.Close()
+		default:
+			t.Fatalf("unknown case %q", name)
+		}
+		t.Logf("%s: %v", name, ce)
+		if err := d.Copy(a, 0, b, 0, dense); err != nil { // the stream runs work again
+			t.Fatal(err)
+		}
+		g2, err := capture.Record(d, work)
+		if err != nil {
+			t.Fatalf("Record after the failure: %v", err)
+		}
+		g2.Close()
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	cudatest.NoLeak(t, "a graph or a capture")
+}

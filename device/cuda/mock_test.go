@@ -55,6 +55,12 @@ func TestMockCUDA(t *testing.T) {
 	if out := run([]string{"TestMockKernels", "TestCaptureMock"}); !strings.Contains(out, "--- PASS: TestMockKernels") || !strings.Contains(out, "--- PASS: TestCaptureMock") {
 		t.Errorf("TestMockKernels, TestCaptureMock:\n%s", out)
 	}
+	for name, fault := range captureFaults {
+		out := run([]string{"TestCaptureMockFault"}, "RESIDENT_CUDA_MOCK_CASE="+name, "MOCKCUDA_FAIL="+fault)
+		if !strings.Contains(out, "--- PASS: TestCaptureMockFault") {
+			t.Errorf("TestCaptureMockFault %s (%s):\n%s", name, fault, out)
+		}
+	}
 	for name, fault := range mockKernelFaults {
 		out := run([]string{"TestMockKernelFault"}, "RESIDENT_CUDA_MOCK_CASE="+name, "MOCKCUDA_FAIL="+fault)
 		if !strings.Contains(out, "--- PASS: TestMockKernelFault") {
