@@ -170,6 +170,18 @@ func TestCaptureMock(t *testing.T) {
 			t.Errorf("%d allocations live after Close, want %d", d.Stats().AllocsLive, live-1)
 		}
 
+		// a Device closed during a capture: Record fails with ErrClosed
+		d2 := open(t, cuda.Options{})
+		x2, _ := d2.Malloc(n)
+		if _, err := capture.Record(d2, func() error {
+			if err := d2.Memset(x2, 0, 1, n); err != nil {
+				return err
+			}
+			return d2.Close()
+		}); !errors.Is(err, device.ErrClosed) {
+			t.Fatalf("Record of a function that closes the Device: %v", err)
+		}
+
 		// a Device closed under a Graph
 		g3, err := capture.Record(d, func() error { return d.Copy(b, 0, a, 0, dense) })
 		if err != nil {
