@@ -251,22 +251,18 @@ func BenchmarkLaunchReplay(b *testing.B) {
 	})
 }
 
-// captureFaults are TestCaptureMockFault's cases: the driver entry the
-// mock fails (MOCKCUDA_FAIL) for each.
-var captureFaults = map[string]string{
-	"begin":       "cuStreamBeginCapture_v2:1",
-	"instantiate": "cuGraphInstantiateWithFlags:1",
-	"first":       "cuGraphLaunch:1", // Record's own launch
-	"replay":      "cuGraphLaunch:2",
-}
+// captureFaults is TestCaptureMockFault's MOCKCUDA_FAIL: the first
+// BeginCapture, the first instantiation, and the first and third graph
+// launches fail.
+const captureFaults = "cuStreamBeginCapture_v2:1,cuGraphInstantiateWithFlags:1,cuGraphLaunch:1,cuGraphLaunch:3"
 
-// TestCaptureMockFault (mock with NVRTC only) runs the case named by
-// $RESIDENT_CUDA_MOCK_CASE with its fault injected: Record or Replay
-// returns an error wrapping *cuda.Error, the device still works (a
-// capture can be made after), and after Close nothing is left.
+// TestCaptureMockFault (mock with NVRTC only, captureFaults injected):
+// BeginCapture, instantiation, Record's own launch and a replay's launch
+// failing come back as errors wrapping *cuda.Error; the device works
+// after each (the stream runs work again, a capture can be made), and
+// after Close nothing is left.
 func TestCaptureMockFault(t *testing.T) {
-	name := os.Getenv("RESIDENT_CUDA_MOCK_CASE")
-	if os.Getenv(mockEnv) == "" || name == "" {
+	if os.Getenv(mockEnv) == "" || os.Getenv("MOCKCUDA_FAIL") != captureFaults {
 		t.Skip("runs on the mock only (TestMockCUDA)")
 	}
 	func() {
@@ -276,36 +272,25 @@ func TestCaptureMockFault(t *testing.T) {
 		dense := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: 64, Stride: 1}}}
 		work := func() error { return d.Copy(b, 0, a, 0, dense) }
 		var ce *cuda.Error
-		g, err := capture.Record(d, work)
-		switch name {
-		case "begin", "instantiate", "first":
-			if !errors.As(err, &ce) || g != nil {
-				t.Fatalf("Record with %s failing: %v", captureFaults[name], err)
+		for _, what := range []string{"BeginCapture", "instantiation", "Record's launch"} {
+			if g, err := capture.Record(d, work); !errors.As(err, &ce) || g != nil {
+				t.Fatalf("Record with its %s failing: %v", what, err)
 			}
-		case "replay":
-			if err != nil {
-				t.Fatal(err)
+			if err := d.Copy(a, 0, b, 0, dense); err != nil { // the stream runs work again
+				t.Fatalf("after the %s failed: %v", what, err)
 			}
-			if err := g.Replay(); !errors.As(err, &ce) {
-				t.Fatalf("Replay with %s failing: %v", captureFaults[name], err)
-			}
-			if err := g.Replay(); err != nil { // the fault was once
-				t.Fatal(err)
-			}
-			g.Close()
-		default:
-			t.Fatalf("unknown case %q", name)
 		}
-		t.Logf("%s: %v", name, ce)
-		if err := d.Copy(a, 0, b, 0, dense); err != nil { // the stream runs work again
+		g, err := capture.Record(d, work)
+		if err != nil {
 			t.Fatal(err)
 		}
-		g2, err := capture.Record(d, work)
-		if err != nil {
-			t.Fatalf("Record after the failure: %v", err)
+		if err := g.Replay(); !errors.As(err, &ce) {
+			t.Fatalf("Replay with its launch failing: %v", err)
 		}
-		g2.Close()
-		if err := d.Close(); err != nil {
+		if err := g.Replay(); err != nil { // the fault was once
+			t.Fatal(err)
+		}
+		if err := errors.Join(g.Close(), d.Close()); err != nil {
 			t.Fatal(err)
 		}
 	}()
