@@ -17,9 +17,9 @@ for f in bin/device+capture.test.xz bin/device+cuda.test.xz; do [ -e "$f" ] && x
 (nvidia-smi -L; clinfo 2>&1 | grep -iE 'platform name|device name|command_buffer') >"$OUT/capture-clinfo.txt" 2>&1
 (cd device/capture && timeout 120 ../../bin/device+capture.test -test.v -test.count=1 -test.run 'Test|Example') >"$OUT/capture-tests.log" 2>&1
 echo "device/capture tests: exit $?; $(grep -cE '^\s*--- PASS' "$OUT/capture-tests.log") pass, $(grep -cE '^\s*--- FAIL' "$OUT/capture-tests.log") fail; kinds: $(grep -oE '(CUDA graph|OpenCL command buffer|recorded replay)' "$OUT/capture-tests.log" | sort | uniq -c | tr '\n' ' ')"
-(cd device/cuda && timeout 180 ../../bin/device+cuda.test -test.count=1) >"$OUT/cuda-tests.log" 2>&1
+(cd device/cuda && timeout 180 ../../bin/device+cuda.test -test.count=1 -test.bench LaunchReplay -test.benchtime 20000x) >"$OUT/cuda-tests.log" 2>&1
 echo "device/cuda tests: exit $?"
 (cd device/capture && timeout 240 ../../bin/device+capture.test -test.run '^$' -test.bench Replay -test.benchtime "${BENCHTIME:-0.5s}" -test.count "${COUNT:-2}") >"$OUT/capture-bench.txt" 2>&1
 echo "bench: exit $?"
-grep -E 'tiny|chain8' "$OUT/capture-bench.txt" | sed 's/_(Portable_Computing_Language)//' | awk '{print $1, $3, $4}'
+grep -h -E "tiny|chain8|LaunchReplay" "$OUT/capture-bench.txt" "$OUT/cuda-tests.log" | sed 's/_(Portable_Computing_Language)//' | awk '{print $1, $3, $4}'
 cat "$OUT/capture-clinfo.txt"

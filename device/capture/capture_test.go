@@ -568,3 +568,39 @@ func TestCloseUnderReplay(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordEdges: an empty function records an empty Graph; fn's error
+// comes back as is, with nothing kept.
+func TestRecordEdges(t *testing.T) {
+	for name, d := range devices(t) {
+		t.Run(name, func(t *testing.T) {
+			g, err := capture.Record(d, func() error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Replay(); err != nil || g.Nodes() != 0 {
+				t.Fatalf("an empty Graph: %v, %d nodes", err, g.Nodes())
+			}
+			g.Close()
+			x := array.Full[float32](1, 10)
+			defer x.Close()
+			if err := ops.On(d, x); err != nil {
+				t.Fatal(err)
+			}
+			live := d.Stats().AllocsLive
+			mine := errors.New("mine")
+			g, err = capture.Record(d, func() error {
+				if err := ops.AddScalar(x, x, 1); err != nil {
+					return err
+				}
+				return mine
+			})
+			if err != mine || g != nil {
+				t.Fatalf("Record of a failing function: %v, %v", g, err)
+			}
+			if n := d.Stats().AllocsLive; n != live {
+				t.Fatalf("%d allocations live, want %d", n, live)
+			}
+		})
+	}
+}

@@ -2,10 +2,12 @@
 // many times without planning it again on the host: Record runs a
 // function on a device (ops, fused expressions, reductions into Arrays,
 // residency transfers) and returns a Graph; Graph.Replay queues the same
-// work again, through one graph launch on CUDA (stream capture, then
-// cuGraphInstantiate once and one cuGraphLaunch a replay) and by queuing
-// the recorded kernels and copies again elsewhere (OpenCL, device/sim):
-// no placement, residency or argument planning, no allocation.
+// work again: one graph launch on CUDA (stream capture, then
+// cuGraphInstantiate once and one cuGraphLaunch a replay, allocating
+// nothing), one enqueue of a cl_khr_command_buffer on OpenCL devices that
+// have one (PoCL), else the recorded kernels, copies and transfers queued
+// again (OpenCL, device/sim): no placement, residency or argument
+// planning.
 //
 //	g, err := capture.Record(dev, func() error {
 //		if err := ops.MulScalar(y, x, 0.5); err != nil {

@@ -246,6 +246,19 @@ func (c *capState) releaseGraphs() error {
 	return errors.Join(errs...)
 }
 
+// endCapture ends a capture under way as the Device closes: its Record
+// fails with ErrClosed, and the stream runs work again.
+func (s *state) endCapture() {
+	rec := s.recording()
+	if rec == nil || !s.capture.rec.End(rec) {
+		return
+	}
+	rec.Refuse(fmt.Errorf("cuda: %s closed during the capture: %w", s.name, ErrClosed))
+	if g, err := cu.EndCapture(s.ctx, s.stream); err == nil {
+		cu.GraphDestroy(s.ctx, g)
+	}
+}
+
 // recording is the active capture's Recording, or nil.
 func (s *state) recording() *devkit.Recording { return s.capture.rec.Load() }
 

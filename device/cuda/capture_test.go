@@ -170,6 +170,18 @@ func TestCaptureMock(t *testing.T) {
 			t.Errorf("%d allocations live after Close, want %d", d.Stats().AllocsLive, live-1)
 		}
 
+		// a Device closed during a capture: Record fails with ErrClosed
+		d2 := open(t, cuda.Options{})
+		x2, _ := d2.Malloc(n)
+		if _, err := capture.Record(d2, func() error {
+			if err := d2.Memset(x2, 0, 1, n); err != nil {
+				return err
+			}
+			return d2.Close()
+		}); !errors.Is(err, device.ErrClosed) {
+			t.Fatalf("Record of a function that closes the Device: %v", err)
+		}
+
 		// a Device closed under a Graph
 		g3, err := capture.Record(d, func() error { return d.Copy(b, 0, a, 0, dense) })
 		if err != nil {
@@ -186,4 +198,101 @@ func TestCaptureMock(t *testing.T) {
 		}
 	}()
 	cudatest.NoLeak(t, "a graph, or memory a graph kept")
+}
+
+// BenchmarkLaunchReplay times one tiny kernel + sync, launched
+// (Enqueue) against replayed (one graph launch), at the driver level: on
+// the mock (RESIDENT_CUDA_MOCK=1, LD_LIBRARY_PATH=the mock) it measures
+// the host's own cost, the driver doing nothing; on a GPU, the whole.
+func BenchmarkLaunchReplay(b *testing.B) {
+	d, err := cuda.Open(cuda.Options{})
+	if err != nil {
+		b.Skip(err)
+	}
+	defer d.Close()
+	p, err := d.Compile(`__kernel void tiny(__global int *a, float f) { a[get_global_id(0)] = (int)f; }`, "")
+	if err != nil {
+		b.Skip(err)
+	}
+	k, err := p.Kernel("tiny")
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, _ := d.Malloc(256 * 4)
+	defer d.Free(a)
+	g1 := device.Grid{Dims: 1, Global: [3]int{256}}
+	args := []any{device.Buffer(a.Native()), float32(1)}
+	b.Run("eager", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := d.Enqueue(k, g1, args); err != nil {
+				b.Fatal(err)
+			}
+			if err := d.Sync(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	g, err := capture.Record(d, func() error { return d.Enqueue(k, g1, args) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	b.Run("replay", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := g.Replay(); err != nil {
+				b.Fatal(err)
+			}
+			if err := d.Sync(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// captureFaults is TestCaptureMockFault's MOCKCUDA_FAIL: the first
+// BeginCapture, the first instantiation, and the first and third graph
+// launches fail.
+const captureFaults = "cuStreamBeginCapture_v2:1,cuGraphInstantiateWithFlags:1,cuGraphLaunch:1,cuGraphLaunch:3"
+
+// TestCaptureMockFault (mock with NVRTC only, captureFaults injected):
+// BeginCapture, instantiation, Record's own launch and a replay's launch
+// failing come back as errors wrapping *cuda.Error; the device works
+// after each (the stream runs work again, a capture can be made), and
+// after Close nothing is left.
+func TestCaptureMockFault(t *testing.T) {
+	if os.Getenv(mockEnv) == "" || os.Getenv("MOCKCUDA_FAIL") != captureFaults {
+		t.Skip("runs on the mock only (TestMockCUDA)")
+	}
+	func() {
+		d := open(t, cuda.Options{})
+		a, _ := d.Malloc(64)
+		b, _ := d.Malloc(64)
+		dense := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: 64, Stride: 1}}}
+		work := func() error { return d.Copy(b, 0, a, 0, dense) }
+		var ce *cuda.Error
+		for _, what := range []string{"BeginCapture", "instantiation", "Record's launch"} {
+			if g, err := capture.Record(d, work); !errors.As(err, &ce) || g != nil {
+				t.Fatalf("Record with its %s failing: %v", what, err)
+			}
+			if err := d.Copy(a, 0, b, 0, dense); err != nil { // the stream runs work again
+				t.Fatalf("after the %s failed: %v", what, err)
+			}
+		}
+		g, err := capture.Record(d, work)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Replay(); !errors.As(err, &ce) {
+			t.Fatalf("Replay with its launch failing: %v", err)
+		}
+		if err := g.Replay(); err != nil { // the fault was once
+			t.Fatal(err)
+		}
+		if err := errors.Join(g.Close(), d.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	cudatest.NoLeak(t, "a graph or a capture")
 }

@@ -355,6 +355,7 @@ func (s *state) shutdown() error {
 	// those inside finish before packages' state (programs, a Halide
 	// runtime's modules) and the memory go.
 	s.pool.SetClosing()
+	s.endCapture() // a capture under way ends: the hooks' downloads must run
 	s.hooks.RunCloseHooks()
 	s.gate.Shut()
 	errs := []error{cu.StreamSync(s.ctx, s.stream), s.capture.releaseGraphs(), s.vals.Close(), s.streams.release(s.ctx)}

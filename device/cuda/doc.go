@@ -68,6 +68,11 @@
 // (TestCUDAOps, and TestDiff's cuda side in package ops) need a GPU and
 // NVRTC and skip naming what is missing.
 //
+// Capture (package device/capture): between BeginCapture and EndCapture
+// the Device's stream records into a CUDA graph (stream capture, relaxed
+// mode), instantiated once; a replay is one cuGraphLaunch. The mock
+// models capture and graphs (TestCaptureMock, TestCaptureMockFault).
+//
 // Environment: RESIDENT_CUDA_DEVICE picks Default's device ordinal;
 // RESIDENT_CUDA_VERBOSE=1 logs the device chosen and each NVRTC build's
 // time; RESIDENT_CUDA_KEEP names a folder where programs NVRTC rejects

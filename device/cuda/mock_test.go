@@ -55,6 +55,9 @@ func TestMockCUDA(t *testing.T) {
 	if out := run([]string{"TestMockKernels", "TestCaptureMock"}); !strings.Contains(out, "--- PASS: TestMockKernels") || !strings.Contains(out, "--- PASS: TestCaptureMock") {
 		t.Errorf("TestMockKernels, TestCaptureMock:\n%s", out)
 	}
+	if out := run([]string{"TestCaptureMockFault"}, "MOCKCUDA_FAIL="+captureFaults); !strings.Contains(out, "--- PASS: TestCaptureMockFault") {
+		t.Errorf("TestCaptureMockFault (%s):\n%s", captureFaults, out)
+	}
 	for name, fault := range mockKernelFaults {
 		out := run([]string{"TestMockKernelFault"}, "RESIDENT_CUDA_MOCK_CASE="+name, "MOCKCUDA_FAIL="+fault)
 		if !strings.Contains(out, "--- PASS: TestMockKernelFault") {

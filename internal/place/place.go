@@ -7,6 +7,7 @@ package place
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/resident-go/resident/array"
@@ -53,8 +54,9 @@ type Work struct {
 func Where(on device.Device, w Work) (device.Device, error) {
 	d, err := where(on, w)
 	if o := observer.Load(); o != nil {
-		// copies: w's slices stay on its caller's stack otherwise
-		(*o)(d, w.Pkg, w.Op, slices.Clone(w.Outputs), slices.Clone(w.Inputs), err)
+		// copies, so that nothing of w leaks: its callers' operand slices
+		// stay on their stacks (ops' TestZeroAllocs)
+		(*o)(d, strings.Clone(w.Pkg), strings.Clone(w.Op), slices.Clone(w.Outputs), slices.Clone(w.Inputs), err)
 	}
 	return d, err
 }
