@@ -173,6 +173,9 @@ func (h *holdings) unuse(b *block, w weak.Pointer[tensor.Dense]) {
 // is held. Adopted memory is parked; Alloc's memory is reclaimed: it
 // reports true, and the caller frees b.
 func (h *holdings) unused(b *block) (drop bool) {
+	if b.held > 0 {
+		return false // a Step replays work on it
+	}
 	if b.adopted {
 		return h.park(b)
 	}

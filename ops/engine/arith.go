@@ -412,7 +412,7 @@ func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int)
 		}
 		err := fn(dst, cur, dim)
 		if i < len(axes)-1 {
-			cur.Close() // a temporary of the previous axis
+			e.drop(cur) // a temporary of the previous axis
 		}
 		if err != nil {
 			return nil, err
@@ -424,6 +424,7 @@ func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int)
 		// allowed under the transfer guard): tensor and gorgonia read a
 		// scalar's value straight from host memory (Dense.ScalarValue,
 		// Data), which the engine never sees.
+		e.h.noteScalar(ret)
 		return ret, out.CopyToHost()
 	}
 	return ret, nil

@@ -152,7 +152,7 @@ func cmpT[T array.Elem](e *Engine, op ops.CmpOp, a *tensor.Dense, b tensor.Tenso
 		if err != nil {
 			return nil, err
 		}
-		defer mask.Close()
+		defer e.drop(mask)
 		if err := run(mask); err != nil {
 			return nil, err
 		}

@@ -56,6 +56,7 @@ func (e *Engine) Dot(x, y tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor,
 		return nil, fmt.Errorf("engine: Dot of shapes %v and %v: %w", as, bs, err)
 	}
 	if rd, ok := r.(*tensor.Dense); ok && rd.DataSize() == 1 {
+		e.h.noteScalar(rd)
 		if err := e.homeNow(rd); err != nil {
 			return nil, err
 		}

@@ -55,6 +55,8 @@ type holdings struct {
 	// freed holds the Denses given to Free (until collected), so that one
 	// used afterwards is refused even when a later Alloc got its address.
 	freed map[weak.Pointer[tensor.Dense]]struct{}
+	// capturing collects what a Capture's work uses (capture.go).
+	capturing *held
 }
 
 // block is one Alloc: host memory [start, start+size) that tensor
@@ -80,11 +82,14 @@ type block struct {
 	// seenWhole: a Dense over all of Alloc's memory was used, so the
 	// block is reclaimed once its users are gone (watched in adopted.go).
 	seenWhole bool
-	parked    *parkedState
-	ext       []int                             // the root's extents (typed)
-	retype    func(h *holdings, b *block) error // rootOf with elem, h.mu held (typed)
-	elem      reflect.Type                      // root's element type (typed)
-	home      func() error                      // copy device-newer data home, explicitly (typed)
+	// held: Steps (capture.go) that replay work on b; b is not let go
+	// (parked, reclaimed) while one does.
+	held   int
+	parked *parkedState
+	ext    []int                             // the root's extents (typed)
+	retype func(h *holdings, b *block) error // rootOf with elem, h.mu held (typed)
+	elem   reflect.Type                      // root's element type (typed)
+	home   func() error                      // copy device-newer data home, explicitly (typed)
 	// deviceDirty reports whether the device holds newer data (typed).
 	deviceDirty func() bool
 	host        func() error // sync home and mark host-written (typed)
@@ -244,9 +249,9 @@ func (h *holdings) scratch(n int) (device.HostBlock, error) {
 func (h *holdings) reclaim(b *block) {
 	h.mu.Lock()
 	i, ok := h.indexOf(b)
-	if !ok {
+	if !ok || b.held > 0 {
 		h.mu.Unlock()
-		return // freed already (Free, Close)
+		return // freed already (Free, Close), or a Step replays work on it
 	}
 	h.blocks = slices.Delete(h.blocks, i, i+1)
 	if hb, ok := b.hb.(*hostBlock); ok {
@@ -552,9 +557,11 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 			case b.adopted:
 				if err = b.deviceMalloc(h, r); err == nil {
 					r.SetHostDirty(true)
+					h.snapUploadLocked(b)
 					err = ops.On(h.dev, r)
 				}
 			default:
+				h.snapUploadLocked(b)
 				err = ops.On(h.dev, r)
 			}
 			if err != nil {

@@ -95,7 +95,7 @@ func repeatT[T array.Elem](e *Engine, d *tensor.Dense, reuse tensor.Tensor, axis
 		if tmp, err = deviceTemp[T](e, src.Extents()); err != nil {
 			return nil, err
 		}
-		defer tmp.Close()
+		defer e.drop(tmp)
 		if err := ops.Copy(tmp, src); err != nil {
 			return nil, err
 		}

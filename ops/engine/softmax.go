@@ -127,14 +127,14 @@ func softmaxT[T ops.Float](e *Engine, log bool, d, g *tensor.Dense, axis int, op
 		if err != nil {
 			return err
 		}
-		defer tmp.Close()
+		defer e.drop(tmp)
 		switch {
 		case g == nil: // forward
 			m, mv, err := keep(e, xv, dim, ops.Max[T])
 			if err != nil {
 				return err
 			}
-			defer m.Close()
+			defer e.drop(m)
 			if err := ops.Binary(tmp, xv, mv, ops.OpSub); err != nil {
 				return err
 			}
@@ -145,7 +145,7 @@ func softmaxT[T ops.Float](e *Engine, log bool, d, g *tensor.Dense, axis int, op
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer e.drop(s)
 			if !log {
 				return ops.Binary(dst, dst, sv, ops.OpDiv)
 			}
@@ -158,7 +158,7 @@ func softmaxT[T ops.Float](e *Engine, log bool, d, g *tensor.Dense, axis int, op
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer e.drop(s)
 			if err := ops.Unary(tmp, xv, ops.OpExp); err != nil {
 				return err
 			}
@@ -174,7 +174,7 @@ func softmaxT[T ops.Float](e *Engine, log bool, d, g *tensor.Dense, axis int, op
 			if err != nil {
 				return err
 			}
-			defer s.Close()
+			defer e.drop(s)
 			if err := ops.Binary(tmp, gv, sv, ops.OpSub); err != nil {
 				return err
 			}
@@ -257,7 +257,7 @@ func compositeT[T ops.Float](e *Engine, name string, a *tensor.Dense, opts []ten
 		if err != nil {
 			return err
 		}
-		defer tmp.Close()
+		defer e.drop(tmp)
 		if name == "Cube" {
 			if err := ops.Binary(tmp, av, av, ops.OpMul); err != nil {
 				return err
@@ -269,7 +269,7 @@ func compositeT[T ops.Float](e *Engine, name string, a *tensor.Dense, opts []ten
 		if err != nil {
 			return err
 		}
-		defer mask.Close()
+		defer e.drop(mask)
 		if err := ops.CompareScalar(mask, av, 0, ops.GT); err != nil {
 			return err
 		}

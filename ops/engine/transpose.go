@@ -49,7 +49,7 @@ func transposeT[T array.Elem](e *Engine, d *tensor.Dense, expStrides []int) erro
 	if err != nil {
 		return err
 	}
-	defer tmp.Close()
+	defer e.drop(tmp)
 	if err := ops.Copy(tmp, src); err != nil {
 		return err
 	}

@@ -81,6 +81,11 @@ func (h *holdings) locate(mem tensor.Memory) (owner *holdings, b *block, err err
 	if h.isClosed() {
 		return nil, nil, errClosed(fmt.Sprintf("use of the memory at %#x", mem.Uintptr()))
 	}
+	defer func() {
+		if b != nil && err == nil {
+			owner.hold(b, mem)
+		}
+	}()
 	d, _ := mem.(*tensor.Dense)
 	if d == nil { // bare memory: this engine's, another's, or Go memory
 		if b = h.find(mem.Uintptr(), mem.MemSize()); b != nil {
@@ -226,6 +231,9 @@ func place[T array.Elem](h *holdings, v *array.Array[T]) error {
 	}
 	if device.Guarded() {
 		return fmt.Errorf("engine: an operand written on the host (through Host or Accessible) needs an upload before the device op: %w; upload it before turning the guard on (ops.On(e.Device(), a), a from engine.Array)", device.ErrTransferGuard)
+	}
+	if b := h.find(uintptr(v.Raw().HostPtr()), 1); b != nil {
+		h.snapUpload(b) // while a Capture runs
 	}
 	if err := ops.On(h.dev, v); err != nil {
 		return fmt.Errorf("engine: uploading an operand written on the host: %w", err)

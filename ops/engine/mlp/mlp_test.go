@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -96,5 +98,58 @@ func trainMatches(t *testing.T, stock bool) {
 	}
 	if h := got.Host; h.Scanned != scan*n || h.Cleared != 0 || h.Pinned != 0 {
 		t.Fatalf("steps 2..%d: the engine's host work %+v, want %d B scanned (the seed's register each step, and the zeroed gradients for the stock solver), nothing cleared, no pinned allocation", cfg.Steps, h, scan*n)
+	}
+}
+
+// A recorded step replays to the eager run's losses and weights: steps 1
+// and 2 run eagerly, step 3 is captured (engine.Capture), steps 4..N
+// replay it with no gorgonia machine and no engine call — the recipe and
+// gorgonia's stock one, on one fixed batch and on a new batch each step
+// (written into x, the Capture's input). Each replay launches the
+// recorded work and moves the same bytes as an eager step: the seed (and
+// the batch) up, the loss's sum home.
+func TestTrainReplayed(t *testing.T) {
+	devs := []device.Device{sim.NewCompute("replay", 1<<30)}
+	if d, err := opencl.Default(); err == nil {
+		devs = append(devs, d)
+	}
+	for _, dev := range devs {
+		for _, c := range []struct{ stock, batches bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+			trainReplayed(t, dev, c.stock, c.batches)
+		}
+	}
+}
+
+func trainReplayed(t *testing.T, dev device.Device, stock, batches bool) {
+	c := struct{ stock, batches bool }{stock, batches}
+	{
+		cfg := Config{Sizes: []int{64, 32, 32, 10}, Batch: 16, Steps: 8, LearnRate: 0.05, Seed: 1, Stock: c.stock, Batches: c.batches}
+		e := engine.New(dev)
+		want, err := Train(cfg, e)
+		e.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		e = engine.New(dev)
+		cfg.Replay = true
+		got, err := Train(cfg, e)
+		e.Close()
+		if err != nil {
+			t.Fatalf("%+v: %v", c, err)
+		}
+		l, w := got.Compare(want)
+		t.Logf("%s %+v: losses %v: differ from eager by %.3g, weights by %.3g; replays moved %v", dev.Name(), c, got.Losses, l, w, got.Replays)
+		if l > tolerance || w > tolerance {
+			t.Fatalf("%+v: replayed steps differ from eager ones: losses by %.3g, weights by %.3g", c, l, w)
+		}
+		n := int64(cfg.Steps - 3)
+		m := got.Replays
+		up := int64(4 * cfg.Batch) // the seed
+		if c.batches {
+			up += int64(4 * cfg.Batch * cfg.Sizes[0])
+		}
+		if m.Launches < n*10 || m.D2HCalls != n || m.D2HBytes != 4*n || m.H2DBytes != up*n {
+			t.Fatalf("%+v: %d replays moved %v: want the recorded launches, the loss's sum home (4 B) and %d B up each", c, n, m, up)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/ops"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -26,7 +27,15 @@ type Config struct {
 	// SoftMax(z)) and gorgonia's VanillaSolver on the device too (it
 	// zeroes gradients with Dense.Zero, which the engine sees through its
 	// sentinels), instead of the log-sum-exp loss and deviceStep.
-	Stock     bool
+	Stock bool
+	// Replay: steps 1 and 2 run eagerly, step 3 is recorded
+	// (engine.Capture) and every later step replays it: no gorgonia
+	// machine, no engine call on the host.
+	Replay bool
+	// Batches: a new batch of inputs (drawn with the seed plus the step)
+	// is written into x before every step from the second on; a replayed
+	// step uploads it (x is the Capture's input).
+	Batches   bool
 	trackLive bool // record Result.Live (collects garbage after each step)
 }
 
@@ -42,6 +51,9 @@ type Result struct {
 	// OnDevice: after the last step every weight's newest copy is on the
 	// device (the updates ran there).
 	OnDevice bool
+	// Replays is the device's counters over the replayed steps
+	// (Config.Replay).
+	Replays device.Stats
 	// Live is the device's live allocations and bytes after each step,
 	// when Config.trackLive.
 	Live [][2]int64
@@ -64,11 +76,42 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 	defer t.close()
 	var before device.Stats
 	var work engine.HostWork
+	var replay *engine.Step
+	var replayed device.Stats // before the first replay
+	defer func() {
+		if replay != nil {
+			replay.Close()
+		}
+	}()
 	for step := 1; step <= cfg.Steps; step++ {
 		if step == 2 && e != nil {
 			before, work = e.Device().Stats(), e.HostWork()
 		}
-		l, err := t.step(step >= 2)
+		var l float32
+		var err error
+		if cfg.Batches && step >= 2 {
+			// Eager steps upload it explicitly (they run under the
+			// transfer guard); the recorded step's first use uploads it,
+			// and so does every replay.
+			if err := t.newBatch(step, !cfg.Replay || step < 3); err != nil {
+				return res, err
+			}
+		}
+		switch {
+		case e != nil && cfg.Replay && step == 3:
+			if replay, err = e.Capture(func() error { return t.run(false) }, t.x); err == nil {
+				l, err = t.loss()
+			}
+		case replay != nil:
+			if step == 4 {
+				replayed = e.Device().Stats()
+			}
+			if err = replay.Replay(); err == nil {
+				l, err = t.replayedLoss(replay)
+			}
+		default:
+			l, err = t.step(step >= 2)
+		}
 		if err != nil {
 			return res, fmt.Errorf("step %d: %w", step, err)
 		}
@@ -82,6 +125,9 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 	}
 	if e != nil {
 		res.Moved, res.Host = e.Device().Stats().Sub(before), e.HostWork().Sub(work)
+	}
+	if replay != nil {
+		res.Replays = e.Device().Stats().Sub(replayed)
 	}
 	res.OnDevice = e != nil
 	for _, w := range t.learnables {
@@ -105,6 +151,7 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 // run its steps.
 type trainer struct {
 	cfg        Config
+	x          *tensor.Dense  // the inputs' value
 	e          *engine.Engine // nil: tensor's standard engine
 	g          *gorgonia.ExprGraph
 	learnables gorgonia.Nodes
@@ -145,6 +192,7 @@ func newTrainer(cfg Config, e *engine.Engine) (*trainer, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.x = xd
 	x := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Batch, in), gorgonia.WithName("x"), gorgonia.WithValue(xd))
 	y := gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(cfg.Batch, classes), gorgonia.WithName("y"), gorgonia.WithValue(yd))
 	h := x
@@ -221,6 +269,44 @@ func (t *trainer) loss() (float32, error) {
 }
 
 func (t *trainer) close() { t.vm.Close() }
+
+// newBatch writes the inputs of step into x, and uploads them.
+func (t *trainer) newBatch(step int, upload bool) error {
+	c := t.cfg
+	c.Seed += uint64(step)
+	xs, _ := Data(c)
+	x := t.x
+	if t.e != nil {
+		var err error
+		if x, err = engine.Host(x); err != nil {
+			return err
+		}
+	}
+	copy(x.Data().([]float32), xs)
+	if t.e == nil || !upload {
+		return nil
+	}
+	a, err := engine.Array[float32](t.e, t.x)
+	if err != nil {
+		return err
+	}
+	return ops.On(t.e.Device(), a)
+}
+
+// replayedLoss is the loss of a replayed step: the sum over the batch
+// (the step's one scalar the device computed, copied home), divided as
+// gorgonia's Mean does on the host, and negated for the stock loss.
+func (t *trainer) replayedLoss(s *engine.Step) (float32, error) {
+	v := s.Scalars()
+	if len(v) != 1 {
+		return 0, fmt.Errorf("the recorded step copied %d scalars home, want 1 (the loss's sum)", len(v))
+	}
+	sign := float32(1)
+	if t.cfg.Stock {
+		sign = -1
+	}
+	return sign * float32(v[0]) / float32(t.cfg.Batch), nil
+}
 
 // crossEntropy is the mean over the batch of softmax cross-entropy:
 // log Σ_j exp(z_ij) − Σ_j y_ij·z_ij for one-hot y.
