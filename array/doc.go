@@ -8,6 +8,23 @@
 //
 // counted in elements from the element at the min corner.
 //
+// Mistakes and failures: one rule for every call of the module. A shape
+// mistake — what the arguments' shapes, axes and counts alone rule out: an
+// element count that differs (Reshape, FromSlice, FromValues), shapes
+// that do not broadcast or match (BroadcastTo, every op), an axis,
+// dimension or coordinate outside the Array, a rank that does not fit, a
+// negative extent or count — is a programmer error: the call panics with
+// a package sentinel (ErrShape, or ErrOutOfRange for an axis, dimension
+// or coordinate) and a message that names the fix, also when it has an
+// error result. An error is returned only for what the shapes cannot
+// tell: the layout (Reshape's ErrNotView; the dims given to View and
+// Wrap, checked as a whole), the values (an index array's entries, a reduction over no
+// elements), a closed or read-only Array, devices and residency
+// (device.ErrForeign, device.ErrTransferGuard, driver failures) and I/O.
+// Halide pipelines check their arguments themselves when called, so
+// package halide returns those checks' failures as errors. TestShapePolicy
+// in package ops drives each call with a mistake and checks which it does.
+//
 // Residency. An Array made by New is device-aware: once a device has written
 // it, the data stays there and the next device consumer reads it in place.
 // Host data is reached only through a host view (Host, HostReadOnly):
@@ -201,7 +218,8 @@
 // with ErrShape or ErrOutOfRange (Wrap returns the error) rather than make
 // a view that reaches past its storage.
 //
-// Programmer errors (bad shapes, coordinates out of range, use after Close,
-// stale views) panic with one of the package's sentinel errors; device
-// failures are returned as errors.
+// Programmer errors (shape mistakes, coordinates out of range, stale
+// views, and use after Close in calls without an error result) panic with
+// one of the package's sentinel errors; device failures are returned as
+// errors: the rule at the top of this documentation.
 package array

@@ -170,8 +170,9 @@ func reshapeDims(old []Dim, ext []int) ([]Dim, bool) {
 //
 // A shape a does not broadcast to (fewer axes than a, an extent that is
 // neither a's nor broadcast from 1, a negative extent, an element count
-// that overflows int) is an error wrapping ErrShape; a closed a, one
-// wrapping ErrClosed.
+// that overflows int) is a shape mistake: it panics with ErrShape (see
+// "Mistakes and failures" in the package documentation). A closed a is an
+// error wrapping ErrClosed.
 func (a *Array[T]) BroadcastTo(shape ...int) (*Array[T], error) {
 	r := &a.raw
 	if err := r.errOpen(); err != nil {
@@ -180,7 +181,7 @@ func (a *Array[T]) BroadcastTo(shape ...int) (*Array[T], error) {
 	var buf [inlineDims]Dim
 	dims, err := r.broadcastDims(buf[:0], shape)
 	if err != nil {
-		return nil, err
+		panic(err)
 	}
 	v := a.viewAt(dims, r.off)
 	v.raw.ro = true
