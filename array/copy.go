@@ -234,7 +234,7 @@ func (v ReadView[T]) Equal(w ReadView[T]) bool {
 
 // Format describes the view's first elements for debugging.
 func (v ReadView[T]) String() string {
-	out := fmt.Sprintf("HostView%v[", v.a.Extents())
+	out := "HostView" + pyShape(v.a.Shape()) + "["
 	i := 0
 	for x := range v.Values() {
 		if i == 8 {

@@ -77,6 +77,40 @@
 // generated races of internal/closerace check this:
 // go test -race -run LifetimeStress ./halide; go test -race ./internal/closerace
 //
+// # One axis order
+//
+// Users meet NumPy's order: shapes outermost first, axes as NumPy counts
+// them. Shape, Reshape, BroadcastTo, Index, Squeeze, ExpandDims, Split,
+// Zeros, Full, FromValues, FromRows and the NumPy-named functions of
+// package ops (the allocating forms, the shape, indexing and statistics
+// functions) take and return shapes and Axis values in it; fmt prints an
+// Array as NumPy prints it; and every message of the module prints
+// shapes as NumPy does, (2, 3), Array's String ("float32(2, 3) …")
+// included, whichever call failed (a dimension named in a message comes
+// with its axis: "dimension 0 (axis 1)"). go test -run 'AxisOrderNumPy|NumPyOrderErrors' ./ops
+// runs drawn calls here and in NumPy and compares result shapes, which
+// calls refuse, and the shapes, axes and ranks the messages print.
+//
+// Halide's order (dimension 0 innermost, the layout's own) is kept only
+// where the layout is the point, in the calls that say so by their
+// parameters (extents, dim, dims) or by returning Dims — these and no
+// others:
+//
+//	array   New, NewWithMins, NewInterleaved, NewIn, NewOver (extents),
+//	        FromSlice (extents), Wrap and View (dims), Dim, Dims, Extents,
+//	        Box, Raw, Crop, Slice, Embed, Transpose, Permute, Translate,
+//	        SetMin (dim)
+//	ops     the dst-first ops' dim argument (Sum … ArgMax, Sort, ArgSort,
+//	        TopK, CumSum, CumProd, Softmax, Var, Std, Norm, Iota, …) and
+//	        the dst-first MatMul's operands ((K, M[, B]) in extents)
+//	halide  pipeline arguments and bounds (Halide's buffers)
+//	interop images as (x, y, c) (package img); a foreign row-major
+//	        shape reverses into extents (package interop's "Axis order")
+//
+// The bridge between the two: a.DimOf(axis) is the dimension an axis
+// names, Shape() is Extents() reversed, and each dst-first op has a
+// NumPy-order allocating form (ops.NewReduce(ops.Sum, a, -1)).
+//
 // # NumPy's words
 //
 // The layout stays Halide's (dimension 0 innermost); NumPy's order is

@@ -258,9 +258,10 @@ func (r *Raw) index(coords []int) int {
 	return i
 }
 
-// String describes the type, shape and residency, not the data.
+// String describes the type, shape (NumPy's order, as every message
+// prints shapes) and residency, not the data.
 func (r *Raw) String() string {
-	return fmt.Sprintf("%s%v (host dirty %v, device dirty %v)", r.typ, r.Extents(), r.HostDirty(), r.DeviceDirty())
+	return fmt.Sprintf("%s%s (host dirty %v, device dirty %v)", r.typ, pyShape(r.shape()), r.HostDirty(), r.DeviceDirty())
 }
 
 // Extents returns the extent of each dimension.

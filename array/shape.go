@@ -37,7 +37,7 @@ func (a *Array[T]) Reshape(shape ...int) (*Array[T], error) {
 	ext := reshapeExtents(a.raw.shape(), a.raw.Len(), shape)
 	dims, ok := reshapeDims(a.raw.dimsRef(), ext)
 	if !ok {
-		return nil, fmt.Errorf("%w: reshape of shape %s (strides %v, dimension 0 first) to %s: its elements are not contiguous in C order; ops.Reshape copies, or Compact first", ErrNotView, pyShape(a.Shape()), strides(a.raw.dimsRef()), pyShape(shape))
+		return nil, fmt.Errorf("%w: reshape of shape %s (strides %s in elements) to %s: its elements are not contiguous in C order; ops.Reshape copies, or Compact first", ErrNotView, pyShape(a.Shape()), pyShape(npStrides(a.raw.dimsRef())), pyShape(shape))
 	}
 	v, err := a.View(0, dims)
 	if err != nil {
@@ -46,10 +46,11 @@ func (a *Array[T]) Reshape(shape ...int) (*Array[T], error) {
 	return v, nil
 }
 
-func strides(d []Dim) []int {
+// npStrides is d's strides in NumPy's order (in elements, not bytes).
+func npStrides(d []Dim) []int {
 	s := make([]int, len(d))
 	for i, x := range d {
-		s[i] = x.Stride
+		s[len(d)-1-i] = x.Stride
 	}
 	return s
 }

@@ -3,6 +3,7 @@ package ops_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -145,4 +146,36 @@ func catch(call func() error) (err error, rec any) {
 		}
 	}()
 	return call(), nil
+}
+
+// TestDstFirstMessages: the dst-first ops name their dim argument with
+// its NumPy axis, and print shapes as NumPy does, like every message.
+func TestDstFirstMessages(t *testing.T) {
+	f := func(shape ...int) *array.Array[float32] { return array.Zeros[float32](shape...) }
+	for _, c := range []struct {
+		name string
+		call func() error
+		want []string
+	}{
+		{"Sum", func() error { return ops.Sum(f(5), f(2, 3), 0) }, []string{"dimension 0 (axis 1)", "(5,)", "(2, 3)"}},
+		{"Sum bad dim", func() error { return ops.Sum(f(2), f(2, 3), 2) }, []string{"dimension 2", "(2, 3)"}},
+		{"Sort", func() error { return ops.Sort(f(3), f(2, 3), 1) }, []string{"dimension 1 (axis 0)", "(3,)", "(2, 3)"}},
+		{"Add", func() error { return ops.Add(f(2, 3), f(2, 3), f(4, 3)) }, []string{"(4, 3)", "(2, 3)", "axis -2"}},
+		{"MatMul", func() error { return ops.MatMul(f(2, 2), f(2, 3), f(4, 5)) }, []string{"(2, 3)", "(4, 5)", "([B, ]M, K)"}},
+	} {
+		_, rec := catch(c.call)
+		err, _ := rec.(error)
+		if err == nil {
+			t.Errorf("%s: no panic", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q does not say %q", c.name, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "[3 2]") || strings.Contains(err.Error(), "(3, 2)") {
+			t.Errorf("%s: %q prints a shape in the library's order", c.name, err)
+		}
+	}
 }
