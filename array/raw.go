@@ -251,7 +251,7 @@ func (r *Raw) index(coords []int) int {
 	for k, d := range r.dimsRef() {
 		x := coords[k]
 		if x < d.Min || x > d.Max() {
-			panicf(ErrOutOfRange, "coordinate %d in dimension %d is outside [%d, %d]", x, k, d.Min, d.Max())
+			panicf(ErrOutOfRange, "coordinate %d in %s is outside [%d, %d]", x, dimName(k, r.rank), d.Min, d.Max())
 		}
 		i += (x - d.Min) * d.Stride
 	}
