@@ -161,6 +161,7 @@
 //	np.sqrt(a)                     ops.New1(ops.Sqrt, a)
 //	a.astype(np.int32)             ops.New1(ops.CastWrap[int32, float32], a)
 //	a.copy()                       ops.New1(ops.Copy, a)
+//	np.copy(a) (order='K')         a.Compact() (order='C': a.Compact(array.COrder); on a device: ops.Clone(d, a))
 //	a < b                          ops.New2Op(ops.Compare, a, b, ops.LT)
 //	np.where(c, a, b)              ops.NewWhere(c, a, b)
 //	a.sum(axis=-1)                 ops.NewReduce(ops.Sum, a, -1)
