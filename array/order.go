@@ -12,7 +12,8 @@ const (
 	// (channel-innermost) source gives an interleaved copy, a transposed
 	// view a transposed copy. Stride ties (a broadcast's stride-0
 	// dimensions, which go innermost, as NumPy's) keep dimension order.
-	// So every Reshape view of the source is one of the copy too.
+	// So every Reshape view of a source laid out by views (crops, slices,
+	// permutations, broadcasts of a dense root) is one of the copy too.
 	KeepOrder Order = iota
 	// COrder (NumPy's order='C') lays the copy out densely in NumPy's C
 	// order, dimension 0 innermost: New's planar layout, whatever the
