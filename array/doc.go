@@ -84,10 +84,11 @@
 // Zeros, Full, FromValues, FromRows and the NumPy-named functions of
 // package ops (the allocating forms, the shape, indexing and statistics
 // functions) take and return shapes and Axis values in it; fmt prints an
-// Array as NumPy prints it; and every message of the module prints
-// shapes as NumPy does, (2, 3), Array's String ("float32(2, 3) …")
-// included, whichever call failed (a dimension named in a message comes
-// with its axis: "dimension 0 (axis 1)"). go test -run 'AxisOrderNumPy|NumPyOrderErrors' ./ops
+// Array as NumPy prints it; and a message that prints a shape prints it
+// as NumPy does, (2, 3), Array's String ("float32(2, 3) …") included,
+// whichever call failed (a dimension named in a message of array or ops
+// comes with its axis: "dimension 0 (axis 1)"; a list labelled extents
+// is the Halide-order argument of the calls below). go test -run 'AxisOrderNumPy|NumPyOrderErrors' ./ops
 // runs drawn calls here and in NumPy and compares result shapes, which
 // calls refuse, and the shapes, axes and ranks the messages print.
 //
