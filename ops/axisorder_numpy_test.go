@@ -29,6 +29,9 @@ type axisCase struct {
 	Shapes [][]int `json:"shapes"`
 	Idx    []int64 `json:"idx"`
 	run    func() (shapes [][]int, err error)
+	// alias: a shape NumPy's message prints (key) that ours prints as
+	// the call's argument (value): reshape's target without its -1.
+	alias map[string]string
 }
 
 // npOutcome is what NumPy did: the result's shapes, or the exception.
@@ -121,7 +124,7 @@ print(json.dumps(out))
 			t.Errorf("%s: NumPy raises %s (%s); ours: shapes %v, error %v, panic %v; want a panic wrapping ErrShape or ErrOutOfRange", where, w.Exc, w.Msg, shapes, err, rec)
 			continue
 		}
-		checkMessage(t, where, re.Error(), w, c.Shapes)
+		checkMessage(t, where, re.Error(), w, c.Expr, c.Shapes, c.alias)
 	}
 	t.Logf("%d of %d cases refused by NumPy and by us", refused, len(cases))
 	if refused == 0 || refused == len(cases) {
@@ -151,8 +154,9 @@ var npShapeRE = regexp.MustCompile(`\((\d+(?:,\s*\d+)*,?)?\)`)
 
 // checkMessage: our message prints NumPy's shapes as NumPy does, the
 // axis and rank of NumPy's AxisError, and no operand shape reversed.
-func checkMessage(t *testing.T, where, msg string, w npOutcome, operands [][]int) {
+func checkMessage(t *testing.T, where, msg string, w npOutcome, expr string, operands [][]int, alias map[string]string) {
 	t.Helper()
+	printed := map[string]bool{} // the shapes NumPy's message prints
 	for _, m := range npShapeRE.FindAllString(w.Msg, -1) {
 		if !strings.Contains(m, ",") && m != "()" {
 			continue // "(4)": NumPy's reshape prints the known extents so, not a tuple
@@ -163,7 +167,8 @@ func checkMessage(t *testing.T, where, msg string, w npOutcome, operands [][]int
 			fmt.Sscan(f, &x)
 			s = append(s, x)
 		}
-		if !strings.Contains(msg, npShape(s)) {
+		printed[npShape(s)] = true
+		if !strings.Contains(msg, npShape(s)) && (alias[npShape(s)] == "" || !strings.Contains(msg, alias[npShape(s)])) {
 			t.Errorf("%s: NumPy says %q; ours %q does not print shape %s", where, w.Msg, msg, npShape(s))
 		}
 	}
@@ -178,8 +183,9 @@ func checkMessage(t *testing.T, where, msg string, w npOutcome, operands [][]int
 	for _, s := range operands {
 		rev := slices.Clone(s)
 		slices.Reverse(rev)
-		if slices.Equal(rev, s) || slices.ContainsFunc(operands, func(x []int) bool { return slices.Equal(x, rev) }) {
-			continue
+		if slices.Equal(rev, s) || slices.ContainsFunc(operands, func(x []int) bool { return slices.Equal(x, rev) }) ||
+			printed[npShape(rev)] || strings.Contains(expr, pyTuple(rev)) {
+			continue // the reversed shape is also an argument of the call
 		}
 		if strings.Contains(msg, npShape(rev)) || strings.Contains(msg, fmt.Sprint(rev)) {
 			t.Errorf("%s: %q prints shape %s reversed (the library's order)", where, msg, npShape(s))
@@ -229,10 +235,13 @@ func drawAxisCase(r *rand.Rand, i int) axisCase {
 	case 0: // reshape: a permutation of a's extents, with one -1, or a wrong count
 		to := slices.Clone(a)
 		r.Shuffle(len(to), func(x, y int) { to[x], to[y] = to[y], to[x] })
-		if r.IntN(3) == 0 {
-			to[r.IntN(len(to))] = -1
-		}
+		infer := r.IntN(3) == 0
 		to = spoilOne(to)
+		if infer {
+			k := r.IntN(len(to))
+			to[k] = -1
+			c.alias = map[string]string{npShape(slices.Delete(slices.Clone(to), k, k+1)): npShape(to)}
+		}
 		c.Expr = fmt.Sprintf("a0.reshape(%s)", pyTuple(to))
 		c.run = func() ([][]int, error) { return one(z(a).Reshape(to...)) }
 	case 1: // broadcast_to
