@@ -132,18 +132,18 @@ func Wrap[T Elem](data []T, dims []Dim) (*Array[T], error) {
 }
 
 // Like returns a zeroed, dense, device-aware Array with a's element type,
-// mins and extents (not its strides).
-func Like[T Elem](a *Array[T]) *Array[T] {
+// mins and extents, in a's memory order (KeepOrder: the dimensions in a's
+// stride order, so an interleaved a gives an interleaved Array) or, with
+// COrder, New's planar order (dimension 0 innermost). More than one order
+// panics with ErrShape.
+func Like[T Elem](a *Array[T], order ...Order) *Array[T] {
+	o := orderOf("Like", order)
 	if a == nil {
 		panicf(ErrShape, "Like of a nil *Array[%s]: pass the Array whose shape to copy", TypeOf[T]())
 	}
 	a.raw.checkOpen()
-	dims := a.raw.dimsRef()
-	mins, ext := make([]int, len(dims)), make([]int, len(dims))
-	for i, d := range dims {
-		mins[i], ext[i] = d.Min, d.Extent
-	}
-	return NewWithMins[T](mins, ext)
+	d := orderedDims(a.raw.dimsRef(), o)
+	return newArray(alignedSlice[T](spanOf(d)), d, false)
 }
 
 // NewIn is New with host storage from h, for example an OpenCL device's

@@ -258,7 +258,7 @@ func TestBadInput(t *testing.T) {
 	// The message names the values and the fix.
 	defer func() {
 		msg := fmt.Sprint(recover())
-		if msg != "array: out of range: crop [2, 4] of dimension 0, which spans [0, 3]: crop inside the Array" {
+		if msg != "array: out of range: crop [2, 4] of dimension 0 (axis 1), which spans [0, 3]: crop inside the Array" {
 			t.Errorf("message %q", msg)
 		}
 	}()

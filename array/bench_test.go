@@ -126,3 +126,24 @@ func BenchmarkView(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCompact: the copy of an interleaved RGBA image in its own
+// order (KeepOrder: one memmove) and planar (COrder: a transposing copy).
+//
+//	go test -run '^$' -bench Compact ./array
+func BenchmarkCompact(b *testing.B) {
+	img := NewInterleaved[uint8](1024, 768, 4)
+	for _, o := range []Order{KeepOrder, COrder} {
+		b.Run(o.String(), func(b *testing.B) {
+			b.SetBytes(int64(2 * img.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				c, err := img.Compact(o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				c.Close()
+			}
+		})
+	}
+}

@@ -37,7 +37,9 @@ func (v HostView[T]) CopyFrom(src ReadView[T]) {
 	src.check()
 	d, s := &v.a.raw, &src.a.raw
 	if n, ok := sameDense(d, s); ok {
-		copy(v.a.data[d.off:d.off+n], src.a.data[s.off:s.off+n]) // copy is memmove
+		if n > 0 { // an empty view's offset may lie past its (empty) storage
+			copy(v.a.data[d.off:d.off+n], src.a.data[s.off:s.off+n]) // copy is memmove
+		}
 		return
 	}
 	var bufA, bufB [inlineDims]Dim
@@ -67,8 +69,13 @@ func copyStrided[T any](dst, src []T, dd, sd []Dim, di, si int) {
 		dst[di] = src[si]
 		return
 	}
-	// A whole dense box with the same layout on both sides is one copy.
+	// A whole dense box with the same layout on both sides is one copy,
+	// in any memory order (Compact of an interleaved Array).
 	if n, ok := contiguous(dd, sd); ok {
+		copy(dst[di:di+n], src[si:si+n])
+		return
+	}
+	if n, ok := sameOrderDense(dd, sd); ok {
 		copy(dst[di:di+n], src[si:si+n])
 		return
 	}
@@ -150,17 +157,36 @@ func contiguous(dd, sd []Dim) (int, bool) {
 	return n, true
 }
 
+// sameOrderDense reports whether both layouts have the same strides and
+// are dense in some memory order, and their element count.
+func sameOrderDense(dd, sd []Dim) (int, bool) {
+	for k := range dd {
+		if dd[k].Stride != sd[k].Stride {
+			return 0, false
+		}
+	}
+	n := 1
+	for _, d := range dd {
+		n *= d.Extent
+	}
+	return n, n > 0 && spanOf(dd) == n
+}
+
 // Compact returns a new dense, device-aware Array with a's mins, extents
-// and elements (dimension 0 innermost), whatever a's strides, current on
-// the host (Halide's Buffer::copy): a device-dirty a is copied home first
-// (counted). ops.Clone makes the copy on a device instead, and ops.Copy
-// copies into an existing Array where its operands live.
-func (a *Array[T]) Compact() (*Array[T], error) {
+// and elements, whatever a's strides, current on the host (Halide's
+// Buffer::copy, NumPy's copy(order='K')): a device-dirty a is copied home
+// first (counted). Its memory order is a's (KeepOrder, the default: every
+// Reshape view of a is one of the copy) or, with COrder, New's planar
+// order (dimension 0 innermost); see Like. ops.Clone makes the copy on a
+// device instead, and ops.Copy copies into an existing Array where its
+// operands live.
+func (a *Array[T]) Compact(order ...Order) (*Array[T], error) {
+	o := orderOf("Compact", order)
 	s, err := a.HostReadOnly()
 	if err != nil {
 		return nil, err
 	}
-	c := Like(a)
+	c := Like(a, o)
 	d, err := c.Host()
 	if err != nil {
 		c.Close()
@@ -208,7 +234,7 @@ func (v ReadView[T]) Equal(w ReadView[T]) bool {
 
 // Format describes the view's first elements for debugging.
 func (v ReadView[T]) String() string {
-	out := fmt.Sprintf("HostView%v[", v.a.Extents())
+	out := "HostView" + pyShape(v.a.Shape()) + "["
 	i := 0
 	for x := range v.Values() {
 		if i == 8 {

@@ -78,6 +78,15 @@ func checkLayout(dims []Dim, n int, repeats bool) error {
 	return nil
 }
 
+// dimName names dimension dim (the library's order, a call's own dim
+// argument) of a rank-D Array for messages, with the NumPy axis it is.
+func dimName(dim, rank int) string {
+	if dim < 0 || dim >= rank {
+		return fmt.Sprintf("dimension %d", dim)
+	}
+	return fmt.Sprintf("dimension %d (axis %d)", dim, rank-1-dim)
+}
+
 // sortedByStride returns the indices of dims by increasing stride.
 func sortedByStride(dims []Dim) []int {
 	order := make([]int, len(dims))
@@ -99,7 +108,7 @@ func denseDims(extents []int, mins []int) []Dim {
 	stride := 1
 	for i, e := range extents {
 		if e < 0 {
-			panicf(ErrShape, "extent %d in dimension %d: extents must be ≥ 0", e, i)
+			panicf(ErrShape, "extent %d in %s: extents must be ≥ 0", e, dimName(i, len(extents)))
 		}
 		d[i] = Dim{Extent: e, Stride: stride}
 		if mins != nil {

@@ -8,6 +8,23 @@
 //
 // counted in elements from the element at the min corner.
 //
+// Mistakes and failures: one rule for every call of the module. A shape
+// mistake — what the arguments' shapes, axes and counts alone rule out: an
+// element count that differs (Reshape, FromSlice, FromValues), shapes
+// that do not broadcast or match (BroadcastTo, every op), an axis,
+// dimension or coordinate outside the Array, a rank that does not fit, a
+// negative extent or count — is a programmer error: the call panics with
+// a package sentinel (ErrShape, or ErrOutOfRange for an axis, dimension
+// or coordinate) and a message that names the fix, also when it has an
+// error result. An error is returned only for what the shapes cannot
+// tell: the layout (Reshape's ErrNotView; the dims given to View and
+// Wrap, checked as a whole), the values (an index array's entries, a reduction over no
+// elements), a closed or read-only Array, devices and residency
+// (device.ErrForeign, device.ErrTransferGuard, driver failures) and I/O.
+// Halide pipelines check their arguments themselves when called, so
+// package halide returns those checks' failures as errors. TestShapePolicy
+// in package ops drives each call with a mistake and checks which it does.
+//
 // Residency. An Array made by New is device-aware: once a device has written
 // it, the data stays there and the next device consumer reads it in place.
 // Host data is reached only through a host view (Host, HostReadOnly):
@@ -60,6 +77,41 @@
 // generated races of internal/closerace check this:
 // go test -race -run LifetimeStress ./halide; go test -race ./internal/closerace
 //
+// # One axis order
+//
+// Users meet NumPy's order: shapes outermost first, axes as NumPy counts
+// them. Shape, Reshape, BroadcastTo, Index, Squeeze, ExpandDims, Split,
+// Zeros, Full, FromValues, FromRows and the NumPy-named functions of
+// package ops (the allocating forms, the shape, indexing and statistics
+// functions) take and return shapes and Axis values in it; fmt prints an
+// Array as NumPy prints it; and a message that prints a shape prints it
+// as NumPy does, (2, 3), Array's String ("float32(2, 3) …") included,
+// whichever call failed (a dimension named in a message of array or ops
+// comes with its axis: "dimension 0 (axis 1)"; a list labelled extents
+// is the Halide-order argument of the calls below). go test -run 'AxisOrderNumPy|NumPyOrderErrors' ./ops
+// runs drawn calls here and in NumPy and compares result shapes, which
+// calls refuse, and the shapes, axes and ranks the messages print.
+//
+// Halide's order (dimension 0 innermost, the layout's own) is kept only
+// where the layout is the point, in the calls that say so by their
+// parameters (extents, dim, dims) or by returning Dims — these and no
+// others:
+//
+//	array   New, NewWithMins, NewInterleaved, NewIn, NewOver (extents),
+//	        FromSlice (extents), Wrap and View (dims), Dim, Dims, Extents,
+//	        Box, Raw, Crop, Slice, Embed, Transpose, Permute, Translate,
+//	        SetMin (dim)
+//	ops     the dst-first ops' dim argument (Sum … ArgMax, Sort, ArgSort,
+//	        TopK, CumSum, CumProd, Softmax, Var, Std, Norm, Iota, …) and
+//	        the dst-first MatMul's operands ((K, M[, B]) in extents)
+//	halide  pipeline arguments and bounds (Halide's buffers)
+//	interop images as (x, y, c) (package img); a foreign row-major
+//	        shape reverses into extents (package interop's "Axis order")
+//
+// The bridge between the two: a.DimOf(axis) is the dimension an axis
+// names, Shape() is Extents() reversed, and each dst-first op has a
+// NumPy-order allocating form (ops.NewReduce(ops.Sum, a, -1)).
+//
 // # NumPy's words
 //
 // The layout stays Halide's (dimension 0 innermost); NumPy's order is
@@ -110,6 +162,7 @@
 //	np.sqrt(a)                     ops.New1(ops.Sqrt, a)
 //	a.astype(np.int32)             ops.New1(ops.CastWrap[int32, float32], a)
 //	a.copy()                       ops.New1(ops.Copy, a)
+//	np.copy(a) (order='K')         a.Compact() (order='C': a.Compact(array.COrder); on a device: ops.Clone(d, a))
 //	a < b                          ops.New2Op(ops.Compare, a, b, ops.LT)
 //	np.where(c, a, b)              ops.NewWhere(c, a, b)
 //	a.sum(axis=-1)                 ops.NewReduce(ops.Sum, a, -1)
@@ -201,7 +254,8 @@
 // with ErrShape or ErrOutOfRange (Wrap returns the error) rather than make
 // a view that reaches past its storage.
 //
-// Programmer errors (bad shapes, coordinates out of range, use after Close,
-// stale views) panic with one of the package's sentinel errors; device
-// failures are returned as errors.
+// Programmer errors (shape mistakes, coordinates out of range, stale
+// views, and use after Close in calls without an error result) panic with
+// one of the package's sentinel errors; device failures are returned as
+// errors: the rule at the top of this documentation.
 package array

@@ -28,7 +28,7 @@ func ExampleArray_Format() {
 	//  [-4.   5.   6. ]]
 	// [[ 1.0  2.5  3.0]
 	//  [-4.0  5.0  6.0]]
-	// Array[float32[3 2] (host dirty false, device dirty false)]
+	// Array[float32(2, 3) (host dirty false, device dirty false)]
 }
 
 // printCase is one Array printed by us and by NumPy.

@@ -37,7 +37,7 @@ func (a *Array[T]) Shape() []int {
 	return s
 }
 
-// extentsOf is shape in Halide's order, checked as New checks extents.
+// extentsOf is shape in Halide's order.
 func extentsOf(shape []int) []int {
 	e := slices.Clone(shape)
 	slices.Reverse(e)
@@ -46,7 +46,14 @@ func extentsOf(shape []int) []int {
 
 // Zeros returns a zeroed, dense, device-aware Array of the given shape in
 // NumPy's order (outermost first): Zeros[float32](2, 3) is New(3, 2).
-func Zeros[T Elem](shape ...int) *Array[T] { return New[T](extentsOf(shape)...) }
+func Zeros[T Elem](shape ...int) *Array[T] {
+	for _, x := range shape { // else New names the extent in its own order
+		if x < 0 {
+			panicf(ErrShape, "shape %s: extents must be ≥ 0", pyShape(shape))
+		}
+	}
+	return New[T](extentsOf(shape)...)
+}
 
 // Full returns a dense, device-aware Array of the given shape in NumPy's
 // order with every element x, filled on the host.
@@ -70,7 +77,7 @@ func FromValues[T Elem](data []T, shape ...int) *Array[T] {
 	a := Zeros[T](shape...)
 	if len(data) != len(a.data) {
 		a.Close()
-		panicf(ErrShape, "%d values for shape %v (%d elements): pass exactly %d", len(data), shape, len(a.data), len(a.data))
+		panicf(ErrShape, "%d values for shape %s (%d elements): pass exactly %d", len(data), pyShape(shape), len(a.data), len(a.data))
 	}
 	copy(a.data, data)
 	return a

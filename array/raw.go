@@ -251,16 +251,17 @@ func (r *Raw) index(coords []int) int {
 	for k, d := range r.dimsRef() {
 		x := coords[k]
 		if x < d.Min || x > d.Max() {
-			panicf(ErrOutOfRange, "coordinate %d in dimension %d is outside [%d, %d]", x, k, d.Min, d.Max())
+			panicf(ErrOutOfRange, "coordinate %d in %s is outside [%d, %d]", x, dimName(k, r.rank), d.Min, d.Max())
 		}
 		i += (x - d.Min) * d.Stride
 	}
 	return i
 }
 
-// String describes the type, shape and residency, not the data.
+// String describes the type, shape (NumPy's order, as every message
+// prints shapes) and residency, not the data.
 func (r *Raw) String() string {
-	return fmt.Sprintf("%s%v (host dirty %v, device dirty %v)", r.typ, r.Extents(), r.HostDirty(), r.DeviceDirty())
+	return fmt.Sprintf("%s%s (host dirty %v, device dirty %v)", r.typ, pyShape(r.shape()), r.HostDirty(), r.DeviceDirty())
 }
 
 // Extents returns the extent of each dimension.

@@ -37,7 +37,7 @@ func (a *Array[T]) Reshape(shape ...int) (*Array[T], error) {
 	ext := reshapeExtents(a.raw.shape(), a.raw.Len(), shape)
 	dims, ok := reshapeDims(a.raw.dimsRef(), ext)
 	if !ok {
-		return nil, fmt.Errorf("%w: reshape of shape %s (strides %v, dimension 0 first) to %s: its elements are not contiguous in C order; ops.Reshape copies, or Compact first", ErrNotView, pyShape(a.Shape()), strides(a.raw.dimsRef()), pyShape(shape))
+		return nil, fmt.Errorf("%w: reshape of shape %s (strides %s in elements) to %s: its elements are not contiguous in C order; ops.Reshape copies, or Compact first", ErrNotView, pyShape(a.Shape()), pyShape(npStrides(a.raw.dimsRef())), pyShape(shape))
 	}
 	v, err := a.View(0, dims)
 	if err != nil {
@@ -46,10 +46,11 @@ func (a *Array[T]) Reshape(shape ...int) (*Array[T], error) {
 	return v, nil
 }
 
-func strides(d []Dim) []int {
+// npStrides is d's strides in NumPy's order (in elements, not bytes).
+func npStrides(d []Dim) []int {
 	s := make([]int, len(d))
 	for i, x := range d {
-		s[i] = x.Stride
+		s[len(d)-1-i] = x.Stride
 	}
 	return s
 }
@@ -170,8 +171,9 @@ func reshapeDims(old []Dim, ext []int) ([]Dim, bool) {
 //
 // A shape a does not broadcast to (fewer axes than a, an extent that is
 // neither a's nor broadcast from 1, a negative extent, an element count
-// that overflows int) is an error wrapping ErrShape; a closed a, one
-// wrapping ErrClosed.
+// that overflows int) is a shape mistake: it panics with ErrShape (see
+// "Mistakes and failures" in the package documentation). A closed a is an
+// error wrapping ErrClosed.
 func (a *Array[T]) BroadcastTo(shape ...int) (*Array[T], error) {
 	r := &a.raw
 	if err := r.errOpen(); err != nil {
@@ -180,7 +182,7 @@ func (a *Array[T]) BroadcastTo(shape ...int) (*Array[T], error) {
 	var buf [inlineDims]Dim
 	dims, err := r.broadcastDims(buf[:0], shape)
 	if err != nil {
-		return nil, err
+		panic(err)
 	}
 	v := a.viewAt(dims, r.off)
 	v.raw.ro = true

@@ -78,7 +78,7 @@ func (r *Raw) cropDims(buf []Dim, dim, min, extent int) ([]Dim, int) {
 	// once d.Min ≤ min ≤ end.
 	end := d.Min + d.Extent
 	if extent < 0 || min < d.Min || min > end || extent > end-min {
-		panicf(ErrOutOfRange, "crop [%d, %d] of dimension %d, which spans [%d, %d]: crop inside the Array", min, min+extent-1, dim, d.Min, d.Max())
+		panicf(ErrOutOfRange, "crop [%d, %d] of %s, which spans [%d, %d]: crop inside the Array", min, min+extent-1, dimName(dim, r.rank), d.Min, d.Max())
 	}
 	dims[dim] = Dim{Min: min, Extent: extent, Stride: d.Stride}
 	return dims, r.off + (min-d.Min)*d.Stride
@@ -96,7 +96,7 @@ func (r *Raw) sliceDims(buf []Dim, dim, pos int) ([]Dim, int) {
 	r.checkDim(dim)
 	d := r.dimsRef()[dim]
 	if pos < d.Min || pos > d.Max() {
-		panicf(ErrOutOfRange, "slice at %d of dimension %d, which spans [%d, %d]: slice inside the Array", pos, dim, d.Min, d.Max())
+		panicf(ErrOutOfRange, "slice at %d of %s, which spans [%d, %d]: slice inside the Array", pos, dimName(dim, r.rank), d.Min, d.Max())
 	}
 	dims := append(buf, r.dimsRef()[:dim]...)
 	dims = append(dims, r.dimsRef()[dim+1:]...)
@@ -187,7 +187,7 @@ func (a *Array[T]) SetMin(mins ...int) *Array[T] {
 	dims := append(buf[:0], a.raw.dimsRef()...)
 	for i := range dims {
 		if _, ok := addOK(mins[i], dims[i].Extent); !ok {
-			panicf(ErrOutOfRange, "min %d + extent %d in dimension %d overflows int", mins[i], dims[i].Extent, i)
+			panicf(ErrOutOfRange, "min %d + extent %d in %s overflows int", mins[i], dims[i].Extent, dimName(i, len(dims)))
 		}
 		dims[i].Min = mins[i]
 	}

@@ -50,8 +50,8 @@ func linesOf(name string, shape lineShape, a shaped, dim int, dsts ...shaped) li
 		case lineTopK:
 			what = "a's shape except along that dimension"
 		}
-		panic(fmt.Errorf("%w: ops.%s along dimension %d: destination shape %s does not match source shape %s: want %s",
-			array.ErrShape, name, dim, shapeOf(d), shapeOf(a), what))
+		panic(fmt.Errorf("%w: ops.%s along %s: destination shape %s does not match source shape %s: want %s",
+			array.ErrShape, name, dimName(dim, ra), shapeOf(d), shapeOf(a), what))
 	}
 	for k, d := range dsts {
 		keep := d.Rank() == ra

@@ -45,7 +45,7 @@ func containsStr(s, sub string) bool {
 func TestAlongBadInput(t *testing.T) {
 	a := array.New[float32](4, 3)
 	r := array.New[float32](5)
-	mustPanicWith(t, array.ErrShape, "[4 3]", func() { _ = ops.Var(r, a, 0, 0) })
+	mustPanicWith(t, array.ErrShape, "(3, 4)", func() { _ = ops.Var(r, a, 0, 0) }) // NumPy's shape
 	mustPanicWith(t, array.ErrOutOfRange, "dimension 2", func() { _ = ops.Std(r, a, 2, 0) })
 	mustPanicWith(t, array.ErrOutOfRange, "dimension -1", func() { _ = ops.Softmax(a, a, -1) })
 	mustPanicWith(t, array.ErrOutOfRange, "NormMax", func() { _ = ops.Norm(array.New[float32](3), a, 0, ops.NormOrd(7)) })

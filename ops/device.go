@@ -57,19 +57,17 @@ var ErrHostOnly = errors.New("ops: host-only Array")
 
 // Clone returns a new device-aware Array with x's shape and mins, holding
 // x's elements, resident on d (allocated and current there, as after On):
-// the one-call device copy of any Array, host-only ones included. The
+// the one-call device copy of any Array, host-only ones included. Its
+// memory order is x's (array.KeepOrder, the default: an interleaved x
+// gives an interleaved copy, and every Reshape view of x is one of the
+// copy) or, with array.COrder, New's planar order (see array.Like). The
 // copy is explicit: counted in d's Stats, allowed under the guard. Close
 // the result when done.
-func Clone[T array.Elem](d device.Device, x *array.Array[T]) (*array.Array[T], error) {
+func Clone[T array.Elem](d device.Device, x *array.Array[T], order ...array.Order) (*array.Array[T], error) {
 	if err := closedOperand("Clone", nil, x.Raw()); err != nil {
 		return nil, err
 	}
-	dims := x.Raw().Dims()
-	ext, mins := make([]int, len(dims)), make([]int, len(dims))
-	for i, dd := range dims {
-		ext[i], mins[i] = dd.Extent, dd.Min
-	}
-	c := array.NewWithMins[T](mins, ext)
+	c := array.Like(x, order...)
 	v, err := x.HostReadOnly()
 	if err != nil {
 		c.Close()

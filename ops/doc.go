@@ -121,8 +121,11 @@
 // panics with an error wrapping array.ErrShape that names both shapes.
 // Functions ending in Scalar take a Go value in place of an Array.
 //
-// Errors follow the module's one policy: a programmer's mistake that the
-// code shows (shapes that do not fit, a dimension out of range) panics; what depends on data or state returns an error
+// Errors follow the module's one policy (package array's documentation,
+// first screen; go test -run ShapePolicy ./ops): a programmer's mistake
+// that the code shows (shapes that do not fit, a dimension out of range)
+// panics, also from calls with an error result; what depends on data or
+// state returns an error
 // before anything runs or moves: a closed operand (device.ErrClosed, see
 // Lifetime), operands on two devices (device.ErrForeign), a refused
 // transfer (device.ErrTransferGuard), a read-only output

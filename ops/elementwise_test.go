@@ -298,11 +298,12 @@ func TestInPlace(t *testing.T) {
 
 func TestShapeMismatch(t *testing.T) {
 	d := array.New[float32](4, 3)
-	mustPanicShape(t, func() { Add(d, array.New[float32](4, 2), d) }, "[4 2]", "[4 3]")
-	mustPanicShape(t, func() { Add(d, d, array.New[float32](4, 3, 2)) }, "[4 3 2]", "[4 3]")
-	mustPanicShape(t, func() { Sum(array.New[float32](3), d, 1) }, "[3]", "[4 3]")
-	mustPanicShape(t, func() { MatMul(array.New[float32](2, 2), d, d) }, "[4 3]", "[2 2]")
-	mustPanicShape(t, func() { Compare(array.New[uint8](5), d, d, LT) }, "[4 3]", "[5]")
+	// Messages print NumPy's shapes: extents (4, 3) are shape (3, 4).
+	mustPanicShape(t, func() { Add(d, array.New[float32](4, 2), d) }, "(2, 4)", "(3, 4)")
+	mustPanicShape(t, func() { Add(d, d, array.New[float32](4, 3, 2)) }, "(2, 3, 4)", "(3, 4)")
+	mustPanicShape(t, func() { Sum(array.New[float32](3), d, 1) }, "(3,)", "(3, 4)")
+	mustPanicShape(t, func() { MatMul(array.New[float32](2, 2), d, d) }, "(3, 4)", "(2, 2)")
+	mustPanicShape(t, func() { Compare(array.New[uint8](5), d, d, LT) }, "(3, 4)", "(5,)")
 	if _, err := MinAll(array.New[float32](0, 3)); !errors.Is(err, array.ErrShape) {
 		t.Errorf("MinAll of an empty Array: %v, want ErrShape", err)
 	}

@@ -174,8 +174,8 @@ func bcastInto(op string, e []int, a *array.Raw) []int {
 		case e[i] == 1:
 			e[i] = x
 		default:
-			panic(fmt.Errorf("%w: ops.%s: operand shape %s does not broadcast with %v: dimension %d has extent %d, another operand %d (extents must match or be 1)",
-				array.ErrShape, op, shapeOf(a), e, i, x, e[i]))
+			panic(fmt.Errorf("%w: ops.%s: operand shape %s does not broadcast with %s: axis %d has extent %d, another operand %d (extents must match or be 1)",
+				array.ErrShape, op, shapeOf(a), npOrder(e), -1-i, x, e[i]))
 		}
 	}
 	return e

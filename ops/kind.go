@@ -125,5 +125,5 @@ func storeF32[T array.Elem](src []float32, base unsafe.Pointer, off, stride int)
 }
 
 func errOutOfRange(op string, dim int, a shaped) error {
-	return fmt.Errorf("%w: ops.%s: dimension %d of a %d-D array (shape %s)", array.ErrOutOfRange, op, dim, a.Rank(), shapeOf(a))
+	return fmt.Errorf("%w: ops.%s: dimension %d of a %d-D array (shape %s): dimensions count from the innermost, 0 … %d (NumPy's axis -1 is dimension 0)", array.ErrOutOfRange, op, dim, a.Rank(), shapeOf(a), a.Rank()-1)
 }

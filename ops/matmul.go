@@ -94,7 +94,7 @@ type mmJob struct {
 func (m *mmJob) clear() { *m = mmJob{} }
 
 func mmPanic(dst, a, b shaped, why string) {
-	panic(fmt.Errorf("%w: ops.MatMul: dst %s, a %s, b %s: %s (want a (K, M[, B]), b (N, K[, B]), dst (N, M[, B]), dimension 0 innermost)",
+	panic(fmt.Errorf("%w: ops.MatMul: dst %s, a %s, b %s: %s (want a ([B, ]M, K), b ([B, ]K, N), dst ([B, ]M, N): NumPy's shapes)",
 		array.ErrShape, shapeOf(dst), shapeOf(a), shapeOf(b), why))
 }
 
@@ -108,10 +108,10 @@ func (m *mmJob) check(dst, a, b shaped) {
 	bn, bk := b.Dim(0), b.Dim(1)
 	dn, dm := dst.Dim(0), dst.Dim(1)
 	if ak.Extent != bk.Extent {
-		mmPanic(dst, a, b, fmt.Sprintf("inner extents differ: a has K=%d, b has K=%d", ak.Extent, bk.Extent))
+		mmPanic(dst, a, b, fmt.Sprintf("inner extents differ: a's last axis is K=%d, b's second-to-last K=%d", ak.Extent, bk.Extent))
 	}
 	if am.Extent != dm.Extent || bn.Extent != dn.Extent {
-		mmPanic(dst, a, b, "dst must be N×M for a K×M and b N×K")
+		mmPanic(dst, a, b, "dst must be (M, N) for a (M, K) and b (K, N)")
 	}
 	batch := func(x shaped) (int, int) {
 		if x.Rank() < 3 {

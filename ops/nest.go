@@ -2,9 +2,11 @@ package ops
 
 import (
 	"fmt"
+	"slices"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/internal/npshape"
 )
 
 // maxDims bounds the rank an op handles; extent-1 dimensions and dimensions
@@ -32,16 +34,31 @@ type nest struct {
 	base [maxOps]unsafe.Pointer
 }
 
-// shapeOf formats an operand's extents for error messages.
+// shapeOf formats an operand's shape for error messages in NumPy's
+// order, as NumPy prints it, (2, 3): every message of the module prints
+// shapes so (package array, "One axis order").
 func shapeOf(a shaped) string {
-	s := "["
-	for i := 0; i < a.Rank(); i++ {
-		if i > 0 {
-			s += " "
-		}
-		s += fmt.Sprint(a.Dim(i).Extent)
+	s := make([]int, a.Rank())
+	for i := range s {
+		s[i] = a.Dim(len(s) - 1 - i).Extent
 	}
-	return s + "]"
+	return npshape.String(s)
+}
+
+// npOrder prints extents (the library's order) as NumPy's shape.
+func npOrder(ext []int) string {
+	s := slices.Clone(ext)
+	slices.Reverse(s)
+	return npshape.String(s)
+}
+
+// dimName names dimension dim (the library's order, a call's own dim
+// argument) of a rank-D operand for messages, with the NumPy axis it is.
+func dimName(dim, rank int) string {
+	if dim < 0 || dim >= rank {
+		return fmt.Sprintf("dimension %d", dim)
+	}
+	return fmt.Sprintf("dimension %d (axis %d)", dim, rank-1-dim)
 }
 
 func shapePanic(op string, dst, a shaped, format string, args ...any) {
@@ -73,7 +90,7 @@ func (n *nest) add(op string, dst, a shaped) {
 		d := a.Dim(i)
 		if i >= n.rank {
 			if d.Extent != 1 {
-				shapePanic(op, dst, a, "it has more dimensions and dimension %d has extent %d (only extent-1 extra dimensions are allowed)", i, d.Extent)
+				shapePanic(op, dst, a, "it has more axes and axis %d has extent %d (only extent-1 extra axes are allowed)", -1-i, d.Extent)
 			}
 			continue
 		}
@@ -83,7 +100,7 @@ func (n *nest) add(op string, dst, a shaped) {
 		case 1:
 			n.str[k][i] = 0
 		default:
-			shapePanic(op, dst, a, "dimension %d has extent %d, destination %d (extents must match or be 1)", i, d.Extent, n.ext[i])
+			shapePanic(op, dst, a, "axis %d has extent %d, destination %d (extents must match or be 1)", -1-i, d.Extent, n.ext[i])
 		}
 	}
 	for i := r; i < n.rank; i++ {

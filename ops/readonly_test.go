@@ -208,7 +208,7 @@ func TestBroadcastInputs(t *testing.T) {
 // compact returns a function replacing a view by its dense, writable copy.
 func compact[T array.Elem](t *testing.T) func(*array.Array[T]) *array.Array[T] {
 	return func(x *array.Array[T]) *array.Array[T] {
-		c, err := x.Compact()
+		c, err := x.Compact(array.COrder) // planar: the layout the ops compare against
 		if err != nil {
 			t.Fatal(err)
 		}

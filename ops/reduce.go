@@ -367,11 +367,11 @@ func reduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T]
 	defer putJob(j)
 	ra := a.Rank()
 	if dim < 0 || dim >= ra {
-		panic(fmt.Errorf("%w: ops.%s: dimension %d of a %d-D array (shape %s)", array.ErrOutOfRange, name, dim, ra, shapeOf(a)))
+		panic(errOutOfRange(name, dim, a))
 	}
 	keep := dst.Rank() == ra
 	if (!keep && dst.Rank() != ra-1) || (keep && dst.Dim(dim).Extent != 1) {
-		panic(fmt.Errorf("%w: ops.%s along dimension %d: destination shape %s does not match source shape %s without that dimension", array.ErrShape, name, dim, shapeOf(dst), shapeOf(a)))
+		panic(fmt.Errorf("%w: ops.%s along %s: destination shape %s does not match source shape %s without that axis", array.ErrShape, name, dimName(dim, ra), shapeOf(dst), shapeOf(a)))
 	}
 	j.rank, j.nops = 0, 2
 	for i := 0; i < ra; i++ {
@@ -384,7 +384,7 @@ func reduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T]
 		}
 		ad, dd := a.Dim(i), dst.Dim(di)
 		if ad.Extent != dd.Extent {
-			panic(fmt.Errorf("%w: ops.%s along dimension %d: destination shape %s does not match source shape %s without that dimension", array.ErrShape, name, dim, shapeOf(dst), shapeOf(a)))
+			panic(fmt.Errorf("%w: ops.%s along %s: destination shape %s does not match source shape %s without that axis", array.ErrShape, name, dimName(dim, ra), shapeOf(dst), shapeOf(a)))
 		}
 		if j.rank == maxDims {
 			panic(fmt.Errorf("%w: ops.%s: more than %d dimensions", array.ErrShape, name, maxDims))

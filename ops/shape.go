@@ -266,9 +266,9 @@ func BroadcastTo[T array.Elem](a *array.Array[T], shape ...int) (*array.Array[T]
 	if err := closedOperand("BroadcastTo", nil, rawOf(a)); err != nil {
 		return nil, err
 	}
-	v, err := a.BroadcastTo(shape...)
+	v, err := a.BroadcastTo(shape...) // a bad shape panics
 	if err != nil {
-		panic(fmt.Errorf("ops.BroadcastTo: %w", err)) // closed is ruled out: a bad shape
+		return nil, fmt.Errorf("ops.BroadcastTo: %w", err)
 	}
 	return New1(Copy, v)
 }

@@ -50,8 +50,8 @@ func TopK[T array.Elem](vals *array.Array[T], idx *array.Array[int64], a *array.
 		ls = linesOf("TopK", lineTopK, a, dim, vals, idx)
 	}
 	if ls.k > ls.L {
-		panic(fmt.Errorf("%w: ops.TopK along dimension %d: k = %d (the destinations' extent there) is more than a's extent %d: make them at most %d",
-			array.ErrShape, dim, ls.k, ls.L, ls.L))
+		panic(fmt.Errorf("%w: ops.TopK along %s: k = %d (the destinations' extent there) is more than a's extent %d: make them at most %d",
+			array.ErrShape, dimName(dim, a.Rank()), ls.k, ls.L, ls.L))
 	}
 	return sortLines(sortTop, &ls, dim, vals, idx, a)
 }
