@@ -107,6 +107,10 @@ if [ -x bin/mlp ]; then
 	step mlp-stock 300 env HL_OCL_PLATFORM_NAME=NVIDIA bin/mlp -stock -bench -batch 1024 -warmup 5 -steps 50 -std -std-steps 10 \
 		-json "$OUT/mlp-stock.json" "${mlp_flag[@]}"
 	step mlp-stock-cuda 120 env LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64 bin/mlp -stock -device cuda -bench -batch 1024 -warmup 30 -steps 300 "${mlp_flag[@]}"
+	# The same step recorded once and replayed (engine.Capture, issue 35):
+	# mlp-replay.log (NVIDIA OpenCL), mlp-replay-cuda.log (a CUDA graph).
+	step mlp-replay 120 env HL_OCL_PLATFORM_NAME=NVIDIA bin/mlp -stock -replay -bench -batch 1024 -warmup 5 -steps 100 "${mlp_flag[@]}"
+	step mlp-replay-cuda 120 env LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64 bin/mlp -stock -replay -device cuda -bench -batch 1024 -warmup 30 -steps 300 "${mlp_flag[@]}"
 fi
 
 # The first transfers into a fresh allocation run at half speed on NVIDIA,

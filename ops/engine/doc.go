@@ -74,6 +74,20 @@
 // for weight decay: gorgonia's AdamW does not update the weights on the
 // standard engine either (it increments a new Dense, not w).
 //
+// Capture and replay. Capture runs a function once — one gorgonia
+// training step: the machine's RunAll and the solver's Step — recording
+// the device work it queues (package device/capture: a CUDA graph, an
+// OpenCL command buffer, or the recorded kernels and copies), and
+// Step.Replay runs that work again with no gorgonia machine, no engine
+// call and no planning on the host. The engine keeps what the work used
+// while the Step lives; host memory the step uploads is uploaded as it was
+// during Capture (gorgonia's gradient seed) unless it is a named input
+// (write a new batch into it through Host before each Replay); the host
+// arithmetic gorgonia does on scalars is not replayed, so read the
+// loss's Sum from Step.Scalars. mlp TestTrainReplayed: the MLP, recipe and
+// stock, a fixed and a new batch each step, replayed steps equal to eager
+// ones bit for bit; TestCapture here.
+//
 // Scalars. A reduction to a 0-D Dense (Sum, Max … over every axis) copies
 // its one element home at once (explicit, so allowed under the transfer
 // guard, and counted): tensor and gorgonia read a scalar's value straight

@@ -88,6 +88,18 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 			return res, fmt.Errorf("warm-up step %d: %w", i+1, err)
 		}
 	}
+	var replay *engine.Step
+	if cfg.Replay && e != nil {
+		// One more step, recorded; the timed steps replay it.
+		if replay, err = e.Capture(func() error { return t.run(false) }); err != nil {
+			return res, fmt.Errorf("capturing a step: %w", err)
+		}
+		defer replay.Close()
+		if _, err := t.loss(); err != nil {
+			return res, err
+		}
+		res.Engine += " (replayed: " + replay.Graph().Kind() + ")"
+	}
 	if err := sync(); err != nil {
 		return res, err
 	}
@@ -118,10 +130,19 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 		// uploads); the timed ones are guarded unless there was no warm-up.
 		guard := cfg.Warmup+i > 0
 		t0 := time.Now()
-		err := t.run(guard)
+		var err error
+		if replay != nil {
+			err = replay.Replay()
+		} else {
+			err = t.run(guard)
+		}
 		t1 := time.Now()
 		var l float32
-		if err == nil {
+		switch {
+		case err != nil:
+		case replay != nil:
+			l, err = t.replayedLoss(replay)
+		default:
 			l, err = t.loss()
 		}
 		if err == nil {

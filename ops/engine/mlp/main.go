@@ -35,6 +35,7 @@ func main() {
 	flag.Float64Var(&cfg.LearnRate, "lr", 0.05, "SGD learning rate")
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "seed of the synthetic data and the weights")
 	flag.BoolVar(&cfg.Stock, "stock", false, "gorgonia's own recipe: SoftMax and Log for the loss, its VanillaSolver on the device too")
+	flag.BoolVar(&cfg.Replay, "replay", false, "record one step (engine.Capture) and replay it: with -bench the timed device steps are replays; else steps 4.. replay step 3")
 	std := flag.Bool("std", false, "also train on tensor's standard engine and compare (with -bench: and time it)")
 	var b benchFlags
 	flag.StringVar(&deviceKind, "device", deviceKind, "the engine's device: opencl or cuda")
