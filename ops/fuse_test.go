@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -99,7 +98,7 @@ func TestFuseMixedChainLaunches(t *testing.T) {
 			name = d.Name()
 			if _, ok := d.(device.Kernels); ok {
 				sumLaunches = 1 // the fused kernel, its last work-group joining
-				if os.Getenv("RESIDENT_REDUCE_ONEPASS") == "0" {
+				if ops.ReduceTuningOf(d).TwoPass {
 					sumLaunches = 2 // the fused kernel and the join of its partial sums
 				}
 				// once before counting: the build, and the counters' allocation

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -24,8 +23,7 @@ type Options struct {
 	// Type is the device type; 0: $HL_OCL_DEVICE_TYPE, then the first GPU,
 	// else the first CPU.
 	Type DeviceType
-	// Verbose logs the platforms found and the device chosen; also on when
-	// $RESIDENT_OCL_VERBOSE is 1.
+	// Verbose logs the platforms found and the device chosen.
 	Verbose bool
 	// NoCache turns the caching allocator off: Free releases at once.
 	NoCache bool
@@ -144,9 +142,6 @@ func Open(o Options) (*Device, error) {
 }
 
 func (o *Options) defaults() {
-	if os.Getenv(EnvVerbose) == "1" {
-		o.Verbose = true
-	}
 	if o.StagingChunk <= 0 {
 		o.StagingChunk = defaultChunk
 	}

@@ -12,6 +12,6 @@
 // memory. For package stream it makes, on first use, an upload and a
 // download queue beside its own, on the same context, ordered against it
 // by events; their transfers are counted in Stats like the others, and
-// Sync and Close wait for them. Set RESIDENT_OCL_VERBOSE=1 to log the
-// device chosen.
+// Sync and Close wait for them. Options.Verbose logs the platforms found
+// and the device chosen.
 package opencl
