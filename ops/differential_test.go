@@ -26,8 +26,6 @@ import (
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Diff ./ops
 //	go test -run 'Diff/device' ./ops -diff.n 5000 -diff.seed 7   # more cases
 //	go test -run 'Diff/device' ./ops -diff.case 123 -v           # one case, its choices logged
-//
-// The case budget also comes from RESIDENT_DIFF_N.
 
 var (
 	diffN    = flag.Int("diff.n", 0, "cases per side of TestDiff (0: 800, 200 under -race)")
