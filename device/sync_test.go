@@ -8,8 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/ops"
 )
 
 // blockingSync is a device whose Sync waits until release is closed, as a
@@ -91,5 +94,58 @@ func TestWithGuard(t *testing.T) {
 	defer device.SetDeviceGuard(s, was)
 	if !device.GuardedContext(context.Background(), s) {
 		t.Error("a device's own guard does not show through GuardedContext")
+	}
+}
+
+// On a real device (PoCL in CI), a wait abandoned under a short deadline
+// leaves the device consistent: the queued ops finish, a plain Sync after
+// it works, the results are right, and no goroutine stays behind.
+func TestSyncContextDevice(t *testing.T) {
+	d, err := opencl.Default()
+	if err != nil {
+		t.Skip(err)
+	}
+	const n = 1 << 20
+	a, b := array.New[float32](n), array.New[float32](n)
+	defer a.Close()
+	defer b.Close()
+	if err := ops.Fill(a, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := ops.On(d, a, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := ops.Fill(b, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	base := runtime.NumGoroutine()
+	for range 16 {
+		if err := ops.Add(b, b, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Microsecond)
+	defer cancel()
+	t0 := time.Now()
+	err = device.SyncContext(ctx, d)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("SyncContext under a deadline: %v", err)
+	}
+	t.Logf("SyncContext under a 50 µs deadline: %v after %v", err, time.Since(t0))
+	if err := d.Sync(); err != nil {
+		t.Fatalf("Sync after an abandoned wait: %v", err)
+	}
+	if got, err := ops.SumAll(b); err != nil || got != 16*n {
+		t.Errorf("after the abandoned wait: sum %v (%v), want %d", got, err, 16*n)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > base {
+		t.Errorf("%d goroutines left, %d before", g, base)
 	}
 }
