@@ -274,8 +274,8 @@
 // host and on a device). An op on a closed device, or one that races a
 // Close, returns an error wrapping device.ErrClosed as the rule says. The
 // functions without an error result, Accel, Philox4x32, NewGenerator,
-// GemmTuningOf and SetGemmTuning, take no Array (the Generator's methods
-// return the error);
+// GemmTuningOf, SetGemmTuning, ReduceTuningOf and SetReduceTuning, take
+// no Array (the Generator's methods return the error);
 // In, Const, AsType and AsTypeSaturate build expressions without reading
 // their Arrays (Eval and the reductions of an Expr check them).
 package ops
