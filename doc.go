@@ -25,4 +25,21 @@
 //   - ops: operations that follow residency, on the host, OpenCL or CUDA;
 //     ops/engine is a gorgonia tensor.Engine on a device.
 //   - bench: the GPU-residency benchmark, its own module (cd bench && go run ./cmd/residency).
+//
+// # Environment
+//
+// The library reads these variables, and no others of its own (Halide's
+// HL_OCL_PLATFORM_NAME and HL_OCL_DEVICE_TYPE choose the default OpenCL
+// device, as in Halide's runtime: device/opencl):
+//
+//	RESIDENT_TRANSFER_GUARD=1   the transfer guard on from start-up (device.GuardEnv; per call: device.WithGuard)
+//	RESIDENT_OPS_PORTABLE=1     host ops in portable Go, no assembly (ops.PortableEnv; make test runs ops both ways)
+//	RESIDENT_CUDA_DEVICE=N      the ordinal of cuda.Default's device, default 0 (cuda.EnvDevice)
+//
+// Tuning is API, per device: ops.SetReduceTuning (how reductions are cut
+// up), ops.SetGemmTuning and package ops/tune (MatMul's kernels), and the
+// Options of opencl.Open and cuda.Open (staging, caches, Verbose logging,
+// cuda's KeepRejected). Tests and benchmarks take flags (go test ./ops
+// -args -diff.n=100), never environment variables; CHANGES.md maps each
+// retired variable to its replacement.
 package resident

@@ -58,14 +58,14 @@ step torch 120 "$PY" bench/torch_chain.py --json "$OUT/torch.json"
 
 torch_flag=()
 [ -s "$OUT/torch.json" ] && torch_flag=(-torch "$OUT/torch.json")
-step residency 150 env RESIDENT_OCL_VERBOSE=1 bin/residency -out "$OUT" -name h200 -q "${torch_flag[@]}"
+step residency 150 bin/residency -out "$OUT" -name h200 -q "${torch_flag[@]}"
 
 # The mixed chain: a Halide stage, then ops on float32. Named mixed-* so
 # that STEPS=torch or STEPS=residency runs only the steps above.
 step mixed-torch 120 "$PY" bench/torch_chain.py --chain mixed --json "$OUT/torch-mixed.json"
 mixed_flag=()
 [ -s "$OUT/torch-mixed.json" ] && mixed_flag=(-torch "$OUT/torch-mixed.json")
-step mixed-residency 150 env RESIDENT_OCL_VERBOSE=1 bin/residency -chain mixed -out "$OUT" -name h200-mixed -q "${mixed_flag[@]}"
+step mixed-residency 150 bin/residency -chain mixed -out "$OUT" -name h200-mixed -q "${mixed_flag[@]}"
 # cast → scale → sum fused into one kernel (ops.Expr), streamed too: each
 # band's sum comes home and the host adds them.
 step mixed-fused 150 bin/residency -chain mixed -fuse -out "$OUT" -name h200-mixed-fused -q "${mixed_flag[@]}"
@@ -116,7 +116,7 @@ fi
 # The first transfers into a fresh allocation run at half speed on NVIDIA,
 # so transfer benchmarks run by time (many iterations), not 10x.
 if [ -x bin/opencl.test ]; then
-	step opencl-test 180 env RESIDENT_BENCH_MAX=1073741824 bin/opencl.test -test.run '^$' -test.bench 'H2D|D2H|D2D|Kernel' -test.benchtime 0.4s
+	step opencl-test 180 bin/opencl.test -test.run '^$' -test.bench 'H2D|D2H|D2D|Kernel' -test.benchtime 0.4s -bench.max=1073741824
 fi
 # Transfers size by size against PyTorch's pageable and pinned copies
 # (issue 24): needs opencl-test's log.
@@ -138,30 +138,29 @@ fi
 # NVIDIA OpenCL as the peer in the same run); the brighter chain on CUDA. cuda-ops runs ops' tests on
 # the CUDA device: where each op family ran and its values (TestCUDAOps),
 # a build failure's log; cuda-diff the cuda side of the differential
-# tests (RESIDENT_DIFF_N cases, default 800: each new program is an NVRTC
+# tests (-diff.n cases, default 800: each new program is an NVRTC
 # build). Programs NVRTC rejects land in $OUT/cuda-rejected (N.cu, N.log;
 # TestCUDAKernelErrors leaves one on purpose).
 # STEPS=cuda runs just these.
 if [ -x bin/cuda.test ]; then
 	export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64
-	step cuda-test 240 env RESIDENT_CUDA_VERBOSE=1 bin/cuda.test -test.count=1 -test.v
+	step cuda-test 240 bin/cuda.test -test.count=1 -test.v -cuda.verbose
 	step cuda-bench 300 bin/cuda.test -test.run '^$' -test.bench . -test.benchtime 0.4s
 	# Full reductions: BenchmarkOps' Sum (2^24 float32 into a 0-D Array
 	# kept on the device) and SumAll on CUDA and NVIDIA OpenCL over ops'
-	# RESIDENT_REDUCE_* variants (read at start-up; "ONEPASS GROUPS WG
-	# UNROLL", WG 0 the default 256), PyTorch's sum (sum_gbs) in the same
+	# ops.ReduceTuning variants (cuda.test's -reduce=ONEPASS,GROUPS,WG,UNROLL,
+	# 0 a default: GROUPS 4, WG 256, UNROLL 4; ONEPASS 0 two passes), PyTorch's sum (sum_gbs) in the same
 	# job; then the one-pass path's repeated-sum check on both devices and
 	# the reduction tests. STEPS=reduce runs just these.
 	step reduce-torch 120 "$PY" bench/torch_ops.py "$OUT/torch_ops_reduce.json" --n 24 --gemm 1024 --no-compile --no-shapes
 	step reduce-sweep 540 bash -c 'for v in "1 8 0 4" "0 8 0 4" "1 8 0 1" "1 8 0 8" "1 4 0 4" "1 6 0 4" "1 16 0 4" "1 8 128 4" "1 4 512 4" "1 2 1024 4"; do
 		set -- $v; echo "== ONEPASS=$1 GROUPS=$2 WG=$3 UNROLL=$4"
-		RESIDENT_REDUCE_ONEPASS=$1 RESIDENT_REDUCE_GROUPS=$2 RESIDENT_REDUCE_WG=$3 RESIDENT_REDUCE_UNROLL=$4 \
-			bin/cuda.test -test.run "^$" -test.bench "^BenchmarkOps$/./^Sum" -test.benchtime 0.3s -test.count 2
+		bin/cuda.test -test.run "^$" -test.bench "^BenchmarkOps$/./^Sum" -test.benchtime 0.3s -test.count 2 -reduce=$1,$2,$3,$4
 	done'
 	[ -x bin/ops.test ] && step reduce-test 300 bin/ops.test -test.run '^(TestDeviceReduceOnePassRepeated|TestDeviceReduceOnePass|TestDeviceReduceJoinGroup|TestDeviceReduce|TestCUDAOps)$' -test.count=1 -test.v
 	if [ -x bin/ops.test ]; then
-		step cuda-ops 180 env RESIDENT_CUDA_VERBOSE=1 RESIDENT_CUDA_KEEP="$OUT/cuda-rejected" bin/ops.test -test.run '^(TestCUDAOps|TestCUDAKernelErrors)$/^cuda$' -test.count=1 -test.v
-		step cuda-diff 540 env RESIDENT_CUDA_VERBOSE=1 RESIDENT_CUDA_KEEP="$OUT/cuda-rejected" bin/ops.test -test.run '^(TestDiff|TestAlongDiff|TestDiffFuse)$/^cuda$' -test.count=1 -test.v
+		step cuda-ops 180 bin/ops.test -test.run '^(TestCUDAOps|TestCUDAKernelErrors)$/^cuda$' -test.count=1 -test.v -cuda.verbose -cuda.keep="$OUT/cuda-rejected"
+		step cuda-diff 540 bin/ops.test -test.run '^(TestDiff|TestAlongDiff|TestDiffFuse)$/^cuda$' -test.count=1 -test.v -cuda.verbose -cuda.keep="$OUT/cuda-rejected"
 	fi
 	step cuda-torch-gemm 120 "$PY" bench/torch_gemm.py --n 4096 --json "$OUT/torch_gemm.json"
 	# Its transfer ladder against PyTorch's pageable and pinned copies.
@@ -171,7 +170,7 @@ if [ -x bin/cuda.test ]; then
 	# table and files (h200-cuda.*) compared with PyTorch as it is; then
 	# package halide's CUDA tests, both resident chains in one process
 	# (BrighterChain = OpenCL, BrighterChainCUDA), and brighter's tour.
-	step cuda-residency 150 env RESIDENT_CUDA_VERBOSE=1 bin/residency -device cuda -out "$OUT" -name h200-cuda -q "${torch_flag[@]}"
+	step cuda-residency 150 bin/residency -device cuda -out "$OUT" -name h200-cuda -q "${torch_flag[@]}"
 	if [ -x bin/halide.test ]; then
 		step cuda-halide 180 bin/halide.test -test.run 'CUDA' -test.count=1 -test.v
 		step cuda-halide-chain 120 bin/halide.test -test.run '^$' -test.bench 'BrighterChain(CUDA)?/resident' -test.benchtime 2s -test.count 3

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -23,6 +24,8 @@ type runner struct {
 	// spare a buffer of the image's length (see expected).
 	want, spare []float64
 	wantN       int
+	// tracing is the Trace the streamed Runs fill (trace), nil otherwise.
+	tracing *stream.Trace
 }
 
 // Run measures the ceilings for each Memory, then every chain length, Mode
@@ -367,10 +370,10 @@ func (r *runner) trace(ts []*trial, n int) error {
 			continue
 		}
 		var tr stream.Trace
-		t.stream.SetTrace(&tr)
+		r.tracing = &tr
 		for i := range TraceRuns {
 			if err := t.iter(); err != nil {
-				t.stream.SetTrace(nil)
+				r.tracing = nil
 				return fmt.Errorf("bench: traced %s, %s memory, %d stages: %w", t.mode, t.mem, n, err)
 			}
 			label := modeLabel(Result{Mode: t.mode, Bands: len(tr.Bands), First: r.cfg.First, Last: r.cfg.Last})
@@ -379,7 +382,7 @@ func (r *runner) trace(ts []*trial, n int) error {
 				return err
 			}
 		}
-		t.stream.SetTrace(nil)
+		r.tracing = nil
 	}
 	return nil
 }
@@ -417,14 +420,16 @@ func (r *runner) resident(stages []Stage, input *array.Array[uint8], outs []buff
 // streamed runs one iteration in bands (package stream): a new input
 // frame, then each band's rows up, through the stages and down, bands
 // overlapping. The stream's own transfers are explicit; the stages run
-// under the transfer guard, as in resident mode.
+// under the transfer guard, as in resident mode (process-wide: the stages
+// are ops and pipeline calls that take no context). A traced iteration
+// passes r.tracing to its Run.
 func (r *runner) streamed(s *stream.Stream, input *array.Array[uint8], out buffer) error {
 	if err := newFrame(input); err != nil {
 		return err
 	}
 	was := device.SetGuard(true)
 	defer device.SetGuard(was)
-	return s.Run(out.arg(), input)
+	return s.RunContext(context.Background(), stream.RunOptions{Trace: r.tracing}, out.arg(), input)
 }
 
 // streamSteps are a chain's stages as stream steps for a w × h image cut

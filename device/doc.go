@@ -4,6 +4,11 @@
 // handle and byte offset, strided Regions so a crop moves only its own bytes,
 // transfer counters (Stats) and the transfer guard.
 //
+// The guard is per call where a call takes options (WithGuard's context,
+// halide's Options.Guard), per device (SetDeviceGuard), or process-wide
+// (SetGuard, and RESIDENT_TRANSFER_GUARD=1 at start-up) for calls that take
+// none. SyncContext is Sync that a context can stop waiting for.
+//
 // Implementations: package device/sim (separate host memory that counts
 // every transfer, for tests), package device/opencl and package
 // device/cuda (a Gemmer: matrix products through cuBLAS; and, where NVRTC

@@ -1,6 +1,7 @@
 package device
 
 import (
+	"context"
 	"errors"
 	"os"
 	"sync"
@@ -24,12 +25,42 @@ func init() {
 	}
 }
 
-// SetGuard turns the transfer guard on or off and returns its previous
-// state. While it is on, every transfer the library would make on its own
-// (a host view's copy to host, a pipeline call's upload or download) fails
-// with ErrTransferGuard; explicit CopyToDevice and CopyToHost still work.
-// People benchmarking residency use it to prove a loop moves nothing.
+// SetGuard turns the transfer guard on or off for the whole process and
+// returns its previous state. While it is on, every transfer the library
+// would make on its own (a host view's copy to host, a pipeline call's
+// upload or download) fails with ErrTransferGuard; explicit CopyToDevice
+// and CopyToHost still work. People benchmarking residency use it to
+// prove a loop moves nothing.
+//
+// It stays, for calls that take no options: ops' functions, host views and
+// the gorgonia engine (whose Engine interface fixes its methods) consult
+// it and SetDeviceGuard. Where a call takes them, prefer the per-call
+// forms, which change nothing for other goroutines: halide's
+// Options.Guard, and WithGuard's context for stream runs.
 func SetGuard(on bool) (was bool) { return guard.Swap(on) }
+
+type guardKey struct{}
+
+// WithGuard returns a copy of ctx that carries the transfer guard: a call
+// given it (stream's RunContext and the pipeline steps it calls) refuses
+// every transfer it would make on its own, with an error wrapping
+// ErrTransferGuard, as under SetGuard(true), and other calls are not
+// affected.
+func WithGuard(ctx context.Context) context.Context {
+	return context.WithValue(ctx, guardKey{}, true)
+}
+
+// GuardedContext reports whether automatic transfers to or from d are
+// refused for a call given ctx: ctx carries the guard (WithGuard), or
+// GuardedOn(d). A nil ctx carries none.
+func GuardedContext(ctx context.Context, d Device) bool {
+	if ctx != nil {
+		if on, _ := ctx.Value(guardKey{}).(bool); on {
+			return true
+		}
+	}
+	return GuardedOn(d)
+}
 
 // Guarded reports whether the transfer guard is on.
 func Guarded() bool { return guard.Load() }

@@ -2,7 +2,6 @@ package halide_test
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,10 +12,6 @@ import (
 	"github.com/resident-go/resident/halide/examples/brighter"
 )
 
-// cudaMockEnv marks a child process whose libcuda.so.1 is device/cuda's
-// mock (testdata/mockcuda: host memory, no kernels).
-const cudaMockEnv = "RESIDENT_HALIDE_CUDA_MOCK"
-
 // cudaMockTests are the tests the mock runs; each must pass, none skip.
 var cudaMockTests = []string{"TestCUDAOnMock", "TestCUDAFailureLeaksNothing", "TestCUDAWrongDevice"}
 
@@ -26,7 +21,7 @@ var cudaMockTests = []string{"TestCUDAOnMock", "TestCUDAFailureLeaksNothing", "T
 // context (the mock refuses any other) and stream (it refuses the NULL
 // stream a launch gets without our halide_cuda_get_stream).
 func TestCUDAMock(t *testing.T) {
-	cudatest.InMock(t, cudaMockEnv, false, cudaMockTests)
+	cudatest.InMock(t, false, cudaMockTests, nil)
 }
 
 // TestCUDAOnMock (mock only): a call reaches cuLaunchKernel with the
@@ -36,7 +31,7 @@ func TestCUDAMock(t *testing.T) {
 // and frees the call's temporaries, and the Device's Close unloads the
 // modules the runtime loaded on its context (each holds mock memory).
 func TestCUDAOnMock(t *testing.T) {
-	if os.Getenv(cudaMockEnv) == "" {
+	if !cudatest.InChild() {
 		t.Skip("runs on the mock only (TestCUDAMock)")
 	}
 	func() {

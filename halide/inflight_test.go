@@ -1,6 +1,7 @@
 package halide_test
 
 import (
+	"flag"
 	"github.com/resident-go/resident/internal/plumb"
 	"os"
 	"strconv"
@@ -30,14 +31,14 @@ func statusKB(t testing.TB, field string) int {
 }
 
 // An unsynced resident loop is paced: the commands in flight stay bounded,
-// and so does memory. RESIDENT_INFLIGHT_CALLS=100000 repeats the issue's
-// measurement (go test -run BoundedInFlight -v ./halide).
+// and so does memory. -inflight.calls=100000 repeats the issue's
+// measurement (go test -run BoundedInFlight -v ./halide -args
+// -inflight.calls=100000).
+var inflightCalls = flag.Int("inflight.calls", 3000, "TestBoundedInFlight's calls")
+
 func TestBoundedInFlight(t *testing.T) {
 	dev := clDevice(t)
-	n := 3000
-	if s := os.Getenv("RESIDENT_INFLIGHT_CALLS"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
+	n := *inflightCalls
 	a, b := array.New[uint8](16, 16), array.New[uint8](16, 16)
 	defer a.Close()
 	defer b.Close()

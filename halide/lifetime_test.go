@@ -2,11 +2,10 @@ package halide_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -205,7 +204,7 @@ var _ = halide.ErrDeviceClosed
 
 // BenchmarkRetainedUnderLoad is issue 19's load test in small: 8
 // goroutines call pipelines (OpenCL and host, a shared input, outputs made,
-// used and closed, now and then a crop) for RESIDENT_LOAD_SECONDS (default
+// used and closed, now and then a crop) for -load.seconds (default
 // 3) per b.N, while the GC runs. It reports the memory the process keeps:
 // RSS at the end (rss-MB), its growth over the run (rss-growth-MB), the
 // anonymous part of RSS (rss-anon-MB: heaps, C allocations, device
@@ -227,12 +226,11 @@ var _ = halide.ErrDeviceClosed
 // shared one crashed it) until it crashed after about 20 s (a Close racing
 // the cleanup backstop); the 240 MB of issue 19 did not reproduce with this
 // load.
+var loadSeconds = flag.Int("load.seconds", 3, "BenchmarkRetainedUnderLoad's seconds of load")
+
 func BenchmarkRetainedUnderLoad(b *testing.B) {
 	clDevice(b)
-	secs := 3
-	if s, err := strconv.Atoi(os.Getenv("RESIDENT_LOAD_SECONDS")); err == nil && s > 0 {
-		secs = s
-	}
+	secs := max(1, *loadSeconds)
 	const w, h = 64, 64
 	in := array.New[uint8](w, h)
 	defer in.Close()

@@ -2,6 +2,7 @@ package halide_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -220,8 +221,10 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // when Go refuses a feature of the first (RefuseTargetFeatures) or C's
 // can_use_target_features refuses everything. The wrapper chooses once per
 // process, so each case runs in a child process of its own.
+var mtChildFlag = flag.String("mt.child", "", "TestMultitargetTarget's child process: the case it plays")
+
 func TestMultitargetTarget(t *testing.T) {
-	if mode := os.Getenv("RESIDENT_MT_CHILD"); mode != "" {
+	if mode := *mtChildFlag; mode != "" {
 		mtChild(mode)
 		return
 	}
@@ -241,8 +244,7 @@ func TestMultitargetTarget(t *testing.T) {
 		{"go-refuse", listed[1]},
 		{"c-refuse", listed[1]},
 	} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestMultitargetTarget$", "-test.count=1")
-		cmd.Env = append(os.Environ(), "RESIDENT_MT_CHILD="+c.mode)
+		cmd := exec.Command(os.Args[0], "-test.run=^TestMultitargetTarget$", "-test.count=1", "-mt.child="+c.mode)
 		outb, err := cmd.CombinedOutput()
 		out := string(outb)
 		if err != nil {

@@ -2,6 +2,7 @@ package halide_test
 
 import (
 	"encoding/binary"
+	"flag"
 	"os"
 	"os/exec"
 	"runtime"
@@ -18,7 +19,7 @@ import (
 // address nothing is mapped at.
 const foreignUC = 0xf00dd00d
 
-const ucChildEnv = "RESIDENT_HALIDE_USER_CONTEXT_CHILD"
+var ucChild = flag.Bool("uc.child", false, "TestForeignUserContext's child process")
 
 // TestForeignUserContext: C calls pipelines built with user_context with
 // a user_context of its own, which the library must never dereference.
@@ -27,15 +28,14 @@ const ucChildEnv = "RESIDENT_HALIDE_USER_CONTEXT_CHILD"
 // test reads its verdict; the error text, which belongs to no call of the
 // library, goes to stderr.
 func TestForeignUserContext(t *testing.T) {
-	if os.Getenv(ucChildEnv) == "1" {
+	if *ucChild {
 		foreignUserContextCalls(t)
 		return
 	}
 	if testing.Short() {
 		t.Skip("runs the test binary again")
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestForeignUserContext$", "-test.v", "-test.count=1")
-	cmd.Env = append(os.Environ(), ucChildEnv+"=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestForeignUserContext$", "-test.v", "-test.count=1", "-uc.child")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the calls with user_context %#x failed or killed the process: %v\n%s", foreignUC, err, out)

@@ -379,7 +379,7 @@ func TestClosedTableComplete(t *testing.T) {
 		t.Errorf("closedCases has %s, not an exported function with an error result", n)
 	}
 	sort.Strings(without)
-	if got, want := strings.Join(without, " "), "Accel AsType AsTypeSaturate Const GemmTuningOf In NewGenerator Philox4x32 SetGemmTuning"; got != want {
+	if got, want := strings.Join(without, " "), "Accel AsType AsTypeSaturate Const GemmTuningOf In NewGenerator Philox4x32 ReduceTuningOf SetGemmTuning SetReduceTuning"; got != want {
 		t.Errorf("exported functions without an error result: %s, want %s (update ops/doc.go's Lifetime section)", got, want)
 	}
 }

@@ -2,8 +2,10 @@ package ops
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math"
+	"sync"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -13,10 +15,31 @@ import (
 	"github.com/resident-go/resident/device/sim"
 )
 
+// Flags for runs on a GPU (bench/h200.sh): the CUDA device the tests use
+// is then opened with them instead of being cuda.Default.
+var (
+	cudaVerbose = flag.Bool("cuda.verbose", false, "open the CUDA test device with cuda.Options.Verbose")
+	cudaKeep    = flag.String("cuda.keep", "", "folder where the CUDA test device keeps the programs NVRTC rejects (cuda.Options.KeepRejected)")
+	cudaOnce    sync.Once
+	cudaDev     *cuda.Device
+	cudaErr     error
+)
+
+// cudaDefault is cuda.Default, or the device the flags ask for.
+func cudaDefault() (*cuda.Device, error) {
+	if !*cudaVerbose && *cudaKeep == "" {
+		return cuda.Default()
+	}
+	cudaOnce.Do(func() {
+		cudaDev, cudaErr = cuda.Open(cuda.Options{Ordinal: cuda.OrdinalFromEnv(), Verbose: *cudaVerbose, KeepRejected: *cudaKeep})
+	})
+	return cudaDev, cudaErr
+}
+
 // cudaKernels is device/cuda's shared Device where it runs ops' kernels
 // (a GPU and NVRTC), else an error saying what is missing.
 func cudaKernels() (*cuda.Device, error) {
-	d, err := cuda.Default()
+	d, err := cudaDefault()
 	if err != nil {
 		return nil, fmt.Errorf("no CUDA device: %v", err)
 	}

@@ -170,7 +170,9 @@ type devState struct {
 	gemmSplit  map[int]int
 	gemmChosen map[gemmClass]gemmChoice
 	gemmTuning GemmTuning
-	tuneMu     sync.Mutex
+	// reduceTuning: how reductions are cut up (SetReduceTuning)
+	reduceTuning ReduceTuning
+	tuneMu       sync.Mutex
 	// gemmScratch: split-K's partial products; gemmMu is held from a
 	// split product's first enqueue to its reduction's (the queue is in
 	// order, so the next one may then reuse it).
@@ -389,10 +391,10 @@ func (s devRef) typeProgram(kind string, t array.Type) (*clProgram, error) {
 }
 
 // redProgram is the reduction program of t, built with the part pass's
-// unroll (reduceUnroll) and, where the device needs it, the PTX fence of
+// unroll (ReduceTuning.Unroll) and, where the device needs it, the PTX fence of
 // the one-pass kernels (fencedProgram).
 func (s devRef) redProgram(t array.Type, ct clType) (*clProgram, error) {
-	u := redUnroll()
+	u := s.redUnroll()
 	return s.fencedProgram(progKey{kind: "red", t: t, v: u}, func(fence bool) string {
 		return redSource(ct, s.fp64, u, fence)
 	})

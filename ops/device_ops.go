@@ -311,7 +311,7 @@ func (s devRef) reducePlan(m, L int) (G int, rows bool) {
 		return 1, true
 	}
 	wg := s.redWG()
-	G = max(1, min((L+wg-1)/wg, (s.cus*reduceGroupsPerUnit+m-1)/m))
+	G = max(1, min((L+wg-1)/wg, (s.cus*s.redGroups()+m-1)/m))
 	return G, false
 }
 

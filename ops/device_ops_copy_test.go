@@ -3,7 +3,6 @@ package ops
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -13,16 +12,11 @@ import (
 	"github.com/resident-go/resident/device/cuda/cudatest"
 )
 
-// cudaMockEnv marks a child process whose CUDA driver and NVRTC are
-// device/cuda's mock: host memory, driver copies made, ops' kernels
-// unknown.
-const cudaMockEnv = "RESIDENT_OPS_CUDA_MOCK"
-
 // TestCopyDeviceDriverMock runs TestCopyDeviceDriver against the CUDA
 // mock in a child process, which makes driver copies and refuses ops'
 // copy kernel: that tells the two paths apart.
 func TestCopyDeviceDriverMock(t *testing.T) {
-	cudatest.InMock(t, cudaMockEnv, true, []string{"TestCopyDeviceDriver"})
+	cudatest.InMock(t, true, []string{"TestCopyDeviceDriver"}, nil)
 }
 
 // contiguous is the model of a copy the driver can make: the elements of
@@ -52,7 +46,7 @@ func contiguous(a *array.Array[int32]) bool {
 func TestCopyDeviceDriver(t *testing.T) {
 	onKernelDevices(t, func(t *testing.T, d oneDevice, _, _ int) {
 		_, isCUDA := d.(*cuda.Device)
-		mock := isCUDA && os.Getenv(cudaMockEnv) != ""
+		mock := isCUDA && cudatest.InChild()
 		r := rand.New(rand.NewPCG(24, 13))
 		view := func(ext []int) *array.Array[int32] {
 			big := append([]int(nil), ext...)

@@ -7,9 +7,7 @@ import (
 	"github.com/resident-go/resident/device/sim"
 	"math"
 	"math/rand/v2"
-	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -28,11 +26,9 @@ import (
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Diff ./ops
 //	go test -run 'Diff/device' ./ops -diff.n 5000 -diff.seed 7   # more cases
 //	go test -run 'Diff/device' ./ops -diff.case 123 -v           # one case, its choices logged
-//
-// The case budget also comes from RESIDENT_DIFF_N.
 
 var (
-	diffN    = flag.Int("diff.n", 0, "cases per side of TestDiff (0: RESIDENT_DIFF_N or 800)")
+	diffN    = flag.Int("diff.n", 0, "cases per side of TestDiff (0: 800, 200 under -race)")
 	diffSeed = flag.Uint64("diff.seed", 1, "seed of TestDiff's and TestDiffNumPy's cases")
 	diffCase = flag.Int("diff.case", -1, "run only this case of TestDiff")
 )
@@ -40,9 +36,6 @@ var (
 func diffBudget() int {
 	if *diffN > 0 {
 		return *diffN
-	}
-	if n, err := strconv.Atoi(os.Getenv("RESIDENT_DIFF_N")); err == nil && n > 0 {
-		return n
 	}
 	return raceCases(800, 200) // see raceTypes
 }

@@ -68,11 +68,10 @@
 // element the host picks. A reduction along a long axis is one launch:
 // each output's work-groups reduce their shares, and the last of them to
 // finish joins their partials (go test -run OnePass ./ops). Variants to
-// compare on a GPU, read from the environment at start-up:
-// RESIDENT_REDUCE_ONEPASS=0 joins in a second launch instead,
-// RESIDENT_REDUCE_GROUPS the work-groups per compute unit (8),
-// RESIDENT_REDUCE_WG their size (256), RESIDENT_REDUCE_UNROLL the 16-byte
-// loads a work-item has in flight (4).
+// compare on a GPU are set per device with SetReduceTuning
+// (ReduceTuning: TwoPass joins in a second launch instead, GroupsPerUnit
+// the work-groups per compute unit (4), WorkGroup their size (256),
+// Unroll the 16-byte loads a work-item has in flight (4)).
 //
 // Device results equal host results exactly for integers, Copy, Fill,
 // Iota, RandUniform and RandNormal (the same Philox-4x32-10 stream, see
@@ -198,7 +197,7 @@
 // arguments, so e.Scale(2) and e.Scale(3) share it; Expr.String shows the
 // key): Eval is one launch, and so is a reduction, whose last work-group
 // to finish joins the work-groups' partial results as Sum's do
-// (RESIDENT_REDUCE_ONEPASS=0: a second launch joins them). On the host and on a Go device it is one parallel pass
+// (ReduceTuning.TwoPass: a second launch joins them). On the host and on a Go device it is one parallel pass
 // over blocks of 128 elements that runs the host kernels node by node on
 // the block. Each node's value is rounded to its element type as the
 // op-by-op result is, so integer results, and float results without
@@ -250,8 +249,8 @@
 // steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2
 // assembly, as do float32 Exp, Sigmoid, Sin, Cos and Pow (in float64
 // lanes) and Floor, Ceil, Round and Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
-// micro-kernel with AVX-512 (or AVX2/FMA; RESIDENT_OPS_AVX512=0 forces
-// AVX2), chosen at start-up with github.com/klauspost/cpuid/v2; Accel
+// micro-kernel with AVX-512 (or AVX2/FMA; ops' tests take -avx512=false
+// to compare), chosen at start-up with github.com/klauspost/cpuid/v2; Accel
 // reports the choice. Large
 // elementwise results are written with non-temporal stores. Everything else,
 // and every kernel on other CPUs, runs portable Go: set
@@ -278,8 +277,8 @@
 // host and on a device). An op on a closed device, or one that races a
 // Close, returns an error wrapping device.ErrClosed as the rule says. The
 // functions without an error result, Accel, Philox4x32, NewGenerator,
-// GemmTuningOf and SetGemmTuning, take no Array (the Generator's methods
-// return the error);
+// GemmTuningOf, SetGemmTuning, ReduceTuningOf and SetReduceTuning, take
+// no Array (the Generator's methods return the error);
 // In, Const, AsType and AsTypeSaturate build expressions without reading
 // their Arrays (Eval and the reductions of an Expr check them).
 package ops

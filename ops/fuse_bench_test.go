@@ -73,7 +73,7 @@ func BenchmarkFuseMixed(b *testing.B) {
 // timed to its completion (Sync: Eval's launch is asynchronous, and
 // queued work would be charged to the next benchmark), and launches/op
 // and transfers/op are the device's counters: 1 launch for Eval and for
-// EvalSumAll (2 with RESIDENT_REDUCE_ONEPASS=0), no transfer (its result read is a kernel buffer's, not
+// EvalSumAll (2 with ReduceTuning.TwoPass), no transfer (its result read is a kernel buffer's, not
 // counted).
 func BenchmarkFuseCall(b *testing.B) {
 	places := benchPlaces()

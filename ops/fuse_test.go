@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -41,7 +40,7 @@ func image(w, h int) *array.Array[uint8] {
 // The mixed chain's cast → scale → sum is one pass: on a device one
 // launch that reads the image where it is, with no transfer, its last
 // work-group joining the partial sums (two launches, the kernel and the
-// join, with RESIDENT_REDUCE_ONEPASS=0); elementwise, one launch; on the
+// join, with ReduceTuning.TwoPass); elementwise, one launch; on the
 // host, no launch. Results equal the op-by-op chain's (the sum within float32's
 // rounding of the op-by-op reduction, which adds in another order).
 func TestFuseMixedChainLaunches(t *testing.T) {
@@ -99,7 +98,7 @@ func TestFuseMixedChainLaunches(t *testing.T) {
 			name = d.Name()
 			if _, ok := d.(device.Kernels); ok {
 				sumLaunches = 1 // the fused kernel, its last work-group joining
-				if os.Getenv("RESIDENT_REDUCE_ONEPASS") == "0" {
+				if ops.ReduceTuningOf(d).TwoPass {
 					sumLaunches = 2 // the fused kernel and the join of its partial sums
 				}
 				// once before counting: the build, and the counters' allocation

@@ -1,8 +1,8 @@
 package cuda_test
 
 import (
+	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,6 +11,7 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/devkit"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -18,13 +19,44 @@ import (
 //
 //	bin/cuda.test -test.run '^$' -test.bench . -test.benchtime 20x
 //
-// Transfers: a ladder of 64 KiB … 256 MiB (RESIDENT_BENCH_MAX, bytes or
-// with KiB/MiB/GiB, moves the top) from pinned memory (AllocHost), Go memory through
-// staging ("go"), and Go memory handed to the driver ("go-direct", the
-// baseline staging must beat). GEMM: 4096³ (RESIDENT_BENCH_GEMM for
-// another size) in fp32, TF32, fp16, bf16 and fp64, reported in TFLOP/s.
-// Tiny: a 4-byte memset and a Sync, the floor of one op. Ops: package
-// ops' kernels (NVRTC) against NVIDIA's OpenCL, see BenchmarkOps.
+// Transfers: a ladder of 64 KiB … 256 MiB (-bench.max, bytes or with
+// KiB/MiB/GiB, moves the top) from pinned memory (AllocHost), Go memory
+// through staging ("go"), and Go memory handed to the driver
+// ("go-direct", the baseline staging must beat). GEMM: 4096³
+// (-bench.gemm for another size) in fp32, TF32, fp16, bf16 and fp64,
+// reported in TFLOP/s. Tiny: a 4-byte memset and a Sync, the floor of one
+// op. Ops: package ops' kernels (NVRTC) against NVIDIA's OpenCL, see
+// BenchmarkOps (-bench.ops elements, -reduce the reductions' tuning).
+var (
+	benchMax    = flag.String("bench.max", "", "top of the transfer ladder, bytes or with KiB/MiB/GiB (default 256MiB)")
+	benchGemmN  = flag.Int("bench.gemm", 4096, "GEMM benchmarks' n")
+	benchOpsN   = flag.Int("bench.ops", 1<<24, "BenchmarkOps' elements")
+	benchReduce = flag.String("reduce", "", "BenchmarkOps' ops.ReduceTuning as ONEPASS,GROUPS,WG,UNROLL (0 for a default; ONEPASS 0: two passes)")
+)
+
+func init() {
+	flag.Func("staging.split", "batches a transfer under two staging chunks is cut into, 1…64 (default 2)", devkit.SetSplit)
+}
+
+// reduceTuning parses -reduce.
+func reduceTuning() (ops.ReduceTuning, error) {
+	var v [4]int
+	if *benchReduce == "" {
+		return ops.ReduceTuning{}, nil
+	}
+	f := strings.Split(*benchReduce, ",")
+	if len(f) != 4 {
+		return ops.ReduceTuning{}, fmt.Errorf("-reduce=%q: want ONEPASS,GROUPS,WG,UNROLL", *benchReduce)
+	}
+	for i := range f {
+		n, err := strconv.Atoi(f[i])
+		if err != nil {
+			return ops.ReduceTuning{}, fmt.Errorf("-reduce=%q: %v", *benchReduce, err)
+		}
+		v[i] = n
+	}
+	return ops.ReduceTuning{TwoPass: v[0] == 0, GroupsPerUnit: v[1], WorkGroup: v[2], Unroll: v[3]}, nil
+}
 
 func benchDevice(b *testing.B, o cuda.Options) *cuda.Device {
 	d, err := cuda.Open(o)
@@ -59,7 +91,7 @@ func transferLadder() []int {
 	if testing.Short() {
 		top = 16 << 20
 	}
-	if n, err := parseSize(os.Getenv("RESIDENT_BENCH_MAX")); err == nil && n > 0 {
+	if n, err := parseSize(*benchMax); err == nil && n > 0 {
 		top = n
 	}
 	var sizes []int
@@ -157,10 +189,7 @@ func BenchmarkMallocFree(b *testing.B) {
 }
 
 func gemmSize() int {
-	if n, err := strconv.Atoi(os.Getenv("RESIDENT_BENCH_GEMM")); err == nil && n > 0 {
-		return n
-	}
-	return 4096
+	return max(1, *benchGemmN)
 }
 
 // benchGemm times ops.MatMulWith on n×n resident operands, each
@@ -210,7 +239,7 @@ func BenchmarkGemm(b *testing.B) {
 }
 
 // BenchmarkOps times package ops' kernels on resident float32 Arrays of
-// 2^24 elements (RESIDENT_BENCH_OPS for another count) on the CUDA Device
+// 2^24 elements (-bench.ops for another count) on the CUDA Device
 // and, in the same run, on NVIDIA's OpenCL (opencl.Default) as the peer:
 // Add (bytes: two reads and a write), Copy (a read and a write: the
 // driver's copy), Sum (a read, into a 0-D Array that stays on the
@@ -219,9 +248,10 @@ func BenchmarkGemm(b *testing.B) {
 // floor of one op that is waited for. The others queue b.N ops and wait
 // once.
 func BenchmarkOps(b *testing.B) {
-	n := 1 << 24
-	if v, err := strconv.Atoi(os.Getenv("RESIDENT_BENCH_OPS")); err == nil && v > 0 {
-		n = v
+	n := max(1, *benchOpsN)
+	rt, err := reduceTuning()
+	if err != nil {
+		b.Fatal(err)
 	}
 	devs := map[string]func() (benchSyncer, error){
 		"cuda": func() (benchSyncer, error) {
@@ -239,6 +269,9 @@ func BenchmarkOps(b *testing.B) {
 			if err != nil {
 				b.Skip(err)
 			}
+			was := ops.ReduceTuningOf(d)
+			ops.SetReduceTuning(d, rt)
+			defer ops.SetReduceTuning(d, was)
 			benchOps(b, d, n)
 		})
 	}

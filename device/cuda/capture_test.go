@@ -24,7 +24,7 @@ import (
 // releases the graph and the memory it kept, and that a Device closed
 // under a Graph refuses its replays with ErrClosed.
 func TestCaptureMock(t *testing.T) {
-	if os.Getenv(mockEnv) == "" {
+	if !cudatest.InChild() {
 		t.Skip("runs on the mock only (TestMockCUDA)")
 	}
 	func() {
@@ -262,7 +262,7 @@ const captureFaults = "cuStreamBeginCapture_v2:1,cuGraphInstantiateWithFlags:1,c
 // after each (the stream runs work again, a capture can be made), and
 // after Close nothing is left.
 func TestCaptureMockFault(t *testing.T) {
-	if os.Getenv(mockEnv) == "" || os.Getenv("MOCKCUDA_FAIL") != captureFaults {
+	if !cudatest.InChild() || os.Getenv("MOCKCUDA_FAIL") != captureFaults {
 		t.Skip("runs on the mock only (TestMockCUDA)")
 	}
 	func() {

@@ -14,13 +14,9 @@ import (
 	"github.com/resident-go/resident/internal/devkit"
 )
 
-// Environment variables read by Open when the Options leave a choice open.
-const (
-	// EnvDevice is the device ordinal (as CUDA_VISIBLE_DEVICES numbers
-	// what is left visible); default 0.
-	EnvDevice  = "RESIDENT_CUDA_DEVICE"
-	EnvVerbose = "RESIDENT_CUDA_VERBOSE"
-)
+// EnvDevice is the environment variable Default reads: the device ordinal
+// (as CUDA_VISIBLE_DEVICES numbers what is left visible); default 0.
+const EnvDevice = "RESIDENT_CUDA_DEVICE"
 
 // Options choose and tune a Device. The zero value opens device 0 with
 // the caching allocator and staging on.
@@ -28,9 +24,13 @@ type Options struct {
 	// Ordinal is the device number, 0 the first (Default reads
 	// $RESIDENT_CUDA_DEVICE).
 	Ordinal int
-	// Verbose logs the device chosen; also on when $RESIDENT_CUDA_VERBOSE
-	// is 1.
+	// Verbose logs the device chosen and each NVRTC build.
 	Verbose bool
+	// KeepRejected names a folder where Compile writes each program NVRTC
+	// rejects (N.cu, the CUDA C++ it was given, and N.log, the options and
+	// NVRTC's log), for reading after a run on a machine one cannot debug
+	// on; "": none kept.
+	KeepRejected string
 	// NoCache turns the caching allocator off: Free releases at once.
 	NoCache bool
 	// CacheLimit caps the bytes the cache holds; 0: half the device's
@@ -157,9 +157,6 @@ func Open(o Options) (*Device, error) {
 	}
 	if o.Ordinal >= n {
 		return nil, fmt.Errorf("%w: device %d asked for, the driver lists %d", ErrNoCUDA, o.Ordinal, n)
-	}
-	if os.Getenv(EnvVerbose) == "1" {
-		o.Verbose = true
 	}
 	if o.StagingChunk <= 0 {
 		o.StagingChunk = defaultChunk

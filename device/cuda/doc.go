@@ -73,10 +73,11 @@
 // mode), instantiated once; a replay is one cuGraphLaunch. The mock
 // models capture and graphs (TestCaptureMock, TestCaptureMockFault).
 //
-// Environment: RESIDENT_CUDA_DEVICE picks Default's device ordinal;
-// RESIDENT_CUDA_VERBOSE=1 logs the device chosen and each NVRTC build's
-// time; RESIDENT_CUDA_KEEP names a folder where programs NVRTC rejects
-// are written with its log. cuBLAS is looked up as
+// Environment: RESIDENT_CUDA_DEVICE picks Default's device ordinal (the
+// module's table of variables is in its root doc). Options.Verbose logs
+// the device chosen and each NVRTC build's time; Options.KeepRejected
+// names a folder where programs NVRTC rejects are written with its log.
+// cuBLAS is looked up as
 // libcublas.so.13, .12, then libcublas.so, on the loader path and in
 // /usr/local/cuda/lib64.
 package cuda

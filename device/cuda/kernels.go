@@ -45,11 +45,6 @@ type BuildError struct {
 func (e *BuildError) Error() string { return fmt.Sprintf("%v; NVRTC's log:\n%s", e.Err, e.Log) }
 func (e *BuildError) Unwrap() error { return e.Err }
 
-// EnvKeep names a folder where Compile writes each program NVRTC rejects
-// (N.cu, the CUDA C++ it was given, and N.log, the options and NVRTC's
-// log), for reading after a run on a machine one cannot debug on.
-const EnvKeep = "RESIDENT_CUDA_KEEP"
-
 var keepN atomic.Int64
 
 // keepFailed writes a rejected program and its log under dir; errors are
@@ -120,7 +115,7 @@ func (d *Device) Compile(src, options string) (device.Program, error) {
 	image, nvlog, err := cu.Compile(p.Source, "opencl.cu", opts)
 	if err != nil {
 		be := &BuildError{Log: nvlog, Err: fmt.Errorf("cuda: building a program for %s: %w", s.name, err)}
-		if dir := os.Getenv(EnvKeep); dir != "" {
+		if dir := s.opts.KeepRejected; dir != "" {
 			keepFailed(dir, p.Source, strings.Join(opts, " ")+"\n"+nvlog)
 		}
 		return nil, be

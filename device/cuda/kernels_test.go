@@ -81,11 +81,12 @@ __kernel void other(__global int *a) { a[get_global_id(0)] = 1; }
 // driver received), its refusals, CopyBytes and ReadBytes, Release, and
 // after Close no module or NVRTC program left.
 func TestMockKernels(t *testing.T) {
-	if os.Getenv(mockEnv) == "" {
+	if !cudatest.InChild() {
 		t.Skip("runs on the mock only (TestMockCUDA)")
 	}
 	func() {
-		d := open(t, cuda.Options{})
+		keep := t.TempDir() // Options.KeepRejected
+		d := open(t, cuda.Options{KeepRejected: keep})
 		if !d.Caps().OpenCLC || !device.BuildsOpenCLC(d.Caps()) {
 			t.Fatalf("caps %+v: the mock NVRTC is there", d.Caps())
 		}
@@ -161,10 +162,8 @@ func TestMockKernels(t *testing.T) {
 		if err := d.CopyBytes(device.Buffer(buf.Native()), -1, device.Buffer(out.Native()), 0, 1); !errors.Is(err, device.ErrOutOfRange) {
 			t.Errorf("CopyBytes at -1: %v", err)
 		}
-		// build failures carry the log, and are kept under $RESIDENT_CUDA_KEEP;
-		// bad options are refused
-		keep := t.TempDir()
-		t.Setenv(cuda.EnvKeep, keep)
+		// build failures carry the log, and are kept under
+		// Options.KeepRejected; bad options are refused
 		var be *cuda.BuildError
 		if _, err := d.Compile("#error nope\n"+storeSrc, ""); !errors.As(err, &be) || !strings.Contains(be.Log, "#error") || !strings.Contains(be.Log, "--gpu-architecture=sm_90") {
 			t.Fatalf("Compile of a broken program: %v", err)
@@ -218,11 +217,11 @@ var mockKernelFaults = map[string]string{
 }
 
 // TestMockKernelFault (mock only) runs the case named by
-// $RESIDENT_CUDA_MOCK_CASE with its fault: the error comes back as a
+// -cudatest.case with its fault: the error comes back as a
 // value, nothing is counted or leaked, and the next try works.
 func TestMockKernelFault(t *testing.T) {
-	name := os.Getenv("RESIDENT_CUDA_MOCK_CASE")
-	if os.Getenv(mockEnv) == "" || name == "" {
+	name := cudatest.Case()
+	if !cudatest.InChild() || name == "" {
 		t.Skip("runs on the mock only (TestMockCUDA)")
 	}
 	d := open(t, cuda.Options{})
@@ -290,7 +289,7 @@ __kernel void swap4(__global float4 *d, __global const float4 *a, float x) {
 // kernels compute: the smallest test of Compile and Enqueue on the
 // device, apart from package ops (whose tests run its kernels here too).
 func TestCUDAKernels(t *testing.T) {
-	if os.Getenv(mockEnv) != "" {
+	if cudatest.InChild() {
 		t.Skip("the mock runs no kernels")
 	}
 	d := open(t, cuda.Options{})

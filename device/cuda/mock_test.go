@@ -2,7 +2,6 @@ package cuda_test
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -13,10 +12,6 @@ import (
 	"github.com/resident-go/resident/internal/plumb/plumbtest"
 	"github.com/resident-go/resident/ops"
 )
-
-// mockEnv marks a child process running the tests against
-// testdata/mockcuda (a libcuda.so.1 and libcublas.so.13 over host memory).
-const mockEnv = "RESIDENT_CUDA_MOCK"
 
 // mockTests are the tests the mock runs; each must pass, none skip.
 var mockTests = []string{"TestOpen", "TestTransfers", "TestCopyAndCrop", "TestCache", "TestClose", "TestForeign", "TestConcurrent",
@@ -30,12 +25,15 @@ var mockTests = []string{"TestOpen", "TestTransfers", "TestCopyAndCrop", "TestCa
 // unknown frees). Then TestMockLeaks checks, in a fresh child, that
 // nothing is left allocated.
 func TestMockCUDA(t *testing.T) {
-	if os.Getenv(mockEnv) != "" {
+	if cudatest.InChild() {
 		t.Skip("inside the mock run")
 	}
 	libs, withNVRTC := cudatest.Mock(t)
-	run := func(tests []string, env ...string) string {
-		return cudatest.Run(t, libs, tests, append([]string{mockEnv + "=1"}, env...)...)
+	run := func(tests []string, args ...string) string { // args: the case, then the fault
+		if len(args) == 0 {
+			return cudatest.Run(t, libs, tests, nil)
+		}
+		return cudatest.Run(t, libs, tests, []string{"-cudatest.case=" + args[0]}, "MOCKCUDA_FAIL="+args[1])
 	}
 	cudatest.Passed(t, run(mockTests), mockTests...)
 	// MoveTo between OpenCL and CUDA needs an OpenCL device too (PoCL).
@@ -46,7 +44,7 @@ func TestMockCUDA(t *testing.T) {
 		t.Errorf("TestMockLeaks:\n%s", out)
 	}
 	for name, fault := range mockFaults {
-		out := run([]string{"TestMockFault"}, "RESIDENT_CUDA_MOCK_CASE="+name, "MOCKCUDA_FAIL="+fault)
+		out := run([]string{"TestMockFault"}, name, fault)
 		if !strings.Contains(out, "--- PASS: TestMockFault") {
 			t.Errorf("TestMockFault %s (%s):\n%s", name, fault, out)
 		}
@@ -59,7 +57,7 @@ func TestMockCUDA(t *testing.T) {
 		t.Errorf("TestCaptureMockFault (%s):\n%s", captureFaults, out)
 	}
 	for name, fault := range mockKernelFaults {
-		out := run([]string{"TestMockKernelFault"}, "RESIDENT_CUDA_MOCK_CASE="+name, "MOCKCUDA_FAIL="+fault)
+		out := run([]string{"TestMockKernelFault"}, name, fault)
 		if !strings.Contains(out, "--- PASS: TestMockKernelFault") {
 			t.Errorf("TestMockKernelFault %s (%s):\n%s", name, fault, out)
 		}
@@ -70,7 +68,7 @@ func TestMockCUDA(t *testing.T) {
 // everything, and checks that the mock holds no device memory, stream or
 // event.
 func TestMockLeaks(t *testing.T) {
-	if os.Getenv(mockEnv) == "" {
+	if !cudatest.InChild() {
 		t.Skip("runs on the mock only (TestMockCUDA)")
 	}
 	func() {
@@ -112,13 +110,13 @@ var mockFaults = map[string]string{
 	"blas-create-fail": "cublasCreate_v2:1",
 }
 
-// TestMockFault (mock only) runs the case named by $RESIDENT_CUDA_MOCK_CASE
+// TestMockFault (mock only) runs the case named by -cudatest.case
 // with its fault injected: the error comes back as a value wrapping
 // *cuda.Error, the device stays usable, and after Close the mock holds no
 // device memory.
 func TestMockFault(t *testing.T) {
-	name := os.Getenv("RESIDENT_CUDA_MOCK_CASE")
-	if os.Getenv(mockEnv) == "" || name == "" {
+	name := cudatest.Case()
+	if !cudatest.InChild() || name == "" {
 		t.Skip("runs on the mock only (TestMockCUDA)")
 	}
 	var ce *cuda.Error

@@ -2,6 +2,7 @@ package opencl
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -10,15 +11,17 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 // Transfer benchmarks, a size ladder from 1 MiB up to 256 MiB (16 MiB with
-// -short; RESIDENT_BENCH_MAX=1GiB for the top rung). The device is
-// Default(), chosen by HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, unless
-// RESIDENT_BENCH_CHUNK (staging chunk, e.g. 8MiB) or RESIDENT_BENCH_THREADS
-// (copy goroutines) ask for a tuned one. On the H200 machine:
+// -short; -bench.max=1GiB for the top rung). The device is Default(),
+// chosen by HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, unless -bench.chunk
+// (staging chunk, e.g. 8MiB) or -bench.threads (copy goroutines) ask for a
+// tuned one; -staging.split cuts transfers under two chunks into that
+// many batches (default 2). On the H200 machine:
 //
-//	HL_OCL_PLATFORM_NAME=NVIDIA RESIDENT_BENCH_MAX=1GiB bin/opencl.test -test.run '^$' -test.bench . -test.benchtime 20x
+//	HL_OCL_PLATFORM_NAME=NVIDIA bin/opencl.test -test.run '^$' -test.bench . -test.benchtime 20x -bench.max=1GiB
 //
 // "pinned" moves AllocHost memory, "go" ordinary Go memory through staging
 // (when the device is not host-unified), "go-direct" ordinary Go memory
@@ -55,10 +58,10 @@ func ladder(b *testing.B) []int {
 	if testing.Short() {
 		top = 16 << 20
 	}
-	if s := os.Getenv("RESIDENT_BENCH_MAX"); s != "" {
+	if s := *benchMax; s != "" {
 		n, err := parseSize(s)
 		if err != nil {
-			b.Fatalf("RESIDENT_BENCH_MAX=%q: %v", s, err)
+			b.Fatalf("-bench.max=%q: %v", s, err)
 		}
 		top = n
 	}
@@ -74,6 +77,17 @@ func ladder(b *testing.B) []int {
 	return sizes
 }
 
+// Flags of the benchmarks (go test -bench . -args -bench.max=1GiB).
+var (
+	benchMax     = flag.String("bench.max", "", "top of the transfer ladder, bytes or with KiB/MiB/GiB (default 256MiB)")
+	benchChunk   = flag.String("bench.chunk", "", "the benchmark device's Options.StagingChunk, bytes or with KiB/MiB/GiB")
+	benchThreads = flag.Int("bench.threads", 0, "the benchmark device's Options.CopyThreads")
+)
+
+func init() {
+	flag.Func("staging.split", "batches a transfer under two staging chunks is cut into, 1…64 (default 2)", devkit.SetSplit)
+}
+
 var (
 	benchOnce           sync.Once
 	benchDev, directDev *Device
@@ -83,16 +97,12 @@ var (
 func benchDevices(b *testing.B) (*Device, *Device) {
 	benchOnce.Do(func() {
 		var o Options
-		if s := os.Getenv("RESIDENT_BENCH_CHUNK"); s != "" {
+		if s := *benchChunk; s != "" {
 			if o.StagingChunk, benchErr = parseSize(s); benchErr != nil {
 				return
 			}
 		}
-		if s := os.Getenv("RESIDENT_BENCH_THREADS"); s != "" {
-			if o.CopyThreads, benchErr = strconv.Atoi(s); benchErr != nil {
-				return
-			}
-		}
+		o.CopyThreads = *benchThreads
 		if o == (Options{}) {
 			benchDev, benchErr = Default()
 		} else {

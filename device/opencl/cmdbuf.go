@@ -3,17 +3,12 @@ package opencl
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/cl"
 	"github.com/resident-go/resident/internal/devkit"
 )
-
-// EnvNoCommandBuffer, set to 1, makes captures replay their recorded
-// steps even where the device has command buffers (to compare the two).
-const EnvNoCommandBuffer = "RESIDENT_OPENCL_NO_COMMAND_BUFFER"
 
 // kernelStep and copyStep are what a command buffer records of a step.
 type kernelStep struct {
@@ -45,8 +40,8 @@ type cmdBufs struct {
 func (d *Device) commandBuffer(steps []*devkit.Step) (devkit.Replayer, error) {
 	c := &d.s.cmdbuf
 	c.once.Do(func() {
-		if os.Getenv(EnvNoCommandBuffer) == "1" {
-			c.err = errors.New("turned off by " + EnvNoCommandBuffer)
+		if d.s.opts.NoCommandBuffers {
+			c.err = errors.New("turned off by Options.NoCommandBuffers")
 			return
 		}
 		c.simultaneous, c.err = cl.CommandBuffers(d.s.id)

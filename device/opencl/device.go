@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -24,9 +23,12 @@ type Options struct {
 	// Type is the device type; 0: $HL_OCL_DEVICE_TYPE, then the first GPU,
 	// else the first CPU.
 	Type DeviceType
-	// Verbose logs the platforms found and the device chosen; also on when
-	// $RESIDENT_OCL_VERBOSE is 1.
+	// Verbose logs the platforms found and the device chosen.
 	Verbose bool
+	// NoCommandBuffers makes captures (package device/capture) replay
+	// their recorded steps even where the device has command buffers, to
+	// compare the two.
+	NoCommandBuffers bool
 	// NoCache turns the caching allocator off: Free releases at once.
 	NoCache bool
 	// CacheLimit caps the bytes the cache holds; 0: half the device's
@@ -146,9 +148,6 @@ func Open(o Options) (*Device, error) {
 }
 
 func (o *Options) defaults() {
-	if os.Getenv(EnvVerbose) == "1" {
-		o.Verbose = true
-	}
 	if o.StagingChunk <= 0 {
 		o.StagingChunk = defaultChunk
 	}

@@ -12,13 +12,13 @@
 // memory. For package stream it makes, on first use, an upload and a
 // download queue beside its own, on the same context, ordered against it
 // by events; their transfers are counted in Stats like the others, and
-// Sync and Close wait for them. Set RESIDENT_OCL_VERBOSE=1 to log the
-// device chosen.
+// Sync and Close wait for them. Options.Verbose logs the platforms found
+// and the device chosen.
 //
 // Capture (package device/capture): kernels, copies and transfers are
 // recorded at the Device's entry points; a replay is one enqueue of a
 // cl_khr_command_buffer where the device has one this binding declares
 // (0.9.0 to 0.9.4; PoCL 3.1) and the work is kernels and buffer copies,
-// else the recorded steps queued again (RESIDENT_OPENCL_NO_COMMAND_BUFFER=1
+// else the recorded steps queued again (Options.NoCommandBuffers
 // forces that).
 package opencl

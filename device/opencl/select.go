@@ -9,12 +9,11 @@ import (
 	"github.com/resident-go/resident/internal/cl"
 )
 
-// Environment variables read by Open when the Options leave a choice open;
-// the first two are the ones Halide's OpenCL runtime reads.
+// Environment variables read by Open when the Options leave a choice open:
+// the ones Halide's OpenCL runtime reads.
 const (
 	EnvPlatformName = "HL_OCL_PLATFORM_NAME"
 	EnvDeviceType   = "HL_OCL_DEVICE_TYPE"
-	EnvVerbose      = "RESIDENT_OCL_VERBOSE"
 )
 
 // choose picks the device like Halide's runtime: platforms whose name

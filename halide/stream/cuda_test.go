@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 
@@ -18,15 +17,11 @@ import (
 	"github.com/resident-go/resident/ops"
 )
 
-// cudaMockEnv marks a child process whose libcuda.so.1 (and NVRTC) is
-// device/cuda's mock: host memory, no kernels run.
-const cudaMockEnv = "RESIDENT_STREAM_CUDA_MOCK"
-
 // TestCUDAMock runs TestCUDAStreamed against the mock driver in a child
 // process, where there is no GPU.
 func TestCUDAMock(t *testing.T) {
-	cudatest.InMock(t, cudaMockEnv, true, []string{"TestCUDAStreamed", "TestStepPanicsCUDA"})
-	cudatest.InMock(t, cudaMockEnv, true, []string{"TestCUDATraceFails"}, "MOCKCUDA_FAIL=cuEventElapsedTime:1+")
+	cudatest.InMock(t, true, []string{"TestCUDAStreamed", "TestStepPanicsCUDA"}, nil)
+	cudatest.InMock(t, true, []string{"TestCUDATraceFails"}, nil, "MOCKCUDA_FAIL=cuEventElapsedTime:1+")
 }
 
 // A traced Run whose device times cannot be read (the mock refuses every
@@ -34,7 +29,7 @@ func TestCUDAMock(t *testing.T) {
 // output is right, no event stays live, the next untraced Run works, and
 // closing the device leaves nothing behind.
 func TestCUDATraceFails(t *testing.T) {
-	if os.Getenv(cudaMockEnv) == "" {
+	if !cudatest.InChild() {
 		t.Skip("runs in TestCUDAMock's child, whose mock refuses event timing")
 	}
 	d, err := halide.CUDADevice()
@@ -122,7 +117,7 @@ func TestCUDAStreamed(t *testing.T) {
 		cs = []chain{copies}
 	}
 	matches(t, d, cs, 24, 7)
-	if os.Getenv(cudaMockEnv) == "" {
+	if !cudatest.InChild() {
 		return
 	}
 	if err := d.Close(); err != nil {

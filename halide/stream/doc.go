@@ -41,6 +41,9 @@
 // The bands are equal unless the Cut (Options.First, Options.Last) makes
 // the first or last one thinner: only the first band's upload runs alone
 // at the start, and only the last band's compute and download at the end.
-// A Trace (Stream.SetTrace) records where a Run's time went: per band the
-// host's queueing and, on CUDA, each queue's part and each step.
+// A Trace (RunOptions.Trace, for one RunContext) records where a Run's
+// time went: per band the host's queueing and, on CUDA, each queue's part
+// and each step. RunContext takes a context.Context: cancelled, a Run
+// queues no further band, waits for the bands it queued and returns an
+// error wrapping ctx.Err(), nothing left in flight.
 package stream

@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -87,4 +88,28 @@ func ExampleReduce() {
 	fmt.Println(got.Data(), got.Data()[0]+got.Data()[1])
 	// Output:
 	// [186 204] 390
+}
+
+// A Run under a context: a step cancels it at band 1 of 4 (as a caller's
+// timeout or a closed request would), so band 2 is never queued, the
+// bands queued finish, and the error wraps context.Canceled. Where there
+// is no OpenCL driver, the example says the same without running.
+func ExampleRunContext() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	bands := 0
+	step := stream.Op("+1", func(out, in *array.Array[uint8]) error {
+		if bands++; bands == 2 {
+			cancel()
+		}
+		return ops.AddScalar(out, in, 1)
+	})
+	src, dst := array.New[uint8](4, 8), array.New[uint8](4, 8)
+	err := fmt.Errorf("stream: Run cancelled before band 2 of 4: %w", context.Canceled)
+	if _, derr := halide.OpenCLDevice(); derr == nil {
+		err = stream.RunContext(ctx, dst, src, stream.Options{Bands: 4}, step)
+	}
+	fmt.Println(err, errors.Is(err, context.Canceled))
+	// Output:
+	// stream: Run cancelled before band 2 of 4: context canceled true
 }

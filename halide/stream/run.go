@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -16,8 +17,9 @@ import (
 // buffer); its download waits for the compute. The host stages band k's
 // input, queues the three, then scatters band k−1's staged output while
 // the device works. Whatever happens, everything queued is waited for
-// and every event released before run returns.
-func (s *Stream) run(dst, src array.Buffer) (err error) {
+// and every event released before run returns. ctx is checked before each
+// band is queued; trace (nil: none) is filled.
+func (s *Stream) run(ctx context.Context, trace *Trace, dst, src array.Buffer) (err error) {
 	st, p, n := s.st, s.p, len(s.steps)
 	kin, kout := s.kits[0], s.kits[n]
 	// Work queued on the compute queue before this Run may still use
@@ -33,10 +35,13 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 		err = errors.Join(err, tr.done(err == nil))
 		s.settle()
 	}()
-	if tr, err = newTracer(s.trace, st, s.steps, len(p.bands)); err != nil {
+	if tr, err = newTracer(trace, st, s.steps, len(p.bands)); err != nil {
 		return err
 	}
 	for k, regs := range p.bands {
+		if err := ctx.Err(); err != nil { // the bands queued finish in drain
+			return fmt.Errorf("stream: Run cancelled before band %d of %d: %w", k, len(p.bands), err)
+		}
 		sl := &s.slots[k%len(s.slots)]
 		fail := func(what string, err error) error {
 			return fmt.Errorf("stream: band %d of %d, %s: %w", k, len(p.bands), what, err)
@@ -72,7 +77,11 @@ func (s *Stream) run(dst, src array.Buffer) (err error) {
 		cur := in
 		for i, step := range s.steps {
 			out := s.views[k][i+1]
-			if err := step.Run(out, cur); err != nil {
+			run := step.Run
+			if step.RunContext != nil {
+				run = func(out, in array.Buffer) error { return step.RunContext(ctx, out, in) }
+			}
+			if err := run(out, cur); err != nil {
 				return fail(fmt.Sprintf("step %d (%s)", i, step.Name), err)
 			}
 			if r := out.Raw(); r.Device() != p.dev || !r.DeviceDirty() {

@@ -1,9 +1,11 @@
 package stream
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/halide"
 )
 
@@ -17,6 +19,10 @@ type Step struct {
 	// Name names the step in errors.
 	Name string
 	Run  func(out, in array.Buffer) error
+	// RunContext, when not nil, is Run under the ctx of the Stream's
+	// RunContext (which may carry device.WithGuard), and runs instead of
+	// Run there.
+	RunContext func(ctx context.Context, out, in array.Buffer) error
 	// In is the element type the step reads; the zero Type takes the
 	// previous step's (or the source's).
 	In array.Type
@@ -48,6 +54,11 @@ func Pipeline(p *halide.Pipeline, scalars ...any) (Step, error) {
 		Run: func(out, in array.Buffer) error {
 			var buf [8]any // Call keeps no reference: the slice stays on the stack
 			return p.Call(append(append(append(buf[:0], in), scalars...), out)...)
+		},
+		RunContext: func(ctx context.Context, out, in array.Buffer) error {
+			var buf [8]any
+			o := halide.Options{Guard: device.GuardedContext(ctx, nil)}
+			return p.CallContext(ctx, o, append(append(append(buf[:0], in), scalars...), out)...)
 		},
 		Needs: func(out []array.Dim) ([]array.Dim, error) {
 			b, err := p.Bounds(append(qargs[:len(qargs):len(qargs)], out)...)

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"unsafe"
@@ -131,12 +132,27 @@ func New(o Options, steps ...Step) (*Stream, error) {
 // panic goes on to the caller once the Stream is closed: nothing stays
 // allocated.
 func Run(dst, src array.Buffer, o Options, steps ...Step) (err error) {
+	return RunContext(context.Background(), dst, src, o, steps...)
+}
+
+// RunContext is Run under ctx (Stream.RunContext): cancelled, it queues no
+// further band, waits for what it queued, and frees every buffer and event
+// it made before it returns an error wrapping ctx.Err().
+func RunContext(ctx context.Context, dst, src array.Buffer, o Options, steps ...Step) (err error) {
 	s, err := New(o, steps...)
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, s.Close()) }()
-	return s.Run(dst, src)
+	return s.RunContext(ctx, RunOptions{}, dst, src)
+}
+
+// RunOptions are one Run's own choices (RunContext); the zero value is
+// Run's.
+type RunOptions struct {
+	// Trace, when not nil, is filled with this Run's timeline (it wins
+	// over the deprecated SetTrace's for this Run).
+	Trace *Trace
 }
 
 // Run computes dst from src through the chain, band by band: it uploads
@@ -161,6 +177,27 @@ func Run(dst, src array.Buffer, o Options, steps ...Step) (err error) {
 // step panics, the panic going on to the caller (Close still frees the
 // buffers).
 func (s *Stream) Run(dst, src array.Buffer) error {
+	return s.RunContext(context.Background(), RunOptions{}, dst, src)
+}
+
+// RunContext is Run under ctx, with o for this Run only. ctx is checked
+// before each band is queued: once it is done, no further band is
+// queued, the bands already queued complete (a band's work on the device
+// cannot be recalled), every event is released, and RunContext returns an
+// error wrapping ctx.Err() (errors.Is(err, context.Canceled)); dst's
+// elements are then unspecified. The Stream keeps its band buffers for
+// the next Run, which works as after any failed Run; Close frees them
+// (the package function RunContext closes its Stream). A ctx carrying
+// the transfer guard (device.WithGuard) refuses the source's automatic
+// copy home and reaches the steps (Step.RunContext: a Pipeline step's
+// call gets halide's Options.Guard).
+func (s *Stream) RunContext(ctx context.Context, o RunOptions, dst, src array.Buffer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("stream: Run cancelled before it started: %w", err)
+	}
 	if s.closed {
 		return ErrClosed
 	}
@@ -202,11 +239,18 @@ func (s *Stream) Run(dst, src array.Buffer) error {
 		if err := plumb.CheckAutomatic(sr.Device(), "stream: the source's device-newer elements to host"); err != nil {
 			return err
 		}
+		if device.GuardedContext(ctx, sr.Device()) {
+			return fmt.Errorf("%w: stream: the source's device-newer elements to host (the Run's ctx carries device.WithGuard: copy them home with CopyToHost first)", device.ErrTransferGuard)
+		}
 		if err := plumb.Array.SyncHost(sr); err != nil {
 			return err
 		}
 	}
-	if err := s.run(dst, src); err != nil {
+	tr := o.Trace
+	if tr == nil {
+		tr = s.trace
+	}
+	if err := s.run(ctx, tr, dst, src); err != nil {
 		return err
 	}
 	plumb.Array.Wrote(dr, plumb.Host)

@@ -38,6 +38,10 @@ type BandTrace struct {
 type Span struct{ Begin, End time.Duration }
 
 // SetTrace makes the Runs after it fill t (nil: stop tracing).
+//
+// Deprecated: it changes every caller's Runs of s; pass the Trace to one
+// Run instead: s.RunContext(ctx, stream.RunOptions{Trace: t}, dst, src).
+// A RunOptions.Trace wins over SetTrace's for its Run.
 func (s *Stream) SetTrace(t *Trace) { s.trace = t }
 
 // WriteTo writes t as a table in microseconds, one band a line, and the

@@ -5,11 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -30,13 +28,7 @@ import (
 
 var rounds = flag.Int("rounds", 0, "racing rounds per device (0: 12, 4 under -short)")
 
-// roundsEnv carries -rounds to the mock run's child process.
-const roundsEnv = "RESIDENT_CLOSERACE_ROUNDS"
-
 func nRounds() int {
-	if n, err := strconv.Atoi(os.Getenv(roundsEnv)); err == nil && n > 0 {
-		return n
-	}
 	switch {
 	case *rounds > 0:
 		return *rounds
@@ -95,7 +87,7 @@ func places(t *testing.T) []place {
 	all := []kind{kOp, kFused, kReduce, kUpload, kDownload, kMalloc, kSync, kPipeline, kStream, kEngine}
 	ps := []place{{name: "sim", open: func() (device.Device, error) { return sim.NewCompute("race", 0), nil },
 		kinds: []kind{kOp, kFused, kReduce, kUpload, kDownload, kMalloc, kSync, kEngine}}}
-	if os.Getenv(mockEnv) != "" {
+	if cudatest.InChild() {
 		// The mock driver copies but runs no kernel: transfers,
 		// allocations, syncs and streamed device copies.
 		return []place{{name: "cuda-mock", open: func() (device.Device, error) { return cuda.Open(cuda.Options{}) },
@@ -134,12 +126,10 @@ func TestCloseRacesWork(t *testing.T) {
 	}
 }
 
-const mockEnv = "RESIDENT_CLOSERACE_MOCK"
-
 // TestCloseRacesWorkCUDAMock runs TestCloseRacesWork in a child process on
 // device/cuda's mock driver.
 func TestCloseRacesWorkCUDAMock(t *testing.T) {
-	cudatest.InMock(t, mockEnv, true, []string{"TestCloseRacesWork"}, fmt.Sprintf("%s=%d", roundsEnv, nRounds()))
+	cudatest.InMock(t, true, []string{"TestCloseRacesWork"}, []string{fmt.Sprintf("-rounds=%d", nRounds())})
 }
 
 func raceRound(t *testing.T, p place, seed uint64) bool {

@@ -1,9 +1,10 @@
 package devkit
 
 import (
-	"os"
+	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 )
 
 // Staging: drivers move pageable memory slowly (NVIDIA: 6–10 GB/s against
@@ -30,18 +31,27 @@ const MinBatch = 256 << 10
 
 // BatchBytes is the staging batch for a transfer of n bytes through slots
 // of chunk bytes.
-func BatchBytes(chunk, n int) int { return min(chunk, max(MinBatch, (n/split()+4095)&^4095)) }
+func BatchBytes(chunk, n int) int {
+	return min(chunk, max(MinBatch, (n/int(split.Load())+4095)&^4095))
+}
 
 // split is how many batches a transfer under two chunks is cut into: 2,
-// or RESIDENT_STAGING_SPLIT (1…64), read once, to measure others. On the
-// H200 (bench/results/h200-transfers.md) 2 moved Go memory fastest: 4 MiB
-// up at 13.8 GB/s against 12.2 with 4 and 10.2 with 8.
-var split = sync.OnceValue(func() int {
-	if v, err := strconv.Atoi(os.Getenv("RESIDENT_STAGING_SPLIT")); err == nil && v >= 1 && v <= 64 {
-		return v
+// or another (1…64) that the benchmarks set (-staging.split) to measure
+// it. On the H200 (bench/results/h200-transfers.md) 2 moved Go memory
+// fastest: 4 MiB up at 13.8 GB/s against 12.2 with 4 and 10.2 with 8.
+var split atomic.Int32
+
+func init() { split.Store(2) }
+
+// SetSplit sets split from a flag's text, 1…64.
+func SetSplit(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 64 {
+		return fmt.Errorf("staging split %q: want 1…64", v)
 	}
-	return 2
-})
+	split.Store(int32(n))
+	return nil
+}
 
 // Batches groups the pieces that pieces yields (each at most chunk bytes)
 // into batches of at most chunk bytes, setting each piece's Stage, and

@@ -1,6 +1,7 @@
 package cudatest
 
 import (
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,13 +67,31 @@ func source() string {
 	return ""
 }
 
+// The child's side of a mock run: Run passes -cudatest.mock (and
+// -cudatest.case where a test names one) to the child process, as
+// arguments rather than environment, so that the library reads no test
+// variable.
+var (
+	mockFlag = flag.Bool("cudatest.mock", false, "inside a mock run (set by cudatest.Run in the child process)")
+	caseFlag = flag.String("cudatest.case", "", "the case a mock run's child plays (cudatest.Run's args)")
+)
+
+// InChild reports whether this test binary is a mock run's child.
+func InChild() bool { return *mockFlag }
+
+// Case is the case the parent named for this child (-cudatest.case), ""
+// outside a mock run.
+func Case() string { return *caseFlag }
+
 // Run runs the named tests of the current test binary in a child process
-// that loads the libraries in dir, with env added (the marker that makes
-// those tests run, fault injection), fails t if the child fails, and
+// that loads the libraries in dir, marked as a mock run (InChild) and
+// given args (more test flags, -cudatest.case) and env (the mock's own
+// MOCKCUDA_FAIL fault injection), fails t if the child fails, and
 // returns its -test.v output.
-func Run(t testing.TB, dir string, tests []string, env ...string) string {
+func Run(t testing.TB, dir string, tests, args []string, env ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.v", "-test.count=1")
+	argv := append([]string{"-test.run", "^(" + strings.Join(tests, "|") + ")$", "-test.v", "-test.count=1", "-cudatest.mock"}, args...)
+	cmd := exec.Command(os.Args[0], argv...)
 	cmd.Env = append(append(os.Environ(), "LD_LIBRARY_PATH="+dir), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -96,12 +115,12 @@ func Passed(t testing.TB, out string, tests ...string) {
 }
 
 // InMock is the parent side of a package's mock run: it skips t inside
-// the child (marker set), else builds the mock (with NVRTC when nvrtc)
-// and runs tests in a child with marker=1 and env added, each of which
-// must pass there.
-func InMock(t testing.TB, marker string, nvrtc bool, tests []string, env ...string) {
+// the child (InChild), else builds the mock (with NVRTC when nvrtc) and
+// runs tests in a child given args and env (Run), each of which must
+// pass there.
+func InMock(t testing.TB, nvrtc bool, tests, args []string, env ...string) {
 	t.Helper()
-	if os.Getenv(marker) != "" {
+	if InChild() {
 		t.Skip("inside the mock run")
 	}
 	plain, withNVRTC := Mock(t)
@@ -109,5 +128,5 @@ func InMock(t testing.TB, marker string, nvrtc bool, tests []string, env ...stri
 	if nvrtc {
 		dir = withNVRTC
 	}
-	Passed(t, Run(t, dir, tests, append([]string{marker + "=1"}, env...)...), tests...)
+	Passed(t, Run(t, dir, tests, args, env...), tests...)
 }
