@@ -53,7 +53,7 @@ func TestMockCUDA(t *testing.T) {
 	if out := run([]string{"TestMockKernels", "TestCaptureMock"}); !strings.Contains(out, "--- PASS: TestMockKernels") || !strings.Contains(out, "--- PASS: TestCaptureMock") {
 		t.Errorf("TestMockKernels, TestCaptureMock:\n%s", out)
 	}
-	if out := run([]string{"TestCaptureMockFault"}, "MOCKCUDA_FAIL="+captureFaults); !strings.Contains(out, "--- PASS: TestCaptureMockFault") {
+	if out := run([]string{"TestCaptureMockFault"}, "capture", captureFaults); !strings.Contains(out, "--- PASS: TestCaptureMockFault") {
 		t.Errorf("TestCaptureMockFault (%s):\n%s", captureFaults, out)
 	}
 	for name, fault := range mockKernelFaults {
