@@ -51,17 +51,17 @@ type cudaStep struct {
 // BeginCapture starts capturing d's stream into rec.
 func (d *Device) BeginCapture(rec *devkit.Recording) error {
 	s := d.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return err
 	}
-	defer s.gate.Leave()
-	if err := s.capture.rec.Begin("cuda: "+s.name, rec); err != nil {
+	defer s.Gate.Leave()
+	if err := s.capture.rec.Begin("cuda: "+s.Name, rec); err != nil {
 		return err
 	}
-	s.capture.start = s.counters.Snapshot()
+	s.capture.start = s.Counters.Snapshot()
 	if err := cu.BeginCapture(s.ctx, s.stream, cu.CaptureRelaxed); err != nil {
 		s.capture.rec.End(rec)
-		return fmt.Errorf("cuda: capturing on %s: %w", s.name, err)
+		return fmt.Errorf("cuda: capturing on %s: %w", s.Name, err)
 	}
 	return nil
 }
@@ -69,22 +69,22 @@ func (d *Device) BeginCapture(rec *devkit.Recording) error {
 // EndCapture ends the capture and instantiates its graph.
 func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	s := d.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		s.capture.rec.End(rec)
 		return nil, err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	if !s.capture.rec.End(rec) {
-		return nil, fmt.Errorf("cuda: EndCapture on %s without its BeginCapture", s.name)
+		return nil, fmt.Errorf("cuda: EndCapture on %s without its BeginCapture", s.Name)
 	}
 	g, err := cu.EndCapture(s.ctx, s.stream)
 	if err != nil {
-		return nil, fmt.Errorf("cuda: ending the capture on %s: %w", s.name, err)
+		return nil, fmt.Errorf("cuda: ending the capture on %s: %w", s.Name, err)
 	}
-	work := s.counters.Snapshot().Sub(s.capture.start)
+	work := s.Counters.Snapshot().Sub(s.capture.start)
 	exec, err := cu.GraphInstantiate(s.ctx, g)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("cuda: instantiating the graph on %s: %w", s.name, err), cu.GraphDestroy(s.ctx, g))
+		return nil, errors.Join(fmt.Errorf("cuda: instantiating the graph on %s: %w", s.Name, err), cu.GraphDestroy(s.ctx, g))
 	}
 	r := &graphReplay{s: s, graph: g, exec: exec, work: work, first: true, steps: rec.Steps()}
 	if err := r.mapNodes(); err != nil {
@@ -118,7 +118,7 @@ func (r *graphReplay) mapNodes() error {
 		if errors.Is(err, &cu.Error{Code: cu.ErrorNotSupported}) {
 			return nil // a driver without the entry points: no scalar updates
 		}
-		return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.name, err)
+		return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.Name, err)
 	}
 	used := make([]bool, len(nodes))
 	for _, st := range r.steps {
@@ -132,7 +132,7 @@ func (r *graphReplay) mapNodes() error {
 			}
 			same, err := cu.GraphKernelSame(r.s.ctx, n, cs.blob, cs.offs, cs.lens)
 			if err != nil {
-				return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.name, err)
+				return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.Name, err)
 			}
 			if same {
 				used[i], cs.node = true, n
@@ -145,27 +145,27 @@ func (r *graphReplay) mapNodes() error {
 
 func (r *graphReplay) Replay() error {
 	s := r.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.exec == 0 {
 		return fmt.Errorf("cuda: replay of a closed graph: %w", ErrClosed)
 	}
 	for _, st := range r.steps {
-		if h, ok := st.Data.(hostRange); ok && !s.pins.Contains(h.p, h.n) {
+		if h, ok := st.Data.(hostRange); ok && !s.Pins.Contains(h.p, h.n) {
 			return fmt.Errorf("cuda: the graph's %s moves %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", st.Name, h.n, device.ErrOutOfRange)
 		}
 	}
 	if err := cu.GraphLaunch(s.ctx, r.exec, s.stream); err != nil {
-		return fmt.Errorf("cuda: launching the graph on %s: %w", s.name, err)
+		return fmt.Errorf("cuda: launching the graph on %s: %w", s.Name, err)
 	}
 	if r.first {
 		r.first = false
 	} else {
-		s.counters.AddWork(r.work)
+		s.Counters.AddWork(r.work)
 	}
 	return nil
 }
@@ -179,20 +179,20 @@ func (r *graphReplay) SetArg(st *devkit.Step, i int, v any) error {
 		return fmt.Errorf("argument %d of %s, which has %d: %w", i, st.Name, len(st.Args), device.ErrOutOfRange)
 	}
 	s := r.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	args := slices.Clone(st.Args)
 	args[i] = v
 	var p packed
 	if _, err := p.pack(cs.k.sizes, args); err != nil {
-		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.name, err)
+		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.Name, err)
 	}
 	if err := cu.GraphExecSetParams(s.ctx, r.exec, cs.node, p.blob, p.offs); err != nil {
-		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.name, err)
+		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.Name, err)
 	}
 	return devkit.SetStepArg(st, i, v)
 }
@@ -215,10 +215,10 @@ func (r *graphReplay) Close() error {
 	if !live {
 		return nil
 	}
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return nil
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	return r.destroy()
 }
 
@@ -275,7 +275,7 @@ func (d *Device) keepRoots(roots ...uintptr) {
 // keep holds the root with handle h while a Graph uses it.
 func (d *Device) keep(h uintptr) func() func() error {
 	return func() func() error {
-		rel := devkit.RetainHandle(&d.s.pool, h)
+		rel := devkit.RetainHandle(&d.s.Pool, h)
 		if rel == nil {
 			return nil
 		}
@@ -284,10 +284,10 @@ func (d *Device) keep(h uintptr) func() func() error {
 			if r == nil {
 				return nil
 			}
-			if err := d.s.enter(); err != nil {
+			if err := d.s.Enter(); err != nil {
 				return nil // Close freed it
 			}
-			defer d.s.gate.Leave()
+			defer d.s.Gate.Leave()
 			return cu.MemFree(d.s.ctx, cu.DevicePtr(r.H))
 		}
 	}
@@ -296,7 +296,7 @@ func (d *Device) keep(h uintptr) func() func() error {
 // refuse fails work a graph cannot replay, during a capture.
 func (s *state) refuse(what string) error {
 	if rec := s.recording(); rec != nil {
-		return rec.Refuse(fmt.Errorf("cuda: %s on %s during a capture: %w", what, s.name, device.ErrOutOfRange))
+		return rec.Refuse(fmt.Errorf("cuda: %s on %s during a capture: %w", what, s.Name, device.ErrOutOfRange))
 	}
 	return nil
 }

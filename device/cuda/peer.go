@@ -21,10 +21,10 @@ func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allo
 		return false, nil
 	}
 	for _, s := range []*state{d.s, xs.Dev.s} { // both streams, both memories
-		if err := s.enter(); err != nil {
+		if err := s.Enter(); err != nil {
 			return false, err
 		}
-		defer s.gate.Leave()
+		defer s.Gate.Leave()
 	}
 	xd, err := d.own(dst)
 	if err != nil {
@@ -40,8 +40,8 @@ func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allo
 		return false, err
 	}
 	if err := cu.DtoD(d.s.ctx, at(xd, dstOff), at(xs, srcOff), n, d.s.stream); err != nil {
-		return false, fmt.Errorf("cuda: copy from %s to %s: %w", xs.Dev.s.name, d.s.name, err)
+		return false, fmt.Errorf("cuda: copy from %s to %s: %w", xs.Dev.s.Name, d.s.Name, err)
 	}
-	d.s.counters.Peer(n)
+	d.s.Counters.Peer(n)
 	return true, nil
 }

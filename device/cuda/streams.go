@@ -42,7 +42,7 @@ var (
 )
 
 func init() {
-	devkit.RegisterGate(func(d *Device) *devkit.Gate { return &d.s.gate })
+	devkit.RegisterGate(func(d *Device) *devkit.Gate { return &d.s.Gate })
 	plumb.RegisterStreams(func(d device.Device) (plumb.Streams, bool, error) {
 		if c, ok := d.(*Device); ok {
 			st, err := c.streamsOf()
@@ -56,21 +56,21 @@ func init() {
 func (d *Device) streamsOf() (plumb.Streams, error) {
 	s := d.s
 	q := &s.streams
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return nil, err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.up == 0 {
 		up, err := cu.StreamCreate(s.ctx, cu.StreamNonBlocking)
 		if err != nil {
-			return nil, fmt.Errorf("cuda: upload stream on %s: %w", s.name, err)
+			return nil, fmt.Errorf("cuda: upload stream on %s: %w", s.Name, err)
 		}
 		down, err := cu.StreamCreate(s.ctx, cu.StreamNonBlocking)
 		if err != nil {
 			cu.StreamDestroy(s.ctx, up)
-			return nil, fmt.Errorf("cuda: download stream on %s: %w", s.name, err)
+			return nil, fmt.Errorf("cuda: download stream on %s: %w", s.Name, err)
 		}
 		q.up, q.down = up, down
 	}
@@ -175,10 +175,10 @@ func (st streams) record(str cu.Stream, timed bool) (plumb.Event, error) {
 
 func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
 	d := st.d
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return 0, err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return 0, err
@@ -188,16 +188,16 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 	if err != nil || n == 0 {
 		return 0, err
 	}
-	if !d.s.pinnedHost(host) {
+	if !d.s.Pinned(host) {
 		// Go memory must never reach an asynchronous copy.
-		return 0, fmt.Errorf("cuda: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.name, device.ErrOutOfRange)
+		return 0, fmt.Errorf("cuda: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.Name, device.ErrOutOfRange)
 	}
 	str, err := st.stream(q)
 	if err != nil {
 		return 0, err
 	}
 	if err := st.wait(str, after); err != nil {
-		return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.name, err)
+		return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.Name, err)
 	}
 	p := unsafe.Pointer(&host[0])
 	if write {
@@ -206,21 +206,21 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 		err = cu.DtoH(d.s.ctx, p, at(x, off), n, str)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.name, err)
+		return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.Name, err)
 	}
 	if write {
-		d.s.counters.H2D(n)
+		d.s.Counters.H2D(n)
 	} else {
-		d.s.counters.D2H(n)
+		d.s.Counters.D2H(n)
 	}
 	return st.record(str, false)
 }
 
 func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	str, err := st.stream(q)
 	if err != nil {
 		return err
@@ -230,10 +230,10 @@ func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
 
 // Stamp records an event with timing on q.
 func (st streams) Stamp(q plumb.Queue) (plumb.Event, error) {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return 0, err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	str, err := st.stream(q)
 	if err != nil {
 		return 0, err
@@ -242,22 +242,22 @@ func (st streams) Stamp(q plumb.Queue) (plumb.Event, error) {
 }
 
 func (st streams) Between(a, b plumb.Event) (time.Duration, error) {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return 0, err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	ms, err := cu.EventElapsed(st.d.s.ctx, cu.Event(a), cu.Event(b))
 	if err != nil {
-		return 0, fmt.Errorf("cuda: timing events on %s: %w", st.d.s.name, err)
+		return 0, fmt.Errorf("cuda: timing events on %s: %w", st.d.s.Name, err)
 	}
 	return time.Duration(float64(ms) * 1e6), nil
 }
 
 func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return 0, err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	str, err := st.stream(q)
 	if err != nil {
 		return 0, err
@@ -269,10 +269,10 @@ func (st streams) Wait(e plumb.Event) error {
 	if e == 0 {
 		return nil
 	}
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	return cu.EventSync(st.d.s.ctx, cu.Event(e))
 }
 
@@ -304,6 +304,6 @@ func (st streams) Release(e plumb.Event) error {
 // Flush does nothing: CUDA submits work as it is queued.
 func (st streams) Flush() error { return nil }
 
-func (st streams) Pinned(host []byte) bool { return st.d.s.pinnedHost(host) }
+func (st streams) Pinned(host []byte) bool { return st.d.s.Pinned(host) }
 
 func (st streams) Live() int { return int(st.d.s.streams.live.Load()) }

@@ -73,10 +73,10 @@ func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Re
 }
 
 func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return err
@@ -85,16 +85,16 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 	if err != nil || span == 0 {
 		return err
 	}
-	if d.s.recording() != nil && !d.s.pinnedHost(host[:span]) {
+	if d.s.recording() != nil && !d.s.Pinned(host[:span]) {
 		return d.s.refuse(op + " of Go memory (a graph moves pinned memory only: make the Array with array.NewIn(dev, …))")
 	}
 	if err := d.s.transfer(write, at(x, off), host[:span], rs); err != nil {
-		return fmt.Errorf("cuda: %s on %s: %w", op, d.s.name, err)
+		return fmt.Errorf("cuda: %s on %s: %w", op, d.s.Name, err)
 	}
 	if write {
-		d.s.counters.H2D(r.Bytes())
+		d.s.Counters.H2D(r.Bytes())
 	} else {
-		d.s.counters.D2H(r.Bytes())
+		d.s.Counters.D2H(r.Bytes())
 	}
 	d.record(op, nil, hostRange{uintptr(unsafe.Pointer(&host[0])), span}, x.Root.H)
 	return nil
@@ -102,7 +102,7 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 
 // transfer moves a simplified Region between host and dev, waiting for it.
 func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Region) error {
-	pinned := s.pinnedHost(host)
+	pinned := s.Pinned(host)
 	dense := len(r.Shape) == 1
 	least := s.opts.StagingMinD2H
 	if write {
@@ -155,11 +155,11 @@ func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Reg
 // Copy copies a Region between two allocations of this device; the copy
 // is queued on the stream, and later work on it sees the result.
 func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
-	xd, xs, rs, span, err := devkit.CopyPair(&d.s.pool, d, "cuda", dst, dstOff, src, srcOff, r)
+	defer d.s.Gate.Leave()
+	xd, xs, rs, span, err := devkit.CopyPair(&d.s.Pool, d, "cuda", dst, dstOff, src, srcOff, r)
 	if err != nil || span == 0 {
 		return err
 	}
@@ -173,9 +173,9 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 		return cu.Copy2DDtoD(s.ctx, do+off, p.Pitch, so+off, p.Pitch, p.RowBytes, p.Rows, s.stream)
 	})
 	if err != nil {
-		return fmt.Errorf("cuda: Copy on %s: %w", s.name, err)
+		return fmt.Errorf("cuda: Copy on %s: %w", s.Name, err)
 	}
-	s.counters.D2D(r.Bytes())
+	s.Counters.D2D(r.Bytes())
 	d.record("Copy", nil, nil, xd.Root.H, xs.Root.H)
 	return nil
 }
@@ -183,10 +183,10 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 // Memset queues setting n bytes at byte off of a to v: an op's own write,
 // counted as a launch.
 func (d *Device) Memset(a device.Allocation, off int, v byte, n int) error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return err
@@ -198,9 +198,9 @@ func (d *Device) Memset(a device.Allocation, off int, v byte, n int) error {
 		return nil
 	}
 	if err := cu.MemsetD8(d.s.ctx, at(x, off), v, n, d.s.stream); err != nil {
-		return fmt.Errorf("cuda: Memset on %s: %w", d.s.name, err)
+		return fmt.Errorf("cuda: Memset on %s: %w", d.s.Name, err)
 	}
-	d.s.counters.Launch()
+	d.s.Counters.Launch()
 	d.record("Memset", nil, nil, x.Root.H)
 	return nil
 }

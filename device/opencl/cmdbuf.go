@@ -61,13 +61,13 @@ func (d *Device) commandBuffer(steps []*devkit.Step) (devkit.Replayer, error) {
 			return nil, nil // a transfer: the recorded replay
 		}
 	}
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return nil, err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	r := &cmdReplay{d: d, steps: steps}
 	if err := r.build(); err != nil {
-		return nil, fmt.Errorf("opencl: a command buffer on %s: %w", d.s.name, err)
+		return nil, fmt.Errorf("opencl: a command buffer on %s: %w", d.s.Name, err)
 	}
 	c.mu.Lock()
 	if c.live == nil {
@@ -141,10 +141,10 @@ func (r *cmdReplay) idle() error {
 
 func (r *cmdReplay) Replay() error {
 	s := r.d.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.buf == nil && !r.dirty {
@@ -169,9 +169,9 @@ func (r *cmdReplay) Replay() error {
 		ev = &r.last
 	}
 	if err := r.buf.Enqueue(s.queue, nil, ev); err != nil {
-		return fmt.Errorf("opencl: enqueueing a command buffer on %s: %w", s.name, err)
+		return fmt.Errorf("opencl: enqueueing a command buffer on %s: %w", s.Name, err)
 	}
-	s.counters.AddWork(device.Stats{Launches: int64(len(r.steps) - 1)})
+	s.Counters.AddWork(device.Stats{Launches: int64(len(r.steps) - 1)})
 	return r.d.pace()
 }
 
@@ -199,10 +199,10 @@ func (r *cmdReplay) Close() error {
 	if !live {
 		return nil
 	}
-	if err := r.d.s.enter(); err != nil {
+	if err := r.d.s.Enter(); err != nil {
 		return nil // Close released it
 	}
-	defer r.d.s.gate.Leave()
+	defer r.d.s.Gate.Leave()
 	return r.release(true)
 }
 

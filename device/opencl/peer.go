@@ -20,10 +20,10 @@ func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allo
 		return false, nil
 	}
 	for _, s := range []*state{d.s, xs.Dev.s} { // both queues, both memories
-		if err := s.enter(); err != nil {
+		if err := s.Enter(); err != nil {
 			return false, err
 		}
-		defer s.gate.Leave()
+		defer s.Gate.Leave()
 	}
 	xd, err := d.own(dst)
 	if err != nil {
@@ -46,8 +46,8 @@ func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allo
 		err = cl.Flush(q)
 	}
 	if err != nil {
-		return false, fmt.Errorf("opencl: copy from %s to %s: %w", xs.Dev.s.name, d.s.name, err)
+		return false, fmt.Errorf("opencl: copy from %s to %s: %w", xs.Dev.s.Name, d.s.Name, err)
 	}
-	d.s.counters.Peer(n)
+	d.s.Counters.Peer(n)
 	return true, nil
 }

@@ -12,7 +12,7 @@ func init() {
 	plumb.OpenCL.Pace = func(d device.Device) error { return d.(*Device).pace() }
 	plumb.OpenCL.InFlight = func(d device.Device) int { return d.(*Device).inFlight() }
 	plumb.OpenCL.SubBufferAlign = func(d device.Device) int { return d.(*Device).subBufferAlign() }
-	devkit.RegisterGate(func(d *Device) *devkit.Gate { return &d.s.gate })
+	devkit.RegisterGate(func(d *Device) *devkit.Gate { return &d.s.Gate })
 	plumb.RegisterStreams(func(d device.Device) (plumb.Streams, bool, error) {
 		if c, ok := d.(*Device); ok {
 			st, err := c.streamsOf()

@@ -32,21 +32,21 @@ var _ plumb.Streams = streams{}
 func (d *Device) streamsOf() (plumb.Streams, error) {
 	s := d.s
 	q := &s.streams
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return nil, err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.up == nil {
 		up, err := s.ctx.CreateQueue(s.id, 0)
 		if err != nil {
-			return nil, fmt.Errorf("opencl: upload queue on %s: %w", s.name, err)
+			return nil, fmt.Errorf("opencl: upload queue on %s: %w", s.Name, err)
 		}
 		down, err := s.ctx.CreateQueue(s.id, 0)
 		if err != nil {
 			up.Release()
-			return nil, fmt.Errorf("opencl: download queue on %s: %w", s.name, err)
+			return nil, fmt.Errorf("opencl: download queue on %s: %w", s.Name, err)
 		}
 		q.up, q.down = up, down
 	}
@@ -118,10 +118,10 @@ func (st streams) handOut(ev cl.Event) plumb.Event {
 
 func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
 	d := st.d
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return 0, err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return 0, err
@@ -132,9 +132,9 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 		return 0, err
 	}
 	p := unsafe.Pointer(&host[0])
-	if !d.s.pins.Contains(uintptr(p), n) {
+	if !d.s.Pins.Contains(uintptr(p), n) {
 		// Go memory must never reach a non-blocking call.
-		return 0, fmt.Errorf("opencl: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.name, device.ErrOutOfRange)
+		return 0, fmt.Errorf("opencl: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.Name, device.ErrOutOfRange)
 	}
 	h, err := st.queue(q)
 	if err != nil {
@@ -142,12 +142,12 @@ func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []b
 	}
 	var ev cl.Event
 	if err := cl.ReadWrite(h, x.Root.H, write, false, x.Off+off, n, p, events(after), &ev); err != nil {
-		return 0, fmt.Errorf("opencl: stream transfer on %s: %w", d.s.name, err)
+		return 0, fmt.Errorf("opencl: stream transfer on %s: %w", d.s.Name, err)
 	}
 	if write {
-		d.s.counters.H2D(n)
+		d.s.Counters.H2D(n)
 	} else {
-		d.s.counters.D2H(n)
+		d.s.Counters.D2H(n)
 	}
 	return st.handOut(ev), nil
 }
@@ -157,10 +157,10 @@ func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
 	if len(w) == 0 {
 		return nil
 	}
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	h, err := st.queue(q)
 	if err != nil {
 		return err
@@ -169,10 +169,10 @@ func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
 }
 
 func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return 0, err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	h, err := st.queue(q)
 	if err != nil {
 		return 0, err
@@ -185,10 +185,10 @@ func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
 }
 
 func (st streams) Wait(e plumb.Event) error {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	return cl.EventOf(uintptr(e)).Wait()
 }
 
@@ -201,10 +201,10 @@ func (st streams) Release(e plumb.Event) error {
 }
 
 func (st streams) Flush() error {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	var errs []error
 	for _, q := range []plumb.Queue{plumb.Upload, plumb.Compute, plumb.Download} {
 		h, err := st.queue(q)
@@ -217,7 +217,7 @@ func (st streams) Flush() error {
 }
 
 func (st streams) Pinned(host []byte) bool {
-	return len(host) > 0 && st.d.s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), len(host))
+	return st.d.s.Pinned(host)
 }
 
 func (st streams) Live() int { return int(st.d.s.streams.live.Load()) }

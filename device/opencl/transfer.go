@@ -32,10 +32,10 @@ func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Re
 // hostCopy is CopyIn (write) and CopyOut: a transfer between host and the
 // Region at byte off in a.
 func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return err
@@ -45,17 +45,17 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 		return err
 	}
 	if err := d.retryOOM(func() error { return d.s.transfer(write, x.Root.H, x.Off+off, host, rs, span) }); err != nil {
-		return fmt.Errorf("opencl: %s on %s: %w", op, d.s.name, err)
+		return fmt.Errorf("opencl: %s on %s: %w", op, d.s.Name, err)
 	}
 	if write {
-		d.s.counters.H2D(r.Bytes())
+		d.s.Counters.H2D(r.Bytes())
 	} else {
-		d.s.counters.D2H(r.Bytes())
+		d.s.Counters.D2H(r.Bytes())
 	}
 	if d.s.capture.Load() != nil {
-		p, pinned := uintptr(unsafe.Pointer(&host[0])), d.s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
+		p, pinned := uintptr(unsafe.Pointer(&host[0])), d.s.Pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
 		d.record(op, nil, func([]any) error {
-			if pinned && !d.s.pins.Contains(p, span) { // C memory: freed with its Array
+			if pinned && !d.s.Pins.Contains(p, span) { // C memory: freed with its Array
 				return fmt.Errorf("opencl: %s of %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", op, span, device.ErrOutOfRange)
 			}
 			return d.hostCopy(op, write, a, off, host, r)
@@ -67,7 +67,7 @@ func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, h
 // transfer moves a simplified Region, span bytes from first to last byte,
 // between host and mem at devOff.
 func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r device.Region, span int) error {
-	pinned := s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
+	pinned := s.Pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
 	least := s.opts.StagingMinD2H
 	if write {
 		least = s.opts.StagingMin
@@ -99,7 +99,7 @@ func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r dev
 // cached blocks can starve a transfer even though Malloc succeeded.
 func (d *Device) retryOOM(op func() error) error {
 	err := op()
-	if cl.IsOutOfMemory(err) && d.s.counters.Snapshot().CachedBytes > 0 {
+	if cl.IsOutOfMemory(err) && d.s.Counters.Snapshot().CachedBytes > 0 {
 		d.ReleaseCache()
 		err = op()
 	}
@@ -109,11 +109,11 @@ func (d *Device) retryOOM(op func() error) error {
 // Copy copies a Region between two allocations of this device; the copy is
 // queued and flushed, and later transfers on the queue see it.
 func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
-	xd, xs, rs, span, err := devkit.CopyPair(&d.s.pool, d, "opencl", dst, dstOff, src, srcOff, r)
+	defer d.s.Gate.Leave()
+	xd, xs, rs, span, err := devkit.CopyPair(&d.s.Pool, d, "opencl", dst, dstOff, src, srcOff, r)
 	if err != nil || span == 0 {
 		return err
 	}
@@ -133,9 +133,9 @@ func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, 
 		err = cl.Flush(q)
 	}
 	if err != nil {
-		return fmt.Errorf("opencl: Copy on %s: %w", d.s.name, err)
+		return fmt.Errorf("opencl: Copy on %s: %w", d.s.Name, err)
 	}
-	d.s.counters.D2D(r.Bytes())
+	d.s.Counters.D2D(r.Bytes())
 	d.record("Copy", nil, func([]any) error { return d.Copy(dst, dstOff, src, srcOff, r) }, nil, xd.Root.H, xs.Root.H)
 	return nil
 }
