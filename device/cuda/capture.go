@@ -27,8 +27,7 @@ var _ devkit.Capturer = (*Device)(nil)
 type capState struct {
 	rec    devkit.Capturing
 	start  device.Stats // the counters when the capture began
-	mu     sync.Mutex   // graphs
-	graphs map[*graphReplay]struct{}
+	graphs devkit.Live[*graphReplay]
 }
 
 // hostRange is the pinned host memory a recorded transfer moves: a
@@ -90,12 +89,7 @@ func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	if err := r.mapNodes(); err != nil {
 		return nil, errors.Join(err, r.destroy())
 	}
-	s.capture.mu.Lock()
-	if s.capture.graphs == nil {
-		s.capture.graphs = map[*graphReplay]struct{}{}
-	}
-	s.capture.graphs[r] = struct{}{}
-	s.capture.mu.Unlock()
+	s.capture.graphs.Add(r)
 	return r, nil
 }
 
@@ -208,11 +202,7 @@ func (r *graphReplay) Nodes() int {
 // shutdown did).
 func (r *graphReplay) Close() error {
 	s := r.s
-	s.capture.mu.Lock()
-	_, live := s.capture.graphs[r]
-	delete(s.capture.graphs, r)
-	s.capture.mu.Unlock()
-	if !live {
+	if !s.capture.graphs.Remove(r) {
 		return nil
 	}
 	if err := s.Enter(); err != nil {
@@ -235,15 +225,7 @@ func (r *graphReplay) destroy() error {
 
 // releaseGraphs destroys the graphs left (shutdown, after the gate).
 func (c *capState) releaseGraphs() error {
-	c.mu.Lock()
-	gs := c.graphs
-	c.graphs = nil
-	c.mu.Unlock()
-	var errs []error
-	for r := range gs {
-		errs = append(errs, r.destroy())
-	}
-	return errors.Join(errs...)
+	return c.graphs.Release((*graphReplay).destroy)
 }
 
 // recording is the active capture's Recording, or nil.
@@ -251,44 +233,16 @@ func (s *state) recording() *devkit.Recording { return s.capture.rec.Load() }
 
 // record adds a step while a capture is on and keeps the roots it uses.
 func (d *Device) record(name string, args []any, data any, roots ...uintptr) {
-	rec := d.s.recording()
-	if rec == nil {
-		return
+	if rec := d.s.recording(); rec != nil {
+		rec.Record(&devkit.Step{Name: name, Args: args, Data: data}, d.s.Keep, roots...)
 	}
-	args = slices.Clone(args)
-	rec.KeepBuffers(args, d.keep)
-	for _, h := range roots {
-		rec.Keep(h, d.keep(h))
-	}
-	rec.Add(&devkit.Step{Name: name, Args: args, Data: data})
 }
 
 // keepRoots keeps roots while a capture is on, adding no step.
 func (d *Device) keepRoots(roots ...uintptr) {
 	if rec := d.s.recording(); rec != nil {
 		for _, h := range roots {
-			rec.Keep(h, d.keep(h))
-		}
-	}
-}
-
-// keep holds the root with handle h while a Graph uses it.
-func (d *Device) keep(h uintptr) func() func() error {
-	return func() func() error {
-		rel := devkit.RetainHandle(&d.s.Pool, h)
-		if rel == nil {
-			return nil
-		}
-		return func() error {
-			r := rel()
-			if r == nil {
-				return nil
-			}
-			if err := d.s.Enter(); err != nil {
-				return nil // Close freed it
-			}
-			defer d.s.Gate.Leave()
-			return cu.MemFree(d.s.ctx, cu.DevicePtr(r.H))
+			rec.Keep(h, d.s.Keep(h))
 		}
 	}
 }

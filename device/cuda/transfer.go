@@ -62,41 +62,27 @@ func forRuns(r device.Region, maxPitch, limit int, fn func(devkit.Piece) error) 
 // transfers under Options.StagingMin, which take the driver's pageable
 // path.
 func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
-	return d.hostCopy("CopyIn", true, dst, off, src, r)
+	return devkit.HostCopy(&d.s.Core, d, true, dst, off, src, r, d.moveHost)
 }
 
 // CopyOut copies the Region at byte off in src to the host Region starting
 // at dst[0], and returns once the data is there; host bytes between the
 // Region's rows are left untouched.
 func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
-	return d.hostCopy("CopyOut", false, src, off, dst, r)
+	return devkit.HostCopy(&d.s.Core, d, false, src, off, dst, r, d.moveHost)
 }
 
-func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
-	if err := d.s.Enter(); err != nil {
-		return err
+// moveHost is CopyIn and CopyOut's transfer; during a capture, of pinned
+// memory only.
+func (d *Device) moveHost(x *alloc, c devkit.HostCall) error {
+	host := c.Host[:c.Span]
+	if d.s.recording() != nil && !d.s.Pinned(host) {
+		return d.s.refuse(c.Op + " of Go memory (a graph moves pinned memory only: make the Array with array.NewIn(dev, …))")
 	}
-	defer d.s.Gate.Leave()
-	x, err := d.own(a)
-	if err != nil {
-		return err
+	if err := d.s.transfer(c.Write, at(x, c.Off), host, c.Rs); err != nil {
+		return fmt.Errorf("cuda: %s on %s: %w", c.Op, d.s.Name, err)
 	}
-	rs, span, err := checkRegion(op, x, off, r, len(host))
-	if err != nil || span == 0 {
-		return err
-	}
-	if d.s.recording() != nil && !d.s.Pinned(host[:span]) {
-		return d.s.refuse(op + " of Go memory (a graph moves pinned memory only: make the Array with array.NewIn(dev, …))")
-	}
-	if err := d.s.transfer(write, at(x, off), host[:span], rs); err != nil {
-		return fmt.Errorf("cuda: %s on %s: %w", op, d.s.Name, err)
-	}
-	if write {
-		d.s.Counters.H2D(r.Bytes())
-	} else {
-		d.s.Counters.D2H(r.Bytes())
-	}
-	d.record(op, nil, hostRange{uintptr(unsafe.Pointer(&host[0])), span}, x.Root.H)
+	d.record(c.Op, nil, hostRange{uintptr(unsafe.Pointer(&host[0])), c.Span}, x.Root.H)
 	return nil
 }
 

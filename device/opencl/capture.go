@@ -2,10 +2,8 @@ package opencl
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/internal/cl"
 	"github.com/resident-go/resident/internal/devkit"
 )
 
@@ -47,31 +45,8 @@ func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 // and extra allocated; data is what a command buffer records of it (nil:
 // none can).
 func (d *Device) record(name string, args []any, run func([]any) error, data any, extra ...uintptr) {
-	rec := d.s.capture.Load()
-	if rec == nil {
-		return
-	}
-	args = slices.Clone(args)
-	rec.KeepBuffers(args, d.keep)
-	for _, h := range extra {
-		rec.Keep(h, d.keep(h))
-	}
-	rec.Add(&devkit.Step{Name: name, Args: args, Run: run, Data: data})
-}
-
-// keep holds the root with handle h while a Graph uses it.
-func (d *Device) keep(h uintptr) func() func() error {
-	return func() func() error {
-		rel := devkit.RetainHandle(&d.s.Pool, h)
-		if rel == nil {
-			return nil
-		}
-		return func() error {
-			if r := rel(); r != nil {
-				return cl.Release(cl.KindMem, r.H)
-			}
-			return nil
-		}
+	if rec := d.s.capture.Load(); rec != nil {
+		rec.Record(&devkit.Step{Name: name, Args: args, Run: run, Data: data}, d.s.Keep, extra...)
 	}
 }
 

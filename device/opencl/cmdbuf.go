@@ -35,8 +35,7 @@ type cmdBufs struct {
 	once         sync.Once
 	err          error // why there are none
 	simultaneous bool
-	mu           sync.Mutex
-	live         map[*cmdReplay]struct{}
+	live         devkit.Live[*cmdReplay]
 }
 
 // commandBuffer returns a replay through a command buffer of steps, or
@@ -69,12 +68,7 @@ func (d *Device) commandBuffer(steps []*devkit.Step) (devkit.Replayer, error) {
 	if err := r.build(); err != nil {
 		return nil, fmt.Errorf("opencl: a command buffer on %s: %w", d.s.Name, err)
 	}
-	c.mu.Lock()
-	if c.live == nil {
-		c.live = map[*cmdReplay]struct{}{}
-	}
-	c.live[r] = struct{}{}
-	c.mu.Unlock()
+	c.live.Add(r)
 	return r, nil
 }
 
@@ -192,11 +186,7 @@ func (r *cmdReplay) Kind() string { return "OpenCL command buffer" }
 // Close releases the command buffer once its last enqueue is done.
 func (r *cmdReplay) Close() error {
 	c := &r.d.s.cmdbuf
-	c.mu.Lock()
-	_, live := c.live[r]
-	delete(c.live, r)
-	c.mu.Unlock()
-	if !live {
+	if !c.live.Remove(r) {
 		return nil
 	}
 	if err := r.d.s.Enter(); err != nil {
@@ -237,13 +227,5 @@ func (r *cmdReplay) releaseKernels() error {
 // releaseAll releases the command buffers left (shutdown, after the
 // queue finished).
 func (c *cmdBufs) releaseAll() error {
-	c.mu.Lock()
-	live := c.live
-	c.live = nil
-	c.mu.Unlock()
-	var errs []error
-	for r := range live {
-		errs = append(errs, r.release(false))
-	}
-	return errors.Join(errs...)
+	return c.live.Release(func(r *cmdReplay) error { return r.release(false) })
 }

@@ -316,11 +316,11 @@ const driverWait = time.Second
 // state (see release) and reports whether they were within driverWait.
 func (s *state) driverDone() bool {
 	qs := []*cl.CommandQueue{s.queue}
-	s.streams.mu.Lock()
-	if s.streams.up != nil {
-		qs = append(qs, s.streams.up, s.streams.down)
+	s.streams.Mu.Lock()
+	if s.streams.Up != nil {
+		qs = append(qs, s.streams.Up, s.streams.Down)
 	}
-	s.streams.mu.Unlock()
+	s.streams.Mu.Unlock()
 	deadline := time.Now().Add(driverWait)
 	pause := 20 * time.Microsecond
 	for _, q := range qs {

@@ -20,45 +20,28 @@ func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (de
 // memory when src is ordinary Go memory and large), 2-D and 3-D regions one
 // rect transfer, higher ranks a loop of them.
 func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
-	return d.hostCopy("CopyIn", true, dst, off, src, r)
+	return devkit.HostCopy(&d.s.Core, d, true, dst, off, src, r, d.moveHost)
 }
 
 // CopyOut copies the Region at byte off in src to the host Region starting
 // at dst[0]; host bytes between the Region's rows are left untouched.
 func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
-	return d.hostCopy("CopyOut", false, src, off, dst, r)
+	return devkit.HostCopy(&d.s.Core, d, false, src, off, dst, r, d.moveHost)
 }
 
-// hostCopy is CopyIn (write) and CopyOut: a transfer between host and the
-// Region at byte off in a.
-func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
-	if err := d.s.Enter(); err != nil {
-		return err
-	}
-	defer d.s.Gate.Leave()
-	x, err := d.own(a)
-	if err != nil {
-		return err
-	}
-	rs, span, err := checkRegion(op, x, off, r, len(host))
-	if err != nil || span == 0 {
-		return err
-	}
-	if err := d.retryOOM(func() error { return d.s.transfer(write, x.Root.H, x.Off+off, host, rs, span) }); err != nil {
-		return fmt.Errorf("opencl: %s on %s: %w", op, d.s.Name, err)
-	}
-	if write {
-		d.s.Counters.H2D(r.Bytes())
-	} else {
-		d.s.Counters.D2H(r.Bytes())
+// moveHost is CopyIn and CopyOut's transfer, recorded during a capture.
+func (d *Device) moveHost(x *alloc, c devkit.HostCall) error {
+	if err := d.retryOOM(func() error { return d.s.transfer(c.Write, x.Root.H, x.Off+c.Off, c.Host, c.Rs, c.Span) }); err != nil {
+		return fmt.Errorf("opencl: %s on %s: %w", c.Op, d.s.Name, err)
 	}
 	if d.s.capture.Load() != nil {
-		p, pinned := uintptr(unsafe.Pointer(&host[0])), d.s.Pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
-		d.record(op, nil, func([]any) error {
-			if pinned && !d.s.Pins.Contains(p, span) { // C memory: freed with its Array
-				return fmt.Errorf("opencl: %s of %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", op, span, device.ErrOutOfRange)
+		p := uintptr(unsafe.Pointer(&c.Host[0]))
+		pinned := d.s.Pins.Contains(p, c.Span)
+		d.record(c.Op, nil, func([]any) error {
+			if pinned && !d.s.Pins.Contains(p, c.Span) { // C memory: freed with its Array
+				return fmt.Errorf("opencl: %s of %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", c.Op, c.Span, device.ErrOutOfRange)
 			}
-			return d.hostCopy(op, write, a, off, host, r)
+			return devkit.HostCopy(&d.s.Core, d, c.Write, c.A, c.Off, c.Host, c.R, d.moveHost)
 		}, nil, x.Root.H)
 	}
 	return nil

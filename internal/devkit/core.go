@@ -126,6 +126,30 @@ func (c *Core) ReleaseCache() error {
 	return errors.Join(errs...)
 }
 
+// Keep is a Recording's keep for the root with handle h (see
+// Recording.Keep): it holds the root while a Graph uses it, as a crop
+// does; the release lets go inside the gate, freeing the block when it
+// was the last reference. After Close it does nothing (Close freed the
+// root, still live).
+func (c *Core) Keep(h uintptr) func() func() error {
+	return func() func() error {
+		rel := RetainHandle(&c.Pool, h)
+		if rel == nil {
+			return nil
+		}
+		return func() error {
+			if err := c.Enter(); err != nil {
+				return nil
+			}
+			defer c.Gate.Leave()
+			if r := rel(); r != nil {
+				return c.drv.FreeBlock(r.H)
+			}
+			return nil
+		}
+	}
+}
+
 // Pinned reports whether host lies in one of the pinned host blocks.
 func (c *Core) Pinned(host []byte) bool {
 	return len(host) > 0 && c.Pins.Contains(uintptr(unsafe.Pointer(&host[0])), len(host))
