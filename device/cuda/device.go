@@ -309,6 +309,8 @@ func (d *Device) Close() error {
 	return d.s.Close()
 }
 
+var _ devkit.Driver = (*state)(nil)
+
 // Finish waits for the stream, destroys the graphs and the extra
 // streams (devkit.Driver, at shutdown).
 func (s *state) Finish() error {

@@ -10,12 +10,6 @@ import (
 	"github.com/resident-go/resident/internal/devkit"
 )
 
-// checkRegion validates a transfer of r at byte off in x against host bytes
-// (hostLen < 0: no host side) and returns r simplified and its span.
-func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (device.Region, int, error) {
-	return devkit.CheckRegion("cuda", op, x.N, off, r, hostLen)
-}
-
 // forRuns cuts a simplified Region into pieces that one copy call moves:
 // consecutive rows a constant pitch apart (at least the row, at most
 // maxPitch) join one 2-D piece; limit > 0 caps a piece's bytes (rows
@@ -141,29 +135,21 @@ func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Reg
 // Copy copies a Region between two allocations of this device; the copy
 // is queued on the stream, and later work on it sees the result.
 func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
-	if err := d.s.Enter(); err != nil {
-		return err
-	}
-	defer d.s.Gate.Leave()
-	xd, xs, rs, span, err := devkit.CopyPair(&d.s.Pool, d, "cuda", dst, dstOff, src, srcOff, r)
-	if err != nil || span == 0 {
-		return err
-	}
-	s := d.s
-	do, so := at(xd, dstOff), at(xs, srcOff)
-	err = forRuns(rs, s.maxPitch, 0, func(p devkit.Piece) error {
-		off := cu.DevicePtr(p.Off)
-		if p.Rows == 1 {
-			return cu.DtoD(s.ctx, do+off, so+off, p.RowBytes, s.stream)
+	return devkit.Copy(&d.s.Core, d, dst, dstOff, src, srcOff, r, func(xd, xs *alloc, rs device.Region) error {
+		s := d.s
+		do, so := at(xd, dstOff), at(xs, srcOff)
+		err := forRuns(rs, s.maxPitch, 0, func(p devkit.Piece) error {
+			off := cu.DevicePtr(p.Off)
+			if p.Rows == 1 {
+				return cu.DtoD(s.ctx, do+off, so+off, p.RowBytes, s.stream)
+			}
+			return cu.Copy2DDtoD(s.ctx, do+off, p.Pitch, so+off, p.Pitch, p.RowBytes, p.Rows, s.stream)
+		})
+		if err == nil {
+			d.record("Copy", nil, nil, xd.Root.H, xs.Root.H)
 		}
-		return cu.Copy2DDtoD(s.ctx, do+off, p.Pitch, so+off, p.Pitch, p.RowBytes, p.Rows, s.stream)
+		return err
 	})
-	if err != nil {
-		return fmt.Errorf("cuda: Copy on %s: %w", s.Name, err)
-	}
-	s.Counters.D2D(r.Bytes())
-	d.record("Copy", nil, nil, xd.Root.H, xs.Root.H)
-	return nil
 }
 
 // Memset queues setting n bytes at byte off of a to v: an op's own write,

@@ -261,6 +261,8 @@ func (d *Device) Close() error {
 	return d.s.Close()
 }
 
+var _ devkit.Driver = (*state)(nil)
+
 // Finish waits for the queues and releases the command buffers
 // (devkit.Driver, at shutdown).
 func (s *state) Finish() error {

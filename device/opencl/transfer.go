@@ -9,12 +9,6 @@ import (
 	"github.com/resident-go/resident/internal/devkit"
 )
 
-// checkRegion validates a transfer of r at byte off in x against host bytes
-// (hostLen < 0: no host side) and returns r simplified.
-func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (device.Region, int, error) {
-	return devkit.CheckRegion("opencl", op, x.N, off, r, hostLen)
-}
-
 // CopyIn copies the host Region starting at src[0] to the same Region at
 // byte off in dst. Dense regions take one transfer (staged through pinned
 // memory when src is ordinary Go memory and large), 2-D and 3-D regions one
@@ -92,35 +86,27 @@ func (d *Device) retryOOM(op func() error) error {
 // Copy copies a Region between two allocations of this device; the copy is
 // queued and flushed, and later transfers on the queue see it.
 func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
-	if err := d.s.Enter(); err != nil {
-		return err
-	}
-	defer d.s.Gate.Leave()
-	xd, xs, rs, span, err := devkit.CopyPair(&d.s.Pool, d, "opencl", dst, dstOff, src, srcOff, r)
-	if err != nil || span == 0 {
-		return err
-	}
-	q := d.s.queue.Handle()
-	do, so := xd.Off+dstOff, xs.Off+srcOff
-	err = d.retryOOM(func() error {
-		return forBoxes(rs, func(b box, _ bool) error {
-			if b.rect == nil {
-				return cl.CopyMem(q, xs.Root.H, xd.Root.H, so+b.off, do+b.off, b.n, nil, nil)
-			}
-			rc := cl.CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
-				SrcRowPitch: b.rect.row, SrcSlicePitch: b.rect.slice, DstRowPitch: b.rect.row, DstSlicePitch: b.rect.slice}
-			return cl.CopyMemRect(q, xs.Root.H, xd.Root.H, &rc, nil, nil)
+	return devkit.Copy(&d.s.Core, d, dst, dstOff, src, srcOff, r, func(xd, xs *alloc, rs device.Region) error {
+		q := d.s.queue.Handle()
+		do, so := xd.Off+dstOff, xs.Off+srcOff
+		err := d.retryOOM(func() error {
+			return forBoxes(rs, func(b box, _ bool) error {
+				if b.rect == nil {
+					return cl.CopyMem(q, xs.Root.H, xd.Root.H, so+b.off, do+b.off, b.n, nil, nil)
+				}
+				rc := cl.CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
+					SrcRowPitch: b.rect.row, SrcSlicePitch: b.rect.slice, DstRowPitch: b.rect.row, DstSlicePitch: b.rect.slice}
+				return cl.CopyMemRect(q, xs.Root.H, xd.Root.H, &rc, nil, nil)
+			})
 		})
+		if err == nil {
+			err = cl.Flush(q)
+		}
+		if err == nil {
+			d.record("Copy", nil, func([]any) error { return d.Copy(dst, dstOff, src, srcOff, r) }, nil, xd.Root.H, xs.Root.H)
+		}
+		return err
 	})
-	if err == nil {
-		err = cl.Flush(q)
-	}
-	if err != nil {
-		return fmt.Errorf("opencl: Copy on %s: %w", d.s.Name, err)
-	}
-	d.s.Counters.D2D(r.Bytes())
-	d.record("Copy", nil, func([]any) error { return d.Copy(dst, dstOff, src, srcOff, r) }, nil, xd.Root.H, xs.Root.H)
-	return nil
 }
 
 // box is one OpenCL call's worth of a Region: a run of n bytes at byte off

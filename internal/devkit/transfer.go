@@ -50,6 +50,27 @@ func HostCopy[D Dev](c *Core, dev D, write bool, a device.Allocation, off int, h
 	return nil
 }
 
+// Copy is device.Device.Copy: inside the gate, both allocations dev's and
+// live and r checked at both offsets; move queues the copy of rs (r
+// simplified) from byte srcOff of xs to byte dstOff of xd; then it
+// counts a D2D copy.
+func Copy[D Dev](c *Core, dev D, dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region,
+	move func(xd, xs *Alloc[D], rs device.Region) error) error {
+	if err := c.Enter(); err != nil {
+		return err
+	}
+	defer c.Gate.Leave()
+	xd, xs, rs, span, err := CopyPair(&c.Pool, dev, c.Pkg, dst, dstOff, src, srcOff, r)
+	if err != nil || span == 0 {
+		return err
+	}
+	if err := move(xd, xs, rs); err != nil {
+		return fmt.Errorf("%s: Copy on %s: %w", c.Pkg, c.Name, err)
+	}
+	c.Counters.D2D(r.Bytes())
+	return nil
+}
+
 // CopyFromPeer is device.PeerCopier's frame: src must be an allocation of
 // another device of type D whose Core peer returns, with ok when it shares
 // memory with dev (else false, nil: device.CopyBetween stages through the
