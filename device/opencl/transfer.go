@@ -29,16 +29,23 @@ func (d *Device) moveHost(x *alloc, c devkit.HostCall) error {
 		return fmt.Errorf("opencl: %s on %s: %w", c.Op, d.s.Name, err)
 	}
 	if d.s.capture.Load() != nil {
-		p := uintptr(unsafe.Pointer(&c.Host[0]))
-		pinned := d.s.Pins.Contains(p, c.Span)
-		d.record(c.Op, nil, func([]any) error {
-			if pinned && !d.s.Pins.Contains(p, c.Span) { // C memory: freed with its Array
-				return fmt.Errorf("opencl: %s of %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", c.Op, c.Span, device.ErrOutOfRange)
-			}
-			return devkit.HostCopy(&d.s.Core, d, c.Write, c.A, c.Off, c.Host, c.R, d.moveHost)
-		}, nil, x.Root.H)
+		d.recordHost(x, c)
 	}
 	return nil
+}
+
+// recordHost records a host copy: a replay does it again unless its
+// pinned memory was freed since. (Apart from moveHost, whose c would
+// otherwise go to the heap on every call.)
+func (d *Device) recordHost(x *alloc, c devkit.HostCall) {
+	p := uintptr(unsafe.Pointer(&c.Host[0]))
+	pinned := d.s.Pins.Contains(p, c.Span)
+	d.record(c.Op, nil, func([]any) error {
+		if pinned && !d.s.Pins.Contains(p, c.Span) { // C memory: freed with its Array
+			return fmt.Errorf("opencl: %s of %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", c.Op, c.Span, device.ErrOutOfRange)
+		}
+		return devkit.HostCopy(&d.s.Core, d, c.Write, c.A, c.Off, c.Host, c.R, d.moveHost)
+	}, nil, x.Root.H)
 }
 
 // transfer moves a simplified Region, span bytes from first to last byte,
