@@ -27,8 +27,7 @@ var _ devkit.Capturer = (*Device)(nil)
 type capState struct {
 	rec    devkit.Capturing
 	start  device.Stats // the counters when the capture began
-	mu     sync.Mutex   // graphs
-	graphs map[*graphReplay]struct{}
+	graphs devkit.Live[*graphReplay]
 }
 
 // hostRange is the pinned host memory a recorded transfer moves: a
@@ -51,17 +50,17 @@ type cudaStep struct {
 // BeginCapture starts capturing d's stream into rec.
 func (d *Device) BeginCapture(rec *devkit.Recording) error {
 	s := d.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return err
 	}
-	defer s.gate.Leave()
-	if err := s.capture.rec.Begin("cuda: "+s.name, rec); err != nil {
+	defer s.Gate.Leave()
+	if err := s.capture.rec.Begin("cuda: "+s.Name, rec); err != nil {
 		return err
 	}
-	s.capture.start = s.counters.Snapshot()
+	s.capture.start = s.Counters.Snapshot()
 	if err := cu.BeginCapture(s.ctx, s.stream, cu.CaptureRelaxed); err != nil {
 		s.capture.rec.End(rec)
-		return fmt.Errorf("cuda: capturing on %s: %w", s.name, err)
+		return fmt.Errorf("cuda: capturing on %s: %w", s.Name, err)
 	}
 	return nil
 }
@@ -69,33 +68,28 @@ func (d *Device) BeginCapture(rec *devkit.Recording) error {
 // EndCapture ends the capture and instantiates its graph.
 func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	s := d.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		s.capture.rec.End(rec)
 		return nil, err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	if !s.capture.rec.End(rec) {
-		return nil, fmt.Errorf("cuda: EndCapture on %s without its BeginCapture", s.name)
+		return nil, fmt.Errorf("cuda: EndCapture on %s without its BeginCapture", s.Name)
 	}
 	g, err := cu.EndCapture(s.ctx, s.stream)
 	if err != nil {
-		return nil, fmt.Errorf("cuda: ending the capture on %s: %w", s.name, err)
+		return nil, fmt.Errorf("cuda: ending the capture on %s: %w", s.Name, err)
 	}
-	work := s.counters.Snapshot().Sub(s.capture.start)
+	work := s.Counters.Snapshot().Sub(s.capture.start)
 	exec, err := cu.GraphInstantiate(s.ctx, g)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("cuda: instantiating the graph on %s: %w", s.name, err), cu.GraphDestroy(s.ctx, g))
+		return nil, errors.Join(fmt.Errorf("cuda: instantiating the graph on %s: %w", s.Name, err), cu.GraphDestroy(s.ctx, g))
 	}
 	r := &graphReplay{s: s, graph: g, exec: exec, work: work, first: true, steps: rec.Steps()}
 	if err := r.mapNodes(); err != nil {
 		return nil, errors.Join(err, r.destroy())
 	}
-	s.capture.mu.Lock()
-	if s.capture.graphs == nil {
-		s.capture.graphs = map[*graphReplay]struct{}{}
-	}
-	s.capture.graphs[r] = struct{}{}
-	s.capture.mu.Unlock()
+	s.capture.graphs.Add(r)
 	return r, nil
 }
 
@@ -118,7 +112,7 @@ func (r *graphReplay) mapNodes() error {
 		if errors.Is(err, &cu.Error{Code: cu.ErrorNotSupported}) {
 			return nil // a driver without the entry points: no scalar updates
 		}
-		return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.name, err)
+		return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.Name, err)
 	}
 	used := make([]bool, len(nodes))
 	for _, st := range r.steps {
@@ -132,7 +126,7 @@ func (r *graphReplay) mapNodes() error {
 			}
 			same, err := cu.GraphKernelSame(r.s.ctx, n, cs.blob, cs.offs, cs.lens)
 			if err != nil {
-				return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.name, err)
+				return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.Name, err)
 			}
 			if same {
 				used[i], cs.node = true, n
@@ -145,27 +139,27 @@ func (r *graphReplay) mapNodes() error {
 
 func (r *graphReplay) Replay() error {
 	s := r.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.exec == 0 {
 		return fmt.Errorf("cuda: replay of a closed graph: %w", ErrClosed)
 	}
 	for _, st := range r.steps {
-		if h, ok := st.Data.(hostRange); ok && !s.pins.Contains(h.p, h.n) {
+		if h, ok := st.Data.(hostRange); ok && !s.Pins.Contains(h.p, h.n) {
 			return fmt.Errorf("cuda: the graph's %s moves %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", st.Name, h.n, device.ErrOutOfRange)
 		}
 	}
 	if err := cu.GraphLaunch(s.ctx, r.exec, s.stream); err != nil {
-		return fmt.Errorf("cuda: launching the graph on %s: %w", s.name, err)
+		return fmt.Errorf("cuda: launching the graph on %s: %w", s.Name, err)
 	}
 	if r.first {
 		r.first = false
 	} else {
-		s.counters.AddWork(r.work)
+		s.Counters.AddWork(r.work)
 	}
 	return nil
 }
@@ -179,20 +173,20 @@ func (r *graphReplay) SetArg(st *devkit.Step, i int, v any) error {
 		return fmt.Errorf("argument %d of %s, which has %d: %w", i, st.Name, len(st.Args), device.ErrOutOfRange)
 	}
 	s := r.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	args := slices.Clone(st.Args)
 	args[i] = v
 	var p packed
 	if _, err := p.pack(cs.k.sizes, args); err != nil {
-		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.name, err)
+		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.Name, err)
 	}
 	if err := cu.GraphExecSetParams(s.ctx, r.exec, cs.node, p.blob, p.offs); err != nil {
-		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.name, err)
+		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.Name, err)
 	}
 	return devkit.SetStepArg(st, i, v)
 }
@@ -208,17 +202,13 @@ func (r *graphReplay) Nodes() int {
 // shutdown did).
 func (r *graphReplay) Close() error {
 	s := r.s
-	s.capture.mu.Lock()
-	_, live := s.capture.graphs[r]
-	delete(s.capture.graphs, r)
-	s.capture.mu.Unlock()
-	if !live {
+	if !s.capture.graphs.Remove(r) {
 		return nil
 	}
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return nil
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	return r.destroy()
 }
 
@@ -235,25 +225,18 @@ func (r *graphReplay) destroy() error {
 
 // releaseGraphs destroys the graphs left (shutdown, after the gate).
 func (c *capState) releaseGraphs() error {
-	c.mu.Lock()
-	gs := c.graphs
-	c.graphs = nil
-	c.mu.Unlock()
-	var errs []error
-	for r := range gs {
-		errs = append(errs, r.destroy())
-	}
-	return errors.Join(errs...)
+	return c.graphs.Release((*graphReplay).destroy)
 }
 
-// endCapture ends a capture under way as the Device closes: its Record
-// fails with ErrClosed, and the stream runs work again.
-func (s *state) endCapture() {
+// BeginClose ends a capture under way as the Device closes (devkit's
+// shutdown calls it before the close hooks): its Record fails with
+// ErrClosed, and the stream runs work again.
+func (s *state) BeginClose() {
 	rec := s.recording()
 	if rec == nil || !s.capture.rec.End(rec) {
 		return
 	}
-	rec.Refuse(fmt.Errorf("cuda: %s closed during the capture: %w", s.name, ErrClosed))
+	rec.Refuse(fmt.Errorf("cuda: %s closed during the capture: %w", s.Name, ErrClosed))
 	if g, err := cu.EndCapture(s.ctx, s.stream); err == nil {
 		cu.GraphDestroy(s.ctx, g)
 	}
@@ -264,44 +247,16 @@ func (s *state) recording() *devkit.Recording { return s.capture.rec.Load() }
 
 // record adds a step while a capture is on and keeps the roots it uses.
 func (d *Device) record(name string, args []any, data any, roots ...uintptr) {
-	rec := d.s.recording()
-	if rec == nil {
-		return
+	if rec := d.s.recording(); rec != nil {
+		rec.Record(&devkit.Step{Name: name, Args: args, Data: data}, d.s.Keep, roots...)
 	}
-	args = slices.Clone(args)
-	rec.KeepBuffers(args, d.keep)
-	for _, h := range roots {
-		rec.Keep(h, d.keep(h))
-	}
-	rec.Add(&devkit.Step{Name: name, Args: args, Data: data})
 }
 
 // keepRoots keeps roots while a capture is on, adding no step.
 func (d *Device) keepRoots(roots ...uintptr) {
 	if rec := d.s.recording(); rec != nil {
 		for _, h := range roots {
-			rec.Keep(h, d.keep(h))
-		}
-	}
-}
-
-// keep holds the root with handle h while a Graph uses it.
-func (d *Device) keep(h uintptr) func() func() error {
-	return func() func() error {
-		rel := devkit.RetainHandle(&d.s.pool, h)
-		if rel == nil {
-			return nil
-		}
-		return func() error {
-			r := rel()
-			if r == nil {
-				return nil
-			}
-			if err := d.s.enter(); err != nil {
-				return nil // Close freed it
-			}
-			defer d.s.gate.Leave()
-			return cu.MemFree(d.s.ctx, cu.DevicePtr(r.H))
+			rec.Keep(h, d.s.Keep(h))
 		}
 	}
 }
@@ -309,7 +264,7 @@ func (d *Device) keep(h uintptr) func() func() error {
 // refuse fails work a graph cannot replay, during a capture.
 func (s *state) refuse(what string) error {
 	if rec := s.recording(); rec != nil {
-		return rec.Refuse(fmt.Errorf("cuda: %s on %s during a capture: %w", what, s.name, device.ErrOutOfRange))
+		return rec.Refuse(fmt.Errorf("cuda: %s on %s during a capture: %w", what, s.Name, device.ErrOutOfRange))
 	}
 	return nil
 }

@@ -78,45 +78,30 @@ type Device struct {
 }
 
 var (
-	_ device.Device        = (*Device)(nil)
-	_ device.HostAllocator = (*Device)(nil)
-	_ device.CloseNotifier = (*Device)(nil)
-	_ device.Compute       = (*Device)(nil)
-	_ device.Native        = (*Device)(nil)
+	_ device.Device  = (*Device)(nil)
+	_ device.Compute = (*Device)(nil)
+	_ device.Native  = (*Device)(nil)
 )
 
 // state is what Close and the cleanup backstop free; it must not point
 // back to the Device, or the cleanup would never run.
 type state struct {
+	devkit.Core // gate, hooks, pool, counters, values, pins, shutdown
+
 	opts     Options
 	dev      cu.Device
 	ctx      cu.Context
 	stream   cu.Stream
-	name     string
 	total    int64
 	maxPitch int
 	caps     device.Caps
-	counters devkit.Counters
-	pool     devkit.Pool // allocations, the cache, the closed flag
-	// gate: every call into the driver passes it; Close shuts it before
-	// releasing anything.
-	gate devkit.Gate
-	// vals is packages' per-device state, closed once the gate is empty;
-	// its values never point to the Device.
-	vals devkit.Values
 
-	pins    devkit.PinnedSet[*pinned]
 	streams streamSet // streamed execution's extra streams
 	stageMu sync.Mutex
 	stager  *stager
 	blasMu  sync.Mutex
 	blas    cu.BLAS
 	cleanup runtime.Cleanup
-	// closeOnce runs close's work once; concurrent Closes wait for it
-	// and all return its error.
-	closeOnce sync.Once
-	closeErr  error
-	hooks     devkit.CloseHooks
 
 	// kernels: why Compile cannot run (nil: NVRTC is there), the
 	// architecture option, and the loaded modules (under kmu).
@@ -158,15 +143,7 @@ func Open(o Options) (*Device, error) {
 	if o.Ordinal >= n {
 		return nil, fmt.Errorf("%w: device %d asked for, the driver lists %d", ErrNoCUDA, o.Ordinal, n)
 	}
-	if o.StagingChunk <= 0 {
-		o.StagingChunk = defaultChunk
-	}
-	if o.StagingMin <= 0 {
-		o.StagingMin = defaultStagingMin
-	}
-	if o.StagingMinD2H <= 0 {
-		o.StagingMinD2H = defaultStagingMinD2H
-	}
+	devkit.StagingDefaults(&o.StagingChunk, &o.StagingMin, &o.StagingMinD2H, defaultChunk, defaultStagingMin, defaultStagingMinD2H)
 	dev, err := cu.DeviceGet(o.Ordinal)
 	if err != nil {
 		return nil, err
@@ -181,7 +158,6 @@ func Open(o Options) (*Device, error) {
 		return nil, err
 	}
 	s := &state{opts: o, dev: dev, ctx: ctx, stream: st}
-	s.pool = devkit.Pool{Counters: &s.counters, ErrClosed: ErrClosed, ErrForeign: ErrForeign}
 	s.describe()
 	s.mods = map[cu.Module]struct{}{}
 	if o.NoKernels {
@@ -197,7 +173,7 @@ func Open(o Options) (*Device, error) {
 	if o.NoCache {
 		limit = 0
 	}
-	s.pool.SetCacheLimit(limit)
+	s.Pool.SetCacheLimit(limit)
 	if o.Verbose {
 		v, _ := cu.DriverVersion()
 		kern := "kernels from OpenCL C through NVRTC"
@@ -205,17 +181,17 @@ func Open(o Options) (*Device, error) {
 			kern = fmt.Sprintf("no kernels (%v)", s.kernelsErr)
 		}
 		log.Printf("cuda: using %s: compute capability %s, %d SMs, %d B, driver CUDA %d.%d, staging %v (2 × %d B), %s",
-			s.name, s.caps.Vendor, s.caps.Units, s.total, v/1000, v%1000/10, !o.NoStaging, o.StagingChunk, kern)
+			s.Name, s.caps.Vendor, s.caps.Units, s.total, v/1000, v%1000/10, !o.NoStaging, o.StagingChunk, kern)
 	}
 	d := &Device{s: s}
-	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.close() }, s)
+	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.Close() }, s)
 	return d, nil
 }
 
 // describe reads the device's name and limits.
 func (s *state) describe() {
 	name, _ := s.dev.Name()
-	s.name = fmt.Sprintf("cuda:%d %s", s.opts.Ordinal, name)
+	s.Init("cuda", fmt.Sprintf("cuda:%d %s", s.opts.Ordinal, name), ErrClosed, ErrForeign, s)
 	s.total, _ = s.dev.TotalMem()
 	attr := func(a cu.Attribute) int { v, _ := s.dev.Attr(a); return v }
 	s.maxPitch = attr(cu.AttrMaxPitch)
@@ -231,38 +207,26 @@ func (s *state) describe() {
 // Lang is a CUDA Device's Caps().Lang.
 const Lang = "CUDA"
 
-var (
-	defaultMu  sync.Mutex
-	defaultDev *Device
-)
+// defaultDev is Default's device.
+var defaultDev devkit.Shared[*Device]
 
 // Default returns the process-wide shared device, opened on first use with
 // Options{Ordinal: OrdinalFromEnv()}. Don't Close it; if someone did, the
 // next call opens it again.
 func Default() (*Device, error) {
-	defaultMu.Lock()
-	defer defaultMu.Unlock()
-	if defaultDev != nil && !defaultDev.Closed() {
-		return defaultDev, nil
-	}
-	d, err := Open(Options{Ordinal: OrdinalFromEnv()})
-	if err != nil {
-		return nil, err
-	}
-	defaultDev = d
-	return d, nil
+	return defaultDev.Get((*Device).Closed, func() (*Device, error) { return Open(Options{Ordinal: OrdinalFromEnv()}) })
 }
 
 // Name names the device: "cuda:0 NVIDIA H200".
-func (d *Device) Name() string { return d.s.name }
+func (d *Device) Name() string { return d.s.Name }
 
 // Closed reports whether Close has run (device.Compute).
-func (d *Device) Closed() bool { return d.s.gate.IsShut() || d.s.pool.Closed() }
+func (d *Device) Closed() bool { return d.s.Core.Closed() }
 
 // enter passes the device's gate: ErrClosed once Close has shut it. Pair
-// a nil error with s.gate.Leave().
+// a nil error with s.Gate.Leave().
 func (s *state) enter() error {
-	if !s.gate.Enter() {
+	if !s.Gate.Enter() {
 		return ErrClosed
 	}
 	return nil
@@ -296,21 +260,23 @@ func init() {
 }
 
 // Value is packages' per-device state, made by init on first use.
-func (d *Device) Value(key any, init func() any) any { return d.s.vals.Value(key, init) }
+func (d *Device) Value(key any, init func() any) any { return d.s.Values.Value(key, init) }
 
 // OnClose registers f to run when the Device closes (Close or its cleanup
 // backstop), before anything is released, so f may still use the device:
 // Arrays copy their device-dirty data home. Hooks run once, last
 // registered first; on a closed Device f runs at once. cancel
 // unregisters f.
-func (d *Device) OnClose(f func()) (cancel func()) { return d.s.hooks.OnClose(f) }
+func (d *Device) OnClose(f func()) (cancel func()) { return d.s.Hooks.OnClose(f) }
+
+var _ device.CloseNotifier = (*Device)(nil)
 
 // Sync waits for all work queued on the device's stream.
 func (d *Device) Sync() error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	if err := d.s.refuse("Sync (waiting for work a capture only records)"); err != nil {
 		return err
 	}
@@ -319,14 +285,14 @@ func (d *Device) Sync() error {
 
 // Stats returns the device's counters. AllocsLive and BytesLive count
 // allocations the user holds (roots, not crops nor cached blocks).
-func (d *Device) Stats() device.Stats { return d.s.counters.Snapshot() }
+func (d *Device) Stats() device.Stats { return d.s.Counters.Snapshot() }
 
 // MemInfo returns the device's free and total memory in bytes.
 func (d *Device) MemInfo() (free, total int64, err error) {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return 0, 0, err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	return cu.MemInfo(d.s.ctx)
 }
 
@@ -337,38 +303,30 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 // idempotent; a cleanup does it for a Device that becomes unreachable.
 func (d *Device) Close() error {
 	d.s.cleanup.Stop()
-	return d.s.close()
+	return d.s.Close()
 }
 
-func (s *state) close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.shutdown() })
-	return s.closeErr
+var _ devkit.Driver = (*state)(nil)
+
+// Finish waits for the stream, destroys the graphs and the extra
+// streams (devkit.Driver, at shutdown).
+func (s *state) Finish() error {
+	return errors.Join(cu.StreamSync(s.ctx, s.stream), s.capture.releaseGraphs(), s.streams.release(s.ctx))
 }
 
-// shutdown is close's work, run once.
-func (s *state) shutdown() error {
-	// Hooks first, while the device still works (Arrays bring
-	// device-dirty data home); then the gate: later calls are refused and
-	// those inside finish before packages' state (programs, a Halide
-	// runtime's modules) and the memory go.
-	s.pool.SetClosing()
-	s.endCapture() // a capture under way ends: the hooks' downloads must run
-	s.hooks.RunCloseHooks()
-	s.gate.Shut()
-	errs := []error{cu.StreamSync(s.ctx, s.stream), s.capture.releaseGraphs(), s.vals.Close(), s.streams.release(s.ctx)}
-	live, cached := s.pool.Close()
+// FreeBlock frees a CUdeviceptr (devkit.Driver).
+func (s *state) FreeBlock(h uintptr) error { return cu.MemFree(s.ctx, cu.DevicePtr(h)) }
+
+// Drop unloads the modules, frees the staging chunks and the cuBLAS
+// handle and destroys the stream (devkit.Driver, after the memory).
+func (s *state) Drop() error {
+	var errs []error
 	s.kmu.Lock()
 	for m := range s.mods {
 		errs = append(errs, cu.ModuleUnload(s.ctx, m))
 	}
 	clear(s.mods)
 	s.kmu.Unlock()
-	for _, r := range live {
-		errs = append(errs, cu.MemFree(s.ctx, cu.DevicePtr(r.H)))
-	}
-	for _, p := range cached {
-		errs = append(errs, cu.MemFree(s.ctx, cu.DevicePtr(p)))
-	}
 	s.stageMu.Lock()
 	if s.stager != nil {
 		errs = append(errs, s.stager.release(s))
@@ -382,27 +340,11 @@ func (s *state) shutdown() error {
 	}
 	s.blasMu.Unlock()
 	errs = append(errs, cu.StreamDestroy(s.ctx, s.stream))
-	if s.pins.Close() {
-		// Pinned blocks still in use (NewIn Arrays) keep the context;
-		// the last Free releases it.
-		return errors.Join(errs...)
-	}
-	errs = append(errs, s.release())
 	return errors.Join(errs...)
 }
 
-// release drops the primary context retain, last.
-func (s *state) release() error { return cu.PrimaryCtxRelease(s.dev) }
+// Release drops the primary context retain, last (devkit.Driver).
+func (s *state) Release() error { return cu.PrimaryCtxRelease(s.dev) }
 
 // ReleaseCache frees the cached device blocks.
-func (d *Device) ReleaseCache() error {
-	if err := d.s.enter(); err != nil {
-		return nil // Close released the cache
-	}
-	defer d.s.gate.Leave()
-	var errs []error
-	for _, p := range d.s.pool.Drain() {
-		errs = append(errs, cu.MemFree(d.s.ctx, cu.DevicePtr(p)))
-	}
-	return errors.Join(errs...)
-}
+func (d *Device) ReleaseCache() error { return d.s.ReleaseCache() }

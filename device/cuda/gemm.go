@@ -27,10 +27,10 @@ func (d *Device) Gemm(g device.Gemm) (bool, error) {
 	if g.M == 0 || g.N == 0 || g.Batch == 0 {
 		return true, nil
 	}
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return false, err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	typ, compute, ok := cublasTypes(g.Elem, g.Precision)
 	if !ok {
 		return false, nil
@@ -78,7 +78,7 @@ func (d *Device) Gemm(g device.Gemm) (bool, error) {
 	if err != nil {
 		return true, err
 	}
-	s.counters.Launch()
+	s.Counters.Launch()
 	d.record("gemm", nil, nil, x[0].Root.H, x[1].Root.H, x[2].Root.H)
 	return true, nil
 }
@@ -217,7 +217,7 @@ func (d *Device) dense(a *alloc, off, rows, cols, sr, sc, bs, batch, es int) (de
 			}
 		}
 	}
-	s.counters.D2D(rows * cols * nb * es)
+	s.Counters.D2D(rows * cols * nb * es)
 	return t, nil
 }
 

@@ -99,12 +99,12 @@ const defaultShared = 48 << 10
 // *BuildError with the log.
 func (d *Device) Compile(src, options string) (device.Program, error) {
 	s := d.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return nil, err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	if s.kernelsErr != nil {
-		return nil, fmt.Errorf("cuda: Compile on %s: %w", s.name, s.kernelsErr)
+		return nil, fmt.Errorf("cuda: Compile on %s: %w", s.Name, s.kernelsErr)
 	}
 	p, err := clcuda.Translate(src, options)
 	if err != nil {
@@ -114,14 +114,14 @@ func (d *Device) Compile(src, options string) (device.Program, error) {
 	opts := append(p.Options, s.arch)
 	image, nvlog, err := cu.Compile(p.Source, "opencl.cu", opts)
 	if err != nil {
-		be := &BuildError{Log: nvlog, Err: fmt.Errorf("cuda: building a program for %s: %w", s.name, err)}
+		be := &BuildError{Log: nvlog, Err: fmt.Errorf("cuda: building a program for %s: %w", s.Name, err)}
 		if dir := s.opts.KeepRejected; dir != "" {
 			keepFailed(dir, p.Source, strings.Join(opts, " ")+"\n"+nvlog)
 		}
 		return nil, be
 	}
 	if s.opts.Verbose {
-		log.Printf("cuda: NVRTC built a program (%d bytes of OpenCL C) for %s in %v", len(src), s.name, time.Since(t0).Round(time.Millisecond))
+		log.Printf("cuda: NVRTC built a program (%d bytes of OpenCL C) for %s in %v", len(src), s.Name, time.Since(t0).Round(time.Millisecond))
 	}
 	s.kmu.Lock()
 	defer s.kmu.Unlock()
@@ -130,7 +130,7 @@ func (d *Device) Compile(src, options string) (device.Program, error) {
 	}
 	m, err := cu.ModuleLoad(s.ctx, image)
 	if err != nil {
-		return nil, fmt.Errorf("cuda: loading a program on %s: %w", s.name, err)
+		return nil, fmt.Errorf("cuda: loading a program on %s: %w", s.Name, err)
 	}
 	s.mods[m] = struct{}{}
 	return &program{d: d, m: m}, nil
@@ -139,10 +139,10 @@ func (d *Device) Compile(src, options string) (device.Program, error) {
 // Kernel finds the kernel name (device.Program).
 func (p *program) Kernel(name string) (device.Kernel, error) {
 	s := p.d.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return nil, err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	s.kmu.Lock()
 	defer s.kmu.Unlock()
 	if _, ok := s.mods[p.m]; !ok {
@@ -150,7 +150,7 @@ func (p *program) Kernel(name string) (device.Kernel, error) {
 	}
 	f, err := cu.ModuleFunction(s.ctx, p.m, name)
 	if err != nil {
-		return nil, fmt.Errorf("cuda: kernel %s on %s: %w", name, s.name, err)
+		return nil, fmt.Errorf("cuda: kernel %s on %s: %w", name, s.Name, err)
 	}
 	sizes := []int{}
 	for i := 0; i < 4096; i++ {
@@ -194,14 +194,14 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	if !ok || kk == nil || kk.p.d != d {
 		return fmt.Errorf("cuda: Enqueue of a %T on %s: %w", k, d.Name(), device.ErrForeign)
 	}
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	s := d.s
 	grid, block, err := launchShape(g, s.caps.MaxGroup)
 	if err != nil {
-		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.name, err)
+		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.Name, err)
 	}
 	// under kmu: the module stays loaded until the launch is queued, and
 	// k's argument buffer is reused
@@ -212,18 +212,18 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	}
 	shared, err := kk.pack(kk.sizes, args)
 	if err != nil {
-		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.name, err)
+		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.Name, err)
 	}
 	if shared > defaultShared && shared > kk.shared {
 		if err := cu.FuncSetAttr(s.ctx, kk.f, cu.FuncAttrMaxDynamicShared, shared); err != nil {
-			return fmt.Errorf("cuda: kernel %s on %s: %d bytes of local memory: %w", kk.name, s.name, shared, err)
+			return fmt.Errorf("cuda: kernel %s on %s: %d bytes of local memory: %w", kk.name, s.Name, shared, err)
 		}
 		kk.shared = shared
 	}
 	if err := cu.Launch(s.ctx, kk.f, grid, block, shared, s.stream, kk.blob, kk.offs); err != nil {
-		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.name, err)
+		return fmt.Errorf("cuda: kernel %s on %s: %w", kk.name, s.Name, err)
 	}
-	s.counters.Launch()
+	s.Counters.Launch()
 	if s.recording() != nil {
 		d.record(kk.name, args, &cudaStep{k: kk, f: kk.f, blob: slices.Clone(kk.blob), offs: slices.Clone(kk.offs), lens: slices.Clone(kk.lens)})
 	}
@@ -355,18 +355,18 @@ func (d *Device) CopyBytes(dst device.Buffer, dstOff int, src device.Buffer, src
 	if dstOff < 0 || srcOff < 0 || n < 0 {
 		return fmt.Errorf("cuda: CopyBytes(%d, %d, %d): %w", dstOff, srcOff, n, device.ErrOutOfRange)
 	}
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	if n == 0 {
 		return nil
 	}
 	s := d.s
 	if err := cu.DtoD(s.ctx, cu.DevicePtr(dst)+cu.DevicePtr(dstOff), cu.DevicePtr(src)+cu.DevicePtr(srcOff), n, s.stream); err != nil {
-		return fmt.Errorf("cuda: copy on %s: %w", s.name, err)
+		return fmt.Errorf("cuda: copy on %s: %w", s.Name, err)
 	}
-	s.counters.Launch()
+	s.Counters.Launch()
 	d.record("copy", nil, nil, uintptr(dst), uintptr(src))
 	return nil
 }
@@ -377,10 +377,10 @@ func (d *Device) ReadBytes(dst []byte, src device.Buffer, off int) error {
 	if off < 0 {
 		return fmt.Errorf("cuda: ReadBytes at %d: %w", off, device.ErrOutOfRange)
 	}
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	if len(dst) == 0 {
 		return nil
 	}
@@ -394,7 +394,7 @@ func (d *Device) ReadBytes(dst []byte, src device.Buffer, off int) error {
 	}
 	runtime.KeepAlive(dst)
 	if err != nil {
-		return fmt.Errorf("cuda: reading a result on %s: %w", s.name, err)
+		return fmt.Errorf("cuda: reading a result on %s: %w", s.Name, err)
 	}
 	return nil
 }

@@ -1,10 +1,9 @@
 package cuda
 
 import (
-	"fmt"
-
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/cu"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 var _ device.PeerCopier = (*Device)(nil)
@@ -16,32 +15,7 @@ var _ device.PeerCopier = (*Device)(nil)
 // allocations (another GPU, another API) report false, and
 // device.CopyBetween stages through the host.
 func (d *Device) CopyFromPeer(dst device.Allocation, dstOff int, src device.Allocation, srcOff, n int) (bool, error) {
-	xs, ok := src.(*alloc)
-	if !ok || xs.Dev.s.ctx != d.s.ctx {
-		return false, nil
-	}
-	for _, s := range []*state{d.s, xs.Dev.s} { // both streams, both memories
-		if err := s.enter(); err != nil {
-			return false, err
-		}
-		defer s.gate.Leave()
-	}
-	xd, err := d.own(dst)
-	if err != nil {
-		return false, err
-	}
-	if _, err := xs.Dev.own(src); err != nil {
-		return false, err
-	}
-	if dstOff < 0 || srcOff < 0 || n < 0 || n > xd.N-dstOff || n > xs.N-srcOff {
-		return false, fmt.Errorf("cuda: CopyFromPeer of %d bytes from %d of %d into %d of %d: %w", n, srcOff, xs.N, dstOff, xd.N, device.ErrOutOfRange)
-	}
-	if err := xs.Dev.Sync(); err != nil { // the source's writes land first
-		return false, err
-	}
-	if err := cu.DtoD(d.s.ctx, at(xd, dstOff), at(xs, srcOff), n, d.s.stream); err != nil {
-		return false, fmt.Errorf("cuda: copy from %s to %s: %w", xs.Dev.s.name, d.s.name, err)
-	}
-	d.s.counters.Peer(n)
-	return true, nil
+	return devkit.CopyFromPeer(&d.s.Core, d, dst, dstOff, src, srcOff, n,
+		func(o *Device) (*devkit.Core, bool) { return &o.s.Core, o.s.ctx == d.s.ctx },
+		func(xd, xs *alloc) error { return cu.DtoD(d.s.ctx, at(xd, dstOff), at(xs, srcOff), n, d.s.stream) })
 }

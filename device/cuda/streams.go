@@ -3,14 +3,13 @@ package cuda
 import (
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/cu"
 	"github.com/resident-go/resident/internal/devkit"
+	"github.com/resident-go/resident/internal/devkit/streamkit"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -23,14 +22,12 @@ import (
 // cuStreamWaitEvent already queued keeps the record it saw, so reuse is
 // safe.
 type streamSet struct {
-	mu       sync.Mutex
-	up, down cu.Stream
-	spare    []cu.Event
+	streamkit.StreamPair[cu.Stream] // Mu guards the spares too
+	spare                           []cu.Event
 	// timed holds the stamps (events made with timing); released ones
 	// wait in spareTimed, apart from Mark's.
 	timed      map[cu.Event]bool
 	spareTimed []cu.Event
-	live       atomic.Int64 // events handed out, not yet released
 }
 
 // streams is the plumb.Streams of one Device.
@@ -42,37 +39,16 @@ var (
 )
 
 func init() {
-	devkit.RegisterGate(func(d *Device) *devkit.Gate { return &d.s.gate })
-	plumb.RegisterStreams(func(d device.Device) (plumb.Streams, bool, error) {
-		if c, ok := d.(*Device); ok {
-			st, err := c.streamsOf()
-			return st, true, err
-		}
-		return nil, false, nil
-	})
+	streamkit.Register(func(d *Device) *devkit.Core { return &d.s.Core }, (*Device).streamsOf)
 }
 
 // streamsOf returns d's streams, making the two extra ones on first use.
 func (d *Device) streamsOf() (plumb.Streams, error) {
 	s := d.s
-	q := &s.streams
-	if err := s.enter(); err != nil {
+	err := s.streams.Open(&s.Core, "stream", func() (cu.Stream, error) { return cu.StreamCreate(s.ctx, cu.StreamNonBlocking) },
+		func(str cu.Stream) error { return cu.StreamDestroy(s.ctx, str) })
+	if err != nil {
 		return nil, err
-	}
-	defer s.gate.Leave()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.up == 0 {
-		up, err := cu.StreamCreate(s.ctx, cu.StreamNonBlocking)
-		if err != nil {
-			return nil, fmt.Errorf("cuda: upload stream on %s: %w", s.name, err)
-		}
-		down, err := cu.StreamCreate(s.ctx, cu.StreamNonBlocking)
-		if err != nil {
-			cu.StreamDestroy(s.ctx, up)
-			return nil, fmt.Errorf("cuda: download stream on %s: %w", s.name, err)
-		}
-		q.up, q.down = up, down
 	}
 	return streams{d}, nil
 }
@@ -80,13 +56,13 @@ func (d *Device) streamsOf() (plumb.Streams, error) {
 // release synchronizes and destroys both extra streams and the spare
 // events (shutdown, before memory is freed).
 func (q *streamSet) release(ctx cu.Context) error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
+	q.Mu.Lock()
+	defer q.Mu.Unlock()
 	var errs []error
-	if q.up != 0 {
-		errs = append(errs, cu.StreamSync(ctx, q.up), cu.StreamSync(ctx, q.down),
-			cu.StreamDestroy(ctx, q.up), cu.StreamDestroy(ctx, q.down))
-		q.up, q.down = 0, 0
+	if q.Up != 0 {
+		errs = append(errs, cu.StreamSync(ctx, q.Up), cu.StreamSync(ctx, q.Down),
+			cu.StreamDestroy(ctx, q.Up), cu.StreamDestroy(ctx, q.Down))
+		q.Up, q.Down = 0, 0
 	}
 	for _, e := range append(q.spare, q.spareTimed...) {
 		errs = append(errs, cu.EventDestroy(ctx, e))
@@ -95,24 +71,16 @@ func (q *streamSet) release(ctx cu.Context) error {
 	return errors.Join(errs...)
 }
 
-// stream returns the CUstream q names.
+// stream returns the CUstream q names; the caller is inside the gate.
 func (st streams) stream(q plumb.Queue) (cu.Stream, error) {
 	s := st.d.s
-	if q == plumb.Compute {
-		return s.stream, nil // the caller is inside the gate
-	}
-	if q != plumb.Upload && q != plumb.Download {
-		return 0, fmt.Errorf("cuda: no stream queue %d", q)
-	}
-	s.streams.mu.Lock()
-	defer s.streams.mu.Unlock()
-	if s.streams.up == 0 {
-		return 0, ErrClosed // destroyed by Close
-	}
-	if q == plumb.Upload {
-		return s.streams.up, nil
-	}
-	return s.streams.down, nil
+	return s.streams.Queue(&s.Core, q, s.stream)
+}
+
+// on runs f on the CUstream q names, inside the gate.
+func (st streams) on(q plumb.Queue, f func(cu.Stream) error) error {
+	s := st.d.s
+	return streamkit.OnQueue(&s.Core, &s.streams.StreamPair, q, s.stream, f)
 }
 
 // wait makes str wait for evs.
@@ -136,12 +104,12 @@ func (st streams) record(str cu.Stream, timed bool) (plumb.Event, error) {
 	if timed {
 		pool = &q.spareTimed
 	}
-	q.mu.Lock()
+	q.Mu.Lock()
 	var e cu.Event
 	if n := len(*pool); n > 0 {
 		e, *pool = (*pool)[n-1], (*pool)[:n-1]
 	}
-	q.mu.Unlock()
+	q.Mu.Unlock()
 	if e == 0 {
 		var flags uint32 = cu.EventDisableTiming
 		if timed {
@@ -152,22 +120,22 @@ func (st streams) record(str cu.Stream, timed bool) (plumb.Event, error) {
 			return 0, err
 		}
 		if timed {
-			q.mu.Lock()
+			q.Mu.Lock()
 			if q.timed == nil {
 				q.timed = map[cu.Event]bool{}
 			}
 			q.timed[e] = true
-			q.mu.Unlock()
+			q.Mu.Unlock()
 		}
 	}
 	if err := cu.EventRecord(s.ctx, e, str); err != nil {
-		q.mu.Lock()
+		q.Mu.Lock()
 		delete(q.timed, e)
-		q.mu.Unlock()
+		q.Mu.Unlock()
 		cu.EventDestroy(s.ctx, e)
 		return 0, err
 	}
-	q.live.Add(1)
+	q.Live.Add(1)
 	return plumb.Event(e), nil
 }
 
@@ -175,104 +143,64 @@ func (st streams) record(str cu.Stream, timed bool) (plumb.Event, error) {
 
 func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
 	d := st.d
-	if err := d.s.enter(); err != nil {
-		return 0, err
-	}
-	defer d.s.gate.Leave()
-	x, err := d.own(a)
-	if err != nil {
-		return 0, err
-	}
-	n := len(host)
-	write, err := plumb.TransferArgs("cuda", q, x.N, off, n)
-	if err != nil || n == 0 {
-		return 0, err
-	}
-	if !d.s.pinnedHost(host) {
-		// Go memory must never reach an asynchronous copy.
-		return 0, fmt.Errorf("cuda: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.name, device.ErrOutOfRange)
-	}
-	str, err := st.stream(q)
-	if err != nil {
-		return 0, err
-	}
-	if err := st.wait(str, after); err != nil {
-		return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.name, err)
-	}
-	p := unsafe.Pointer(&host[0])
-	if write {
-		err = cu.HtoD(d.s.ctx, at(x, off), p, n, str)
-	} else {
-		err = cu.DtoH(d.s.ctx, p, at(x, off), n, str)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.name, err)
-	}
-	if write {
-		d.s.counters.H2D(n)
-	} else {
-		d.s.counters.D2H(n)
-	}
-	return st.record(str, false)
+	return streamkit.Transfer(&d.s.Core, d, q, a, off, host, func(x *alloc, write bool) (plumb.Event, error) {
+		str, err := st.stream(q)
+		if err != nil {
+			return 0, err
+		}
+		if err := st.wait(str, after); err != nil {
+			return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.Name, err)
+		}
+		if p := unsafe.Pointer(&host[0]); write {
+			err = cu.HtoD(d.s.ctx, at(x, off), p, len(host), str)
+		} else {
+			err = cu.DtoH(d.s.ctx, p, at(x, off), len(host), str)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("cuda: stream transfer on %s: %w", d.s.Name, err)
+		}
+		return st.record(str, false)
+	})
 }
 
 func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
-	if err := st.d.s.enter(); err != nil {
-		return err
-	}
-	defer st.d.s.gate.Leave()
-	str, err := st.stream(q)
-	if err != nil {
-		return err
-	}
-	return st.wait(str, evs)
+	return st.on(q, func(str cu.Stream) error { return st.wait(str, evs) })
 }
 
 // Stamp records an event with timing on q.
-func (st streams) Stamp(q plumb.Queue) (plumb.Event, error) {
-	if err := st.d.s.enter(); err != nil {
-		return 0, err
-	}
-	defer st.d.s.gate.Leave()
-	str, err := st.stream(q)
-	if err != nil {
-		return 0, err
-	}
-	return st.record(str, true)
+func (st streams) Stamp(q plumb.Queue) (plumb.Event, error) { return st.recordOn(q, true) }
+
+// recordOn records an event on the stream q names, inside the gate.
+func (st streams) recordOn(q plumb.Queue, timed bool) (ev plumb.Event, err error) {
+	err = st.on(q, func(str cu.Stream) (err error) {
+		ev, err = st.record(str, timed)
+		return err
+	})
+	return ev, err
 }
 
 func (st streams) Between(a, b plumb.Event) (time.Duration, error) {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return 0, err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	ms, err := cu.EventElapsed(st.d.s.ctx, cu.Event(a), cu.Event(b))
 	if err != nil {
-		return 0, fmt.Errorf("cuda: timing events on %s: %w", st.d.s.name, err)
+		return 0, fmt.Errorf("cuda: timing events on %s: %w", st.d.s.Name, err)
 	}
 	return time.Duration(float64(ms) * 1e6), nil
 }
 
-func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
-	if err := st.d.s.enter(); err != nil {
-		return 0, err
-	}
-	defer st.d.s.gate.Leave()
-	str, err := st.stream(q)
-	if err != nil {
-		return 0, err
-	}
-	return st.record(str, false)
-}
+func (st streams) Mark(q plumb.Queue) (plumb.Event, error) { return st.recordOn(q, false) }
 
 func (st streams) Wait(e plumb.Event) error {
 	if e == 0 {
 		return nil
 	}
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	return cu.EventSync(st.d.s.ctx, cu.Event(e))
 }
 
@@ -285,11 +213,11 @@ func (st streams) Release(e plumb.Event) error {
 		return nil
 	}
 	s := st.d.s
-	s.streams.live.Add(-1)
-	s.streams.mu.Lock()
-	defer s.streams.mu.Unlock()
+	s.streams.Live.Add(-1)
+	s.streams.Mu.Lock()
+	defer s.streams.Mu.Unlock()
 	q := &s.streams
-	if q.up == 0 {
+	if q.Up == 0 {
 		cu.EventDestroy(s.ctx, cu.Event(e))
 		return nil
 	}
@@ -304,6 +232,6 @@ func (st streams) Release(e plumb.Event) error {
 // Flush does nothing: CUDA submits work as it is queued.
 func (st streams) Flush() error { return nil }
 
-func (st streams) Pinned(host []byte) bool { return st.d.s.pinnedHost(host) }
+func (st streams) Pinned(host []byte) bool { return st.d.s.Pinned(host) }
 
-func (st streams) Live() int { return int(st.d.s.streams.live.Load()) }
+func (st streams) Live() int { return int(st.d.s.streams.Live.Load()) }

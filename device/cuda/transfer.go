@@ -10,12 +10,6 @@ import (
 	"github.com/resident-go/resident/internal/devkit"
 )
 
-// checkRegion validates a transfer of r at byte off in x against host bytes
-// (hostLen < 0: no host side) and returns r simplified and its span.
-func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (device.Region, int, error) {
-	return devkit.CheckRegion("cuda", op, x.N, off, r, hostLen)
-}
-
 // forRuns cuts a simplified Region into pieces that one copy call moves:
 // consecutive rows a constant pitch apart (at least the row, at most
 // maxPitch) join one 2-D piece; limit > 0 caps a piece's bytes (rows
@@ -62,47 +56,35 @@ func forRuns(r device.Region, maxPitch, limit int, fn func(devkit.Piece) error) 
 // transfers under Options.StagingMin, which take the driver's pageable
 // path.
 func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
-	return d.hostCopy("CopyIn", true, dst, off, src, r)
+	return devkit.HostCopy(&d.s.Core, d, true, dst, off, src, r, d.moveHost)
 }
 
 // CopyOut copies the Region at byte off in src to the host Region starting
 // at dst[0], and returns once the data is there; host bytes between the
 // Region's rows are left untouched.
 func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
-	return d.hostCopy("CopyOut", false, src, off, dst, r)
+	return devkit.HostCopy(&d.s.Core, d, false, src, off, dst, r, d.moveHost)
 }
 
-func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
-	if err := d.s.enter(); err != nil {
-		return err
+// moveHost is CopyIn and CopyOut's transfer; during a capture, of pinned
+// memory only.
+func (d *Device) moveHost(x *alloc, c devkit.HostCall) error {
+	host := c.Host[:c.Span]
+	if d.s.recording() != nil && !d.s.Pinned(host) {
+		return d.s.refuse(c.Op + " of Go memory (a graph moves pinned memory only: make the Array with array.NewIn(dev, …))")
 	}
-	defer d.s.gate.Leave()
-	x, err := d.own(a)
-	if err != nil {
-		return err
+	if err := d.s.transfer(c.Write, at(x, c.Off), host, c.Rs); err != nil {
+		return fmt.Errorf("cuda: %s on %s: %w", c.Op, d.s.Name, err)
 	}
-	rs, span, err := checkRegion(op, x, off, r, len(host))
-	if err != nil || span == 0 {
-		return err
+	if d.s.recording() != nil { // not boxing a hostRange on every call
+		d.record(c.Op, nil, hostRange{uintptr(unsafe.Pointer(&host[0])), c.Span}, x.Root.H)
 	}
-	if d.s.recording() != nil && !d.s.pinnedHost(host[:span]) {
-		return d.s.refuse(op + " of Go memory (a graph moves pinned memory only: make the Array with array.NewIn(dev, …))")
-	}
-	if err := d.s.transfer(write, at(x, off), host[:span], rs); err != nil {
-		return fmt.Errorf("cuda: %s on %s: %w", op, d.s.name, err)
-	}
-	if write {
-		d.s.counters.H2D(r.Bytes())
-	} else {
-		d.s.counters.D2H(r.Bytes())
-	}
-	d.record(op, nil, hostRange{uintptr(unsafe.Pointer(&host[0])), span}, x.Root.H)
 	return nil
 }
 
 // transfer moves a simplified Region between host and dev, waiting for it.
 func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Region) error {
-	pinned := s.pinnedHost(host)
+	pinned := s.Pinned(host)
 	dense := len(r.Shape) == 1
 	least := s.opts.StagingMinD2H
 	if write {
@@ -155,38 +137,30 @@ func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Reg
 // Copy copies a Region between two allocations of this device; the copy
 // is queued on the stream, and later work on it sees the result.
 func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
-	if err := d.s.enter(); err != nil {
-		return err
-	}
-	defer d.s.gate.Leave()
-	xd, xs, rs, span, err := devkit.CopyPair(&d.s.pool, d, "cuda", dst, dstOff, src, srcOff, r)
-	if err != nil || span == 0 {
-		return err
-	}
-	s := d.s
-	do, so := at(xd, dstOff), at(xs, srcOff)
-	err = forRuns(rs, s.maxPitch, 0, func(p devkit.Piece) error {
-		off := cu.DevicePtr(p.Off)
-		if p.Rows == 1 {
-			return cu.DtoD(s.ctx, do+off, so+off, p.RowBytes, s.stream)
+	return devkit.Copy(&d.s.Core, d, dst, dstOff, src, srcOff, r, func(xd, xs *alloc, rs device.Region) error {
+		s := d.s
+		do, so := at(xd, dstOff), at(xs, srcOff)
+		err := forRuns(rs, s.maxPitch, 0, func(p devkit.Piece) error {
+			off := cu.DevicePtr(p.Off)
+			if p.Rows == 1 {
+				return cu.DtoD(s.ctx, do+off, so+off, p.RowBytes, s.stream)
+			}
+			return cu.Copy2DDtoD(s.ctx, do+off, p.Pitch, so+off, p.Pitch, p.RowBytes, p.Rows, s.stream)
+		})
+		if err == nil {
+			d.record("Copy", nil, nil, xd.Root.H, xs.Root.H)
 		}
-		return cu.Copy2DDtoD(s.ctx, do+off, p.Pitch, so+off, p.Pitch, p.RowBytes, p.Rows, s.stream)
+		return err
 	})
-	if err != nil {
-		return fmt.Errorf("cuda: Copy on %s: %w", s.name, err)
-	}
-	s.counters.D2D(r.Bytes())
-	d.record("Copy", nil, nil, xd.Root.H, xs.Root.H)
-	return nil
 }
 
 // Memset queues setting n bytes at byte off of a to v: an op's own write,
 // counted as a launch.
 func (d *Device) Memset(a device.Allocation, off int, v byte, n int) error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	x, err := d.own(a)
 	if err != nil {
 		return err
@@ -198,9 +172,9 @@ func (d *Device) Memset(a device.Allocation, off int, v byte, n int) error {
 		return nil
 	}
 	if err := cu.MemsetD8(d.s.ctx, at(x, off), v, n, d.s.stream); err != nil {
-		return fmt.Errorf("cuda: Memset on %s: %w", d.s.name, err)
+		return fmt.Errorf("cuda: Memset on %s: %w", d.s.Name, err)
 	}
-	d.s.counters.Launch()
+	d.s.Counters.Launch()
 	d.record("Memset", nil, nil, x.Root.H)
 	return nil
 }

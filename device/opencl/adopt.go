@@ -21,16 +21,16 @@ func (d *Device) Adopt(mem uintptr, bytes int, retain bool) (device.Allocation, 
 	if mem == 0 || bytes < 0 {
 		return nil, fmt.Errorf("opencl: Adopt(%#x, %d bytes): %w", mem, bytes, device.ErrOutOfRange)
 	}
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return nil, err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	ctx, size, err := cl.MemInfo(mem)
 	if err != nil {
 		return nil, fmt.Errorf("opencl: Adopt: %w", err)
 	}
 	if ctx != s.ctx.Handle() {
-		return nil, fmt.Errorf("%w: Adopt of a cl_mem of another context than %s's", ErrForeign, s.name)
+		return nil, fmt.Errorf("%w: Adopt of a cl_mem of another context than %s's", ErrForeign, s.Name)
 	}
 	if bytes > size {
 		return nil, fmt.Errorf("opencl: Adopt of %d bytes of a %d-byte cl_mem: %w", bytes, size, device.ErrOutOfRange)

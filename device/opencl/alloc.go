@@ -13,81 +13,52 @@ import (
 type alloc = devkit.Alloc[*Device]
 
 // own returns a as one of d's live allocations.
-func (d *Device) own(a device.Allocation) (*alloc, error) { return devkit.Own(&d.s.pool, d, a) }
+func (d *Device) own(a device.Allocation) (*alloc, error) { return devkit.Own(&d.s.Pool, d, a) }
 
 // Malloc returns a new allocation of bytes bytes, from the cache when a
 // freed block of the same size bin is there. Sizes above the device's
 // CL_DEVICE_MAX_MEM_ALLOC_SIZE fail with CL_INVALID_BUFFER_SIZE.
 func (d *Device) Malloc(bytes int) (device.Allocation, error) {
-	s := d.s
-	if bytes < 0 {
-		return nil, fmt.Errorf("opencl: Malloc(%d): %w", bytes, device.ErrOutOfRange)
-	}
-	if err := s.enter(); err != nil {
-		return nil, err
-	}
-	defer s.gate.Leave()
-	n := max(bytes, 1)
-	if n > s.maxAlloc {
-		return nil, fmt.Errorf("opencl: Malloc(%d) on %s exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE (%d bytes): %w",
-			bytes, s.name, s.maxAlloc, &cl.Error{Op: "clCreateBuffer", Code: cl.CodeInvalidBufferSize})
-	}
-	size := devkit.BinSize(n)
-	if size > s.maxAlloc {
-		size = n
-	}
-	mem, hit, err := s.pool.Take(size, !s.opts.NoCache)
-	if err != nil {
-		return nil, err
-	}
-	if !hit {
-		mem, err = cl.CreateMem(s.ctx.Handle(), cl.MemReadWrite, size)
-		if cl.IsOutOfMemory(err) {
-			d.ReleaseCache()
-			mem, err = cl.CreateMem(s.ctx.Handle(), cl.MemReadWrite, size)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("opencl: Malloc(%d) on %s: %w", bytes, s.name, err)
-		}
-	}
-	return d.track(&devkit.Root{H: mem, Size: size, User: bytes})
+	return devkit.Malloc(&d.s.Core, d, bytes, d.s.opts.NoCache, d.s.fit)
 }
+
+// fit refuses n bytes above CL_DEVICE_MAX_MEM_ALLOC_SIZE and returns n's
+// size bin, or n where the bin would exceed it.
+func (s *state) fit(n int) (int, error) {
+	if n > s.maxAlloc {
+		return 0, fmt.Errorf("opencl: Malloc(%d) on %s exceeds CL_DEVICE_MAX_MEM_ALLOC_SIZE (%d bytes): %w",
+			n, s.Name, s.maxAlloc, &cl.Error{Op: "clCreateBuffer", Code: cl.CodeInvalidBufferSize})
+	}
+	if size := devkit.BinSize(n); size <= s.maxAlloc {
+		return size, nil
+	}
+	return n, nil
+}
+
+// NewBlock creates a cl_mem (devkit.Driver).
+func (s *state) NewBlock(size int) (uintptr, error) {
+	return cl.CreateMem(s.ctx.Handle(), cl.MemReadWrite, size)
+}
+
+// OutOfMemory is cl.IsOutOfMemory (devkit.Driver).
+func (s *state) OutOfMemory(err error) bool { return cl.IsOutOfMemory(err) }
 
 // track makes r live and returns its whole-root allocation; on a device
 // closed meanwhile it releases r's cl_mem instead, so nothing leaks.
 func (d *Device) track(r *devkit.Root) (device.Allocation, error) {
-	a, ok := devkit.Track(&d.s.pool, d, r)
-	if !ok {
-		cl.Release(cl.KindMem, r.H)
-		return nil, ErrClosed
-	}
-	return a, nil
+	return devkit.TrackRoot(&d.s.Core, d, r)
 }
 
 // Free releases an allocation or crop; the root's memory goes back to the
 // cache once the root and all its crops are freed. Freeing twice, or after
 // Close, is a no-op.
-func (d *Device) Free(a device.Allocation) error {
-	if err := d.s.enter(); err != nil {
-		return nil // Close freed it
-	}
-	defer d.s.gate.Leave()
-	r, err := devkit.Free(&d.s.pool, d, a)
-	if r == nil || err != nil {
-		return err
-	}
-	return cl.Release(cl.KindMem, r.H)
-}
+func (d *Device) Free(a device.Allocation) error { return devkit.FreeAlloc(&d.s.Core, d, a) }
 
 // Crop returns an allocation that shares a's memory (same root cl_mem),
 // starting off bytes into a and bytes long. Crops are not counted in
 // AllocsLive: they allocate nothing.
 func (d *Device) Crop(a device.Allocation, off, bytes int) (device.Allocation, error) {
-	c, err := devkit.Crop(&d.s.pool, d, a, off, bytes)
-	if err != nil {
-		return nil, fmt.Errorf("opencl: %w", err)
-	}
-	return c, nil
+	return devkit.CropAlloc(&d.s.Core, d, a, off, bytes)
 }
 
 // subBufferAlign is the byte multiple a crop's offset must have to be a

@@ -2,10 +2,8 @@ package opencl
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/internal/cl"
 	"github.com/resident-go/resident/internal/devkit"
 )
 
@@ -24,54 +22,31 @@ var _ devkit.Capturer = (*Device)(nil)
 
 // BeginCapture starts recording d's queue into rec.
 func (d *Device) BeginCapture(rec *devkit.Recording) error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
-	return d.s.capture.Begin("opencl: "+d.s.name, rec)
+	defer d.s.Gate.Leave()
+	return d.s.capture.Begin("opencl: "+d.s.Name, rec)
 }
 
 // EndCapture stops recording into rec.
 func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	if !d.s.capture.End(rec) {
-		return nil, fmt.Errorf("opencl: EndCapture on %s without its BeginCapture", d.s.name)
+		return nil, fmt.Errorf("opencl: EndCapture on %s without its BeginCapture", d.s.Name)
 	}
 	steps := rec.Steps()
 	if r, err := d.commandBuffer(steps); r != nil || err != nil {
 		return r, err
 	}
-	return &devkit.ReplaySteps{Gate: &d.s.gate, ErrClosed: ErrClosed, Steps: steps}, nil
+	return &devkit.ReplaySteps{Gate: &d.s.Gate, ErrClosed: ErrClosed, Steps: steps}, nil
 }
 
 // record adds a step while a capture is on, keeping the buffers of args
 // and extra allocated; data is what a command buffer records of it (nil:
 // none can).
 func (d *Device) record(name string, args []any, run func([]any) error, data any, extra ...uintptr) {
-	rec := d.s.capture.Load()
-	if rec == nil {
-		return
-	}
-	args = slices.Clone(args)
-	rec.KeepBuffers(args, d.keep)
-	for _, h := range extra {
-		rec.Keep(h, d.keep(h))
-	}
-	rec.Add(&devkit.Step{Name: name, Args: args, Run: run, Data: data})
-}
-
-// keep holds the root with handle h while a Graph uses it.
-func (d *Device) keep(h uintptr) func() func() error {
-	return func() func() error {
-		rel := devkit.RetainHandle(&d.s.pool, h)
-		if rel == nil {
-			return nil
-		}
-		return func() error {
-			if r := rel(); r != nil {
-				return cl.Release(cl.KindMem, r.H)
-			}
-			return nil
-		}
+	if rec := d.s.capture.Load(); rec != nil {
+		rec.Record(&devkit.Step{Name: name, Args: args, Run: run, Data: data}, d.s.Keep, extra...)
 	}
 }
 
@@ -79,7 +54,7 @@ func (d *Device) keep(h uintptr) func() func() error {
 // again.
 func (d *Device) refuseRead(what string) error {
 	if rec := d.s.capture.Load(); rec != nil {
-		return rec.Refuse(fmt.Errorf("opencl: %s on %s during a capture: a replay does not read results back to the host: keep the result in an Array (the reductions into an Array, not the *All forms): %w", what, d.s.name, device.ErrOutOfRange))
+		return rec.Refuse(fmt.Errorf("opencl: %s on %s during a capture: a replay does not read results back to the host: keep the result in an Array (the reductions into an Array, not the *All forms): %w", what, d.s.Name, device.ErrOutOfRange))
 	}
 	return nil
 }

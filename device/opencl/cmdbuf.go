@@ -30,8 +30,7 @@ type cmdBufs struct {
 	once         sync.Once
 	err          error // why there are none
 	simultaneous bool
-	mu           sync.Mutex
-	live         map[*cmdReplay]struct{}
+	live         devkit.Live[*cmdReplay]
 }
 
 // commandBuffer returns a replay through a command buffer of steps, or
@@ -56,20 +55,15 @@ func (d *Device) commandBuffer(steps []*devkit.Step) (devkit.Replayer, error) {
 			return nil, nil // a transfer: the recorded replay
 		}
 	}
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return nil, err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	r := &cmdReplay{d: d, steps: steps}
 	if err := r.build(); err != nil {
-		return nil, fmt.Errorf("opencl: a command buffer on %s: %w", d.s.name, err)
+		return nil, fmt.Errorf("opencl: a command buffer on %s: %w", d.s.Name, err)
 	}
-	c.mu.Lock()
-	if c.live == nil {
-		c.live = map[*cmdReplay]struct{}{}
-	}
-	c.live[r] = struct{}{}
-	c.mu.Unlock()
+	c.live.Add(r)
 	return r, nil
 }
 
@@ -136,10 +130,10 @@ func (r *cmdReplay) idle() error {
 
 func (r *cmdReplay) Replay() error {
 	s := r.d.s
-	if err := s.enter(); err != nil {
+	if err := s.Enter(); err != nil {
 		return err
 	}
-	defer s.gate.Leave()
+	defer s.Gate.Leave()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.buf == nil && !r.dirty {
@@ -164,9 +158,9 @@ func (r *cmdReplay) Replay() error {
 		ev = &r.last
 	}
 	if err := r.buf.Enqueue(s.queue, nil, ev); err != nil {
-		return fmt.Errorf("opencl: enqueueing a command buffer on %s: %w", s.name, err)
+		return fmt.Errorf("opencl: enqueueing a command buffer on %s: %w", s.Name, err)
 	}
-	s.counters.AddWork(device.Stats{Launches: int64(len(r.steps) - 1)})
+	s.Counters.AddWork(device.Stats{Launches: int64(len(r.steps) - 1)})
 	return r.d.pace()
 }
 
@@ -187,17 +181,13 @@ func (r *cmdReplay) Kind() string { return "OpenCL command buffer" }
 // Close releases the command buffer once its last enqueue is done.
 func (r *cmdReplay) Close() error {
 	c := &r.d.s.cmdbuf
-	c.mu.Lock()
-	_, live := c.live[r]
-	delete(c.live, r)
-	c.mu.Unlock()
-	if !live {
+	if !c.live.Remove(r) {
 		return nil
 	}
-	if err := r.d.s.enter(); err != nil {
+	if err := r.d.s.Enter(); err != nil {
 		return nil // Close released it
 	}
-	defer r.d.s.gate.Leave()
+	defer r.d.s.Gate.Leave()
 	return r.release(true)
 }
 
@@ -232,13 +222,5 @@ func (r *cmdReplay) releaseKernels() error {
 // releaseAll releases the command buffers left (shutdown, after the
 // queue finished).
 func (c *cmdBufs) releaseAll() error {
-	c.mu.Lock()
-	live := c.live
-	c.live = nil
-	c.mu.Unlock()
-	var errs []error
-	for r := range live {
-		errs = append(errs, r.release(false))
-	}
-	return errors.Join(errs...)
+	return c.live.Release(func(r *cmdReplay) error { return r.release(false) })
 }

@@ -39,15 +39,15 @@ func (p program) Release() error { return p.p.Release() }
 
 // Value implements device.Kernels: per-device state of packages above,
 // dropped with the Device.
-func (d *Device) Value(key any, init func() any) any { return d.s.vals.Value(key, init) }
+func (d *Device) Value(key any, init func() any) any { return d.s.Values.Value(key, init) }
 
 // Compile builds an OpenCL C program (device.Kernels); a failed build
 // returns a *BuildError with the log.
 func (d *Device) Compile(src, options string) (device.Program, error) {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return nil, err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	p, err := d.build(src, options)
 	if err != nil {
 		return nil, err
@@ -57,10 +57,10 @@ func (d *Device) Compile(src, options string) (device.Program, error) {
 
 // Kernel implements device.Program: CreateKernel.
 func (p program) Kernel(name string) (device.Kernel, error) {
-	if err := p.s.enter(); err != nil {
+	if err := p.s.Enter(); err != nil {
 		return nil, err
 	}
-	defer p.s.gate.Leave()
+	defer p.s.Gate.Leave()
 	k, err := p.p.CreateKernel(name)
 	if err != nil {
 		return nil, err
@@ -77,10 +77,10 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	if !ok {
 		return fmt.Errorf("opencl: Enqueue of a %T on %s: %w", k, d.Name(), device.ErrForeign)
 	}
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	kk.mu.Lock()
 	kk.grid = g // in the cl.Kernel, so that the slices below allocate nothing
 	var local []int
@@ -127,10 +127,10 @@ func argEqual(x, y any) bool {
 // (clEnqueueCopyBuffer, the fastest device-to-device copy NVIDIA's OpenCL
 // has): an op's own copy, counted as a launch, not as a transfer.
 func (d *Device) CopyBytes(dst device.Buffer, dstOff int, src device.Buffer, srcOff, n int) error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	db := cl.WrapBuffer(uintptr(dst), dstOff+n)
 	sb := cl.WrapBuffer(uintptr(src), srcOff+n)
 	if err := d.s.queue.CopyBuffer(db, dstOff, sb, srcOff, n, nil, nil); err != nil {
@@ -144,10 +144,10 @@ func (d *Device) CopyBytes(dst device.Buffer, dstOff int, src device.Buffer, src
 // ReadBytes reads len(dst) bytes at off in src, blocking; not counted in
 // Stats.
 func (d *Device) ReadBytes(dst []byte, src device.Buffer, off int) error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	if err := d.refuseRead("ReadBytes"); err != nil {
 		return err
 	}

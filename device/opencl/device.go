@@ -75,57 +75,41 @@ type Device struct {
 	s *state
 }
 
-var (
-	_ device.Device        = (*Device)(nil)
-	_ device.HostAllocator = (*Device)(nil)
-	_ device.CloseNotifier = (*Device)(nil)
-)
+var _ device.Device = (*Device)(nil)
 
 // OnClose registers f to run when the Device closes (Close or its cleanup
 // backstop), before anything is released, so f may still use the device:
 // Arrays copy their device-dirty data home, package halide releases the
 // Halide runtime's state for the context. Hooks run once, last registered
 // first; on a closed Device f runs at once. cancel unregisters f.
-func (d *Device) OnClose(f func()) (cancel func()) { return d.s.hooks.OnClose(f) }
+func (d *Device) OnClose(f func()) (cancel func()) { return d.s.Hooks.OnClose(f) }
+
+var _ device.CloseNotifier = (*Device)(nil)
 
 // state is what Close and the cleanup backstop free; it must not point
 // back to the Device, or the cleanup would never run.
 type state struct {
+	devkit.Core // gate, hooks, pool, counters, values, pins, shutdown
+
 	opts     Options
 	platform cl.Platform
 	id       cl.DeviceID
 	ctx      *cl.Context
 	queue    *cl.CommandQueue
-	name     string
 	align    int // sub-buffer origin alignment in bytes
 	maxAlloc int
 	stage    bool
-	counters devkit.Counters
 	subID    bool // id is a sub-device this state releases (Split, Several)
 
-	pool devkit.Pool // allocations, the cache, the closed flag
-	// gate: every call into the driver passes it; Close shuts it before
-	// releasing anything.
-	gate devkit.Gate
-	// vals is packages' per-device state (device.Kernels.Value), closed
-	// once the gate is empty; its values never point to the Device.
-	vals devkit.Values
-
-	pins    devkit.PinnedSet[*pinned]
-	stageMu sync.Mutex
-	stager  *stager
-	cleanup runtime.Cleanup
-	// closeOnce runs close's work once; concurrent Closes wait for it and
-	// all return its error.
-	closeOnce sync.Once
-	closeErr  error
-	hooks     devkit.CloseHooks
-	pace      pacer
-	capsOnce  sync.Once
-	caps      device.Caps
-	streams   streamQueues
-	capture   devkit.Capturing // the Recording its entries add to (capture.go)
-	cmdbuf    cmdBufs          // command buffers (cmdbuf.go)
+	stageMu  sync.Mutex
+	stager   *stager
+	cleanup  runtime.Cleanup
+	pace     pacer
+	capsOnce sync.Once
+	caps     device.Caps
+	streams  streamQueues
+	capture  devkit.Capturing // the Recording its entries add to (capture.go)
+	cmdbuf   cmdBufs          // command buffers (cmdbuf.go)
 }
 
 // Open opens the device o selects, with its own context and queue.
@@ -148,32 +132,23 @@ func Open(o Options) (*Device, error) {
 }
 
 func (o *Options) defaults() {
-	if o.StagingChunk <= 0 {
-		o.StagingChunk = defaultChunk
-	}
-	if o.StagingMin <= 0 {
-		o.StagingMin = defaultStagingMin
-	}
-	if o.StagingMinD2H <= 0 {
-		o.StagingMinD2H = defaultStagingMinD2H
-	}
+	devkit.StagingDefaults(&o.StagingChunk, &o.StagingMin, &o.StagingMinD2H, defaultChunk, defaultStagingMin, defaultStagingMinD2H)
 }
 
 // newDevice builds a Device over ctx and q, which it releases on Close.
 func newDevice(o Options, p cl.Platform, id cl.DeviceID, ctx *cl.Context, q *cl.CommandQueue) *Device {
 	s := &state{
 		opts: o, platform: p, id: id, ctx: ctx, queue: q,
-		name:     fmt.Sprintf("opencl:%s (%s)", id.Name(), p.Name()),
 		align:    max(id.MemBaseAddrAlign()/8, 1),
 		maxAlloc: int(min(id.MaxMemAllocSize(), int64(^uint(0)>>1))),
 	}
+	s.Init("opencl", fmt.Sprintf("opencl:%s (%s)", id.Name(), p.Name()), ErrClosed, ErrForeign, s)
 	switch o.Staging {
 	case StagingOn:
 		s.stage = true
 	case StagingAuto:
 		s.stage = !id.HostUnifiedMemory()
 	}
-	s.pool = devkit.Pool{Counters: &s.counters, ErrClosed: ErrClosed, ErrForeign: ErrForeign}
 	limit := int(o.CacheLimit)
 	if o.CacheLimit == 0 {
 		limit = int(min(id.GlobalMemSize()/2, int64(^uint(0)>>1)))
@@ -181,42 +156,30 @@ func newDevice(o Options, p cl.Platform, id cl.DeviceID, ctx *cl.Context, q *cl.
 	if o.NoCache {
 		limit = 0
 	}
-	s.pool.SetCacheLimit(limit)
+	s.Pool.SetCacheLimit(limit)
 	if o.Verbose {
 		log.Printf("opencl: using %s: %s, driver %s, max alloc %d B, global %d B, staging %v (2 × %d B, %d copy goroutines)",
-			s.name, id.Version(), id.DriverVersion(), s.maxAlloc, id.GlobalMemSize(), s.stage, o.StagingChunk, s.threads())
+			s.Name, id.Version(), id.DriverVersion(), s.maxAlloc, id.GlobalMemSize(), s.stage, o.StagingChunk, s.threads())
 	}
 	d := &Device{s: s}
-	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.close() }, s)
+	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.Close() }, s)
 	return d
 }
 
-var (
-	defaultMu  sync.Mutex
-	defaultDev *Device
-)
+// defaultDev is Default's device.
+var defaultDev devkit.Shared[*Device]
 
 // Default returns the process-wide shared device, opened on first use with
 // Options{} (so chosen by HL_OCL_PLATFORM_NAME and HL_OCL_DEVICE_TYPE).
 // Don't Close it; if someone did, the next call opens it again.
 func Default() (*Device, error) {
-	defaultMu.Lock()
-	defer defaultMu.Unlock()
-	if defaultDev != nil && !defaultDev.isClosed() {
-		return defaultDev, nil
-	}
-	d, err := Open(Options{})
-	if err != nil {
-		return nil, err
-	}
-	defaultDev = d
-	return d, nil
+	return defaultDev.Get((*Device).isClosed, func() (*Device, error) { return Open(Options{}) })
 }
 
-func (d *Device) isClosed() bool { return d.s.gate.IsShut() || d.s.pool.Closed() }
+func (d *Device) isClosed() bool { return d.s.Closed() }
 
 // Name names the device and its platform.
-func (d *Device) Name() string { return d.s.name }
+func (d *Device) Name() string { return d.s.Name }
 
 // The device's OpenCL objects, for this module's code that calls the
 // binding (internal/cl) itself; cl.Raw gives them to other packages of the
@@ -249,10 +212,10 @@ func (d *Device) PlatformName() string { return d.s.platform.Name() }
 // as NVIDIA's -cl-nv-verbose register counts); a failed build is a
 // *BuildError holding the log.
 func (d *Device) BuildLog(src, options string) (string, error) {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return "", err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	p, err := d.build(src, options)
 	if err != nil {
 		return "", err
@@ -269,17 +232,17 @@ func (d *Device) build(src, options string) (*cl.Program, error) {
 
 // Sync waits for all work queued on the device.
 func (d *Device) Sync() error {
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	return errors.Join(d.s.queue.Finish(), d.s.streams.finish())
 }
 
 // enter passes the device's gate: ErrClosed once Close has shut it. Pair
-// a nil error with s.gate.Leave().
+// a nil error with s.Gate.Leave().
 func (s *state) enter() error {
-	if !s.gate.Enter() {
+	if !s.Gate.Enter() {
 		return ErrClosed
 	}
 	return nil
@@ -287,56 +250,42 @@ func (s *state) enter() error {
 
 // Stats returns the device's counters. AllocsLive and BytesLive count
 // allocations the user holds (roots, not crops nor cached blocks).
-func (d *Device) Stats() device.Stats { return d.s.counters.Snapshot() }
+func (d *Device) Stats() device.Stats { return d.s.Counters.Snapshot() }
 
 // Close frees every allocation, cached block, pinned host block and the
 // context and queue. It is idempotent; a cleanup does it for a Device that
 // becomes unreachable.
 func (d *Device) Close() error {
 	d.s.cleanup.Stop()
-	return d.s.close()
+	return d.s.Close()
 }
 
-func (s *state) close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.shutdown() })
-	return s.closeErr
+var _ devkit.Driver = (*state)(nil)
+
+// Finish waits for the queues and releases the command buffers
+// (devkit.Driver, at shutdown).
+func (s *state) Finish() error {
+	return errors.Join(s.queue.Finish(), s.streams.finish(), s.cmdbuf.releaseAll())
 }
 
-// shutdown is close's work, run once.
-func (s *state) shutdown() error {
-	// Hooks first, while the device still works: Arrays bring device-dirty
-	// data home. Then the gate: later calls are refused, and those inside
-	// finish before packages' state (built programs, a Halide runtime's
-	// state for the context) and then the memory go.
-	s.pool.SetClosing()
-	s.hooks.RunCloseHooks()
-	s.gate.Shut()
-	var errs []error
-	errs = append(errs, s.queue.Finish(), s.streams.finish(), s.cmdbuf.releaseAll(), s.vals.Close())
-	live, cached := s.pool.Close()
-	for _, r := range live {
-		errs = append(errs, cl.Release(cl.KindMem, r.H))
-	}
-	for _, m := range cached {
-		errs = append(errs, cl.Release(cl.KindMem, m))
-	}
-	errs = append(errs, s.pace.drain())
+// FreeBlock releases a cl_mem (devkit.Driver).
+func (s *state) FreeBlock(h uintptr) error { return cl.Release(cl.KindMem, h) }
+
+// Drop waits for the paced work and frees the staging buffers
+// (devkit.Driver, after the memory).
+func (s *state) Drop() error {
+	err := s.pace.drain()
 	s.stageMu.Lock()
 	if s.stager != nil {
-		errs = append(errs, s.stager.release(s))
+		err = errors.Join(err, s.stager.release(s))
 		s.stager = nil
 	}
 	s.stageMu.Unlock()
-	if s.pins.Close() {
-		// Pinned blocks still in use (NewIn Arrays) keep the queue, to
-		// unmap, and the context; the last Free releases them.
-		return errors.Join(errs...)
-	}
-	errs = append(errs, s.release())
-	return errors.Join(errs...)
+	return err
 }
 
-// release drops the queue, the context and an owned sub-device, last.
+// Release drops the queue, the context and an owned sub-device, last
+// (devkit.Driver).
 //
 // A sub-device goes only once the driver holds no more references to the
 // device's queues. PoCL's worker thread signals a command complete (so
@@ -351,7 +300,7 @@ func (s *state) shutdown() error {
 // in six). A queue still referenced when the wait gives up (events the
 // caller never released) keeps the sub-device: a small leak, not a
 // use-after-free.
-func (s *state) release() error {
+func (s *state) Release() error {
 	keep := s.subID && !s.driverDone()
 	err := errors.Join(s.streams.release(), s.queue.Release(), s.ctx.Release())
 	if s.subID && !keep {
@@ -368,11 +317,11 @@ const driverWait = time.Second
 // state (see release) and reports whether they were within driverWait.
 func (s *state) driverDone() bool {
 	qs := []*cl.CommandQueue{s.queue}
-	s.streams.mu.Lock()
-	if s.streams.up != nil {
-		qs = append(qs, s.streams.up, s.streams.down)
+	s.streams.Mu.Lock()
+	if s.streams.Up != nil {
+		qs = append(qs, s.streams.Up, s.streams.Down)
 	}
-	s.streams.mu.Unlock()
+	s.streams.Mu.Unlock()
 	deadline := time.Now().Add(driverWait)
 	pause := 20 * time.Microsecond
 	for _, q := range qs {
@@ -395,17 +344,7 @@ func (s *state) driverDone() bool {
 }
 
 // ReleaseCache frees the cached device blocks.
-func (d *Device) ReleaseCache() error {
-	if err := d.s.enter(); err != nil {
-		return nil // Close released the cache
-	}
-	defer d.s.gate.Leave()
-	var errs []error
-	for _, m := range d.s.pool.Drain() {
-		errs = append(errs, cl.Release(cl.KindMem, m))
-	}
-	return errors.Join(errs...)
-}
+func (d *Device) ReleaseCache() error { return d.s.ReleaseCache() }
 
 var _ device.Compute = (*Device)(nil)
 

@@ -401,7 +401,7 @@ func TestCleanup(t *testing.T) {
 		runtime.GC()
 		time.Sleep(10 * time.Millisecond)
 	}
-	if st := s.counters.Snapshot(); st.AllocsLive != 0 || st.BytesLive != 0 {
+	if st := s.Counters.Snapshot(); st.AllocsLive != 0 || st.BytesLive != 0 {
 		t.Errorf("after the cleanup: %v", st)
 	}
 }
@@ -411,7 +411,7 @@ func TestCleanup(t *testing.T) {
 // updating the counters: the set's lock orders those writes before this
 // read.
 func closeFinished(s *state) bool {
-	return s.pins.Closed()
+	return s.Pins.Closed()
 }
 
 func TestPinnedHost(t *testing.T) {
@@ -424,7 +424,7 @@ func TestPinnedHost(t *testing.T) {
 	if len(h) != 1<<20 || uintptr(unsafePointer(h))%HostAlign != 0 {
 		t.Fatalf("len %d, address %p", len(h), unsafePointer(h))
 	}
-	if !d.s.pins.Contains(uintptr(unsafePointer(h[100:])), 1000) || d.s.pins.Contains(uintptr(unsafePointer(make([]byte, 8))), 8) {
+	if !d.s.Pins.Contains(uintptr(unsafePointer(h[100:])), 1000) || d.s.Pins.Contains(uintptr(unsafePointer(make([]byte, 8))), 8) {
 		t.Error("pinned lookup is wrong")
 	}
 	copy(h, pattern(len(h), 3))

@@ -1,12 +1,11 @@
 package opencl
 
 import (
-	"errors"
-	"fmt"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/cl"
+	"github.com/resident-go/resident/internal/devkit"
 )
 
 // HostBlock is pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer mapped
@@ -34,38 +33,39 @@ func (p *pinned) Range() (uintptr, int) { return uintptr(p.data), p.n }
 // allocations have.
 const HostAlign = 128
 
-var _ device.HostBlock = (*HostBlock)(nil)
+var (
+	_ device.HostAllocator = (*Device)(nil)
+	_ device.HostBlock     = (*HostBlock)(nil)
+)
 
 // AllocHost returns bytes bytes of pinned host memory, HostAlign-aligned, as
 // a []byte over C memory. Free it with the block's Free (Close frees it too).
 func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
-	if bytes <= 0 {
-		return nil, fmt.Errorf("opencl: AllocHost(%d): want > 0: %w", bytes, device.ErrOutOfRange)
-	}
-	if err := d.s.enter(); err != nil {
+	p, err := devkit.AllocHost(&d.s.Core, bytes, func() (*pinned, error) { return d.s.pin(bytes) },
+		func(p *pinned) error { return d.s.unmapped(p.mem, p.ptr) })
+	if err != nil {
 		return nil, err
 	}
-	defer d.s.gate.Leave()
-	mem, ptr, err := d.s.mapped(bytes)
+	return &HostBlock{d: d, p: p}, nil
+}
+
+// pin maps bytes of host-visible memory, HostAlign-aligned.
+func (s *state) pin(bytes int) (*pinned, error) {
+	mem, ptr, err := s.mapped(bytes)
 	if err != nil {
-		return nil, fmt.Errorf("opencl: AllocHost(%d) on %s: %w", bytes, d.s.name, err)
+		return nil, err
 	}
 	skip := 0
 	if r := int(uintptr(ptr) % HostAlign); r != 0 {
 		// Drivers map at page or base-address alignment; this is for one
 		// that does not.
-		d.s.unmapped(mem, ptr)
-		if mem, ptr, err = d.s.mapped(bytes + HostAlign); err != nil {
-			return nil, fmt.Errorf("opencl: AllocHost(%d) on %s: %w", bytes, d.s.name, err)
+		s.unmapped(mem, ptr)
+		if mem, ptr, err = s.mapped(bytes + HostAlign); err != nil {
+			return nil, err
 		}
 		skip = (HostAlign - int(uintptr(ptr)%HostAlign)) % HostAlign
 	}
-	p := &pinned{mem: mem, ptr: ptr, data: unsafe.Add(ptr, skip), n: bytes}
-	if !d.s.pins.Add(p) {
-		d.s.unmapped(mem, ptr)
-		return nil, ErrClosed
-	}
-	return &HostBlock{d: d, p: p}, nil
+	return &pinned{mem: mem, ptr: ptr, data: unsafe.Add(ptr, skip), n: bytes}, nil
 }
 
 // mapped creates a host-visible buffer and maps all of it.
@@ -101,14 +101,5 @@ func (b *HostBlock) Bytes() []byte { return unsafe.Slice((*byte)(b.p.data), b.p.
 // Free unmaps and releases the block. Idempotent. After the Device's
 // Close, the last block freed releases its queue and context.
 func (b *HostBlock) Free() error {
-	s := b.d.s
-	removed, last := s.pins.Remove(b.p)
-	if !removed {
-		return nil
-	}
-	err := s.unmapped(b.p.mem, b.p.ptr)
-	if last {
-		err = errors.Join(err, s.release())
-	}
-	return err
+	return b.d.s.FreeHost(b.p, func() error { return b.d.s.unmapped(b.p.mem, b.p.ptr) })
 }

@@ -28,7 +28,7 @@ type pacer struct {
 // was queued outside its own methods, and blocks while too many are in
 // flight. Package halide calls it after every OpenCL pipeline call.
 func (d *Device) pace() error {
-	d.s.counters.Launch()
+	d.s.Counters.Launch()
 	p := &d.s.pace
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -36,10 +36,10 @@ func (d *Device) pace() error {
 	if p.n%paceEvery != 0 {
 		return nil
 	}
-	if err := d.s.enter(); err != nil {
+	if err := d.s.Enter(); err != nil {
 		return err
 	}
-	defer d.s.gate.Leave()
+	defer d.s.Gate.Leave()
 	ev, err := cl.Marker(d.s.queue.Handle())
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package opencl
 import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/devkit"
+	"github.com/resident-go/resident/internal/devkit/streamkit"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
@@ -12,12 +13,5 @@ func init() {
 	plumb.OpenCL.Pace = func(d device.Device) error { return d.(*Device).pace() }
 	plumb.OpenCL.InFlight = func(d device.Device) int { return d.(*Device).inFlight() }
 	plumb.OpenCL.SubBufferAlign = func(d device.Device) int { return d.(*Device).subBufferAlign() }
-	devkit.RegisterGate(func(d *Device) *devkit.Gate { return &d.s.gate })
-	plumb.RegisterStreams(func(d device.Device) (plumb.Streams, bool, error) {
-		if c, ok := d.(*Device); ok {
-			st, err := c.streamsOf()
-			return st, true, err
-		}
-		return nil, false, nil
-	})
+	streamkit.Register(func(d *Device) *devkit.Core { return &d.s.Core }, (*Device).streamsOf)
 }

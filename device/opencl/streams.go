@@ -3,24 +3,19 @@ package opencl
 import (
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/cl"
+	"github.com/resident-go/resident/internal/devkit/streamkit"
 	"github.com/resident-go/resident/internal/plumb"
 )
 
-// streamQueues are the upload and download queues of streamed execution
-// (package stream, through internal/plumb): in-order queues on the
-// Device's context beside its own, so that a band's upload, the previous
-// band's compute and the one before's download run at once. They are made
-// on first use; Close finishes and releases them.
+// streamQueues are the upload and download queues of streamed execution:
+// in-order queues on the Device's context beside its own. Close finishes
+// and releases them.
 type streamQueues struct {
-	mu       sync.Mutex
-	up, down *cl.CommandQueue
-	live     atomic.Int64 // events handed out, not yet released
+	streamkit.StreamPair[*cl.CommandQueue]
 }
 
 // streams is the plumb.Streams of one Device.
@@ -31,69 +26,50 @@ var _ plumb.Streams = streams{}
 // streamsOf returns d's streams, making the two extra queues on first use.
 func (d *Device) streamsOf() (plumb.Streams, error) {
 	s := d.s
-	q := &s.streams
-	if err := s.enter(); err != nil {
+	err := s.streams.Open(&s.Core, "queue", func() (*cl.CommandQueue, error) { return s.ctx.CreateQueue(s.id, 0) },
+		(*cl.CommandQueue).Release)
+	if err != nil {
 		return nil, err
-	}
-	defer s.gate.Leave()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.up == nil {
-		up, err := s.ctx.CreateQueue(s.id, 0)
-		if err != nil {
-			return nil, fmt.Errorf("opencl: upload queue on %s: %w", s.name, err)
-		}
-		down, err := s.ctx.CreateQueue(s.id, 0)
-		if err != nil {
-			up.Release()
-			return nil, fmt.Errorf("opencl: download queue on %s: %w", s.name, err)
-		}
-		q.up, q.down = up, down
 	}
 	return streams{d}, nil
 }
 
 // finish waits for both extra queues (Close, before memory is released).
 func (q *streamQueues) finish() error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.up == nil {
+	q.Mu.Lock()
+	defer q.Mu.Unlock()
+	if q.Up == nil {
 		return nil
 	}
-	return errors.Join(q.up.Finish(), q.down.Finish())
+	return errors.Join(q.Up.Finish(), q.Down.Finish())
 }
 
-// release drops both extra queues (state.release, before the context).
+// release drops both extra queues (state.Release, before the context).
 func (q *streamQueues) release() error {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.up == nil {
+	q.Mu.Lock()
+	defer q.Mu.Unlock()
+	if q.Up == nil {
 		return nil
 	}
-	err := errors.Join(q.up.Release(), q.down.Release())
-	q.up, q.down = nil, nil
+	err := errors.Join(q.Up.Release(), q.Down.Release())
+	q.Up, q.Down = nil, nil
 	return err
 }
 
-// queue returns the raw queue q names.
+// queue returns the raw queue q names; the caller is inside the gate.
 func (st streams) queue(q plumb.Queue) (uintptr, error) {
 	s := st.d.s
-	switch q {
-	case plumb.Compute:
-		return s.queue.Handle(), nil
-	case plumb.Upload, plumb.Download:
-	default:
-		return 0, fmt.Errorf("opencl: no stream queue %d", q)
+	cq, err := s.streams.Queue(&s.Core, q, s.queue)
+	if err != nil {
+		return 0, err
 	}
-	s.streams.mu.Lock()
-	defer s.streams.mu.Unlock()
-	if s.streams.up == nil {
-		return 0, ErrClosed // released by Close
-	}
-	if q == plumb.Upload {
-		return s.streams.up.Handle(), nil
-	}
-	return s.streams.down.Handle(), nil
+	return cq.Handle(), nil
+}
+
+// on runs f on the raw queue q names, inside the gate.
+func (st streams) on(q plumb.Queue, f func(h uintptr) error) error {
+	s := st.d.s
+	return streamkit.OnQueue(&s.Core, &s.streams.StreamPair, q, s.queue, func(cq *cl.CommandQueue) error { return f(cq.Handle()) })
 }
 
 func events(evs []plumb.Event) []cl.Event {
@@ -109,7 +85,7 @@ func events(evs []plumb.Event) []cl.Event {
 // handOut counts ev as live and returns it as a plumb.Event.
 func (st streams) handOut(ev cl.Event) plumb.Event {
 	if !ev.IsZero() {
-		st.d.s.streams.live.Add(1)
+		st.d.s.streams.Live.Add(1)
 	}
 	return plumb.Event(ev.Handle())
 }
@@ -118,38 +94,17 @@ func (st streams) handOut(ev cl.Event) plumb.Event {
 
 func (st streams) Transfer(q plumb.Queue, a device.Allocation, off int, host []byte, after ...plumb.Event) (plumb.Event, error) {
 	d := st.d
-	if err := d.s.enter(); err != nil {
-		return 0, err
-	}
-	defer d.s.gate.Leave()
-	x, err := d.own(a)
-	if err != nil {
-		return 0, err
-	}
-	n := len(host)
-	write, err := plumb.TransferArgs("opencl", q, x.N, off, n)
-	if err != nil || n == 0 {
-		return 0, err
-	}
-	p := unsafe.Pointer(&host[0])
-	if !d.s.pins.Contains(uintptr(p), n) {
-		// Go memory must never reach a non-blocking call.
-		return 0, fmt.Errorf("opencl: stream transfer of %d bytes from memory that is not %s's pinned memory: %w", n, d.s.name, device.ErrOutOfRange)
-	}
-	h, err := st.queue(q)
-	if err != nil {
-		return 0, err
-	}
-	var ev cl.Event
-	if err := cl.ReadWrite(h, x.Root.H, write, false, x.Off+off, n, p, events(after), &ev); err != nil {
-		return 0, fmt.Errorf("opencl: stream transfer on %s: %w", d.s.name, err)
-	}
-	if write {
-		d.s.counters.H2D(n)
-	} else {
-		d.s.counters.D2H(n)
-	}
-	return st.handOut(ev), nil
+	return streamkit.Transfer(&d.s.Core, d, q, a, off, host, func(x *alloc, write bool) (plumb.Event, error) {
+		h, err := st.queue(q)
+		if err != nil {
+			return 0, err
+		}
+		var ev cl.Event
+		if err := cl.ReadWrite(h, x.Root.H, write, false, x.Off+off, len(host), unsafe.Pointer(&host[0]), events(after), &ev); err != nil {
+			return 0, fmt.Errorf("opencl: stream transfer on %s: %w", d.s.Name, err)
+		}
+		return st.handOut(ev), nil
+	})
 }
 
 func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
@@ -157,27 +112,15 @@ func (st streams) After(q plumb.Queue, evs ...plumb.Event) error {
 	if len(w) == 0 {
 		return nil
 	}
-	if err := st.d.s.enter(); err != nil {
-		return err
-	}
-	defer st.d.s.gate.Leave()
-	h, err := st.queue(q)
-	if err != nil {
-		return err
-	}
-	return cl.Barrier(h, w, nil)
+	return st.on(q, func(h uintptr) error { return cl.Barrier(h, w, nil) })
 }
 
 func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
-	if err := st.d.s.enter(); err != nil {
-		return 0, err
-	}
-	defer st.d.s.gate.Leave()
-	h, err := st.queue(q)
-	if err != nil {
-		return 0, err
-	}
-	ev, err := cl.Marker(h)
+	var ev cl.Event
+	err := st.on(q, func(h uintptr) (err error) {
+		ev, err = cl.Marker(h)
+		return err
+	})
 	if err != nil {
 		return 0, err
 	}
@@ -185,10 +128,10 @@ func (st streams) Mark(q plumb.Queue) (plumb.Event, error) {
 }
 
 func (st streams) Wait(e plumb.Event) error {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	return cl.EventOf(uintptr(e)).Wait()
 }
 
@@ -196,15 +139,15 @@ func (st streams) Release(e plumb.Event) error {
 	if e == 0 {
 		return nil
 	}
-	st.d.s.streams.live.Add(-1)
+	st.d.s.streams.Live.Add(-1)
 	return cl.EventOf(uintptr(e)).Release()
 }
 
 func (st streams) Flush() error {
-	if err := st.d.s.enter(); err != nil {
+	if err := st.d.s.Enter(); err != nil {
 		return err
 	}
-	defer st.d.s.gate.Leave()
+	defer st.d.s.Gate.Leave()
 	var errs []error
 	for _, q := range []plumb.Queue{plumb.Upload, plumb.Compute, plumb.Download} {
 		h, err := st.queue(q)
@@ -216,8 +159,6 @@ func (st streams) Flush() error {
 	return errors.Join(errs...)
 }
 
-func (st streams) Pinned(host []byte) bool {
-	return len(host) > 0 && st.d.s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), len(host))
-}
+func (st streams) Pinned(host []byte) bool { return st.d.s.Pinned(host) }
 
-func (st streams) Live() int { return int(st.d.s.streams.live.Load()) }
+func (st streams) Live() int { return int(st.d.s.streams.Live.Load()) }

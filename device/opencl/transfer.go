@@ -9,65 +9,49 @@ import (
 	"github.com/resident-go/resident/internal/devkit"
 )
 
-// checkRegion validates a transfer of r at byte off in x against host bytes
-// (hostLen < 0: no host side) and returns r simplified.
-func checkRegion(op string, x *alloc, off int, r device.Region, hostLen int) (device.Region, int, error) {
-	return devkit.CheckRegion("opencl", op, x.N, off, r, hostLen)
-}
-
 // CopyIn copies the host Region starting at src[0] to the same Region at
 // byte off in dst. Dense regions take one transfer (staged through pinned
 // memory when src is ordinary Go memory and large), 2-D and 3-D regions one
 // rect transfer, higher ranks a loop of them.
 func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
-	return d.hostCopy("CopyIn", true, dst, off, src, r)
+	return devkit.HostCopy(&d.s.Core, d, true, dst, off, src, r, d.moveHost)
 }
 
 // CopyOut copies the Region at byte off in src to the host Region starting
 // at dst[0]; host bytes between the Region's rows are left untouched.
 func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
-	return d.hostCopy("CopyOut", false, src, off, dst, r)
+	return devkit.HostCopy(&d.s.Core, d, false, src, off, dst, r, d.moveHost)
 }
 
-// hostCopy is CopyIn (write) and CopyOut: a transfer between host and the
-// Region at byte off in a.
-func (d *Device) hostCopy(op string, write bool, a device.Allocation, off int, host []byte, r device.Region) error {
-	if err := d.s.enter(); err != nil {
-		return err
-	}
-	defer d.s.gate.Leave()
-	x, err := d.own(a)
-	if err != nil {
-		return err
-	}
-	rs, span, err := checkRegion(op, x, off, r, len(host))
-	if err != nil || span == 0 {
-		return err
-	}
-	if err := d.retryOOM(func() error { return d.s.transfer(write, x.Root.H, x.Off+off, host, rs, span) }); err != nil {
-		return fmt.Errorf("opencl: %s on %s: %w", op, d.s.name, err)
-	}
-	if write {
-		d.s.counters.H2D(r.Bytes())
-	} else {
-		d.s.counters.D2H(r.Bytes())
+// moveHost is CopyIn and CopyOut's transfer, recorded during a capture.
+func (d *Device) moveHost(x *alloc, c devkit.HostCall) error {
+	if err := d.retryOOM(func() error { return d.s.transfer(c.Write, x.Root.H, x.Off+c.Off, c.Host, c.Rs, c.Span) }); err != nil {
+		return fmt.Errorf("opencl: %s on %s: %w", c.Op, d.s.Name, err)
 	}
 	if d.s.capture.Load() != nil {
-		p, pinned := uintptr(unsafe.Pointer(&host[0])), d.s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
-		d.record(op, nil, func([]any) error {
-			if pinned && !d.s.pins.Contains(p, span) { // C memory: freed with its Array
-				return fmt.Errorf("opencl: %s of %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", op, span, device.ErrOutOfRange)
-			}
-			return d.hostCopy(op, write, a, off, host, r)
-		}, nil, x.Root.H)
+		d.recordHost(x, c)
 	}
 	return nil
+}
+
+// recordHost records a host copy: a replay does it again unless its
+// pinned memory was freed since. (Apart from moveHost, whose c would
+// otherwise go to the heap on every call.)
+func (d *Device) recordHost(x *alloc, c devkit.HostCall) {
+	p := uintptr(unsafe.Pointer(&c.Host[0]))
+	pinned := d.s.Pins.Contains(p, c.Span)
+	d.record(c.Op, nil, func([]any) error {
+		if pinned && !d.s.Pins.Contains(p, c.Span) { // C memory: freed with its Array
+			return fmt.Errorf("opencl: %s of %d bytes of pinned memory that was freed since the capture (an Array closed): record again: %w", c.Op, c.Span, device.ErrOutOfRange)
+		}
+		return devkit.HostCopy(&d.s.Core, d, c.Write, c.A, c.Off, c.Host, c.R, d.moveHost)
+	}, nil, x.Root.H)
 }
 
 // transfer moves a simplified Region, span bytes from first to last byte,
 // between host and mem at devOff.
 func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r device.Region, span int) error {
-	pinned := s.pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
+	pinned := s.Pins.Contains(uintptr(unsafe.Pointer(&host[0])), span)
 	least := s.opts.StagingMinD2H
 	if write {
 		least = s.opts.StagingMin
@@ -99,7 +83,7 @@ func (s *state) transfer(write bool, mem uintptr, devOff int, host []byte, r dev
 // cached blocks can starve a transfer even though Malloc succeeded.
 func (d *Device) retryOOM(op func() error) error {
 	err := op()
-	if cl.IsOutOfMemory(err) && d.s.counters.Snapshot().CachedBytes > 0 {
+	if cl.IsOutOfMemory(err) && d.s.Counters.Snapshot().CachedBytes > 0 {
 		d.ReleaseCache()
 		err = op()
 	}
@@ -109,35 +93,27 @@ func (d *Device) retryOOM(op func() error) error {
 // Copy copies a Region between two allocations of this device; the copy is
 // queued and flushed, and later transfers on the queue see it.
 func (d *Device) Copy(dst device.Allocation, dstOff int, src device.Allocation, srcOff int, r device.Region) error {
-	if err := d.s.enter(); err != nil {
-		return err
-	}
-	defer d.s.gate.Leave()
-	xd, xs, rs, span, err := devkit.CopyPair(&d.s.pool, d, "opencl", dst, dstOff, src, srcOff, r)
-	if err != nil || span == 0 {
-		return err
-	}
-	q := d.s.queue.Handle()
-	do, so := xd.Off+dstOff, xs.Off+srcOff
-	err = d.retryOOM(func() error {
-		return forBoxes(rs, func(b box, _ bool) error {
-			if b.rect == nil {
-				return cl.CopyMem(q, xs.Root.H, xd.Root.H, so+b.off, do+b.off, b.n, nil, nil)
-			}
-			rc := cl.CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
-				SrcRowPitch: b.rect.row, SrcSlicePitch: b.rect.slice, DstRowPitch: b.rect.row, DstSlicePitch: b.rect.slice}
-			return cl.CopyMemRect(q, xs.Root.H, xd.Root.H, &rc, nil, nil)
+	return devkit.Copy(&d.s.Core, d, dst, dstOff, src, srcOff, r, func(xd, xs *alloc, rs device.Region) error {
+		q := d.s.queue.Handle()
+		do, so := xd.Off+dstOff, xs.Off+srcOff
+		err := d.retryOOM(func() error {
+			return forBoxes(rs, func(b box, _ bool) error {
+				if b.rect == nil {
+					return cl.CopyMem(q, xs.Root.H, xd.Root.H, so+b.off, do+b.off, b.n, nil, nil)
+				}
+				rc := cl.CopyRect{SrcOrigin: [3]int{so + b.off, 0, 0}, DstOrigin: [3]int{do + b.off, 0, 0}, Region: b.rect.region,
+					SrcRowPitch: b.rect.row, SrcSlicePitch: b.rect.slice, DstRowPitch: b.rect.row, DstSlicePitch: b.rect.slice}
+				return cl.CopyMemRect(q, xs.Root.H, xd.Root.H, &rc, nil, nil)
+			})
 		})
+		if err == nil {
+			err = cl.Flush(q)
+		}
+		if err == nil {
+			d.record("Copy", nil, func([]any) error { return d.Copy(dst, dstOff, src, srcOff, r) }, nil, xd.Root.H, xs.Root.H)
+		}
+		return err
 	})
-	if err == nil {
-		err = cl.Flush(q)
-	}
-	if err != nil {
-		return fmt.Errorf("opencl: Copy on %s: %w", d.s.name, err)
-	}
-	d.s.counters.D2D(r.Bytes())
-	d.record("Copy", nil, func([]any) error { return d.Copy(dst, dstOff, src, srcOff, r) }, nil, xd.Root.H, xs.Root.H)
-	return nil
 }
 
 // box is one OpenCL call's worth of a Region: a run of n bytes at byte off

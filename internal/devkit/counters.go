@@ -67,3 +67,13 @@ func (c *Counters) Snapshot() device.Stats {
 		Launches: c.launches.Load(),
 	}
 }
+
+// Transfer records a host-to-device (write) or device-to-host transfer of
+// n bytes.
+func (c *Counters) Transfer(write bool, n int) {
+	if write {
+		c.H2D(n)
+	} else {
+		c.D2H(n)
+	}
+}

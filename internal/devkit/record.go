@@ -45,6 +45,17 @@ func (r *Recording) Add(s *Step) {
 	r.mu.Unlock()
 }
 
+// Record adds s, its Args copied, and keeps the blocks its buffer
+// arguments and roots use with keep (the device's handle lookup).
+func (r *Recording) Record(s *Step, keep func(h uintptr) func() func() error, roots ...uintptr) {
+	s.Args = slices.Clone(s.Args)
+	r.KeepBuffers(s.Args, keep)
+	for _, h := range roots {
+		r.Keep(h, keep(h))
+	}
+	r.Add(s)
+}
+
 // Refuse records err, the first work that cannot be replayed; the capture
 // fails with it. It returns err, for the device entry to return too.
 func (r *Recording) Refuse(err error) error {
