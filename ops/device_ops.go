@@ -14,8 +14,6 @@ import (
 // the host path, whose automatic copies are counted and guarded).
 
 var binCL = [...]string{"add", "sub", "mul", "div", "min", "max", "pow", "mod"}
-var unCL = [...]string{"abs", "neg", "sqrt", "exp", "log", "tanh", "sin", "cos", "tan", "asin", "acos", "atan",
-	"sinh", "cosh", "sigmoid", "softplus", "relu", "floor", "ceil", "round", "trunc", "sign"}
 
 // ready makes the inputs current on s's device and gives dst an
 // allocation; the guard is asked about every upload before anything

@@ -234,8 +234,9 @@ func subst(tmpl string, ct clType, a, b string) string {
 	return strings.NewReplacer("$a", a, "$b", b, "$C", ct.c, "$S", ct.s, "$W", ct.w).Replace(tmpl)
 }
 
-// Binary and unary ops in OpenCL C, by kind: the op-by-op kernels'
-// definitions (cl/elementwise.cl, cl/math.cl).
+// Binary ops in OpenCL C, by kind: the op-by-op kernels' definitions
+// (cl/elementwise.cl, cl/math.cl). The unary ops' (clUnFloat, clUnSigned,
+// clUnUnsigned) are generated with the op-by-op kernels' (unary_gen.go).
 var (
 	clBinFloat = [...]string{"($a + $b)", "($a - $b)", "($a * $b)", "($a / $b)",
 		"(isnan($a) || isnan($b) ? $a + $b : ($a < $b ? $a : $b))",
@@ -243,14 +244,6 @@ var (
 		"pow($a, $b)", "mod_f_$C($a, $b)"}
 	clBinInt = [...]string{"(($S)(($W)$a + ($W)$b))", "(($S)(($W)$a - ($W)$b))", "(($S)(($W)$a * ($W)$b))",
 		"", "($a < $b ? $a : $b)", "($a > $b ? $a : $b)", "", "mod_i_$S($a, $b)"}
-	clUnFloat = [...]string{"fabs($a)", "(-$a)", "sqrt($a)", "exp($a)", "log($a)", "tanh($a)", "sin($a)",
-		"cos($a)", "tan($a)", "asin($a)", "acos($a)", "atan($a)", "sinh($a)", "cosh($a)",
-		"(($C)1 / (($C)1 + exp(-$a)))", "(fmax($a, ($C)0) + log1p(exp(-fabs($a))))",
-		"($a > 0 || isnan($a) ? $a : ($C)0)", "floor($a)", "ceil($a)", "rint($a)", "trunc($a)",
-		"($a > 0 ? ($C)1 : $a < 0 ? ($C)-1 : $a == 0 ? ($C)0 : $a)"}
-	clUnSigned = map[UnaryOp]string{OpAbs: "($a < 0 ? ($S)(0 - ($W)$a) : $a)", OpNeg: "(($S)(0 - ($W)$a))",
-		OpRelu: "($a < 0 ? ($S)0 : $a)", OpSign: "(($S)(($a > 0) - ($a < 0)))"}
-	clUnUnsigned = map[UnaryOp]string{OpAbs: "$a", OpRelu: "$a", OpSign: "(($S)($a != 0))"}
 )
 
 const (
@@ -308,9 +301,6 @@ func (c *clPlan) unary(s int, op UnaryOp, t array.Type, x int) {
 		e = clUnSigned[op]
 	default:
 		e = clUnUnsigned[op]
-	}
-	if e == "" {
-		e = "$a" // the rounding ops on integers
 	}
 	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.rnd(subst(e, ct, fmt.Sprintf("v%d", x), "")))
 }
