@@ -38,19 +38,20 @@ const (
 	OpRound // to the nearest integer, halves to even (NumPy's round and rint)
 	OpTrunc
 	OpSign // −1, 0 or 1 (NumPy's sign: 0 for ±0, NaN for NaN)
+	OpErf
 	nUnary
 )
 
-var unaryNames = [nUnary]string{"Abs", "Neg", "Sqrt", "Exp", "Log", "Tanh", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Sigmoid", "Softplus", "Relu", "Floor", "Ceil", "Round", "Trunc", "Sign"}
+var unaryNames = [nUnary]string{"Abs", "Neg", "Sqrt", "Exp", "Log", "Tanh", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Sigmoid", "Softplus", "Relu", "Floor", "Ceil", "Round", "Trunc", "Sign", "Erf"}
 
 // unCL names each op's kernels (un_NAME_nd) and fused statement.
-var unCL = [nUnary]string{"abs", "neg", "sqrt", "exp", "log", "tanh", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "sigmoid", "softplus", "relu", "floor", "ceil", "round", "trunc", "sign"}
+var unCL = [nUnary]string{"abs", "neg", "sqrt", "exp", "log", "tanh", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "sigmoid", "softplus", "relu", "floor", "ceil", "round", "trunc", "sign", "erf"}
 
 // unClass is the element types each op is defined for.
-var unClass = [nUnary]opClass{classAll, classSigned, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classAll, classAll, classAll, classAll, classAll, classAll}
+var unClass = [nUnary]opClass{classAll, classSigned, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classAll, classAll, classAll, classAll, classAll, classAll, classFloat}
 
 // unCostly marks the transcendental ops, which the host splits finer.
-var unCostly = [nUnary]bool{OpExp: true, OpLog: true, OpTanh: true, OpSin: true, OpCos: true, OpTan: true, OpAsin: true, OpAcos: true, OpAtan: true, OpSinh: true, OpCosh: true, OpSigmoid: true, OpSoftplus: true}
+var unCostly = [nUnary]bool{OpExp: true, OpLog: true, OpTanh: true, OpSin: true, OpCos: true, OpTan: true, OpAsin: true, OpAcos: true, OpAtan: true, OpSinh: true, OpCosh: true, OpSigmoid: true, OpSoftplus: true, OpErf: true}
 
 // Abs stores |a| in dst.
 func Abs[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAbs) }
@@ -119,6 +120,9 @@ func Trunc[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, Op
 // Sign stores −1, 0 or 1 in dst by the sign of a (NaN for NaN, 0 for ±0).
 func Sign[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSign) }
 
+// Erf stores the error function erf(a) = 2/√π ∫₀^a e^(−t²) dt in dst.
+func Erf[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpErf) }
+
 // clUnFloat are the ops' OpenCL C on floating-point types ("": not defined there), as
 // fuse_cl.go's subst fills them.
 var clUnFloat = [nUnary]string{
@@ -144,6 +148,7 @@ var clUnFloat = [nUnary]string{
 	OpRound:    "rint($a)",
 	OpTrunc:    "trunc($a)",
 	OpSign:     "($a > 0 ? ($C)1 : $a < 0 ? ($C)-1 : $a == 0 ? ($C)0 : $a)",
+	OpErf:      "erf($a)",
 }
 
 // clUnSigned are the ops' OpenCL C on signed integers ("": not defined there), as
@@ -285,6 +290,11 @@ func unFloat[T array.Elem](op UnaryOp, d, a []T) {
 		for i, v := range a {
 			x := float64(v)
 			d[i] = T(sign64(x))
+		}
+	case OpErf:
+		for i, v := range a {
+			x := float64(v)
+			d[i] = T(math.Erf(x))
 		}
 	default:
 		panic("ops: unFloat of " + op.String())

@@ -23,7 +23,9 @@ var unaryRefs = []struct {
 	lo, hi float64
 	edges  []float64
 	ulps   int64
-}{}
+}{
+	{OpErf, math.Erf, -4, 4, []float64{0.84375, -0.84375, 1.25, 2.857, 5.9, 6, -6, 27, 1e-300}, 16},
+}
 
 // unaryRefEdges are every op's edge inputs besides its own.
 var unaryRefEdges = []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(),

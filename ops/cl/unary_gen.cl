@@ -47,6 +47,8 @@ UN_ND(round)
 UN_ND(trunc)
 #define UN_sign(a) ((a) > 0 ? (TC)1 : (a) < 0 ? (TC)-1 : (a) == 0 ? (TC)0 : (a))
 UN_ND(sign)
+#define UN_erf(a) erf((a))
+UN_ND(erf)
 #elif TISS
 #define UN_abs(a) ((a) < 0 ? (TS)(0 - (TW)(a)) : (a))
 UN_ND(abs)

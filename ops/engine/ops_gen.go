@@ -29,4 +29,6 @@ var knownMaps = []struct {
 	{"math32.Cos", ops.OpCos},
 	{"gorgonia.org/gorgonia._sigmoidf64", ops.OpSigmoid},
 	{"gorgonia.org/gorgonia._sigmoidf32", ops.OpSigmoid},
+	{"math.Erf", ops.OpErf},
+	{"math32.Erf", ops.OpErf},
 }

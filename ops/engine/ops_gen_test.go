@@ -23,6 +23,7 @@ var mathMaps = []struct {
 	{"math.Tanh", math.Tanh},
 	{"math.Sin", math.Sin},
 	{"math.Cos", math.Cos},
+	{"math.Erf", math.Erf},
 }
 
 // TestKnownMaps: each of package math's functions that the engine binds

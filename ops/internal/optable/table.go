@@ -90,4 +90,7 @@ var Unaries = []Unary{
 		Class: All, Go: "sign64(x)", GoSigned: "signInt(x)", GoUnsigned: "min(x, 1)",
 		CL:       "($a > 0 ? ($C)1 : $a < 0 ? ($C)-1 : $a == 0 ? ($C)0 : $a)",
 		CLSigned: "(($S)(($a > 0) - ($a < 0)))", CLUnsigned: "(($S)($a != 0))"},
+	{Name: "Erf", Doc: "the error function erf(a) = 2/√π ∫₀^a e^(−t²) dt in dst.",
+		Class: Float, Costly: true, Go: "math.Erf(x)", CL: "erf($a)",
+		Maps: []string{"math.Erf", "math32.Erf"}},
 }
