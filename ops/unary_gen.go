@@ -39,19 +39,20 @@ const (
 	OpTrunc
 	OpSign // −1, 0 or 1 (NumPy's sign: 0 for ±0, NaN for NaN)
 	OpErf
+	OpExpm1
 	nUnary
 )
 
-var unaryNames = [nUnary]string{"Abs", "Neg", "Sqrt", "Exp", "Log", "Tanh", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Sigmoid", "Softplus", "Relu", "Floor", "Ceil", "Round", "Trunc", "Sign", "Erf"}
+var unaryNames = [nUnary]string{"Abs", "Neg", "Sqrt", "Exp", "Log", "Tanh", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Sigmoid", "Softplus", "Relu", "Floor", "Ceil", "Round", "Trunc", "Sign", "Erf", "Expm1"}
 
 // unCL names each op's kernels (un_NAME_nd) and fused statement.
-var unCL = [nUnary]string{"abs", "neg", "sqrt", "exp", "log", "tanh", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "sigmoid", "softplus", "relu", "floor", "ceil", "round", "trunc", "sign", "erf"}
+var unCL = [nUnary]string{"abs", "neg", "sqrt", "exp", "log", "tanh", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "sigmoid", "softplus", "relu", "floor", "ceil", "round", "trunc", "sign", "erf", "expm1"}
 
 // unClass is the element types each op is defined for.
-var unClass = [nUnary]opClass{classAll, classSigned, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classAll, classAll, classAll, classAll, classAll, classAll, classFloat}
+var unClass = [nUnary]opClass{classAll, classSigned, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classAll, classAll, classAll, classAll, classAll, classAll, classFloat, classFloat}
 
 // unCostly marks the transcendental ops, which the host splits finer.
-var unCostly = [nUnary]bool{OpExp: true, OpLog: true, OpTanh: true, OpSin: true, OpCos: true, OpTan: true, OpAsin: true, OpAcos: true, OpAtan: true, OpSinh: true, OpCosh: true, OpSigmoid: true, OpSoftplus: true, OpErf: true}
+var unCostly = [nUnary]bool{OpExp: true, OpLog: true, OpTanh: true, OpSin: true, OpCos: true, OpTan: true, OpAsin: true, OpAcos: true, OpAtan: true, OpSinh: true, OpCosh: true, OpSigmoid: true, OpSoftplus: true, OpErf: true, OpExpm1: true}
 
 // Abs stores |a| in dst.
 func Abs[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAbs) }
@@ -123,6 +124,9 @@ func Sign[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpS
 // Erf stores the error function erf(a) = 2/√π ∫₀^a e^(−t²) dt in dst.
 func Erf[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpErf) }
 
+// Expm1 stores e^a − 1 in dst, accurate for a near 0.
+func Expm1[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpExpm1) }
+
 // clUnFloat are the ops' OpenCL C on floating-point types ("": not defined there), as
 // fuse_cl.go's subst fills them.
 var clUnFloat = [nUnary]string{
@@ -149,6 +153,7 @@ var clUnFloat = [nUnary]string{
 	OpTrunc:    "trunc($a)",
 	OpSign:     "($a > 0 ? ($C)1 : $a < 0 ? ($C)-1 : $a == 0 ? ($C)0 : $a)",
 	OpErf:      "erf($a)",
+	OpExpm1:    "expm1($a)",
 }
 
 // clUnSigned are the ops' OpenCL C on signed integers ("": not defined there), as
@@ -295,6 +300,11 @@ func unFloat[T array.Elem](op UnaryOp, d, a []T) {
 		for i, v := range a {
 			x := float64(v)
 			d[i] = T(math.Erf(x))
+		}
+	case OpExpm1:
+		for i, v := range a {
+			x := float64(v)
+			d[i] = T(math.Expm1(x))
 		}
 	default:
 		panic("ops: unFloat of " + op.String())

@@ -25,6 +25,7 @@ var unaryRefs = []struct {
 	ulps   int64
 }{
 	{OpErf, math.Erf, -4, 4, []float64{0.84375, -0.84375, 1.25, 2.857, 5.9, 6, -6, 27, 1e-300}, 16},
+	{OpExpm1, math.Expm1, -5, 5, []float64{88.7, 89, -88, 709.7, 710, -40, -745, 1e-10, -1e-10, 1e-300, 0.3465}, 3},
 }
 
 // unaryRefEdges are every op's edge inputs besides its own.

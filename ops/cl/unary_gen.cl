@@ -49,6 +49,8 @@ UN_ND(trunc)
 UN_ND(sign)
 #define UN_erf(a) erf((a))
 UN_ND(erf)
+#define UN_expm1(a) expm1((a))
+UN_ND(expm1)
 #elif TISS
 #define UN_abs(a) ((a) < 0 ? (TS)(0 - (TW)(a)) : (a))
 UN_ND(abs)

@@ -31,4 +31,6 @@ var knownMaps = []struct {
 	{"gorgonia.org/gorgonia._sigmoidf32", ops.OpSigmoid},
 	{"math.Erf", ops.OpErf},
 	{"math32.Erf", ops.OpErf},
+	{"math.Expm1", ops.OpExpm1},
+	{"math32.Expm1", ops.OpExpm1},
 }

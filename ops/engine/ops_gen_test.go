@@ -24,6 +24,7 @@ var mathMaps = []struct {
 	{"math.Sin", math.Sin},
 	{"math.Cos", math.Cos},
 	{"math.Erf", math.Erf},
+	{"math.Expm1", math.Expm1},
 }
 
 // TestKnownMaps: each of package math's functions that the engine binds

@@ -93,4 +93,7 @@ var Unaries = []Unary{
 	{Name: "Erf", Doc: "the error function erf(a) = 2/√π ∫₀^a e^(−t²) dt in dst.",
 		Class: Float, Costly: true, Go: "math.Erf(x)", CL: "erf($a)",
 		Maps: []string{"math.Erf", "math32.Erf"}},
+	{Name: "Expm1", Doc: "e^a − 1 in dst, accurate for a near 0.",
+		Class: Float, Costly: true, Go: "math.Expm1(x)", CL: "expm1($a)",
+		Maps: []string{"math.Expm1", "math32.Expm1"}},
 }
