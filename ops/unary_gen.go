@@ -40,19 +40,20 @@ const (
 	OpSign // −1, 0 or 1 (NumPy's sign: 0 for ±0, NaN for NaN)
 	OpErf
 	OpExpm1
+	OpLog1p
 	nUnary
 )
 
-var unaryNames = [nUnary]string{"Abs", "Neg", "Sqrt", "Exp", "Log", "Tanh", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Sigmoid", "Softplus", "Relu", "Floor", "Ceil", "Round", "Trunc", "Sign", "Erf", "Expm1"}
+var unaryNames = [nUnary]string{"Abs", "Neg", "Sqrt", "Exp", "Log", "Tanh", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Sigmoid", "Softplus", "Relu", "Floor", "Ceil", "Round", "Trunc", "Sign", "Erf", "Expm1", "Log1p"}
 
 // unCL names each op's kernels (un_NAME_nd) and fused statement.
-var unCL = [nUnary]string{"abs", "neg", "sqrt", "exp", "log", "tanh", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "sigmoid", "softplus", "relu", "floor", "ceil", "round", "trunc", "sign", "erf", "expm1"}
+var unCL = [nUnary]string{"abs", "neg", "sqrt", "exp", "log", "tanh", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "sigmoid", "softplus", "relu", "floor", "ceil", "round", "trunc", "sign", "erf", "expm1", "log1p"}
 
 // unClass is the element types each op is defined for.
-var unClass = [nUnary]opClass{classAll, classSigned, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classAll, classAll, classAll, classAll, classAll, classAll, classFloat, classFloat}
+var unClass = [nUnary]opClass{classAll, classSigned, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classFloat, classAll, classAll, classAll, classAll, classAll, classAll, classFloat, classFloat, classFloat}
 
 // unCostly marks the transcendental ops, which the host splits finer.
-var unCostly = [nUnary]bool{OpExp: true, OpLog: true, OpTanh: true, OpSin: true, OpCos: true, OpTan: true, OpAsin: true, OpAcos: true, OpAtan: true, OpSinh: true, OpCosh: true, OpSigmoid: true, OpSoftplus: true, OpErf: true, OpExpm1: true}
+var unCostly = [nUnary]bool{OpExp: true, OpLog: true, OpTanh: true, OpSin: true, OpCos: true, OpTan: true, OpAsin: true, OpAcos: true, OpAtan: true, OpSinh: true, OpCosh: true, OpSigmoid: true, OpSoftplus: true, OpErf: true, OpExpm1: true, OpLog1p: true}
 
 // Abs stores |a| in dst.
 func Abs[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAbs) }
@@ -127,6 +128,9 @@ func Erf[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpEr
 // Expm1 stores e^a − 1 in dst, accurate for a near 0.
 func Expm1[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpExpm1) }
 
+// Log1p stores log(1 + a) in dst, accurate for a near 0; NaN below −1.
+func Log1p[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpLog1p) }
+
 // clUnFloat are the ops' OpenCL C on floating-point types ("": not defined there), as
 // fuse_cl.go's subst fills them.
 var clUnFloat = [nUnary]string{
@@ -154,6 +158,7 @@ var clUnFloat = [nUnary]string{
 	OpSign:     "($a > 0 ? ($C)1 : $a < 0 ? ($C)-1 : $a == 0 ? ($C)0 : $a)",
 	OpErf:      "erf($a)",
 	OpExpm1:    "expm1($a)",
+	OpLog1p:    "log1p($a)",
 }
 
 // clUnSigned are the ops' OpenCL C on signed integers ("": not defined there), as
@@ -305,6 +310,11 @@ func unFloat[T array.Elem](op UnaryOp, d, a []T) {
 		for i, v := range a {
 			x := float64(v)
 			d[i] = T(math.Expm1(x))
+		}
+	case OpLog1p:
+		for i, v := range a {
+			x := float64(v)
+			d[i] = T(math.Log1p(x))
 		}
 	default:
 		panic("ops: unFloat of " + op.String())

@@ -26,6 +26,7 @@ var unaryRefs = []struct {
 }{
 	{OpErf, math.Erf, -4, 4, []float64{0.84375, -0.84375, 1.25, 2.857, 5.9, 6, -6, 27, 1e-300}, 16},
 	{OpExpm1, math.Expm1, -5, 5, []float64{88.7, 89, -88, 709.7, 710, -40, -745, 1e-10, -1e-10, 1e-300, 0.3465}, 3},
+	{OpLog1p, math.Log1p, -0.99, 10, []float64{-2, -1.5, -0.999999, -0.29, 0.41, 1e-10, -1e-10, 1e-300, 3e38, 1e300}, 2},
 }
 
 // unaryRefEdges are every op's edge inputs besides its own.

@@ -51,6 +51,8 @@ UN_ND(sign)
 UN_ND(erf)
 #define UN_expm1(a) expm1((a))
 UN_ND(expm1)
+#define UN_log1p(a) log1p((a))
+UN_ND(log1p)
 #elif TISS
 #define UN_abs(a) ((a) < 0 ? (TS)(0 - (TW)(a)) : (a))
 UN_ND(abs)

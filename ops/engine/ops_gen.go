@@ -33,4 +33,6 @@ var knownMaps = []struct {
 	{"math32.Erf", ops.OpErf},
 	{"math.Expm1", ops.OpExpm1},
 	{"math32.Expm1", ops.OpExpm1},
+	{"math.Log1p", ops.OpLog1p},
+	{"math32.Log1p", ops.OpLog1p},
 }

@@ -25,6 +25,7 @@ var mathMaps = []struct {
 	{"math.Cos", math.Cos},
 	{"math.Erf", math.Erf},
 	{"math.Expm1", math.Expm1},
+	{"math.Log1p", math.Log1p},
 }
 
 // TestKnownMaps: each of package math's functions that the engine binds

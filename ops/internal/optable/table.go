@@ -96,4 +96,7 @@ var Unaries = []Unary{
 	{Name: "Expm1", Doc: "e^a − 1 in dst, accurate for a near 0.",
 		Class: Float, Costly: true, Go: "math.Expm1(x)", CL: "expm1($a)",
 		Maps: []string{"math.Expm1", "math32.Expm1"}},
+	{Name: "Log1p", Doc: "log(1 + a) in dst, accurate for a near 0; NaN below −1.",
+		Class: Float, Costly: true, Go: "math.Log1p(x)", CL: "log1p($a)",
+		Maps: []string{"math.Log1p", "math32.Log1p"}},
 }
