@@ -19,6 +19,12 @@ var clMath string
 //go:embed cl/unary_gen.cl
 var clUnary string
 
+// clBinary is the binary ops' part, generated alike (typeProgram appends
+// it after clUnary).
+//
+//go:embed cl/binary_gen.cl
+var clBinary string
+
 var clsCL = [...]string{"nan", "inf", "finite"}
 
 // classifyDevice stores the mask op(a) in dst (uint8).

@@ -13,8 +13,6 @@ import (
 // when the op has no device form for these operands (the caller then runs
 // the host path, whose automatic copies are counted and guarded).
 
-var binCL = [...]string{"add", "sub", "mul", "div", "min", "max", "pow", "mod"}
-
 // ready makes the inputs current on s's device and gives dst an
 // allocation; the guard is asked about every upload before anything
 // moves. mems and offs are operand 0 (dst) first; nil inputs get dst's.
@@ -120,7 +118,7 @@ func binaryDevice[T array.Elem](d device.Kernels, op BinaryOp, dst, a, b *array.
 		}
 	}
 	n.simplify()
-	vec := k != kHalf && (op <= OpMul || (op == OpDiv && k == kFloat))
+	vec := k != kHalf && (k == kFloat && binVecFloat[op] || k != kFloat && binVecInt[op])
 	return elementwise(d, name, "bin_"+binCL[op], &n, vec, dst, []*array.Array[T]{a, b}, []T{sa, sb}, fl)
 }
 

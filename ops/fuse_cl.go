@@ -234,60 +234,24 @@ func subst(tmpl string, ct clType, a, b string) string {
 	return strings.NewReplacer("$a", a, "$b", b, "$C", ct.c, "$S", ct.s, "$W", ct.w).Replace(tmpl)
 }
 
-// Binary ops in OpenCL C, by kind: the op-by-op kernels' definitions
-// (cl/elementwise.cl, cl/math.cl). The unary ops' (clUnFloat, clUnSigned,
-// clUnUnsigned) are generated with the op-by-op kernels' (unary_gen.go).
-var (
-	clBinFloat = [...]string{"($a + $b)", "($a - $b)", "($a * $b)", "($a / $b)",
-		"(isnan($a) || isnan($b) ? $a + $b : ($a < $b ? $a : $b))",
-		"(isnan($a) || isnan($b) ? $a + $b : ($a > $b ? $a : $b))",
-		"pow($a, $b)", "mod_f_$C($a, $b)"}
-	clBinInt = [...]string{"(($S)(($W)$a + ($W)$b))", "(($S)(($W)$a - ($W)$b))", "(($S)(($W)$a * ($W)$b))",
-		"", "($a < $b ? $a : $b)", "($a > $b ? $a : $b)", "", "mod_i_$S($a, $b)"}
-)
-
-const (
-	clModF = `inline $C mod_f_$C($C a, $C b) {
-	$C m = fmod(a, b);
-	if (b == 0) return m;
-	if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
-	else m = copysign(($C)0, b);
-	return m;
-}
-`
-	clModSigned = `inline $S mod_i_$S($S a, $S b) {
-	if (b == 0 || b == -1) return ($S)0;
-	$S r = a % b;
-	return r != 0 && ((r < 0) != (b < 0)) ? ($S)(r + b) : r;
-}
-`
-	clModUnsigned = "inline $S mod_i_$S($S a, $S b) { return b == 0 ? ($S)0 : ($S)(a % b); }\n"
-)
+// The ops' OpenCL C, by kind, is generated with the op-by-op kernels'
+// (binary_gen.go, unary_gen.go: clBinFloat, clUnFloat, …).
 
 func (c *clPlan) binary(s int, op BinaryOp, t array.Type, x, y int) {
 	ct := c.slot(s, t)
-	a, b := fmt.Sprintf("v%d", x), fmt.Sprintf("v%d", y)
-	var e string
+	e, h := clBinFloat[op], clBinHelperFloat[op]
 	switch {
 	case ct.float:
-		e = clBinFloat[op]
-		if op == OpMod {
-			c.helper("mod_f_"+ct.c, subst(clModF, ct, "", ""))
-		}
-	case op == OpDiv && ct.signed:
-		e = "($b == 0 ? ($S)0 : $b == -1 ? ($S)(0 - ($W)$a) : ($S)($a / $b))"
-	case op == OpDiv:
-		e = "($b == 0 ? ($S)0 : ($S)($a / $b))"
+	case ct.signed:
+		e, h = clBinSigned[op], clBinHelperSigned[op]
 	default:
-		e = clBinInt[op]
-		if op == OpMod {
-			m := clModUnsigned
-			if ct.signed {
-				m = clModSigned
-			}
-			c.helper("mod_i_"+ct.s, subst(m, ct, "", ""))
-		}
+		e, h = clBinUnsigned[op], clBinHelperUnsigned[op]
 	}
+	if h != "" {
+		h = subst(h, ct, "", "")
+		c.helper(h, h)
+	}
+	a, b := fmt.Sprintf("v%d", x), fmt.Sprintf("v%d", y)
 	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.rnd(subst(e, ct, a, b)))
 }
 

@@ -25,7 +25,13 @@ func Generate() (map[string][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("optable: ops/engine/ops_gen_test.go: %w", err)
 	}
+	binSrc, err := format.Source(binaryGo())
+	if err != nil {
+		return nil, fmt.Errorf("optable: ops/binary_gen.go: %w", err)
+	}
 	return map[string][]byte{
+		"binary_gen.go":          binSrc,
+		"cl/binary_gen.cl":       binaryCL(),
 		"unary_gen.go":           goSrc,
 		"cl/unary_gen.cl":        unaryCL(),
 		"engine/ops_gen.go":      engSrc,
@@ -238,5 +244,159 @@ func TestKnownMaps(t *testing.T) {
 	}
 }
 `)
+	return b.Bytes()
+}
+
+func (b Binary) constName() string {
+	if b.Const != "" {
+		return "Op" + b.Const
+	}
+	return "Op" + b.Name
+}
+
+func binaryGo() []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("// %s\n\npackage ops\n\nimport (\n\t\"math\"\n\n\t\"github.com/resident-go/resident/array\"\n)\n\n", header)
+	p(`// The binary operations, from ops/internal/optable's table. Integer
+// division truncates toward zero and x/0 is 0 (as in Halide); integer
+// arithmetic wraps. Min and Max return NaN when either operand is NaN.
+// Pow is defined for floating-point types only. Mod is NumPy's remainder
+// (floored: the result has the divisor's sign): on floats x mod 0 is NaN,
+// as in NumPy, and a zero result takes the divisor's sign; on integers x
+// mod 0 is 0, as NumPy gives (and as x/0 is 0 here).
+`)
+	p("const (\n")
+	for i, o := range Binaries {
+		if i == 0 {
+			p("\t%s BinaryOp = iota\n", o.constName())
+		} else {
+			p("\t%s\n", o.constName())
+		}
+	}
+	p("\tnBinary\n)\n\nvar binaryNames = [nBinary]string{")
+	for _, o := range Binaries {
+		p("%q, ", o.Name)
+	}
+	p("}\n\n// binCL names each op's kernels (bin_NAME_nd, bin_NAME_vec).\nvar binCL = [nBinary]string{")
+	for _, o := range Binaries {
+		p("%q, ", clName(o.constName()[2:]))
+	}
+	p("}\n\n// binClass is the element types each op is defined for.\nvar binClass = [nBinary]opClass{")
+	for _, o := range Binaries {
+		p("%s, ", [...]string{"classFloat", "classSigned", "classAll"}[o.Class])
+	}
+	p("}\n\n// binCostly marks the ops the host splits finer.\nvar binCostly = [nBinary]bool{")
+	for _, o := range Binaries {
+		if o.Costly {
+			p("%s: true, ", o.constName())
+		}
+	}
+	p("}\n\n// binVecFloat and binVecInt mark the ops with a dense vector kernel\n// (bin_NAME_vec) on floats (not Float16, BFloat16) and on integers.\n")
+	p("var binVecFloat = [nBinary]bool{")
+	for _, o := range Binaries {
+		if o.Vec != "" {
+			p("%s: true, ", o.constName())
+		}
+	}
+	p("}\n\nvar binVecInt = [nBinary]bool{")
+	for _, o := range Binaries {
+		if o.Vec != "" && o.VecInt {
+			p("%s: true, ", o.constName())
+		}
+	}
+	p("}\n\n")
+	for _, o := range Binaries {
+		p("// %s stores %s\n", o.Name, strings.ReplaceAll(o.Doc, "\n", "\n// "))
+		p("func %s[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, %s) }\n\n", o.Name, o.constName())
+	}
+	for _, t := range []struct {
+		name, doc string
+		e         func(Binary) string
+	}{
+		{"clBinFloat", "floating-point types", func(o Binary) string { return o.CL }},
+		{"clBinSigned", "signed integers", func(o Binary) string { return o.CLSigned }},
+		{"clBinUnsigned", "unsigned integers", func(o Binary) string { return o.CLUnsigned }},
+		{"clBinHelperFloat", "floating-point types: the functions they call", func(o Binary) string { return o.Helper }},
+		{"clBinHelperSigned", "signed integers: the functions they call", func(o Binary) string { return o.HelperSigned }},
+		{"clBinHelperUnsigned", "unsigned integers: the functions they call", func(o Binary) string { return o.HelperUnsigned }},
+	} {
+		p("// %s are the ops' OpenCL C on %s, as fuse_cl.go's subst\n// fills them (\"\": none).\nvar %s = [nBinary]string{\n", t.name, t.doc, t.name)
+		for _, o := range Binaries {
+			if e := t.e(o); e != "" {
+				p("\t%s: %q,\n", o.constName(), e)
+			}
+		}
+		p("}\n\n")
+	}
+	p("// binGo computes d = a op b by the table's Go forms (binVec tries the\n// fast kernels first); Float16 and BFloat16 come as float32.\n")
+	p("func binGo[T array.Elem](op BinaryOp, d, a, b []T) {\n\ta, b = a[:len(d)], b[:len(d)]\n\tif kindOf[T]() == kFloat {\n")
+	binSwitch(&b, func(o Binary) string { return o.Go })
+	p("\t\treturn\n\t}\n")
+	binSwitch(&b, func(o Binary) string { return o.GoInt })
+	p("}\n")
+	return b.Bytes()
+}
+
+// binSwitch writes the switch of host kernels e gives.
+func binSwitch(b *bytes.Buffer, e func(Binary) string) {
+	p := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
+	p("\tswitch op {\n")
+	for _, o := range Binaries {
+		switch x := e(o); {
+		case o.GoVec != "":
+			p("\tcase %s:\n\t\t%s(d, a, b)\n", o.constName(), o.GoVec)
+		case x != "":
+			p("\tcase %s:\n\t\tfor i, x := range a {\n\t\t\ty := b[i]\n\t\t\td[i] = %s\n\t\t}\n", o.constName(), x)
+		}
+	}
+	p("\tdefault:\n\t\tpanic(\"ops: binGo of \" + op.String())\n\t}\n")
+}
+
+// clMacro2 is a template as an OpenCL macro body over (a) and (b).
+func clMacro2(e string) string {
+	return strings.NewReplacer("$a", "(a)", "$b", "(b)", "$C", "TC", "$S", "TS", "$W", "TW").Replace(e)
+}
+
+func binaryCL() []byte {
+	var b bytes.Buffer
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	p("// %s\n", header)
+	p("// The binary ops of the elementwise program, appended to cl/elementwise.cl\n")
+	p("// and cl/math.cl (TS, TC, TW, TISF, TISS, THALF and the BIN_ND and BIN_VEC\n")
+	p("// templates): the fused kernels use the same expressions (ops/binary_gen.go).\n")
+	for _, br := range []struct {
+		cond string
+		e, h func(Binary) string
+	}{
+		{"#if TISF", func(o Binary) string { return o.CL }, func(o Binary) string { return o.Helper }},
+		{"#elif TISS", func(o Binary) string { return o.CLSigned }, func(o Binary) string { return o.HelperSigned }},
+		{"#else", func(o Binary) string { return o.CLUnsigned }, func(o Binary) string { return o.HelperUnsigned }},
+	} {
+		p("%s\n", br.cond)
+		for _, o := range Binaries {
+			if e := br.e(o); e != "" {
+				if h := br.h(o); h != "" {
+					p("%s", clMacro2(h))
+				}
+				n := clName(o.constName()[2:])
+				p("#define OP_%s(a, b) %s\nBIN_ND(%s)\n", n, clMacro2(e), n)
+			}
+		}
+	}
+	p("#endif\n#if !THALF\n")
+	for _, o := range Binaries {
+		if o.Vec == "" {
+			continue
+		}
+		n := clName(o.constName()[2:])
+		p("#define VOP_%s(a, b) %s\n", n, clMacro2(o.Vec))
+		if o.VecInt {
+			p("BIN_VEC(%s)\n", n)
+		} else {
+			p("#if TISF\nBIN_VEC(%s)\n#endif\n", n)
+		}
+	}
+	p("#endif\n")
 	return b.Bytes()
 }

@@ -48,3 +48,25 @@ func TestTable(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryTable: every binary row gives a host kernel and an OpenCL form
+// for floats, and integer forms exactly where its class takes integers.
+func TestBinaryTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, o := range Binaries {
+		if o.Name == "" || seen[o.constName()] || o.Doc == "" {
+			t.Errorf("%q: empty or repeated name, or no doc", o.Name)
+		}
+		seen[o.constName()] = true
+		if (o.Go == "" && o.GoVec == "") || o.CL == "" {
+			t.Errorf("%s: needs Go (or GoVec) and CL", o.Name)
+		}
+		ints := o.Class == All
+		if ((o.GoInt != "" || o.GoVec != "") != ints) || (o.CLSigned != "") != ints || (o.CLUnsigned != "") != ints {
+			t.Errorf("%s: integer forms must be given exactly when the class takes integers", o.Name)
+		}
+		if o.Class == Signed {
+			t.Errorf("%s: binary ops are Float or All", o.Name)
+		}
+	}
+}
