@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 )
 
 // The unary ops are defined once, in ops/internal/optable's table; their
@@ -49,12 +50,54 @@ func unaryCheck[T array.Elem](op UnaryOp) error {
 // Unary stores op(a) in dst; a broadcasts to dst's shape. An op the type
 // does not define returns an error wrapping ErrUnsupported.
 func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
+	p, err := planUnary(op, dst, a)
+	if err != nil {
+		return err
+	}
+	return p.run()
+}
+
+// unaryPlan is a Unary call decided: the op checked for T and placement
+// asked once; run then computes where it says, with no second look.
+type unaryPlan[T array.Elem] struct {
+	op     UnaryOp
+	dst, a *array.Array[T]
+	k      device.Kernels    // non-nil: OpenCL C kernels on this device
+	m      device.HostMemory // non-nil: the host kernels over this device's memory
+}
+
+// planUnary checks op for T and asks placement where the call runs (an
+// error when it refuses the operands).
+func planUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (unaryPlan[T], error) {
+	p := unaryPlan[T]{op: op, dst: dst, a: a}
 	if err := unaryCheck[T](op); err != nil {
-		return err
+		return p, err
 	}
-	if ok, err := deviceUnary(op, dst, a); ok {
+	var err error
+	p.k, p.m, err = target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
+	return p, err
+}
+
+// run computes the plan: on the kernel device, on the host-addressed
+// device's memory, or on the host (also when the kernel device has no
+// form for these operands: more dimensions than its kernels take).
+func (p unaryPlan[T]) run() error {
+	switch {
+	case p.m != nil:
+		_, err := onHost1(p.m, p.op.String(), p.dst, p.a, func(vd, va *array.Array[T]) error {
+			return unaryHost(p.op, vd, va)
+		})
 		return err
+	case p.k != nil:
+		if ok, err := unaryDevice(p.k, p.op, p.dst, p.a); ok {
+			return err
+		}
 	}
+	return unaryHost(p.op, p.dst, p.a)
+}
+
+// unaryHost computes dst = op(a) with the host kernels, in parallel.
+func unaryHost[T array.Elem](op UnaryOp, dst, a *array.Array[T]) error {
 	k := kindOf[T]()
 	j := getJob()
 	defer putJob(j)
