@@ -35,6 +35,17 @@ type closedEnv struct {
 	rootsClose map[string]func()
 }
 
+// unaryClosedCases is a case per unary op, named as its func (Abs, Exp,
+// …), each through Unary: those funcs are generated one-line calls of
+// Unary (ops/internal/optable), so a new op needs no line here.
+func unaryClosedCases() []closedCase {
+	var cs []closedCase
+	for op := ops.UnaryOp(0); !strings.HasPrefix(op.String(), "UnaryOp("); op++ {
+		cs = append(cs, closedCase{op.String(), []string{"dst", "a"}, func(e *closedEnv) error { return ops.Unary(e.dst, e.a, op) }})
+	}
+	return cs
+}
+
 // closedCase calls one exported ops function on the operands named in ops
 // (closedEnv's fields).
 type closedCase struct {
@@ -43,7 +54,7 @@ type closedCase struct {
 	fn   func(e *closedEnv) error
 }
 
-var closedCases = []closedCase{
+var closedCases = append(unaryClosedCases(), []closedCase{
 	{"Add", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Add(e.dst, e.a, e.b) }},
 	{"Sub", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Sub(e.dst, e.a, e.b) }},
 	{"Mul", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Mul(e.dst, e.a, e.b) }},
@@ -58,29 +69,7 @@ var closedCases = []closedCase{
 	{"DivScalar", []string{"dst", "a"}, func(e *closedEnv) error { return ops.DivScalar(e.dst, e.a, 1) }},
 	{"BinaryScalar", []string{"dst", "a"}, func(e *closedEnv) error { return ops.BinaryScalar(e.dst, e.a, 2, ops.OpMul) }},
 	{"ScalarBinary", []string{"dst", "b"}, func(e *closedEnv) error { return ops.ScalarBinary(e.dst, 2, e.b, ops.OpDiv) }},
-	{"Abs", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Abs(e.dst, e.a) }},
-	{"Neg", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Neg(e.dst, e.a) }},
-	{"Sqrt", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sqrt(e.dst, e.a) }},
-	{"Exp", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Exp(e.dst, e.a) }},
-	{"Log", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Log(e.dst, e.a) }},
-	{"Tanh", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Tanh(e.dst, e.a) }},
 	{"Unary", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Unary(e.dst, e.a, ops.OpAbs) }},
-	{"Sin", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sin(e.dst, e.a) }},
-	{"Cos", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Cos(e.dst, e.a) }},
-	{"Tan", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Tan(e.dst, e.a) }},
-	{"Asin", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Asin(e.dst, e.a) }},
-	{"Acos", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Acos(e.dst, e.a) }},
-	{"Atan", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Atan(e.dst, e.a) }},
-	{"Sinh", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sinh(e.dst, e.a) }},
-	{"Cosh", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Cosh(e.dst, e.a) }},
-	{"Sigmoid", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sigmoid(e.dst, e.a) }},
-	{"Softplus", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Softplus(e.dst, e.a) }},
-	{"Relu", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Relu(e.dst, e.a) }},
-	{"Floor", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Floor(e.dst, e.a) }},
-	{"Ceil", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Ceil(e.dst, e.a) }},
-	{"Round", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Round(e.dst, e.a) }},
-	{"Trunc", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Trunc(e.dst, e.a) }},
-	{"Sign", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sign(e.dst, e.a) }},
 	{"Mod", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Mod(e.dst, e.a, e.b) }},
 	{"Clip", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Clip(e.dst, e.a, -1, 1) }},
 	{"IsNaN", []string{"mask", "a"}, func(e *closedEnv) error { return ops.IsNaN(e.mask, e.a) }},
@@ -188,7 +177,7 @@ var closedCases = []closedCase{
 		}
 		return err
 	}},
-}
+}...)
 
 // closeRes closes an allocating form's result, returning its error.
 func closeRes[T array.Elem](r *array.Array[T], err error) error {

@@ -49,7 +49,7 @@ func addSources[T array.Elem](srcs map[string]string) {
 	t := array.TypeOf[T]()
 	ct, _ := clTypeOf(t)
 	pre := ct.defines("T", true) + clCommon
-	srcs["ew "+t.String()] = pre + clElementwise + clMath
+	srcs["ew "+t.String()] = pre + clElementwise + clMath + clUnary + clBinary
 	srcs["red "+t.String()] = redSource(ct, true, 4, false)
 	if t == array.TypeOf[float32]() {
 		for _, u := range []int{1, 2, 8} {
@@ -71,7 +71,7 @@ func addSources[T array.Elem](srcs map[string]string) {
 			e = e.Binary(op, In(b).Add(Const(one)))
 		}
 	}
-	for op := OpAbs; op <= OpSign; op++ {
+	for op := range nUnary {
 		if unaryCheck[T](op) == nil {
 			e = e.Unary(op)
 		}

@@ -386,7 +386,7 @@ func (s devRef) typeProgram(kind string, t array.Type) (*clProgram, error) {
 		return s.redProgram(t, ct)
 	}
 	return s.program(progKey{kind: kind, t: t}, func() string {
-		return ct.defines("T", s.fp64) + clCommon + clElementwise + clMath
+		return ct.defines("T", s.fp64) + clCommon + clElementwise + clMath + clUnary + clBinary
 	})
 }
 

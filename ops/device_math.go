@@ -13,6 +13,18 @@ import (
 //go:embed cl/math.cl
 var clMath string
 
+// clUnary is the unary ops' part of the elementwise program, generated
+// from ops/internal/optable's table (typeProgram appends it after clMath).
+//
+//go:embed cl/unary_gen.cl
+var clUnary string
+
+// clBinary is the binary ops' part, generated alike (typeProgram appends
+// it after clUnary).
+//
+//go:embed cl/binary_gen.cl
+var clBinary string
+
 var clsCL = [...]string{"nan", "inf", "finite"}
 
 // classifyDevice stores the mask op(a) in dst (uint8).

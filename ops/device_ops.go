@@ -13,10 +13,6 @@ import (
 // when the op has no device form for these operands (the caller then runs
 // the host path, whose automatic copies are counted and guarded).
 
-var binCL = [...]string{"add", "sub", "mul", "div", "min", "max", "pow", "mod"}
-var unCL = [...]string{"abs", "neg", "sqrt", "exp", "log", "tanh", "sin", "cos", "tan", "asin", "acos", "atan",
-	"sinh", "cosh", "sigmoid", "softplus", "relu", "floor", "ceil", "round", "trunc", "sign"}
-
 // ready makes the inputs current on s's device and gives dst an
 // allocation; the guard is asked about every upload before anything
 // moves. mems and offs are operand 0 (dst) first; nil inputs get dst's.
@@ -122,14 +118,12 @@ func binaryDevice[T array.Elem](d device.Kernels, op BinaryOp, dst, a, b *array.
 		}
 	}
 	n.simplify()
-	vec := k != kHalf && (op <= OpMul || (op == OpDiv && k == kFloat))
+	vec := k != kHalf && (k == kFloat && binVecFloat[op] || k != kFloat && binVecInt[op])
 	return elementwise(d, name, "bin_"+binCL[op], &n, vec, dst, []*array.Array[T]{a, b}, []T{sa, sb}, fl)
 }
 
+// unaryDevice runs a planned Unary (planUnary checked op) on d.
 func unaryDevice[T array.Elem](d device.Kernels, op UnaryOp, dst, a *array.Array[T]) (bool, error) {
-	if err := unaryCheck[T](op); err != nil {
-		return true, err
-	}
 	var n nest
 	n.init(op.String(), dst)
 	n.add(op.String(), dst, a)
@@ -674,19 +668,6 @@ func deviceBinary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T
 		return err != nil, err
 	}
 	return binaryDevice(k, op, dst, a, b, sa, sb)
-}
-
-func deviceUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (bool, error) {
-	k, m, err := target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
-	if m != nil {
-		return onHost1(m, op.String(), dst, a, func(vd, va *array.Array[T]) error {
-			return Unary(vd, va, op)
-		})
-	}
-	if k == nil {
-		return err != nil, err
-	}
-	return unaryDevice(k, op, dst, a)
 }
 
 func deviceCopy[T array.Elem](dst, src *array.Array[T]) (bool, error) {

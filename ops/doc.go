@@ -45,13 +45,13 @@
 // place: kernels take the root cl_mem, an element offset and per-operand
 // strides, never a sub-buffer or a dense copy.
 //
-// On the device: every elementwise, scalar and unary op (Add … Mod,
-// Minimum, Maximum, Pow; Abs … Sign: Sqrt, Exp, Log, Tanh, Sin, Cos, Tan,
-// Asin, Acos, Atan, Sinh, Cosh, Sigmoid, Softplus, Relu, Floor, Ceil,
-// Round, Trunc), Clip, IsNaN, IsInf, IsFinite, Compare, CompareScalar,
-// Where, Copy (of any view: Copy(dst, src.Transpose(0, 1)) is a
-// transpose), Fill, Iota, RandUniform, RandNormal (float64 math: on a
-// device with cl_khr_fp64), Sum, Prod, Min, Max,
+// On the device: every elementwise, scalar and unary op (each BinaryOp
+// and UnaryOp: a row of ops/internal/optable's table, whose device form
+// is generated with its host form: Add … Mod, Abs … Sign, Erf, …),
+// Clip, IsNaN, IsInf, IsFinite, Compare, CompareScalar, Where, Copy (of
+// any view: Copy(dst, src.Transpose(0, 1)) is a transpose), Fill, Iota,
+// RandUniform, RandNormal (float64 math: on a device with cl_khr_fp64),
+// Sum, Prod, Min, Max,
 // Mean, ArgMin and ArgMax (along a dimension and the *All forms), Var,
 // Std, Norm, LogSumExp, CountNonzero, Any and All (both forms), CumSum,
 // CumProd, Softmax, Sort, ArgSort and TopK along a dimension (cl/along.cl;

@@ -2,35 +2,14 @@ package ops
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
 )
 
-// BinaryOp is an elementwise operation of two operands.
+// BinaryOp is an elementwise operation of two operands; the ops are
+// defined once, in ops/internal/optable's table (binary_gen.go).
 type BinaryOp uint8
-
-// The binary operations. Integer division truncates toward zero and
-// x/0 is 0 (as in Halide); integer arithmetic wraps. Min and Max return NaN
-// when either operand is NaN. Pow is defined for floating-point types only.
-// Mod is NumPy's remainder (floored: the result has the divisor's sign):
-// on floats x mod 0 is NaN, as in NumPy, and a zero result takes the
-// divisor's sign; on integers x mod 0 is 0, as NumPy gives (and as x/0 is
-// 0 here).
-const (
-	OpAdd BinaryOp = iota
-	OpSub
-	OpMul
-	OpDiv
-	OpMin
-	OpMax
-	OpPow
-	OpMod
-	nBinary
-)
-
-var binaryNames = [...]string{"Add", "Sub", "Mul", "Div", "Minimum", "Maximum", "Pow", "Mod"}
 
 func (op BinaryOp) String() string {
 	if op >= nBinary {
@@ -38,32 +17,6 @@ func (op BinaryOp) String() string {
 	}
 	return binaryNames[op]
 }
-
-// Add stores a + b in dst, broadcasting a and b to dst's shape.
-func Add[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpAdd) }
-
-// Sub stores a − b in dst, broadcasting a and b to dst's shape.
-func Sub[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpSub) }
-
-// Mul stores a · b in dst, broadcasting a and b to dst's shape.
-func Mul[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMul) }
-
-// Div stores a / b in dst, broadcasting a and b to dst's shape.
-func Div[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpDiv) }
-
-// Minimum stores the elementwise min(a, b) in dst (numpy's minimum).
-func Minimum[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMin) }
-
-// Maximum stores the elementwise max(a, b) in dst (numpy's maximum).
-func Maximum[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMax) }
-
-// Pow stores a raised to b in dst, for floating-point types.
-func Pow[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpPow) }
-
-// Mod stores the floored remainder of a / b in dst, the sign of b's (NumPy's
-// mod and remainder, Python's %): Mod(−7, 3) = 2, Mod(7, −3) = −2. For
-// floats x mod 0 is NaN; for integers it is 0.
-func Mod[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMod) }
 
 // AddScalar stores a + s in dst.
 func AddScalar[T array.Elem](dst, a *array.Array[T], s T) error {
@@ -144,7 +97,7 @@ func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) erro
 	j.op = int(op)
 	total := j.total()
 	grain := 1 << 15
-	if op >= OpPow {
+	if binCostly[op] {
 		grain = 1 << 11
 	}
 	if k == kHalf {
@@ -251,64 +204,33 @@ func binRowHalf[T array.Elem](j *job, n int, off *[maxOps]int) {
 	}
 }
 
-// binVec computes d = a op b over equal-length dense slices (d may be a).
+// binVec computes d = a op b over equal-length dense slices (d may be a):
+// the AVX kernels where they apply, else the table's (binGo).
 func binVec[T array.Elem](op BinaryOp, d, a, b []T, nt bool) {
 	if useAsm && op <= OpDiv && len(d) >= 16 && vecAsm(op, d, a, b, nt) {
 		return
 	}
 	a, b = a[:len(d)], b[:len(d)]
 	switch op {
-	case OpAdd:
-		for i := range d {
-			d[i] = a[i] + b[i]
-		}
-	case OpSub:
-		for i := range d {
-			d[i] = a[i] - b[i]
-		}
-	case OpMul:
-		for i := range d {
-			d[i] = a[i] * b[i]
-		}
-	case OpDiv:
-		if k := kindOf[T](); k == kSigned || k == kUnsigned {
-			for i := range d {
-				if b[i] == 0 {
-					d[i] = 0
-				} else {
-					d[i] = a[i] / b[i]
-				}
-			}
+	case OpMin, OpMax:
+		if useAsm && minMaxAsm(d, a, b, op == OpMax, nt) {
 			return
-		}
-		for i := range d {
-			d[i] = a[i] / b[i]
-		}
-	case OpMin:
-		if useAsm && minMaxAsm(d, a, b, false, nt) {
-			return
-		}
-		for i := range d {
-			d[i] = min(a[i], b[i])
-		}
-	case OpMax:
-		if useAsm && minMaxAsm(d, a, b, true, nt) {
-			return
-		}
-		for i := range d {
-			d[i] = max(a[i], b[i])
 		}
 	case OpPow:
 		if d32, ok := any(d).([]float32); ok {
 			pow32(d32, any(a).([]float32), any(b).([]float32))
 			return
 		}
-		for i := range d {
-			d[i] = T(math.Pow(float64(a[i]), float64(b[i])))
-		}
-	case OpMod:
-		modVec(d, a, b)
 	}
+	binGo(op, d, a, b)
+}
+
+// divInt is integer division with x/0 = 0.
+func divInt[T array.Elem](x, y T) T {
+	if y == 0 {
+		return 0
+	}
+	return x / y
 }
 
 // minMaxAsm runs the AVX kernel of Minimum or Maximum for dense float32
@@ -358,8 +280,8 @@ func binaryCheck[T array.Elem](op BinaryOp) error {
 	k := kindOf[T]()
 	switch {
 	case op >= nBinary:
-		return fmt.Errorf("%w: ops.Binary: op %d is not a BinaryOp (OpAdd … OpMod)", ErrUnsupported, op)
-	case op == OpPow && k != kFloat && k != kHalf:
+		return fmt.Errorf("%w: ops.Binary: op %d is not a BinaryOp (OpAdd … Op%s)", ErrUnsupported, op, binaryNames[nBinary-1])
+	case binClass[op] == classFloat && k != kFloat && k != kHalf:
 		return unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
 	}
 	return nil

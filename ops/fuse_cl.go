@@ -234,67 +234,24 @@ func subst(tmpl string, ct clType, a, b string) string {
 	return strings.NewReplacer("$a", a, "$b", b, "$C", ct.c, "$S", ct.s, "$W", ct.w).Replace(tmpl)
 }
 
-// Binary and unary ops in OpenCL C, by kind: the op-by-op kernels'
-// definitions (cl/elementwise.cl, cl/math.cl).
-var (
-	clBinFloat = [...]string{"($a + $b)", "($a - $b)", "($a * $b)", "($a / $b)",
-		"(isnan($a) || isnan($b) ? $a + $b : ($a < $b ? $a : $b))",
-		"(isnan($a) || isnan($b) ? $a + $b : ($a > $b ? $a : $b))",
-		"pow($a, $b)", "mod_f_$C($a, $b)"}
-	clBinInt = [...]string{"(($S)(($W)$a + ($W)$b))", "(($S)(($W)$a - ($W)$b))", "(($S)(($W)$a * ($W)$b))",
-		"", "($a < $b ? $a : $b)", "($a > $b ? $a : $b)", "", "mod_i_$S($a, $b)"}
-	clUnFloat = [...]string{"fabs($a)", "(-$a)", "sqrt($a)", "exp($a)", "log($a)", "tanh($a)", "sin($a)",
-		"cos($a)", "tan($a)", "asin($a)", "acos($a)", "atan($a)", "sinh($a)", "cosh($a)",
-		"(($C)1 / (($C)1 + exp(-$a)))", "(fmax($a, ($C)0) + log1p(exp(-fabs($a))))",
-		"($a > 0 || isnan($a) ? $a : ($C)0)", "floor($a)", "ceil($a)", "rint($a)", "trunc($a)",
-		"($a > 0 ? ($C)1 : $a < 0 ? ($C)-1 : $a == 0 ? ($C)0 : $a)"}
-	clUnSigned = map[UnaryOp]string{OpAbs: "($a < 0 ? ($S)(0 - ($W)$a) : $a)", OpNeg: "(($S)(0 - ($W)$a))",
-		OpRelu: "($a < 0 ? ($S)0 : $a)", OpSign: "(($S)(($a > 0) - ($a < 0)))"}
-	clUnUnsigned = map[UnaryOp]string{OpAbs: "$a", OpRelu: "$a", OpSign: "(($S)($a != 0))"}
-)
-
-const (
-	clModF = `inline $C mod_f_$C($C a, $C b) {
-	$C m = fmod(a, b);
-	if (b == 0) return m;
-	if (m != 0) { if ((b < 0) != (m < 0)) m += b; }
-	else m = copysign(($C)0, b);
-	return m;
-}
-`
-	clModSigned = `inline $S mod_i_$S($S a, $S b) {
-	if (b == 0 || b == -1) return ($S)0;
-	$S r = a % b;
-	return r != 0 && ((r < 0) != (b < 0)) ? ($S)(r + b) : r;
-}
-`
-	clModUnsigned = "inline $S mod_i_$S($S a, $S b) { return b == 0 ? ($S)0 : ($S)(a % b); }\n"
-)
+// The ops' OpenCL C, by kind, is generated with the op-by-op kernels'
+// (binary_gen.go, unary_gen.go: clBinFloat, clUnFloat, …).
 
 func (c *clPlan) binary(s int, op BinaryOp, t array.Type, x, y int) {
 	ct := c.slot(s, t)
-	a, b := fmt.Sprintf("v%d", x), fmt.Sprintf("v%d", y)
-	var e string
+	e, h := clBinFloat[op], clBinHelperFloat[op]
 	switch {
 	case ct.float:
-		e = clBinFloat[op]
-		if op == OpMod {
-			c.helper("mod_f_"+ct.c, subst(clModF, ct, "", ""))
-		}
-	case op == OpDiv && ct.signed:
-		e = "($b == 0 ? ($S)0 : $b == -1 ? ($S)(0 - ($W)$a) : ($S)($a / $b))"
-	case op == OpDiv:
-		e = "($b == 0 ? ($S)0 : ($S)($a / $b))"
+	case ct.signed:
+		e, h = clBinSigned[op], clBinHelperSigned[op]
 	default:
-		e = clBinInt[op]
-		if op == OpMod {
-			m := clModUnsigned
-			if ct.signed {
-				m = clModSigned
-			}
-			c.helper("mod_i_"+ct.s, subst(m, ct, "", ""))
-		}
+		e, h = clBinUnsigned[op], clBinHelperUnsigned[op]
 	}
+	if h != "" {
+		h = subst(h, ct, "", "")
+		c.helper(h, h)
+	}
+	a, b := fmt.Sprintf("v%d", x), fmt.Sprintf("v%d", y)
 	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.rnd(subst(e, ct, a, b)))
 }
 
@@ -308,9 +265,6 @@ func (c *clPlan) unary(s int, op UnaryOp, t array.Type, x int) {
 		e = clUnSigned[op]
 	default:
 		e = clUnUnsigned[op]
-	}
-	if e == "" {
-		e = "$a" // the rounding ops on integers
 	}
 	fmt.Fprintf(&c.body, "\t\t%s v%d = %s;\n", ct.c, s, ct.rnd(subst(e, ct, fmt.Sprintf("v%d", x), "")))
 }

@@ -97,7 +97,7 @@ func genExpr[T array.Elem](g *dgen, ft *fuseTree, depth int, exact bool) (builde
 		g.note("binary %v", op)
 		return func(bind func(int) any) Expr[T] { return x(bind).Binary(op, y(bind)) }, ix || iy || op == OpPow
 	case r < 7: // unary
-		op := UnaryOp(g.n(int(nUnary)))
+		op := UnaryOp(g.n(int(drefUnaryOps)))
 		if !drefUnaryDefined[T](op) || (exact && fuseTranscendental[op]) {
 			op = OpAbs
 		}

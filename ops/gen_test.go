@@ -649,6 +649,11 @@ func drefBinary[T array.Elem](op BinaryOp, x, y T) T {
 	panic("drefBinary: " + op.String())
 }
 
+// drefUnaryOps are the unary ops drefUnary knows, OpAbs … OpSign: the
+// differential tests draw from them (the same draws as before the op
+// table); ops added since have their own tests (unary_ref_test.go).
+const drefUnaryOps = OpSign + 1
+
 func drefUnary[T array.Elem](op UnaryOp, x T) T {
 	if isFloatT[T]() {
 		a := drefF(x)

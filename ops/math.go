@@ -6,62 +6,7 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// unMath computes the unary ops from Exp on: float64 (and float32 where
-// math32.go has no kernel of its own) through package math in float64,
-// integers by their definitions in unary.go.
-func unMath[T array.Elem](op UnaryOp, d, a []T) {
-	a = a[:len(d)]
-	if kindOf[T]() != kFloat {
-		unInt(op, d, a)
-		return
-	}
-	var f func(float64) float64
-	switch op {
-	case OpExp:
-		f = math.Exp
-	case OpLog:
-		f = math.Log
-	case OpTanh:
-		f = math.Tanh
-	case OpSin:
-		f = math.Sin
-	case OpCos:
-		f = math.Cos
-	case OpTan:
-		f = math.Tan
-	case OpAsin:
-		f = math.Asin
-	case OpAcos:
-		f = math.Acos
-	case OpAtan:
-		f = math.Atan
-	case OpSinh:
-		f = math.Sinh
-	case OpCosh:
-		f = math.Cosh
-	case OpSigmoid:
-		f = sigmoid64
-	case OpSoftplus:
-		f = softplus64
-	case OpRelu:
-		f = relu64
-	case OpFloor:
-		f = math.Floor
-	case OpCeil:
-		f = math.Ceil
-	case OpRound:
-		f = math.RoundToEven
-	case OpTrunc:
-		f = math.Trunc
-	case OpSign:
-		f = sign64
-	default:
-		panic("ops: unMath of " + op.String())
-	}
-	for i, x := range a {
-		d[i] = T(f(float64(x)))
-	}
-}
+// Helpers of the unary ops' host kernels (unary_gen.go).
 
 func sigmoid64(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
@@ -88,34 +33,14 @@ func sign64(x float64) float64 {
 	return x
 }
 
-// unInt computes the ops that integers define: Relu, Sign and the
-// rounding ops (the identity).
-func unInt[T array.Elem](op UnaryOp, d, a []T) {
-	signed := kindOf[T]() == kSigned
-	switch op {
-	case OpRelu:
-		if !signed {
-			copy(d, a)
-			return
-		}
-		for i, x := range a {
-			d[i] = max(x, 0)
-		}
-	case OpSign:
-		var one T = 1
-		for i, x := range a {
-			switch {
-			case x > 0:
-				d[i] = one
-			case x < 0: // signed only
-				d[i] = -one
-			default:
-				d[i] = 0
-			}
-		}
-	case OpFloor, OpCeil, OpRound, OpTrunc:
-		copy(d, a)
-	default:
-		panic("ops: unInt of " + op.String())
+// signInt is Sign on integers: −1, 0 or 1.
+func signInt[T array.Elem](x T) T {
+	var one T = 1
+	switch {
+	case x > 0:
+		return one
+	case x < 0:
+		return -one
 	}
+	return 0
 }

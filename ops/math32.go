@@ -16,8 +16,9 @@ var roundMode = [4]int{1, 2, 0, 3}
 // neighbour; package math's float64 functions take what the fast paths
 // do not cover (huge arguments, NaN, Inf, Pow's special cases).
 
-// unVec32 computes the unary op from Exp on over float32 slices.
-func unVec32(op UnaryOp, d, a []float32) {
+// unVec32 computes the unary ops it has float32 kernels for over float32
+// slices, and reports whether op is one (unFloat does the others).
+func unVec32(op UnaryOp, d, a []float32) bool {
 	a = a[:len(d)]
 	switch op {
 	case OpExp, OpSigmoid, OpTanh:
@@ -46,7 +47,7 @@ func unVec32(op UnaryOp, d, a []float32) {
 	case OpSin, OpCos:
 		if useAsm {
 			sincos32(op, d, a)
-			return
+			return true
 		}
 		trig32(op, d, a)
 	case OpTan:
@@ -54,12 +55,13 @@ func unVec32(op UnaryOp, d, a []float32) {
 	case OpRound, OpFloor, OpCeil, OpTrunc:
 		if useAsm && len(d) > 0 {
 			roundF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), roundMode[op-OpFloor], false)
-			return
+			return true
 		}
-		unMath(op, d, a)
+		unFloat(op, d, a)
 	default:
-		unMath(op, d, a)
+		return false
 	}
+	return true
 }
 
 // exp64 is e^x for the range of float32 results: x is clamped to

@@ -187,8 +187,8 @@ func npMake[T array.Elem](g *dgen, fam int) *npCase {
 			OpTanh: "tanh", OpSin: "sin", OpCos: "cos", OpTan: "tan", OpAsin: "arcsin", OpAcos: "arccos",
 			OpAtan: "arctan", OpSinh: "sinh", OpCosh: "cosh", OpSigmoid: "sigmoid", OpSoftplus: "softplus",
 			OpRelu: "relu", OpFloor: "floor", OpCeil: "ceil", OpRound: "rint", OpTrunc: "trunc", OpSign: "sign"}
-		var ops []UnaryOp // those T defines
-		for op := UnaryOp(0); op < nUnary; op++ {
+		var ops []UnaryOp // those T defines, of those drefUnary knows (unary_ref_test.go checks later ones)
+		for op := UnaryOp(0); op < drefUnaryOps; op++ {
 			if drefUnaryDefined[T](op) {
 				ops = append(ops, op)
 			}

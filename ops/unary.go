@@ -2,49 +2,29 @@ package ops
 
 import (
 	"fmt"
-	"math"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
 )
+
+// The unary ops are defined once, in ops/internal/optable's table; their
+// enum, names, public funcs, host kernels, OpenCL kernels, fused
+// templates and engine bindings are generated from it:
+//
+//go:generate go run ./internal/optable/gen
 
 // UnaryOp is an elementwise operation of one operand.
 type UnaryOp uint8
 
-// The unary operations. Abs and Neg wrap on integers (Abs of the most
-// negative value is itself) and Abs is the identity on unsigned types; Neg
-// is not defined on unsigned types. Sqrt through Softplus are defined for
-// floating-point types; Relu, Floor, Ceil, Round, Trunc and Sign for every
-// type (the rounding ops are the identity on integers).
-const (
-	OpAbs UnaryOp = iota
-	OpNeg
-	OpSqrt
-	OpExp
-	OpLog
-	OpTanh
-	OpSin
-	OpCos
-	OpTan
-	OpAsin
-	OpAcos
-	OpAtan
-	OpSinh
-	OpCosh
-	OpSigmoid  // 1/(1+e^−x)
-	OpSoftplus // log(1+e^x), computed as max(x,0)+log1p(e^−|x|) so it never overflows
-	OpRelu     // max(x, 0); NaN stays NaN
-	OpFloor
-	OpCeil
-	OpRound // to the nearest integer, halves to even (NumPy's round and rint)
-	OpTrunc
-	OpSign // −1, 0 or 1 (NumPy's sign: 0 for ±0, NaN for NaN)
-	nUnary
-)
+// opClass is the element types a unary op is defined for (unClass).
+type opClass uint8
 
-var unaryNames = [...]string{"Abs", "Neg", "Sqrt", "Exp", "Log", "Tanh", "Sin", "Cos", "Tan",
-	"Asin", "Acos", "Atan", "Sinh", "Cosh", "Sigmoid", "Softplus", "Relu", "Floor", "Ceil", "Round",
-	"Trunc", "Sign"}
+const (
+	classFloat  opClass = iota // floating-point types only
+	classSigned                // signed integers and floating-point types
+	classAll                   // every element type
+)
 
 func (op UnaryOp) String() string {
 	if op >= nUnary {
@@ -53,99 +33,71 @@ func (op UnaryOp) String() string {
 	return unaryNames[op]
 }
 
-// floatOnly reports whether op is defined for floating-point types only.
-func (op UnaryOp) floatOnly() bool { return op >= OpSqrt && op <= OpSoftplus }
-
 // unaryCheck is the error of op on element kind k, or nil.
 func unaryCheck[T array.Elem](op UnaryOp) error {
 	k := kindOf[T]()
 	switch {
 	case op >= nUnary:
-		return fmt.Errorf("%w: ops.Unary: op %d is not a UnaryOp (OpAbs … OpSign)", ErrUnsupported, op)
-	case op.floatOnly() && k != kFloat && k != kHalf:
+		return fmt.Errorf("%w: ops.Unary: op %d is not a UnaryOp (OpAbs … Op%s)", ErrUnsupported, op, unaryNames[nUnary-1])
+	case unClass[op] == classFloat && k != kFloat && k != kHalf:
 		return unsupported(op.String(), array.TypeOf[T](), "a floating-point type")
-	case op == OpNeg && k == kUnsigned:
+	case unClass[op] == classSigned && k == kUnsigned:
 		return unsupported(op.String(), array.TypeOf[T](), "a signed or floating-point type")
 	}
 	return nil
 }
 
-// Abs stores |a| in dst.
-func Abs[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAbs) }
-
-// Neg stores −a in dst.
-func Neg[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpNeg) }
-
-// Sqrt stores √a in dst.
-func Sqrt[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSqrt) }
-
-// Exp stores e^a in dst.
-func Exp[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpExp) }
-
-// Log stores the natural logarithm of a in dst.
-func Log[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpLog) }
-
-// Tanh stores tanh(a) in dst.
-func Tanh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpTanh) }
-
-// Sin stores sin(a) in dst (radians).
-func Sin[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSin) }
-
-// Cos stores cos(a) in dst (radians).
-func Cos[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpCos) }
-
-// Tan stores tan(a) in dst (radians).
-func Tan[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpTan) }
-
-// Asin stores arcsin(a) in dst; NaN outside [−1, 1].
-func Asin[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAsin) }
-
-// Acos stores arccos(a) in dst; NaN outside [−1, 1].
-func Acos[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAcos) }
-
-// Atan stores arctan(a) in dst.
-func Atan[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAtan) }
-
-// Sinh stores sinh(a) in dst.
-func Sinh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSinh) }
-
-// Cosh stores cosh(a) in dst.
-func Cosh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpCosh) }
-
-// Sigmoid stores the logistic function 1/(1+e^−a) in dst.
-func Sigmoid[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSigmoid) }
-
-// Softplus stores log(1+e^a) in dst (NumPy's logaddexp(0, a)).
-func Softplus[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSoftplus) }
-
-// Relu stores max(a, 0) in dst; a NaN stays NaN.
-func Relu[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpRelu) }
-
-// Floor stores the largest integer ≤ a in dst.
-func Floor[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpFloor) }
-
-// Ceil stores the smallest integer ≥ a in dst.
-func Ceil[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpCeil) }
-
-// Round stores a rounded to the nearest integer in dst, halves to even
-// (NumPy's round with no decimals: Round(2.5) = 2, Round(−0.5) = −0).
-func Round[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpRound) }
-
-// Trunc stores a rounded toward zero in dst.
-func Trunc[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpTrunc) }
-
-// Sign stores −1, 0 or 1 in dst by the sign of a (NaN for NaN, 0 for ±0).
-func Sign[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSign) }
-
 // Unary stores op(a) in dst; a broadcasts to dst's shape. An op the type
 // does not define returns an error wrapping ErrUnsupported.
 func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
+	p, err := planUnary(op, dst, a)
+	if err != nil {
+		return err
+	}
+	return p.run()
+}
+
+// unaryPlan is a Unary call decided: the op checked for T and placement
+// asked once; run then computes where it says, with no second look.
+type unaryPlan[T array.Elem] struct {
+	op     UnaryOp
+	dst, a *array.Array[T]
+	k      device.Kernels    // non-nil: OpenCL C kernels on this device
+	m      device.HostMemory // non-nil: the host kernels over this device's memory
+}
+
+// planUnary checks op for T and asks placement where the call runs (an
+// error when it refuses the operands).
+func planUnary[T array.Elem](op UnaryOp, dst, a *array.Array[T]) (unaryPlan[T], error) {
+	p := unaryPlan[T]{op: op, dst: dst, a: a}
 	if err := unaryCheck[T](op); err != nil {
-		return err
+		return p, err
 	}
-	if ok, err := deviceUnary(op, dst, a); ok {
+	var err error
+	p.k, p.m, err = target(op.String(), [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
+	return p, err
+}
+
+// run computes the plan: on the kernel device, on the host-addressed
+// device's memory, or on the host (also when the kernel device has no
+// form for these operands: more dimensions than its kernels take).
+func (p unaryPlan[T]) run() error {
+	switch {
+	case p.m != nil:
+		_, err := onHost1(p.m, p.op.String(), p.dst, p.a, func(vd, va *array.Array[T]) error {
+			return unaryHost(p.op, vd, va)
+		})
 		return err
+	case p.k != nil:
+		if ok, err := unaryDevice(p.k, p.op, p.dst, p.a); ok {
+			return err
+		}
 	}
+	return unaryHost(p.op, p.dst, p.a)
+}
+
+// unaryHost computes dst = op(a) with the host kernels, in parallel.
+func unaryHost[T array.Elem](op UnaryOp, dst, a *array.Array[T]) error {
 	k := kindOf[T]()
 	j := getJob()
 	defer putJob(j)
@@ -154,7 +106,7 @@ func Unary[T array.Elem](dst, a *array.Array[T], op UnaryOp) error {
 	}
 	j.op = int(op)
 	grain := 1 << 15
-	if op >= OpExp && op <= OpSoftplus {
+	if unCostly[op] {
 		grain = 1 << 11
 	}
 	if k == kHalf {
@@ -206,36 +158,17 @@ func unRowHalf[T array.Elem](j *job, n int, off *[maxOps]int) {
 	}
 }
 
-// unVec computes d = op(a) over equal-length dense slices (d may be a).
+// unVec computes d = op(a) over equal-length dense slices (d may be a):
+// the table's kernels (unary_gen.go), float32 first through math32.go's
+// own where it has one.
 func unVec[T array.Elem](op UnaryOp, d, a []T) {
 	a = a[:len(d)]
-	if op >= OpExp {
-		if d32, ok := any(d).([]float32); ok {
-			unVec32(op, d32, any(a).([]float32))
-			return
-		}
-		unMath(op, d, a)
+	if kindOf[T]() != kFloat {
+		unInt(op, d, a)
 		return
 	}
-	switch op {
-	case OpAbs:
-		if kindOf[T]() == kUnsigned {
-			copy(d, a)
-			return
-		}
-		for i, x := range a {
-			if x < 0 || (x == 0 && math.Signbit(float64(x))) {
-				x = -x
-			}
-			d[i] = x
-		}
-	case OpNeg:
-		for i, x := range a {
-			d[i] = -x
-		}
-	case OpSqrt:
-		for i, x := range a {
-			d[i] = T(math.Sqrt(float64(x)))
-		}
+	if d32, ok := any(d).([]float32); ok && unVec32(op, d32, any(a).([]float32)) {
+		return
 	}
+	unFloat(op, d, a)
 }

@@ -1,40 +1,7 @@
 // elementwise.cl: embedded by ops/kernels.go (clElementwise); see the comment there.
 #define LD(x) TLD(x)
 #define ST(x) TST(x)
-#if TISF
-#define OP_add(a, b) ((a) + (b))
-#define OP_sub(a, b) ((a) - (b))
-#define OP_mul(a, b) ((a) * (b))
-#define OP_div(a, b) ((a) / (b))
-#define OP_min(a, b) (isnan(a) || isnan(b) ? (a) + (b) : ((a) < (b) ? (a) : (b)))
-#define OP_max(a, b) (isnan(a) || isnan(b) ? (a) + (b) : ((a) > (b) ? (a) : (b)))
-#define OP_pow(a, b) pow(a, b)
-#define UN_abs(a) fabs(a)
-#define UN_neg(a) (-(a))
-#define UN_sqrt(a) sqrt(a)
-#define UN_exp(a) exp(a)
-#define UN_log(a) log(a)
-#define UN_tanh(a) tanh(a)
-#else
-#define OP_add(a, b) ((TS)((TW)(a) + (TW)(b)))
-#define OP_sub(a, b) ((TS)((TW)(a) - (TW)(b)))
-#define OP_mul(a, b) ((TS)((TW)(a) * (TW)(b)))
-#if TISS
-#define OP_div(a, b) ((b) == 0 ? (TS)0 : (b) == -1 ? (TS)(0 - (TW)(a)) : (TS)((a) / (b)))
-#define UN_abs(a) ((a) < 0 ? (TS)(0 - (TW)(a)) : (a))
-#define UN_neg(a) ((TS)(0 - (TW)(a)))
-#else
-#define OP_div(a, b) ((b) == 0 ? (TS)0 : (TS)((a) / (b)))
-#define UN_abs(a) (a)
-#endif
-#define OP_min(a, b) ((a) < (b) ? (a) : (b))
-#define OP_max(a, b) ((a) > (b) ? (a) : (b))
-#endif
 #define UN_copy(a) (a)
-#define VOP_add(a, b) ((a) + (b))
-#define VOP_sub(a, b) ((a) - (b))
-#define VOP_mul(a, b) ((a) * (b))
-#define VOP_div(a, b) ((a) / (b))
 
 #define BIN_ND(name) \
 __kernel void bin_##name##_nd(__global TS *d, __global const TS *a, __global const TS *b, TS sa, TS sb, int fl, nd_t s) { \
@@ -91,18 +58,8 @@ __kernel void cmp_##name##_nd(__global uchar *d, __global const TS *a, __global 
 }
 CMP_ND(eq) CMP_ND(ne) CMP_ND(lt) CMP_ND(le) CMP_ND(gt) CMP_ND(ge)
 
-BIN_ND(add) BIN_ND(sub) BIN_ND(mul) BIN_ND(div) BIN_ND(min) BIN_ND(max)
-UN_ND(abs) UN_ND(copy)
-#if TISF
-BIN_ND(pow) UN_ND(neg) UN_ND(sqrt) UN_ND(exp) UN_ND(log) UN_ND(tanh)
-#elif TISS
-UN_ND(neg)
-#endif
+UN_ND(copy)
 #if !THALF
-BIN_VEC(add) BIN_VEC(sub) BIN_VEC(mul)
-#if TISF
-BIN_VEC(div)
-#endif
 __kernel void un_copy_vec(__global TS *d, __global const TS *a, TS sa, int fl, long n, long o0, long o1) {
 	__global TVT *dv = (__global TVT *)(d + o0);
 	__global const TVT *av = (__global const TVT *)(a + o1);

@@ -21,8 +21,9 @@ var _ tensor.Mapper = (*Engine)(nil)
 // Map applies fn, a func(T) T or func(T) (T, error) for a's element type
 // T, to every element of a, with tensor's options (UseUnsafe, WithReuse,
 // WithIncr). A function the engine knows has a device form and runs
-// there as that op: gorgonia's sigmoid and tanh, and math's (or
-// chewxy/math32's) Sin, Cos, Exp, Log, Sqrt, Abs and Tanh. Any other Go
+// there as that op: those in knownMaps (ops_gen.go, generated from ops'
+// op table): gorgonia's sigmoid and tanh, and math's (or chewxy/math32's)
+// forms of ops' unary ops, such as Sin, Exp and Tanh. Any other Go
 // function runs on the host: a's device-newer elements are copied home
 // (a counted copy, which the transfer guard refuses with an error
 // wrapping device.ErrTransferGuard), fn is applied there, and the result
@@ -36,33 +37,6 @@ func (e *Engine) Map(fn any, a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Te
 }
 
 var mapFns = all(mapT[float32], mapT[float64], mapT[int8], mapT[int16], mapT[int32], mapT[int64], mapT[uint8], mapT[uint16], mapT[uint32], mapT[uint64])
-
-// knownMaps are the Go functions with a device form, by the suffix of
-// their name (runtime.FuncForPC): gorgonia's and math's, float64 and
-// float32 (chewxy/math32) forms alike.
-var knownMaps = []struct {
-	suffix string
-	op     ops.UnaryOp
-}{
-	{"gorgonia.org/gorgonia._sigmoidf64", ops.OpSigmoid},
-	{"gorgonia.org/gorgonia._sigmoidf32", ops.OpSigmoid},
-	{"gorgonia.org/gorgonia._tanhf64", ops.OpTanh},
-	{"gorgonia.org/gorgonia._tanhf32", ops.OpTanh},
-	{"math.Sin", ops.OpSin},
-	{"math.Cos", ops.OpCos},
-	{"math.Exp", ops.OpExp},
-	{"math.Log", ops.OpLog},
-	{"math.Sqrt", ops.OpSqrt},
-	{"math.Abs", ops.OpAbs},
-	{"math.Tanh", ops.OpTanh},
-	{"math32.Sin", ops.OpSin},
-	{"math32.Cos", ops.OpCos},
-	{"math32.Exp", ops.OpExp},
-	{"math32.Log", ops.OpLog},
-	{"math32.Sqrt", ops.OpSqrt},
-	{"math32.Abs", ops.OpAbs},
-	{"math32.Tanh", ops.OpTanh},
-}
 
 // deviceForm is the device op of a known Go function of floats.
 func deviceForm[T array.Elem](fn any) (ops.UnaryOp, bool) {
