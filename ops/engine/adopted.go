@@ -160,7 +160,12 @@ func (h *holdings) unuse(b *block, w weak.Pointer[tensor.Dense]) {
 	h.mu.Lock()
 	delete(b.users, w)
 	var drop bool
-	if h.holds(b) && !b.inUse() {
+	if !b.adopted {
+		// A collected Dense may have died inside an op still using its
+		// Array (its last use passed): Alloc's memory is released only
+		// when tensor's pool recycled its Denses (sweep), never here.
+		b.lost = true
+	} else if h.holds(b) && !b.inUse() {
 		drop = h.unused(b)
 	}
 	h.mu.Unlock()
@@ -211,9 +216,12 @@ func (h *holdings) sweep() (drop []*block) {
 		if b.users == nil || b.parked != nil {
 			continue
 		}
-		if b.inUse() {
+		switch {
+		case b.inUse():
 			h.kept++
-		} else if h.unused(b) {
+		case !b.adopted && b.lost:
+			// a user was collected: see unuse
+		case h.unused(b):
 			drop = append(drop, b)
 		}
 	}

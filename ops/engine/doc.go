@@ -29,13 +29,15 @@
 // before the op: a counted copy, refused under the transfer guard. Free
 // releases an allocation, and Close releases everything the engine still
 // holds, as with gorgonia's CUDA engine. Memory from Alloc that an
-// operation has used through a Dense over all of it is also released
-// once no Dense the engine saw over it (that one, its views, copies of
-// its header) is alive and over it: gorgonia's solvers Clone every step
-// and hand the clones to tensor.ReturnTensor, which pools the Dense and
-// drops the memory without Free (TestAllocMemoryLivesWhileReachable; mlp
-// TestSolversLiveMemory: device memory flat under every stock solver).
-// Its host memory is pooled, still mapped, as a reclaimed result's below.
+// operation used through a Dense over all of it is also released once
+// tensor's pool has recycled every Dense the engine saw over it (its
+// views too): gorgonia's solvers Clone every step and hand the clones to
+// tensor.ReturnTensor, which pools the Dense and drops the memory without
+// Free (TestAllocMemoryLivesWhileReachable; mlp TestSolversLiveMemory:
+// device memory flat under every stock solver). Memory a collected Dense
+// reached is kept until Free or Close: Go may collect a Dense during an op
+// that still uses its memory (TestOperandCollectedInOp). Released host
+// memory is pooled, still mapped, as a reclaimed result's below.
 // A result Dense the engine makes
 // itself (for Add, Sum, Gte, …, not one tensor allocates, as for MatMul)
 // is also reclaimed once collected: its device allocation is freed and its

@@ -82,6 +82,9 @@ type block struct {
 	// seenWhole: a Dense over all of Alloc's memory was used, so the
 	// block is reclaimed once its users are gone (watched in adopted.go).
 	seenWhole bool
+	// lost: a Dense the engine saw over Alloc's memory was collected, so
+	// the memory is kept until Free or Close (adopted.go: unuse).
+	lost bool
 	// held: Steps (capture.go) that replay work on b; b is not let go
 	// (parked, reclaimed) while one does.
 	held   int
