@@ -122,24 +122,17 @@ func (h *holdings) watch(b *block, m *byte) (ok bool) {
 	return true
 }
 
-// used records d as a user of b, an adopted block or one from Alloc
-// (watched.go): the block lives while a Dense the engine saw over it does.
+// used records d as a user of b, an adopted block: the block lives while a
+// Dense the engine saw over it does.
 func (h *holdings) used(b *block, d *tensor.Dense) {
-	if b.result {
-		return // reclaimed with the Dense the engine made (reclaim)
+	if !b.adopted {
+		// Alloc's memory lives until Free or Close: the engine cannot
+		// tell the Dense that owns it (tensor allocates it for a Dense the
+		// engine never sees; a whole view, such as a lazy transpose, looks
+		// the same), so no Dense it sees may release it.
+		return
 	}
 	h.mu.Lock()
-	if !b.adopted && !b.seenWhole {
-		// Alloc's memory is let go only once a Dense over all of it (the
-		// one tensor allocated it for, or a copy of its header) was seen:
-		// views alone do not say the Dense that owns it is gone.
-		if d.Uintptr() != b.start || d.MemSize() != b.size {
-			h.mu.Unlock()
-			return
-		}
-		b.seenWhole = true
-		b.users = map[weak.Pointer[tensor.Dense]]struct{}{}
-	}
 	h.use(b, d)
 	h.mu.Unlock()
 }
@@ -160,13 +153,8 @@ func (h *holdings) unuse(b *block, w weak.Pointer[tensor.Dense]) {
 	h.mu.Lock()
 	delete(b.users, w)
 	var drop bool
-	if !b.adopted {
-		// A collected Dense may have died inside an op still using its
-		// Array (its last use passed): Alloc's memory is released only
-		// when tensor's pool recycled its Denses (sweep), never here.
-		b.lost = true
-	} else if h.holds(b) && !b.inUse() {
-		drop = h.unused(b)
+	if h.holds(b) && !b.inUse() {
+		drop = h.release(b)
 	}
 	h.mu.Unlock()
 	if drop {
@@ -219,9 +207,7 @@ func (h *holdings) sweep() (drop []*block) {
 		switch {
 		case b.inUse():
 			h.kept++
-		case !b.adopted && b.lost:
-			// a user was collected: see unuse
-		case h.unused(b):
+		case h.release(b):
 			drop = append(drop, b)
 		}
 	}

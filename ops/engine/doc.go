@@ -28,16 +28,15 @@
 // written on the host since (through Host or Accessible) is uploaded
 // before the op: a counted copy, refused under the transfer guard. Free
 // releases an allocation, and Close releases everything the engine still
-// holds, as with gorgonia's CUDA engine. Memory from Alloc that an
-// operation used through a Dense over all of it is also released once
-// tensor's pool has recycled every Dense the engine saw over it (its
-// views too): gorgonia's solvers Clone every step and hand the clones to
-// tensor.ReturnTensor, which pools the Dense and drops the memory without
-// Free (TestAllocMemoryLivesWhileReachable; mlp TestSolversLiveMemory:
-// device memory flat under every stock solver). Memory a collected Dense
-// reached is kept until Free or Close: Go may collect a Dense during an op
-// that still uses its memory (TestOperandCollectedInOp). Released host
-// memory is pooled, still mapped, as a reclaimed result's below.
+// holds, as with gorgonia's CUDA engine. Memory from Alloc is not
+// released by the collector: tensor allocates it for a Dense the engine
+// may never see (a whole view, such as a lazy transpose, looks the same),
+// so gorgonia's Adam and BarzilaiBorwein solvers, which Clone every step
+// and hand the clones to tensor.ReturnTensor (no Free), keep device
+// memory that grows with the steps (mlp TestSolversLiveMemory covers the
+// others, which stay flat). Results the engine makes itself are released
+// when collected, once no engine call is under way (a Dense's life can
+// end at an op's argument: TestOperandCollectedInOp).
 // A result Dense the engine makes
 // itself (for Add, Sum, Gte, …, not one tensor allocates, as for MatMul)
 // is also reclaimed once collected: its device allocation is freed and its

@@ -57,6 +57,49 @@ type holdings struct {
 	freed map[weak.Pointer[tensor.Dense]]struct{}
 	// capturing collects what a Capture's work uses (capture.go).
 	capturing *held
+	// inflight counts the engine's calls under way; lost holds blocks
+	// whose Denses were collected, freed once none is (op).
+	inflight int
+	lost     []*block
+}
+
+// op marks an engine call under way until the returned func runs: memory
+// whose Denses the collector took during a call (Go ends a value's life
+// at its last use, which may be the call's argument) is freed only once
+// no call is under way, so no op loses memory it still uses
+// (TestOperandCollectedInOp).
+func (h *holdings) op() func() {
+	h.mu.Lock()
+	h.inflight++
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		h.inflight--
+		var drop []*block
+		if h.inflight == 0 && len(h.lost) > 0 {
+			for _, b := range h.lost {
+				if h.holds(b) && !b.inUse() && h.unused(b) {
+					drop = append(drop, b)
+				}
+			}
+			h.lost = h.lost[:0]
+		}
+		h.mu.Unlock()
+		for _, b := range drop {
+			b.free(h)
+		}
+	}
+}
+
+// release lets go of b, a block whose users are gone, now or, during a
+// call, when no call is under way; h.mu is held. It reports whether the
+// caller frees b now.
+func (h *holdings) release(b *block) bool {
+	if h.inflight > 0 {
+		h.lost = append(h.lost, b)
+		return false
+	}
+	return h.unused(b)
 }
 
 // block is one Alloc: host memory [start, start+size) that tensor
@@ -79,12 +122,6 @@ type block struct {
 	mem     weak.Pointer[byte]
 	memDied runtime.Cleanup
 	users   map[weak.Pointer[tensor.Dense]]struct{}
-	// seenWhole: a Dense over all of Alloc's memory was used, so the
-	// block is reclaimed once its users are gone (watched in adopted.go).
-	seenWhole bool
-	// lost: a Dense the engine saw over Alloc's memory was collected, so
-	// the memory is kept until Free or Close (adopted.go: unuse).
-	lost bool
 	// held: Steps (capture.go) that replay work on b; b is not let go
 	// (parked, reclaimed) while one does.
 	held   int
@@ -255,6 +292,11 @@ func (h *holdings) reclaim(b *block) {
 	if !ok || b.held > 0 {
 		h.mu.Unlock()
 		return // freed already (Free, Close), or a Step replays work on it
+	}
+	if h.inflight > 0 { // a call may still use it (op)
+		h.lost = append(h.lost, b)
+		h.mu.Unlock()
+		return
 	}
 	h.blocks = slices.Delete(h.blocks, i, i+1)
 	if hb, ok := b.hb.(*hostBlock); ok {
