@@ -362,6 +362,11 @@ func randDense[T array.Elem](d []T, key [2]uint32, first uint64, normal bool) bo
 			f[i] = float32(p.block(e / 4)[e%4]>>8) * 0x1p-24
 		}
 	}
+	if !normal {
+		for ; len(f)-i >= 16; i, e = i+16, e+16 {
+			philoxUniform4((*[16]float32)(f[i:i+16]), e/4, key)
+		}
+	}
 	for ; len(f)-i >= 4; i, e = i+4, e+4 {
 		b := e / 4
 		w := Philox4x32([4]uint32{uint32(b), uint32(b >> 32), 0, 0}, key)
@@ -385,4 +390,33 @@ func randDense[T array.Elem](d []T, key [2]uint32, first uint64, normal bool) bo
 		}
 	}
 	return true
+}
+
+// philoxUniform4 is four float32 uniform blocks, b … b+3, into o: the
+// rounds of the four interleaved, so the CPU overlaps their multiplies
+// (one block's ten rounds are a chain of dependent ones).
+func philoxUniform4(o *[16]float32, b uint64, key [2]uint32) {
+	var c0, c1, c2, c3 [4]uint32
+	for l := range 4 {
+		bl := (b + uint64(l)) & (1<<62 - 1) // blocks wrap with the stream
+		c0[l], c1[l] = uint32(bl), uint32(bl>>32)
+	}
+	k0, k1 := key[0], key[1]
+	for r := range 10 {
+		if r > 0 {
+			k0 += philoxW0
+			k1 += philoxW1
+		}
+		for l := range 4 {
+			p0 := uint64(philoxM0) * uint64(c0[l])
+			p1 := uint64(philoxM1) * uint64(c2[l])
+			c0[l], c1[l], c2[l], c3[l] = uint32(p1>>32)^c1[l]^k0, uint32(p1), uint32(p0>>32)^c3[l]^k1, uint32(p0)
+		}
+	}
+	for l := range 4 {
+		o[4*l] = float32(c0[l]>>8) * 0x1p-24
+		o[4*l+1] = float32(c1[l]>>8) * 0x1p-24
+		o[4*l+2] = float32(c2[l]>>8) * 0x1p-24
+		o[4*l+3] = float32(c3[l]>>8) * 0x1p-24
+	}
 }

@@ -15,8 +15,11 @@ import (
 func TestRandDense(t *testing.T) {
 	s := rand.Uint64()
 	r := rand.New(rand.NewPCG(s, 7))
-	for range 24 {
+	for k := range 24 {
 		n, seed, off := 1+r.IntN(70), r.Uint64(), drawOffset(r)
+		if k == 0 { // a 16-element group that wraps the stream
+			n, off = 64, math.MaxUint64-5
+		}
 		for _, normal := range []bool{false, true} {
 			a := array.New[float32](n)
 			fill := RandUniform[float32]
