@@ -2,7 +2,12 @@
 value ranges, as ufuncs writing into a preallocated out= (NumPy at its
 best: no allocation per call), best of several runs. Reads `go test
 -bench MathF32` output on stdin and prints both with the ratio
-NumPy time / ops time (> 1: ops is faster). Run by bench/math-numpy.sh."""
+NumPy time / ops time (> 1: ops is faster), twice: "best" compares the
+fastest single call on each side (Go's best-ns/op, the minimum over its
+-count runs, against NumPy's best of its runs), "mean" the typical call
+(the median over -count runs of Go's ns/op against NumPy's mean over its
+runs). On a loaded machine the best is the steadier. Run by
+bench/math-numpy.sh."""
 import re
 import sys
 import time
@@ -10,33 +15,40 @@ import time
 import numpy as np
 
 
-def best(f, n):
+def timed(f, n):
+    """NumPy's best and mean time of one call of f."""
     f()
     reps = max(3, min(200, int(2e7 // n)))
-    t = float("inf")
+    ts = []
     for _ in range(reps):
         s = time.perf_counter()
         f()
-        t = min(t, time.perf_counter() - s)
-    return t
+        ts.append(time.perf_counter() - s)
+    return min(ts), sum(ts) / len(ts)
 
 
 def main():
-    go = {}
+    mean, best = {}, {}
     for line in sys.stdin:
         m = re.match(r"BenchmarkMathF32/(\w+)/n=(\d+)-\d+\s+\d+\s+([\d.]+) ns/op", line)
         if m:
             k, t = (m.group(1), int(m.group(2))), float(m.group(3)) * 1e-9
-            go[k] = min(t, go.get(k, t))  # the best of -count runs, as NumPy's best of its runs
+            mean.setdefault(k, []).append(t)
+            b = re.search(r"([\d.]+) best-ns/op", line)
+            if b:
+                best[k] = min(best.get(k, 1.0), float(b.group(1)) * 1e-9)
+    go = {k: sorted(v)[len(v) // 2] for k, v in mean.items()}  # median of -count runs
     simd = np.core._multiarray_umath.__cpu_features__
     print("numpy", np.__version__, "SIMD dispatch found:",
           " ".join(k for k in ("SSE42", "AVX", "FMA3", "AVX2", "AVX512F", "AVX512_SKX") if simd.get(k)))
-    print(f"{'op':10s} {'n':>9s} {'ops ms':>9s} {'numpy ms':>9s} {'numpy/ops':>9s}")
+    print(f"{'op':15s} {'n':>9s} {'best: ops ms':>12s} {'numpy ms':>9s} {'numpy/ops':>9s}"
+          f" {'mean: ops ms':>12s} {'numpy ms':>9s} {'numpy/ops':>9s}")
     rng = np.random.default_rng(1)
     for n in sorted({k[1] for k in go}):
         x = (rng.random(n, dtype=np.float32) * 8 - 4)
         y = rng.random(n, dtype=np.float32) + 0.5
         o = np.empty(n, np.float32)
+        gen = np.random.default_rng(1)
 
         def sigmoid():  # no sigmoid ufunc: the usual composition, in place
             np.negative(x, out=o)
@@ -55,13 +67,16 @@ def main():
             "add": lambda: np.add(x, y, out=o),
             "maximum": lambda: np.maximum(x, y, out=o),
             "mod": lambda: np.remainder(x, y, out=o),
+            "random": lambda: gen.random(out=o, dtype=np.float32),
+            "standard_normal": lambda: gen.standard_normal(out=o, dtype=np.float32),
         }
         for name, f in fs.items():
             if (name, n) not in go:
                 continue
-            t = best(f, n)
-            g = go[(name, n)]
-            print(f"{name:10s} {n:9d} {g*1e3:9.3f} {t*1e3:9.3f} {t/g:9.2f}")
+            tb, tm = timed(f, n)
+            g, gb = go[(name, n)], best.get((name, n), float("nan"))
+            print(f"{name:15s} {n:9d} {gb*1e3:12.3f} {tb*1e3:9.3f} {tb/gb:9.2f}"
+                  f" {g*1e3:12.3f} {tm*1e3:9.3f} {tm/g:9.2f}")
 
 
 main()

@@ -30,11 +30,15 @@ type job struct {
 
 	offs [maxChunks][maxOps]int // per-chunk row offsets (forRows)
 
-	// parallel's chunks, taken in order by the caller and the helpers
-	next            atomic.Int64
-	nchunks, ptotal int
-
-	wg sync.WaitGroup
+	// parallel's chunks, taken in order by the caller and the helpers:
+	// next packs the call's generation, its chunk count and the next
+	// chunk (see claim), so a helper that wakes after its call is over
+	// takes nothing from a later one.
+	next   atomic.Uint64
+	gen    uint64
+	ptotal int
+	done   atomic.Int64  // chunks finished in this call
+	last   chan struct{} // a helper that finishes the last chunk says so
 }
 
 // bodyFunc is a chunk's share of an op.
@@ -139,10 +143,13 @@ const (
 	maxChunks       = maxWorkers * chunksPerWorker
 )
 
-var jobPool = sync.Pool{New: func() any { return new(job) }}
+var jobPool = sync.Pool{New: func() any { return &job{last: make(chan struct{}, 1)} }}
 
 func getJob() *job { return jobPool.Get().(*job) }
 
+// putJob puts j back. A helper that wakes after the call is over may
+// still hold j: it only reads next, whose generation then tells it to
+// leave j alone.
 func putJob(j *job) {
 	j.nest = nest{}
 	j.row, j.body, j.op, j.mode, j.rext, j.rstr = nil, nil, 0, 0, 0, 0
@@ -151,7 +158,10 @@ func putJob(j *job) {
 	jobPool.Put(j)
 }
 
-type task struct{ j *job }
+type task struct {
+	j   *job
+	gen uint64
+}
 
 var (
 	poolOnce sync.Once
@@ -165,8 +175,9 @@ func startPool() {
 	for range nWorkers - 1 {
 		go func() {
 			for t := range tasks {
-				t.j.help()
-				t.j.wg.Done()
+				if t.j.help(t.gen) {
+					t.j.last <- struct{}{} // the call's last chunk
+				}
 			}
 		}()
 	}
@@ -184,6 +195,11 @@ func workers() int {
 // goroutine and up to workers()−1 helpers take in order; below that it runs
 // on the caller. It returns the number of chunks (reductions combine that
 // many partials, in chunk order, so results do not depend on timing).
+//
+// The caller waits only for chunks a helper has begun: on a loaded
+// machine a helper the OS has not run yet finds nothing left when it
+// wakes (or a later call's generation), and the caller, which took its
+// share, is long gone.
 func (j *job) parallel(total, grain int) int {
 	nw := 1
 	if total >= 2*grain {
@@ -193,24 +209,60 @@ func (j *job) parallel(total, grain int) int {
 		j.body(j, 0, 0, total)
 		return 1
 	}
-	j.nchunks, j.ptotal = min(nw*chunksPerWorker, total/grain), total
-	j.next.Store(0)
-	j.wg.Add(nw - 1)
+	n := min(nw*chunksPerWorker, total/grain)
+	j.ptotal = total
+	j.done.Store(0)
+	j.gen = (j.gen + 1) & genMask
+	j.next.Store(j.gen<<genShift | uint64(n)<<countShift)
 	for range nw - 1 {
-		tasks <- task{j}
+		select {
+		case tasks <- task{j, j.gen}:
+		default: // every helper is behind: do not queue more
+		}
 	}
-	j.help()
-	j.wg.Wait()
-	return j.nchunks
+	if !j.help(j.gen) {
+		<-j.last
+	}
+	return n
 }
 
-// help runs chunks of j until none is left.
-func (j *job) help() {
+// The word next: generation (bits 32…), chunk count (16…31), next chunk
+// (0…15); maxChunks fits in 16 bits.
+const (
+	genShift   = 32
+	countShift = 16
+	genMask    = 1<<32 - 1
+	idxMask    = 1<<16 - 1
+)
+
+// claim takes chunk c of the n of call gen, or reports that none is left.
+func (j *job) claim(gen uint64) (c, n int, ok bool) {
 	for {
-		c := int(j.next.Add(1) - 1)
-		if c >= j.nchunks {
-			return
+		v := j.next.Load()
+		c, n = int(v&idxMask), int(v>>countShift&idxMask)
+		if v>>genShift != gen || c >= n {
+			return 0, 0, false
 		}
-		j.body(j, c, j.ptotal*c/j.nchunks, j.ptotal*(c+1)/j.nchunks)
+		if j.next.CompareAndSwap(v, v+1) {
+			return c, n, true
+		}
+	}
+}
+
+// help runs chunks of call gen until none is left. It reports whether
+// this goroutine finished the call's last chunk (a helper that did then
+// tells the caller through j.last).
+func (j *job) help(gen uint64) (finishedLast bool) {
+	for {
+		c, n, ok := j.claim(gen)
+		if !ok {
+			return false
+		}
+		j.body(j, c, j.ptotal*c/n, j.ptotal*(c+1)/n)
+		// n from the claim: once done reaches n the caller may start
+		// another call on j
+		if j.done.Add(1) == int64(n) {
+			return true
+		}
 	}
 }

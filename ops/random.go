@@ -177,6 +177,9 @@ func randRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	p := philox{key: [2]uint32{uint32(j.scal[2]), uint32(j.scal[2] >> 32)}}
 	first := j.scal[3] + uint64(off[1])
 	at := func(i int) uint64 { return first + uint64(i*si) }
+	if sd == 1 && si == 1 && randDense(d[:n], p.key, first, j.op == 1) {
+		return
+	}
 	if j.op == 1 {
 		wide := sizeOf[T]() == 8
 		half := kindOf[T]() == kHalf
@@ -339,4 +342,81 @@ func randSinCos(a uint64) (sin, cos float64) {
 		return -c, s
 	}
 	return s, c
+}
+
+// randDense fills d with stream elements first, first+1, … of a float32
+// fill (the others report false and take randRow's general loop): whole
+// Philox blocks straight into d, four uniforms or two Box–Muller pairs a
+// block, with no per-element block lookup. The bits are randRow's.
+func randDense[T array.Elem](d []T, key [2]uint32, first uint64, normal bool) bool {
+	f, ok := any(d).([]float32)
+	if !ok {
+		return false
+	}
+	i, e := 0, first
+	p := philox{key: key}
+	for ; i < len(f) && (e%4 != 0 || len(f)-i < 4); i, e = i+1, e+1 {
+		if normal {
+			f[i] = float32(p.normal(e, false))
+		} else {
+			f[i] = float32(p.block(e / 4)[e%4]>>8) * 0x1p-24
+		}
+	}
+	if !normal {
+		for ; len(f)-i >= 16; i, e = i+16, e+16 {
+			philoxUniform4((*[16]float32)(f[i:i+16]), e/4, key)
+		}
+	}
+	for ; len(f)-i >= 4; i, e = i+4, e+4 {
+		b := e / 4
+		w := Philox4x32([4]uint32{uint32(b), uint32(b >> 32), 0, 0}, key)
+		o := (*[4]float32)(f[i : i+4])
+		if normal {
+			z0, z1 := boxMuller(uint64(w[0]), 0, 0x1p-32, uint64(w[1])<<32)
+			z2, z3 := boxMuller(uint64(w[2]), 0, 0x1p-32, uint64(w[3])<<32)
+			o[0], o[1], o[2], o[3] = float32(z0), float32(z1), float32(z2), float32(z3)
+			continue
+		}
+		o[0] = float32(w[0]>>8) * 0x1p-24
+		o[1] = float32(w[1]>>8) * 0x1p-24
+		o[2] = float32(w[2]>>8) * 0x1p-24
+		o[3] = float32(w[3]>>8) * 0x1p-24
+	}
+	for ; i < len(f); i, e = i+1, e+1 {
+		if normal {
+			f[i] = float32(p.normal(e, false))
+		} else {
+			f[i] = float32(p.block(e / 4)[e%4]>>8) * 0x1p-24
+		}
+	}
+	return true
+}
+
+// philoxUniform4 is four float32 uniform blocks, b … b+3, into o: the
+// rounds of the four interleaved, so the CPU overlaps their multiplies
+// (one block's ten rounds are a chain of dependent ones).
+func philoxUniform4(o *[16]float32, b uint64, key [2]uint32) {
+	var c0, c1, c2, c3 [4]uint32
+	for l := range 4 {
+		bl := (b + uint64(l)) & (1<<62 - 1) // blocks wrap with the stream
+		c0[l], c1[l] = uint32(bl), uint32(bl>>32)
+	}
+	k0, k1 := key[0], key[1]
+	for r := range 10 {
+		if r > 0 {
+			k0 += philoxW0
+			k1 += philoxW1
+		}
+		for l := range 4 {
+			p0 := uint64(philoxM0) * uint64(c0[l])
+			p1 := uint64(philoxM1) * uint64(c2[l])
+			c0[l], c1[l], c2[l], c3[l] = uint32(p1>>32)^c1[l]^k0, uint32(p1), uint32(p0>>32)^c3[l]^k1, uint32(p0)
+		}
+	}
+	for l := range 4 {
+		o[4*l] = float32(c0[l]>>8) * 0x1p-24
+		o[4*l+1] = float32(c1[l]>>8) * 0x1p-24
+		o[4*l+2] = float32(c2[l]>>8) * 0x1p-24
+		o[4*l+3] = float32(c3[l]>>8) * 0x1p-24
+	}
 }
