@@ -61,6 +61,17 @@ func netValues(seed uint64) (x, y, f, w []float32) {
 // newNet builds the net on e (nil: tensor's standard engine) with nn's
 // ops, or gorgonia's own Conv2d and MaxPool2D (stock).
 func newNet(t *testing.T, e *engine.Engine, stock bool, seed uint64) *net {
+	return newNetOf(t, e, netCfg{stockConv: stock, stockPool: stock}, seed)
+}
+
+// netCfg chooses gorgonia's own Conv2d (stockConv) or MaxPool2D
+// (stockPool) one by one; deep puts a device op (x+x) before the
+// convolution, as a layer after the first would have.
+// learnX trains x too, so that the convolution's gradient w.r.t. its
+// input (col2im) runs.
+type netCfg struct{ stockConv, stockPool, deep, learnX bool }
+
+func newNetOf(t *testing.T, e *engine.Engine, cfg netCfg, seed uint64) *net {
 	xv, yv, fv, wv := netValues(seed)
 	mk := func(vals []float32, shape ...int) *tensor.Dense {
 		if e == nil {
@@ -82,10 +93,17 @@ func newNet(t *testing.T, e *engine.Engine, stock bool, seed uint64) *net {
 	n.filter = gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(nFilt, nChan, 3, 3), gorgonia.WithName("filter"), gorgonia.WithValue(mk(fv, nFilt, nChan, 3, 3)))
 	n.w = gorgonia.NewMatrix(g, tensor.Float32, gorgonia.WithShape(nFilt*(nSide/2)*(nSide/2), nClass), gorgonia.WithName("w"), gorgonia.WithValue(mk(wv, nFilt*(nSide/2)*(nSide/2), nClass)))
 	conv, pool := Conv2d, MaxPool2D
-	if stock {
-		conv, pool = gorgonia.Conv2d, gorgonia.MaxPool2D
+	if cfg.stockConv {
+		conv = gorgonia.Conv2d
 	}
-	c := gorgonia.Must(conv(x, n.filter, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}))
+	if cfg.stockPool {
+		pool = gorgonia.MaxPool2D
+	}
+	in := x
+	if cfg.deep {
+		in = gorgonia.Must(gorgonia.Add(x, x))
+	}
+	c := gorgonia.Must(conv(in, n.filter, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}))
 	a := gorgonia.Must(gorgonia.Rectify(c))
 	p := gorgonia.Must(pool(a, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}))
 	flat := gorgonia.Must(gorgonia.Reshape(p, tensor.Shape{nBatch, nFilt * (nSide / 2) * (nSide / 2)}))
@@ -93,6 +111,9 @@ func newNet(t *testing.T, e *engine.Engine, stock bool, seed uint64) *net {
 	cost := gorgonia.Must(gorgonia.Neg(gorgonia.Must(gorgonia.Mean(gorgonia.Must(gorgonia.HadamardProd(gorgonia.Must(gorgonia.Log(out)), y))))))
 	gorgonia.Read(cost, &n.loss)
 	n.learn = gorgonia.Nodes{n.filter, n.w}
+	if cfg.learnX {
+		n.learn = append(n.learn, x)
+	}
 	if _, err := gorgonia.Grad(cost, n.learn...); err != nil {
 		t.Fatal(err)
 	}
@@ -159,46 +180,49 @@ func netDevices(t *testing.T) map[string]func() (device.Device, error) {
 // gradient seed up and the loss home (one transfer each way), so every
 // op ran on the device.
 func TestConvNetMatchesStdEngine(t *testing.T) {
-	const steps = 12
 	for name, mk := range netDevices(t) {
-		t.Run(name, func(t *testing.T) {
-			dev, err := mk()
-			if err != nil {
-				t.Skip(err)
+		for _, cfg := range []netCfg{{}, {deep: true, learnX: true}} {
+			t.Run(fmt.Sprintf("%s/%+v", name, cfg), func(t *testing.T) { trainBoth(t, mk, cfg, 12) })
+		}
+	}
+}
+
+func trainBoth(t *testing.T, mk func() (device.Device, error), cfg netCfg, steps int) {
+	dev, err := mk()
+	if err != nil {
+		t.Skip(err)
+	}
+	e := engine.New(dev)
+	defer e.Close()
+	ref := newNetOf(t, nil, netCfg{stockConv: true, stockPool: true, deep: cfg.deep, learnX: cfg.learnX}, 1)
+	got := newNetOf(t, e, cfg, 1)
+	defer ref.vm.Close()
+	defer got.vm.Close()
+	for s := range steps {
+		wl, err := ref.step()
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := dev.Stats()
+		l, err := got.step()
+		if err != nil {
+			t.Fatalf("step %d: %v", s, err)
+		}
+		moved := dev.Stats().Sub(before)
+		if s > 0 && (moved.H2DCalls != 1 || moved.D2HCalls != 1) {
+			t.Errorf("step %d moved %d uploads (%d B), %d downloads (%d B); want the seed up and the loss home", s, moved.H2DCalls, moved.H2DBytes, moved.D2HCalls, moved.D2HBytes)
+		}
+		if !relNear(l, wl) {
+			t.Fatalf("step %d: loss %v, standard engine %v", s, l, wl)
+		}
+		gw, ww := got.weights(t), ref.weights(t)
+		for i := range ww {
+			if !relNear(gw[i], ww[i]) {
+				t.Fatalf("step %d: weight %d is %v, standard engine %v", s, i, gw[i], ww[i])
 			}
-			e := engine.New(dev)
-			defer e.Close()
-			ref := newNet(t, nil, true, 1)
-			got := newNet(t, e, false, 1)
-			defer ref.vm.Close()
-			defer got.vm.Close()
-			for s := range steps {
-				wl, err := ref.step()
-				if err != nil {
-					t.Fatal(err)
-				}
-				before := dev.Stats()
-				l, err := got.step()
-				if err != nil {
-					t.Fatalf("step %d: %v", s, err)
-				}
-				moved := dev.Stats().Sub(before)
-				if s > 0 && (moved.H2DCalls != 1 || moved.D2HCalls != 1) {
-					t.Errorf("step %d moved %d uploads (%d B), %d downloads (%d B); want the seed up and the loss home", s, moved.H2DCalls, moved.H2DBytes, moved.D2HCalls, moved.D2HBytes)
-				}
-				if !relNear(l, wl) {
-					t.Fatalf("step %d: loss %v, standard engine %v", s, l, wl)
-				}
-				gw, ww := got.weights(t), ref.weights(t)
-				for i := range ww {
-					if !relNear(gw[i], ww[i]) {
-						t.Fatalf("step %d: weight %d is %v, standard engine %v", s, i, gw[i], ww[i])
-					}
-				}
-				if s == 0 || s == steps-1 {
-					t.Logf("step %d: loss %v (standard engine %v); moved %d up (%d B), %d home (%d B)", s, l, wl, moved.H2DCalls, moved.H2DBytes, moved.D2HCalls, moved.D2HBytes)
-				}
-			}
-		})
+		}
+		if s == 0 || s == steps-1 {
+			t.Logf("step %d: loss %v (standard engine %v); moved %d up (%d B), %d home (%d B)", s, l, wl, moved.H2DCalls, moved.H2DBytes, moved.D2HCalls, moved.D2HBytes)
+		}
 	}
 }
