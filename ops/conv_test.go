@@ -291,3 +291,72 @@ func TestConvCUDATranslation(t *testing.T) {
 		}
 	}
 }
+
+// FuzzConvAdjoint: for drawn shapes and windows, Col2Im is Im2Col's
+// adjoint (⟨Im2Col(x), c⟩ = ⟨x, Col2Im(c)⟩, exact on small integers) and
+// MaxPool2DBackward of ones counts how often each element is a window's
+// argmax (their sum is the number of windows that chose one).
+func FuzzConvAdjoint(f *testing.F) {
+	f.Add(uint64(1), uint8(3), uint8(5), uint8(7))
+	f.Add(uint64(2), uint8(1), uint8(1), uint8(1))
+	f.Add(uint64(3), uint8(2), uint8(9), uint8(4))
+	f.Fuzz(func(t *testing.T, seed uint64, c, h, w uint8) {
+		r := rand.New(rand.NewPCG(seed, 5))
+		s := [4]int{1 + r.IntN(2), 1 + int(c)%3, 1 + int(h)%9, 1 + int(w)%9}
+		cw := Conv2D{Kernel: [2]int{1 + r.IntN(3), 1 + r.IntN(3)}, Pad: [2]int{r.IntN(3), r.IntN(3)},
+			Stride: [2]int{1 + r.IntN(3), 1 + r.IntN(3)}, Dilation: [2]int{1 + r.IntN(2), 1 + r.IntN(2)}}
+		oh, ow := cw.Out(s[2], s[3])
+		if oh < 1 || ow < 1 {
+			return
+		}
+		K := s[1] * cw.Kernel[0] * cw.Kernel[1]
+		draw := func(shape ...int) *array.Array[float64] {
+			a := array.Zeros[float64](shape...)
+			v, _ := a.Host()
+			for i := range v.Data() {
+				v.Data()[i] = float64(r.IntN(7) - 3)
+			}
+			return a
+		}
+		x, cc := draw(s[0], s[1], s[2], s[3]), draw(s[0], oh, ow, K)
+		col, im := array.Zeros[float64](s[0], oh, ow, K), array.Zeros[float64](s[0], s[1], s[2], s[3])
+		if err := Im2Col(col, x, cw); err != nil {
+			t.Fatal(err)
+		}
+		if err := Col2Im(im, cc, cw); err != nil {
+			t.Fatal(err)
+		}
+		dot := func(a, b *array.Array[float64]) float64 {
+			av, _ := a.HostReadOnly()
+			bv, _ := b.HostReadOnly()
+			var d float64
+			for i, x := range av.Data() {
+				d += x * bv.Data()[i]
+			}
+			return d
+		}
+		if l, rr := dot(col, cc), dot(x, im); l != rr {
+			t.Fatalf("x%v %+v: ⟨Im2Col(x), c⟩ = %v, ⟨x, Col2Im(c)⟩ = %v", s, cw, l, rr)
+		}
+		pw := Pool2D{Kernel: cw.Kernel, Pad: [2]int{min(cw.Pad[0], cw.Kernel[0]-1), min(cw.Pad[1], cw.Kernel[1]-1)}, Stride: cw.Stride}
+		ph, pww := pw.Out(s[2], s[3])
+		y, idx := array.Zeros[float64](s[0], s[1], ph, pww), array.Zeros[int32](s[0], s[1], ph, pww)
+		if err := MaxPool2D(y, idx, x, pw); err != nil {
+			t.Fatal(err)
+		}
+		dx := array.Zeros[float64](s[0], s[1], s[2], s[3])
+		if err := MaxPool2DBackward(dx, array.Full[float64](1, s[0], s[1], ph, pww), idx, pw); err != nil {
+			t.Fatal(err)
+		}
+		iv, _ := idx.HostReadOnly()
+		chosen := 0
+		for _, k := range iv.Data() {
+			if k >= 0 {
+				chosen++
+			}
+		}
+		if sum := dot(dx, array.Full[float64](1, s[0], s[1], s[2], s[3])); sum != float64(chosen) {
+			t.Fatalf("x%v %+v: the pooled gradient of ones sums to %v, want %d windows", s, pw, sum, chosen)
+		}
+	})
+}

@@ -8,7 +8,7 @@
 // gorgonia v0.9.18's own Conv2d, MaxPool2D and BatchNorm compute on the
 // host by reading and writing Dense.Data() directly, an interface no
 // tensor engine sees: on an engine whose data lives on the device they
-// read stale host memory (TestGorgoniaMaxPoolOnEngine shows its
+// read stale host memory (TestGorgoniaConvOpsOnEngine shows its
 // MaxPool2D silently wrong there). Build the graph with nn.Conv2d and
 // nn.MaxPool2D instead; everything else (Rectify, Reshape, Mul, SoftMax,
 // the solvers) is gorgonia's own.
