@@ -9,6 +9,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/internal/clcuda"
@@ -152,6 +153,9 @@ func convDevices(t *testing.T) []device.Device {
 		devs = append(devs, d)
 	} else {
 		t.Logf("no OpenCL device: %v", err)
+	}
+	if d, err := cuda.Default(); err == nil && device.BuildsOpenCLC(d.Caps()) {
+		devs = append(devs, d)
 	}
 	return devs
 }

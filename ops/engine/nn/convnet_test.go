@@ -11,6 +11,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/ops/engine"
@@ -169,7 +170,8 @@ func relNear(a, b float32) bool {
 func netDevices(t *testing.T) map[string]func() (device.Device, error) {
 	return map[string]func() (device.Device, error){
 		"sim":  func() (device.Device, error) { return sim.NewCompute("nn", 1<<30), nil },
-		"PoCL": func() (device.Device, error) { return opencl.Default() },
+		"OpenCL": func() (device.Device, error) { return opencl.Default() },
+		"CUDA":   func() (device.Device, error) { return cuda.Default() },
 	}
 }
 
