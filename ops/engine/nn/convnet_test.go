@@ -70,7 +70,8 @@ func newNet(t *testing.T, e *engine.Engine, stock bool, seed uint64) *net {
 // convolution, as a layer after the first would have.
 // learnX trains x too, so that the convolution's gradient w.r.t. its
 // input (col2im) runs.
-type netCfg struct{ stockConv, stockPool, deep, learnX bool }
+// bn puts gorgonia's own BatchNorm after the convolution.
+type netCfg struct{ stockConv, stockPool, deep, learnX, bn bool }
 
 func newNetOf(t *testing.T, e *engine.Engine, cfg netCfg, seed uint64) *net {
 	xv, yv, fv, wv := netValues(seed)
@@ -105,6 +106,19 @@ func newNetOf(t *testing.T, e *engine.Engine, cfg netCfg, seed uint64) *net {
 		in = gorgonia.Must(gorgonia.Add(x, x))
 	}
 	c := gorgonia.Must(conv(in, n.filter, tensor.Shape{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}))
+	if cfg.bn {
+		cs := c.Shape()
+		ones := make([]float32, cs.TotalSize())
+		for i := range ones {
+			ones[i] = 1
+		}
+		scale := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(cs...), gorgonia.WithName("scale"), gorgonia.WithValue(mk(ones, cs...)))
+		bias := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(cs...), gorgonia.WithName("bias"), gorgonia.WithValue(mk(make([]float32, len(ones)), cs...)))
+		var err error
+		if c, _, _, _, err = gorgonia.BatchNorm(c, scale, bias, 0.9, 1e-5); err != nil {
+			t.Fatal(err)
+		}
+	}
 	a := gorgonia.Must(gorgonia.Rectify(c))
 	p := gorgonia.Must(pool(a, tensor.Shape{2, 2}, []int{0, 0}, []int{2, 2}))
 	flat := gorgonia.Must(gorgonia.Reshape(p, tensor.Shape{nBatch, nFilt * (nSide / 2) * (nSide / 2)}))

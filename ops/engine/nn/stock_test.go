@@ -17,7 +17,9 @@ import (
 //     through engine.Host) is right, but its im2col runs on the host and
 //     its result is uploaded every step (the im2col matrix, 18 KB here).
 //   - gorgonia.Conv2d after a device op (x+x) reads stale host memory:
-//     silently wrong. Fix: nn.Conv2d (right there, the last case).
+//     silently wrong. Fix: nn.Conv2d (right there, the next case).
+//   - gorgonia.BatchNorm after a device op (the convolution) reads stale
+//     host memory: silently wrong (NaN loss). No device form yet.
 func TestGorgoniaConvOpsOnEngine(t *testing.T) {
 	const colBytes = nBatch * nSide * nSide * nChan * 3 * 3 * 4
 	cases := []struct {
@@ -29,6 +31,7 @@ func TestGorgoniaConvOpsOnEngine(t *testing.T) {
 		{"gorgonia.Conv2d on the input", netCfg{stockConv: true}, true},
 		{"gorgonia.Conv2d after a device op", netCfg{stockConv: true, deep: true}, false},
 		{"nn.Conv2d after a device op", netCfg{deep: true}, true},
+		{"gorgonia.BatchNorm", netCfg{bn: true}, false},
 	}
 	for name, mk := range netDevices(t) {
 		t.Run(name, func(t *testing.T) {
@@ -39,7 +42,7 @@ func TestGorgoniaConvOpsOnEngine(t *testing.T) {
 			e := engine.New(dev)
 			defer e.Close()
 			for _, c := range cases {
-				ref := newNetOf(t, nil, netCfg{stockConv: true, stockPool: true, deep: c.cfg.deep}, 1)
+				ref := newNetOf(t, nil, netCfg{stockConv: true, stockPool: true, deep: c.cfg.deep, bn: c.cfg.bn}, 1)
 				got := newNetOf(t, e, c.cfg, 1)
 				for s := range 3 {
 					wl, err := ref.step()
