@@ -183,7 +183,7 @@ func relNear(a, b float32) bool {
 
 func netDevices(t *testing.T) map[string]func() (device.Device, error) {
 	return map[string]func() (device.Device, error){
-		"sim":  func() (device.Device, error) { return sim.NewCompute("nn", 1<<30), nil },
+		"sim":    func() (device.Device, error) { return sim.NewCompute("nn", 1<<30), nil },
 		"OpenCL": func() (device.Device, error) { return opencl.Default() },
 		"CUDA":   func() (device.Device, error) { return cuda.Default() },
 	}
