@@ -31,6 +31,8 @@ type net struct {
 	e        *engine.Engine
 	dx, dy   *tensor.Dense
 	nb, side int
+	// infer switches a BatchNorm to its running statistics
+	infer func() error
 }
 
 const (
@@ -70,8 +72,9 @@ func newNet(t *testing.T, e *engine.Engine, stock bool, seed uint64) *net {
 // convolution, as a layer after the first would have.
 // learnX trains x too, so that the convolution's gradient w.r.t. its
 // input (col2im) runs.
-// bn puts gorgonia's own BatchNorm after the convolution.
-type netCfg struct{ stockConv, stockPool, deep, learnX, bn bool }
+// bn puts a BatchNorm after the convolution: gorgonia's own, or nn's
+// with nnBN.
+type netCfg struct{ stockConv, stockPool, deep, learnX, bn, nnBN bool }
 
 func newNetOf(t *testing.T, e *engine.Engine, cfg netCfg, seed uint64) *net {
 	xv, yv, fv, wv := netValues(seed)
@@ -115,7 +118,16 @@ func newNetOf(t *testing.T, e *engine.Engine, cfg netCfg, seed uint64) *net {
 		scale := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(cs...), gorgonia.WithName("scale"), gorgonia.WithValue(mk(ones, cs...)))
 		bias := gorgonia.NewTensor(g, tensor.Float32, 4, gorgonia.WithShape(cs...), gorgonia.WithName("bias"), gorgonia.WithValue(mk(make([]float32, len(ones)), cs...)))
 		var err error
-		if c, _, _, _, err = gorgonia.BatchNorm(c, scale, bias, 0.9, 1e-5); err != nil {
+		if cfg.nnBN {
+			var op *BatchNormOp
+			c, _, _, op, err = BatchNorm(c, scale, bias, 0.9, 1e-5)
+			n.infer = func() error { op.SetTraining(false); return nil }
+		} else {
+			var op *gorgonia.BatchNormOp
+			c, _, _, op, err = gorgonia.BatchNorm(c, scale, bias, 0.9, 1e-5)
+			n.infer = func() error { return op.SetTraining(false) }
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -147,6 +159,21 @@ func (n *net) step() (float32, error) {
 		return 0, err
 	}
 	if err := n.solver.Step(gorgonia.NodesToValueGrads(n.learn)); err != nil {
+		return 0, err
+	}
+	n.vm.Reset()
+	switch v := n.loss.(type) {
+	case *gorgonia.F32:
+		return float32(*v), nil
+	case *tensor.Dense:
+		return v.ScalarValue().(float32), nil
+	}
+	return 0, fmt.Errorf("loss %T", n.loss)
+}
+
+// forward runs the graph once, without a solver step, and returns the loss.
+func (n *net) forward() (float32, error) {
+	if err := n.vm.RunAll(); err != nil {
 		return 0, err
 	}
 	n.vm.Reset()
@@ -197,7 +224,7 @@ func netDevices(t *testing.T) map[string]func() (device.Device, error) {
 // op ran on the device.
 func TestConvNetMatchesStdEngine(t *testing.T) {
 	for name, mk := range netDevices(t) {
-		for _, cfg := range []netCfg{{}, {deep: true, learnX: true}} {
+		for _, cfg := range []netCfg{{}, {deep: true, learnX: true}, {bn: true, nnBN: true, learnX: true}} {
 			t.Run(fmt.Sprintf("%s/%+v", name, cfg), func(t *testing.T) { trainBoth(t, mk, cfg, 12) })
 		}
 	}
@@ -210,7 +237,7 @@ func trainBoth(t *testing.T, mk func() (device.Device, error), cfg netCfg, steps
 	}
 	e := engine.New(dev)
 	defer e.Close()
-	ref := newNetOf(t, nil, netCfg{stockConv: true, stockPool: true, deep: cfg.deep, learnX: cfg.learnX}, 1)
+	ref := newNetOf(t, nil, netCfg{stockConv: true, stockPool: true, deep: cfg.deep, learnX: cfg.learnX, bn: cfg.bn}, 1)
 	got := newNetOf(t, e, cfg, 1)
 	defer ref.vm.Close()
 	defer got.vm.Close()
@@ -240,5 +267,27 @@ func trainBoth(t *testing.T, mk func() (device.Device, error), cfg netCfg, steps
 		if s == 0 || s == steps-1 {
 			t.Logf("step %d: loss %v (standard engine %v); moved %d up (%d B), %d home (%d B)", s, l, wl, moved.H2DCalls, moved.H2DBytes, moved.D2HCalls, moved.D2HBytes)
 		}
+	}
+	if cfg.bn {
+		// the running statistics: the loss with them (gorgonia's gradient
+		// then differs: its inference branch for images reads the batch's)
+		if err := ref.infer(); err != nil {
+			t.Fatal(err)
+		}
+		if err := got.infer(); err != nil {
+			t.Fatal(err)
+		}
+		wl, err := ref.forward()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := got.forward()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !relNear(l, wl) {
+			t.Fatalf("inference: loss %v, standard engine %v", l, wl)
+		}
+		t.Logf("inference: loss %v (standard engine %v)", l, wl)
 	}
 }

@@ -19,7 +19,8 @@ import (
 //   - gorgonia.Conv2d after a device op (x+x) reads stale host memory:
 //     silently wrong. Fix: nn.Conv2d (right there, the next case).
 //   - gorgonia.BatchNorm after a device op (the convolution) reads stale
-//     host memory: silently wrong (NaN loss). No device form yet.
+//     host memory: silently wrong (NaN loss). Fix: nn.BatchNorm
+//     (TestConvNetMatchesStdEngine).
 func TestGorgoniaConvOpsOnEngine(t *testing.T) {
 	const colBytes = nBatch * nSide * nSide * nChan * 3 * 3 * 4
 	cases := []struct {
