@@ -291,3 +291,33 @@ func trainBoth(t *testing.T, mk func() (device.Device, error), cfg netCfg, steps
 		t.Logf("inference: loss %v (standard engine %v)", l, wl)
 	}
 }
+
+// TestNNOnStdEngine: nn's ops on tensor's standard engine (package ops'
+// host kernels over the Denses' memory) train as gorgonia's own do.
+func TestNNOnStdEngine(t *testing.T) {
+	for _, cfg := range []netCfg{{deep: true, learnX: true}, {bn: true, nnBN: true, learnX: true}} {
+		ref := newNetOf(t, nil, netCfg{stockConv: true, stockPool: true, deep: cfg.deep, learnX: cfg.learnX, bn: cfg.bn}, 1)
+		got := newNetOf(t, nil, cfg, 1)
+		for s := range 5 {
+			wl, err := ref.step()
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := got.step()
+			if err != nil {
+				t.Fatalf("%+v step %d: %v", cfg, s, err)
+			}
+			if !relNear(l, wl) {
+				t.Fatalf("%+v step %d: loss %v, gorgonia's ops %v", cfg, s, l, wl)
+			}
+			gw, ww := got.weights(t), ref.weights(t)
+			for i := range ww {
+				if !relNear(gw[i], ww[i]) {
+					t.Fatalf("%+v step %d: weight %d is %v, gorgonia's ops %v", cfg, s, i, gw[i], ww[i])
+				}
+			}
+		}
+		ref.vm.Close()
+		got.vm.Close()
+	}
+}
