@@ -151,6 +151,14 @@ var closedCases = []closedCase{
 	{"CumProd", []string{"dst", "a"}, func(e *closedEnv) error { return ops.CumProd(e.dst, e.a, 0) }},
 	{"Softmax", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Softmax(e.dst, e.a, 0) }},
 	{"Sort", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sort(e.dst, e.a, 1) }},
+	{"Im2Col", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Im2Col(e.dst, e.a, ops.Conv2D{Kernel: [2]int{2, 2}}) }},
+	{"Col2Im", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Col2Im(e.dst, e.a, ops.Conv2D{Kernel: [2]int{2, 2}}) }},
+	{"MaxPool2D", []string{"dst", "cdst", "a"}, func(e *closedEnv) error {
+		return ops.MaxPool2D(e.dst, e.cdst, e.a, ops.Pool2D{Kernel: [2]int{2, 2}})
+	}},
+	{"MaxPool2DBackward", []string{"dst", "a", "cdst"}, func(e *closedEnv) error {
+		return ops.MaxPool2DBackward(e.dst, e.a, e.cdst, ops.Pool2D{Kernel: [2]int{2, 2}})
+	}},
 	{"ArgSort", []string{"idst", "rdst"}, func(e *closedEnv) error { return ops.ArgSort(e.idst, e.rdst, 0) }},
 	{"TopK", []string{"dst", "a"}, func(e *closedEnv) error { return ops.TopK(e.dst, nil, e.a, 0) }},
 	{"Eval", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Eval(e.dst, ops.In(e.a).Add(ops.In(e.b)).Scale(2)) }},

@@ -148,6 +148,9 @@ func poolGeomOf(g Pool2D, n, c, h, w int) convGeom {
 // placement rule puts an op with these operands; a wrong shape panics
 // with array.ErrShape.
 func Im2Col[T Float](dst, x *array.Array[T], g Conv2D) error {
+	if err := closedOperand("Im2Col", rawOf(dst), rawOf(x)); err != nil {
+		return err
+	}
 	g = g.check("Im2Col")
 	n, c, h, w := nchw("Im2Col", "x", x)
 	cg := convGeomOf(g, n, c, h, w)
@@ -201,6 +204,9 @@ func im2colHost[T Float](g convGeom, sd, sx [4]int64, d, x []T) {
 // the order gorgonia's loop adds them, so the sums are gorgonia's
 // bit for bit. float32 and float64; any views.
 func Col2Im[T Float](dst, col *array.Array[T], g Conv2D) error {
+	if err := closedOperand("Col2Im", rawOf(dst), rawOf(col)); err != nil {
+		return err
+	}
 	g = g.check("Col2Im")
 	n, c, h, w := nchw("Col2Im", "dst", dst)
 	cg := convGeomOf(g, n, c, h, w)
@@ -265,6 +271,9 @@ func col2imAt[T Float](g convGeom, sc [4]int64, col []T, b, ch, ih, iw int64) T 
 // −Inf keeps those. MaxPool2DBackward uses idx. float32 and float64; any
 // views.
 func MaxPool2D[T Float](dst *array.Array[T], idx *array.Array[int32], x *array.Array[T], g Pool2D) error {
+	if err := closedOperand("MaxPool2D", nil, rawOf(dst), rawOf(idx), rawOf(x)); err != nil {
+		return err
+	}
 	g = g.check("MaxPool2D")
 	n, c, h, w := nchw("MaxPool2D", "x", x)
 	pg := poolGeomOf(g, n, c, h, w)
@@ -333,6 +342,9 @@ func maxPoolHost[T Float](g convGeom, sd, sx, si [4]int64, d, x []T, idx []int32
 // gathers its terms in output order, as gorgonia's scatter adds them, so
 // the sums are the same bit for bit; an index of −1 adds nothing.
 func MaxPool2DBackward[T Float](dx, dy *array.Array[T], idx *array.Array[int32], g Pool2D) error {
+	if err := closedOperand("MaxPool2DBackward", rawOf(dx), rawOf(dy), rawOf(idx)); err != nil {
+		return err
+	}
 	g = g.check("MaxPool2DBackward")
 	n, c, h, w := nchw("MaxPool2DBackward", "dx", dx)
 	pg := poolGeomOf(g, n, c, h, w)
