@@ -200,9 +200,9 @@ func im2colHost[T Float](g convGeom, sd, sx [4]int64, d, x []T) {
 // Col2Im is Im2Col's adjoint (its gradient): it stores in dst (N, C, H,
 // W) the sum, for every element of the image, of the elements of col
 // (N, OH, OW, C·Kernel[0]·Kernel[1]) that Im2Col would copy from it,
-// overwriting dst (gorgonia's col2im). Each element gathers its terms in
-// the order gorgonia's loop adds them, so the sums are gorgonia's
-// bit for bit. float32 and float64; any views.
+// overwriting dst (gorgonia's col2im). Each element gathers its terms
+// (no atomics on a device) in the order gorgonia's loop adds them.
+// float32 and float64; any views.
 func Col2Im[T Float](dst, col *array.Array[T], g Conv2D) error {
 	if err := closedOperand("Col2Im", rawOf(dst), rawOf(col)); err != nil {
 		return err
@@ -339,8 +339,8 @@ func maxPoolHost[T Float](g convGeom, sd, sx, si [4]int64, d, x []T, idx []int32
 // each element of dy (N, C, OH, OW) added at the position idx (from
 // MaxPool2D with the same g) names in its image plane, every other element
 // 0, overwriting dx (gorgonia's maxPoolDiffOp). Each element of dx
-// gathers its terms in output order, as gorgonia's scatter adds them, so
-// the sums are the same bit for bit; an index of −1 adds nothing.
+// gathers its terms (no atomics on a device) in output order, as
+// gorgonia's scatter adds them; an index of −1 adds nothing.
 func MaxPool2DBackward[T Float](dx, dy *array.Array[T], idx *array.Array[int32], g Pool2D) error {
 	if err := closedOperand("MaxPool2DBackward", rawOf(dx), rawOf(dy), rawOf(idx)); err != nil {
 		return err

@@ -2,7 +2,7 @@
 // what each computes). Prepended by Go: "#define T float" or double; the
 // program is built with -DFP64 where the device has cl_khr_fp64. One work
 // item per destination element (a grid-stride loop); the gathers add in
-// the order of the host loops, so the sums are the host's bit for bit.
+// the order of the host loops (gorgonia's).
 #ifdef FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
