@@ -151,6 +151,9 @@ func Im2Col[T Float](dst, x *array.Array[T], g Conv2D) error {
 	if err := closedOperand("Im2Col", rawOf(dst), rawOf(x)); err != nil {
 		return err
 	}
+	if err := writable("Im2Col", rawOf(dst)); err != nil {
+		return err
+	}
 	g = g.check("Im2Col")
 	n, c, h, w := nchw("Im2Col", "x", x)
 	cg := convGeomOf(g, n, c, h, w)
@@ -205,6 +208,9 @@ func im2colHost[T Float](g convGeom, sd, sx [4]int64, d, x []T) {
 // float32 and float64; any views.
 func Col2Im[T Float](dst, col *array.Array[T], g Conv2D) error {
 	if err := closedOperand("Col2Im", rawOf(dst), rawOf(col)); err != nil {
+		return err
+	}
+	if err := writable("Col2Im", rawOf(dst)); err != nil {
 		return err
 	}
 	g = g.check("Col2Im")
@@ -272,6 +278,12 @@ func col2imAt[T Float](g convGeom, sc [4]int64, col []T, b, ch, ih, iw int64) T 
 // views.
 func MaxPool2D[T Float](dst *array.Array[T], idx *array.Array[int32], x *array.Array[T], g Pool2D) error {
 	if err := closedOperand("MaxPool2D", nil, rawOf(dst), rawOf(idx), rawOf(x)); err != nil {
+		return err
+	}
+	if err := writable("MaxPool2D", rawOf(dst)); err != nil {
+		return err
+	}
+	if err := writable("MaxPool2D", rawOf(idx)); err != nil {
 		return err
 	}
 	g = g.check("MaxPool2D")
@@ -343,6 +355,9 @@ func maxPoolHost[T Float](g convGeom, sd, sx, si [4]int64, d, x []T, idx []int32
 // gorgonia's scatter adds them; an index of −1 adds nothing.
 func MaxPool2DBackward[T Float](dx, dy *array.Array[T], idx *array.Array[int32], g Pool2D) error {
 	if err := closedOperand("MaxPool2DBackward", rawOf(dx), rawOf(dy), rawOf(idx)); err != nil {
+		return err
+	}
+	if err := writable("MaxPool2DBackward", rawOf(dx)); err != nil {
 		return err
 	}
 	g = g.check("MaxPool2DBackward")
