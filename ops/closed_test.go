@@ -140,6 +140,20 @@ var closedCases = append(unaryClosedCases(), []closedCase{
 	{"CumProd", []string{"dst", "a"}, func(e *closedEnv) error { return ops.CumProd(e.dst, e.a, 0) }},
 	{"Softmax", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Softmax(e.dst, e.a, 0) }},
 	{"Sort", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sort(e.dst, e.a, 1) }},
+	// the convolution family over the 4×4 operands as NCHW images (1, 1, 4, 4),
+	// Im2Col's rows (1, 4, 4, 1) with a 1×1 window
+	{"Im2Col", []string{"dst", "a"}, func(e *closedEnv) error {
+		return ops.Im2Col(rows4(e.dst), nchw4(e.a), ops.Conv2D{Kernel: [2]int{1, 1}})
+	}},
+	{"Col2Im", []string{"dst", "a"}, func(e *closedEnv) error {
+		return ops.Col2Im(nchw4(e.dst), rows4(e.a), ops.Conv2D{Kernel: [2]int{1, 1}})
+	}},
+	{"MaxPool2D", []string{"dst", "a"}, func(e *closedEnv) error { // cdst: the indices
+		return ops.MaxPool2D(nchw4(e.dst), nchw4(e.cdst), nchw4(e.a), ops.Pool2D{Kernel: [2]int{1, 1}})
+	}},
+	{"MaxPool2DBackward", []string{"dst", "a", "cdst"}, func(e *closedEnv) error {
+		return ops.MaxPool2DBackward(nchw4(e.dst), nchw4(e.a), nchw4(e.cdst), ops.Pool2D{Kernel: [2]int{1, 1}})
+	}},
 	{"ArgSort", []string{"idst", "rdst"}, func(e *closedEnv) error { return ops.ArgSort(e.idst, e.rdst, 0) }},
 	{"TopK", []string{"dst", "a"}, func(e *closedEnv) error { return ops.TopK(e.dst, nil, e.a, 0) }},
 	{"Eval", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Eval(e.dst, ops.In(e.a).Add(ops.In(e.b)).Scale(2)) }},
@@ -283,6 +297,24 @@ func TestClosedOperands(t *testing.T) {
 			}
 		}
 	}
+}
+
+// nchw4 is a 4×4 operand as one image of one channel, (1, 1, 4, 4): a
+// view; rows4 as Im2Col's rows of a 1×1 window, (1, 4, 4, 1). A closed
+// operand stays as it is (a view of it would panic), and the op's closed
+// check comes before its shape check.
+func nchw4[T array.Elem](a *array.Array[T]) *array.Array[T] {
+	if a.Closed() {
+		return a
+	}
+	return a.ExpandDims(0).ExpandDims(0)
+}
+
+func rows4[T array.Elem](a *array.Array[T]) *array.Array[T] {
+	if a.Closed() {
+		return a
+	}
+	return a.ExpandDims(0).ExpandDims(-1)
 }
 
 // callCounted calls fn and returns its error and, where d is not nil and

@@ -56,7 +56,8 @@
 // Std, Norm, LogSumExp, CountNonzero, Any and All (both forms), CumSum,
 // CumProd, Softmax, Sort, ArgSort and TopK along a dimension (cl/along.cl;
 // Sort is a bitonic network, 2 + log2(P)(log2(P)+1)/2 launches for lines
-// padded to P), MatMul
+// padded to P), Im2Col, Col2Im, MaxPool2D and MaxPool2DBackward (NCHW,
+// gorgonia's conventions; cl/conv.cl), MatMul
 // (float32; float64 where the device has cl_khr_fp64) and CastWrap and
 // CastSaturate between every pair of element types. Ops over more than 8
 // dimensions after merging, and any op with a float64 operand on a device

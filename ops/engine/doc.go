@@ -89,6 +89,17 @@
 // stock, a fixed and a new batch each step, replayed steps equal to eager
 // ones bit for bit; TestCapture here.
 //
+// Convolutions. gorgonia v0.9.18's Conv2d, MaxPool2D and BatchNorm
+// compute on the host through Dense.Data(), which the engine never sees:
+// on a device-newer input they read stale memory, with no error (its
+// MaxPool2D after Rectify trains to the wrong losses; its Conv2d is right
+// only on a host-current input, uploading its im2col matrix each step).
+// Its BatchNorm after a device op gives a NaN loss. Use Conv2d, MaxPool2D
+// and BatchNorm of package ops/engine/nn (their own module): gorgonia's
+// signatures, run on the device through ops.Im2Col, Col2Im, MaxPool2D,
+// MaxPool2DBackward and ops' reductions, so a convnet trains with every
+// op on the device (nn TestConvNetMatchesStdEngine, TestGorgoniaConvOpsOnEngine).
+//
 // Scalars. A reduction to a 0-D Dense (Sum, Max … over every axis) copies
 // its one element home at once (explicit, so allowed under the transfer
 // guard, and counted): tensor and gorgonia read a scalar's value straight
