@@ -206,6 +206,7 @@ func (p *Pipeline) call(ctx context.Context, f *frame, o *Options, args []any) e
 	if o != nil {
 		want, guard = o.Device, o.Guard
 	}
+	guard = guard || device.GuardedContext(ctx, nil) // device.WithGuard(ctx)
 	var dev gpuDevice
 	if p.gpu {
 		var err error

@@ -60,7 +60,9 @@ func (p *Pipeline) CallWith(o Options, args ...any) error {
 // ErrCanceled and wraps ctx.Err() (errors.Is(err, context.Canceled)).
 // Inputs it uploaded before that stay uploaded, their data unchanged. A
 // pipeline already running completes, as Halide's compiled code has no
-// point to stop at, and the call returns its result.
+// point to stop at, and the call returns its result. A ctx that carries
+// the transfer guard (device.WithGuard) guards the call as Options.Guard
+// does (TestScopedGuard).
 func (p *Pipeline) CallContext(ctx context.Context, o Options, args ...any) error {
 	if ctx == nil {
 		ctx = context.Background()

@@ -1,6 +1,7 @@
 package halide_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -82,6 +83,13 @@ func TestScopedGuard(t *testing.T) {
 	}
 	if device.Guarded() {
 		t.Fatal("Options.Guard turned the process-wide guard on")
+	}
+	// The guard a context carries (device.WithGuard) refuses the same.
+	if err := p.CallContext(device.WithGuard(context.Background()), halide.Options{Device: d0}, in, uint8(1), out); !errors.Is(err, device.ErrTransferGuard) {
+		t.Fatalf("CallContext with device.WithGuard and a host-newer input: %v, want ErrTransferGuard", err)
+	}
+	if s := d0.Stats().Sub(before); s.H2DCalls != 0 || in.Device() != nil {
+		t.Errorf("a refused call moved data: %+v", s)
 	}
 	host := array.FromSlice(make([]uint8, w*h), w, h) // host-only output: a copy home
 	if err := p.CallWith(halide.Options{Device: d0}, in, uint8(1), out); err != nil {

@@ -97,7 +97,7 @@ __device__ inline int rcl_isfinite(double x) { return x - x == 0.0; }
 #define isinf(x) rcl_isinf(x)
 #define isfinite(x) rcl_isfinite(x)
 `)
-	for _, f := range []string{"fabs", "sqrt", "exp", "log", "log1p", "tanh", "sin", "cos", "tan", "asin", "acos", "atan",
+	for _, f := range []string{"fabs", "sqrt", "exp", "expm1", "log", "log1p", "erf", "tanh", "sin", "cos", "tan", "asin", "acos", "atan",
 		"sinh", "cosh", "floor", "ceil", "rint", "trunc"} {
 		fmt.Fprintf(&b, "__device__ inline float rcl_%[1]s(float x) { return ::%[1]sf(x); }\n__device__ inline double rcl_%[1]s(double x) { return ::%[1]s(x); }\n#undef %[1]s\n#define %[1]s(x) rcl_%[1]s(x)\n", f)
 	}
