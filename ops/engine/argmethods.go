@@ -22,13 +22,15 @@ var (
 // first maximum of the whole Dense (read back from the device: one
 // element, a blocking read).
 func (e *Engine) Argmax(t tensor.Tensor, axis int) (tensor.Tensor, error) {
-	defer e.h.op()()
+	e.h.enter()
+	defer e.h.leave()
 	return e.arg(true, t, axis)
 }
 
 // Argmin is Argmax for the first minimum (a NaN counts as the minimum).
 func (e *Engine) Argmin(t tensor.Tensor, axis int) (tensor.Tensor, error) {
-	defer e.h.op()()
+	e.h.enter()
+	defer e.h.leave()
 	return e.arg(false, t, axis)
 }
 

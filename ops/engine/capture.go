@@ -61,7 +61,8 @@ func (h *holdings) noteScalar(d *tensor.Dense) {
 
 type snap struct {
 	b     *block
-	bytes []byte
+	bytes []byte // as the capture uploaded them
+	saved []byte // the memory's own bytes during a replay
 }
 
 // snapUpload records b's host bytes before the Capture running on h
@@ -78,7 +79,7 @@ func (h *holdings) snapUploadLocked(b *block) {
 	if c == nil || c.inputs[b] {
 		return
 	}
-	c.snaps = append(c.snaps, snap{b, slices.Clone(bytesAt(b.start, b.size))})
+	c.snaps = append(c.snaps, snap{b: b, bytes: slices.Clone(bytesAt(b.start, b.size))})
 }
 
 // drop closes t, a temporary of the engine's op, or while a Capture runs
@@ -176,15 +177,15 @@ func (s *Step) Replay() error {
 		return fmt.Errorf("engine: Replay of a closed Step: %w", capture.ErrCapture)
 	}
 	snaps := s.held.snaps
-	saved := make([][]byte, len(snaps))
-	for i, sn := range snaps {
+	for i := range snaps {
+		sn := &snaps[i]
 		mem := bytesAt(sn.b.start, sn.b.size)
-		saved[i] = slices.Clone(mem)
+		sn.saved = append(sn.saved[:0], mem...) // reused: no allocation a replay
 		copy(mem, sn.bytes)
 	}
 	err := errors.Join(s.g.Replay(), s.h.dev.Sync())
-	for i, sn := range snaps {
-		copy(bytesAt(sn.b.start, sn.b.size), saved[i])
+	for _, sn := range snaps {
+		copy(bytesAt(sn.b.start, sn.b.size), sn.saved)
 	}
 	h := s.h
 	h.mu.Lock()

@@ -19,7 +19,8 @@ import (
 // guard, counted), as reductions to a scalar do: tensor and gorgonia read
 // it straight from host memory (Contract's caller reads Data()[0]).
 func (e *Engine) Dot(x, y tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	defer e.h.op()()
+	e.h.enter()
+	defer e.h.leave()
 	a, err := dense(x)
 	if err != nil {
 		return nil, err

@@ -63,31 +63,34 @@ type holdings struct {
 	lost     []*block
 }
 
-// op marks an engine call under way until the returned func runs: memory
-// whose Denses the collector took during a call (Go ends a value's life
-// at its last use, which may be the call's argument) is freed only once
-// no call is under way, so no op loses memory it still uses
-// (TestOperandCollectedInOp).
-func (h *holdings) op() func() {
+// enter marks an engine call under way until its leave: memory whose
+// Denses the collector took during a call (Go ends a value's life at its
+// last use, which may be the call's argument) is freed only once no call
+// is under way, so no op loses memory it still uses
+// (TestOperandCollectedInOp). Two calls, not a returned func, so that an
+// engine call allocates nothing for it.
+func (h *holdings) enter() {
 	h.mu.Lock()
 	h.inflight++
 	h.mu.Unlock()
-	return func() {
-		h.mu.Lock()
-		h.inflight--
-		var drop []*block
-		if h.inflight == 0 && len(h.lost) > 0 {
-			for _, b := range h.lost {
-				if h.holds(b) && !b.inUse() && h.unused(b) {
-					drop = append(drop, b)
-				}
+}
+
+// leave ends an engine call; the last one frees what was lost meanwhile.
+func (h *holdings) leave() {
+	h.mu.Lock()
+	h.inflight--
+	var drop []*block
+	if h.inflight == 0 && len(h.lost) > 0 {
+		for _, b := range h.lost {
+			if h.holds(b) && !b.inUse() && h.unused(b) {
+				drop = append(drop, b)
 			}
-			h.lost = h.lost[:0]
 		}
-		h.mu.Unlock()
-		for _, b := range drop {
-			b.free(h)
-		}
+		h.lost = h.lost[:0]
+	}
+	h.mu.Unlock()
+	for _, b := range drop {
+		b.free(h)
 	}
 }
 

@@ -19,14 +19,16 @@ var _ tensor.Repeater = (*Engine)(nil)
 // along axis when the counts differ). gorgonia's graphs use it to
 // broadcast gradients (Sum's, Mean's).
 func (e *Engine) Repeat(t tensor.Tensor, axis int, repeats ...int) (tensor.Tensor, error) {
-	defer e.h.op()()
+	e.h.enter()
+	defer e.h.leave()
 	return e.repeat(t, nil, axis, repeats)
 }
 
 // RepeatReuse is Repeat into reuse, which must have the result's shape
 // and t's type.
 func (e *Engine) RepeatReuse(t, reuse tensor.Tensor, axis int, repeats ...int) (tensor.Tensor, error) {
-	defer e.h.op()()
+	e.h.enter()
+	defer e.h.leave()
 	if reuse == nil {
 		return nil, fmt.Errorf("%w: RepeatReuse with a nil reuse", array.ErrLayout)
 	}

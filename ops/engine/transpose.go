@@ -16,7 +16,8 @@ var _ tensor.Transposer = (*Engine)(nil)
 // Dense.Transpose asks: on the device, through a scratch copy there (two
 // ops.Copy), nothing moving to the host.
 func (e *Engine) Transpose(t tensor.Tensor, expStrides []int) error {
-	defer e.h.op()()
+	e.h.enter()
+	defer e.h.leave()
 	d, f, err := transposeFns.of(t, "Transpose")
 	if err != nil {
 		return err

@@ -51,7 +51,8 @@ func Host(d *tensor.Dense) (*tensor.Dense, error) {
 // device operation; it returns mem. A Dense of another engine is synced
 // by that engine. Memory given back (Free) is an error wrapping ErrFreed.
 func (e *Engine) Accessible(mem tensor.Memory) (tensor.Memory, error) {
-	defer e.h.op()()
+	e.h.enter()
+	defer e.h.leave()
 	owner, b, err := e.h.locate(mem)
 	if err != nil {
 		return nil, err
