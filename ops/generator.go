@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/resident-go/resident/array"
@@ -78,33 +79,30 @@ const (
 )
 
 func (g *Generator) fill(op string, dst array.Buffer, k genKind, lo, hi int64) error {
-	switch x := dst.(type) {
-	case *array.Array[int8]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[int16]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[int32]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[int64]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[uint8]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[uint16]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[uint32]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[uint64]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[array.Float16]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[array.BFloat16]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[float32]:
-		return genFill(g, op, x, k, lo, hi)
-	case *array.Array[float64]:
-		return genFill(g, op, x, k, lo, hi)
+	if r := dst.Raw(); r != nil {
+		if f, err := genFills.For(r.Type()); err == nil {
+			if err := f(g, op, dst, k, lo, hi); err != errNotArray {
+				return err
+			}
+		}
 	}
 	return fmt.Errorf("%w: ops.Generator.%s: dst is a %T: pass an *array.Array", ErrUnsupported, op, dst)
+}
+
+// genFills is genFillOf per element type (array's one converter).
+var genFills = array.Instances(genFillOf[int8], genFillOf[int16], genFillOf[int32], genFillOf[int64],
+	genFillOf[uint8], genFillOf[uint16], genFillOf[uint32], genFillOf[uint64],
+	genFillOf[array.Float16], genFillOf[array.BFloat16], genFillOf[float32], genFillOf[float64])
+
+// errNotArray: dst has the element type but is not an *array.Array.
+var errNotArray = errors.New("not an Array")
+
+func genFillOf[T array.Elem](g *Generator, op string, dst array.Buffer, k genKind, lo, hi int64) error {
+	x, ok := dst.(*array.Array[T])
+	if !ok {
+		return errNotArray
+	}
+	return genFill(g, op, x, k, lo, hi)
 }
 
 func genFill[T array.Elem](g *Generator, op string, dst *array.Array[T], k genKind, lo, hi int64) error {

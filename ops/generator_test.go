@@ -1,8 +1,10 @@
 package ops_test
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -112,4 +114,27 @@ func f64s(xs []float32) []float64 {
 		out[i] = float64(x)
 	}
 	return out
+}
+
+// A Generator fills Arrays only: a host view of one, of every element
+// type the converter knows, is refused with ErrUnsupported naming the fix,
+// and its memory is left as it was.
+func TestGeneratorRefusesViews(t *testing.T) {
+	g := ops.NewGenerator(1)
+	a := array.New[float32](4)
+	defer a.Close()
+	hv, err := a.Host()
+	must(t, err)
+	for _, fill := range []func() error{
+		func() error { return g.Uniform(hv) },
+		func() error { return g.Normal(hv) },
+		func() error { return g.Integers(hv, 0, 3) },
+	} {
+		if err := fill(); !errors.Is(err, ops.ErrUnsupported) || !strings.Contains(err.Error(), "pass an *array.Array") {
+			t.Fatalf("fill of a host view: %v, want ErrUnsupported naming *array.Array", err)
+		}
+	}
+	if !slices.Equal(hv.Data(), []float32{0, 0, 0, 0}) {
+		t.Fatalf("a refused fill wrote %v", hv.Data())
+	}
 }
