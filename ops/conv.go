@@ -96,6 +96,28 @@ type convGeom struct {
 	total      int64 // work items
 }
 
+// convOperands checks the family's operands in its order, before any
+// shape panics: closed ones (dst, the other outputs, the inputs) are an
+// error wrapping device.ErrClosed, a read-only output one wrapping
+// array.ErrReadOnly.
+func convOperands(op string, dst *array.Raw, outs []*array.Raw, ins ...*array.Raw) error {
+	if err := closedOperand(op, dst, outs...); err != nil {
+		return err
+	}
+	if err := closedOperand(op, nil, ins...); err != nil {
+		return err
+	}
+	if err := writable(op, dst); err != nil {
+		return err
+	}
+	for _, o := range outs {
+		if err := writable(op, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // mustShape panics unless a has shape want (NumPy order).
 func mustShape[T array.Elem](op, name string, a *array.Array[T], want ...int) {
 	s := a.Shape()
@@ -148,10 +170,7 @@ func poolGeomOf(g Pool2D, n, c, h, w int) convGeom {
 // placement rule puts an op with these operands; a wrong shape panics
 // with array.ErrShape.
 func Im2Col[T Float](dst, x *array.Array[T], g Conv2D) error {
-	if err := closedOperand("Im2Col", rawOf(dst), rawOf(x)); err != nil {
-		return err
-	}
-	if err := writable("Im2Col", rawOf(dst)); err != nil {
+	if err := convOperands("Im2Col", rawOf(dst), nil, rawOf(x)); err != nil {
 		return err
 	}
 	g = g.check("Im2Col")
@@ -207,10 +226,7 @@ func im2colHost[T Float](g convGeom, sd, sx [4]int64, d, x []T) {
 // (no atomics on a device) in the order gorgonia's loop adds them.
 // float32 and float64; any views.
 func Col2Im[T Float](dst, col *array.Array[T], g Conv2D) error {
-	if err := closedOperand("Col2Im", rawOf(dst), rawOf(col)); err != nil {
-		return err
-	}
-	if err := writable("Col2Im", rawOf(dst)); err != nil {
+	if err := convOperands("Col2Im", rawOf(dst), nil, rawOf(col)); err != nil {
 		return err
 	}
 	g = g.check("Col2Im")
@@ -277,13 +293,7 @@ func col2imAt[T Float](g convGeom, sc [4]int64, col []T, b, ch, ih, iw int64) T 
 // −Inf keeps those. MaxPool2DBackward uses idx. float32 and float64; any
 // views.
 func MaxPool2D[T Float](dst *array.Array[T], idx *array.Array[int32], x *array.Array[T], g Pool2D) error {
-	if err := closedOperand("MaxPool2D", nil, rawOf(dst), rawOf(idx), rawOf(x)); err != nil {
-		return err
-	}
-	if err := writable("MaxPool2D", rawOf(dst)); err != nil {
-		return err
-	}
-	if err := writable("MaxPool2D", rawOf(idx)); err != nil {
+	if err := convOperands("MaxPool2D", nil, []*array.Raw{rawOf(dst), rawOf(idx)}, rawOf(x)); err != nil {
 		return err
 	}
 	g = g.check("MaxPool2D")
@@ -354,10 +364,7 @@ func maxPoolHost[T Float](g convGeom, sd, sx, si [4]int64, d, x []T, idx []int32
 // gathers its terms (no atomics on a device) in output order, as
 // gorgonia's scatter adds them; an index of −1 adds nothing.
 func MaxPool2DBackward[T Float](dx, dy *array.Array[T], idx *array.Array[int32], g Pool2D) error {
-	if err := closedOperand("MaxPool2DBackward", rawOf(dx), rawOf(dy), rawOf(idx)); err != nil {
-		return err
-	}
-	if err := writable("MaxPool2DBackward", rawOf(dx)); err != nil {
+	if err := convOperands("MaxPool2DBackward", rawOf(dx), nil, rawOf(dy), rawOf(idx)); err != nil {
 		return err
 	}
 	g = g.check("MaxPool2DBackward")
