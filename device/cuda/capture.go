@@ -47,8 +47,8 @@ type cudaStep struct {
 	node cu.GraphNode // 0: not found in the graph
 }
 
-// BeginCapture starts capturing d's stream into rec.
-func (d *Device) BeginCapture(rec *devkit.Recording) error {
+// beginCapture starts capturing d's stream into rec. (Face.BeginCapture)
+func (d *Device) beginCapture(rec *devkit.Recording) error {
 	s := d.s
 	if err := s.Enter(); err != nil {
 		return err
@@ -65,8 +65,8 @@ func (d *Device) BeginCapture(rec *devkit.Recording) error {
 	return nil
 }
 
-// EndCapture ends the capture and instantiates its graph.
-func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
+// endCapture ends the capture and instantiates its graph. (Face.EndCapture)
+func (d *Device) endCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	s := d.s
 	if err := s.Enter(); err != nil {
 		s.capture.rec.End(rec)

@@ -74,7 +74,8 @@ const (
 // device releases anything or returns an error wrapping ErrClosed (the
 // device's gate, devkit.Gate).
 type Device struct {
-	s *state
+	devkit.Face[*Device] // Name, Close, Malloc, Free, CopyIn, ... (the skeleton's)
+	s                    *state
 }
 
 var (
@@ -101,7 +102,6 @@ type state struct {
 	stager  *stager
 	blasMu  sync.Mutex
 	blas    cu.BLAS
-	cleanup runtime.Cleanup
 
 	// kernels: why Compile cannot run (nil: NVRTC is there), the
 	// architecture option, and the loaded modules (under kmu).
@@ -184,7 +184,8 @@ func Open(o Options) (*Device, error) {
 			s.Name, s.caps.Vendor, s.caps.Units, s.total, v/1000, v%1000/10, !o.NoStaging, o.StagingChunk, kern)
 	}
 	d := &Device{s: s}
-	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.Close() }, s)
+	d.InitFace(&s.Core, d, runtime.AddCleanup(d, func(s *state) { s.Close() }, s), devkit.FaceHooks[*Device]{
+		NoCache: o.NoCache, Move: d.moveHost, Begin: d.beginCapture, End: d.endCapture})
 	return d, nil
 }
 
@@ -216,12 +217,6 @@ var defaultDev devkit.Shared[*Device]
 func Default() (*Device, error) {
 	return defaultDev.Get((*Device).Closed, func() (*Device, error) { return Open(Options{Ordinal: OrdinalFromEnv()}) })
 }
-
-// Name names the device: "cuda:0 NVIDIA H200".
-func (d *Device) Name() string { return d.s.Name }
-
-// Closed reports whether Close has run (device.Compute).
-func (d *Device) Closed() bool { return d.s.Core.Closed() }
 
 // enter passes the device's gate: ErrClosed once Close has shut it. Pair
 // a nil error with s.Gate.Leave().
@@ -259,16 +254,6 @@ func init() {
 	}
 }
 
-// Value is packages' per-device state, made by init on first use.
-func (d *Device) Value(key any, init func() any) any { return d.s.Values.Value(key, init) }
-
-// OnClose registers f to run when the Device closes (Close or its cleanup
-// backstop), before anything is released, so f may still use the device:
-// Arrays copy their device-dirty data home. Hooks run once, last
-// registered first; on a closed Device f runs at once. cancel
-// unregisters f.
-func (d *Device) OnClose(f func()) (cancel func()) { return d.s.Hooks.OnClose(f) }
-
 var _ device.CloseNotifier = (*Device)(nil)
 
 // Sync waits for all work queued on the device's stream.
@@ -283,10 +268,6 @@ func (d *Device) Sync() error {
 	return cu.StreamSync(d.s.ctx, d.s.stream)
 }
 
-// Stats returns the device's counters. AllocsLive and BytesLive count
-// allocations the user holds (roots, not crops nor cached blocks).
-func (d *Device) Stats() device.Stats { return d.s.Counters.Snapshot() }
-
 // MemInfo returns the device's free and total memory in bytes.
 func (d *Device) MemInfo() (free, total int64, err error) {
 	if err := d.s.Enter(); err != nil {
@@ -294,16 +275,6 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 	}
 	defer d.s.Gate.Leave()
 	return cu.MemInfo(d.s.ctx)
-}
-
-// Close runs the OnClose hooks (Arrays bring device-dirty data home),
-// then frees every allocation, cached block, the staging chunks, the
-// cuBLAS handle and the stream, and releases the primary context; pinned
-// host blocks still in use keep the context until their last Free. It is
-// idempotent; a cleanup does it for a Device that becomes unreachable.
-func (d *Device) Close() error {
-	d.s.cleanup.Stop()
-	return d.s.Close()
 }
 
 var _ devkit.Driver = (*state)(nil)
@@ -345,6 +316,3 @@ func (s *state) Drop() error {
 
 // Release drops the primary context retain, last (devkit.Driver).
 func (s *state) Release() error { return cu.PrimaryCtxRelease(s.dev) }
-
-// ReleaseCache frees the cached device blocks.
-func (d *Device) ReleaseCache() error { return d.s.ReleaseCache() }

@@ -49,23 +49,6 @@ func forRuns(r device.Region, maxPitch, limit int, fn func(devkit.Piece) error) 
 	return err
 }
 
-// CopyIn copies the host Region starting at src[0] to the same Region at
-// byte off in dst, and returns once src may be reused. Pinned memory
-// (AllocHost) goes directly, a 2-D copy per run of evenly spaced rows;
-// ordinary Go memory goes through the pinned staging chunks, except dense
-// transfers under Options.StagingMin, which take the driver's pageable
-// path.
-func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
-	return devkit.HostCopy(&d.s.Core, d, true, dst, off, src, r, d.moveHost)
-}
-
-// CopyOut copies the Region at byte off in src to the host Region starting
-// at dst[0], and returns once the data is there; host bytes between the
-// Region's rows are left untouched.
-func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
-	return devkit.HostCopy(&d.s.Core, d, false, src, off, dst, r, d.moveHost)
-}
-
 // moveHost is CopyIn and CopyOut's transfer; during a capture, of pinned
 // memory only.
 func (d *Device) moveHost(x *alloc, c devkit.HostCall) error {

@@ -15,13 +15,6 @@ type alloc = devkit.Alloc[*Device]
 // own returns a as one of d's live allocations.
 func (d *Device) own(a device.Allocation) (*alloc, error) { return devkit.Own(&d.s.Pool, d, a) }
 
-// Malloc returns a new allocation of bytes bytes, from the cache when a
-// freed block of the same size bin is there. Sizes above the device's
-// CL_DEVICE_MAX_MEM_ALLOC_SIZE fail with CL_INVALID_BUFFER_SIZE.
-func (d *Device) Malloc(bytes int) (device.Allocation, error) {
-	return devkit.Malloc(&d.s.Core, d, bytes, d.s.opts.NoCache, d.s.fit)
-}
-
 // fit refuses n bytes above CL_DEVICE_MAX_MEM_ALLOC_SIZE and returns n's
 // size bin, or n where the bin would exceed it.
 func (s *state) fit(n int) (int, error) {
@@ -47,18 +40,6 @@ func (s *state) OutOfMemory(err error) bool { return cl.IsOutOfMemory(err) }
 // closed meanwhile it releases r's cl_mem instead, so nothing leaks.
 func (d *Device) track(r *devkit.Root) (device.Allocation, error) {
 	return devkit.TrackRoot(&d.s.Core, d, r)
-}
-
-// Free releases an allocation or crop; the root's memory goes back to the
-// cache once the root and all its crops are freed. Freeing twice, or after
-// Close, is a no-op.
-func (d *Device) Free(a device.Allocation) error { return devkit.FreeAlloc(&d.s.Core, d, a) }
-
-// Crop returns an allocation that shares a's memory (same root cl_mem),
-// starting off bytes into a and bytes long. Crops are not counted in
-// AllocsLive: they allocate nothing.
-func (d *Device) Crop(a device.Allocation, off, bytes int) (device.Allocation, error) {
-	return devkit.CropAlloc(&d.s.Core, d, a, off, bytes)
 }
 
 // subBufferAlign is the byte multiple a crop's offset must have to be a

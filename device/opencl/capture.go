@@ -20,8 +20,8 @@ import (
 
 var _ devkit.Capturer = (*Device)(nil)
 
-// BeginCapture starts recording d's queue into rec.
-func (d *Device) BeginCapture(rec *devkit.Recording) error {
+// beginCapture starts recording d's queue into rec (Face.BeginCapture).
+func (d *Device) beginCapture(rec *devkit.Recording) error {
 	if err := d.s.Enter(); err != nil {
 		return err
 	}
@@ -29,8 +29,8 @@ func (d *Device) BeginCapture(rec *devkit.Recording) error {
 	return d.s.capture.Begin("opencl: "+d.s.Name, rec)
 }
 
-// EndCapture stops recording into rec.
-func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
+// endCapture stops recording into rec (Face.EndCapture).
+func (d *Device) endCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	if !d.s.capture.End(rec) {
 		return nil, fmt.Errorf("opencl: EndCapture on %s without its BeginCapture", d.s.Name)
 	}

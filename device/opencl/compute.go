@@ -37,10 +37,6 @@ func (k *kernel) Name() string   { return k.k.Name() }
 func (k *kernel) Release() error { return k.k.Release() }
 func (p program) Release() error { return p.p.Release() }
 
-// Value implements device.Kernels: per-device state of packages above,
-// dropped with the Device.
-func (d *Device) Value(key any, init func() any) any { return d.s.Values.Value(key, init) }
-
 // Compile builds an OpenCL C program (device.Kernels); a failed build
 // returns a *BuildError with the log.
 func (d *Device) Compile(src, options string) (device.Program, error) {

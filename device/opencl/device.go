@@ -72,17 +72,11 @@ const (
 // device releases anything or returns an error wrapping ErrClosed (the
 // device's gate, devkit.Gate).
 type Device struct {
-	s *state
+	devkit.Face[*Device] // Name, Close, Malloc, Free, CopyIn, ... (the skeleton's)
+	s                    *state
 }
 
 var _ device.Device = (*Device)(nil)
-
-// OnClose registers f to run when the Device closes (Close or its cleanup
-// backstop), before anything is released, so f may still use the device:
-// Arrays copy their device-dirty data home, package halide releases the
-// Halide runtime's state for the context. Hooks run once, last registered
-// first; on a closed Device f runs at once. cancel unregisters f.
-func (d *Device) OnClose(f func()) (cancel func()) { return d.s.Hooks.OnClose(f) }
 
 var _ device.CloseNotifier = (*Device)(nil)
 
@@ -103,7 +97,6 @@ type state struct {
 
 	stageMu  sync.Mutex
 	stager   *stager
-	cleanup  runtime.Cleanup
 	pace     pacer
 	capsOnce sync.Once
 	caps     device.Caps
@@ -162,7 +155,8 @@ func newDevice(o Options, p cl.Platform, id cl.DeviceID, ctx *cl.Context, q *cl.
 			s.Name, id.Version(), id.DriverVersion(), s.maxAlloc, id.GlobalMemSize(), s.stage, o.StagingChunk, s.threads())
 	}
 	d := &Device{s: s}
-	s.cleanup = runtime.AddCleanup(d, func(s *state) { s.Close() }, s)
+	d.InitFace(&s.Core, d, runtime.AddCleanup(d, func(s *state) { s.Close() }, s), devkit.FaceHooks[*Device]{
+		NoCache: o.NoCache, Fit: s.fit, Move: d.moveHost, Begin: d.beginCapture, End: d.endCapture})
 	return d
 }
 
@@ -177,9 +171,6 @@ func Default() (*Device, error) {
 }
 
 func (d *Device) isClosed() bool { return d.s.Closed() }
-
-// Name names the device and its platform.
-func (d *Device) Name() string { return d.s.Name }
 
 // The device's OpenCL objects, for this module's code that calls the
 // binding (internal/cl) itself; cl.Raw gives them to other packages of the
@@ -246,18 +237,6 @@ func (s *state) enter() error {
 		return ErrClosed
 	}
 	return nil
-}
-
-// Stats returns the device's counters. AllocsLive and BytesLive count
-// allocations the user holds (roots, not crops nor cached blocks).
-func (d *Device) Stats() device.Stats { return d.s.Counters.Snapshot() }
-
-// Close frees every allocation, cached block, pinned host block and the
-// context and queue. It is idempotent; a cleanup does it for a Device that
-// becomes unreachable.
-func (d *Device) Close() error {
-	d.s.cleanup.Stop()
-	return d.s.Close()
 }
 
 var _ devkit.Driver = (*state)(nil)
@@ -342,9 +321,6 @@ func (s *state) driverDone() bool {
 	}
 	return true
 }
-
-// ReleaseCache frees the cached device blocks.
-func (d *Device) ReleaseCache() error { return d.s.ReleaseCache() }
 
 var _ device.Compute = (*Device)(nil)
 

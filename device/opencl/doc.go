@@ -15,6 +15,18 @@
 // Sync and Close wait for them. Options.Verbose logs the platforms found
 // and the device chosen.
 //
+// The methods every backend shares (Name, Close, Closed, Stats, OnClose,
+// Value, ReleaseCache, Malloc, Free, Crop, CopyIn, CopyOut) come from the
+// module's device skeleton and are documented by device.Device,
+// device.Kernels and device.CloseNotifier; this page lists what is
+// OpenCL's own. Here: Malloc above CL_DEVICE_MAX_MEM_ALLOC_SIZE fails with
+// CL_INVALID_BUFFER_SIZE; a Crop is a cl_mem of the same root and is not
+// counted in Stats' AllocsLive; CopyIn and CopyOut move a dense region in
+// one transfer (staged through pinned memory for large ordinary Go
+// memory), 2-D and 3-D regions in one rect transfer, higher ranks in a
+// loop of them. Close is idempotent, and a cleanup does it for a Device
+// that becomes unreachable.
+//
 // Capture (package device/capture): kernels, copies and transfers are
 // recorded at the Device's entry points; a replay is one enqueue of a
 // cl_khr_command_buffer where the device has one this binding declares

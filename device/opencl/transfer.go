@@ -9,20 +9,6 @@ import (
 	"github.com/resident-go/resident/internal/devkit"
 )
 
-// CopyIn copies the host Region starting at src[0] to the same Region at
-// byte off in dst. Dense regions take one transfer (staged through pinned
-// memory when src is ordinary Go memory and large), 2-D and 3-D regions one
-// rect transfer, higher ranks a loop of them.
-func (d *Device) CopyIn(dst device.Allocation, off int, src []byte, r device.Region) error {
-	return devkit.HostCopy(&d.s.Core, d, true, dst, off, src, r, d.moveHost)
-}
-
-// CopyOut copies the Region at byte off in src to the host Region starting
-// at dst[0]; host bytes between the Region's rows are left untouched.
-func (d *Device) CopyOut(dst []byte, src device.Allocation, off int, r device.Region) error {
-	return devkit.HostCopy(&d.s.Core, d, false, src, off, dst, r, d.moveHost)
-}
-
 // moveHost is CopyIn and CopyOut's transfer, recorded during a capture.
 func (d *Device) moveHost(x *alloc, c devkit.HostCall) error {
 	if err := d.retryOOM(func() error { return d.s.transfer(c.Write, x.Root.H, x.Off+c.Off, c.Host, c.Rs, c.Span) }); err != nil {

@@ -44,6 +44,3 @@ func Wrap(context, queue uintptr, o Options) (*Device, error) {
 	q := cl.QueueOf(queue, id)
 	return newDevice(o, id.Platform(), id, ctx, q), nil
 }
-
-// Closed reports whether Close has run.
-func (d *Device) Closed() bool { return d.isClosed() }

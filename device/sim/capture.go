@@ -13,8 +13,9 @@ import (
 
 var _ devkit.Capturer = (*Device)(nil)
 
-// BeginCapture starts recording d's launches and transfers into rec.
-func (d *Device) BeginCapture(rec *devkit.Recording) error {
+// beginCapture starts recording d's launches and transfers into rec
+// (devkit.Capture).
+func (d *Device) beginCapture(rec *devkit.Recording) error {
 	if !d.gate.Enter() {
 		return ErrClosed
 	}
@@ -22,9 +23,9 @@ func (d *Device) BeginCapture(rec *devkit.Recording) error {
 	return d.capture.Begin("sim: "+d.Name(), rec)
 }
 
-// EndCapture stops recording into rec; the replay makes the recorded
+// endCapture stops recording into rec; the replay makes the recorded
 // calls again.
-func (d *Device) EndCapture(rec *devkit.Recording) (devkit.Replayer, error) {
+func (d *Device) endCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	if !d.capture.End(rec) {
 		return nil, fmt.Errorf("sim: EndCapture on %s without its BeginCapture", d.Name())
 	}

@@ -19,8 +19,9 @@ func (d *Device) OnClose(fn func()) (cancel func()) { return d.hooks.OnClose(fn)
 
 // Device is a simulated device. The zero value is not usable: call New.
 type Device struct {
-	hooks devkit.CloseHooks
-	gate  devkit.Gate // every call passes it; Close shuts it (devkit.Gate)
+	devkit.Capture // BeginCapture, EndCapture (device/capture)
+	hooks          devkit.CloseHooks
+	gate           devkit.Gate // every call passes it; Close shuts it (devkit.Gate)
 	// queue orders launches and transfers as a device's in-order queue
 	// does: a copy never reads memory a launch is writing.
 	queue    sync.Mutex
@@ -72,7 +73,9 @@ func (a *Alloc) Mem() []byte { return a.b.mem[a.off : a.off+a.n] }
 // New returns a simulated device that refuses allocations beyond limit
 // bytes in total (no limit when limit ≤ 0).
 func New(name string, limit int) *Device {
-	return &Device{name: name, limit: limit, live: map[*block]struct{}{}}
+	d := &Device{name: name, limit: limit, live: map[*block]struct{}{}}
+	d.SetCapture(d.beginCapture, d.endCapture)
+	return d
 }
 
 // NewCompute is New for a simulated device that computes: package ops

@@ -3,6 +3,7 @@ package devkit
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -54,6 +55,7 @@ type Core struct {
 	Pins PinnedSet[HostRange]
 
 	drv       Driver
+	cleanup   runtime.Cleanup // the Device's backstop (Face.InitFace)
 	closeOnce sync.Once
 	closeErr  error
 }
