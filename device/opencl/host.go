@@ -8,15 +8,8 @@ import (
 	"github.com/resident-go/resident/internal/devkit"
 )
 
-// HostBlock is pinned host memory: a CL_MEM_ALLOC_HOST_PTR buffer mapped
-// once and kept mapped. Transfers from or to slices inside it skip staging
-// and run at the bus's full speed.
-type HostBlock struct {
-	d *Device // keeps the Device, and so the mapping, alive
-	p *pinned
-}
-
-// pinned is the mapping behind a HostBlock. The Device's state lists it, so
+// pinned is the mapping behind a host block (a CL_MEM_ALLOC_HOST_PTR
+// buffer mapped once and kept mapped). The Device's state lists it, so
 // it must not point back to the Device: that would keep an unreachable
 // Device alive and its cleanup would never run.
 type pinned struct {
@@ -29,24 +22,22 @@ type pinned struct {
 // Range is where the block lies, for the device's PinnedSet.
 func (p *pinned) Range() (uintptr, int) { return uintptr(p.data), p.n }
 
+// Bytes is the block's memory, valid until its Free.
+func (p *pinned) Bytes() []byte { return unsafe.Slice((*byte)(p.data), p.n) }
+
 // HostAlign is the alignment of AllocHost memory, as Halide's host
 // allocations have.
 const HostAlign = 128
 
-var (
-	_ device.HostAllocator = (*Device)(nil)
-	_ device.HostBlock     = (*HostBlock)(nil)
-)
+var _ device.HostAllocator = (*Device)(nil)
 
 // AllocHost returns bytes bytes of pinned host memory, HostAlign-aligned, as
-// a []byte over C memory. Free it with the block's Free (Close frees it too).
+// a []byte over C memory; transfers from or to slices inside it skip
+// staging. Free it with the block's Free (Close frees it too; a block
+// still in use then keeps the queue and context until its last Free).
 func (d *Device) AllocHost(bytes int) (device.HostBlock, error) {
-	p, err := devkit.AllocHost(&d.s.Core, bytes, func() (*pinned, error) { return d.s.pin(bytes) },
+	return devkit.AllocHost(&d.s.Core, d, bytes, func() (*pinned, error) { return d.s.pin(bytes) },
 		func(p *pinned) error { return d.s.unmapped(p.mem, p.ptr) })
-	if err != nil {
-		return nil, err
-	}
-	return &HostBlock{d: d, p: p}, nil
 }
 
 // pin maps bytes of host-visible memory, HostAlign-aligned.
@@ -93,13 +84,4 @@ func (s *state) unmapped(mem uintptr, ptr unsafe.Pointer) error {
 		err = e
 	}
 	return err
-}
-
-// Bytes returns the block's memory, valid until Free.
-func (b *HostBlock) Bytes() []byte { return unsafe.Slice((*byte)(b.p.data), b.p.n) }
-
-// Free unmaps and releases the block. Idempotent. After the Device's
-// Close, the last block freed releases its queue and context.
-func (b *HostBlock) Free() error {
-	return b.d.s.FreeHost(b.p, func() error { return b.d.s.unmapped(b.p.mem, b.p.ptr) })
 }

@@ -63,6 +63,12 @@ type Core struct {
 // HostRange is a pinned host block as a Core lists it.
 type HostRange interface{ Range() (start uintptr, n int) }
 
+// HostMem is a backend's pinned host block: where it lies and its bytes.
+type HostMem interface {
+	HostRange
+	Bytes() []byte
+}
+
 // Init readies c for a backend: pkg and name for errors, its ErrClosed and
 // ErrForeign sentinels, and the driver that frees and releases.
 func (c *Core) Init(pkg, name string, errClosed, errForeign error, drv Driver) {
@@ -177,23 +183,39 @@ func (c *Core) FreeHost(p HostRange, free func() error) error {
 
 // AllocHost is a backend's AllocHost: bytes > 0, then, inside the gate, a
 // block from alloc, listed in Pins; on a device closed meanwhile the
-// block goes back to free and the error is ErrClosed.
-func AllocHost[P HostRange](c *Core, bytes int, alloc func() (P, error), free func(P) error) (P, error) {
-	var zero P
+// block goes back to free and the error is ErrClosed. The block's Free
+// is free through FreeHost; it keeps dev (the Device) alive.
+func AllocHost[P HostMem](c *Core, dev any, bytes int, alloc func() (P, error), free func(P) error) (device.HostBlock, error) {
 	if bytes <= 0 {
-		return zero, fmt.Errorf("%s: AllocHost(%d): want > 0: %w", c.Pkg, bytes, device.ErrOutOfRange)
+		return nil, fmt.Errorf("%s: AllocHost(%d): want > 0: %w", c.Pkg, bytes, device.ErrOutOfRange)
 	}
 	if err := c.Enter(); err != nil {
-		return zero, err
+		return nil, err
 	}
 	defer c.Gate.Leave()
 	p, err := alloc()
 	if err != nil {
-		return zero, fmt.Errorf("%s: AllocHost(%d) on %s: %w", c.Pkg, bytes, c.Name, err)
+		return nil, fmt.Errorf("%s: AllocHost(%d) on %s: %w", c.Pkg, bytes, c.Name, err)
 	}
 	if !c.Pins.Add(p) {
 		free(p)
-		return zero, c.ErrClosed
+		return nil, c.ErrClosed
 	}
-	return p, nil
+	return &hostBlock[P]{dev: dev, c: c, p: p, free: free}, nil
 }
+
+// hostBlock is pinned host memory from a backend's AllocHost. Transfers
+// from or to slices inside it skip staging and run at the bus's speed.
+type hostBlock[P HostMem] struct {
+	dev  any // keeps the Device, and so the context or mapping, alive
+	c    *Core
+	p    P
+	free func(P) error
+}
+
+// Bytes returns the block's memory, valid until Free.
+func (b *hostBlock[P]) Bytes() []byte { return b.p.Bytes() }
+
+// Free releases the block. Idempotent. After the Device's Close, the last
+// block freed releases the driver's context.
+func (b *hostBlock[P]) Free() error { return b.c.FreeHost(b.p, func() error { return b.free(b.p) }) }

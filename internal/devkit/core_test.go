@@ -43,6 +43,7 @@ func (c closer) Close() error { return c() }
 type block struct{ p [64]byte }
 
 func (b *block) Range() (uintptr, int) { return uintptr(0x1000), 64 }
+func (b *block) Bytes() []byte         { return make([]byte, 64) }
 
 // TestCoreShutdown walks a Core through allocation, the cache, an
 // out-of-memory retry and Close, and checks the documented order: hooks,
@@ -80,8 +81,9 @@ func TestCoreShutdown(t *testing.T) {
 		f.add("hook")
 	})
 	c.Values.Value("k", func() any { return closer(func() error { f.add("value"); return nil }) })
-	p, err := devkit.AllocHost(&c, 64, func() (*block, error) { return &block{}, nil }, func(*block) error { return nil })
-	if err != nil || !c.Pins.Contains(0x1000, 64) {
+	p := &block{}
+	hb, err := devkit.AllocHost(&c, nil, 64, func() (*block, error) { return p, nil }, func(*block) error { return nil })
+	if err != nil || !c.Pins.Contains(0x1000, 64) || len(hb.Bytes()) != 64 {
 		t.Fatalf("AllocHost: %v", err)
 	}
 	f.log = f.log[:0]
