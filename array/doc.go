@@ -180,6 +180,7 @@
 //	rng = np.random.default_rng(1) g := ops.NewGenerator(1) (g.Split(): another)
 //	rng.random(out=a)              g.Uniform(a) (g.Normal, g.Integers(a, lo, hi))
 //	a @ b                          ops.NewMatMul(a, b)
+//	np.einsum('ij,jk->ik', a, b)   ops.Einsum("ij,jk->ik", a, b)
 //	print(a)                       fmt.Println(a)
 //
 // Each row has an Example (array's and ops'; go test -run Example

@@ -180,6 +180,19 @@
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run 'TakeModel|PutModel|MaskModel|Meshgrid|Unique|Histogram|MeanFloat|NewAlong|Generator|IndexingNumPy' ./ops
 //
+// Einsum is np.einsum in NumPy's subscripts ("ij,jk->ik", "bij,bjk->bik",
+// "ii", "...ij,...jk", implicit outputs, broadcasting): diagonals and
+// lone labels are summed first, then operands contract left to right,
+// each pair in one MatMul for float32 and float64 (else a broadcast Mul
+// and a Sum), so operands on a device stay there and nothing moves.
+// Drawn specs, layouts and element types run on the host, device/sim and
+// PoCL against np.einsum, asserting where the result lives and that no
+// transfer happened (FuzzEinsumSpec: any spec panics with array.ErrShape
+// or works):
+//
+//	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run 'Einsum' ./ops
+//	go test -run 'EinsumNumPy' ./ops -args -einsum.n 2000 -einsum.seed 7
+//
 // # Fused expressions
 //
 // An Expr is a chain of elementwise ops written once and run in one pass

@@ -174,3 +174,22 @@ func ExampleSumAll() {
 	fmt.Println(s)
 	// Output: 10
 }
+
+// np.einsum: a matrix product, a trace and an outer product in NumPy's
+// subscripts.
+func ExampleEinsum() {
+	a := array.FromValues([]float32{1, 2, 3, 4, 5, 6}, 2, 3)
+	b := array.FromValues([]float32{1, 0, 0, 1, 1, 1}, 3, 2)
+	ab, _ := ops.Einsum("ij,jk->ik", a, b)
+	fmt.Println(ab)
+	tr, _ := ops.Einsum("ii", ab)
+	fmt.Println(tr)
+	outer, _ := ops.Einsum("i,j", array.FromValues([]int32{1, 2}, 2), array.FromValues([]int32{1, 10, 100}, 3))
+	fmt.Println(outer)
+	// Output:
+	// [[ 4.  5.]
+	//  [10. 11.]]
+	// 15.0
+	// [[  1  10 100]
+	//  [  2  20 200]]
+}
