@@ -87,7 +87,12 @@
 // arithmetic gorgonia does on scalars is not replayed, so read the
 // loss's Sum from Step.Scalars. mlp TestTrainReplayed: the MLP, recipe and
 // stock, a fixed and a new batch each step, replayed steps equal to eager
-// ones bit for bit; TestCapture here.
+// ones bit for bit; TestCapture here; TestCaptureDrawn draws steps of
+// tensor's API (in-place arithmetic, FMA, Tanh, Sum, MatMul into a reused
+// Dense, a new input each step), replays each three times on device/sim
+// and PoCL, and checks every Dense and scalar against the same steps run
+// eagerly (bit for bit) and on the standard engine (go test -run
+// CaptureDrawn ./ops/engine -args -capture.n 300).
 //
 // Convolutions. gorgonia v0.9.18's Conv2d, MaxPool2D and BatchNorm
 // compute on the host through Dense.Data(), which the engine never sees:
