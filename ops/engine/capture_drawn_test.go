@@ -123,7 +123,9 @@ func newCapState(t *testing.T, e *engine.Engine, r *rand.Rand) *capState {
 	return s
 }
 
-func (s *capState) all() []*tensor.Dense { return []*tensor.Dense{s.x[0], s.x[1], s.x[2], s.x[3], s.w, s.m} }
+func (s *capState) all() []*tensor.Dense {
+	return []*tensor.Dense{s.x[0], s.x[1], s.x[2], s.x[3], s.w, s.m}
+}
 
 // TestCaptureDrawn: drawn steps of tensor's API on engine Denses, captured
 // once and replayed, against the same steps run eagerly on the same
