@@ -1,14 +1,10 @@
 package ops_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"regexp"
 	"slices"
 	"strings"
@@ -52,10 +48,6 @@ type npOutcome struct {
 // operand's shape reversed (the library's order). The seed changes per
 // run (logged; -axisorder.seed replays one).
 func TestAxisOrderNumPy(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no " + py)
-	}
 	seed := *axisOrderSeed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
@@ -70,8 +62,8 @@ func TestAxisOrderNumPy(t *testing.T) {
 	for i := range cases {
 		cases[i] = drawAxisCase(r, i)
 	}
-	in, _ := json.Marshal(cases)
-	cmd := exec.Command(py, "-c", `
+	var want []npOutcome
+	numpyRun(t, `
 import sys, json
 import numpy as np
 out = []
@@ -87,19 +79,7 @@ for c in json.load(sys.stdin):
     except Exception as e:
         out.append({'shapes': None, 'exc': type(e).__name__, 'msg': str(e)})
 print(json.dumps(out))
-`)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if err != nil {
-		if bytes.Contains(stderr.Bytes(), []byte("No module named")) {
-			t.Skip("no numpy")
-		}
-		t.Fatalf("%v: %s", err, stderr.String())
-	}
-	var want []npOutcome
-	must(t, json.Unmarshal(b, &want))
+`, cases, &want)
 	if len(want) != len(cases) {
 		t.Fatalf("%d NumPy outcomes for %d cases", len(want), len(cases))
 	}

@@ -2,14 +2,11 @@ package ops_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -181,12 +178,11 @@ func einOperands[T array.Elem](c einCase) []*array.Array[T] {
 // without python3 and numpy.
 func numpyEinsum(t *testing.T, cases []einCase) []npModel {
 	t.Helper()
-	const py = "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no " + py)
+	var want []struct {
+		Shape []int   `json:"shape"`
+		Vals  []int64 `json:"vals"`
 	}
-	in, _ := json.Marshal(cases)
-	cmd := exec.Command(py, "-c", `
+	numpyRun(t, `
 import sys, json
 import numpy as np
 out = []
@@ -195,24 +191,7 @@ for c in json.load(sys.stdin):
     r = np.asarray(np.einsum(c['spec'], *xs))
     out.append({'shape': list(r.shape), 'vals': [int(v) for v in r.ravel().tolist()]})
 print(json.dumps(out))
-`)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if err != nil {
-		if bytes.Contains(stderr.Bytes(), []byte("No module named")) {
-			t.Skip("no numpy")
-		}
-		t.Fatalf("%v: %s", err, stderr.String())
-	}
-	var want []struct {
-		Shape []int   `json:"shape"`
-		Vals  []int64 `json:"vals"`
-	}
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
+`, cases, &want)
 	out := make([]npModel, len(want))
 	for i, w := range want {
 		v := make([]int32, len(w.Vals))

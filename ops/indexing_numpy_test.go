@@ -1,13 +1,10 @@
 package ops_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -19,10 +16,6 @@ import (
 // /usr/bin/python3 (skipped when it or numpy is missing): exact for
 // integer results, within 1e-12 relative for float64 ones.
 func TestIndexingNumPy(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no " + py)
-	}
 	r := rand.New(rand.NewPCG(22, 11))
 	type job struct {
 		Expr string    `json:"expr"`
@@ -197,8 +190,8 @@ func TestIndexingNumPy(t *testing.T) {
 			add(fmt.Sprintf("np.eye(%d, %d, k=%d, dtype=np.int32)", en, em, ek), nil, s, d)
 		}
 	}
-	in, _ := json.Marshal(jobs)
-	cmd := exec.Command(py, "-c", `
+	var want []result
+	numpyRun(t, `
 import sys, json
 import numpy as np
 out = []
@@ -209,19 +202,7 @@ for c in json.load(sys.stdin):
     r = np.asarray(eval(c['expr'], env))
     out.append({'shape': list(r.shape), 'data': [float(v) for v in r.ravel().tolist()]})
 print(json.dumps(out))
-`)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if err != nil {
-		if bytes.Contains(stderr.Bytes(), []byte("No module named")) {
-			t.Skip("no numpy")
-		}
-		t.Fatalf("%v: %s", err, stderr.String())
-	}
-	var want []result
-	must(t, json.Unmarshal(b, &want))
+`, jobs, &want)
 	if len(want) != len(got) || len(got) < 100 {
 		t.Fatalf("%d NumPy results for %d cases (want 100 or more)", len(want), len(got))
 	}

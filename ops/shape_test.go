@@ -1,13 +1,9 @@
 package ops_test
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -476,10 +472,6 @@ func TestShapeOpsModel(t *testing.T) {
 // TestShapeOpsNumPy: a seeded subset computed again by NumPy through
 // /usr/bin/python3 (skipped when it or numpy is missing).
 func TestShapeOpsNumPy(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("no " + py)
-	}
 	r := rand.New(rand.NewPCG(22, 10))
 	type job struct {
 		Expr string    `json:"expr"`
@@ -492,8 +484,8 @@ func TestShapeOpsNumPy(t *testing.T) {
 		cases = append(cases, c)
 		jobs = append(jobs, job{c.py, c.ins})
 	}
-	in, _ := json.Marshal(jobs)
-	cmd := exec.Command(py, "-c", `
+	var want []npModel
+	numpyRun(t, `
 import sys, json
 import numpy as np
 out = []
@@ -504,19 +496,7 @@ for c in json.load(sys.stdin):
     r = np.asarray(eval(c['expr'], env))
     out.append({'shape': list(r.shape), 'data': r.ravel().tolist()})
 print(json.dumps(out))
-`)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if err != nil {
-		if bytes.Contains(stderr.Bytes(), []byte("No module named")) {
-			t.Skip("no numpy")
-		}
-		t.Fatalf("%v: %s", err, stderr.String())
-	}
-	var want []npModel
-	must(t, json.Unmarshal(b, &want))
+`, jobs, &want)
 	for i, c := range cases {
 		sameModel(t, fmt.Sprintf("case %d: %s (%s) of %v", i, c.name, c.py, c.ins[0].Shape), modelOf(t, c.got), want[i])
 		c.got.Close()
