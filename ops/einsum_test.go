@@ -356,3 +356,70 @@ func TestEinsumClosesTemporaries(t *testing.T) {
 	}
 	r.Close()
 }
+
+// TestEinsumFailures: on a device that runs out of memory at every point
+// of a three-operand contraction (an allocation limit swept upward), or
+// whose first launch fails, Einsum returns the error and leaves nothing
+// allocated but the operands, which keep their values.
+func TestEinsumFailures(t *testing.T) {
+	vals := func(n int) []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(i%5 - 2)
+		}
+		return v
+	}
+	run := func(d *sim.Device) (*array.Array[float32], error, []*array.Array[float32]) {
+		xs := []*array.Array[float32]{array.FromValues(vals(12), 3, 4), array.FromValues(vals(20), 4, 5), array.FromValues(vals(15), 5, 3)}
+		if err := ops.On(d, xs[0], xs[1], xs[2]); err != nil {
+			return nil, err, nil // the limit is below the operands
+		}
+		r, err := ops.Einsum("ij,jk,kl->il", xs...)
+		return r, err, xs
+	}
+	ref, err, _ := run(sim.NewCompute("ref", 0))
+	must(t, err)
+	want := mustVals(t, ref)
+	fails, oks := 0, 0
+	for limit := 160; limit <= 1024 && oks == 0; limit += 16 {
+		d := sim.NewCompute("limited", limit)
+		r, err, xs := run(d)
+		if xs == nil {
+			continue
+		}
+		live := int64(len(xs))
+		if err != nil {
+			fails++
+			if !strings.Contains(err.Error(), "exceeds the device's") {
+				t.Errorf("limit %d: error %v is not the device's refusal", limit, err)
+			}
+		} else {
+			oks++
+			if got := mustVals(t, r); !slices.Equal(got, want) {
+				t.Errorf("limit %d: %v, want %v", limit, got, want)
+			}
+			live++
+		}
+		if n := d.Stats().AllocsLive; n != live {
+			t.Errorf("limit %d (err %v): %d allocations live, want %d", limit, err, n, live)
+		}
+		if got := mustVals(t, xs[1]); !slices.Equal(got, vals(20)) {
+			t.Errorf("limit %d: an operand changed: %v", limit, got)
+		}
+	}
+	if fails == 0 || oks == 0 {
+		t.Fatalf("the sweep saw %d failures and %d successes, want both", fails, oks)
+	}
+	d := sim.NewCompute("launch", 0)
+	xs := []*array.Array[float32]{array.FromValues(vals(12), 3, 4), array.FromValues(vals(20), 4, 5)}
+	must(t, ops.On(d, xs[0], xs[1]))
+	d.FailNext("Run", errors.New("injected"))
+	if _, err := ops.Einsum("ij,jk", xs...); err == nil || !strings.Contains(err.Error(), "injected") {
+		t.Fatalf("a failed launch: %v", err)
+	}
+	if n := d.Stats().AllocsLive; n != 2 {
+		t.Errorf("after a failed launch %d allocations live, want 2 (the operands)", n)
+	}
+}
+
+func mustVals(t *testing.T, a *array.Array[float32]) []float32 { t.Helper(); return vals(t, a) }
