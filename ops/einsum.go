@@ -77,13 +77,20 @@ func Einsum[T array.Elem](spec string, xs ...*array.Array[T]) (*array.Array[T], 
 				keep[c] = true
 			}
 		}
-		t, err := e.contract(terms[0], terms[1], keep)
+		var want []byte // the last contraction may write the result itself
+		if len(terms) == 2 {
+			want = p.out
+		}
+		t, err := e.contract(terms[0], terms[1], keep, want)
 		if err != nil {
 			return nil, err
 		}
 		terms = append([]*einTerm[T]{t}, terms[2:]...)
 	}
 	t := terms[0]
+	if t.result {
+		return t.x, nil
+	}
 	if err := e.reduceOne(t, setOf(p.out)); err != nil {
 		return nil, err
 	}
@@ -202,10 +209,12 @@ func parseEinsum(spec string, ranks []int) einSpec {
 	return sp
 }
 
-// einTerm is an operand in flight: its Array and its labels.
+// einTerm is an operand in flight: its Array and its labels; result:
+// x is Einsum's result, a new Array labelled as the output.
 type einTerm[T array.Elem] struct {
-	x *array.Array[T]
-	l []byte
+	x      *array.Array[T]
+	l      []byte
+	result bool
 }
 
 // einsum holds a call's temporaries, closed when it returns.
@@ -323,8 +332,10 @@ func (e *einsum[T]) reduceOne(t *einTerm[T], keep map[byte]bool) error {
 // contract is a and b's product summed over the labels they share that
 // keep lacks: one batched matrix product of (batch, M, K) by (batch, K,
 // N), where batch are the shared labels kept, M and N the labels of one
-// operand only, K the ones summed.
-func (e *einsum[T]) contract(a, b *einTerm[T], keep map[byte]bool) (*einTerm[T], error) {
+// operand only, K the ones summed. When want (the output's labels) is
+// batch, then a's, then b's labels, each group in any order, the product
+// is written straight into the result, with no copy after.
+func (e *einsum[T]) contract(a, b *einTerm[T], keep map[byte]bool, want []byte) (*einTerm[T], error) {
 	var batch, ka, kb, sum []byte
 	for _, c := range a.l {
 		switch {
@@ -354,28 +365,56 @@ func (e *einsum[T]) contract(a, b *einTerm[T], keep map[byte]bool) (*einTerm[T],
 		}
 		return n
 	}
+	final := want != nil && len(want) == len(batch)+len(ka)+len(kb) &&
+		sameSet(want[:len(batch)], batch) && sameSet(want[len(batch):len(batch)+len(ka)], ka)
+	if final {
+		batch, ka, kb = want[:len(batch)], want[len(batch):len(batch)+len(ka)], want[len(batch)+len(ka):]
+	}
 	nb, m, n, k := prod(batch), prod(ka), prod(kb), prod(sum)
-	var r *array.Array[T]
-	var err error
+	l := slices.Concat(batch, ka, kb)
+	shape := make([]int, len(l))
+	for i, c := range l {
+		shape[i] = ext[c]
+	}
+	out := array.New[T](reversed(shape)...)
+	if !final {
+		e.own(out)
+	}
+	ok := false
+	defer func() {
+		if !ok && final {
+			out.Close()
+		}
+	}()
+	// One batch is a plain product: 2-D views take MatMul's unbatched path.
+	bs := func(dims ...int) []int {
+		if nb == 1 {
+			return dims
+		}
+		return append([]int{nb}, dims...)
+	}
+	dst, err := out.Reshape(bs(m, n)...)
+	if err != nil {
+		return nil, err
+	}
 	if mm := matmulFor[T](); mm != nil {
-		a3, err := e.shaped(a, slices.Concat(batch, ka, sum), nb, m, k)
+		a3, err := e.shaped(a, slices.Concat(batch, ka, sum), bs(m, k)...)
 		if err != nil {
 			return nil, err
 		}
-		b3, err := e.shaped(b, slices.Concat(batch, sum, kb), nb, k, n)
+		b3, err := e.shaped(b, slices.Concat(batch, sum, kb), bs(k, n)...)
 		if err != nil {
 			return nil, err
 		}
-		r, err = mm(a3, b3)
-		if err != nil {
+		if err := mm(dst, a3, b3); err != nil {
 			return nil, err
 		}
 	} else {
-		a4, err := e.shaped(a, slices.Concat(batch, ka, sum), nb, m, 1, k)
+		a4, err := e.shaped(a, slices.Concat(batch, ka, sum), bs(m, 1, k)...)
 		if err != nil {
 			return nil, err
 		}
-		b4, err := e.shaped(b, slices.Concat(batch, kb, sum), nb, 1, n, k)
+		b4, err := e.shaped(b, slices.Concat(batch, kb, sum), bs(1, n, k)...)
 		if err != nil {
 			return nil, err
 		}
@@ -383,22 +422,17 @@ func (e *einsum[T]) contract(a, b *einTerm[T], keep map[byte]bool) (*einTerm[T],
 		if err != nil {
 			return nil, err
 		}
-		r, err = NewReduce(Sum, e.own(p), -1)
-		if err != nil {
+		if err := Sum(dst, e.own(p), 0); err != nil {
 			return nil, err
 		}
 	}
-	e.own(r)
-	l := slices.Concat(batch, ka, kb)
-	shape := make([]int, len(l))
-	for i, c := range l {
-		shape[i] = ext[c]
-	}
-	v, err := r.Reshape(shape...)
-	if err != nil {
-		return nil, err
-	}
-	return &einTerm[T]{x: v, l: l}, nil
+	ok = true
+	return &einTerm[T]{x: out, l: l, result: final}, nil
+}
+
+// sameSet reports whether x and y hold the same labels.
+func sameSet(x, y []byte) bool {
+	return len(x) == len(y) && !slices.ContainsFunc(x, func(c byte) bool { return !slices.Contains(y, c) })
 }
 
 // shaped is t's Array with its labels in the order l, reshaped to shape:
@@ -434,16 +468,16 @@ func setOf(l []byte) map[byte]bool {
 	return s
 }
 
-// matmulFor is NewMatMul for T where T is float32 or float64, else nil.
-func matmulFor[T array.Elem]() func(a, b *array.Array[T]) (*array.Array[T], error) {
+// matmulFor is MatMul for T where T is float32 or float64, else nil.
+func matmulFor[T array.Elem]() func(dst, a, b *array.Array[T]) error {
 	var f any
 	switch any(*new(T)).(type) {
 	case float32:
-		f = NewMatMul[float32]
+		f = MatMul[float32]
 	case float64:
-		f = NewMatMul[float64]
+		f = MatMul[float64]
 	default:
 		return nil
 	}
-	return f.(func(a, b *array.Array[T]) (*array.Array[T], error))
+	return f.(func(dst, a, b *array.Array[T]) error)
 }

@@ -423,3 +423,31 @@ func TestEinsumFailures(t *testing.T) {
 }
 
 func mustVals(t *testing.T, a *array.Array[float32]) []float32 { t.Helper(); return vals(t, a) }
+
+// BenchmarkEinsum: Einsum's matrix product against NewMatMul, the same
+// product, in one run (float32, n×n by n×n, on the host).
+func BenchmarkEinsum(b *testing.B) {
+	for _, n := range []int{64, 256, 1024} {
+		x := array.Full[float32](0.5, n, n)
+		y := array.Full[float32](0.25, n, n)
+		for _, c := range []struct {
+			name string
+			f    func() (*array.Array[float32], error)
+		}{
+			{"einsum", func() (*array.Array[float32], error) { return ops.Einsum("ij,jk->ik", x, y) }},
+			{"matmul", func() (*array.Array[float32], error) { return ops.NewMatMul(x, y) }},
+		} {
+			b.Run(fmt.Sprintf("%s/n=%d", c.name, n), func(b *testing.B) {
+				b.SetBytes(int64(3 * n * n * 4))
+				b.ReportAllocs()
+				for b.Loop() {
+					r, err := c.f()
+					if err != nil {
+						b.Fatal(err)
+					}
+					r.Close()
+				}
+			})
+		}
+	}
+}
