@@ -245,7 +245,7 @@
 //
 // Every copy the rule implies is counted in the device's Stats (H2D for a
 // host-newer input of device work, D2H for a device-dirty input of host
-// work) and refused under the transfer guard (device.SetGuard(true)) with
+// work) and refused under the transfer guard (device.SetDeviceGuard(d, true)) with
 // an error wrapping device.ErrTransferGuard, before anything moves.
 // Copies asked for by name (ops.On, ops.Clone, CopyToDevice, MoveTo) are
 // allowed under the guard.

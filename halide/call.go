@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/resident-go/resident/halide/internal/rt"
+	rguard "github.com/resident-go/resident/internal/guard"
 	"math/bits"
 	"reflect"
 	"runtime"
@@ -206,7 +207,7 @@ func (p *Pipeline) call(ctx context.Context, f *frame, o *Options, args []any) e
 	if o != nil {
 		want, guard = o.Device, o.Guard
 	}
-	guard = guard || device.GuardedContext(ctx, nil) // device.WithGuard(ctx)
+	guard = guard || rguard.InContext(ctx) // device.WithGuard(ctx)
 	var dev gpuDevice
 	if p.gpu {
 		var err error

@@ -38,8 +38,8 @@
 // Array resident on another device is refused (ErrForeignDevice) before
 // anything moves, unless passed as Move(it). A device-dirty input to a host pipeline is copied to host
 // first. Every automatic transfer honours the transfer guard
-// (device.SetGuard; device.SetDeviceGuard for one device, Options.Guard
-// for one call), and each OpenCL call is paced so unsynced loops keep
+// (device.SetDeviceGuard for one device, Options.Guard or
+// device.WithGuard for one call, RESIDENT_TRANSFER_GUARD from start-up), and each OpenCL call is paced so unsynced loops keep
 // a bounded number of commands in flight.
 //
 // The binary's one Halide runtime (internal/rt's

@@ -2,6 +2,7 @@ package halide_test
 
 import (
 	"errors"
+	"github.com/resident-go/resident/internal/guard"
 	"strings"
 	"testing"
 
@@ -141,8 +142,8 @@ func TestRefusalCodes(t *testing.T) {
 	t.Run("transfer guard", func(t *testing.T) {
 		a := array.New[uint8](w, h)
 		defer a.Close()
-		was := device.SetGuard(true)
-		defer device.SetGuard(was)
+		was := guard.Set(true)
+		defer guard.Set(was)
 		err := brighter.Brighter(a, 1, array.New[uint8](w, h))
 		if !errors.Is(err, halide.ErrTransferGuard) || !errors.Is(err, device.ErrTransferGuard) {
 			t.Errorf("got %v, want ErrTransferGuard (and device.ErrTransferGuard)", err)

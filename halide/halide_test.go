@@ -3,6 +3,7 @@ package halide_test
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/internal/plumb"
 	"os"
 	"strings"
@@ -568,8 +569,8 @@ func TestTransferGuard(t *testing.T) {
 	if err := brighter.Brighter(a, 1, b); err != nil {
 		t.Fatal(err)
 	}
-	was := device.SetGuard(true)
-	defer device.SetGuard(was)
+	was := guard.Set(true)
+	defer guard.Set(was)
 	if err := brighter.Brighter(b, 1, a); err != nil {
 		t.Fatalf("resident call under the guard: %v", err)
 	}

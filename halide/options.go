@@ -24,9 +24,9 @@ type Options struct {
 	// its own (an upload of a host-newer input, a copy home of a
 	// device-dirty input or of a host-only value), with an error wrapping
 	// device.ErrTransferGuard, before anything moves: the transfer guard
-	// scoped to one call. It adds to the process-wide guard
-	// (device.SetGuard) and the device's own (device.SetDeviceGuard); it
-	// cannot lift them.
+	// scoped to one call. It adds to the device's own guard
+	// (device.SetDeviceGuard) and RESIDENT_TRANSFER_GUARD's; it cannot
+	// lift them.
 	Guard bool
 	// Context is the call's user context: a Go value that every Go hook
 	// of the call (Hooks, and the process-wide SetTrace's TraceEvent)

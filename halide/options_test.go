@@ -81,8 +81,8 @@ func TestScopedGuard(t *testing.T) {
 	if s := d0.Stats().Sub(before); s.H2DCalls != 0 || in.Device() != nil {
 		t.Errorf("a refused call moved data: %+v", s)
 	}
-	if device.Guarded() {
-		t.Fatal("Options.Guard turned the process-wide guard on")
+	if device.Guarded(nil, d0) {
+		t.Fatal("Options.Guard turned a guard beyond the call on")
 	}
 	// The guard a context carries (device.WithGuard) refuses the same.
 	if err := p.CallContext(device.WithGuard(context.Background()), halide.Options{Device: d0}, in, uint8(1), out); !errors.Is(err, device.ErrTransferGuard) {
@@ -112,8 +112,8 @@ func TestScopedGuard(t *testing.T) {
 	if err := p.CallWith(halide.Options{Device: d1}, in1, uint8(1), out1); !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("d1's guard with a host-newer input: %v, want ErrTransferGuard", err)
 	}
-	if !device.GuardedOn(d1) || device.GuardedOn(d0) || device.Guarded() {
-		t.Errorf("GuardedOn(d1) %v, GuardedOn(d0) %v, Guarded() %v: want true, false, false", device.GuardedOn(d1), device.GuardedOn(d0), device.Guarded())
+	if !device.Guarded(nil, d1) || device.Guarded(nil, d0) || device.Guarded(nil, nil) {
+		t.Errorf("Guarded(d1) %v, Guarded(d0) %v, Guarded(nil) %v: want true, false, false", device.Guarded(nil, d1), device.Guarded(nil, d0), device.Guarded(nil, nil))
 	}
 	in2 := fresh()
 	defer in2.Close()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
@@ -239,7 +240,7 @@ func (s *Stream) RunContext(ctx context.Context, o RunOptions, dst, src array.Bu
 		if err := plumb.CheckAutomatic(sr.Device(), "stream: the source's device-newer elements to host"); err != nil {
 			return err
 		}
-		if device.GuardedContext(ctx, sr.Device()) {
+		if guard.Refused(ctx, sr.Device()) {
 			return fmt.Errorf("%w: stream: the source's device-newer elements to host (the Run's ctx carries device.WithGuard: copy them home with CopyToHost first)", device.ErrTransferGuard)
 		}
 		if err := plumb.Array.SyncHost(sr); err != nil {
