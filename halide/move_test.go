@@ -49,7 +49,7 @@ func TestMoveOptIn(t *testing.T) {
 func TestEmptyArrayNotBoundsQuery(t *testing.T) {
 	for _, p := range []*halide.Pipeline{brighter.BrighterHostPipeline, brighter.BrighterPipeline} {
 		t.Run(p.Name(), func(t *testing.T) {
-			if p.OpenCL() {
+			if p.API() == "OpenCL" {
 				clDevice(t)
 			}
 			empty := array.New[uint8](0, 0)

@@ -89,8 +89,7 @@ type Stream struct {
 	// slot's input (i = 0) and output (i = n) buffers and of mid[i], made
 	// once per plan, so a Run makes no new Arrays for the steps.
 	views  [][]array.Buffer
-	kits   []kit  // kits[i]: region i's element type
-	trace  *Trace // filled by each Run; nil: not tracing
+	kits   []kit // kits[i]: region i's element type
 	closed bool
 }
 
@@ -151,8 +150,7 @@ func RunContext(ctx context.Context, dst, src array.Buffer, o Options, steps ...
 // RunOptions are one Run's own choices (RunContext); the zero value is
 // Run's.
 type RunOptions struct {
-	// Trace, when not nil, is filled with this Run's timeline (it wins
-	// over the deprecated SetTrace's for this Run).
+	// Trace, when not nil, is filled with this Run's timeline.
 	Trace *Trace
 }
 
@@ -247,11 +245,7 @@ func (s *Stream) RunContext(ctx context.Context, o RunOptions, dst, src array.Bu
 			return err
 		}
 	}
-	tr := o.Trace
-	if tr == nil {
-		tr = s.trace
-	}
-	if err := s.run(ctx, tr, dst, src); err != nil {
+	if err := s.run(ctx, o.Trace, dst, src); err != nil {
 		return err
 	}
 	plumb.Array.Wrote(dr, plumb.Host)
