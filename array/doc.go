@@ -216,8 +216,8 @@
 // are the work's output and input Arrays (Go scalars and empty Arrays do
 // not count). In order:
 //
-//  1. A device chosen explicitly for the call (halide's CallOn and
-//     SetDevice) is where it runs. An operand allocated on another device
+//  1. A device chosen explicitly for the call (halide's
+//     Options.Device) is where it runs. An operand allocated on another device
 //     is an error wrapping device.ErrForeign; a closed device, one
 //     wrapping device.ErrClosed.
 //  2. Operands allocated on two devices are an error wrapping

@@ -287,7 +287,7 @@ func TestCUDAWrongDevice(t *testing.T) {
 	defer out.Close()
 	err := brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: sd}, in, uint8(1), out)
 	if !errors.Is(err, halide.ErrNoDevice) || !strings.Contains(err.Error(), "not a CUDA device") {
-		t.Errorf("CallOn a sim device: %v, want ErrNoDevice naming the fix", err)
+		t.Errorf("Options.Device a sim device: %v, want ErrNoDevice naming the fix", err)
 	}
 	if err := in.CopyToDevice(sd); err != nil {
 		t.Fatal(err)
