@@ -32,7 +32,7 @@
 // HL_OCL_PLATFORM_NAME and HL_OCL_DEVICE_TYPE choose the default OpenCL
 // device, as in Halide's runtime: device/opencl):
 //
-//	RESIDENT_TRANSFER_GUARD=1   the transfer guard on from start-up (device.GuardEnv; per call: device.WithGuard)
+//	RESIDENT_TRANSFER_GUARD=1   the transfer guard on from start-up (device.GuardEnv; per device: device.SetDeviceGuard; per call: device.WithGuard)
 //	RESIDENT_OPS_PORTABLE=1     host ops in portable Go, no assembly (ops.PortableEnv; make test runs ops both ways)
 //	RESIDENT_CUDA_DEVICE=N      the ordinal of cuda.Default's device, default 0 (cuda.EnvDevice)
 //

@@ -217,8 +217,8 @@
 // are the work's output and input Arrays (Go scalars and empty Arrays do
 // not count). In order:
 //
-//  1. A device chosen explicitly for the call (halide's CallOn and
-//     SetDevice) is where it runs. An operand allocated on another device
+//  1. A device chosen explicitly for the call (halide's
+//     Options.Device) is where it runs. An operand allocated on another device
 //     is an error wrapping device.ErrForeign; a closed device, one
 //     wrapping device.ErrClosed.
 //  2. Operands allocated on two devices are an error wrapping
@@ -246,7 +246,7 @@
 //
 // Every copy the rule implies is counted in the device's Stats (H2D for a
 // host-newer input of device work, D2H for a device-dirty input of host
-// work) and refused under the transfer guard (device.SetGuard(true)) with
+// work) and refused under the transfer guard (device.SetDeviceGuard(d, true)) with
 // an error wrapping device.ErrTransferGuard, before anything moves.
 // Copies asked for by name (ops.On, ops.Clone, CopyToDevice, MoveTo) are
 // allowed under the guard.

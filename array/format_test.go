@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"math"
 	"math/rand/v2"
 	"os/exec"
@@ -13,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/sim"
 )
 
@@ -156,9 +156,9 @@ func TestFormatDevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.SetDeviceDirty(true)
-	device.SetGuard(true)
+	guard.Set(true)
 	got := fmt.Sprint(b)
-	device.SetGuard(false)
+	guard.Set(false)
 	if !strings.HasPrefix(got, "%!v(array: ") || !strings.Contains(got, "guard") {
 		t.Errorf("guarded print = %q, want the guard's refusal", got)
 	}

@@ -2,6 +2,7 @@ package array_test
 
 import (
 	"errors"
+	"github.com/resident-go/resident/internal/guard"
 	"runtime"
 	"sync"
 	"testing"
@@ -279,9 +280,9 @@ func TestTransferGuardAndForeign(t *testing.T) {
 	d := sim.New("test", 0)
 	a := array.New[uint16](8)
 	deviceWrite(t, d, a, fill(2), false)
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	_, err := a.HostReadOnly()
-	device.SetGuard(was)
+	guard.Set(was)
 	if !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("guarded host view: %v", err)
 	}
@@ -442,9 +443,9 @@ func TestStridedOutputKeepsGaps(t *testing.T) {
 	// Under the guard the upload is refused, before anything is written.
 	h, _ = root.Host()
 	h.Set(9, 3)
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	err = deviceWrite(t, d, even, func([]int) uint16 { return 1 }, false)
-	device.SetGuard(was)
+	guard.Set(was)
 	if !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("under the guard: %v, want ErrTransferGuard", err)
 	}

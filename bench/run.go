@@ -399,8 +399,8 @@ func (r *runner) resident(stages []Stage, input *array.Array[uint8], outs []buff
 	if err := input.CopyToDevice(dev); err != nil {
 		return err
 	}
-	was := device.SetGuard(true)
-	defer device.SetGuard(was)
+	was := device.SetDeviceGuard(dev, true)
+	defer device.SetDeviceGuard(dev, was)
 	var in array.Buffer = input
 	for i, s := range stages {
 		out := outs[i]
@@ -420,15 +420,15 @@ func (r *runner) resident(stages []Stage, input *array.Array[uint8], outs []buff
 // streamed runs one iteration in bands (package stream): a new input
 // frame, then each band's rows up, through the stages and down, bands
 // overlapping. The stream's own transfers are explicit; the stages run
-// under the transfer guard, as in resident mode (process-wide: the stages
+// under the transfer guard, as in resident mode (the device's: the stages
 // are ops and pipeline calls that take no context). A traced iteration
 // passes r.tracing to its Run.
 func (r *runner) streamed(s *stream.Stream, input *array.Array[uint8], out buffer) error {
 	if err := newFrame(input); err != nil {
 		return err
 	}
-	was := device.SetGuard(true)
-	defer device.SetGuard(was)
+	was := device.SetDeviceGuard(r.cfg.Device, true)
+	defer device.SetDeviceGuard(r.cfg.Device, was)
 	return s.RunContext(context.Background(), stream.RunOptions{Trace: r.tracing}, out.arg(), input)
 }
 

@@ -270,7 +270,7 @@ func checkRunClean(t *testing.T, d device.Device) {
 	if live := d.Stats().AllocsLive; live != 0 {
 		t.Errorf("%d device allocations still live after Run", live)
 	}
-	if device.Guarded() {
-		t.Error("Run left the transfer guard on")
+	if device.Guarded(nil, d) {
+		t.Error("Run left the device's transfer guard on")
 	}
 }

@@ -121,8 +121,12 @@ func RunSplit(cfg SplitConfig) (*SplitReport, error) {
 		}
 		parts = append(parts, bands[k])
 	}
-	was := device.SetGuard(true) // before any goroutine: resident() then leaves it on
-	defer device.SetGuard(was)
+	// Every device's guard on before any goroutine: resident() then
+	// leaves each on, however the parts interleave.
+	for _, d := range cfg.Devices {
+		was := device.SetDeviceGuard(d, true)
+		defer device.SetDeviceGuard(d, was)
+	}
 	for range one.r.cfg.Warmup {
 		for _, p := range parts {
 			if err := p.t.iter(); err != nil {

@@ -53,13 +53,13 @@ func Pipeline(name string, scalars ...any) (Stage, device.Device, error) {
 	}
 	var dev device.Device
 	switch {
-	case p.OpenCL():
+	case p.API() == "OpenCL":
 		d, err := halide.OpenCLDevice()
 		if err != nil {
 			return Stage{}, nil, err
 		}
 		dev = d
-	case p.CUDA():
+	case p.API() == "CUDA":
 		d, err := halide.CUDADevice()
 		if err != nil {
 			return Stage{}, nil, err

@@ -5,9 +5,11 @@
 // transfer counters (Stats) and the transfer guard.
 //
 // The guard is per call where a call takes options (WithGuard's context,
-// halide's Options.Guard), per device (SetDeviceGuard), or process-wide
-// (SetGuard, and RESIDENT_TRANSFER_GUARD=1 at start-up) for calls that take
-// none. SyncContext is Sync that a context can stop waiting for.
+// halide's Options.Guard), per device (SetDeviceGuard: ops, host views and
+// the engine, which take none, honour it), or, from start-up only,
+// process-wide (RESIDENT_TRANSFER_GUARD=1); Guarded(ctx, d) says whether a
+// call would refuse. No call changes the guard of the whole process.
+// SyncContext is Sync that a context can stop waiting for.
 //
 // Implementations: package device/sim (separate host memory that counts
 // every transfer, for tests), package device/opencl and package

@@ -47,10 +47,23 @@ func TestRegion(t *testing.T) {
 	}
 }
 
+// TestGuard: SetDeviceGuard reports the previous state and guards its
+// device alone; a nil device has no guard of its own.
 func TestGuard(t *testing.T) {
-	was := SetGuard(true)
-	defer SetGuard(was)
-	if !Guarded() || !SetGuard(false) || Guarded() {
-		t.Fatal("SetGuard did not report the previous state")
+	d0, d1 := &fakeGuarded{}, &fakeGuarded{}
+	if SetDeviceGuard(d1, true) || !SetDeviceGuard(d1, true) || !Guarded(nil, d1) || Guarded(nil, d0) || Guarded(nil, nil) {
+		t.Fatal("SetDeviceGuard(d1, true): want d1 alone guarded, the previous state reported")
 	}
+	if !SetDeviceGuard(d1, false) || SetDeviceGuard(d1, false) || Guarded(nil, d1) {
+		t.Fatal("SetDeviceGuard(d1, false) did not report the previous state or left the guard on")
+	}
+	if SetDeviceGuard(nil, true) || Guarded(nil, nil) {
+		t.Fatal("a nil device has no guard of its own")
+	}
+}
+
+// fakeGuarded is a Device for guard tests: only its identity is used.
+type fakeGuarded struct {
+	Device
+	_ int // non-zero size: distinct pointers
 }

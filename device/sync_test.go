@@ -84,16 +84,16 @@ func TestWithGuard(t *testing.T) {
 	s := sim.New("guard", 0)
 	defer s.Close()
 	ctx := device.WithGuard(context.Background())
-	if !device.GuardedContext(ctx, s) || !device.GuardedContext(ctx, nil) {
+	if !device.Guarded(ctx, s) || !device.Guarded(ctx, nil) {
 		t.Error("WithGuard's ctx: not guarded")
 	}
-	if device.GuardedContext(context.Background(), s) || device.GuardedContext(nil, s) || device.Guarded() || device.GuardedOn(s) {
+	if device.Guarded(context.Background(), s) || device.Guarded(nil, s) || device.Guarded(nil, nil) {
 		t.Error("a plain ctx, or the process, is guarded")
 	}
 	was := device.SetDeviceGuard(s, true)
 	defer device.SetDeviceGuard(s, was)
-	if !device.GuardedContext(context.Background(), s) {
-		t.Error("a device's own guard does not show through GuardedContext")
+	if !device.Guarded(context.Background(), s) {
+		t.Error("a device's own guard does not show through Guarded")
 	}
 }
 

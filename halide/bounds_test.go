@@ -29,7 +29,7 @@ func TestBoundsQueryBlur(t *testing.T) {
 	wantIn := []array.Dim{{Min: 4, Extent: 31, Stride: 1}, {Min: 6, Extent: 15, Stride: 31}}
 	for _, p := range []*halide.Pipeline{blur.BlurPipeline, blur.BlurOpenclPipeline} {
 		t.Run(p.Name(), func(t *testing.T) {
-			if p.OpenCL() {
+			if p.API() == "OpenCL" {
 				clDevice(t)
 			}
 			out := array.NewWithMins[uint16]([]int{5, 7}, []int{29, 13})

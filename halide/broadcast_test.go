@@ -64,7 +64,7 @@ func TestBroadcastInput(t *testing.T) {
 		out := array.New[uint8](w, h)
 		defer out.Close()
 		s0 := d.Stats()
-		if err := brighter.BrighterPipeline.CallOn(d, in, uint8(30), out); err != nil {
+		if err := brighter.BrighterPipeline.CallWith(halide.Options{Device: d}, in, uint8(30), out); err != nil {
 			t.Fatal(err)
 		}
 		if s := d.Stats().Sub(s0); s.H2DBytes != w {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/resident-go/resident/halide/internal/rt"
+	rguard "github.com/resident-go/resident/internal/guard"
 	"math/bits"
 	"reflect"
 	"runtime"
@@ -41,6 +42,7 @@ type frame struct {
 	gate    *deviceGate      // the device gate the call is inside, or nil
 	st      *callState       // the call's Go state (options.go); nil for bounds queries
 	cb      bool             // this call has Go hooks: take the entry point that calls Go
+	clOpts  string           // the call's Options.OpenCLBuildOptions, for its device (enterCL)
 	ins     []*array.Raw     // scratch for place.Where (device.go), cap len(bufs)
 	outs    []*array.Raw     //
 }
@@ -138,6 +140,8 @@ func (p *Pipeline) putFrame(f *frame) {
 	if f.st != nil {
 		f.st.dev, f.st.guard = nil, false
 	}
+	f.c.Ctx.TargetRefused = [rt.FeatureWords]uint64{}
+	f.clOpts = ""
 	if f.cb {
 		// Keeps no user value alive.
 		f.st.ctx, f.st.hooks, f.cb = nil, nil, false
@@ -151,9 +155,8 @@ func (p *Pipeline) putFrame(f *frame) {
 // type (int8…uint64, float32, float64, bool; uintptr for handles). Every
 // argument is checked against the metadata before anything crosses into C.
 //
-// OpenCL pipelines run on the pipeline's device (SetDevice), else on the
-// device the Arrays live on, else on OpenCLDevice(); CallOn picks one per
-// call. Arrays on two devices are an error (ErrForeignDevice) unless the
+// OpenCL pipelines run on the device the Arrays live on, else on
+// OpenCLDevice(); CallWith's Options.Device picks one per call. Arrays on two devices are an error (ErrForeignDevice) unless the
 // caller asks for the move (Move, or array.MoveTo first). Inputs whose host copy is newer
 // are uploaded first, outputs of device-aware Arrays stay on the device
 // (device-dirty), host-only outputs are copied back and temporary device
@@ -175,6 +178,21 @@ func (p *Pipeline) callOn(ctx context.Context, o *Options, args []any) error {
 	f := p.getFrame()
 	if o != nil && (o.Context != nil || o.Hooks != nil || o.Callbacks) {
 		f.setState(o)
+	}
+	if o != nil && len(o.RefuseTargetFeatures) > 0 {
+		bits, err := p.refusedFeatures(o.RefuseTargetFeatures)
+		if err != nil {
+			p.putFrame(f)
+			return err
+		}
+		f.c.Ctx.TargetRefused = bits
+	}
+	if o != nil && o.OpenCLBuildOptions != "" && p.glue == clGlue {
+		if err := p.checkBuildOptions(o.OpenCLBuildOptions); err != nil {
+			p.putFrame(f)
+			return err
+		}
+		f.clOpts = o.OpenCLBuildOptions
 	}
 	err := p.call(ctx, f, o, args)
 	if err != nil && f.cb && f.st.hooks != nil && f.st.hooks.Error != nil {
@@ -206,7 +224,7 @@ func (p *Pipeline) call(ctx context.Context, f *frame, o *Options, args []any) e
 	if o != nil {
 		want, guard = o.Device, o.Guard
 	}
-	guard = guard || device.GuardedContext(ctx, nil) // device.WithGuard(ctx)
+	guard = guard || rguard.InContext(ctx) // device.WithGuard(ctx)
 	var dev gpuDevice
 	if p.gpu {
 		var err error
@@ -217,6 +235,7 @@ func (p *Pipeline) call(ctx context.Context, f *frame, o *Options, args []any) e
 	if f.st != nil {
 		f.st.dev, f.st.guard = dev, guard
 	}
+
 	if err := p.checkGuard(f, dev, guard); err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func TestWrapCBufferDeviceOwnership(t *testing.T) {
 			// (the most recently used live device).
 			warm := array.New[uint8](4, 4)
 			defer warm.Close()
-			if err := brighter.BrighterPipeline.CallOn(dev, warm, uint8(1), warm); err != nil {
+			if err := brighter.BrighterPipeline.CallWith(halide.Options{Device: dev}, warm, uint8(1), warm); err != nil {
 				t.Fatal(err)
 			}
 			cin := blur.CNewUint16(x0, y0, w, h, w)
@@ -51,7 +51,7 @@ func TestWrapCBufferDeviceOwnership(t *testing.T) {
 			// Another context's device: refused, nothing changed.
 			other := clDevice(t)
 			o0 := other.Stats()
-			if _, err := halide.WrapCBufferWith[uint16](cmid, halide.WrapOptions{Ownership: own, Device: other}); !errors.Is(err, halide.ErrForeignDevice) {
+			if _, err := halide.WrapCBuffer[uint16](cmid, halide.WrapOptions{Ownership: own, Device: other}); !errors.Is(err, halide.ErrForeignDevice) {
 				t.Fatalf("a cl_mem of another context: %v, want ErrForeignDevice", err)
 			}
 			if hd, dirty := blur.CDevice(cmid); hd == 0 || !dirty || other.Stats().AllocsLive != o0.AllocsLive {
@@ -59,7 +59,7 @@ func TestWrapCBufferDeviceOwnership(t *testing.T) {
 			}
 
 			s0 := dev.Stats()
-			mid, err := halide.WrapCBufferWith[uint16](cmid, halide.WrapOptions{Ownership: own, Device: dev})
+			mid, err := halide.WrapCBuffer[uint16](cmid, halide.WrapOptions{Ownership: own, Device: dev})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestWrapCBufferDeviceOwnership(t *testing.T) {
 			}
 			out := array.NewWithMins[uint16]([]int{x0 + 2, y0 + 2}, []int{w - 4, h - 4})
 			s1 := dev.Stats()
-			if err := blur.BlurOpenclPipeline.CallOn(dev, mid, out); err != nil {
+			if err := blur.BlurOpenclPipeline.CallWith(halide.Options{Device: dev}, mid, out); err != nil {
 				t.Fatal(err)
 			}
 			if d := dev.Stats().Sub(s1); d.H2DCalls != 0 {
@@ -126,7 +126,7 @@ func TestPassCBuffer(t *testing.T) {
 	for _, p := range []*halide.Pipeline{blur.BlurPipeline, blur.BlurOpenclPipeline} {
 		t.Run(p.Name(), func(t *testing.T) {
 			var dev device.Device
-			if p.OpenCL() {
+			if p.API() == "OpenCL" {
 				dev = clDevice(t)
 			}
 			for _, c := range []struct {
@@ -145,7 +145,7 @@ func TestPassCBuffer(t *testing.T) {
 					for i, d := range c.dims {
 						blur.CSetDim(cin, i, d[0], d[1], d[2])
 					}
-					if _, err := halide.WrapCBuffer[uint16](cin); !errors.Is(err, c.refuse) || !strings.Contains(err.Error(), "PassCBuffer") {
+					if _, err := halide.WrapCBuffer[uint16](cin, halide.WrapOptions{}); !errors.Is(err, c.refuse) || !strings.Contains(err.Error(), "PassCBuffer") {
 						t.Errorf("WrapCBuffer: %v, want %v naming PassCBuffer", err, c.refuse)
 					}
 					out := array.NewWithMins[uint16]([]int{1, 1}, []int{w - 2, h - 2})
@@ -160,7 +160,7 @@ func TestPassCBuffer(t *testing.T) {
 					}
 					blur.CMarkHostDirty(cin)
 					err := p.Call(halide.PassCBuffer(cin), out)
-					if p.OpenCL() {
+					if p.API() == "OpenCL" {
 						defer blur.CDeviceFree(cin) // the runtime's allocation is C's, as after a C call
 					}
 					if c.at == nil {
@@ -213,7 +213,7 @@ func TestPassCBuffer(t *testing.T) {
 	cout := blur.CNewUint16(1, 1, w-2, h-2, w-2)
 	defer blur.CFree(cout)
 	blur.CSetDim(cout, 1, 1, -3, w-2)
-	if _, err := halide.WrapCBuffer[uint16](cout); !errors.Is(err, halide.ErrBufferExtentsNegative) {
+	if _, err := halide.WrapCBuffer[uint16](cout, halide.WrapOptions{}); !errors.Is(err, halide.ErrBufferExtentsNegative) {
 		t.Errorf("WrapCBuffer of a negative extent: %v", err)
 	}
 	if err := blur.BlurPipeline.Call(in, halide.PassCBuffer(cout)); !errors.Is(err, halide.ErrBufferExtentsNegative) {
@@ -296,7 +296,7 @@ func TestPassCBufferLayouts(t *testing.T) {
 			}
 		}
 		check("PassCBuffer")
-		a, err := halide.WrapCBuffer[uint16](cin)
+		a, err := halide.WrapCBuffer[uint16](cin, halide.WrapOptions{})
 		holds := s0 >= 1 && s1 >= w*s0 || s1 >= 1 && s0 >= h*s1
 		switch {
 		case holds:

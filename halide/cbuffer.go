@@ -14,29 +14,7 @@ import (
 	"github.com/resident-go/resident/internal/plumb"
 )
 
-// WrapCBuffer wraps the host memory of a halide_buffer_t that C code owns
-// (buf is a struct halide_buffer_t*) as a host-only Array, without
-// copying: element (x0, x1, …) is the one halide_buffer_t::address_of
-// gives. The dims are copied, so the struct itself may go away; the host
-// memory may not: C must keep it valid, and must not free it or write it
-// concurrently, for as long as the Array or any view of it is in use (Close
-// the Array first). The Array never frees it. Being host-only, the Array
-// is left current on the host by every pipeline call, as Halide's C
-// callers expect.
-//
-// It is WrapCBufferWith with no device: the buffer's device allocation is
-// ignored, and a device-dirty buffer is refused (choose an Ownership with
-// WrapCBufferWith). The other refusals are layouts an Array cannot hold
-// (ErrBufferExtentsNegative for a negative extent, ErrBadDimensions for a
-// negative stride, or one of stride 0, or strides that alias, ErrBadType,
-// ErrHostIsNull, ErrBufferExtentsTooLarge): pass such a buffer to a
-// pipeline as it is with PassCBuffer, which lets the pipeline accept it
-// or return its own code, as Halide does.
-func WrapCBuffer[T array.Elem](buf unsafe.Pointer) (*array.Array[T], error) {
-	return WrapCBufferWith[T](buf, WrapOptions{})
-}
-
-// Ownership is what WrapCBufferWith does with the buffer's device
+// Ownership is what WrapCBuffer does with the buffer's device
 // allocation, as Halide's Runtime::Buffer's BufferDeviceOwnership says who
 // frees it.
 type Ownership int
@@ -58,7 +36,7 @@ const (
 	ShareDevice
 )
 
-// WrapOptions are WrapCBufferWith's choices.
+// WrapOptions are WrapCBuffer's choices.
 type WrapOptions struct {
 	// Ownership of the buffer's device allocation; the zero value ignores it.
 	Ownership Ownership
@@ -68,13 +46,29 @@ type WrapOptions struct {
 	Device device.Device
 }
 
-// WrapCBufferWith is WrapCBuffer with a choice for the buffer's device
-// allocation (an OpenCL one, at offset 0: a device crop is refused).
-// With TakeDevice or ShareDevice a device-dirty buffer is accepted: the
-// Array's device copy is C's allocation, without copying, and the next
-// OpenCL pipeline on that device reads it there; reading it on the host
-// copies it home (counted in the device's Stats).
-func WrapCBufferWith[T array.Elem](buf unsafe.Pointer, o WrapOptions) (*array.Array[T], error) {
+// WrapCBuffer wraps the host memory of a halide_buffer_t that C code owns
+// (buf is a struct halide_buffer_t*) as a host-only Array, without
+// copying: element (x0, x1, …) is the one halide_buffer_t::address_of
+// gives. The dims are copied, so the struct itself may go away; the host
+// memory may not: C must keep it valid, and must not free it or write it
+// concurrently, for as long as the Array or any view of it is in use (Close
+// the Array first). The Array never frees it. Being host-only, the Array
+// is left current on the host by every pipeline call, as Halide's C
+// callers expect.
+//
+// o chooses what happens to the buffer's device allocation (an OpenCL
+// one, at offset 0: a device crop is refused). The zero WrapOptions
+// ignores it, and a device-dirty buffer is refused; with TakeDevice or
+// ShareDevice a device-dirty buffer is accepted: the Array's device copy
+// is C's allocation, without copying, and the next OpenCL pipeline on
+// that device reads it there; reading it on the host copies it home
+// (counted in the device's Stats). The other refusals are layouts an
+// Array cannot hold (ErrBufferExtentsNegative for a negative extent,
+// ErrBadDimensions for a negative stride, or one of stride 0, or strides
+// that alias, ErrBadType, ErrHostIsNull, ErrBufferExtentsTooLarge): pass
+// such a buffer to a pipeline as it is with PassCBuffer, which lets the
+// pipeline accept it or return its own code, as Halide does.
+func WrapCBuffer[T array.Elem](buf unsafe.Pointer, o WrapOptions) (*array.Array[T], error) {
 	if buf == nil {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the halide_buffer_t* is NULL", ErrBufferIsNull)
 	}
@@ -84,10 +78,10 @@ func WrapCBufferWith[T array.Elem](buf unsafe.Pointer, o WrapOptions) (*array.Ar
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer holds %s, the Array %s: wrap it as the matching element type", ErrBadType, t, want)
 	}
 	if o.Ownership == IgnoreDevice && b.Flags&rt.DeviceDirty != 0 {
-		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer's data is newer on its device (device_dirty): call halide_copy_to_host first, or WrapCBufferWith an Ownership (TakeDevice, ShareDevice)", ErrDeviceDirtyWithNoDeviceSupport)
+		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer's data is newer on its device (device_dirty): call halide_copy_to_host first, or wrap it with an Ownership (TakeDevice, ShareDevice)", ErrDeviceDirtyWithNoDeviceSupport)
 	}
 	if o.Ownership < IgnoreDevice || o.Ownership > ShareDevice {
-		return nil, fmt.Errorf("halide: WrapCBufferWith: Ownership %d: use IgnoreDevice, TakeDevice or ShareDevice", o.Ownership)
+		return nil, fmt.Errorf("halide: WrapCBuffer: Ownership %d: use IgnoreDevice, TakeDevice or ShareDevice", o.Ownership)
 	}
 	if b.Host == nil {
 		return nil, fmt.Errorf("halide: WrapCBuffer: %w: the buffer has no host memory (a device-only buffer, or a bounds query): pass it to the pipeline as it is with PassCBuffer", ErrHostIsNull)
@@ -143,49 +137,49 @@ func WrapCBufferWith[T array.Elem](buf unsafe.Pointer, o WrapOptions) (*array.Ar
 // adoptDevice makes b's OpenCL allocation a's device copy (wrapOpts' Ownership).
 func adoptDevice[T array.Elem](a *array.Array[T], b *rt.Buffer, bytes int, o WrapOptions) error {
 	if b.DeviceInterface != rt.OpenCLDeviceInterface() {
-		return fmt.Errorf("halide: WrapCBufferWith: %w: the buffer's device allocation is not an OpenCL one (only OpenCL buffers can be adopted): copy it home with halide_copy_to_host and wrap with IgnoreDevice", ErrIncompatibleDeviceInterface)
+		return fmt.Errorf("halide: WrapCBuffer: %w: the buffer's device allocation is not an OpenCL one (only OpenCL buffers can be adopted): copy it home with halide_copy_to_host and wrap with IgnoreDevice", ErrIncompatibleDeviceInterface)
 	}
 	dev := o.Device
 	if dev == nil {
 		d, err := OpenCLDevice()
 		if err != nil {
-			return fmt.Errorf("halide: WrapCBufferWith: %w: %w", ErrNoDevice, err)
+			return fmt.Errorf("halide: WrapCBuffer: %w: %w", ErrNoDevice, err)
 		}
 		dev = d
 	}
 	d, ok := asCL(dev)
 	if !ok {
-		return fmt.Errorf("halide: WrapCBufferWith: %w: %s is not an OpenCL device", ErrNoDevice, dev.Name())
+		return fmt.Errorf("halide: WrapCBuffer: %w: %s is not an OpenCL device", ErrNoDevice, dev.Name())
 	}
 	adopter, ok := dev.(interface {
 		Adopt(mem uintptr, bytes int, retain bool) (device.Allocation, error)
 	})
 	if !ok {
-		return fmt.Errorf("halide: WrapCBufferWith: %w: %s cannot adopt a cl_mem", ErrNoDevice, dev.Name())
+		return fmt.Errorf("halide: WrapCBuffer: %w: %s cannot adopt a cl_mem", ErrNoDevice, dev.Name())
 	}
 	var ctx rt.Ctx
 	rt.InitCtx(&ctx)
 	if off := rt.OpenCLCropOffset(unsafe.Pointer(&ctx), b); off != 0 {
-		return fmt.Errorf("halide: WrapCBufferWith: %w: the buffer is a device crop (byte offset %d in its cl_mem): wrap its parent, or copy it home with halide_copy_to_host", ErrBadDimensions, off)
+		return fmt.Errorf("halide: WrapCBuffer: %w: the buffer is a device crop (byte offset %d in its cl_mem): wrap its parent, or copy it home with halide_copy_to_host", ErrBadDimensions, off)
 	}
 	mem := rt.OpenCLMem(unsafe.Pointer(&ctx), b)
 	// A reference of the Array's own, whoever owns C's.
 	alloc, err := adopter.Adopt(mem, bytes, true)
 	if err != nil {
 		if errors.Is(err, device.ErrForeign) {
-			return &Error{Pipeline: "(WrapCBufferWith)", Code: int(ErrForeignDevice), err: err, Msg: fmt.Sprintf("the buffer's cl_mem is not of %s's context: pass its device in WrapOptions.Device: %v", d.Name(), err)}
+			return &Error{Pipeline: "(WrapCBuffer)", Code: int(ErrForeignDevice), err: err, Msg: fmt.Sprintf("the buffer's cl_mem is not of %s's context: pass its device in WrapOptions.Device: %v", d.Name(), err)}
 		}
-		return fmt.Errorf("halide: WrapCBufferWith: %w", err)
+		return fmt.Errorf("halide: WrapCBuffer: %w", err)
 	}
 	dirty := b.Flags&rt.DeviceDirty != 0
 	if err := a.DeviceAdopt(d, alloc); err != nil { // frees alloc on error
-		return fmt.Errorf("halide: WrapCBufferWith: %w", err)
+		return fmt.Errorf("halide: WrapCBuffer: %w", err)
 	}
 	if o.Ownership == TakeDevice {
 		// C's struct lets go of its handle, and its reference to the
 		// cl_mem is dropped: the Array's is the one left.
 		if rc := rt.DeviceDetachNative(unsafe.Pointer(&ctx), b); rc != 0 {
-			return &Error{Pipeline: "(WrapCBufferWith)", Code: int(rc), Msg: "halide_device_detach_native failed"}
+			return &Error{Pipeline: "(WrapCBuffer)", Code: int(rc), Msg: "halide_device_detach_native failed"}
 		}
 		rt.ReleaseCLMem(mem)
 		b.Flags &^= rt.DeviceDirty | rt.HostDirty

@@ -28,18 +28,18 @@ func TestWrapCBuffer(t *testing.T) {
 	const x0, y0, w, h = 4, 6, 31, 15
 	for _, p := range []*halide.Pipeline{blur.BlurPipeline, blur.BlurOpenclPipeline} {
 		t.Run(p.Name(), func(t *testing.T) {
-			if p.OpenCL() {
+			if p.API() == "OpenCL" {
 				clDevice(t)
 			}
 			cin := blur.CNewUint16(x0, y0, w, h, w+5) // padded rows
 			defer blur.CFree(cin)
 			cout := blur.CNewUint16(x0+1, y0+1, w-2, h-2, w)
 			defer blur.CFree(cout)
-			in, err := halide.WrapCBuffer[uint16](cin)
+			in, err := halide.WrapCBuffer[uint16](cin, halide.WrapOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := halide.WrapCBuffer[uint16](cout)
+			out, err := halide.WrapCBuffer[uint16](cout, halide.WrapOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,10 +125,10 @@ func TestExportBuffer(t *testing.T) {
 func TestCBufferErrors(t *testing.T) {
 	c := blur.CNewUint16(0, 0, 4, 4, 4)
 	defer blur.CFree(c)
-	if _, err := halide.WrapCBuffer[float32](c); !errors.Is(err, halide.ErrBadType) {
+	if _, err := halide.WrapCBuffer[float32](c, halide.WrapOptions{}); !errors.Is(err, halide.ErrBadType) {
 		t.Errorf("wrong element type: %v", err)
 	}
-	if _, err := halide.WrapCBuffer[uint16](nil); !errors.Is(err, halide.ErrBufferIsNull) {
+	if _, err := halide.WrapCBuffer[uint16](nil, halide.WrapOptions{}); !errors.Is(err, halide.ErrBufferIsNull) {
 		t.Errorf("NULL: %v", err)
 	}
 	// The flags field follows host, device and device_interface.
@@ -140,13 +140,13 @@ func TestCBufferErrors(t *testing.T) {
 	}
 	b := (*hb)(c)
 	b.flags = 2 // device_dirty
-	if _, err := halide.WrapCBuffer[uint16](c); !errors.Is(err, halide.ErrDeviceDirtyWithNoDeviceSupport) {
+	if _, err := halide.WrapCBuffer[uint16](c, halide.WrapOptions{}); !errors.Is(err, halide.ErrDeviceDirtyWithNoDeviceSupport) {
 		t.Errorf("device-dirty: %v", err)
 	}
 	b.flags = 0
 	host := b.host
 	b.host = nil
-	if _, err := halide.WrapCBuffer[uint16](c); !errors.Is(err, halide.ErrHostIsNull) {
+	if _, err := halide.WrapCBuffer[uint16](c, halide.WrapOptions{}); !errors.Is(err, halide.ErrHostIsNull) {
 		t.Errorf("no host: %v", err)
 	}
 	b.host = host
@@ -204,7 +204,7 @@ func TestWrapCBufferHugeDims(t *testing.T) {
 			dims[i] = cDim{extent: m, stride: m}
 		}
 		dims[0].stride = 1
-		a, err := halide.WrapCBuffer[uint16](unsafe.Pointer(cBufWith(t, c, dims)))
+		a, err := halide.WrapCBuffer[uint16](unsafe.Pointer(cBufWith(t, c, dims)), halide.WrapOptions{})
 		if rank == 1 {
 			if err != nil || a.Len() != m {
 				t.Errorf("rank 1: %v", err) // don't print a: C holds 16 of its elements
@@ -215,7 +215,7 @@ func TestWrapCBufferHugeDims(t *testing.T) {
 			t.Errorf("rank %d of extent and stride 2^31-1: got an Array %v, error %v; want ErrBufferExtentsTooLarge", rank, a != nil, err)
 		}
 	}
-	if _, err := halide.WrapCBuffer[uint16](unsafe.Pointer(cBufWith(t, c, []cDim{{extent: -1, stride: 1}}))); !errors.Is(err, halide.ErrBufferExtentsNegative) {
+	if _, err := halide.WrapCBuffer[uint16](unsafe.Pointer(cBufWith(t, c, []cDim{{extent: -1, stride: 1}})), halide.WrapOptions{}); !errors.Is(err, halide.ErrBufferExtentsNegative) {
 		t.Errorf("negative extent: %v", err)
 	}
 }
@@ -239,7 +239,7 @@ func FuzzWrapCBuffer(f *testing.F) {
 			{int32(m2), int32(e2), int32(s2), 0}, {int32(m3), int32(e3), int32(s3), 0},
 		}
 		dims := all[:rank%5]
-		a, err := halide.WrapCBuffer[uint16](unsafe.Pointer(cBufWith(t, c, dims)))
+		a, err := halide.WrapCBuffer[uint16](unsafe.Pointer(cBufWith(t, c, dims)), halide.WrapOptions{})
 		if err != nil {
 			return
 		}

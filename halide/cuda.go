@@ -123,9 +123,6 @@ func cuClosing(d gpuDevice) bool {
 // cuda.ErrNoCUDA and says what is missing.
 func CUDADevice() (device.Device, error) { return backendDefault("CUDA") }
 
-// CUDA reports whether the pipeline runs on CUDA.
-func (p *Pipeline) CUDA() bool { return p.glue == cuGlue }
-
 // enterCU makes d's C state, enters d's gate and routes f's ctx to it.
 func enterCU(p *Pipeline, f *frame, d gpuDevice) error {
 	e, err := cuStateOf(d)

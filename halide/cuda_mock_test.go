@@ -48,7 +48,7 @@ func TestCUDAOnMock(t *testing.T) {
 		copy(iv.Data(), pattern(w, h))
 		before, acq := d.Stats(), halide.CUDAAcquires(d)
 		rr, rw := halide.CUDARuntimeTransfers()
-		err = brighter.BrighterCudaPipeline.CallOn(d, in, uint8(1), out)
+		err = brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d}, in, uint8(1), out)
 		if err == nil || !strings.Contains(err.Error(), "cuLaunchKernel") || !strings.Contains(err.Error(), "CUDA_ERROR_NOT_SUPPORTED") {
 			t.Fatalf("call on the mock: %v, want the launch's CUDA_ERROR_NOT_SUPPORTED (the Device's context and stream)", err)
 		}
@@ -70,7 +70,7 @@ func TestCUDAOnMock(t *testing.T) {
 		for i := range data {
 			data[i] = 7
 		}
-		err = brighter.BrighterCudaPipeline.CallOn(d, array.FromSlice(pattern(w, h), w, h), uint8(1), array.FromSlice(data, w, h))
+		err = brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d}, array.FromSlice(pattern(w, h), w, h), uint8(1), array.FromSlice(data, w, h))
 		if err == nil {
 			t.Fatal("host-only call on the mock succeeded")
 		}
@@ -95,7 +95,7 @@ func TestCUDAOnMock(t *testing.T) {
 			x, y := array.New[uint8](w, h), array.New[uint8](w, h)
 			defer x.Close()
 			defer y.Close()
-			if err := brighter.BrighterCudaPipeline.CallOn(d2, x, uint8(1), y); err == nil || !strings.Contains(err.Error(), "CUDA_ERROR_NOT_SUPPORTED") {
+			if err := brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d2}, x, uint8(1), y); err == nil || !strings.Contains(err.Error(), "CUDA_ERROR_NOT_SUPPORTED") {
 				t.Errorf("call on a second Device: %v, want the launch's error", err)
 			}
 		}()
@@ -111,11 +111,11 @@ func TestCUDAOnMock(t *testing.T) {
 			x, y := array.New[uint8](w, h), array.New[uint8](w, h)
 			defer x.Close()
 			defer y.Close()
-			brighter.BrighterCudaPipeline.CallOn(d3, x, uint8(1), y) // uploads x, then the launch fails
+			brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d3}, x, uint8(1), y) // uploads x, then the launch fails
 			if err := d3.Close(); err != nil {
 				t.Fatal(err)
 			}
-			err = brighter.BrighterCudaPipeline.CallOn(d3, x, uint8(1), y)
+			err = brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d3}, x, uint8(1), y)
 			if !errors.Is(err, halide.ErrDeviceClosed) || !errors.Is(err, cuda.ErrClosed) {
 				t.Errorf("call on a closed Device: %v, want ErrDeviceClosed wrapping cuda.ErrClosed", err)
 			}
@@ -124,7 +124,7 @@ func TestCUDAOnMock(t *testing.T) {
 			}
 		}()
 		// Crops at odd offsets bind as pointers into the root.
-		err = brighter.BrighterCudaPipeline.CallOn(d, in.Crop(0, 3, w-5), uint8(1), out.Crop(0, 3, w-5))
+		err = brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d}, in.Crop(0, 3, w-5), uint8(1), out.Crop(0, 3, w-5))
 		if err == nil || !strings.Contains(err.Error(), "CUDA_ERROR_NOT_SUPPORTED") {
 			t.Errorf("call on crops: %v, want the launch's error", err)
 		}
@@ -138,7 +138,7 @@ func TestCUDAOnMock(t *testing.T) {
 	}
 	defer d.Close()
 	var he *halide.Error
-	if err := brighter.BrighterCudaPipeline.CallOn(d, array.New[uint8](4, 4), uint8(1), array.New[uint8](4, 4)); !errors.As(err, &he) {
+	if err := brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d}, array.New[uint8](4, 4), uint8(1), array.New[uint8](4, 4)); !errors.As(err, &he) {
 		t.Errorf("a call on a fresh Device after another closed: %v, want the launch's *halide.Error", err)
 	}
 }

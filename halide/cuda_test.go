@@ -43,8 +43,8 @@ func cuDeviceOrMock(t testing.TB) *cuda.Device {
 // and the values are the host pipeline's.
 func TestCUDAResident(t *testing.T) {
 	d := cuDevice(t)
-	if !brighter.BrighterCudaPipeline.CUDA() || brighter.BrighterCudaPipeline.OpenCL() {
-		t.Fatalf("brighter_cuda: CUDA %v, OpenCL %v", brighter.BrighterCudaPipeline.CUDA(), brighter.BrighterCudaPipeline.OpenCL())
+	if api := brighter.BrighterCudaPipeline.API(); api != "CUDA" {
+		t.Fatalf("brighter_cuda: API %q, want CUDA", api)
 	}
 	const w, h, n = 257, 131, 8 // odd sizes: the guarded tails run
 	src := pattern(w, h)
@@ -118,7 +118,7 @@ func TestCUDAHostOnly(t *testing.T) {
 	outData := make([]uint8, w*h)
 	out := array.FromSlice(outData, w, h)
 	before := d.Stats()
-	if err := brighter.BrighterCudaPipeline.CallOn(d, in, uint8(k), out); err != nil {
+	if err := brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d}, in, uint8(k), out); err != nil {
 		t.Fatal(err)
 	}
 	s := d.Stats().Sub(before)
@@ -285,9 +285,9 @@ func TestCUDAWrongDevice(t *testing.T) {
 	in, out := array.New[uint8](w, h), array.New[uint8](w, h)
 	defer in.Close()
 	defer out.Close()
-	err := brighter.BrighterCudaPipeline.CallOn(sd, in, uint8(1), out)
+	err := brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: sd}, in, uint8(1), out)
 	if !errors.Is(err, halide.ErrNoDevice) || !strings.Contains(err.Error(), "not a CUDA device") {
-		t.Errorf("CallOn a sim device: %v, want ErrNoDevice naming the fix", err)
+		t.Errorf("Options.Device a sim device: %v, want ErrNoDevice naming the fix", err)
 	}
 	if err := in.CopyToDevice(sd); err != nil {
 		t.Fatal(err)
@@ -299,9 +299,6 @@ func TestCUDAWrongDevice(t *testing.T) {
 	}
 	if s := sd.Stats(); s.D2HCalls != 0 || s.AllocsLive != 1 || out.Device() != nil {
 		t.Errorf("refused calls moved or allocated: %v, out on %v", s, out.Device())
-	}
-	if err := brighter.BrighterCudaPipeline.CallOn(nil, in, uint8(1), out); !errors.Is(err, halide.ErrNoDevice) {
-		t.Errorf("CallOn(nil): %v, want ErrNoDevice", err)
 	}
 }
 
@@ -317,7 +314,7 @@ func TestCUDAClosedDevice(t *testing.T) {
 	in, out := array.New[uint8](w, h), array.New[uint8](w, h)
 	defer in.Close()
 	defer out.Close()
-	if err := brighter.BrighterCudaPipeline.CallOn(d, in, uint8(2), out); err != nil {
+	if err := brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d}, in, uint8(2), out); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Close(); err != nil {
@@ -326,7 +323,7 @@ func TestCUDAClosedDevice(t *testing.T) {
 	if in.Device() != nil || out.Device() != nil {
 		t.Errorf("Close left Arrays on the device: %v, %v", in.Device(), out.Device())
 	}
-	err = brighter.BrighterCudaPipeline.CallOn(d, in, uint8(2), out)
+	err = brighter.BrighterCudaPipeline.CallWith(halide.Options{Device: d}, in, uint8(2), out)
 	if !errors.Is(err, halide.ErrDeviceClosed) || !errors.Is(err, cuda.ErrClosed) {
 		t.Errorf("call on a closed device: %v, want ErrDeviceClosed wrapping cuda.ErrClosed", err)
 	}

@@ -35,7 +35,7 @@ type devArray struct {
 // copy is newer is marked host-dirty: the bridge uploads it, the step
 // Halide's own C stages take with halide_copy_to_device. The upload, and
 // for the first kind a temporary allocation freed after the stage, are
-// counted in the device's Stats; under the transfer guard (device.SetGuard,
+// counted in the device's Stats; under the transfer guard (RESIDENT_TRANSFER_GUARD,
 // the device's own, or the call's Options.Guard) it is refused instead,
 // with an *Error of Code ErrTransferGuard that wraps
 // device.ErrTransferGuard: return it, and the call fails with it.

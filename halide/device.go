@@ -12,52 +12,8 @@ import (
 	"github.com/resident-go/resident/internal/plumb"
 )
 
-// SetDevice makes every later call of the OpenCL pipeline p run on dev
-// (nil: back to the placement rule, whose default is OpenCLDevice()), for
-// example a second GPU or a Device over a context the caller made
-// (opencl.Wrap). dev must be an OpenCL device (device.Native with API
-// "OpenCL"); calls on another kind fail naming the fix. For a CUDA
-// pipeline it is a CUDA device (API "CUDA", cuda.Open; default
-// CUDADevice()). Pipelines are
-// shared values (Lookup returns the same one everywhere): to pick a
-// device for one call only, use CallOn or CallWith. Host pipelines ignore
-// it.
-//
-// Deprecated: it changes every caller's calls of the shared Pipeline;
-// choose the device per call with Options.Device (CallWith,
-// CallContext) or CallOn. It keeps working as documented.
-func (p *Pipeline) SetDevice(dev device.Device) {
-	if isNil(dev) {
-		p.dev.Store(nil)
-		return
-	}
-	p.dev.Store(&dev)
-}
-
-// Device returns the device SetDevice chose, or nil when p's calls are
-// placed by the rule (where their Arrays live, else OpenCLDevice()).
-func (p *Pipeline) Device() device.Device {
-	if d := p.dev.Load(); d != nil {
-		return *d
-	}
-	return nil
-}
-
-// CallOn is Call on dev for this call only: the runtime gets dev's context
-// and queue (through halide_acquire_cl_context and the call's
-// user_context), inputs are uploaded to dev and outputs stay there.
-// Several devices may run pipelines at the same time; each one's calls are
-// serialized on its queue. For a host pipeline dev is ignored. It is
-// CallWith(Options{Device: dev}, args...) with a nil dev refused.
-func (p *Pipeline) CallOn(dev device.Device, args ...any) error {
-	if isNil(dev) && p.gpu {
-		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "CallOn got a nil device: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice(); cuda.Open, CUDADevice() for a CUDA pipeline) or use Call"}
-	}
-	return p.callOn(nil, &Options{Device: dev}, args)
-}
-
 // isNil reports whether d is nil or a typed nil pointer (a nil
-// *opencl.Device), which SetDevice takes as nil and calls refuse.
+// *opencl.Device), which calls refuse.
 func isNil(d device.Device) bool {
 	if d == nil {
 		return true
@@ -68,16 +24,14 @@ func isNil(d device.Device) bool {
 
 // deviceFor chooses the device of one call of an OpenCL pipeline by the
 // module's one placement rule (place.Where; array's doc, "Where work
-// runs"): want, else SetDevice's, is explicit; else the device the
+// runs"): want (Options.Device) is explicit; else the device the
 // operands live on (Move arguments aside: the call may move them); else,
 // with nothing allocated, OpenCLDevice(). It routes the runtime to the
 // device through the frame's user_context and refuses pipelines that use
 // GPU textures, before anything moves.
 func (p *Pipeline) deviceFor(f *frame, want device.Device) (gpuDevice, error) {
 	explicit := want
-	if explicit == nil {
-		explicit = p.Device()
-	} else if isNil(explicit) {
+	if explicit != nil && isNil(explicit) {
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "Options.Device is a nil pointer: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or leave it nil for the placement rule"}
 	}
 	ins, outs := f.ins[:0], f.outs[:0]
@@ -106,7 +60,7 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (gpuDevice, error) {
 			err = b.Closed // wraps device.ErrClosed
 		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-			"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", explicit.Name(), p.glue.open)}
+			"the device %s is closed: pass an open one as Options.Device (%s), or none for the default", explicit.Name(), p.glue.open)}
 	case err != nil:
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: err.Error()}
 	}
@@ -134,7 +88,7 @@ func (p *Pipeline) deviceFor(f *frame, want device.Device) (gpuDevice, error) {
 		}
 		if errors.Is(err, device.ErrClosed) {
 			return nil, &Error{Pipeline: p.name, Code: int(ErrDeviceClosed), err: err, Msg: fmt.Sprintf(
-				"the device %s is closed: pass an open one to SetDevice or CallOn (%s), or nil to SetDevice for the default", dev.Name(), g.open)}
+				"the device %s is closed: pass an open one as Options.Device (%s), or none for the default", dev.Name(), g.open)}
 		}
 		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: err, Msg: fmt.Sprintf("device %s: %v", dev.Name(), err)}
 	}
@@ -147,7 +101,7 @@ func (p *Pipeline) notOn(d device.Device, explicit bool) error {
 	api := p.glue.api
 	if explicit {
 		return &Error{Pipeline: p.name, Code: int(ErrNoDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
-			"the pipeline runs on %s and %s is not %s: pass one (%s) to CallOn, SetDevice or Options.Device, or build the generator for the host", api, d.Name(), p.glue.kind, p.glue.open)}
+			"the pipeline runs on %s and %s is not %s: pass one (%s) as Options.Device, or build the generator for the host", api, d.Name(), p.glue.kind, p.glue.open)}
 	}
 	return &Error{Pipeline: p.name, Code: int(ErrForeignDevice), err: device.ErrForeign, Msg: fmt.Sprintf(
 		"the operands live on %s, which is not %s, and the pipeline runs on %s: move them to one (Array.MoveTo, or DeviceFree then CopyToDevice), or pass halide.Move(it)", d.Name(), p.glue.kind, api)}
@@ -174,7 +128,7 @@ const (
 // entry, before anything else) through our clCreateProgramWithSource,
 // which looks for image parameters and refuses to build them. A pipeline
 // without textures just has its kernels built one call early.
-func (p *Pipeline) checkTexture(cl *rt.CL) error {
+func (p *Pipeline) checkTexture(cl *rt.CL, call *rt.Ctx) error {
 	if p.texture.Load() == textureUnknown && !p.boundsQueries() {
 		// Built with no_bounds_query: it cannot be probed safely (it
 		// would take the query's NULL buffers for real ones), so a
@@ -184,6 +138,8 @@ func (p *Pipeline) checkTexture(cl *rt.CL) error {
 	if p.texture.Load() == textureUnknown {
 		q := p.newQuery()
 		bindCL(&q.f.c.Ctx, cl)
+		// A multi-target pipeline may choose here: with the call's refusals.
+		q.f.c.Ctx.TargetRefused = call.TargetRefused
 		used := rt.TextureProbe(p.argv, q.f.c)
 		p.noteTarget(&q.f.c.Ctx) // a multi-target pipeline chose here
 		args := q.f.c.Ctx.TextureArgNames()

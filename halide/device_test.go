@@ -33,7 +33,7 @@ func openDevice(t testing.TB) *opencl.Device {
 
 // A call on a chosen device runs on its context and queue: its transfers
 // show in its Stats and its acquires, none in the default device's.
-func TestCallOn(t *testing.T) {
+func TestOptionsDevice(t *testing.T) {
 	def := clDevice(t)
 	other := openDevice(t)
 	const w, h, k = 40, 24, 11
@@ -46,7 +46,7 @@ func TestCallOn(t *testing.T) {
 
 	defBefore, otherBefore := def.Stats(), other.Stats()
 	defAcq, otherAcq := halide.DeviceAcquires(def), halide.DeviceAcquires(other)
-	if err := brighter.BrighterPipeline.CallOn(other, in, uint8(k), out); err != nil {
+	if err := brighter.BrighterPipeline.CallWith(halide.Options{Device: other}, in, uint8(k), out); err != nil {
 		t.Fatal(err)
 	}
 	if in.Device() != other || out.Device() != other || !out.DeviceDirty() {
@@ -65,13 +65,8 @@ func TestCallOn(t *testing.T) {
 	ov, _ := out.HostReadOnly()
 	checkImage(t, ov.Data(), src, k)
 
-	// SetDevice: the pipeline's own device until reset.
+	// Another pipeline on the same chosen device.
 	p := blur.BlurOpenclPipeline
-	p.SetDevice(other)
-	defer p.SetDevice(nil)
-	if p.Device() != other {
-		t.Fatal("Device() does not return SetDevice's device")
-	}
 	bo := array.New[uint16](16, 8)
 	defer bo.Close()
 	args, err := p.NewInputs(nil, bo)
@@ -79,11 +74,11 @@ func TestCallOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer args[0].(*array.Array[uint16]).Close()
-	if err := p.Call(args...); err != nil {
+	if err := p.CallWith(halide.Options{Device: other}, args...); err != nil {
 		t.Fatal(err)
 	}
 	if bo.Device() != other {
-		t.Errorf("SetDevice: output on %v, want %s", bo.Device(), other.Name())
+		t.Errorf("Options.Device: output on %v, want %s", bo.Device(), other.Name())
 	}
 }
 
@@ -104,7 +99,7 @@ func TestSeveralDevices(t *testing.T) {
 			av, _ := a.Host()
 			copy(av.Data(), src)
 			for i := 0; i < iters; i++ {
-				if err := brighter.BrighterPipeline.CallOn(d, a, uint8(1), b); err != nil {
+				if err := brighter.BrighterPipeline.CallWith(halide.Options{Device: d}, a, uint8(1), b); err != nil {
 					t.Errorf("device %d: %v", g, err)
 					return
 				}
@@ -147,7 +142,7 @@ func TestUserContext(t *testing.T) {
 	const w, h, k = 20, 20, 5
 	src := pattern(w, h)
 	out := array.New[uint8](w, h)
-	if err := brighter.BrighterPipeline.CallOn(d, array.FromSlice(src, w, h), uint8(k), out); err != nil {
+	if err := brighter.BrighterPipeline.CallWith(halide.Options{Device: d}, array.FromSlice(src, w, h), uint8(k), out); err != nil {
 		t.Fatal(err)
 	}
 	if out.Device() != d {
@@ -171,7 +166,7 @@ func TestUserContext(t *testing.T) {
 		t.Errorf("context references: %d before Wrap, %d during use, %d after Close: the runtime's state for the context was not released", refs, during, after)
 	}
 	// A closed device is refused by name.
-	err = brighter.BrighterPipeline.CallOn(d, array.FromSlice(src, w, h), uint8(k), array.FromSlice(make([]uint8, w*h), w, h))
+	err = brighter.BrighterPipeline.CallWith(halide.Options{Device: d}, array.FromSlice(src, w, h), uint8(k), array.FromSlice(make([]uint8, w*h), w, h))
 	if !errors.Is(err, halide.ErrDeviceClosed) {
 		t.Errorf("call on a closed wrapped device: %v", err)
 	}
@@ -260,24 +255,18 @@ func TestCallOnNotOpenCL(t *testing.T) {
 	in, out := array.New[uint8](w, h), array.New[uint8](w, h)
 	defer in.Close()
 	defer out.Close()
-	err := brighter.BrighterPipeline.CallOn(sd, in, uint8(1), out)
+	err := brighter.BrighterPipeline.CallWith(halide.Options{Device: sd}, in, uint8(1), out)
 	var he *halide.Error
 	if !errors.As(err, &he) || he.Code != int(halide.ErrNoDevice) || !strings.Contains(err.Error(), "not an OpenCL device") || !strings.Contains(err.Error(), "opencl.Open") {
-		t.Fatalf("CallOn(sim): %v, want ErrNoDevice naming an OpenCL device", err)
+		t.Fatalf("Options.Device sim: %v, want ErrNoDevice naming an OpenCL device", err)
 	}
 	if s := sd.Stats(); s.H2DCalls != 0 || in.Device() != nil {
 		t.Errorf("a refused call moved data: %v, in on %v", s, in.Device())
 	}
-	p := brighter.BrighterPipeline
-	p.SetDevice(sd)
-	defer p.SetDevice(nil)
-	if err := p.Call(in, uint8(1), out); !errors.Is(err, halide.ErrNoDevice) {
-		t.Fatalf("SetDevice(sim): %v, want ErrNoDevice", err)
-	}
 }
 
-// A typed nil device (a nil *opencl.Device) is nil to SetDevice and an
-// error to CallOn and CallWith, never a crash.
+// A typed nil device (a nil *opencl.Device) is an error to CallWith,
+// never a crash.
 func TestTypedNilDevice(t *testing.T) {
 	clDevice(t)
 	var d *opencl.Device
@@ -285,17 +274,10 @@ func TestTypedNilDevice(t *testing.T) {
 	defer in.Close()
 	defer out.Close()
 	p := brighter.BrighterPipeline
-	if err := p.CallOn(d, in, uint8(1), out); !errors.Is(err, halide.ErrNoDevice) {
-		t.Errorf("CallOn(nil *opencl.Device): %v, want ErrNoDevice", err)
-	}
 	if err := p.CallWith(halide.Options{Device: d}, in, uint8(1), out); !errors.Is(err, halide.ErrNoDevice) {
 		t.Errorf("CallWith(Device: nil *opencl.Device): %v, want ErrNoDevice", err)
 	}
-	p.SetDevice(d)
-	if p.Device() != nil {
-		t.Errorf("SetDevice(nil *opencl.Device): Device() = %v, want nil", p.Device())
-	}
-	if err := p.Call(in, uint8(1), out); err != nil {
+	if err := p.CallWith(halide.Options{}, in, uint8(1), out); err != nil {
 		t.Error(err)
 	}
 }
@@ -314,9 +296,9 @@ func TestCallOnForeignOpenCL(t *testing.T) {
 	in, out := array.New[uint8](8, 8), array.New[uint8](8, 8)
 	defer in.Close()
 	defer out.Close()
-	err := brighter.BrighterPipeline.CallOn(d, in, uint8(1), out)
+	err := brighter.BrighterPipeline.CallWith(halide.Options{Device: d}, in, uint8(1), out)
 	if !errors.Is(err, halide.ErrNoDevice) {
-		t.Fatalf("CallOn(a device only saying OpenCL): %v, want ErrNoDevice", err)
+		t.Fatalf("Options.Device a device only saying OpenCL: %v, want ErrNoDevice", err)
 	}
 	if s := d.Stats(); s.H2DCalls != 0 || s.AllocsLive != 0 || in.Device() != nil {
 		t.Fatalf("the refused call moved or allocated: %v, input on %v", s, in.Device())

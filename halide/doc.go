@@ -38,8 +38,8 @@
 // Array resident on another device is refused (ErrForeignDevice) before
 // anything moves, unless passed as Move(it). A device-dirty input to a host pipeline is copied to host
 // first. Every automatic transfer honours the transfer guard
-// (device.SetGuard; device.SetDeviceGuard for one device, Options.Guard
-// for one call), and each OpenCL call is paced so unsynced loops keep
+// (device.SetDeviceGuard for one device, Options.Guard or
+// device.WithGuard for one call, RESIDENT_TRANSFER_GUARD from start-up), and each OpenCL call is paced so unsynced loops keep
 // a bounded number of commands in flight.
 //
 // The binary's one Halide runtime (internal/rt's
@@ -57,7 +57,7 @@
 //
 // The OpenCL glue runs each call on the call's OpenCL device (a
 // device.Device whose device.Native API is "OpenCL", such as an
-// *opencl.Device: CallOn, CallWith, SetDevice, else the placement rule),
+// *opencl.Device: Options.Device, else the placement rule),
 // handing the runtime that device's context and queue through the call's
 // user_context, and releases the runtime's state for a context when its
 // Device closes. The runtime's error handler routes each runtime
@@ -66,8 +66,8 @@
 //
 // CUDA pipelines (halide-gen -target cuda) are called exactly as OpenCL
 // ones, with the same residency rules, on a CUDA device (a device.Native
-// whose API is "CUDA", such as a *cuda.Device: CallOn, CallWith,
-// SetDevice, else where the Arrays live, else CUDADevice()). The runtime
+// whose API is "CUDA", such as a *cuda.Device: Options.Device, else
+// where the Arrays live, else CUDADevice()). The runtime
 // gets that device's primary context and its stream (the library
 // overrides halide_cuda_acquire_context, _release_context and
 // _get_stream), so kernels queue in order behind the device's own uploads
@@ -88,9 +88,11 @@
 // transfer guard, the user context, the hooks and the entry point
 // (Options.Callbacks) for that call only; CallContext(ctx, Options{...},
 // args...) also stops a call whose ctx is done before the pipeline is
-// queued (ErrCanceled). SetDevice, SetPrint and SetTrace, which change
-// every caller's calls, are deprecated in their favour; WithCallbacks
-// declares a pipeline with Go extern stages once, at init.
+// queued (ErrCanceled). Nothing a call chooses changes the shared
+// Pipeline or the process: WithCallbacks returns another Pipeline value
+// (for pipelines with Go extern stages; halide-gen's wrappers keep it),
+// and two goroutines may call one Pipeline with different Options at once
+// (TestConcurrentOptions).
 // Options.Context is the call's own user context, a Go value that its
 // hooks (Hooks, TraceEvent.Context) and Go extern stages
 // (ExternCall.Context) receive, while Halide's user_context pointer keeps
@@ -107,14 +109,14 @@
 // trace, malloc, can_use_target_features, OpenCL build options, …) are
 // honoured when C calls them, beside the library's own Go hooks; the
 // table in setters.go says, for each, what the library does and which Go
-// call replaces it (SetPrint, SetTrace, Hooks, RefuseTargetFeatures,
-// SetOpenCLBuildOptions). Pipeline.Target of a multi-target pipeline names
+// option replaces it (Options.Hooks, Options.RefuseTargetFeatures,
+// Options.OpenCLBuildOptions). Pipeline.Target of a multi-target pipeline names
 // the target its first call chose.
 //
 // Bounds asks a pipeline which input regions an output needs (Halide's
 // bounds query) and NewInputs allocates them. WrapCBuffer and ExportBuffer
-// move buffers across the C boundary as halide_buffer_t's; WrapCBufferWith
-// also adopts a C buffer's OpenCL allocation (Ownership), and PassCBuffer
+// move buffers across the C boundary as halide_buffer_t's; WrapCBuffer's
+// WrapOptions also adopt a C buffer's OpenCL allocation (Ownership), and PassCBuffer
 // hands a C buffer to a call as it is, for layouts an Array cannot hold.
 // Go extern stages declared DeviceAPI::OpenCL take their buffers on the
 // device with ExternDeviceArray, which uploads an input Halide computed on

@@ -131,7 +131,7 @@ const (
 	// the call's and the caller did not opt in to moving it.
 	ErrForeignDevice Code = -1004
 	// ErrTransferGuard: a transfer the call would make is refused by the
-	// transfer guard (device.SetGuard). The *Error also wraps
+	// transfer guard (device.Guarded). The *Error also wraps
 	// device.ErrTransferGuard.
 	ErrTransferGuard Code = -1005
 	// -1006 was ErrUnalignedCrop: unaligned crops now run on an aligned

@@ -2,6 +2,7 @@ package halide_test
 
 import (
 	"errors"
+	"github.com/resident-go/resident/internal/guard"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestNilBuffers(t *testing.T) {
 		} {
 			for _, pos := range []string{"input", "output"} {
 				t.Run(p.Name()+"/"+tc.name+"/"+pos, func(t *testing.T) {
-					if p.OpenCL() {
+					if p.API() == "OpenCL" {
 						clDevice(t)
 					}
 					args := []any{tc.arg, uint8(1), out()}
@@ -83,7 +84,7 @@ func TestErrorCodes(t *testing.T) {
 	img := func(w, h int) *array.Array[uint8] { return array.FromSlice(make([]uint8, w*h), w, h) }
 	for _, p := range []*halide.Pipeline{params.ParamsPipeline, params.ParamsOpenclPipeline} {
 		t.Run(p.Name(), func(t *testing.T) {
-			if p.OpenCL() {
+			if p.API() == "OpenCL" {
 				clDevice(t)
 			}
 			for _, tc := range []struct {
@@ -141,8 +142,8 @@ func TestRefusalCodes(t *testing.T) {
 	t.Run("transfer guard", func(t *testing.T) {
 		a := array.New[uint8](w, h)
 		defer a.Close()
-		was := device.SetGuard(true)
-		defer device.SetGuard(was)
+		was := guard.Set(true)
+		defer guard.Set(was)
 		err := brighter.Brighter(a, 1, array.New[uint8](w, h))
 		if !errors.Is(err, halide.ErrTransferGuard) || !errors.Is(err, device.ErrTransferGuard) {
 			t.Errorf("got %v, want ErrTransferGuard (and device.ErrTransferGuard)", err)
@@ -154,15 +155,9 @@ func TestRefusalCodes(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.Close()
-		err = brighter.BrighterPipeline.CallOn(d, array.FromSlice(make([]uint8, w*h), w, h), uint8(1), array.FromSlice(make([]uint8, w*h), w, h))
+		err = brighter.BrighterPipeline.CallWith(halide.Options{Device: d}, array.FromSlice(make([]uint8, w*h), w, h), uint8(1), array.FromSlice(make([]uint8, w*h), w, h))
 		if !errors.Is(err, halide.ErrDeviceClosed) || !errors.Is(err, opencl.ErrClosed) {
 			t.Errorf("got %v, want ErrDeviceClosed", err)
-		}
-	})
-	t.Run("nil device", func(t *testing.T) {
-		err := brighter.BrighterPipeline.CallOn(nil, array.FromSlice(make([]uint8, w*h), w, h), uint8(1), array.FromSlice(make([]uint8, w*h), w, h))
-		if !errors.Is(err, halide.ErrNoDevice) {
-			t.Errorf("got %v, want ErrNoDevice", err)
 		}
 	})
 }
@@ -234,12 +229,11 @@ func TestHalideMsg(t *testing.T) {
 		} {
 			t.Run(p.Name()+"/"+tc.name, func(t *testing.T) {
 				call := p.Call
-				if p.OpenCL() {
+				if p.API() == "OpenCL" {
 					d := freshCL(t)
-					if err := halide.SetOpenCLBuildOptions(d, "-cl-mad-enable"); err != nil {
-						t.Fatal(err)
+					call = func(args ...any) error {
+						return p.CallWith(halide.Options{Device: d, OpenCLBuildOptions: "-cl-mad-enable"}, args...)
 					}
-					call = func(args ...any) error { return p.CallOn(d, args...) }
 				}
 				n0, _, _ := blur.CErrors()
 				blur.CSetErrorHandler(true)
@@ -256,7 +250,7 @@ func TestHalideMsg(t *testing.T) {
 				if !strings.Contains(he.Msg, last) {
 					t.Errorf("Msg %q lacks the handler's %q", he.Msg, last)
 				}
-				if p.OpenCL() && !strings.Contains(he.Msg, "-cl-mad-enable") {
+				if p.API() == "OpenCL" && !strings.Contains(he.Msg, "-cl-mad-enable") {
 					t.Errorf("Msg %q lacks the build options", he.Msg)
 				}
 			})

@@ -3,6 +3,7 @@ package halide_test
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/internal/plumb"
 	"os"
 	"strings"
@@ -89,8 +90,8 @@ func TestLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.OpenCL() || !strings.Contains(p.Target(), "user_context") || !strings.HasPrefix(p.Target(), "x86-64-linux") {
-		t.Errorf("brighter: OpenCL %v target %s", p.OpenCL(), p.Target())
+	if !(p.API() == "OpenCL") || !strings.Contains(p.Target(), "user_context") || !strings.HasPrefix(p.Target(), "x86-64-linux") {
+		t.Errorf("brighter: OpenCL %v target %s", p.API() == "OpenCL", p.Target())
 	}
 	// Every committed pipeline: the portable CPU features (Halide prints
 	// them sorted), no AVX-512, user_context and no_runtime.
@@ -384,7 +385,7 @@ func TestNonZeroMins(t *testing.T) {
 		p    *halide.Pipeline
 	}{{"host", scale3d.Scale3dPipeline}, {"opencl", scale3d.Scale3dOpenclPipeline}} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.p.OpenCL() {
+			if tc.p.API() == "OpenCL" {
 				clDevice(t)
 			}
 			in := array.NewWithMins[float32](mins, ext)
@@ -457,7 +458,7 @@ func TestErrors(t *testing.T) {
 				"Input buffer input is accessed at 11, which is beyond the max (9) in dimension 1"},
 		} {
 			t.Run(p.Name()+"/"+tc.name, func(t *testing.T) {
-				if p.OpenCL() {
+				if p.API() == "OpenCL" {
 					clDevice(t)
 				}
 				err := p.Call(tc.args...)
@@ -483,7 +484,7 @@ func TestConcurrentErrors(t *testing.T) {
 	const goroutines, iters = 8, 25
 	for _, p := range []*halide.Pipeline{brighter.BrighterHostPipeline, brighter.BrighterPipeline} {
 		t.Run(p.Name(), func(t *testing.T) {
-			if p.OpenCL() {
+			if p.API() == "OpenCL" {
 				clDevice(t)
 			}
 			var wg sync.WaitGroup
@@ -568,8 +569,8 @@ func TestTransferGuard(t *testing.T) {
 	if err := brighter.Brighter(a, 1, b); err != nil {
 		t.Fatal(err)
 	}
-	was := device.SetGuard(true)
-	defer device.SetGuard(was)
+	was := guard.Set(true)
+	defer guard.Set(was)
 	if err := brighter.Brighter(b, 1, a); err != nil {
 		t.Fatalf("resident call under the guard: %v", err)
 	}

@@ -3,10 +3,8 @@ package halide
 import (
 	"fmt"
 	"github.com/resident-go/resident/halide/internal/rt"
-	"io"
 	"os"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -16,22 +14,27 @@ import (
 // Two entry points lead into a pipeline. The fast one (gohl_call) is
 // marked #cgo nocallback and noescape; the one for pipelines that call Go
 // (gohl_call_cb) is not, since cgo kills the process when a nocallback call
-// reaches Go. A pipeline takes the second once WithCallbacks is set, which
-// halide-gen's wrappers do for pipelines with Go extern stages, print or
-// trace. On the fast entry point the hooks fall back to the runtime's
+// reaches Go. A call takes the second when its Pipeline came from
+// WithCallbacks (halide-gen's wrappers for pipelines with Go extern
+// stages, print or trace) or its Options ask for it (Hooks, Callbacks). On the fast entry point the hooks fall back to the runtime's
 // defaults instead of calling Go, so nothing there can kill the process.
 
-// WithCallbacks makes every call of p (whoever looked it up) go through the
-// entry point that lets the pipeline call back into Go: SetPrint's writer,
-// SetTrace's function and extern stages written in Go (RegisterExtern). It
-// returns p. Without it, print and trace go to the runtime's defaults and a
-// Go extern stage fails the call. Calls that may call back cost about
-// the same as the others (BenchmarkEntryPoints). It declares what the
-// pipeline is (halide-gen's wrappers call it at init, before any call);
-// for one call, use Options.Callbacks.
+// WithCallbacks returns a Pipeline like p whose every call goes through
+// the entry point that lets the pipeline call back into Go, as extern
+// stages written in Go (RegisterExtern) need; p itself is unchanged, so
+// whoever else looked it up keeps the fast entry point. halide-gen's
+// wrappers keep the copy in their NAMEPipeline variable. Without it a Go
+// extern stage fails the call (or give one call Options.Callbacks); a
+// call with Hooks takes that entry point by itself. Calls that may call
+// back cost about the same as the others (BenchmarkEntryPoints).
 func (p *Pipeline) WithCallbacks() *Pipeline {
-	p.callsBack.Store(true)
-	return p
+	q := &Pipeline{name: p.name, target: p.target, glue: p.glue, gpu: p.gpu, argv: p.argv,
+		args: p.args, params: p.params, bufs: p.bufs, userCtx: p.userCtx, placeOp: p.placeOp}
+	q.texture.Store(p.texture.Load())
+	q.texArgs.Store(p.texArgs.Load())
+	q.ran.Store(p.ran.Load())
+	q.callsBack.Store(true)
+	return q
 }
 
 // Callbacks reports whether calls of p may call back into Go (WithCallbacks).
@@ -49,66 +52,12 @@ func (p *Pipeline) invoke(f *frame) int {
 	return rc
 }
 
-type hookSet struct {
-	print io.Writer
-	trace TraceFunc
-}
-
-var (
-	hooks   atomic.Pointer[hookSet] // read by the callbacks, lock-free
-	hooksMu sync.Mutex              // serializes SetPrint and SetTrace
-)
-
-// SetPrint sends what pipelines print (Halide's print, print_when, the
-// default trace output, halide_print) to w, one Write per message. nil, the
-// default, leaves it to the runtime, which writes to standard error (file
-// descriptor 2). Only calls of pipelines with callbacks (WithCallbacks)
-// reach w; the others print to standard error. w may be called from
-// Halide's worker threads at once, and must not keep the slice it is given.
-//
-// Deprecated: it is process-wide; give a call its own hook with
-// Options.Hooks (Hooks.Print, CallWith), which also takes the entry point
-// that may call Go. It keeps working as documented.
-func SetPrint(w io.Writer) {
-	hooksMu.Lock()
-	defer hooksMu.Unlock()
-	h := *loadHooks()
-	h.print = w
-	storeHooks(&h)
-}
-
 // TraceFunc receives Halide's trace events (Func::trace_stores,
 // trace_loads, trace_realizations, trace_tag). It may be called from
-// several of Halide's worker threads at once.
+// several of Halide's worker threads at once. Event ids for parents are
+// assigned here. It must not panic: a panic is reported on standard
+// error and the event dropped.
 type TraceFunc func(e *TraceEvent)
-
-// SetTrace sends trace events of pipelines with callbacks (WithCallbacks)
-// to fn; nil, the default, restores the runtime's own tracing (printed, or
-// written to $HL_TRACE_FILE). Event ids for parents are assigned here. fn
-// must not panic: a panic is reported on standard error and the event
-// dropped.
-//
-// Deprecated: it is process-wide; give a call its own hook with
-// Options.Hooks (Hooks.Trace, CallWith). It keeps working as documented.
-func SetTrace(fn TraceFunc) {
-	hooksMu.Lock()
-	defer hooksMu.Unlock()
-	h := *loadHooks()
-	h.trace = fn
-	storeHooks(&h)
-}
-
-func loadHooks() *hookSet {
-	if h := hooks.Load(); h != nil {
-		return h
-	}
-	return &hookSet{}
-}
-
-func storeHooks(h *hookSet) {
-	hooks.Store(h)
-	rt.EnableHooks(h.print != nil, h.trace != nil)
-}
 
 func init() {
 	rt.OnPrint, rt.OnTrace, rt.OnExtern = onPrint, onTrace, onExtern
@@ -121,12 +70,7 @@ func onPrint(slot int32, msg unsafe.Pointer, n int) {
 		st.hooks.Print(st.ctx, b)
 		return
 	}
-	h := hooks.Load()
-	if h == nil || h.print == nil {
-		rt.DefaultPrint(msg)
-		return
-	}
-	h.print.Write(b)
+	rt.DefaultPrint(msg)
 }
 
 // TraceEventCode is halide_trace_event_code_t.
@@ -189,11 +133,6 @@ func onTrace(slot int32, e *rt.TraceEvent) int32 {
 		ctx = st.ctx
 		if st.hooks != nil {
 			trace = st.hooks.Trace
-		}
-	}
-	if trace == nil {
-		if h := hooks.Load(); h != nil {
-			trace = h.trace
 		}
 	}
 	if trace == nil {

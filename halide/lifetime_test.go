@@ -164,9 +164,9 @@ func TestDeviceClosedUnderCalls(t *testing.T) {
 				for range 400 {
 					var err error
 					if g == 2 {
-						err = p.CallOn(dev, in, uint8(1), host) // host-only output: temporaries
+						err = p.CallWith(halide.Options{Device: dev}, in, uint8(1), host) // host-only output: temporaries
 					} else {
-						err = p.CallOn(dev, in, uint8(1), out)
+						err = p.CallWith(halide.Options{Device: dev}, in, uint8(1), out)
 						in, out = out, in
 					}
 					switch {
@@ -318,11 +318,11 @@ func TestLifetimeStress(t *testing.T) {
 					var err error
 					switch (g + i) % 3 {
 					case 0:
-						err = brighter.BrighterPipeline.CallOn(dev, shared, uint8(1), out)
+						err = brighter.BrighterPipeline.CallWith(halide.Options{Device: dev}, shared, uint8(1), out)
 					case 1:
 						err = brighter.BrighterHost(shared, 1, out.Crop(1, 0, h/2))
 					default:
-						err = brighter.BrighterPipeline.CallOn(dev, shared, uint8(1), out.Crop(0, 0, w/2))
+						err = brighter.BrighterPipeline.CallWith(halide.Options{Device: dev}, shared, uint8(1), out.Crop(0, 0, w/2))
 					}
 					switch {
 					case err == nil:
@@ -366,7 +366,7 @@ func TestRecycledDeviceStateRefusesStaleCalls(t *testing.T) {
 	p := brighter.BrighterPipeline
 	in := array.FromSlice(pattern(8, 8), 8, 8)
 	out := array.FromSlice(make([]uint8, 64), 8, 8)
-	if err := p.CallOn(old, in, uint8(1), out); err != nil { // old's state exists
+	if err := p.CallWith(halide.Options{Device: old}, in, uint8(1), out); err != nil { // old's state exists
 		t.Fatal(err)
 	}
 	var nd *opencl.Device
@@ -392,7 +392,7 @@ func TestRecycledDeviceStateRefusesStaleCalls(t *testing.T) {
 		t.Fatalf("a call bound to the closed device ran: code %d, %d acquires of the new device's context; want a failed acquire", rc, n)
 	}
 	// The new device works for calls made on it.
-	if err := p.CallOn(nd, in, uint8(1), out); err != nil {
+	if err := p.CallWith(halide.Options{Device: nd}, in, uint8(1), out); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,6 +2,7 @@ package halide_test
 
 import (
 	"errors"
+	"github.com/resident-go/resident/internal/guard"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -26,9 +27,9 @@ func TestMoveOptIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.SetDeviceDirty(true)
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	err := brighter.Brighter(halide.Move(in), 2, out)
-	device.SetGuard(was)
+	guard.Set(was)
 	if !errors.Is(err, device.ErrTransferGuard) || sd.Stats().D2HCalls != 0 {
 		t.Fatalf("guarded move: %v, %v", err, sd.Stats())
 	}
@@ -48,7 +49,7 @@ func TestMoveOptIn(t *testing.T) {
 func TestEmptyArrayNotBoundsQuery(t *testing.T) {
 	for _, p := range []*halide.Pipeline{brighter.BrighterHostPipeline, brighter.BrighterPipeline} {
 		t.Run(p.Name(), func(t *testing.T) {
-			if p.OpenCL() {
+			if p.API() == "OpenCL" {
 				clDevice(t)
 			}
 			empty := array.New[uint8](0, 0)

@@ -2,6 +2,7 @@ package halide_test
 
 import (
 	"errors"
+	"github.com/resident-go/resident/internal/guard"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -43,9 +44,9 @@ func runWhereDataIs(t *testing.T, d0, d1 *opencl.Device, path device.Path) {
 		t.Fatal(err)
 	}
 	out := array.New[uint8](w, h)
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	err := brighter.Brighter(in, 2, out) // runs on d1, where in lives
-	device.SetGuard(was)
+	guard.Set(was)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,13 @@ func enterCL(p *Pipeline, f *frame, d gpuDevice) error {
 	// Inside the gate until call returns (f.gate): the device's close
 	// waits for this call before it releases anything the call uses.
 	f.gate = &e.deviceGate
-	if err := p.checkTexture(e.cl); err != nil {
+	if f.clOpts != "" {
+		// Before the texture probe, which builds the kernels.
+		if err := p.setBuildOptions(d, e, f.clOpts); err != nil {
+			return err
+		}
+	}
+	if err := p.checkTexture(e.cl, &f.c.Ctx); err != nil {
 		return err
 	}
 	bindCL(&f.c.Ctx, e.cl)
@@ -168,7 +174,7 @@ func closing(d gpuDevice) bool {
 // like Halide's own runtime. When C code chose otherwise with Halide's
 // halide_opencl_set_platform_name or halide_opencl_set_device_type, it is
 // the device those name instead (opened once per choice, kept open).
-// Pipeline.SetDevice and CallOn choose another. Its Stats count every
+// A call's Options.Device chooses another. Its Stats count every
 // transfer a call makes. It is an *opencl.Device, found through the
 // backend registry: package halide imports no device package.
 func OpenCLDevice() (device.Device, error) {

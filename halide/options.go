@@ -10,36 +10,61 @@ import (
 )
 
 // Options are one call's choices, for CallWith. The zero value is Call's:
-// the pipeline's device (SetDevice) or the placement rule, the
-// process-wide hooks and transfer guard, no user context. Options are
+// the placement rule, the runtime's print and trace, the device's
+// transfer guard, no user context. Options are
 // per call: two goroutines may call one Pipeline with different Options
 // at once, on different devices, with different contexts and hooks;
 // nothing of the Pipeline changes.
 type Options struct {
-	// Device runs an OpenCL pipeline on this OpenCL device for this call
-	// (as CallOn); nil: SetDevice's, else the placement rule (where the
-	// Arrays live, else OpenCLDevice()). Host pipelines ignore it.
+	// Device runs a GPU pipeline on this device for this call: the
+	// runtime gets its context and queue (through the call's
+	// user_context), inputs are uploaded to it and outputs stay there. An
+	// OpenCL pipeline takes an OpenCL device, a CUDA one a CUDA device.
+	// nil: the placement rule (where the Arrays live, else OpenCLDevice()
+	// or CUDADevice()); a typed nil pointer is refused (ErrNoDevice). Host
+	// pipelines ignore it.
 	Device device.Device
 	// Guard refuses, for this call, every transfer the call would make on
 	// its own (an upload of a host-newer input, a copy home of a
 	// device-dirty input or of a host-only value), with an error wrapping
 	// device.ErrTransferGuard, before anything moves: the transfer guard
-	// scoped to one call. It adds to the process-wide guard
-	// (device.SetGuard) and the device's own (device.SetDeviceGuard); it
-	// cannot lift them.
+	// scoped to one call. It adds to the device's own guard
+	// (device.SetDeviceGuard) and RESIDENT_TRANSFER_GUARD's; it cannot
+	// lift them.
 	Guard bool
 	// Context is the call's user context: a Go value that every Go hook
-	// of the call (Hooks, and the process-wide SetTrace's TraceEvent)
+	// of the call (Hooks, and its Trace's TraceEvent)
 	// and every Go extern stage (ExternCall.Context) receives, as Halide
 	// hands user_context to its hooks. The library keeps using Halide's
 	// own user_context pointer to route the call (errors, the OpenCL
 	// device); Context travels beside it, by the frame's slot.
 	Context any
-	// Hooks are the call's own Go hooks; nil: the process-wide ones.
+	// Hooks are the call's own Go hooks; nil: the runtime's print and
+	// trace (or what C set with halide_set_custom_print, _trace).
 	Hooks *Hooks
+	// RefuseTargetFeatures makes a multi-target pipeline skip, in this
+	// call, every target that needs one of these features (Halide's
+	// names: "avx512_skylake", "fma", …), as if the CPU lacked them
+	// (halide_set_custom_can_use_target_features for one call, applied
+	// after what C set). A multi-target pipeline chooses its target once,
+	// at its first call, for the whole process: only that call's refusals
+	// count. An unknown name fails the call before anything runs.
+	RefuseTargetFeatures []string
+	// OpenCLBuildOptions are given to the OpenCL compiler when this call
+	// builds the pipeline's kernels on its device
+	// (halide_opencl_set_build_options for one device), after the
+	// process-wide ones (what C set, else $HL_OCL_BUILD_OPTIONS). Kernels
+	// are built once per device, at its first call, so the device keeps
+	// the options of the first call that gives them: a call whose device
+	// built kernels already, or has other options, fails before anything
+	// moves with an error wrapping ErrBuildOptionsLate (the same options
+	// again are fine). A build that fails (a bad option) fails the call
+	// with the runtime's error, to which the device's options are added.
+	// At most 511 bytes. Pipelines other than OpenCL ones ignore it.
+	OpenCLBuildOptions string
 	// Callbacks runs this call through the entry point that may call
-	// back into Go (Go extern stages, print, trace), as WithCallbacks
-	// does for every call of the pipeline.
+	// back into Go (Go extern stages), as every call of a WithCallbacks
+	// pipeline does.
 	Callbacks bool
 }
 
@@ -80,7 +105,7 @@ func guardError(what string) error {
 }
 
 // Hooks are one call's Go hooks (Options.Hooks). A nil field leaves that
-// hook to the process-wide one (SetPrint, SetTrace; none for Error). Each
+// hook to the runtime (or what C set; none for Error). Each
 // gets the call's Options.Context. A call with Hooks takes the entry
 // point that may call Go, as WithCallbacks does for every call.
 type Hooks struct {

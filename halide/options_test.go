@@ -13,6 +13,7 @@ import (
 	"github.com/resident-go/resident/device/opencl/opencltest"
 	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/halide/examples/callbacks"
 )
 
 // Two goroutines call one Pipeline on the two halves of the CPU device at
@@ -49,9 +50,6 @@ func TestCallWithTwoDevicesAtOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if p.Device() != nil {
-		t.Errorf("CallWith changed the Pipeline's device: %v", p.Device())
-	}
 	if halide.DeviceAcquires(d0) == acq0 || halide.DeviceAcquires(d1) == acq1 {
 		t.Errorf("the runtime did not run on both halves: acquires %d→%d, %d→%d", acq0, halide.DeviceAcquires(d0), acq1, halide.DeviceAcquires(d1))
 	}
@@ -81,8 +79,8 @@ func TestScopedGuard(t *testing.T) {
 	if s := d0.Stats().Sub(before); s.H2DCalls != 0 || in.Device() != nil {
 		t.Errorf("a refused call moved data: %+v", s)
 	}
-	if device.Guarded() {
-		t.Fatal("Options.Guard turned the process-wide guard on")
+	if device.Guarded(nil, d0) {
+		t.Fatal("Options.Guard turned a guard beyond the call on")
 	}
 	// The guard a context carries (device.WithGuard) refuses the same.
 	if err := p.CallContext(device.WithGuard(context.Background()), halide.Options{Device: d0}, in, uint8(1), out); !errors.Is(err, device.ErrTransferGuard) {
@@ -112,8 +110,8 @@ func TestScopedGuard(t *testing.T) {
 	if err := p.CallWith(halide.Options{Device: d1}, in1, uint8(1), out1); !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("d1's guard with a host-newer input: %v, want ErrTransferGuard", err)
 	}
-	if !device.GuardedOn(d1) || device.GuardedOn(d0) || device.Guarded() {
-		t.Errorf("GuardedOn(d1) %v, GuardedOn(d0) %v, Guarded() %v: want true, false, false", device.GuardedOn(d1), device.GuardedOn(d0), device.Guarded())
+	if !device.Guarded(nil, d1) || device.Guarded(nil, d0) || device.Guarded(nil, nil) {
+		t.Errorf("Guarded(d1) %v, Guarded(d0) %v, Guarded(nil) %v: want true, false, false", device.Guarded(nil, d1), device.Guarded(nil, d0), device.Guarded(nil, nil))
 	}
 	in2 := fresh()
 	defer in2.Close()
@@ -131,5 +129,87 @@ func TestScopedGuard(t *testing.T) {
 	device.SetDeviceGuard(d1, false)
 	if err := p.CallWith(halide.Options{Device: d1}, in1, uint8(1), out1); err != nil {
 		t.Fatalf("d1 after its guard is off: %v", err)
+	}
+}
+
+// TestConcurrentOptions: goroutines call one Pipeline at once, each with
+// its own per-call settings — hooks and user context, none, the guard or
+// not — and none sees another's: each hook hears only its own call (its
+// own context), calls without hooks reach no hook, and one call's guard
+// refuses only that call. Run it with -race.
+func TestConcurrentOptions(t *testing.T) {
+	const n, rounds = 8, 20
+	type heard struct {
+		mu             sync.Mutex
+		prints, traces int
+		foreign        []any
+	}
+	var got [n]heard
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() {
+			h := &got[g]
+			note := func(ctx any) {
+				if ctx != g {
+					h.foreign = append(h.foreign, ctx)
+				}
+			}
+			o := halide.Options{Context: g, Hooks: &halide.Hooks{
+				Print: func(ctx any, _ []byte) { h.mu.Lock(); defer h.mu.Unlock(); h.prints++; note(ctx) },
+				Trace: func(e *halide.TraceEvent) {
+					h.mu.Lock()
+					defer h.mu.Unlock()
+					h.traces++
+					if e.Context != nil { // nil from Halide's worker threads
+						note(e.Context)
+					}
+				},
+			}}
+			if g%2 == 1 {
+				o = halide.Options{} // no hooks: the runtime's print and trace
+			}
+			src, dst := make([]int32, 8), make([]int32, 8)
+			for range rounds {
+				if err := callbacks.PrinterPipeline.CallWith(o, array.FromSlice(src, 8), array.FromSlice(dst, 8)); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for g := range n {
+		h := &got[g]
+		switch {
+		case len(h.foreign) > 0:
+			t.Errorf("goroutine %d's hooks heard other calls: contexts %v", g, h.foreign)
+		case g%2 == 0 && (h.prints != rounds || h.traces < 8*rounds):
+			t.Errorf("goroutine %d's hooks: %d prints, %d trace events; want %d and at least %d", g, h.prints, h.traces, rounds, 8*rounds)
+		case g%2 == 1 && h.prints+h.traces != 0:
+			t.Errorf("goroutine %d has no hooks but heard %d prints, %d events", g, h.prints, h.traces)
+		}
+	}
+
+	// The guard of one call, beside calls without it, on one device.
+	d := clDevice(t)
+	const w, h = 16, 8
+	var refused, ran [n]bool
+	for g := range n {
+		wg.Go(func() {
+			in, out := array.New[uint8](w, h), array.New[uint8](w, h)
+			defer in.Close()
+			defer out.Close()
+			hv, _ := in.Host() // host-newer: the call would upload it
+			copy(hv.Data(), pattern(w, h))
+			err := brighter.BrighterPipeline.CallWith(halide.Options{Device: d, Guard: g%2 == 0}, in, uint8(1), out)
+			refused[g] = errors.Is(err, device.ErrTransferGuard)
+			ran[g] = err == nil
+		})
+	}
+	wg.Wait()
+	for g := range n {
+		if want := g%2 == 0; refused[g] != want || ran[g] == want {
+			t.Errorf("goroutine %d (guard %v): refused %v, ran %v", g, want, refused[g], ran[g])
+		}
 	}
 }

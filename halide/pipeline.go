@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/halide/internal/goname"
 )
 
@@ -157,9 +156,8 @@ type Pipeline struct {
 	userCtx bool
 	placeOp string // "pipeline NAME", as place.Where names the call
 
-	dev     atomic.Pointer[device.Device] // SetDevice's choice; nil: the placement rule
-	texture atomic.Int32                  // textureUnknown, textureNone or textureUsed (device.go)
-	texArgs atomic.Pointer[string]        // the arguments stored as textures
+	texture atomic.Int32           // textureUnknown, textureNone or textureUsed (device.go)
+	texArgs atomic.Pointer[string] // the arguments stored as textures
 
 	callsBack atomic.Bool            // calls may call back into Go (hooks.go)
 	ran       atomic.Pointer[string] // the target a multi-target pipeline chose (setters.go)
@@ -173,7 +171,7 @@ func (p *Pipeline) Name() string { return p.name }
 // Target is the Halide target the pipeline runs: the one it was compiled
 // for, or, for a multi-target pipeline (halide-gen -target a,b), the
 // target its first call chose, the first listed whose features the CPU
-// has (RefuseTargetFeatures aside), in Halide's spelling (features
+// has (Options.RefuseTargetFeatures aside), in Halide's spelling (features
 // sorted). Before that call a multi-target pipeline reports its
 // wrapper's target: the fallback's, with no_bounds_query.
 func (p *Pipeline) Target() string {
@@ -182,9 +180,6 @@ func (p *Pipeline) Target() string {
 	}
 	return p.target
 }
-
-// OpenCL reports whether the pipeline runs on OpenCL.
-func (p *Pipeline) OpenCL() bool { return p.glue == clGlue }
 
 // API is the device API the pipeline runs on, as device.Native names it
 // ("OpenCL", "CUDA"), or "" for a host pipeline.

@@ -3,6 +3,7 @@ package halide
 import (
 	"fmt"
 	"github.com/resident-go/resident/halide/internal/rt"
+	rguard "github.com/resident-go/resident/internal/guard"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/plumb"
@@ -19,10 +20,10 @@ import (
 // under the transfer guard (process-wide, dev's own, or the call's: call
 // true), when the call would move data between host and device on its own.
 func (p *Pipeline) checkGuard(f *frame, dev gpuDevice, call bool) error {
-	anyGuard := call || device.AnyGuard()
+	anyGuard := call || rguard.Any()
 	var guarded bool
 	if anyGuard && p.gpu {
-		guarded = call || device.GuardedOn(dev)
+		guarded = call || rguard.OnDevice(dev)
 	}
 	for k, i := range p.bufs {
 		a, b := &p.args[i], &f.bufs[k]
@@ -39,7 +40,7 @@ func (p *Pipeline) checkGuard(f *frame, dev gpuDevice, call bool) error {
 					err: device.ErrForeign}
 			}
 			// A move frees the other device's copy: always a transfer.
-			if guarded || anyGuard && device.GuardedOn(d) {
+			if guarded || anyGuard && rguard.OnDevice(d) {
 				err := guardError(fmt.Sprintf("move of %q of pipeline %s from %s", a.Name, p.name, d.Name()))
 				return &Error{Pipeline: p.name, Code: int(ErrTransferGuard), Msg: err.Error(), err: err}
 			}
@@ -50,7 +51,7 @@ func (p *Pipeline) checkGuard(f *frame, dev gpuDevice, call bool) error {
 		what := ""
 		switch {
 		case !p.gpu:
-			if a.Kind == InputBuffer && plumb.Array.NeedsDownload(r) && (call || device.GuardedOn(r.Device())) {
+			if a.Kind == InputBuffer && plumb.Array.NeedsDownload(r) && (call || rguard.OnDevice(r.Device())) {
 				what = "copy to host of device-dirty input"
 			}
 		case !guarded:

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-
-	"github.com/resident-go/resident/device"
 )
 
 // Halide's runtime setters and what the library does with each. The
@@ -19,55 +17,49 @@ import (
 //
 //	Halide setter                               resident
 //	halide_set_error_handler                    honoured: the handler C set hears every runtime message (with Halide's user_context) and the call still returns it as an *Error; Go: Hooks.Error per call
-//	halide_set_custom_print                     honoured for calls without a Go print hook; Go: SetPrint, Hooks.Print (these win)
-//	halide_set_custom_trace                     honoured for calls without a Go trace hook; Go: SetTrace, Hooks.Trace (these win)
+//	halide_set_custom_print                     honoured for calls without a Go print hook; Go: Options.Hooks.Print (it wins)
+//	halide_set_custom_trace                     honoured for calls without a Go trace hook; Go: Options.Hooks.Trace (it wins)
 //	halide_set_custom_malloc, _free             honoured as in Halide (the library does not replace halide_malloc); no Go hook: the runtime may allocate where Go cannot be called
-//	halide_set_custom_can_use_target_features   honoured; Go: RefuseTargetFeatures (applied after C's answer); Pipeline.Target names the target chosen
-//	halide_opencl_set_build_options             honoured ($HL_OCL_BUILD_OPTIONS likewise); Go: SetOpenCLBuildOptions per device, appended after them
+//	halide_set_custom_can_use_target_features   honoured; Go: Options.RefuseTargetFeatures per call (applied after C's answer); Pipeline.Target names the target chosen
+//	halide_opencl_set_build_options             honoured ($HL_OCL_BUILD_OPTIONS likewise); Go: Options.OpenCLBuildOptions, fixed per device by its first call, appended after them
 //	halide_set_custom_do_task, _do_par_for, _do_loop_task, halide_set_custom_parallel_runtime, halide_set_num_threads
 //	                                            honoured as in Halide (not replaced)
 //	halide_set_trace_file, halide_memoization_cache_set_size, halide_reuse_device_allocations
 //	                                            honoured as in Halide (the library turns device-allocation reuse on at the first OpenCL call)
 //	halide_opencl_set_platform_name, _set_device_type
-//	                                            honoured: OpenCLDevice, the placement rule's default device, is the one they name (Options.Device, SetDevice and the Arrays' device come first, as always)
-//	halide_set_gpu_device                       no effect: the runtime gets the call's device; pick one with opencl.Split or Several, or by index (cuda.Open's Ordinal) and pass it (Options.Device, SetDevice)
+//	                                            honoured: OpenCLDevice, the placement rule's default device, is the one they name (Options.Device and the Arrays' device come first, as always)
+//	halide_set_gpu_device                       no effect: the runtime gets the call's device; pick one with opencl.Split or Several, or by index (cuda.Open's Ordinal) and pass it (Options.Device)
 //	halide_set_cuda_acquire_context, _release_context, _get_stream
 //	                                            honoured for CUDA calls that are not the library's (a C caller's, the runtime's exit-time cleanup); the library's calls run on their Device's primary context and stream (cuda.go)
 //	halide_set_custom_get_symbol, _load_library, _get_library_symbol
 //	                                            honoured for what the runtime loads, except OpenCL's and CUDA's entry points, which come from the libOpenCL.so.1 and libcuda.so.1 packages device/opencl and device/cuda loaded (halide_opencl_get_symbol and halide_cuda_get_symbol are the library's)
 
-// ErrBuildOptionsLate is the error of SetOpenCLBuildOptions on a device
-// that has run a pipeline: its kernels are built, with their options.
+// ErrBuildOptionsLate is wrapped by the error of a call whose
+// Options.OpenCLBuildOptions come too late: its device has built kernels,
+// or has other options from an earlier call.
 var ErrBuildOptionsLate = errors.New("halide: OpenCL build options set after the device built kernels")
 
-// SetOpenCLBuildOptions gives the OpenCL compiler opts when it builds a
-// pipeline's kernels on dev (halide_opencl_set_build_options for one
-// device), after the process-wide options (what C set with
-// halide_opencl_set_build_options, else $HL_OCL_BUILD_OPTIONS). Kernels
-// are built once per device, at a pipeline's first call there, so set
-// them before any pipeline runs on dev: later it returns an error
-// wrapping ErrBuildOptionsLate and changes nothing. A build that fails
-// (a bad option) fails the call with the runtime's error, to which the
-// device's options are added. opts is at most 511 bytes.
-func SetOpenCLBuildOptions(dev device.Device, opts string) error {
-	d, ok := asCL(dev)
-	if !ok {
-		return fmt.Errorf("halide: SetOpenCLBuildOptions: %w: %v is not an OpenCL device", ErrNoDevice, dev)
-	}
+// checkBuildOptions refuses Options.OpenCLBuildOptions the runtime
+// cannot take.
+func (p *Pipeline) checkBuildOptions(opts string) error {
 	if len(opts) > 511 || strings.IndexByte(opts, 0) >= 0 {
-		return fmt.Errorf("halide: SetOpenCLBuildOptions: options of %d bytes (at most 511, no NUL)", len(opts))
+		return &Error{Pipeline: p.name, Code: int(ErrGeneric), Msg: fmt.Sprintf("Options.OpenCLBuildOptions of %d bytes (at most 511, no NUL)", len(opts))}
 	}
-	e, err := clStateOf(d)
-	if err != nil {
-		return fmt.Errorf("halide: SetOpenCLBuildOptions: %w", err)
-	}
+	return nil
+}
+
+// setBuildOptions makes opts the OpenCL build options of the call's
+// device dev, whose state is e (Options.OpenCLBuildOptions), before the
+// first build there.
+func (p *Pipeline) setBuildOptions(dev gpuDevice, e *clEntry, opts string) error {
 	clMu.Lock()
 	defer clMu.Unlock()
 	if e.cl == nil {
-		return fmt.Errorf("halide: SetOpenCLBuildOptions: %w", device.ErrClosed)
+		return closedErr("OpenCL")
 	}
 	if !e.cl.SetBuildOptions(opts) {
-		return fmt.Errorf("%w: %s ran a pipeline already; set them before its first call, or open another device (opencl.Open)", ErrBuildOptionsLate, d.Name())
+		return &Error{Pipeline: p.name, Code: int(ErrGeneric), err: ErrBuildOptionsLate, Msg: fmt.Sprintf(
+			"%v: %s built kernels or has other options (%q) already; give them in its first call, or open another device (opencl.Open)", ErrBuildOptionsLate, dev.Name(), e.cl.BuildOptions())}
 	}
 	return nil
 }
@@ -76,7 +68,7 @@ func SetOpenCLBuildOptions(dev device.Device, opts string) error {
 // options of dev, where any are set.
 func clNote(dev gpuDevice) string {
 	if o := buildOptions(dev); o != "" {
-		return fmt.Sprintf(" (OpenCL build options on %s: %q; set with SetOpenCLBuildOptions, halide_opencl_set_build_options or $HL_OCL_BUILD_OPTIONS)", dev.Name(), o)
+		return fmt.Sprintf(" (OpenCL build options on %s: %q; set with Options.OpenCLBuildOptions, halide_opencl_set_build_options or $HL_OCL_BUILD_OPTIONS)", dev.Name(), o)
 	}
 	return ""
 }
@@ -110,27 +102,17 @@ var targetFeatures = strings.Fields(`jit debug no_asserts no_bounds_query sse41 
 	wasm_threads wasm_bulk_memory sve sve2 egl arm_dot_prod arm_fp16 rvv armv81a sanitizer_coverage
 	profile_by_timer`)
 
-// RefuseTargetFeatures makes multi-target pipelines skip every target that
-// needs one of features (Halide's names: "avx512_skylake", "fma", …), as
-// if the CPU lacked them: halide_set_custom_can_use_target_features from
-// Go, applied after what C set. A multi-target pipeline chooses its target
-// once, at its first call, for the whole process: refuse before that.
-// Refusals add up and cannot be lifted.
-func RefuseTargetFeatures(features ...string) error {
-	var bits [rt.FeatureWords]uint64
+// refusedFeatures is features (Halide's names) as bits of
+// halide_target_feature_t, for the call's ctx.
+func (p *Pipeline) refusedFeatures(features []string) (bits [rt.FeatureWords]uint64, err error) {
 	for _, f := range features {
 		i := slices.Index(targetFeatures, f)
 		if i < 0 {
-			return fmt.Errorf("halide: RefuseTargetFeatures: no Halide 14 target feature %q (features: %s)", f, strings.Join(targetFeatures, " "))
+			return bits, &Error{Pipeline: p.name, Code: int(ErrGeneric), Msg: fmt.Sprintf("Options.RefuseTargetFeatures: no Halide 14 target feature %q (features: %s)", f, strings.Join(targetFeatures, " "))}
 		}
 		bits[i/64] |= 1 << (i % 64)
 	}
-	for w, b := range bits {
-		if b != 0 {
-			rt.RefuseFeatures(w, b)
-		}
-	}
-	return nil
+	return bits, nil
 }
 
 // noteTarget records the target a multi-target call chose.

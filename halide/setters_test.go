@@ -38,7 +38,8 @@ func freshCL(t *testing.T) *opencl.Device {
 // call returns the runtime's code and names the option), leaving the Arrays
 // as they were and nothing allocated by the call; a good option builds and
 // computes the right values; a device without options is untouched;
-// options set after a device ran a pipeline are refused.
+// other options given after a device ran a pipeline are refused, before
+// anything moves; the same options again are not.
 func TestOpenCLBuildOptions(t *testing.T) {
 	const w, h = 16, 8
 	src := pattern(w, h)
@@ -50,21 +51,18 @@ func TestOpenCLBuildOptions(t *testing.T) {
 		open = nil
 	}
 	t.Cleanup(func() { closeAll(t) })
-	run := func(d *opencl.Device) (*array.Array[uint8], error) {
+	run := func(d *opencl.Device, opts ...string) (*array.Array[uint8], error) {
 		in := array.New[uint8](w, h)
 		v, _ := in.Host()
 		copy(v.Data(), src)
 		out := array.New[uint8](w, h)
 		open = append(open, in, out)
-		return out, brighter.BrighterPipeline.CallOn(d, in, uint8(3), out)
+		return out, brighter.BrighterPipeline.CallWith(halide.Options{Device: d, OpenCLBuildOptions: strings.Join(opts, " ")}, in, uint8(3), out)
 	}
 
 	bad := freshCL(t)
 	const opt = "-cl-no-such-option-resident"
-	if err := halide.SetOpenCLBuildOptions(bad, opt); err != nil {
-		t.Fatal(err)
-	}
-	out, err := run(bad)
+	out, err := run(bad, opt)
 	var he *halide.Error
 	if !errors.As(err, &he) || he.Code >= 0 || !strings.Contains(err.Error(), opt) || !strings.Contains(err.Error(), "clBuildProgram") {
 		t.Fatalf("a bad build option: %v; want the runtime's error naming %s", err, opt)
@@ -78,15 +76,19 @@ func TestOpenCLBuildOptions(t *testing.T) {
 	if s := bad.Stats(); s.AllocsLive != 0 || s.Launches != 0 {
 		t.Errorf("after the failed build and Close: %d allocations live, %d launches", s.AllocsLive, s.Launches)
 	}
-	if err := halide.SetOpenCLBuildOptions(bad, ""); !errors.Is(err, halide.ErrBuildOptionsLate) {
-		t.Errorf("options after a call: %v, want ErrBuildOptionsLate", err)
+	before := bad.Stats()
+	if _, err := run(bad, "-w"); !errors.Is(err, halide.ErrBuildOptionsLate) {
+		t.Errorf("other options after a call: %v, want ErrBuildOptionsLate", err)
+	}
+	if s := bad.Stats().Sub(before); s.H2DCalls+s.Launches != 0 {
+		t.Errorf("a call refused for late options moved or ran: %+v", s)
+	}
+	if _, err := run(bad, opt); errors.Is(err, halide.ErrBuildOptionsLate) || !strings.Contains(fmt.Sprint(err), opt) {
+		t.Errorf("the same options again: %v, want the build's error, not ErrBuildOptionsLate", err)
 	}
 
 	good := freshCL(t)
-	if err := halide.SetOpenCLBuildOptions(good, "-cl-fast-relaxed-math -DRESIDENT_TEST=1"); err != nil {
-		t.Fatal(err)
-	}
-	if out, err = run(good); err != nil {
+	if out, err = run(good, "-cl-fast-relaxed-math -DRESIDENT_TEST=1"); err != nil {
 		t.Fatal(err)
 	}
 	checkBrightened(t, "with good options", out, src, 3)
@@ -114,11 +116,8 @@ func TestOpenCLBuildOptions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), copt) || !strings.Contains(err.Error(), "clBuildProgram") {
 		t.Errorf("C's bad build option: %v; want the build error naming %s", err, copt)
 	}
-	if err := halide.SetOpenCLBuildOptions(nil, "-w"); !errors.Is(err, halide.ErrNoDevice) {
-		t.Errorf("a nil device: %v", err)
-	}
-	if err := halide.SetOpenCLBuildOptions(freshCL(t), strings.Repeat("x", 512)); err == nil {
-		t.Error("512 bytes of options accepted")
+	if _, err := run(freshCL(t), strings.Repeat("x", 512)); err == nil || !strings.Contains(err.Error(), "at most 511") {
+		t.Errorf("512 bytes of options: %v, want refused", err)
 	}
 }
 
@@ -182,7 +181,7 @@ func TestCMalloc(t *testing.T) {
 }
 
 // halide_set_custom_print and _trace: a call without Go hooks prints and
-// traces through what C set; SetPrint and SetTrace, once set, win.
+// traces through what C set; a call's Go hooks (Options.Hooks) win.
 func TestCPrintTrace(t *testing.T) {
 	run := func() {
 		in, out := make([]int32, 8), make([]int32, 8)
@@ -201,13 +200,16 @@ func TestCPrintTrace(t *testing.T) {
 		t.Errorf("C's print got %d messages (want 1: print_when at x = 3), its trace %d events (want 8 stores and more)", p1-p0, t1-t0)
 	}
 	var prints, traces int
-	halide.SetPrint(writerFunc(func(b []byte) (int, error) { prints++; return len(b), nil }))
-	halide.SetTrace(func(*halide.TraceEvent) { traces++ })
-	run()
-	halide.SetPrint(nil)
-	halide.SetTrace(nil)
+	hooks := &halide.Hooks{
+		Print: func(any, []byte) { prints++ },
+		Trace: func(*halide.TraceEvent) { traces++ },
+	}
+	in, out := make([]int32, 8), make([]int32, 8)
+	if err := callbacks.PrinterPipeline.CallWith(halide.Options{Hooks: hooks}, array.FromSlice(in, 8), array.FromSlice(out, 8)); err != nil {
+		t.Fatal(err)
+	}
 	if prints != 1 || traces < 8 || blur.CPrints() != p1 || blur.CTraces() != t1 {
-		t.Errorf("with SetPrint and SetTrace: Go got %d prints and %d events, C %d and %d more", prints, traces, blur.CPrints()-p1, blur.CTraces()-t1)
+		t.Errorf("with Options.Hooks: Go got %d prints and %d events, C %d and %d more", prints, traces, blur.CPrints()-p1, blur.CTraces()-t1)
 	}
 }
 
@@ -218,7 +220,8 @@ func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 // A multi-target pipeline (halide-gen -target avx512_skylake-target,portable)
 // reports the target that ran, in the style of Halide's multitarget
 // aottest: the first listed when the CPU has its features, the fallback
-// when Go refuses a feature of the first (RefuseTargetFeatures) or C's
+// when the first call refuses a feature of the first
+// (Options.RefuseTargetFeatures) or C's
 // can_use_target_features refuses everything. The wrapper chooses once per
 // process, so each case runs in a child process of its own.
 var mtChildFlag = flag.String("mt.child", "", "TestMultitargetTarget's child process: the case it plays")
@@ -267,11 +270,10 @@ func sortedTarget(s string) string {
 
 func mtChild(mode string) {
 	fmt.Printf("before %s\n", callbacks.MtblurPipeline.Target())
+	var first halide.Options
 	switch mode {
 	case "go-refuse":
-		if err := halide.RefuseTargetFeatures("avx512_skylake"); err != nil {
-			panic(err)
-		}
+		first.RefuseTargetFeatures = []string{"avx512_skylake"}
 	case "c-refuse":
 		blur.CSetCanUse(true, true)
 	}
@@ -280,8 +282,9 @@ func mtChild(mode string) {
 	for i := range src {
 		src[i] = uint16(i * 7919)
 	}
-	for range 2 { // the second call does not ask again
-		if err := callbacks.Mtblur(array.FromSlice(src, n), array.FromSlice(dst, n)); err != nil {
+	// The second call does not ask again: the first's refusals stand.
+	for _, o := range []halide.Options{first, {}} {
+		if err := callbacks.MtblurPipeline.CallWith(o, array.FromSlice(src, n), array.FromSlice(dst, n)); err != nil {
 			panic(err)
 		}
 	}
@@ -313,7 +316,9 @@ func TestChosenTargetDecodes(t *testing.T) {
 	if got := halide.ChosenTarget(wrapper, false, []uint64{0, 0}); got != fallback {
 		t.Errorf("fallback: %s, want %s", got, fallback)
 	}
-	if err := halide.RefuseTargetFeatures("avx513"); err == nil || !strings.Contains(err.Error(), "avx512_skylake") {
+	// An unknown name fails the call before it runs (and chooses).
+	err := callbacks.MtblurPipeline.CallWith(halide.Options{RefuseTargetFeatures: []string{"avx513"}}, array.New[uint16](4), array.New[uint16](4))
+	if err == nil || !strings.Contains(err.Error(), `no Halide 14 target feature "avx513"`) || !strings.Contains(err.Error(), "avx512_skylake") {
 		t.Errorf("an unknown feature: %v", err)
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -29,7 +29,7 @@ func TestDevicePipelineOpPipeline(t *testing.T) {
 	if err := ops.On(d, in, b1, b2, out, f); err != nil {
 		t.Fatal(err)
 	}
-	defer device.SetGuard(device.SetGuard(true))
+	defer guard.Set(guard.Set(true))
 	before := d.Stats()
 	steps := []struct {
 		name string
@@ -53,7 +53,7 @@ func TestDevicePipelineOpPipeline(t *testing.T) {
 	if delta := d.Stats().Sub(before); delta.H2DCalls+delta.D2HCalls+delta.D2DCalls != 0 {
 		t.Fatalf("pipeline → op → pipeline moved data: %v", delta)
 	}
-	device.SetGuard(false)
+	guard.Set(false)
 	ov, err := out.HostReadOnly()
 	if err != nil {
 		t.Fatal(err)

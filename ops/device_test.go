@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -308,9 +309,9 @@ func testDeviceReduceEmpty[T array.Elem](t *testing.T) {
 		hd, dd := twin[T](t, d, 1, "crop", []int{4}, false)
 		must(t, Fill(dd, 7)) // device-dirty: the host path would copy it home
 		must(t, reduce(op, hd, a, 0))
-		device.SetGuard(true)
+		guard.Set(true)
 		err := reduce(op, dd, a, 0)
-		device.SetGuard(false)
+		guard.Set(false)
 		must(t, err)
 		checkSame(t, "empty "+reduceNames[op], dd, hd, 0)
 	}
@@ -361,9 +362,9 @@ func testDeviceArgAll[T array.Elem](t *testing.T) {
 				for _, f := range []func(*array.Array[T]) ([]int, error){ArgMinAll[T], ArgMaxAll[T]} {
 					hc, err := f(ha)
 					must(t, err)
-					device.SetGuard(true)
+					guard.Set(true)
 					dc, err := f(da)
-					device.SetGuard(false)
+					guard.Set(false)
 					must(t, err)
 					if !slices.Equal(dc, hc) {
 						t.Errorf("%s %v NaN %v: device %v, host %v", layout, ext, nan, dc, hc)
@@ -565,7 +566,7 @@ func TestDeviceChainNoTransfer(t *testing.T) {
 	bi := array.New[int8](64, 32)
 	bh := array.New[array.Float16](32, 64)
 	must(t, On(d, a, b, c, s, m, bi, bh))
-	defer device.SetGuard(device.SetGuard(true))
+	defer guard.Set(guard.Set(true))
 	before := d.Stats()
 	must(t, MulScalar(b, a, 2))
 	must(t, Add(b, b, a)) // 3a
@@ -592,7 +593,7 @@ func TestDeviceChainNoTransfer(t *testing.T) {
 	if _, err := b.HostReadOnly(); !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("automatic download under the guard: %v, want ErrTransferGuard", err)
 	}
-	device.SetGuard(false)
+	guard.Set(false)
 	want := 0.0
 	for i := range 64 * 32 {
 		want += 3 * float64(i%17)
@@ -603,11 +604,11 @@ func TestDeviceChainNoTransfer(t *testing.T) {
 	// A host-fresh operand joins a device chain with a counted upload, and
 	// under the guard it is an error.
 	x := array.New[float32](64, 32)
-	device.SetGuard(true)
+	guard.Set(true)
 	if err := Add(b, b, x); !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("Add with a host-fresh operand under the guard: %v, want ErrTransferGuard", err)
 	}
-	device.SetGuard(false)
+	guard.Set(false)
 	before = d.Stats()
 	must(t, Add(b, b, x))
 	if got := d.Stats().Sub(before); got.H2DCalls != 1 {
@@ -737,11 +738,11 @@ func TestDeviceHostOnlyOp(t *testing.T) {
 	if !a.DeviceDirty() {
 		t.Fatal("Fill of a dense Array current on the device ran on the host")
 	}
-	defer device.SetGuard(device.SetGuard(true))
+	defer guard.Set(guard.Set(true))
 	if _, err := ArgMaxAll(v); !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("ArgMaxAll of a 9-D device-dirty view under the guard: %v, want ErrTransferGuard", err)
 	}
-	device.SetGuard(false)
+	guard.Set(false)
 	before := d.Stats()
 	c, err := ArgMaxAll(v)
 	must(t, err)
@@ -913,9 +914,9 @@ func TestDeviceNoFP64(t *testing.T) {
 	if !f32.DeviceDirty() {
 		t.Fatal("float32 Iota did not run on the device")
 	}
-	device.SetGuard(true)
+	guard.Set(true)
 	err = CastWrap(f64, f32)
-	device.SetGuard(false)
+	guard.Set(false)
 	if !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("float64 cast of a device-dirty input under the guard: %v, want ErrTransferGuard", err)
 	}

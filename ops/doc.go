@@ -20,7 +20,7 @@
 // Mixed cases therefore cost one counted copy per stale operand: on the
 // device, a host-newer input is uploaded (H2D in D's Stats); on the host,
 // a device-dirty input is copied home (D2H). Under the transfer guard
-// (device.SetGuard(true)) either copy is an error wrapping
+// (device.SetDeviceGuard(d, true)) either copy is an error wrapping
 // device.ErrTransferGuard, before anything moves. On(d, xs...) is the
 // explicit placement for the first op of a chain: it gives each Array an
 // allocation on d and uploads its host-newer data (explicit, so allowed

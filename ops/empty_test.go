@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -64,7 +65,7 @@ func TestEmptyDst(t *testing.T) {
 						}
 						// the host-only dst keeps the op on the host
 						dst = array.FromSlice([]float32{}, dst.Extents()...)
-						defer device.SetGuard(device.SetGuard(true))
+						defer guard.Set(guard.Set(true))
 						before = d.Stats()
 					}
 					must(t, op.run(dst, in))

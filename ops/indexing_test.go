@@ -3,6 +3,7 @@ package ops_test
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -217,9 +218,9 @@ func TestMaskGuard(t *testing.T) {
 	mask := array.FromValues([]uint8{1, 0, 1}, 3)
 	onDev(t, d, a)
 	must(t, ops.AddScalar(a, a, 1))
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	_, err := ops.Extract(mask, a)
-	device.SetGuard(was)
+	guard.Set(was)
 	if !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("Extract of a device-dirty Array under the guard: %v, want ErrTransferGuard", err)
 	}

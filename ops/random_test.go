@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -566,12 +567,12 @@ func TestRandErrors(t *testing.T) {
 		t.Errorf("after a failed launch dst holds %v", got)
 	}
 	// Under the transfer guard a fill of a device-current dst runs there.
-	device.SetGuard(true)
-	defer device.SetGuard(false)
+	guard.Set(true)
+	defer guard.Set(false)
 	if err := RandNormal(b, 1, 0); err != nil {
 		t.Fatalf("RandNormal under the guard: %v", err)
 	}
-	device.SetGuard(false)
+	guard.Set(false)
 	if d.Runs() != 1 || !b.DeviceDirty() {
 		t.Errorf("%d runs, device-dirty %v; want 1 run and a device-dirty result", d.Runs(), b.DeviceDirty())
 	}

@@ -89,7 +89,7 @@ func TestRunContextCancel(t *testing.T) {
 }
 
 // RunOptions.Trace is filled by its Run alone: a Run without it leaves it
-// as it was, and it wins over the deprecated SetTrace's for its Run.
+// as it was.
 func TestRunOptionsTrace(t *testing.T) {
 	d := dev(t)
 	r := rand.New(rand.NewPCG(24, 10))
@@ -101,15 +101,13 @@ func TestRunOptionsTrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var mine, shared stream.Trace
-	s.SetTrace(&shared)
+	var mine stream.Trace
 	if err := s.RunContext(context.Background(), stream.RunOptions{Trace: &mine}, dst, src); err != nil {
 		t.Fatal(err)
 	}
-	if len(mine.Bands) != 4 || len(shared.Bands) != 0 {
-		t.Errorf("RunOptions.Trace has %d bands, SetTrace's %d; want 4 and 0", len(mine.Bands), len(shared.Bands))
+	if len(mine.Bands) != 4 {
+		t.Errorf("RunOptions.Trace has %d bands, want 4", len(mine.Bands))
 	}
-	s.SetTrace(nil)
 	mine = stream.Trace{}
 	if err := s.Run(dst, src); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math/rand/v2"
 	"strings"
@@ -49,8 +50,7 @@ func TestCUDATraceFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetTrace(&stream.Trace{})
-	if err := s.Run(dst, src); err == nil || !strings.Contains(err.Error(), "timing events") {
+	if err := s.RunContext(context.Background(), stream.RunOptions{Trace: &stream.Trace{}}, dst, src); err == nil || !strings.Contains(err.Error(), "timing events") {
 		t.Fatalf("traced Run with timing refused: %v, want the timing error", err)
 	}
 	if !bytes.Equal(hostBytes(t, dst), hostBytes(t, src)) {
@@ -59,7 +59,6 @@ func TestCUDATraceFails(t *testing.T) {
 	if n := st.Live(); n != 0 {
 		t.Errorf("%d events live after the failed trace", n)
 	}
-	s.SetTrace(nil)
 	if err := errors.Join(s.Run(dst, src), s.Close()); err != nil {
 		t.Fatalf("untraced Run after it: %v", err)
 	}

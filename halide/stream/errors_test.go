@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math/rand/v2"
 	"testing"
@@ -50,8 +51,8 @@ func TestStepFails(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s.SetTrace(&stream.Trace{}) // a traced Run fails as cleanly
-			err = s.Run(dst, src)
+			// A traced Run fails as cleanly.
+			err = s.RunContext(context.Background(), stream.RunOptions{Trace: &stream.Trace{}}, dst, src)
 			if !errors.Is(err, errBoom) {
 				t.Fatalf("pinned %v, failing at band %d: %v, want errBoom", pinned, at, err)
 			}

@@ -3,9 +3,9 @@ package stream
 import (
 	"context"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/halide"
 )
 
@@ -57,7 +57,7 @@ func Pipeline(p *halide.Pipeline, scalars ...any) (Step, error) {
 		},
 		RunContext: func(ctx context.Context, out, in array.Buffer) error {
 			var buf [8]any
-			o := halide.Options{Guard: device.GuardedContext(ctx, nil)}
+			o := halide.Options{Guard: guard.InContext(ctx)}
 			return p.CallContext(ctx, o, append(append(append(buf[:0], in), scalars...), out)...)
 		},
 		Needs: func(out []array.Dim) ([]array.Dim, error) {

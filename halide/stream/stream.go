@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
@@ -88,8 +89,7 @@ type Stream struct {
 	// slot's input (i = 0) and output (i = n) buffers and of mid[i], made
 	// once per plan, so a Run makes no new Arrays for the steps.
 	views  [][]array.Buffer
-	kits   []kit  // kits[i]: region i's element type
-	trace  *Trace // filled by each Run; nil: not tracing
+	kits   []kit // kits[i]: region i's element type
 	closed bool
 }
 
@@ -150,8 +150,7 @@ func RunContext(ctx context.Context, dst, src array.Buffer, o Options, steps ...
 // RunOptions are one Run's own choices (RunContext); the zero value is
 // Run's.
 type RunOptions struct {
-	// Trace, when not nil, is filled with this Run's timeline (it wins
-	// over the deprecated SetTrace's for this Run).
+	// Trace, when not nil, is filled with this Run's timeline.
 	Trace *Trace
 }
 
@@ -239,18 +238,14 @@ func (s *Stream) RunContext(ctx context.Context, o RunOptions, dst, src array.Bu
 		if err := plumb.CheckAutomatic(sr.Device(), "stream: the source's device-newer elements to host"); err != nil {
 			return err
 		}
-		if device.GuardedContext(ctx, sr.Device()) {
+		if guard.Refused(ctx, sr.Device()) {
 			return fmt.Errorf("%w: stream: the source's device-newer elements to host (the Run's ctx carries device.WithGuard: copy them home with CopyToHost first)", device.ErrTransferGuard)
 		}
 		if err := plumb.Array.SyncHost(sr); err != nil {
 			return err
 		}
 	}
-	tr := o.Trace
-	if tr == nil {
-		tr = s.trace
-	}
-	if err := s.run(ctx, tr, dst, src); err != nil {
+	if err := s.run(ctx, o.Trace, dst, src); err != nil {
 		return err
 	}
 	plumb.Array.Wrote(dr, plumb.Host)

@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -230,9 +231,8 @@ func matches(t *testing.T, d device.Device, cs []chain, n int, seed uint64) {
 			var tr *stream.Trace
 			if traced {
 				tr = new(stream.Trace)
-				sm.SetTrace(tr)
 			}
-			if err := errors.Join(sm.Run(dst, src), sm.Close()); err != nil {
+			if err := errors.Join(sm.RunContext(context.Background(), stream.RunOptions{Trace: tr}, dst, src), sm.Close()); err != nil {
 				t.Fatal(err)
 			}
 			s := d.Stats().Sub(before)

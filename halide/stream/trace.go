@@ -8,7 +8,7 @@ import (
 	"github.com/resident-go/resident/internal/plumb"
 )
 
-// Trace is the timeline of one Run (Stream.SetTrace), for finding where a
+// Trace is the timeline of one Run (RunOptions.Trace), for finding where a
 // chain's time goes: per band, when the host queued its work and when the
 // device's three queues ran its parts. Device times need a device whose
 // events carry its clock (device/cuda); elsewhere only host times are
@@ -36,13 +36,6 @@ type BandTrace struct {
 
 // Span is a stretch of time from a Run's start.
 type Span struct{ Begin, End time.Duration }
-
-// SetTrace makes the Runs after it fill t (nil: stop tracing).
-//
-// Deprecated: it changes every caller's Runs of s; pass the Trace to one
-// Run instead: s.RunContext(ctx, stream.RunOptions{Trace: t}, dst, src).
-// A RunOptions.Trace wins over SetTrace's for its Run.
-func (s *Stream) SetTrace(t *Trace) { s.trace = t }
 
 // WriteTo writes t as a table in microseconds, one band a line, and the
 // gaps that matter: each queue's idle time between its parts and the tail

@@ -20,6 +20,7 @@ import (
 	"github.com/resident-go/resident/device/cuda/cudatest"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/halide"
 	"github.com/resident-go/resident/halide/examples/brighter"
 	"github.com/resident-go/resident/halide/stream"
 	"github.com/resident-go/resident/ops"
@@ -293,7 +294,7 @@ func (w *worker) do(k kind) error {
 	case kSync:
 		return w.d.Sync()
 	case kPipeline:
-		err := brighter.BrighterPipeline.CallOn(w.d, w.u, uint8(1), w.u2)
+		err := brighter.BrighterPipeline.CallWith(halide.Options{Device: w.d}, w.u, uint8(1), w.u2)
 		w.u2v = shift(w.u2v, w.uv, err == nil)
 		return err
 	case kStream:

@@ -6,6 +6,7 @@ package plumb
 
 import (
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"io"
 	"time"
 
@@ -76,13 +77,13 @@ var Array Residency
 
 // CheckAutomatic returns nil, or an error wrapping device.ErrTransferGuard
 // that names what would have been copied, when the transfer guard is on
-// for d (process-wide, or d's own: device.GuardedOn). Every transfer the
+// for d (process-wide, or d's own: device.SetDeviceGuard). Every transfer the
 // library makes on its own asks it first.
 func CheckAutomatic(d device.Device, what string) error {
-	if !device.GuardedOn(d) {
+	if !guard.OnDevice(d) {
 		return nil
 	}
-	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice, or turn the guard off: device.SetGuard(false), %s=0, or device.SetDeviceGuard(d, false))", device.ErrTransferGuard, what, device.GuardEnv)
+	return fmt.Errorf("%w: %s (copy explicitly with CopyToHost/CopyToDevice, or turn the guard off: device.SetDeviceGuard(d, false), or %s=0 at start-up)", device.ErrTransferGuard, what, device.GuardEnv)
 }
 
 // OpenCL is what package halide needs of a device/opencl Device beyond

@@ -2,6 +2,7 @@ package plumb
 
 import (
 	"errors"
+	"github.com/resident-go/resident/internal/guard"
 	"strings"
 	"testing"
 
@@ -9,12 +10,12 @@ import (
 )
 
 func TestCheckAutomatic(t *testing.T) {
-	was := device.SetGuard(true)
-	defer device.SetGuard(was)
+	was := guard.Set(true)
+	defer guard.Set(was)
 	if err := CheckAutomatic(nil, "upload of x"); !errors.Is(err, device.ErrTransferGuard) || !strings.Contains(err.Error(), "upload of x") {
 		t.Fatalf("guard on: %v", err)
 	}
-	device.SetGuard(false)
+	guard.Set(false)
 	if err := CheckAutomatic(nil, "y"); err != nil {
 		t.Fatalf("guard off: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/guard"
 )
 
 // collect runs the collector until w's object is gone and its cleanups
@@ -67,9 +67,9 @@ func TestAdoptedMemoryOutlivesItsFirstDense(t *testing.T) {
 				t.Skip("the first Dense was not collected")
 			}
 			before := dev.Stats()
-			was := device.SetGuard(true) // nothing may move: the data is on the device
+			was := guard.Set(true) // nothing may move: the data is on the device
 			s, err := tensor.Add(user, a)
-			device.SetGuard(was)
+			guard.Set(was)
 			if err != nil {
 				t.Fatalf("the user's Dense after the first Dense over its memory was collected: %v", err)
 			}

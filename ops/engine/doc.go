@@ -181,7 +181,7 @@
 //	                             host and uploaded at its first use    TestCloneThenZero
 //	Sprint, Formatter            one counted copy home; refused under the guard
 //	Host(d), Accessible          current values; writes uploaded before the next op
-//	Host(d) written, then first use under device.SetGuard(true)
+//	Host(d) written, then first use under device.SetDeviceGuard(d, true)
 //	                             ErrTransferGuard         TestGuardRefusesFirstUseUpload
 //
 // The sentinel: while the device holds a float block's newest first or

@@ -2,13 +2,13 @@ package engine_test
 
 import (
 	"errors"
+	"github.com/resident-go/resident/internal/guard"
 	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/array"
-	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -57,9 +57,9 @@ func TestDotMatchesStdEngine(t *testing.T) {
 			want, err := f(mk(false, tc.a.n, tc.a.shape...), mk(false, tc.b.n, tc.b.shape...))
 			must(t, err)
 			a, b := mk(true, tc.a.n, tc.a.shape...), mk(true, tc.b.n, tc.b.shape...)
-			was := device.SetGuard(true) // a one-element result comes home explicitly
+			was := guard.Set(true) // a one-element result comes home explicitly
 			got, err := f(a, b)
-			device.SetGuard(was)
+			guard.Set(was)
 			if err != nil {
 				t.Fatalf("on the engine: %v", err)
 			}

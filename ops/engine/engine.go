@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"reflect"
 	"runtime"
 	"slices"
@@ -575,7 +576,7 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 		// Host writes before the first use need an upload, which the
 		// guard refuses like every automatic copy (checked before typing,
 		// so the block stays as it was).
-		if !fresh && b.hostWritten && b.size > 0 && device.Guarded() && !allZero(h.scanned(bytesAt(b.start, b.size))) {
+		if !fresh && b.hostWritten && b.size > 0 && guard.OnDevice(h.dev) && !allZero(h.scanned(bytesAt(b.start, b.size))) {
 			return nil, fmt.Errorf("engine: the Dense was written through Host or Accessible and its first device use needs an upload: %w; use it once before turning the guard on", device.ErrTransferGuard)
 		}
 		r, err := array.NewOver[T](subBlock{b.hb, b.skip}, ext...)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/internal/guard"
 	"math"
 	"strings"
 	"testing"
@@ -90,7 +91,7 @@ func TestChainStaysOnDevice(t *testing.T) {
 	hb := tensor.New(tensor.WithShape(4, 3), tensor.WithBacking(append([]float32(nil), bv...)))
 
 	before := dev.Stats()
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	run := func(a, b *tensor.Dense) (*tensor.Dense, *tensor.Dense) {
 		c, err := a.MatMul(b) // 3×3
 		must(t, err)
@@ -105,7 +106,7 @@ func TestChainStaysOnDevice(t *testing.T) {
 		return c, s
 	}
 	c, s := run(a, b)
-	device.SetGuard(was)
+	guard.Set(was)
 	if d := dev.Stats().Sub(before); d.H2DCalls != 0 || d.D2HCalls != 0 {
 		t.Fatalf("the chain moved data: %v", d)
 	}

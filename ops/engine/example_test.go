@@ -35,12 +35,12 @@ func Example() {
 	fmt.Printf("first op: %d upload\n", dev.Stats().Sub(start).H2DCalls)
 
 	before := dev.Stats()
-	was := device.SetGuard(true) // any automatic transfer now is an error
+	was := device.SetDeviceGuard(dev, true) // any automatic transfer to or from dev now is an error
 	sums, err := sq.Sum(1)
 	big, _ := sq.GtScalar(float32(10), true)
 	text := engine.Sprint(sums) // refused: printing needs a copy home
 	fmt.Println(err, "print refused:", strings.Contains(text, device.ErrTransferGuard.Error()))
-	device.SetGuard(was)
+	device.SetDeviceGuard(dev, was)
 	moved := dev.Stats().Sub(before)
 	fmt.Printf("under the guard: %d uploads, %d downloads\n", moved.H2DCalls, moved.D2HCalls)
 

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"github.com/resident-go/resident/internal/guard"
 	"slices"
 	"testing"
 
@@ -27,9 +28,9 @@ func TestGuardRefusesFirstUseUpload(t *testing.T) {
 	}
 	copy(h.Data().([]float32), []float32{1, 2, 3, 4})
 	before := dev.Stats()
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	_, err = a.Add(a)
-	device.SetGuard(was)
+	guard.Set(was)
 	if !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("Add under the guard of a Dense written through Host: err %v, want one wrapping device.ErrTransferGuard", err)
 	}

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"math"
 	"testing"
 
@@ -52,9 +53,9 @@ func TestForeignEngine(t *testing.T) {
 				z := onDevice(t, e1, []float32{0, 0, 0, 0}, 4)
 				b := staleOnDevice(t, e2, []float32{1, 2, 3, 4}, 11)
 				d1, d2 := e1.Device().Stats(), e2.Device().Stats()
-				was := device.SetGuard(sameDev) // on one device nothing may move
+				was := guard.Set(sameDev) // on one device nothing may move
 				c, err := tc.f(z, b)
-				device.SetGuard(was)
+				guard.Set(was)
 				must(t, err)
 				m1, m2 := e1.Device().Stats().Sub(d1), e2.Device().Stats().Sub(d2)
 				if sameDev && (m1.H2DCalls != 0 || m1.D2HCalls != 0) {
@@ -70,9 +71,9 @@ func TestForeignEngine(t *testing.T) {
 		}
 		t.Run("sum", func(t *testing.T) {
 			b := staleOnDevice(t, e2, []float32{1, 2, 3, 4}, 11)
-			was := device.SetGuard(sameDev)
+			was := guard.Set(sameDev)
 			s, err := e1.Sum(b)
-			device.SetGuard(was)
+			guard.Set(was)
 			must(t, err)
 			if got := fmt.Sprint(hostVals[float32](t, s.(*tensor.Dense))); got != "[110]" {
 				t.Fatalf("sum %v, want [110]", got)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"reflect"
 	"runtime"
 	"strings"
@@ -94,7 +95,7 @@ func mapT[T array.Elem](e *Engine, fn any, a *tensor.Dense, opts []tensor.FuncOp
 		vals = append(vals, y)
 	}
 	return into(e, a, a.Shape(), opts, func(dst *array.Array[T]) error {
-		if dst.Device() != nil && dst.DeviceDirty() && device.Guarded() {
+		if dst.Device() != nil && dst.DeviceDirty() && guard.OnDevice(dst.Device()) {
 			// Part of dst would come home before the write: say so.
 			return fmt.Errorf("engine: Map of a Go function (%s) writes its result on the host: %w", funcName(fn), device.ErrTransferGuard)
 		}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"errors"
+	"github.com/resident-go/resident/internal/guard"
 	"math"
 	"slices"
 	"testing"
@@ -71,7 +72,7 @@ func TestSoftMaxStdReuseOnDevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := dev.Stats()
-		was := device.SetGuard(true)
+		was := guard.Set(true)
 		y := tensor.New(tensor.WithShape(2, 4), tensor.Of(tensor.Float64)) // as softmaxOp.Do
 		_, err = fwd(x, 1, tensor.WithReuse(y), tensor.UseUnsafe())
 		var gx *tensor.Dense
@@ -79,7 +80,7 @@ func TestSoftMaxStdReuseOnDevice(t *testing.T) {
 			gx = tensor.New(tensor.WithShape(2, 4), tensor.Of(tensor.Float64)) // as softmaxDiffOp.Do
 			_, err = bwd(y, g, -1, tensor.WithReuse(gx), tensor.UseUnsafe())
 		}
-		device.SetGuard(was)
+		guard.Set(was)
 		if err != nil {
 			t.Fatalf("log %v: under the guard: %v", log, err)
 		}
@@ -109,9 +110,9 @@ func TestMap(t *testing.T) {
 	x := deviceNewer(t, e, xv, 4)
 
 	before := dev.Stats()
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	s, err := x.Apply(math.Sin)
-	device.SetGuard(was)
+	guard.Set(was)
 	if err != nil {
 		t.Fatalf("Map(math.Sin) under the guard: %v", err)
 	}
@@ -128,9 +129,9 @@ func TestMap(t *testing.T) {
 
 	x = deviceNewer(t, e, xv, 4)
 	fn := func(v float64) float64 { return v*v + 1 }
-	was = device.SetGuard(true)
+	was = guard.Set(true)
 	_, err = x.Apply(fn)
-	device.SetGuard(was)
+	guard.Set(was)
 	if !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("Map of a Go function under the guard: %v, want device.ErrTransferGuard", err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -151,9 +151,9 @@ func TestMethodsMatchStdEngine(t *testing.T) {
 			must(t, err)
 			v := onDev()
 			before := dev.Stats()
-			was := device.SetGuard(true)
+			was := guard.Set(true)
 			got, err := tc.f(v)
-			device.SetGuard(was)
+			guard.Set(was)
 			moved := dev.Stats().Sub(before)
 			must(t, err)
 			if moved.H2DCalls != 0 || moved.D2HCalls != 0 {

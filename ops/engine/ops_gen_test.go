@@ -40,9 +40,9 @@ func TestKnownMaps(t *testing.T) {
 	for _, m := range mathMaps {
 		x := deviceNewer(t, e, xv, 4)
 		before := dev.Stats()
-		was := device.SetGuard(true)
+		was := device.SetDeviceGuard(dev, true)
 		s, err := x.Apply(m.fn)
-		device.SetGuard(was)
+		device.SetDeviceGuard(dev, was)
 		if err != nil {
 			t.Errorf("Map(%s) under the guard: %v", m.name, err)
 			continue

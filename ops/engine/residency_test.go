@@ -3,6 +3,7 @@ package engine_test
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"runtime"
 	"slices"
 	"strings"
@@ -22,12 +23,12 @@ import (
 func TestAllocLivesOnDevice(t *testing.T) {
 	e, dev := testEngine(t)
 	before := dev.Stats()
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	z := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(4, 5), tensor.WithEngine(e))
 	one, err := z.AddScalar(float32(1), true)
 	must(t, err)
 	sum, err := one.Sum()
-	device.SetGuard(was)
+	guard.Set(was)
 	must(t, err)
 	// The 0-D sum comes home at once (tensor reads scalars from host
 	// memory): one element, explicit, so the guard allows it.
@@ -65,9 +66,9 @@ func TestAllocLivesOnDevice(t *testing.T) {
 	h, err = engine.Host(w)
 	must(t, err)
 	h.Data().([]float32)[0] = 10
-	was = device.SetGuard(true)
+	was = guard.Set(true)
 	_, err = w.Add(w)
-	device.SetGuard(was)
+	guard.Set(was)
 	if err == nil || !strings.Contains(err.Error(), device.ErrTransferGuard.Error()) {
 		t.Fatalf("an op under the guard on a host-written Dense: %v, want the guard's refusal", err)
 	}
@@ -88,9 +89,9 @@ func TestSprint(t *testing.T) {
 	a := onDevice(t, e, []float32{1, 2, 3, 4, 5, 6}, 2, 3)
 	sq, err := a.Mul(a)
 	must(t, err)
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	refused := engine.Sprint(sq)
-	device.SetGuard(was)
+	guard.Set(was)
 	if !strings.HasPrefix(refused, "%!v(") || !strings.Contains(refused, device.ErrTransferGuard.Error()) {
 		t.Fatalf("printed under the guard: %q, want the guard's error", refused)
 	}
@@ -126,9 +127,9 @@ func TestAdoptsGoMemory(t *testing.T) {
 	reg := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2, 3)) // Go memory
 	tensor.WithEngine(e)(reg)
 	before := dev.Stats()
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	_, err := tensor.Mul(a, a, tensor.WithReuse(reg))
-	device.SetGuard(was)
+	guard.Set(was)
 	must(t, err)
 	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 {
 		t.Fatalf("an op into adopted Go memory moved %v", m)
@@ -155,10 +156,10 @@ func TestCloneThenZero(t *testing.T) {
 	e, dev := testEngine(t)
 	a := onDevice(t, e, []float32{1, 2, 3}, 3)
 	before := dev.Stats()
-	was := device.SetGuard(true)
+	was := guard.Set(true)
 	c := a.Clone().(*tensor.Dense) // a's device copy is current: made there
 	_, err := tensor.Add(c, c)
-	device.SetGuard(was)
+	guard.Set(was)
 	must(t, err)
 	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 {
 		t.Fatalf("a clone of float data current on the device, and its use, moved %v", m)
@@ -182,9 +183,9 @@ func TestCloneThenZero(t *testing.T) {
 	sq, err := a.Mul(a) // device-dirty
 	must(t, err)
 	before = dev.Stats()
-	was = device.SetGuard(true)
+	was = guard.Set(true)
 	c2 := sq.Clone().(*tensor.Dense)
-	device.SetGuard(was)
+	guard.Set(was)
 	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 {
 		t.Fatalf("a clone of device-newer data moved %v", m)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"reflect"
 	"slices"
 	"strconv"
@@ -231,7 +232,7 @@ func place[T array.Elem](h *holdings, v *array.Array[T]) error {
 	if v.HostOnly() || v.Len() == 0 || v.Device() != nil && !v.HostDirty() {
 		return nil
 	}
-	if device.Guarded() {
+	if guard.OnDevice(h.dev) {
 		return fmt.Errorf("engine: an operand written on the host (through Host or Accessible) needs an upload before the device op: %w; upload it before turning the guard on (ops.On(e.Device(), a), a from engine.Array)", device.ErrTransferGuard)
 	}
 	if b := h.find(uintptr(v.Raw().HostPtr()), 1); b != nil {

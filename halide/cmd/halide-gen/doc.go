@@ -55,8 +55,9 @@
 //
 // Callbacks: halide-gen reads what the pipeline calls. When it prints
 // (print, print_when), traces (trace_stores, …) or has extern stages
-// written in Go, the wrapper sets WithCallbacks, so calls take the entry
-// point that may call Go (halide.SetPrint, halide.SetTrace). Each extern
+// written in Go, the wrapper's NAMEPipeline is WithCallbacks' copy, so
+// calls take the entry point that may call Go (a call's Options.Hooks,
+// Go extern stages). Each extern
 // stage (define_extern) gets a C stub, NAME.extern.c in the package, that
 // calls the Go function registered with halide.RegisterExtern("NAME", fn);
 // externs defined by another pipeline in -o (build that one first) or

@@ -150,15 +150,14 @@ func TestGoExternError(t *testing.T) {
 func TestPrintAndTrace(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
-	halide.SetPrint(writerFunc(func(p []byte) (int, error) {
+	print := func(_ any, p []byte) {
 		mu.Lock()
 		defer mu.Unlock()
-		return buf.Write(p)
-	}))
-	defer halide.SetPrint(nil)
+		buf.Write(p)
+	}
 	stores := map[int32]int32{}
 	var tags []string
-	halide.SetTrace(func(e *halide.TraceEvent) {
+	trace := func(e *halide.TraceEvent) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e.Event {
@@ -171,8 +170,7 @@ func TestPrintAndTrace(t *testing.T) {
 		case halide.TraceTag:
 			tags = append(tags, e.Tag)
 		}
-	})
-	defer halide.SetTrace(nil)
+	}
 
 	const n = 10
 	src := make([]int32, n)
@@ -180,7 +178,8 @@ func TestPrintAndTrace(t *testing.T) {
 		src[i] = int32(i*i - 4)
 	}
 	dst := make([]int32, n)
-	if err := callbacks.Printer(array.FromSlice(src, n), array.FromSlice(dst, n)); err != nil {
+	o := halide.Options{Hooks: &halide.Hooks{Print: print, Trace: trace}}
+	if err := callbacks.PrinterPipeline.CallWith(o, array.FromSlice(src, n), array.FromSlice(dst, n)); err != nil {
 		t.Fatal(err)
 	}
 	for i := range dst {

@@ -3,6 +3,7 @@ package callbacks_test
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/guard"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -193,7 +194,7 @@ func TestExternStageHostInput(t *testing.T) {
 			}
 			out := array.NewWithMins[int32](array.Box(in.Dims()))
 			if c.global {
-				defer device.SetGuard(device.SetGuard(true))
+				defer guard.Set(guard.Set(true))
 			}
 			s0 := dev.Stats()
 			r0, w0 := halide.RuntimeTransfers()
@@ -201,7 +202,7 @@ func TestExternStageHostInput(t *testing.T) {
 			d := dev.Stats().Sub(s0)
 			live := dev.Stats().AllocsLive
 			if c.global {
-				device.SetGuard(false)
+				guard.Set(false)
 			}
 			if r1, w1 := halide.RuntimeTransfers(); r1 != r0 || w1 != w0 {
 				t.Errorf("the runtime copied on its own: %d reads, %d writes", r1-r0, w1-w0)

@@ -10,8 +10,8 @@
 //     DevstageHostin (OpenCL, the same generator with host_input=true)
 //     computes the stage's input on the host, so ExternDeviceArray
 //     uploads it, as define_extern_opencl's C stage does itself;
-//   - Printer: Halide's print and trace, sent to halide.SetPrint's writer
-//     and halide.SetTrace's function;
+//   - Printer: Halide's print and trace, sent to the call's
+//     halide.Options.Hooks;
 //   - Mtblur: a multi-target object (an AVX-512 variant, chosen at run
 //     time where the CPU has it, and the portable AVX2 one) whose function
 //     is C++-namespaced (resident::mtblur); Pipeline.Target names the one

@@ -319,10 +319,13 @@ const char *halide_opencl_get_build_options(void *user_context) {
 }
 
 // gohl_cl_set_opts sets cl's own build options; it fails (returns 1) once
-// the runtime has built kernels on cl, as those keep their options.
+// the runtime has built kernels on cl, as those keep their options, or
+// once other options were set: the first call to give them fixes them.
+// The same options again change nothing and succeed.
 int gohl_cl_set_opts(gohl_cl *cl, const char *opts) {
     pthread_mutex_lock(&cl->mu);
-    int built = __atomic_load_n(&cl->acquires, __ATOMIC_RELAXED) > 0;
+    int same = strcmp(cl->opts, opts) == 0;
+    int built = !same && (cl->opts[0] || __atomic_load_n(&cl->acquires, __ATOMIC_RELAXED) > 0);
     if (!built) {
         strncpy(cl->opts, opts, sizeof cl->opts - 1);
         cl->opts[sizeof cl->opts - 1] = 0;

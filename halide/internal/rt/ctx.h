@@ -29,6 +29,7 @@ typedef struct gohl_ctx {
     int32_t target_asked;   // halide_can_use_target_features calls in this call (setters.c)
     int32_t target_chosen;  // one of them answered yes: target_features are its
     uint64_t target_features[GOHL_FEATURE_WORDS];
+    uint64_t target_refused[GOHL_FEATURE_WORDS];  // features this call refuses (Options.RefuseTargetFeatures)
     int32_t texture;  // set when the runtime is given a kernel that uses images
     char texture_args[256];  // their kernel parameter names, space-separated
     int32_t len;

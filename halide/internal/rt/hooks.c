@@ -1,6 +1,5 @@
 // Go hooks: the entry point that may call back into Go, print and trace
 // routed to Go, and the extern-stage dispatcher. See hooks.go.
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,7 +39,6 @@ int gohl_call_cb(uintptr_t argv, uintptr_t frame) {
 // defaults (setters.c): calls without a Go hook get it.
 #define default_print gohl_c_print
 #define default_trace gohl_c_trace
-static atomic_int go_print, go_trace;
 
 // call_hooks is the GOHL_HOOK_* bits of the call uc names (or this
 // thread's call), and its Go state's slot.
@@ -53,7 +51,7 @@ static int call_hooks(void *uc, int32_t *slot) {
 static void hook_print(void *uc, const char *msg) {
     int32_t slot;
     int own = call_hooks(uc, &slot) & GOHL_HOOK_PRINT;
-    if (!(own || atomic_load_explicit(&go_print, memory_order_relaxed)) || !go_reachable()) {
+    if (!own || !go_reachable()) {
         default_print(uc, msg);
         return;
     }
@@ -63,7 +61,7 @@ static void hook_print(void *uc, const char *msg) {
 static int32_t hook_trace(void *uc, const struct halide_trace_event_t *e) {
     int32_t slot;
     int own = call_hooks(uc, &slot) & GOHL_HOOK_TRACE;
-    if (!(own || atomic_load_explicit(&go_trace, memory_order_relaxed)) || !go_reachable()) return default_trace(uc, e);
+    if (!own || !go_reachable()) return default_trace(uc, e);
     return gohlTrace(slot, (struct halide_trace_event_t *)e);
 }
 
@@ -71,15 +69,10 @@ int32_t gohl_default_trace(void *uc, const struct halide_trace_event_t *e) { ret
 void gohl_default_print(void *uc, const char *msg) { default_print(uc, msg); }
 
 // The library's halide_print and halide_trace replace the runtime's
-// (whose setters setters.c replaces): until Go asks for a hook they pass
-// everything to what C set, else the runtime's defaults.
+// (whose setters setters.c replaces): for calls without a Go hook they
+// pass everything to what C set, else the runtime's defaults.
 void halide_print(void *uc, const char *msg) { hook_print(uc, msg); }
 int32_t halide_trace(void *uc, const struct halide_trace_event_t *e) { return hook_trace(uc, e); }
-
-void gohl_hooks_enable(int print, int trace) {
-    atomic_store(&go_print, print);
-    atomic_store(&go_trace, trace);
-}
 
 // gohl_report hands a message to the error handler, which routes it to
 // the running call (through user_context, or this thread's call).
@@ -90,7 +83,7 @@ int gohl_extern_dispatch(const char *name, int nargs, const uint32_t *kinds, con
         char msg[512];
         snprintf(msg, sizeof msg,
                  "extern stage %s is a Go function, but the pipeline was called through the entry point that cannot call Go: "
-                 "call Pipeline.WithCallbacks (halide-gen's wrapper does it for pipelines with Go externs)",
+                 "call through Pipeline.WithCallbacks (halide-gen's wrapper does it for pipelines with Go externs) or with Options.Callbacks",
                  name);
         halide_error(NULL, msg);
         return -1;

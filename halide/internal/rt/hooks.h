@@ -13,7 +13,6 @@
 #define GOHL_XBUF 0xffffu
 
 int gohl_call_cb(uintptr_t argv, uintptr_t frame);
-void gohl_hooks_enable(int print, int trace);
 int32_t gohl_default_trace(void *uc, const struct halide_trace_event_t *e);
 void gohl_default_print(void *uc, const char *msg);
 void gohl_report(void *uc, const char *msg);

@@ -104,6 +104,7 @@ type Ctx struct {
 	TargetAsked    int32
 	TargetChosen   int32
 	TargetFeatures [FeatureWords]uint64
+	TargetRefused  [FeatureWords]uint64
 	Texture        int32
 	TextureArgs    [256]byte
 	Len            int32
@@ -357,8 +358,9 @@ func (cl *CL) Bind(ctx *Ctx) {
 }
 
 // SetBuildOptions sets cl's own OpenCL build options; false once the
-// runtime has built kernels on cl (they keep their options). opts has no
-// NUL and fits 511 bytes.
+// runtime has built kernels on cl (they keep their options) or other
+// options were set; true for the options already set. opts has no NUL
+// and fits 511 bytes.
 func (cl *CL) SetBuildOptions(opts string) bool {
 	s := C.CString(opts)
 	defer C.free(unsafe.Pointer(s))
@@ -409,17 +411,6 @@ func CUDARuntimeTransfers() (reads, writes int64) {
 
 // ---- hooks and setters ----
 
-// EnableHooks says whether Go has process-wide print and trace hooks.
-func EnableHooks(print, trace bool) {
-	b := func(v bool) C.int {
-		if v {
-			return 1
-		}
-		return 0
-	}
-	C.gohl_hooks_enable(b(print), b(trace))
-}
-
 // DefaultPrint prints msg (a NUL-terminated C string) as C chose, else as
 // the runtime does.
 func DefaultPrint(msg unsafe.Pointer) { C.gohl_default_print(nil, (*C.char)(msg)) }
@@ -428,9 +419,6 @@ func DefaultPrint(msg unsafe.Pointer) { C.gohl_default_print(nil, (*C.char)(msg)
 func DefaultTrace(e *TraceEvent) int32 {
 	return int32(C.gohl_default_trace(nil, (*C.struct_halide_trace_event_t)(unsafe.Pointer(e))))
 }
-
-// RefuseFeatures adds bits to the target features refused in word.
-func RefuseFeatures(word int, bits uint64) { C.gohl_refuse_features(C.int(word), C.uint64_t(bits)) }
 
 // XBuf is an extern stage argument kind: a halide_buffer_t*; the others
 // are (type code << 8) | bits.
@@ -495,6 +483,7 @@ func CheckLayout() error {
 		{"Ctx.TargetAsked", unsafe.Offsetof(x.TargetAsked), unsafe.Offsetof(cx.target_asked)},
 		{"Ctx.TargetChosen", unsafe.Offsetof(x.TargetChosen), unsafe.Offsetof(cx.target_chosen)},
 		{"Ctx.TargetFeatures", unsafe.Offsetof(x.TargetFeatures), unsafe.Offsetof(cx.target_features)},
+		{"Ctx.TargetRefused", unsafe.Offsetof(x.TargetRefused), unsafe.Offsetof(cx.target_refused)},
 		{"Ctx.Texture", unsafe.Offsetof(x.Texture), unsafe.Offsetof(cx.texture)},
 		{"Ctx.TextureArgs", unsafe.Offsetof(x.TextureArgs), unsafe.Offsetof(cx.texture_args)},
 		{"Ctx.Len", unsafe.Offsetof(x.Len), unsafe.Offsetof(cx.len)},

@@ -73,26 +73,24 @@ int32_t gohl_c_trace(void *uc, const struct halide_trace_event_t *e) {
 // ---- can_use_target_features ---------------------------------------------
 
 static _Atomic(halide_can_use_target_features_t) c_can_use;
-static _Atomic uint64_t refused[GOHL_FEATURE_WORDS];  // features Go refuses (RefuseTargetFeatures)
 
 halide_can_use_target_features_t halide_set_custom_can_use_target_features(halide_can_use_target_features_t f) {
     halide_can_use_target_features_t old = atomic_exchange(&c_can_use, f);
     return old ? old : halide_default_can_use_target_features;
 }
 
-void gohl_refuse_features(int word, uint64_t bits) { atomic_fetch_or(&refused[word], bits); }
-
 // A multi-target pipeline calls this once per target but the last (the
 // fallback), in the order listed, on the calling thread, the first time
-// it runs; it keeps its choice for the process. The call's ctx records
-// the features of the target chosen, for Pipeline.Target.
+// it runs; it keeps its choice for the process. The call's ctx holds
+// the features it refuses (Options.RefuseTargetFeatures) and records the
+// features of the target chosen, for Pipeline.Target.
 int halide_can_use_target_features(int count, const uint64_t *features) {
     halide_can_use_target_features_t f = atomic_load(&c_can_use);
     int ok = (f ? f : halide_default_can_use_target_features)(count, features);
-    for (int i = 0; ok && i < count && i < GOHL_FEATURE_WORDS; i++) {
-        if (features[i] & atomic_load(&refused[i])) ok = 0;
-    }
     gohl_ctx *c = gohl_current_ctx();
+    for (int i = 0; c && ok && i < count && i < GOHL_FEATURE_WORDS; i++) {
+        if (features[i] & c->target_refused[i]) ok = 0;
+    }
     if (c) {
         c->target_asked++;
         if (ok && !c->target_chosen) {

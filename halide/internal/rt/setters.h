@@ -9,6 +9,5 @@
 
 void gohl_c_print(void *uc, const char *msg);
 int32_t gohl_c_trace(void *uc, const struct halide_trace_event_t *e);
-void gohl_refuse_features(int word, uint64_t bits);
 
 #endif

@@ -102,9 +102,9 @@ func runOp(e *engine.Engine, op func(x, b *gorgonia.Node) (*gorgonia.Node, error
 	var moved device.Stats
 	if e != nil {
 		before := e.Device().Stats()
-		was := device.SetGuard(guard)
+		was := device.SetDeviceGuard(e.Device(), guard)
 		err = vm.RunAll()
-		device.SetGuard(was)
+		device.SetDeviceGuard(e.Device(), was)
 		moved = e.Device().Stats().Sub(before)
 		if err != nil {
 			return 0, nil, moved, err

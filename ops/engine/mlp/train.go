@@ -247,8 +247,10 @@ func (t *trainer) step(guard bool) (float32, error) {
 
 // run queues the forward and backward passes and the update.
 func (t *trainer) run(guard bool) error {
-	was := device.SetGuard(guard && t.e != nil)
-	defer device.SetGuard(was)
+	if t.e != nil {
+		was := device.SetDeviceGuard(t.e.Device(), guard)
+		defer device.SetDeviceGuard(t.e.Device(), was)
+	}
 	if err := t.vm.RunAll(); err != nil {
 		return err
 	}

@@ -1,6 +1,6 @@
 // print and trace: output(x) = 3·input(x), printing the value at x == 3
 // and tracing every store, so the Go hooks
-// (halide.SetPrint, halide.SetTrace) can be checked.
+// (a call's halide.Options.Hooks) can be checked.
 #include "Halide.h"
 
 using namespace Halide;
