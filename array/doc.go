@@ -77,6 +77,23 @@
 // generated races of internal/closerace check this:
 // go test -race -run LifetimeStress ./halide; go test -race ./internal/closerace
 //
+// # Recycled host storage
+//
+// Host memory of 64 KiB or more (New, Zeros, Like, Empty, and the
+// allocating forms of package ops) comes from a pool of blocks by size
+// class, and a block goes back to it when the garbage collector finds that
+// nothing reaches it: no Array, no view, no slice from Data, no call using
+// it. The finalizer that returns it is keyed on the block itself, which
+// every sharer (root, views, the storage, slices from Data) reaches, not on
+// any one of them, so storage is never handed out while something can
+// still read or write it; Close is not needed for it (and does not hand
+// the block back early: a slice from Data may outlive it). New, Zeros and
+// Like clear a recycled block; Empty and the allocating forms of package
+// ops, which write every element, do not. The pool holds at most 256 MiB,
+// and a block unused over two collections leaves it. TestPoolModel checks
+// random programs against a model, under -race:
+// go test -race -run Pool ./array
+//
 // # One axis order
 //
 // Users meet NumPy's order: shapes outermost first, axes as NumPy counts
@@ -129,6 +146,7 @@
 //	NumPy                          resident
 //	np.zeros((2, 3), np.float32)   array.Zeros[float32](2, 3)
 //	np.full((2, 3), 7)             array.Full[int32](7, 2, 3)
+//	np.empty((2, 3), np.float32)   array.Empty[float32](2, 3) (unspecified elements)
 //	np.array([[1, 2], [3, 4]])     array.FromRows([][]float32{{1, 2}, {3, 4}})
 //	np.array(xs).reshape(3, 2)     array.FromValues(xs, 3, 2)
 //	np.arange(5)                   ops.Arange[int32](5)
