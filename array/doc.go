@@ -81,18 +81,25 @@
 //
 // Host memory of 64 KiB or more (New, Zeros, Like, Empty, and the
 // allocating forms of package ops) comes from a pool of blocks by size
-// class, and a block goes back to it when the garbage collector finds that
-// nothing reaches it: no Array, no view, no slice from Data, no call using
-// it. The finalizer that returns it is keyed on the block itself, which
-// every sharer (root, views, the storage, slices from Data) reaches, not on
-// any one of them, so storage is never handed out while something can
-// still read or write it; Close is not needed for it (and does not hand
-// the block back early: a slice from Data may outlive it). New, Zeros and
-// Like clear a recycled block; Empty and the allocating forms of package
-// ops, which write every element, do not. The pool holds at most 256 MiB,
-// and a block unused over two collections leaves it. TestPoolModel checks
-// random programs against a model, under -race:
-// go test -race -run Pool ./array
+// class, bounded (256 MiB; a block unused over two collections leaves
+// it). A block goes back by one of two paths, and never while something
+// can still reach it:
+//
+//   - The collector: a finalizer keyed on the block itself, which every
+//     sharer reaches (root, views, storage, slices from Data, calls using
+//     it), not on any one of them, returns it once none is left.
+//   - Close of the root, at once (after the calls using it end), but
+//     only for memory nothing outside the library's counted uses ever
+//     reached: no host view, HostPtr, HostBytes or device copy (a slice
+//     from those may outlive the Close). Host ops of package ops reach
+//     their operands through such uses, so a result only fed to ops and
+//     then closed is recycled at Close.
+//
+// New, Zeros and Like clear a recycled block; Empty and the allocating
+// forms of package ops, which write every element, do not. Random
+// programs of allocate, view, write, keep a slice, op, Close, drop and
+// collect are checked against a model, and Close racing ops, under
+// -race: go test -race -run Pool ./array
 //
 // # One axis order
 //

@@ -20,3 +20,6 @@ const MinPooled = minPooled
 
 // PoolClass is poolClass.
 func PoolClass(n int) int { return poolClass(n) }
+
+// BlockOf is the address of r's storage, read without exposing it.
+func BlockOf(r *Raw) uintptr { return uintptr(r.st.base) }

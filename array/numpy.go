@@ -66,7 +66,7 @@ func Empty[T Elem](shape ...int) *Array[T] {
 		}
 	}
 	d := denseDims(extentsOf(shape), nil)
-	return newArray(hostBlock[T](spanOf(d), false), d, false)
+	return newHost[T](d, false)
 }
 
 // Full returns a dense, device-aware Array of the given shape in NumPy's

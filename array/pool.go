@@ -6,19 +6,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+	"weak"
 )
 
-// Recycled host storage. A new Array's host memory of minPooled bytes or
-// more comes from a pool of blocks by size class, and a block goes back to
-// the pool when the garbage collector finds nothing reaches it any more:
-// no Array, no view, no slice from Data, no call still using it. The
-// finalizer that returns it is keyed on the block itself — not on an
-// Array, a view or the storage, which all share it, and which a slice from
-// Data outlives — so a block in the pool is one nothing else can read or
-// write. It needs no cooperation from Close. A block is handed out
-// cleared unless the caller writes every element (Empty, the allocating
-// forms of package ops). The pool holds at most poolLimit bytes, and a
-// block unused across two collections leaves it.
+// Recycled host storage (the package doc says when blocks come back).
+// A new Array's host memory of minPooled bytes or more is a block of a
+// size class from the pool. Every block in use carries a finalizer keyed
+// on the block itself — not on an Array, a view or the storage, which all
+// share it and which a slice from Data outlives — that returns it when
+// nothing reaches it; resources.release returns it early at an explicit
+// Close when the memory was never exposed (Raw.expose). A block is handed
+// out cleared unless the caller writes every element (Empty).
 
 // minPooled is the smallest pooled block: Go's large-object size, where
 // a fresh block costs page faults and a clear; below it the allocator's
@@ -57,16 +55,17 @@ func poolClass(n int) int {
 }
 
 // hostBlock returns the first n elements of a block of at least
-// n·size(T) bytes, 128-byte aligned: recycled or new, cleared when zero
-// is set (a new block is always cleared), else with unspecified contents.
-func hostBlock[T Elem](n int, zero bool) []T {
+// n·size(T) bytes, 128-byte aligned, and its class (0: not pooled):
+// recycled or new, cleared when zero is set (a new block is always
+// cleared), else with unspecified contents.
+func hostBlock[T Elem](n int, zero bool) ([]T, int) {
 	var z T
 	size := int(unsafe.Sizeof(z))
 	if n > maxHostBytes/size {
 		panicf(ErrShape, "%d elements of %d bytes: more than the %d bytes a Go slice can hold", n, size, maxHostBytes)
 	}
 	if n*size < minPooled {
-		return alignedSlice[T](n)
+		return alignedSlice[T](n), 0
 	}
 	cls := poolClass(n * size)
 	p, fresh := pool.get(cls)
@@ -74,7 +73,25 @@ func hostBlock[T Elem](n int, zero bool) []T {
 	if zero && !fresh {
 		clear(s)
 	}
-	return s
+	return s, cls
+}
+
+// newHost makes a dense root of layout d over a new block; a pooled one
+// can go back to the pool at Close (resources.release).
+func newHost[T Elem](d []Dim, zero bool) *Array[T] {
+	data, cls := hostBlock[T](spanOf(d), zero)
+	a := newArray(data, d, false)
+	if cls > 0 {
+		r := a.raw.st.res
+		r.pblk, r.pcls = weak.Make((*uint64)(unsafe.Pointer(unsafe.SliceData(data)))), cls
+	}
+	return a
+}
+
+// recycle takes back a block at an explicit Close (resources.release);
+// it keeps its finalizer, which returns it later if the pool is full.
+func (pl *hostPool) recycle(p *uint64, cls int) {
+	pl.put(p, cls)
 }
 
 // get returns a block of class cls and whether it is new.

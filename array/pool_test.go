@@ -1,6 +1,7 @@
 package array_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -156,6 +157,20 @@ func (m *poolModel) step() {
 			if err != nil {
 				m.t.Fatal(err)
 			}
+			if m.rng.IntN(2) == 0 {
+				// A temporary no view ever reached, closed at once: its
+				// storage goes back to the pool at Close.
+				t, err := ops.New1(ops.Neg, c)
+				if err != nil {
+					m.t.Fatal(err)
+				}
+				c.Close()
+				c, err = ops.New1(ops.Neg, t)
+				if err != nil {
+					m.t.Fatal(err)
+				}
+				t.Close()
+			}
 			r := &modelRoot{id: m.nextID, a: c, want: make([]float32, n)}
 			m.nextID++
 			for i := range n {
@@ -213,11 +228,13 @@ func (m *poolModel) check() {
 		if len(r.want) == 0 {
 			s = nil
 		}
-		lo, hi := spanOf(s)
-		mems = append(mems, mem{r.id, lo, hi})
 		if r.closed {
+			// Not live: unreadable, and its storage may be another's
+			// (recycled at Close), unless something kept it (slices).
 			continue
 		}
+		lo, hi := spanOf(s)
+		mems = append(mems, mem{r.id, lo, hi})
 		v, err := r.a.HostReadOnly()
 		if err != nil {
 			m.t.Fatal(err)
@@ -242,6 +259,9 @@ func (m *poolModel) check() {
 			}
 		}
 		if s.v != nil {
+			if *s.closed {
+				continue // a view of a closed root is not live either
+			}
 			d = unsafe.Slice((*float32)(s.v.Raw().HostPtr()), s.v.Len())
 		}
 		lo, hi := spanOf(d)
@@ -284,6 +304,87 @@ func TestPoolModel(t *testing.T) {
 	}
 	if h, _ := array.PoolStats(); h == h0 {
 		t.Fatal("no storage was recycled: the model did not test the pool")
+	}
+}
+
+// TestPoolCloseRace: a Close racing host ops that read or write the
+// closed Array: the ops finish (or fail with ErrClosed) before its storage
+// is recycled, so a result made right after the Close, which may reuse
+// that storage, keeps its values. Run it with -race.
+func TestPoolCloseRace(t *testing.T) {
+	n := array.MinPooled
+	x, y := array.Full[float32](1, n), array.Full[float32](2, n)
+	d := array.New[float32](n)
+	recycled := 0
+	for i := range 200 {
+		c, err := ops.New2(ops.Add, x, y) // 3, never exposed
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := array.BlockOf(c.Raw())
+		done := make(chan error, 1)
+		go func() {
+			if i%2 == 0 {
+				done <- ops.Neg(c, x) // writes c
+				return
+			}
+			done <- ops.Add(d, c, x) // reads c
+		}()
+		c.Close()
+		e, err := ops.New2(ops.Mul, x, y) // 2, maybe in c's storage
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil && !errors.Is(err, array.ErrClosed) {
+			t.Fatal(err)
+		}
+		if array.BlockOf(e.Raw()) == at {
+			recycled++
+		}
+		v, err := e.HostReadOnly()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, z := range v.Data() {
+			if z != 2 {
+				t.Fatalf("round %d: element %d of a result made after a racing Close is %v, want 2", i, k, z)
+			}
+		}
+	}
+	if recycled == 0 {
+		t.Fatal("no result reused a closed one's storage: the race was not tested")
+	}
+}
+
+// TestPoolCloseRecycles: Close hands a result's storage back at once when
+// nothing outside the library's counted uses reached it, and not when a
+// host view did (a slice from it may outlive the Close).
+func TestPoolCloseRecycles(t *testing.T) {
+	x := array.Full[float32](1, array.MinPooled)
+	for _, exposed := range []bool{false, true} {
+		c, err := ops.New1(ops.Neg, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := array.BlockOf(c.Raw())
+		var keep []float32
+		if exposed {
+			v, _ := c.HostReadOnly()
+			keep = v.Data()
+		}
+		c.Close()
+		e, err := ops.New1(ops.Neg, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := array.BlockOf(e.Raw()) == at; got == exposed {
+			t.Errorf("exposed %v: the next result reused the closed one's storage: %v", exposed, got)
+		}
+		for _, z := range keep {
+			if z != -1 {
+				t.Fatalf("a slice kept past Close reads %v, want -1", z)
+			}
+		}
 	}
 }
 
