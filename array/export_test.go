@@ -12,6 +12,7 @@ func SetPoolLimit(n int) int {
 	defer pool.mu.Unlock()
 	old := poolLimit
 	poolLimit = n
+	pool.trim()
 	return old
 }
 

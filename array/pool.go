@@ -188,6 +188,20 @@ func (pl *hostPool) tick() {
 	}
 }
 
+// trim drops blocks until the pool holds at most poolLimit bytes; the
+// caller holds pl.mu.
+func (pl *hostPool) trim() {
+	for cls, f := range pl.free {
+		for len(f) > 0 && pl.held > poolLimit {
+			runtime.SetFinalizer(f[len(f)-1].p, nil)
+			f[len(f)-1] = pooledBlock{}
+			f = f[:len(f)-1]
+			pl.held -= cls
+		}
+		pl.free[cls] = f
+	}
+}
+
 // poolHeld reports the bytes and blocks the pool holds (for tests).
 func poolHeld() (held, blocks int) {
 	pool.mu.Lock()
