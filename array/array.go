@@ -69,7 +69,7 @@ func newArray[T Elem](data []T, dims []Dim, hostOnly bool) *Array[T] {
 // element count overflows panic with ErrShape.
 func New[T Elem](extents ...int) *Array[T] {
 	d := denseDims(extents, nil)
-	return newArray(alignedSlice[T](spanOf(d)), d, false)
+	return newHost[T](d, true)
 }
 
 // NewWithMins is New with each dimension starting at mins[i] instead of 0.
@@ -78,7 +78,7 @@ func NewWithMins[T Elem](mins, extents []int) *Array[T] {
 		panicf(ErrShape, "%d mins for %d extents: pass one min per dimension", len(mins), len(extents))
 	}
 	d := denseDims(extents, mins)
-	return newArray(alignedSlice[T](spanOf(d)), d, false)
+	return newHost[T](d, true)
 }
 
 // NewInterleaved returns a zeroed Array of shape width × height × channels
@@ -91,7 +91,7 @@ func NewInterleaved[T Elem](width, height, channels int) *Array[T] {
 		{Extent: height, Stride: dense[2].Stride},
 		{Extent: channels, Stride: 1},
 	}
-	return newArray(alignedSlice[T](spanOf(d)), d, false)
+	return newHost[T](d, true)
 }
 
 // Scalar returns a 0-D Array holding v.
@@ -143,7 +143,7 @@ func Like[T Elem](a *Array[T], order ...Order) *Array[T] {
 	}
 	a.raw.checkOpen()
 	d := orderedDims(a.raw.dimsRef(), o)
-	return newArray(alignedSlice[T](spanOf(d)), d, false)
+	return newHost[T](d, true)
 }
 
 // NewIn is New with host storage from h, for example an OpenCL device's

@@ -77,6 +77,30 @@
 // generated races of internal/closerace check this:
 // go test -race -run LifetimeStress ./halide; go test -race ./internal/closerace
 //
+// # Recycled host storage
+//
+// Host memory of 64 KiB or more (New, Zeros, Like, Empty, and the
+// allocating forms of package ops) comes from a pool of blocks by size
+// class, bounded (256 MiB; a block unused over two collections leaves
+// it). A block goes back by one of two paths, and never while something
+// can still reach it:
+//
+//   - The collector: a finalizer keyed on the block itself, which every
+//     sharer reaches (root, views, storage, slices from Data, calls using
+//     it), not on any one of them, returns it once none is left.
+//   - Close of the root, at once (after the calls using it end), but
+//     only for memory nothing outside the library's counted uses ever
+//     reached: no host view, HostPtr, HostBytes or device copy (a slice
+//     from those may outlive the Close). Host ops of package ops reach
+//     their operands through such uses, so a result only fed to ops and
+//     then closed is recycled at Close.
+//
+// New, Zeros and Like clear a recycled block; Empty and the allocating
+// forms of package ops, which write every element, do not. Random
+// programs of allocate, view, write, keep a slice, op, Close, drop and
+// collect are checked against a model, and Close racing ops, under
+// -race: go test -race -run Pool ./array
+//
 // # One axis order
 //
 // Users meet NumPy's order: shapes outermost first, axes as NumPy counts
@@ -129,6 +153,7 @@
 //	NumPy                          resident
 //	np.zeros((2, 3), np.float32)   array.Zeros[float32](2, 3)
 //	np.full((2, 3), 7)             array.Full[int32](7, 2, 3)
+//	np.empty((2, 3), np.float32)   array.Empty[float32](2, 3) (unspecified elements)
 //	np.array([[1, 2], [3, 4]])     array.FromRows([][]float32{{1, 2}, {3, 4}})
 //	np.array(xs).reshape(3, 2)     array.FromValues(xs, 3, 2)
 //	np.arange(5)                   ops.Arange[int32](5)

@@ -33,6 +33,7 @@ type HostView[T Elem] struct{ ReadView[T] }
 // not: take a new view after each device use. A read-only view
 // (BroadcastTo) has none: an error wrapping ErrReadOnly.
 func (a *Array[T]) Host() (HostView[T], error) {
+	a.raw.expose()
 	if err := a.raw.errWritable(); err != nil {
 		return HostView[T]{}, err
 	}
@@ -46,6 +47,7 @@ func (a *Array[T]) Host() (HostView[T], error) {
 // HostReadOnly returns a read-only host view; it copies to host only the
 // parts whose device copy is newer and leaves the host clean.
 func (a *Array[T]) HostReadOnly() (ReadView[T], error) {
+	a.raw.expose()
 	if err := a.syncHost(); err != nil {
 		return ReadView[T]{}, err
 	}

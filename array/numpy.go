@@ -55,6 +55,20 @@ func Zeros[T Elem](shape ...int) *Array[T] {
 	return New[T](extentsOf(shape)...)
 }
 
+// Empty is Zeros without the clearing, NumPy's np.empty: the elements are
+// unspecified (host memory recycled from dropped Arrays, see "Recycled
+// host storage"), for a caller that writes every one of them before
+// reading any, as the allocating forms of package ops do.
+func Empty[T Elem](shape ...int) *Array[T] {
+	for _, x := range shape {
+		if x < 0 {
+			panicf(ErrShape, "shape %s: extents must be ≥ 0", pyShape(shape))
+		}
+	}
+	d := denseDims(extentsOf(shape), nil)
+	return newHost[T](d, false)
+}
+
 // Full returns a dense, device-aware Array of the given shape in NumPy's
 // order with every element x, filled on the host.
 func Full[T Elem](x T, shape ...int) *Array[T] {

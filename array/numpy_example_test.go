@@ -18,6 +18,16 @@ func ExampleZeros() {
 	//  [0. 0. 0.]]
 }
 
+func ExampleEmpty() {
+	a := array.Empty[float32](2, 3) // np.empty((2, 3), np.float32): write every element before reading
+	v, _ := a.Host()
+	v.Fill(1)
+	fmt.Println(a)
+	// Output:
+	// [[1. 1. 1.]
+	//  [1. 1. 1.]]
+}
+
 func ExampleFull() {
 	fmt.Println(array.Full[int32](7, 2, 2)) // np.full((2, 2), 7, np.int32)
 	// Output:

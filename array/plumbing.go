@@ -2,6 +2,7 @@ package array
 
 import (
 	"io"
+	"unsafe"
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/plumb"
@@ -24,6 +25,10 @@ func (plumbing) DeviceFree(x any) error { return x.(*Raw).st.deviceFree() }
 func (plumbing) Closed(x any) bool      { return x.(*Raw).st.closed.Load() }
 func (plumbing) Acquire(x any) error    { return x.(*Raw).st.res.acquire() }
 func (plumbing) Release(x any)          { x.(*Raw).st.res.unacquire() }
+
+func (plumbing) HostUse(x any, write bool) (unsafe.Pointer, bool, error) {
+	return x.(*Raw).hostUse(write)
+}
 
 func (plumbing) AcquireFor(x any, device bool) (bool, error) {
 	st := x.(*Raw).st

@@ -64,6 +64,33 @@ func (r *Raw) setDims(d []Dim) {
 	copy(r.inl[:], d)
 }
 
+// expose records that memory is reached outside the library's counted
+// uses, before the caller checks Close (which checks it after marking
+// closed): such memory never goes back to the pool early.
+func (r *Raw) expose() {
+	if e := &r.st.res.exposed; !e.Load() {
+		e.Store(true)
+	}
+}
+
+// hostUse is the host memory at r's min corner for a consumer that holds
+// a use until Release and reaches nothing else: Close waits for it, and
+// the memory stays unexposed. ok is false where the consumer must take a
+// host view instead (a device copy, a read-only dst).
+func (r *Raw) hostUse(write bool) (p unsafe.Pointer, ok bool, err error) {
+	if r.st.hasAlloc.Load() || write && r.ro || r.Len() == 0 {
+		return nil, false, nil
+	}
+	if err := r.st.res.acquire(); err != nil {
+		return nil, true, err
+	}
+	if r.st.hasAlloc.Load() { // attached meanwhile
+		r.st.res.unacquire()
+		return nil, false, nil
+	}
+	return unsafe.Add(r.st.base, r.off*r.esize), true, nil
+}
+
 // Type is the element type.
 func (r *Raw) Type() Type { return r.typ }
 
@@ -96,6 +123,7 @@ func (r *Raw) spanElems() int { return spanOf(r.dimsRef()) }
 // Array is empty. Go's heap does not move it; pin it with runtime.Pinner
 // before storing it in C memory. It bypasses residency: sync first.
 func (r *Raw) HostPtr() unsafe.Pointer {
+	r.expose()
 	if r.Len() == 0 {
 		return nil
 	}

@@ -477,6 +477,7 @@ func (a *Array[T]) Close() error {
 	if !r.root || r.st.closed.Swap(true) {
 		return nil
 	}
+	r.st.res.byClose.Store(true)
 	_, err := r.st.res.close()
 	return err
 }

@@ -73,6 +73,17 @@ type resources struct {
 	released bool
 
 	attaching, devGone bool // attach racing the device's close (attach)
+
+	// A pooled host block (pcls > 0) goes back to the pool at once when
+	// an explicit Close releases the resources and nothing outside the
+	// library's counted uses ever reached the memory (exposed: a host
+	// view, HostPtr, HostBytes, a device copy); else the block's
+	// finalizer returns it once nothing reaches it. pblk is weak: the
+	// cleanup's argument must not keep the block alive.
+	pblk    weak.Pointer[uint64]
+	pcls    int
+	exposed atomic.Bool
+	byClose atomic.Bool
 }
 
 const (
@@ -187,6 +198,12 @@ func (r *resources) release() error {
 		atts := r.atts
 		r.atts, r.released = nil, true
 		r.mu.Unlock()
+		if r.pcls > 0 && r.byClose.Load() && !r.exposed.Load() {
+			// Close holds the Array, or the last use does: alive.
+			if p := r.pblk.Value(); p != nil {
+				pool.recycle(p, r.pcls)
+			}
+		}
 		for _, a := range pend {
 			if e := a.dev.Free(a.alloc); err == nil {
 				err = e
@@ -269,6 +286,7 @@ func (st *storage) attach(d device.Device, a device.Allocation, owned bool) erro
 	}
 	r.dev, r.alloc, r.owned = d, a, owned
 	r.attaching, r.devGone = true, false
+	r.exposed.Store(true) // transfers reach the memory uncounted
 	r.mu.Unlock()
 	var cancel func()
 	if n, ok := d.(device.CloseNotifier); ok {

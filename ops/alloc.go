@@ -24,7 +24,11 @@ import (
 // rule (package array's "Where work runs") puts it where the op runs: on
 // the inputs' device when they are current or newest there, on the host
 // otherwise, as it would put a caller's fresh dst. On an error the result
-// is closed and nil. Close results when done.
+// is closed and nil. Close results when done, or drop them: their host
+// memory is recycled once nothing reaches it (package array's "Recycled
+// host storage"). The result's elements start unspecified (array.Empty),
+// so the op must write every element of dst, as every op these forms
+// name does; NewMatMul and Arange start from zeros.
 
 // New1 returns op(a) for the one-input ops with dst of a's shape: Abs,
 // Neg, Sqrt, Exp, Log, Tanh, Copy, CastWrap and CastSaturate (name the
@@ -39,7 +43,7 @@ func new1[D, T array.Elem](name string, op func(dst *array.Array[D], a *array.Ar
 	if err := closedOperand(name, nil, rawOf(a)); err != nil {
 		return nil, err
 	}
-	return run(array.New[D](a.Extents()...), func(d *array.Array[D]) error { return op(d, a) })
+	return run(newResult[D](a.Extents()), func(d *array.Array[D]) error { return op(d, a) })
 }
 
 // New1Op is New1 for the ops that take an op code: Unary(dst, a, op).
@@ -61,7 +65,7 @@ func new2[D, T array.Elem](name string, op func(dst *array.Array[D], a, b *array
 		return nil, err
 	}
 	ext := broadcastExtents(name, a.Extents(), b.Extents())
-	return run(array.New[D](ext...), func(d *array.Array[D]) error { return op(d, a, b) })
+	return run(newResult[D](ext), func(d *array.Array[D]) error { return op(d, a, b) })
 }
 
 // New2Op is New2 for the ops that take an op code: Binary and Compare,
@@ -89,7 +93,7 @@ func NewWhere[T array.Elem](cond *array.Array[uint8], a, b *array.Array[T]) (*ar
 		return nil, err
 	}
 	ext := broadcastExtents("NewWhere", cond.Extents(), a.Extents(), b.Extents())
-	return run(array.New[T](ext...), func(d *array.Array[T]) error { return Where(d, cond, a, b) })
+	return run(newResult[T](ext), func(d *array.Array[T]) error { return Where(d, cond, a, b) })
 }
 
 // NewReduce returns op(a) along axis ax in NumPy's order (-1 is dimension
@@ -104,7 +108,7 @@ func NewReduce[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], 
 	dim := a.DimOf(ax)
 	ext := a.Extents()
 	ext = append(ext[:dim], ext[dim+1:]...)
-	out, err := run(array.New[D](ext...), func(d *array.Array[D]) error { return op(d, a, dim) })
+	out, err := run(newResult[D](ext), func(d *array.Array[D]) error { return op(d, a, dim) })
 	if e := (*emptyReduction)(nil); errors.As(err, &e) {
 		// The op's error speaks its dim; this call's caller gave an axis.
 		return nil, fmt.Errorf("%w: ops.NewReduce of ops.%s along axis %d of shape %s: the axis is empty, and the reduction is undefined there (NumPy raises ValueError)", array.ErrShape, e.op, ax, pyShape(a.Shape()))
@@ -161,6 +165,18 @@ func pyShape(shape []int) string { return npshape.String(shape) }
 
 // pyExtents is pyShape of extents (dimension 0 first).
 func pyExtents(ext []int) string { return pyShape(reversed(ext)) }
+
+// newResult is an allocating form's dst: a new dense, device-aware Array
+// of extents ext whose elements start unspecified (array.Empty: recycled
+// host storage, not cleared), for the forms whose ops write every element
+// of dst.
+func newResult[D array.Elem](ext []int) *array.Array[D] {
+	shape := make([]int, len(ext))
+	for i, e := range ext {
+		shape[len(ext)-1-i] = e
+	}
+	return array.Empty[D](shape...)
+}
 
 // run hands dst to op and closes it when op fails or panics.
 func run[D array.Elem](dst *array.Array[D], op func(*array.Array[D]) error) (_ *array.Array[D], err error) {

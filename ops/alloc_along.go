@@ -22,7 +22,7 @@ func NewAlong[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], d
 	}
 	dim := a.DimOf(ax)
 	a = a.SetMin(make([]int, a.Rank())...) // positions from 0, as NumPy's
-	return run(array.New[D](a.Extents()...), func(d *array.Array[D]) error { return op(d, a, dim) })
+	return run(newResult[D](a.Extents()), func(d *array.Array[D]) error { return op(d, a, dim) })
 }
 
 // NewVar returns the variance of a along axis ax in NumPy's order, the

@@ -82,3 +82,75 @@ func BenchmarkConcatenate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAllocForms: each allocating form against its dst-first op
+// into a dst made once (the peer), in one run, at 2^16, 2^20 and 2^24
+// float32, in the loop a NumPy user writes: a new result each iteration,
+// dropped ("drop": the collector finds it) or closed ("close"). The
+// forms: New2(Add), New1(Neg) and NewReduce(Sum) along the last axis of
+// (n/256, 256). best-ns/op is the fastest call.
+//
+//	go test -run '^$' -bench AllocForms -benchmem ./ops
+func BenchmarkAllocForms(b *testing.B) {
+	timed := func(b *testing.B, bytes int, call func() *array.Array[float32], closeIt bool) {
+		b.SetBytes(int64(bytes))
+		b.ReportAllocs()
+		best := time.Duration(math.MaxInt64)
+		for b.Loop() {
+			t0 := time.Now()
+			c := call()
+			best = min(best, time.Since(t0))
+			if closeIt {
+				c.Close()
+			}
+		}
+		b.ReportMetric(float64(best.Nanoseconds()), "best-ns/op")
+	}
+	must := func(c *array.Array[float32], err error) *array.Array[float32] {
+		if err != nil {
+			panic(err)
+		}
+		return c
+	}
+	for _, lg := range []int{16, 20, 24} {
+		n := 1 << lg
+		x, y := array.Full[float32](1.5, n), array.Full[float32](2, n) // touched: no zero pages
+		m := must(x.Reshape(n/256, 256))
+		forms := []struct {
+			name  string
+			bytes int
+			dst   *array.Array[float32]
+			first func(dst *array.Array[float32]) error
+			alloc func() (*array.Array[float32], error)
+		}{
+			{"Add", 12 * n, array.New[float32](n),
+				func(d *array.Array[float32]) error { return ops.Add(d, x, y) },
+				func() (*array.Array[float32], error) { return ops.New2(ops.Add, x, y) }},
+			{"Neg", 8 * n, array.New[float32](n),
+				func(d *array.Array[float32]) error { return ops.Neg(d, x) },
+				func() (*array.Array[float32], error) { return ops.New1(ops.Neg, x) }},
+			{"Sum", 4*n + 4*n/256, array.New[float32](n / 256),
+				func(d *array.Array[float32]) error { return ops.Sum(d, m, 0) },
+				func() (*array.Array[float32], error) { return ops.NewReduce(ops.Sum, m, -1) }},
+		}
+		for _, f := range forms {
+			b.Run(fmt.Sprintf("%s/2^%d/dst-first", f.name, lg), func(b *testing.B) {
+				timed(b, f.bytes, func() *array.Array[float32] {
+					if err := f.first(f.dst); err != nil {
+						panic(err)
+					}
+					return f.dst
+				}, false)
+			})
+			b.Run(fmt.Sprintf("%s/2^%d/drop", f.name, lg), func(b *testing.B) {
+				timed(b, f.bytes, func() *array.Array[float32] { return must(f.alloc()) }, false)
+			})
+			b.Run(fmt.Sprintf("%s/2^%d/close", f.name, lg), func(b *testing.B) {
+				timed(b, f.bytes, func() *array.Array[float32] { return must(f.alloc()) }, true)
+			})
+			f.dst.Close()
+		}
+		x.Close()
+		y.Close()
+	}
+}

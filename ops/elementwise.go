@@ -146,6 +146,13 @@ func hostInputs[T array.Elem](j *job, xs ...*array.Array[T]) error {
 		if x == nil {
 			continue
 		}
+		if p, ok, err := j.hostUse(x.Raw(), false); ok {
+			if err != nil {
+				return err
+			}
+			j.base[i+1] = p
+			continue
+		}
 		v, err := x.HostReadOnly()
 		if err != nil {
 			return err
@@ -155,9 +162,27 @@ func hostInputs[T array.Elem](j *job, xs ...*array.Array[T]) error {
 	return nil
 }
 
+// hostUse reaches r's host memory through a use the job holds until
+// putJob, leaving it unexposed so that Close can recycle it at once
+// (package array's "Recycled host storage"); ok false: take a view.
+func (j *job) hostUse(r *array.Raw, write bool) (unsafe.Pointer, bool, error) {
+	p, ok, err := res().HostUse(r, write)
+	if ok && err == nil {
+		j.held = append(j.held, r)
+	}
+	return p, ok, err
+}
+
 // hostDst takes dst's writable host view (operand 0), which marks the host
 // copy newest.
 func hostDst[T array.Elem](j *job, dst *array.Array[T]) error {
+	if p, ok, err := j.hostUse(dst.Raw(), true); ok {
+		if err != nil {
+			return err
+		}
+		j.base[0] = p
+		return nil
+	}
 	v, err := dst.Host()
 	if err != nil {
 		return err

@@ -28,6 +28,10 @@ type job struct {
 	// a fused expression (Eval and the reductions of an Expr)
 	fuse *fusePlan
 
+	// operands whose memory the job reaches through a held use
+	// (hostInputs, hostDst), released by putJob
+	held []*array.Raw
+
 	offs [maxChunks][maxOps]int // per-chunk row offsets (forRows)
 
 	// parallel's chunks, taken in order by the caller and the helpers:
@@ -151,6 +155,11 @@ func getJob() *job { return jobPool.Get().(*job) }
 // still hold j: it only reads next, whose generation then tells it to
 // leave j alone.
 func putJob(j *job) {
+	for i, r := range j.held {
+		res().Release(r)
+		j.held[i] = nil
+	}
+	j.held = j.held[:0]
 	j.nest = nest{}
 	j.row, j.body, j.op, j.mode, j.rext, j.rstr = nil, nil, 0, 0, 0, 0
 	j.fuse = nil

@@ -9,6 +9,7 @@ import (
 	"github.com/resident-go/resident/internal/guard"
 	"io"
 	"time"
+	"unsafe"
 
 	"github.com/resident-go/resident/device"
 )
@@ -57,6 +58,14 @@ type Residency interface {
 	// use: then it only fails for a closed root and reports false (no
 	// Release), saving the two atomic operations of a use.
 	AcquireFor(raw any, device bool) (held bool, err error)
+	// HostUse is the host memory at raw's min corner for a host consumer
+	// that reaches it only through the pointer and only until Release:
+	// a use is held (Close waits for it; an error wrapping
+	// device.ErrClosed once closed), and the memory counts as never
+	// handed out, so Close can recycle it at once. ok false: take a host
+	// view instead (raw has a device copy, is empty, or is a read-only
+	// view given as an output: write true).
+	HostUse(raw any, write bool) (p unsafe.Pointer, ok bool, err error)
 	// DeviceFree copies device-dirty data home and frees the allocation.
 	DeviceFree(raw any) error
 	// Closed reports whether raw's root was closed.
