@@ -151,13 +151,19 @@ func (h *holdings) use(b *block, d *tensor.Dense) {
 	runtime.AddCleanup(d, func(w weak.Pointer[tensor.Dense]) { h.unuse(b, w) }, w)
 }
 
-// unuse is the cleanup of a collected user of b.
+// unuse is the cleanup of a collected user of b. It reads no other user
+// (their goroutines may be changing them): with users left, b is checked
+// when the next engine call ends (leave).
 func (h *holdings) unuse(b *block, w weak.Pointer[tensor.Dense]) {
 	h.mu.Lock()
 	delete(b.users, w)
 	var drop bool
-	if h.holds(b) && !b.inUse() {
+	switch {
+	case !h.holds(b):
+	case len(b.users) == 0:
 		drop = h.release(b)
+	default:
+		h.lost = append(h.lost, b)
 	}
 	h.mu.Unlock()
 	if drop {

@@ -38,8 +38,8 @@
 // device memory flat, as the other solvers do (mlp TestSolversLiveMemory,
 // every solver on sim and PoCL). How: the engine holds the memory only
 // while it uses it (pinned, under the Array); once every Dense it saw over
-// the memory is collected or recycled by tensor's pool (a sweep after each
-// collection and every few allocations), it parks the memory as adopted
+// the memory is collected or recycled by tensor's pool (a sweep when an
+// engine call ends after a collection, and every few allocations), it parks the memory as adopted
 // memory (below): the device copy and its state stay, the memory is
 // watched weakly, and the next use through any Dense takes the copy up
 // again with no transfer; a cleanup on the memory frees the copy. Parking
@@ -224,8 +224,10 @@
 //	  while another reaches the memory     (a transpose view, a ShallowClone,
 //	                                       a Dense tensor made that the engine
 //	                                       never saw)  TestAllocMemoryLivesWhileReachable
-//	tensor.ReturnTensor of such a Dense    the same, at the next sweep (after
-//	  (the pool reuses it elsewhere)       a collection)  TestAllocMemoryLivesWhileReachable
+//	tensor.ReturnTensor of such a Dense    the same, at the next sweep (when an
+//	  (the pool reuses it elsewhere)       engine call ends after a collection,
+//	                                       and every few Allocs)
+//	                                       TestAllocMemoryLivesWhileReachable
 //	no Dense, view or slice reaches it     freed after the collection that takes
 //	                                       the memory  TestAllocMemoryLivesWhileReachable,
 //	                                       mlp TestSolversLiveMemory

@@ -61,6 +61,8 @@ type holdings struct {
 	// whose Denses were collected, freed once none is (op).
 	inflight int
 	lost     []*block
+	// sweepDue: a collection ran since the last sweep (sweepAfterGC).
+	sweepDue bool
 }
 
 // enter marks an engine call under way until its leave: memory whose
@@ -87,6 +89,10 @@ func (h *holdings) leave() {
 			}
 		}
 		h.lost = h.lost[:0]
+	}
+	if h.inflight == 0 && h.sweepDue {
+		h.sweepDue = false
+		drop = append(drop, h.sweep()...)
 	}
 	h.mu.Unlock()
 	for _, b := range drop {
@@ -197,10 +203,13 @@ func (h *holdings) holder(p, n uintptr) (*holdings, *block) {
 	return nil, nil
 }
 
-// sweepAfterGC sweeps h after every collection, until h is closed or
-// collected: Denses that tensor's pool recycled are never collected, so
-// no cleanup says the memory they reached may be parked (adopted.go);
-// allocations sweep too, but a program may stop allocating.
+// sweepAfterGC has the engine call that ends after each collection
+// sweep h, until h is closed or collected: Denses that tensor's pool
+// recycled are never collected, so no cleanup says the memory they
+// reached may be parked (adopted.go); allocations sweep too, but a
+// program may stop allocating. The sweep reads the Denses the engine saw,
+// which their goroutine may be changing (ReturnTensor): it runs in an
+// engine call (leave), never in the collector's cleanup.
 func (h *holdings) sweepAfterGC() {
 	runtime.AddCleanup(new(gcTick), func(w weak.Pointer[holdings]) {
 		h := w.Value()
@@ -208,11 +217,8 @@ func (h *holdings) sweepAfterGC() {
 			return
 		}
 		h.mu.Lock()
-		drop := h.sweep()
+		h.sweepDue = true
 		h.mu.Unlock()
-		for _, b := range drop {
-			b.free(h)
-		}
 		h.sweepAfterGC()
 	}, weak.Make(h))
 }
