@@ -63,6 +63,14 @@ type holdings struct {
 	lost     []*block
 	// sweepDue: a collection ran since the last sweep (sweepAfterGC).
 	sweepDue bool
+	// young: Alloc's memory held strongly for two collections (allocGo).
+	young []youngMem
+}
+
+// youngMem is memory Alloc returned, kept until gcs collections ran.
+type youngMem struct {
+	m   *byte
+	gcs int
 }
 
 // enter marks an engine call under way until its leave: memory whose
@@ -218,6 +226,14 @@ func (h *holdings) sweepAfterGC() {
 		}
 		h.mu.Lock()
 		h.sweepDue = true
+		young := h.young[:0]
+		for _, y := range h.young {
+			if y.gcs--; y.gcs > 0 {
+				young = append(young, y)
+			}
+		}
+		clear(h.young[len(young):])
+		h.young = young
 		h.mu.Unlock()
 		h.sweepAfterGC()
 	}, weak.Make(h))
@@ -244,7 +260,7 @@ func (e *Engine) Close() error { return e.h.close() }
 func (h *holdings) close() error {
 	h.mu.Lock()
 	blocks := h.blocks
-	h.blocks, h.closed, h.freed = nil, true, nil
+	h.blocks, h.closed, h.freed, h.young = nil, true, nil, nil
 	h.mu.Unlock()
 	open.mu.Lock()
 	delete(open.all, h)
@@ -487,6 +503,10 @@ func (h *holdings) allocGo(size int64) (*block, error) {
 		return nil, errClosed(fmt.Sprintf("Alloc of %d bytes", size))
 	}
 	dead := h.insert(b)
+	// Alloc returns the address only (tensor.Memory), which tensor then
+	// makes a Dense's slice over: until it has, nothing reaches the
+	// memory. Held for two collections, it outlives that moment.
+	h.young = append(h.young, youngMem{m, 2})
 	// Denses tensor's pool recycled are never collected: a sweep, amortized
 	// over allocations, parks the memory only they reached.
 	var drop []*block
