@@ -279,8 +279,8 @@ func (h *holdings) close() error {
 	return errors.Join(errs...)
 }
 
-// hostBlock is the host memory of one Alloc: pinned, or for a result
-// mapped lazily (lazyHost). A result block the engine reclaimed goes back
+// hostBlock is the host memory of a result the engine makes: mapped
+// lazily (lazyHost; pinned where the system has no such mappings). A result block the engine reclaimed goes back
 // to the engine's pool when freed, still mapped, for the next result of
 // its size; Close frees the pool.
 type hostBlock struct {
@@ -916,7 +916,8 @@ func allZero(p []byte) bool {
 var ErrNoDevice = errors.New("engine: New(nil): pass a device (opencl.Default(), sim.NewCompute)")
 
 // allocHost is n bytes of host memory the device transfers from fast:
-// pinned where the device gives it (device.HostAllocator), else Go memory.
+// pinned where the device gives it (device.HostAllocator), else Go memory
+// (lazyHost's fallback).
 func allocHost(d device.Device, n int) (device.HostBlock, error) {
 	if a, ok := d.(device.HostAllocator); ok {
 		// A device closed under the engine gives Go memory instead:
