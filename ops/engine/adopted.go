@@ -36,6 +36,9 @@ import (
 type parkedState struct {
 	dirty bool    // the device copy holds newer values than the host
 	armed [2]bool // the host copy holds the sentinels (hostwrites.go)
+	// hostNewer: Alloc's memory written on the host since its last device
+	// use and nowhere newer on the device: uploaded at its next use.
+	hostNewer bool
 }
 
 // adopt makes the Go memory d addresses a block of h, so it gets a device
@@ -85,7 +88,7 @@ func (h *holdings) adopt(d *tensor.Dense) (*block, error) {
 			h.blocks = slices.Insert(h.blocks, i, b)
 			break
 		}
-		if o.parked != nil && o.mem.Value() == nil { // memory collected, address reused
+		if o.goMem() && o.root == nil && o.mem.Value() == nil { // memory collected, address reused
 			h.remove(o)
 			dead = append(dead, o)
 			continue
@@ -122,15 +125,15 @@ func (h *holdings) watch(b *block, m *byte) (ok bool) {
 	return true
 }
 
-// used records d as a user of b, an adopted block: the block lives while a
-// Dense the engine saw over it does.
+// used records d as a user of b, a block over Go memory: the block holds
+// its memory while a Dense the engine saw over it does, and is parked
+// after. Parking frees nothing (a Dense the engine never saw may still
+// reach the memory: tensor allocates Alloc's memory for one, and a whole
+// view, such as a lazy transpose, looks like its owner); only the memory's
+// collection frees the device copy.
 func (h *holdings) used(b *block, d *tensor.Dense) {
-	if !b.adopted {
-		// Alloc's memory lives until Free or Close: the engine cannot
-		// tell the Dense that owns it (tensor allocates it for a Dense the
-		// engine never sees; a whole view, such as a lazy transpose, looks
-		// the same), so no Dense it sees may release it.
-		return
+	if !b.goMem() {
+		return // a result: reclaimed with the Dense the engine made
 	}
 	h.mu.Lock()
 	h.use(b, d)
@@ -148,13 +151,19 @@ func (h *holdings) use(b *block, d *tensor.Dense) {
 	runtime.AddCleanup(d, func(w weak.Pointer[tensor.Dense]) { h.unuse(b, w) }, w)
 }
 
-// unuse is the cleanup of a collected user of b.
+// unuse is the cleanup of a collected user of b. It reads no other user
+// (their goroutines may be changing them): with users left, b is checked
+// when the next engine call ends (leave).
 func (h *holdings) unuse(b *block, w weak.Pointer[tensor.Dense]) {
 	h.mu.Lock()
 	delete(b.users, w)
 	var drop bool
-	if h.holds(b) && !b.inUse() {
+	switch {
+	case !h.holds(b):
+	case len(b.users) == 0:
 		drop = h.release(b)
+	default:
+		h.lost = append(h.lost, b)
 	}
 	h.mu.Unlock()
 	if drop {
@@ -163,13 +172,13 @@ func (h *holdings) unuse(b *block, w weak.Pointer[tensor.Dense]) {
 }
 
 // unused lets go of b, a block with no user left over its memory; h.mu
-// is held. Adopted memory is parked; Alloc's memory is reclaimed: it
-// reports true, and the caller frees b.
+// is held. Go memory (adopted, Alloc's) is parked; a result's memory is
+// reclaimed: it reports true, and the caller frees b.
 func (h *holdings) unused(b *block) (drop bool) {
 	if b.held > 0 {
 		return false // a Step replays work on it
 	}
-	if b.adopted {
+	if b.goMem() {
 		return h.park(b)
 	}
 	h.remove(b)
@@ -220,15 +229,32 @@ func (h *holdings) sweep() (drop []*block) {
 // written on the host in part (host-newer there), is let go instead: it
 // reports true, and the caller frees b (Close's path: device-newer values
 // are copied home first), after which the memory is plain Go memory again.
+//
+// Alloc's memory (owned) is never let go here: its Denses are the
+// engine's (ManuallyManaged), and one the engine did not see may still
+// reach the memory. Untyped, it is held weakly already; written on the
+// host since its last device use, it is parked as host-newer (uploaded at
+// the next use) unless the device holds newer values elsewhere in it: then
+// it stays typed (h.mu is no place for a copy home), to be parked by a
+// later sweep once used again.
 func (h *holdings) park(b *block) (drop bool) {
 	if b.parked != nil {
 		return false
 	}
-	if b.root == nil || b.root.Raw().HostDirty() {
+	hostNewer := false
+	switch {
+	case b.owned && b.root == nil:
+		return false
+	case b.owned && b.root.Raw().HostDirty():
+		if b.deviceDirty() {
+			return false
+		}
+		hostNewer = true
+	case b.root == nil || b.root.Raw().HostDirty():
 		h.remove(b)
 		return true
 	}
-	pk := &parkedState{dirty: b.deviceDirty(), armed: b.armed}
+	pk := &parkedState{dirty: b.deviceDirty(), armed: b.armed, hostNewer: hostNewer}
 	b.root.Close() // lets go of the wrapped device copy; unpins the memory
 	b.root, b.hb, b.parked = nil, nil, pk
 	// Nothing b holds may reach the memory now: the functions over the
@@ -273,15 +299,19 @@ func unparkAs[T array.Elem](h *holdings, b *block) (*array.Array[T], error) {
 	if b.parked.dirty {
 		r.SetDeviceDirty(true)
 	}
+	if b.parked.hostNewer {
+		r.SetHostDirty(true)
+	}
 	b.root, b.hb, b.armed, b.parked = r, gb, b.parked.armed, nil
 	return r, nil
 }
 
-// memGone is the cleanup of adopted Go memory: its parked block's device
-// copy is freed.
+// memGone is the cleanup of Go memory the engine watches: the device copy
+// of its block, parked (or of Alloc's memory, untyped), is freed. A typed
+// block pins its memory, which cannot be collected meanwhile.
 func (h *holdings) memGone(b *block) {
 	h.mu.Lock()
-	ok := b.parked != nil && h.holds(b)
+	ok := b.root == nil && h.holds(b)
 	if ok {
 		h.remove(b)
 	}

@@ -9,8 +9,8 @@
 //	a := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2, 3), tensor.WithEngine(e))
 //	c, err := a.Add(b) // runs on dev; c stays there
 //
-// Memory. Alloc gives memory on the engine's device: zeroed pinned host
-// memory that tensor addresses, which on its first typed use becomes a
+// Memory. Alloc gives memory on the engine's device: zeroed Go memory
+// that tensor addresses, which on its first typed use becomes a
 // device-aware array.Array with an allocation on the device — left for
 // the op when that use is a destination the op overwrites whole (a result
 // the engine made, a reused Dense, MatMul's preallocated, Memset), else
@@ -28,15 +28,33 @@
 // written on the host since (through Host or Accessible) is uploaded
 // before the op: a counted copy, refused under the transfer guard. Free
 // releases an allocation, and Close releases everything the engine still
-// holds, as with gorgonia's CUDA engine. Memory from Alloc is not
-// released by the collector: tensor allocates it for a Dense the engine
-// may never see (a whole view, such as a lazy transpose, looks the same),
-// so gorgonia's Adam and BarzilaiBorwein solvers, which Clone every step
-// and hand the clones to tensor.ReturnTensor (no Free), keep device
-// memory that grows with the steps (mlp TestSolversLiveMemory covers the
-// others, which stay flat). Results the engine makes itself are released
-// when collected, once no engine call is under way (a Dense's life can
-// end at an op's argument: TestOperandCollectedInOp).
+// holds, as with gorgonia's CUDA engine. Without Free, the device copy of
+// Alloc's memory lives exactly as long as the Go memory: while any Dense,
+// view or slice reaches it, whoever made it (tensor makes Denses over it
+// that the engine never sees, and a whole view, such as a lazy transpose,
+// looks like its owner), and is freed once the collector has taken the
+// memory. So gorgonia's Adam and BarzilaiBorwein solvers, which Clone
+// every step and hand the clones to tensor.ReturnTensor (no Free), keep
+// device memory flat, as the other solvers do (mlp TestSolversLiveMemory,
+// every solver on sim and PoCL). How: the engine holds the memory only
+// while it uses it (pinned, under the Array); once every Dense it saw over
+// the memory is collected or recycled by tensor's pool (a sweep when an
+// engine call ends after a collection, and every few allocations), it parks the memory as adopted
+// memory (below): the device copy and its state stay, the memory is
+// watched weakly, and the next use through any Dense takes the copy up
+// again with no transfer; a cleanup on the memory frees the copy. Parking
+// frees nothing, so a Dense the engine saw going never costs a live one
+// its data (TestAllocMemoryLivesWhileReachable: a Dense first seen through
+// its transpose, a ShallowClone the engine never saw, a Dense recycled by
+// tensor's pool; mlp TestStockSolverGCStress: 1000 steps of every solver
+// with the collector running throughout give the weights of a run
+// without). Nothing is released while an engine call is under way (a
+// Dense's life can end at an op's argument: TestOperandCollectedInOp).
+// The cost: Alloc's memory is not the device's page-locked memory, so its
+// transfers take the driver's pageable path (CUDA stages them), and a
+// CUDA graph (Capture on CUDA) refuses to move it: feed a replayed step's
+// batch through memory the graph may move. Results the engine makes
+// itself are released when collected, once no engine call is under way.
 // A result Dense the engine makes
 // itself (for Add, Sum, Gte, …, not one tensor allocates, as for MatMul)
 // is also reclaimed once collected: its device allocation is freed and its
@@ -46,7 +64,8 @@
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run 'Example|AllocLives|Methods' -v ./ops/engine
 //
-// Go memory given the engine. gorgonia's tape machine allocates its
+// Go memory given the engine (Alloc's memory lives the same way).
+// gorgonia's tape machine allocates its
 // registers on the Go heap and then sets their engine (tensor.WithEngine):
 // the engine adopts such memory on first use — it pins it and gives it a
 // device copy as its own (zeros cost no transfer). The device copy lives
@@ -203,6 +222,24 @@
 // nothing moves); one on another device is first synced home by its
 // engine (a counted copy, refused under the transfer guard), so the op
 // runs on the host and never reads stale memory.
+//
+// When the device copy of Go memory (Alloc's, or adopted) goes:
+//
+//	a Dense the engine saw is collected    parked: nothing freed, nothing moves
+//	  while another reaches the memory     (a transpose view, a ShallowClone,
+//	                                       a Dense tensor made that the engine
+//	                                       never saw)  TestAllocMemoryLivesWhileReachable
+//	tensor.ReturnTensor of such a Dense    the same, at the next sweep (when an
+//	  (the pool reuses it elsewhere)       engine call ends after a collection,
+//	                                       and every few Allocs)
+//	                                       TestAllocMemoryLivesWhileReachable
+//	no Dense, view or slice reaches it     freed after the collection that takes
+//	                                       the memory  TestAllocMemoryLivesWhileReachable,
+//	                                       mlp TestSolversLiveMemory
+//	its last Dense dies inside an op       kept until no engine call is under way
+//	                                       TestOperandCollectedInOp
+//	Free, Close                            freed at once (Close copies adopted
+//	                                       memory's newer values home first)
 //
 // Lifetime. A Dense used after Free is an error wrapping ErrFreed at
 // every entry point (Host, Accessible, Array, the operations, Memset,

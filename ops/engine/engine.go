@@ -62,6 +62,16 @@ type holdings struct {
 	// whose Denses were collected, freed once none is (op).
 	inflight int
 	lost     []*block
+	// sweepDue: a collection ran since the last sweep (sweepAfterGC).
+	sweepDue bool
+	// young: Alloc's memory held strongly for two collections (allocGo).
+	young []youngMem
+}
+
+// youngMem is memory Alloc returned, kept until gcs collections ran.
+type youngMem struct {
+	m   *byte
+	gcs int
 }
 
 // enter marks an engine call under way until its leave: memory whose
@@ -88,6 +98,10 @@ func (h *holdings) leave() {
 			}
 		}
 		h.lost = h.lost[:0]
+	}
+	if h.inflight == 0 && h.sweepDue {
+		h.sweepDue = false
+		drop = append(drop, h.sweep()...)
 	}
 	h.mu.Unlock()
 	for _, b := range drop {
@@ -119,13 +133,14 @@ type block struct {
 	// result: the Dense the engine made for an op's result, which the op
 	// overwrites, so typing gives it a device allocation and copies nothing.
 	result bool
-	// adopted: Go memory of a Dense given the engine (adopt); see
-	// adopted.go for the fields below.
-	adopted bool
-	alloc   device.Allocation // the device copy, the engine's (the Array wraps it)
-	mem     weak.Pointer[byte]
-	memDied runtime.Cleanup
-	users   map[weak.Pointer[tensor.Dense]]struct{}
+	// adopted: Go memory of a Dense given the engine (adopt); owned: Go
+	// memory from Alloc. Both live as long as the Go memory does, not any
+	// one Dense: see adopted.go for the fields below.
+	adopted, owned bool
+	alloc          device.Allocation // the device copy, the engine's (the Array wraps it)
+	mem            weak.Pointer[byte]
+	memDied        runtime.Cleanup
+	users          map[weak.Pointer[tensor.Dense]]struct{}
 	// held: Steps (capture.go) that replay work on b; b is not let go
 	// (parked, reclaimed) while one does.
 	held   int
@@ -166,6 +181,7 @@ func New(dev device.Device) *Engine {
 	}
 	e := &Engine{dev: dev, h: &holdings{dev: dev, freed: map[weak.Pointer[tensor.Dense]]struct{}{}}}
 	runtime.AddCleanup(e, func(h *holdings) { h.close() }, e.h)
+	e.h.sweepAfterGC()
 	open.mu.Lock()
 	open.all[e.h] = struct{}{}
 	open.mu.Unlock()
@@ -196,6 +212,38 @@ func (h *holdings) holder(p, n uintptr) (*holdings, *block) {
 	return nil, nil
 }
 
+// sweepAfterGC has the engine call that ends after each collection
+// sweep h, until h is closed or collected: Denses that tensor's pool
+// recycled are never collected, so no cleanup says the memory they
+// reached may be parked (adopted.go); allocations sweep too, but a
+// program may stop allocating. The sweep reads the Denses the engine saw,
+// which their goroutine may be changing (ReturnTensor): it runs in an
+// engine call (leave), never in the collector's cleanup.
+func (h *holdings) sweepAfterGC() {
+	runtime.AddCleanup(new(gcTick), func(w weak.Pointer[holdings]) {
+		h := w.Value()
+		if h == nil || h.isClosed() {
+			return
+		}
+		h.mu.Lock()
+		h.sweepDue = true
+		young := h.young[:0]
+		for _, y := range h.young {
+			if y.gcs--; y.gcs > 0 {
+				young = append(young, y)
+			}
+		}
+		clear(h.young[len(young):])
+		h.young = young
+		h.mu.Unlock()
+		h.sweepAfterGC()
+	}, weak.Make(h))
+}
+
+// gcTick is an object that lives until the next collection; a pointer in
+// it keeps it out of the tiny allocator, whose objects die together.
+type gcTick struct{ _ *int }
+
 // Device is the engine's device.
 func (e *Engine) Device() device.Device { return e.dev }
 
@@ -213,7 +261,7 @@ func (e *Engine) Close() error { return e.h.close() }
 func (h *holdings) close() error {
 	h.mu.Lock()
 	blocks := h.blocks
-	h.blocks, h.closed, h.freed = nil, true, nil
+	h.blocks, h.closed, h.freed, h.young = nil, true, nil, nil
 	h.mu.Unlock()
 	open.mu.Lock()
 	delete(open.all, h)
@@ -232,8 +280,8 @@ func (h *holdings) close() error {
 	return errors.Join(errs...)
 }
 
-// hostBlock is the host memory of one Alloc: pinned, or for a result
-// mapped lazily (lazyHost). A result block the engine reclaimed goes back
+// hostBlock is the host memory of a result the engine makes: mapped
+// lazily (lazyHost; pinned where the system has no such mappings). A result block the engine reclaimed goes back
 // to the engine's pool when freed, still mapped, for the next result of
 // its size; Close frees the pool.
 type hostBlock struct {
@@ -312,7 +360,7 @@ func (h *holdings) reclaim(b *block) {
 
 func (b *block) free(h *holdings) error {
 	var err error
-	if b.parked != nil && b.parked.dirty && b.mem.Value() != nil {
+	if b.adopted && b.parked != nil && b.parked.dirty && b.mem.Value() != nil {
 		// Adopted memory whose newest values are on the device, still
 		// reachable: typed again to copy them home below.
 		h.mu.Lock()
@@ -328,11 +376,16 @@ func (b *block) free(h *holdings) error {
 	case b.hb != nil:
 		err = errors.Join(err, b.hb.Free())
 	}
-	if b.adopted {
+	if b.goMem() {
 		err = errors.Join(err, b.letGo(h))
 	}
 	return err
 }
+
+// goMem reports whether b is Go memory (adopted, or Alloc's), which the
+// engine holds only while it uses it: its device copy is freed once the
+// memory is collected (adopted.go).
+func (b *block) goMem() bool { return b.adopted || b.owned }
 
 // goBlock is Go memory that a Dense of the engine addresses (gorgonia's
 // tape machine allocates its registers on the Go heap and then gives them
@@ -363,7 +416,7 @@ func (m memory) MemSize() uintptr { return m.n }
 func (e *Engine) AllocAccessible() bool { return false }
 
 // Alloc returns size bytes of memory on the engine's device, zeroed. The
-// bytes are backed by pinned host memory (what tensor addresses), and on
+// bytes are Go memory (what tensor addresses), and on
 // first typed use (the first operation, Array, Memset or Memcpy that knows
 // the element type) they become a device-aware Array with an allocation on
 // the device, with no transfer: the device copy is about to be written
@@ -372,7 +425,11 @@ func (e *Engine) AllocAccessible() bool { return false }
 // (through Host, Data, or tensor's own Copy) is placed with one counted
 // upload (ops.On: explicit, allowed under the transfer guard). From then on the data lives on the
 // device: operations on it run there, and only Host, Accessible or
-// printing (Sprint) bring it home.
+// printing (Sprint) bring it home. The device copy lives as long as the
+// Go memory: while any Dense, view or slice reaches it, whoever made it
+// (tensor makes Denses over Alloc's memory that the engine never sees);
+// once none does, the collector takes the memory and the engine frees the
+// device copy (adopted.go), with no Free. Free and Close free it sooner.
 func (e *Engine) Alloc(size int64) (tensor.Memory, error) {
 	b, err := e.h.alloc(size, false)
 	if err != nil {
@@ -388,15 +445,15 @@ func (h *holdings) alloc(size int64, result bool) (*block, error) {
 	if size < 0 || size > 1<<47 {
 		return nil, fmt.Errorf("engine: Alloc of %d bytes: want 0 … 2^47", size)
 	}
+	if !result {
+		return h.allocGo(size)
+	}
 	n := int(size) + alignment
 	var raw device.HostBlock
 	var err error
 	switch raw = h.pooled(n); {
 	case raw != nil:
-		h.work.pooled.Add(1) // a reclaimed block's: cleared below unless a result's
-	case !result:
-		raw, err = allocHost(h.dev, n)
-		h.work.pinned.Add(1)
+		h.work.pooled.Add(1) // a reclaimed block's
 	default:
 		// The host side of a result is read only after a copy home, if
 		// ever: memory the system backs with pages once touched, not
@@ -411,28 +468,84 @@ func (h *holdings) alloc(size int64, result bool) (*block, error) {
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(hb.Bytes())))
 	skip := int((alignment - p%alignment) % alignment)
 	b := &block{start: p + uintptr(skip), size: uintptr(size), hb: hb, skip: skip, result: result}
-	if !result {
-		h.clear(bytesAt(b.start, b.size)) // tensor's Denses start at zero
-	}
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
 		raw.Free()
 		return nil, errClosed(fmt.Sprintf("Alloc of %d bytes", size))
 	}
-	i, _ := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
-	h.blocks = slices.Insert(h.blocks, i, b)
+	dead := h.insert(b)
+	h.mu.Unlock()
+	for _, o := range dead {
+		o.letGo(h)
+	}
+	return b, nil
+}
+
+// allocGo is Alloc: Go memory, zeroed, that the engine watches (owned).
+// Untyped, the block holds it only weakly; typed, it is pinned while the
+// engine uses it, and parked like adopted memory once the Denses the
+// engine saw over it are gone (adopted.go).
+func (h *holdings) allocGo(size int64) (*block, error) {
+	buf := make([]byte, int(size)+alignment) // its own object: never a tiny alloc
+	h.work.pinned.Add(1)
+	h.work.cleared.Add(size)
+	m := unsafe.SliceData(buf)
+	p := uintptr(unsafe.Pointer(m))
+	b := &block{start: p + (alignment-p%alignment)%alignment, size: uintptr(size), owned: true, users: map[weak.Pointer[tensor.Dense]]struct{}{}}
+	b.mem = weak.Make(m)
+	if !h.watch(b, m) {
+		panic("engine: the collector refused to watch memory make returned")
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		b.memDied.Stop()
+		return nil, errClosed(fmt.Sprintf("Alloc of %d bytes", size))
+	}
+	dead := h.insert(b)
+	// Alloc returns the address only (tensor.Memory), which tensor then
+	// makes a Dense's slice over: until it has, nothing reaches the
+	// memory. Held for two collections, it outlives that moment.
+	h.young = append(h.young, youngMem{m, 2})
 	// Denses tensor's pool recycled are never collected: a sweep, amortized
-	// over allocations, lets go of the memory only they reached.
+	// over allocations, parks the memory only they reached.
 	var drop []*block
-	if h.adopts++; !result && h.adopts >= 16+h.kept {
+	if h.adopts++; h.adopts >= 16+h.kept {
 		drop = h.sweep()
 	}
 	h.mu.Unlock()
+	for _, o := range dead {
+		o.letGo(h)
+	}
 	for _, o := range drop {
 		o.free(h)
 	}
+	runtime.KeepAlive(m)
 	return b, nil
+}
+
+// insert adds b to h's blocks, first taking out the blocks over Go memory
+// since collected whose address b's memory reuses (their cleanups may not
+// have run yet: the weak pointer is cleared first); it returns those, for
+// the caller to let go once h.mu is released. h.mu is held.
+func (h *holdings) insert(b *block) (dead []*block) {
+	for {
+		i, _ := slices.BinarySearchFunc(h.blocks, b.start, func(x *block, p uintptr) int { return cmpPtr(x.start, p) })
+		var o *block
+		switch {
+		case i > 0 && h.blocks[i-1].start+h.blocks[i-1].size > b.start:
+			o = h.blocks[i-1]
+		case i < len(h.blocks) && h.blocks[i].start < b.start+max(b.size, 1):
+			o = h.blocks[i]
+		}
+		if o == nil || !o.goMem() || o.mem.Value() != nil {
+			h.blocks = slices.Insert(h.blocks, i, b)
+			return dead
+		}
+		h.remove(o)
+		dead = append(dead, o)
+	}
 }
 
 func cmpPtr(a, b uintptr) int {
@@ -527,6 +640,11 @@ func (h *holdings) find(p, n uintptr) *block {
 	if b.parked != nil {
 		return h.unpark(i) // a Dense reaches it again
 	}
+	if b.owned && b.root == nil && b.mem.Value() == nil { // collected, address reused
+		h.blocks = slices.Delete(h.blocks, i, i+1)
+		b.letGo(h)
+		return nil
+	}
 	return b
 }
 
@@ -566,6 +684,16 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 		}
 		setFns(h, b, r)
 	}
+	if b.root == nil && b.owned && b.hb == nil {
+		// Alloc's Go memory, first typed: pinned while the engine uses it.
+		m := b.mem.Value()
+		if m == nil {
+			return nil, fmt.Errorf("engine: the memory at %#x was collected: %w", b.start, ErrFreed)
+		}
+		gb := &goBlock{b: bytesAt(b.start, b.size)}
+		gb.pin.Pin(m)
+		b.hb = gb
+	}
 	if b.root == nil {
 		size := uintptr(unsafe.Sizeof(*new(T)))
 		fresh := b.result || overwrite && (d == nil || covers(d, b, size))
@@ -581,6 +709,10 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 		}
 		r, err := array.NewOver[T](subBlock{b.hb, b.skip}, ext...)
 		if err != nil {
+			if b.owned {
+				b.hb.Free()
+				b.hb = nil
+			}
 			return nil, fmt.Errorf("engine: %w", err)
 		}
 		b.root, b.elem, b.ext = r, reflect.TypeFor[T](), ext
@@ -603,7 +735,7 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 						r.SetDeviceDirty(false) // the host holds zeros too
 					}
 				}
-			case b.adopted:
+			case b.goMem():
 				if err = b.deviceMalloc(h, r); err == nil {
 					r.SetHostDirty(true)
 					h.snapUploadLocked(b)
@@ -635,7 +767,7 @@ func (b *block) deviceMalloc(h *holdings, r interface {
 	DeviceWrap(device.Device, device.Allocation) error
 	SetHostDirty(bool)
 }) error {
-	if !b.adopted {
+	if !b.goMem() {
 		if err := r.DeviceMalloc(h.dev); err != nil {
 			return err
 		}
@@ -785,7 +917,8 @@ func allZero(p []byte) bool {
 var ErrNoDevice = errors.New("engine: New(nil): pass a device (opencl.Default(), sim.NewCompute)")
 
 // allocHost is n bytes of host memory the device transfers from fast:
-// pinned where the device gives it (device.HostAllocator), else Go memory.
+// pinned where the device gives it (device.HostAllocator), else Go memory
+// (lazyHost's fallback).
 func allocHost(d device.Device, n int) (device.HostBlock, error) {
 	if a, ok := d.(device.HostAllocator); ok {
 		// A device closed under the engine gives Go memory instead:

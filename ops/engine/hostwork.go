@@ -10,10 +10,11 @@ type HostWork struct {
 	// Scanned: bytes read to find writes made behind the engine's back
 	// (through Data) in memory whose first use reads it.
 	Scanned int64
-	// Cleared: bytes zeroed on the host (Alloc; Memclr of memory not yet
-	// used by an op).
+	// Cleared: bytes zeroed on the host (Alloc's Go memory; Memclr of
+	// memory not yet used by an op).
 	Cleared int64
-	// Pinned: pinned host allocations made (Alloc). Mapped: lazily
+	// Pinned: host allocations made by Alloc (Go memory, pinned while the
+	// engine uses it). Mapped: lazily
 	// backed host memory mapped for results of the engine's ops; Pooled:
 	// results given memory the engine reclaimed instead.
 	Pinned, Mapped, Pooled int64
