@@ -114,6 +114,7 @@ var closedCases = append(unaryClosedCases(), []closedCase{
 	{"NewWhere", []string{"mask", "a", "b"}, func(e *closedEnv) error { return closeRes(ops.NewWhere(e.mask, e.a, e.b)) }},
 	{"NewReduce", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.NewReduce(ops.Sum, e.a, -1)) }},
 	{"NewMatMul", []string{"a", "b"}, func(e *closedEnv) error { return closeRes(ops.NewMatMul(e.a, e.b)) }},
+	{"Einsum", []string{"a", "b"}, func(e *closedEnv) error { return closeRes(ops.Einsum("ij,jk->ik", e.a, e.b)) }},
 	{"Arange", nil, func(e *closedEnv) error { return closeRes(ops.Arange[float32](4)) }}, // takes no Array
 	{"Reshape", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.Reshape(e.a, -1)) }},
 	{"Concatenate", []string{"a", "b"}, func(e *closedEnv) error { return closeRes(ops.Concatenate(0, e.a, e.b)) }},
