@@ -20,7 +20,7 @@ import (
 // they kept 8 and 12 allocations more every step.
 func TestSolversLiveMemory(t *testing.T) {
 	steps := 100
-	if testing.Short() {
+	if testing.Short() || raceEnabled { // the leak showed by step 40 (110 → 278 for Adam)
 		steps = 40
 	}
 	seed := uint64(time.Now().UnixNano())
