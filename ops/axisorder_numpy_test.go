@@ -13,6 +13,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/ops"
+	"github.com/resident-go/resident/ops/internal/nptest"
 )
 
 var axisOrderSeed = flag.Uint64("axisorder.seed", 0, "seed of TestAxisOrderNumPy's cases (0: the time, logged)")
@@ -63,7 +64,7 @@ func TestAxisOrderNumPy(t *testing.T) {
 		cases[i] = drawAxisCase(r, i)
 	}
 	var want []npOutcome
-	numpyRun(t, `
+	nptest.Run(t, `
 import sys, json
 import numpy as np
 out = []

@@ -16,6 +16,7 @@ import (
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/ops"
+	"github.com/resident-go/resident/ops/internal/nptest"
 )
 
 // einCase is a drawn Einsum call: its spec and operands (NumPy shapes,
@@ -182,7 +183,7 @@ func numpyEinsum(t *testing.T, cases []einCase) []npModel {
 		Shape []int   `json:"shape"`
 		Vals  []int64 `json:"vals"`
 	}
-	numpyRun(t, `
+	nptest.Run(t, `
 import sys, json
 import numpy as np
 out = []

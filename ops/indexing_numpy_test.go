@@ -9,6 +9,7 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/ops"
+	"github.com/resident-go/resident/ops/internal/nptest"
 )
 
 // TestIndexingNumPy: generated cases of the NumPy indexing, constructor
@@ -191,7 +192,7 @@ func TestIndexingNumPy(t *testing.T) {
 		}
 	}
 	var want []result
-	numpyRun(t, `
+	nptest.Run(t, `
 import sys, json
 import numpy as np
 out = []

@@ -1,20 +1,17 @@
 package ops
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"testing"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/ops/internal/nptest"
 )
 
 // TestDiffNumPy: a seeded subset of TestDiff's kind of cases (same layout
@@ -27,8 +24,6 @@ import (
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run DiffNumPy ./ops -diff.npn 200
 
 var diffNPN = flag.Int("diff.npn", 64, "cases of TestDiffNumPy")
-
-const npPython = "/usr/bin/python3"
 
 // npScript computes each case in NumPy and prints the flat results.
 const npScript = `
@@ -353,34 +348,16 @@ func TestDiffNumPy(t *testing.T) {
 	checkNumPy(t, cases, res)
 }
 
-// needNumPy skips t where npPython or its numpy is missing.
-func needNumPy(t *testing.T) {
-	if _, err := os.Stat(npPython); err != nil {
-		t.Skipf("no %s: %v", npPython, err)
-	}
-	if out, err := exec.Command(npPython, "-c", "import numpy").CombinedOutput(); err != nil {
-		t.Skipf("%s has no numpy (install python3-numpy): %v %s", npPython, err, out)
-	}
-}
+// needNumPy skips t where Python or its numpy is missing.
+func needNumPy(t *testing.T) { t.Helper(); nptest.Need(t) }
 
 // askNumPy runs script with the cases as JSON on its stdin; its answer is
 // each case's values as strings.
 func askNumPy(t *testing.T, script string, cases []*npCase) [][]string {
-	in, err := json.Marshal(cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(npPython, "-c", script)
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("numpy: %v\n%s", err, stderr.String())
-	}
 	var res [][]string
-	if err := json.Unmarshal(out, &res); err != nil || len(res) != len(cases) {
-		t.Fatalf("numpy's answer: %v (%d results for %d cases)", err, len(res), len(cases))
+	nptest.Run(t, script, cases, &res)
+	if len(res) != len(cases) {
+		t.Fatalf("numpy's answer: %d results for %d cases", len(res), len(cases))
 	}
 	return res
 }

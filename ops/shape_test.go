@@ -11,6 +11,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/ops"
+	"github.com/resident-go/resident/ops/internal/nptest"
 )
 
 // npModel is an Array as NumPy sees it: shape outermost first, values in
@@ -485,7 +486,7 @@ func TestShapeOpsNumPy(t *testing.T) {
 		jobs = append(jobs, job{c.py, c.ins})
 	}
 	var want []npModel
-	numpyRun(t, `
+	nptest.Run(t, `
 import sys, json
 import numpy as np
 out = []
