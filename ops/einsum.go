@@ -52,31 +52,14 @@ func Einsum[T array.Elem](spec string, xs ...*array.Array[T]) (*array.Array[T], 
 	}
 	e.broadcast(terms)
 	for i, t := range terms {
-		keep := map[byte]bool{}
-		for _, c := range p.out {
-			keep[c] = true
-		}
-		for j, u := range terms {
-			if j != i {
-				for _, c := range u.l {
-					keep[c] = true
-				}
-			}
-		}
-		if err := e.reduceOne(t, keep); err != nil {
+		// Keep what the output or another operand names.
+		others := slices.Concat(terms[:i:i], terms[i+1:])
+		if err := e.reduceOne(t, keepSet(p.out, others)); err != nil {
 			return nil, err
 		}
 	}
 	for len(terms) > 1 {
-		keep := map[byte]bool{}
-		for _, c := range p.out {
-			keep[c] = true
-		}
-		for _, u := range terms[2:] {
-			for _, c := range u.l {
-				keep[c] = true
-			}
-		}
+		keep := keepSet(p.out, terms[2:])
 		var want []byte // the last contraction may write the result itself
 		if len(terms) == 2 {
 			want = p.out
@@ -91,7 +74,7 @@ func Einsum[T array.Elem](spec string, xs ...*array.Array[T]) (*array.Array[T], 
 	if t.result {
 		return t.x, nil
 	}
-	if err := e.reduceOne(t, setOf(p.out)); err != nil {
+	if err := e.reduceOne(t, keepSet[T](p.out, nil)); err != nil {
 		return nil, err
 	}
 	v := t.x.Permute(permFor(t.l, p.out)...)
@@ -460,12 +443,24 @@ func permFor(from, to []byte) []int {
 	return order
 }
 
-func setOf(l []byte) map[byte]bool {
-	s := make(map[byte]bool, len(l))
-	for _, c := range l {
-		s[c] = true
+// keepSet is the labels of out and of the terms ts: those a reduction
+// must keep.
+func keepSet[T array.Elem](out []byte, ts []*einTerm[T]) map[byte]bool {
+	s := make(map[byte]bool, len(out))
+	for _, l := range append([][]byte{out}, labelsOf(ts)...) {
+		for _, c := range l {
+			s[c] = true
+		}
 	}
 	return s
+}
+
+func labelsOf[T array.Elem](ts []*einTerm[T]) [][]byte {
+	ls := make([][]byte, len(ts))
+	for i, t := range ts {
+		ls[i] = t.l
+	}
+	return ls
 }
 
 // matmulFor is MatMul for T where T is float32 or float64, else nil.
