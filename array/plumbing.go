@@ -23,8 +23,24 @@ func (plumbing) SetAttachment(x any, c io.Closer) io.Closer {
 }
 func (plumbing) DeviceFree(x any) error { return x.(*Raw).st.deviceFree() }
 func (plumbing) Closed(x any) bool      { return x.(*Raw).st.closed.Load() }
-func (plumbing) Acquire(x any) error    { return x.(*Raw).st.res.acquire() }
-func (plumbing) Release(x any)          { x.(*Raw).st.res.unacquire() }
+
+func (plumbing) DeviceNewer(a, b any, fn func(a, b bool)) {
+	ra, _ := a.(*Raw)
+	rb, _ := b.(*Raw)
+	st := ra
+	if st == nil {
+		st = rb
+	}
+	if st == nil {
+		fn(false, false)
+		return
+	}
+	st.st.mu.Lock()
+	defer st.st.mu.Unlock()
+	fn(ra != nil && ra.dirtyLocked(deviceSide), rb != nil && rb.dirtyLocked(deviceSide))
+}
+func (plumbing) Acquire(x any) error { return x.(*Raw).st.res.acquire() }
+func (plumbing) Release(x any)       { x.(*Raw).st.res.unacquire() }
 
 func (plumbing) HostUse(x any, write bool) (unsafe.Pointer, bool, error) {
 	return x.(*Raw).hostUse(write)

@@ -198,10 +198,18 @@ func (r *Raw) dirty(s side) bool {
 	if s == deviceSide && r.st.nDevice.Load() == 0 || !r.st.hasAlloc.Load() {
 		return false
 	}
-	var buf [inlineDims]span
-	b := r.box(buf[:0])
 	r.st.mu.Lock()
 	defer r.st.mu.Unlock()
+	return r.dirtyLocked(s)
+}
+
+// dirtyLocked is dirty for a caller holding st.mu.
+func (r *Raw) dirtyLocked(s side) bool {
+	if !r.st.hasAlloc.Load() {
+		return false
+	}
+	var buf [inlineDims]span
+	b := r.box(buf[:0])
 	return r.st.dirty[s].overlaps(b)
 }
 

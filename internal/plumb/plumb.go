@@ -70,6 +70,12 @@ type Residency interface {
 	DeviceFree(raw any) error
 	// Closed reports whether raw's root was closed.
 	Closed(raw any) bool
+	// DeviceNewer calls fn with whether the device holds the newest data
+	// of a and of b (views of one root; nil reads false), holding the
+	// root's residency lock: no transfer, write record or eviction (its
+	// device closing) changes the answer until fn returns. fn must not
+	// call into the Array (it would wait for itself).
+	DeviceNewer(a, b any, fn func(a, b bool))
 }
 
 // Newest says which copy of an Array's elements a consumer left newest.

@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"github.com/resident-go/resident/internal/guard"
 	"reflect"
 	"runtime"
 	"slices"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/guard"
+	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -161,9 +162,12 @@ type block struct {
 	// makes the host copy the newest values (typed).
 	armed    [2]bool // first, last element
 	takeHost func() error
-	// endsDirty: whether the device holds the newest first and last
-	// elements (residency is by region) (typed).
-	endsDirty func() (first, last bool)
+	// endsDirty calls fn with whether the device holds the newest first
+	// and last elements (residency is by region), holding the Array's
+	// residency lock: no download or eviction (its device closing) runs
+	// until fn returns, so fn may store sentinels the download overwrites
+	// (typed).
+	endsDirty func(fn func(first, last bool))
 	// hostWritten: handed out for host writes (Host, Accessible) while
 	// untyped, so its first use uploads them: refused under the guard.
 	hostWritten bool
@@ -716,6 +720,10 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 			return nil, fmt.Errorf("engine: %w", err)
 		}
 		b.root, b.elem, b.ext = r, reflect.TypeFor[T](), ext
+		// Typed whatever happens below: a placement that fails (the device
+		// closing, out of memory) leaves a typed block with no device
+		// copy, as consistent as one evicted, for the next use to retry.
+		setFns(h, b, r)
 		// The memory lives on the device from now on: a destination is
 		// about to be written there (its host bytes, whatever they hold,
 		// are not looked at); zeros (as Alloc left them) are set there
@@ -749,7 +757,6 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 				return nil, fmt.Errorf("engine: placing %d bytes on the device: %w", b.size, err)
 			}
 		}
-		setFns(h, b, r)
 	}
 	r, ok := b.root.(*array.Array[T])
 	if !ok {
@@ -799,13 +806,19 @@ func setFns[T array.Elem](h *holdings, b *block, r *array.Array[T]) {
 	// root's residency when asked, and every use of b asks (hostWrites).
 	// A closed root reads as neither end dirty, as View refuses it.
 	one := []array.Dim{{Extent: 1, Stride: 1}}
-	v0, err0 := r.View(0, one)
-	v1, err1 := r.View(int(b.size/size)-1, one)
-	b.endsDirty = func() (bool, bool) {
+	var ends [2]any
+	if v, err := r.View(0, one); err == nil {
+		ends[0] = v.Raw()
+	}
+	if v, err := r.View(int(b.size/size)-1, one); err == nil {
+		ends[1] = v.Raw()
+	}
+	b.endsDirty = func(fn func(first, last bool)) {
 		if r.Closed() {
-			return false, false
+			fn(false, false)
+			return
 		}
-		return err0 == nil && v0.DeviceDirty(), err1 == nil && v1.DeviceDirty()
+		plumb.Array.DeviceNewer(ends[0], ends[1], fn)
 	}
 	b.takeHost = func() error {
 		if allZero(h.scanned(bytesAt(b.start, b.size))) {

@@ -50,24 +50,26 @@ func sentinelAt(t reflect.Type, p uintptr, set bool) bool {
 
 // arm stores the sentinel in b's first and last elements where the
 // device holds their newest values (residency is by region: a host-current
-// element holds data); h.mu is held.
+// element holds data); h.mu is held. The check and the stores are one step
+// under the Array's residency lock: a device closing between them would
+// otherwise bring the data home first and leave a sentinel over it.
 func (b *block) arm() {
 	b.armed = [2]bool{}
-	if b.size == 0 || b.endsDirty == nil || !b.deviceDirty() {
+	if b.size == 0 || b.endsDirty == nil {
 		return
 	}
-	k := b.elem.Kind()
-	if k != reflect.Float32 && k != reflect.Float64 {
+	if k := b.elem.Kind(); k != reflect.Float32 && k != reflect.Float64 {
 		return
 	}
-	d0, d1 := b.endsDirty()
-	dirty := [2]bool{d0, d1}
-	for i, p := range b.ends() {
-		if dirty[i] {
-			sentinelAt(b.elem, p, true)
-			b.armed[i] = true
+	ends := b.ends()
+	b.endsDirty(func(d0, d1 bool) {
+		for i, dirty := range [2]bool{d0, d1} {
+			if dirty {
+				sentinelAt(b.elem, ends[i], true)
+				b.armed[i] = true
+			}
 		}
-	}
+	})
 }
 
 // ends are the addresses of b's first and last elements (typed).
@@ -118,8 +120,8 @@ func (h *holdings) hostWrites(b *block) error {
 		b.arm()
 		return nil
 	}
-	d0, d1 := b.endsDirty()
-	dirty := [2]bool{d0, d1}
+	var dirty [2]bool
+	b.endsDirty(func(d0, d1 bool) { dirty = [2]bool{d0, d1} })
 	var armed, changed int
 	for i, p := range b.ends() {
 		if b.armed[i] && dirty[i] {
