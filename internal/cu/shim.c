@@ -463,7 +463,9 @@ rcu_result rcu_graph_kernels(rcu_ctx ctx, rcu_graph g, rcu_node *nodes, rcu_func
 	CUR(ctx);
 	size_t total = 0;
 	rcu_result r = cu.GraphGetNodes(P(g), NULL, &total);
-	if (r) return r;
+	*n = 0;
+	/* An empty graph: the driver refuses a second call with no room. */
+	if (r || total == 0) return r;
 	void **all = calloc(total ? total : 1, sizeof *all);
 	if (!all) return 2; /* CUDA_ERROR_OUT_OF_MEMORY */
 	r = cu.GraphGetNodes(P(g), all, &total);
