@@ -1,3 +1,8 @@
+#!/usr/bin/env bash
+# One H200 job (no Go there): the device/capture tests on CUDA and NVIDIA
+# OpenCL, internal/closerace on both, ops/engine tests on NVIDIA OpenCL,
+# eager against replayed work (BenchmarkReplay, BenchmarkLaunchReplay).
+# Binaries: see bench/results/h200-2026-12-05.txt. Logs under $OUT.
 cd "$(git rev-parse --show-toplevel 2>/dev/null || pwd)"
 export HL_OCL_PLATFORM_NAME=NVIDIA POCL_CACHE_DIR=/tmp/pocl-cache LD_LIBRARY_PATH=/usr/local/cuda/lib64
 for f in bin/*.xz; do xz -d -f "$f"; chmod +x "${f%.xz}"; done
