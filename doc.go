@@ -33,7 +33,7 @@
 // device, as in Halide's runtime: device/opencl):
 //
 //	RESIDENT_TRANSFER_GUARD=1   the transfer guard on from start-up (device.GuardEnv; per device: device.SetDeviceGuard; per call: device.WithGuard)
-//	RESIDENT_OPS_PORTABLE=1     host ops in portable Go, no assembly (ops.PortableEnv; make test runs ops both ways)
+//	RESIDENT_OPS_PORTABLE=1     host ops in portable Go, no assembly (ops.PortableEnv; ops.TestPortableKernels covers it)
 //	RESIDENT_CUDA_DEVICE=N      the ordinal of cuda.Default's device, default 0 (cuda.EnvDevice)
 //
 // Tuning is API, per device: ops.SetReduceTuning (how reductions are cut

@@ -268,8 +268,9 @@
 // reports the choice. Large
 // elementwise results are written with non-temporal stores. Everything else,
 // and every kernel on other CPUs, runs portable Go: set
-// RESIDENT_OPS_PORTABLE=1 (or build with -tags purego) to force it, as CI
-// does in a second test run. Figures: bench/results/ops-host.txt, from
+// RESIDENT_OPS_PORTABLE=1 (or build with -tags purego) to force it.
+// TestPortableKernels runs the host-kernel tests again with the assembly
+// off, so every test run covers both. Figures: bench/results/ops-host.txt, from
 //
 //	go test -run '^$' -bench . -benchmem ./ops
 //
