@@ -287,6 +287,9 @@ func TestCaptureGoMock(t *testing.T) {
 			}
 			check(fmt.Sprintf("after the Replay with inputs +%d", k), k)
 		}
+		if n := testing.AllocsPerRun(20, func() { g.Replay() }); n != 0 {
+			t.Errorf("a replay that stages allocates %v times", n)
+		}
 		if err := g.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -387,9 +390,9 @@ func BenchmarkLaunchReplay(b *testing.B) {
 
 // captureFaults is TestCaptureMockFault's MOCKCUDA_FAIL: the first
 // BeginCapture, the first instantiation, and the first and third graph
-// launches fail, and the first cuLaunchHostFunc answers as a driver
-// without it.
-const captureFaults = "cuStreamBeginCapture_v2:1,cuGraphInstantiateWithFlags:1,cuGraphLaunch:1,cuGraphLaunch:3,cuLaunchHostFunc:1"
+// launches fail, and the fourth cuLaunchHostFunc (the fifth Record's)
+// answers as a driver without it.
+const captureFaults = "cuStreamBeginCapture_v2:1,cuGraphInstantiateWithFlags:1,cuGraphLaunch:1,cuGraphLaunch:3,cuLaunchHostFunc:4"
 
 // TestCaptureMockFault (mock with NVRTC only, captureFaults injected):
 // BeginCapture, instantiation, Record's own launch and a replay's launch
@@ -406,7 +409,13 @@ func TestCaptureMockFault(t *testing.T) {
 		a, _ := d.Malloc(64)
 		b, _ := d.Malloc(64)
 		dense := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: 64, Stride: 1}}}
-		work := func() error { return d.Copy(b, 0, a, 0, dense) }
+		goMem := make([]byte, 64)
+		work := func() error { // Go memory too: its staging freed whichever way Record fails
+			if err := d.CopyIn(a, 0, goMem, dense); err != nil {
+				return err
+			}
+			return d.Copy(b, 0, a, 0, dense)
+		}
 		var ce *cuda.Error
 		for _, what := range []string{"BeginCapture", "instantiation", "Record's launch"} {
 			if g, err := capture.Record(d, work); !errors.As(err, &ce) || g != nil {
@@ -426,8 +435,7 @@ func TestCaptureMockFault(t *testing.T) {
 		if err := g.Replay(); err != nil { // the fault was once
 			t.Fatal(err)
 		}
-		goMem := make([]byte, 64)
-		if _, err := capture.Record(d, func() error { return d.CopyIn(a, 0, goMem, dense) }); err == nil || !strings.Contains(err.Error(), "pinned memory only") {
+		if _, err := capture.Record(d, work); err == nil || !strings.Contains(err.Error(), "pinned memory only") {
 			t.Fatalf("Record of an upload of Go memory without cuLaunchHostFunc: %v", err)
 		}
 		if err := errors.Join(g.Close(), d.Close()); err != nil {
