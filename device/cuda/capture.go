@@ -169,16 +169,16 @@ func (r *graphReplay) Replay() error {
 	if err := cu.GraphLaunch(s.ctx, r.exec, s.stream); err != nil {
 		return fmt.Errorf("cuda: launching the graph on %s: %w", s.Name, err)
 	}
-	if r.done != 0 && s.recording() == nil {
-		if err := cu.EventRecord(s.ctx, r.done, s.stream); err != nil {
-			// destroy could not tell when the launch is done: wait now
-			return errors.Join(fmt.Errorf("cuda: after launching the graph on %s: %w", s.Name, err), cu.StreamSync(s.ctx, s.stream))
-		}
-	}
 	if r.first {
 		r.first = false
 	} else {
 		s.Counters.AddWork(r.work)
+	}
+	if r.done != 0 && s.recording() == nil {
+		if err := cu.EventRecord(s.ctx, r.done, s.stream); err != nil {
+			// destroy could not tell when this launch is done: wait now
+			return errors.Join(fmt.Errorf("cuda: after launching the graph on %s: %w", s.Name, err), cu.StreamSync(s.ctx, s.stream))
+		}
 	}
 	return nil
 }
