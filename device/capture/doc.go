@@ -32,15 +32,17 @@
 // feed a new input each replay, make it host-newer before Record (write
 // it through a host view) so that the capture records its upload (ops.On
 // inside the function, or the first op that reads it), then write each
-// new input into the same memory, a pinned Array's on CUDA (array.NewIn),
-// and replay (Example_input). Work that cannot be replayed makes Record fail, with
-// an error that says why: reading a result back to the host (the *All
-// reductions: reduce into an Array instead), an op that ran on the host
-// on an Array of the device, a Halide pipeline call or a streamed chain
-// (a follow-up), an upload from Go memory on CUDA (use a pinned Array:
-// array.NewIn). Scalars of kernels (MulScalar's factor, a learning rate)
-// are updated without recording again: Graph.Scalar finds them by the
-// value they were recorded with.
+// new input into the same memory and replay (Example_input). On CUDA a
+// graph moves Go memory through a staging block of its own, with a host
+// copy at each launch, and keeps that memory pinned until Close; a
+// pinned Array's (array.NewIn) it moves directly. Work that cannot be
+// replayed makes Record fail, with an error that says why: reading a
+// result back to the host (the *All reductions: reduce into an Array
+// instead), an op that ran on the host on an Array of the device, a
+// Halide pipeline call or a streamed chain (a follow-up). Scalars of
+// kernels (MulScalar's factor, a learning rate) are updated without
+// recording again: Graph.Scalar finds them by the value they were
+// recorded with.
 //
 // Replay does not wait for the work. A recorded transfer moves its host
 // memory when the work runs, so Sync the device before writing the next
@@ -52,8 +54,9 @@
 // on device/sim, PoCL and, where there is one, CUDA; TestScalar,
 // TestReplayBetweenEager, TestCloseUnderReplay), and on the CUDA mock
 // go test -run TestMockCUDA ./device/cuda (TestCaptureMock: graphs,
-// scalars, refusals, leaks). Timings: BenchmarkReplay,
-// bench/results/capture-local.txt and bench/capture-h200.sh.
+// scalars, refusals, leaks; TestCaptureGoMock: Go memory in a graph).
+// Timings: BenchmarkReplay, bench/results/capture-local.txt and
+// bench/capture-h200.sh.
 //
 // Run the work once eagerly before recording it: kernels are then built
 // and GEMM tilings tuned (tuning waits for the device, which a CUDA

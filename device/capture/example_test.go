@@ -46,7 +46,7 @@ func Example() {
 func Example_input() {
 	dev := sim.NewCompute("input", 0)
 	defer dev.Close()
-	x, _ := array.NewIn[float32](dev, 3) // pinned memory: what a CUDA graph moves
+	x, _ := array.NewIn[float32](dev, 3) // pinned memory: a CUDA graph moves it directly, with no staging
 	y := array.New[float32](3)
 	defer x.Close()
 	defer y.Close()

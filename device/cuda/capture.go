@@ -17,9 +17,11 @@ import (
 // that allocations may happen meanwhile); EndCapture instantiates the
 // graph once, and a replay is one cuGraphLaunch. The entry points also
 // record each step (a kernel's arguments, for Graph.Scalar) and keep the
-// device memory the graph uses allocated until it closes. What needs the
-// stream to have run (a read back, a synchronize, an upload from Go
-// memory through staging) is refused with an error saying why.
+// device memory the graph uses allocated until it closes. A transfer of
+// Go memory goes through a pinned block of the graph's, with host nodes
+// copying between it and the Go memory (gostage.go). What needs the
+// stream to have run (a read back, a synchronize) is refused with an
+// error saying why.
 
 var _ devkit.Capturer = (*Device)(nil)
 
@@ -28,6 +30,7 @@ type capState struct {
 	rec    devkit.Capturing
 	start  device.Stats // the counters when the capture began
 	graphs devkit.Live[*graphReplay]
+	staged stages // the capture's staging of Go memory, until its graph takes it
 }
 
 // hostRange is the pinned host memory a recorded transfer moves: a
@@ -76,16 +79,22 @@ func (d *Device) endCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	if !s.capture.rec.End(rec) {
 		return nil, fmt.Errorf("cuda: EndCapture on %s without its BeginCapture", s.Name)
 	}
+	staged := s.capture.staged.take()
 	g, err := cu.EndCapture(s.ctx, s.stream)
 	if err != nil {
-		return nil, fmt.Errorf("cuda: ending the capture on %s: %w", s.Name, err)
+		return nil, errors.Join(fmt.Errorf("cuda: ending the capture on %s: %w", s.Name, err), freeStages(s, staged))
 	}
 	work := s.Counters.Snapshot().Sub(s.capture.start)
 	exec, err := cu.GraphInstantiate(s.ctx, g)
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("cuda: instantiating the graph on %s: %w", s.Name, err), cu.GraphDestroy(s.ctx, g))
+		return nil, errors.Join(fmt.Errorf("cuda: instantiating the graph on %s: %w", s.Name, err), cu.GraphDestroy(s.ctx, g), freeStages(s, staged))
 	}
-	r := &graphReplay{s: s, graph: g, exec: exec, work: work, first: true, steps: rec.Steps()}
+	r := &graphReplay{s: s, graph: g, exec: exec, work: work, first: true, steps: rec.Steps(), staged: staged}
+	if len(staged) > 0 {
+		if r.done, err = cu.EventCreate(s.ctx, cu.EventDisableTiming); err != nil {
+			return nil, errors.Join(fmt.Errorf("cuda: the graph's event on %s: %w", s.Name, err), r.destroy())
+		}
+	}
 	if err := r.mapNodes(); err != nil {
 		return nil, errors.Join(err, r.destroy())
 	}
@@ -102,6 +111,10 @@ type graphReplay struct {
 	first bool         // Record's own launch: counted while recorded
 	mu    sync.Mutex
 	steps []*devkit.Step
+	// staged is the graph's staging of Go memory; done, recorded after
+	// each launch, tells destroy when the last launch's host nodes ran.
+	staged []*goStage
+	done   cu.Event
 }
 
 // mapNodes finds each recorded launch's node in the graph (same kernel,
@@ -161,6 +174,12 @@ func (r *graphReplay) Replay() error {
 	} else {
 		s.Counters.AddWork(r.work)
 	}
+	if r.done != 0 && s.recording() == nil {
+		if err := cu.EventRecord(s.ctx, r.done, s.stream); err != nil {
+			// destroy could not tell when this launch is done: wait now
+			return errors.Join(fmt.Errorf("cuda: after launching the graph on %s: %w", s.Name, err), cu.StreamSync(s.ctx, s.stream))
+		}
+	}
 	return nil
 }
 
@@ -218,14 +237,20 @@ func (r *graphReplay) destroy() error {
 	if r.exec == 0 {
 		return nil
 	}
-	err := errors.Join(cu.GraphExecDestroy(r.s.ctx, r.exec), cu.GraphDestroy(r.s.ctx, r.graph))
-	r.exec, r.graph = 0, 0
-	return err
+	var errs []error
+	if r.done != 0 { // the host nodes of a launch still running use the staging
+		errs = append(errs, cu.EventSync(r.s.ctx, r.done), cu.EventDestroy(r.s.ctx, r.done))
+	}
+	errs = append(errs, cu.GraphExecDestroy(r.s.ctx, r.exec), cu.GraphDestroy(r.s.ctx, r.graph), freeStages(r.s, r.staged))
+	r.exec, r.graph, r.done, r.staged = 0, 0, 0, nil
+	return errors.Join(errs...)
 }
 
-// releaseGraphs destroys the graphs left (shutdown, after the gate).
-func (c *capState) releaseGraphs() error {
-	return c.graphs.Release((*graphReplay).destroy)
+// releaseGraphs destroys the graphs left and frees the staging of a
+// capture that never reached its EndCapture (shutdown, after the gate and
+// a synchronize).
+func (s *state) releaseGraphs() error {
+	return errors.Join(s.capture.graphs.Release((*graphReplay).destroy), freeStages(s, s.capture.staged.take()))
 }
 
 // BeginClose ends a capture under way as the Device closes (devkit's

@@ -3,8 +3,10 @@ package cuda_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -133,10 +135,11 @@ func TestCaptureMock(t *testing.T) {
 			t.Errorf("a replay allocates %v times", n)
 		}
 
-		// refused: what the graph would not do again
+		// refused: what the graph would not do again (ReadBytes answers
+		// now, which a graph cannot: a recorded CopyOut of Go memory is
+		// TestCaptureGoMock's)
 		goMem := make([]byte, n)
 		for name, fn := range map[string]func() error{
-			"Go memory": func() error { return d.CopyIn(a, 0, goMem, dense) },
 			"ReadBytes": func() error { return d.ReadBytes(goMem[:4], device.Buffer(a.Native()), 0) },
 			"Sync":      d.Sync,
 		} {
@@ -200,6 +203,140 @@ func TestCaptureMock(t *testing.T) {
 	cudatest.NoLeak(t, "a graph, or memory a graph kept")
 }
 
+// TestCaptureGoMock (mock only) records transfers of Go memory, dense
+// and strided, both ways, and checks that each launch of the graph reads
+// the Go memory as it is then and writes the downloads into it (the
+// region's bytes only), that the graph's Close releases its staging, and
+// that a capture that fails, or a Device closed during one or under its
+// graph, leaves nothing behind.
+func TestCaptureGoMock(t *testing.T) {
+	if !cudatest.InChild() {
+		t.Skip("runs on the mock only (TestMockCUDA)")
+	}
+	const n = 64
+	dense := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: n, Stride: 1}}}
+	rows := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: 8, Stride: 1}, {Extent: 4, Stride: 16}}} // 8 of each 16 bytes
+	inRows := func(i int) bool { return i < 64 && i%16 < 8 }
+	func() {
+		d := open(t, cuda.Options{})
+		a, _ := d.Malloc(n)
+		b, _ := d.Malloc(n)
+		c, _ := d.Malloc(n)
+		in, out := make([]byte, n), make([]byte, n)
+		sin, sout := make([]byte, n), make([]byte, n)
+		for i := range sout {
+			sout[i] = 0xFF
+		}
+		if err := d.Memset(c, 0, 0x11, n); err != nil {
+			t.Fatal(err)
+		}
+		fill := func(k byte) {
+			for i := range in {
+				in[i], sin[i] = byte(i)+k, byte(2*i)+k
+			}
+		}
+		fill(0)
+		free0, _, _ := d.MemInfo()
+		live := d.Stats().AllocsLive
+		g, err := capture.Record(d, func() error {
+			if err := d.CopyIn(a, 0, in, dense); err != nil {
+				return err
+			}
+			if err := d.Copy(b, 0, a, 0, dense); err != nil {
+				return err
+			}
+			if err := d.CopyOut(out, b, 0, dense); err != nil {
+				return err
+			}
+			if err := d.CopyIn(c, 0, sin, rows); err != nil {
+				return err
+			}
+			return d.CopyOut(sout, b, 0, rows)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check := func(when string, k byte) {
+			t.Helper()
+			if err := d.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, n) // c, read eagerly
+			if err := d.CopyOut(got, c, 0, dense); err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				wantOut, wantS, wantC := byte(i)+k, byte(0xFF), byte(0x11)
+				if inRows(i) {
+					wantS, wantC = byte(i)+k, byte(2*i)+k
+				}
+				if out[i] != wantOut || sout[i] != wantS || got[i] != wantC {
+					t.Fatalf("%s: byte %d: the dense download %d (want %d), the strided download %d (want %d), the strided upload %d (want %d)",
+						when, i, out[i], wantOut, sout[i], wantS, got[i], wantC)
+				}
+			}
+		}
+		check("after Record", 0)
+		if free, _, _ := d.MemInfo(); free >= free0 {
+			t.Errorf("the graph holds no staging: %d bytes free before, %d after", free0, free)
+		}
+		for _, k := range []byte{100, 7, 200} {
+			fill(k)
+			if err := g.Replay(); err != nil {
+				t.Fatal(err)
+			}
+			check(fmt.Sprintf("after the Replay with inputs +%d", k), k)
+		}
+		if n := testing.AllocsPerRun(20, func() { g.Replay() }); n != 0 {
+			t.Errorf("a replay that stages allocates %v times", n)
+		}
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if free, _, _ := d.MemInfo(); free != free0 || d.Stats().AllocsLive != live {
+			t.Errorf("after the graph's Close: %d bytes free (want %d), %d allocations live (want %d)", free, free0, d.Stats().AllocsLive, live)
+		}
+
+		// fn failing after staging: Record returns its error, and nothing stays
+		boom := errors.New("boom")
+		if _, err := capture.Record(d, func() error {
+			if err := d.CopyIn(a, 0, in, dense); err != nil {
+				return err
+			}
+			if err := d.CopyOut(sout, b, 0, rows); err != nil {
+				return err
+			}
+			return boom
+		}); err != boom {
+			t.Fatalf("Record of a function that fails: %v", err)
+		}
+		if free, _, _ := d.MemInfo(); free != free0 {
+			t.Errorf("after a failed Record: %d bytes free, want %d", free, free0)
+		}
+
+		// a Device closed under a graph that stages, and during a capture
+		g2, err := capture.Record(d, func() error { return d.CopyIn(a, 0, in, dense) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		d2 := open(t, cuda.Options{})
+		x2, _ := d2.Malloc(n)
+		if _, err := capture.Record(d2, func() error {
+			if err := d2.CopyIn(x2, 0, in, dense); err != nil {
+				return err
+			}
+			return d2.Close()
+		}); !errors.Is(err, device.ErrClosed) {
+			t.Fatalf("Record of a function that closes the Device: %v", err)
+		}
+		if err := errors.Join(d.Close(), g2.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	runtime.GC() // a Pinner dropped with pins left panics here
+	cudatest.NoLeak(t, "a graph's staging of Go memory")
+}
+
 // BenchmarkLaunchReplay times one tiny kernel + sync, launched
 // (Enqueue) against replayed (one graph launch), at the driver level: on
 // the mock (RESIDENT_CUDA_MOCK=1, LD_LIBRARY_PATH=the mock) it measures
@@ -253,14 +390,16 @@ func BenchmarkLaunchReplay(b *testing.B) {
 
 // captureFaults is TestCaptureMockFault's MOCKCUDA_FAIL: the first
 // BeginCapture, the first instantiation, and the first and third graph
-// launches fail.
-const captureFaults = "cuStreamBeginCapture_v2:1,cuGraphInstantiateWithFlags:1,cuGraphLaunch:1,cuGraphLaunch:3"
+// launches fail, and the fourth cuLaunchHostFunc (the fifth Record's)
+// answers as a driver without it.
+const captureFaults = "cuStreamBeginCapture_v2:1,cuGraphInstantiateWithFlags:1,cuGraphLaunch:1,cuGraphLaunch:3,cuLaunchHostFunc:4"
 
 // TestCaptureMockFault (mock with NVRTC only, captureFaults injected):
 // BeginCapture, instantiation, Record's own launch and a replay's launch
 // failing come back as errors wrapping *cuda.Error; the device works
-// after each (the stream runs work again, a capture can be made), and
-// after Close nothing is left.
+// after each (the stream runs work again, a capture can be made); a
+// driver without host functions refuses Go memory in a capture as before;
+// and after Close nothing is left.
 func TestCaptureMockFault(t *testing.T) {
 	if !cudatest.InChild() || os.Getenv("MOCKCUDA_FAIL") != captureFaults {
 		t.Skip("runs on the mock only (TestMockCUDA)")
@@ -270,7 +409,13 @@ func TestCaptureMockFault(t *testing.T) {
 		a, _ := d.Malloc(64)
 		b, _ := d.Malloc(64)
 		dense := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: 64, Stride: 1}}}
-		work := func() error { return d.Copy(b, 0, a, 0, dense) }
+		goMem := make([]byte, 64)
+		work := func() error { // Go memory too: its staging freed whichever way Record fails
+			if err := d.CopyIn(a, 0, goMem, dense); err != nil {
+				return err
+			}
+			return d.Copy(b, 0, a, 0, dense)
+		}
 		var ce *cuda.Error
 		for _, what := range []string{"BeginCapture", "instantiation", "Record's launch"} {
 			if g, err := capture.Record(d, work); !errors.As(err, &ce) || g != nil {
@@ -289,6 +434,9 @@ func TestCaptureMockFault(t *testing.T) {
 		}
 		if err := g.Replay(); err != nil { // the fault was once
 			t.Fatal(err)
+		}
+		if _, err := capture.Record(d, work); err == nil || !strings.Contains(err.Error(), "pinned memory only") {
+			t.Fatalf("Record of an upload of Go memory without cuLaunchHostFunc: %v", err)
 		}
 		if err := errors.Join(g.Close(), d.Close()); err != nil {
 			t.Fatal(err)

@@ -282,7 +282,7 @@ var _ devkit.Driver = (*state)(nil)
 // Finish waits for the stream, destroys the graphs and the extra
 // streams (devkit.Driver, at shutdown).
 func (s *state) Finish() error {
-	return errors.Join(cu.StreamSync(s.ctx, s.stream), s.capture.releaseGraphs(), s.streams.release(s.ctx))
+	return errors.Join(cu.StreamSync(s.ctx, s.stream), s.releaseGraphs(), s.streams.release(s.ctx))
 }
 
 // FreeBlock frees a CUdeviceptr (devkit.Driver).

@@ -70,8 +70,12 @@
 //
 // Capture (package device/capture): between BeginCapture and EndCapture
 // the Device's stream records into a CUDA graph (stream capture, relaxed
-// mode), instantiated once; a replay is one cuGraphLaunch. The mock
-// models capture and graphs (TestCaptureMock, TestCaptureMockFault).
+// mode), instantiated once; a replay is one cuGraphLaunch. Transfers of
+// Go memory in a graph go through a pinned staging block the graph owns:
+// a host node (cuLaunchHostFunc) copies between it and the Go memory at
+// each launch, in stream order, and the Go memory stays pinned while the
+// graph lives. The mock models capture, graphs and host nodes
+// (TestCaptureMock, TestCaptureGoMock, TestCaptureMockFault).
 //
 // Environment: RESIDENT_CUDA_DEVICE picks Default's device ordinal (the
 // module's table of variables is in its root doc). Options.Verbose logs

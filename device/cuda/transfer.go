@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"unsafe"
@@ -49,12 +50,20 @@ func forRuns(r device.Region, maxPitch, limit int, fn func(devkit.Piece) error) 
 	return err
 }
 
-// moveHost is CopyIn and CopyOut's transfer; during a capture, of pinned
-// memory only.
+// moveHost is CopyIn and CopyOut's transfer. During a capture, Go memory
+// goes through a staging block of the graph's (stageGo); pinned memory
+// is moved as it is, and a replay checks that it is still allocated.
 func (d *Device) moveHost(x *alloc, c devkit.HostCall) error {
 	host := c.Host[:c.Span]
 	if d.s.recording() != nil && !d.s.Pinned(host) {
-		return d.s.refuse(c.Op + " of Go memory (a graph moves pinned memory only: make the Array with array.NewIn(dev, …))")
+		if err := d.s.stageGo(c.Write, at(x, c.Off), host, c.Rs); err != nil {
+			if errors.Is(err, &cu.Error{Code: cu.ErrorNotSupported}) {
+				return d.s.refuse(c.Op + " of Go memory (a graph moves pinned memory only, this driver having no cuLaunchHostFunc: make the Array with array.NewIn(dev, …))")
+			}
+			return fmt.Errorf("cuda: %s of Go memory on %s during a capture: %w", c.Op, d.s.Name, err)
+		}
+		d.record(c.Op, nil, nil, x.Root.H)
+		return nil
 	}
 	if err := d.s.transfer(c.Write, at(x, c.Off), host, c.Rs); err != nil {
 		return fmt.Errorf("cuda: %s on %s: %w", c.Op, d.s.Name, err)
@@ -76,8 +85,24 @@ func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Reg
 	if !pinned && !s.opts.NoStaging && (!dense || r.Bytes() >= least) {
 		return s.staged(write, dev, host, r)
 	}
+	err := s.queueCopy(write, dev, host, r, pinned)
+	if s.recording() != nil {
+		return err // recorded, not run: pinned memory the graph moves at each launch
+	}
+	// Wait even after an error: copies already queued may still read or
+	// write host.
+	if e := cu.StreamSync(s.ctx, s.stream); err == nil {
+		err = e
+	}
+	runtime.KeepAlive(host)
+	return err
+}
+
+// queueCopy queues the copies of a simplified Region between host and
+// dev on the stream, 2-D where host is pinned.
+func (s *state) queueCopy(write bool, dev cu.DevicePtr, host []byte, r device.Region, pinned bool) error {
 	base := unsafe.Pointer(&host[0])
-	err := forRuns(r, s.maxPitch, 0, func(p devkit.Piece) error {
+	return forRuns(r, s.maxPitch, 0, func(p devkit.Piece) error {
 		h := unsafe.Add(base, p.Off)
 		dp := dev + cu.DevicePtr(p.Off)
 		switch {
@@ -105,16 +130,6 @@ func (s *state) transfer(write bool, dev cu.DevicePtr, host []byte, r device.Reg
 			return cu.Copy2DDtoH(s.ctx, h, p.Pitch, dp, p.Pitch, p.RowBytes, p.Rows, s.stream)
 		}
 	})
-	if s.recording() != nil {
-		return err // recorded, not run: pinned memory the graph moves at each launch
-	}
-	// Wait even after an error: copies already queued may still read or
-	// write host.
-	if e := cu.StreamSync(s.ctx, s.stream); err == nil {
-		err = e
-	}
-	runtime.KeepAlive(host)
-	return err
 }
 
 // Copy copies a Region between two allocations of this device; the copy

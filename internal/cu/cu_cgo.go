@@ -351,3 +351,21 @@ func cuGraphExecSetParams(ctx Context, e GraphExec, nd GraphNode, blob []byte, o
 	}
 	return int32(C.rcu_graph_exec_set_params(ctxOf(ctx), C.rcu_exec(e), C.rcu_node(nd), b, o, C.int(len(offs))))
 }
+
+func cuHostCopyNew(dst, src unsafe.Pointer, rows []int) HostCopy {
+	r := make([]C.size_t, len(rows))
+	for i, v := range rows {
+		r[i] = C.size_t(v)
+	}
+	var rp *C.size_t
+	if len(r) > 0 {
+		rp = &r[0]
+	}
+	return HostCopy(C.rcu_host_copy_new(dst, src, rp, C.size_t(len(rows)/2)))
+}
+
+func cuHostCopyFree(h HostCopy) { C.rcu_host_copy_free(C.rcu_hcopy(h)) }
+
+func cuLaunchHostCopy(ctx Context, s Stream, h HostCopy) int32 {
+	return int32(C.rcu_launch_host_copy(ctxOf(ctx), strOf(s), C.rcu_hcopy(h)))
+}

@@ -78,3 +78,7 @@ func cuGraphExecDestroy(Context, GraphExec) int32                               
 func cuGraphKernels(Context, Graph) ([]GraphNode, []Function, int32)               { return nil, nil, no }
 func cuGraphKernelSame(Context, GraphNode, []byte, []int32, []int32) (bool, int32) { return false, no }
 func cuGraphExecSetParams(Context, GraphExec, GraphNode, []byte, []int32) int32    { return no }
+
+func cuHostCopyNew(unsafe.Pointer, unsafe.Pointer, []int) HostCopy { return 0 }
+func cuHostCopyFree(HostCopy)                                      {}
+func cuLaunchHostCopy(Context, Stream, HostCopy) int32             { return no }

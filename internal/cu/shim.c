@@ -76,6 +76,7 @@ static struct {
 	rcu_result (*GraphNodeGetType)(void *, int *);
 	rcu_result (*GraphKernelNodeGetParams)(void *, void *);
 	rcu_result (*GraphExecKernelNodeSetParams)(void *, void *, const void *);
+	rcu_result (*LaunchHostFunc)(CUstr, void (*)(void *), void *);
 } cu;
 
 /* CUDA_KERNEL_NODE_PARAMS_v2, as cuda.h (12.0 and later) lays it out. */
@@ -191,6 +192,7 @@ int rcu_load(char *err, size_t n) {
 	*(void **)&cu.GraphNodeGetType = dlsym(lib, "cuGraphNodeGetType");
 	*(void **)&cu.GraphKernelNodeGetParams = dlsym(lib, "cuGraphKernelNodeGetParams_v2");
 	*(void **)&cu.GraphExecKernelNodeSetParams = dlsym(lib, "cuGraphExecKernelNodeSetParams_v2");
+	*(void **)&cu.LaunchHostFunc = dlsym(lib, "cuLaunchHostFunc");
 	if (bad) {
 		snprintf(saved, sizeof saved, "libcuda.so.1: %s", err);
 		snprintf(err, n, "%s", saved);
@@ -512,6 +514,37 @@ rcu_result rcu_graph_exec_set_params(rcu_ctx ctx, rcu_exec e, rcu_node node, voi
 	p.kernelParams = n ? params : NULL;
 	p.extra = NULL;
 	return cu.GraphExecKernelNodeSetParams(P(e), P(node), &p);
+}
+
+typedef struct {
+	char *dst;
+	const char *src;
+	size_t n;
+	size_t rows[]; /* offset, length; n pairs */
+} rcu_host_copy_t;
+
+rcu_hcopy rcu_host_copy_new(void *dst, const void *src, const size_t *rows, size_t n) {
+	rcu_host_copy_t *c = malloc(sizeof *c + 2 * n * sizeof c->rows[0]);
+	if (!c) return 0;
+	c->dst = dst;
+	c->src = src;
+	c->n = n;
+	if (n) memcpy(c->rows, rows, 2 * n * sizeof c->rows[0]);
+	return (rcu_hcopy)c;
+}
+void rcu_host_copy_free(rcu_hcopy job) { free(P(job)); }
+
+/* The host function: runs on a driver thread, so it calls no CUDA. */
+static void rcu_host_copy(void *p) {
+	rcu_host_copy_t *c = p;
+	for (size_t i = 0; i < c->n; i++) memcpy(c->dst + c->rows[2 * i], c->src + c->rows[2 * i], c->rows[2 * i + 1]);
+}
+
+rcu_result rcu_launch_host_copy(rcu_ctx ctx, rcu_stream s, rcu_hcopy job) {
+	OPT(LaunchHostFunc);
+	if (!job) return 1; /* CUDA_ERROR_INVALID_VALUE */
+	CUR(ctx);
+	return cu.LaunchHostFunc(P(s), rcu_host_copy, P(job));
 }
 
 rcu_result rcu_nvrtc_compile(const char *src, const char *name, const char *opts, int n,

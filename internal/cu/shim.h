@@ -109,6 +109,18 @@ rcu_result rcu_graph_kernel_same(rcu_ctx ctx, rcu_node node, const void *blob, c
 /* Sets kernel node's parameters in e to the n values at blob + offs[i]. */
 rcu_result rcu_graph_exec_set_params(rcu_ctx ctx, rcu_exec e, rcu_node node, void *blob, const int *offs, int n);
 
+/* Host copies: a job (malloc'd, an integer to Go) copying n rows from src
+   to dst, row i the rows[2i+1] bytes at byte offset rows[2i] of both;
+   0 when out of memory. The job keeps dst and src: Go memory among them
+   must stay pinned (runtime.Pinner) until rcu_host_copy_free. */
+typedef uintptr_t rcu_hcopy;
+rcu_hcopy rcu_host_copy_new(void *dst, const void *src, const size_t *rows, size_t n);
+void rcu_host_copy_free(rcu_hcopy job);
+/* Queues job's copy on s, in stream order (cuLaunchHostFunc; optional:
+   CUDA_ERROR_NOT_SUPPORTED without it); a capture records it as a host
+   node that copies at each launch of the graph. */
+rcu_result rcu_launch_host_copy(rcu_ctx ctx, rcu_stream s, rcu_hcopy job);
+
 /* NVRTC (nvrtcResult codes): compiles src with the n options (each
    NUL-terminated, one after another in opts) to a CUBIN. On return *image
    and *log are malloc'd (free them with rcu_free), or NULL; the program is

@@ -51,9 +51,9 @@
 // without). Nothing is released while an engine call is under way (a
 // Dense's life can end at an op's argument: TestOperandCollectedInOp).
 // The cost: Alloc's memory is not the device's page-locked memory, so its
-// transfers take the driver's pageable path (CUDA stages them), and a
-// CUDA graph (Capture on CUDA) refuses to move it: feed a replayed step's
-// batch through memory the graph may move. Results the engine makes
+// transfers take the driver's pageable path (CUDA stages them); a CUDA
+// graph (Capture on CUDA) moves it through a pinned staging block of the
+// graph's, copied to or from at each launch. Results the engine makes
 // itself are released when collected, once no engine call is under way.
 // A result Dense the engine makes
 // itself (for Add, Sum, Gte, …, not one tensor allocates, as for MatMul)

@@ -102,14 +102,27 @@ CUresult cuMemFree_v2(CUdeviceptr p) {
 	return OK;
 }
 CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { NEED_CTX(); *f = total_bytes - live_bytes; *t = total_bytes; return OK; }
+/* Streams, events, graphs and pinned blocks hold HANDLE_BYTES of "device
+   memory" each while they live, so one never released shows as a leak in
+   cuMemGetInfo. */
+#define HANDLE_BYTES 256
+void mock_account(long long n);
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {
 	NEED_CTX();
 	FAIL("cuMemHostAlloc", OUT_OF_MEMORY);
 	(void)flags;
 	*p = aligned_alloc(4096, (n + 4095) / 4096 * 4096);
-	return *p ? OK : OUT_OF_MEMORY;
+	if (!*p) return OUT_OF_MEMORY;
+	mock_account(HANDLE_BYTES);
+	return OK;
 }
-CUresult cuMemFreeHost(void *p) { NEED_CTX(); free(p); return OK; }
+CUresult cuMemFreeHost(void *p) {
+	NEED_CTX();
+	if (!p) return INVALID_VALUE;
+	free(p);
+	mock_account(-HANDLE_BYTES);
+	return OK;
+}
 
 typedef struct {
 	size_t srcXInBytes, srcY;
@@ -199,10 +212,6 @@ static int stream_live(void *s) {
 		if (__atomic_load_n(&streams[i], __ATOMIC_SEQ_CST) == s) return 1;
 	return 0;
 }
-/* Streams and events hold HANDLE_BYTES of "device memory" each while they
-   live, so one never destroyed shows as a leak in cuMemGetInfo. */
-#define HANDLE_BYTES 256
-void mock_account(long long n);
 typedef struct graph graph_t;
 typedef struct { graph_t *cap; int bad; } stream_t; /* a capture under way, and whether it was invalidated */
 static void graph_free(graph_t *g);
@@ -604,13 +613,13 @@ CUresult cuModuleLoadDataEx(void **m, const void *img, unsigned n, void *opts, v
 	return cuModuleLoadData((module_t **)m, img);
 }
 
-/* Stream capture and graphs. A capturing stream records copies, memsets
-   and launches as nodes (a launch's parameter values copied, as the
-   driver does); EndCapture returns the graph, an instantiated graph
+/* Stream capture and graphs. A capturing stream records copies,
+   memsets, host functions and launches as nodes (a launch's parameter
+   values copied, as the driver does); EndCapture returns the graph, an instantiated graph
    copies its nodes, and a launch runs them in order. Graphs and
    instantiated graphs hold HANDLE_BYTES each, so one never destroyed
    shows as a leak. The mock's cuBLAS refuses a capturing stream. */
-enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, GRAPH_MAGIC = 0x67726170 };
+enum { NODE_KERNEL = 0, NODE_MEMCPY = 1, NODE_MEMSET = 2, NODE_HOST = 3, GRAPH_MAGIC = 0x67726170 };
 typedef struct {
 	int type;
 	func_t *f;
@@ -621,6 +630,8 @@ typedef struct {
 	CUdeviceptr dst;
 	unsigned char v;
 	size_t n;
+	void (*fn)(void *); /* a host node's function and its data */
+	void *data;
 } node_t;
 struct graph { unsigned magic; node_t **nodes; int n, cap; };
 typedef struct { unsigned magic; graph_t *g; node_t *copy; } exec_t;
@@ -686,8 +697,22 @@ static void run_node(node_t *nd) {
 	switch (nd->type) {
 	case NODE_MEMCPY: run_copy(&nd->c); break;
 	case NODE_MEMSET: memset((void *)(uintptr_t)nd->dst, nd->v, nd->n); break;
+	case NODE_HOST: nd->fn(nd->data); break;
 	default: run_kernel(nd->f, nd->g[0], nd->g[1], nd->g[2], nd->b[0], nd->b[1], nd->b[2], nd->shared, nd->pptr);
 	}
+}
+
+/* A host function: run at once, as everything is, or recorded as a host
+   node that runs at each launch of the graph. */
+CUresult cuLaunchHostFunc(void *s, void (*fn)(void *), void *data) {
+	NEED_CTX(); NEED_STREAM(s);
+	FAIL("cuLaunchHostFunc", NOT_SUPPORTED);
+	if (!fn) return INVALID_VALUE;
+	stream_t *x = capturing(s);
+	if (!x) { fn(data); return OK; }
+	node_t *nd = add_node(x->cap, NODE_HOST);
+	nd->fn = fn; nd->data = data;
+	return OK;
 }
 
 CUresult cuStreamBeginCapture_v2(void *s, int mode) {
