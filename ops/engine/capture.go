@@ -127,7 +127,12 @@ func (h *holdings) hold(b *block, mem tensor.Memory) {
 // memory (Host) before Capture, so that the step uploads it, and again
 // before each Replay, and name it among inputs: a replay uploads what
 // its memory holds then. Other host memory the step uploads (gorgonia's
-// gradient seed) is uploaded as it was during Capture. While the Step
+// gradient seed) is uploaded as it was during Capture. Where recording
+// does not run the work (a CUDA graph runs once, when Capture returns),
+// host code inside step that reads a device result (gorgonia's Mean of
+// the loss's Sum) sees the value from before the step: read the step's
+// results after Capture returns and the device syncs (Scalars, Host).
+// While the Step
 // lives, the engine keeps every Dense the work used and their memory.
 func (e *Engine) Capture(step func() error, inputs ...*tensor.Dense) (*Step, error) {
 	h := e.h

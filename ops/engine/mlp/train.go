@@ -99,8 +99,14 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 		}
 		switch {
 		case e != nil && cfg.Replay && step == 3:
+			// The loss as gorgonia's host code computed it during Capture
+			// is stale where the recording did not run the work (a CUDA
+			// graph runs once Capture returns): read the step's scalar
+			// once the device is done, as a replay's.
 			if replay, err = e.Capture(func() error { return t.run(false) }, t.x); err == nil {
-				l, err = t.loss()
+				if err = e.Device().Sync(); err == nil {
+					l, err = t.replayedLoss(replay)
+				}
 			}
 		case replay != nil:
 			if step == 4 {
