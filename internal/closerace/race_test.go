@@ -117,11 +117,7 @@ func places(t *testing.T) []place {
 func TestCloseRacesWork(t *testing.T) {
 	for _, p := range places(t) {
 		t.Run(p.name, func(t *testing.T) {
-			n := nRounds()
-			if p.name == "sim" {
-				n *= 10 // cheap (400 rounds: 1.5 s under -race); a lost value once showed 1 round in 150
-			}
-			for r := range n {
+			for r := range nRounds() {
 				seed := uint64(r)*7919 + uint64(len(p.name))
 				if !raceRound(t, p, seed) {
 					t.Fatalf("round %d (seed %d) failed", r, seed)
