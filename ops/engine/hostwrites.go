@@ -120,17 +120,17 @@ func (h *holdings) hostWrites(b *block) error {
 		b.arm()
 		return nil
 	}
-	var dirty [2]bool
-	b.endsDirty(func(d0, d1 bool) { dirty = [2]bool{d0, d1} })
-	var armed, changed int
-	for i, p := range b.ends() {
-		if b.armed[i] && dirty[i] {
-			armed++
-			if !sentinelAt(b.elem, p, false) {
+	// Read under the residency lock, as arm stores: a device closing
+	// meanwhile downloads the block over both ends at once, never
+	// between the two reads (which looked like a write to one end).
+	var changed int
+	b.endsDirty(func(d0, d1 bool) {
+		for i, p := range b.ends() {
+			if b.armed[i] && [2]bool{d0, d1}[i] && !sentinelAt(b.elem, p, false) {
 				changed++
 			}
 		}
-	}
+	})
 	switch {
 	case changed == 0:
 		return nil
