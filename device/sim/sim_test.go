@@ -89,3 +89,41 @@ func TestErrors(t *testing.T) {
 		t.Errorf("CopyIn after Close: %v", err)
 	}
 }
+
+// TestUseDuringCloseWrapsClosed: a transfer racing a Close whose hook
+// frees its allocation fails with an error wrapping device.ErrClosed,
+// never as a plain use after Free (own read freed twice, and a hook's free
+// could land between the reads: closerace seed 372196).
+func TestUseDuringCloseWrapsClosed(t *testing.T) {
+	rounds := 3000
+	if testing.Short() {
+		rounds = 300
+	}
+	buf := make([]byte, 8)
+	r := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: 8, Stride: 1}}}
+	for i := range rounds {
+		d := sim.New("close", 0)
+		a, err := d.Malloc(8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.OnClose(func() { _ = d.Free(a) })
+		errc, going := make(chan error, 1), make(chan struct{})
+		go func() {
+			for n := 0; ; n++ {
+				if n == 1 {
+					close(going)
+				}
+				if err := d.CopyOut(buf, a, 0, r); err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+		<-going
+		_ = d.Close()
+		if err := <-errc; !errors.Is(err, device.ErrClosed) {
+			t.Fatalf("round %d: %v does not wrap device.ErrClosed", i, err)
+		}
+	}
+}
