@@ -17,6 +17,7 @@ var alongN = flag.Int("along.n", 10, "cases per side of TestAlongDiff")
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run AlongDiff ./ops -along.n 2000
 func TestAlongDiff(t *testing.T) {
+	seed := seedOf(t)
 	var cl device.Device
 	if d, err := opencl.Default(); err == nil {
 		cl = d
@@ -26,10 +27,12 @@ func TestAlongDiff(t *testing.T) {
 	eachSide(t, cl, sd, func(t *testing.T, dev device.Device) {
 		var where [2]int
 		for k := range *alongN {
-			runDiffCase(t, dev, *diffSeed, k*nFam+famAlong, &where)
+			runDiffCase(t, dev, seed, k*nFam+famAlong, &where)
 		}
 		t.Logf("%d of %d cases on the device (by the rule)", where[1], where[0]+where[1])
-		if dev != nil && where[1] < (where[0]+where[1])/4 {
+		// A share needs a sample: 10 drawn cases put 1 on the device on
+		// some days (TestDiff checks the generator's share over 200).
+		if dev != nil && *alongN >= 100 && where[1] < (where[0]+where[1])/4 {
 			t.Errorf("only %d of %d cases ran on the device", where[1], where[0]+where[1])
 		}
 	})

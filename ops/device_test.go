@@ -376,18 +376,19 @@ func testDeviceArgAll[T array.Elem](t *testing.T) {
 }
 
 func TestDeviceArgAll(t *testing.T) {
-	t.Run("int8", testDeviceArgAll[int8])
-	t.Run("uint8", testDeviceArgAll[uint8])
-	t.Run("int16", testDeviceArgAll[int16])
-	t.Run("uint16", testDeviceArgAll[uint16])
-	t.Run("int32", testDeviceArgAll[int32])
-	t.Run("uint32", testDeviceArgAll[uint32])
-	t.Run("int64", testDeviceArgAll[int64])
-	t.Run("uint64", testDeviceArgAll[uint64])
-	t.Run("float32", testDeviceArgAll[float32])
-	t.Run("float64", testDeviceArgAll[float64])
-	t.Run("float16", testDeviceArgAll[array.Float16])
-	t.Run("bfloat16", testDeviceArgAll[array.BFloat16])
+	run := sampled(t)
+	run("int8", testDeviceArgAll[int8])
+	run("uint8", testDeviceArgAll[uint8])
+	run("int16", testDeviceArgAll[int16])
+	run("uint16", testDeviceArgAll[uint16])
+	run("int32", testDeviceArgAll[int32])
+	run("uint32", testDeviceArgAll[uint32])
+	run("int64", testDeviceArgAll[int64])
+	run("uint64", testDeviceArgAll[uint64])
+	run("float32", testDeviceArgAll[float32])
+	run("float64", testDeviceArgAll[float64])
+	run("float16", testDeviceArgAll[array.Float16])
+	run("bfloat16", testDeviceArgAll[array.BFloat16])
 }
 
 // castViews are the layouts of a device cast's source and destination;
@@ -427,21 +428,23 @@ func testDeviceCast[D, S array.Elem](t *testing.T) {
 }
 
 func testDeviceCastFrom[S array.Elem](t *testing.T) {
-	t.Run("int8", testDeviceCast[int8, S])
-	t.Run("int16", testDeviceCast[int16, S])
-	t.Run("int32", testDeviceCast[int32, S])
-	t.Run("int64", testDeviceCast[int64, S])
-	t.Run("uint8", testDeviceCast[uint8, S])
-	t.Run("uint16", testDeviceCast[uint16, S])
-	t.Run("uint32", testDeviceCast[uint32, S])
-	t.Run("uint64", testDeviceCast[uint64, S])
-	t.Run("float32", testDeviceCast[float32, S])
-	t.Run("float64", testDeviceCast[float64, S])
-	t.Run("float16", testDeviceCast[array.Float16, S])
-	t.Run("bfloat16", testDeviceCast[array.BFloat16, S])
+	run := sampled(t) // the destinations too
+	run("int8", testDeviceCast[int8, S])
+	run("int16", testDeviceCast[int16, S])
+	run("int32", testDeviceCast[int32, S])
+	run("int64", testDeviceCast[int64, S])
+	run("uint8", testDeviceCast[uint8, S])
+	run("uint16", testDeviceCast[uint16, S])
+	run("uint32", testDeviceCast[uint32, S])
+	run("uint64", testDeviceCast[uint64, S])
+	run("float32", testDeviceCast[float32, S])
+	run("float64", testDeviceCast[float64, S])
+	run("float16", testDeviceCast[array.Float16, S])
+	run("bfloat16", testDeviceCast[array.BFloat16, S])
 }
 
-// TestDeviceCast runs every pair of element types, both rules.
+// TestDeviceCast runs every pair of element types, both rules (under
+// -race a drawn type of each kernel family on each side: sampled).
 func TestDeviceCast(t *testing.T) {
 	run := sampled(t)
 	run("int8", testDeviceCastFrom[int8])

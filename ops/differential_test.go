@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/resident-go/resident/device/sim"
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
@@ -14,6 +13,8 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/draw"
 )
 
 // The differential test: generated cases of every op and element type,
@@ -21,7 +22,9 @@ import (
 // results compared with references computed here with plain loops, and
 // where the op ran checked against the placement rule of doc.go (device
 // Stats, Device, DeviceDirty). The same cases run on the device (PoCL in
-// CI) and on the host path. Run with
+// CI) and on the host path. Each run draws its cases from the run's seed
+// (package draw: the UTC day), so successive runs cover new ones; a
+// failure prints the -diff.seed and -diff.case that replay it. Run with
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Diff ./ops
 //	go test -run 'Diff/device' ./ops -diff.n 5000 -diff.seed 7   # more cases
@@ -29,7 +32,7 @@ import (
 
 var (
 	diffN    = flag.Int("diff.n", 0, "cases per side of TestDiff (0: 800, 200 under -race)")
-	diffSeed = flag.Uint64("diff.seed", 1, "seed of TestDiff's and TestDiffNumPy's cases")
+	diffSeed = flag.Uint64("diff.seed", 0, "seed of TestDiff's and TestDiffNumPy's cases (0: the run's, package draw)")
 	diffCase = flag.Int("diff.case", -1, "run only this case of TestDiff")
 )
 
@@ -37,7 +40,17 @@ func diffBudget() int {
 	if *diffN > 0 {
 		return *diffN
 	}
-	return raceCases(800, 200) // see raceTypes
+	return raceCases(800, 200)
+}
+
+// seedOf is the seed of t's drawn cases: -diff.seed, else the run's
+// (package draw: the UTC day, so each day's run draws new cases).
+func seedOf(t testing.TB) uint64 {
+	t.Helper()
+	if *diffSeed != 0 {
+		return *diffSeed
+	}
+	return draw.Seed(t)
 }
 
 // Op families.
@@ -121,6 +134,7 @@ var diffTypes = []diffRunner{dr[int8]{}, dr[int16]{}, dr[int32]{}, dr[int64]{}, 
 	dr[uint32]{}, dr[uint64]{}, dr[float32]{}, dr[float64]{}, dr[array.Float16]{}, dr[array.BFloat16]{}}
 
 func TestDiff(t *testing.T) {
+	seed := seedOf(t)
 	var cl device.Device
 	if d, err := opencl.Default(); err != nil {
 		t.Logf("no OpenCL device (%v): sim and the host side only", err)
@@ -139,7 +153,7 @@ func TestDiff(t *testing.T) {
 			if *diffCase >= 0 && i != *diffCase {
 				continue
 			}
-			runDiffCase(t, dev, *diffSeed, i, &where[i%nFam])
+			runDiffCase(t, dev, seed, i, &where[i%nFam])
 		}
 		var sum [2]int
 		var line []string

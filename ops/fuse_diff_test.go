@@ -338,23 +338,25 @@ func anyEmpty(ft *fuseTree) bool {
 
 // TestDiffFuse runs famFuse's cases alone (cases famFuse, famFuse+nFam, …
 // of TestDiff's numbering, so -diff.case reproduces them there too):
-// -diff.n of them per side (default 120: each new expression is a kernel
-// build, a second or more on PoCL with a cold cache; TestDiff draws more).
+// -diff.n of them per side (default 120, 40 under -race: each new
+// expression is a kernel build, a second or more on PoCL with a cold
+// cache; TestDiff draws more, and each run's seed draws new ones).
 func TestDiffFuse(t *testing.T) {
+	seed := seedOf(t)
 	var cl device.Device
 	if d, err := opencl.Default(); err == nil {
 		cl = d
 	}
 	sd := sim.NewCompute("diff-fuse", 0)
 	defer sd.Close()
-	n := 120
+	n := raceCases(120, 40)
 	if *diffN > 0 {
 		n = *diffN
 	}
 	eachSide(t, cl, sd, func(t *testing.T, dev device.Device) {
 		var where [2]int
 		for i := range n {
-			runDiffCase(t, dev, *diffSeed, i*nFam+famFuse, &where)
+			runDiffCase(t, dev, seed, i*nFam+famFuse, &where)
 		}
 		t.Logf("fused cases on the device (by the rule): %d of %d", where[1], where[0]+where[1])
 	})

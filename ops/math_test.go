@@ -111,10 +111,11 @@ func TestMath32Accuracy(t *testing.T) {
 // on the device, against the references of gen_test.go; the rounding ops,
 // Relu and Sign must match exactly, sign of zero included.
 func TestMathSpecialValues(t *testing.T) {
-	testMathSpecial[float32](t)
-	testMathSpecial[float64](t)
-	testMathSpecial[array.Float16](t)
-	testMathSpecial[array.BFloat16](t)
+	run := sampled(t) // each type is a kernel build per op
+	run("float32", testMathSpecial[float32])
+	run("float64", testMathSpecial[float64])
+	run("float16", testMathSpecial[array.Float16])
+	run("bfloat16", testMathSpecial[array.BFloat16])
 }
 
 func testMathSpecial[T array.Elem](t *testing.T) {

@@ -3,5 +3,3 @@
 package ops
 
 const raceEnabled = false
-
-var raceTypes map[string]bool // every type runs

@@ -1,6 +1,10 @@
 package ops
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/resident-go/resident/internal/draw"
+)
 
 // TestPortableKernels runs the host-kernel tests again with the assembly
 // kernels off, as RESIDENT_OPS_PORTABLE=1 (or a CPU without AVX2/FMA)
@@ -13,7 +17,7 @@ func TestPortableKernels(t *testing.T) {
 	saveAsm, save512 := useAsm, useAVX512
 	useAsm, useAVX512 = false, false
 	defer func() { useAsm, useAVX512 = saveAsm, save512 }()
-	for _, c := range []struct {
+	cases := []struct {
 		name string
 		fn   func(*testing.T)
 	}{
@@ -27,7 +31,15 @@ func TestPortableKernels(t *testing.T) {
 		{"CastAllPairs", TestCastAllPairs}, {"CompareWhereAllTypes", TestCompareWhereAllTypes},
 		{"CopyFillIotaAllTypes", TestCopyFillIotaAllTypes}, {"TransposeLarge", TestTransposeLarge},
 		{"FuseDense", TestFuseDense},
-	} {
+	}
+	// Under -race a third of them, drawn for the run (package draw), so
+	// successive runs cover all; without it, all.
+	picked := draw.Pick(t, len(cases), len(cases))
+	if raceEnabled {
+		picked = draw.Pick(t, len(cases), len(cases)/3)
+	}
+	for _, i := range picked {
+		c := cases[i]
 		if !t.Run(c.name, c.fn) {
 			t.Errorf("%s fails with the assembly kernels off (RESIDENT_OPS_PORTABLE=1 runs the whole suite so)", c.name)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/draw"
 )
 
 // saveReduceTuning restores the reduction variables when the test ends.
@@ -137,17 +138,19 @@ func onePassCase[T array.Elem](t *testing.T, d *opencl.Device, r *rand.Rand, i i
 // same cases through the two-pass path (fin and fing) agree too, and
 // launches tell the paths apart (one against two).
 func TestDeviceReduceOnePass(t *testing.T) {
-	drawOnePass(t, 11, 48, 16, onePassCase[float32], onePassCase[int32], onePassCase[float64])
+	drawOnePass(t, 11, 48, 8, onePassCase[float32], onePassCase[int32], onePassCase[float64])
 }
 
-// drawOnePass runs n drawn cases (short under -short) on the test device,
-// case i through cases[i%len(cases)] (one per element type), with the
-// reduction tuning restored afterwards.
+// drawOnePass runs n drawn cases (short under -short or -race; each is
+// new kernel builds) on the test device, case i through
+// cases[i%len(cases)] (one per element type), with the reduction tuning
+// restored afterwards. The cases come from the run's seed (package draw)
+// mixed with seed, so each day's run draws others.
 func drawOnePass(t *testing.T, seed uint64, n, short int, cases ...func(t *testing.T, d *opencl.Device, r *rand.Rand, i int)) {
 	d := testDev(t)
 	saveReduceTuning(t)
-	r := rand.New(rand.NewPCG(seed, seed+1))
-	if testing.Short() || raceEnabled {
+	r := rand.New(rand.NewPCG(draw.Seed(t), seed+1))
+	if (testing.Short() || raceEnabled) && !draw.All() {
 		n = short
 	}
 	for i := range n {

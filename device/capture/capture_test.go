@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
+	tdraw "github.com/resident-go/resident/internal/draw"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -42,15 +42,9 @@ func devices(t *testing.T) map[string]device.Device {
 	return ds
 }
 
-// seed is $RESIDENT_SEED, else the time: each run draws other cases.
-func seed(t *testing.T) uint64 {
-	s, err := strconv.ParseUint(os.Getenv("RESIDENT_SEED"), 10, 64)
-	if err != nil {
-		s = uint64(time.Now().UnixNano())
-	}
-	t.Logf("RESIDENT_SEED=%d", s)
-	return s
-}
+// seed is the run's (package draw: the UTC day, or -draw.seed): each
+// day's run draws other cases.
+func seed(t *testing.T) uint64 { return tdraw.Seed(t) }
 
 // set is one copy of a drawn sequence's Arrays: inputs (only read),
 // work (read and written; all of the drawn shape), a 0-D sum and a sum
