@@ -95,9 +95,9 @@ func TestErrors(t *testing.T) {
 // never as a plain use after Free (own read freed twice, and a hook's free
 // could land between the reads: closerace seed 372196).
 func TestUseDuringCloseWrapsClosed(t *testing.T) {
-	rounds := 3000
+	rounds := 1000
 	if testing.Short() {
-		rounds = 300
+		rounds = 100
 	}
 	buf := make([]byte, 8)
 	r := device.Region{ElemSize: 1, Shape: []device.Span{{Extent: 8, Stride: 1}}}
