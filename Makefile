@@ -6,7 +6,7 @@ GO        ?= go
 DEB_PKGS  := gcc g++ libc6-dev ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev clinfo python3-numpy
 export POCL_CACHE_DIR ?= $(CURDIR)/.cache/pocl
 
-.PHONY: deps test vet bench clean
+.PHONY: deps test vet bench clean test-lib test-cgocheck2 test-example test-mlp test-nn test-bench
 
 # apt-get update runs only when a package is missing, and then once.
 deps:
@@ -24,11 +24,13 @@ vet:
 	$(GO) vet -race ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
-# One pass runs every test under the race detector (ops' TestPortableKernels
-# runs the host-kernel tests again with the assembly kernels off, so no
-# second build and run of ops); the halide (and halide/stream)
-# tests (non-blocking transfers) run once more under cgocheck2,
-# which catches unpinned Go pointers in C memory.
+# One pass runs every library test under the race detector (ops'
+# TestPortableKernels runs host-kernel tests again with the assembly
+# kernels off, so no second build and run of ops); the halide (and
+# halide/stream) tests (non-blocking transfers) run once more under
+# cgocheck2, which catches unpinned Go pointers in C memory; then the
+# modules beside the library. Generated tests draw their cases from the
+# UTC day (internal/draw), so each day's run covers new ones.
 # TIMEOUT is go test's per-package limit: its 10-minute default is too
 # little for -race ./ops on a busy 2-core machine.
 TIMEOUT   ?= 30m
@@ -36,13 +38,26 @@ TIMEOUT   ?= 30m
 # package a second time.
 GOTEST    := $(GO) test -race -vet=off -timeout $(TIMEOUT)
 
+# The steps share the Go cache vet filled, and run two at a time: one
+# step's serial phases (links, one package's tests) leave a core to the
+# other.
 test: deps vet
+	$(MAKE) --no-print-directory -j2 -Oline test-lib test-cgocheck2 $(MODULES)
+
+test-lib:
 	$(GOTEST) ./...
+
+test-cgocheck2:
 	GOEXPERIMENT=cgocheck2 $(GO) test -vet=off -count=1 -timeout $(TIMEOUT) ./halide/...
-	cd array/interop/gorgonia/example && $(GO) vet -race ./... && $(GOTEST) ./...
-	cd ops/engine/mlp && $(GO) vet -race ./... && $(GOTEST) ./...
-	cd ops/engine/nn && $(GO) vet -race ./... && $(GOTEST) ./...
-	cd bench && $(GO) vet -race ./... && $(GOTEST) ./...
+
+# The modules beside the library, each with its own go.mod.
+MODULES   := test-example test-mlp test-nn test-bench
+test-example: MOD := array/interop/gorgonia/example
+test-mlp:     MOD := ops/engine/mlp
+test-nn:      MOD := ops/engine/nn
+test-bench:   MOD := bench
+$(MODULES):
+	cd $(MOD) && $(GO) vet -race ./... && $(GOTEST) ./...
 
 # The benchmark is its own module (bench/go.mod), so the library's go.mod
 # requires no plotting package.
