@@ -348,6 +348,25 @@ func lostRound(t *testing.T, seed uint64) {
 			case got != lc.model[key(r)]:
 				t.Fatalf("%s: old host view's At %v = %d, want %d", phase, r, got, lc.model[key(r)])
 			}
+			// Its Data and Values read too; printing it prints the error.
+			_, derr := catch(func() int { return len(oldRoot.ReadView.Data()) })
+			_, verr := catch(func() int {
+				n := 0
+				for range oldRoot.Values() {
+					n++
+				}
+				return n
+			})
+			text := fmt.Sprint(oldRoot.ReadView)
+			if !lc.root.DeviceDirty() && lc.anyLost() {
+				lc.checkLost(phase+": old host view's Data", derr)
+				lc.checkLost(phase+": old host view's Values", verr)
+				if !strings.Contains(text, "write them again") {
+					t.Fatalf("%s: old host view printed %q, want the lost error", phase, text)
+				}
+			} else if !lc.root.DeviceDirty() && (derr != nil || verr != nil || strings.Contains(text, "%!")) {
+				t.Fatalf("%s: old host view with nothing lost: Data %v, Values %v, printed %q", phase, derr, verr, text)
+			}
 		}
 	}
 	check("after close")
