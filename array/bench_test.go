@@ -3,6 +3,8 @@ package array
 import (
 	"fmt"
 	"testing"
+
+	"github.com/resident-go/resident/device/sim"
 )
 
 var sizes = []int{1 << 10, 1 << 16, 1 << 20, 1 << 24}
@@ -26,6 +28,46 @@ func BenchmarkSet(b *testing.B) {
 	b.SetBytes(4)
 	for i := 0; b.Loop(); i++ {
 		h.Set(1, i&1023, (i>>10)&1023)
+	}
+}
+
+// BenchmarkHostView times taking host views that copy nothing, of an
+// Array with no device copy and of one with a clean device copy, and
+// DeviceDirty: the fast checks every host access makes first.
+func BenchmarkHostView(b *testing.B) {
+	for _, dev := range []bool{false, true} {
+		a := New[float32](256, 256)
+		if dev {
+			if err := a.CopyToDevice(sim.New("bench", 0)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		c := a.Crop(1, 8, 8)
+		b.Run(fmt.Sprintf("HostReadOnly/device=%v", dev), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.HostReadOnly(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("Host/device=%v", dev), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.Host(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("DeviceDirty/device=%v", dev), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if c.DeviceDirty() {
+					b.Fatal("dirty")
+				}
+			}
+		})
+		a.Close()
 	}
 }
 

@@ -31,11 +31,15 @@ func overlap(bufA, bufB []Dim, a, b *Raw) (da, db []Dim, ia, ib int, ok bool) {
 //
 // When both views share memory and their elements overlap, the copy
 // behaves like memmove: every element gets src's value from before the
-// copy, whatever the strides.
+// copy, whatever the strides. A copy that writes every element of v
+// replaces values lost there (ErrLost).
 func (v HostView[T]) CopyFrom(src ReadView[T]) {
 	v.checkWrite()
 	src.check()
 	d, s := &v.a.raw, &src.a.raw
+	if d.st.nAway.Load() != 0 && covers(s, d) {
+		defer d.rewritten()
+	}
 	if n, ok := sameDense(d, s); ok {
 		if n > 0 { // an empty view's offset may lie past its (empty) storage
 			copy(v.a.data[d.off:d.off+n], src.a.data[s.off:s.off+n]) // copy is memmove
@@ -56,6 +60,21 @@ func (v HostView[T]) CopyFrom(src ReadView[T]) {
 		sdata, ib = snap, 0
 	}
 	copyStrided(v.a.data, sdata, da, db, ia, ib)
+}
+
+// covers reports whether src holds every coordinate of dst, so that
+// CopyFrom writes all of dst's elements.
+func covers(src, dst *Raw) bool {
+	if src.rank != dst.rank {
+		return false // overlap panics
+	}
+	sd := src.dimsRef()
+	for k, d := range dst.dimsRef() {
+		if d.Extent > 0 && (d.Min < sd[k].Min || d.Max() > sd[k].Max()) {
+			return false
+		}
+	}
+	return true
 }
 
 // aliased reports whether two views of one storage share elements.

@@ -77,6 +77,23 @@
 // generated races of internal/closerace check this:
 // go test -race -run LifetimeStress ./halide; go test -race ./internal/closerace
 //
+// Values lost at a device's close. The copy home when a device closes
+// can itself fail (the driver erring as the device goes away). The
+// device-dirty region whose copy failed is then lost: no copy holds its
+// values, and its host bytes are stale. The Array remembers it, by box
+// as the dirty state, and every read that would see it on the host — a
+// host view (Host, HostReadOnly) or an old one's At and Data, CopyToHost,
+// printing, Compact, Equal, an upload to another device (CopyToDevice,
+// MoveTo), an op or pipeline that reads it — returns an error wrapping
+// ErrLost (so device.ErrClosed) and the failed copy's error, or panics
+// with it where there is no error result. Views that avoid the region
+// read as before. A write of every element of the region (an op or a
+// pipeline with it as output, such as ops.Fill or ops.Copy; a host view's
+// Fill or a covering CopyFrom; a device write) makes it readable again; a
+// partial write leaves the rest lost. A lost Array closes, and is
+// collected, like any other. Raw's HostPtr and HostBytes bypass this, as
+// they bypass residency: go test -run Lost ./array
+//
 // # Recycled host storage
 //
 // Host memory of 64 KiB or more (New, Zeros, Like, Empty, and the

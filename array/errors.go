@@ -17,10 +17,15 @@ var (
 	ErrShape            = errors.New("array: bad shape")
 	ErrOutOfRange error = &sentinel{"array: out of range", device.ErrOutOfRange}
 	ErrClosed     error = &sentinel{"array: used after Close", device.ErrClosed}
-	ErrDirty            = errors.New("array: host and device both dirty")
-	ErrStale            = errors.New("array: stale host view")
-	ErrLayout           = errors.New("array: layout cannot map")
-	ErrType             = errors.New("array: unsupported element type")
+	// ErrLost: a host read of values that were device dirty when their
+	// device closed and could not be copied home (package doc, "Lost
+	// values"). It wraps device.ErrClosed; the error also wraps the
+	// failed copy's.
+	ErrLost   error = &sentinel{"array: values lost at device close", device.ErrClosed}
+	ErrDirty        = errors.New("array: host and device both dirty")
+	ErrStale        = errors.New("array: stale host view")
+	ErrLayout       = errors.New("array: layout cannot map")
+	ErrType         = errors.New("array: unsupported element type")
 	// ErrReadOnly: a write through a read-only view (BroadcastTo's, and
 	// every view of one), whose elements repeat its source's.
 	ErrReadOnly = errors.New("array: read-only view")

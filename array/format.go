@@ -61,6 +61,10 @@ func (v ReadView[T]) Format(f fmt.State, verb rune) {
 	if verb == 'v' && f.Flag('+') {
 		fmt.Fprintln(f, v.a.String())
 	}
+	if err := v.a.raw.errLost(); err != nil {
+		fmt.Fprintf(f, "%%!%c(%v)", verb, err)
+		return
+	}
 	v.check()
 	p := printer[T]{v: v, verb: verb}
 	if verb != 'v' {

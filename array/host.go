@@ -58,6 +58,12 @@ func (a *Array[T]) syncHost() error {
 	if err := a.raw.errOpen(); err != nil {
 		return err
 	}
+	if a.raw.st.nAway.Load() == 0 {
+		return nil
+	}
+	if err := a.raw.errLost(); err != nil {
+		return err
+	}
 	if !a.raw.DeviceDirty() {
 		return nil
 	}
@@ -98,20 +104,35 @@ func (v ReadView[T]) checkZero() {
 	}
 }
 
-// check panics when the view is the zero one, its root was closed, or a
-// device wrote any of its elements after the view was taken (a stale
-// view).
+// check panics, before a read, when the view is the zero one, its root
+// was closed, a device wrote any of its elements after the view was taken
+// (a stale view), or values of its elements were lost since (lost.go).
 func (v ReadView[T]) check() {
+	v.checkFresh(true)
+}
+
+// checkFresh is check for a read (read true) or a write, which lost
+// values do not stop: writing them is how they come back.
+func (v ReadView[T]) checkFresh(read bool) {
 	v.checkZero()
 	r := &v.a.raw
 	r.checkOpen()
-	if r.st.nDevice.Load() != 0 && r.DeviceDirty() {
+	if r.st.nAway.Load() == 0 {
+		return
+	}
+	if r.DeviceDirty() {
 		panicf(ErrStale, "a device wrote these elements after this host view was taken: call Host or HostReadOnly again")
+	}
+	if !read {
+		return
+	}
+	if err := r.errLost(); err != nil {
+		panic(err)
 	}
 }
 
 func (v HostView[T]) checkWrite() {
-	v.check()
+	v.checkFresh(false)
 	r := &v.a.raw
 	if r.st.hasAlloc.Load() && r.gen != r.st.hostGen.Load() {
 		r.markHostWrite() // again: the Array may have been uploaded since
@@ -151,7 +172,8 @@ func (v HostView[T]) Data() []T {
 	return v.ReadView.Data()
 }
 
-// Fill sets every element to x.
+// Fill sets every element to x: values lost there (ErrLost) are
+// replaced, and read again.
 func (v HostView[T]) Fill(x T) {
 	v.checkWrite()
 	r := &v.a.raw
@@ -160,9 +182,10 @@ func (v HostView[T]) Fill(x T) {
 		for i := range s {
 			s[i] = x
 		}
-		return
+	} else {
+		r.forEachIndex(func(i int) { v.a.data[i] = x })
 	}
-	r.forEachIndex(func(i int) { v.a.data[i] = x })
+	r.rewritten()
 }
 
 var (

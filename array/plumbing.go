@@ -15,7 +15,7 @@ type plumbing struct{}
 
 func (plumbing) SyncHost(x any) error                    { return x.(*Raw).syncHost() }
 func (plumbing) SyncDevice(x any, d device.Device) error { return x.(*Raw).syncDevice(d) }
-func (plumbing) NeedsDownload(x any) bool                { return x.(*Raw).DeviceDirty() }
+func (plumbing) NeedsDownload(x any) bool                { return x.(*Raw).needsDownload() }
 func (plumbing) NeedsUpload(x any, d device.Device) bool { return x.(*Raw).needsUpload(d) }
 func (plumbing) Attachment(x any) io.Closer              { return x.(*Raw).attachment() }
 func (plumbing) SetAttachment(x any, c io.Closer) io.Closer {
@@ -41,6 +41,8 @@ func (plumbing) DeviceNewer(a, b any, fn func(a, b bool)) {
 }
 func (plumbing) Acquire(x any) error { return x.(*Raw).st.res.acquire() }
 func (plumbing) Release(x any)       { x.(*Raw).st.res.unacquire() }
+
+func (plumbing) HostDst(x any) error { return x.(*Raw).hostDst() }
 
 func (plumbing) HostUse(x any, write bool) (unsafe.Pointer, bool, error) {
 	return x.(*Raw).hostUse(write)

@@ -77,6 +77,9 @@ func (r *Raw) expose() {
 // a use until Release and reaches nothing else: Close waits for it, and
 // the memory stays unexposed. ok is false where the consumer must take a
 // host view instead (a device copy, a read-only dst).
+//
+// A reader (write false) of lost values (ErrLost) gets their error; a
+// writer writes every element of r, which replaces them.
 func (r *Raw) hostUse(write bool) (p unsafe.Pointer, ok bool, err error) {
 	if r.st.hasAlloc.Load() || write && r.ro || r.Len() == 0 {
 		return nil, false, nil
@@ -87,6 +90,12 @@ func (r *Raw) hostUse(write bool) (p unsafe.Pointer, ok bool, err error) {
 	if r.st.hasAlloc.Load() { // attached meanwhile
 		r.st.res.unacquire()
 		return nil, false, nil
+	}
+	if write {
+		r.rewritten()
+	} else if err := r.errLost(); err != nil {
+		r.st.res.unacquire()
+		return nil, true, err
 	}
 	return unsafe.Add(r.st.base, r.off*r.esize), true, nil
 }
@@ -195,7 +204,7 @@ func (r *Raw) HostDirty() bool { return r.dirty(hostSide) }
 func (r *Raw) DeviceDirty() bool { return r.dirty(deviceSide) }
 
 func (r *Raw) dirty(s side) bool {
-	if s == deviceSide && r.st.nDevice.Load() == 0 || !r.st.hasAlloc.Load() {
+	if s == deviceSide && r.st.nAway.Load() == 0 || !r.st.hasAlloc.Load() {
 		return false
 	}
 	r.st.mu.Lock()

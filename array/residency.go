@@ -13,9 +13,14 @@ import (
 // the dirty sets only after its transfers succeed, so a failure leaves
 // every byte and every bit as it was.
 
-// syncHost brings the device-dirty parts of r to the host.
-func (r *Raw) syncHost() error {
-	if r.st.nDevice.Load() == 0 {
+// syncHost brings the device-dirty parts of r to the host; where values
+// of r were lost (lost.go) it moves nothing and returns their error.
+func (r *Raw) syncHost() error { return r.syncHostLost(false) }
+
+// syncHostLost is syncHost for a caller about to write every element of
+// r (lostOK: lost values do not stop it).
+func (r *Raw) syncHostLost(lostOK bool) error {
+	if r.st.nAway.Load() == 0 {
 		return nil
 	}
 	st := r.st
@@ -27,6 +32,11 @@ func (r *Raw) syncHost() error {
 	b := r.box(buf[:0])
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if !lostOK {
+		if err := r.errLostLocked(); err != nil {
+			return err
+		}
+	}
 	for _, d := range st.dirty[deviceSide] {
 		if d.overlaps(b) {
 			if err := st.download(d.intersect(b, ib[:0])); err != nil {
@@ -39,7 +49,8 @@ func (r *Raw) syncHost() error {
 }
 
 // syncDevice makes r's elements current on d, allocating the root there on
-// first use; the upload moves only host-dirty parts of r.
+// first use; the upload moves only host-dirty parts of r. Lost values
+// (lost.go) are an error: the upload would read their stale host bytes.
 func (r *Raw) syncDevice(d device.Device) error {
 	st := r.st
 	if err := st.res.acquire(); err != nil {
@@ -50,6 +61,9 @@ func (r *Raw) syncDevice(d device.Device) error {
 	b := r.box(buf[:0])
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := r.errLostLocked(); err != nil {
+		return err
+	}
 	if err := st.ensureAlloc(d); err != nil {
 		return err
 	}
@@ -163,6 +177,7 @@ func (r *Raw) markDeviceWriteOn(alloc device.Allocation) error {
 	if st.dirty[hostSide].overlaps(b) {
 		st.setDirty(hostSide, st.dirty[hostSide].without(b))
 	}
+	r.rewrittenLocked() // lost and device-dirty boxes stay disjoint
 	st.setDirty(deviceSide, st.dirty[deviceSide].with(b))
 	return nil
 }
@@ -174,9 +189,11 @@ func sameAlloc(r *resources, a device.Allocation) bool {
 }
 
 // markHostNewer records that something (a host pipeline, Halide's own
-// copy to host) left r's host elements newest.
+// copy to host, a stream) left r's host elements newest: every one of
+// them written, so values lost there are no longer.
 func (r *Raw) markHostNewer() {
 	r.checkWritable()
+	r.rewritten()
 	st := r.st
 	if !st.hasAlloc.Load() {
 		return // no device copy: no dirty state (host-only data, host pipelines)
@@ -206,6 +223,12 @@ func (r *Raw) needsUpload(d device.Device) bool {
 		return true
 	}
 	return r.Device() != d || r.HostDirty()
+}
+
+// needsDownload reports whether syncHost would move data, or fail because
+// values of r were lost: the bridges call syncHost when it says so.
+func (r *Raw) needsDownload() bool {
+	return r.st.nAway.Load() != 0 && (r.DeviceDirty() || r.errLost() != nil)
 }
 
 // deviceFree brings all device-dirty data home, then frees the allocation.
@@ -343,16 +366,20 @@ func (a *Array[T]) MoveTo(d device.Device) (device.Path, error) {
 	if err := a.raw.errOpen(); err != nil {
 		return 0, err
 	}
-	return a.raw.st.moveTo(d)
+	return a.raw.moveTo(d)
 }
 
-func (st *storage) moveTo(d device.Device) (device.Path, error) {
+func (r *Raw) moveTo(d device.Device) (device.Path, error) {
+	st := r.st
 	if err := st.res.acquire(); err != nil {
 		return device.PathNone, err
 	}
 	defer st.res.unacquire()
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if err := r.errLostLocked(); err != nil {
+		return device.PathNone, err // the whole memory moves: lost values with it
+	}
 	if !st.hasAlloc.Load() || st.res.dev == nil {
 		return device.PathNone, st.ensureAlloc(d)
 	}
@@ -383,9 +410,12 @@ func (st *storage) moveTo(d device.Device) (device.Path, error) {
 	err = st.res.letGo()
 	st.res.mu.Unlock()
 	if e := st.attach(d, na, true); e != nil { // marks everything host-dirty …
-		// d closed meanwhile: the data is already home (the copy
-		// failed otherwise), but the device-dirty part was on the old
-		// allocation, now freed.
+		// d closed meanwhile: the device-dirty part was copied to the
+		// new allocation only, which attach let go, and the old one is
+		// freed: those values are lost.
+		for _, b := range devDirty {
+			st.loseLocked(b, d.Name(), e)
+		}
 		st.setDirty(hostSide, nil)
 		st.setDirty(deviceSide, nil)
 		st.hasAlloc.Store(false)

@@ -28,11 +28,15 @@ type storage struct {
 
 	closed   atomic.Bool
 	hasAlloc atomic.Bool
-	nDevice  atomic.Int32  // len(dirty[deviceSide]), read without the lock
-	hostGen  atomic.Uint64 // bumped whenever host-dirty regions shrink
+	// nAway is len(dirty[deviceSide]) + len(lost), read without the lock:
+	// the boxes whose newest values the host lacks. Zero, the common case,
+	// is one load on every host access's fast path.
+	nAway   atomic.Int32
+	hostGen atomic.Uint64 // bumped whenever host-dirty regions shrink
 
 	mu    sync.Mutex
 	dirty [2]boxes
+	lost  []lostBox // disjoint, and disjoint from dirty[deviceSide]
 	res   *resources
 }
 
@@ -326,6 +330,9 @@ var errClosed = fmt.Errorf("%w (%w): keep the root open while calls use it", Err
 
 // evict runs when the device closes: the device-dirty regions come home
 // and the allocation is let go, so the Array stays readable on the host.
+// A region whose download fails (the driver failing as the device goes
+// away) is lost (lost.go): its host bytes are stale, so host reads of it
+// fail from now on instead of returning them.
 func (st *storage) evict() {
 	// A use, so a racing Close cannot release the allocation meanwhile; a
 	// closed Array's device data is discarded anyway.
@@ -336,9 +343,16 @@ func (st *storage) evict() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	for _, b := range st.dirty[deviceSide] {
-		st.download(b) // best effort: the device is going away
+		if err := st.download(b); err != nil {
+			st.loseLocked(b, st.res.dev.Name(), err)
+		}
 	}
 	st.detach()
+}
+
+// count sets nAway; the caller holds st.mu.
+func (st *storage) count() {
+	st.nAway.Store(int32(len(st.dirty[deviceSide]) + len(st.lost)))
 }
 
 // detach forgets the allocation and both dirty sets; the caller holds
@@ -360,7 +374,7 @@ func (st *storage) setDirty(s side, b boxes) {
 	}
 	st.dirty[s] = b
 	if s == deviceSide {
-		st.nDevice.Store(int32(len(b)))
+		st.count()
 	}
 }
 

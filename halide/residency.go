@@ -116,6 +116,13 @@ func (p *Pipeline) prepareOpenCL(f *frame, dev gpuDevice) error {
 				return p.transferError(a, "temporary device allocation", err)
 			}
 			if in {
+				if plumb.Array.NeedsDownload(r) {
+					// No allocation, so values lost when a device closed
+					// (array.ErrLost): SyncHost returns their error.
+					if err := plumb.Array.SyncHost(r); err != nil {
+						return p.transferError(a, "upload", err)
+					}
+				}
 				if err := dev.CopyIn(b.temp, 0, r.HostBytes(), r.Region()); err != nil {
 					return p.transferError(a, "upload", err)
 				}
@@ -172,7 +179,12 @@ func (p *Pipeline) prepareDupInput(f *frame, k int, dev gpuDevice) error {
 	switch {
 	case r.Len() == 0:
 	case first.temp != nil && first.alloc == nil:
-		err = dev.CopyIn(first.temp, 0, r.HostBytes(), r.Region())
+		if plumb.Array.NeedsDownload(r) {
+			err = plumb.Array.SyncHost(r) // lost values: their error
+		}
+		if err == nil {
+			err = dev.CopyIn(first.temp, 0, r.HostBytes(), r.Region())
+		}
 	default:
 		if err = plumb.Array.SyncDevice(r, dev); err == nil && first.temp != nil {
 			err = dev.Copy(first.temp, 0, first.alloc, first.off, r.Region())

@@ -173,8 +173,9 @@ func (j *job) hostUse(r *array.Raw, write bool) (unsafe.Pointer, bool, error) {
 	return p, ok, err
 }
 
-// hostDst takes dst's writable host view (operand 0), which marks the host
-// copy newest.
+// hostDst takes dst's host memory (operand 0), every element of which
+// the op writes, and marks the host copy newest: values of dst lost when
+// a device closed (array.ErrLost) are replaced, not read.
 func hostDst[T array.Elem](j *job, dst *array.Array[T]) error {
 	if p, ok, err := j.hostUse(dst.Raw(), true); ok {
 		if err != nil {
@@ -183,11 +184,10 @@ func hostDst[T array.Elem](j *job, dst *array.Array[T]) error {
 		j.base[0] = p
 		return nil
 	}
-	v, err := dst.Host()
-	if err != nil {
+	if err := res().HostDst(dst.Raw()); err != nil {
 		return err
 	}
-	j.base[0] = hostPtr(v.ReadView)
+	j.base[0] = dst.Raw().HostPtr()
 	return nil
 }
 

@@ -66,6 +66,11 @@ type Residency interface {
 	// view instead (raw has a device copy, is empty, or is a read-only
 	// view given as an output: write true).
 	HostUse(raw any, write bool) (p unsafe.Pointer, ok bool, err error)
+	// HostDst readies raw's host memory for a host consumer that writes
+	// every element of raw, where HostUse said no: like taking a writable
+	// host view, but values lost when a device closed (array.ErrLost) do
+	// not stop it, as it replaces them.
+	HostDst(raw any) error
 	// DeviceFree copies device-dirty data home and frees the allocation.
 	DeviceFree(raw any) error
 	// Closed reports whether raw's root was closed.
