@@ -1,0 +1,171 @@
+// Philox-4x32-10 in AVX2: eight blocks a step, four a register set, each
+// block's state word in a 64-bit lane so that VPMULUDQ gives the round's
+// 32×32→64 products. The bits are Philox4x32's (random.go).
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+DATA philoxc<>+0(SB)/8, $0xD2511F53 // M0, per qword
+DATA philoxc<>+8(SB)/8, $0xD2511F53
+DATA philoxc<>+16(SB)/8, $0xD2511F53
+DATA philoxc<>+24(SB)/8, $0xD2511F53
+DATA philoxc<>+32(SB)/8, $0xCD9E8D57 // M1
+DATA philoxc<>+40(SB)/8, $0xCD9E8D57
+DATA philoxc<>+48(SB)/8, $0xCD9E8D57
+DATA philoxc<>+56(SB)/8, $0xCD9E8D57
+DATA philoxc<>+64(SB)/8, $0 // lane counter offsets 0…3
+DATA philoxc<>+72(SB)/8, $1
+DATA philoxc<>+80(SB)/8, $2
+DATA philoxc<>+88(SB)/8, $3
+DATA philoxc<>+96(SB)/8, $4 // the second set's offset
+DATA philoxc<>+104(SB)/8, $4
+DATA philoxc<>+112(SB)/8, $4
+DATA philoxc<>+120(SB)/8, $4
+DATA philoxc<>+128(SB)/8, $8 // a step's advance
+DATA philoxc<>+136(SB)/8, $8
+DATA philoxc<>+144(SB)/8, $8
+DATA philoxc<>+152(SB)/8, $8
+DATA philoxc<>+160(SB)/8, $0x3380000033800000 // 2⁻²⁴ float32
+DATA philoxc<>+168(SB)/8, $0x3380000033800000
+DATA philoxc<>+176(SB)/8, $0x3380000033800000
+DATA philoxc<>+184(SB)/8, $0x3380000033800000
+DATA philoxc<>+192(SB)/8, $0x4330000000000000 // 2⁵² (high dwords: lo's magic)
+DATA philoxc<>+200(SB)/8, $0x4330000000000000
+DATA philoxc<>+208(SB)/8, $0x4330000000000000
+DATA philoxc<>+216(SB)/8, $0x4330000000000000
+DATA philoxc<>+224(SB)/8, $0x4530000000000000 // 2⁸⁴ (hi's magic)
+DATA philoxc<>+232(SB)/8, $0x4530000000000000
+DATA philoxc<>+240(SB)/8, $0x4530000000000000
+DATA philoxc<>+248(SB)/8, $0x4530000000000000
+DATA philoxc<>+256(SB)/8, $0x4530000000100000 // 2⁸⁴ + 2⁵²
+DATA philoxc<>+264(SB)/8, $0x4530000000100000
+DATA philoxc<>+272(SB)/8, $0x4530000000100000
+DATA philoxc<>+280(SB)/8, $0x4530000000100000
+DATA philoxc<>+288(SB)/8, $0x3CA0000000000000 // 2⁻⁵³
+DATA philoxc<>+296(SB)/8, $0x3CA0000000000000
+DATA philoxc<>+304(SB)/8, $0x3CA0000000000000
+DATA philoxc<>+312(SB)/8, $0x3CA0000000000000
+GLOBL philoxc<>(SB), RODATA|NOPTR, $320
+
+// ROUND is one Philox round of a register set: products p0 = M0·c0 and
+// p1 = M1·c2; c0 = hi(p1)^c1^k0, c2 = hi(p0)^c3^k1; the new c1 and c3
+// are p1 and p0 where they lie, so the next round names them so.
+#define ROUND(c0, c1, c2, c3, p0, p1, k) \
+	VPMULUDQ Y12, c0, p0; \
+	VPMULUDQ Y13, c2, p1; \
+	VPSRLQ   $32, p1, c0; \
+	VPXOR    c1, c0, c0; \
+	VPXOR    (k*64)(R8), c0, c0; \
+	VPSRLQ   $32, p0, c2; \
+	VPXOR    c3, c2, c2; \
+	VPXOR    (k*64+32)(R8), c2, c2
+
+// TWO is rounds k and k+1 of both sets; the state comes back to
+// Y0…Y3 and Y4…Y7.
+#define TWO(k) \
+	ROUND(Y0, Y1, Y2, Y3, Y8, Y9, k); \
+	ROUND(Y4, Y5, Y6, Y7, Y10, Y11, k); \
+	ROUND(Y0, Y9, Y2, Y8, Y3, Y1, (k+1)); \
+	ROUND(Y4, Y11, Y6, Y10, Y7, Y5, (k+1))
+
+// WORDS puts a set's four blocks in stream order: o0 = blocks 0 and 1's
+// words, o1 = blocks 2 and 3's (c1 … c3 clobbered).
+#define WORDS(c0, c1, c2, c3, t0, t1, o0, o1) \
+	VPSLLQ      $32, c1, c1; \
+	VPBLENDD    $0xAA, c1, c0, c0; \
+	VPSLLQ      $32, c3, c3; \
+	VPBLENDD    $0xAA, c3, c2, c2; \
+	VPUNPCKLQDQ c2, c0, t0; \
+	VPUNPCKHQDQ c2, c0, t1; \
+	VPERM2I128  $0x20, t1, t0, o0; \
+	VPERM2I128  $0x31, t1, t0, o1
+
+// F32 turns eight words into float32 uniforms (w >> 8)·2⁻²⁴: exact.
+#define F32(y) \
+	VPSRLD    $8, y, y; \
+	VCVTDQ2PS y, y; \
+	VMULPS    philoxc<>+160(SB), y, y
+
+// F64 turns four word pairs x into float64 uniforms (x >> 11)·2⁻⁵³: the
+// 53-bit integer as (2⁸⁴ + hi·2³²) − (2⁸⁴ + 2⁵²) + (2⁵² + lo), each step
+// exact, as Go's conversion is.
+#define F64(y, t) \
+	VPSRLQ   $11, y, y; \
+	VPBLENDD $0xAA, philoxc<>+192(SB), y, t; \
+	VPSRLQ   $32, y, y; \
+	VPOR     philoxc<>+224(SB), y, y; \
+	VSUBPD   philoxc<>+256(SB), y, y; \
+	VADDPD   t, y, y; \
+	VMULPD   philoxc<>+288(SB), y, y
+
+// func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mode int)
+TEXT ·philoxBlocksAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ b+8(FP), AX
+	MOVQ nb+16(FP), CX
+	MOVQ keys+24(FP), R8
+	MOVQ mode+32(FP), DX
+	VMOVDQU philoxc<>+0(SB), Y12
+	VMOVDQU philoxc<>+32(SB), Y13
+	MOVQ AX, X14
+	VPBROADCASTQ X14, Y14
+	VPADDQ philoxc<>+64(SB), Y14, Y14
+	SHRQ $3, CX
+	JZ done
+
+loop:
+	VPSRLQ $32, Y14, Y1
+	VMOVDQA Y14, Y0
+	VPADDQ philoxc<>+96(SB), Y14, Y4
+	VPSRLQ $32, Y4, Y5
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPADDQ philoxc<>+128(SB), Y14, Y14
+	TWO(0)
+	TWO(2)
+	TWO(4)
+	TWO(6)
+	TWO(8)
+	WORDS(Y0, Y1, Y2, Y3, Y8, Y9, Y0, Y1)
+	WORDS(Y4, Y5, Y6, Y7, Y10, Y11, Y4, Y5)
+	CMPQ DX, $1
+	JEQ f32
+	JGT f64
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y4, 64(DI)
+	VMOVDQU Y5, 96(DI)
+	JMP next
+
+f32:
+	F32(Y0)
+	F32(Y1)
+	F32(Y4)
+	F32(Y5)
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y4, 64(DI)
+	VMOVUPS Y5, 96(DI)
+	JMP next
+
+f64:
+	F64(Y0, Y8)
+	F64(Y1, Y9)
+	F64(Y4, Y10)
+	F64(Y5, Y11)
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y4, 64(DI)
+	VMOVUPD Y5, 96(DI)
+
+next:
+	ADDQ $128, DI
+	DECQ CX
+	JNZ loop
+
+done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package ops
+
+import "unsafe"
+
+func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mode int) {
+	panic("ops: no assembly kernels")
+}
