@@ -511,7 +511,19 @@ func normalBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *phi
 	for nb > 0 {
 		m := min(nb, len(w))
 		philoxBlocks(unsafe.Pointer(&w), b, m, key, keys, blockWords)
-		for k := range m {
+		k0 := 0
+		if useAsm {
+			pairs := m // a pair a float64 block, two a float32 one
+			if !wide {
+				pairs *= 2
+			}
+			boxMullerAVX2(dst, unsafe.Pointer(&w), pairs, wide, &bmConsts)
+			k0 = pairs &^ 3
+			if !wide {
+				k0 /= 2
+			}
+		}
+		for k := k0; k < m; k++ {
 			x := &w[k]
 			if wide {
 				o := (*[2]float64)(unsafe.Add(dst, 16*k))
@@ -526,3 +538,43 @@ func normalBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *phi
 		dst, b, nb = unsafe.Add(dst, 16*m), b+uint64(m), nb-m
 	}
 }
+
+// bmTable holds the constants of boxMullerAVX2, each repeated over a
+// 32-byte vector, at the indexes its assembly names (random_amd64.s).
+type bmTable [46][4]uint64
+
+// bmConsts is the table from the very variables randLog and randSinCos
+// use, so the assembly holds their bits.
+var bmConsts = func() (t bmTable) {
+	f := math.Float64bits
+	set := func(i int, v uint64) { t[i] = [4]uint64{v, v, v, v} }
+	set(0, 1<<52-1)
+	set(1, f(1))
+	set(2, f(0x1p52))
+	set(3, f(0x1p52+1023))
+	set(4, f(math.Sqrt2))
+	set(5, f(0.5))
+	set(6, f(2))
+	for k, c := range logC {
+		set(7+k, f(c))
+	}
+	set(17, f(ln2Lo))
+	set(18, f(ln2Hi))
+	set(19, f(-2))
+	set(20, 1<<61)
+	set(21, f(0x1p84))
+	set(22, f(0x1p84+0x1p53))
+	set(23, f(angle))
+	for k, c := range sinC {
+		set(24+k, f(c))
+	}
+	for k, c := range cosC {
+		set(32+k, f(c))
+	}
+	set(41, 1<<63)
+	set(42, 1)
+	set(43, f(0x1p84+0x1p52))
+	set(44, f(0x1p-32))
+	set(45, f(0x1p-53))
+	return
+}()

@@ -12,3 +12,11 @@ import "unsafe"
 //
 //go:noescape
 func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mode int)
+
+// boxMullerAVX2 writes the normals of n Box–Muller pairs (n rounded down
+// to a multiple of 4) from their words at w to dst: float32 pairs (u, a)
+// from one word each, float64 ones (x, a) from a block each, as
+// normalBlocks' loop does, bit for bit. c is bmConsts. random_amd64.s.
+//
+//go:noescape
+func boxMullerAVX2(dst, w unsafe.Pointer, n int, wide bool, c *bmTable)

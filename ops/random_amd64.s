@@ -169,3 +169,191 @@ next:
 done:
 	VZEROUPPER
 	RET
+
+// Box–Muller in AVX2, four pairs at a step in float64 lanes: the very
+// operations of boxMuller, randLog and randSinCos (random.go), in their
+// order, with no fused multiply-add, so the bits are theirs. Constants
+// come from bmConsts (random.go), one 32-byte vector each.
+#define K(i) ((i)*32)(R9)
+
+#define C_MANT 0
+#define C_ONE 1
+#define C_2P52 2
+#define C_2P52B 3
+#define C_SQRT2 4
+#define C_HALF 5
+#define C_TWO 6
+#define C_LOG 7
+#define C_LN2LO 17
+#define C_LN2HI 18
+#define C_M2 19
+#define C_2P61 20
+#define C_2P84 21
+#define C_2P84_53 22
+#define C_ANGLE 23
+#define C_SIN 24
+#define C_COS 32
+#define C_SIGN 41
+#define C_INT1 42
+#define C_2P84_52 43
+#define C_2PM32 44
+#define C_2PM53 45
+
+#define HORNER(p, z, c) \
+	VMULPD z, p, p; \
+	VADDPD c, p, p
+
+// func boxMullerAVX2(dst, w unsafe.Pointer, n int, wide bool, c *bmTable)
+TEXT ·boxMullerAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ w+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVBLZX wide+24(FP), DX
+	MOVQ c+32(FP), R9
+	SHRQ $2, CX
+	JZ bmdone
+
+bmloop:
+	TESTQ DX, DX
+	JNZ in64
+	// float32: pair i is qword i, a<<32 | u; u1 = (u + 1)·2⁻³²
+	VMOVDQU (SI), Y0
+	VPSRLQ $32, Y0, Y1
+	VPSLLQ $32, Y1, Y1
+	VPSLLQ $32, Y0, Y0
+	VPSRLQ $32, Y0, Y0
+	VPADDQ K(C_INT1), Y0, Y0
+	VPOR K(C_2P52), Y0, Y0
+	VSUBPD K(C_2P52), Y0, Y0
+	VMULPD K(C_2PM32), Y0, Y0
+	JMP math
+
+in64:
+	// float64: a block is x, a; lanes hold blocks 0, 2, 1, 3;
+	// u1 = ((x >> 11) + 1)·2⁻⁵³, converted as in F64
+	VMOVDQU (SI), Y0
+	VMOVDQU 32(SI), Y1
+	VPUNPCKLQDQ Y1, Y0, Y2
+	VPUNPCKHQDQ Y1, Y0, Y1
+	VPSRLQ $11, Y2, Y0
+	VPADDQ K(C_INT1), Y0, Y0
+	VPBLENDD $0xAA, K(C_2P52), Y0, Y2
+	VPSRLQ $32, Y0, Y0
+	VPOR K(C_2P84), Y0, Y0
+	VSUBPD K(C_2P84_52), Y0, Y0
+	VADDPD Y2, Y0, Y0
+	VMULPD K(C_2PM53), Y0, Y0
+
+math:
+	// randLog(u1): m in [√½, √2), e as a float64
+	VPAND K(C_MANT), Y0, Y2
+	VPOR K(C_ONE), Y2, Y2
+	VPSRLQ $52, Y0, Y3
+	VPOR K(C_2P52), Y3, Y3
+	VSUBPD K(C_2P52B), Y3, Y3
+	VCMPPD $0x1E, K(C_SQRT2), Y2, Y4
+	VMULPD K(C_HALF), Y2, Y5
+	VBLENDVPD Y4, Y5, Y2, Y2
+	VANDPD K(C_ONE), Y4, Y4
+	VADDPD Y4, Y3, Y3
+	VSUBPD K(C_ONE), Y2, Y2
+	VADDPD K(C_TWO), Y2, Y5
+	VDIVPD Y5, Y2, Y2
+	VMULPD Y2, Y2, Y5
+	VMOVUPD K(C_LOG+9), Y6
+	HORNER(Y6, Y5, K(C_LOG+8))
+	HORNER(Y6, Y5, K(C_LOG+7))
+	HORNER(Y6, Y5, K(C_LOG+6))
+	HORNER(Y6, Y5, K(C_LOG+5))
+	HORNER(Y6, Y5, K(C_LOG+4))
+	HORNER(Y6, Y5, K(C_LOG+3))
+	HORNER(Y6, Y5, K(C_LOG+2))
+	HORNER(Y6, Y5, K(C_LOG+1))
+	HORNER(Y6, Y5, K(C_LOG+0))
+	VADDPD Y2, Y2, Y2
+	VMULPD Y5, Y6, Y6
+	VMULPD Y2, Y6, Y6
+	VADDPD Y2, Y6, Y6
+	VMULPD K(C_LN2LO), Y3, Y7
+	VADDPD Y7, Y6, Y6
+	VMULPD K(C_LN2HI), Y3, Y7
+	VADDPD Y6, Y7, Y0
+	// r = √(−2·ln u1)
+	VMULPD K(C_M2), Y0, Y0
+	VSQRTPD Y0, Y0
+
+	// randSinCos(a): t = a + 2⁶¹, its top two bits the quarter turn
+	VPADDQ K(C_2P61), Y1, Y1
+	VPSLLQ $2, Y1, Y2
+	VPSRLQ $11, Y2, Y2
+	// float64(r) = u − 2⁵², u = (t mod 2⁶²) >> 9 < 2⁵³, exactly:
+	// (2⁸⁴ + hi·2³²) − (2⁸⁴ + 2⁵³) + (2⁵² + lo)
+	VPBLENDD $0xAA, K(C_2P52), Y2, Y3
+	VPSRLQ $32, Y2, Y2
+	VPOR K(C_2P84), Y2, Y2
+	VSUBPD K(C_2P84_53), Y2, Y2
+	VADDPD Y3, Y2, Y2
+	VMULPD K(C_ANGLE), Y2, Y2
+	VMULPD Y2, Y2, Y3
+	VMOVUPD K(C_SIN+7), Y4
+	VMOVUPD K(C_COS+8), Y5
+	HORNER(Y5, Y3, K(C_COS+7))
+	HORNER(Y4, Y3, K(C_SIN+6))
+	HORNER(Y5, Y3, K(C_COS+6))
+	HORNER(Y4, Y3, K(C_SIN+5))
+	HORNER(Y5, Y3, K(C_COS+5))
+	HORNER(Y4, Y3, K(C_SIN+4))
+	HORNER(Y5, Y3, K(C_COS+4))
+	HORNER(Y4, Y3, K(C_SIN+3))
+	HORNER(Y5, Y3, K(C_COS+3))
+	HORNER(Y4, Y3, K(C_SIN+2))
+	HORNER(Y5, Y3, K(C_COS+2))
+	HORNER(Y4, Y3, K(C_SIN+1))
+	HORNER(Y5, Y3, K(C_COS+1))
+	HORNER(Y4, Y3, K(C_SIN+0))
+	HORNER(Y5, Y3, K(C_COS+0))
+	VMULPD Y3, Y4, Y4
+	VMULPD Y2, Y4, Y4
+	VADDPD Y2, Y4, Y4
+	VMULPD Y3, Y5, Y5
+	VADDPD K(C_ONE), Y5, Y5
+	// quarter q: q&1 swaps sin and cos; sin is negated for q&2, cos
+	// for q = 1, 2 (the two bits differ)
+	VPSLLQ $1, Y1, Y6
+	VBLENDVPD Y6, Y5, Y4, Y7
+	VBLENDVPD Y6, Y4, Y5, Y8
+	VPAND K(C_SIGN), Y1, Y9
+	VXORPD Y9, Y7, Y7
+	VPXOR Y1, Y6, Y6
+	VPAND K(C_SIGN), Y6, Y6
+	VXORPD Y6, Y8, Y8
+	VMULPD Y8, Y0, Y8
+	VMULPD Y7, Y0, Y7
+
+	TESTQ DX, DX
+	JNZ out64
+	VCVTPD2PSY Y8, X8
+	VCVTPD2PSY Y7, X7
+	VUNPCKLPS X7, X8, X9
+	VUNPCKHPS X7, X8, X10
+	VMOVUPS X9, (DI)
+	VMOVUPS X10, 16(DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	JMP bmnext
+
+out64:
+	VUNPCKLPD Y7, Y8, Y9
+	VUNPCKHPD Y7, Y8, Y10
+	VMOVUPD Y9, (DI)
+	VMOVUPD Y10, 32(DI)
+	ADDQ $64, DI
+	ADDQ $64, SI
+
+bmnext:
+	DECQ CX
+	JNZ bmloop
+
+bmdone:
+	VZEROUPPER
+	RET

@@ -7,3 +7,7 @@ import "unsafe"
 func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mode int) {
 	panic("ops: no assembly kernels")
 }
+
+func boxMullerAVX2(dst, w unsafe.Pointer, n int, wide bool, c *bmTable) {
+	panic("ops: no assembly kernels")
+}
