@@ -127,6 +127,8 @@ func randFill[T array.Elem](dst *array.Array[T], seed, offset uint64, normal boo
 	j.op = 0
 	if normal {
 		j.op = 1
+	} else {
+		j.mode = ntFor(j.total() * sizeOf[T]())
 	}
 	j.row = cached(&randRowTab[typeIndex[T]()], func() rowFunc { return randRow[T] })
 	j.body = rows
@@ -178,7 +180,7 @@ func randRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	p := philox{key: [2]uint32{uint32(j.scal[2]), uint32(j.scal[2] >> 32)}}
 	first := j.scal[3] + uint64(off[1])
 	at := func(i int) uint64 { return first + uint64(i*si) }
-	if sd == 1 && si == 1 && randDense(d[:n], p.key, first, j.op == 1) {
+	if sd == 1 && si == 1 && randDense(d[:n], p.key, first, j.op == 1, j.mode == 1) {
 		return
 	}
 	if j.op == 1 {
@@ -348,9 +350,9 @@ func randSinCos(a uint64) (sin, cos float64) {
 // randDense fills d with stream elements first, first+1, … of a
 // float32, float64 or 32- and 64-bit integer fill (uniform; normal for
 // the floats), whole Philox blocks straight into d, many at a call of
-// philoxBlocks; it reports false for the other types, which take
+// philoxBlocks (nt: with non-temporal stores); it reports false for the other types, which take
 // randRow's general loop. The bits are randRow's.
-func randDense[T array.Elem](d []T, key [2]uint32, first uint64, normal bool) bool {
+func randDense[T array.Elem](d []T, key [2]uint32, first uint64, normal, nt bool) bool {
 	mode := -1
 	var zero T
 	switch any(zero).(type) {
@@ -383,7 +385,7 @@ func randDense[T array.Elem](d []T, key [2]uint32, first uint64, normal bool) bo
 		if normal {
 			normalBlocks(unsafe.Pointer(&d[i]), b, int(nb), key, &keys, wide)
 		} else {
-			philoxBlocks(unsafe.Pointer(&d[i]), b, int(nb), key, &keys, mode)
+			philoxBlocks(unsafe.Pointer(&d[i]), b, int(nb), key, &keys, mode, nt)
 		}
 		i += int(nb * epb)
 		e += nb * epb
@@ -445,13 +447,23 @@ func (k *philoxKeys) set(key [2]uint32) {
 
 // philoxBlocks writes blocks b … b+nb−1 of key to dst in format mode, 16
 // bytes a block; b+nb−1 must not pass 2⁶⁴ − 1 (callers split where the
-// stream wraps). keys are key's round keys (for the assembly kernel).
-func philoxBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *philoxKeys, mode int) {
+// stream wraps). keys are key's round keys (for the assembly kernel); nt
+// asks for non-temporal stores (a fill larger than the caches).
+func philoxBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *philoxKeys, mode int, nt bool) {
 	if useAsm && nb >= 8 {
-		philoxBlocksAVX2(dst, b, nb, keys, mode)
+		if nt && uintptr(dst)%32 == 16 { // one block here aligns the kernel's stores
+			philoxBlocksGo(dst, b, 1, key, mode)
+			dst, b, nb = unsafe.Add(dst, 16), b+1, nb-1
+		}
+		philoxBlocksAVX2(dst, b, nb, keys, mode, nt && uintptr(dst)%32 == 0)
 		done := nb &^ 7
 		dst, b, nb = unsafe.Add(dst, 16*done), b+uint64(done), nb-done
 	}
+	philoxBlocksGo(dst, b, nb, key, mode)
+}
+
+// philoxBlocksGo is philoxBlocks' portable loop.
+func philoxBlocksGo(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, mode int) {
 	var w [4][4]uint32
 	for i := 0; i < nb; i += 4 {
 		philox4(&w, b+uint64(i), key)
@@ -510,7 +522,7 @@ func normalBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *phi
 	var w [64][4]uint32
 	for nb > 0 {
 		m := min(nb, len(w))
-		philoxBlocks(unsafe.Pointer(&w), b, m, key, keys, blockWords)
+		philoxBlocks(unsafe.Pointer(&w), b, m, key, keys, blockWords, false)
 		k0 := 0
 		if useAsm {
 			pairs := m // a pair a float64 block, two a float32 one

@@ -99,13 +99,14 @@ GLOBL philoxc<>(SB), RODATA|NOPTR, $320
 	VADDPD   t, y, y; \
 	VMULPD   philoxc<>+288(SB), y, y
 
-// func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mode int)
-TEXT ·philoxBlocksAVX2(SB), NOSPLIT, $0-40
+// func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mode int, nt bool)
+TEXT ·philoxBlocksAVX2(SB), NOSPLIT, $0-41
 	MOVQ dst+0(FP), DI
 	MOVQ b+8(FP), AX
 	MOVQ nb+16(FP), CX
 	MOVQ keys+24(FP), R8
 	MOVQ mode+32(FP), DX
+	MOVBLZX nt+40(FP), R10
 	VMOVDQU philoxc<>+0(SB), Y12
 	VMOVDQU philoxc<>+32(SB), Y13
 	MOVQ AX, X14
@@ -134,37 +135,43 @@ loop:
 	CMPQ DX, $1
 	JEQ f32
 	JGT f64
-	VMOVDQU Y0, 0(DI)
-	VMOVDQU Y1, 32(DI)
-	VMOVDQU Y4, 64(DI)
-	VMOVDQU Y5, 96(DI)
-	JMP next
+	JMP store
 
 f32:
 	F32(Y0)
 	F32(Y1)
 	F32(Y4)
 	F32(Y5)
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y4, 64(DI)
-	VMOVUPS Y5, 96(DI)
-	JMP next
+	JMP store
 
 f64:
 	F64(Y0, Y8)
 	F64(Y1, Y9)
 	F64(Y4, Y10)
 	F64(Y5, Y11)
-	VMOVUPD Y0, 0(DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVUPD Y4, 64(DI)
-	VMOVUPD Y5, 96(DI)
+
+store:
+	TESTQ R10, R10
+	JNZ ntstore
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU Y1, 32(DI)
+	VMOVDQU Y4, 64(DI)
+	VMOVDQU Y5, 96(DI)
+	JMP next
+
+ntstore:
+	VMOVNTDQ Y0, 0(DI)
+	VMOVNTDQ Y1, 32(DI)
+	VMOVNTDQ Y4, 64(DI)
+	VMOVNTDQ Y5, 96(DI)
 
 next:
 	ADDQ $128, DI
 	DECQ CX
 	JNZ loop
+	TESTQ R10, R10
+	JZ done
+	SFENCE
 
 done:
 	VZEROUPPER

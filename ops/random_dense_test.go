@@ -75,7 +75,7 @@ func withAsm(t *testing.T, f func(t *testing.T)) {
 // and the portable four-block loop) writes Philox4x32's blocks in each
 // format, at block counters whose low word carries into the high one and
 // at the end of the counter range, for counts that are not multiples of
-// the lane counts.
+// the lane counts, with plain and non-temporal stores at any alignment.
 func TestPhiloxBlocks(t *testing.T) {
 	withAsm(t, func(t *testing.T) {
 		s := rand.Uint64()
@@ -98,21 +98,22 @@ func TestPhiloxBlocks(t *testing.T) {
 			var keys philoxKeys
 			keys.set(key)
 			for mode := range 3 {
-				got := make([][16]byte, nb+1)
-				guard := [16]byte{0xa5, 1, 2, 3}
-				got[nb] = guard
-				var p unsafe.Pointer
-				if nb > 0 {
-					p = unsafe.Pointer(&got[0])
-				}
-				philoxBlocks(p, b, nb, key, &keys, mode)
-				for k := range nb {
-					if want := refBlockOut(b+uint64(k), key, mode); got[k] != want {
-						t.Fatalf("draw seed %d: mode %d, %d blocks from %#x, key %08x: block %d is % x, want % x", s, mode, nb, b, key, k, got[k], want)
+				for _, nt := range []bool{false, true} {
+					// dst at 0, 4 or 16 bytes past a 32-byte boundary:
+					// non-temporal stores need 32, and take it by a block
+					buf := make([]byte, 16*nb+64+16)
+					at := -int(uintptr(unsafe.Pointer(&buf[0]))%32)&31 + []int{0, 4, 16}[r.IntN(3)]
+					guard := [16]byte{0xa5, 1, 2, 3}
+					copy(buf[at+16*nb:], guard[:])
+					philoxBlocks(unsafe.Pointer(&buf[at]), b, nb, key, &keys, mode, nt)
+					for k := range nb {
+						if want := refBlockOut(b+uint64(k), key, mode); [16]byte(buf[at+16*k:]) != want {
+							t.Fatalf("draw seed %d: mode %d nt %v, %d blocks from %#x at %d, key %08x: block %d is % x, want % x", s, mode, nt, nb, b, at%32, key, k, buf[at+16*k:at+16*k+16], want)
+						}
 					}
-				}
-				if got[nb] != guard {
-					t.Fatalf("draw seed %d: mode %d, %d blocks from %#x: wrote past the end", s, mode, nb, b)
+					if [16]byte(buf[at+16*nb:]) != guard {
+						t.Fatalf("draw seed %d: mode %d, %d blocks from %#x: wrote past the end", s, mode, nb, b)
+					}
 				}
 			}
 		}
@@ -223,7 +224,7 @@ func FuzzRandDense(f *testing.F) {
 func fuzzDense[T array.Elem](t *testing.T, seed, off uint64, n int, normal bool) {
 	key := [2]uint32{uint32(seed), uint32(seed >> 32)}
 	d := make([]T, n)
-	if !randDense(d, key, off, normal) {
+	if !randDense(d, key, off, normal, false) {
 		t.Fatalf("randDense does not take %v", array.TypeOf[T]())
 	}
 	p := philox{key: key}

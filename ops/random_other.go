@@ -4,7 +4,7 @@ package ops
 
 import "unsafe"
 
-func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mode int) {
+func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mode int, nt bool) {
 	panic("ops: no assembly kernels")
 }
 
