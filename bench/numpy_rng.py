@@ -32,7 +32,7 @@ def main():
             mean.setdefault(k, []).append(float(m.group(4)) * 1e-9)
             b = re.search(r"([\d.]+) best-ns/op", line)
             if b:
-                best[k] = min(best.get(k, 1.0), float(b.group(1)) * 1e-9)
+                best[k] = min(best.get(k, float("inf")), float(b.group(1)) * 1e-9)
     go = {k: sorted(v)[len(v) // 2] for k, v in mean.items()}
     print("numpy", np.__version__)
     print(f"{'fill':8s} {'type':8s} {'n':>9s} {'best: ops ms':>12s} {'numpy ms':>9s} {'numpy/ops':>9s}"
