@@ -457,6 +457,9 @@ func philoxBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *phi
 		}
 		philoxBlocksAVX2(dst, b, nb, keys, mode, nt && uintptr(dst)%32 == 0)
 		done := nb &^ 7
+		if done == nb { // no pointer past dst's end (checkptr)
+			return
+		}
 		dst, b, nb = unsafe.Add(dst, 16*done), b+uint64(done), nb-done
 	}
 	philoxBlocksGo(dst, b, nb, key, mode)
@@ -547,7 +550,9 @@ func normalBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *phi
 			z2, z3 := boxMuller(uint64(x[2]), 0, 0x1p-32, uint64(x[3])<<32)
 			o[0], o[1], o[2], o[3] = float32(z0), float32(z1), float32(z2), float32(z3)
 		}
-		dst, b, nb = unsafe.Add(dst, 16*m), b+uint64(m), nb-m
+		if nb -= m; nb > 0 {
+			dst, b = unsafe.Add(dst, 16*m), b+uint64(m)
+		}
 	}
 }
 
