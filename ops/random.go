@@ -3,6 +3,7 @@ package ops
 import (
 	"math"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 )
@@ -126,6 +127,8 @@ func randFill[T array.Elem](dst *array.Array[T], seed, offset uint64, normal boo
 	j.op = 0
 	if normal {
 		j.op = 1
+	} else {
+		j.mode = ntFor(j.total() * sizeOf[T]())
 	}
 	j.row = cached(&randRowTab[typeIndex[T]()], func() rowFunc { return randRow[T] })
 	j.body = rows
@@ -177,7 +180,7 @@ func randRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	p := philox{key: [2]uint32{uint32(j.scal[2]), uint32(j.scal[2] >> 32)}}
 	first := j.scal[3] + uint64(off[1])
 	at := func(i int) uint64 { return first + uint64(i*si) }
-	if sd == 1 && si == 1 && randDense(d[:n], p.key, first, j.op == 1) {
+	if sd == 1 && si == 1 && randDense(d[:n], p.key, first, j.op == 1, j.mode == 1) {
 		return
 	}
 	if j.op == 1 {
@@ -344,61 +347,158 @@ func randSinCos(a uint64) (sin, cos float64) {
 	return s, c
 }
 
-// randDense fills d with stream elements first, first+1, … of a float32
-// fill (the others report false and take randRow's general loop): whole
-// Philox blocks straight into d, four uniforms or two Box–Muller pairs a
-// block, with no per-element block lookup. The bits are randRow's.
-func randDense[T array.Elem](d []T, key [2]uint32, first uint64, normal bool) bool {
-	f, ok := any(d).([]float32)
-	if !ok {
+// randDense fills d with stream elements first, first+1, … of a
+// float32, float64 or 32- and 64-bit integer fill (uniform; normal for
+// the floats), whole Philox blocks straight into d, many at a call of
+// philoxBlocks (nt: with non-temporal stores); it reports false for the other types, which take
+// randRow's general loop. The bits are randRow's.
+func randDense[T array.Elem](d []T, key [2]uint32, first uint64, normal, nt bool) bool {
+	mode := -1
+	var zero T
+	switch any(zero).(type) {
+	case float32:
+		mode = blockF32
+	case float64:
+		mode = blockF64
+	case int32, uint32, int64, uint64:
+		mode = blockWords
+	}
+	if mode < 0 || normal && mode == blockWords {
 		return false
 	}
-	i, e := 0, first
+	wide := sizeOf[T]() == 8
+	epb := 4 / randWords[T]()         // elements a block
+	end := (math.MaxUint64 / epb) + 1 // blocks in the stream: they wrap with it
 	p := philox{key: key}
-	for ; i < len(f) && (e%4 != 0 || len(f)-i < 4); i, e = i+1, e+1 {
+	i, e := 0, first
+	for ; i < len(d) && e%epb != 0; i, e = i+1, e+1 {
+		d[i] = randOne[T](&p, e, normal)
+	}
+	var keys philoxKeys
+	if len(d)-i >= int(epb) {
+		keys.set(key)
+	}
+	for len(d)-i >= int(epb) {
+		b := e / epb
+		nb := uint64(len(d)-i) / epb
+		nb = min(nb, end-b)
 		if normal {
-			f[i] = float32(p.normal(e, false))
+			normalBlocks(unsafe.Pointer(&d[i]), b, int(nb), key, &keys, wide)
 		} else {
-			f[i] = float32(p.block(e / 4)[e%4]>>8) * 0x1p-24
+			philoxBlocks(unsafe.Pointer(&d[i]), b, int(nb), key, &keys, mode, nt)
 		}
+		i += int(nb * epb)
+		e += nb * epb
 	}
-	if !normal {
-		for ; len(f)-i >= 16; i, e = i+16, e+16 {
-			philoxUniform4((*[16]float32)(f[i:i+16]), e/4, key)
-		}
-	}
-	for ; len(f)-i >= 4; i, e = i+4, e+4 {
-		b := e / 4
-		w := Philox4x32([4]uint32{uint32(b), uint32(b >> 32), 0, 0}, key)
-		o := (*[4]float32)(f[i : i+4])
-		if normal {
-			z0, z1 := boxMuller(uint64(w[0]), 0, 0x1p-32, uint64(w[1])<<32)
-			z2, z3 := boxMuller(uint64(w[2]), 0, 0x1p-32, uint64(w[3])<<32)
-			o[0], o[1], o[2], o[3] = float32(z0), float32(z1), float32(z2), float32(z3)
-			continue
-		}
-		o[0] = float32(w[0]>>8) * 0x1p-24
-		o[1] = float32(w[1]>>8) * 0x1p-24
-		o[2] = float32(w[2]>>8) * 0x1p-24
-		o[3] = float32(w[3]>>8) * 0x1p-24
-	}
-	for ; i < len(f); i, e = i+1, e+1 {
-		if normal {
-			f[i] = float32(p.normal(e, false))
-		} else {
-			f[i] = float32(p.block(e / 4)[e%4]>>8) * 0x1p-24
-		}
+	for ; i < len(d); i, e = i+1, e+1 {
+		d[i] = randOne[T](&p, e, normal)
 	}
 	return true
 }
 
-// philoxUniform4 is four float32 uniform blocks, b … b+3, into o: the
-// rounds of the four interleaved, so the CPU overlaps their multiplies
-// (one block's ten rounds are a chain of dependent ones).
-func philoxUniform4(o *[16]float32, b uint64, key [2]uint32) {
+// randOne is stream element e of a fill of T (float32, float64 or a 32-
+// or 64-bit integer), element by element as randRow computes it.
+func randOne[T array.Elem](p *philox, e uint64, normal bool) T {
+	wide := sizeOf[T]() == 8
+	if normal {
+		z := p.normal(e, wide)
+		if wide {
+			return T(z)
+		}
+		return T(float32(z))
+	}
+	var zero T
+	switch any(zero).(type) {
+	case float32:
+		return T(float32(p.block(e / 4)[e%4]>>8) * 0x1p-24)
+	case float64:
+		w, l := p.block(e/2), e%2*2
+		return T(float64((uint64(w[l+1])<<32|uint64(w[l]))>>11) * 0x1p-53)
+	}
+	if wide {
+		w, l := p.block(e/2), e%2*2
+		return T(uint64(w[l+1])<<32 | uint64(w[l]))
+	}
+	return T(p.block(e / 4)[e%4])
+}
+
+// Block formats of philoxBlocks, 16 bytes a block: the four words, four
+// float32 uniforms or two float64 uniforms (RandUniform's conversions).
+const (
+	blockWords = iota
+	blockF32
+	blockF64
+)
+
+// philoxKeys are a key's ten round keys, each word repeated over a
+// 32-byte vector: the assembly kernel XORs them in from memory.
+type philoxKeys [10][2][8]uint32
+
+func (k *philoxKeys) set(key [2]uint32) {
+	k0, k1 := key[0], key[1]
+	for r := range k {
+		for l := range 8 {
+			k[r][0][l], k[r][1][l] = k0, k1
+		}
+		k0 += philoxW0
+		k1 += philoxW1
+	}
+}
+
+// philoxBlocks writes blocks b … b+nb−1 of key to dst in format mode, 16
+// bytes a block; b+nb−1 must not pass 2⁶⁴ − 1 (callers split where the
+// stream wraps). keys are key's round keys (for the assembly kernel); nt
+// asks for non-temporal stores (a fill larger than the caches).
+func philoxBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *philoxKeys, mode int, nt bool) {
+	if useAsm && nb >= 8 {
+		if nt && uintptr(dst)%32 == 16 { // one block here aligns the kernel's stores
+			philoxBlocksGo(dst, b, 1, key, mode)
+			dst, b, nb = unsafe.Add(dst, 16), b+1, nb-1
+		}
+		philoxBlocksAVX2(dst, b, nb, keys, mode, nt && uintptr(dst)%32 == 0)
+		done := nb &^ 7
+		if done == nb { // no pointer past dst's end (checkptr)
+			return
+		}
+		dst, b, nb = unsafe.Add(dst, 16*done), b+uint64(done), nb-done
+	}
+	philoxBlocksGo(dst, b, nb, key, mode)
+}
+
+// philoxBlocksGo is philoxBlocks' portable loop.
+func philoxBlocksGo(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, mode int) {
+	var w [4][4]uint32
+	for i := 0; i < nb; i += 4 {
+		philox4(&w, b+uint64(i), key)
+		for l := range min(4, nb-i) {
+			putBlock(unsafe.Add(dst, 16*(i+l)), &w[l], mode)
+		}
+	}
+}
+
+func putBlock(p unsafe.Pointer, w *[4]uint32, mode int) {
+	switch mode {
+	case blockF32:
+		o := (*[4]float32)(p)
+		for l := range 4 {
+			o[l] = float32(w[l]>>8) * 0x1p-24
+		}
+	case blockF64:
+		o := (*[2]float64)(p)
+		o[0] = float64((uint64(w[1])<<32|uint64(w[0]))>>11) * 0x1p-53
+		o[1] = float64((uint64(w[3])<<32|uint64(w[2]))>>11) * 0x1p-53
+	default:
+		*(*[4]uint32)(p) = *w
+	}
+}
+
+// philox4 is blocks b … b+3 into w, the rounds of the four interleaved,
+// so the CPU overlaps their multiplies (one block's ten rounds are a
+// chain of dependent ones).
+func philox4(w *[4][4]uint32, b uint64, key [2]uint32) {
 	var c0, c1, c2, c3 [4]uint32
 	for l := range 4 {
-		bl := (b + uint64(l)) & (1<<62 - 1) // blocks wrap with the stream
+		bl := b + uint64(l)
 		c0[l], c1[l] = uint32(bl), uint32(bl>>32)
 	}
 	k0, k1 := key[0], key[1]
@@ -414,9 +514,84 @@ func philoxUniform4(o *[16]float32, b uint64, key [2]uint32) {
 		}
 	}
 	for l := range 4 {
-		o[4*l] = float32(c0[l]>>8) * 0x1p-24
-		o[4*l+1] = float32(c1[l]>>8) * 0x1p-24
-		o[4*l+2] = float32(c2[l]>>8) * 0x1p-24
-		o[4*l+3] = float32(c3[l]>>8) * 0x1p-24
+		w[l] = [4]uint32{c0[l], c1[l], c2[l], c3[l]}
 	}
 }
+
+// normalBlocks writes the normals of blocks b … b+nb−1 to dst, four
+// float32 or (wide) two float64 a block: the blocks' words a batch at a
+// time, then Box–Muller on each pair.
+func normalBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *philoxKeys, wide bool) {
+	var w [64][4]uint32
+	for nb > 0 {
+		m := min(nb, len(w))
+		philoxBlocks(unsafe.Pointer(&w), b, m, key, keys, blockWords, false)
+		k0 := 0
+		if useAsm {
+			pairs := m // a pair a float64 block, two a float32 one
+			if !wide {
+				pairs *= 2
+			}
+			boxMullerAVX2(dst, unsafe.Pointer(&w), pairs, wide, &bmConsts)
+			k0 = pairs &^ 3
+			if !wide {
+				k0 /= 2
+			}
+		}
+		for k := k0; k < m; k++ {
+			x := &w[k]
+			if wide {
+				o := (*[2]float64)(unsafe.Add(dst, 16*k))
+				o[0], o[1] = boxMuller(uint64(x[1])<<32|uint64(x[0]), 11, 0x1p-53, uint64(x[3])<<32|uint64(x[2]))
+				continue
+			}
+			o := (*[4]float32)(unsafe.Add(dst, 16*k))
+			z0, z1 := boxMuller(uint64(x[0]), 0, 0x1p-32, uint64(x[1])<<32)
+			z2, z3 := boxMuller(uint64(x[2]), 0, 0x1p-32, uint64(x[3])<<32)
+			o[0], o[1], o[2], o[3] = float32(z0), float32(z1), float32(z2), float32(z3)
+		}
+		if nb -= m; nb > 0 {
+			dst, b = unsafe.Add(dst, 16*m), b+uint64(m)
+		}
+	}
+}
+
+// bmTable holds the constants of boxMullerAVX2, each repeated over a
+// 32-byte vector, at the indexes its assembly names (random_amd64.s).
+type bmTable [46][4]uint64
+
+// bmConsts is the table from the very variables randLog and randSinCos
+// use, so the assembly holds their bits.
+var bmConsts = func() (t bmTable) {
+	f := math.Float64bits
+	set := func(i int, v uint64) { t[i] = [4]uint64{v, v, v, v} }
+	set(0, 1<<52-1)
+	set(1, f(1))
+	set(2, f(0x1p52))
+	set(3, f(0x1p52+1023))
+	set(4, f(math.Sqrt2))
+	set(5, f(0.5))
+	set(6, f(2))
+	for k, c := range logC {
+		set(7+k, f(c))
+	}
+	set(17, f(ln2Lo))
+	set(18, f(ln2Hi))
+	set(19, f(-2))
+	set(20, 1<<61)
+	set(21, f(0x1p84))
+	set(22, f(0x1p84+0x1p53))
+	set(23, f(angle))
+	for k, c := range sinC {
+		set(24+k, f(c))
+	}
+	for k, c := range cosC {
+		set(32+k, f(c))
+	}
+	set(41, 1<<63)
+	set(42, 1)
+	set(43, f(0x1p84+0x1p52))
+	set(44, f(0x1p-32))
+	set(45, f(0x1p-53))
+	return
+}()

@@ -1,9 +1,11 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 )
@@ -42,6 +44,193 @@ func TestRandDense(t *testing.T) {
 				}
 			}
 			a.Close()
+		}
+	}
+}
+
+// refBlockOut is block b of key in philoxBlocks' format mode, from
+// Philox4x32 one block at a time.
+func refBlockOut(b uint64, key [2]uint32, mode int) [16]byte {
+	var o [16]byte
+	w := Philox4x32([4]uint32{uint32(b), uint32(b >> 32), 0, 0}, key)
+	putBlock(unsafe.Pointer(&o), &w, mode)
+	return o
+}
+
+// withAsm runs f with the assembly kernels on (where the CPU has them)
+// and off.
+func withAsm(t *testing.T, f func(t *testing.T)) {
+	save := useAsm
+	defer func() { useAsm = save }()
+	for _, on := range []bool{true, false} {
+		if on && !hasAVX2 {
+			continue
+		}
+		useAsm = on
+		t.Run(fmt.Sprintf("asm=%v", on), f)
+	}
+}
+
+// TestPhiloxBlocks: philoxBlocks (the AVX2 kernel, eight blocks a step,
+// and the portable four-block loop) writes Philox4x32's blocks in each
+// format, at block counters whose low word carries into the high one and
+// at the end of the counter range, for counts that are not multiples of
+// the lane counts, with plain and non-temporal stores at any alignment.
+func TestPhiloxBlocks(t *testing.T) {
+	withAsm(t, func(t *testing.T) {
+		s := rand.Uint64()
+		r := rand.New(rand.NewPCG(s, 5))
+		for c := range 60 {
+			nb := r.IntN(41)
+			var b uint64
+			switch c % 4 {
+			case 0:
+				b = r.Uint64() >> r.IntN(64)
+			case 1: // the counter's low word carries mid-call
+				b = 1<<32 - uint64(r.IntN(nb+1))
+			case 2: // the high word carries too
+				b = 1<<63 + 1<<32 - uint64(r.IntN(nb+1))
+			default: // the last blocks of the counter range
+				b = -uint64(nb)
+			}
+			seed := r.Uint64()
+			key := [2]uint32{uint32(seed), uint32(seed >> 32)}
+			var keys philoxKeys
+			keys.set(key)
+			for mode := range 3 {
+				for _, nt := range []bool{false, true} {
+					// dst at 0, 4 or 16 bytes past a 32-byte boundary:
+					// non-temporal stores need 32, and take it by a block
+					buf := make([]byte, 16*nb+64+16)
+					at := -int(uintptr(unsafe.Pointer(&buf[0]))%32)&31 + []int{0, 4, 16}[r.IntN(3)]
+					guard := [16]byte{0xa5, 1, 2, 3}
+					copy(buf[at+16*nb:], guard[:])
+					philoxBlocks(unsafe.Pointer(&buf[at]), b, nb, key, &keys, mode, nt)
+					for k := range nb {
+						if want := refBlockOut(b+uint64(k), key, mode); [16]byte(buf[at+16*k:]) != want {
+							t.Fatalf("draw seed %d: mode %d nt %v, %d blocks from %#x at %d, key %08x: block %d is % x, want % x", s, mode, nt, nb, b, at%32, key, k, buf[at+16*k:at+16*k+16], want)
+						}
+					}
+					if [16]byte(buf[at+16*nb:]) != guard {
+						t.Fatalf("draw seed %d: mode %d, %d blocks from %#x: wrote past the end", s, mode, nb, b)
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestRandFast: dense fills of every type randDense takes, uniform and
+// normal, are the stream's elements element by element (philox.block and
+// philox.normal over Philox4x32) bit for bit, with the assembly on and
+// off: drawn seeds, offsets anywhere (near the block counter's 2³²
+// carry, near the stream's wrap at 2⁶⁴), lengths 0, 1 and not multiples
+// of the lane counts, and dsts that are views (a crop at an odd start,
+// which is dense) or strided (a step, which takes randRow's loop).
+func TestRandFast(t *testing.T) {
+	withAsm(t, func(t *testing.T) {
+		s := rand.Uint64()
+		r := rand.New(rand.NewPCG(s, 9))
+		checkFast[float32](t, r, s, true)
+		checkFast[float64](t, r, s, true)
+		checkFast[int32](t, r, s, false)
+		checkFast[uint32](t, r, s, false)
+		checkFast[int64](t, r, s, false)
+		checkFast[uint64](t, r, s, false)
+	})
+}
+
+func checkFast[T array.Elem](t *testing.T, r *rand.Rand, s uint64, floats bool) {
+	lens := []int{0, 1, 2, 3, 5, 7, 8, 9, 15, 31, 33, 63, 65, 100, 257, 1001}
+	epb := 4 / randWords[T]()
+	for c := range 40 {
+		n := lens[c%len(lens)]
+		if c >= len(lens) {
+			n = r.IntN(3000)
+		}
+		seed := r.Uint64()
+		var off uint64
+		switch c % 5 {
+		case 0:
+			off = drawOffset(r)
+		case 1: // block counter 2³² − few: its low word carries
+			off = (1<<32-uint64(r.IntN(40)))*epb + uint64(r.IntN(4))
+		case 2:
+			off = r.Uint64()
+		case 3: // the stream wraps mid-fill
+			off = -uint64(r.IntN(n + 1))
+		default:
+			off = uint64(r.IntN(100))
+		}
+		for _, normal := range []bool{false, true} {
+			if normal && !floats {
+				continue
+			}
+			for _, view := range []string{"dense", "crop", "step"} {
+				base := array.New[T](n + 3)
+				dst := base.Crop(0, 0, n)
+				switch view {
+				case "crop":
+					dst = base.Crop(0, 1+r.IntN(3), n)
+				case "step": // a column of a 2×(n+1): stride 2
+					base.Close()
+					base = array.New[T](2, n+1)
+					dst = base.Crop(0, r.IntN(2), 1).Crop(1, 1, n)
+				}
+				fill := RandUniform[T]
+				if normal {
+					fill = RandNormal[T]
+				}
+				if err := fill(dst, seed, off); err != nil {
+					t.Fatal(err)
+				}
+				p := philox{key: [2]uint32{uint32(seed), uint32(seed >> 32)}}
+				for i, got := range rowVals(t, dst) {
+					want := randOne[T](&p, off+uint64(i), normal)
+					if bitsOf(got) != bitsOf(want) {
+						t.Fatalf("draw seed %d: %v normal=%v %s n=%d seed %#x offset %#x: element %d is %v (%#x), the stream's %v (%#x)",
+							s, array.TypeOf[T](), normal, view, n, seed, off, i, got, bitsOf(got), want, bitsOf(want))
+					}
+				}
+				base.Close()
+			}
+		}
+	}
+}
+
+// FuzzRandDense: randDense against the element-by-element stream
+// (philox.block, philox.normal), any seed, offset and length, each type
+// it takes.
+//
+//	go test -run '^$' -fuzz FuzzRandDense ./ops
+func FuzzRandDense(f *testing.F) {
+	f.Add(uint64(1), uint64(0), uint16(100), uint8(0), false)
+	f.Add(uint64(7), uint64(1<<34-5), uint16(77), uint8(1), true)
+	f.Add(uint64(3), uint64(math.MaxUint64-9), uint16(40), uint8(2), false)
+	f.Fuzz(func(t *testing.T, seed, off uint64, n uint16, typ uint8, normal bool) {
+		switch typ % 4 {
+		case 0:
+			fuzzDense[float32](t, seed, off, int(n), normal)
+		case 1:
+			fuzzDense[float64](t, seed, off, int(n), normal)
+		case 2:
+			fuzzDense[uint32](t, seed, off, int(n), false)
+		default:
+			fuzzDense[int64](t, seed, off, int(n), false)
+		}
+	})
+}
+
+func fuzzDense[T array.Elem](t *testing.T, seed, off uint64, n int, normal bool) {
+	key := [2]uint32{uint32(seed), uint32(seed >> 32)}
+	d := make([]T, n)
+	if !randDense(d, key, off, normal, false) {
+		t.Fatalf("randDense does not take %v", array.TypeOf[T]())
+	}
+	p := philox{key: key}
+	for i, got := range d {
+		if want := randOne[T](&p, off+uint64(i), normal); bitsOf(got) != bitsOf(want) {
+			t.Fatalf("%v normal=%v n=%d seed %#x offset %#x: element %d is %v, the stream's %v", array.TypeOf[T](), normal, n, seed, off, i, got, want)
 		}
 	}
 }

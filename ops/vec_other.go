@@ -11,20 +11,20 @@ const (
 
 // Stubs for the amd64 kernels: useAsm is false here, so none is called.
 
-func addF32(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
-func subF32(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
-func mulF32(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
-func divF32(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
-func addF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
-func subF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
-func mulF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
-func divF64(d, a, b unsafe.Pointer, n int, nt bool) { panic("ops: no assembly kernels") }
-func sumF64(p unsafe.Pointer, n int) float64        { panic("ops: no assembly kernels") }
-func sumF32(p unsafe.Pointer, n int) float64        { panic("ops: no assembly kernels") }
-func roundF32(d, a unsafe.Pointer, n int, mode int) { panic("ops: no assembly kernels") }
-func expF32(d, a unsafe.Pointer, n int, mode int)   { panic("ops: no assembly kernels") }
-func sinF32(d, a unsafe.Pointer, n int, cos int)    { panic("ops: no assembly kernels") }
-func powF32(d, a, b unsafe.Pointer, n int)          { panic("ops: no assembly kernels") }
+func addF32(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
+func subF32(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
+func mulF32(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
+func divF32(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
+func addF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
+func subF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
+func mulF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
+func divF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
+func sumF64(p unsafe.Pointer, n int) float64                 { panic("ops: no assembly kernels") }
+func sumF32(p unsafe.Pointer, n int) float64                 { panic("ops: no assembly kernels") }
+func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool) { panic("ops: no assembly kernels") }
+func expF32(d, a unsafe.Pointer, n int, mode int)            { panic("ops: no assembly kernels") }
+func sinF32(d, a unsafe.Pointer, n int, cos int)             { panic("ops: no assembly kernels") }
+func powF32(d, a, b unsafe.Pointer, n int)                   { panic("ops: no assembly kernels") }
 func minMaxF32(d, a, b unsafe.Pointer, n int, isMax, nt bool) {
 	panic("ops: no assembly kernels")
 }
