@@ -2,8 +2,9 @@ package array
 
 import (
 	"fmt"
-	"github.com/resident-go/resident/internal/plumb"
 	"strings"
+
+	"github.com/resident-go/resident/internal/plumb"
 )
 
 // Lost values. When a device closes, each Array resident there brings its
