@@ -6,7 +6,7 @@ GO        ?= go
 DEB_PKGS  := gcc g++ libc6-dev ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev clinfo python3-numpy
 export POCL_CACHE_DIR ?= $(CURDIR)/.cache/pocl
 
-.PHONY: deps test vet bench clean test-lib test-cgocheck2 test-example test-mlp test-nn test-bench
+.PHONY: deps test vet bench clean test-ops test-lib test-cgocheck2 test-example test-mlp test-nn test-bench
 
 # apt-get update runs only when a package is missing, and then once.
 deps:
@@ -40,12 +40,16 @@ GOTEST    := $(GO) test -race -vet=off -timeout $(TIMEOUT)
 
 # The steps share the Go cache vet filled, and run two at a time: one
 # step's serial phases (links, one package's tests) leave a core to the
-# other.
+# other. ops, the longest (its compile, then about 4 minutes of tests),
+# starts first, beside the rest of the library.
 test: deps vet
-	$(MAKE) --no-print-directory -j2 -Oline test-lib test-cgocheck2 $(MODULES)
+	$(MAKE) --no-print-directory -j2 test-ops test-lib test-cgocheck2 $(MODULES)
+
+test-ops:
+	$(GOTEST) ./ops
 
 test-lib:
-	$(GOTEST) ./...
+	$(GOTEST) $$($(GO) list ./... | grep -v '/ops$$')
 
 test-cgocheck2:
 	GOEXPERIMENT=cgocheck2 $(GO) test -vet=off -count=1 -timeout $(TIMEOUT) ./halide/...
