@@ -71,7 +71,22 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
 }
 CUresult cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = total_bytes; return OK; }
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) { (void)d; retains++; *ctx = CTX; return OK; }
-CUresult cuDevicePrimaryCtxRelease_v2(int d) { (void)d; if (retains <= 0) return INVALID_CONTEXT; retains--; return OK; }
+/* As the driver does, the last release destroys the primary context and
+   the events made in it: a Run that raced a Device's Close destroys its
+   events after that (an error the caller ignores), so their bytes go
+   here. Events of a dead context keep the generation they were made in. */
+static int ctx_gen;
+static long long gen_event_bytes;
+void mock_account(long long n);
+CUresult cuDevicePrimaryCtxRelease_v2(int d) {
+	(void)d;
+	if (retains <= 0) return INVALID_CONTEXT;
+	if (--retains == 0) {
+		mock_account(-__atomic_exchange_n(&gen_event_bytes, 0, __ATOMIC_SEQ_CST));
+		__atomic_add_fetch(&ctx_gen, 1, __ATOMIC_SEQ_CST);
+	}
+	return OK;
+}
 CUresult cuCtxSetCurrent(void *ctx) { if (ctx != CTX) return INVALID_CONTEXT; current = ctx; return OK; }
 CUresult cuGetErrorName(CUresult r, const char **s) { *s = r == OK ? "CUDA_SUCCESS" : "CUDA_ERROR_MOCK"; return OK; }
 CUresult cuGetErrorString(CUresult r, const char **s) { (void)r; *s = "mock driver error"; return OK; }
@@ -106,7 +121,6 @@ CUresult cuMemGetInfo_v2(size_t *f, size_t *t) { NEED_CTX(); *f = total_bytes - 
    memory" each while they live, so one never released shows as a leak in
    cuMemGetInfo. */
 #define HANDLE_BYTES 256
-void mock_account(long long n);
 CUresult cuMemHostAlloc(void **p, size_t n, unsigned flags) {
 	NEED_CTX();
 	FAIL("cuMemHostAlloc", OUT_OF_MEMORY);
@@ -255,14 +269,16 @@ CUresult cuStreamWaitEvent(void *s, void *e, unsigned f) { NEED_CTX(); (void)f; 
 /* An event keeps its flags and the time of its last record (everything
    runs at once, so that is when it completes); as in the driver, timing
    one made with CU_EVENT_DISABLE_TIMING, or never recorded, is an error. */
-typedef struct { unsigned flags; double ms; } event_t;
+typedef struct { unsigned flags; double ms; int gen; } event_t;
 enum { EVENT_DISABLE_TIMING = 2 };
 CUresult cuEventCreate(void **e, unsigned flags) {
 	NEED_CTX();
 	event_t *ev = calloc(1, sizeof *ev);
 	ev->flags = flags;
 	ev->ms = -1;
+	ev->gen = __atomic_load_n(&ctx_gen, __ATOMIC_SEQ_CST);
 	*e = ev;
+	__atomic_add_fetch(&gen_event_bytes, HANDLE_BYTES, __ATOMIC_SEQ_CST);
 	mock_account(HANDLE_BYTES);
 	return OK;
 }
@@ -287,7 +303,16 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
 	*ms = (float)(y->ms - x->ms);
 	return OK;
 }
-CUresult cuEventDestroy_v2(void *e) { NEED_CTX(); NEED_STREAM(e); free(e); mock_account(-HANDLE_BYTES); return OK; }
+CUresult cuEventDestroy_v2(void *e) {
+	NEED_CTX();
+	NEED_STREAM(e);
+	int stale = ((event_t *)e)->gen != __atomic_load_n(&ctx_gen, __ATOMIC_SEQ_CST);
+	free(e);
+	if (stale) return INVALID_HANDLE; /* its context died with its bytes */
+	__atomic_sub_fetch(&gen_event_bytes, HANDLE_BYTES, __ATOMIC_SEQ_CST);
+	mock_account(-HANDLE_BYTES);
+	return OK;
+}
 
 /* cuBLAS. */
 enum { B_OK = 0, B_INVALID = 7, B_NOT_SUPPORTED = 15 };
