@@ -92,6 +92,7 @@ type state struct {
 	opts     Options
 	dev      cu.Device
 	ctx      cu.Context
+	life     uint64 // the primary context's life ctx belongs to (primaries)
 	stream   cu.Stream
 	total    int64
 	maxPitch int
@@ -148,16 +149,16 @@ func Open(o Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, err := cu.PrimaryCtxRetain(dev)
+	ctx, life, err := retainPrimary(dev)
 	if err != nil {
 		return nil, err
 	}
 	st, err := cu.StreamCreate(ctx, cu.StreamNonBlocking)
 	if err != nil {
-		cu.PrimaryCtxRelease(dev)
+		releasePrimary(dev)
 		return nil, err
 	}
-	s := &state{opts: o, dev: dev, ctx: ctx, stream: st}
+	s := &state{opts: o, dev: dev, ctx: ctx, life: life, stream: st}
 	s.describe()
 	s.mods = map[cu.Module]struct{}{}
 	if o.NoKernels {
@@ -315,4 +316,4 @@ func (s *state) Drop() error {
 }
 
 // Release drops the primary context retain, last (devkit.Driver).
-func (s *state) Release() error { return cu.PrimaryCtxRelease(s.dev) }
+func (s *state) Release() error { return releasePrimary(s.dev) }

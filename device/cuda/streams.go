@@ -205,9 +205,10 @@ func (st streams) Wait(e plumb.Event) error {
 }
 
 // Release puts e back among the spares. After Close (a Run that raced
-// it still holds events) it destroys e: another Device may keep the
-// primary context, and e with it, alive; where none does, the context
-// took its events with it and the error is ignored.
+// it still holds events) it destroys e while another Device keeps the
+// primary context, and e with it, alive; once the last one let go, the
+// context took e with it, and the handle is not passed on (a later
+// context's event may have it now).
 func (st streams) Release(e plumb.Event) error {
 	if e == 0 {
 		return nil
@@ -218,7 +219,7 @@ func (st streams) Release(e plumb.Event) error {
 	defer s.streams.Mu.Unlock()
 	q := &s.streams
 	if q.Up == 0 {
-		cu.EventDestroy(s.ctx, cu.Event(e))
+		inLife(s.dev, s.life, func() { cu.EventDestroy(s.ctx, cu.Event(e)) })
 		return nil
 	}
 	if q.timed[cu.Event(e)] {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/device/cuda"
+	"github.com/resident-go/resident/device/cuda/cudatest"
 	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/internal/plumb/plumbtest"
 )
@@ -41,5 +42,55 @@ func TestStreams(t *testing.T) {
 	}
 	if err := st.Release(late); err != nil || st.Live() != 0 {
 		t.Errorf("Release after Close: %v, %d live", err, st.Live())
+	}
+	lateRelease(t)
+}
+
+// lateRelease: an event released after its Device closed is destroyed
+// while another Device keeps the primary context alive (the mock counts
+// its bytes), and never passed to the driver once the context died and
+// a new one began (the mock aborts: the handle may name the new one's
+// event).
+func lateRelease(t *testing.T) {
+	mark := func() (*cuda.Device, plumb.Streams, plumb.Event) {
+		d := open(t, cuda.Options{})
+		st, _, err := plumb.StreamsOf(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := st.Mark(plumb.Compute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d, st, e
+	}
+	other := open(t, cuda.Options{})
+	free0, _, err := other.MemInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, st, e := mark()
+	if err := errors.Join(d.Close(), st.Release(e)); err != nil {
+		t.Fatal(err)
+	}
+	if free, _, _ := other.MemInfo(); cudatest.InChild() && free != free0 {
+		t.Errorf("an event released after its Device's Close, the context alive: %d bytes not freed", free0-free)
+	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, st, e = mark() // the only Device: its Close ends the context's life
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	next := open(t, cuda.Options{})
+	if err := st.Release(e); err != nil {
+		t.Fatal(err)
+	}
+	if err := next.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if cudatest.InChild() {
+		cudatest.NoLeak(t, "an event released after the last Close")
 	}
 }

@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -72,9 +73,8 @@ CUresult cuDeviceGetAttribute(int *v, int attr, int d) {
 CUresult cuDeviceTotalMem_v2(size_t *b, int d) { (void)d; *b = total_bytes; return OK; }
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) { (void)d; retains++; *ctx = CTX; return OK; }
 /* As the driver does, the last release destroys the primary context and
-   the events made in it: a Run that raced a Device's Close destroys its
-   events after that (an error the caller ignores), so their bytes go
-   here. Events of a dead context keep the generation they were made in. */
+   the events made in it, their bytes with it. Events keep the generation
+   they were made in; destroying one of a dead generation aborts. */
 static int ctx_gen;
 static long long gen_event_bytes;
 void mock_account(long long n);
@@ -306,9 +306,13 @@ CUresult cuEventElapsedTime(float *ms, void *a, void *b) {
 CUresult cuEventDestroy_v2(void *e) {
 	NEED_CTX();
 	NEED_STREAM(e);
-	int stale = ((event_t *)e)->gen != __atomic_load_n(&ctx_gen, __ATOMIC_SEQ_CST);
+	if (((event_t *)e)->gen != __atomic_load_n(&ctx_gen, __ATOMIC_SEQ_CST)) {
+		/* Its context died, and the driver freed it then: the handle may
+		   name a later context's event now, so passing it is a bug. */
+		fprintf(stderr, "mockcuda: cuEventDestroy of an event whose primary context was destroyed\n");
+		abort();
+	}
 	free(e);
-	if (stale) return INVALID_HANDLE; /* its context died with its bytes */
 	__atomic_sub_fetch(&gen_event_bytes, HANDLE_BYTES, __ATOMIC_SEQ_CST);
 	mock_account(-HANDLE_BYTES);
 	return OK;
