@@ -192,17 +192,17 @@ func gemmSize() int {
 	return max(1, *benchGemmN)
 }
 
-// benchGemm times ops.MatMulWith on n×n resident operands, each
-// iteration waiting for the device.
-func benchGemm[T ops.MatElem](b *testing.B, d *cuda.Device, p device.Precision, one T) {
-	n := gemmSize()
-	a, x, c := array.New[T](n, n), array.New[T](n, n), array.New[T](n, n)
+// benchGemm times ops.MatMulWith of an m×k by k×n product on resident
+// operands, queued back to back and waited for once (cuBLAS queues them
+// all), in TFLOP/s.
+func benchGemm[T ops.MatElem](b *testing.B, d *cuda.Device, p device.Precision, one T, m, n, k int) {
+	a, x, c := array.New[T](k, m), array.New[T](n, k), array.New[T](n, m)
 	defer a.Close()
 	defer x.Close()
 	defer c.Close()
-	for _, m := range []*array.Array[T]{a, x} {
-		v, _ := m.Host()
-		v.Fill(one)
+	for _, v := range []*array.Array[T]{a, x} {
+		h, _ := v.Host()
+		h.Fill(one)
 	}
 	if err := ops.On(d, a, x, c); err != nil {
 		b.Fatal(err)
@@ -221,21 +221,33 @@ func benchGemm[T ops.MatElem](b *testing.B, d *cuda.Device, p device.Precision, 
 		if err := ops.MatMulWith(c, a, x, p); err != nil {
 			b.Fatal(err)
 		}
-		if err := d.Sync(); err != nil {
-			b.Fatal(err)
-		}
 	}
-	b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e12, "TFLOP/s")
+	if err := d.Sync(); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e12, "TFLOP/s")
 }
 
 func BenchmarkGemm(b *testing.B) {
 	d := benchDevice(b, cuda.Options{})
-	n := strconv.Itoa(gemmSize())
-	b.Run("fp32/"+n, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, float32(1)) })
-	b.Run("tf32/"+n, func(b *testing.B) { benchGemm(b, d, device.PrecisionTF32, float32(1)) })
-	b.Run("fp16/"+n, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, array.F16(1)) })
-	b.Run("bf16/"+n, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, array.BF16(1)) })
-	b.Run("fp64/"+n, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, float64(1)) })
+	n := gemmSize()
+	s := strconv.Itoa(n)
+	b.Run("fp32/"+s, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, float32(1), n, n, n) })
+	b.Run("tf32/"+s, func(b *testing.B) { benchGemm(b, d, device.PrecisionTF32, float32(1), n, n, n) })
+	b.Run("fp16/"+s, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, array.F16(1), n, n, n) })
+	b.Run("bf16/"+s, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, array.BF16(1), n, n, n) })
+	b.Run("fp64/"+s, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, float64(1), n, n, n) })
+}
+
+// BenchmarkGemmShapes: cuBLAS through ops.MatMul at issue 35's shapes
+// (M×N×K), exact fp32 and fp64, for bench/torch_ops.py's same shapes.
+func BenchmarkGemmShapes(b *testing.B) {
+	d := benchDevice(b, cuda.Options{})
+	for _, sh := range [][3]int{{1000, 1000, 1000}, {4096, 4096, 64}, {64, 4096, 4096}, {1024, 784, 1024}, {4096, 4096, 4096}} {
+		name := fmt.Sprintf("%dx%dx%d", sh[0], sh[1], sh[2])
+		b.Run("fp32/"+name, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, float32(1), sh[0], sh[1], sh[2]) })
+		b.Run("fp64/"+name, func(b *testing.B) { benchGemm(b, d, device.PrecisionExact, float64(1), sh[0], sh[1], sh[2]) })
+	}
 }
 
 // BenchmarkOps times package ops' kernels on resident float32 Arrays of
@@ -244,7 +256,8 @@ func BenchmarkGemm(b *testing.B) {
 // Add (bytes: two reads and a write), Copy (a read and a write: the
 // driver's copy), Sum (a read, into a 0-D Array that stays on the
 // device), SumAll (the same, its result read back, so each one waits),
-// Softmax along rows of 4096; Tiny is a 1-element Add and a Sync, the
+// Softmax along rows of 4096, RandUniform and RandNormal (a write);
+// Tiny is a 1-element Add and a Sync, the
 // floor of one op that is waited for. The others queue b.N ops and wait
 // once.
 func BenchmarkOps(b *testing.B) {
@@ -324,6 +337,9 @@ func benchOps(b *testing.B, d benchSyncer, n int) {
 	b.Run(fmt.Sprintf("Sum/%d", n), queued(4*n, func() error { return ops.Sum(s0, x, 0) }))
 	b.Run(fmt.Sprintf("SumAll/%d", n), queued(4*n, func() error { _, err := ops.SumAll(x); return err }))
 	b.Run(fmt.Sprintf("Softmax/%d", rows.Len()), queued(8*rows.Len(), func() error { return ops.Softmax(sm, rows, 0) }))
+	// RNG fills write only (issue 36: against the Copy above).
+	b.Run(fmt.Sprintf("RandUniform/%d", n), queued(4*n, func() error { return ops.RandUniform(z, 7, 0) }))
+	b.Run(fmt.Sprintf("RandNormal/%d", n), queued(4*n, func() error { return ops.RandNormal(z, 7, 0) }))
 	b.Run("Tiny", queued(4, func() error {
 		if err := ops.Add(t2, t1, t1); err != nil {
 			return err
