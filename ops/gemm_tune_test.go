@@ -2,15 +2,16 @@ package ops
 
 import (
 	"fmt"
-	"github.com/resident-go/resident/ops/tune"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/ops/tune"
 )
 
 // gemmRef checks dst = a·b against the product summed in float64 on the
@@ -302,4 +303,63 @@ func benchGemm[T Float](b *testing.B, sh [3]int) {
 	b.ReportMetric(flops*float64(b.N)/el.Seconds()/1e12, "TFLOP/s")
 	b.ReportMetric(float64(max(ch.split, 1)), "splitK")
 	b.Logf("%v split %d", ch.cfg, ch.split)
+}
+
+// TestGemmChoicesExact runs every choice autotune may keep for a product
+// (each candidate tiling, unsplit and split-K) three times on the same
+// operands: each result within float32's error bound of the float64
+// product, and the three bit for bit the same (a race between work-items
+// shows as a run that differs). The shapes are the MLP's at batch 64,
+// forward and backward (a transposed operand), where NVIDIA OpenCL's
+// autotuned training drifted from the standard engine's.
+func TestGemmChoicesExact(t *testing.T) {
+	d := testDev(t)
+	restoreGemm(t, d)
+	s := stateOf(d)
+	unsetGemmConfig(d, 4)
+	setGemmSplit(d, 4, 0)
+	shapes := []struct {
+		m, n, k int
+		la, lb  string
+	}{
+		{64, 1024, 784, "dense", "dense"}, {64, 1024, 1024, "dense", "transposed"},
+		{784, 1024, 64, "transposed", "dense"}, {1024, 1024, 64, "transposed", "dense"},
+	}
+	if strings.Contains(d.Caps().Vendor, "Portable") || raceEnabled || testing.Short() {
+		shapes = shapes[:1] // each candidate is a PoCL build; the GPU runs them all
+		shapes[0].n = 128
+	}
+	for i, sh := range shapes {
+		_, a := twin[float32](t, d, uint64(11+i), sh.la, []int{sh.k, sh.m}, false)
+		_, b := twin[float32](t, d, uint64(31+i), sh.lb, []int{sh.n, sh.k}, false)
+		dst := array.New[float32](sh.n, sh.m)
+		must(t, On(d, dst))
+		g := gemmRun{s: s, t: array.TypeOf[float32](), es: 4}
+		g.mm.check(dst, a, b)
+		var err error
+		g.mems, g.offs, err = ready(s, "MatMul", dst, a, b)
+		must(t, err)
+		for _, ch := range g.tuneChoices(s.gemmModel(4, &g.mm)) {
+			what := fmt.Sprintf("%d×%d×%d (a %s, b %s) %v split %d", sh.m, sh.n, sh.k, sh.la, sh.lb, ch.cfg, ch.split)
+			var first []float32
+			for r := range 3 {
+				_, err := wroteOnDevice(dst.Raw(), g.run(ch))
+				must(t, err)
+				h, err := dst.HostReadOnly()
+				must(t, err)
+				got := slices.Clone(h.Data())
+				if r == 0 {
+					gemmRef(t, what, dst, a, b)
+					first = got
+					continue
+				}
+				for j := range got {
+					if math.Float32bits(got[j]) != math.Float32bits(first[j]) {
+						t.Errorf("%s: run %d differs from run 1 at %d: %v, %v", what, r+1, j, got[j], first[j])
+						break
+					}
+				}
+			}
+		}
+	}
 }

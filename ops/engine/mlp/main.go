@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -24,6 +25,7 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/ops"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -37,6 +39,7 @@ func main() {
 	flag.BoolVar(&cfg.Stock, "stock", false, "gorgonia's own recipe: SoftMax and Log for the loss, its VanillaSolver on the device too")
 	flag.BoolVar(&cfg.Replay, "replay", false, "record one step (engine.Capture) and replay it: with -bench the timed device steps are replays; else steps 4.. replay step 3")
 	std := flag.Bool("std", false, "also train on tensor's standard engine and compare (with -bench: and time it)")
+	flag.BoolVar(&gemmModel, "gemm-model", false, "device GEMM tilings from ops' model only, none measured (ops.GemmTuning.ModelOnly)")
 	var b benchFlags
 	flag.StringVar(&deviceKind, "device", deviceKind, "the engine's device: opencl or cuda")
 	flag.BoolVar(&b.on, "bench", false, "time training steps instead: -warmup steps, then -steps timed ones (default 20), and print a table")
@@ -75,6 +78,9 @@ func main() {
 // (device/cuda's default GPU, whose ops compile with NVRTC).
 var deviceKind = "opencl"
 
+// gemmModel is -gemm-model.
+var gemmModel bool
+
 // open returns the -device's default device.
 func open() (device.Device, error) {
 	switch deviceKind {
@@ -90,6 +96,9 @@ func run(w io.Writer, cfg Config, std bool) error {
 	dev, err := open()
 	if err != nil {
 		return err
+	}
+	if gemmModel {
+		ops.SetGemmTuning(dev, ops.GemmTuning{ModelOnly: true})
 	}
 	e := engine.New(dev)
 	defer e.Close()
@@ -108,6 +117,10 @@ func run(w io.Writer, cfg Config, std bool) error {
 	want, err := Train(cfg, nil)
 	if err != nil {
 		return err
+	}
+	for i := range min(len(got.Losses), len(want.Losses)) {
+		g, s := float64(got.Losses[i]), float64(want.Losses[i])
+		fmt.Fprintf(w, "step %d: standard engine's loss %.6f, relative difference %.3g\n", i+1, s, math.Abs(g-s)/math.Abs(s))
 	}
 	l, wt := got.Compare(want)
 	fmt.Fprintf(w, "against the standard engine: loss differs by %.3g (relative), weights by %.3g (max abs / max |w|)\n", l, wt)
