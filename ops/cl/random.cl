@@ -76,15 +76,17 @@ inline double box_muller(ulong x, uint sh, double scale, ulong a, int second) {
 }
 #endif
 
-// value is stream element e (lane l of its block's words w).
-inline TS rand_value(uint w[4], ulong e) {
-	uint l = (uint)(e % EPB) * RK;
+// value is element lane of its block's words w (lane < EPB, a constant
+// once rand_fill's loop unrolls: a computed index would put w in slow
+// private memory on GPUs).
+inline TS rand_value(uint w[4], int lane) {
+	int l = lane * RK;
 #if RNORMAL
 #if RK == 2
-	double z = box_muller(((ulong)w[1] << 32) | w[0], 11, 0x1p-53, ((ulong)w[3] << 32) | w[2], (int)(e & 1));
+	double z = box_muller(((ulong)w[1] << 32) | w[0], 11, 0x1p-53, ((ulong)w[3] << 32) | w[2], lane & 1);
 #else
-	uint pr = l & ~1u;
-	double z = box_muller((ulong)w[pr], 0, 0x1p-32, (ulong)w[pr + 1] << 32, (int)(e & 1));
+	int pr = l & ~1;
+	double z = box_muller((ulong)w[pr], 0, 0x1p-32, (ulong)w[pr + 1] << 32, lane & 1);
 #endif
 #if RKIND == 4
 	return TST((float)z);
@@ -118,13 +120,13 @@ __kernel void rand_fill(__global TS *d, nd_t s, ulong seed, ulong first) {
 		ulong e0 = base + t * EPB;
 		uint4 v = philox4x32(e0 / EPB, k0, k1);
 		uint w[4] = {v.x, v.y, v.z, v.w};
-		for (int l = 0; l < EPB; l++) {
-			ulong e = e0 + l;
-			ulong i = e - first;
+#pragma unroll
+		for (int l = 0; l < EPB; l++) { // stream element e0 + l: lane l (e0 % EPB is 0)
+			ulong i = e0 + l - first;
 			if (i >= (ulong)s.n) continue;
 			long o0, o1, o2;
 			ND((long)i, s, o0, o1, o2);
-			d[o0] = rand_value(w, e);
+			d[o0] = rand_value(w, l);
 		}
 	}
 }
