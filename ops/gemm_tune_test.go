@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -305,10 +306,12 @@ func benchGemm[T Float](b *testing.B, sh [3]int) {
 	b.Logf("%v split %d", ch.cfg, ch.split)
 }
 
+var gemmRepeat = flag.Int("gemm.repeat", 3, "TestGemmChoicesExact: runs of each choice (a rare race needs many)")
+
 // TestGemmChoicesExact runs every choice autotune may keep for a product
-// (each candidate tiling, unsplit and split-K) three times on the same
-// operands: each result within float32's error bound of the float64
-// product, and the three bit for bit the same (a race between work-items
+// (each candidate tiling, unsplit and split-K) -gemm.repeat times on the same
+// operands: the first within float32's error bound of the float64
+// product, and every run bit for bit the same (a race between work-items
 // shows as a run that differs). The shapes are the MLP's at batch 64,
 // forward and backward (a transposed operand), where NVIDIA OpenCL's
 // autotuned training drifted from the standard engine's.
@@ -342,7 +345,7 @@ func TestGemmChoicesExact(t *testing.T) {
 		for _, ch := range g.tuneChoices(s.gemmModel(4, &g.mm)) {
 			what := fmt.Sprintf("%d×%d×%d (a %s, b %s) %v split %d", sh.m, sh.n, sh.k, sh.la, sh.lb, ch.cfg, ch.split)
 			var first []float32
-			for r := range 3 {
+			for r := range max(2, *gemmRepeat) {
 				_, err := wroteOnDevice(dst.Raw(), g.run(ch))
 				must(t, err)
 				h, err := dst.HostReadOnly()
