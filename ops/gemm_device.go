@@ -448,6 +448,7 @@ func init() {
 		return nil
 	}
 	tune.Gemm.Unset = unsetGemmConfig
+	tune.Gemm.Split = setGemmSplit
 	tune.Gemm.Choice = func(d device.Kernels, elemBytes, m, n, k int) string {
 		mm := mmJob{m: m, n: n, k: k, batch: 1, sak: 1, sbj: 1}
 		ch, tuning := stateOf(d).gemmChoose(elemBytes, &mm)

@@ -1,8 +1,9 @@
 // Package tune is the hook to package ops' per-device tuning, for a
 // program that measures tilings on its own GPU and keeps the fastest (the
-// bench module's opsbench -tune is one). Tuning changes speed, never
-// results. Package ops fills Gemm at init, so a program that uses it
-// imports ops too; until then its functions are nil.
+// bench module's opsbench -tune is one). Tuning changes speed; results
+// only where a split-K changes the order of float sums (last bits).
+// Package ops fills Gemm at init, so a program that uses it imports ops
+// too; until then its functions are nil.
 //
 // Try it on the default OpenCL device with
 //
@@ -27,6 +28,10 @@ var Gemm struct {
 	// Unset drops the tiling set: MatMul picks per shape again
 	// (ops.GemmTuning).
 	Unset func(d device.Kernels, elemBytes int)
+	// Split splits every product's K into parts summed after (split-K;
+	// 0 drops it). Like a tiling, it changes the order of the sums, so
+	// float results may differ in the last bits.
+	Split func(d device.Kernels, elemBytes, parts int)
 	// Choice describes what MatMul runs for an m×n×k product (tiling and
 	// split-K factor), once the shape's class was chosen; "" before.
 	Choice func(d device.Kernels, elemBytes, m, n, k int) string

@@ -27,6 +27,7 @@ import (
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/ops"
 	"github.com/resident-go/resident/ops/engine"
+	"github.com/resident-go/resident/ops/tune"
 )
 
 func main() {
@@ -40,6 +41,9 @@ func main() {
 	flag.BoolVar(&cfg.Replay, "replay", false, "record one step (engine.Capture) and replay it: with -bench the timed device steps are replays; else steps 4.. replay step 3")
 	std := flag.Bool("std", false, "also train on tensor's standard engine and compare (with -bench: and time it)")
 	flag.BoolVar(&gemmModel, "gemm-model", false, "device GEMM tilings from ops' model only, none measured (ops.GemmTuning.ModelOnly)")
+	flag.StringVar(&gemmTiling, "gemm-tiling", "", "one device GEMM tiling for every float32 product, TM,TN,TK,RM,RN,V (package ops/tune), no split-K")
+	flag.IntVar(&stdSpread, "std-spread", 0, "with -std: also train the standard engine this many times with every initial weight one ulp away, and print how far those runs drift from it (rounding's own effect)")
+	flag.IntVar(&gemmSplit, "gemm-split", 0, "split every device float32 product's K in this many parts (package ops/tune)")
 	var b benchFlags
 	flag.StringVar(&deviceKind, "device", deviceKind, "the engine's device: opencl or cuda")
 	flag.BoolVar(&b.on, "bench", false, "time training steps instead: -warmup steps, then -steps timed ones (default 20), and print a table")
@@ -78,8 +82,13 @@ func main() {
 // (device/cuda's default GPU, whose ops compile with NVRTC).
 var deviceKind = "opencl"
 
-// gemmModel is -gemm-model.
-var gemmModel bool
+// gemmModel is -gemm-model, gemmTiling -gemm-tiling.
+var (
+	gemmModel  bool
+	gemmTiling string
+	gemmSplit  int
+	stdSpread  int
+)
 
 // open returns the -device's default device.
 func open() (device.Device, error) {
@@ -99,6 +108,19 @@ func run(w io.Writer, cfg Config, std bool) error {
 	}
 	if gemmModel {
 		ops.SetGemmTuning(dev, ops.GemmTuning{ModelOnly: true})
+	}
+	if gemmTiling != "" {
+		var c [6]int
+		k, ok := dev.(device.Kernels)
+		if _, err := fmt.Sscanf(gemmTiling, "%d,%d,%d,%d,%d,%d", &c[0], &c[1], &c[2], &c[3], &c[4], &c[5]); err != nil || !ok {
+			return fmt.Errorf("-gemm-tiling %q: want TM,TN,TK,RM,RN,V on a device that runs kernels (%v)", gemmTiling, err)
+		}
+		if err := tune.Gemm.Set(k, 4, c); err != nil {
+			return err
+		}
+	}
+	if k, ok := dev.(device.Kernels); ok && gemmSplit > 0 {
+		tune.Gemm.Split(k, 4, gemmSplit)
 	}
 	e := engine.New(dev)
 	defer e.Close()
@@ -122,8 +144,26 @@ func run(w io.Writer, cfg Config, std bool) error {
 		g, s := float64(got.Losses[i]), float64(want.Losses[i])
 		fmt.Fprintf(w, "step %d: standard engine's loss %.6f, relative difference %.3g\n", i+1, s, math.Abs(g-s)/math.Abs(s))
 	}
+	if k, ok := dev.(device.Kernels); ok && tune.Gemm.Choice != nil {
+		fmt.Fprint(w, "GEMM tilings (row-major operands; empty: not tuned yet):")
+		for _, sh := range [][3]int{{cfg.Batch, cfg.Sizes[1], cfg.Sizes[0]}, {cfg.Sizes[0], cfg.Sizes[1], cfg.Batch}} {
+			fmt.Fprintf(w, " %d×%d×%d: %q", sh[0], sh[1], sh[2], tune.Gemm.Choice(k, 4, sh[0], sh[1], sh[2]))
+		}
+		fmt.Fprintln(w)
+	}
 	l, wt := got.Compare(want)
 	fmt.Fprintf(w, "against the standard engine: loss differs by %.3g (relative), weights by %.3g (max abs / max |w|)\n", l, wt)
+	if stdSpread > 0 {
+		nudges := make([]uint64, stdSpread)
+		for i := range nudges {
+			nudges[i] = uint64(i + 1)
+		}
+		ls, ws, err := StdSpread(cfg, nudges...)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "the standard engine against itself, every initial weight one ulp away (%d draws): loss %.3g, weights %.3g\n", stdSpread, ls, ws)
+	}
 	return nil
 }
 

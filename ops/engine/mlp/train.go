@@ -35,7 +35,11 @@ type Config struct {
 	// Batches: a new batch of inputs (drawn with the seed plus the step)
 	// is written into x before every step from the second on; a replayed
 	// step uploads it (x is the Capture's input).
-	Batches   bool
+	Batches bool
+	// Nudge, when nonzero, moves every initial weight one ulp up or down
+	// (drawn from it): rounding noise at its smallest, to measure how far
+	// an engine's own runs drift apart (StdSpread).
+	Nudge     uint64
 	trackLive bool // record Result.Live (collects garbage after each step)
 }
 
@@ -439,7 +443,39 @@ func Weights(cfg Config, k int) []float32 {
 	for i := range w {
 		w[i] = float32((2*rng.Float64() - 1) * lim)
 	}
+	if cfg.Nudge != 0 {
+		up := rand.New(rand.NewPCG(cfg.Nudge, uint64(k)))
+		for i, v := range w {
+			w[i] = math.Nextafter32(v, float32(2*up.IntN(2)-1))
+		}
+	}
 	return w
+}
+
+// StdSpread trains cfg on tensor's standard engine once as given and
+// once per nudge (Config.Nudge: every initial weight one ulp away) and
+// returns each nudged run's Compare with the first: how far rounding
+// alone moves this training. A ReLU whose input sits within rounding of
+// zero takes the other branch, and the step's gradient changes at once;
+// an engine that sums in another order (split-K, FMA, cuBLAS) meets the
+// same, so its difference from the standard engine is judged against
+// this spread.
+func StdSpread(cfg Config, nudges ...uint64) (loss, weights []float64, err error) {
+	cfg.Nudge = 0
+	ref, err := Train(cfg, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range nudges {
+		cfg.Nudge = n
+		r, err := Train(cfg, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		l, w := r.Compare(ref)
+		loss, weights = append(loss, l), append(weights, w)
+	}
+	return loss, weights, nil
 }
 
 // Compare returns the largest relative difference of the losses and the
