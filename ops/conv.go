@@ -187,7 +187,7 @@ func Im2Col[T Float](dst, x *array.Array[T], g Conv2D) error {
 	if err != nil {
 		return err
 	}
-	dv, err := dst.Host()
+	dv, err := outHost(dst)
 	if err != nil {
 		return err
 	}
@@ -243,7 +243,7 @@ func Col2Im[T Float](dst, col *array.Array[T], g Conv2D) error {
 	if err != nil {
 		return err
 	}
-	dv, err := dst.Host()
+	dv, err := outHost(dst)
 	if err != nil {
 		return err
 	}
@@ -311,7 +311,7 @@ func MaxPool2D[T Float](dst *array.Array[T], idx *array.Array[int32], x *array.A
 	if err != nil {
 		return err
 	}
-	dv, err := dst.Host()
+	dv, err := outHost(dst)
 	if err != nil {
 		return err
 	}
@@ -386,7 +386,7 @@ func MaxPool2DBackward[T Float](dx, dy *array.Array[T], idx *array.Array[int32],
 	if err != nil {
 		return err
 	}
-	dv, err := dx.Host()
+	dv, err := outHost(dx)
 	if err != nil {
 		return err
 	}

@@ -191,6 +191,15 @@ func hostDst[T array.Elem](j *job, dst *array.Array[T]) error {
 	return nil
 }
 
+// outHost is dst's host view for a host kernel that writes every element
+// of dst, readied as hostDst's: values lost there are replaced, not read.
+func outHost[T array.Elem](dst *array.Array[T]) (array.HostView[T], error) {
+	if err := res().HostDst(dst.Raw()); err != nil {
+		return array.HostView[T]{}, err
+	}
+	return dst.Host()
+}
+
 func binRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, sa, sb := j.str[0][0], j.str[1][0], j.str[2][0]
 	op := BinaryOp(j.op)

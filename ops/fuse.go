@@ -590,7 +590,7 @@ func fuseHost[T array.Elem](p *fusePlan, dst *array.Array[T], mem memFn) error {
 	if rs.dst == nil {
 		return nil
 	}
-	h, err := dst.Host()
+	h, err := outHost(dst)
 	if err != nil {
 		return err
 	}

@@ -56,7 +56,7 @@ func MatMul[T Float](dst, a, b *array.Array[T]) error {
 	if err != nil {
 		return err
 	}
-	dv, err := dst.Host()
+	dv, err := outHost(dst)
 	if err != nil {
 		return err
 	}

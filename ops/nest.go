@@ -280,9 +280,6 @@ func span[T any](base unsafe.Pointer, off, n, stride int) []T {
 	return unsafe.Slice(ptr[T](base, off), (n-1)*stride+1)
 }
 
-// hostPtr is the address of a host view's first element, nil for an empty
-// view, whose Data the host kernels never read (and which may not be
-// sliceable: an empty crop of an empty root keeps a non-zero offset).
 // lineHostPtrs readies an op along a dimension on the host: a's host copy
 // for reading, then dst's for writing (in that order, as for an op in
 // place), and returns their base addresses.
@@ -291,13 +288,16 @@ func lineHostPtrs[D, T array.Elem](dst *array.Array[D], a *array.Array[T]) (db, 
 	if err != nil {
 		return nil, nil, err
 	}
-	dv, err := dst.Host()
+	dv, err := outHost(dst)
 	if err != nil {
 		return nil, nil, err
 	}
 	return hostPtr(dv.ReadView), hostPtr(av), nil
 }
 
+// hostPtr is the address of a host view's first element, nil for an empty
+// view, whose Data the host kernels never read (and which may not be
+// sliceable: an empty crop of an empty root keeps a non-zero offset).
 func hostPtr[T array.Elem](v array.ReadView[T]) unsafe.Pointer {
 	if v.Array().Len() == 0 {
 		return nil

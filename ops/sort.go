@@ -81,14 +81,14 @@ func sortLines[T array.Elem](mode sortMode, ls *lineSet, dim int, vals *array.Ar
 	}
 	var vb, ib unsafe.Pointer
 	if vals != nil {
-		v, err := vals.Host()
+		v, err := outHost(vals)
 		if err != nil {
 			return err
 		}
 		vb = hostPtr(v.ReadView)
 	}
 	if idx != nil {
-		v, err := idx.Host()
+		v, err := outHost(idx)
 		if err != nil {
 			return err
 		}
