@@ -40,7 +40,7 @@ step engine-tests 150 ops/engine "$B/ops+engine.test" -test.count=1 -test.short
 # The stock gorgonia step against the standard engine, 12 steps, eager
 # and replayed, on NVIDIA OpenCL and CUDA.
 for dev in opencl cuda; do
-	step "mlp-check-$dev" 90 . "$B/mlp" -stock -device "$dev" -steps 12 -std
+	step "mlp-check-$dev" 90 . "$B/mlp" -stock -device "$dev" -steps 12 -std -std-spread 4
 	step "mlp-check-$dev-replay" 90 . "$B/mlp" -stock -replay -device "$dev" -steps 12 -std
 done
 # Figures: cuBLAS at issue 35's GEMM shapes; ops' kernels (copy, RNG)
@@ -49,6 +49,7 @@ step gemm-cuda 120 device/cuda "$B/device+cuda.test" -test.run '^$' -test.bench 
 step ops-cuda 150 device/cuda "$B/device+cuda.test" -test.run '^$' -test.bench 'BenchmarkOps' -test.benchtime 0.3s
 step replay-bench 150 device/capture "$B/device+capture.test" -test.run '^$' -test.bench Replay -test.benchtime 0.3s
 step torch-ops 150 . "$PY" bench/torch_ops.py "$OUT/torch_ops.json"
+step torch-rand 60 . "$PY" bench/torch_rand.py
 step torch-mlp 300 . "$PY" bench/torch_mlp.py --json "$OUT/torch-mlp.json" --warmup 10 --steps 100
 step torch-mlp-ro 300 . "$PY" bench/torch_mlp.py --json "$OUT/torch-mlp-ro.json" --warmup 10 --steps 100 --modes compile --compile-mode reduce-overhead
 for dev in opencl cuda; do
