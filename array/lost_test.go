@@ -507,3 +507,30 @@ func TestLostArrayCollected(t *testing.T) {
 		t.Fatalf("a dropped lost Array leaked: %d host blocks, %v", d.HostBlocksLive(), d2.Stats())
 	}
 }
+
+// TestLostMarkedWritten: Halide's set_host_dirty and set_device_dirty say
+// a writer wrote every element of the view, so its lost values are no
+// longer; the rest of the root stays lost.
+func TestLostMarkedWritten(t *testing.T) {
+	for seed := range uint64(8) {
+		lc := newLostCase(t, seed)
+		if seed%2 == 0 {
+			lc.lost.SetHostDirty(true)
+		} else {
+			d := sim.NewCompute("next", 0)
+			defer d.Close()
+			if err := lc.lost.DeviceMalloc(d); err != nil {
+				t.Fatal(err)
+			}
+			lc.lost.SetHostDirty(false) // a device writer writes every element next
+			lc.lost.SetDeviceDirty(true)
+		}
+		if _, err := lc.lost.HostReadOnly(); err != nil {
+			t.Errorf("seed %d: the view marked written: %v", seed, err)
+		}
+		if _, err := lc.root.HostReadOnly(); err != nil {
+			t.Errorf("seed %d: the root: %v (only lost's box was lost)", seed, err)
+		}
+		lc.root.Close()
+	}
+}

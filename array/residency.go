@@ -443,7 +443,8 @@ func (a *Array[T]) DeviceSync() error {
 }
 
 // SetHostDirty marks the Array's host elements newer than the device's
-// (true) or equal to them (false), as Halide's set_host_dirty. Marking it
+// (true) or equal to them (false), as Halide's set_host_dirty; true says
+// a host writer wrote them all, so values lost there are no longer. Marking it
 // while the device holds newer data there panics with ErrDirty: one side
 // would lose writes. On a read-only view (BroadcastTo) it panics with
 // ErrReadOnly, whatever v: its state is its source's.
@@ -458,6 +459,7 @@ func (a *Array[T]) SetHostDirty(v bool) {
 		panicf(ErrDirty, "host marked dirty while the device copy is newer: CopyToHost first")
 	}
 	a.raw.markHostWrite()
+	a.raw.rewritten() // a host writer wrote every element: none is lost
 }
 
 // SetDeviceDirty marks the Array's device elements newer than the host's
