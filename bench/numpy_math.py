@@ -27,17 +27,25 @@ def timed(f, n):
     return min(ts), sum(ts) / len(ts)
 
 
-def main():
+def go_times(lines, pattern, key):
+    """Go's times from `go test -bench` output: pattern matches a line up
+    to its ns/op (the last group), key makes a row's key of the other
+    groups. Returns the median ns/op over the -count runs and the best
+    best-ns/op, in seconds, by key."""
     mean, best = {}, {}
-    for line in sys.stdin:
-        m = re.match(r"BenchmarkMathF32/(\w+)/n=(\d+)-\d+\s+\d+\s+([\d.]+) ns/op", line)
+    for line in lines:
+        m = re.match(pattern + r"-\d+\s+\d+\s+([\d.]+) ns/op", line)
         if m:
-            k, t = (m.group(1), int(m.group(2))), float(m.group(3)) * 1e-9
-            mean.setdefault(k, []).append(t)
+            k = key(*m.groups()[:-1])
+            mean.setdefault(k, []).append(float(m.groups()[-1]) * 1e-9)
             b = re.search(r"([\d.]+) best-ns/op", line)
             if b:
-                best[k] = min(best.get(k, 1.0), float(b.group(1)) * 1e-9)
-    go = {k: sorted(v)[len(v) // 2] for k, v in mean.items()}  # median of -count runs
+                best[k] = min(best.get(k, float("inf")), float(b.group(1)) * 1e-9)
+    return {k: sorted(v)[len(v) // 2] for k, v in mean.items()}, best
+
+
+def main():
+    go, best = go_times(sys.stdin, r"BenchmarkMathF32/(\w+)/n=(\d+)", lambda op, n: (op, int(n)))
     simd = np.core._multiarray_umath.__cpu_features__
     print("numpy", np.__version__, "SIMD dispatch found:",
           " ".join(k for k in ("SSE42", "AVX", "FMA3", "AVX2", "AVX512F", "AVX512_SKX") if simd.get(k)))
@@ -79,4 +87,5 @@ def main():
                   f" {g*1e3:12.3f} {tm*1e3:9.3f} {tm/g:9.2f}")
 
 
-main()
+if __name__ == "__main__":
+    main()
