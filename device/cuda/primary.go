@@ -37,8 +37,10 @@ func releasePrimary(dev cu.Device) error {
 	p := &primaries
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.held[dev]--; p.held[dev] == 0 {
-		p.life[dev]++
+	if p.held[dev] > 0 {
+		if p.held[dev]--; p.held[dev] == 0 {
+			p.life[dev]++
+		}
 	}
 	return cu.PrimaryCtxRelease(dev)
 }
