@@ -207,26 +207,22 @@ func pow32Go(d, a, b []float32) {
 	}
 }
 
-// sincos32 is trig32 for Sin and Cos with the AVX2 kernel, in blocks
-// copied to the stack first (d may be a) while the lanes the kernel does
-// not cover (|x| ≥ 2^20, NaN, Inf, and the last n mod 4) are redone by
-// trig32 from the copy.
+// sincos32 is trig32 for Sin and Cos with the AVX2 kernel, which leaves
+// the lanes it does not cover (|x| ≥ 2^20, NaN, Inf) holding x and says
+// so: only then are they found and redone by trig32, as is the last
+// n mod 4. d is a or does not overlap it.
 func sincos32(op UnaryOp, d, a []float32) {
 	cos := 0
 	if op == OpCos {
 		cos = 1
 	}
-	var buf [1024]float32
-	for lo := 0; lo < len(d); lo += len(buf) {
-		x := buf[:copy(buf[:], a[lo:])]
-		m := len(x) &^ 3
-		if m > 0 {
-			sinF32(unsafe.Pointer(&d[lo]), unsafe.Pointer(&x[0]), m, cos)
-		}
-		for i, v := range x {
-			if i >= m || !(math.Abs(float64(v)) < 1<<20) {
-				trig32(op, d[lo+i:lo+i+1], x[i:i+1])
+	m := len(d) &^ 3
+	if m > 0 && sinF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), m, cos) != 0 {
+		for i, v := range a[:m] { // a slow lane's a[i] is x, in place too
+			if !(math.Abs(float64(v)) < 1<<20) {
+				trig32(op, d[i:i+1], a[i:i+1])
 			}
 		}
 	}
+	trig32(op, d[m:], a[m:])
 }

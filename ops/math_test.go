@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -79,6 +80,22 @@ func TestMath32Accuracy(t *testing.T) {
 			OpSigmoid: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }}[op]
 		unVec32(op, d, a)
 		check(op.String(), func(i int) float64 { return ref(float64(a[i])) })
+	}
+	// Sin and Cos in place (the kernel leaves the lanes it cannot do
+	// holding x, for the fallback to read): the same bits as out of place
+	x := slices.Clone(a)
+	for i, v := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1 << 20, -1 << 21, 3e38} {
+		x[5+7*i] = v // among ordinary lanes of one vector and the next
+	}
+	for _, op := range []UnaryOp{OpSin, OpCos} {
+		unVec32(op, d, x)
+		in := slices.Clone(x)
+		unVec32(op, in, in)
+		for i := range in {
+			if !same(in[i], d[i]) {
+				t.Fatalf("%v(%v) in place = %v, out of place %v", op, x[i], in[i], d[i])
+			}
+		}
 	}
 	// the rounding ops (AVX's VROUNDPS where available), exactly, on
 	// halves too

@@ -64,11 +64,21 @@ DATA sinv<>+416(SB)/8, $0xbfe0000000000000
 DATA sinv<>+424(SB)/8, $0xbfe0000000000000
 DATA sinv<>+432(SB)/8, $0xbfe0000000000000
 DATA sinv<>+440(SB)/8, $0xbfe0000000000000
-GLOBL sinv<>(SB), RODATA|NOPTR, $448
+DATA sinv<>+448(SB)/8, $0x7fffffffffffffff
+DATA sinv<>+456(SB)/8, $0x7fffffffffffffff
+DATA sinv<>+464(SB)/8, $0x7fffffffffffffff
+DATA sinv<>+472(SB)/8, $0x7fffffffffffffff
+DATA sinv<>+480(SB)/8, $0x4130000000000000
+DATA sinv<>+488(SB)/8, $0x4130000000000000
+DATA sinv<>+496(SB)/8, $0x4130000000000000
+DATA sinv<>+504(SB)/8, $0x4130000000000000
+GLOBL sinv<>(SB), RODATA|NOPTR, $512
 
-// func sinF32(d, a unsafe.Pointer, n int, cos int)
+// func sinF32(d, a unsafe.Pointer, n int, cos int) (slow int)
 // n is a multiple of 4; cos is 0 (sin) or 1 (cos, the quadrant after).
-TEXT ·sinF32(SB), NOSPLIT, $0-32
+// A lane with |x| ≥ 2^20, NaN or Inf keeps x in d (so d may be a) and
+// makes slow nonzero: the caller redoes those lanes.
+TEXT ·sinF32(SB), NOSPLIT, $0-40
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -76,10 +86,17 @@ TEXT ·sinF32(SB), NOSPLIT, $0-32
 	MOVQ AX, X15
 	VPBROADCASTD X15, X15
 	VXORPD Y8, Y8, Y8
+	VXORPD Y10, Y10, Y10 // OR of the slow lanes' masks
 loop:
 	CMPQ CX, $4
 	JB done
-	VCVTPS2PD 0(SI), Y0
+	VMOVUPS 0(SI), X12
+	VCVTPS2PD X12, Y0
+	VANDPD sinv<>+448(SB), Y0, Y9
+	VCMPPD $5, sinv<>+480(SB), Y9, Y9 // !(|x| < 2^20): NaN too
+	VORPD Y9, Y10, Y10
+	VEXTRACTF128 $1, Y9, X13
+	VSHUFPS $0x88, X13, X9, X11 // the four lanes' masks as float32 lanes
 	VMULPD sinv<>+0(SB), Y0, Y1
 	VROUNDPD $0, Y1, Y1
 	VADDPD Y8, Y1, Y1 // −0 → +0, so that sin(−0) keeps its sign as in trig32
@@ -108,11 +125,14 @@ loop:
 	VPSLLQ $63, Y5, Y5
 	VXORPD Y5, Y7, Y7
 	VCVTPD2PSY Y7, X7
+	VBLENDVPS X11, X12, X7, X7 // slow lanes keep x
 	VMOVUPS X7, 0(DI)
 	ADDQ $16, SI
 	ADDQ $16, DI
 	SUBQ $4, CX
 	JMP loop
 done:
+	VMOVMSKPD Y10, AX
+	MOVQ AX, slow+32(FP)
 	VZEROUPPER
 	RET

@@ -101,11 +101,12 @@ func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 func expF32(d, a unsafe.Pointer, n int, mode int)
 
 // sinF32 computes sin (cos: 1) of n float32s, n a multiple of 4, in
-// float64 lanes with trig32's algorithm; lanes with |x| ≥ 2^20, NaN or
-// Inf are wrong and the caller redoes them. sin_amd64.s.
+// float64 lanes with trig32's algorithm. Lanes with |x| ≥ 2^20, NaN or
+// Inf keep x in d, and slow is then nonzero: the caller redoes them
+// (from a, which is x there even when d is a). sin_amd64.s.
 //
 //go:noescape
-func sinF32(d, a unsafe.Pointer, n int, cos int)
+func sinF32(d, a unsafe.Pointer, n int, cos int) (slow int)
 
 // powF32 computes a^b of n float32s, n a multiple of 4, in float64 lanes
 // with log64 and exp64; lanes where a is not positive and finite or b is
