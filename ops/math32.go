@@ -176,20 +176,27 @@ func log64(x float64) float64 {
 func pow32(d, a, b []float32) {
 	a, b = a[:len(d)], b[:len(d)]
 	if useAsm {
-		// the AVX2 kernel, in blocks copied to the stack first (d may be a
-		// or b); the lanes off its fast path are redone from the copies
-		var xb, yb [1024]float32
-		for lo := 0; lo < len(d); lo += len(xb) {
-			x, y := xb[:copy(xb[:], a[lo:])], yb[:copy(yb[:], b[lo:])]
-			m := len(x) &^ 3
-			if m > 0 {
-				powF32(unsafe.Pointer(&d[lo]), unsafe.Pointer(&x[0]), unsafe.Pointer(&y[0]), m)
-			}
-			for i := range x {
-				if u, v := float64(x[i]), float64(y[i]); i >= m || !(u > 0 && u <= math.MaxFloat32 && math.Abs(v) <= math.MaxFloat32) {
-					pow32Go(d[lo+i:lo+i+1], x[i:i+1], y[i:i+1])
+		// the AVX2 kernel, in blocks of 1024 lanes; it marks the lanes off
+		// its fast path, and keeps their operand where d is a or b, so
+		// only they are redone, from a and b
+		keepb := 0
+		if len(d) > 0 && &d[0] == &b[0] {
+			keepb = 1
+		}
+		var masks [256]byte
+		for lo := 0; lo < len(d); lo += 1024 {
+			hi := min(lo+1024, len(d))
+			m := (hi - lo) &^ 3
+			if m > 0 && powF32(unsafe.Pointer(&d[lo]), unsafe.Pointer(&a[lo]), unsafe.Pointer(&b[lo]), m, unsafe.Pointer(&masks[0]), keepb) != 0 {
+				for v, mk := range masks[:m/4] {
+					for l := range 4 {
+						if i := lo + 4*v + l; mk>>l&1 != 0 {
+							pow32Go(d[i:i+1], a[i:i+1], b[i:i+1])
+						}
+					}
 				}
 			}
+			pow32Go(d[lo+m:hi], a[lo+m:hi], b[lo+m:hi])
 		}
 		return
 	}

@@ -121,6 +121,27 @@ func TestMath32Accuracy(t *testing.T) {
 	}
 	pow32(d, a, b)
 	check("Pow", func(i int) float64 { return math.Pow(float64(a[i]), float64(b[i])) })
+	// in place, into the base and into the exponent (the kernel keeps the
+	// operand of lanes off its fast path for the fallback to read): the
+	// same bits as out of place, with zero, negative, NaN and Inf lanes
+	// among ordinary ones
+	xa, xb := slices.Clone(a), slices.Clone(b)
+	for i, v := range []float32{0, -2, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+		xa[5+7*i], xb[9+11*i] = v, v
+	}
+	pow32(d, xa, xb)
+	for k, in := range [][]float32{slices.Clone(xa), slices.Clone(xb)} {
+		if k == 0 {
+			pow32(in, in, xb)
+		} else {
+			pow32(in, xa, in)
+		}
+		for i := range in {
+			if !same(in[i], d[i]) {
+				t.Fatalf("Pow(%v, %v) in place (operand %d) = %v, out of place %v", xa[i], xb[i], k, in[i], d[i])
+			}
+		}
+	}
 }
 
 // TestMathSpecialValues runs every unary op and Mod on ±0, halves, ±Inf,

@@ -115,19 +115,52 @@ DATA powv<>+832(SB)/8, $0x3fe0000000000000
 DATA powv<>+840(SB)/8, $0x3fe0000000000000
 DATA powv<>+848(SB)/8, $0x3fe0000000000000
 DATA powv<>+856(SB)/8, $0x3fe0000000000000
-GLOBL powv<>(SB), RODATA|NOPTR, $864
+DATA powv<>+864(SB)/8, $0x7fffffffffffffff
+DATA powv<>+872(SB)/8, $0x7fffffffffffffff
+DATA powv<>+880(SB)/8, $0x7fffffffffffffff
+DATA powv<>+888(SB)/8, $0x7fffffffffffffff
+DATA powv<>+896(SB)/8, $0x47efffffe0000000
+DATA powv<>+904(SB)/8, $0x47efffffe0000000
+DATA powv<>+912(SB)/8, $0x47efffffe0000000
+DATA powv<>+920(SB)/8, $0x47efffffe0000000
+GLOBL powv<>(SB), RODATA|NOPTR, $928
 
-// func powF32(d, a, b unsafe.Pointer, n int)
-// n is a multiple of 4.
-TEXT ·powF32(SB), NOSPLIT, $0-32
+// func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) (slow int)
+// n is a multiple of 4. A lane off the fast path (a not a positive
+// finite float32, b not finite) keeps a's value in d (b's with keepb 1,
+// so d may be a or b) and sets its bit in masks[i/4] (one byte per four
+// lanes); slow is the OR of those bytes.
+TEXT ·powF32(SB), NOSPLIT, $0-56
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
 	MOVQ n+24(FP), CX
+	MOVQ masks+32(FP), R8
+	MOVQ keepb+40(FP), AX
+	NEGQ AX
+	MOVQ AX, X14
+	VPBROADCASTD X14, X14 // all ones: keep b's
+	XORQ R9, R9
+	VXORPD Y9, Y9, Y9
 loop:
 	CMPQ CX, $4
 	JB done
-	VCVTPS2PD 0(SI), Y0
+	VMOVUPS 0(SI), X12
+	VMOVUPS 0(DX), X13
+	VCVTPS2PD X12, Y0
+	// the fast lanes: 0 < a <= MaxFloat32 and |b| <= MaxFloat32
+	VCMPPD $0x1e, Y9, Y0, Y10
+	VCMPPD $0x12, powv<>+896(SB), Y0, Y11
+	VANDPD Y11, Y10, Y10
+	VCVTPS2PD X13, Y11
+	VANDPD powv<>+864(SB), Y11, Y11
+	VCMPPD $0x12, powv<>+896(SB), Y11, Y11
+	VANDPD Y11, Y10, Y10
+	VMOVMSKPD Y10, AX
+	XORQ $15, AX
+	MOVB AX, (R8)
+	ORQ AX, R9
+	INCQ R8
 	// x = m·2^e, m in [√½, √2)
 	VPAND powv<>+0(SB), Y0, Y1
 	VMOVDQU powv<>+32(SB), Y2
@@ -154,7 +187,7 @@ loop:
 	VMULPD powv<>+448(SB), Y4, Y4
 	VMULPD Y4, Y6, Y6
 	VFMADD231PD powv<>+224(SB), Y3, Y6 // log a
-	VCVTPS2PD 0(DX), Y0
+	VCVTPS2PD X13, Y0
 	VMULPD Y6, Y0, Y0 // y = b·log a
 	// e^y as exp64
 	VMAXPD powv<>+480(SB), Y0, Y0 // y is finite on the fast path: no NaN to keep
@@ -178,6 +211,10 @@ loop:
 	VPSLLQ $52, Y3, Y3
 	VMULPD Y3, Y2, Y2
 	VCVTPD2PSY Y2, X2
+	VEXTRACTF128 $1, Y10, X11
+	VSHUFPS $0x88, X11, X10, X11 // the fast lanes as float32 lanes
+	VBLENDVPS X14, X13, X12, X15 // what a slow lane keeps
+	VBLENDVPS X11, X2, X15, X2
 	VMOVUPS X2, 0(DI)
 	ADDQ $16, SI
 	ADDQ $16, DX
@@ -185,5 +222,6 @@ loop:
 	SUBQ $4, CX
 	JMP loop
 done:
+	MOVQ R9, slow+48(FP)
 	VZEROUPPER
 	RET
