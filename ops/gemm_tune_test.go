@@ -37,6 +37,16 @@ func gemmRef[T Float](t *testing.T, what string, dst, a, b *array.Array[T]) {
 	}
 }
 
+// freeGemm is the test device with no float32 tiling or split-K forced
+// (MatMul chooses), all put back after the test.
+func freeGemm(t *testing.T) (*opencl.Device, devRef) {
+	d := testDev(t)
+	restoreGemm(t, d)
+	unsetGemmConfig(d, 4)
+	setGemmSplit(d, 4, 0)
+	return d, stateOf(d)
+}
+
 // gemmDrawn are products cut through every tile edge, thin ones (few
 // tiles of dst, long K: split-K's), odd sizes and a K shorter than a slab.
 func gemmDrawn(seed uint64) [][3]int {
@@ -95,11 +105,7 @@ func testGemmChoices[T Float](t *testing.T, d *opencl.Device, cands []gemmConfig
 // whose tiles fill them. The test device's compute units are set to an
 // H200's 132 for the test.
 func TestGemmSplitChosen(t *testing.T) {
-	d := testDev(t)
-	restoreGemm(t, d)
-	s := stateOf(d)
-	unsetGemmConfig(d, 4)
-	setGemmSplit(d, 4, 0)
+	d, s := freeGemm(t)
 	SetGemmTuning(d, GemmTuning{ModelOnly: true})
 	saved := s.cus
 	s.cus = 132
@@ -153,11 +159,7 @@ func TestGemmSplitChosen(t *testing.T) {
 // the product); ModelOnly and products under MinFlops keep none; setting
 // the tuning forgets the choices.
 func TestGemmAutotune(t *testing.T) {
-	d := testDev(t)
-	restoreGemm(t, d)
-	s := stateOf(d)
-	unsetGemmConfig(d, 4)
-	setGemmSplit(d, 4, 0)
+	d, s := freeGemm(t)
 	chosen := func() int {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -291,11 +293,7 @@ var gemmRepeat = flag.Int("gemm.repeat", 2, "TestGemmChoicesExact: runs of each 
 // -gemm.repeat runs bit for bit the same (a race shows as one that
 // differs).
 func TestGemmChoicesExact(t *testing.T) {
-	d := testDev(t)
-	restoreGemm(t, d)
-	s := stateOf(d)
-	unsetGemmConfig(d, 4)
-	setGemmSplit(d, 4, 0)
+	d, s := freeGemm(t)
 	type shape struct {
 		m, n, k int
 		la, lb  string
