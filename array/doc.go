@@ -89,7 +89,8 @@
 // with it where there is no error result. Views that avoid the region
 // read as before. A write of every element of the region (an op or a
 // pipeline with it as output, such as ops.Fill or ops.Copy; a host view's
-// Fill or a covering CopyFrom; a device write) makes it readable again; a
+// Fill or a covering CopyFrom; a device write; SetHostDirty(true) or
+// SetDeviceDirty(true), which say a writer wrote it) makes it readable again; a
 // partial write leaves the rest lost. A lost Array closes, and is
 // collected, like any other. Raw's HostPtr and HostBytes bypass this, as
 // they bypass residency: go test -run Lost ./array
