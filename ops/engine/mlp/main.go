@@ -82,7 +82,7 @@ func main() {
 // (device/cuda's default GPU, whose ops compile with NVRTC).
 var deviceKind = "opencl"
 
-// gemmModel is -gemm-model, gemmTiling -gemm-tiling.
+// -gemm-model, -gemm-tiling, -gemm-split and -std-spread (run, not -bench).
 var (
 	gemmModel  bool
 	gemmTiling string
