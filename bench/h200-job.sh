@@ -48,6 +48,7 @@ done
 step gemm-cuda 120 device/cuda "$B/device+cuda.test" -test.run '^$' -test.bench GemmShapes -test.benchtime 0.5s
 step ops-cuda 150 device/cuda "$B/device+cuda.test" -test.run '^$' -test.bench 'BenchmarkOps' -test.benchtime 0.3s
 step replay-bench 150 device/capture "$B/device+capture.test" -test.run '^$' -test.bench Replay -test.benchtime 0.3s
+step launch-replay 60 device/cuda "$B/device+cuda.test" -test.run '^$' -test.count=1 -test.bench LaunchReplay -test.benchtime 20000x
 step torch-ops 150 . "$PY" bench/torch_ops.py "$OUT/torch_ops.json"
 step torch-rand 60 . "$PY" bench/torch_rand.py
 step torch-mlp 300 . "$PY" bench/torch_mlp.py --json "$OUT/torch-mlp.json" --warmup 10 --steps 100
