@@ -191,7 +191,7 @@ func Im2Col[T Float](dst, x *array.Array[T], g Conv2D) error {
 	if err != nil {
 		return err
 	}
-	im2colHost(cg, stridesOf(dst), stridesOf(x), dv.Data(), xv.Data())
+	im2colHost(cg, stridesOf(dst), stridesOf(x), dv, xv.Data())
 	return nil
 }
 
@@ -247,7 +247,7 @@ func Col2Im[T Float](dst, col *array.Array[T], g Conv2D) error {
 	if err != nil {
 		return err
 	}
-	col2imHost(cg, stridesOf(dst), stridesOf(col), dv.Data(), cv.Data())
+	col2imHost(cg, stridesOf(dst), stridesOf(col), dv, cv.Data())
 	return nil
 }
 
@@ -315,11 +315,11 @@ func MaxPool2D[T Float](dst *array.Array[T], idx *array.Array[int32], x *array.A
 	if err != nil {
 		return err
 	}
-	iv, err := idx.Host()
+	iv, err := outHost(idx)
 	if err != nil {
 		return err
 	}
-	maxPoolHost(pg, stridesOf(dst), stridesOf(x), stridesOf(idx), dv.Data(), xv.Data(), iv.Data())
+	maxPoolHost(pg, stridesOf(dst), stridesOf(x), stridesOf(idx), dv, xv.Data(), iv)
 	return nil
 }
 
@@ -391,7 +391,7 @@ func MaxPool2DBackward[T Float](dx, dy *array.Array[T], idx *array.Array[int32],
 		return err
 	}
 	sd, sy, si := stridesOf(dx), stridesOf(dy), stridesOf(idx)
-	y, ix, d := yv.Data(), iv.Data(), dv.Data()
+	y, ix, d := yv.Data(), iv.Data(), dv
 	for b := int64(0); b < pg.n; b++ {
 		for ch := int64(0); ch < pg.c; ch++ {
 			for ih := int64(0); ih < pg.h; ih++ {

@@ -191,13 +191,16 @@ func hostDst[T array.Elem](j *job, dst *array.Array[T]) error {
 	return nil
 }
 
-// outHost is dst's host view for a host kernel that writes every element
-// of dst, readied as hostDst's: values lost there are replaced, not read.
-func outHost[T array.Elem](dst *array.Array[T]) (array.HostView[T], error) {
-	if err := res().HostDst(dst.Raw()); err != nil {
-		return array.HostView[T]{}, err
+// outHost is dst's host elements from its min corner over its span (a
+// HostView's Data) for a host kernel that writes every element of dst,
+// readied once, as hostDst's: values lost there are replaced, not read.
+func outHost[T array.Elem](dst *array.Array[T]) ([]T, error) {
+	r := dst.Raw()
+	if err := res().HostDst(r); err != nil {
+		return nil, err
 	}
-	return dst.Host()
+	b := r.HostBytes()
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/sizeOf[T]()), nil
 }
 
 func binRow[T array.Elem](j *job, n int, off *[maxOps]int) {

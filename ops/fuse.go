@@ -590,11 +590,11 @@ func fuseHost[T array.Elem](p *fusePlan, dst *array.Array[T], mem memFn) error {
 	if rs.dst == nil {
 		return nil
 	}
-	h, err := outHost(dst)
+	h, err := outHost(dst) // one element
 	if err != nil {
 		return err
 	}
-	h.Set(rs.v)
+	h[0] = rs.v
 	return nil
 }
 

@@ -60,7 +60,7 @@ func MatMul[T Float](dst, a, b *array.Array[T]) error {
 	if err != nil {
 		return err
 	}
-	j.base[0], j.base[1], j.base[2] = hostPtr(dv.ReadView), hostPtr(av), hostPtr(bv)
+	j.base[0], j.base[1], j.base[2] = dataPtr(dv), hostPtr(av), hostPtr(bv)
 	if mm.m == 0 || mm.n == 0 || mm.batch == 0 {
 		return nil
 	}

@@ -292,7 +292,7 @@ func lineHostPtrs[D, T array.Elem](dst *array.Array[D], a *array.Array[T]) (db, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return hostPtr(dv.ReadView), hostPtr(av), nil
+	return dataPtr(dv), hostPtr(av), nil
 }
 
 // hostPtr is the address of a host view's first element, nil for an empty

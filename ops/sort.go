@@ -85,14 +85,14 @@ func sortLines[T array.Elem](mode sortMode, ls *lineSet, dim int, vals *array.Ar
 		if err != nil {
 			return err
 		}
-		vb = hostPtr(v.ReadView)
+		vb = dataPtr(v)
 	}
 	if idx != nil {
 		v, err := outHost(idx)
 		if err != nil {
 			return err
 		}
-		ib = hostPtr(v.ReadView)
+		ib = dataPtr(v)
 	}
 	ab := hostPtr(av)
 	switch sizeOf[T]() {
