@@ -21,14 +21,7 @@ func TestStreams(t *testing.T) {
 	for range 4 { // sizes drawn log-uniform from 2 bytes to 4 MiB; from the second on, on spare events
 		plumbtest.Streams(t, d, 2+int(math.Exp(r.Float64()*math.Log(4<<20))))
 	}
-	st, _, err := plumb.StreamsOf(d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	late, err := st.Mark(plumb.Download)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, late := marked(t, d, plumb.Download)
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -54,14 +47,7 @@ func TestStreams(t *testing.T) {
 func lateRelease(t *testing.T) {
 	mark := func() (*cuda.Device, plumb.Streams, plumb.Event) {
 		d := open(t, cuda.Options{})
-		st, _, err := plumb.StreamsOf(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := st.Mark(plumb.Compute)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, e := marked(t, d, plumb.Compute)
 		return d, st, e
 	}
 	other := open(t, cuda.Options{})
@@ -93,4 +79,18 @@ func lateRelease(t *testing.T) {
 	if cudatest.InChild() {
 		cudatest.NoLeak(t, "an event released after the last Close")
 	}
+}
+
+// marked is d's streams and an event marked on queue q of them.
+func marked(t *testing.T, d *cuda.Device, q plumb.Queue) (plumb.Streams, plumb.Event) {
+	t.Helper()
+	st, _, err := plumb.StreamsOf(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := st.Mark(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, e
 }
