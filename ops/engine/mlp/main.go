@@ -106,20 +106,20 @@ func run(w io.Writer, cfg Config, std bool) error {
 	if err != nil {
 		return err
 	}
+	k, kernels := dev.(device.Kernels)
 	if gemmModel {
 		ops.SetGemmTuning(dev, ops.GemmTuning{ModelOnly: true})
 	}
-	if gemmTiling != "" {
+	if gemmTiling != "" && kernels {
 		var c [6]int
-		k, ok := dev.(device.Kernels)
-		if _, err := fmt.Sscanf(gemmTiling, "%d,%d,%d,%d,%d,%d", &c[0], &c[1], &c[2], &c[3], &c[4], &c[5]); err != nil || !ok {
-			return fmt.Errorf("-gemm-tiling %q: want TM,TN,TK,RM,RN,V on a device that runs kernels (%v)", gemmTiling, err)
+		if _, err := fmt.Sscanf(gemmTiling, "%d,%d,%d,%d,%d,%d", &c[0], &c[1], &c[2], &c[3], &c[4], &c[5]); err != nil {
+			return fmt.Errorf("-gemm-tiling %q: want TM,TN,TK,RM,RN,V: %w", gemmTiling, err)
 		}
 		if err := tune.Gemm.Set(k, 4, c); err != nil {
 			return err
 		}
 	}
-	if k, ok := dev.(device.Kernels); ok && gemmSplit > 0 {
+	if gemmSplit > 0 && kernels {
 		tune.Gemm.Split(k, 4, gemmSplit)
 	}
 	e := engine.New(dev)
@@ -144,10 +144,12 @@ func run(w io.Writer, cfg Config, std bool) error {
 		g, s := float64(got.Losses[i]), float64(want.Losses[i])
 		fmt.Fprintf(w, "step %d: standard engine's loss %.6f, relative difference %.3g\n", i+1, s, math.Abs(g-s)/math.Abs(s))
 	}
-	if k, ok := dev.(device.Kernels); ok && tune.Gemm.Choice != nil {
-		fmt.Fprint(w, "GEMM tilings (row-major operands; empty: not tuned yet):")
-		for _, sh := range [][3]int{{cfg.Batch, cfg.Sizes[1], cfg.Sizes[0]}, {cfg.Sizes[0], cfg.Sizes[1], cfg.Batch}} {
-			fmt.Fprintf(w, " %d×%d×%d: %q", sh[0], sh[1], sh[2], tune.Gemm.Choice(k, 4, sh[0], sh[1], sh[2]))
+	if kernels {
+		// the forward products: their operands are row-major, as Choice's
+		fmt.Fprint(w, "GEMM tilings of the forward products (empty: not tuned):")
+		for i := range len(cfg.Sizes) - 1 {
+			m, n, kk := cfg.Batch, cfg.Sizes[i+1], cfg.Sizes[i]
+			fmt.Fprintf(w, " %d×%d×%d: %q", m, n, kk, tune.Gemm.Choice(k, 4, m, n, kk))
 		}
 		fmt.Fprintln(w)
 	}
