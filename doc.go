@@ -36,8 +36,8 @@
 //	RESIDENT_OPS_PORTABLE=1     host ops in portable Go, no assembly (ops.PortableEnv; ops.TestPortableKernels covers it)
 //	RESIDENT_CUDA_DEVICE=N      the ordinal of cuda.Default's device, default 0 (cuda.EnvDevice)
 //
-// Tuning is API, per device: ops.SetReduceTuning (how reductions are cut
-// up), ops.SetGemmTuning and package ops/tune (MatMul's kernels), and the
+// Tuning is API, per device: ops.SetTuning (how reductions are cut up
+// and how MatMul picks its kernels), package ops/tune, and the
 // Options of opencl.Open and cuda.Open (staging, caches, Verbose logging,
 // cuda's KeepRejected). Tests and benchmarks take flags (go test ./ops
 // -args -diff.n=100), never environment variables; CHANGES.md maps each

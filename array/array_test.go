@@ -153,7 +153,7 @@ func TestFloat16(t *testing.T) {
 func iota3(x, y, z int) *Array[int32] {
 	a := New[int32](x, y, z)
 	h, _ := a.Host()
-	a.raw.ForEach(func(c []int) { h.Set(int32(c[0]+100*c[1]+10000*c[2]), c...) })
+	a.raw.forEach(func(c []int) { h.Set(int32(c[0]+100*c[1]+10000*c[2]), c...) })
 	return a
 }
 
@@ -202,7 +202,7 @@ func TestViewsShareMemory(t *testing.T) {
 // addr returns the storage index of every element, in coordinate order.
 func addr[T Elem](a *Array[T]) []int {
 	var out []int
-	a.raw.ForEach(func(c []int) { out = append(out, a.raw.index(c)) })
+	a.raw.forEach(func(c []int) { out = append(out, a.raw.index(c)) })
 	return out
 }
 
@@ -384,7 +384,7 @@ func TestClosedErrorCalls(t *testing.T) {
 func TestCopyFrom(t *testing.T) {
 	src := NewWithMins[int32]([]int{2, 0}, []int{4, 3})
 	hs, _ := src.Host()
-	src.raw.ForEach(func(c []int) { hs.Set(int32(10*c[0]+c[1]), c...) })
+	src.raw.forEach(func(c []int) { hs.Set(int32(10*c[0]+c[1]), c...) })
 	tests := []struct {
 		name string
 		dst  *Array[int32]
@@ -406,7 +406,7 @@ func TestCopyFrom(t *testing.T) {
 				t.Fatal(err)
 			}
 			hd.CopyFrom(hs)
-			tt.dst.raw.ForEach(func(c []int) {
+			tt.dst.raw.forEach(func(c []int) {
 				want := int32(0)
 				if c[0] >= 2 && c[0] <= 5 && c[1] <= 2 {
 					want = int32(10*c[0] + c[1])

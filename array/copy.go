@@ -243,7 +243,7 @@ func (v ReadView[T]) Equal(w ReadView[T]) bool {
 		}
 	}
 	eq := true
-	v.a.raw.ForEach(func(c []int) {
+	v.a.raw.forEach(func(c []int) {
 		if eq && v.a.data[v.a.raw.index(c)] != w.a.data[w.a.raw.index(c)] {
 			eq = false
 		}

@@ -16,7 +16,7 @@ func FuzzViews(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ops []byte) {
 		a := New[int32](5, 4, 3)
 		h, _ := a.Host()
-		a.raw.ForEach(func(c []int) { h.Set(int32(c[0]+10*c[1]+100*c[2]), c...) })
+		a.raw.forEach(func(c []int) { h.Set(int32(c[0]+10*c[1]+100*c[2]), c...) })
 		root := len(a.data)
 		v := a
 		next := func() int {
@@ -61,7 +61,7 @@ func FuzzViews(f *testing.F) {
 			}
 			// Every element of w lies in the root and holds a value of a.
 			hw, _ := w.HostReadOnly()
-			w.raw.ForEach(func(c []int) {
+			w.raw.forEach(func(c []int) {
 				i := w.raw.index(c)
 				if i < 0 || i >= root {
 					t.Fatalf("element %v of %v at %d, outside [0, %d)", c, w.Dims(), i, root)

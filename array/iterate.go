@@ -50,9 +50,9 @@ func odometer(pos []int, dims []Dim) bool {
 	return false
 }
 
-// ForEach calls fn with the coordinates of every element, dimension 0
+// forEach calls fn with the coordinates of every element, dimension 0
 // fastest. fn must not keep coords: it is reused.
-func (r *Raw) ForEach(fn func(coords []int)) {
+func (r *Raw) forEach(fn func(coords []int)) {
 	r.checkOpen()
 	dims := r.dimsRef()
 	if r.Len() == 0 {
@@ -83,7 +83,7 @@ func (r *Raw) ForEach(fn func(coords []int)) {
 func (v ReadView[T]) All() iter.Seq2[[]int, T] {
 	return func(yield func([]int, T) bool) {
 		stop := false
-		v.a.raw.ForEach(func(c []int) {
+		v.a.raw.forEach(func(c []int) {
 			if !stop && !yield(c, v.At(c...)) {
 				stop = true
 			}

@@ -255,7 +255,7 @@ func (lc *lostCase) reads() map[string]func(v *array.Array[uint16], tr bool) err
 		"ops.Add": func(v *array.Array[uint16], tr bool) error {
 			dst := array.Like(v)
 			defer dst.Close()
-			return ops.Add(dst, v, v)
+			return ops.Binary(dst, v, v, ops.OpAdd)
 		},
 		"ops.Clone": func(v *array.Array[uint16], tr bool) error {
 			c, err := ops.Clone(lc.d2, v)

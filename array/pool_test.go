@@ -153,19 +153,19 @@ func (m *poolModel) step() {
 		n := min(len(x.want), len(y.want))
 		xa, ya := x.a.Crop(0, 0, n), y.a.Crop(0, 0, n)
 		if m.rng.IntN(2) == 0 {
-			c, err := ops.New2(ops.Add, xa, ya)
+			c, err := ops.New2Op(ops.Binary, xa, ya, ops.OpAdd)
 			if err != nil {
 				m.t.Fatal(err)
 			}
 			if m.rng.IntN(2) == 0 {
 				// A temporary no view ever reached, closed at once: its
 				// storage goes back to the pool at Close.
-				t, err := ops.New1(ops.Neg, c)
+				t, err := ops.New1Op(ops.Unary, c, ops.OpNeg)
 				if err != nil {
 					m.t.Fatal(err)
 				}
 				c.Close()
-				c, err = ops.New1(ops.Neg, t)
+				c, err = ops.New1Op(ops.Unary, t, ops.OpNeg)
 				if err != nil {
 					m.t.Fatal(err)
 				}
@@ -179,7 +179,7 @@ func (m *poolModel) step() {
 			m.roots = append(m.roots, r)
 			return
 		}
-		if err := ops.Neg(xa, ya); err != nil {
+		if err := ops.Unary(xa, ya, ops.OpNeg); err != nil {
 			m.t.Fatal(err)
 		}
 		for i := range n {
@@ -317,7 +317,7 @@ func TestPoolCloseRace(t *testing.T) {
 	d := array.New[float32](n)
 	recycled := 0
 	for i := range 200 {
-		c, err := ops.New2(ops.Add, x, y) // 3, never exposed
+		c, err := ops.New2Op(ops.Binary, x, y, ops.OpAdd) // 3, never exposed
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -325,13 +325,13 @@ func TestPoolCloseRace(t *testing.T) {
 		done := make(chan error, 1)
 		go func() {
 			if i%2 == 0 {
-				done <- ops.Neg(c, x) // writes c
+				done <- ops.Unary(c, x, ops.OpNeg) // writes c
 				return
 			}
-			done <- ops.Add(d, c, x) // reads c
+			done <- ops.Binary(d, c, x, ops.OpAdd) // reads c
 		}()
 		c.Close()
-		e, err := ops.New2(ops.Mul, x, y) // 2, maybe in c's storage
+		e, err := ops.New2Op(ops.Binary, x, y, ops.OpMul) // 2, maybe in c's storage
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,7 +362,7 @@ func TestPoolCloseRace(t *testing.T) {
 func TestPoolCloseRecycles(t *testing.T) {
 	x := array.Full[float32](1, array.MinPooled)
 	for _, exposed := range []bool{false, true} {
-		c, err := ops.New1(ops.Neg, x)
+		c, err := ops.New1Op(ops.Unary, x, ops.OpNeg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +373,7 @@ func TestPoolCloseRecycles(t *testing.T) {
 			keep = v.Data()
 		}
 		c.Close()
-		e, err := ops.New1(ops.Neg, x)
+		e, err := ops.New1Op(ops.Unary, x, ops.OpNeg)
 		if err != nil {
 			t.Fatal(err)
 		}

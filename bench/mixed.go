@@ -36,7 +36,7 @@ const (
 // 4-byte sum. Every stage has a float64 reference; the check asks for
 // equality up to the cast, ScaleTol after the scale and SumTol for the sum.
 func Mixed(k uint8, scale float32) ([]Stage, device.Device, error) {
-	dev, err := halide.OpenCLDevice()
+	dev, err := halide.DefaultDevice("OpenCL")
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,7 +57,7 @@ func MixedOn(dev device.Device, k uint8, scale float32) ([]Stage, error) {
 		b,
 		OpStage(dev, "cast_f32", ImageOut[float32](), ops.CastWrap[float32, uint8]),
 		OpStage(dev, "scale", ImageOut[float32](), func(dst, src *array.Array[float32]) error {
-			return ops.MulScalar(dst, src, scale)
+			return ops.BinaryScalar(dst, src, scale, ops.OpMul)
 		}),
 		OpStage(dev, "sum", ScalarOut[float32](), sumAll()),
 	}
@@ -184,7 +184,7 @@ func allocated[T Real](a *array.Array[T]) bool {
 // of writing and reading a float32 image three times. Same result as
 // Mixed's last stage, within SumTol.
 func MixedFused(k uint8, scale float32) ([]Stage, device.Device, error) {
-	dev, err := halide.OpenCLDevice()
+	dev, err := halide.DefaultDevice("OpenCL")
 	if err != nil {
 		return nil, nil, err
 	}

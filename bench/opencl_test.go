@@ -16,7 +16,7 @@ import (
 // (PoCL here), or skips where there is no OpenCL.
 func brighterOrSkip(tb testing.TB) (Stage, *Config) {
 	tb.Helper()
-	if _, err := halide.OpenCLDevice(); err != nil {
+	if _, err := halide.DefaultDevice("OpenCL"); err != nil {
 		tb.Skipf("no OpenCL device: %v", err)
 	}
 	s, dev, err := Brighter(1)

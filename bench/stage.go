@@ -33,8 +33,8 @@ type Stage struct {
 
 // Pipeline is a Stage that calls the registered Halide pipeline name with
 // (input, scalars..., output), the shape of Halide's lesson 10 generators.
-// It returns the device the pipeline runs on (halide.OpenCLDevice() for
-// an OpenCL pipeline, halide.CUDADevice() for a CUDA one), or nil for a
+// It returns the device the pipeline runs on (halide.DefaultDevice("OpenCL") for
+// an OpenCL pipeline, halide.DefaultDevice("CUDA") for a CUDA one), or nil for a
 // host pipeline.
 func Pipeline(name string, scalars ...any) (Stage, device.Device, error) {
 	p, err := halide.Lookup(name)
@@ -54,13 +54,13 @@ func Pipeline(name string, scalars ...any) (Stage, device.Device, error) {
 	var dev device.Device
 	switch {
 	case p.API() == "OpenCL":
-		d, err := halide.OpenCLDevice()
+		d, err := halide.DefaultDevice("OpenCL")
 		if err != nil {
 			return Stage{}, nil, err
 		}
 		dev = d
 	case p.API() == "CUDA":
-		d, err := halide.CUDADevice()
+		d, err := halide.DefaultDevice("CUDA")
 		if err != nil {
 			return Stage{}, nil, err
 		}
@@ -91,7 +91,7 @@ func Brighter(k uint8) (Stage, device.Device, error) {
 
 // BrighterCUDA is Brighter's stage on CUDA: the registered pipeline
 // "brighter_cuda" (the same generator built with halide-gen -target
-// cuda), on halide.CUDADevice().
+// cuda), on halide.DefaultDevice("CUDA").
 func BrighterCUDA(k uint8) (Stage, device.Device, error) {
 	s, dev, err := Pipeline("brighter_cuda", k)
 	s.Ref = SaturatingAdd(k)

@@ -47,9 +47,9 @@ func (r Region) SpanBytes() int {
 	return (last + 1) * r.ElemSize
 }
 
-// Validate reports a Region that no transfer can honour: negative extents
+// validate reports a Region that no transfer can honour: negative extents
 // or strides, or element counts, byte counts or spans that overflow an int.
-func (r Region) Validate() error {
+func (r Region) validate() error {
 	if r.ElemSize <= 0 {
 		return fmt.Errorf("%w: region element size %d: want > 0", ErrOutOfRange, r.ElemSize)
 	}
@@ -101,7 +101,7 @@ func (r Region) Validate() error {
 // Fits reports whether the Region, at byte off, lies inside n bytes; it
 // validates the Region first and never overflows.
 func (r Region) Fits(off, n int) error {
-	if err := r.Validate(); err != nil {
+	if err := r.validate(); err != nil {
 		return err
 	}
 	span := r.SpanBytes()

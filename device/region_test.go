@@ -25,7 +25,7 @@ func TestRegion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := tt.r.Validate(); (err == nil) != tt.validation {
+			if err := tt.r.validate(); (err == nil) != tt.validation {
 				t.Fatalf("Validate: %v", err)
 			}
 			if !tt.validation {

@@ -123,7 +123,7 @@ func TestSyncContextDevice(t *testing.T) {
 	}
 	base := runtime.NumGoroutine()
 	for range 16 {
-		if err := ops.Add(b, b, a); err != nil {
+		if err := ops.Binary(b, b, a, ops.OpAdd); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,7 +138,7 @@ func TestSyncContextDevice(t *testing.T) {
 	if err := d.Sync(); err != nil {
 		t.Fatalf("Sync after an abandoned wait: %v", err)
 	}
-	if got, err := ops.SumAll(b); err != nil || got != 16*n {
+	if got, err := ops.Value(ops.Sum, b); err != nil || got != 16*n {
 		t.Errorf("after the abandoned wait: sum %v (%v), want %d", got, err, 16*n)
 	}
 	deadline := time.Now().Add(2 * time.Second)

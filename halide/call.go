@@ -156,7 +156,7 @@ func (p *Pipeline) putFrame(f *frame) {
 // argument is checked against the metadata before anything crosses into C.
 //
 // OpenCL pipelines run on the device the Arrays live on, else on
-// OpenCLDevice(); CallWith's Options.Device picks one per call. Arrays on two devices are an error (ErrForeignDevice) unless the
+// DefaultDevice("OpenCL"); CallWith's Options.Device picks one per call. Arrays on two devices are an error (ErrForeignDevice) unless the
 // caller asks for the move (Move, or array.MoveTo first). Inputs whose host copy is newer
 // are uploaded first, outputs of device-aware Arrays stay on the device
 // (device-dirty), host-only outputs are copied back and temporary device

@@ -41,7 +41,7 @@ type WrapOptions struct {
 	// Ownership of the buffer's device allocation; the zero value ignores it.
 	Ownership Ownership
 	// Device is the OpenCL device whose context holds the allocation
-	// (nil: OpenCLDevice()); a cl_mem of another context is refused
+	// (nil: DefaultDevice("OpenCL")); a cl_mem of another context is refused
 	// (ErrForeignDevice).
 	Device device.Device
 }
@@ -141,7 +141,7 @@ func adoptDevice[T array.Elem](a *array.Array[T], b *rt.Buffer, bytes int, o Wra
 	}
 	dev := o.Device
 	if dev == nil {
-		d, err := OpenCLDevice()
+		d, err := DefaultDevice("OpenCL")
 		if err != nil {
 			return fmt.Errorf("halide: WrapCBuffer: %w: %w", ErrNoDevice, err)
 		}

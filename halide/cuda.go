@@ -23,9 +23,9 @@ var cuGlue = &glue{
 	api:           "CUDA",
 	match:         func(t string) bool { return hasFeature(t, "cuda") },
 	kind:          "a CUDA device",
-	open:          "cuda.Open, CUDADevice()",
+	open:          "cuda.Open, halide.DefaultDevice(\"CUDA\")",
 	noDevice:      "run on a machine with an NVIDIA driver (libcuda.so.1), pass a device (cuda.Open) or build the generator for the host or OpenCL",
-	defaultDevice: CUDADevice,
+	defaultDevice: func() (device.Device, error) { return backendDefault("CUDA") },
 	enter:         enterCU,
 	closing:       cuClosing,
 	setDevice:     setCUDADevice,
@@ -116,12 +116,6 @@ func cuClosing(d gpuDevice) bool {
 	e, _ := d.Value(cuKey{}, nil).(*cuEntry)
 	return e == nil || e.shut()
 }
-
-// CUDADevice returns the default device of CUDA pipelines: cuda.Default()
-// (device $RESIDENT_CUDA_DEVICE, else 0), an *cuda.Device found through
-// the backend registry. Where there is no CUDA the error wraps
-// cuda.ErrNoCUDA and says what is missing.
-func CUDADevice() (device.Device, error) { return backendDefault("CUDA") }
 
 // enterCU makes d's C state, enters d's gate and routes f's ctx to it.
 func enterCU(p *Pipeline, f *frame, d gpuDevice) error {

@@ -30,7 +30,7 @@ func cuDevice(t testing.TB) *cuda.Device {
 // run on the mock libcuda (TestCUDAMock).
 func cuDeviceOrMock(t testing.TB) *cuda.Device {
 	t.Helper()
-	d, err := halide.CUDADevice()
+	d, err := halide.DefaultDevice("CUDA")
 	if err != nil {
 		t.Skip("no CUDA device (these tests run on a GPU, e.g. bin/halide.test on the H200, and on the mock: TestCUDAMock):", err)
 	}

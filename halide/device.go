@@ -26,13 +26,13 @@ func isNil(d device.Device) bool {
 // module's one placement rule (place.Where; array's doc, "Where work
 // runs"): want (Options.Device) is explicit; else the device the
 // operands live on (Move arguments aside: the call may move them); else,
-// with nothing allocated, OpenCLDevice(). It routes the runtime to the
+// with nothing allocated, DefaultDevice("OpenCL"). It routes the runtime to the
 // device through the frame's user_context and refuses pipelines that use
 // GPU textures, before anything moves.
 func (p *Pipeline) deviceFor(f *frame, want device.Device) (gpuDevice, error) {
 	explicit := want
 	if explicit != nil && isNil(explicit) {
-		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "Options.Device is a nil pointer: pass a device (opencl.Open, opencl.Wrap, OpenCLDevice()) or leave it nil for the placement rule"}
+		return nil, &Error{Pipeline: p.name, Code: int(ErrNoDevice), Msg: "Options.Device is a nil pointer: pass a device (opencl.Open, opencl.Wrap, halide.DefaultDevice(\"OpenCL\")) or leave it nil for the placement rule"}
 	}
 	ins, outs := f.ins[:0], f.outs[:0]
 	for k := range f.bufs[:f.used] {

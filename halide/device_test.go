@@ -188,7 +188,7 @@ func TestReopenDefaultNoLeak(t *testing.T) {
 	}
 	const w, h = 64, 64
 	run := func() {
-		d, err := halide.OpenCLDevice()
+		d, err := halide.DefaultDevice("OpenCL")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +206,7 @@ func TestReopenDefaultNoLeak(t *testing.T) {
 		}
 		in.Close()
 		out.Close()
-		if err := d.Close(); err != nil { // the next OpenCLDevice() reopens it
+		if err := d.Close(); err != nil { // the next DefaultDevice("OpenCL") reopens it
 			t.Fatal(err)
 		}
 	}

@@ -34,7 +34,7 @@
 // runs on an aligned device temporary (a counted device-to-device copy).
 // Where an OpenCL call runs is the module's one placement rule (package
 // array's documentation, "Where work runs"; internal/place): the device
-// chosen for the call, else where its Arrays live, else OpenCLDevice(). An
+// chosen for the call, else where its Arrays live, else DefaultDevice("OpenCL"). An
 // Array resident on another device is refused (ErrForeignDevice) before
 // anything moves, unless passed as Move(it). A device-dirty input to a host pipeline is copied to host
 // first. Every automatic transfer honours the transfer guard
@@ -67,7 +67,7 @@
 // CUDA pipelines (halide-gen -target cuda) are called exactly as OpenCL
 // ones, with the same residency rules, on a CUDA device (a device.Native
 // whose API is "CUDA", such as a *cuda.Device: Options.Device, else
-// where the Arrays live, else CUDADevice()). The runtime
+// where the Arrays live, else DefaultDevice("CUDA")). The runtime
 // gets that device's primary context and its stream (the library
 // overrides halide_cuda_acquire_context, _release_context and
 // _get_stream), so kernels queue in order behind the device's own uploads

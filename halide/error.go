@@ -59,7 +59,7 @@ func (e *Error) Error() string {
 	if e.Code <= bridgeCodes {
 		what = "halide bridge error"
 	}
-	return fmt.Sprintf("%s: %s (%s %d, %s)", e.Pipeline, e.Msg, what, e.Code, CodeName(e.Code))
+	return fmt.Sprintf("%s: %s (%s %d, %s)", e.Pipeline, e.Msg, what, e.Code, codeName(e.Code))
 }
 
 // Code is an error code as an error value, for errors.Is: Halide's
@@ -68,7 +68,7 @@ func (e *Error) Error() string {
 // every *Error that carries it.
 type Code int
 
-func (c Code) Error() string { return fmt.Sprintf("halide: %s (%d)", CodeName(int(c)), int(c)) }
+func (c Code) Error() string { return fmt.Sprintf("halide: %s (%d)", codeName(int(c)), int(c)) }
 
 // Halide 14's error codes (enum halide_error_code_t in HalideRuntime.h).
 const (
@@ -157,9 +157,9 @@ const (
 // bridgeCodes is the largest code of the bridge's own range.
 const bridgeCodes = -1000
 
-// CodeName is the symbolic name of an error code, e.g. "bad_type" for -3,
+// codeName is the symbolic name of an error code, e.g. "bad_type" for -3,
 // as in halide_error_code_bad_type, or "no_device" for ErrNoDevice.
-func CodeName(code int) string {
+func codeName(code int) string {
 	if n, ok := codeNames[code]; ok {
 		return n
 	}

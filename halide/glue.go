@@ -120,6 +120,30 @@ func (g *glue) as(d device.Device) (gpuDevice, bool) {
 }
 
 // backendDefault is the default device of the backend registered for api.
+// DefaultDevice returns the default device of the pipelines whose API
+// (Pipeline.API) is api, found through the backend registry (package
+// halide imports no device package); a call's Options.Device chooses
+// another. Its Stats count every transfer a call makes.
+//
+//   - "OpenCL": opencl.Default(), selected by HL_OCL_PLATFORM_NAME and
+//     HL_OCL_DEVICE_TYPE like Halide's own runtime. When C code chose
+//     otherwise with Halide's halide_opencl_set_platform_name or
+//     halide_opencl_set_device_type, it is the device those name instead
+//     (opened once per choice, kept open).
+//   - "CUDA": cuda.Default() (device $RESIDENT_CUDA_DEVICE, else 0);
+//     where there is no CUDA the error wraps cuda.ErrNoCUDA and says what
+//     is missing.
+//
+// An api with no backend linked is an error naming it.
+func DefaultDevice(api string) (device.Device, error) {
+	for _, g := range glues {
+		if g.api == api {
+			return g.defaultDevice()
+		}
+	}
+	return backendDefault(api)
+}
+
 func backendDefault(api string) (device.Device, error) {
 	b, ok := plumb.BackendOf(api)
 	if !ok || b.Default == nil {

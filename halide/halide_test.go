@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 
 func clDevice(t testing.TB) *opencl.Device {
 	t.Helper()
-	d, err := halide.OpenCLDevice()
+	d, err := halide.DefaultDevice("OpenCL")
 	if err != nil {
 		t.Skip("no OpenCL device:", err)
 	}
@@ -280,7 +280,7 @@ func TestCropOutput(t *testing.T) {
 	// OpenCL crops must start at a multiple of the device's sub-buffer
 	// alignment (128 bytes on PoCL, 512 or more on GPUs): start whole rows in.
 	align := 128
-	if d, err := halide.OpenCLDevice(); err == nil {
+	if d, err := halide.DefaultDevice("OpenCL"); err == nil {
 		align = plumb.OpenCL.SubBufferAlign(d)
 	}
 	clRow := max(2, (align+w-1)/w)
@@ -644,7 +644,7 @@ func TestOtherDevice(t *testing.T) {
 }
 
 func TestReuseDeviceAllocations(t *testing.T) {
-	if _, err := halide.OpenCLDevice(); err != nil {
+	if _, err := halide.DefaultDevice("OpenCL"); err != nil {
 		t.Skip(err)
 	}
 	if !halide.ReusesDeviceAllocations() {

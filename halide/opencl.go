@@ -16,9 +16,9 @@ var clGlue = &glue{
 	api:           "OpenCL",
 	match:         func(t string) bool { return strings.Contains(t, "opencl") },
 	kind:          "an OpenCL device",
-	open:          "opencl.Open, opencl.Wrap, OpenCLDevice()",
+	open:          "opencl.Open, opencl.Wrap, halide.DefaultDevice(\"OpenCL\")",
 	noDevice:      "install an OpenCL driver (PoCL: apt-get install pocl-opencl-icd), select one with HL_OCL_PLATFORM_NAME / HL_OCL_DEVICE_TYPE, or build the generator for the host",
-	defaultDevice: OpenCLDevice,
+	defaultDevice: openCLDevice,
 	enter:         enterCL,
 	closing:       closing,
 	setDevice:     setCLDevice,
@@ -169,15 +169,8 @@ func closing(d gpuDevice) bool {
 	return e == nil || e.shut()
 }
 
-// OpenCLDevice returns the default device of OpenCL pipelines:
-// opencl.Default(), selected by HL_OCL_PLATFORM_NAME and HL_OCL_DEVICE_TYPE
-// like Halide's own runtime. When C code chose otherwise with Halide's
-// halide_opencl_set_platform_name or halide_opencl_set_device_type, it is
-// the device those name instead (opened once per choice, kept open).
-// A call's Options.Device chooses another. Its Stats count every
-// transfer a call makes. It is an *opencl.Device, found through the
-// backend registry: package halide imports no device package.
-func OpenCLDevice() (device.Device, error) {
+// openCLDevice is DefaultDevice("OpenCL").
+func openCLDevice() (device.Device, error) {
 	// Default and Open load OpenCL (RTLD_GLOBAL) before the first pipeline
 	// runs, so the runtime resolves it from the same libOpenCL.so.1
 	// instead of dlopening libOpenCL.so, which on some machines lists

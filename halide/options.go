@@ -20,8 +20,8 @@ type Options struct {
 	// runtime gets its context and queue (through the call's
 	// user_context), inputs are uploaded to it and outputs stay there. An
 	// OpenCL pipeline takes an OpenCL device, a CUDA one a CUDA device.
-	// nil: the placement rule (where the Arrays live, else OpenCLDevice()
-	// or CUDADevice()); a typed nil pointer is refused (ErrNoDevice). Host
+	// nil: the placement rule (where the Arrays live, else DefaultDevice("OpenCL")
+	// or DefaultDevice("CUDA")); a typed nil pointer is refused (ErrNoDevice). Host
 	// pipelines ignore it.
 	Device device.Device
 	// Guard refuses, for this call, every transfer the call would make on

@@ -27,7 +27,7 @@ import (
 //	halide_set_trace_file, halide_memoization_cache_set_size, halide_reuse_device_allocations
 //	                                            honoured as in Halide (the library turns device-allocation reuse on at the first OpenCL call)
 //	halide_opencl_set_platform_name, _set_device_type
-//	                                            honoured: OpenCLDevice, the placement rule's default device, is the one they name (Options.Device and the Arrays' device come first, as always)
+//	                                            honoured: DefaultDevice("OpenCL"), the placement rule's default device, is the one they name (Options.Device and the Arrays' device come first, as always)
 //	halide_set_gpu_device                       no effect: the runtime gets the call's device; pick one with opencl.Split or Several, or by index (cuda.Open's Ordinal) and pass it (Options.Device)
 //	halide_set_cuda_acquire_context, _release_context, _get_stream
 //	                                            honoured for CUDA calls that are not the library's (a C caller's, the runtime's exit-time cleanup); the library's calls run on their Device's primary context and stream (cuda.go)

@@ -324,7 +324,7 @@ func TestChosenTargetDecodes(t *testing.T) {
 }
 
 // halide_opencl_set_platform_name and _set_device_type choose
-// OpenCLDevice, the default device of the placement rule: a pipeline
+// DefaultDevice("OpenCL"), the default device of the placement rule: a pipeline
 // call with nothing on a device runs there; an impossible choice is an
 // error naming the setters; clearing the choice gives opencl.Default back.
 // The choices come from the platforms listed here: the default device's
@@ -335,11 +335,11 @@ func TestCOpenCLPlatform(t *testing.T) {
 	platform, typ := def.PlatformName(), typeName(def.Type())
 	defer blur.CSetOpenCLPlatform("", "")
 	blur.CSetOpenCLPlatform(platform, typ)
-	chosen, err := halide.OpenCLDevice()
+	chosen, err := halide.DefaultDevice("OpenCL")
 	if err != nil || chosen == def {
-		t.Fatalf("C chose platform %q, %s: OpenCLDevice() = %v, %v; want a device of its own", platform, typ, chosen, err)
+		t.Fatalf("C chose platform %q, %s: DefaultDevice(\"OpenCL\") = %v, %v; want a device of its own", platform, typ, chosen, err)
 	}
-	if again, _ := halide.OpenCLDevice(); again != chosen {
+	if again, _ := halide.DefaultDevice("OpenCL"); again != chosen {
 		t.Error("the same choice opened another device")
 	}
 	in, out := array.New[uint8](8, 4), array.New[uint8](8, 4)
@@ -352,25 +352,25 @@ func TestCOpenCLPlatform(t *testing.T) {
 		t.Errorf("the call ran on %v, want C's choice %s", out.Device(), chosen.Name())
 	}
 	blur.CSetOpenCLPlatform("no-such-platform-resident", "")
-	if _, err := halide.OpenCLDevice(); err == nil || !strings.Contains(err.Error(), "halide_opencl_set_platform_name") {
+	if _, err := halide.DefaultDevice("OpenCL"); err == nil || !strings.Contains(err.Error(), "halide_opencl_set_platform_name") {
 		t.Errorf("an impossible platform: %v", err)
 	}
 	if p, typ, ok := absentType(t); ok {
 		blur.CSetOpenCLPlatform(p, typ)
-		if d, err := halide.OpenCLDevice(); err == nil || !strings.Contains(err.Error(), "halide_opencl_set_device_type") {
-			t.Errorf("platform %q has no %s device: OpenCLDevice() = %v, %v; want the error naming the setters", p, typ, d, err)
+		if d, err := halide.DefaultDevice("OpenCL"); err == nil || !strings.Contains(err.Error(), "halide_opencl_set_device_type") {
+			t.Errorf("platform %q has no %s device: DefaultDevice(\"OpenCL\") = %v, %v; want the error naming the setters", p, typ, d, err)
 		}
 	} else {
 		t.Log("every platform here has every device type: no absent choice to try")
 	}
 	blur.CSetOpenCLPlatform("", "")
-	if d, err := halide.OpenCLDevice(); err != nil || d != def {
+	if d, err := halide.DefaultDevice("OpenCL"); err != nil || d != def {
 		t.Errorf("after clearing C's choice: %v, %v; want the default device", d, err)
 	}
 	// As on a machine whose environment names the platform (the H200's
 	// HL_OCL_PLATFORM_NAME=NVIDIA): a cleared choice is still no choice.
 	t.Setenv("HL_OCL_PLATFORM_NAME", platform)
-	if d, err := halide.OpenCLDevice(); err != nil || d != def {
+	if d, err := halide.DefaultDevice("OpenCL"); err != nil || d != def {
 		t.Errorf("after clearing C's choice, HL_OCL_PLATFORM_NAME=%q: %v, %v; want the default device", platform, d, err)
 	}
 }

@@ -57,7 +57,7 @@ func foreignUserContextCalls(t *testing.T) {
 	if rc := blur.CBlurWithContext(foreignUC, in, out); rc >= 0 {
 		t.Errorf("blur with too small an input returned %d, want a Halide error code", rc)
 	}
-	if _, err := halide.OpenCLDevice(); err != nil {
+	if _, err := halide.DefaultDevice("OpenCL"); err != nil {
 		t.Log("no OpenCL device, OpenCL calls skipped:", err)
 		return
 	}

@@ -13,9 +13,9 @@ import (
 // itself and make its dst, so each op has a form that returns its result
 // without a second function per op:
 //
-//	c, err := ops.New2(ops.Add, a, b)              // np.add(a, b)
-//	s, err := ops.NewReduce(ops.Sum, a, -1)        // a.sum(axis=-1)
-//	m, err := ops.New2Op(ops.Compare, a, b, ops.LT) // a < b
+//	c, err := ops.New2Op(ops.Binary, a, b, ops.OpAdd) // np.add(a, b)
+//	s, err := ops.NewReduce(ops.Sum, a, -1)           // a.sum(axis=-1)
+//	m, err := ops.New2Op(ops.Compare, a, b, ops.LT)   // a < b
 //
 // The result is a new dense, device-aware Array with mins 0, shaped as
 // the op's dst must be: an elementwise op's broadcast shape, a
@@ -74,15 +74,10 @@ func New2Op[D, T array.Elem, P any](op func(dst *array.Array[D], a, b *array.Arr
 	return new2("New2Op", func(d *array.Array[D], x, y *array.Array[T]) error { return op(d, x, y, p) }, a, b)
 }
 
-// NewScalar returns op(a, s) for the ops with a Go value second: AddScalar,
-// SubScalar, MulScalar and DivScalar; dst has a's shape.
-func NewScalar[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], s T) error, a *array.Array[T], s T) (*array.Array[D], error) {
-	return new1("NewScalar", func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, s) }, a)
-}
-
-// NewScalarOp is NewScalar for the ops that take an op code:
-// BinaryScalar and CompareScalar, as
-// ops.NewScalarOp(ops.CompareScalar, a, 0.5, ops.GT).
+// NewScalarOp returns op(a, s, p) for the ops with a Go value second and
+// an op code: BinaryScalar and CompareScalar, as
+// ops.NewScalarOp(ops.BinaryScalar, a, 2, ops.OpMul) (a·2) and
+// ops.NewScalarOp(ops.CompareScalar, a, 0.5, ops.GT). dst has a's shape.
 func NewScalarOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], s T, p P) error, a *array.Array[T], s T, p P) (*array.Array[D], error) {
 	return new1("NewScalarOp", func(d *array.Array[D], x *array.Array[T]) error { return op(d, x, s, p) }, a)
 }
@@ -114,6 +109,13 @@ func NewReduce[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], 
 		return nil, fmt.Errorf("%w: ops.NewReduce of ops.%s along axis %d of shape %s: the axis is empty, and the reduction is undefined there (NumPy raises ValueError)", array.ErrShape, e.op, ax, pyShape(a.Shape()))
 	}
 	return out, err
+}
+
+// NewReduceOp is NewReduce for the reductions with a parameter after dim:
+// ops.NewReduceOp(ops.Std, a, -1, 1) is np.std(a, axis=-1, ddof=1), as
+// are Var's and Norm's (ops.NewReduceOp(ops.Norm, a, 0, ops.NormL2)).
+func NewReduceOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], dim int, p P) error, a *array.Array[T], ax array.Axis, p P) (*array.Array[D], error) {
+	return NewReduce(func(d *array.Array[D], x *array.Array[T], dim int) error { return op(d, x, dim, p) }, a, ax)
 }
 
 // NewMatMul returns MatMul(a, b): a (K, M[, B]) times b (N, K[, B]) is

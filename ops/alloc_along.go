@@ -25,25 +25,12 @@ func NewAlong[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], d
 	return run(newResult[D](a.Extents()), func(d *array.Array[D]) error { return op(d, a, dim) })
 }
 
-// NewVar returns the variance of a along axis ax in NumPy's order, the
-// axis removed: np.var(a, axis=ax, ddof=ddof). Var's definition and
-// types (floats; ErrUnsupported otherwise); placed as NewReduce.
-func NewVar[T array.Elem](a *array.Array[T], ax array.Axis, ddof int) (*array.Array[T], error) {
-	return NewReduce(func(d, x *array.Array[T], dim int) error { return Var(d, x, dim, ddof) }, a, ax)
-}
-
-// NewStd returns the standard deviation of a along axis ax in NumPy's
-// order, the axis removed: np.std(a, axis=ax, ddof=ddof).
-func NewStd[T array.Elem](a *array.Array[T], ax array.Axis, ddof int) (*array.Array[T], error) {
-	return NewReduce(func(d, x *array.Array[T], dim int) error { return Std(d, x, dim, ddof) }, a, ax)
-}
-
 // MeanAllFloat returns the mean of every element of a as a float64, as
 // NumPy's np.mean(a) for integer a: the mean of int32 [1, 2] is 1.5,
-// where MeanAll, whose result is a T, truncates to 1. Integers are cast
+// where Value(Mean, a), whose result is a T, truncates to 1. Integers are cast
 // to float64 (CastWrap, a temporary Array placed by the rule: on a's
 // device when a is current or newest there) and their mean taken there
-// (MeanAll's pairwise float64 sum); for float types it is MeanAll as a
+// (Mean's pairwise float64 sum); for float types it is Value(Mean, a) as a
 // float64. An empty a gives NaN, as NumPy's (with a warning there).
 func MeanAllFloat[T array.Elem](a *array.Array[T]) (float64, error) {
 	if err := closedOperand("MeanAllFloat", nil, rawOf(a)); err != nil {
@@ -53,7 +40,7 @@ func MeanAllFloat[T array.Elem](a *array.Array[T]) (float64, error) {
 		return math.NaN(), nil
 	}
 	if k := kindOf[T](); k == kFloat || k == kHalf {
-		m, err := MeanAll(a)
+		m, err := reduceAllValue(redMean, a)
 		return toFloat64(m), err
 	}
 	c, err := new1("MeanAllFloat", CastWrap[float64, T], a)
@@ -61,7 +48,7 @@ func MeanAllFloat[T array.Elem](a *array.Array[T]) (float64, error) {
 		return 0, err
 	}
 	defer c.Close()
-	return MeanAll(c)
+	return reduceAllValue(redMean, c)
 }
 
 // MeanFloat returns the mean of a along axis ax in NumPy's order as

@@ -25,7 +25,7 @@ func BenchmarkNew2(b *testing.B) {
 			best := time.Duration(math.MaxInt64)
 			for b.Loop() {
 				t0 := time.Now()
-				if err := ops.Add(dst, x, y); err != nil {
+				if err := ops.Binary(dst, x, y, ops.OpAdd); err != nil {
 					b.Fatal(err)
 				}
 				best = min(best, time.Since(t0))
@@ -39,7 +39,7 @@ func BenchmarkNew2(b *testing.B) {
 			best := time.Duration(math.MaxInt64)
 			for b.Loop() {
 				t0 := time.Now()
-				c, err := ops.New2(ops.Add, x, y)
+				c, err := ops.New2Op(ops.Binary, x, y, ops.OpAdd)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -124,11 +124,11 @@ func BenchmarkAllocForms(b *testing.B) {
 			alloc func() (*array.Array[float32], error)
 		}{
 			{"Add", 12 * n, array.New[float32](n),
-				func(d *array.Array[float32]) error { return ops.Add(d, x, y) },
-				func() (*array.Array[float32], error) { return ops.New2(ops.Add, x, y) }},
+				func(d *array.Array[float32]) error { return ops.Binary(d, x, y, ops.OpAdd) },
+				func() (*array.Array[float32], error) { return ops.New2Op(ops.Binary, x, y, ops.OpAdd) }},
 			{"Neg", 8 * n, array.New[float32](n),
-				func(d *array.Array[float32]) error { return ops.Neg(d, x) },
-				func() (*array.Array[float32], error) { return ops.New1(ops.Neg, x) }},
+				func(d *array.Array[float32]) error { return ops.Unary(d, x, ops.OpNeg) },
+				func() (*array.Array[float32], error) { return ops.New1Op(ops.Unary, x, ops.OpNeg) }},
 			{"Sum", 4*n + 4*n/256, array.New[float32](n / 256),
 				func(d *array.Array[float32]) error { return ops.Sum(d, m, 0) },
 				func() (*array.Array[float32], error) { return ops.NewReduce(ops.Sum, m, -1) }},

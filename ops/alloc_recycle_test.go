@@ -58,19 +58,23 @@ func TestAllocFormsRecycled(t *testing.T) {
 	same := func(a *array.Array[float32]) []int { return a.Shape() }
 	forms := []form{
 		{"New2(Add)", func(a, b *array.Array[float32], _ *array.Array[uint8]) (*array.Array[float32], error) {
-			return ops.New2(ops.Add, a, b)
-		}, func(d, a, b *array.Array[float32], _ *array.Array[uint8]) error { return ops.Add(d, a, b) }, same},
+			return ops.New2Op(ops.Binary, a, b, ops.OpAdd)
+		}, func(d, a, b *array.Array[float32], _ *array.Array[uint8]) error {
+			return ops.Binary(d, a, b, ops.OpAdd)
+		}, same},
 		{"New2(Add) broadcast", func(a, _ *array.Array[float32], _ *array.Array[uint8]) (*array.Array[float32], error) {
-			return ops.New2(ops.Add, a, a.Crop(1, 0, 1))
+			return ops.New2Op(ops.Binary, a, a.Crop(1, 0, 1), ops.OpAdd)
 		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error {
-			return ops.Add(d, a, a.Crop(1, 0, 1))
+			return ops.Binary(d, a, a.Crop(1, 0, 1), ops.OpAdd)
 		}, same},
 		{"New1(Neg)", func(a, _ *array.Array[float32], _ *array.Array[uint8]) (*array.Array[float32], error) {
-			return ops.New1(ops.Neg, a)
-		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error { return ops.Neg(d, a) }, same},
-		{"NewScalar(MulScalar)", func(a, _ *array.Array[float32], _ *array.Array[uint8]) (*array.Array[float32], error) {
-			return ops.NewScalar(ops.MulScalar, a, 3)
-		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error { return ops.MulScalar(d, a, 3) }, same},
+			return ops.New1Op(ops.Unary, a, ops.OpNeg)
+		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error { return ops.Unary(d, a, ops.OpNeg) }, same},
+		{"NewScalarOp(BinaryScalar)", func(a, _ *array.Array[float32], _ *array.Array[uint8]) (*array.Array[float32], error) {
+			return ops.NewScalarOp(ops.BinaryScalar, a, 3, ops.OpMul)
+		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error {
+			return ops.BinaryScalar(d, a, 3, ops.OpMul)
+		}, same},
 		{"NewWhere", func(a, b *array.Array[float32], c *array.Array[uint8]) (*array.Array[float32], error) {
 			return ops.NewWhere(c, a, b)
 		}, func(d, a, b *array.Array[float32], c *array.Array[uint8]) error { return ops.Where(d, c, a, b) }, same},

@@ -141,29 +141,33 @@ func TestNewPlacement(t *testing.T) {
 				return x
 			}
 			forms := []form{
-				{"New1(Abs)", func() (any, error) { return ops.New1(ops.Abs, a) },
-					func() any { return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Abs(x, ha) }) }},
+				{"New1(Abs)", func() (any, error) { return ops.New1Op(ops.Unary, a, ops.OpAbs) },
+					func() any {
+						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Unary(x, ha, ops.OpAbs) })
+					}},
 				{"New1(Copy, Transpose)", func() (any, error) { return ops.New1(ops.Copy, a.Transpose(0, 2)) },
 					func() any {
 						return f32([]int{2, 3, 5}, func(x *array.Array[float32]) error { return ops.Copy(x, ha.Transpose(0, 2)) })
 					}},
 				{"New1Op(Unary)", func() (any, error) { return ops.New1Op(ops.Unary, a, ops.OpNeg) },
-					func() any { return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Neg(x, ha) }) }},
-				{"New2(Add)", func() (any, error) { return ops.New2(ops.Add, a, b) },
 					func() any {
-						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Add(x, ha, hb) })
+						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Unary(x, ha, ops.OpNeg) })
 					}},
-				{"New2(Sub) broadcast first", func() (any, error) { return ops.New2(ops.Sub, b, a) },
+				{"New2(Add)", func() (any, error) { return ops.New2Op(ops.Binary, a, b, ops.OpAdd) },
 					func() any {
-						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Sub(x, hb, ha) })
+						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Binary(x, ha, hb, ops.OpAdd) })
+					}},
+				{"New2(Sub) broadcast first", func() (any, error) { return ops.New2Op(ops.Binary, b, a, ops.OpSub) },
+					func() any {
+						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Binary(x, hb, ha, ops.OpSub) })
 					}},
 				{"New2Op(Binary)", func() (any, error) { return ops.New2Op(ops.Binary, a, b, ops.OpMax) },
 					func() any {
-						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Maximum(x, ha, hb) })
+						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.Binary(x, ha, hb, ops.OpMax) })
 					}},
-				{"NewScalar(MulScalar)", func() (any, error) { return ops.NewScalar(ops.MulScalar, a, 3) },
+				{"NewScalar(MulScalar)", func() (any, error) { return ops.NewScalarOp(ops.BinaryScalar, a, 3, ops.OpMul) },
 					func() any {
-						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.MulScalar(x, ha, 3) })
+						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.BinaryScalar(x, ha, 3, ops.OpMul) })
 					}},
 				{"NewReduce(Sum, -1)", func() (any, error) { return ops.NewReduce(ops.Sum, a, -1) },
 					func() any { return f32([]int{3, 2}, func(x *array.Array[float32]) error { return ops.Sum(x, ha, 0) }) }},
@@ -299,7 +303,7 @@ func TestNewFailureCloses(t *testing.T) {
 	live := d.Stats()
 	boom := errors.New("boom")
 	d.FailNext("Run", boom)
-	res, err := ops.New2(ops.Add, a, a)
+	res, err := ops.New2Op(ops.Binary, a, a, ops.OpAdd)
 	if !errors.Is(err, boom) || res != nil {
 		t.Fatalf("got %v, %v; want nil and the injected failure", res, err)
 	}
@@ -308,7 +312,7 @@ func TestNewFailureCloses(t *testing.T) {
 	}
 	sameVals(t, "input after the failure", a, array.Full[float32](2, 8))
 	a.Close()
-	if _, err := ops.New1(ops.Abs, a); !errors.Is(err, array.ErrClosed) {
+	if _, err := ops.New1Op(ops.Unary, a, ops.OpAbs); !errors.Is(err, array.ErrClosed) {
 		t.Fatalf("New1 of a closed Array: %v, want ErrClosed", err)
 	}
 }
@@ -318,7 +322,7 @@ func TestNewFailureCloses(t *testing.T) {
 func TestNewBadShape(t *testing.T) {
 	a, b := array.New[float32](3, 2), array.New[float32](4, 2)
 	for name, f := range map[string]func(){
-		"New2":      func() { ops.New2(ops.Add, a, b) },
+		"New2":      func() { ops.New2Op(ops.Binary, a, b, ops.OpAdd) },
 		"NewReduce": func() { ops.NewReduce(ops.Sum, a, 2) },
 		"NewMatMul": func() { ops.NewMatMul(a, array.New[float32](3)) },
 	} {
@@ -352,7 +356,7 @@ func inState(t *testing.T, r *rand.Rand, d device.Device, s string, ext ...int) 
 		onDev(t, d, a)
 	case "device-dirty":
 		onDev(t, d, a)
-		must(t, ops.AddScalar(a, a, 0)) // written on d
+		must(t, ops.BinaryScalar(a, a, 0, ops.OpAdd)) // written on d
 	case "host-dirty":
 		onDev(t, d, a)
 		h, _ := a.Host()
@@ -402,7 +406,7 @@ func TestNewPlacementRule(t *testing.T) {
 					}
 					was := device.SetDeviceGuard(d, guard)
 					live := d.Stats().AllocsLive
-					res, err := ops.New2(ops.Add, a, b)
+					res, err := ops.New2Op(ops.Binary, a, b, ops.OpAdd)
 					device.SetDeviceGuard(d, was)
 					if guard && needsCopy {
 						if !errors.Is(err, device.ErrTransferGuard) || res != nil {
@@ -417,7 +421,7 @@ func TestNewPlacementRule(t *testing.T) {
 							t.Fatalf("%s: result on %s, want %s", name, devName(got), devName(want))
 						}
 						w := array.New[float32](7, 3)
-						must(t, ops.Add(w, ha, hb))
+						must(t, ops.Binary(w, ha, hb, ops.OpAdd))
 						sameVals(t, name, res, w)
 						res.Close()
 					}

@@ -37,14 +37,14 @@ func BenchmarkAlongAll(b *testing.B) {
 	for _, n := range alongSizes {
 		a := benchInput(n)
 		all := map[string]func() error{
-			"VarAll":          func() error { _, err := VarAll(a, 0); return err },
-			"StdAll":          func() error { _, err := StdAll(a, 0); return err },
-			"NormL1All":       func() error { _, err := NormAll(a, NormL1); return err },
-			"NormL2All":       func() error { _, err := NormAll(a, NormL2); return err },
-			"NormMaxAll":      func() error { _, err := NormAll(a, NormMax); return err },
-			"LogSumExpAll":    func() error { _, err := LogSumExpAll(a); return err },
-			"CountNonzeroAll": func() error { _, err := CountNonzeroAll(a); return err },
-			"AnyAll":          func() error { _, err := AnyAll(a); return err },
+			"VarAll":          func() error { _, err := ValueOp(Var, a, 0); return err },
+			"StdAll":          func() error { _, err := ValueOp(Std, a, 0); return err },
+			"NormL1All":       func() error { _, err := ValueOp(Norm, a, NormL1); return err },
+			"NormL2All":       func() error { _, err := ValueOp(Norm, a, NormL2); return err },
+			"NormMaxAll":      func() error { _, err := ValueOp(Norm, a, NormMax); return err },
+			"LogSumExpAll":    func() error { _, err := Value(LogSumExp, a); return err },
+			"CountNonzeroAll": func() error { _, err := Value(CountNonzero, a); return err },
+			"AnyAll":          func() error { _, err := Value(Any, a); return err },
 		}
 		for _, name := range []string{"VarAll", "StdAll", "NormL1All", "NormL2All", "NormMaxAll", "LogSumExpAll", "CountNonzeroAll", "AnyAll"} {
 			b.Run(fmt.Sprintf("%s/n=%d", name, n), func(b *testing.B) {

@@ -108,7 +108,7 @@ func statLaunch[T array.Elem](s devRef, op statOp, dmem, amem device.Buffer, so,
 // element, its result read back (a blocking read of the scratch, not an
 // Array transfer, so not counted in Stats).
 func deviceStatAll[T array.Elem](op statOp, a *array.Array[T], ddof int) (float64, bool, error) {
-	name := statNames[op] + "All"
+	name := statNames[op] + " over AllDims"
 	k, m, err := target(name, [2]array.Type{array.TypeOf[T]()}, nil, rawOf(a))
 	if m != nil {
 		var v float64

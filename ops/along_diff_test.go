@@ -270,13 +270,13 @@ func diffAlongAll[T array.Elem](g *dgen, op int, a *operand[T], ddof int, unsup 
 		var v T
 		switch op {
 		case alVar:
-			v, err = VarAll(a.a, ddof)
+			v, err = ValueOp(Var, a.a, ddof)
 		case alStd:
-			v, err = StdAll(a.a, ddof)
+			v, err = ValueOp(Std, a.a, ddof)
 		case alL1, alL2, alMax:
-			v, err = NormAll(a.a, NormOrd(op-alL1))
+			v, err = ValueOp(Norm, a.a, NormOrd(op-alL1))
 		case alLSE:
-			v, err = LogSumExpAll(a.a)
+			v, err = Value(LogSumExp, a.a)
 		}
 		if !g.finish(p, err, unsup, nil, a.a) {
 			return
@@ -287,16 +287,16 @@ func diffAlongAll[T array.Elem](g *dgen, op int, a *operand[T], ddof int, unsup 
 		return
 	case alCount:
 		var c int64
-		c, err = CountNonzeroAll(a.a)
+		c, err = Value(CountNonzero, a.a)
 		got = float64(c)
 	case alAny, alAll:
-		var b bool
+		var b uint8
 		if op == alAny {
-			b, err = AnyAll(a.a)
+			b, err = Value(Any, a.a)
 		} else {
-			b, err = AllAll(a.a)
+			b, err = Value(All, a.a)
 		}
-		got = b2f(b)
+		got = float64(b)
 	}
 	if !g.finish(p, err, false, nil, a.a) {
 		return

@@ -67,7 +67,7 @@ func TestAlongBadInput(t *testing.T) {
 			t.Errorf("%s on int32: %v, want ErrUnsupported", name, err)
 		}
 	}
-	if _, err := ops.StdAll(ia, 0); !errors.Is(err, ops.ErrUnsupported) {
+	if _, err := ops.ValueOp(ops.Std, ia, 0); !errors.Is(err, ops.ErrUnsupported) {
 		t.Errorf("StdAll on int32: %v, want ErrUnsupported", err)
 	}
 	if v, _ := id.HostReadOnly(); v.At(0) != 7 {
@@ -77,18 +77,18 @@ func TestAlongBadInput(t *testing.T) {
 	if err := ops.Norm(array.New[float32](3), empty, 0, ops.NormMax); !errors.Is(err, array.ErrShape) {
 		t.Errorf("NormMax over no elements: %v, want ErrShape", err)
 	}
-	if _, err := ops.NormAll(empty, ops.NormMax); !errors.Is(err, array.ErrShape) {
+	if _, err := ops.ValueOp(ops.Norm, empty, ops.NormMax); !errors.Is(err, array.ErrShape) {
 		t.Errorf("NormAll(NormMax) of nothing: %v, want ErrShape", err)
 	}
 	// defined over nothing, as in NumPy
-	if v, err := ops.VarAll(empty, 0); err != nil || !math.IsNaN(float64(v)) {
-		t.Errorf("VarAll of nothing = %v, %v; want NaN", v, err)
+	if v, err := ops.ValueOp(ops.Var, empty, 0); err != nil || !math.IsNaN(float64(v)) {
+		t.Errorf("ValueOp(Var) of nothing = %v, %v; want NaN", v, err)
 	}
-	if v, err := ops.LogSumExpAll(empty); err != nil || !math.IsInf(float64(v), -1) {
-		t.Errorf("LogSumExpAll of nothing = %v, %v; want -Inf", v, err)
+	if v, err := ops.Value(ops.LogSumExp, empty); err != nil || !math.IsInf(float64(v), -1) {
+		t.Errorf("Value(LogSumExp) of nothing = %v, %v; want -Inf", v, err)
 	}
-	if v, err := ops.AllAll(empty); err != nil || !v {
-		t.Errorf("AllAll of nothing = %v, %v; want true", v, err)
+	if v, err := ops.Value(ops.All, empty); err != nil || v != 1 {
+		t.Errorf("Value(All) of nothing = %v, %v; want 1", v, err)
 	}
 }
 
@@ -140,8 +140,8 @@ func TestAlongLaunches(t *testing.T) {
 			{"Sort", sortLaunches, full, func() error { return ops.Sort(full, x, 0) }},
 			{"ArgSort", sortLaunches, idx, func() error { return ops.ArgSort(idx, x, 0) }},
 			{"TopK", sortLaunches, top, func() error { return ops.TopK(top, nil, x, 0) }},
-			{"StdAll", 1, nil, func() error { _, err := ops.StdAll(x, 0); return err }},
-			{"CountNonzeroAll", 1, nil, func() error { _, err := ops.CountNonzeroAll(x); return err }},
+			{"StdAll", 1, nil, func() error { _, err := ops.ValueOp(ops.Std, x, 0); return err }},
+			{"CountNonzeroAll", 1, nil, func() error { _, err := ops.Value(ops.CountNonzero, x); return err }},
 		}
 		for _, c := range cases {
 			before := d.Stats()
@@ -162,7 +162,7 @@ func TestAlongLaunches(t *testing.T) {
 		if err := ops.Sort(hx, hx, 0); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ops.VarAll(hx, 0); err != nil {
+		if _, err := ops.ValueOp(ops.Var, hx, 0); err != nil {
 			t.Fatal(err)
 		}
 		if s := d.Stats().Sub(before); s.Launches != 0 {
@@ -190,7 +190,7 @@ func TestAlongDeviceFailure(t *testing.T) {
 		"Sort":    func() error { return ops.Sort(dst, x, 0) },
 		"CumSum":  func() error { return ops.CumSum(dst, x, 0) },
 		"Softmax": func() error { return ops.Softmax(dst, x, 0) },
-		"VarAll":  func() error { _, err := ops.VarAll(x, 0); return err },
+		"VarAll":  func() error { _, err := ops.ValueOp(ops.Var, x, 0); return err },
 		"TopK":    func() error { return ops.TopK(dst.Crop(0, 0, 2), nil, x, 0) },
 	} {
 		d.FailNext("Run", boom)
@@ -222,8 +222,8 @@ func Example_along() {
 	_ = ops.ArgSort(idx, x, 0)
 	top := array.FromSlice(make([]float32, 3), 1, 3)
 	_ = ops.TopK(top, nil, x, 0)
-	std, _ := ops.StdAll(x, 0)
-	n, _ := ops.CountNonzeroAll(x)
+	std, _ := ops.ValueOp(ops.Std, x, 0)
+	n, _ := ops.Value(ops.CountNonzero, x)
 	vv, _ := v.HostReadOnly()
 	sv, _ := sm.HostReadOnly()
 	iv, _ := idx.HostReadOnly()

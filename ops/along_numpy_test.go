@@ -138,7 +138,7 @@ func npAlongMake[T array.Elem](g *dgen) *npCase {
 				c.Out = nil
 				err := TopK(nil, dst.a, a.a, dim)
 				g.must(err)
-				g.must(AddScalar(dst.a, dst.a, -base))
+				g.must(BinaryScalar(dst.a, dst.a, -base, OpAdd))
 				npResult(g, c, dst.a)
 				return nil
 			}())
@@ -146,7 +146,7 @@ func npAlongMake[T array.Elem](g *dgen) *npCase {
 		}
 		dst := newOperand[int64](g, kext, valSmall)
 		g.must(ArgSort(dst.a, a.a, dim))
-		g.must(AddScalar(dst.a, dst.a, -base))
+		g.must(BinaryScalar(dst.a, dst.a, -base, OpAdd))
 		npResult(g, c, dst.a)
 	}
 	return c

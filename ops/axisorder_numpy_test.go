@@ -310,7 +310,7 @@ func drawAxisCase(r *rand.Rand, i int) axisCase {
 		ax := axis(len(a))
 		if r.IntN(2) == 0 {
 			c.Expr = fmt.Sprintf("np.var(a0, axis=%d)", ax)
-			c.run = func() ([][]int, error) { return one(ops.NewVar(z(a), array.Axis(ax), 0)) }
+			c.run = func() ([][]int, error) { return one(ops.NewReduceOp(ops.Var, z(a), array.Axis(ax), 0)) }
 		} else {
 			c.Expr = fmt.Sprintf("np.mean(a0, axis=%d)", ax)
 			c.run = func() ([][]int, error) {
@@ -333,7 +333,7 @@ func drawAxisCase(r *rand.Rand, i int) axisCase {
 		}
 		c.Shapes = [][]int{a, b}
 		c.Expr = "np.add(a0, a1)"
-		c.run = func() ([][]int, error) { return one(ops.New2(ops.Add[float32], z(a), z(b))) }
+		c.run = func() ([][]int, error) { return one(ops.New2Op(ops.Binary[float32], z(a), z(b), ops.OpAdd)) }
 	case 14: // matmul
 		m, k, n := 1+r.IntN(4), 1+r.IntN(4), 1+r.IntN(4)
 		x, y := []int{m, k}, spoilOne([]int{k, n})

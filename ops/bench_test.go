@@ -84,7 +84,7 @@ func BenchmarkAddF32(b *testing.B) {
 		b.SetBytes(12 * memN)
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := Add(d, x, y); err != nil {
+			if err := Binary(d, x, y, OpAdd); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -115,7 +115,7 @@ func BenchmarkSum(b *testing.B) {
 		b.SetBytes(4 * memN)
 		b.ReportAllocs()
 		for b.Loop() {
-			s, _ := SumAll(x32)
+			s, _ := Value(Sum, x32)
 			sink += float64(s)
 		}
 	})
@@ -123,7 +123,7 @@ func BenchmarkSum(b *testing.B) {
 		b.SetBytes(8 * memN)
 		b.ReportAllocs()
 		for b.Loop() {
-			s, _ := SumAll(x64)
+			s, _ := Value(Sum, x64)
 			sink += s
 		}
 	})

@@ -8,7 +8,9 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// The binary operations, from ops/internal/optable's table. Integer
+// The binary operations, from ops/internal/optable's table, for Binary,
+// BinaryScalar, ScalarBinary, Expr.Binary and the allocating
+// New2Op(Binary, a, b, op). Integer
 // division truncates toward zero and x/0 is 0 (as in Halide); integer
 // arithmetic wraps. Min and Max return NaN when either operand is NaN.
 // Pow is defined for floating-point types only. Mod is NumPy's remainder
@@ -16,13 +18,23 @@ import (
 // as in NumPy, and a zero result takes the divisor's sign; on integers x
 // mod 0 is 0, as NumPy gives (and as x/0 is 0 here).
 const (
+	// OpAdd: Binary stores a + b in dst, broadcasting a and b to dst's shape.
 	OpAdd BinaryOp = iota
+	// OpSub: Binary stores a − b in dst, broadcasting a and b to dst's shape.
 	OpSub
+	// OpMul: Binary stores a · b in dst, broadcasting a and b to dst's shape.
 	OpMul
+	// OpDiv: Binary stores a / b in dst, broadcasting a and b to dst's shape.
 	OpDiv
+	// OpMin: Binary stores the elementwise min(a, b) in dst (numpy's minimum).
 	OpMin
+	// OpMax: Binary stores the elementwise max(a, b) in dst (numpy's maximum).
 	OpMax
+	// OpPow: Binary stores a raised to b in dst, for floating-point types.
 	OpPow
+	// OpMod: Binary stores the floored remainder of a / b in dst, the sign of b's (NumPy's
+	// mod and remainder, Python's %): −7 mod 3 = 2, 7 mod −3 = −2. For
+	// floats x mod 0 is NaN; for integers it is 0.
 	OpMod
 	nBinary
 )
@@ -43,32 +55,6 @@ var binCostly = [nBinary]bool{OpPow: true, OpMod: true}
 var binVecFloat = [nBinary]bool{OpAdd: true, OpSub: true, OpMul: true, OpDiv: true}
 
 var binVecInt = [nBinary]bool{OpAdd: true, OpSub: true, OpMul: true}
-
-// Add stores a + b in dst, broadcasting a and b to dst's shape.
-func Add[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpAdd) }
-
-// Sub stores a − b in dst, broadcasting a and b to dst's shape.
-func Sub[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpSub) }
-
-// Mul stores a · b in dst, broadcasting a and b to dst's shape.
-func Mul[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMul) }
-
-// Div stores a / b in dst, broadcasting a and b to dst's shape.
-func Div[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpDiv) }
-
-// Minimum stores the elementwise min(a, b) in dst (numpy's minimum).
-func Minimum[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMin) }
-
-// Maximum stores the elementwise max(a, b) in dst (numpy's maximum).
-func Maximum[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMax) }
-
-// Pow stores a raised to b in dst, for floating-point types.
-func Pow[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpPow) }
-
-// Mod stores the floored remainder of a / b in dst, the sign of b's (NumPy's
-// mod and remainder, Python's %): Mod(−7, 3) = 2, Mod(7, −3) = −2. For
-// floats x mod 0 is NaN; for integers it is 0.
-func Mod[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, OpMod) }
 
 // clBinFloat are the ops' OpenCL C on floating-point types, as fuse_cl.go's subst
 // fills them ("": none).

@@ -51,13 +51,13 @@ func testBroadcastOne[T array.Elem](t *testing.T, d *opencl.Device) {
 					var err error
 					switch op[:3] {
 					case "Add":
-						err = Add(dst, x, y)
+						err = Binary(dst, x, y, OpAdd)
 					case "Sub":
-						err = Sub(dst, x, y)
+						err = Binary(dst, x, y, OpSub)
 					case "Mul":
-						err = Mul(dst, x, y)
+						err = Binary(dst, x, y, OpMul)
 					case "Div":
-						err = Div(dst, x, y)
+						err = Binary(dst, x, y, OpDiv)
 					case "Cop":
 						err = Copy(dst, one)
 					}

@@ -170,7 +170,7 @@ func checkCopyOrder(t *testing.T, r *rand.Rand, d device.Device, i int) {
 	if d != nil {
 		onDev(t, d, root)
 		if r.IntN(2) == 0 { // device-dirty: a copy must fetch it
-			must(t, ops.AddScalar(root, root, 0))
+			must(t, ops.BinaryScalar(root, root, 0, ops.OpAdd))
 			how += ", device-dirty"
 		}
 	}

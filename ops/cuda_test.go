@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -31,7 +33,8 @@ func cudaDefault() (*cuda.Device, error) {
 		return cuda.Default()
 	}
 	cudaOnce.Do(func() {
-		cudaDev, cudaErr = cuda.Open(cuda.Options{Ordinal: cuda.OrdinalFromEnv(), Verbose: *cudaVerbose, KeepRejected: *cudaKeep})
+		n, _ := strconv.Atoi(os.Getenv(cuda.EnvDevice)) // cuda.Default's device
+		cudaDev, cudaErr = cuda.Open(cuda.Options{Ordinal: max(n, 0), Verbose: *cudaVerbose, KeepRejected: *cudaKeep})
 	})
 	return cudaDev, cudaErr
 }
@@ -110,20 +113,20 @@ func opsWhere(t *testing.T, d interface {
 		dims []int
 		run  func(dst, x, y, m *array.Array[float32]) error
 	}{
-		{"Add", []int{n}, func(dst, x, y, _ *array.Array[float32]) error { return Add(dst, x, y) }},
+		{"Add", []int{n}, func(dst, x, y, _ *array.Array[float32]) error { return Binary(dst, x, y, OpAdd) }},
 		{"Copy", []int{n}, func(dst, x, _, _ *array.Array[float32]) error { return Copy(dst, x) }},
 		{"CopyStrided", []int{100, 30}, func(dst, _, _, m *array.Array[float32]) error { return Copy(dst, m.Transpose(0, 1)) }},
-		{"Exp", []int{n}, func(dst, x, _, _ *array.Array[float32]) error { return Exp(dst, x) }},
+		{"Exp", []int{n}, func(dst, x, _, _ *array.Array[float32]) error { return Unary(dst, x, OpExp) }},
 		{"Sum", []int{30}, func(dst, _, _, m *array.Array[float32]) error { return Sum(dst, m, 1) }},
 		{"SumAll", []int{1}, func(dst, x, _, _ *array.Array[float32]) error {
-			v, err := SumAll(x)
+			v, err := Value(Sum, x)
 			if err == nil {
 				err = Fill(dst, v)
 			}
 			return err
 		}},
 		{"Eval", []int{n}, func(dst, x, y, _ *array.Array[float32]) error {
-			return Eval(dst, In(x).Mul(In(y)).Add(Const[float32](1)).Unary(OpTanh))
+			return Eval(dst, In(x).Binary(OpMul, In(y)).Binary(OpAdd, Const[float32](1)).Unary(OpTanh))
 		}},
 		{"Softmax", []int{30, 100}, func(dst, _, _, m *array.Array[float32]) error { return Softmax(dst, m, 1) }},
 		{"Var", []int{30}, func(dst, _, _, m *array.Array[float32]) error { return Var(dst, m, 1, 0) }},

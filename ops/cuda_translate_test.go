@@ -68,7 +68,7 @@ func addSources[T array.Elem](srcs map[string]string) {
 	e := In(a)
 	for op := OpAdd; op <= OpMod; op++ {
 		if binaryCheck[T](op) == nil {
-			e = e.Binary(op, In(b).Add(Const(one)))
+			e = e.Binary(op, In(b).Binary(OpAdd, Const(one)))
 		}
 	}
 	for op := range nUnary {
@@ -76,8 +76,8 @@ func addSources[T array.Elem](srcs map[string]string) {
 			e = e.Unary(op)
 		}
 	}
-	e = e.Add(AsType[T](AsTypeSaturate[float32](AsType[int16](e))))
-	e = e.Add(AsTypeSaturate[T](AsType[float64](e))).Add(AsTypeSaturate[T](AsTypeSaturate[uint8](e)))
+	e = e.Binary(OpAdd, AsType[T](AsTypeSaturate[float32](AsType[int16](e))))
+	e = e.Binary(OpAdd, AsTypeSaturate[T](AsType[float64](e))).Binary(OpAdd, AsTypeSaturate[T](AsTypeSaturate[uint8](e)))
 	for i, red := range []reduceOp{redSum, redSum, redMin, redMax} {
 		p := newPlan("Eval", e.node("Eval"))
 		srcs[fmt.Sprintf("fuse %v %d", t, i)] = p.source(red, i > 0, true, false)

@@ -165,14 +165,12 @@ type devState struct {
 	// gemmSplit: a split-K factor forced by element size (tests; with a
 	// forced tiling or the model's); gemmChosen: MatMul's choice per shape
 	// class (autotuned, or the model's where tuning was cut short);
-	// gemmTuning: how it chooses (SetGemmTuning). tuneMu: one autotune
+	// tuning: how it chooses and how reductions are cut up (SetTuning). tuneMu: one autotune
 	// at a time on the device, so that two do not time each other.
 	gemmSplit  map[int]int
 	gemmChosen map[gemmClass]gemmChoice
-	gemmTuning GemmTuning
-	// reduceTuning: how reductions are cut up (SetReduceTuning)
-	reduceTuning ReduceTuning
-	tuneMu       sync.Mutex
+	tuning     Tuning
+	tuneMu     sync.Mutex
 	// gemmScratch: split-K's partial products; gemmMu is held from a
 	// split product's first enqueue to its reduction's (the queue is in
 	// order, so the next one may then reuse it).
@@ -391,7 +389,7 @@ func (s devRef) typeProgram(kind string, t array.Type) (*clProgram, error) {
 }
 
 // redProgram is the reduction program of t, built with the part pass's
-// unroll (ReduceTuning.Unroll) and, where the device needs it, the PTX fence of
+// unroll (Tuning.Reduce.Unroll) and, where the device needs it, the PTX fence of
 // the one-pass kernels (fencedProgram).
 func (s devRef) redProgram(t array.Type, ct clType) (*clProgram, error) {
 	u := s.redUnroll()

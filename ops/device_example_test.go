@@ -29,8 +29,8 @@ func ExampleOn() {
 	}
 	b := array.New[float32](4)
 	s0 := d.Stats()
-	_ = ops.MulScalar(b, a, 10) // a is current on d: runs on d
-	_ = ops.Add(b, b, a)        // b is device-dirty: runs on d
+	_ = ops.BinaryScalar(b, a, 10, ops.OpMul) // a is current on d: runs on d
+	_ = ops.Binary(b, b, a, ops.OpAdd)        // b is device-dirty: runs on d
 	s := d.Stats().Sub(s0)
 	fmt.Println(b.Device() == d, b.DeviceDirty(), s.Launches, s.H2DCalls, s.D2HCalls)
 	v, _ := b.HostReadOnly() // the one copy home

@@ -36,17 +36,17 @@ func TestDevicePipelineOpPipeline(t *testing.T) {
 		run  func() error
 	}{
 		{"brighter", func() error { return brighter.Brighter(in, 10, b1) }},
-		{"AddScalar", func() error { return ops.AddScalar(b2, b1, 3) }},
+		{"AddScalar", func() error { return ops.BinaryScalar(b2, b1, 3, ops.OpAdd) }},
 		{"brighter", func() error { return brighter.Brighter(b2, 1, out) }},
 		{"CastWrap", func() error { return ops.CastWrap(f, out) }},
-		{"MulScalar", func() error { return ops.MulScalar(f, f, 0.5) }},
+		{"MulScalar", func() error { return ops.BinaryScalar(f, f, 0.5, ops.OpMul) }},
 	}
 	for _, s := range steps {
 		if err := s.run(); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 	}
-	sum, err := ops.SumAll(f)
+	sum, err := ops.Value(ops.Sum, f)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -151,8 +151,8 @@ func testDeviceElementwise[T array.Elem](t *testing.T) {
 		must(t, ScalarBinary(hd, s, ha, OpDiv))
 		must(t, ScalarBinary(dd, s, da, OpDiv))
 		checkSame(t, layout+" s/x", dd, hd, tol)
-		must(t, MulScalar(hd, ha, s))
-		must(t, MulScalar(dd, da, s))
+		must(t, BinaryScalar(hd, ha, s, OpMul))
+		must(t, BinaryScalar(dd, da, s, OpMul))
 		checkSame(t, layout+" x*s", dd, hd, tol)
 		for op := OpAbs; op <= OpTanh; op++ {
 			if (op >= OpSqrt && k != kFloat && k != kHalf) || (op == OpNeg && k == kUnsigned) {
@@ -571,14 +571,14 @@ func TestDeviceChainNoTransfer(t *testing.T) {
 	must(t, On(d, a, b, c, s, m, bi, bh))
 	defer guard.Set(guard.Set(true))
 	before := d.Stats()
-	must(t, MulScalar(b, a, 2))
-	must(t, Add(b, b, a)) // 3a
-	must(t, Exp(b, b.Crop(0, 0, 64)))
-	must(t, Log(b, b))
+	must(t, BinaryScalar(b, a, 2, OpMul))
+	must(t, Binary(b, b, a, OpAdd)) // 3a
+	must(t, Unary(b, b.Crop(0, 0, 64), OpExp))
+	must(t, Unary(b, b, OpLog))
 	must(t, Copy(c, b.Transpose(0, 1)))
 	must(t, Sum(s, b, 1))
 	must(t, MatMul(m, b.Crop(0, 0, 32), c.Crop(1, 0, 32)))
-	tot, err := SumAll(s)
+	tot, err := Value(Sum, s)
 	must(t, err)
 	must(t, CastWrap(bi, b))                      // float → integer, wrapping
 	must(t, CastSaturate(bh, bi.Transpose(0, 1))) // → Float16
@@ -608,12 +608,12 @@ func TestDeviceChainNoTransfer(t *testing.T) {
 	// under the guard it is an error.
 	x := array.New[float32](64, 32)
 	guard.Set(true)
-	if err := Add(b, b, x); !errors.Is(err, device.ErrTransferGuard) {
+	if err := Binary(b, b, x, OpAdd); !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("Add with a host-fresh operand under the guard: %v, want ErrTransferGuard", err)
 	}
 	guard.Set(false)
 	before = d.Stats()
-	must(t, Add(b, b, x))
+	must(t, Binary(b, b, x, OpAdd))
 	if got := d.Stats().Sub(before); got.H2DCalls != 1 {
 		t.Fatalf("upload of the host-fresh operand: %v, want one counted H2D", got)
 	}
@@ -624,16 +624,16 @@ func TestDeviceChainNoTransfer(t *testing.T) {
 func TestDevicePlacement(t *testing.T) {
 	d := testDev(t)
 	a, b := array.New[int32](10), array.New[int32](10)
-	must(t, Add(b, a, a))
+	must(t, Binary(b, a, a, OpAdd))
 	if b.Device() != nil {
 		t.Fatal("an op on host Arrays ran on a device")
 	}
 	must(t, On(d, a))
-	must(t, AddScalar(a, a, 1)) // a current on d, dst a: device
+	must(t, BinaryScalar(a, a, 1, OpAdd)) // a current on d, dst a: device
 	if !a.DeviceDirty() {
 		t.Fatal("an op on an Array current on the device ran on the host")
 	}
-	must(t, Add(b, a, a)) // a device-dirty: b follows it
+	must(t, Binary(b, a, a, OpAdd)) // a device-dirty: b follows it
 	if !b.DeviceDirty() {
 		t.Fatal("an op with a device-dirty operand ran on the host")
 	}
@@ -651,8 +651,8 @@ func TestDevicePlacement(t *testing.T) {
 	}
 	// host-only dst: the host path, with a counted download of a
 	f := array.FromSlice(make([]int32, 10), 10)
-	must(t, AddScalar(a, a, 1))
-	must(t, Add(f, a, a))
+	must(t, BinaryScalar(a, a, 1, OpAdd))
+	must(t, Binary(f, a, a, OpAdd))
 	if f.Device() != nil || f.Raw().HostBytes()[0] != 4 {
 		t.Fatalf("host-only dst: device %v, f[0] = %v", f.Device(), f.Raw().HostBytes()[0])
 	}
@@ -678,7 +678,7 @@ func BenchmarkDeviceTinyOp(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for range b.N {
-		if err := AddScalar(x, x, 1); err != nil {
+		if err := BinaryScalar(x, x, 1, OpAdd); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -768,7 +768,7 @@ func TestDeviceStateRelease(t *testing.T) {
 		}
 		a := array.New[int32](8)
 		must(t, On(d, a))
-		must(t, AddScalar(a, a, 1))
+		must(t, BinaryScalar(a, a, 1, OpAdd))
 		v, err := a.HostReadOnly()
 		must(t, err)
 		if v.At(0) != 1 {
@@ -811,20 +811,20 @@ func TestDeviceTwoDevices(t *testing.T) {
 	sum0, int0, cond1 := array.New[float32](1), array.New[int32](64), array.New[uint8](64)
 	must(t, On(d0, a, dst, m0, sum0, int0))
 	must(t, On(d1, b, m1, cond1))
-	must(t, AddScalar(a, a, 1)) // device-dirty on d0
-	must(t, MulScalar(b, b, 3)) // device-dirty on d1
+	must(t, BinaryScalar(a, a, 1, OpAdd)) // device-dirty on d0
+	must(t, BinaryScalar(b, b, 3, OpMul)) // device-dirty on d1
 	s0, s1 := d0.Stats(), d1.Stats()
 	ops := map[string]func() error{
-		"Add":       func() error { return Add(dst, a, b) },
+		"Add":       func() error { return Binary(dst, a, b, OpAdd) },
 		"Copy":      func() error { return Copy(dst, b) },
 		"Where":     func() error { return Where(dst, cond1, a, a) },
-		"Maximum":   func() error { return Maximum(dst, b, b) },
+		"Maximum":   func() error { return Binary(dst, b, b, OpMax) },
 		"Sum":       func() error { return Sum(sum0, b, 0) },
-		"host dst":  func() error { return Add(array.FromSlice(make([]float32, 64), 64), a, b) },
+		"host dst":  func() error { return Binary(array.FromSlice(make([]float32, 64), 64), a, b, OpAdd) },
 		"CastWrap":  func() error { return CastWrap(int0, b) },
 		"MatMul":    func() error { return MatMul(array.New[float32](8, 8), m0, m1) },
 		"Compare":   func() error { return Compare(array.New[uint8](64), a, b, LT) },
-		"DeviceDst": func() error { return Neg(dst, b) },
+		"DeviceDst": func() error { return Unary(dst, b, OpNeg) },
 	}
 	for name, op := range ops {
 		err := op()
@@ -841,7 +841,7 @@ func TestDeviceTwoDevices(t *testing.T) {
 	if _, err := b.MoveTo(d0); err != nil {
 		t.Fatal(err)
 	}
-	must(t, Add(dst, a, b))
+	must(t, Binary(dst, a, b, OpAdd))
 	if !dst.DeviceDirty() || dst.Device() != d0 {
 		t.Fatal("after MoveTo the op did not run on d0")
 	}
@@ -877,9 +877,9 @@ func TestDeviceConcurrentReductions(t *testing.T) {
 					var got float32
 					var err error
 					if r%2 == 0 {
-						got, err = SumAll(a)
+						got, err = Value(Sum, a)
 					} else if err = Sum(rows, a, 0); err == nil {
-						got, err = SumAll(rows)
+						got, err = Value(Sum, rows)
 					}
 					if err != nil {
 						return err
@@ -934,7 +934,7 @@ func TestDeviceNoFP64(t *testing.T) {
 	if g := d.Stats().Sub(s0); g.D2HCalls != 1 {
 		t.Errorf("float64 cast's download: %d D2H calls, want 1", g.D2HCalls)
 	}
-	m, err := SumAll(f32) // float32 sums accumulate in float on the device
+	m, err := Value(Sum, f32) // float32 sums accumulate in float on the device
 	must(t, err)
 	if m != 24 {
 		t.Fatalf("SumAll = %v, want 24", m)
@@ -986,7 +986,7 @@ func twoContexts(t *testing.T, cpu, gpu *opencl.Device) {
 			must(t, On(d, a, b))
 		}
 		must(t, Iota(a, 0))
-		must(t, MulScalar(a, a, 0.5))
+		must(t, BinaryScalar(a, a, 0.5, OpMul))
 		must(t, Fill(b, 1))
 		return a, b
 	}
@@ -997,7 +997,7 @@ func twoContexts(t *testing.T, cpu, gpu *opencl.Device) {
 		t.Fatal("ops did not run where their Arrays live")
 	}
 	c0, g0 := cpu.Stats(), gpu.Stats()
-	if err := Add(b, a, b); !errors.Is(err, device.ErrForeign) {
+	if err := Binary(b, a, b, OpAdd); !errors.Is(err, device.ErrForeign) {
 		t.Fatalf("Add across CPU and GPU: %v, want device.ErrForeign", err)
 	}
 	p, err := a.MoveTo(gpu)
@@ -1007,8 +1007,8 @@ func twoContexts(t *testing.T, cpu, gpu *opencl.Device) {
 	if c, g := cpu.Stats().Sub(c0), gpu.Stats().Sub(g0); c.D2HCalls == 0 || g.H2DCalls == 0 || c.PeerCalls+g.PeerCalls != 0 {
 		t.Fatalf("staged MoveTo counted cpu %v, gpu %v", c, g)
 	}
-	must(t, Add(b, a, b))
-	must(t, Add(hb, ha, hb))
+	must(t, Binary(b, a, b, OpAdd))
+	must(t, Binary(hb, ha, hb, OpAdd))
 	m, hm := array.New[float32](h, h), array.New[float32](h, h)
 	must(t, On(gpu, m))
 	must(t, MatMul(m, b, b.Transpose(0, 1)))
@@ -1019,8 +1019,8 @@ func twoContexts(t *testing.T, cpu, gpu *opencl.Device) {
 	if _, err := m.MoveTo(cpu); err != nil {
 		t.Fatal(err)
 	}
-	must(t, Sqrt(m, m))
-	must(t, Sqrt(hm, hm))
+	must(t, Unary(m, m, OpSqrt))
+	must(t, Unary(hm, hm, OpSqrt))
 	if m.Device() != device.Device(cpu) || !m.DeviceDirty() {
 		t.Fatal("Sqrt did not run on the CPU device after MoveTo")
 	}

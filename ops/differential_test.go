@@ -985,15 +985,15 @@ func diffReduceAll[T array.Elem](g *dgen) {
 	var err error
 	switch op {
 	case 0:
-		got, err = SumAll(a.a)
+		got, err = Value(Sum, a.a)
 	case 1:
-		got, err = ProdAll(a.a)
+		got, err = Value(Prod, a.a)
 	case 2:
-		got, err = MinAll(a.a)
+		got, err = Value(Min, a.a)
 	case 3:
-		got, err = MaxAll(a.a)
+		got, err = Value(Max, a.a)
 	case 4:
-		got, err = MeanAll(a.a)
+		got, err = Value(Mean, a.a)
 	}
 	if !g.finish(p, err, false, nil, a.a) {
 		return

@@ -1,5 +1,12 @@
 // Package ops holds operations on Arrays that follow residency, destination
-// first: ops.Add(dst, a, b).
+// first: ops.Binary(dst, a, b, ops.OpAdd).
+//
+// An elementwise op is a value passed to its family's one function, as
+// Compare takes a CmpOp and image/draw's Draw an Op: Unary(dst, a,
+// OpExp), Binary(dst, a, b, OpAdd), BinaryScalar(dst, a, 2, OpMul),
+// ScalarBinary(dst, 1, b, OpDiv), Compare(dst, a, b, LT) and
+// Expr.Unary/Expr.Binary in fused expressions. A new row of
+// ops/internal/optable's table adds a constant, not a function.
 //
 // # Where an op runs
 //
@@ -33,7 +40,7 @@
 // device's stream.
 //
 // Device ops are OpenCL kernels enqueued on D's in-order queue, the queue
-// package halide's OpenCL pipelines use (halide.OpenCLDevice() is
+// package halide's OpenCL pipelines use (halide.DefaultDevice("OpenCL") is
 // opencl.Default()), so pipelines and ops chain with no host sync and no
 // transfer; only reading a result on the host waits. The same kernels run
 // on device/cuda's Device where NVRTC is there (device.BuildsOpenCLC: it
@@ -47,12 +54,13 @@
 //
 // On the device: every elementwise, scalar and unary op (each BinaryOp
 // and UnaryOp: a row of ops/internal/optable's table, whose device form
-// is generated with its host form: Add … Mod, Abs … Sign, Erf, …),
+// is generated with its host form: OpAdd … OpMod, OpAbs … OpLog1p),
 // Clip, IsNaN, IsInf, IsFinite, Compare, CompareScalar, Where, Copy (of
 // any view: Copy(dst, src.Transpose(0, 1)) is a transpose), Fill, Iota,
 // RandUniform, RandNormal (float64 math: on a device with cl_khr_fp64),
 // Sum, Prod, Min, Max,
-// Mean, ArgMin and ArgMax (along a dimension and the *All forms), Var,
+// Mean, ArgMin and ArgMax (along a dimension, AllDims and ArgMinAll,
+// ArgMaxAll), Var,
 // Std, Norm, LogSumExp, CountNonzero, Any and All (both forms), CumSum,
 // CumProd, Softmax, Sort, ArgSort and TopK along a dimension (cl/along.cl;
 // Sort is a bitonic network, 2 + log2(P)(log2(P)+1)/2 launches for lines
@@ -69,8 +77,8 @@
 // element the host picks. A reduction along a long axis is one launch:
 // each output's work-groups reduce their shares, and the last of them to
 // finish joins their partials (go test -run OnePass ./ops). Variants to
-// compare on a GPU are set per device with SetReduceTuning
-// (ReduceTuning: TwoPass joins in a second launch instead, GroupsPerUnit
+// compare on a GPU are set per device with SetTuning
+// (Tuning.Reduce: TwoPass joins in a second launch instead, GroupsPerUnit
 // the work-groups per compute unit (4), WorkGroup their size (256),
 // Unroll the 16-byte loads a work-item has in flight (4)).
 //
@@ -89,8 +97,8 @@
 // float64 (float32 without cl_khr_fp64) in a different order than the host.
 // MatMul's kernel (tiling, and split-K for thin products) is chosen per
 // device and shape class: measured at the class's first product, or by a
-// deterministic model with GemmTuning.ModelOnly (SetGemmTuning); see
-// GemmTuning; a tuner (bench/cmd/opsbench -tune) forces one through
+// deterministic model with Tuning.Gemm.ModelOnly (SetTuning); see
+// Tuning; a tuner (bench/cmd/opsbench -tune) forces one through
 // package ops/tune. Check with
 //
 //	POCL_CACHE_DIR=$PWD/.cache/pocl go test -run Device ./ops
@@ -131,8 +139,8 @@
 // transfer (device.ErrTransferGuard), a read-only output
 // (array.ErrReadOnly), an unsupported type
 // (ErrUnsupported), and a reduction over no elements that has no value:
-// Min, Max, ArgMin and ArgMax over an empty dimension and MinAll, MaxAll,
-// ArgMinAll and ArgMaxAll of an empty Array return an error wrapping
+// Min, Max, ArgMin and ArgMax over an empty dimension or over AllDims of
+// an empty Array, and ArgMinAll and ArgMaxAll of one, return an error wrapping
 // array.ErrShape (NumPy raises ValueError). Sum, Prod and Mean over no
 // elements are 0, 1 and NaN (0 for integers).
 //
@@ -142,16 +150,18 @@
 // # Results without pre-made outputs
 //
 // Every op has an allocating form through a few generic helpers that
-// take the dst-first op and make dst: New1 (one input: Abs … Tanh, Copy,
-// the casts), New2 (two inputs, broadcast: Add … Pow), NewScalar, New1Op,
-// New2Op and NewScalarOp (the ops that take an op code: Unary, Binary,
-// Compare, BinaryScalar, CompareScalar), NewWhere, NewReduce (an
+// take the dst-first op and make dst: New1 (one input: Copy, the casts,
+// Clip's closures), New2 (two inputs, broadcast), New1Op, New2Op and
+// NewScalarOp (the ops that take an op code: Unary, Binary, Compare,
+// BinaryScalar, CompareScalar, as ops.New1Op(ops.Unary, a, ops.OpExp)),
+// NewWhere, NewReduce (an
 // array.Axis in NumPy's order: ops.NewReduce(ops.Sum, a, -1)), NewMatMul
 // and Arange. The new dst has no device allocation, so the op places it
 // by the rule above: on the inputs' device when they are current or
 // newest there (checked on the host, device/sim and PoCL with the
 // counters: go test -run NewPlacement ./ops). NewAlong (Sort, ArgSort,
-// CumSum, CumProd, Softmax along an array.Axis), NewVar, NewStd and
+// CumSum, CumProd, Softmax along an array.Axis), NewReduceOp (Var, Std,
+// Norm) and
 // MeanFloat (and MeanAllFloat, NumPy's float64 mean of integers) follow
 // the same rule. Reshape, Concatenate, Stack,
 // Index (any step) and Flip are the copying shape operations beside
@@ -197,8 +207,9 @@
 //
 // An Expr is a chain of elementwise ops written once and run in one pass
 // over its Arrays, with no temporary Arrays: leaves In(a) and Const(v),
-// nodes Binary (Add, Sub, Mul, Div, Scale), Unary and the casts AsType
-// and AsTypeSaturate, with the definitions of the ops of the same names.
+// nodes Binary (any BinaryOp: In(a).Binary(OpMul, In(b))), Scale (by a
+// Go value), Unary and the casts AsType and AsTypeSaturate, with the
+// definitions of the ops of the same names.
 // Eval(dst, e) stores it; EvalSum (into a 0-D dst), EvalSumAll,
 // EvalMinAll and EvalMaxAll end it in a reduction over every element. So
 // the mixed chain's cast → scale → sum of an image reads the image once:
@@ -211,10 +222,10 @@
 // arguments, so e.Scale(2) and e.Scale(3) share it; Expr.String shows the
 // key): Eval is one launch, and so is a reduction, whose last work-group
 // to finish joins the work-groups' partial results as Sum's do
-// (ReduceTuning.TwoPass: a second launch joins them). On the host and on a Go device it is one parallel pass
+// (Tuning.Reduce.TwoPass: a second launch joins them). On the host and on a Go device it is one parallel pass
 // over blocks of 128 elements that runs the host kernels node by node on
-// the block. Each node's value is rounded to its element type as the
-// op-by-op result is, so integer results, and float results without
+// the block. Each node's value is rounded, as the op-by-op result is, to
+// its element type, so integer results, and float results without
 // transcendental nodes, equal op-by-op evaluation exactly; float
 // transcendentals are within the tolerances above; sums add in another
 // order (Sum's accuracy). An Expr of more than 7 distinct Arrays runs op
@@ -240,7 +251,7 @@
 //
 // # Accuracy of sums
 //
-// Float sums (Sum, SumAll, Mean, MeanAll) are pairwise: leaves of 512
+// Float sums (Sum and Mean, along a dimension or AllDims) are pairwise: leaves of 512
 // float64 (4096 float32, Float16 or BFloat16) elements are added in 8 (Go)
 // or 32 (AVX2) float64 lanes, and the leaves' sums join a binary pairwise
 // tree, across rows; the workers' partial sums (at most 4 per worker) are
@@ -292,7 +303,7 @@
 // host and on a device). An op on a closed device, or one that races a
 // Close, returns an error wrapping device.ErrClosed as the rule says. The
 // functions without an error result, Accel, Philox4x32, NewGenerator,
-// GemmTuningOf, SetGemmTuning, ReduceTuningOf and SetReduceTuning, take
+// SetTuning and TuningOf, take
 // no Array (the Generator's methods return the error);
 // In, Const, AsType and AsTypeSaturate build expressions without reading
 // their Arrays (Eval and the reductions of an Expr check them).

@@ -288,7 +288,7 @@ func (e *einsum[T]) reduceOne(t *einTerm[T], keep map[byte]bool) error {
 				return err
 			}
 		}
-		m, err := New2(Mul, t.x, eye)
+		m, err := New2Op(Binary, t.x, eye, OpMul)
 		if err != nil {
 			return err
 		}
@@ -401,7 +401,7 @@ func (e *einsum[T]) contract(a, b *einTerm[T], keep map[byte]bool, want []byte) 
 		if err != nil {
 			return nil, err
 		}
-		p, err := New2(Mul, a4, b4)
+		p, err := New2Op(Binary, a4, b4, OpMul)
 		if err != nil {
 			return nil, err
 		}

@@ -18,26 +18,6 @@ func (op BinaryOp) String() string {
 	return binaryNames[op]
 }
 
-// AddScalar stores a + s in dst.
-func AddScalar[T array.Elem](dst, a *array.Array[T], s T) error {
-	return BinaryScalar(dst, a, s, OpAdd)
-}
-
-// SubScalar stores a − s in dst.
-func SubScalar[T array.Elem](dst, a *array.Array[T], s T) error {
-	return BinaryScalar(dst, a, s, OpSub)
-}
-
-// MulScalar stores a · s in dst.
-func MulScalar[T array.Elem](dst, a *array.Array[T], s T) error {
-	return BinaryScalar(dst, a, s, OpMul)
-}
-
-// DivScalar stores a / s in dst.
-func DivScalar[T array.Elem](dst, a *array.Array[T], s T) error {
-	return BinaryScalar(dst, a, s, OpDiv)
-}
-
 // Binary stores a op b in dst. a and b broadcast to dst's shape (see the
 // package documentation); dst may be a or b (in place) but must not
 // otherwise overlap them. Shape mismatches panic with array.ErrShape; an
@@ -47,7 +27,8 @@ func Binary[T array.Elem](dst, a, b *array.Array[T], op BinaryOp) error {
 	return binary(op, dst, a, b, z, z)
 }
 
-// BinaryScalar stores a op s in dst.
+// BinaryScalar stores a op s in dst: for example BinaryScalar(dst, a,
+// 2, OpMul) is 2a.
 func BinaryScalar[T array.Elem](dst, a *array.Array[T], s T, op BinaryOp) error {
 	return binary(op, dst, a, nil, s, s)
 }

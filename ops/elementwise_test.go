@@ -89,7 +89,7 @@ func testBinary[T array.Elem](t *testing.T, r *rand.Rand) {
 	for op := OpAdd; op <= OpPow; op++ {
 		if op == OpPow && k != kFloat && k != kHalf {
 			d := array.New[T](2)
-			if err := Pow(d, d, d); !errors.Is(err, ErrUnsupported) {
+			if err := Binary(d, d, d, OpPow); !errors.Is(err, ErrUnsupported) {
 				t.Fatalf("Pow on %s: err %v, want ErrUnsupported", typeName[T](), err)
 			}
 			continue
@@ -265,10 +265,10 @@ func TestAddCommutes(t *testing.T) {
 		a := makeView(r, layouts[r.IntN(5)], ext, gen[float32](r, false))
 		b := makeView(r, layouts[r.IntN(5)], ext, gen[float32](r, false))
 		x, y := array.New[float32](ext...), array.New[float32](ext...)
-		if err := Add(x, a, b); err != nil {
+		if err := Binary(x, a, b, OpAdd); err != nil {
 			t.Fatal(err)
 		}
-		if err := Add(y, b, a); err != nil {
+		if err := Binary(y, b, a, OpAdd); err != nil {
 			t.Fatal(err)
 		}
 		xv, _ := x.HostReadOnly()
@@ -284,7 +284,7 @@ func TestAddCommutes(t *testing.T) {
 func TestInPlace(t *testing.T) {
 	a := array.FromSlice([]float64{1, 2, 3, 4, 5, 6}, 3, 2)
 	b := array.FromSlice([]float64{10, 20, 30}, 3)
-	if err := Add(a, a, b); err != nil {
+	if err := Binary(a, a, b, OpAdd); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := a.HostReadOnly()
@@ -299,12 +299,12 @@ func TestInPlace(t *testing.T) {
 func TestShapeMismatch(t *testing.T) {
 	d := array.New[float32](4, 3)
 	// Messages print NumPy's shapes: extents (4, 3) are shape (3, 4).
-	mustPanicShape(t, func() { Add(d, array.New[float32](4, 2), d) }, "(2, 4)", "(3, 4)")
-	mustPanicShape(t, func() { Add(d, d, array.New[float32](4, 3, 2)) }, "(2, 3, 4)", "(3, 4)")
+	mustPanicShape(t, func() { Binary(d, array.New[float32](4, 2), d, OpAdd) }, "(2, 4)", "(3, 4)")
+	mustPanicShape(t, func() { Binary(d, d, array.New[float32](4, 3, 2), OpAdd) }, "(2, 3, 4)", "(3, 4)")
 	mustPanicShape(t, func() { Sum(array.New[float32](3), d, 1) }, "(3,)", "(3, 4)")
 	mustPanicShape(t, func() { MatMul(array.New[float32](2, 2), d, d) }, "(3, 4)", "(2, 2)")
 	mustPanicShape(t, func() { Compare(array.New[uint8](5), d, d, LT) }, "(3, 4)", "(5,)")
-	if _, err := MinAll(array.New[float32](0, 3)); !errors.Is(err, array.ErrShape) {
+	if _, err := Value(Min, array.New[float32](0, 3)); !errors.Is(err, array.ErrShape) {
 		t.Errorf("MinAll of an empty Array: %v, want ErrShape", err)
 	}
 }

@@ -32,9 +32,9 @@ func TestEmptyDst(t *testing.T) {
 		name string
 		run  func(dst, in *array.Array[float32]) error
 	}{
-		{"Add", func(dst, in *array.Array[float32]) error { return Add(dst, in, in) }},
-		{"AddScalar", func(dst, in *array.Array[float32]) error { return AddScalar(dst, in, 1) }},
-		{"Sqrt", func(dst, in *array.Array[float32]) error { return Sqrt(dst, in) }},
+		{"Add", func(dst, in *array.Array[float32]) error { return Binary(dst, in, in, OpAdd) }},
+		{"AddScalar", func(dst, in *array.Array[float32]) error { return BinaryScalar(dst, in, 1, OpAdd) }},
+		{"Sqrt", func(dst, in *array.Array[float32]) error { return Unary(dst, in, OpSqrt) }},
 		{"Copy", func(dst, in *array.Array[float32]) error { return Copy(dst, in) }},
 		{"Compare", func(dst, in *array.Array[float32]) error {
 			return Compare(array.New[uint8](dst.Extents()...), in, in, LT)
@@ -59,7 +59,7 @@ func TestEmptyDst(t *testing.T) {
 							t.Skipf("no OpenCL device: %v", err)
 						}
 						must(t, On(d, in))
-						must(t, MulScalar(in, in, 1))
+						must(t, BinaryScalar(in, in, 1, OpMul))
 						if !in.DeviceDirty() {
 							t.Fatal("set-up: input not device-dirty")
 						}
@@ -109,9 +109,9 @@ func testReduceAllEmpty[T array.Elem](t *testing.T) {
 		"[3 0]":             array.New[T](3, 0),
 		"stepped [0 8 5 3]": array.New[T](2, 0, 8, 5, 3).Permute(1, 2, 3, 4, 0).Slice(4, 1),
 	} {
-		p, err := ProdAll(a)
+		p, err := Value(Prod, a)
 		must(t, err)
-		s, err := SumAll(a)
+		s, err := Value(Sum, a)
 		must(t, err)
 		if toF64(p) != 1 || toF64(s) != 0 {
 			t.Errorf("%s: ProdAll %v (want 1), SumAll %v (want 0)", name, toF64(p), toF64(s))

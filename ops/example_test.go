@@ -8,13 +8,13 @@ import (
 	"github.com/resident-go/resident/ops"
 )
 
-// Add broadcasts: a row of 3 (extents (3)) is added to each of the 2 rows
+// Binary broadcasts: a row of 3 (extents (3)) is added to each of the 2 rows
 // of a 3×2 Array (extents (3, 2), dimension 0 innermost).
-func ExampleAdd() {
+func ExampleBinary() {
 	m := array.FromSlice([]float32{1, 2, 3, 4, 5, 6}, 3, 2)
 	row := array.FromSlice([]float32{10, 20, 30}, 3)
 	dst := array.New[float32](3, 2)
-	if err := ops.Add(dst, m, row); err != nil {
+	if err := ops.Binary(dst, m, row, ops.OpAdd); err != nil {
 		panic(err)
 	}
 	v, _ := dst.HostReadOnly()
@@ -22,9 +22,9 @@ func ExampleAdd() {
 	// Output: [11 22 33 14 25 36]
 }
 
-func ExampleAddScalar() {
+func ExampleBinaryScalar() {
 	a := array.FromSlice([]uint8{250, 1, 2}, 3)
-	ops.AddScalar(a, a, 10) // in place; uint8 wraps
+	ops.BinaryScalar(a, a, 10, ops.OpAdd) // in place; uint8 wraps
 	v, _ := a.HostReadOnly()
 	fmt.Println(v.Data())
 	// Output: [4 11 12]
@@ -36,7 +36,7 @@ func ExampleSum() {
 	cols := array.New[float64](3)
 	ops.Sum(cols, m, 1)
 	v, _ := cols.HostReadOnly()
-	all, _ := ops.SumAll(m)
+	all, _ := ops.Value(ops.Sum, m)
 	arg, _ := ops.ArgMaxAll(m)
 	fmt.Println(v.Data(), all, arg)
 	// Output: [5 7 9] 21 [2 1]
@@ -91,12 +91,12 @@ func ExampleWhere() {
 	// Output: [0 1 0 1] [0 3 0 4]
 }
 
-func ExampleSqrt() {
+func ExampleUnary() {
 	i := array.FromSlice([]int32{4, 9}, 2)
-	err := ops.Sqrt(i, i)
+	err := ops.Unary(i, i, ops.OpSqrt)
 	fmt.Println(errors.Is(err, ops.ErrUnsupported))
 	h := array.FromSlice([]array.Float16{array.F16(2), array.F16(9)}, 2)
-	ops.Sqrt(h, h)
+	ops.Unary(h, h, ops.OpSqrt)
 	v, _ := h.HostReadOnly()
 	fmt.Println(v.At(0).Float32(), v.At(1).Float32())
 	// Output:

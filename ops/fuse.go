@@ -48,19 +48,7 @@ func (e Expr[T]) Unary(op UnaryOp) Expr[T] {
 	return Expr[T]{&unExpr[T]{op: op, x: e.node("Unary")}}
 }
 
-// Add is e + y.
-func (e Expr[T]) Add(y Expr[T]) Expr[T] { return e.Binary(OpAdd, y) }
-
-// Sub is e − y.
-func (e Expr[T]) Sub(y Expr[T]) Expr[T] { return e.Binary(OpSub, y) }
-
-// Mul is e · y.
-func (e Expr[T]) Mul(y Expr[T]) Expr[T] { return e.Binary(OpMul, y) }
-
-// Div is e / y.
-func (e Expr[T]) Div(y Expr[T]) Expr[T] { return e.Binary(OpDiv, y) }
-
-// Scale is e · s, MulScalar's expression.
+// Scale is e · s, BinaryScalar's with OpMul.
 func (e Expr[T]) Scale(s T) Expr[T] { return e.Binary(OpMul, Const(s)) }
 
 // AsType is x converted to D with CastWrap's rules: AsType[float32](x).
@@ -236,18 +224,18 @@ func EvalSum[T array.Elem](dst *array.Array[T], e Expr[T]) error {
 }
 
 // EvalSumAll returns the sum of every element of e (EvalSum's rules),
-// like SumAll of e's value, without making that value.
+// like Value(Sum, …) of e's value, without making that value.
 func EvalSumAll[T array.Elem](e Expr[T]) (T, error) {
 	return evalReduceAll(redSum, "EvalSumAll", e)
 }
 
-// EvalMinAll returns the least element of e (MinAll's rules: NaN wins);
+// EvalMinAll returns the least element of e (Min's rules: NaN wins);
 // over no elements, an error wrapping array.ErrShape.
 func EvalMinAll[T array.Elem](e Expr[T]) (T, error) {
 	return evalReduceAll(redMin, "EvalMinAll", e)
 }
 
-// EvalMaxAll returns the greatest element of e (MaxAll's rules).
+// EvalMaxAll returns the greatest element of e (Max's rules).
 func EvalMaxAll[T array.Elem](e Expr[T]) (T, error) {
 	return evalReduceAll(redMax, "EvalMaxAll", e)
 }

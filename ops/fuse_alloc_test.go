@@ -23,7 +23,7 @@ func testFuseHostAllocs[T array.Elem](t *testing.T) {
 	for _, n := range []int{1, 4, 32} {
 		e := In(a)
 		for range n {
-			e = e.Add(Const[T](1)).Unary(OpAbs)
+			e = e.Binary(OpAdd, Const[T](1)).Unary(OpAbs)
 		}
 		nodes := 1 + 3*n
 		for name, fn := range map[string]func(){

@@ -47,10 +47,10 @@ func BenchmarkFuseMixed(b *testing.B) {
 					if err := ops.CastWrap(f, img); err != nil {
 						b.Fatal(err)
 					}
-					if err := ops.MulScalar(f, f, scale); err != nil {
+					if err := ops.BinaryScalar(f, f, scale, ops.OpMul); err != nil {
 						b.Fatal(err)
 					}
-					if _, err := ops.SumAll(f); err != nil {
+					if _, err := ops.Value(ops.Sum, f); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -87,7 +87,7 @@ func BenchmarkFuseCall(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			e := ops.AsType[float32](ops.In(u)).Scale(0.5).Add(ops.In(f)).Unary(ops.OpSqrt)
+			e := ops.AsType[float32](ops.In(u)).Scale(0.5).Binary(ops.OpAdd, ops.In(f)).Unary(ops.OpSqrt)
 			if err := ops.Eval(dst, e); err != nil { // builds the kernels, outside the timing
 				b.Fatal(err)
 			}

@@ -35,7 +35,7 @@ func fuseRun[T array.Elem](p *fusePlan, dstRaw *array.Raw, dst *array.Array[T]) 
 		}
 		if n == 0 { // Min and Max over no elements: an error before anything moves
 			if err := reduceEmpty(rs.op, p.name, denseShape(p.shape)); err != nil || dst == nil {
-				return true, err // the *All forms: 0 with nothing moved, as SumAll of an empty Array
+				return true, err // the *All forms: 0 with nothing moved, as Value(Sum) of an empty Array
 			}
 		}
 	}

@@ -128,7 +128,7 @@ func (n *castExpr[D, S]) obo(r *oboRun, into *array.Array[D]) (oboVal[D], error)
 }
 
 // oboReduce is a reduction of root's value over all its elements, op by
-// op: the value into a temporary, then SumAll, MinAll or MaxAll.
+// op: the value into a temporary, then its sum, least or greatest element.
 func oboReduce[T array.Elem](op reduceOp, name string, root tnode[T]) (T, error) {
 	r := &oboRun{op: name}
 	defer r.close()
@@ -141,9 +141,9 @@ func oboReduce[T array.Elem](op reduceOp, name string, root tnode[T]) (T, error)
 	}
 	switch op {
 	case redMin:
-		return MinAll(x.a)
+		return reduceAllValue(redMin, x.a)
 	case redMax:
-		return MaxAll(x.a)
+		return reduceAllValue(redMax, x.a)
 	}
-	return SumAll(x.a)
+	return reduceAllValue(redSum, x.a)
 }

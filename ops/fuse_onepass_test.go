@@ -53,7 +53,7 @@ func fuseOnePassCase[T array.Elem](t *testing.T, d *opencl.Device, r *rand.Rand,
 	}()
 	must(t, On(d, du, dx))
 	expr := func(u *array.Array[uint8], x *array.Array[T]) Expr[T] {
-		return AsType[T](In(u)).Scale(scale).Add(In(x))
+		return AsType[T](In(u)).Scale(scale).Binary(OpAdd, In(x))
 	}
 	eval := func(u *array.Array[uint8], x *array.Array[T], dst *array.Array[T]) (T, error) {
 		switch mode {
@@ -108,8 +108,8 @@ func fuseOnePassCase[T array.Elem](t *testing.T, d *opencl.Device, r *rand.Rand,
 				t.Errorf("%s, one-pass %v, round %d: device %v, host %v", what, one, round, got, want)
 			}
 			// the next round's operands: changed on the device
-			must(t, AddScalar(hx, hx, T(round+1)))
-			must(t, AddScalar(dx, dx, T(round+1)))
+			must(t, BinaryScalar(hx, hx, T(round+1), OpAdd))
+			must(t, BinaryScalar(dx, dx, T(round+1), OpAdd))
 			hd.Close()
 			dd.Close()
 		}
@@ -306,7 +306,7 @@ func TestFuseDense(t *testing.T) {
 				want += 2*float64(a) + float64(b)
 			}
 			must(t, On(d, u, x))
-			e := AsType[float32](In(u.Crop(0, ou, n).SetMin(0))).Scale(2).Add(In(x.Crop(0, ox, n).SetMin(0)))
+			e := AsType[float32](In(u.Crop(0, ou, n).SetMin(0))).Scale(2).Binary(OpAdd, In(x.Crop(0, ox, n).SetMin(0)))
 			if _, err := EvalSumAll(e); err != nil { // the build and the counters
 				t.Fatal(err)
 			}
@@ -328,6 +328,6 @@ func TestFuseDense(t *testing.T) {
 // expression shape (uint8 cast, scaled, plus a float32 leaf), summed.
 func clPlanSource() string {
 	u, x := array.New[uint8](8), array.New[float32](8)
-	e := AsType[float32](In(u)).Scale(2).Add(In(x))
+	e := AsType[float32](In(u)).Scale(2).Binary(OpAdd, In(x))
 	return newPlan("EvalSumAll", e.node("EvalSumAll")).source(redSum, true, false, false)
 }

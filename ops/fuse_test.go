@@ -51,10 +51,10 @@ func TestFuseMixedChainLaunches(t *testing.T) {
 		if err := ops.CastWrap(f, img); err != nil {
 			t.Fatal(err)
 		}
-		if err := ops.MulScalar(f, f, scale); err != nil {
+		if err := ops.BinaryScalar(f, f, scale, ops.OpMul); err != nil {
 			t.Fatal(err)
 		}
-		s, err := ops.SumAll(f)
+		s, err := ops.Value(ops.Sum, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestFuseMixedChainLaunches(t *testing.T) {
 			name = d.Name()
 			if _, ok := d.(device.Kernels); ok {
 				sumLaunches = 1 // the fused kernel, its last work-group joining
-				if ops.ReduceTuningOf(d).TwoPass {
+				if ops.TuningOf(d).Reduce.TwoPass {
 					sumLaunches = 2 // the fused kernel and the join of its partial sums
 				}
 				// once before counting: the build, and the counters' allocation
@@ -179,9 +179,9 @@ func TestFuseExprString(t *testing.T) {
 	// unary nodes, a second leaf, a shared node and slots past 9
 	b, c := array.New[float64](4), array.New[float64](4)
 	x := ops.In(b).Unary(ops.OpSqrt)
-	y := x.Add(ops.In(c)).Mul(x)
+	y := x.Binary(ops.OpAdd, ops.In(c)).Binary(ops.OpMul, x)
 	for range 3 {
-		y = y.Add(y).Unary(ops.OpNeg)
+		y = y.Binary(ops.OpAdd, y).Unary(ops.OpNeg)
 	}
 	want = "%0 = in0 float64; %1 = Sqrt(%0) float64; %2 = in1 float64; %3 = Add(%1, %2) float64; %4 = Mul(%3, %1) float64; " +
 		"%5 = Add(%4, %4) float64; %6 = Neg(%5) float64; %7 = Add(%6, %6) float64; %8 = Neg(%7) float64; %9 = Add(%8, %8) float64; %10 = Neg(%9) float64"
@@ -205,7 +205,7 @@ func TestFuseErrors(t *testing.T) {
 	mustPanic(t, array.ErrShape, func() { ops.Eval(a, ops.In(array.New[int32](4))) })
 	mustPanic(t, array.ErrShape, func() { ops.EvalSum(a, ops.In(a)) })
 	mustPanic(t, array.ErrShape, func() {
-		ops.EvalSumAll(ops.In(array.New[int32](3)).Add(ops.In(array.New[int32](4))))
+		ops.EvalSumAll(ops.In(array.New[int32](3)).Binary(ops.OpAdd, ops.In(array.New[int32](4))))
 	})
 }
 
@@ -236,7 +236,7 @@ func TestFuseFallbackOpByOp(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer c.Close()
-				e = e.Add(ops.In(c))
+				e = e.Binary(ops.OpAdd, ops.In(c))
 			}
 			dst := array.New[int32](3)
 			before := d.Stats()
@@ -274,7 +274,7 @@ func ExampleEvalSumAll() {
 	fmt.Println(e)
 
 	dst := array.New[float32](2, 2)
-	_ = ops.Eval(dst, e.Unary(ops.OpSqrt).Add(ops.Const[float32](1)))
+	_ = ops.Eval(dst, e.Unary(ops.OpSqrt).Binary(ops.OpAdd, ops.Const[float32](1)))
 	v, _ := dst.HostReadOnly()
 	fmt.Printf("%.3f\n", v.Data())
 	// Output:

@@ -24,10 +24,10 @@ var gemmShapes = [][3]int{{130, 140, 136}, {130, 140, 132}, {256, 256, 64}, {70,
 func restoreGemm(t testing.TB, d *opencl.Device) {
 	s := stateOf(d)
 	s.mu.Lock()
-	tiles, splits, tuning := maps.Clone(s.gemm), maps.Clone(s.gemmSplit), s.gemmTuning
+	tiles, splits, tuning := maps.Clone(s.gemm), maps.Clone(s.gemmSplit), s.tuning.Gemm
 	s.mu.Unlock()
 	t.Cleanup(func() {
-		SetGemmTuning(d, tuning)
+		setGemm(d, tuning)
 		s.mu.Lock()
 		s.gemm, s.gemmSplit = tiles, splits
 		s.mu.Unlock()

@@ -3,83 +3,27 @@ package ops
 import (
 	"math/bits"
 	"time"
-
-	"github.com/resident-go/resident/device"
 )
 
-// GemmTuning is how MatMul picks its kernel on a kernel device (OpenCL,
-// or CUDA where the product is not cuBLAS's): a tiling (the work-group's
-// tile of dst and its depth per step) and, for thin products (few tiles
-// of dst, long K), a split-K factor: K is cut into slices computed
-// side by side and summed by a second kernel.
-//
-// The choice is made once per shape class (element type; M, N, K and the
-// batch each rounded up to a power of two; whether a's and b's rows are
-// contiguous) and kept in the device's state. By default it is measured:
-// the first product of a class times each candidate a few times on its
-// own operands (dst is written by each, and holds the product after),
-// within Budget, and keeps the fastest. Products under MinFlops, and
-// classes whose first launch alone takes a third of the budget, take the
-// model's choice instead: the device's default tiling, or a smaller one
-// where it leaves compute units idle, split-K where even that does. The
-// zero value is the default.
-//
-// Which kernel runs changes only the order of the float additions (split-K
-// adds K's slices in order), not the result's accuracy.
-type GemmTuning struct {
-	// ModelOnly turns measuring off: every product takes the model's
-	// choice, the same on every run (deterministic).
+// gemmTuning is Tuning's Gemm field, with its defaults.
+type gemmTuning = struct {
 	ModelOnly bool
-	// Budget bounds the launches timed for one shape class (0: 100 ms).
-	// Building a candidate's program (once per device) is not counted.
-	Budget time.Duration
-	// MinFlops: products of fewer floating-point operations (2·M·N·K per
-	// batch) are not measured (0: 1e8).
-	MinFlops float64
+	Budget    time.Duration
+	MinFlops  float64
 }
 
-func (t GemmTuning) budget() time.Duration {
+func gemmBudget(t gemmTuning) time.Duration {
 	if t.Budget > 0 {
 		return t.Budget
 	}
 	return 100 * time.Millisecond
 }
 
-func (t GemmTuning) minFlops() float64 {
+func gemmMinFlops(t gemmTuning) float64 {
 	if t.MinFlops > 0 {
 		return t.MinFlops
 	}
 	return 1e8
-}
-
-// SetGemmTuning sets how MatMul picks its kernel on d and forgets the
-// choices made so far there. A device that runs no kernels of package
-// ops (the host, device/sim, cuBLAS's products on device/cuda) ignores it.
-func SetGemmTuning(d device.Device, t GemmTuning) {
-	k, ok := d.(device.Kernels)
-	if !ok {
-		return
-	}
-	s := stateOf(k)
-	s.tuneMu.Lock()
-	defer s.tuneMu.Unlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.gemmTuning = t
-	clear(s.gemmChosen)
-}
-
-// GemmTuningOf returns the tuning set on d (the zero value where none
-// was, or d runs no kernels of package ops).
-func GemmTuningOf(d device.Device) GemmTuning {
-	k, ok := d.(device.Kernels)
-	if !ok {
-		return GemmTuning{}
-	}
-	s := stateOf(k)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.gemmTuning
 }
 
 // gemmChoice is how one product runs: tiling cfg, K cut into split
@@ -114,7 +58,7 @@ func (s devRef) gemmChoose(es int, mm *mmJob) (ch gemmChoice, tune bool) {
 	cfg, forced := s.gemm[es]
 	split, splitForced := s.gemmSplit[es]
 	c, chosen := s.gemmChosen[key]
-	t := s.gemmTuning
+	t := s.tuning.Gemm
 	s.mu.Unlock()
 	if forced || splitForced {
 		if !forced {
@@ -129,7 +73,7 @@ func (s devRef) gemmChoose(es int, mm *mmJob) (ch gemmChoice, tune bool) {
 		return c, false
 	}
 	flops := 2 * float64(mm.m) * float64(mm.n) * float64(mm.k) * float64(mm.batch)
-	return s.gemmModel(es, mm), !t.ModelOnly && flops >= t.minFlops()
+	return s.gemmModel(es, mm), !t.ModelOnly && flops >= gemmMinFlops(t)
 }
 
 // gemmModel is the deterministic choice: the device's default tiling (the
@@ -250,7 +194,7 @@ func (g *gemmRun) autotune(model gemmChoice) error {
 	key := classOf(g.es, &g.mm)
 	s.mu.Lock()
 	c, ok := s.gemmChosen[key]
-	budget := s.gemmTuning.budget()
+	budget := gemmBudget(s.tuning.Gemm)
 	s.mu.Unlock()
 	if ok { // another call tuned the class meanwhile
 		return g.run(c)

@@ -106,7 +106,7 @@ func testGemmChoices[T Float](t *testing.T, d *opencl.Device, cands []gemmConfig
 // H200's 132 for the test.
 func TestGemmSplitChosen(t *testing.T) {
 	d, s := freeGemm(t)
-	SetGemmTuning(d, GemmTuning{ModelOnly: true})
+	setGemm(d, gemmTuning{ModelOnly: true})
 	saved := s.cus
 	s.cus = 132
 	defer func() { s.cus = saved }()
@@ -174,17 +174,17 @@ func TestGemmAutotune(t *testing.T) {
 		must(t, MatMul(dst, a, b))
 		gemmRef(t, fmt.Sprintf("tuned %d×%d×%d", m, n, k), dst, a, b)
 	}
-	SetGemmTuning(d, GemmTuning{ModelOnly: true, MinFlops: 1})
+	setGemm(d, gemmTuning{ModelOnly: true, MinFlops: 1})
 	mul(24, 40, 600)
 	if n := chosen(); n != 0 {
 		t.Fatalf("ModelOnly: %d classes chosen, want 0", n)
 	}
-	SetGemmTuning(d, GemmTuning{MinFlops: 1e9})
+	setGemm(d, gemmTuning{MinFlops: 1e9})
 	mul(24, 40, 600)
 	if n := chosen(); n != 0 {
 		t.Fatalf("under MinFlops: %d classes chosen, want 0", n)
 	}
-	SetGemmTuning(d, GemmTuning{MinFlops: 1, Budget: 200 * time.Millisecond})
+	setGemm(d, gemmTuning{MinFlops: 1, Budget: 200 * time.Millisecond})
 	start := time.Now()
 	mul(24, 40, 600)
 	if n := chosen(); n != 1 {
@@ -200,7 +200,7 @@ func TestGemmAutotune(t *testing.T) {
 	if n := chosen(); n != 1 {
 		t.Fatalf("same class: %d classes chosen, want 1", n)
 	}
-	SetGemmTuning(d, GemmTuning{MinFlops: 1})
+	setGemm(d, gemmTuning{MinFlops: 1})
 	if n := chosen(); n != 0 {
 		t.Fatalf("after SetGemmTuning: %d classes chosen, want 0", n)
 	}

@@ -427,7 +427,7 @@ func setResT[T array.Elem](g *dgen, st int, a *array.Array[T]) {
 			g.tb.Fatal(err)
 		}
 	case resDevDirty:
-		g.must(MulScalar(a, a, one[T]())) // exact: the values stay
+		g.must(BinaryScalar(a, a, one[T](), OpMul)) // exact: the values stay
 	case resMixedDev, resMixedHost:
 		c := a
 		for i := 0; i < a.Rank(); i++ {
@@ -437,7 +437,7 @@ func setResT[T array.Elem](g *dgen, st int, a *array.Array[T]) {
 			}
 		}
 		if st == resMixedDev {
-			g.must(MulScalar(c, c, one[T]()))
+			g.must(BinaryScalar(c, c, one[T](), OpMul))
 		} else if _, err := c.Host(); err != nil {
 			g.tb.Fatal(err)
 		}

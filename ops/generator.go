@@ -154,7 +154,7 @@ func genInts[T array.Elem](g *Generator, dst *array.Array[T], lo, hi int64) erro
 	if err := BinaryScalar(t, t, uint64(hi)-uint64(lo), OpMod); err != nil {
 		return err
 	}
-	if err := AddScalar(t, t, uint64(lo)); err != nil {
+	if err := BinaryScalar(t, t, uint64(lo), OpAdd); err != nil {
 		return err
 	}
 	return CastWrap(dst, t)

@@ -40,13 +40,13 @@ func TestDeviceGuard(t *testing.T) {
 	if _, err := gx.HostReadOnly(); !errors.Is(err, device.ErrTransferGuard) {
 		t.Errorf("host view of a device-dirty Array on a guarded device: %v, want ErrTransferGuard", err)
 	}
-	if err := ops.Add(gx, gx, gy); !errors.Is(err, device.ErrTransferGuard) {
+	if err := ops.Binary(gx, gx, gy, ops.OpAdd); !errors.Is(err, device.ErrTransferGuard) {
 		t.Errorf("op uploading a host-newer operand to a guarded device: %v, want ErrTransferGuard", err)
 	}
 	if s := d.Stats().Sub(before); s.H2DCalls != 0 || s.D2HCalls != 0 {
 		t.Errorf("the guarded device moved data: %v", s)
 	}
-	if err := ops.Add(fx, fx, fy); err != nil {
+	if err := ops.Binary(fx, fx, fy, ops.OpAdd); err != nil {
 		t.Errorf("another device's op: %v", err)
 	}
 	if v, err := fx.HostReadOnly(); err != nil || v.At(0) != 5 {

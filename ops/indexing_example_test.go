@@ -138,10 +138,10 @@ func ExampleNewAlong() {
 	//  [12.  8. 10.]]
 }
 
-func ExampleNewVar() {
+func ExampleNewReduceOp() {
 	a := array.FromValues([]float64{1, 2, 3, 4, 6, 8}, 2, 3)
-	v, _ := ops.NewVar(a, -1, 0) // np.var(a, axis=-1)
-	s, _ := ops.NewStd(a, 0, 1)  // np.std(a, axis=0, ddof=1)
+	v, _ := ops.NewReduceOp(ops.Var, a, -1, 0) // np.var(a, axis=-1)
+	s, _ := ops.NewReduceOp(ops.Std, a, 0, 1)  // np.std(a, axis=0, ddof=1)
 	fmt.Println(v)
 	fmt.Println(s)
 	// Output:
@@ -149,17 +149,17 @@ func ExampleNewVar() {
 	// [2.12132034 2.82842712 3.53553391]
 }
 
-func ExampleNewStd() {
+func ExampleNewReduceOp_zeroD() {
 	a := array.FromValues([]float32{2, 4, 4, 4, 5, 5, 7, 9})
-	s, _ := ops.NewStd(a, 0, 0) // np.std(a, axis=0): a 0-D result
+	s, _ := ops.NewReduceOp(ops.Std, a, 0, 0) // np.std(a, axis=0): a 0-D result
 	fmt.Println(s)
 	// Output: 2.0
 }
 
 func ExampleMeanAllFloat() {
 	a := array.FromValues([]int32{1, 2})
-	m, _ := ops.MeanAllFloat(a) // np.mean(a)
-	t, _ := ops.MeanAll(a)      // the element type's mean, truncated
+	m, _ := ops.MeanAllFloat(a)    // np.mean(a)
+	t, _ := ops.Value(ops.Mean, a) // the element type's mean, truncated
 	fmt.Println(m, t)
 	// Output: 1.5 1
 }

@@ -171,11 +171,11 @@ func TestIndexingNumPy(t *testing.T) {
 				f, err := ops.New1(ops.CastWrap[float64, int32], a)
 				must(t, err)
 				if a.Shape()[a.Rank()+int(ax)] > 1 {
-					v, err := ops.NewVar(f, ax, 1)
+					v, err := ops.NewReduceOp(ops.Var, f, ax, 1)
 					must(t, err)
 					s, d = ofF64(v)
 					add(fmt.Sprintf("np.var(a0.astype(np.float64), axis=%d, ddof=1)", ax), []npModel{m}, s, d)
-					sd, err := ops.NewStd(f, ax, 0)
+					sd, err := ops.NewReduceOp(ops.Std, f, ax, 0)
 					must(t, err)
 					s, d = ofF64(sd)
 					add(fmt.Sprintf("np.std(a0.astype(np.float64), axis=%d)", ax), []npModel{m}, s, d)

@@ -139,7 +139,7 @@ func TestPutModel(t *testing.T) {
 				}
 				onDev(t, d, a)
 				if d != nil {
-					must(t, ops.AddScalar(a, a, 0)) // a newest on d
+					must(t, ops.BinaryScalar(a, a, 0, ops.OpAdd)) // a newest on d
 				}
 				var before device.Stats
 				if d != nil {
@@ -187,14 +187,14 @@ func TestMaskModel(t *testing.T) {
 				want.Shape[0] = len(want.Vals)
 				onDev(t, d, a, mask)
 				if d != nil {
-					must(t, ops.AddScalar(a, a, 0))
+					must(t, ops.BinaryScalar(a, a, 0, ops.OpAdd))
 				}
 				got, err := ops.Extract(mask, a)
 				must(t, err)
 				sameModel(t, fmt.Sprintf("case %d: a[mask]", c), modelOf(t, got), want)
 				got.Close()
 				if d != nil {
-					must(t, ops.AddScalar(a, a, 0)) // newest on d again
+					must(t, ops.BinaryScalar(a, a, 0, ops.OpAdd)) // newest on d again
 				}
 				var before device.Stats
 				if d != nil {
@@ -217,7 +217,7 @@ func TestMaskGuard(t *testing.T) {
 	a := array.FromValues([]float32{1, -2, 3}, 3)
 	mask := array.FromValues([]uint8{1, 0, 1}, 3)
 	onDev(t, d, a)
-	must(t, ops.AddScalar(a, a, 1))
+	must(t, ops.BinaryScalar(a, a, 1, ops.OpAdd))
 	was := guard.Set(true)
 	_, err := ops.Extract(mask, a)
 	guard.Set(was)
@@ -492,7 +492,7 @@ func TestMeanFloatModel(t *testing.T) {
 	}
 }
 
-// TestNewAlongPlacement: NewAlong, NewVar and NewStd equal their dst-first
+// TestNewAlongPlacement: NewAlong and NewReduceOp (Var, Std) equal their dst-first
 // ops on host copies, and run on a's device with no transfer.
 func TestNewAlongPlacement(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 8))
@@ -528,9 +528,9 @@ func TestNewAlongPlacement(t *testing.T) {
 				check("Sort", s, err, func(dst, x *array.Array[float32]) error { return ops.Sort(dst, x, dim) }, a.Extents())
 				c, err := ops.NewAlong(ops.CumSum, a, ax)
 				check("CumSum", c, err, func(dst, x *array.Array[float32]) error { return ops.CumSum(dst, x, dim) }, a.Extents())
-				v, err := ops.NewVar(a, ax, 1)
+				v, err := ops.NewReduceOp(ops.Var, a, ax, 1)
 				check("Var", v, err, func(dst, x *array.Array[float32]) error { return ops.Var(dst, x, dim, 1) }, red)
-				sd, err := ops.NewStd(a, ax, 0)
+				sd, err := ops.NewReduceOp(ops.Std, a, ax, 0)
 				check("Std", sd, err, func(dst, x *array.Array[float32]) error { return ops.Std(dst, x, dim, 0) }, red)
 				as, err := ops.NewAlong(ops.ArgSort, a, ax)
 				must(t, err)

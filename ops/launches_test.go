@@ -23,7 +23,7 @@ func TestLaunchesCounted(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := d.Stats()
-		if err := ops.AddScalar(x, x, 1); err != nil {
+		if err := ops.BinaryScalar(x, x, 1, ops.OpAdd); err != nil {
 			t.Fatal(err)
 		}
 		if n := d.Stats().Sub(before).Launches; n != 1 {
@@ -31,7 +31,7 @@ func TestLaunchesCounted(t *testing.T) {
 		}
 		h := array.New[float32](1024)
 		before = d.Stats()
-		if err := ops.AddScalar(h, h, 1); err != nil {
+		if err := ops.BinaryScalar(h, h, 1, ops.OpAdd); err != nil {
 			t.Fatal(err)
 		}
 		if n := d.Stats().Sub(before).Launches; n != 0 {

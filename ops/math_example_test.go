@@ -8,13 +8,13 @@ import (
 	"github.com/resident-go/resident/ops"
 )
 
-// Round rounds halves to even, as NumPy's round does; Floor, Ceil and
-// Trunc are the other directions.
-func ExampleRound() {
+// OpRound rounds halves to even, as NumPy's round does; OpFloor, OpCeil
+// and OpTrunc are the other directions.
+func ExampleUnary_rounding() {
 	a := array.FromSlice([]float32{-2.5, -1.5, -0.5, 0.5, 1.5, 2.5}, 6)
 	dst := array.New[float32](6)
-	for _, f := range []func(dst, a *array.Array[float32]) error{ops.Round[float32], ops.Floor[float32], ops.Trunc[float32]} {
-		if err := f(dst, a); err != nil {
+	for _, op := range []ops.UnaryOp{ops.OpRound, ops.OpFloor, ops.OpTrunc} {
+		if err := ops.Unary(dst, a, op); err != nil {
 			panic(err)
 		}
 		v, _ := dst.HostReadOnly()
@@ -26,13 +26,13 @@ func ExampleRound() {
 	// [-2 -1 -0 0 1 2]
 }
 
-// Mod is floored, like NumPy's mod and Python's %: the result has the
+// OpMod is floored, like NumPy's mod and Python's %: the result has the
 // divisor's sign. Integer x mod 0 is 0; float x mod 0 is NaN.
-func ExampleMod() {
+func ExampleBinary_mod() {
 	a := array.FromSlice([]int32{7, -7, 7, -7, 5}, 5)
 	b := array.FromSlice([]int32{3, 3, -3, -3, 0}, 5)
 	dst := array.New[int32](5)
-	if err := ops.Mod(dst, a, b); err != nil {
+	if err := ops.Binary(dst, a, b, ops.OpMod); err != nil {
 		panic(err)
 	}
 	v, _ := dst.HostReadOnly()

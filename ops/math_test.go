@@ -244,7 +244,7 @@ func modOn[T array.Elem](t *testing.T, dev bool, x, y []T) []T {
 			t.Fatal(err)
 		}
 	}
-	if err := Mod(dst, a, b); err != nil {
+	if err := Binary(dst, a, b, OpMod); err != nil {
 		t.Fatal(err)
 	}
 	if dev && !dst.DeviceDirty() {

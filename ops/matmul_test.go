@@ -111,7 +111,7 @@ func TestKernelVariants(t *testing.T) {
 			for _, n := range []int{1, 15, 16, 17, 1000} {
 				a, b := randArray[float64](r, n), randArray[float64](r, n)
 				d := array.New[float64](n)
-				Sub(d, a, b)
+				Binary(d, a, b, OpSub)
 				av, _ := a.HostReadOnly()
 				bv, _ := b.HostReadOnly()
 				dv, _ := d.HostReadOnly()
@@ -120,7 +120,7 @@ func TestKernelVariants(t *testing.T) {
 						t.Fatalf("%s Sub n=%d at %d", v.name, n, i)
 					}
 				}
-				s, _ := SumAll(a)
+				s, _ := Value(Sum, a)
 				ref := 0.0
 				for _, x := range av.Data() {
 					ref += x

@@ -94,7 +94,7 @@ func TestBigDenseBits(t *testing.T) {
 		}
 		check(op.String(), func(i int) float32 { return float32(ref(float64(x[i]))) })
 	}
-	if err := Maximum(dst, a, b); err != nil {
+	if err := Binary(dst, a, b, OpMax); err != nil {
 		t.Fatal(err)
 	}
 	check("Maximum", func(i int) float32 { return max(x[i], y[i]) })

@@ -230,15 +230,15 @@ func TestZeroAllocs(t *testing.T) {
 	sq2 := array.New[float64](64, 64)
 	tr := sq2.Transpose(0, 1)
 	for name, fn := range map[string]func(){
-		"Add":       func() { Add(d, a, b) },
-		"AddScalar": func() { AddScalar(d, a, 1) },
-		"Exp":       func() { Exp(d, a) },
-		"SumAll":    func() { SumAll(a) },
-		"Sum":       func() { Sum(col, two, 1) },
-		"Compare":   func() { Compare(s8, a, b, LT) },
-		"Cast":      func() { CastSaturate(s8, a) },
-		"MatMul":    func() { MatMul(sq, tr, sq2) },
-		"Transpose": func() { Copy(sq, tr) },
+		"Add":        func() { Binary(d, a, b, OpAdd) },
+		"AddScalar":  func() { BinaryScalar(d, a, 1, OpAdd) },
+		"Exp":        func() { Unary(d, a, OpExp) },
+		"Value(Sum)": func() { Value(Sum, a) },
+		"Sum":        func() { Sum(col, two, 1) },
+		"Compare":    func() { Compare(s8, a, b, LT) },
+		"Cast":       func() { CastSaturate(s8, a) },
+		"MatMul":     func() { MatMul(sq, tr, sq2) },
+		"Transpose":  func() { Copy(sq, tr) },
 	} {
 		fn()
 		if got := testing.AllocsPerRun(20, fn); got != 0 {

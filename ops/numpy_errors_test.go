@@ -74,7 +74,7 @@ func TestNumPyOrderErrors(t *testing.T) {
 		"New2": func(r *rand.Rand) draw {
 			a := drawShape(r, 1, 3)
 			b, _ := spoil(r, a)
-			return draw{func() error { _, err := ops.New2(ops.Add, zeros(a), zeros(b)); return err }, [][]int{a, b}}
+			return draw{func() error { _, err := ops.New2Op(ops.Binary, zeros(a), zeros(b), ops.OpAdd); return err }, [][]int{a, b}}
 		},
 		"New2Op": func(r *rand.Rand) draw {
 			a := drawShape(r, 1, 3)

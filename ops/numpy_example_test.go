@@ -76,7 +76,7 @@ func ExampleBroadcastTo() {
 func ExampleNew2() {
 	a := array.FromRows([][]float32{{1, 2, 3}, {4, 5, 6}})
 	b := array.FromValues([]float32{10, 20, 30})
-	c, _ := ops.New2(ops.Add, a, b) // a + b, b broadcast along the rows
+	c, _ := ops.New2Op(ops.Binary, a, b, ops.OpAdd) // a + b, b broadcast along the rows
 	fmt.Println(c)
 	// Output:
 	// [[11. 22. 33.]
@@ -89,7 +89,7 @@ func ExampleNew2_device() {
 	a := array.FromValues([]float32{1, 2, 3})
 	x, _ := ops.Clone(d, a)
 	before := d.Stats()
-	y, _ := ops.New2(ops.Mul, x, x)
+	y, _ := ops.New2Op(ops.Binary, x, x, ops.OpMul)
 	s := d.Stats().Sub(before)
 	fmt.Println(y.Device() == d, s.H2DCalls, s.D2HCalls, s.Launches)
 	fmt.Println(y) // the one download
@@ -98,16 +98,16 @@ func ExampleNew2_device() {
 	// [1. 4. 9.]
 }
 
-func ExampleNewScalar() {
+func ExampleNewScalarOp() {
 	a := array.FromValues([]float32{1, 2, 3})
-	b, _ := ops.NewScalar(ops.MulScalar, a, 2) // a * 2
+	b, _ := ops.NewScalarOp(ops.BinaryScalar, a, 2, ops.OpMul) // a * 2
 	fmt.Println(b)
 	// Output: [2. 4. 6.]
 }
 
 func ExampleNew1() {
 	a := array.FromValues([]float64{1, 4, 9})
-	b, _ := ops.New1(ops.Sqrt, a) // np.sqrt(a)
+	b, _ := ops.New1Op(ops.Unary, a, ops.OpSqrt) // np.sqrt(a)
 	fmt.Println(b)
 	// Output: [1. 2. 3.]
 }
@@ -168,11 +168,17 @@ func ExampleNewMatMul() {
 	//  [ 5.  6. 11.]]
 }
 
-func ExampleSumAll() {
-	a := array.FromRows([][]float32{{1, 2}, {3, 4}})
-	s, _ := ops.SumAll(a) // a.sum()
-	fmt.Println(s)
-	// Output: 10
+// Value reduces over every element, NumPy's axis=None; ArgMax's is the
+// flat index in C order, as NumPy's, on views too.
+func ExampleValue() {
+	a := array.FromRows([][]float32{{1, 9}, {3, 4}})
+	s, _ := ops.Value(ops.Sum, a)                    // a.sum()
+	i, _ := ops.Value(ops.ArgMax, a)                 // a.argmax()
+	j, _ := ops.Value(ops.ArgMax, a.Transpose(0, 1)) // a.T.argmax()
+	sd, _ := ops.ValueOp(ops.Std, a, 1)              // a.std(ddof=1)
+	any, _ := ops.Value(ops.Any, a)                  // a.any()
+	fmt.Println(s, i, j, sd, any)
+	// Output: 17 1 2 3.4034297 1
 }
 
 // np.einsum: a matrix product, a trace and an outer product in NumPy's

@@ -260,7 +260,7 @@ func npMake[T array.Elem](g *dgen, fam int) *npCase {
 				g.must(ArgMax(dst.a, a.a, dim))
 			}
 			// NumPy's indices start at 0
-			g.must(AddScalar(dst.a, dst.a, int64(-a.a.Dim(dim).Min)))
+			g.must(BinaryScalar(dst.a, dst.a, int64(-a.a.Dim(dim).Min), OpAdd))
 			npResult(g, c, dst.a)
 			return c
 		}

@@ -24,18 +24,18 @@ func Example_placement() {
 	// A host-only operand (caller-held memory, FromSlice or Wrap): host.
 	x := array.FromSlice([]float32{1, 2, 3}, 3)
 	s := d.Stats()
-	_ = ops.Mul(y, y, x) // runs on the host: y's result is newest there
+	_ = ops.Binary(y, y, x, ops.OpMul) // runs on the host: y's result is newest there
 	st := d.Stats().Sub(s)
 	fmt.Println("host-only operand:", st.Launches, "launches,", st.H2DCalls, "up,", st.D2HCalls, "down; y newer on the device:", y.DeviceDirty())
 
 	// Device-aware operands, one of them newer on the host: the device.
-	_ = y.CopyToDevice(d)      // one explicit upload: y is current on d
-	_ = ops.AddScalar(y, y, 1) // runs on d: y is newest there
+	_ = y.CopyToDevice(d)                    // one explicit upload: y is current on d
+	_ = ops.BinaryScalar(y, y, 1, ops.OpAdd) // runs on d: y is newest there
 	z := array.New[float32](3)
 	h, _ := z.Host()
 	copy(h.Data(), []float32{10, 20, 30})
 	s = d.Stats()
-	_ = ops.Add(y, y, z) // y's freshest copy is on d: z goes up once
+	_ = ops.Binary(y, y, z, ops.OpAdd) // y's freshest copy is on d: z goes up once
 	st = d.Stats().Sub(s)
 	fmt.Println("host-newer input:", st.Launches, "launch,", st.H2DCalls, "up,", st.D2HCalls, "down; y newer on the device:", y.DeviceDirty())
 	v, _ := y.HostReadOnly() // the one copy home

@@ -22,7 +22,8 @@ const (
 
 var reduceNames = [...]string{"Sum", "Prod", "Min", "Max", "Mean", "ArgMin", "ArgMax"}
 
-var reduceAllNames = [...]string{"SumAll", "ProdAll", "MinAll", "MaxAll", "MeanAll", "ArgMinAll", "ArgMaxAll"}
+// reduceAllNames name the reductions over every element in messages.
+var reduceAllNames = [...]string{"Sum over AllDims", "Prod over AllDims", "Min over AllDims", "Max over AllDims", "Mean over AllDims", "ArgMinAll", "ArgMaxAll"}
 
 // Sum stores in dst the sum of a along dimension dim. dst has a's shape
 // without dim (or with dim of extent 1). Float sums are pairwise in
@@ -56,23 +57,6 @@ func ArgMin[T array.Elem](dst *array.Array[int64], a *array.Array[T], dim int) e
 func ArgMax[T array.Elem](dst *array.Array[int64], a *array.Array[T], dim int) error {
 	return reduce(redArgMax, dst, a, dim)
 }
-
-// SumAll returns the sum of every element of a, computed as Sum.
-func SumAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redSum, a) }
-
-// ProdAll returns the product of every element of a.
-func ProdAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redProd, a) }
-
-// MinAll returns the smallest element of a (NaN if any is NaN). Of an
-// empty a it is undefined: an error wrapping array.ErrShape (as for
-// MaxAll, ArgMinAll and ArgMaxAll; NumPy raises ValueError).
-func MinAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redMin, a) }
-
-// MaxAll returns the largest element of a (NaN if any is NaN).
-func MaxAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redMax, a) }
-
-// MeanAll returns the mean of every element of a.
-func MeanAll[T array.Elem](a *array.Array[T]) (T, error) { return reduceAllValue(redMean, a) }
 
 // ArgMinAll returns the coordinates of a minimum of a (a NaN if any), the
 // first in memory order.
@@ -356,6 +340,9 @@ func emptyFirst[D, T array.Elem](op reduceOp, name string, dst *array.Array[D], 
 
 // reduce runs a reduction along dim; D is T, or int64 for the arguments.
 func reduce[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T], dim int) error {
+	if dim == AllDims {
+		return reduceWhole(op, dst, a)
+	}
 	if err := emptyFirst(op, reduceNames[op], dst, a, dim); err != nil {
 		return err
 	}

@@ -122,8 +122,8 @@ func onePassCase[T array.Elem](t *testing.T, d *opencl.Device, r *rand.Rand, i i
 				}
 			}
 			if op != redProd { // the next round's input: changed on the device
-				must(t, AddScalar(ha, ha, T(1)))
-				must(t, AddScalar(da, da, T(1)))
+				must(t, BinaryScalar(ha, ha, T(1), OpAdd))
+				must(t, BinaryScalar(da, da, T(1), OpAdd))
 			}
 			hd.Close()
 			dd.Close()

@@ -223,7 +223,7 @@ func TestSumAccuracy(t *testing.T) {
 			ref += x
 			mag += math.Abs(x)
 		})
-		s32, _ := SumAll(a32)
+		s32, _ := Value(Sum, a32)
 		check("float32", float64(s32), ref, mag, 0x1p-24)
 		v64, _ := a64.HostReadOnly()
 		// reference: float64 pairs of Kahan-compensated sums
@@ -237,7 +237,7 @@ func TestSumAccuracy(t *testing.T) {
 			s = tt
 			mag += math.Abs(x)
 		})
-		s64, _ := SumAll(a64)
+		s64, _ := Value(Sum, a64)
 		check("float64", s64, s, mag, float64(bitsLen(n)+40)*0x1p-53)
 	}
 }
@@ -249,7 +249,7 @@ func TestSumProperty(t *testing.T) {
 	for range 10 {
 		ext := []int{1 + r.IntN(100), 1 + r.IntN(30), 1 + r.IntN(4)}
 		a := makeView(r, layouts[r.IntN(5)], ext, gen[float64](r, false))
-		all, err := SumAll(a)
+		all, err := Value(Sum, a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func TestSumProperty(t *testing.T) {
 		if err := Sum(s01, s0, 0); err != nil {
 			t.Fatal(err)
 		}
-		total, err := SumAll(s01)
+		total, err := Value(Sum, s01)
 		if err != nil {
 			t.Fatal(err)
 		}

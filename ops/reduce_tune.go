@@ -1,38 +1,18 @@
 package ops
 
 import (
-	"fmt"
-
 	"github.com/resident-go/resident/device"
 )
 
-// ReduceTuning is how device reductions are cut up on one device
-// (SetReduceTuning): a reduction with few outputs gives each of them G
-// work-groups (the part pass) and joins their partials. Which way it is
-// cut changes only the order of the float additions, never which values
-// are added. The zero value is the default.
-type ReduceTuning struct {
-	// TwoPass joins the partials in a second kernel (red_*_fin or _fing;
-	// fused reductions: fuse_part then fuse_fin) instead of in the last
-	// work-group to finish (red_*_one, fuse_one: one launch, the default).
-	TwoPass bool
-	// GroupsPerUnit is the part pass's work-groups per compute unit,
-	// shared among the outputs (G = units × this ÷ outputs, at least 1);
-	// 0: 4, at most 1024. On the H200 a one-pass Sum of 2^24 float32 ran
-	// at 3071 GB/s with 4, 2847 with 8 and 2522 with 16 (CUDA; NVIDIA
-	// OpenCL 3036, 2779, 2497; bench/results/h200-reduce.txt).
+// reduceTuning is Tuning's Reduce field.
+type reduceTuning = struct {
+	TwoPass       bool
 	GroupsPerUnit int
-	// WorkGroup is the part pass's work-group size where it is a power of
-	// two no larger than the device's largest work-group; 0 or another
-	// value: 256, or the device's largest if smaller.
-	WorkGroup int
-	// Unroll is how many 16-byte vectors a work-item of the part pass loads
-	// before it adds them, over a dense input: 1, 2, 4 or 8, rounded down
-	// to one of them; 0: 4. The adds keep their order.
-	Unroll int
+	WorkGroup     int
+	Unroll        int
 }
 
-// Package defaults of ReduceTuning's zero fields (tests change them).
+// Package defaults of Tuning.Reduce's zero fields (tests change them).
 var (
 	reduceOnePass       = true
 	reduceGroupsPerUnit = 4
@@ -40,42 +20,10 @@ var (
 	reduceUnroll        = 4
 )
 
-// SetReduceTuning sets how device reductions are cut up on d, from its
-// next reduction on (the unroll is part of the program: a new one builds
-// the reduction program again). A device that runs no kernels of package
-// ops ignores it. A field out of range panics with an error wrapping
-// device.ErrOutOfRange.
-func SetReduceTuning(d device.Device, t ReduceTuning) {
-	if t.GroupsPerUnit < 0 || t.GroupsPerUnit > 1024 || t.WorkGroup < 0 || t.WorkGroup > 1<<16 || t.Unroll < 0 || t.Unroll > 8 {
-		panic(fmt.Errorf("%w: ops.ReduceTuning%+v: GroupsPerUnit wants 0…1024, WorkGroup 0…65536, Unroll 0…8", device.ErrOutOfRange, t))
-	}
-	k, ok := d.(device.Kernels)
-	if !ok {
-		return
-	}
-	s := stateOf(k)
+// redTuning is s's Tuning.Reduce with the defaults filled in.
+func (s devRef) redTuning() reduceTuning {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reduceTuning = t
-}
-
-// ReduceTuningOf returns the tuning set on d (the zero value where none
-// was, or d runs no kernels of package ops).
-func ReduceTuningOf(d device.Device) ReduceTuning {
-	k, ok := d.(device.Kernels)
-	if !ok {
-		return ReduceTuning{}
-	}
-	s := stateOf(k)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.reduceTuning
-}
-
-// redTuning is s's ReduceTuning with the defaults filled in.
-func (s devRef) redTuning() ReduceTuning {
-	s.mu.Lock()
-	t := s.reduceTuning
+	t := s.tuning.Reduce
 	s.mu.Unlock()
 	if !reduceOnePass {
 		t.TwoPass = true

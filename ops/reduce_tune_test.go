@@ -37,7 +37,7 @@ func TestReduceTuning(t *testing.T) {
 	sum := func(what string, launches int64) {
 		t.Helper()
 		before := d.Stats()
-		got, err := SumAll(a)
+		got, err := Value(Sum, a)
 		must(t, err)
 		if got != want {
 			t.Errorf("%s: SumAll = %d, want %d", what, got, want)
@@ -47,13 +47,13 @@ func TestReduceTuning(t *testing.T) {
 		}
 	}
 	sum("default", 0) // builds; the counters' first clear
-	if ReduceTuningOf(d) != (ReduceTuning{}) {
-		t.Errorf("ReduceTuningOf a fresh device = %+v, want the zero value", ReduceTuningOf(d))
+	if TuningOf(d).Reduce != (reduceTuning{}) {
+		t.Errorf("ReduceTuningOf a fresh device = %+v, want the zero value", TuningOf(d).Reduce)
 	}
 	one := s.onePass()
-	tw := ReduceTuning{TwoPass: true, GroupsPerUnit: 2, WorkGroup: 64, Unroll: 2}
-	SetReduceTuning(d, tw)
-	if got := ReduceTuningOf(d); got != tw {
+	tw := reduceTuning{TwoPass: true, GroupsPerUnit: 2, WorkGroup: 64, Unroll: 2}
+	setReduce(d, tw)
+	if got := TuningOf(d).Reduce; got != tw {
 		t.Errorf("ReduceTuningOf = %+v, want %+v", got, tw)
 	}
 	if s.onePass() || s.redUnroll() != 2 || s.redGroups() != 2 || (s.maxGroup >= 64 && s.redWG() != 64) {
@@ -63,16 +63,16 @@ func TestReduceTuning(t *testing.T) {
 	if other := stateOf(testDev(t)); other.redUnroll() != redUnrollDefault() || !other.onePass() && other.fenceErr == nil {
 		t.Errorf("the shared device's tuning changed too: unroll %d, one-pass %v", other.redUnroll(), other.onePass())
 	}
-	SetReduceTuning(d, ReduceTuning{})
+	setReduce(d, reduceTuning{})
 	if s.onePass() != one || s.redUnroll() != redUnrollDefault() {
 		t.Errorf("the zero value: one-pass %v, unroll %d, want %v, %d", s.onePass(), s.redUnroll(), one, redUnrollDefault())
 	}
 	sum("default again", 0)
 	sd := sim.NewCompute("tune", 0)
 	defer sd.Close()
-	SetReduceTuning(sd, tw)
-	if ReduceTuningOf(sd) != (ReduceTuning{}) {
-		t.Errorf("a device without ops' kernels kept %+v", ReduceTuningOf(sd))
+	setReduce(sd, tw)
+	if TuningOf(sd).Reduce != (reduceTuning{}) {
+		t.Errorf("a device without ops' kernels kept %+v", TuningOf(sd).Reduce)
 	}
 	func() {
 		defer func() {
@@ -81,7 +81,7 @@ func TestReduceTuning(t *testing.T) {
 				t.Errorf("Unroll 9: recovered %v, want a panic wrapping device.ErrOutOfRange", err)
 			}
 		}()
-		SetReduceTuning(d, ReduceTuning{Unroll: 9})
+		setReduce(d, reduceTuning{Unroll: 9})
 	}()
 }
 

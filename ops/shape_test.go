@@ -327,7 +327,7 @@ func genShapeCase(t *testing.T, r *rand.Rand, d device.Device) shapeCase {
 	case op == 3:
 		ax := r.IntN(2*rank+2) - rank - 1
 		b := array.New[int32](a.Extents()...)
-		must(t, ops.AddScalar(b, a.SetMin(make([]int, rank)...), 1000))
+		must(t, ops.BinaryScalar(b, a.SetMin(make([]int, rank)...), 1000, ops.OpAdd))
 		mb := modelOf(t, b)
 		place(a, b)
 		got, err := ops.Stack(array.Axis(ax), a, b)

@@ -22,7 +22,7 @@ func ExampleAdd_sim() {
 	copy(h.Data(), []float32{1, 2, 3, 4})
 	_ = a.CopyToDevice(d) // one explicit upload
 	s0 := d.Stats()
-	_ = ops.Add(b, a, a) // a is current on d: runs on d
+	_ = ops.Binary(b, a, a, ops.OpAdd) // a is current on d: runs on d
 	s := d.Stats().Sub(s0)
 	fmt.Println(d.Runs(), s.H2DCalls, s.D2HCalls, b.Device() == d, b.DeviceDirty())
 	v, _ := b.HostReadOnly() // the one copy home
@@ -43,13 +43,13 @@ func TestSimFault(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	d.FailNext("Run", boom)
-	if err := ops.AddScalar(a, a, 1); !errors.Is(err, boom) {
+	if err := ops.BinaryScalar(a, a, 1, ops.OpAdd); !errors.Is(err, boom) {
 		t.Fatalf("AddScalar with a failing launch: %v, want boom", err)
 	}
-	if err := ops.AddScalar(a, a, 1); err != nil {
+	if err := ops.BinaryScalar(a, a, 1, ops.OpAdd); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ops.SumAll(a); err != nil || got != 8 {
+	if got, err := ops.Value(ops.Sum, a); err != nil || got != 8 {
 		t.Fatalf("SumAll = %v, %v; want 8 (on the device: %d launches)", got, err, d.Runs())
 	}
 	if d.Runs() != 2 {
@@ -67,7 +67,7 @@ func ExampleClone() {
 	fmt.Println(errors.Is(err, ops.ErrHostOnly))
 	c, _ := ops.Clone(d, x) // one counted upload
 	defer c.Close()
-	_ = ops.MulScalar(c, c, 2) // c is current on d: runs on d
+	_ = ops.BinaryScalar(c, c, 2, ops.OpMul) // c is current on d: runs on d
 	fmt.Println(c.Device() == d, c.DeviceDirty(), d.Runs(), d.Stats().H2DCalls)
 	v, _ := c.HostReadOnly()
 	fmt.Println(v.Data())

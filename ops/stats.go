@@ -96,46 +96,6 @@ func All[T array.Elem](dst *array.Array[uint8], a *array.Array[T], dim int) erro
 	return statDim(stAll, dst, a, dim, 0)
 }
 
-// VarAll returns the variance of every element of a, as Var.
-func VarAll[T array.Elem](a *array.Array[T], ddof int) (T, error) {
-	return statAllValue[T](stVar, a, ddof)
-}
-
-// StdAll returns the standard deviation of every element of a.
-func StdAll[T array.Elem](a *array.Array[T], ddof int) (T, error) {
-	return statAllValue[T](stStd, a, ddof)
-}
-
-// NormAll returns the norm of order ord of every element of a, taken as
-// one vector (NumPy's norm of a.ravel()).
-func NormAll[T array.Elem](a *array.Array[T], ord NormOrd) (T, error) {
-	return statAllValue[T](ord.op(), a, 0)
-}
-
-// LogSumExpAll returns log Σ exp(x) over every element of a.
-func LogSumExpAll[T array.Elem](a *array.Array[T]) (T, error) {
-	return statAllValue[T](stLSE, a, 0)
-}
-
-// CountNonzeroAll returns the number of nonzero elements of a.
-func CountNonzeroAll[T array.Elem](a *array.Array[T]) (int64, error) {
-	v, err := statAll(stCount, a, 0)
-	return int64(v), err
-}
-
-// AnyAll reports whether some element of a is nonzero.
-func AnyAll[T array.Elem](a *array.Array[T]) (bool, error) {
-	v, err := statAll(stAny, a, 0)
-	return v == 1, err
-}
-
-// AllAll reports whether every element of a is nonzero (true for an
-// empty a).
-func AllAll[T array.Elem](a *array.Array[T]) (bool, error) {
-	v, err := statAll(stAll, a, 0)
-	return v == 1, err
-}
-
 // spart is a statistic over part of the elements: n of them; for Var and
 // Std a the mean and b the sum of squared deviations; for the norms a
 // the sum (of |x| or x²) or max|x|; for LogSumExp a the maximum and b
@@ -394,6 +354,9 @@ func statCheck[D, T array.Elem](op statOp, name string, dst *array.Array[D], a *
 // statDim runs a statistic along dim; D is T, int64 (CountNonzero) or
 // uint8 (Any, All).
 func statDim[D, T array.Elem](op statOp, dst *array.Array[D], a *array.Array[T], dim, ddof int) error {
+	if dim == AllDims {
+		return statWhole(op, dst, a, ddof)
+	}
 	name := statNames[op]
 	if err := statCheck(op, name, dst, a, dim); err != nil {
 		return err
@@ -418,7 +381,7 @@ func statDim[D, T array.Elem](op statOp, dst *array.Array[D], a *array.Array[T],
 
 // statAll is the statistic of every element of a.
 func statAll[T array.Elem](op statOp, a *array.Array[T], ddof int) (float64, error) {
-	name := statNames[op] + "All"
+	name := statNames[op] + " over AllDims"
 	if err := statCheck(op, name, (*array.Array[T])(nil), a, -1); err != nil {
 		return 0, err
 	}
@@ -452,14 +415,6 @@ func statAll[T array.Elem](op statOp, a *array.Array[T], ddof int) (float64, err
 		p.merge(op, q)
 	}
 	return p.value(op, ddof), nil
-}
-
-func statAllValue[T array.Elem](op statOp, a *array.Array[T], ddof int) (T, error) {
-	v, err := statAll(op, a, ddof)
-	if err != nil {
-		return 0, err
-	}
-	return f64To[T](v), nil
 }
 
 // expFast is e^x for x ≤ 0 within 2e-10 relative (enough for float32

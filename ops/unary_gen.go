@@ -8,38 +8,67 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// The unary operations, from ops/internal/optable's table. Each func
-// below says what it computes; each op is defined for the types of its
+// The unary operations, from ops/internal/optable's table, for Unary,
+// Expr.Unary and the allocating New1Op(Unary, a, op). Each constant says
+// what it computes; each op is defined for the types of its
 // class (unClass): Abs, Relu, Sign and the rounding ops for every type
 // (Abs and the rounding ops are the identity on unsigned types, the
 // rounding ops on every integer type; Abs of the most negative integer
 // is itself), Neg for signed and floating-point types, the rest for
 // floating-point types only.
 const (
+	// OpAbs: Unary stores |a| in dst.
 	OpAbs UnaryOp = iota
+	// OpNeg: Unary stores −a in dst.
 	OpNeg
+	// OpSqrt: Unary stores √a in dst.
 	OpSqrt
+	// OpExp: Unary stores e^a in dst.
 	OpExp
+	// OpLog: Unary stores the natural logarithm of a in dst.
 	OpLog
+	// OpTanh: Unary stores tanh(a) in dst.
 	OpTanh
+	// OpSin: Unary stores sin(a) in dst (radians).
 	OpSin
+	// OpCos: Unary stores cos(a) in dst (radians).
 	OpCos
+	// OpTan: Unary stores tan(a) in dst (radians).
 	OpTan
+	// OpAsin: Unary stores arcsin(a) in dst; NaN outside [−1, 1].
 	OpAsin
+	// OpAcos: Unary stores arccos(a) in dst; NaN outside [−1, 1].
 	OpAcos
+	// OpAtan: Unary stores arctan(a) in dst.
 	OpAtan
+	// OpSinh: Unary stores sinh(a) in dst.
 	OpSinh
+	// OpCosh: Unary stores cosh(a) in dst.
 	OpCosh
-	OpSigmoid  // 1/(1+e^−x)
-	OpSoftplus // log(1+e^x), computed as max(x,0)+log1p(e^−|x|) so it never overflows
-	OpRelu     // max(x, 0); NaN stays NaN
+	// OpSigmoid: Unary stores the logistic function 1/(1+e^−a) in dst.
+	OpSigmoid
+	// OpSoftplus: Unary stores log(1+e^a) in dst (NumPy's logaddexp(0, a)), computed as
+	// max(a,0)+log1p(e^−|a|) so that it never overflows.
+	OpSoftplus
+	// OpRelu: Unary stores max(a, 0) in dst; a NaN stays NaN.
+	OpRelu
+	// OpFloor: Unary stores the largest integer ≤ a in dst.
 	OpFloor
+	// OpCeil: Unary stores the smallest integer ≥ a in dst.
 	OpCeil
-	OpRound // to the nearest integer, halves to even (NumPy's round and rint)
+	// OpRound: Unary stores a rounded to the nearest integer in dst, halves to even
+	// (NumPy's round with no decimals, and rint: 2.5 gives 2, −0.5 gives −0).
+	OpRound
+	// OpTrunc: Unary stores a rounded toward zero in dst.
 	OpTrunc
-	OpSign // −1, 0 or 1 (NumPy's sign: 0 for ±0, NaN for NaN)
+	// OpSign: Unary stores −1, 0 or 1 in dst by the sign of a (NaN for NaN, 0 for ±0;
+	// NumPy's sign).
+	OpSign
+	// OpErf: Unary stores the error function erf(a) = 2/√π ∫₀^a e^(−t²) dt in dst.
 	OpErf
+	// OpExpm1: Unary stores e^a − 1 in dst, accurate for a near 0.
 	OpExpm1
+	// OpLog1p: Unary stores log(1 + a) in dst, accurate for a near 0; NaN below −1.
 	OpLog1p
 	nUnary
 )
@@ -54,82 +83,6 @@ var unClass = [nUnary]opClass{classAll, classSigned, classFloat, classFloat, cla
 
 // unCostly marks the transcendental ops, which the host splits finer.
 var unCostly = [nUnary]bool{OpExp: true, OpLog: true, OpTanh: true, OpSin: true, OpCos: true, OpTan: true, OpAsin: true, OpAcos: true, OpAtan: true, OpSinh: true, OpCosh: true, OpSigmoid: true, OpSoftplus: true, OpErf: true, OpExpm1: true, OpLog1p: true}
-
-// Abs stores |a| in dst.
-func Abs[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAbs) }
-
-// Neg stores −a in dst.
-func Neg[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpNeg) }
-
-// Sqrt stores √a in dst.
-func Sqrt[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSqrt) }
-
-// Exp stores e^a in dst.
-func Exp[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpExp) }
-
-// Log stores the natural logarithm of a in dst.
-func Log[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpLog) }
-
-// Tanh stores tanh(a) in dst.
-func Tanh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpTanh) }
-
-// Sin stores sin(a) in dst (radians).
-func Sin[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSin) }
-
-// Cos stores cos(a) in dst (radians).
-func Cos[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpCos) }
-
-// Tan stores tan(a) in dst (radians).
-func Tan[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpTan) }
-
-// Asin stores arcsin(a) in dst; NaN outside [−1, 1].
-func Asin[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAsin) }
-
-// Acos stores arccos(a) in dst; NaN outside [−1, 1].
-func Acos[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAcos) }
-
-// Atan stores arctan(a) in dst.
-func Atan[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpAtan) }
-
-// Sinh stores sinh(a) in dst.
-func Sinh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSinh) }
-
-// Cosh stores cosh(a) in dst.
-func Cosh[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpCosh) }
-
-// Sigmoid stores the logistic function 1/(1+e^−a) in dst.
-func Sigmoid[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSigmoid) }
-
-// Softplus stores log(1+e^a) in dst (NumPy's logaddexp(0, a)).
-func Softplus[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSoftplus) }
-
-// Relu stores max(a, 0) in dst; a NaN stays NaN.
-func Relu[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpRelu) }
-
-// Floor stores the largest integer ≤ a in dst.
-func Floor[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpFloor) }
-
-// Ceil stores the smallest integer ≥ a in dst.
-func Ceil[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpCeil) }
-
-// Round stores a rounded to the nearest integer in dst, halves to even
-// (NumPy's round with no decimals: Round(2.5) = 2, Round(−0.5) = −0).
-func Round[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpRound) }
-
-// Trunc stores a rounded toward zero in dst.
-func Trunc[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpTrunc) }
-
-// Sign stores −1, 0 or 1 in dst by the sign of a (NaN for NaN, 0 for ±0).
-func Sign[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpSign) }
-
-// Erf stores the error function erf(a) = 2/√π ∫₀^a e^(−t²) dt in dst.
-func Erf[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpErf) }
-
-// Expm1 stores e^a − 1 in dst, accurate for a near 0.
-func Expm1[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpExpm1) }
-
-// Log1p stores log(1 + a) in dst, accurate for a near 0; NaN below −1.
-func Log1p[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, OpLog1p) }
 
 // clUnFloat are the ops' OpenCL C on floating-point types ("": not defined there), as
 // fuse_cl.go's subst fills them.

@@ -87,7 +87,7 @@ func checkUnaryRef[T float32 | float64](t *testing.T, op UnaryOp, ref func(float
 	copy(xh.Data(), xs)
 	must(t, Unary(dst, x, op))
 	check("host", dst, 0, 1)
-	must(t, Eval(dst, In(x).Unary(op).Mul(Const[T](2))))
+	must(t, Eval(dst, In(x).Unary(op).Binary(OpMul, Const[T](2))))
 	check("host fused", dst, 0, 2)
 
 	d := testDev(t)
@@ -108,7 +108,7 @@ func checkUnaryRef[T float32 | float64](t *testing.T, op UnaryOp, ref func(float
 		scale T
 	}{
 		{"device", func() error { return Unary(dd, dx, op) }, 1},
-		{"device fused", func() error { return Eval(dd, In(dx).Unary(op).Mul(Const[T](2))) }, 2},
+		{"device fused", func() error { return Eval(dd, In(dx).Unary(op).Binary(OpMul, Const[T](2))) }, 2},
 	} {
 		must(t, c.run()) // builds the fused program
 		before := d.Stats()

@@ -68,7 +68,7 @@ func benchChain[T array.Elem](b *testing.B, d device.Device, stages, n int) {
 			if i%2 == 1 {
 				dst = x
 			}
-			if err := ops.AddScalar(dst, src, T(1)); err != nil {
+			if err := ops.BinaryScalar(dst, src, T(1), ops.OpAdd); err != nil {
 				return err
 			}
 			src = dst

@@ -128,11 +128,9 @@ func fill(t *testing.T, a *array.Array[float32], v *rand.Rand) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := 0
-	h.Raw().ForEach(func(c []int) {
+	for c := range h.All() {
 		h.Set(float32(v.IntN(9)-4)/4, c...)
-		i++
-	})
+	}
 }
 
 // setUp makes one set on d with values from seed: inputs uploaded or
@@ -174,7 +172,7 @@ func setUp(t *testing.T, d device.Device, c draw, seed uint64) *set {
 		if err := ops.On(d, a); err != nil {
 			t.Fatal(err)
 		}
-		if err := ops.MulScalar(a, a, 1); err != nil { // device-newest
+		if err := ops.BinaryScalar(a, a, 1, ops.OpMul); err != nil { // device-newest
 			t.Fatal(err)
 		}
 		s.work = append(s.work, a)
@@ -188,7 +186,7 @@ func setUp(t *testing.T, d device.Device, c draw, seed uint64) *set {
 		if err := ops.On(d, a); err != nil {
 			t.Fatal(err)
 		}
-		if err := ops.MulScalar(a, a, 0); err != nil { // device-newest
+		if err := ops.BinaryScalar(a, a, 0, ops.OpMul); err != nil { // device-newest
 			t.Fatal(err)
 		}
 	}
@@ -208,21 +206,21 @@ func run(c draw, s *set) error {
 		var err error
 		switch st.kind {
 		case 0:
-			err = ops.Add(dst, a, b)
+			err = ops.Binary(dst, a, b, ops.OpAdd)
 		case 1:
-			err = ops.Sub(dst, a, b)
+			err = ops.Binary(dst, a, b, ops.OpSub)
 		case 2:
-			err = ops.Eval(dst, ops.In(a).Mul(ops.In(b)).Scale(0.5))
+			err = ops.Eval(dst, ops.In(a).Binary(ops.OpMul, ops.In(b)).Scale(0.5))
 		case 3:
-			err = ops.MulScalar(dst, a, st.s)
+			err = ops.BinaryScalar(dst, a, st.s, ops.OpMul)
 		case 4:
-			err = ops.AddScalar(dst, a, st.s)
+			err = ops.BinaryScalar(dst, a, st.s, ops.OpAdd)
 		case 5:
 			if dst != a {
 				err = ops.Copy(dst, a)
 			}
 		case 6:
-			err = ops.Eval(dst, ops.In(a).Mul(ops.In(b)).Scale(st.s).Add(ops.Const[float32](1)))
+			err = ops.Eval(dst, ops.In(a).Binary(ops.OpMul, ops.In(b)).Scale(st.s).Binary(ops.OpAdd, ops.Const[float32](1)))
 		case 7:
 			err = ops.EvalSum(s.sum, ops.In(a).Scale(st.s))
 		case 8:
@@ -264,12 +262,12 @@ func same(t *testing.T, what string, got, want *set) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		bad := ""
-		g.Raw().ForEach(func(c []int) {
-			x, y := g.At(c...), w.At(c...)
+		for c, x := range g.All() {
+			y := w.At(c...)
 			if bad == "" && x != y && !(x != x && y != y) && math.Abs(float64(x-y)) > 1e-4*max(1, math.Abs(float64(y))) {
 				bad = fmt.Sprintf("Array %d at %v: replayed %v, eager %v", i, c, x, y)
 			}
-		})
+		}
 		if bad != "" {
 			t.Fatalf("%s: %s", what, bad)
 		}
@@ -371,7 +369,7 @@ func TestScalar(t *testing.T) {
 			if err := ops.On(d, x, y); err != nil {
 				t.Fatal(err)
 			}
-			g, err := capture.Record(d, func() error { return ops.MulScalar(y, x, 0.123) })
+			g, err := capture.Record(d, func() error { return ops.BinaryScalar(y, x, 0.123, ops.OpMul) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -426,19 +424,19 @@ func TestReplayBetweenEager(t *testing.T) {
 			for _, a := range []*array.Array[float32]{xa, ya, xb, yb} {
 				defer a.Close()
 			}
-			g, err := capture.Record(d, func() error { return ops.AddScalar(ya, xa, 1) })
+			g, err := capture.Record(d, func() error { return ops.BinaryScalar(ya, xa, 1, ops.OpAdd) })
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer g.Close()
 			for i := range 3 {
-				if err := ops.AddScalar(xa, xa, 1); err != nil {
+				if err := ops.BinaryScalar(xa, xa, 1, ops.OpAdd); err != nil {
 					t.Fatal(err)
 				}
 				if err := g.Replay(); err != nil {
 					t.Fatal(err)
 				}
-				if err := ops.AddScalar(yb, xb, 5); err != nil {
+				if err := ops.BinaryScalar(yb, xb, 5, ops.OpAdd); err != nil {
 					t.Fatal(err)
 				}
 				h, err := ya.HostReadOnly()
@@ -478,13 +476,13 @@ func TestRecordPanics(t *testing.T) {
 					}
 				}()
 				capture.Record(d, func() error {
-					if err := ops.AddScalar(x, x, 1); err != nil {
+					if err := ops.BinaryScalar(x, x, 1, ops.OpAdd); err != nil {
 						return err
 					}
 					panic("boom")
 				})
 			}()
-			if err := ops.AddScalar(x, x, 1); err != nil {
+			if err := ops.BinaryScalar(x, x, 1, ops.OpAdd); err != nil {
 				t.Fatal(err)
 			}
 			h, err := x.HostReadOnly()
@@ -497,7 +495,7 @@ func TestRecordPanics(t *testing.T) {
 			if n := d.Stats().AllocsLive; n != live {
 				t.Fatalf("%d allocations live, want %d", n, live)
 			}
-			g, err := capture.Record(d, func() error { return ops.AddScalar(x, x, 1) })
+			g, err := capture.Record(d, func() error { return ops.BinaryScalar(x, x, 1, ops.OpAdd) })
 			if err != nil {
 				t.Fatalf("Record after the panic: %v", err)
 			}
@@ -532,7 +530,7 @@ func TestCloseUnderReplay(t *testing.T) {
 			if err := ops.On(d, x); err != nil {
 				t.Fatal(err)
 			}
-			g, err := capture.Record(d, func() error { return ops.AddScalar(x, x, 1) })
+			g, err := capture.Record(d, func() error { return ops.BinaryScalar(x, x, 1, ops.OpAdd) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -584,7 +582,7 @@ func TestRecordEdges(t *testing.T) {
 			live := d.Stats().AllocsLive
 			mine := errors.New("mine")
 			g, err = capture.Record(d, func() error {
-				if err := ops.AddScalar(x, x, 1); err != nil {
+				if err := ops.BinaryScalar(x, x, 1, ops.OpAdd); err != nil {
 					return err
 				}
 				return mine

@@ -10,10 +10,10 @@
 // planning.
 //
 //	g, err := capture.Record(dev, func() error {
-//		if err := ops.MulScalar(y, x, 0.5); err != nil {
+//		if err := ops.BinaryScalar(y, x, 0.5, ops.OpMul); err != nil {
 //			return err
 //		}
-//		return ops.Add(z, y, x)
+//		return ops.Binary(z, y, x, ops.OpAdd)
 //	})
 //	defer g.Close()
 //	for range n {

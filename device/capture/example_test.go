@@ -22,10 +22,10 @@ func Example() {
 	}
 	ops.On(dev, x)
 	g, err := capture.Record(dev, func() error {
-		if err := ops.AddScalar(x, x, 1); err != nil {
+		if err := ops.BinaryScalar(x, x, 1, ops.OpAdd); err != nil {
 			return err
 		}
-		return ops.AddScalar(x, x, 1)
+		return ops.BinaryScalar(x, x, 1, ops.OpAdd)
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -62,7 +62,7 @@ func Example_input() {
 		if err := ops.On(dev, x); err != nil { // the upload, recorded
 			return err
 		}
-		return ops.MulScalar(y, x, 10)
+		return ops.BinaryScalar(y, x, 10, ops.OpMul)
 	})
 	if err != nil {
 		fmt.Println(err)

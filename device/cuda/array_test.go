@@ -338,13 +338,13 @@ func TestHostFallback(t *testing.T) {
 	out := array.New[float32](4, 6)
 	defer out.Close()
 	was := device.SetDeviceGuard(d, true)
-	err := ops.AddScalar(out, dst, 1)
+	err := ops.BinaryScalar(out, dst, 1, ops.OpAdd)
 	device.SetDeviceGuard(d, was)
 	if !errors.Is(err, device.ErrTransferGuard) {
 		t.Fatalf("AddScalar of a device-dirty operand under the guard: %v", err)
 	}
 	before := d.Stats()
-	if err := ops.AddScalar(out, dst, 1); err != nil {
+	if err := ops.BinaryScalar(out, dst, 1, ops.OpAdd); err != nil {
 		t.Fatal(err)
 	}
 	if s := d.Stats().Sub(before); s.D2HCalls != 1 || s.D2HBytes != 4*6*4 || out.Device() != nil {

@@ -31,31 +31,33 @@ var (
 	benchMax    = flag.String("bench.max", "", "top of the transfer ladder, bytes or with KiB/MiB/GiB (default 256MiB)")
 	benchGemmN  = flag.Int("bench.gemm", 4096, "GEMM benchmarks' n")
 	benchOpsN   = flag.Int("bench.ops", 1<<24, "BenchmarkOps' elements")
-	benchReduce = flag.String("reduce", "", "BenchmarkOps' ops.ReduceTuning as ONEPASS,GROUPS,WG,UNROLL (0 for a default; ONEPASS 0: two passes)")
+	benchReduce = flag.String("reduce", "", "BenchmarkOps' ops.Tuning.Reduce as ONEPASS,GROUPS,WG,UNROLL (0 for a default; ONEPASS 0: two passes)")
 )
 
 func init() {
 	flag.Func("staging.split", "batches a transfer under two staging chunks is cut into, 1…64 (default 2)", devkit.SetSplit)
 }
 
-// reduceTuning parses -reduce.
-func reduceTuning() (ops.ReduceTuning, error) {
+// reduceTuning parses -reduce into t's Reduce.
+func reduceTuning() (t ops.Tuning, _ error) {
 	var v [4]int
 	if *benchReduce == "" {
-		return ops.ReduceTuning{}, nil
+		return t, nil
 	}
 	f := strings.Split(*benchReduce, ",")
 	if len(f) != 4 {
-		return ops.ReduceTuning{}, fmt.Errorf("-reduce=%q: want ONEPASS,GROUPS,WG,UNROLL", *benchReduce)
+		return t, fmt.Errorf("-reduce=%q: want ONEPASS,GROUPS,WG,UNROLL", *benchReduce)
 	}
 	for i := range f {
 		n, err := strconv.Atoi(f[i])
 		if err != nil {
-			return ops.ReduceTuning{}, fmt.Errorf("-reduce=%q: %v", *benchReduce, err)
+			return t, fmt.Errorf("-reduce=%q: %v", *benchReduce, err)
 		}
 		v[i] = n
 	}
-	return ops.ReduceTuning{TwoPass: v[0] == 0, GroupsPerUnit: v[1], WorkGroup: v[2], Unroll: v[3]}, nil
+	r := &t.Reduce
+	r.TwoPass, r.GroupsPerUnit, r.WorkGroup, r.Unroll = v[0] == 0, v[1], v[2], v[3]
+	return t, nil
 }
 
 func benchDevice(b *testing.B, o cuda.Options) *cuda.Device {
@@ -282,9 +284,11 @@ func BenchmarkOps(b *testing.B) {
 			if err != nil {
 				b.Skip(err)
 			}
-			was := ops.ReduceTuningOf(d)
-			ops.SetReduceTuning(d, rt)
-			defer ops.SetReduceTuning(d, was)
+			was := ops.TuningOf(d)
+			t := was
+			t.Reduce = rt.Reduce
+			ops.SetTuning(d, t)
+			defer ops.SetTuning(d, was)
 			benchOps(b, d, n)
 		})
 	}
@@ -332,16 +336,16 @@ func benchOps(b *testing.B, d benchSyncer, n int) {
 		}
 	}
 	before := d.Stats()
-	b.Run(fmt.Sprintf("Add/%d", n), queued(12*n, func() error { return ops.Add(z, x, y) }))
+	b.Run(fmt.Sprintf("Add/%d", n), queued(12*n, func() error { return ops.Binary(z, x, y, ops.OpAdd) }))
 	b.Run(fmt.Sprintf("Copy/%d", n), queued(8*n, func() error { return ops.Copy(z, x) }))
 	b.Run(fmt.Sprintf("Sum/%d", n), queued(4*n, func() error { return ops.Sum(s0, x, 0) }))
-	b.Run(fmt.Sprintf("SumAll/%d", n), queued(4*n, func() error { _, err := ops.SumAll(x); return err }))
+	b.Run(fmt.Sprintf("SumAll/%d", n), queued(4*n, func() error { _, err := ops.Value(ops.Sum, x); return err }))
 	b.Run(fmt.Sprintf("Softmax/%d", rows.Len()), queued(8*rows.Len(), func() error { return ops.Softmax(sm, rows, 0) }))
 	// RNG fills write only (issue 36: against the Copy above).
 	b.Run(fmt.Sprintf("RandUniform/%d", n), queued(4*n, func() error { return ops.RandUniform(z, 7, 0) }))
 	b.Run(fmt.Sprintf("RandNormal/%d", n), queued(4*n, func() error { return ops.RandNormal(z, 7, 0) }))
 	b.Run("Tiny", queued(4, func() error {
-		if err := ops.Add(t2, t1, t1); err != nil {
+		if err := ops.Binary(t2, t1, t1, ops.OpAdd); err != nil {
 			return err
 		}
 		return d.Sync()

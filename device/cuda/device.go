@@ -114,9 +114,9 @@ type state struct {
 	capture capState // stream capture (capture.go)
 }
 
-// OrdinalFromEnv is $RESIDENT_CUDA_DEVICE as a number, 0 when unset or
+// ordinalFromEnv is $RESIDENT_CUDA_DEVICE as a number, 0 when unset or
 // not a number.
-func OrdinalFromEnv() int {
+func ordinalFromEnv() int {
 	n, err := strconv.Atoi(os.Getenv(EnvDevice))
 	if err != nil || n < 0 {
 		return 0
@@ -213,10 +213,10 @@ const Lang = "CUDA"
 var defaultDev devkit.Shared[*Device]
 
 // Default returns the process-wide shared device, opened on first use with
-// Options{Ordinal: OrdinalFromEnv()}. Don't Close it; if someone did, the
+// Options{Ordinal: N} with N from EnvDevice. Don't Close it; if someone did, the
 // next call opens it again.
 func Default() (*Device, error) {
-	return defaultDev.Get((*Device).Closed, func() (*Device, error) { return Open(Options{Ordinal: OrdinalFromEnv()}) })
+	return defaultDev.Get((*Device).Closed, func() (*Device, error) { return Open(Options{Ordinal: ordinalFromEnv()}) })
 }
 
 // enter passes the device's gate: ErrClosed once Close has shut it. Pair

@@ -49,11 +49,11 @@ func TestNoKernels(t *testing.T) {
 		if err := ops.On(d, a, b); err != nil {
 			t.Fatal(err)
 		}
-		if err := ops.Add(b, a, a); err != nil {
+		if err := ops.Binary(b, a, a, ops.OpAdd); err != nil {
 			t.Fatal(err)
 		}
 		before := d.Stats()
-		if err := ops.Add(b, b, a); err != nil { // b host-newer now: the host path reads a home
+		if err := ops.Binary(b, b, a, ops.OpAdd); err != nil { // b host-newer now: the host path reads a home
 			t.Fatal(err)
 		}
 		if s := d.Stats().Sub(before); s.Launches != 0 || b.DeviceDirty() {

@@ -20,7 +20,7 @@ func TestBand(t *testing.T) {
 			region := []array.Dim{{Min: -2, Extent: 3, Stride: 1}, {Min: 7, Extent: rows, Stride: 3}}
 			next := region[1].Min
 			for k := range bands {
-				b := stream.Band(region, bands, k)
+				b := stream.Cut{Bands: bands}.Band(region, k)
 				if b[0] != region[0] || b[1].Min != next || b[1].Stride != 3 {
 					t.Fatalf("%d rows in %d bands, band %d: %v", rows, bands, k, b)
 				}

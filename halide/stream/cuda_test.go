@@ -33,7 +33,7 @@ func TestCUDATraceFails(t *testing.T) {
 	if !cudatest.InChild() {
 		t.Skip("runs in TestCUDAMock's child, whose mock refuses event timing")
 	}
-	d, err := halide.CUDADevice()
+	d, err := halide.DefaultDevice("CUDA")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestCUDATraceFails(t *testing.T) {
 
 // TestStepPanicsCUDA is TestStepPanics on a CUDA device.
 func TestStepPanicsCUDA(t *testing.T) {
-	d, err := halide.CUDADevice()
+	d, err := halide.DefaultDevice("CUDA")
 	if err != nil {
 		t.Skip("no CUDA device (runs on a GPU, and on the mock: TestCUDAMock):", err)
 	}
@@ -97,7 +97,7 @@ var cudaChains = []chain{
 		return []stream.Step{
 			must(t, brighter.BrighterCudaPipeline, uint8(5)),
 			stream.Op("f32", ops.CastWrap[float32, uint8]),
-			stream.Op("half", func(out, in *array.Array[float32]) error { return ops.MulScalar(out, in, 0.5) }),
+			stream.Op("half", func(out, in *array.Array[float32]) error { return ops.BinaryScalar(out, in, 0.5, ops.OpMul) }),
 			stream.Op("u16", ops.CastWrap[uint16, float32]),
 		}
 	}, u8, u16, 0},
@@ -109,7 +109,7 @@ var cudaChains = []chain{
 // event live; on the mock only the copy chain runs (it launches nothing),
 // and closing the device leaves no stream, event or memory behind.
 func TestCUDAStreamed(t *testing.T) {
-	d, err := halide.CUDADevice()
+	d, err := halide.DefaultDevice("CUDA")
 	if err != nil {
 		t.Skip("no CUDA device (runs on a GPU, and on the mock: TestCUDAMock):", err)
 	}

@@ -102,9 +102,3 @@ func weight(f float64) float64 {
 	}
 	return 1
 }
-
-// Band is band k of region cut into bands equal bands: Cut{Bands:
-// bands}.Band(region, k).
-func Band(region []array.Dim, bands, k int) []array.Dim {
-	return Cut{Bands: bands}.Band(region, k)
-}

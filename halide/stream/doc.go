@@ -36,7 +36,7 @@
 // band buffers, staging and plan between Runs; Run alone makes and frees
 // them. Where the chain runs is the module's placement rule
 // (Options.Device, else where the operands live, else
-// halide.OpenCLDevice()).
+// halide.DefaultDevice("OpenCL")).
 //
 // The bands are equal unless the Cut (Options.First, Options.Last) makes
 // the first or last one thinner: only the first band's upload runs alone

@@ -25,8 +25,8 @@ func Example() {
 		d[i] = uint8(i)
 	}
 	dst := array.New[uint8](4, 5)
-	plus := func(out, in *array.Array[uint8]) error { return ops.AddScalar(out, in, 100) }
-	if _, err := halide.OpenCLDevice(); err == nil {
+	plus := func(out, in *array.Array[uint8]) error { return ops.BinaryScalar(out, in, 100, ops.OpAdd) }
+	if _, err := halide.DefaultDevice("OpenCL"); err == nil {
 		bright, err := stream.Pipeline(brighter.BrighterPipeline, uint8(10))
 		if err != nil {
 			panic(err)
@@ -63,7 +63,7 @@ func ExampleReduce() {
 		return ops.EvalSum(out, ops.AsType[float32](ops.In(in)))
 	}
 	sums := array.New[float32](bands)
-	if _, err := halide.OpenCLDevice(); err == nil {
+	if _, err := halide.DefaultDevice("OpenCL"); err == nil {
 		bright, err := stream.Pipeline(brighter.BrighterPipeline, uint8(10))
 		if err != nil {
 			panic(err)
@@ -102,11 +102,11 @@ func ExampleRunContext() {
 		if bands++; bands == 2 {
 			cancel()
 		}
-		return ops.AddScalar(out, in, 1)
+		return ops.BinaryScalar(out, in, 1, ops.OpAdd)
 	})
 	src, dst := array.New[uint8](4, 8), array.New[uint8](4, 8)
 	err := fmt.Errorf("stream: Run cancelled before band 2 of 4: %w", context.Canceled)
-	if _, derr := halide.OpenCLDevice(); derr == nil {
+	if _, derr := halide.DefaultDevice("OpenCL"); derr == nil {
 		err = stream.RunContext(ctx, dst, src, stream.Options{Bands: 4}, step)
 	}
 	fmt.Println(err, errors.Is(err, context.Canceled))

@@ -28,7 +28,7 @@ var ErrClosed = fmt.Errorf("stream: Run on a closed Stream: %w", device.ErrClose
 type Options struct {
 	// Device runs the chain; nil: the placement rule's choice (the
 	// device the destination or the source is allocated on), else
-	// halide.OpenCLDevice(). It must be a device/opencl or device/cuda
+	// halide.DefaultDevice("OpenCL"). It must be a device/opencl or device/cuda
 	// Device.
 	Device device.Device
 	// Bands is how many bands the output's outermost dimension is cut
@@ -277,7 +277,7 @@ func (s *Stream) device(dst, src *array.Raw) (device.Device, plumb.Streams, erro
 		return nil, nil, err
 	}
 	if d == nil {
-		cd, err := halide.OpenCLDevice()
+		cd, err := halide.DefaultDevice("OpenCL")
 		if err != nil {
 			return nil, nil, err
 		}

@@ -23,7 +23,7 @@ import (
 
 func dev(t testing.TB) *opencl.Device {
 	t.Helper()
-	d, err := halide.OpenCLDevice()
+	d, err := halide.DefaultDevice("OpenCL")
 	if err != nil {
 		t.Skip("no OpenCL device:", err)
 	}
@@ -70,7 +70,7 @@ var chains = []chain{
 		return []stream.Step{
 			must(t, brighter.BrighterPipeline, uint8(5)),
 			stream.Op("f32", ops.CastWrap[float32, uint8]),
-			stream.Op("half", func(out, in *array.Array[float32]) error { return ops.MulScalar(out, in, 0.5) }),
+			stream.Op("half", func(out, in *array.Array[float32]) error { return ops.BinaryScalar(out, in, 0.5, ops.OpMul) }),
 			stream.Op("u16", ops.CastWrap[uint16, float32]),
 		}
 	}, u8, u16, 0},
@@ -79,7 +79,7 @@ var chains = []chain{
 		return []stream.Step{
 			stream.Op("u16", ops.CastWrap[uint16, uint8]),
 			must(t, blur.BlurOpenclPipeline),
-			stream.Op("×3", func(out, in *array.Array[uint16]) error { return ops.MulScalar(out, in, 3) }),
+			stream.Op("×3", func(out, in *array.Array[uint16]) error { return ops.BinaryScalar(out, in, 3, ops.OpMul) }),
 		}
 	}, u8, u16, 1},
 }

@@ -265,15 +265,15 @@ func (w *worker) place() error {
 func (w *worker) do(k kind) error {
 	switch k {
 	case kOp:
-		err := ops.AddScalar(w.f, w.f, 1)
+		err := ops.BinaryScalar(w.f, w.f, 1, ops.OpAdd)
 		w.fv = w.fv.add(1, err == nil)
 		return err
 	case kFused:
-		err := ops.Eval(w.f, ops.In(w.f).Add(ops.Const[float32](2)))
+		err := ops.Eval(w.f, ops.In(w.f).Binary(ops.OpAdd, ops.Const[float32](2)))
 		w.fv = w.fv.add(2, err == nil)
 		return err
 	case kReduce:
-		s, err := ops.SumAll(w.f)
+		s, err := ops.Value(ops.Sum, w.f)
 		if err == nil && !slices.Contains(w.fv, float64(s)/float64(w.n)) {
 			return fmt.Errorf("SumAll gave %v, the model allows %v each over %d", s, w.fv, w.n)
 		}

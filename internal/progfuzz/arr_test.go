@@ -204,37 +204,37 @@ func (t tv[T]) binary(op int, a, b arr) error {
 	x, y := t.other(a), t.other(b)
 	switch op {
 	case opAdd:
-		return ops.Add(t.Array, x, y)
+		return ops.Binary(t.Array, x, y, ops.OpAdd)
 	case opSub:
-		return ops.Sub(t.Array, x, y)
+		return ops.Binary(t.Array, x, y, ops.OpSub)
 	case opMul:
-		return ops.Mul(t.Array, x, y)
+		return ops.Binary(t.Array, x, y, ops.OpMul)
 	case opDiv:
-		return ops.Div(t.Array, x, y)
+		return ops.Binary(t.Array, x, y, ops.OpDiv)
 	case opMax:
-		return ops.Maximum(t.Array, x, y)
+		return ops.Binary(t.Array, x, y, ops.OpMax)
 	}
-	return ops.Minimum(t.Array, x, y)
+	return ops.Binary(t.Array, x, y, ops.OpMin)
 }
 
 func (t tv[T]) scalar(op int, a arr, s float64) error {
 	x, v := t.other(a), fromF[T](s)
 	switch op {
 	case opAdd:
-		return ops.AddScalar(t.Array, x, v)
+		return ops.BinaryScalar(t.Array, x, v, ops.OpAdd)
 	case opSub:
-		return ops.SubScalar(t.Array, x, v)
+		return ops.BinaryScalar(t.Array, x, v, ops.OpSub)
 	case opMul:
-		return ops.MulScalar(t.Array, x, v)
+		return ops.BinaryScalar(t.Array, x, v, ops.OpMul)
 	}
-	return ops.DivScalar(t.Array, x, v)
+	return ops.BinaryScalar(t.Array, x, v, ops.OpDiv)
 }
 
 func (t tv[T]) unary(op int, a arr) error {
 	if op == 0 {
-		return ops.Neg(t.Array, t.other(a))
+		return ops.Unary(t.Array, t.other(a), ops.OpNeg)
 	}
-	return ops.Abs(t.Array, t.other(a))
+	return ops.Unary(t.Array, t.other(a), ops.OpAbs)
 }
 
 func (t tv[T]) copyFrom(a arr) error   { return ops.Copy(t.Array, t.other(a)) }
@@ -242,12 +242,12 @@ func (t tv[T]) fill(x float64) error   { return ops.Fill(t.Array, fromF[T](x)) }
 func (t tv[T]) sum(a arr, d int) error { return ops.Sum(t.Array, t.other(a), d) }
 
 func (t tv[T]) sumAll() (float64, error) {
-	v, err := ops.SumAll(t.Array)
+	v, err := ops.Value(ops.Sum, t.Array)
 	return toF(v), err
 }
 
 func (t tv[T]) maxAll() (float64, error) {
-	v, err := ops.MaxAll(t.Array)
+	v, err := ops.Value(ops.Max, t.Array)
 	return toF(v), err
 }
 

@@ -60,7 +60,7 @@ var (
 
 func openDevices() {
 	devOnce.Do(func() {
-		d, err := halide.OpenCLDevice()
+		d, err := halide.DefaultDevice("OpenCL")
 		if err != nil {
 			devErr = err
 			return
@@ -160,7 +160,7 @@ func run(t testing.TB, data []byte) {
 		}
 	}
 	m.devs = append(m.devs, m.sim)
-	m.logf("simDev := sim.New(\"sim\", 0); cl, _ := halide.OpenCLDevice(); half0, half1 := opencl.Split(…, 2)")
+	m.logf("simDev := sim.New(\"sim\", 0); cl, _ := halide.DefaultDevice(\"OpenCL\"); half0, half1 := opencl.Split(…, 2)")
 	defer m.cleanup()
 	// The starting pool: a float32 and a uint8 root with non-zero mins.
 	m.addRoot(kF32, false, []int{1, -2}, []int{4, 3})

@@ -343,7 +343,7 @@ func into[T array.Elem](e *Engine, a *tensor.Dense, shape tensor.Shape, opts []t
 		if !incr.Shape().Eq(shape) {
 			return nil, fmt.Errorf("%w: incr of shape %v for a result of shape %v", array.ErrLayout, incr.Shape(), shape)
 		}
-		return incr, ops.Add(vs[0], vs[0], vs[1])
+		return incr, ops.Binary(vs[0], vs[0], vs[1], ops.OpAdd)
 	case reuse != nil:
 		if ret, err = dense(reuse); err != nil {
 			return nil, err

@@ -219,7 +219,7 @@ func deviceTemp[T array.Elem](e *Engine, ext []int) (*array.Array[T], error) {
 
 // Clamp limits a's elements to [min, max] (Go values of a's element type,
 // or scalar Denses) on the device: max(a, min), then min(·, max); a NaN
-// element stays NaN as in the standard engine where ops.Maximum keeps it.
+// element stays NaN as in the standard engine where ops.Binary with OpMax keeps it.
 // It honours tensor's reuse, unsafe and incr options.
 func (e *Engine) Clamp(a tensor.Tensor, min, max any, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
 	e.h.enter()

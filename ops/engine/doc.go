@@ -133,7 +133,7 @@
 // NativelyInaccessible: the methods tensor guards with that flag (String
 // and Format print "Inaccesible data"; Dense.Memset, ToMat64, iterators and
 // the standard engine's arithmetic) return errors instead of reading stale
-// memory. Sprint(d) (or Formatter(d) with fmt's verbs) prints the values
+// memory. fmt.Sprint(Formatter(d)) (or fmt's other verbs) prints the values
 // NumPy's way through one counted copy home, and under the transfer guard
 // prints the refusal instead. Methods tensor does not guard (Data, At,
 // Get) read the host memory, which is always mapped — never a crash — but

@@ -38,7 +38,7 @@ func Example() {
 	was := device.SetDeviceGuard(dev, true) // any automatic transfer to or from dev now is an error
 	sums, err := sq.Sum(1)
 	big, _ := sq.GtScalar(float32(10), true)
-	text := engine.Sprint(sums) // refused: printing needs a copy home
+	text := fmt.Sprint(engine.Formatter(sums)) // refused: printing needs a copy home
 	fmt.Println(err, "print refused:", strings.Contains(text, device.ErrTransferGuard.Error()))
 	device.SetDeviceGuard(dev, was)
 	moved := dev.Stats().Sub(before)
@@ -48,7 +48,7 @@ func Example() {
 	fmt.Println("sums on the device:", s.Device() == dev, "device-dirty:", s.DeviceDirty())
 
 	before = dev.Stats()
-	fmt.Println(engine.Sprint(sums), engine.Sprint(big))
+	fmt.Println(fmt.Sprint(engine.Formatter(sums)), fmt.Sprint(engine.Formatter(big)))
 	fmt.Printf("printing: %d downloads\n", dev.Stats().Sub(before).D2HCalls)
 	// Output:
 	// first op: 1 upload

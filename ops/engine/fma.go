@@ -68,5 +68,5 @@ func fmaT[T array.Elem](e *Engine, a *tensor.Dense, x any, y tensor.Tensor) (ten
 			xe = ops.In(sv)
 		}
 	}
-	return y, ops.Eval(vs[1], ops.In(vs[0]).Mul(xe).Add(ops.In(vs[1])))
+	return y, ops.Eval(vs[1], ops.In(vs[0]).Binary(ops.OpMul, xe).Binary(ops.OpAdd, ops.In(vs[1])))
 }

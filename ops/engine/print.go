@@ -8,12 +8,10 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// Sprint prints d's values the way NumPy prints an array (rows are d's
-// last axis), where tensor's own String prints "Inaccesible data" for the
-// engine's Denses: fmt.Sprint(Formatter(d)).
-func Sprint(d *tensor.Dense) string { return fmt.Sprint(Formatter(d)) }
-
-// Formatter returns d as a fmt.Formatter, for fmt.Printf("%.3f", …) and
+// Formatter returns d as a fmt.Formatter that prints d's values the way
+// NumPy prints an array (rows are d's last axis), where tensor's own
+// String prints "Inaccesible data" for the engine's Denses:
+// fmt.Sprint(engine.Formatter(d)), fmt.Printf("%.3f", …) and
 // the other verbs package array's Array.Format takes. The values come from
 // the device-aware Array view's HostReadOnly: printing device-newer data
 // is a counted copy to host (D2H in the device's Stats), and under the

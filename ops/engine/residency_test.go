@@ -90,13 +90,13 @@ func TestSprint(t *testing.T) {
 	sq, err := a.Mul(a)
 	must(t, err)
 	was := guard.Set(true)
-	refused := engine.Sprint(sq)
+	refused := fmt.Sprint(engine.Formatter(sq))
 	guard.Set(was)
 	if !strings.HasPrefix(refused, "%!v(") || !strings.Contains(refused, device.ErrTransferGuard.Error()) {
 		t.Fatalf("printed under the guard: %q, want the guard's error", refused)
 	}
 	before := dev.Stats()
-	got := engine.Sprint(sq)
+	got := fmt.Sprint(engine.Formatter(sq))
 	if want := "[[ 1.  4.  9.]\n [16. 25. 36.]]"; got != want {
 		t.Fatalf("Sprint %q, want %q", got, want)
 	}
@@ -108,11 +108,11 @@ func TestSprint(t *testing.T) {
 	}
 	mask, err := tensor.Gt(sq, float32(5))
 	must(t, err)
-	if got := engine.Sprint(mask.(*tensor.Dense)); got != "[[0 0 1]\n [1 1 1]]" {
+	if got := fmt.Sprint(engine.Formatter(mask.(*tensor.Dense))); got != "[[0 0 1]\n [1 1 1]]" {
 		t.Fatalf("a Bool Dense printed %q", got)
 	}
 	host := tensor.New(tensor.WithShape(2), tensor.WithBacking([]float32{1, 2}))
-	if got, want := engine.Sprint(host), fmt.Sprint(host); got != want {
+	if got, want := fmt.Sprint(engine.Formatter(host)), fmt.Sprint(host); got != want {
 		t.Fatalf("a host Dense printed %q, want tensor's %q", got, want)
 	}
 }

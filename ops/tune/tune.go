@@ -26,7 +26,7 @@ var Gemm struct {
 	// error wrapping array.ErrShape.
 	Set func(d device.Kernels, elemBytes int, c [6]int) error
 	// Unset drops the tiling set: MatMul picks per shape again
-	// (ops.GemmTuning).
+	// (ops.Tuning.Gemm).
 	Unset func(d device.Kernels, elemBytes int)
 	// Split splits every product's K into parts summed after (split-K;
 	// 0 drops it). Like a tiling, it changes the order of the sums, so

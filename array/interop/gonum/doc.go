@@ -1,6 +1,7 @@
 // Package gonum converts between gonum's row-major float64 matrices and
-// vectors (mat.Dense, mat.VecDense, blas64.General, blas64.Vector) and
-// Array[float64], without copying.
+// vectors (mat.Dense, mat.VecDense, and through them blas64.General and
+// blas64.Vector: RawMatrix, SetRawMatrix) and Array[float64], without
+// copying.
 //
 // A row-major r×c matrix with row stride s is the 2-D Array of extents
 // (c, r) and strides (1, s): dimension 0 runs along a row, so m.At(i, j) is

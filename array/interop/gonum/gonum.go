@@ -9,10 +9,10 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// FromGeneral wraps g's memory as a 2-D Array of extents (g.Cols, g.Rows)
+// fromGeneral wraps g's memory as a 2-D Array of extents (g.Cols, g.Rows)
 // and strides (1, g.Stride), without copying: element (j, i) is
 // g.Data[i*g.Stride+j].
-func FromGeneral(g blas64.General) (*array.Array[float64], error) {
+func fromGeneral(g blas64.General) (*array.Array[float64], error) {
 	if g.Rows < 0 || g.Cols < 0 {
 		return nil, fmt.Errorf("%w: blas64.General is %d×%d: want rows and cols ≥ 0", array.ErrLayout, g.Rows, g.Cols)
 	}
@@ -29,17 +29,18 @@ func FromGeneral(g blas64.General) (*array.Array[float64], error) {
 // FromDense wraps m's memory (m.RawMatrix) as a 2-D Array of extents
 // (cols, rows), without copying: m.At(i, j) is element (j, i). A view made
 // by m.Slice maps to the matching strided Array. An empty Dense gives an
-// empty Array.
+// empty Array. A blas64.General g converts as the Dense over it (var m
+// mat.Dense; m.SetRawMatrix(g)).
 func FromDense(m *mat.Dense) (*array.Array[float64], error) {
 	if m == nil {
 		return nil, fmt.Errorf("%w: nil *mat.Dense", array.ErrLayout)
 	}
-	return FromGeneral(m.RawMatrix())
+	return fromGeneral(m.RawMatrix())
 }
 
-// FromVector wraps v's memory as a 1-D Array of extent v.N and stride
+// fromVector wraps v's memory as a 1-D Array of extent v.N and stride
 // v.Inc, without copying: element i is v.Data[i*v.Inc].
-func FromVector(v blas64.Vector) (*array.Array[float64], error) {
+func fromVector(v blas64.Vector) (*array.Array[float64], error) {
 	if v.N < 0 {
 		return nil, fmt.Errorf("%w: blas64.Vector has N = %d: want ≥ 0", array.ErrLayout, v.N)
 	}
@@ -59,19 +60,20 @@ func FromVector(v blas64.Vector) (*array.Array[float64], error) {
 
 // FromVecDense wraps v's memory (v.RawVector) as a 1-D Array, without
 // copying: v.AtVec(i) is element i. Column views (m.ColView) map to strided
-// Arrays.
+// Arrays; a blas64.Vector converts as the VecDense over it
+// (v.SetRawVector).
 func FromVecDense(v *mat.VecDense) (*array.Array[float64], error) {
 	if v == nil {
 		return nil, fmt.Errorf("%w: nil *mat.VecDense", array.ErrLayout)
 	}
-	return FromVector(v.RawVector())
+	return fromVector(v.RawVector())
 }
 
-// ToGeneral returns a blas64.General over a's host memory, without copying:
+// toGeneral returns a blas64.General over a's host memory, without copying:
 // a must be 2-D with dimension 0 contiguous (stride 1), and element (j, i)
 // becomes row i, column j. It takes a's writable host view (see the package
 // documentation for what that syncs).
-func ToGeneral(a *array.Array[float64]) (blas64.General, error) {
+func toGeneral(a *array.Array[float64]) (blas64.General, error) {
 	if a.Rank() != 2 {
 		return blas64.General{}, fmt.Errorf("%w: Array is %d-D, a matrix is 2-D (columns, rows): Slice it to 2-D first", array.ErrLayout, a.Rank())
 	}
@@ -96,11 +98,14 @@ func ToGeneral(a *array.Array[float64]) (blas64.General, error) {
 	return blas64.General{Rows: y.Extent, Cols: x.Extent, Stride: stride, Data: h.Data()}, nil
 }
 
-// ToDense returns a *mat.Dense over a's host memory, without copying, under
-// the rules of ToGeneral: a 2-D Array of extents (c, r) becomes an r×c
-// matrix and element (j, i) is m.At(i, j).
+// ToDense returns a *mat.Dense over a's host memory, without copying: a
+// must be 2-D with dimension 0 contiguous (stride 1), and a 2-D Array of
+// extents (c, r) becomes an r×c matrix whose m.At(i, j) is element (j,
+// i); m.RawMatrix() is the blas64.General over the same memory. It takes
+// a's writable host view (see the package documentation for what that
+// syncs).
 func ToDense(a *array.Array[float64]) (*mat.Dense, error) {
-	g, err := ToGeneral(a)
+	g, err := toGeneral(a)
 	if err != nil {
 		return nil, err
 	}
@@ -109,10 +114,10 @@ func ToDense(a *array.Array[float64]) (*mat.Dense, error) {
 	return &m, nil
 }
 
-// ToVector returns a blas64.Vector over a's host memory, without copying:
+// toVector returns a blas64.Vector over a's host memory, without copying:
 // a must be 1-D and not empty, and its stride becomes Inc. It takes a's
 // writable host view.
-func ToVector(a *array.Array[float64]) (blas64.Vector, error) {
+func toVector(a *array.Array[float64]) (blas64.Vector, error) {
 	if a.Rank() != 1 {
 		return blas64.Vector{}, fmt.Errorf("%w: Array is %d-D, a vector is 1-D: Slice it first", array.ErrLayout, a.Rank())
 	}
@@ -132,9 +137,11 @@ func ToVector(a *array.Array[float64]) (blas64.Vector, error) {
 }
 
 // ToVecDense returns a *mat.VecDense over a's host memory, without
-// copying, under the rules of ToVector.
+// copying: a must be 1-D and not empty, and its stride becomes the
+// vector's increment (v.RawVector() is the blas64.Vector). It takes a's
+// writable host view.
 func ToVecDense(a *array.Array[float64]) (*mat.VecDense, error) {
-	r, err := ToVector(a)
+	r, err := toVector(a)
 	if err != nil {
 		return nil, err
 	}

@@ -221,3 +221,43 @@ func TestGeneralErrors(t *testing.T) {
 }
 
 func d(min, extent, stride int) array.Dim { return array.Dim{Min: min, Extent: extent, Stride: stride} }
+
+// A blas64.General or Vector converts through the mat value over it, as
+// the package documents, sharing memory both ways.
+func TestRawThroughMat(t *testing.T) {
+	g := blas64.General{Rows: 2, Cols: 3, Stride: 5, Data: seq(10)}
+	var m mat.Dense
+	m.SetRawMatrix(g)
+	a, err := gonum.FromDense(&m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := a.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.At(2, 1); got != g.Data[1*5+2] {
+		t.Fatalf("element (2, 1) = %v, want g.Data[7] = %v", got, g.Data[7])
+	}
+	h.Set(-1, 1, 1)
+	if g.Data[6] != -1 {
+		t.Fatalf("a write through the Array is not in g.Data: %v", g.Data)
+	}
+	back, err := gonum.ToDense(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := back.RawMatrix(); r.Stride != 5 || &r.Data[0] != &g.Data[0] {
+		t.Fatalf("ToDense(a).RawMatrix() = stride %d over %p, want stride 5 over g.Data %p", r.Stride, &r.Data[0], &g.Data[0])
+	}
+	v := blas64.Vector{N: 3, Inc: 3, Data: seq(9)}
+	var vd mat.VecDense
+	vd.SetRawVector(v)
+	va, err := gonum.FromVecDense(&vd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if va.Dim(0).Stride != 3 || va.Len() != 3 {
+		t.Fatalf("FromVecDense of Inc 3: dims %v", va.Dims())
+	}
+}

@@ -43,9 +43,9 @@ func bounds(m image.Image, channels int) (image.Rectangle, error) {
 // whose mins are m.Bounds().Min:
 //
 //   - *image.Gray and *image.Alpha: the 2-D Array (x, y) over m's Pix,
-//     sharing memory (see FromGray);
+//     sharing memory, without copying;
 //   - *image.RGBA and *image.NRGBA: the 3-D Array (x, y, c) over m's Pix,
-//     sharing memory (FromRGBA, FromNRGBA; an RGBA's values stay
+//     sharing memory, c = R, G, B, A innermost (an RGBA's values stay
 //     alpha-premultiplied, as m holds them);
 //   - *image.Gray16 and *image.Alpha16: a new 2-D Array of the high bytes
 //     (color.GrayModel's or color.AlphaModel's 8-bit value);
@@ -65,16 +65,25 @@ func bounds(m image.Image, channels int) (image.Rectangle, error) {
 func FromImage(m image.Image) (_ *array.Array[uint8], err error) {
 	switch m := m.(type) {
 	case *image.Gray:
-		return FromGray(m)
+		if m == nil {
+			return nil, fmt.Errorf("%w: nil *image.Gray", array.ErrLayout)
+		}
+		return wrap("image.Gray", m.Pix, m.Stride, m.Rect, 0)
 	case *image.Alpha:
 		if m == nil {
 			return nil, fmt.Errorf("%w: nil *image.Alpha", array.ErrLayout)
 		}
 		return wrap("image.Alpha", m.Pix, m.Stride, m.Rect, 0)
 	case *image.RGBA:
-		return FromRGBA(m)
+		if m == nil {
+			return nil, fmt.Errorf("%w: nil *image.RGBA", array.ErrLayout)
+		}
+		return wrap("image.RGBA", m.Pix, m.Stride, m.Rect, 4)
 	case *image.NRGBA:
-		return FromNRGBA(m)
+		if m == nil {
+			return nil, fmt.Errorf("%w: nil *image.NRGBA", array.ErrLayout)
+		}
+		return wrap("image.NRGBA", m.Pix, m.Stride, m.Rect, 4)
 	}
 	a, d, r, ch, err := newCopy[uint8](m)
 	if err != nil {
@@ -249,17 +258,15 @@ func FromImage16(m image.Image) (_ *array.Array[uint16], err error) {
 // its Pix, sharing memory: for an *image.RGBA or *image.NRGBA, four views
 // (R, G, B, A) with x stride 4 and y stride m.Stride; for an *image.Gray
 // or *image.Alpha, one. Writing through a view changes m. The views are
-// host-only Arrays, like FromRGBA's (each is FromRGBA(m).Slice(2, c)).
+// host-only Arrays, like FromImage's (each is FromImage(m)'s Slice(2, c)).
 // Other types are an error wrapping array.ErrLayout: copy them with
 // FromImage, whose 3-D result's Slice(2, c) is channel c.
 func Channels(m image.Image) ([]*array.Array[uint8], error) {
 	var a *array.Array[uint8]
 	var err error
-	switch m := m.(type) {
-	case *image.RGBA:
-		a, err = FromRGBA(m)
-	case *image.NRGBA:
-		a, err = FromNRGBA(m)
+	switch m.(type) {
+	case *image.RGBA, *image.NRGBA:
+		a, err = FromImage(m)
 	case *image.Gray, *image.Alpha:
 		a, err = FromImage(m)
 		if err != nil {

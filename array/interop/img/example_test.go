@@ -19,7 +19,7 @@ import (
 // OpenCL driver, else the host build: the pixels are the same.
 func Example() {
 	brighten := brighter.Brighter
-	if _, err := halide.OpenCLDevice(); err != nil {
+	if _, err := halide.DefaultDevice("OpenCL"); err != nil {
 		brighten = brighter.BrighterHost
 	}
 	f, err := os.Open("testdata/gray.png")
@@ -36,8 +36,8 @@ func Example() {
 	in := decoded.(*image.Gray)
 	out := image.NewGray(in.Bounds())
 
-	a, _ := img.FromGray(in) // 2-D (x, y) over in.Pix
-	b, _ := img.FromGray(out)
+	a, _ := img.FromImage(in) // 2-D (x, y) over in.Pix
+	b, _ := img.FromImage(out)
 	fmt.Println(a.Dims())
 	if err := brighten(a, 60, b); err != nil {
 		fmt.Println(err)
@@ -46,7 +46,7 @@ func Example() {
 	// A SubImage is a view with its own bounds: brighten its lower-left corner again,
 	// in place.
 	corner := out.SubImage(image.Rect(0, 16, 8, 24)).(*image.Gray)
-	c, _ := img.FromGray(corner)
+	c, _ := img.FromImage(corner)
 	fmt.Println(c.Dims())
 	if err := brighten(c, 100, c); err != nil {
 		fmt.Println(err)

@@ -36,33 +36,6 @@ func wrap(kind string, pix []uint8, stride int, r image.Rectangle, channels int)
 	return a, nil
 }
 
-// FromGray wraps m's pixels as the 2-D Array (x, y), without copying;
-// the Array's mins are m.Bounds().Min.
-func FromGray(m *image.Gray) (*array.Array[uint8], error) {
-	if m == nil {
-		return nil, fmt.Errorf("%w: nil *image.Gray", array.ErrLayout)
-	}
-	return wrap("image.Gray", m.Pix, m.Stride, m.Rect, 0)
-}
-
-// FromRGBA wraps m's pixels as the 3-D Array (x, y, c), c = R, G, B, A
-// innermost in memory, without copying; the mins of x and y are
-// m.Bounds().Min. The values are alpha-premultiplied, as in m.
-func FromRGBA(m *image.RGBA) (*array.Array[uint8], error) {
-	if m == nil {
-		return nil, fmt.Errorf("%w: nil *image.RGBA", array.ErrLayout)
-	}
-	return wrap("image.RGBA", m.Pix, m.Stride, m.Rect, 4)
-}
-
-// FromNRGBA is FromRGBA for non-premultiplied image.NRGBA.
-func FromNRGBA(m *image.NRGBA) (*array.Array[uint8], error) {
-	if m == nil {
-		return nil, fmt.Errorf("%w: nil *image.NRGBA", array.ErrLayout)
-	}
-	return wrap("image.NRGBA", m.Pix, m.Stride, m.Rect, 4)
-}
-
 // FromGray16 wraps m's pixel bytes as the 3-D Array[uint8] (x, y, b)
 // without copying: b = 0 is the high byte of the big-endian 16-bit value,
 // b = 1 the low byte. Use CopyFromGray16 for the values as uint16.

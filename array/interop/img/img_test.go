@@ -36,18 +36,18 @@ func TestFromLayouts(t *testing.T) {
 		at    []int // an Array coordinate …
 		pixel uint8 // … and the byte the image holds there
 	}{
-		{"Gray", func() (*array.Array[uint8], error) { return img.FromGray(gray) }, []array.Dim{d(0, 5, 1), d(0, 3, 5)}, []int{3, 2}, gray.GrayAt(3, 2).Y},
+		{"Gray", func() (*array.Array[uint8], error) { return img.FromImage(gray) }, []array.Dim{d(0, 5, 1), d(0, 3, 5)}, []int{3, 2}, gray.GrayAt(3, 2).Y},
 		{"Gray sub", func() (*array.Array[uint8], error) {
-			return img.FromGray(gray.SubImage(image.Rect(1, 1, 4, 3)).(*image.Gray))
+			return img.FromImage(gray.SubImage(image.Rect(1, 1, 4, 3)).(*image.Gray))
 		}, []array.Dim{d(1, 3, 1), d(1, 2, 5)}, []int{3, 2}, gray.GrayAt(3, 2).Y},
 		{"Gray empty sub", func() (*array.Array[uint8], error) {
-			return img.FromGray(gray.SubImage(image.Rect(9, 9, 10, 10)).(*image.Gray))
+			return img.FromImage(gray.SubImage(image.Rect(9, 9, 10, 10)).(*image.Gray))
 		}, []array.Dim{d(0, 0, 1), d(0, 0, 0)}, nil, 0},
-		{"RGBA", func() (*array.Array[uint8], error) { return img.FromRGBA(rgba) }, []array.Dim{d(-2, 6, 4), d(1, 4, 24), d(0, 4, 1)}, []int{-1, 3, 2}, rgba.RGBAAt(-1, 3).B},
+		{"RGBA", func() (*array.Array[uint8], error) { return img.FromImage(rgba) }, []array.Dim{d(-2, 6, 4), d(1, 4, 24), d(0, 4, 1)}, []int{-1, 3, 2}, rgba.RGBAAt(-1, 3).B},
 		{"RGBA sub", func() (*array.Array[uint8], error) {
-			return img.FromRGBA(rgba.SubImage(image.Rect(0, 2, 2, 4)).(*image.RGBA))
+			return img.FromImage(rgba.SubImage(image.Rect(0, 2, 2, 4)).(*image.RGBA))
 		}, []array.Dim{d(0, 2, 4), d(2, 2, 24), d(0, 4, 1)}, []int{1, 3, 3}, rgba.RGBAAt(1, 3).A},
-		{"NRGBA", func() (*array.Array[uint8], error) { return img.FromNRGBA(nrgba) }, []array.Dim{d(0, 3, 4), d(0, 2, 12), d(0, 4, 1)}, []int{2, 1, 0}, nrgba.NRGBAAt(2, 1).R},
+		{"NRGBA", func() (*array.Array[uint8], error) { return img.FromImage(nrgba) }, []array.Dim{d(0, 3, 4), d(0, 2, 12), d(0, 4, 1)}, []int{2, 1, 0}, nrgba.NRGBAAt(2, 1).R},
 		{"Gray16 high byte", func() (*array.Array[uint8], error) { return img.FromGray16(g16) }, []array.Dim{d(0, 4, 2), d(0, 2, 8), d(0, 2, 1)}, []int{3, 1, 0}, uint8(g16.Gray16At(3, 1).Y >> 8)},
 		{"Gray16 low byte", func() (*array.Array[uint8], error) { return img.FromGray16(g16) }, []array.Dim{d(0, 4, 2), d(0, 2, 8), d(0, 2, 1)}, []int{3, 1, 1}, uint8(g16.Gray16At(3, 1).Y)},
 	} {
@@ -79,7 +79,7 @@ func TestSharesMemory(t *testing.T) {
 	t.Run("Gray", func(t *testing.T) {
 		m := image.NewGray(image.Rect(0, 0, 6, 4))
 		sub := m.SubImage(image.Rect(2, 1, 5, 3)).(*image.Gray)
-		a, err := img.FromGray(sub)
+		a, err := img.FromImage(sub)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestSharesMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		if back.Rect != sub.Rect || back.Stride != sub.Stride || &back.Pix[0] != &sub.Pix[0] {
-			t.Errorf("ToGray(FromGray(sub)) = %v stride %d, want %v stride %d over the same Pix", back.Rect, back.Stride, sub.Rect, sub.Stride)
+			t.Errorf("ToGray(FromImage(sub)) = %v stride %d, want %v stride %d over the same Pix", back.Rect, back.Stride, sub.Rect, sub.Stride)
 		}
 	})
 	t.Run("RGBA", func(t *testing.T) {
@@ -110,7 +110,7 @@ func TestSharesMemory(t *testing.T) {
 			t.Fatalf("(c, x, y) Array: err = %v, want array.ErrLayout", err)
 		}
 		m := image.NewRGBA(image.Rect(0, 0, 3, 2))
-		b, _ := img.FromRGBA(m)
+		b, _ := img.FromImage(m)
 		back, err := img.ToRGBA(b)
 		if err != nil {
 			t.Fatal(err)
@@ -228,17 +228,17 @@ func TestToErrors(t *testing.T) {
 		name string
 		from func() error
 	}{
-		{"nil", func() error { _, err := img.FromGray(nil); return err }},
+		{"nil", func() error { _, err := img.FromImage((*image.Gray)(nil)); return err }},
 		{"short Pix", func() error {
-			_, err := img.FromRGBA(&image.RGBA{Pix: make([]uint8, 10), Stride: 8, Rect: image.Rect(0, 0, 2, 2)})
+			_, err := img.FromImage(&image.RGBA{Pix: make([]uint8, 10), Stride: 8, Rect: image.Rect(0, 0, 2, 2)})
 			return err
 		}},
 		{"overlapping rows", func() error {
-			_, err := img.FromGray(&image.Gray{Pix: make([]uint8, 10), Stride: 2, Rect: image.Rect(0, 0, 3, 3)})
+			_, err := img.FromImage(&image.Gray{Pix: make([]uint8, 10), Stride: 2, Rect: image.Rect(0, 0, 3, 3)})
 			return err
 		}},
 		{"inverted bounds", func() error {
-			_, err := img.FromGray(&image.Gray{Rect: image.Rectangle{Min: image.Pt(3, 3), Max: image.Pt(0, 0)}})
+			_, err := img.FromImage(&image.Gray{Rect: image.Rectangle{Min: image.Pt(3, 3), Max: image.Pt(0, 0)}})
 			return err
 		}},
 	} {
@@ -250,7 +250,7 @@ func TestToErrors(t *testing.T) {
 
 // An empty Array is an empty image, and the other way round.
 func TestEmpty(t *testing.T) {
-	a, err := img.FromRGBA(image.NewRGBA(image.Rect(2, 3, 7, 3)))
+	a, err := img.FromImage(image.NewRGBA(image.Rect(2, 3, 7, 3)))
 	if err != nil {
 		t.Fatal(err)
 	}

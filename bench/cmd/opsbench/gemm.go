@@ -68,7 +68,7 @@ func (b *bench) gemm64(n int, tune bool) {
 }
 
 // gemmShapes measures the other shapes with MatMul's own choice for each
-// (ops.GemmTuning: autotuned per shape class at its first call, split-K
+// (ops.Tuning.Gemm: autotuned per shape class at its first call, split-K
 // for thin ones; the tiling tuned at -gemm is dropped) and, with tune,
 // says which unsplit tiling would be best for each shape.
 func (b *bench) gemmShapes(tune bool) {
@@ -96,7 +96,7 @@ func runGemm[T float32 | float64](b *bench, g gemmCase, tune, keep bool) {
 	defer func() { a.Close(); x.Close(); c.Close() }()
 	check(ops.On(b.d, a, x, c))
 	check(ops.Iota(a, 0))
-	check(ops.MulScalar(a, a, 1/T(g.K)))
+	check(ops.BinaryScalar(a, a, 1/T(g.K), ops.OpMul))
 	check(ops.Fill(x, 1))
 	fn := func() error { return ops.MatMul(c, a, x) }
 	opstune.Gemm.PTX(b.d, b.ptx != "off")

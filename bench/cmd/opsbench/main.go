@@ -176,16 +176,16 @@ func (b *bench) bandwidth(n int) {
 	s := array.New[float32](1)
 	check(ops.On(b.d, a, x, c, s))
 	check(ops.Iota(a, 0))
-	check(ops.MulScalar(a, a, 1/float32(n)))
+	check(ops.BinaryScalar(a, a, 1/float32(n), ops.OpMul))
 	check(ops.Fill(x, 1))
-	t := b.timeIt(func() error { return ops.Add(c, a, x) })
+	t := b.timeIt(func() error { return ops.Binary(c, a, x, ops.OpAdd) })
 	b.add(result{Key: "add_gbs", Name: fmt.Sprintf("add float32 2^%d", log2(n)), Unit: "GB/s", Value: 12 * float64(n) / t / 1e9, Higher: true, Target: 0.9})
 	t = b.timeIt(func() error { return ops.Sum(s.Slice(0, 0), a, 0) })
 	b.add(result{Key: "sum_gbs", Name: fmt.Sprintf("sum float32 2^%d", log2(n)), Unit: "GB/s", Value: 4 * float64(n) / t / 1e9, Higher: true, Target: 0.85})
 	t = b.timeIt(func() error { return ops.Copy(c, a) })
 	b.add(result{Key: "copy_gbs", Name: fmt.Sprintf("D2D copy float32 2^%d", log2(n)), Unit: "GB/s", Value: 8 * float64(n) / t / 1e9, Higher: true, Target: 0.95})
 	// correctness of what was timed: sum of i/n over i < n is (n-1)/2
-	v, err := ops.SumAll(a)
+	v, err := ops.Value(ops.Sum, a)
 	check(err)
 	if want := float64(n-1) / 2; math.Abs(float64(v)-want) > 1e-3*want {
 		check(fmt.Errorf("sum check: got %v, want %v", v, want))
@@ -227,7 +227,7 @@ func (b *bench) launch() {
 	var op, bare []float64
 	for range 5 {
 		bare = append(bare, b.timeIt(func() error { return sync(b.d.Enqueue(k, grid, args)) }))
-		op = append(op, b.timeIt(func() error { return sync(ops.AddScalar(x, x, 1)) }))
+		op = append(op, b.timeIt(func() error { return sync(ops.BinaryScalar(x, x, 1, ops.OpAdd)) }))
 	}
 	sort.Float64s(op)
 	sort.Float64s(bare)

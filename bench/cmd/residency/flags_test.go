@@ -191,7 +191,7 @@ func TestRunSplitDevices(t *testing.T) {
 // same table; it skips where there is no CUDA device, naming what is
 // missing.
 func TestRunCUDA(t *testing.T) {
-	if _, err := halide.CUDADevice(); err != nil {
+	if _, err := halide.DefaultDevice("CUDA"); err != nil {
 		t.Skip("no CUDA device:", err)
 	}
 	dir := t.TempDir()

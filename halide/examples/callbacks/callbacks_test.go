@@ -105,7 +105,7 @@ func TestGoExternNamespaced(t *testing.T) {
 }
 
 func TestGoExternOpenCL(t *testing.T) {
-	if _, err := halide.OpenCLDevice(); err != nil {
+	if _, err := halide.DefaultDevice("OpenCL"); err != nil {
 		t.Skip("no OpenCL device:", err)
 	}
 	r0, w0 := halide.RuntimeTransfers()

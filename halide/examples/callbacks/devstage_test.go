@@ -56,12 +56,12 @@ func goDevAdd(x *halide.ExternCall) error {
 		}
 		return nil
 	case 2:
-		if err := ops.AddScalar(out, in, k); err != nil {
+		if err := ops.BinaryScalar(out, in, k, ops.OpAdd); err != nil {
 			return err
 		}
 		return &halide.Error{Code: -27, Msg: "go_dev_add refuses on purpose"}
 	}
-	return ops.AddScalar(out, in, k)
+	return ops.BinaryScalar(out, in, k, ops.OpAdd)
 }
 
 func init() { halide.RegisterExtern("go_dev_add", goDevAdd) }
@@ -74,7 +74,7 @@ func init() { halide.RegisterExtern("go_dev_add", goDevAdd) }
 // the host instead, the stage's transfers are counted.
 // A failing stage fails the call, and nothing is left allocated.
 func TestExternStageOnDevice(t *testing.T) {
-	dev, err := halide.OpenCLDevice()
+	dev, err := halide.DefaultDevice("OpenCL")
 	if err != nil {
 		t.Skip("no OpenCL device:", err)
 	}
@@ -164,7 +164,7 @@ func TestExternStageOnDevice(t *testing.T) {
 // the transfer guard (process-wide, or the call's Options.Guard) the call
 // fails with ErrTransferGuard before anything moves or leaks.
 func TestExternStageHostInput(t *testing.T) {
-	dev, err := halide.OpenCLDevice()
+	dev, err := halide.DefaultDevice("OpenCL")
 	if err != nil {
 		t.Skip("no OpenCL device:", err)
 	}

@@ -101,7 +101,7 @@ func ucCalls(t *testing.T, r *ucRec, opencl bool) {
 // call, the OpenCL device) keeps working beside it.
 func TestUserContextReachesHooks(t *testing.T) {
 	opencl := true
-	if _, err := halide.OpenCLDevice(); err != nil {
+	if _, err := halide.DefaultDevice("OpenCL"); err != nil {
 		opencl = false
 		t.Log("no OpenCL device, OpenCL pipeline skipped:", err)
 	}

@@ -40,7 +40,7 @@ func main() {
 	flag.BoolVar(&cfg.Stock, "stock", false, "gorgonia's own recipe: SoftMax and Log for the loss, its VanillaSolver on the device too")
 	flag.BoolVar(&cfg.Replay, "replay", false, "record one step (engine.Capture) and replay it: with -bench the timed device steps are replays; else steps 4.. replay step 3")
 	std := flag.Bool("std", false, "also train on tensor's standard engine and compare (with -bench: and time it)")
-	flag.BoolVar(&gemmModel, "gemm-model", false, "device GEMM tilings from ops' model only, none measured (ops.GemmTuning.ModelOnly)")
+	flag.BoolVar(&gemmModel, "gemm-model", false, "device GEMM tilings from ops' model only, none measured (ops.Tuning.Gemm.ModelOnly)")
 	flag.StringVar(&gemmTiling, "gemm-tiling", "", "one device GEMM tiling for every float32 product, TM,TN,TK,RM,RN,V (package ops/tune), no split-K")
 	flag.IntVar(&stdSpread, "std-spread", 0, "with -std: also train the standard engine this many times with every initial weight one ulp away, and print how far those runs drift from it (rounding's own effect)")
 	flag.IntVar(&gemmSplit, "gemm-split", 0, "split every device float32 product's K in this many parts (package ops/tune)")
@@ -108,7 +108,9 @@ func run(w io.Writer, cfg Config, std bool) error {
 	}
 	k, kernels := dev.(device.Kernels)
 	if gemmModel {
-		ops.SetGemmTuning(dev, ops.GemmTuning{ModelOnly: true})
+		t := ops.TuningOf(dev)
+		t.Gemm.ModelOnly = true
+		ops.SetTuning(dev, t)
 	}
 	if gemmTiling != "" && kernels {
 		var c [6]int

@@ -102,35 +102,35 @@ func bnForward[T ops.Float](op *BatchNormOp, e *engine.Engine, out, x *tensor.De
 	m := T(s[0] * s[2] * s[3])
 	eps := T(op.epsilon)
 	if !op.training {
-		if err := ops.AddScalar(st.c1, st.runVar, eps); err != nil {
+		if err := ops.BinaryScalar(st.c1, st.runVar, eps, ops.OpAdd); err != nil {
 			return err
 		}
 		if err := ops.BinaryScalar(st.invstd, st.c1, -0.5, ops.OpPow); err != nil {
 			return err
 		}
-		if err := ops.Sub(ao, ax, st.runMean); err != nil {
+		if err := ops.Binary(ao, ax, st.runMean, ops.OpSub); err != nil {
 			return err
 		}
-		return ops.Mul(ao, ao, st.invstd)
+		return ops.Binary(ao, ao, st.invstd, ops.OpMul)
 	}
 	mom := T(op.momentum)
 	steps := []func() error{
 		func() error { return st.chanSum(st.mean, ax) },
-		func() error { return ops.MulScalar(st.mean, st.mean, 1/m) },
-		func() error { return ops.Sub(st.full1, ax, st.mean) },
-		func() error { return ops.Mul(st.full2, st.full1, st.full1) },
+		func() error { return ops.BinaryScalar(st.mean, st.mean, 1/m, ops.OpMul) },
+		func() error { return ops.Binary(st.full1, ax, st.mean, ops.OpSub) },
+		func() error { return ops.Binary(st.full2, st.full1, st.full1, ops.OpMul) },
 		func() error { return st.chanSum(st.c1, st.full2) }, // Σ (x − mean)²
-		func() error { return ops.MulScalar(st.c2, st.c1, 1/m) },
-		func() error { return ops.AddScalar(st.c2, st.c2, eps) },
+		func() error { return ops.BinaryScalar(st.c2, st.c1, 1/m, ops.OpMul) },
+		func() error { return ops.BinaryScalar(st.c2, st.c2, eps, ops.OpAdd) },
 		func() error { return ops.BinaryScalar(st.invstd, st.c2, -0.5, ops.OpPow) },
-		func() error { return ops.Mul(ao, st.full1, st.invstd) },
+		func() error { return ops.Binary(ao, st.full1, st.invstd, ops.OpMul) },
 		// running statistics: r = mom·batch + (1 − mom)·r, the variance unbiased
-		func() error { return ops.MulScalar(st.runMean, st.runMean, 1-mom) },
-		func() error { return ops.MulScalar(st.c2, st.mean, mom) },
-		func() error { return ops.Add(st.runMean, st.runMean, st.c2) },
-		func() error { return ops.MulScalar(st.runVar, st.runVar, 1-mom) },
-		func() error { return ops.MulScalar(st.c2, st.c1, mom/(m-1)) },
-		func() error { return ops.Add(st.runVar, st.runVar, st.c2) },
+		func() error { return ops.BinaryScalar(st.runMean, st.runMean, 1-mom, ops.OpMul) },
+		func() error { return ops.BinaryScalar(st.c2, st.mean, mom, ops.OpMul) },
+		func() error { return ops.Binary(st.runMean, st.runMean, st.c2, ops.OpAdd) },
+		func() error { return ops.BinaryScalar(st.runVar, st.runVar, 1-mom, ops.OpMul) },
+		func() error { return ops.BinaryScalar(st.c2, st.c1, mom/(m-1), ops.OpMul) },
+		func() error { return ops.Binary(st.runVar, st.runVar, st.c2, ops.OpAdd) },
 	}
 	for _, f := range steps {
 		if err := f(); err != nil {
@@ -157,23 +157,23 @@ func bnBackward[T ops.Float](op *BatchNormOp, e *engine.Engine, dx, x, dy *tenso
 		return err
 	}
 	if !op.training {
-		return ops.Mul(adx, ady, st.invstd)
+		return ops.Binary(adx, ady, st.invstd, ops.OpMul)
 	}
 	s := x.Shape()
 	m := T(s[0] * s[2] * s[3])
 	steps := []func() error{
-		func() error { return ops.Sub(st.full1, ax, st.mean) },
-		func() error { return ops.Mul(st.full2, st.full1, ady) },
+		func() error { return ops.Binary(st.full1, ax, st.mean, ops.OpSub) },
+		func() error { return ops.Binary(st.full2, st.full1, ady, ops.OpMul) },
 		func() error { return st.chanSum(st.c1, st.full2) }, // dot
-		func() error { return ops.Mul(st.c1, st.c1, st.invstd) },
-		func() error { return ops.Mul(st.c1, st.c1, st.invstd) },
-		func() error { return ops.MulScalar(st.c1, st.c1, 1/m) }, // k
+		func() error { return ops.Binary(st.c1, st.c1, st.invstd, ops.OpMul) },
+		func() error { return ops.Binary(st.c1, st.c1, st.invstd, ops.OpMul) },
+		func() error { return ops.BinaryScalar(st.c1, st.c1, 1/m, ops.OpMul) }, // k
 		func() error { return st.chanSum(st.c2, ady) },
-		func() error { return ops.MulScalar(st.c2, st.c2, 1/m) }, // grad mean
-		func() error { return ops.Mul(st.full1, st.full1, st.c1) },
-		func() error { return ops.Sub(adx, ady, st.c2) },
-		func() error { return ops.Sub(adx, adx, st.full1) },
-		func() error { return ops.Mul(adx, adx, st.invstd) },
+		func() error { return ops.BinaryScalar(st.c2, st.c2, 1/m, ops.OpMul) }, // grad mean
+		func() error { return ops.Binary(st.full1, st.full1, st.c1, ops.OpMul) },
+		func() error { return ops.Binary(adx, ady, st.c2, ops.OpSub) },
+		func() error { return ops.Binary(adx, adx, st.full1, ops.OpSub) },
+		func() error { return ops.Binary(adx, adx, st.invstd, ops.OpMul) },
 	}
 	for _, f := range steps {
 		if err := f(); err != nil {

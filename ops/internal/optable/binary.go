@@ -14,8 +14,8 @@ package optable
 // (bin_NAME_vec), "" for none; VecInt says it serves integer types too.
 type Binary struct {
 	Const                                string // OpConst; "": Name
-	Name                                 string // func Name, its String
-	Doc                                  string // func Name's doc after "Name stores "
+	Name                                 string // the op's String
+	Doc                                  string // the constant's comment after "Binary stores "
 	Class                                Class  // Float or All
 	Costly                               bool
 	Go, GoInt, GoVec                     string
@@ -76,7 +76,7 @@ var Binaries = []Binary{
 		CLSigned: "($a > $b ? $a : $b)", CLUnsigned: "($a > $b ? $a : $b)"},
 	{Name: "Pow", Doc: "a raised to b in dst, for floating-point types.", Class: Float, Costly: true,
 		Go: "T(math.Pow(float64(x), float64(y)))", CL: "pow($a, $b)"},
-	{Name: "Mod", Doc: "the floored remainder of a / b in dst, the sign of b's (NumPy's\nmod and remainder, Python's %): Mod(−7, 3) = 2, Mod(7, −3) = −2. For\nfloats x mod 0 is NaN; for integers it is 0.",
+	{Name: "Mod", Doc: "the floored remainder of a / b in dst, the sign of b's (NumPy's\nmod and remainder, Python's %): −7 mod 3 = 2, 7 mod −3 = −2. For\nfloats x mod 0 is NaN; for integers it is 0.",
 		Class: All, Costly: true, GoVec: "modVec",
 		CL: "mod_f_$C($a, $b)", CLSigned: "mod_i_$S($a, $b)", CLUnsigned: "mod_i_$S($a, $b)",
 		Helper: modF, HelperSigned: modSigned, HelperUnsigned: modUnsigned},

@@ -39,6 +39,15 @@ func Generate() (map[string][]byte, error) {
 	}, nil
 }
 
+// constDoc is an op constant's comment: its Doc, then its Note, on
+// comment lines of the const block.
+func constDoc(doc, note string) string {
+	if note != "" {
+		doc = strings.TrimSuffix(doc, ".") + ": " + note + "."
+	}
+	return strings.ReplaceAll(doc, "\n", "\n\t// ")
+}
+
 // clName is an op's name in OpenCL C: its kernel is un_<clName>_nd.
 func clName(name string) string { return strings.ToLower(name) }
 
@@ -49,8 +58,9 @@ func unaryGo() []byte {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("// %s\n\npackage ops\n\nimport (\n\t\"math\"\n\n\t\"github.com/resident-go/resident/array\"\n)\n\n", header)
-	p(`// The unary operations, from ops/internal/optable's table. Each func
-// below says what it computes; each op is defined for the types of its
+	p(`// The unary operations, from ops/internal/optable's table, for Unary,
+// Expr.Unary and the allocating New1Op(Unary, a, op). Each constant says
+// what it computes; each op is defined for the types of its
 // class (unClass): Abs, Relu, Sign and the rounding ops for every type
 // (Abs and the rounding ops are the identity on unsigned types, the
 // rounding ops on every integer type; Abs of the most negative integer
@@ -59,14 +69,11 @@ func unaryGo() []byte {
 `)
 	p("const (\n")
 	for i, u := range Unaries {
-		note := ""
-		if u.Note != "" {
-			note = " // " + u.Note
-		}
+		p("\t// Op%s: Unary stores %s\n", u.Name, constDoc(u.Doc, u.Note))
 		if i == 0 {
-			p("\tOp%s UnaryOp = iota%s\n", u.Name, note)
+			p("\tOp%s UnaryOp = iota\n", u.Name)
 		} else {
-			p("\tOp%s%s\n", u.Name, note)
+			p("\tOp%s\n", u.Name)
 		}
 	}
 	p("\tnUnary\n)\n\n")
@@ -89,10 +96,6 @@ func unaryGo() []byte {
 		}
 	}
 	p("}\n\n")
-	for _, u := range Unaries {
-		p("// %s stores %s\n", u.Name, strings.ReplaceAll(u.Doc, "\n", "\n// "))
-		p("func %[1]s[T array.Elem](dst, a *array.Array[T]) error { return Unary(dst, a, Op%[1]s) }\n\n", u.Name)
-	}
 	// fused templates
 	for _, t := range []struct {
 		name, doc string
@@ -258,7 +261,9 @@ func binaryGo() []byte {
 	var b bytes.Buffer
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("// %s\n\npackage ops\n\nimport (\n\t\"math\"\n\n\t\"github.com/resident-go/resident/array\"\n)\n\n", header)
-	p(`// The binary operations, from ops/internal/optable's table. Integer
+	p(`// The binary operations, from ops/internal/optable's table, for Binary,
+// BinaryScalar, ScalarBinary, Expr.Binary and the allocating
+// New2Op(Binary, a, b, op). Integer
 // division truncates toward zero and x/0 is 0 (as in Halide); integer
 // arithmetic wraps. Min and Max return NaN when either operand is NaN.
 // Pow is defined for floating-point types only. Mod is NumPy's remainder
@@ -268,6 +273,7 @@ func binaryGo() []byte {
 `)
 	p("const (\n")
 	for i, o := range Binaries {
+		p("\t// %s: Binary stores %s\n", o.constName(), constDoc(o.Doc, ""))
 		if i == 0 {
 			p("\t%s BinaryOp = iota\n", o.constName())
 		} else {
@@ -306,10 +312,6 @@ func binaryGo() []byte {
 		}
 	}
 	p("}\n\n")
-	for _, o := range Binaries {
-		p("// %s stores %s\n", o.Name, strings.ReplaceAll(o.Doc, "\n", "\n// "))
-		p("func %s[T array.Elem](dst, a, b *array.Array[T]) error { return Binary(dst, a, b, %s) }\n\n", o.Name, o.constName())
-	}
 	for _, t := range []struct {
 		name, doc string
 		e         func(Binary) string

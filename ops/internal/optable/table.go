@@ -24,9 +24,9 @@ const (
 // Maps are the Go functions (by the suffix of their symbol) that the
 // engine's Map runs as this op on the device.
 type Unary struct {
-	Name                 string // OpName, func Name, its String
-	Doc                  string // func Name's doc after "Name stores "
-	Note                 string // the OpName constant's comment, or ""
+	Name                 string // OpName and its String
+	Doc                  string // OpName's comment after "Unary stores "
+	Note                 string // appended to Doc in OpName's comment, or ""
 	Class                Class
 	Costly               bool // transcendental: the host splits it finer
 	Go                   string
@@ -62,15 +62,14 @@ var Unaries = []Unary{
 	{Name: "Atan", Doc: "arctan(a) in dst.", Class: Float, Costly: true, Go: "math.Atan(x)", CL: "atan($a)"},
 	{Name: "Sinh", Doc: "sinh(a) in dst.", Class: Float, Costly: true, Go: "math.Sinh(x)", CL: "sinh($a)"},
 	{Name: "Cosh", Doc: "cosh(a) in dst.", Class: Float, Costly: true, Go: "math.Cosh(x)", CL: "cosh($a)"},
-	{Name: "Sigmoid", Doc: "the logistic function 1/(1+e^−a) in dst.", Note: "1/(1+e^−x)",
+	{Name: "Sigmoid", Doc: "the logistic function 1/(1+e^−a) in dst.",
 		Class: Float, Costly: true, Go: "sigmoid64(x)", CL: "(($C)1 / (($C)1 + exp(-$a)))",
 		Maps: []string{"gorgonia.org/gorgonia._sigmoidf64", "gorgonia.org/gorgonia._sigmoidf32"}},
 	// max(x,0) + log1p(e^−|x|) never overflows; fmax drops a NaN, the
 	// log1p term keeps it
-	{Name: "Softplus", Doc: "log(1+e^a) in dst (NumPy's logaddexp(0, a)).",
-		Note:  "log(1+e^x), computed as max(x,0)+log1p(e^−|x|) so it never overflows",
+	{Name: "Softplus", Doc: "log(1+e^a) in dst (NumPy's logaddexp(0, a)), computed as\nmax(a,0)+log1p(e^−|a|) so that it never overflows.",
 		Class: Float, Costly: true, Go: "softplus64(x)", CL: "(fmax($a, ($C)0) + log1p(exp(-fabs($a))))"},
-	{Name: "Relu", Doc: "max(a, 0) in dst; a NaN stays NaN.", Note: "max(x, 0); NaN stays NaN",
+	{Name: "Relu", Doc: "max(a, 0) in dst; a NaN stays NaN.",
 		Class: All, Go: "relu64(x)", GoSigned: "max(x, 0)", GoUnsigned: "x",
 		CL: "($a > 0 || isnan($a) ? $a : ($C)0)", CLSigned: "($a < 0 ? ($S)0 : $a)", CLUnsigned: "$a"},
 	{Name: "Floor", Doc: "the largest integer ≤ a in dst.", Class: All, Go: "math.Floor(x)", GoSigned: "x", GoUnsigned: "x",
@@ -78,15 +77,13 @@ var Unaries = []Unary{
 	{Name: "Ceil", Doc: "the smallest integer ≥ a in dst.", Class: All, Go: "math.Ceil(x)", GoSigned: "x", GoUnsigned: "x",
 		CL: "ceil($a)", CLSigned: "$a", CLUnsigned: "$a"},
 	// rint: the default rounding mode, halves to even
-	{Name: "Round", Doc: "a rounded to the nearest integer in dst, halves to even\n(NumPy's round with no decimals: Round(2.5) = 2, Round(−0.5) = −0).",
-		Note:  "to the nearest integer, halves to even (NumPy's round and rint)",
+	{Name: "Round", Doc: "a rounded to the nearest integer in dst, halves to even\n(NumPy's round with no decimals, and rint: 2.5 gives 2, −0.5 gives −0).",
 		Class: All, Go: "math.RoundToEven(x)", GoSigned: "x", GoUnsigned: "x",
 		CL: "rint($a)", CLSigned: "$a", CLUnsigned: "$a"},
 	{Name: "Trunc", Doc: "a rounded toward zero in dst.", Class: All, Go: "math.Trunc(x)", GoSigned: "x", GoUnsigned: "x",
 		CL: "trunc($a)", CLSigned: "$a", CLUnsigned: "$a"},
 	// OpenCL's sign gives 0 for NaN: NumPy's gives NaN
-	{Name: "Sign", Doc: "−1, 0 or 1 in dst by the sign of a (NaN for NaN, 0 for ±0).",
-		Note:  "−1, 0 or 1 (NumPy's sign: 0 for ±0, NaN for NaN)",
+	{Name: "Sign", Doc: "−1, 0 or 1 in dst by the sign of a (NaN for NaN, 0 for ±0;\nNumPy's sign).",
 		Class: All, Go: "sign64(x)", GoSigned: "signInt(x)", GoUnsigned: "min(x, 1)",
 		CL:       "($a > 0 ? ($C)1 : $a < 0 ? ($C)-1 : $a == 0 ? ($C)0 : $a)",
 		CLSigned: "(($S)(($a > 0) - ($a < 0)))", CLUnsigned: "(($S)($a != 0))"},

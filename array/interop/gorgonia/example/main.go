@@ -49,7 +49,7 @@ func run(w io.Writer) error {
 	// The OpenCL build where there is an OpenCL driver, else the host
 	// build: the same pixels.
 	brighten := brighter.Brighter
-	if _, err := halide.OpenCLDevice(); err != nil {
+	if _, err := halide.DefaultDevice("OpenCL"); err != nil {
 		brighten = brighter.BrighterHost
 	}
 	if err := brighten(in, 10, out); err != nil {

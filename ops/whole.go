@@ -1,0 +1,151 @@
+package ops
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/resident-go/resident/array"
+)
+
+// AllDims as a reduction's dim reduces over every element of a, NumPy's
+// axis=None: Sum(dst, a, AllDims) stores a's sum in dst, which holds one
+// element (a 0-D Array, or every extent 1). It applies to Sum, Prod, Min,
+// Max, Mean, ArgMin, ArgMax, Var, Std, Norm, LogSumExp, CountNonzero,
+// Any and All. ArgMin and ArgMax store the flat index in NumPy's C order
+// (dimension 0 fastest) of the first extreme in memory order, as NumPy's
+// argmax of a C-ordered array. Value and ValueOp return the result as a
+// Go value.
+const AllDims = math.MinInt
+
+// Value returns op(a) over every element of a as a Go value, for the
+// reductions that take a dim: ops.Value(ops.Sum, a) is NumPy's a.sum(),
+// ops.Value(ops.ArgMax, a) its a.argmax(), ops.Value(ops.Any, a) 1 or 0.
+// It runs where op(dst, a, AllDims) runs, with dst a new host 0-D Array.
+func Value[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], dim int) error, a *array.Array[T]) (D, error) {
+	d := getWhole[D]()
+	defer putWhole(d)
+	return wholeValue(d, op(d, a, AllDims))
+}
+
+// ValueOp is Value for the reductions with a parameter after dim:
+// ops.ValueOp(ops.Std, a, 1) is NumPy's a.std(ddof=1),
+// ops.ValueOp(ops.Norm, a, ops.NormL2) its norm(a.ravel()).
+func ValueOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], dim int, p P) error, a *array.Array[T], p P) (D, error) {
+	d := getWhole[D]()
+	defer putWhole(d)
+	return wholeValue(d, op(d, a, AllDims, p))
+}
+
+// wholes recycle Value's 0-D host dsts, one pool per element type, so
+// that a value costs no allocation (as the reductions themselves).
+var wholes [12]sync.Pool
+
+func wholePool[D array.Elem]() *sync.Pool {
+	var i int
+	switch any((*D)(nil)).(type) {
+	case *int8:
+		i = 0
+	case *int16:
+		i = 1
+	case *int32:
+		i = 2
+	case *int64:
+		i = 3
+	case *uint8:
+		i = 4
+	case *uint16:
+		i = 5
+	case *uint32:
+		i = 6
+	case *uint64:
+		i = 7
+	case *array.Float16:
+		i = 8
+	case *array.BFloat16:
+		i = 9
+	case *float32:
+		i = 10
+	default:
+		i = 11
+	}
+	return &wholes[i]
+}
+
+func getWhole[D array.Elem]() *array.Array[D] {
+	if d, ok := wholePool[D]().Get().(*array.Array[D]); ok {
+		return d
+	}
+	return array.New[D]()
+}
+
+// putWhole keeps d for the next Value while it is an open host Array (an
+// op passed to Value may have done anything with it).
+func putWhole[D array.Elem](d *array.Array[D]) {
+	if d.Closed() || d.Device() != nil || d.Rank() != 0 {
+		d.Close()
+		return
+	}
+	wholePool[D]().Put(d)
+}
+
+func wholeValue[D array.Elem](d *array.Array[D], err error) (D, error) {
+	if err != nil {
+		var z D
+		return z, err
+	}
+	v, err := d.HostReadOnly()
+	if err != nil {
+		var z D
+		return z, err
+	}
+	return v.At(), nil
+}
+
+// wholeDst checks dst of a reduction over AllDims: open, one element.
+func wholeDst[D, T array.Elem](name string, dst *array.Array[D], a *array.Array[T]) error {
+	if err := closedOperand(name, rawOf(dst), rawOf(a)); err != nil {
+		return err
+	}
+	if dst.Len() != 1 {
+		panic(fmt.Errorf("%w: ops.%s: dst has shape %s, want one element (array.New[T]()) to reduce over AllDims", array.ErrShape, name, shapeOf(dst)))
+	}
+	return nil
+}
+
+// reduceWhole is reduce over AllDims.
+func reduceWhole[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Array[T]) error {
+	if err := wholeDst(reduceAllNames[op], dst, a); err != nil {
+		return err
+	}
+	if op == redArgMin || op == redArgMax {
+		c, err := reduceAllArg(op, a)
+		if err != nil {
+			return err
+		}
+		flat, step := 0, 1
+		for i, x := range c {
+			d := a.Dim(i)
+			flat += (x - d.Min) * step
+			step *= d.Extent
+		}
+		return Fill(dst, any(int64(flat)).(D))
+	}
+	v, err := reduceAllValue(op, a)
+	if err != nil {
+		return err
+	}
+	return Fill(dst, any(v).(D))
+}
+
+// statWhole is statDim over AllDims.
+func statWhole[D, T array.Elem](op statOp, dst *array.Array[D], a *array.Array[T], ddof int) error {
+	if err := wholeDst(statNames[op]+" over AllDims", dst, a); err != nil {
+		return err
+	}
+	v, err := statAll(op, a, ddof)
+	if err != nil {
+		return err
+	}
+	return Fill(dst, f64To[D](v))
+}
