@@ -57,6 +57,9 @@ func deviceRand[T array.Elem](dst *array.Array[T], seed, offset uint64, normal b
 	nd.off[0] = int64(offs[0])
 	epb := 4 / randWords[T]()
 	nb := (offset%epb + uint64(dst.Len()) + epb - 1) / epb
+	if nd.rank == 1 && nd.st[0][0] == 1 && nd.n < 1<<31 {
+		return wroteOnDevice(dst.Raw(), s.launch(p, "rand_dense", []int{s.items(int(nb))}, s.local, mems[0], nd.off[0], uint32(nd.n), seed, offset))
+	}
 	return wroteOnDevice(dst.Raw(), s.launch(p, "rand_fill", []int{s.items(int(nb))}, s.local, mems[0], nd.bytes(), seed, offset))
 }
 
@@ -109,6 +112,9 @@ func randCLDefines[T array.Elem](normal bool) string {
 		nrm = 1
 	}
 	fmt.Fprintf(&b, "#define RK %d\n#define RKIND %d\n#define RNORMAL %d\n", randWords[T](), kind, nrm)
+	if ct, ok := clTypeOf(array.TypeOf[T]()); ok { // rand_dense's vector: a block's elements
+		fmt.Fprintf(&b, "#define RVT %s%d\n", ct.s, 4/randWords[T]())
+	}
 	if normal {
 		list := func(c []float64) string {
 			s := make([]string, len(c))

@@ -130,3 +130,35 @@ __kernel void rand_fill(__global TS *d, nd_t s, ulong seed, ulong first) {
 		}
 	}
 }
+
+// rand_dense: rand_fill for a dense dst (one dimension of stride 1, from
+// element off of d) of n < 2^31 elements: 32-bit index arithmetic, no
+// ND, and each block whose EPB elements all lie in the fill stored as one
+// RVT vector where dst's stream-aligned start is aligned for it.
+__kernel void rand_dense(__global TS *d, long off, uint n, ulong seed, ulong first) {
+	uint skip = (uint)(first % EPB); // fill elements before block 0's first: none; stream lanes skipped
+	uint nb = (skip + n + EPB - 1) / EPB;
+	ulong b0 = first / EPB;
+	uint k0 = (uint)seed, k1 = (uint)(seed >> 32);
+	__global TS *p = d + off;
+	bool vec = ((ulong)p - (ulong)skip * sizeof(TS)) % sizeof(RVT) == 0;
+	for (uint t = get_global_id(0); t < nb; t += get_global_size(0)) {
+		uint4 v = philox4x32((b0 + t) & (ULONG_MAX / EPB), k0, k1); // stream elements wrap mod 2^64
+		uint w[4] = {v.x, v.y, v.z, v.w};
+		uint j0 = t * EPB; // lane l is fill element j0 + l − skip
+		if (vec && j0 >= skip && j0 - skip + EPB <= n) {
+#if EPB == 4
+			*(__global RVT *)(p + (j0 - skip)) = (RVT)(rand_value(w, 0), rand_value(w, 1), rand_value(w, 2), rand_value(w, 3));
+#else
+			*(__global RVT *)(p + (j0 - skip)) = (RVT)(rand_value(w, 0), rand_value(w, 1));
+#endif
+			continue;
+		}
+#pragma unroll
+		for (int l = 0; l < EPB; l++) {
+			uint j = j0 + l;
+			if (j >= skip && j - skip < n)
+				p[j - skip] = rand_value(w, l);
+		}
+	}
+}
