@@ -3,7 +3,7 @@
 # named step under its own limit, its log in $OUT/NAME.log and its exit
 # status in $OUT/summary.txt. Binaries (bin/ carried, xz), built here:
 #
-#   for p in device/cuda device/capture internal/closerace ops/engine; do
+#   for p in device/cuda device/capture internal/closerace ops/engine ops; do
 #     go test -c -ldflags='-s -w' -o bin/$(echo $p | tr / +).test ./$p; done
 #   (cd ops/engine/mlp && go build -ldflags='-s -w' -o ../../../bin/mlp .)
 #   xz -T0 -3 bin/*
@@ -57,4 +57,10 @@ for dev in opencl cuda; do
 	step "mlp-$dev" 120 . "$B/mlp" -stock -device "$dev" -bench -batch 1024 -warmup 30 -steps 300 -torch "$OUT/torch-mlp.json"
 	step "mlp-$dev-replay" 120 . "$B/mlp" -stock -replay -device "$dev" -bench -batch 1024 -warmup 30 -steps 300 -torch "$OUT/torch-mlp.json"
 done
+# Every GEMM choice autotune may keep, run -gemm.repeat times, bit for
+# bit the same on NVIDIA OpenCL.
+step gemm-exact-opencl 150 ops "$B/ops.test" -test.count=1 -test.v -test.run TestGemmChoicesExact -gemm.repeat 3
+# gorgonia's standard engine (the machine's CPU cores) timed against the
+# CUDA device engine.
+step mlp-std-cuda 240 . "$B/mlp" -stock -device cuda -bench -std -batch 1024 -warmup 5 -steps 50 -std-steps 5
 cat "$OUT/summary.txt"

@@ -258,7 +258,7 @@ func BenchmarkGemmShapes(b *testing.B) {
 // Add (bytes: two reads and a write), Copy (a read and a write: the
 // driver's copy), Sum (a read, into a 0-D Array that stays on the
 // device), SumAll (the same, its result read back, so each one waits),
-// Softmax along rows of 4096, RandUniform and RandNormal (a write);
+// Softmax along rows of 4096, Fill, RandUniform and RandNormal (a write);
 // Tiny is a 1-element Add and a Sync, the
 // floor of one op that is waited for. The others queue b.N ops and wait
 // once.
@@ -341,7 +341,9 @@ func benchOps(b *testing.B, d benchSyncer, n int) {
 	b.Run(fmt.Sprintf("Sum/%d", n), queued(4*n, func() error { return ops.Sum(s0, x, 0) }))
 	b.Run(fmt.Sprintf("SumAll/%d", n), queued(4*n, func() error { _, err := ops.Value(ops.Sum, x); return err }))
 	b.Run(fmt.Sprintf("Softmax/%d", rows.Len()), queued(8*rows.Len(), func() error { return ops.Softmax(sm, rows, 0) }))
-	// RNG fills write only (issue 36: against the Copy above).
+	// RNG fills write only (issue 36: against the Copy above, and Fill,
+	// the device's write-only floor).
+	b.Run(fmt.Sprintf("Fill/%d", n), queued(4*n, func() error { return ops.Fill(z, 1) }))
 	b.Run(fmt.Sprintf("RandUniform/%d", n), queued(4*n, func() error { return ops.RandUniform(z, 7, 0) }))
 	b.Run(fmt.Sprintf("RandNormal/%d", n), queued(4*n, func() error { return ops.RandNormal(z, 7, 0) }))
 	b.Run("Tiny", queued(4, func() error {

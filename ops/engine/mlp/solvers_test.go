@@ -14,6 +14,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/ops/engine"
@@ -358,8 +359,9 @@ func TestStockSolversMatchStdEngine(t *testing.T) {
 	devs := map[string]func() (device.Device, error){
 		"sim":    func() (device.Device, error) { return sim.NewCompute("sim", 1<<30), nil },
 		"opencl": func() (device.Device, error) { return opencl.Default() },
+		"cuda":   func() (device.Device, error) { return cuda.Default() },
 	}
-	for _, name := range []string{"sim", "opencl"} {
+	for _, name := range []string{"sim", "opencl", "cuda"} {
 		t.Run(name, func(t *testing.T) {
 			dev, err := devs[name]()
 			if err != nil {
