@@ -21,13 +21,8 @@ import (
 func TestAllDims(t *testing.T) {
 	r := draw.Rand(t)
 	for round := range 40 {
-		rank := 1 + r.IntN(4)
-		ext := make([]int, rank)
-		n := 1
-		for i := range ext {
-			ext[i] = 1 + r.IntN(6)
-			n *= ext[i]
-		}
+		ext, n := draw.Extents(r, 4, 6)
+		rank := len(ext)
 		vals := make([]float32, n)
 		for i, p := range r.Perm(n) {
 			vals[i] = float32(p) - float32(n)/3

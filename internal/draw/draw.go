@@ -66,3 +66,15 @@ func nameHash(s string) uint64 {
 	h.Write([]byte(s))
 	return h.Sum64()
 }
+
+// Extents draws a shape of 1 … maxRank dimensions, each of extent
+// 1 … maxExtent, and returns it with its element count.
+func Extents(r *rand.Rand, maxRank, maxExtent int) (ext []int, n int) {
+	ext = make([]int, 1+r.IntN(maxRank))
+	n = 1
+	for i := range ext {
+		ext[i] = 1 + r.IntN(maxExtent)
+		n *= ext[i]
+	}
+	return ext, n
+}

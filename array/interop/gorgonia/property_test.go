@@ -2,11 +2,11 @@ package gorgonia_test
 
 import (
 	"errors"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/resident-go/resident/array"
 	rg "github.com/resident-go/resident/array/interop/gorgonia"
+	"github.com/resident-go/resident/internal/draw"
 )
 
 // Random permutations and crops of dense Arrays: every permutation maps to
@@ -14,15 +14,10 @@ import (
 // Array layout; a crop either maps the same way or is refused with
 // array.ErrLayout, and then ToDenseCopy holds the same elements.
 func TestRandomLayouts(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
+	r := draw.Rand(t)
 	for i := range 400 {
-		rank := 1 + r.IntN(4)
-		extents := make([]int, rank)
-		n := 1
-		for k := range extents {
-			extents[k] = 1 + r.IntN(4)
-			n *= extents[k]
-		}
+		extents, n := draw.Extents(r, 4, 4)
+		rank := len(extents)
 		a := array.FromSlice(seq(n), extents...).Permute(r.Perm(rank)...)
 		cropped := r.IntN(2) == 0
 		if cropped {
