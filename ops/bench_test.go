@@ -8,6 +8,7 @@ package ops
 // copied, add 12 per float32 element, sum 4 or 8 per element read).
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -111,7 +112,7 @@ func BenchmarkSum(b *testing.B) {
 	x32, _ := filled[float32](memN)
 	x64, d64 := filled[float64](memN)
 	var sink float64
-	b.Run("ops.SumAll-f32", func(b *testing.B) {
+	b.Run("ops.Value(Sum)-f32", func(b *testing.B) {
 		b.SetBytes(4 * memN)
 		b.ReportAllocs()
 		for b.Loop() {
@@ -119,7 +120,7 @@ func BenchmarkSum(b *testing.B) {
 			sink += float64(s)
 		}
 	})
-	b.Run("ops.SumAll-f64", func(b *testing.B) {
+	b.Run("ops.Value(Sum)-f64", func(b *testing.B) {
 		b.SetBytes(8 * memN)
 		b.ReportAllocs()
 		for b.Loop() {
@@ -247,4 +248,22 @@ func chain(x, y uint64, n int) uint64 {
 		x ^= y
 	}
 	return x
+}
+
+// BenchmarkValueLadder: Value(Sum, a) at small sizes, where its 0-D dst
+// (pooled) and Fill could show against the reduction itself.
+func BenchmarkValueLadder(b *testing.B) {
+	for _, n := range []int{64, 1 << 10, 1 << 16} {
+		x, _ := filled[float32](n)
+		var sink float32
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(4 * n))
+			b.ReportAllocs()
+			for b.Loop() {
+				s, _ := Value(Sum, x)
+				sink += s
+			}
+		})
+		x.Close()
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 )
@@ -90,13 +91,17 @@ func putWhole[D array.Elem](d *array.Array[D]) {
 }
 
 func wholeValue[D array.Elem](d *array.Array[D], err error) (D, error) {
+	var z D
 	if err != nil {
-		var z D
 		return z, err
+	}
+	if d.Device() == nil && !d.Closed() { // host-only: its bytes are current
+		if b := d.Raw().HostBytes(); len(b) >= sizeOf[D]() {
+			return *(*D)(unsafe.Pointer(unsafe.SliceData(b))), nil
+		}
 	}
 	v, err := d.HostReadOnly()
 	if err != nil {
-		var z D
 		return z, err
 	}
 	return v.At(), nil
@@ -129,13 +134,28 @@ func reduceWhole[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Arr
 			flat += (x - d.Min) * step
 			step *= d.Extent
 		}
-		return Fill(dst, any(int64(flat)).(D))
+		return setWhole(dst, any(int64(flat)).(D))
 	}
 	v, err := reduceAllValue(op, a)
 	if err != nil {
 		return err
 	}
-	return Fill(dst, any(v).(D))
+	return setWhole(dst, any(v).(D))
+}
+
+// setWhole stores v in dst's one element: on the host where dst has no
+// device allocation (where Fill would put it, without its placement and
+// loop), else with Fill.
+func setWhole[D array.Elem](dst *array.Array[D], v D) error {
+	if dst.Device() != nil {
+		return Fill(dst, v)
+	}
+	h, err := outHost(dst)
+	if err != nil {
+		return err
+	}
+	h[0] = v
+	return nil
 }
 
 // statWhole is statDim over AllDims.
@@ -147,5 +167,5 @@ func statWhole[D, T array.Elem](op statOp, dst *array.Array[D], a *array.Array[T
 	if err != nil {
 		return err
 	}
-	return Fill(dst, f64To[D](v))
+	return setWhole(dst, f64To[D](v))
 }
