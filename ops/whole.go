@@ -16,7 +16,10 @@ import (
 // Any and All. ArgMin and ArgMax store the flat index in NumPy's C order
 // (dimension 0 fastest) of the first extreme in memory order, as NumPy's
 // argmax of a C-ordered array. Value and ValueOp return the result as a
-// Go value.
+// Go value. The reduction runs where a is, as along a dimension; its
+// value then comes home (as a Go value: no counted transfer) and is
+// stored in dst, by a Fill where dst is on a device (EvalSum(dst, In(a))
+// keeps a sum on the device throughout).
 const AllDims = math.MinInt
 
 // Value returns op(a) over every element of a as a Go value, for the
