@@ -24,11 +24,11 @@ const (
 )
 
 // Mixed is the chain that mixes a Halide stage with ops, on the default
-// OpenCL device (halide.OpenCLDevice), which it returns:
+// OpenCL device (halide.DefaultDevice("OpenCL")), which it returns:
 //
 //   - brighter: the Halide pipeline, uint8 → uint8, saturating + k;
 //   - cast_f32: ops.CastWrap to float32 (exact for uint8);
-//   - scale: ops.MulScalar by scale, float32;
+//   - scale: ops.BinaryScalar by scale (OpMul), float32;
 //   - sum: ops.Sum of every element into a float32 scalar (row sums into
 //     a scratch vector the stage keeps on the device, then their sum).
 //

@@ -40,7 +40,7 @@
 // result back to the host (the *All reductions: reduce into an Array
 // instead), an op that ran on the host on an Array of the device, a
 // Halide pipeline call or a streamed chain (a follow-up). Scalars of
-// kernels (MulScalar's factor, a learning rate) are updated without
+// kernels (BinaryScalar's factor, a learning rate) are updated without
 // recording again: Graph.Scalar finds them by the value they were
 // recorded with.
 //

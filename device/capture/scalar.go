@@ -24,7 +24,7 @@ type argRef struct {
 
 // Scalar finds the kernel arguments recorded with the value v (a
 // fixed-size integer or float of the element type the op took: the
-// factor of ops.MulScalar on float32 Arrays is a float32) and returns
+// factor of ops.BinaryScalar(…, ops.OpMul) on float32 Arrays is a float32) and returns
 // them as one Scalar. Record with a value that no other argument has
 // (0.123 rather than 1): every argument with the same bytes is found.
 // None found is an error wrapping ErrCapture; so is a device/sim Graph,

@@ -203,7 +203,7 @@ func log2(n int) int {
 	return k
 }
 
-// launch: a tiny op (AddScalar on 256 float32, then Sync) against a bare
+// launch: a tiny op (BinaryScalar OpAdd on 256 float32, then Sync) against a bare
 // kernel enqueue of the same size on the same queue through the device's
 // own Enqueue (then Sync): the floor the op's planning adds to.
 func (b *bench) launch() {
