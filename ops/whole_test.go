@@ -2,6 +2,7 @@ package ops_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 
@@ -128,5 +129,34 @@ func TestAllDimsErrors(t *testing.T) {
 	dst.Close()
 	if err := ops.Sum(dst, a, ops.AllDims); !errors.Is(err, device.ErrClosed) {
 		t.Errorf("Sum into a closed dst over AllDims: %v, want ErrClosed", err)
+	}
+}
+
+// TestValueConcurrent: Value's pooled 0-D dsts are one per call, so
+// goroutines summing their own Arrays at once each get their own sum.
+func TestValueConcurrent(t *testing.T) {
+	const g = 8
+	errs := make(chan error, g)
+	for k := range g {
+		go func() {
+			a := array.Full(float64(k), 100)
+			defer a.Close()
+			for range 200 {
+				s, err := ops.Value(ops.Sum, a)
+				if err == nil && s != float64(100*k) {
+					err = fmt.Errorf("goroutine %d: Value(Sum) = %v, want %d", k, s, 100*k)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range g {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
