@@ -25,7 +25,8 @@ const AllDims = math.MinInt
 // Value returns op(a) over every element of a as a Go value, for the
 // reductions that take a dim: ops.Value(ops.Sum, a) is NumPy's a.sum(),
 // ops.Value(ops.ArgMax, a) its a.argmax(), ops.Value(ops.Any, a) 1 or 0.
-// It runs where op(dst, a, AllDims) runs, with dst a new host 0-D Array.
+// It runs where op(dst, a, AllDims) runs, with dst a host 0-D Array of
+// Value's own (recycled, so op must write it, as the reductions do).
 func Value[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], dim int) error, a *array.Array[T]) (D, error) {
 	d := getWhole[D]()
 	defer putWhole(d)
