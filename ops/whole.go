@@ -42,39 +42,16 @@ func ValueOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array
 	return wholeValue(d, op(d, a, AllDims, p))
 }
 
-// wholes recycle Value's 0-D host dsts, one pool per element type, so
-// that a value costs no allocation (as the reductions themselves).
-var wholes [12]sync.Pool
+// wholes recycle Value's 0-D host dsts, one pool per element type
+// (array's run-time type table), so that a value costs no allocation (as
+// the reductions themselves).
+var wholes = array.Instances(new(sync.Pool), new(sync.Pool), new(sync.Pool), new(sync.Pool),
+	new(sync.Pool), new(sync.Pool), new(sync.Pool), new(sync.Pool),
+	new(sync.Pool), new(sync.Pool), new(sync.Pool), new(sync.Pool))
 
 func wholePool[D array.Elem]() *sync.Pool {
-	var i int
-	switch any((*D)(nil)).(type) {
-	case *int8:
-		i = 0
-	case *int16:
-		i = 1
-	case *int32:
-		i = 2
-	case *int64:
-		i = 3
-	case *uint8:
-		i = 4
-	case *uint16:
-		i = 5
-	case *uint32:
-		i = 6
-	case *uint64:
-		i = 7
-	case *array.Float16:
-		i = 8
-	case *array.BFloat16:
-		i = 9
-	case *float32:
-		i = 10
-	default:
-		i = 11
-	}
-	return &wholes[i]
+	p, _ := wholes.For(array.TypeOf[D]()) // every Elem has one
+	return p
 }
 
 func getWhole[D array.Elem]() *array.Array[D] {
