@@ -190,6 +190,20 @@ func TestIndexingNumPy(t *testing.T) {
 			s, d = of(array.Eye[int32](en, em, ek))
 			add(fmt.Sprintf("np.eye(%d, %d, k=%d, dtype=np.int32)", en, em, ek), nil, s, d)
 		}
+		// Over every element (axis=None) of the drawn view, with ties:
+		// the argmax NumPy gives is the first in C order.
+		must(t, ops.BinaryScalar(a, a, 3, ops.OpMod))
+		mt := modelOf(t, a)
+		sum, err := ops.Value(ops.Sum, a)
+		must(t, err)
+		add("a0.sum(dtype=np.int32)", []npModel{mt}, []int{}, []float64{float64(sum)})
+		if a.Len() > 0 {
+			for name, op := range map[string]func(*array.Array[int64], *array.Array[int32], int) error{"argmax": ops.ArgMax[int32], "argmin": ops.ArgMin[int32]} {
+				i, err := ops.Value(op, a)
+				must(t, err)
+				add("a0."+name+"()", []npModel{mt}, []int{}, []float64{float64(i)})
+			}
+		}
 	}
 	var want []result
 	nptest.Run(t, `

@@ -14,8 +14,9 @@ import (
 // element (a 0-D Array, or every extent 1). It applies to Sum, Prod, Min,
 // Max, Mean, ArgMin, ArgMax, Var, Std, Norm, LogSumExp, CountNonzero,
 // Any and All. ArgMin and ArgMax store the flat index in NumPy's C order
-// (dimension 0 fastest) of the first extreme in memory order, as NumPy's
-// argmax of a C-ordered array. Value and ValueOp return the result as a
+// (dimension 0 fastest) of the first extreme in that order, as NumPy's
+// argmax (a view whose memory order is another, a transpose, is copied
+// densely first, where it lives). Value and ValueOp return the result as a
 // Go value. The reduction runs where a is, as along a dimension; its
 // value then comes home (as a Go value: no counted transfer) and is
 // stored in dst, by a Fill where dst is on a device (EvalSum(dst, In(a))
@@ -105,6 +106,14 @@ func reduceWhole[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Arr
 		return err
 	}
 	if op == redArgMin || op == redArgMax {
+		if !cOrdered(a) { // the first extreme in memory order is not NumPy's
+			d, err := new1(reduceAllNames[op]+" over AllDims", Copy[T], a) // dense, where a is
+			if err != nil {
+				return err
+			}
+			defer d.Close()
+			a = d
+		}
 		c, err := reduceAllArg(op, a)
 		if err != nil {
 			return err
@@ -122,6 +131,25 @@ func reduceWhole[D, T array.Elem](op reduceOp, dst *array.Array[D], a *array.Arr
 		return err
 	}
 	return setWhole(dst, any(v).(D))
+}
+
+// cOrdered reports whether a's memory order is NumPy's C order of its
+// shape (dimension 0 fastest): each dimension of extent > 1 strides over
+// the whole span of those inside it. Crops are; transposes and
+// broadcasts are not.
+func cOrdered[T array.Elem](a *array.Array[T]) bool {
+	span := 1
+	for i := range a.Rank() {
+		d := a.Dim(i)
+		if d.Extent <= 1 {
+			continue
+		}
+		if d.Stride < span {
+			return false
+		}
+		span = d.Stride * d.Extent
+	}
+	return true
 }
 
 // setWhole stores v in dst's one element: on the host where dst has no
