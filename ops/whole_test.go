@@ -63,6 +63,7 @@ func TestAllDims(t *testing.T) {
 			s := sim.NewCompute("alldims", 0)
 			t.Cleanup(func() { s.Close() })
 			must(t, ops.On(s, root))
+			must(t, ops.BinaryScalar(root, root, 0, ops.OpAdd)) // newest on the device
 			dev = s
 		}
 		runs := func() int {
@@ -72,6 +73,10 @@ func TestAllDims(t *testing.T) {
 			return 0
 		}
 		before := runs()
+		var st0 device.Stats
+		if dev != nil {
+			st0 = dev.(*sim.Device).Stats()
+		}
 		if got, err := ops.Value(ops.ArgMax, v); err != nil || got != int64(argmax) {
 			t.Fatalf("round %d %v: Value(ArgMax) = %d, %v; want %d", round, v, got, err, argmax)
 		}
@@ -86,6 +91,11 @@ func TestAllDims(t *testing.T) {
 		}
 		if dev != nil && runs() == before {
 			t.Fatalf("round %d: the reductions of a %s view ran no work there", round, dev.Name())
+		}
+		if dev != nil { // the values come home as Go values, not as copies
+			if s := dev.(*sim.Device).Stats().Sub(st0); s.D2HCalls != 0 || s.H2DCalls != 0 {
+				t.Fatalf("round %d: the reductions moved data: %v", round, s)
+			}
 		}
 		dst := array.New[float32]()
 		if dev != nil {
