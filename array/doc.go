@@ -105,7 +105,10 @@
 //
 //   - The collector: a finalizer keyed on the block itself, which every
 //     sharer reaches (root, views, storage, slices from Data, calls using
-//     it), not on any one of them, returns it once none is left.
+//     it), not on any one of them, returns it once none is left. A miss
+//     after 16 MiB (or half the live heap) lent since the last
+//     collection asks for one, so a loop that drops its results reuses
+//     them (go test -run PoolDropLoop ./array).
 //   - Close of the root, at once (after the calls using it end), but
 //     only for memory nothing outside the library's counted uses ever
 //     reached: no host view, HostPtr, HostBytes or device copy (a slice

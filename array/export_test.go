@@ -24,3 +24,14 @@ func PoolClass(n int) int { return poolClass(n) }
 
 // BlockOf is the address of r's storage, read without exposing it.
 func BlockOf(r *Raw) uintptr { return uintptr(r.st.base) }
+
+// PoolForced reports the collections the pool asked for.
+func PoolForced() uint64 { return pool.forced.Load() }
+
+// SetLendBudget sets the bytes lent between collections before a miss
+// asks for one, and returns the old value.
+func SetLendBudget(n int) int {
+	old := lendBudget
+	lendBudget = n
+	return old
+}

@@ -3,8 +3,10 @@ package array
 import (
 	"math/bits"
 	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 	"weak"
 )
@@ -27,6 +29,16 @@ const minPooled = 64 << 10
 // the collector.
 var poolLimit = 256 << 20
 
+// lendBudget is how many bytes the pool hands out between collections
+// before a miss asks for one: a loop that drops its results gets them
+// back instead of new blocks (each one page faults and clears), which
+// the pacer alone would let happen for a live heap's worth each cycle.
+// A large live heap raises it to half the heap (the pool's blocks not
+// counted), so a forced collection
+// (which costs in proportion to the heap) comes at most twice as often
+// as the pacer's own.
+var lendBudget = 16 << 20
+
 // hostPool is the pool: free blocks by class, the bytes they hold, and
 // the collection count that ages them.
 type hostPool struct {
@@ -38,6 +50,13 @@ type hostPool struct {
 	fins     map[int]func(*uint64)
 
 	hits, misses atomic.Uint64 // hand-outs recycled and new
+
+	lent     int    // bytes handed out since collection cycle
+	cycle    uint64 // the collection count when lent was reset
+	live     int    // the heap that collection left live
+	forcing  atomic.Bool
+	forced   atomic.Uint64 // collections the pool asked for
+	returned chan struct{} // a block came back (put), for a forced wait
 }
 
 type pooledBlock struct {
@@ -45,7 +64,7 @@ type pooledBlock struct {
 	gen uint64 // pool.gen when it came back
 }
 
-var pool = hostPool{free: map[int][]pooledBlock{}, fins: map[int]func(*uint64){}}
+var pool = hostPool{free: map[int][]pooledBlock{}, fins: map[int]func(*uint64){}, returned: make(chan struct{}, 1)}
 
 // poolClass rounds n bytes up to its class: eight classes per power of
 // two (at most 1/8 wasted), multiples of 8 KiB.
@@ -96,15 +115,15 @@ func (pl *hostPool) recycle(p *uint64, cls int) {
 
 // get returns a block of class cls and whether it is new.
 func (pl *hostPool) get(cls int) (*uint64, bool) {
-	pl.mu.Lock()
-	if f := pl.free[cls]; len(f) > 0 {
-		b := f[len(f)-1]
-		pl.free[cls] = f[:len(f)-1]
-		pl.held -= cls
-		pl.mu.Unlock()
-		pl.hits.Add(1)
-		return b.p, false
+	if p, ok := pl.take(cls); ok {
+		return p, false
 	}
+	if (pl.afterCycle() || pl.overLent() && pl.collect()) && pl.await(cls) {
+		if p, ok := pl.take(cls); ok {
+			return p, false
+		}
+	}
+	pl.mu.Lock()
 	fin := pl.finalizer(cls)
 	pl.mu.Unlock()
 	pl.misses.Add(1)
@@ -112,6 +131,110 @@ func (pl *hostPool) get(cls int) (*uint64, bool) {
 	p := &make([]uint64, cls/8)[0]
 	runtime.SetFinalizer(p, fin)
 	return p, true
+}
+
+// take hands out a free block of class cls, counted as lent.
+func (pl *hostPool) take(cls int) (*uint64, bool) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.lent += cls
+	f := pl.free[cls]
+	if len(f) == 0 {
+		return nil, false
+	}
+	b := f[len(f)-1]
+	// Cleared: a block left in the slice's spare capacity stays
+	// reachable, and would come back a collection late.
+	f[len(f)-1] = pooledBlock{}
+	pl.free[cls] = f[:len(f)-1]
+	pl.held -= cls
+	pl.hits.Add(1)
+	return b.p, true
+}
+
+// afterCycle reports, once per collection, that one ran since the last
+// miss: its finalizers may still be bringing blocks back.
+func (pl *hostPool) afterCycle() bool {
+	n, live := gcState()
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if n == pl.cycle {
+		return false
+	}
+	// The pool's own blocks are live to the collector but cost it
+	// nothing to mark (no pointers).
+	pl.cycle, pl.live, pl.lent = n, live-pl.held, 0
+	return true
+}
+
+// overLent reports whether more went out since the last collection than
+// lendBudget or half the heap it left live.
+func (pl *hostPool) overLent() bool {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return pl.lent > max(lendBudget, pl.live/2)
+}
+
+// collect runs a collection, unless another goroutine is running one
+// for the pool (false), and waits (up to collectWait) for a sentinel's
+// finalizer queued in the same sweep as the blocks': the finalizer
+// goroutine takes a sweep's queue whole, so by then most of the blocks
+// are back, and await takes the rest.
+func (pl *hostPool) collect() bool {
+	if !pl.forcing.CompareAndSwap(false, true) {
+		return false
+	}
+	defer pl.forcing.Store(false)
+	done := make(chan struct{})
+	runtime.SetFinalizer(&struct{ _ *int }{}, func(*struct{ _ *int }) { close(done) })
+	runtime.GC()
+	pl.forced.Add(1)
+	pl.afterCycle()
+	t := time.NewTimer(collectWait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	return true
+}
+
+// collectWait bounds collect's wait for the finalizer goroutine, which a
+// busy machine may not run for a while.
+const collectWait = 10 * time.Millisecond
+
+// await waits while blocks keep coming back (the finalizers of a
+// collection run one by one in their own goroutine) for one of class
+// cls; false once none came back for awaitGap.
+func (pl *hostPool) await(cls int) bool {
+	t := time.NewTimer(awaitGap)
+	defer t.Stop()
+	for {
+		pl.mu.Lock()
+		ok := len(pl.free[cls]) > 0
+		pl.mu.Unlock()
+		if ok {
+			return true
+		}
+		select {
+		case <-pl.returned:
+			t.Reset(awaitGap)
+		case <-t.C:
+			return false
+		}
+	}
+}
+
+// awaitGap ends a wait for returning blocks: far longer than one
+// finalizer, far shorter than a new block's page faults.
+const awaitGap = 100 * time.Microsecond
+
+// gcState reads the count of completed collections and the heap the
+// last one left live, without stopping the world.
+func gcState() (cycles uint64, live int) {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}, {Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64(), int(s[1].Value.Uint64())
 }
 
 // finalizer is the function that returns an unreachable block of class
@@ -143,6 +266,10 @@ func (pl *hostPool) put(p *uint64, cls int) bool {
 	pl.free[cls] = append(pl.free[cls], pooledBlock{p, pl.gen})
 	pl.held += cls
 	pl.watch()
+	select {
+	case pl.returned <- struct{}{}:
+	default:
+	}
 	return true
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"testing"
 	"time"
 	"unsafe"
@@ -457,5 +458,65 @@ func TestPoolDeviceFreed(t *testing.T) {
 	}()
 	if h, _ := array.PoolStats(); h == h0 {
 		t.Fatal("the dropped Arrays' host storage was not recycled")
+	}
+}
+
+// settle empties the pool (a block unused over two collections leaves
+// it) and sets the pacer's goal from the heap live now.
+func settle() {
+	for range 3 {
+		runtime.GC()
+		time.Sleep(time.Millisecond) // the pool's tick runs after each
+	}
+}
+
+// dropLoop allocates n pooled Arrays of one class, each dropped, and
+// returns the misses (new blocks) and the collections the pool asked for.
+func dropLoop(n int) (misses, forced uint64) {
+	_, m0 := array.PoolStats()
+	f0 := array.PoolForced()
+	for range n {
+		a := array.Empty[float32](array.MinPooled / 4)
+		runtime.KeepAlive(a)
+	}
+	_, m1 := array.PoolStats()
+	return m1 - m0, array.PoolForced() - f0
+}
+
+// TestPoolDropLoop: a loop that drops each result, as NumPy code does,
+// gets recycled blocks, not only when the pacer runs: past lendBudget
+// since a collection, a miss asks for one and takes a block its
+// finalizers bring back. With the pacer off, every result would be a new
+// block; with it on, about half of each cycle's are (the pacer counts
+// the pool's blocks as live).
+func TestPoolDropLoop(t *testing.T) {
+	const n = 1000 // 62.5 MiB
+	old := array.SetLendBudget(1 << 20)
+	defer array.SetLendBudget(old)
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	settle()
+	misses, forced := dropLoop(n)
+	t.Logf("%d dropped results, collector off: %d new blocks, %d collections asked for", n, misses, forced)
+	if want := uint64(n * array.MinPooled / (1 << 20) / 4); forced < want {
+		t.Errorf("%d collections asked for over %d MiB lent at a 1 MiB budget; want at least %d", forced, n*array.MinPooled>>20, want)
+	}
+	if misses > n/5 {
+		t.Errorf("%d of %d dropped results got new blocks; want at most a fifth", misses, n)
+	}
+}
+
+// TestPoolLargeHeapFewCollections: with a large live heap, the pool asks
+// for a collection only after lending half of it, so a drop loop next to
+// 512 MiB of live data forces none over 128 MiB (at lendBudget alone it
+// would force 8).
+func TestPoolLargeHeapFewCollections(t *testing.T) {
+	ballast := make([]byte, 512<<20) // pointer-free, never touched
+	runtime.GC()
+	_, forced := dropLoop(128 << 20 / array.MinPooled)
+	runtime.KeepAlive(ballast)
+	ballast = nil
+	settle()
+	if forced > 0 {
+		t.Fatalf("%d collections asked for over 128 MiB lent beside a 512 MiB live heap; want none", forced)
 	}
 }
