@@ -908,24 +908,6 @@ func bytesAt(p, n uintptr) []byte {
 // indirection keeps vet's uintptr check, meant for Go memory, quiet.
 func ptr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
 
-// allZero reports whether every byte of p is zero.
-func allZero(p []byte) bool {
-	n := len(p) / 8
-	if n > 0 {
-		for _, w := range unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(p))), n) {
-			if w != 0 {
-				return false
-			}
-		}
-	}
-	for _, c := range p[n*8:] {
-		if c != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // ErrNoDevice is New's panic for a nil device.
 var ErrNoDevice = errors.New("engine: New(nil): pass a device (opencl.Default(), sim.NewCompute)")
 

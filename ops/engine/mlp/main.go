@@ -25,6 +25,7 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/ops"
 	"github.com/resident-go/resident/ops/engine"
 	"github.com/resident-go/resident/ops/tune"
@@ -45,7 +46,7 @@ func main() {
 	flag.IntVar(&stdSpread, "std-spread", 0, "with -std: also train the standard engine this many times with every initial weight one ulp away, and print how far those runs drift from it (rounding's own effect)")
 	flag.IntVar(&gemmSplit, "gemm-split", 0, "split every device float32 product's K in this many parts (package ops/tune)")
 	var b benchFlags
-	flag.StringVar(&deviceKind, "device", deviceKind, "the engine's device: opencl or cuda")
+	flag.StringVar(&deviceKind, "device", deviceKind, "the engine's device: opencl, cuda or sim (kernels as Go on the host: the step is host work)")
 	flag.BoolVar(&b.on, "bench", false, "time training steps instead: -warmup steps, then -steps timed ones (default 20), and print a table")
 	flag.IntVar(&b.warmup, "warmup", 3, "with -bench: untimed steps first")
 	flag.IntVar(&b.stdSteps, "std-steps", 0, "with -bench -std: timed steps on the standard engine (default -steps)")
@@ -97,8 +98,11 @@ func open() (device.Device, error) {
 		return opencl.Default()
 	case "cuda":
 		return cuda.Default()
+	case "sim":
+		// Kernels run as Go on the host: a step's time is host work.
+		return sim.NewCompute("sim", 0), nil
 	}
-	return nil, fmt.Errorf("-device %q: want opencl or cuda", deviceKind)
+	return nil, fmt.Errorf("-device %q: want opencl, cuda or sim", deviceKind)
 }
 
 func run(w io.Writer, cfg Config, std bool) error {
