@@ -51,7 +51,7 @@ type holdings struct {
 	// the watched blocks in use after it (adopted.go).
 	adopts, kept int
 	pmu          sync.Mutex
-	pool         []device.HostBlock // reclaimed host memory (see reclaim)
+	pool         map[int][]device.HostBlock // reclaimed host memory by size (see reclaim)
 	// work counts host-side work on the engine's memory (tests read it).
 	work hostWork
 	// freed holds the Denses given to Free (until collected), so that one
@@ -67,6 +67,8 @@ type holdings struct {
 	sweepDue bool
 	// young: Alloc's memory held strongly for two collections (allocGo).
 	young []youngMem
+	// press counts device allocations between collections (pressure.go).
+	press pressure
 }
 
 // youngMem is memory Alloc returned, kept until gcs collections ran.
@@ -104,9 +106,13 @@ func (h *holdings) leave() {
 		h.sweepDue = false
 		drop = append(drop, h.sweep()...)
 	}
+	idle := h.inflight == 0
 	h.mu.Unlock()
 	for _, b := range drop {
 		b.free(h)
+	}
+	if idle {
+		h.relieve()
 	}
 }
 
@@ -278,8 +284,10 @@ func (h *holdings) close() error {
 	pool := h.pool
 	h.pool = nil
 	h.pmu.Unlock()
-	for _, hb := range pool {
-		errs = append(errs, hb.Free())
+	for _, l := range pool {
+		for _, hb := range l {
+			errs = append(errs, hb.Free())
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -298,7 +306,11 @@ type hostBlock struct {
 func (b *hostBlock) Free() error {
 	if b.pool && !b.h.isClosed() {
 		b.h.pmu.Lock()
-		b.h.pool = append(b.h.pool, b.HostBlock)
+		if b.h.pool == nil {
+			b.h.pool = map[int][]device.HostBlock{}
+		}
+		n := len(b.HostBlock.Bytes())
+		b.h.pool[n] = append(b.h.pool[n], b.HostBlock)
 		b.h.pmu.Unlock()
 		return nil
 	}
@@ -310,13 +322,14 @@ func (b *hostBlock) Free() error {
 func (h *holdings) pooled(n int) device.HostBlock {
 	h.pmu.Lock()
 	defer h.pmu.Unlock()
-	for i, hb := range h.pool {
-		if len(hb.Bytes()) == n {
-			h.pool = slices.Delete(h.pool, i, i+1)
-			return hb
-		}
+	l := h.pool[n]
+	if len(l) == 0 {
+		return nil
 	}
-	return nil
+	hb := l[len(l)-1]
+	l[len(l)-1] = nil
+	h.pool[n] = l[:len(l)-1]
+	return hb
 }
 
 // scratch is lazily mapped host memory of at least n bytes for a
@@ -732,6 +745,7 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 		// placed there with one upload. Only this last case scans the
 		// host bytes: a write through Data is seen by nothing else.
 		if b.size > 0 {
+			h.press.allocated(b.size)
 			// A fresh allocation counts as host-newer; where the device
 			// copy is about to be overwritten, nothing needs uploading.
 			switch {
