@@ -67,8 +67,6 @@ type holdings struct {
 	sweepDue bool
 	// young: Alloc's memory held strongly for two collections (allocGo).
 	young []youngMem
-	// press counts device allocations between collections (pressure.go).
-	press pressure
 }
 
 // youngMem is memory Alloc returned, kept until gcs collections ran.
@@ -106,13 +104,9 @@ func (h *holdings) leave() {
 		h.sweepDue = false
 		drop = append(drop, h.sweep()...)
 	}
-	idle := h.inflight == 0
 	h.mu.Unlock()
 	for _, b := range drop {
 		b.free(h)
-	}
-	if idle {
-		h.relieve()
 	}
 }
 
@@ -745,7 +739,6 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 		// placed there with one upload. Only this last case scans the
 		// host bytes: a write through Data is seen by nothing else.
 		if b.size > 0 {
-			h.press.allocated(b.size)
 			// A fresh allocation counts as host-newer; where the device
 			// copy is about to be overwritten, nothing needs uploading.
 			switch {
