@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/draw"
 )
 
 // TestRandDense: the dense float32 path (whole Philox blocks straight into
@@ -231,6 +233,68 @@ func fuzzDense[T array.Elem](t *testing.T, seed, off uint64, n int, normal bool)
 	for i, got := range d {
 		if want := randOne[T](&p, off+uint64(i), normal); bitsOf(got) != bitsOf(want) {
 			t.Fatalf("%v normal=%v n=%d seed %#x offset %#x: element %d is %v, the stream's %v", array.TypeOf[T](), normal, n, seed, off, i, got, want)
+		}
+	}
+}
+
+// TestRandDenseDevice: dense device fills (rand_dense: whole blocks
+// stored as vectors where dst is aligned for them, lanes one by one at
+// the ends) give the host's bits, uniform and normal (each pair's two
+// normals from one log and sine-cosine), at drawn lengths, starts within
+// a root (so both the vector and the lane paths run) and stream offsets,
+// wrapping ones included; each fill is one launch.
+func TestRandDenseDevice(t *testing.T) {
+	for _, d := range randDevices(t) {
+		if k, ok := d.(device.Kernels); !ok || !k.Caps().FP64 {
+			continue // normals need float64 kernels
+		}
+		t.Run(d.Name(), func(t *testing.T) {
+			denseDeviceCases[float32](t, d)
+			denseDeviceCases[float64](t, d)
+			denseDeviceCases[array.BFloat16](t, d)
+			denseDeviceCases[int32](t, d)
+		})
+	}
+}
+
+func denseDeviceCases[T array.Elem](t *testing.T, d device.Device) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), uint64(typeIndex[T]())))
+	for c := range 16 {
+		n, skip := 1+r.IntN(300), r.IntN(4)
+		seed, off := r.Uint64(), drawOffset(r)
+		for _, normal := range []bool{false, true} {
+			if normal && kindOf[T]() != kFloat {
+				continue
+			}
+			fill := RandUniform[T]
+			if normal {
+				fill = RandNormal[T]
+			}
+			root := array.New[T](n + skip)
+			if err := On(d, root); err != nil {
+				t.Fatal(err)
+			}
+			a := root.Crop(0, skip, n)
+			before := d.Stats()
+			if err := fill(a, seed, off); err != nil {
+				t.Fatal(err)
+			}
+			if s := d.Stats().Sub(before); s.Launches != 1 || s.H2DCalls+s.D2HCalls != 0 {
+				t.Fatalf("case %d: %d launches, %d H2D, %d D2H; want one launch", c, s.Launches, s.H2DCalls, s.D2HCalls)
+			}
+			host := array.New[T](n)
+			if err := fill(host, seed, off); err != nil {
+				t.Fatal(err)
+			}
+			got, want := rowVals(t, a), rowVals(t, host)
+			for i := range want {
+				if bitsOf(got[i]) != bitsOf(want[i]) {
+					t.Fatalf("case %d %v normal=%v n=%d start %d seed %#x offset %d: element %d on %s is %v, on the host %v",
+						c, array.TypeOf[T](), normal, n, skip, seed, off, i, d.Name(), got[i], want[i])
+				}
+			}
+			root.Close()
+			host.Close()
 		}
 	}
 }

@@ -68,11 +68,30 @@ inline double2 rand_sincos(ulong a) { // (sin, cos) of the turn a/2^64
 	return (double2)(s, c);
 }
 
-inline double box_muller(ulong x, uint sh, double scale, ulong a, int second) {
+// box_muller is a pair's two normals: (r·cos, r·sin), lanes 2p and 2p+1.
+inline double2 box_muller(ulong x, uint sh, double scale, ulong a) {
 	double u1 = (double)((x >> sh) + 1) * scale;
 	double r = sqrt(-2.0 * rand_log(u1));
 	double2 sc = rand_sincos(a);
-	return second ? r * sc.x : r * sc.y;
+	return (double2)(r * sc.y, r * sc.x);
+}
+
+// rand_pair is the normals of lanes 2p and 2p+1 of a block's words w:
+// one log, square root and sine-cosine for both.
+inline double2 rand_pair(uint w[4], int p) {
+#if RK == 2
+	return box_muller(((ulong)w[1] << 32) | w[0], 11, 0x1p-53, ((ulong)w[3] << 32) | w[2]);
+#else
+	return box_muller((ulong)w[2 * p], 0, 0x1p-32, (ulong)w[2 * p + 1] << 32);
+#endif
+}
+
+inline TS rand_cvt(double z) {
+#if RKIND == 4
+	return TST((float)z);
+#else
+	return (TS)z;
+#endif
 }
 #endif
 
@@ -82,17 +101,8 @@ inline double box_muller(ulong x, uint sh, double scale, ulong a, int second) {
 inline TS rand_value(uint w[4], int lane) {
 	int l = lane * RK;
 #if RNORMAL
-#if RK == 2
-	double z = box_muller(((ulong)w[1] << 32) | w[0], 11, 0x1p-53, ((ulong)w[3] << 32) | w[2], lane & 1);
-#else
-	int pr = l & ~1;
-	double z = box_muller((ulong)w[pr], 0, 0x1p-32, (ulong)w[pr + 1] << 32, lane & 1);
-#endif
-#if RKIND == 4
-	return TST((float)z);
-#else
-	return (TS)z;
-#endif
+	double2 z = rand_pair(w, lane >> 1);
+	return rand_cvt(lane & 1 ? z.y : z.x);
 #else
 #if RKIND == 0
 	return (TS)w[l];
@@ -147,7 +157,13 @@ __kernel void rand_dense(__global TS *d, long off, uint n, ulong seed, ulong fir
 		uint w[4] = {v.x, v.y, v.z, v.w};
 		uint j0 = t * EPB; // lane l is fill element j0 + l − skip
 		if (vec && j0 >= skip && j0 - skip + EPB <= n) {
-#if EPB == 4
+#if RNORMAL && EPB == 4
+			double2 z0 = rand_pair(w, 0), z1 = rand_pair(w, 1);
+			*(__global RVT *)(p + (j0 - skip)) = (RVT)(rand_cvt(z0.x), rand_cvt(z0.y), rand_cvt(z1.x), rand_cvt(z1.y));
+#elif RNORMAL
+			double2 z0 = rand_pair(w, 0);
+			*(__global RVT *)(p + (j0 - skip)) = (RVT)(rand_cvt(z0.x), rand_cvt(z0.y));
+#elif EPB == 4
 			*(__global RVT *)(p + (j0 - skip)) = (RVT)(rand_value(w, 0), rand_value(w, 1), rand_value(w, 2), rand_value(w, 3));
 #else
 			*(__global RVT *)(p + (j0 - skip)) = (RVT)(rand_value(w, 0), rand_value(w, 1));
