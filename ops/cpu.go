@@ -11,9 +11,9 @@ const PortableEnv = "RESIDENT_OPS_PORTABLE"
 // fixed at start-up from cpuid and PortableEnv.
 var useAsm = hasAVX2 && !portableRequested()
 
-// useAVX512 selects the AVX-512 matmul micro-kernels where the CPU has
-// them (ops' tests and benchmarks take -avx512=false to compare with the
-// AVX2 ones).
+// useAVX512 selects the AVX-512 kernels (matmul, sin and cos) where the
+// CPU has them (ops' tests and benchmarks take -avx512=false to compare
+// with the AVX2 ones).
 var useAVX512 = useAsm && hasAVX512
 
 func portableRequested() bool {

@@ -214,7 +214,7 @@ func pow32Go(d, a, b []float32) {
 	}
 }
 
-// sincos32 is trig32 for Sin and Cos with the AVX2 kernel, which leaves
+// sincos32 is trig32 for Sin and Cos with the AVX-512 or AVX2 kernel, which leaves
 // the lanes it does not cover (|x| ≥ 2^20, NaN, Inf) holding x and says
 // so: only then are they found and redone by trig32, as is the last
 // n mod 4. d is a or does not overlap it.
@@ -223,8 +223,16 @@ func sincos32(op UnaryOp, d, a []float32) {
 	if op == OpCos {
 		cos = 1
 	}
-	m := len(d) &^ 3
-	if m > 0 && sinF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), m, cos) != 0 {
+	m, slow := len(d)&^3, 0
+	if m16 := len(d) &^ 15; useAVX512 && m16 > 0 {
+		slow = sinF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), m16, cos)
+		if m > m16 {
+			slow |= sinF32(unsafe.Pointer(&d[m16]), unsafe.Pointer(&a[m16]), m-m16, cos)
+		}
+	} else if m > 0 {
+		slow = sinF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), m, cos)
+	}
+	if slow != 0 {
 		for i, v := range a[:m] { // a slow lane's a[i] is x, in place too
 			if !(math.Abs(float64(v)) < 1<<20) {
 				trig32(op, d[i:i+1], a[i:i+1])

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"github.com/resident-go/resident/internal/draw"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -274,4 +275,48 @@ func hostArray[T array.Elem](t *testing.T, xs []T) *array.Array[T] {
 		h.Set(x, i)
 	}
 	return a
+}
+
+// TestSinKernels: Sin and Cos give the same bits from the AVX-512 kernel
+// (sixteen lanes a step), the AVX2 one (four) and trig32, at drawn
+// lengths (so every tail: the AVX2 kernel after the AVX-512 one, then
+// trig32) with the slow lanes (|x| ≥ 2^20, NaN, ±Inf) at drawn places,
+// out of place and in place.
+func TestSinKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 5))
+	saveAsm, save512 := useAsm, useAVX512
+	defer func() { useAsm, useAVX512 = saveAsm, save512 }()
+	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1 << 20, -1 << 21, 3e38, 0, float32(math.Copysign(0, -1))}
+	for c := range 200 {
+		n := r.IntN(80)
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = logUniform32(r)
+			if r.IntN(12) == 0 {
+				x[i] = specials[r.IntN(len(specials))]
+			}
+		}
+		for _, op := range []UnaryOp{OpSin, OpCos} {
+			want := make([]float32, n)
+			trig32(op, want, x)
+			for _, k := range []struct {
+				name        string
+				asm, avx512 bool
+			}{{"avx512", true, true}, {"avx2", true, false}} {
+				if k.asm && !hasAVX2 || k.avx512 && !hasAVX512 {
+					continue
+				}
+				useAsm, useAVX512 = k.asm, k.avx512
+				got := make([]float32, n)
+				sincos32(op, got, x)
+				in := slices.Clone(x)
+				sincos32(op, in, in)
+				for i := range want {
+					if !same(got[i], want[i]) || !same(in[i], want[i]) {
+						t.Fatalf("case %d n=%d %s %v(%v) at %d: %v (in place %v), trig32 %v", c, n, k.name, op, x[i], i, got[i], in[i], want[i])
+					}
+				}
+			}
+		}
+	}
 }

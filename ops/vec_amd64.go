@@ -11,8 +11,8 @@ import (
 // hasAVX2 reports AVX2 with FMA, the level the assembly kernels need.
 var hasAVX2 = cpuid.CPU.Supports(cpuid.AVX2, cpuid.FMA3)
 
-// hasAVX512 selects the AVX-512 matmul micro-kernels.
-var hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ)
+// hasAVX512 selects the AVX-512 kernels (matmul, sin and cos).
+var hasAVX512 = cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512DQ, cpuid.AVX512VL)
 
 // The AVX2 kernels (vec_amd64.s). d = a op b over n elements; nt selects
 // non-temporal stores (d is written past the caches).
@@ -107,6 +107,12 @@ func expF32(d, a unsafe.Pointer, n int, mode int)
 //
 //go:noescape
 func sinF32(d, a unsafe.Pointer, n int, cos int) (slow int)
+
+// sinF32AVX512 is sinF32 for n a multiple of 16 on AVX-512 (F, DQ, VL):
+// the same lanes' arithmetic, eight float64 lanes twice a step.
+//
+//go:noescape
+func sinF32AVX512(d, a unsafe.Pointer, n int, cos int) (slow int)
 
 // powF32 computes a^b of n float32s, n a multiple of 4, in float64 lanes
 // with log64 and exp64. Lanes where a is not positive and finite or b is
