@@ -209,3 +209,105 @@ tanhend:
 	VCMPPD $1, tanhv<>+160(SB), Y5, Y5
 	VBLENDVPD Y5, Y7, Y6, Y6
 	JMP store
+
+// EXP8 is e^x in eight float64 lanes on AVX-512, expF32's clamp,
+// reduction and series (x is clamped and reduced in place; p gets the
+// result; k and t are scratch, y is t's Y register). Z8–Z14 hold lo, hi,
+// log2e, ln2hi, ln2lo, 1 and 1023 as in expF32.
+#define EXP8(x, k, p, t, y) \
+	VMAXPD x, Z8, x; \
+	VMINPD x, Z9, x; \
+	VMULPD Z10, x, k; \
+	VRNDSCALEPD $0, k, k; \
+	VFNMADD231PD Z11, k, x; \
+	VFNMADD231PD Z12, k, x; \
+	VBROADCASTSD expc<>+40(SB), p; \
+	VFMADD213PD.BCST expc<>+48(SB), x, p; \
+	VFMADD213PD.BCST expc<>+56(SB), x, p; \
+	VFMADD213PD.BCST expc<>+64(SB), x, p; \
+	VFMADD213PD.BCST expc<>+72(SB), x, p; \
+	VFMADD213PD.BCST expc<>+80(SB), x, p; \
+	VFMADD213PD.BCST expc<>+88(SB), x, p; \
+	VFMADD213PD Z13, x, p; \
+	VFMADD213PD Z13, x, p; \
+	VCVTPD2DQ k, y; \
+	VPMOVSXDQ y, t; \
+	VPADDQ Z14, t, t; \
+	VPSLLQ $52, t, t; \
+	VMULPD t, p, p
+
+// TANH8 turns p = e^2x into tanh x, or takes the series where |x| <
+// 2^-4, x reloaded from off(SI); t, s, x scratch.
+#define TANH8(off, x, p, t, s) \
+	VSUBPD Z13, p, t; \
+	VADDPD Z13, p, p; \
+	VDIVPD p, t, p; \
+	VCVTPS2PD off(SI), x; \
+	VMULPD x, x, t; \
+	VBROADCASTSD tanhv<>+0(SB), s; \
+	VFMADD213PD.BCST tanhv<>+32(SB), t, s; \
+	VFMADD213PD.BCST tanhv<>+64(SB), t, s; \
+	VFMADD213PD.BCST tanhv<>+96(SB), t, s; \
+	VFMADD213PD Z13, t, s; \
+	VMULPD x, s, s; \
+	VANDPD.BCST tanhv<>+128(SB), x, t; \
+	VCMPPD.BCST $1, tanhv<>+160(SB), t, K1; \
+	VBLENDMPD s, p, K1, p
+
+// func expF32AVX512(d, a unsafe.Pointer, n int, mode int)
+// expF32 for n a multiple of 16 on AVX-512 (F, DQ, VL): the same lanes'
+// arithmetic, two chains of eight float64 lanes a step.
+TEXT ·expF32AVX512(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ mode+24(FP), R8
+	VBROADCASTSD expc<>+0(SB), Z8
+	VBROADCASTSD expc<>+8(SB), Z9
+	VBROADCASTSD expc<>+16(SB), Z10
+	VBROADCASTSD expc<>+24(SB), Z11
+	VBROADCASTSD expc<>+32(SB), Z12
+	VBROADCASTSD expc<>+96(SB), Z13
+	VPBROADCASTQ expc<>+104(SB), Z14
+	VPXORQ Z15, Z15, Z15
+loop512:
+	CMPQ CX, $16
+	JB done512
+	VCVTPS2PD 0(SI), Z0
+	VCVTPS2PD 32(SI), Z16
+	CMPQ R8, $1
+	JEQ sig512
+	CMPQ R8, $2
+	JEQ tanh512
+	EXP8(Z0, Z1, Z2, Z3, Y3)
+	EXP8(Z16, Z17, Z18, Z19, Y19)
+store512:
+	VCVTPD2PS Z2, Y2
+	VCVTPD2PS Z18, Y18
+	VMOVUPS Y2, 0(DI)
+	VMOVUPS Y18, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP loop512
+sig512:
+	VSUBPD Z0, Z15, Z0
+	VSUBPD Z16, Z15, Z16
+	EXP8(Z0, Z1, Z2, Z3, Y3)
+	EXP8(Z16, Z17, Z18, Z19, Y19)
+	VADDPD Z13, Z2, Z2
+	VDIVPD Z2, Z13, Z2
+	VADDPD Z13, Z18, Z18
+	VDIVPD Z18, Z13, Z18
+	JMP store512
+tanh512:
+	VADDPD Z0, Z0, Z0
+	VADDPD Z16, Z16, Z16
+	EXP8(Z0, Z1, Z2, Z3, Y3)
+	EXP8(Z16, Z17, Z18, Z19, Y19)
+	TANH8(0, Z0, Z2, Z3, Z5)
+	TANH8(32, Z16, Z18, Z19, Z21)
+	JMP store512
+done512:
+	VZEROUPPER
+	RET

@@ -30,9 +30,13 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 			mode = 2
 		}
 		i := 0
-		if useAsm && len(d) >= 8 {
-			i = len(d) &^ 7
-			expF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), i, mode)
+		if useAVX512 && len(d) >= 16 {
+			i = len(d) &^ 15
+			expF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), i, mode)
+		}
+		if m := (len(d) - i) &^ 7; useAsm && m > 0 {
+			expF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), m, mode)
+			i += m
 		}
 		for ; i < len(d); i++ {
 			switch mode {

@@ -100,6 +100,12 @@ func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 //go:noescape
 func expF32(d, a unsafe.Pointer, n int, mode int)
 
+// expF32AVX512 is expF32 for n a multiple of 16 on AVX-512 (F, DQ, VL):
+// the same lanes' arithmetic, eight float64 lanes twice a step.
+//
+//go:noescape
+func expF32AVX512(d, a unsafe.Pointer, n int, mode int)
+
 // sinF32 computes sin (cos: 1) of n float32s, n a multiple of 4, in
 // float64 lanes with trig32's algorithm. Lanes with |x| ≥ 2^20, NaN or
 // Inf keep x in d, and slow is then nonzero: the caller redoes them
