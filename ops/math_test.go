@@ -346,7 +346,7 @@ func TestExpKernels(t *testing.T) {
 			want := make([]float32, n)
 			unVec32(op, want, x)
 			for _, k := range []struct {
-				name       string
+				name        string
 				asm, avx512 bool
 			}{{"avx512", true, true}, {"avx2", true, false}} {
 				if k.asm && !hasAVX2 || k.avx512 && !hasAVX512 {
