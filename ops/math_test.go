@@ -283,68 +283,46 @@ func hostArray[T array.Elem](t *testing.T, xs []T) *array.Array[T] {
 // trig32) with the slow lanes (|x| ≥ 2^20, NaN, ±Inf) at drawn places,
 // out of place and in place.
 func TestSinKernels(t *testing.T) {
-	r := rand.New(rand.NewPCG(draw.Seed(t), 5))
-	saveAsm, save512 := useAsm, useAVX512
-	defer func() { useAsm, useAVX512 = saveAsm, save512 }()
-	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1 << 20, -1 << 21, 3e38, 0, float32(math.Copysign(0, -1))}
-	for c := range 200 {
-		n := r.IntN(80)
-		x := make([]float32, n)
-		for i := range x {
-			x[i] = logUniform32(r)
-			if r.IntN(12) == 0 {
-				x[i] = specials[r.IntN(len(specials))]
+	kernelsAgree(t, []UnaryOp{OpSin, OpCos}, 1, []float32{1 << 20, -1 << 21, 3e38},
+		func(op UnaryOp, d, a []float32) {
+			if useAsm {
+				sincos32(op, d, a)
+			} else {
+				trig32(op, d, a)
 			}
-		}
-		for _, op := range []UnaryOp{OpSin, OpCos} {
-			want := make([]float32, n)
-			trig32(op, want, x)
-			for _, k := range []struct {
-				name        string
-				asm, avx512 bool
-			}{{"avx512", true, true}, {"avx2", true, false}} {
-				if k.asm && !hasAVX2 || k.avx512 && !hasAVX512 {
-					continue
-				}
-				useAsm, useAVX512 = k.asm, k.avx512
-				got := make([]float32, n)
-				sincos32(op, got, x)
-				in := slices.Clone(x)
-				sincos32(op, in, in)
-				for i := range want {
-					if !same(got[i], want[i]) || !same(in[i], want[i]) {
-						t.Fatalf("case %d n=%d %s %v(%v) at %d: %v (in place %v), trig32 %v", c, n, k.name, op, x[i], i, got[i], in[i], want[i])
-					}
-				}
-			}
-		}
-	}
+		})
 }
 
-// TestExpKernels: Exp, Sigmoid and Tanh give the same bits from the
-// AVX-512 kernel (sixteen lanes a step), the AVX2 one (eight) and the Go
-// loop, at drawn lengths (every tail) with special values (NaN, ±Inf,
-// ±0, the clamp's ends, tanh's series bound) at drawn places, out of
-// place and in place.
+// TestExpKernels: Exp, Sigmoid and Tanh likewise against the Go loop
+// (AVX2: eight lanes a step), with the clamp's ends and tanh's series
+// bound among the specials.
 func TestExpKernels(t *testing.T) {
-	r := rand.New(rand.NewPCG(draw.Seed(t), 6))
+	kernelsAgree(t, []UnaryOp{OpExp, OpSigmoid, OpTanh}, 1e-8, []float32{-745, 710, 1e10, -1e10, 0.0625, -0.0625, 0.0624, 1e-30},
+		func(op UnaryOp, d, a []float32) { unVec32(op, d, a) })
+}
+
+// kernelsAgree runs run for each op with the kernels on (AVX-512, then
+// AVX2 alone) and off, over drawn inputs (logUniform32 times scale, with
+// NaN, ±Inf, ±0 and specials at drawn places) of drawn lengths, in and
+// out of place: the same bits each way.
+func kernelsAgree(t *testing.T, ops []UnaryOp, scale float32, specials []float32, run func(op UnaryOp, d, a []float32)) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), uint64(len(ops))))
 	saveAsm, save512 := useAsm, useAVX512
 	defer func() { useAsm, useAVX512 = saveAsm, save512 }()
-	specials := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)),
-		-745, 710, 1e10, -1e10, 0.0625, -0.0625, 0.0624, 1e-30}
+	specials = append(specials, float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)))
 	for c := range 200 {
 		n := r.IntN(80)
 		x := make([]float32, n)
 		for i := range x {
-			x[i] = logUniform32(r) / 1e8
+			x[i] = logUniform32(r) * scale
 			if r.IntN(10) == 0 {
 				x[i] = specials[r.IntN(len(specials))]
 			}
 		}
-		for _, op := range []UnaryOp{OpExp, OpSigmoid, OpTanh} {
+		for _, op := range ops {
 			useAsm, useAVX512 = false, false
 			want := make([]float32, n)
-			unVec32(op, want, x)
+			run(op, want, x)
 			for _, k := range []struct {
 				name        string
 				asm, avx512 bool
@@ -354,12 +332,12 @@ func TestExpKernels(t *testing.T) {
 				}
 				useAsm, useAVX512 = k.asm, k.avx512
 				got := make([]float32, n)
-				unVec32(op, got, x)
+				run(op, got, x)
 				in := slices.Clone(x)
-				unVec32(op, in, in)
+				run(op, in, in)
 				for i := range want {
 					if !same(got[i], want[i]) || !same(in[i], want[i]) {
-						t.Fatalf("case %d n=%d %s %v(%v) at %d: %v (in place %v), Go %v", c, n, k.name, op, x[i], i, got[i], in[i], want[i])
+						t.Fatalf("case %d n=%d %s %v(%v) at %d: %v (in place %v), kernels off %v", c, n, k.name, op, x[i], i, got[i], in[i], want[i])
 					}
 				}
 			}
