@@ -180,7 +180,7 @@ func log64(x float64) float64 {
 func pow32(d, a, b []float32) {
 	a, b = a[:len(d)], b[:len(d)]
 	if useAsm {
-		// the AVX2 kernel, in blocks of 1024 lanes; it marks the lanes off
+		// the AVX-512 and AVX2 kernels, in blocks of 1024 lanes; they mark the lanes off
 		// its fast path, and keeps their operand where d is a or b, so
 		// only they are redone, from a and b
 		keepb := 0
@@ -190,8 +190,16 @@ func pow32(d, a, b []float32) {
 		var masks [256]byte
 		for lo := 0; lo < len(d); lo += 1024 {
 			hi := min(lo+1024, len(d))
-			m := (hi - lo) &^ 3
-			if m > 0 && powF32(unsafe.Pointer(&d[lo]), unsafe.Pointer(&a[lo]), unsafe.Pointer(&b[lo]), m, unsafe.Pointer(&masks[0]), keepb) != 0 {
+			m, m16, slow := (hi-lo)&^3, 0, 0
+			if useAVX512 {
+				if m16 = (hi - lo) &^ 15; m16 > 0 {
+					slow = powF32AVX512(unsafe.Pointer(&d[lo]), unsafe.Pointer(&a[lo]), unsafe.Pointer(&b[lo]), m16, unsafe.Pointer(&masks[0]), keepb)
+				}
+			}
+			if i := lo + m16; m > m16 {
+				slow |= powF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), unsafe.Pointer(&b[i]), m-m16, unsafe.Pointer(&masks[m16/4]), keepb)
+			}
+			if slow != 0 {
 				for v, mk := range masks[:m/4] {
 					for l := range 4 {
 						if i := lo + 4*v + l; mk>>l&1 != 0 {

@@ -225,3 +225,109 @@ done:
 	MOVQ R9, slow+48(FP)
 	VZEROUPPER
 	RET
+
+// POW8 is powF32's loop body for eight lanes on AVX-512 (F, DQ, VL):
+// float32s at off(SI) and off(DX) to off(DI), the slow lanes' bits in the
+// bytes at moff(R8) and moff+1(R8) (four lanes a byte) and ORed into
+// R9. Z9 is zero, K4 all ones when a slow lane keeps b. Each constant is
+// broadcast from powv's first lane of it.
+#define POW8(off, moff, ya, yb, x, m, hi, e, s, s2, p, kf, kt, ym) \
+	VMOVUPS off(SI), ya; \
+	VMOVUPS off(DX), yb; \
+	VCVTPS2PD ya, x; \
+	VCMPPD $0x1e, Z9, x, kf; \
+	VCMPPD.BCST $0x12, powv<>+896(SB), x, kt; \
+	KANDB kt, kf, kf; \
+	VCVTPS2PD yb, m; \
+	VANDPD.BCST powv<>+864(SB), m, m; \
+	VCMPPD.BCST $0x12, powv<>+896(SB), m, kt; \
+	KANDB kt, kf, kf; \
+	KNOTB kf, kt; \
+	KMOVB kt, AX; \
+	ORQ AX, R9; \
+	MOVQ AX, BX; \
+	ANDQ $15, BX; \
+	MOVB BX, moff(R8); \
+	SHRQ $4, AX; \
+	MOVB AX, moff+1(R8); \
+	VPANDQ.BCST powv<>+0(SB), x, m; \
+	VPCMPGTQ.BCST powv<>+32(SB), m, kt; \
+	VPMOVM2Q kt, hi; \
+	VPSRLQ $52, x, e; \
+	VPSUBQ.BCST powv<>+160(SB), e, e; \
+	VPSUBQ hi, e, e; \
+	VPSLLQ $52, hi, hi; \
+	VPADDQ.BCST powv<>+64(SB), hi, hi; \
+	VPORQ hi, m, m; \
+	VPADDQ.BCST powv<>+96(SB), e, e; \
+	VSUBPD.BCST powv<>+128(SB), e, e; \
+	VSUBPD.BCST powv<>+192(SB), m, s; \
+	VADDPD.BCST powv<>+192(SB), m, s2; \
+	VDIVPD s2, s, s; \
+	VMULPD s, s, s2; \
+	VBROADCASTSD powv<>+256(SB), p; \
+	VFMADD213PD.BCST powv<>+288(SB), s2, p; \
+	VFMADD213PD.BCST powv<>+320(SB), s2, p; \
+	VFMADD213PD.BCST powv<>+352(SB), s2, p; \
+	VFMADD213PD.BCST powv<>+384(SB), s2, p; \
+	VFMADD213PD.BCST powv<>+416(SB), s2, p; \
+	VFMADD213PD.BCST powv<>+192(SB), s2, p; \
+	VMULPD.BCST powv<>+448(SB), s, s; \
+	VMULPD s, p, p; \
+	VFMADD231PD.BCST powv<>+224(SB), e, p; \
+	VCVTPS2PD yb, x; \
+	VMULPD p, x, x; \
+	VMAXPD.BCST powv<>+480(SB), x, x; \
+	VMINPD.BCST powv<>+512(SB), x, x; \
+	VMULPD.BCST powv<>+544(SB), x, e; \
+	VRNDSCALEPD $0, e, e; \
+	VFNMADD231PD.BCST powv<>+576(SB), e, x; \
+	VFNMADD231PD.BCST powv<>+608(SB), e, x; \
+	VBROADCASTSD powv<>+640(SB), p; \
+	VFMADD213PD.BCST powv<>+672(SB), x, p; \
+	VFMADD213PD.BCST powv<>+704(SB), x, p; \
+	VFMADD213PD.BCST powv<>+736(SB), x, p; \
+	VFMADD213PD.BCST powv<>+768(SB), x, p; \
+	VFMADD213PD.BCST powv<>+800(SB), x, p; \
+	VFMADD213PD.BCST powv<>+832(SB), x, p; \
+	VFMADD213PD.BCST powv<>+192(SB), x, p; \
+	VFMADD213PD.BCST powv<>+192(SB), x, p; \
+	VCVTPD2DQ e, ym; \
+	VPMOVSXDQ ym, e; \
+	VPADDQ.BCST powv<>+160(SB), e, e; \
+	VPSLLQ $52, e, e; \
+	VMULPD e, p, p; \
+	VCVTPD2PS p, ym; \
+	VBLENDMPS yb, ya, K4, ya; \
+	VBLENDMPS ym, ya, kf, ym; \
+	VMOVUPS ym, off(DI)
+
+// func powF32AVX512(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) (slow int)
+// powF32 for n a multiple of 16, two chains of eight lanes a step (the
+// masks as powF32 writes them: one byte per four lanes).
+TEXT ·powF32AVX512(SB), NOSPLIT, $0-56
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVQ masks+32(FP), R8
+	MOVQ keepb+40(FP), AX
+	NEGQ AX
+	KMOVB AX, K4 // all ones: keep b's
+	XORQ R9, R9
+	VPXORQ Z9, Z9, Z9
+loop512:
+	CMPQ CX, $16
+	JB done512
+	POW8(0, 0, Y12, Y13, Z0, Z1, Z2, Z3, Z4, Z5, Z6, K1, K2, Y7)
+	POW8(32, 2, Y28, Y29, Z16, Z17, Z18, Z19, Z20, Z21, Z22, K5, K6, Y23)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	ADDQ $4, R8
+	SUBQ $16, CX
+	JMP loop512
+done512:
+	MOVQ R9, slow+48(FP)
+	VZEROUPPER
+	RET

@@ -129,6 +129,12 @@ func sinF32AVX512(d, a unsafe.Pointer, n int, cos int) (slow int)
 //go:noescape
 func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) (slow int)
 
+// powF32AVX512 is powF32 for n a multiple of 16 on AVX-512 (F, DQ, VL):
+// the same lanes' arithmetic and masks, eight float64 lanes twice a step.
+//
+//go:noescape
+func powF32AVX512(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) (slow int)
+
 // minMaxF32 and minMaxF64 compute d = min(a, b) (isMax: max), bit for bit
 // what Go's min and max give on amd64 (NaN payloads, ±0); n a multiple of 8 (float64: 4), d
 // 32-byte aligned when nt. minmax_amd64.s.

@@ -29,6 +29,9 @@ func sinF32AVX512(d, a unsafe.Pointer, n int, cos int) int   { panic("ops: no as
 func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) int {
 	panic("ops: no assembly kernels")
 }
+func powF32AVX512(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) int {
+	panic("ops: no assembly kernels")
+}
 func minMaxF32(d, a, b unsafe.Pointer, n int, isMax, nt bool) {
 	panic("ops: no assembly kernels")
 }
