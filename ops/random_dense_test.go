@@ -282,19 +282,11 @@ func denseDeviceCases[T array.Elem](t *testing.T, d device.Device) {
 			if s := d.Stats().Sub(before); s.Launches != 1 || s.H2DCalls+s.D2HCalls != 0 {
 				t.Fatalf("case %d: %d launches, %d H2D, %d D2H; want one launch", c, s.Launches, s.H2DCalls, s.D2HCalls)
 			}
-			host := array.New[T](n)
-			if err := fill(host, seed, off); err != nil {
-				t.Fatal(err)
-			}
-			got, want := rowVals(t, a), rowVals(t, host)
-			for i := range want {
-				if bitsOf(got[i]) != bitsOf(want[i]) {
-					t.Fatalf("case %d %v normal=%v n=%d start %d seed %#x offset %d: element %d on %s is %v, on the host %v",
-						c, array.TypeOf[T](), normal, n, skip, seed, off, i, d.Name(), got[i], want[i])
-				}
+			if i, got, want := hostFillDiffers(t, a, fill, seed, off); i >= 0 {
+				t.Fatalf("case %d %v normal=%v n=%d start %d seed %#x offset %d: element %d on %s is %v, on the host %v",
+					c, array.TypeOf[T](), normal, n, skip, seed, off, i, d.Name(), got, want)
 			}
 			root.Close()
-			host.Close()
 		}
 	}
 }

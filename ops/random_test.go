@@ -487,16 +487,9 @@ func deviceCases[T array.Elem](t *testing.T, d device.Device, normal, fp64 bool)
 		if onDev && (!a.DeviceDirty() || a.Device() != d) {
 			t.Fatalf("case %d %v: the result is not device-dirty on %s", c, g.log, d.Name())
 		}
-		host := array.New[T](ext...)
-		if err := fill(host, seed, off); err != nil {
-			t.Fatal(err)
-		}
-		got, want := rowVals(t, a), rowVals(t, host)
-		for i := range want {
-			if bitsOf(got[i]) != bitsOf(want[i]) {
-				t.Fatalf("case %d %v seed %#x offset %d: element %d on %s is %v (%#x), on the host %v (%#x)",
-					c, g.log, seed, off, i, d.Name(), got[i], bitsOf(got[i]), want[i], bitsOf(want[i]))
-			}
+		if i, got, want := hostFillDiffers(t, a, fill, seed, off); i >= 0 {
+			t.Fatalf("case %d %v seed %#x offset %d: element %d on %s is %v (%#x), on the host %v (%#x)",
+				c, g.log, seed, off, i, d.Name(), got, bitsOf(got), want, bitsOf(want))
 		}
 	}
 	if where[1] == 0 {
@@ -616,4 +609,24 @@ func benchRand[T array.Elem](b *testing.B, kind string) {
 			b.ReportMetric(float64(best.Nanoseconds()), "best-ns/op")
 		})
 	}
+}
+
+// hostFillDiffers fills a new host Array shaped as a with fill(seed,
+// off) and returns the first row-order element where a differs from it
+// in bits, and both values; -1 when none does.
+func hostFillDiffers[T array.Elem](t *testing.T, a *array.Array[T], fill func(*array.Array[T], uint64, uint64) error, seed, off uint64) (int, T, T) {
+	t.Helper()
+	host := array.New[T](a.Extents()...)
+	defer host.Close()
+	if err := fill(host, seed, off); err != nil {
+		t.Fatal(err)
+	}
+	got, want := rowVals(t, a), rowVals(t, host)
+	for i := range want {
+		if bitsOf(got[i]) != bitsOf(want[i]) {
+			return i, got[i], want[i]
+		}
+	}
+	var z T
+	return -1, z, z
 }
