@@ -146,16 +146,15 @@
 //	        FromSlice (extents), Wrap and View (dims), Dim, Dims, Extents,
 //	        Box, Raw, Crop, Slice, Embed, Transpose, Permute, Translate,
 //	        SetMin (dim)
-//	ops     the dst-first ops' dim argument (Sum … ArgMax, Sort, ArgSort,
-//	        TopK, CumSum, CumProd, Softmax, Var, Std, Norm, Iota, …) and
-//	        the dst-first MatMul's operands ((K, M[, B]) in extents)
+//	ops     the dst-first MatMul's operands ((K, M[, B]) in extents)
 //	halide  pipeline arguments and bounds (Halide's buffers)
 //	interop images as (x, y, c) (package img); a foreign row-major
 //	        shape reverses into extents (package interop's "Axis order")
 //
 // The bridge between the two: a.DimOf(axis) is the dimension an axis
-// names, Shape() is Extents() reversed, and each dst-first op has a
-// NumPy-order allocating form (ops.NewReduce(ops.Sum, a, -1)).
+// names, Shape() is Extents() reversed. The dst-first ops of package ops
+// (Sum … ArgMax, Sort, TopK, CumSum, Softmax, Var, Norm, Iota, …) take an
+// Axis too: ops.Sum(dst, a, -1) is a.sum(axis=-1) into dst.
 //
 // # NumPy's words
 //

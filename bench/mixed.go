@@ -103,10 +103,10 @@ func sumAll() func(dst, src *array.Array[float32]) error {
 			}
 			rows = array.New[float32](h)
 		}
-		if err := ops.Sum(rows, src, 0); err != nil {
+		if err := ops.Sum(rows, src, -1); err != nil {
 			return err
 		}
-		return ops.Sum(dst, rows, 0)
+		return ops.Sum(dst, rows, -1)
 	}
 }
 

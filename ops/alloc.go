@@ -96,14 +96,14 @@ func NewWhere[T array.Elem](cond *array.Array[uint8], a, b *array.Array[T]) (*ar
 // ops.NewReduce(ops.Sum, a, -1) is a.sum(axis=-1). An axis outside the
 // Array panics with array.ErrShape; Min, Max, ArgMin and ArgMax along an
 // empty axis return an error wrapping it.
-func NewReduce[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], dim int) error, a *array.Array[T], ax array.Axis) (*array.Array[D], error) {
+func NewReduce[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], ax array.Axis) error, a *array.Array[T], ax array.Axis) (*array.Array[D], error) {
 	if err := closedOperand("NewReduce", nil, rawOf(a)); err != nil {
 		return nil, err
 	}
 	dim := a.DimOf(ax)
 	ext := a.Extents()
 	ext = append(ext[:dim], ext[dim+1:]...)
-	out, err := run(newResult[D](ext), func(d *array.Array[D]) error { return op(d, a, dim) })
+	out, err := run(newResult[D](ext), func(d *array.Array[D]) error { return op(d, a, ax) })
 	if e := (*emptyReduction)(nil); errors.As(err, &e) {
 		// The op's error speaks its dim; this call's caller gave an axis.
 		return nil, fmt.Errorf("%w: ops.NewReduce of ops.%s along axis %d of shape %s: the axis is empty, and the reduction is undefined there (NumPy raises ValueError)", array.ErrShape, e.op, ax, pyShape(a.Shape()))
@@ -111,11 +111,11 @@ func NewReduce[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], 
 	return out, err
 }
 
-// NewReduceOp is NewReduce for the reductions with a parameter after dim:
+// NewReduceOp is NewReduce for the reductions with a parameter after the axis:
 // ops.NewReduceOp(ops.Std, a, -1, 1) is np.std(a, axis=-1, ddof=1), as
 // are Var's and Norm's (ops.NewReduceOp(ops.Norm, a, 0, ops.NormL2)).
-func NewReduceOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], dim int, p P) error, a *array.Array[T], ax array.Axis, p P) (*array.Array[D], error) {
-	return NewReduce(func(d *array.Array[D], x *array.Array[T], dim int) error { return op(d, x, dim, p) }, a, ax)
+func NewReduceOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], ax array.Axis, p P) error, a *array.Array[T], ax array.Axis, p P) (*array.Array[D], error) {
+	return NewReduce(func(d *array.Array[D], x *array.Array[T], ax array.Axis) error { return op(d, x, ax, p) }, a, ax)
 }
 
 // NewMatMul returns MatMul(a, b): a (K, M[, B]) times b (N, K[, B]) is
@@ -158,7 +158,7 @@ func NewMatMul[T Float](a, b *array.Array[T]) (*array.Array[T], error) {
 // Arange returns 0, 1, …, n-1 (np.arange(n)), computed on the host;
 // empty for n ≤ 0, as NumPy's.
 func Arange[T array.Elem](n int) (*array.Array[T], error) {
-	return run(array.New[T](max(n, 0)), func(d *array.Array[T]) error { return Iota(d, 0) })
+	return run(array.New[T](max(n, 0)), func(d *array.Array[T]) error { return Iota(d, -1) })
 }
 
 // pyShape prints shape (NumPy's order) as NumPy does: (2, 3), (3,), ().

@@ -16,13 +16,13 @@ import (
 // CumProd and Softmax have device kernels). ArgSort's positions count
 // from 0 whatever a's mins (NumPy's; the dst-first ArgSort counts from
 // Min). An axis outside a panics with array.ErrShape.
-func NewAlong[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], dim int) error, a *array.Array[T], ax array.Axis) (*array.Array[D], error) {
+func NewAlong[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], ax array.Axis) error, a *array.Array[T], ax array.Axis) (*array.Array[D], error) {
 	if err := closedOperand("NewAlong", nil, rawOf(a)); err != nil {
 		return nil, err
 	}
-	dim := a.DimOf(ax)
+	a.DimOf(ax)                            // an axis outside a panics here, before anything is made
 	a = a.SetMin(make([]int, a.Rank())...) // positions from 0, as NumPy's
-	return run(newResult[D](a.Extents()), func(d *array.Array[D]) error { return op(d, a, dim) })
+	return run(newResult[D](a.Extents()), func(d *array.Array[D]) error { return op(d, a, ax) })
 }
 
 // MeanAllFloat returns the mean of every element of a as a float64, as

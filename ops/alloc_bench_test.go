@@ -130,7 +130,7 @@ func BenchmarkAllocForms(b *testing.B) {
 				func(d *array.Array[float32]) error { return ops.Unary(d, x, ops.OpNeg) },
 				func() (*array.Array[float32], error) { return ops.New1Op(ops.Unary, x, ops.OpNeg) }},
 			{"Sum", 4*n + 4*n/256, array.New[float32](n / 256),
-				func(d *array.Array[float32]) error { return ops.Sum(d, m, 0) },
+				func(d *array.Array[float32]) error { return ops.Sum(d, m, -1) },
 				func() (*array.Array[float32], error) { return ops.NewReduce(ops.Sum, m, -1) }},
 		}
 		for _, f := range forms {

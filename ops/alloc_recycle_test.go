@@ -80,20 +80,20 @@ func TestAllocFormsRecycled(t *testing.T) {
 		}, func(d, a, b *array.Array[float32], c *array.Array[uint8]) error { return ops.Where(d, c, a, b) }, same},
 		{"NewReduce(Sum)", func(a, _ *array.Array[float32], _ *array.Array[uint8]) (*array.Array[float32], error) {
 			return ops.NewReduce(ops.Sum, a, 0)
-		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error { return ops.Sum(d, a, 1) },
+		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error { return ops.Sum(d, a, -2) },
 			func(a *array.Array[float32]) []int { return a.Shape()[1:] }},
 		{"NewReduce(Sum) of an empty axis", func(a, _ *array.Array[float32], _ *array.Array[uint8]) (*array.Array[float32], error) {
 			return ops.NewReduce(ops.Sum, a.Crop(1, 0, 0), 0)
 		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error {
-			return ops.Sum(d, a.Crop(1, 0, 0), 1)
+			return ops.Sum(d, a.Crop(1, 0, 0), -2)
 		},
 			func(a *array.Array[float32]) []int { return a.Shape()[1:] }},
 		{"NewAlong(CumSum)", func(a, _ *array.Array[float32], _ *array.Array[uint8]) (*array.Array[float32], error) {
 			return ops.NewAlong(ops.CumSum, a, -1)
-		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error { return ops.CumSum(d, a, 0) }, same},
+		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error { return ops.CumSum(d, a, -1) }, same},
 		{"NewAlong(Sort)", func(a, _ *array.Array[float32], _ *array.Array[uint8]) (*array.Array[float32], error) {
 			return ops.NewAlong(ops.Sort, a, -1)
-		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error { return ops.Sort(d, a, 0) }, same},
+		}, func(d, a, _ *array.Array[float32], _ *array.Array[uint8]) error { return ops.Sort(d, a, -1) }, same},
 	}
 	// Blocks reach the pool through the collector's finalizers, which a
 	// loaded machine or the race detector can delay, and tests running

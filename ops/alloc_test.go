@@ -170,9 +170,9 @@ func TestNewPlacement(t *testing.T) {
 						return f32(ha.Extents(), func(x *array.Array[float32]) error { return ops.BinaryScalar(x, ha, 3, ops.OpMul) })
 					}},
 				{"NewReduce(Sum, -1)", func() (any, error) { return ops.NewReduce(ops.Sum, a, -1) },
-					func() any { return f32([]int{3, 2}, func(x *array.Array[float32]) error { return ops.Sum(x, ha, 0) }) }},
+					func() any { return f32([]int{3, 2}, func(x *array.Array[float32]) error { return ops.Sum(x, ha, -1) }) }},
 				{"NewReduce(Max, 0)", func() (any, error) { return ops.NewReduce(ops.Max, a, 0) },
-					func() any { return f32([]int{5, 3}, func(x *array.Array[float32]) error { return ops.Max(x, ha, 2) }) }},
+					func() any { return f32([]int{5, 3}, func(x *array.Array[float32]) error { return ops.Max(x, ha, -3) }) }},
 				{"NewMatMul", func() (any, error) { return ops.NewMatMul(a, m) },
 					func() any {
 						return f32([]int{4, 3, 2}, func(x *array.Array[float32]) error { return ops.MatMul(x, ha, hm) })
@@ -197,7 +197,7 @@ func TestNewPlacement(t *testing.T) {
 				{"NewReduce(ArgMax, -1)", func() (any, error) { return ops.NewReduce(ops.ArgMax, a, -1) },
 					func() any {
 						x := array.New[int64](3, 2)
-						must(t, ops.ArgMax(x, ha, 0))
+						must(t, ops.ArgMax(x, ha, -1))
 						return x
 					}},
 				{"New1(CastWrap)", func() (any, error) { return ops.New1(ops.CastWrap[int32, float32], a) },

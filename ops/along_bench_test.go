@@ -72,12 +72,12 @@ func BenchmarkAlongDim(b *testing.B) {
 			name string
 			fn   func() error
 		}{
-			{"Var", func() error { return Var(red, a, 0, 0) }},
-			{"NormL2", func() error { return Norm(red, a, 0, NormL2) }},
-			{"LogSumExp", func() error { return LogSumExp(red, a, 0) }},
-			{"Softmax", func() error { return Softmax(full, a, 0) }},
-			{"CumSum", func() error { return CumSum(full, a, 0) }},
-			{"SortRows", func() error { return Sort(full, a, 0) }},
+			{"Var", func() error { return Var(red, a, -1, 0) }},
+			{"NormL2", func() error { return Norm(red, a, -1, NormL2) }},
+			{"LogSumExp", func() error { return LogSumExp(red, a, -1) }},
+			{"Softmax", func() error { return Softmax(full, a, -1) }},
+			{"CumSum", func() error { return CumSum(full, a, -1) }},
+			{"SortRows", func() error { return Sort(full, a, -1) }},
 		}
 		for _, op := range ops {
 			b.Run(fmt.Sprintf("%s/n=%d", op.name, n), func(b *testing.B) {
@@ -109,9 +109,9 @@ func BenchmarkAlongSort(b *testing.B) {
 			name string
 			fn   func() error
 		}{
-			{"Sort", func() error { return Sort(dst, a, 0) }},
-			{"ArgSort", func() error { return ArgSort(idx, a, 0) }},
-			{"TopK100", func() error { return TopK(top, nil, a, 0) }},
+			{"Sort", func() error { return Sort(dst, a, -1) }},
+			{"ArgSort", func() error { return ArgSort(idx, a, -1) }},
+			{"TopK100", func() error { return TopK(top, nil, a, -1) }},
 		}
 		for _, op := range ops {
 			b.Run(fmt.Sprintf("%s/n=%d", op.name, n), func(b *testing.B) {

@@ -196,7 +196,7 @@ func deviceSoftmax[T array.Elem](ls *lineSet, dim int, dst, a *array.Array[T]) (
 	k, m, err := target("Softmax", [2]array.Type{array.TypeOf[T]()}, rawOf(dst), rawOf(a))
 	if m != nil {
 		return onHost1(m, "Softmax", dst, a, func(vd, va *array.Array[T]) error {
-			return Softmax(vd, va, dim)
+			return Softmax(vd, va, axisOf(dim))
 		})
 	}
 	if k == nil {
@@ -254,11 +254,11 @@ func deviceSort[T array.Elem](mode sortMode, ls *lineSet, dim int, vals *array.A
 			}
 			switch mode {
 			case sortValues:
-				return Sort(vv, va, dim)
+				return Sort(vv, va, axisOf(dim))
 			case sortArgs:
-				return ArgSort(vi, va, dim)
+				return ArgSort(vi, va, axisOf(dim))
 			}
-			return TopK(vv, vi, va, dim)
+			return TopK(vv, vi, va, axisOf(dim))
 		})
 		if err == nil && len(outs) == 2 && outs[1].Len() > 0 {
 			err = res().WroteDevice(outs[1], nil)

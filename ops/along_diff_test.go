@@ -105,7 +105,7 @@ func diffAlong[T array.Elem](g *dgen) {
 		if op == alCount {
 			dst := newOperand[int64](g, rext, valSmall)
 			p := g.expect(isF64[T](), dst.a, a.a)
-			if !g.finish(p, CountNonzero(dst.a, a.a, dim), false, dst.a, a.a) {
+			if !g.finish(p, CountNonzero(dst.a, a.a, axisOf(dim)), false, dst.a, a.a) {
 				return
 			}
 			compareTo(g, dst.a, func(pos []int) int64 { return int64(drefCount(line(full(pos)))) }, exact)
@@ -115,9 +115,9 @@ func diffAlong[T array.Elem](g *dgen) {
 		p := g.expect(isF64[T](), dst.a, a.a)
 		var err error
 		if op == alAny {
-			err = Any(dst.a, a.a, dim)
+			err = Any(dst.a, a.a, axisOf(dim))
 		} else {
-			err = All(dst.a, a.a, dim)
+			err = All(dst.a, a.a, axisOf(dim))
 		}
 		if !g.finish(p, err, false, dst.a, a.a) {
 			return
@@ -136,13 +136,13 @@ func diffAlong[T array.Elem](g *dgen) {
 		var err error
 		switch op {
 		case alVar:
-			err = Var(dst.a, a.a, dim, ddof)
+			err = Var(dst.a, a.a, axisOf(dim), ddof)
 		case alStd:
-			err = Std(dst.a, a.a, dim, ddof)
+			err = Std(dst.a, a.a, axisOf(dim), ddof)
 		case alL1, alL2, alMax:
-			err = Norm(dst.a, a.a, dim, NormOrd(op-alL1))
+			err = Norm(dst.a, a.a, axisOf(dim), NormOrd(op-alL1))
 		case alLSE:
-			err = LogSumExp(dst.a, a.a, dim)
+			err = LogSumExp(dst.a, a.a, axisOf(dim))
 		}
 		if !g.finish(p, err, unsup, dst.a, a.a) {
 			return
@@ -170,13 +170,13 @@ func diffAlong[T array.Elem](g *dgen) {
 		var err error
 		switch op {
 		case alCumSum:
-			err = CumSum(dst.a, a.a, dim)
+			err = CumSum(dst.a, a.a, axisOf(dim))
 		case alCumProd:
-			err = CumProd(dst.a, a.a, dim)
+			err = CumProd(dst.a, a.a, axisOf(dim))
 		case alSoftmax:
-			err = Softmax(dst.a, a.a, dim)
+			err = Softmax(dst.a, a.a, axisOf(dim))
 		case alSort:
-			err = Sort(dst.a, a.a, dim)
+			err = Sort(dst.a, a.a, axisOf(dim))
 		}
 		if !g.finish(p, err, unsup, dst.a, a.a) {
 			return
@@ -206,7 +206,7 @@ func diffAlong[T array.Elem](g *dgen) {
 		if op == alArgSort {
 			dst := newOperand[int64](g, ext, valSmall)
 			p := g.expect(isF64[T](), dst.a, a.a)
-			if !g.finish(p, ArgSort(dst.a, a.a, dim), false, dst.a, a.a) {
+			if !g.finish(p, ArgSort(dst.a, a.a, axisOf(dim)), false, dst.a, a.a) {
 				return
 			}
 			base := int64(a.a.Dim(dim).Min)
@@ -239,10 +239,10 @@ func diffAlong[T array.Elem](g *dgen) {
 		var err error
 		if withV {
 			p = g.expect(isF64[T](), vals.a, a.a)
-			err = TopK(vals.a, idx, a.a, dim)
+			err = TopK(vals.a, idx, a.a, axisOf(dim))
 		} else {
 			p = g.expect(isF64[T](), idx, a.a)
-			err = TopK(nil, idx, a.a, dim)
+			err = TopK(nil, idx, a.a, axisOf(dim))
 		}
 		if withV && !g.finish(p, err, false, vals.a, a.a) || !withV && !g.finish(p, err, false, idx, a.a) {
 			return
@@ -515,7 +515,7 @@ func TestTopKSelect(t *testing.T) {
 		a := array.FromSlice(xs, L)
 		for _, k := range []int{0, 1, 3, L / 20} {
 			vals, idx := array.New[float32](k), array.New[int64](k)
-			if err := TopK(vals, idx, a, 0); err != nil {
+			if err := TopK(vals, idx, a, -1); err != nil {
 				t.Fatal(err)
 			}
 			want := drefOrder(xs, true)[:k]

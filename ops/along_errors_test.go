@@ -45,23 +45,23 @@ func containsStr(s, sub string) bool {
 func TestAlongBadInput(t *testing.T) {
 	a := array.New[float32](4, 3)
 	r := array.New[float32](5)
-	mustPanicWith(t, array.ErrShape, "(3, 4)", func() { _ = ops.Var(r, a, 0, 0) }) // NumPy's shape
-	mustPanicWith(t, array.ErrOutOfRange, "dimension 2", func() { _ = ops.Std(r, a, 2, 0) })
-	mustPanicWith(t, array.ErrOutOfRange, "dimension -1", func() { _ = ops.Softmax(a, a, -1) })
-	mustPanicWith(t, array.ErrOutOfRange, "NormMax", func() { _ = ops.Norm(array.New[float32](3), a, 0, ops.NormOrd(7)) })
-	mustPanicWith(t, array.ErrShape, "want a's shape", func() { _ = ops.CumSum(array.New[float32](3, 4), a, 0) })
-	mustPanicWith(t, array.ErrShape, "at most 4", func() { _ = ops.TopK(array.New[float32](5, 3), nil, a, 0) })
-	mustPanicWith(t, array.ErrShape, "pass vals, idx or both", func() { _ = ops.TopK[float32](nil, nil, a, 0) })
-	mustPanicWith(t, array.ErrShape, "", func() { _ = ops.TopK(array.New[float32](2, 3), array.New[int64](3, 3), a, 0) })
-	mustPanicWith(t, array.ErrShape, "", func() { _ = ops.ArgSort(array.New[int64](4), a, 0) })
+	mustPanicWith(t, array.ErrShape, "(3, 4)", func() { _ = ops.Var(r, a, -1, 0) }) // NumPy's shape
+	mustPanicWith(t, array.ErrOutOfRange, "axis -3 of an Array of shape (3, 4)", func() { _ = ops.Std(r, a, -3, 0) })
+	mustPanicWith(t, array.ErrOutOfRange, "axis 2 of an Array", func() { _ = ops.Softmax(a, a, 2) })
+	mustPanicWith(t, array.ErrOutOfRange, "NormMax", func() { _ = ops.Norm(array.New[float32](3), a, -1, ops.NormOrd(7)) })
+	mustPanicWith(t, array.ErrShape, "want a's shape", func() { _ = ops.CumSum(array.New[float32](3, 4), a, -1) })
+	mustPanicWith(t, array.ErrShape, "at most 4", func() { _ = ops.TopK(array.New[float32](5, 3), nil, a, -1) })
+	mustPanicWith(t, array.ErrShape, "pass vals, idx or both", func() { _ = ops.TopK[float32](nil, nil, a, -1) })
+	mustPanicWith(t, array.ErrShape, "", func() { _ = ops.TopK(array.New[float32](2, 3), array.New[int64](3, 3), a, -1) })
+	mustPanicWith(t, array.ErrShape, "", func() { _ = ops.ArgSort(array.New[int64](4), a, -1) })
 
 	ia := array.FromSlice([]int32{1, 2, 3}, 3)
 	id := array.FromSlice([]int32{7}, 1)
 	for name, err := range map[string]error{
-		"Var":       ops.Var(id, ia, 0, 0),
-		"Norm":      ops.Norm(id, ia, 0, ops.NormL1),
-		"LogSumExp": ops.LogSumExp(id, ia, 0),
-		"Softmax":   ops.Softmax(ia, ia, 0),
+		"Var":       ops.Var(id, ia, -1, 0),
+		"Norm":      ops.Norm(id, ia, -1, ops.NormL1),
+		"LogSumExp": ops.LogSumExp(id, ia, -1),
+		"Softmax":   ops.Softmax(ia, ia, -1),
 	} {
 		if !errors.Is(err, ops.ErrUnsupported) {
 			t.Errorf("%s on int32: %v, want ErrUnsupported", name, err)
@@ -74,7 +74,7 @@ func TestAlongBadInput(t *testing.T) {
 		t.Errorf("a refused op wrote dst: %v", v.At(0))
 	}
 	empty := array.New[float32](0, 3)
-	if err := ops.Norm(array.New[float32](3), empty, 0, ops.NormMax); !errors.Is(err, array.ErrShape) {
+	if err := ops.Norm(array.New[float32](3), empty, -1, ops.NormMax); !errors.Is(err, array.ErrShape) {
 		t.Errorf("NormMax over no elements: %v, want ErrShape", err)
 	}
 	if _, err := ops.ValueOp(ops.Norm, empty, ops.NormMax); !errors.Is(err, array.ErrShape) {
@@ -130,16 +130,16 @@ func TestAlongLaunches(t *testing.T) {
 			dst      array.Buffer
 			fn       func() error
 		}{
-			{"Var", 1, red, func() error { return ops.Var(red, x, 0, 1) }},
-			{"Norm", 1, red, func() error { return ops.Norm(red, x, 0, ops.NormL2) }},
-			{"LogSumExp", 1, red, func() error { return ops.LogSumExp(red, x, 0) }},
-			{"CountNonzero", 1, cnt, func() error { return ops.CountNonzero(cnt, x, 0) }},
-			{"Any", 1, any, func() error { return ops.Any(any, x, 0) }},
-			{"CumSum", 1, full, func() error { return ops.CumSum(full, x, 0) }},
-			{"Softmax", 1, full, func() error { return ops.Softmax(full, x, 0) }},
-			{"Sort", sortLaunches, full, func() error { return ops.Sort(full, x, 0) }},
-			{"ArgSort", sortLaunches, idx, func() error { return ops.ArgSort(idx, x, 0) }},
-			{"TopK", sortLaunches, top, func() error { return ops.TopK(top, nil, x, 0) }},
+			{"Var", 1, red, func() error { return ops.Var(red, x, -1, 1) }},
+			{"Norm", 1, red, func() error { return ops.Norm(red, x, -1, ops.NormL2) }},
+			{"LogSumExp", 1, red, func() error { return ops.LogSumExp(red, x, -1) }},
+			{"CountNonzero", 1, cnt, func() error { return ops.CountNonzero(cnt, x, -1) }},
+			{"Any", 1, any, func() error { return ops.Any(any, x, -1) }},
+			{"CumSum", 1, full, func() error { return ops.CumSum(full, x, -1) }},
+			{"Softmax", 1, full, func() error { return ops.Softmax(full, x, -1) }},
+			{"Sort", sortLaunches, full, func() error { return ops.Sort(full, x, -1) }},
+			{"ArgSort", sortLaunches, idx, func() error { return ops.ArgSort(idx, x, -1) }},
+			{"TopK", sortLaunches, top, func() error { return ops.TopK(top, nil, x, -1) }},
 			{"StdAll", 1, nil, func() error { _, err := ops.ValueOp(ops.Std, x, 0); return err }},
 			{"CountNonzeroAll", 1, nil, func() error { _, err := ops.Value(ops.CountNonzero, x); return err }},
 		}
@@ -159,7 +159,7 @@ func TestAlongLaunches(t *testing.T) {
 		// the same ops with host operands: nothing launches
 		hx := array.New[float32](6, 5)
 		before := d.Stats()
-		if err := ops.Sort(hx, hx, 0); err != nil {
+		if err := ops.Sort(hx, hx, -1); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := ops.ValueOp(ops.Var, hx, 0); err != nil {
@@ -187,18 +187,18 @@ func TestAlongDeviceFailure(t *testing.T) {
 	}
 	boom := errors.New("boom")
 	for name, fn := range map[string]func() error{
-		"Sort":    func() error { return ops.Sort(dst, x, 0) },
-		"CumSum":  func() error { return ops.CumSum(dst, x, 0) },
-		"Softmax": func() error { return ops.Softmax(dst, x, 0) },
+		"Sort":    func() error { return ops.Sort(dst, x, -1) },
+		"CumSum":  func() error { return ops.CumSum(dst, x, -1) },
+		"Softmax": func() error { return ops.Softmax(dst, x, -1) },
 		"VarAll":  func() error { _, err := ops.ValueOp(ops.Var, x, 0); return err },
-		"TopK":    func() error { return ops.TopK(dst.Crop(0, 0, 2), nil, x, 0) },
+		"TopK":    func() error { return ops.TopK(dst.Crop(0, 0, 2), nil, x, -1) },
 	} {
 		d.FailNext("Run", boom)
 		if err := fn(); !errors.Is(err, boom) {
 			t.Errorf("%s with a failing launch: %v, want boom", name, err)
 		}
 	}
-	if err := ops.Sort(dst, x, 0); err != nil {
+	if err := ops.Sort(dst, x, -1); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := dst.HostReadOnly()
@@ -215,13 +215,13 @@ func TestAlongDeviceFailure(t *testing.T) {
 func Example_along() {
 	x := array.FromSlice([]float32{1, 2, 3, 4, 4, 3, 2, 1, 0}, 3, 3) // rows [1 2 3] [4 4 3] [2 1 0]
 	v := array.FromSlice(make([]float32, 3), 3)
-	_ = ops.Var(v, x, 0, 1)
+	_ = ops.Var(v, x, -1, 1)
 	sm := array.FromSlice(make([]float32, 9), 3, 3)
-	_ = ops.Softmax(sm, x, 0)
+	_ = ops.Softmax(sm, x, -1)
 	idx := array.FromSlice(make([]int64, 9), 3, 3)
-	_ = ops.ArgSort(idx, x, 0)
+	_ = ops.ArgSort(idx, x, -1)
 	top := array.FromSlice(make([]float32, 3), 1, 3)
-	_ = ops.TopK(top, nil, x, 0)
+	_ = ops.TopK(top, nil, x, -1)
 	std, _ := ops.ValueOp(ops.Std, x, 0)
 	n, _ := ops.Value(ops.CountNonzero, x)
 	vv, _ := v.HostReadOnly()

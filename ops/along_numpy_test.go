@@ -91,24 +91,24 @@ func npAlongMake[T array.Elem](g *dgen) *npCase {
 		switch k {
 		case 0, 1:
 			c.A0 = g.n(2)
-			g.must([]func(d, a *array.Array[T], dim, ddof int) error{Var[T], Std[T]}[k](dst.a, a.a, dim, c.A0))
+			g.must([]func(d, a *array.Array[T], ax array.Axis, ddof int) error{Var[T], Std[T]}[k](dst.a, a.a, axisOf(dim), c.A0))
 		case 2:
 			c.A0 = g.n(3)
-			g.must(Norm(dst.a, a.a, dim, NormOrd(c.A0)))
+			g.must(Norm(dst.a, a.a, axisOf(dim), NormOrd(c.A0)))
 		default:
-			g.must(LogSumExp(dst.a, a.a, dim))
+			g.must(LogSumExp(dst.a, a.a, axisOf(dim)))
 		}
 		npResult(g, c, dst.a)
 	case "count_nonzero":
 		dst := newOperand[int64](g, rext, valSmall)
-		g.must(CountNonzero(dst.a, a.a, dim))
+		g.must(CountNonzero(dst.a, a.a, axisOf(dim)))
 		npResult(g, c, dst.a)
 	case "any", "all":
 		dst := newOperand[uint8](g, rext, valSmall)
 		if c.Op == "any" {
-			g.must(Any(dst.a, a.a, dim))
+			g.must(Any(dst.a, a.a, axisOf(dim)))
 		} else {
-			g.must(All(dst.a, a.a, dim))
+			g.must(All(dst.a, a.a, axisOf(dim)))
 		}
 		npResult(g, c, dst.a)
 		c.ODtype = "uint8"
@@ -116,16 +116,16 @@ func npAlongMake[T array.Elem](g *dgen) *npCase {
 		dst := newOperand[T](g, ext, valSmall)
 		switch c.Op {
 		case "cumsum":
-			g.must(CumSum(dst.a, a.a, dim))
+			g.must(CumSum(dst.a, a.a, axisOf(dim)))
 			c.tol *= float64(ext[dim])
 		case "cumprod":
-			g.must(CumProd(dst.a, a.a, dim))
+			g.must(CumProd(dst.a, a.a, axisOf(dim)))
 			c.tol *= float64(ext[dim])
 		case "sort":
-			g.must(Sort(dst.a, a.a, dim))
+			g.must(Sort(dst.a, a.a, axisOf(dim)))
 			c.tol = 0
 		default:
-			g.must(Softmax(dst.a, a.a, dim))
+			g.must(Softmax(dst.a, a.a, axisOf(dim)))
 		}
 		npResult(g, c, dst.a)
 	default: // argsort, topk: coordinates from 0, as NumPy's
@@ -136,7 +136,7 @@ func npAlongMake[T array.Elem](g *dgen) *npCase {
 			g.must(func() error {
 				dst := newOperand[int64](g, kext, valSmall)
 				c.Out = nil
-				err := TopK(nil, dst.a, a.a, dim)
+				err := TopK(nil, dst.a, a.a, axisOf(dim))
 				g.must(err)
 				g.must(BinaryScalar(dst.a, dst.a, -base, OpAdd))
 				npResult(g, c, dst.a)
@@ -145,7 +145,7 @@ func npAlongMake[T array.Elem](g *dgen) *npCase {
 			return c
 		}
 		dst := newOperand[int64](g, kext, valSmall)
-		g.must(ArgSort(dst.a, a.a, dim))
+		g.must(ArgSort(dst.a, a.a, axisOf(dim)))
 		g.must(BinaryScalar(dst.a, dst.a, -base, OpAdd))
 		npResult(g, c, dst.a)
 	}

@@ -73,20 +73,20 @@ var closedCases = append(opClosedCases(), []closedCase{
 	{"Copy", // of a view made after Close
 		[]string{"dst", "a"}, func(e *closedEnv) error { return ops.Copy(e.dst, e.a.Transpose(0, 1)) }},
 	{"Fill", []string{"dst"}, func(e *closedEnv) error { return ops.Fill(e.dst, 1) }},
-	{"Iota", []string{"dst"}, func(e *closedEnv) error { return ops.Iota(e.dst, 1) }},
+	{"Iota", []string{"dst"}, func(e *closedEnv) error { return ops.Iota(e.dst, -2) }},
 	{"RandUniform", []string{"dst"}, func(e *closedEnv) error { return ops.RandUniform(e.dst, 1, 2) }},
 	{"RandNormal", []string{"dst"}, func(e *closedEnv) error { return ops.RandNormal(e.dst, 1, 2) }},
 	{"CastWrap", []string{"cdst", "a"}, func(e *closedEnv) error { return ops.CastWrap(e.cdst, e.a) }},
 	{"CastSaturate", []string{"cdst", "a"}, func(e *closedEnv) error { return ops.CastSaturate(e.cdst, e.a) }},
 	{"MatMul", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.MatMul(e.dst, e.a, e.b) }},
 	{"MatMulWith", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.MatMulWith(e.dst, e.a, e.b, device.PrecisionTF32) }},
-	{"Sum", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Sum(e.rdst, e.a, 0) }},
-	{"Prod", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Prod(e.rdst, e.a, 0) }},
-	{"Min", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Min(e.rdst, e.a, 0) }},
-	{"Max", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Max(e.rdst, e.a, 0) }},
-	{"Mean", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Mean(e.rdst, e.a, 0) }},
-	{"ArgMin", []string{"idst", "a"}, func(e *closedEnv) error { return ops.ArgMin(e.idst, e.a, 0) }},
-	{"ArgMax", []string{"idst", "a"}, func(e *closedEnv) error { return ops.ArgMax(e.idst, e.a, 0) }},
+	{"Sum", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Sum(e.rdst, e.a, -1) }},
+	{"Prod", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Prod(e.rdst, e.a, -1) }},
+	{"Min", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Min(e.rdst, e.a, -1) }},
+	{"Max", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Max(e.rdst, e.a, -1) }},
+	{"Mean", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Mean(e.rdst, e.a, -1) }},
+	{"ArgMin", []string{"idst", "a"}, func(e *closedEnv) error { return ops.ArgMin(e.idst, e.a, -1) }},
+	{"ArgMax", []string{"idst", "a"}, func(e *closedEnv) error { return ops.ArgMax(e.idst, e.a, -1) }},
 	{"Value/Sum", []string{"a"}, func(e *closedEnv) error { _, err := ops.Value(ops.Sum, e.a); return err }},
 	{"Value/Prod", []string{"a"}, func(e *closedEnv) error { _, err := ops.Value(ops.Prod, e.a); return err }},
 	{"Value/Min", []string{"a"}, func(e *closedEnv) error { _, err := ops.Value(ops.Min, e.a); return err }},
@@ -115,13 +115,13 @@ var closedCases = append(opClosedCases(), []closedCase{
 	{"Flip", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.Flip(e.a)) }},
 	{"BroadcastTo", []string{"a"}, func(e *closedEnv) error { return closeRes(ops.BroadcastTo(e.a, 2, 4, 4)) }},
 	// along a dimension (stats.go, scan.go, sort.go, softmax.go)
-	{"Var", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Var(e.rdst, e.a, 0, 1) }},
-	{"Std", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Std(e.rdst, e.a, 0, 0) }},
-	{"Norm", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Norm(e.rdst, e.a, 0, ops.NormMax) }},
-	{"LogSumExp", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.LogSumExp(e.rdst, e.a, 0) }},
-	{"CountNonzero", []string{"idst", "a"}, func(e *closedEnv) error { return ops.CountNonzero(e.idst, e.a, 0) }},
-	{"Any", []string{"bdst", "a"}, func(e *closedEnv) error { return ops.Any(e.bdst, e.a, 0) }},
-	{"All", []string{"bdst", "a"}, func(e *closedEnv) error { return ops.All(e.bdst, e.a, 0) }},
+	{"Var", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Var(e.rdst, e.a, -1, 1) }},
+	{"Std", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Std(e.rdst, e.a, -1, 0) }},
+	{"Norm", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.Norm(e.rdst, e.a, -1, ops.NormMax) }},
+	{"LogSumExp", []string{"rdst", "a"}, func(e *closedEnv) error { return ops.LogSumExp(e.rdst, e.a, -1) }},
+	{"CountNonzero", []string{"idst", "a"}, func(e *closedEnv) error { return ops.CountNonzero(e.idst, e.a, -1) }},
+	{"Any", []string{"bdst", "a"}, func(e *closedEnv) error { return ops.Any(e.bdst, e.a, -1) }},
+	{"All", []string{"bdst", "a"}, func(e *closedEnv) error { return ops.All(e.bdst, e.a, -1) }},
 	{"ValueOp/Var", []string{"a"}, func(e *closedEnv) error { _, err := ops.ValueOp(ops.Var, e.a, 0); return err }},
 	{"ValueOp/Std", []string{"a"}, func(e *closedEnv) error { _, err := ops.ValueOp(ops.Std, e.a, 0); return err }},
 	{"ValueOp/Norm", []string{"a"}, func(e *closedEnv) error { _, err := ops.ValueOp(ops.Norm, e.a, ops.NormL2); return err }},
@@ -129,10 +129,10 @@ var closedCases = append(opClosedCases(), []closedCase{
 	{"Value/CountNonzero", []string{"a"}, func(e *closedEnv) error { _, err := ops.Value(ops.CountNonzero, e.a); return err }},
 	{"Value/Any", []string{"a"}, func(e *closedEnv) error { _, err := ops.Value(ops.Any, e.a); return err }},
 	{"Value/All", []string{"a"}, func(e *closedEnv) error { _, err := ops.Value(ops.All, e.a); return err }},
-	{"CumSum", []string{"dst", "a"}, func(e *closedEnv) error { return ops.CumSum(e.dst, e.a, 1) }},
-	{"CumProd", []string{"dst", "a"}, func(e *closedEnv) error { return ops.CumProd(e.dst, e.a, 0) }},
-	{"Softmax", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Softmax(e.dst, e.a, 0) }},
-	{"Sort", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sort(e.dst, e.a, 1) }},
+	{"CumSum", []string{"dst", "a"}, func(e *closedEnv) error { return ops.CumSum(e.dst, e.a, -2) }},
+	{"CumProd", []string{"dst", "a"}, func(e *closedEnv) error { return ops.CumProd(e.dst, e.a, -1) }},
+	{"Softmax", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Softmax(e.dst, e.a, -1) }},
+	{"Sort", []string{"dst", "a"}, func(e *closedEnv) error { return ops.Sort(e.dst, e.a, -2) }},
 	// the convolution family over the 4×4 operands as NCHW images (1, 1, 4, 4),
 	// Im2Col's rows (1, 4, 4, 1) with a 1×1 window
 	{"Im2Col", []string{"dst", "a"}, func(e *closedEnv) error {
@@ -147,8 +147,8 @@ var closedCases = append(opClosedCases(), []closedCase{
 	{"MaxPool2DBackward", []string{"dst", "a", "cdst"}, func(e *closedEnv) error {
 		return ops.MaxPool2DBackward(nchw4(e.dst), nchw4(e.a), nchw4(e.cdst), ops.Pool2D{Kernel: [2]int{1, 1}})
 	}},
-	{"ArgSort", []string{"idst", "rdst"}, func(e *closedEnv) error { return ops.ArgSort(e.idst, e.rdst, 0) }},
-	{"TopK", []string{"dst", "a"}, func(e *closedEnv) error { return ops.TopK(e.dst, nil, e.a, 0) }},
+	{"ArgSort", []string{"idst", "rdst"}, func(e *closedEnv) error { return ops.ArgSort(e.idst, e.rdst, -1) }},
+	{"TopK", []string{"dst", "a"}, func(e *closedEnv) error { return ops.TopK(e.dst, nil, e.a, -1) }},
 	{"Eval", []string{"dst", "a", "b"}, func(e *closedEnv) error { return ops.Eval(e.dst, ops.In(e.a).Binary(ops.OpAdd, ops.In(e.b)).Scale(2)) }},
 	{"EvalSum", []string{"sdst", "a", "b"}, func(e *closedEnv) error { return ops.EvalSum(e.sdst, ops.In(e.a).Binary(ops.OpMul, ops.In(e.b))) }},
 	{"EvalSumAll", []string{"a", "b"}, func(e *closedEnv) error {
@@ -427,10 +427,10 @@ func TestEmptyReductionErrors(t *testing.T) {
 			"Max over AllDims": func() error { _, err := ops.Value(ops.Max, a); return err },
 			"ArgMinAll":        func() error { _, err := ops.ArgMinAll(a); return err },
 			"ArgMaxAll":        func() error { _, err := ops.ArgMaxAll(a); return err },
-			"Min":              func() error { return ops.Min(rdst, a, 0) },
-			"Max":              func() error { return ops.Max(rdst, a, 0) },
-			"ArgMin":           func() error { return ops.ArgMin(idst, a, 0) },
-			"ArgMax":           func() error { return ops.ArgMax(idst, a, 0) },
+			"Min":              func() error { return ops.Min(rdst, a, -1) },
+			"Max":              func() error { return ops.Max(rdst, a, -1) },
+			"ArgMin":           func() error { return ops.ArgMin(idst, a, -1) },
+			"ArgMax":           func() error { return ops.ArgMax(idst, a, -1) },
 		}
 		for name, fn := range undefined {
 			changed, err := callCounted(t, d, name+" of an empty Array ", fn)
@@ -450,7 +450,7 @@ func TestEmptyReductionErrors(t *testing.T) {
 		if v, err := ops.Value(ops.Sum, a); err != nil || v != 0 {
 			t.Errorf("SumAll of an empty Array = %v, %v; want 0", v, err)
 		}
-		if err := ops.Prod(rdst, a, 0); err != nil {
+		if err := ops.Prod(rdst, a, -1); err != nil {
 			t.Errorf("Prod over an empty dimension: %v", err)
 		}
 	}

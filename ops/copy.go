@@ -51,10 +51,11 @@ func Fill[T array.Elem](dst *array.Array[T], x T) error {
 	return nil
 }
 
-// Iota sets every element of dst to its coordinate along dimension dim
+// Iota sets every element of dst to its coordinate along axis ax
 // (Min included), like Halide's Func f(x, y) = x; for Float16 and BFloat16
 // the coordinate is rounded.
-func Iota[T array.Elem](dst *array.Array[T], dim int) error {
+func Iota[T array.Elem](dst *array.Array[T], ax array.Axis) error {
+	dim := axisDim(dst, ax)
 	if ok, err := deviceIota(dst, dim); ok {
 		return err
 	}

@@ -117,7 +117,7 @@ func opsWhere(t *testing.T, d interface {
 		{"Copy", []int{n}, func(dst, x, _, _ *array.Array[float32]) error { return Copy(dst, x) }},
 		{"CopyStrided", []int{100, 30}, func(dst, _, _, m *array.Array[float32]) error { return Copy(dst, m.Transpose(0, 1)) }},
 		{"Exp", []int{n}, func(dst, x, _, _ *array.Array[float32]) error { return Unary(dst, x, OpExp) }},
-		{"Sum", []int{30}, func(dst, _, _, m *array.Array[float32]) error { return Sum(dst, m, 1) }},
+		{"Sum", []int{30}, func(dst, _, _, m *array.Array[float32]) error { return Sum(dst, m, -2) }},
 		{"SumAll", []int{1}, func(dst, x, _, _ *array.Array[float32]) error {
 			v, err := Value(Sum, x)
 			if err == nil {
@@ -128,9 +128,9 @@ func opsWhere(t *testing.T, d interface {
 		{"Eval", []int{n}, func(dst, x, y, _ *array.Array[float32]) error {
 			return Eval(dst, In(x).Binary(OpMul, In(y)).Binary(OpAdd, Const[float32](1)).Unary(OpTanh))
 		}},
-		{"Softmax", []int{30, 100}, func(dst, _, _, m *array.Array[float32]) error { return Softmax(dst, m, 1) }},
-		{"Var", []int{30}, func(dst, _, _, m *array.Array[float32]) error { return Var(dst, m, 1, 0) }},
-		{"Iota", []int{n}, func(dst, _, _, _ *array.Array[float32]) error { return Iota(dst, 0) }},
+		{"Softmax", []int{30, 100}, func(dst, _, _, m *array.Array[float32]) error { return Softmax(dst, m, -2) }},
+		{"Var", []int{30}, func(dst, _, _, m *array.Array[float32]) error { return Var(dst, m, -2, 0) }},
+		{"Iota", []int{n}, func(dst, _, _, _ *array.Array[float32]) error { return Iota(dst, -1) }},
 		{"MatMul", []int{100, 100}, func(dst, _, _, m *array.Array[float32]) error { return MatMul(dst, m, m.Transpose(0, 1)) }},
 		// dst with no unit stride: cuBLAS declines, ops' GEMM kernel runs
 		{"MatMulKernel", []int{2, 100, 100}, func(dst, _, _, m *array.Array[float32]) error {

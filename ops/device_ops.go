@@ -708,7 +708,7 @@ func deviceIota[T array.Elem](dst *array.Array[T], dim int) (bool, error) {
 			if err != nil {
 				return err
 			}
-			return Iota(v, dim)
+			return Iota(v, axisOf(dim))
 		})
 	}
 	if k == nil {

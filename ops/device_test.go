@@ -186,8 +186,8 @@ func testDeviceElementwise[T array.Elem](t *testing.T) {
 		must(t, Fill(hd, s))
 		must(t, Fill(dd, s))
 		checkSame(t, layout+" Fill", dd, hd, 0)
-		must(t, Iota(hd, 1))
-		must(t, Iota(dd, 1))
+		must(t, Iota(hd, -2))
+		must(t, Iota(dd, -2))
 		checkSame(t, layout+" Iota", dd, hd, 0)
 	}
 	// Transpose: a dense destination from a transposed source.
@@ -576,7 +576,7 @@ func TestDeviceChainNoTransfer(t *testing.T) {
 	must(t, Unary(b, b.Crop(0, 0, 64), OpExp))
 	must(t, Unary(b, b, OpLog))
 	must(t, Copy(c, b.Transpose(0, 1)))
-	must(t, Sum(s, b, 1))
+	must(t, Sum(s, b, -2))
 	must(t, MatMul(m, b.Crop(0, 0, 32), c.Crop(1, 0, 32)))
 	tot, err := Value(Sum, s)
 	must(t, err)
@@ -642,7 +642,7 @@ func TestDevicePlacement(t *testing.T) {
 		t.Fatalf("b = %v, want 2s", v)
 	}
 	z := array.New[int32]() // 0-D: its device write must be recorded too
-	must(t, Sum(z, b, 0))
+	must(t, Sum(z, b, -1))
 	if !z.DeviceDirty() {
 		t.Fatal("Sum into a 0-D Array: not device-dirty")
 	}
@@ -804,7 +804,7 @@ func TestDeviceStateRelease(t *testing.T) {
 func TestDeviceTwoDevices(t *testing.T) {
 	d0, d1 := opencltest.Halves(t)
 	a, b, dst := array.New[float32](64), array.New[float32](64), array.New[float32](64)
-	must(t, Iota(a, 0))
+	must(t, Iota(a, -1))
 	must(t, Fill(b, 2))
 	must(t, Fill(dst, -1))
 	m0, m1 := array.New[float32](8, 8), array.New[float32](8, 8)
@@ -819,7 +819,7 @@ func TestDeviceTwoDevices(t *testing.T) {
 		"Copy":      func() error { return Copy(dst, b) },
 		"Where":     func() error { return Where(dst, cond1, a, a) },
 		"Maximum":   func() error { return Binary(dst, b, b, OpMax) },
-		"Sum":       func() error { return Sum(sum0, b, 0) },
+		"Sum":       func() error { return Sum(sum0, b, -1) },
 		"host dst":  func() error { return Binary(array.FromSlice(make([]float32, 64), 64), a, b, OpAdd) },
 		"CastWrap":  func() error { return CastWrap(int0, b) },
 		"MatMul":    func() error { return MatMul(array.New[float32](8, 8), m0, m1) },
@@ -878,7 +878,7 @@ func TestDeviceConcurrentReductions(t *testing.T) {
 					var err error
 					if r%2 == 0 {
 						got, err = Value(Sum, a)
-					} else if err = Sum(rows, a, 0); err == nil {
+					} else if err = Sum(rows, a, -1); err == nil {
 						got, err = Value(Sum, rows)
 					}
 					if err != nil {
@@ -913,7 +913,7 @@ func TestDeviceNoFP64(t *testing.T) {
 	stateOf(d).fp64 = false
 	f32, f64 := array.New[float32](4, 4), array.New[float64](4, 4)
 	must(t, On(d, f32, f64))
-	must(t, Iota(f32, 0)) // on the device
+	must(t, Iota(f32, -1)) // on the device
 	if !f32.DeviceDirty() {
 		t.Fatal("float32 Iota did not run on the device")
 	}
@@ -985,7 +985,7 @@ func twoContexts(t *testing.T, cpu, gpu *opencl.Device) {
 		if d != nil {
 			must(t, On(d, a, b))
 		}
-		must(t, Iota(a, 0))
+		must(t, Iota(a, -1))
 		must(t, BinaryScalar(a, a, 0.5, OpMul))
 		must(t, Fill(b, 1))
 		return a, b

@@ -675,7 +675,7 @@ func diffIota[T array.Elem](g *dgen) {
 	dst := newOperand[T](g, ext, valSmall)
 	dim := g.n(len(ext))
 	p := g.expect(isF64[T](), dst.a)
-	err := Iota(dst.a, dim)
+	err := Iota(dst.a, axisOf(dim))
 	if !g.finish(p, err, false, dst.a) {
 		return
 	}
@@ -793,9 +793,9 @@ func diffReduce[T array.Elem](g *dgen) {
 		p := g.expect(isF64[T](), dst.a, a.a)
 		var err error
 		if op == 5 {
-			err = ArgMin(dst.a, a.a, dim)
+			err = ArgMin(dst.a, a.a, axisOf(dim))
 		} else {
-			err = ArgMax(dst.a, a.a, dim)
+			err = ArgMax(dst.a, a.a, axisOf(dim))
 		}
 		if !g.finish(p, err, false, dst.a, a.a) {
 			return
@@ -817,15 +817,15 @@ func diffReduce[T array.Elem](g *dgen) {
 	var err error
 	switch op {
 	case 0:
-		err = Sum(dst.a, a.a, dim)
+		err = Sum(dst.a, a.a, axisOf(dim))
 	case 1:
-		err = Prod(dst.a, a.a, dim)
+		err = Prod(dst.a, a.a, axisOf(dim))
 	case 2:
-		err = Min(dst.a, a.a, dim)
+		err = Min(dst.a, a.a, axisOf(dim))
 	case 3:
-		err = Max(dst.a, a.a, dim)
+		err = Max(dst.a, a.a, axisOf(dim))
 	case 4:
-		err = Mean(dst.a, a.a, dim)
+		err = Mean(dst.a, a.a, axisOf(dim))
 	}
 	if !g.finish(p, err, false, dst.a, a.a) {
 		return

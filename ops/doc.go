@@ -59,10 +59,10 @@
 // any view: Copy(dst, src.Transpose(0, 1)) is a transpose), Fill, Iota,
 // RandUniform, RandNormal (float64 math: on a device with cl_khr_fp64),
 // Sum, Prod, Min, Max,
-// Mean, ArgMin and ArgMax (along a dimension, AllDims and ArgMinAll,
+// Mean, ArgMin and ArgMax (along an axis, AllDims and ArgMinAll,
 // ArgMaxAll), Var,
 // Std, Norm, LogSumExp, CountNonzero, Any and All (both forms), CumSum,
-// CumProd, Softmax, Sort, ArgSort and TopK along a dimension (cl/along.cl;
+// CumProd, Softmax, Sort, ArgSort and TopK along an axis (cl/along.cl;
 // Sort is a bitonic network, 2 + log2(P)(log2(P)+1)/2 launches for lines
 // padded to P), Im2Col, Col2Im, MaxPool2D and MaxPool2DBackward (NCHW,
 // gorgonia's conventions; cl/conv.cl), MatMul

@@ -405,7 +405,7 @@ func (e *einsum[T]) contract(a, b *einTerm[T], keep map[byte]bool, want []byte) 
 		if err != nil {
 			return nil, err
 		}
-		if err := Sum(dst, e.own(p), 0); err != nil {
+		if err := Sum(dst, e.own(p), -1); err != nil {
 			return nil, err
 		}
 	}

@@ -301,7 +301,7 @@ func TestShapeMismatch(t *testing.T) {
 	// Messages print NumPy's shapes: extents (4, 3) are shape (3, 4).
 	mustPanicShape(t, func() { Binary(d, array.New[float32](4, 2), d, OpAdd) }, "(2, 4)", "(3, 4)")
 	mustPanicShape(t, func() { Binary(d, d, array.New[float32](4, 3, 2), OpAdd) }, "(2, 3, 4)", "(3, 4)")
-	mustPanicShape(t, func() { Sum(array.New[float32](3), d, 1) }, "(3,)", "(3, 4)")
+	mustPanicShape(t, func() { Sum(array.New[float32](3), d, -2) }, "(3,)", "(3, 4)")
 	mustPanicShape(t, func() { MatMul(array.New[float32](2, 2), d, d) }, "(3, 4)", "(2, 2)")
 	mustPanicShape(t, func() { Compare(array.New[uint8](5), d, d, LT) }, "(3, 4)", "(5,)")
 	if _, err := Value(Min, array.New[float32](0, 3)); !errors.Is(err, array.ErrShape) {

@@ -78,7 +78,7 @@ func TestEmptyDst(t *testing.T) {
 			}
 		}
 	}
-	t.Run("Sum", func(t *testing.T) { must(t, Sum(array.New[float32](2, 0), array.New[float32](2, 3, 0), 1)) })
+	t.Run("Sum", func(t *testing.T) { must(t, Sum(array.New[float32](2, 0), array.New[float32](2, 3, 0), -2)) })
 	t.Run("MatMul", func(t *testing.T) {
 		must(t, MatMul(array.New[float32](0, 3), array.New[float32](4, 3), array.New[float32](0, 4)))
 	})

@@ -34,7 +34,7 @@ func ExampleBinaryScalar() {
 func ExampleSum() {
 	m := array.FromSlice([]float64{1, 2, 3, 4, 5, 6}, 3, 2)
 	cols := array.New[float64](3)
-	ops.Sum(cols, m, 1)
+	ops.Sum(cols, m, -2)
 	v, _ := cols.HostReadOnly()
 	all, _ := ops.Value(ops.Sum, m)
 	arg, _ := ops.ArgMaxAll(m)
@@ -106,7 +106,7 @@ func ExampleUnary() {
 
 func ExampleIota() {
 	a := array.NewWithMins[int16]([]int{5, 0}, []int{3, 2})
-	ops.Iota(a, 0)
+	ops.Iota(a, -1)
 	v, _ := a.HostReadOnly()
 	fmt.Println(v.Data())
 	// Output: [5 6 7 5 6 7]

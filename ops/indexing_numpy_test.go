@@ -198,7 +198,7 @@ func TestIndexingNumPy(t *testing.T) {
 		must(t, err)
 		add("a0.sum(dtype=np.int32)", []npModel{mt}, []int{}, []float64{float64(sum)})
 		if a.Len() > 0 {
-			for name, op := range map[string]func(*array.Array[int64], *array.Array[int32], int) error{"argmax": ops.ArgMax[int32], "argmin": ops.ArgMin[int32]} {
+			for name, op := range map[string]func(*array.Array[int64], *array.Array[int32], array.Axis) error{"argmax": ops.ArgMax[int32], "argmin": ops.ArgMin[int32]} {
 				i, err := ops.Value(op, a)
 				must(t, err)
 				add("a0."+name+"()", []npModel{mt}, []int{}, []float64{float64(i)})

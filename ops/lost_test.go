@@ -45,9 +45,9 @@ func TestLostOutputRewritten(t *testing.T) {
 		{"MaxPool2D", []int{2, 2, 2, 1}, func(dst *array.Array[float32], idx *array.Array[int32]) error {
 			return ops.MaxPool2D(dst, idx, x, pool)
 		}},
-		{"CumSum", []int{5, 4}, func(dst *array.Array[float32], _ *array.Array[int32]) error { return ops.CumSum(dst, a, 0) }},
-		{"Softmax", []int{5, 4}, func(dst *array.Array[float32], _ *array.Array[int32]) error { return ops.Softmax(dst, a, 1) }},
-		{"Sort", []int{5, 4}, func(dst *array.Array[float32], _ *array.Array[int32]) error { return ops.Sort(dst, a, 0) }},
+		{"CumSum", []int{5, 4}, func(dst *array.Array[float32], _ *array.Array[int32]) error { return ops.CumSum(dst, a, -1) }},
+		{"Softmax", []int{5, 4}, func(dst *array.Array[float32], _ *array.Array[int32]) error { return ops.Softmax(dst, a, -2) }},
+		{"Sort", []int{5, 4}, func(dst *array.Array[float32], _ *array.Array[int32]) error { return ops.Sort(dst, a, -1) }},
 		{"Add", []int{5, 4}, func(dst *array.Array[float32], _ *array.Array[int32]) error { return ops.Binary(dst, a, a, ops.OpAdd) }},
 	} {
 		want, wantIdx := array.New[float32](c.ext...), array.New[int32](2, 2, 2, 1)

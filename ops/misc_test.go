@@ -123,7 +123,7 @@ func testCopyFillIota[T array.Elem](t *testing.T, r *rand.Rand) {
 			}
 		})
 		for dim := range ext {
-			if err := Iota(dst, dim); err != nil {
+			if err := Iota(dst, axisOf(dim)); err != nil {
 				t.Fatal(err)
 			}
 			forEachPos(ext, func(p []int) {
@@ -234,7 +234,7 @@ func TestZeroAllocs(t *testing.T) {
 		"AddScalar":  func() { BinaryScalar(d, a, 1, OpAdd) },
 		"Exp":        func() { Unary(d, a, OpExp) },
 		"Value(Sum)": func() { Value(Sum, a) },
-		"Sum":        func() { Sum(col, two, 1) },
+		"Sum":        func() { Sum(col, two, -2) },
 		"Compare":    func() { Compare(s8, a, b, LT) },
 		"Cast":       func() { CastSaturate(s8, a) },
 		"MatMul":     func() { MatMul(sq, tr, sq2) },

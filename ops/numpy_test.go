@@ -255,9 +255,9 @@ func npMake[T array.Elem](g *dgen, fam int) *npCase {
 		if k >= 5 {
 			dst := newOperand[int64](g, dext, valSmall)
 			if k == 5 {
-				g.must(ArgMin(dst.a, a.a, dim))
+				g.must(ArgMin(dst.a, a.a, axisOf(dim)))
 			} else {
-				g.must(ArgMax(dst.a, a.a, dim))
+				g.must(ArgMax(dst.a, a.a, axisOf(dim)))
 			}
 			// NumPy's indices start at 0
 			g.must(BinaryScalar(dst.a, dst.a, int64(-a.a.Dim(dim).Min), OpAdd))
@@ -265,7 +265,7 @@ func npMake[T array.Elem](g *dgen, fam int) *npCase {
 			return c
 		}
 		dst := newOperand[T](g, dext, valSmall)
-		g.must([]func(dst, a *array.Array[T], dim int) error{Sum[T], Prod[T], Min[T], Max[T], Mean[T]}[k](dst.a, a.a, dim))
+		g.must([]func(dst, a *array.Array[T], ax array.Axis) error{Sum[T], Prod[T], Min[T], Max[T], Mean[T]}[k](dst.a, a.a, axisOf(dim)))
 		npResult(g, c, dst.a)
 	case 7: // isnan, isinf, isfinite (the JSON carries no NaN or Inf: all finite)
 		names := []string{"isnan", "isinf", "isfinite"}

@@ -25,37 +25,47 @@ var reduceNames = [...]string{"Sum", "Prod", "Min", "Max", "Mean", "ArgMin", "Ar
 // reduceAllNames name the reductions over every element in messages.
 var reduceAllNames = [...]string{"Sum over AllDims", "Prod over AllDims", "Min over AllDims", "Max over AllDims", "Mean over AllDims", "ArgMinAll", "ArgMaxAll"}
 
-// Sum stores in dst the sum of a along dimension dim. dst has a's shape
-// without dim (or with dim of extent 1). Float sums are pairwise in
+// Sum stores in dst the sum of a along axis ax. dst has a's shape
+// without ax (or with it of extent 1). Float sums are pairwise in
 // float64 (see the package documentation for the tolerance); integer sums
 // wrap in T.
-func Sum[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redSum, dst, a, dim) }
+func Sum[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	return reduce(redSum, dst, a, axisDim(a, ax))
+}
 
-// Prod stores in dst the product of a along dimension dim (float64
+// Prod stores in dst the product of a along axis ax (float64
 // accumulation for floats; wrapping for integers).
-func Prod[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redProd, dst, a, dim) }
+func Prod[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	return reduce(redProd, dst, a, axisDim(a, ax))
+}
 
-// Min stores in dst the minimum of a along dimension dim; NaN wins. Over
+// Min stores in dst the minimum of a along axis ax; NaN wins. Over
 // an empty dimension it is undefined: an error wrapping array.ErrShape
 // (as for Max, ArgMin and ArgMax), returned before anything runs.
-func Min[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redMin, dst, a, dim) }
+func Min[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	return reduce(redMin, dst, a, axisDim(a, ax))
+}
 
-// Max stores in dst the maximum of a along dimension dim; NaN wins.
-func Max[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redMax, dst, a, dim) }
+// Max stores in dst the maximum of a along axis ax; NaN wins.
+func Max[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	return reduce(redMax, dst, a, axisDim(a, ax))
+}
 
-// Mean stores in dst the mean of a along dimension dim: the float64 sum
+// Mean stores in dst the mean of a along axis ax: the float64 sum
 // divided by the extent, converted to T (integers truncate toward zero).
-func Mean[T array.Elem](dst, a *array.Array[T], dim int) error { return reduce(redMean, dst, a, dim) }
+func Mean[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	return reduce(redMean, dst, a, axisDim(a, ax))
+}
 
-// ArgMin stores in dst the coordinate along dim (Min included) of the first
-// minimum of a along dimension dim; a NaN counts as the minimum.
-func ArgMin[T array.Elem](dst *array.Array[int64], a *array.Array[T], dim int) error {
-	return reduce(redArgMin, dst, a, dim)
+// ArgMin stores in dst the coordinate along ax (Min included) of the first
+// minimum of a along axis ax; a NaN counts as the minimum.
+func ArgMin[T array.Elem](dst *array.Array[int64], a *array.Array[T], ax array.Axis) error {
+	return reduce(redArgMin, dst, a, axisDim(a, ax))
 }
 
 // ArgMax is ArgMin for the first maximum; a NaN counts as the maximum.
-func ArgMax[T array.Elem](dst *array.Array[int64], a *array.Array[T], dim int) error {
-	return reduce(redArgMax, dst, a, dim)
+func ArgMax[T array.Elem](dst *array.Array[int64], a *array.Array[T], ax array.Axis) error {
+	return reduce(redArgMax, dst, a, axisDim(a, ax))
 }
 
 // ArgMinAll returns the coordinates of a minimum of a (a NaN if any), the

@@ -183,7 +183,7 @@ func onePassRepeated(t *testing.T, d oneDevice, n, rounds int) {
 	before := d.Stats()
 	for k := range rounds {
 		must(t, Fill(x, float32(k)))
-		must(t, Sum(dst.Slice(0, k), x, 0))
+		must(t, Sum(dst.Slice(0, k), x, -1))
 	}
 	must(t, d.Sync())
 	if got, want := d.Stats().Sub(before).Launches, int64(2*rounds); got > want+1 || got < want {
@@ -336,7 +336,7 @@ func TestDeviceReduceFenceFallback(t *testing.T) {
 	must(t, On(d, x, s0))
 	for range 2 {
 		before := d.Stats()
-		must(t, Sum(s0, x, 0))
+		must(t, Sum(s0, x, -1))
 		if got := d.Stats().Sub(before).Launches; got != 2 {
 			t.Errorf("Sum without the fence: %d launches, want the two-pass path's 2", got)
 		}

@@ -254,11 +254,11 @@ func TestSumProperty(t *testing.T) {
 			t.Fatal(err)
 		}
 		s0 := array.New[float64](ext[1], ext[2])
-		if err := Sum(s0, a, 0); err != nil {
+		if err := Sum(s0, a, -1); err != nil {
 			t.Fatal(err)
 		}
 		s01 := array.New[float64](ext[2])
-		if err := Sum(s01, s0, 0); err != nil {
+		if err := Sum(s01, s0, -1); err != nil {
 			t.Fatal(err)
 		}
 		total, err := Value(Sum, s01)
@@ -277,7 +277,7 @@ func TestSumProperty(t *testing.T) {
 func TestReduceKeepDims(t *testing.T) {
 	a := array.FromSlice([]int32{1, 2, 3, 4, 5, 6}, 3, 2)
 	d := array.New[int32](1, 2)
-	if err := Sum(d, a, 0); err != nil {
+	if err := Sum(d, a, -1); err != nil {
 		t.Fatal(err)
 	}
 	v, _ := d.HostReadOnly()

@@ -6,16 +6,20 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// CumSum stores in dst the running sums of a along dimension dim: element
+// CumSum stores in dst the running sums of a along axis ax: element
 // i of a line is the sum of elements 0…i. dst has a's shape and may be a
 // itself. Float sums accumulate in float64 (NumPy's in the element type,
 // so float32 results may differ from NumPy's in the last bits); integer
 // sums wrap in T.
-func CumSum[T array.Elem](dst, a *array.Array[T], dim int) error { return scan(false, dst, a, dim) }
+func CumSum[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	return scan(false, dst, a, axisDim(a, ax))
+}
 
-// CumProd stores in dst the running products of a along dimension dim,
+// CumProd stores in dst the running products of a along axis ax,
 // as CumSum.
-func CumProd[T array.Elem](dst, a *array.Array[T], dim int) error { return scan(true, dst, a, dim) }
+func CumProd[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	return scan(true, dst, a, axisDim(a, ax))
+}
 
 func scan[T array.Elem](prod bool, dst, a *array.Array[T], dim int) error {
 	name := "CumSum"

@@ -64,13 +64,13 @@ func TestShapePolicy(t *testing.T) {
 		// package ops: dst-first forms
 		{"ops.Add dst shape", func() error { return ops.Binary(f(2, 3), f(2, 3), f(3, 2), ops.OpAdd) }},
 		{"ops.Copy dst shape", func() error { return ops.Copy(f(2, 3), f(4)) }},
-		{"ops.Sum bad dim", func() error { return ops.Sum(f(2), f(2, 3), 2) }},
-		{"ops.Sum dst shape", func() error { return ops.Sum(f(5), f(2, 3), 0) }},
+		{"ops.Sum bad dim", func() error { return ops.Sum(f(2), f(2, 3), -3) }},
+		{"ops.Sum dst shape", func() error { return ops.Sum(f(5), f(2, 3), -1) }},
 		{"ops.MatMul shapes", func() error { return ops.MatMul(f(2, 2), f(3, 2), f(2, 4)) }},
-		{"ops.Sort dst shape", func() error { return ops.Sort(f(3), f(2, 3), 0) }},
-		{"ops.CumSum bad dim", func() error { return ops.CumSum(f(2, 3), f(2, 3), -1) }},
-		{"ops.Softmax dst shape", func() error { return ops.Softmax(f(3, 2), f(2, 3), 0) }},
-		{"ops.Var bad dim", func() error { return ops.Var(f(2), f(2, 3), 3, 0) }},
+		{"ops.Sort dst shape", func() error { return ops.Sort(f(3), f(2, 3), -1) }},
+		{"ops.CumSum bad axis", func() error { return ops.CumSum(f(2, 3), f(2, 3), 2) }},
+		{"ops.Softmax dst shape", func() error { return ops.Softmax(f(3, 2), f(2, 3), -1) }},
+		{"ops.Var bad dim", func() error { return ops.Var(f(2), f(2, 3), -4, 0) }},
 		{"ops.Where shapes", func() error { return ops.Where(f(2, 3), u8(4), f(2, 3), f(2, 3)) }},
 		// package ops: allocating and NumPy forms
 		{"ops.New2 not broadcasting", func() error { return e(ops.New2Op(ops.Binary, f(2, 3), f(4), ops.OpAdd)) }},
@@ -160,9 +160,9 @@ func TestDstFirstMessages(t *testing.T) {
 		call func() error
 		want []string
 	}{
-		{"Sum", func() error { return ops.Sum(f(5), f(2, 3), 0) }, []string{"dimension 0 (axis 1)", "(5,)", "(2, 3)"}},
-		{"Sum bad dim", func() error { return ops.Sum(f(2), f(2, 3), 2) }, []string{"dimension 2", "(2, 3)"}},
-		{"Sort", func() error { return ops.Sort(f(3), f(2, 3), 1) }, []string{"dimension 1 (axis 0)", "(3,)", "(2, 3)"}},
+		{"Sum", func() error { return ops.Sum(f(5), f(2, 3), -1) }, []string{"dimension 0 (axis 1)", "(5,)", "(2, 3)"}},
+		{"Sum bad axis", func() error { return ops.Sum(f(2), f(2, 3), -3) }, []string{"axis -3", "(2, 3)"}},
+		{"Sort", func() error { return ops.Sort(f(3), f(2, 3), -2) }, []string{"dimension 1 (axis 0)", "(3,)", "(2, 3)"}},
 		{"Add", func() error { return ops.Binary(f(2, 3), f(2, 3), f(4, 3), ops.OpAdd) }, []string{"(4, 3)", "(2, 3)", "axis -2"}},
 		{"MatMul", func() error { return ops.MatMul(f(2, 2), f(2, 3), f(4, 5)) }, []string{"(2, 3)", "(4, 5)", "([B, ]M, K)"}},
 	} {

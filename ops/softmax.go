@@ -7,11 +7,12 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// Softmax stores in dst exp(x − m) / Σ exp(x − m) of a along dimension
-// dim, m the line's maximum, so that no exp overflows (a line with a NaN
+// Softmax stores in dst exp(x − m) / Σ exp(x − m) of a along axis
+// ax, m the line's maximum, so that no exp overflows (a line with a NaN
 // or +Inf gives NaNs, as NumPy's formula does). dst has a's shape and may
 // be a itself. Float types only; the sum is in float64.
-func Softmax[T array.Elem](dst, a *array.Array[T], dim int) error {
+func Softmax[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	dim := axisDim(a, ax)
 	if err := floatOnly[T]("Softmax"); err != nil {
 		return err
 	}

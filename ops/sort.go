@@ -15,28 +15,31 @@ import (
 // LSD radix sort of the elements' bits mapped to unsigned keys whose order
 // is the value order.
 
-// Sort stores in dst the elements of a sorted ascending along dimension
-// dim. dst has a's shape and may be a itself.
-func Sort[T array.Elem](dst, a *array.Array[T], dim int) error {
+// Sort stores in dst the elements of a sorted ascending along axis
+// ax. dst has a's shape and may be a itself.
+func Sort[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	dim := axisDim(a, ax)
 	ls := linesOf("Sort", lineSame, a, dim, dst)
 	return sortLines(sortValues, &ls, dim, dst, nil, a)
 }
 
-// ArgSort stores in dst the coordinates along dim (Min included, as
-// ArgMax) that sort a ascending along dimension dim: a's element at
+// ArgSort stores in dst the coordinates along ax (Min included, as
+// ArgMax) that sort a ascending along axis ax: a's element at
 // dst's i-th coordinate is the i-th smallest; ties keep index order.
-func ArgSort[T array.Elem](dst *array.Array[int64], a *array.Array[T], dim int) error {
+func ArgSort[T array.Elem](dst *array.Array[int64], a *array.Array[T], ax array.Axis) error {
+	dim := axisDim(a, ax)
 	ls := linesOf("ArgSort", lineSame, a, dim, dst)
 	ls.toSecond()
 	return sortLines(sortArgs, &ls, dim, nil, dst, a)
 }
 
-// TopK stores the k largest elements of a along dimension dim in
-// descending order in vals and their coordinates along dim (Min included)
-// in idx, where k is vals' (and idx's) extent along dim, at most a's; ties
+// TopK stores the k largest elements of a along axis ax in
+// descending order in vals and their coordinates along ax (Min included)
+// in idx, where k is vals' (and idx's) extent along ax, at most a's; ties
 // keep the lower coordinate first, NaNs count as the largest. Either of
 // vals and idx may be nil. k beyond a's extent panics with array.ErrShape.
-func TopK[T array.Elem](vals *array.Array[T], idx *array.Array[int64], a *array.Array[T], dim int) error {
+func TopK[T array.Elem](vals *array.Array[T], idx *array.Array[int64], a *array.Array[T], ax array.Axis) error {
+	dim := axisDim(a, ax)
 	var ls lineSet
 	switch {
 	case vals == nil && idx == nil:

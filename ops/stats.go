@@ -48,52 +48,52 @@ func (o NormOrd) op() statOp {
 	panic(fmt.Errorf("%w: ops.Norm: order %d: want NormL1, NormL2 or NormMax", array.ErrOutOfRange, o))
 }
 
-// Var stores in dst the variance of a along dimension dim: Σ(x − mean)² /
+// Var stores in dst the variance of a along axis ax: Σ(x − mean)² /
 // (n − ddof), NumPy's var with ddof (0 the population variance, 1 the
 // sample's). n − ddof ≤ 0 gives NaN or +Inf, as in NumPy. dst has a's
-// shape without dim (or with dim of extent 1), as for Sum. Float types
+// shape without ax (or with it of extent 1), as for Sum. Float types
 // only (ErrUnsupported otherwise); two passes in float64 (mean, then the
 // squared deviations).
-func Var[T array.Elem](dst, a *array.Array[T], dim, ddof int) error {
-	return statDim(stVar, dst, a, dim, ddof)
+func Var[T array.Elem](dst, a *array.Array[T], ax array.Axis, ddof int) error {
+	return statDim(stVar, dst, a, axisDim(a, ax), ddof)
 }
 
-// Std stores in dst the standard deviation √Var of a along dimension dim.
-func Std[T array.Elem](dst, a *array.Array[T], dim, ddof int) error {
-	return statDim(stStd, dst, a, dim, ddof)
+// Std stores in dst the standard deviation √Var of a along axis ax.
+func Std[T array.Elem](dst, a *array.Array[T], ax array.Axis, ddof int) error {
+	return statDim(stStd, dst, a, axisDim(a, ax), ddof)
 }
 
-// Norm stores in dst the vector norm of order ord of a along dimension
-// dim. Float types only. NormMax over no elements is undefined: an error
+// Norm stores in dst the vector norm of order ord of a along axis
+// ax. Float types only. NormMax over no elements is undefined: an error
 // wrapping array.ErrShape, as for Max.
-func Norm[T array.Elem](dst, a *array.Array[T], dim int, ord NormOrd) error {
-	return statDim(ord.op(), dst, a, dim, 0)
+func Norm[T array.Elem](dst, a *array.Array[T], ax array.Axis, ord NormOrd) error {
+	return statDim(ord.op(), dst, a, axisDim(a, ax), 0)
 }
 
-// LogSumExp stores in dst log Σ exp(x) of a along dimension dim, computed
+// LogSumExp stores in dst log Σ exp(x) of a along axis ax, computed
 // as m + log Σ exp(x − m) with m the maximum, so that it neither
 // overflows nor underflows. It is m where m is ±Inf or NaN, −Inf over no
 // elements. Float types only.
-func LogSumExp[T array.Elem](dst, a *array.Array[T], dim int) error {
-	return statDim(stLSE, dst, a, dim, 0)
+func LogSumExp[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
+	return statDim(stLSE, dst, a, axisDim(a, ax), 0)
 }
 
-// CountNonzero stores in dst the number of elements of a along dimension
-// dim that are not zero (NaN counts, −0 does not). Every element type.
-func CountNonzero[T array.Elem](dst *array.Array[int64], a *array.Array[T], dim int) error {
-	return statDim(stCount, dst, a, dim, 0)
+// CountNonzero stores in dst the number of elements of a along axis
+// ax that are not zero (NaN counts, −0 does not). Every element type.
+func CountNonzero[T array.Elem](dst *array.Array[int64], a *array.Array[T], ax array.Axis) error {
+	return statDim(stCount, dst, a, axisDim(a, ax), 0)
 }
 
-// Any stores in dst 1 where some element of a along dimension dim is
+// Any stores in dst 1 where some element of a along axis ax is
 // nonzero, else 0 (0 over no elements).
-func Any[T array.Elem](dst *array.Array[uint8], a *array.Array[T], dim int) error {
-	return statDim(stAny, dst, a, dim, 0)
+func Any[T array.Elem](dst *array.Array[uint8], a *array.Array[T], ax array.Axis) error {
+	return statDim(stAny, dst, a, axisDim(a, ax), 0)
 }
 
-// All stores in dst 1 where every element of a along dimension dim is
+// All stores in dst 1 where every element of a along axis ax is
 // nonzero, else 0 (1 over no elements).
-func All[T array.Elem](dst *array.Array[uint8], a *array.Array[T], dim int) error {
-	return statDim(stAll, dst, a, dim, 0)
+func All[T array.Elem](dst *array.Array[uint8], a *array.Array[T], ax array.Axis) error {
+	return statDim(stAll, dst, a, axisDim(a, ax), 0)
 }
 
 // spart is a statistic over part of the elements: n of them; for Var and

@@ -9,7 +9,7 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// AllDims as a reduction's dim reduces over every element of a, NumPy's
+// AllDims as a reduction's axis reduces over every element of a, NumPy's
 // axis=None: Sum(dst, a, AllDims) stores a's sum in dst, which holds one
 // element (a 0-D Array, or every extent 1). It applies to Sum, Prod, Min,
 // Max, Mean, ArgMin, ArgMax, Var, Std, Norm, LogSumExp, CountNonzero,
@@ -24,20 +24,20 @@ import (
 const AllDims = math.MinInt
 
 // Value returns op(a) over every element of a as a Go value, for the
-// reductions that take a dim: ops.Value(ops.Sum, a) is NumPy's a.sum(),
+// reductions that take an axis: ops.Value(ops.Sum, a) is NumPy's a.sum(),
 // ops.Value(ops.ArgMax, a) its a.argmax(), ops.Value(ops.Any, a) 1 or 0.
 // It runs where op(dst, a, AllDims) runs, with dst a host 0-D Array of
 // Value's own (recycled, so op must write it, as the reductions do).
-func Value[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], dim int) error, a *array.Array[T]) (D, error) {
+func Value[D, T array.Elem](op func(dst *array.Array[D], a *array.Array[T], ax array.Axis) error, a *array.Array[T]) (D, error) {
 	d := getWhole[D]()
 	defer putWhole(d)
 	return wholeValue(d, op(d, a, AllDims))
 }
 
-// ValueOp is Value for the reductions with a parameter after dim:
+// ValueOp is Value for the reductions with a parameter after the axis:
 // ops.ValueOp(ops.Std, a, 1) is NumPy's a.std(ddof=1),
 // ops.ValueOp(ops.Norm, a, ops.NormL2) its norm(a.ravel()).
-func ValueOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], dim int, p P) error, a *array.Array[T], p P) (D, error) {
+func ValueOp[D, T array.Elem, P any](op func(dst *array.Array[D], a *array.Array[T], ax array.Axis, p P) error, a *array.Array[T], p P) (D, error) {
 	d := getWhole[D]()
 	defer putWhole(d)
 	return wholeValue(d, op(d, a, AllDims, p))
@@ -178,3 +178,19 @@ func statWhole[D, T array.Elem](op statOp, dst *array.Array[D], a *array.Array[T
 	}
 	return setWhole(dst, f64To[D](v))
 }
+
+// axisDim is the dimension that axis ax of a names, in NumPy's order
+// (-1 is dimension 0, the innermost); AllDims stays AllDims. An axis
+// outside a panics with array.ErrOutOfRange, as a dimension did.
+func axisDim[T array.Elem](a *array.Array[T], ax array.Axis) int {
+	if ax == AllDims || a == nil {
+		return int(ax)
+	}
+	if r := a.Rank(); int(ax) < -r || int(ax) >= r {
+		panic(fmt.Errorf("%w: ops: axis %d of an Array of shape %s: want -%d ≤ axis < %d (NumPy's order, outermost first; -1 is the innermost)", array.ErrOutOfRange, ax, shapeOf(a), r, r))
+	}
+	return a.DimOf(ax)
+}
+
+// axisOf is the Axis that names dimension dim at any rank: -1-dim.
+func axisOf(dim int) array.Axis { return array.Axis(-1 - dim) }

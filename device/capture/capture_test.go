@@ -224,7 +224,7 @@ func run(c draw, s *set) error {
 		case 7:
 			err = ops.EvalSum(s.sum, ops.In(a).Scale(st.s))
 		case 8:
-			err = ops.Sum(s.red, a, 0)
+			err = ops.Sum(s.red, a, -1)
 		}
 		if err != nil {
 			return err

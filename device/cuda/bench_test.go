@@ -338,9 +338,9 @@ func benchOps(b *testing.B, d benchSyncer, n int) {
 	before := d.Stats()
 	b.Run(fmt.Sprintf("Add/%d", n), queued(12*n, func() error { return ops.Binary(z, x, y, ops.OpAdd) }))
 	b.Run(fmt.Sprintf("Copy/%d", n), queued(8*n, func() error { return ops.Copy(z, x) }))
-	b.Run(fmt.Sprintf("Sum/%d", n), queued(4*n, func() error { return ops.Sum(s0, x, 0) }))
+	b.Run(fmt.Sprintf("Sum/%d", n), queued(4*n, func() error { return ops.Sum(s0, x, -1) }))
 	b.Run(fmt.Sprintf("SumAll/%d", n), queued(4*n, func() error { _, err := ops.Value(ops.Sum, x); return err }))
-	b.Run(fmt.Sprintf("Softmax/%d", rows.Len()), queued(8*rows.Len(), func() error { return ops.Softmax(sm, rows, 0) }))
+	b.Run(fmt.Sprintf("Softmax/%d", rows.Len()), queued(8*rows.Len(), func() error { return ops.Softmax(sm, rows, -1) }))
 	// RNG fills write only (issue 36: against the Copy above, and Fill,
 	// the device's write-only floor).
 	b.Run(fmt.Sprintf("Fill/%d", n), queued(4*n, func() error { return ops.Fill(z, 1) }))

@@ -239,7 +239,7 @@ func (t tv[T]) unary(op int, a arr) error {
 
 func (t tv[T]) copyFrom(a arr) error   { return ops.Copy(t.Array, t.other(a)) }
 func (t tv[T]) fill(x float64) error   { return ops.Fill(t.Array, fromF[T](x)) }
-func (t tv[T]) sum(a arr, d int) error { return ops.Sum(t.Array, t.other(a), d) }
+func (t tv[T]) sum(a arr, d int) error { return ops.Sum(t.Array, t.other(a), array.Axis(-1-d)) }
 
 func (t tv[T]) sumAll() (float64, error) {
 	v, err := ops.Value(ops.Sum, t.Array)

@@ -92,7 +92,7 @@ func argT[T array.Elem](e *Engine, isMax bool, d *tensor.Dense, axis int) (tenso
 		return nil, err
 	}
 	if isMax {
-		return ret, ops.ArgMax(dst, av, rank-1-axis)
+		return ret, ops.ArgMax(dst, av, array.Axis(axis))
 	}
-	return ret, ops.ArgMin(dst, av, rank-1-axis)
+	return ret, ops.ArgMin(dst, av, array.Axis(axis))
 }

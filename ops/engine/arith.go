@@ -402,7 +402,7 @@ var reduceFns = all(reduceT[float32], reduceT[float64], reduceT[int8], reduceT[i
 // axis, outermost first; the last writes the result Dense. A 0-D result
 // is copied home too (see the end).
 func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int) (tensor.Tensor, error) {
-	var fn func(dst, a *array.Array[T], dim int) error
+	var fn func(dst, a *array.Array[T], ax array.Axis) error
 	switch name {
 	case "Sum":
 		fn = ops.Sum[T]
@@ -460,7 +460,7 @@ func reduceT[T array.Elem](e *Engine, name string, a *tensor.Dense, along []int)
 			ext := slices.Delete(cur.Extents(), dim, dim+1)
 			dst = array.New[T](ext...)
 		}
-		err := fn(dst, cur, dim)
+		err := fn(dst, cur, array.Axis(-1-dim))
 		if i < len(axes)-1 {
 			e.drop(cur) // a temporary of the previous axis
 		}

@@ -193,12 +193,12 @@ func softmaxT[T ops.Float](e *Engine, log bool, d, g *tensor.Dense, axis int, op
 
 // keep reduces a along dim into a device temporary and returns it with a
 // view of it that keeps dim at extent 1, which ops broadcast against a.
-func keep[T array.Elem](e *Engine, a *array.Array[T], dim int, fn func(dst, a *array.Array[T], dim int) error) (t, view *array.Array[T], err error) {
+func keep[T array.Elem](e *Engine, a *array.Array[T], dim int, fn func(dst, a *array.Array[T], ax array.Axis) error) (t, view *array.Array[T], err error) {
 	t, err = deviceTemp[T](e, slices.Delete(slices.Clone(a.Extents()), dim, dim+1))
 	if err != nil {
 		return nil, nil, err
 	}
-	if err = fn(t, a, dim); err == nil {
+	if err = fn(t, a, array.Axis(-1-dim)); err == nil {
 		view, err = t.View(0, slices.Insert(t.Dims(), dim, array.Dim{Extent: 1, Stride: 1}))
 	}
 	if err != nil {

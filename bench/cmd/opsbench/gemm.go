@@ -95,7 +95,7 @@ func runGemm[T float32 | float64](b *bench, g gemmCase, tune, keep bool) {
 	a, x, c := array.New[T](g.K, g.M), array.New[T](g.N, g.K), array.New[T](g.N, g.M)
 	defer func() { a.Close(); x.Close(); c.Close() }()
 	check(ops.On(b.d, a, x, c))
-	check(ops.Iota(a, 0))
+	check(ops.Iota(a, -1))
 	check(ops.BinaryScalar(a, a, 1/T(g.K), ops.OpMul))
 	check(ops.Fill(x, 1))
 	fn := func() error { return ops.MatMul(c, a, x) }

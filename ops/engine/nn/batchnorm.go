@@ -80,13 +80,13 @@ func stateFor[T ops.Float](op *BatchNormOp, e *engine.Engine, s tensor.Shape) (*
 
 // chanSum stores in dst (1, C, 1, 1) the sum of a (N, C, H, W) per channel.
 func (st *bnState[T]) chanSum(dst, a *array.Array[T]) error {
-	if err := ops.Sum(st.s1, a, 0); err != nil { // W
+	if err := ops.Sum(st.s1, a, -1); err != nil { // W
 		return err
 	}
-	if err := ops.Sum(st.s2, st.s1, 1); err != nil { // H
+	if err := ops.Sum(st.s2, st.s1, -2); err != nil { // H
 		return err
 	}
-	return ops.Sum(dst, st.s2, 3) // N
+	return ops.Sum(dst, st.s2, -4) // N
 }
 
 func bnForward[T ops.Float](op *BatchNormOp, e *engine.Engine, out, x *tensor.Dense) error {
