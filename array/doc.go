@@ -146,7 +146,6 @@
 //	        FromSlice (extents), Wrap and View (dims), Dim, Dims, Extents,
 //	        Box, Raw, Crop, Slice, Embed, Transpose, Permute, Translate,
 //	        SetMin (dim)
-//	ops     the dst-first MatMul's operands ((K, M[, B]) in extents)
 //	halide  pipeline arguments and bounds (Halide's buffers)
 //	interop images as (x, y, c) (package img); a foreign row-major
 //	        shape reverses into extents (package interop's "Axis order")

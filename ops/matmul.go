@@ -10,15 +10,14 @@ import (
 // Float is the element types MatMul handles.
 type Float interface{ float32 | float64 }
 
-// MatMul stores the matrix product a·b in dst for float32 and float64.
-// Matrices use the library's dimension order: dimension 0 is the column
-// (innermost), dimension 1 the row, so an M×K matrix has extents (K, M).
-// With a (K, M), b (N, K) and dst (N, M):
+// MatMul stores the matrix product a @ b in dst for float32 and float64,
+// in NumPy's shapes: a (M, K), b (K, N), dst (M, N). A leading batch axis
+// batches, ([B, ]M, K) @ ([B, ]K, N) → ([B, ]M, N), and an operand of
+// rank 2 or batch 1 is shared by every batch. In the layout's own order
+// (dimension 0 innermost) a has extents (K, M), and
 //
 //	dst(j, i) = Σ_p a(p, i) · b(j, p)
 //
-// A third dimension batches: dst(j, i, z) = Σ_p a(p, i, z)·b(j, p, z), and
-// an operand that is 2-D or has batch extent 1 is shared by every batch.
 // Any views work (crops, transposes, non-zero mins): operands are packed
 // into cache-sized panels, so a transposed operand costs nothing extra. dst
 // must not overlap a or b.
