@@ -323,25 +323,34 @@ func kernelsAgree(t *testing.T, ops []UnaryOp, scale float32, specials []float32
 			useAsm, useAVX512 = false, false
 			want := make([]float32, n)
 			run(op, want, x)
-			for _, k := range []struct {
-				name        string
-				asm, avx512 bool
-			}{{"avx512", true, true}, {"avx2", true, false}} {
-				if k.asm && !hasAVX2 || k.avx512 && !hasAVX512 {
-					continue
-				}
-				useAsm, useAVX512 = k.asm, k.avx512
+			eachKernel(func(name string) {
 				got := make([]float32, n)
 				run(op, got, x)
 				in := slices.Clone(x)
 				run(op, in, in)
 				for i := range want {
 					if !same(got[i], want[i]) || !same(in[i], want[i]) {
-						t.Fatalf("case %d n=%d %s %v(%v) at %d: %v (in place %v), kernels off %v", c, n, k.name, op, x[i], i, got[i], in[i], want[i])
+						t.Fatalf("case %d n=%d %s %v(%v) at %d: %v (in place %v), kernels off %v", c, n, name, op, x[i], i, got[i], in[i], want[i])
 					}
 				}
-			}
+			})
 		}
+	}
+}
+
+// eachKernel runs f with the AVX-512 kernels on, then the AVX2 ones
+// alone, where the CPU has them (the caller restores useAsm and
+// useAVX512).
+func eachKernel(f func(name string)) {
+	for _, k := range []struct {
+		name        string
+		asm, avx512 bool
+	}{{"avx512", true, true}, {"avx2", true, false}} {
+		if k.asm && !hasAVX2 || k.avx512 && !hasAVX512 {
+			continue
+		}
+		useAsm, useAVX512 = k.asm, k.avx512
+		f(k.name)
 	}
 }
 
@@ -375,23 +384,16 @@ func TestPowKernels(t *testing.T) {
 		useAsm, useAVX512 = false, false
 		want := make([]float32, n)
 		pow32(want, a, b)
-		for _, k := range []struct {
-			name        string
-			asm, avx512 bool
-		}{{"avx512", true, true}, {"avx2", true, false}} {
-			if k.asm && !hasAVX2 || k.avx512 && !hasAVX512 {
-				continue
-			}
-			useAsm, useAVX512 = k.asm, k.avx512
+		eachKernel(func(name string) {
 			got, ia, ib := make([]float32, n), slices.Clone(a), slices.Clone(b)
 			pow32(got, a, b)
 			pow32(ia, ia, b)
 			pow32(ib, a, ib)
 			for i := range want {
 				if !same(got[i], want[i]) || !same(ia[i], want[i]) || !same(ib[i], want[i]) {
-					t.Fatalf("case %d n=%d %s pow(%v, %v) at %d: %v (over a %v, over b %v), Go %v", c, n, k.name, a[i], b[i], i, got[i], ia[i], ib[i], want[i])
+					t.Fatalf("case %d n=%d %s pow(%v, %v) at %d: %v (over a %v, over b %v), Go %v", c, n, name, a[i], b[i], i, got[i], ia[i], ib[i], want[i])
 				}
 			}
-		}
+		})
 	}
 }
