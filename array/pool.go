@@ -34,9 +34,8 @@ var poolLimit = 256 << 20
 // back instead of new blocks (each one page faults and clears), which
 // the pacer alone would let happen for a live heap's worth each cycle.
 // A large live heap raises it to half the heap (the pool's blocks not
-// counted), so a forced collection
-// (which costs in proportion to the heap) comes at most twice as often
-// as the pacer's own.
+// counted), so a forced collection (which costs in proportion to the
+// heap) comes at most twice as often as the pacer's own.
 var lendBudget = 16 << 20
 
 // hostPool is the pool: free blocks by class, the bytes they hold, and

@@ -30,13 +30,15 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 			mode = 2
 		}
 		i := 0
-		if useAVX512 && len(d) >= 16 {
-			i = len(d) &^ 15
-			expF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), i, mode)
-		}
-		if m := (len(d) - i) &^ 7; useAsm && m > 0 {
-			expF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), m, mode)
-			i += m
+		if useAsm {
+			w, m := lanes512(len(d), 8)
+			if w > 0 {
+				expF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w, mode)
+			}
+			if m > w {
+				expF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w, mode)
+			}
+			i = m
 		}
 		for ; i < len(d); i++ {
 			switch mode {
@@ -180,9 +182,9 @@ func log64(x float64) float64 {
 func pow32(d, a, b []float32) {
 	a, b = a[:len(d)], b[:len(d)]
 	if useAsm {
-		// the AVX-512 and AVX2 kernels, in blocks of 1024 lanes; they mark the lanes off
-		// its fast path, and keeps their operand where d is a or b, so
-		// only they are redone, from a and b
+		// the assembly kernels (lanes512), in blocks of 1024 lanes, mark
+		// the lanes off their fast path and keep those lanes' operand
+		// where d is a or b, so only they are redone, from a and b
 		keepb := 0
 		if len(d) > 0 && &d[0] == &b[0] {
 			keepb = 1
@@ -190,14 +192,13 @@ func pow32(d, a, b []float32) {
 		var masks [256]byte
 		for lo := 0; lo < len(d); lo += 1024 {
 			hi := min(lo+1024, len(d))
-			m, m16, slow := (hi-lo)&^3, 0, 0
-			if useAVX512 {
-				if m16 = (hi - lo) &^ 15; m16 > 0 {
-					slow = powF32AVX512(unsafe.Pointer(&d[lo]), unsafe.Pointer(&a[lo]), unsafe.Pointer(&b[lo]), m16, unsafe.Pointer(&masks[0]), keepb)
-				}
+			w, m := lanes512(hi-lo, 4)
+			slow := 0
+			if w > 0 {
+				slow = powF32AVX512(unsafe.Pointer(&d[lo]), unsafe.Pointer(&a[lo]), unsafe.Pointer(&b[lo]), w, unsafe.Pointer(&masks[0]), keepb)
 			}
-			if i := lo + m16; m > m16 {
-				slow |= powF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), unsafe.Pointer(&b[i]), m-m16, unsafe.Pointer(&masks[m16/4]), keepb)
+			if i := lo + w; m > w {
+				slow |= powF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), unsafe.Pointer(&b[i]), m-w, unsafe.Pointer(&masks[w/4]), keepb)
 			}
 			if slow != 0 {
 				for v, mk := range masks[:m/4] {
@@ -226,8 +227,18 @@ func pow32Go(d, a, b []float32) {
 	}
 }
 
-// sincos32 is trig32 for Sin and Cos with the AVX-512 or AVX2 kernel, which leaves
-// the lanes it does not cover (|x| ≥ 2^20, NaN, Inf) holding x and says
+// lanes512 splits n lanes among the assembly kernels: the first w (a
+// multiple of 16; none without AVX-512) to the AVX-512 one, the rest of
+// the first m (a multiple of unit, a power of two) to the AVX2 one.
+func lanes512(n, unit int) (w, m int) {
+	if useAVX512 {
+		w = n &^ 15
+	}
+	return w, n &^ (unit - 1)
+}
+
+// sincos32 is trig32 for Sin and Cos with the assembly kernels, which leave
+// the lanes they do not cover (|x| ≥ 2^20, NaN, Inf) holding x and say
 // so: only then are they found and redone by trig32, as is the last
 // n mod 4. d is a or does not overlap it.
 func sincos32(op UnaryOp, d, a []float32) {
@@ -235,14 +246,13 @@ func sincos32(op UnaryOp, d, a []float32) {
 	if op == OpCos {
 		cos = 1
 	}
-	m, slow := len(d)&^3, 0
-	if m16 := len(d) &^ 15; useAVX512 && m16 > 0 {
-		slow = sinF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), m16, cos)
-		if m > m16 {
-			slow |= sinF32(unsafe.Pointer(&d[m16]), unsafe.Pointer(&a[m16]), m-m16, cos)
-		}
-	} else if m > 0 {
-		slow = sinF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), m, cos)
+	w, m := lanes512(len(d), 4)
+	slow := 0
+	if w > 0 {
+		slow = sinF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w, cos)
+	}
+	if m > w {
+		slow |= sinF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w, cos)
 	}
 	if slow != 0 {
 		for i, v := range a[:m] { // a slow lane's a[i] is x, in place too

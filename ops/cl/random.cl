@@ -99,11 +99,11 @@ inline TS rand_cvt(double z) {
 // once rand_fill's loop unrolls: a computed index would put w in slow
 // private memory on GPUs).
 inline TS rand_value(uint w[4], int lane) {
-	int l = lane * RK;
 #if RNORMAL
 	double2 z = rand_pair(w, lane >> 1);
 	return rand_cvt(lane & 1 ? z.y : z.x);
 #else
+	int l = lane * RK;
 #if RKIND == 0
 	return (TS)w[l];
 #elif RKIND == 1
