@@ -248,9 +248,16 @@ func (p *Pipeline) call(ctx context.Context, f *frame, o *Options, args []any) e
 	if err == nil {
 		err = p.canceled(ctx)
 	}
+	var rec *recording
+	if err == nil && p.gpu {
+		rec, err = p.beginRecording(f, dev) // capture.go
+	}
 	rc := 0
 	if err == nil {
 		rc = p.invoke(f) // hooks.go: the fast entry point unless p has callbacks
+	}
+	if rec != nil {
+		rec.end(p, f, dev)
 	}
 	if ferr := p.finish(f, dev, rc == 0 && err == nil); err == nil {
 		err = ferr

@@ -84,6 +84,15 @@
 // kernels (a bounds or constraint failure: type, rank and null buffers are
 // refused in Go first), so that module stays loaded until the process ends.
 //
+// Inside a capture (package device/capture) pipeline calls are recorded
+// with the rest of the work: on CUDA by the stream capture, as any launch
+// on the device's stream; on OpenCL each kernel the runtime launches is
+// kept with its arguments and grid, and a reference to it and to the crop
+// sub-buffers and device temporaries of the runtime's that it uses, until
+// the Graph closes (a command buffer, or the recorded launches queued
+// again). A call whose runtime copies data by itself is refused there.
+// Its scalars (brighter's k) stay as recorded (TestCaptureOpenCL).
+//
 // Per call: CallWith(Options{...}, args...) chooses the device, the
 // transfer guard, the user context, the hooks and the entry point
 // (Options.Callbacks) for that call only; CallContext(ctx, Options{...},

@@ -15,7 +15,7 @@ import (
 
 // ErrCapture is wrapped by the errors of work that cannot be recorded or
 // replayed (Record's) and of a replay refused because an Array changed.
-var ErrCapture = errors.New("capture: cannot replay")
+var ErrCapture = devkit.ErrCapture
 
 // Graph is recorded device work, replayed by Replay until Close. Safe
 // for concurrent use; replays of one Graph are serialized.
@@ -229,8 +229,8 @@ func observe(d device.Device, pkg, op string, outs, ins []*array.Raw, err error)
 	if st == nil {
 		return
 	}
-	if pkg == "halide" || pkg == "stream" {
-		st.rec.Refuse(fmt.Errorf("capture: %s on %s: pipeline calls and streamed chains are not recorded yet: %w", name, d.Name(), ErrCapture))
+	if _, ok := d.(devkit.ForeignRecorder); pkg == "stream" || (pkg == "halide" && !ok) {
+		st.rec.Refuse(fmt.Errorf("capture: %s on %s: streamed chains, and pipeline calls on this device, are not recorded: %w", name, d.Name(), ErrCapture))
 		return
 	}
 	for k, rs := range [][]*array.Raw{outs, ins} {

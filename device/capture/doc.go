@@ -38,11 +38,12 @@
 // pinned Array's (array.NewIn) it moves directly. Work that cannot be
 // replayed makes Record fail, with an error that says why: reading a
 // result back to the host (the *All reductions: reduce into an Array
-// instead), an op that ran on the host on an Array of the device, a
-// Halide pipeline call or a streamed chain (a follow-up). Scalars of
-// kernels (BinaryScalar's factor, a learning rate) are updated without
-// recording again: Graph.Scalar finds them by the value they were
-// recorded with.
+// instead), an op that ran on the host on an Array of the device, or a
+// streamed chain (a follow-up). Halide pipeline calls are recorded
+// (package halide, "Inside a capture"). Scalars of the library's kernels
+// (BinaryScalar's factor, a learning rate) are updated without recording
+// again: Graph.Scalar finds them by the value they were recorded with; a
+// pipeline call's scalars stay as recorded.
 //
 // Replay does not wait for the work. A recorded transfer moves its host
 // memory when the work runs, so Sync the device before writing the next

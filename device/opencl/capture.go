@@ -58,3 +58,11 @@ func (d *Device) refuseRead(what string) error {
 	}
 	return nil
 }
+
+var _ devkit.ForeignRecorder = (*Device)(nil)
+
+// Recording is the capture d's queue records into, nil when none, and
+// d's block lookup (devkit.ForeignRecorder: Halide's pipeline calls).
+func (d *Device) Recording() (*devkit.Recording, func(h uintptr) func() func() error) {
+	return d.s.capture.Load(), d.s.Keep
+}

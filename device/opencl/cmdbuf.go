@@ -50,7 +50,7 @@ func (d *Device) commandBuffer(steps []*devkit.Step) (devkit.Replayer, error) {
 	}
 	for _, st := range steps {
 		switch st.Data.(type) {
-		case *kernelStep, *copyStep:
+		case *kernelStep, *copyStep, *devkit.ForeignKernel:
 		default:
 			return nil, nil // a transfer: the recorded replay
 		}
@@ -104,6 +104,14 @@ func (r *cmdReplay) build() error {
 				}
 				err = b.NDRange(k, x.g.Global[:x.g.Dims], local)
 			}
+		case *devkit.ForeignKernel:
+			// Halide's: the Recording holds the only reference, so its
+			// arguments stay as the runtime set them.
+			var local []int
+			if x.Local != [3]int{} {
+				local = x.Local[:x.Dims]
+			}
+			err = b.NDRange(cl.KernelOf(x.Kernel), x.Global[:x.Dims], local)
 		case *copyStep:
 			err = b.CopyBuffer(uintptr(x.dst), x.dstOff, uintptr(x.src), x.srcOff, x.n)
 		}

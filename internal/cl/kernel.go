@@ -17,6 +17,10 @@ type Kernel struct {
 // Local is a kernel argument that reserves that many bytes of __local memory.
 type Local int
 
+// KernelOf is a Kernel over a cl_kernel another runtime made (Halide's),
+// for recording it: the caller keeps the reference, so never Release it.
+func KernelOf(h uintptr) *Kernel { return &Kernel{h: h, name: "(foreign)"} }
+
 // Handle returns the raw cl_kernel.
 func (k *Kernel) Handle() uintptr { return k.h }
 

@@ -10,6 +10,10 @@ import (
 	"github.com/resident-go/resident/device"
 )
 
+// ErrCapture is device/capture's ErrCapture, here for the packages that
+// refuse work inside a capture (halide).
+var ErrCapture = errors.New("capture: cannot replay")
+
 // Recording is what a device records of its queue's work during a
 // capture (package device/capture): the steps a recorded replay queues
 // again, the device memory the steps use (kept alive until Release), and
@@ -295,4 +299,33 @@ func (c *Counters) AddWork(w device.Stats) {
 	c.d2dCalls.Add(w.D2DCalls)
 	c.d2dBytes.Add(w.D2DBytes)
 	c.launches.Add(w.Launches)
+}
+
+// ForeignRecorder is a device whose captures also take the kernels that
+// another runtime (Halide's OpenCL runtime) queues on its queue: the
+// Recording it is capturing into (nil: none) and its keep, the handle
+// lookup that holds a block of its pool (Recording.Record's keep).
+type ForeignRecorder interface {
+	Recording() (rec *Recording, keep func(h uintptr) func() func() error)
+}
+
+// ForeignKernel is a Step's Data for a kernel another runtime queued:
+// the cl_kernel (the Recording holds a reference; nobody sets its
+// arguments again) and its grid, for a command buffer to record.
+type ForeignKernel struct {
+	Kernel        uintptr
+	Dims          int
+	Global, Local [3]int // Local all 0: the driver's choice
+}
+
+// KeepRef holds a reference the caller took (released by rel) until rec
+// releases its blocks; a second reference to a handle rec already holds
+// is dropped at once.
+func KeepRef(rec *Recording, h uintptr, rel func() error) error {
+	kept := false
+	rec.Keep(h, func() func() error { kept = true; return rel })
+	if !kept {
+		return rel()
+	}
+	return nil
 }

@@ -191,6 +191,19 @@ static void *checked_create_program(void *ctx, uint32_t n, const char **src, con
     return real_create_program(ctx, n, src, len, err);
 }
 
+// The capture recorder's hooks (clrec.c, a layer above this one).
+static gohl_cl_wrap_fn wrap_hook;
+static gohl_cl_note_fn note_hook;
+
+void gohl_cl_set_hooks(gohl_cl_wrap_fn wrap, gohl_cl_note_fn note) {
+    wrap_hook = wrap;
+    note_hook = note;
+}
+
+static void note_transfer(const char *what) {
+    if (note_hook) note_hook(what);
+}
+
 // The runtime's own transfers (halide_copy_to_host / _to_device inside a
 // pipeline, which device.Stats cannot see) are counted here, so tests can
 // show that a call moved nothing.
@@ -200,11 +213,13 @@ static int64_t runtime_reads, runtime_writes;
 
 static int32_t counted_read(void *q, void *m, uint32_t b, size_t off, size_t n, void *p, uint32_t ne, const void *ev, void *e) {
     __atomic_add_fetch(&runtime_reads, 1, __ATOMIC_RELAXED);
+    note_transfer("the runtime read a buffer back by itself");
     return real_read(q, m, b, off, n, p, ne, ev, e);
 }
 
 static int32_t counted_write(void *q, void *m, uint32_t b, size_t off, size_t n, void *p, uint32_t ne, const void *ev, void *e) {
     __atomic_add_fetch(&runtime_writes, 1, __ATOMIC_RELAXED);
+    note_transfer("the runtime copied a buffer to the device by itself");
     return real_write(q, m, b, off, n, p, ne, ev, e);
 }
 
@@ -215,12 +230,14 @@ static enqueue_rect_fn real_read_rect, real_write_rect;
 static int32_t counted_read_rect(void *q, void *m, uint32_t b, const size_t *bo, const size_t *ho, const size_t *r, size_t brp,
                                  size_t bsp, size_t hrp, size_t hsp, void *p, uint32_t ne, const void *ev, void *e) {
     __atomic_add_fetch(&runtime_reads, 1, __ATOMIC_RELAXED);
+    note_transfer("the runtime read a buffer back by itself");
     return real_read_rect(q, m, b, bo, ho, r, brp, bsp, hrp, hsp, p, ne, ev, e);
 }
 
 static int32_t counted_write_rect(void *q, void *m, uint32_t b, const size_t *bo, const size_t *ho, const size_t *r, size_t brp,
                                   size_t bsp, size_t hrp, size_t hsp, void *p, uint32_t ne, const void *ev, void *e) {
     __atomic_add_fetch(&runtime_writes, 1, __ATOMIC_RELAXED);
+    note_transfer("the runtime copied a buffer to the device by itself");
     return real_write_rect(q, m, b, bo, ho, r, brp, bsp, hrp, hsp, p, ne, ev, e);
 }
 
@@ -231,8 +248,10 @@ void gohl_runtime_transfers(int64_t *reads, int64_t *writes) {
 
 static void *opencl_lib;
 
-void *halide_opencl_get_symbol(void *user_context, const char *name) {
-    (void)user_context;
+gohl_ctx *gohl_cl_acquired_ctx(void) { return held ? acq_ctx : NULL; }
+void *gohl_cl_acquired_queue(void) { return held ? held->queue : NULL; }
+
+void *gohl_cl_symbol(const char *name) {
     void *sym = dlsym(RTLD_DEFAULT, name);
     if (!sym) {
         // Not loaded yet (a pipeline called before device/opencl): load
@@ -240,6 +259,12 @@ void *halide_opencl_get_symbol(void *user_context, const char *name) {
         if (!opencl_lib) opencl_lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_GLOBAL);
         if (opencl_lib) sym = dlsym(opencl_lib, name);
     }
+    return sym;
+}
+
+void *halide_opencl_get_symbol(void *user_context, const char *name) {
+    (void)user_context;
+    void *sym = gohl_cl_symbol(name);
     if (sym && strcmp(name, "clEnqueueReadBuffer") == 0) {
         real_read = (enqueue_rw_fn)sym;
         return (void *)counted_read;
@@ -260,7 +285,7 @@ void *halide_opencl_get_symbol(void *user_context, const char *name) {
         real_create_program = (create_program_fn)sym;
         return (void *)checked_create_program;
     }
-    return sym;
+    return wrap_hook ? wrap_hook(name, sym) : sym;
 }
 
 // gohl_cl_texture_probe runs argv once with f's arguments (bounds queries:

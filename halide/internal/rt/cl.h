@@ -25,6 +25,17 @@ int gohl_cl_texture_probe(uintptr_t argv, gohl_frame *f);
 int gohl_cl_release_mem(uintptr_t mem);
 
 void gohl_runtime_transfers(int64_t *reads, int64_t *writes);
+// The call this thread's runtime holds its device for, and that device's
+// queue (NULL outside an acquire); an OpenCL entry point by name.
+gohl_ctx *gohl_cl_acquired_ctx(void);
+void *gohl_cl_acquired_queue(void);
+void *gohl_cl_symbol(const char *name);
+// gohl_cl_set_hooks lets a layer above wrap the entry points the runtime
+// resolves (wrap returns what the runtime gets for sym) and hear of the
+// runtime's own transfers (note).
+typedef void *(*gohl_cl_wrap_fn)(const char *name, void *sym);
+typedef void (*gohl_cl_note_fn)(const char *what);
+void gohl_cl_set_hooks(gohl_cl_wrap_fn wrap, gohl_cl_note_fn note);
 int gohl_cl_set_opts(gohl_cl *cl, const char *opts);
 const char *gohl_build_options(gohl_cl *cl);
 

@@ -12,6 +12,7 @@
 
 struct gohl_cl;
 struct gohl_cu;
+struct gohl_clrec;
 
 // gohl_ctx is the user_context of one call, which the error handler and
 // halide_acquire_cl_context know by its address only (shim.c: a C caller's
@@ -24,6 +25,7 @@ typedef struct gohl_ctx {
     int64_t cl_gen;  // cl->gen when the call chose cl: a recycled cl refuses the call
     struct gohl_cu *cu;  // the call's CUDA device (cuda.c), NULL: not a CUDA call of ours
     int64_t cu_gen;      // cu->gen when the call chose cu
+    struct gohl_clrec *clrec;  // non-NULL: record the call's OpenCL launches (clrec.c)
     int32_t slot;    // the frame's Go call state (options.go), 0: none
     int32_t hooks;   // GOHL_HOOK_*: the call has Go hooks of its own
     int32_t target_asked;   // halide_can_use_target_features calls in this call (setters.c)

@@ -99,6 +99,7 @@ type Ctx struct {
 	CLGen          int64
 	CU             *CU
 	CUGen          int64
+	CLRec          *CLRec
 	Slot           int32
 	Hooks          int32
 	TargetAsked    int32
@@ -478,6 +479,7 @@ func CheckLayout() error {
 		{"Ctx.CLGen", unsafe.Offsetof(x.CLGen), unsafe.Offsetof(cx.cl_gen)},
 		{"Ctx.CU", unsafe.Offsetof(x.CU), unsafe.Offsetof(cx.cu)},
 		{"Ctx.CUGen", unsafe.Offsetof(x.CUGen), unsafe.Offsetof(cx.cu_gen)},
+		{"Ctx.CLRec", unsafe.Offsetof(x.CLRec), unsafe.Offsetof(cx.clrec)},
 		{"Ctx.Slot", unsafe.Offsetof(x.Slot), unsafe.Offsetof(cx.slot)},
 		{"Ctx.Hooks", unsafe.Offsetof(x.Hooks), unsafe.Offsetof(cx.hooks)},
 		{"Ctx.TargetAsked", unsafe.Offsetof(x.TargetAsked), unsafe.Offsetof(cx.target_asked)},

@@ -1,0 +1,229 @@
+package halide_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/capture"
+	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/halide"
+	"github.com/resident-go/resident/halide/examples/brighter"
+	"github.com/resident-go/resident/halide/internal/rt"
+	tdraw "github.com/resident-go/resident/internal/draw"
+	"github.com/resident-go/resident/ops"
+)
+
+// chainCase is a drawn chain of brighter calls over two images, a and b,
+// each stage reading one and writing the other (or a crop of it): one
+// replay adds every stage's k again, as a model on the host computes.
+type chainCase struct {
+	w, h   int
+	ks     []uint8
+	crop   []bool // the stage writes rows [y0, y0+n) of its output only
+	y0, n  int
+	recOff bool // replay through recorded steps (no command buffer)
+}
+
+func drawChain(r *rand.Rand) chainCase {
+	c := chainCase{w: 128 * (1 + r.IntN(3)), h: 1 + r.IntN(40), recOff: r.IntN(2) == 0}
+	for range 1 + r.IntN(6) {
+		c.ks = append(c.ks, uint8(r.IntN(9)))
+		c.crop = append(c.crop, r.IntN(3) == 0)
+	}
+	c.y0 = r.IntN(c.h)
+	c.n = 1 + r.IntN(c.h-c.y0)
+	return c
+}
+
+// stageModel applies stage i of c to the host images (the source is a
+// when i is even).
+func (c chainCase) stageModel(i int, a, b []uint8) {
+	src, dst := a, b
+	if i%2 == 1 {
+		src, dst = b, a
+	}
+	y0, y1 := 0, c.h
+	if c.crop[i] {
+		y0, y1 = c.y0, c.y0+c.n
+	}
+	for j := y0 * c.w; j < y1*c.w; j++ {
+		dst[j] = uint8(min(int(src[j])+int(c.ks[i]), 255))
+	}
+}
+
+// TestCaptureOpenCL records drawn chains of OpenCL pipeline calls (whole
+// images and row crops, which the runtime turns into sub-buffers at each
+// launch) and replays them through a command buffer or the recorded
+// steps: the results are the model's after each replay, a replay queues
+// one node per call, and closing the Graph releases every kernel and
+// sub-buffer the recording held.
+func TestCaptureOpenCL(t *testing.T) {
+	r := rand.New(rand.NewPCG(tdraw.Seed(t), 35))
+	for ci := range 12 {
+		c := drawChain(r)
+		t.Run(fmt.Sprint(ci), func(t *testing.T) {
+			d, err := opencl.Open(opencl.Options{NoCommandBuffers: c.recOff})
+			if err != nil {
+				t.Skip("no OpenCL driver:", err)
+			}
+			defer d.Close()
+			want := "OpenCL command buffer"
+			if c.recOff {
+				want = "recorded replay"
+			}
+			captureChain(t, r, c, d, brighter.BrighterPipeline, want)
+		})
+	}
+}
+
+// TestCaptureCUDA: the same on CUDA, where the stream capture takes the
+// runtime's launches into the graph (skipped without a GPU: the mock's
+// kernels compute nothing).
+func TestCaptureCUDA(t *testing.T) {
+	r := rand.New(rand.NewPCG(tdraw.Seed(t), 36))
+	d := cuDevice(t)
+	for ci := range 12 {
+		c := drawChain(r)
+		t.Run(fmt.Sprint(ci), func(t *testing.T) { captureChain(t, r, c, d, brighter.BrighterCudaPipeline, "CUDA graph") })
+	}
+}
+
+// captureChain runs c once eagerly on d, records it, replays it a drawn
+// number of times and checks the images against the model, the Graph's
+// kind and nodes, and what its Close releases.
+func captureChain(t *testing.T, r *rand.Rand, c chainCase, d device.Device, p *halide.Pipeline, kind string) {
+	_, isCL := d.(*opencl.Device)
+	ownedBefore := rt.CLRecOwned()
+	a, b := array.New[uint8](c.w, c.h), array.New[uint8](c.w, c.h)
+	defer a.Close()
+	defer b.Close()
+	ha, _ := a.Host()
+	hb, _ := b.Host()
+	ma, mb := make([]uint8, c.w*c.h), make([]uint8, c.w*c.h)
+	for i := range ma {
+		ma[i], mb[i] = uint8(r.IntN(256)), uint8(r.IntN(256))
+	}
+	copy(ha.Data(), ma)
+	copy(hb.Data(), mb)
+	chain := func() error {
+		for i, k := range c.ks {
+			src, dst := a, b
+			if i%2 == 1 {
+				src, dst = b, a
+			}
+			if c.crop[i] {
+				src, dst = src.Crop(1, c.y0, c.n), dst.Crop(1, c.y0, c.n)
+			}
+			if err := p.CallWith(halide.Options{Device: d}, src, k, dst); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	// once eagerly (kernels built, both images on the device)
+	if err := chain(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range c.ks {
+		c.stageModel(i, ma, mb)
+	}
+	live := d.Stats().AllocsLive
+	g, err := capture.Record(d, chain)
+	if err != nil {
+		t.Fatalf("%+v: %v", c, err)
+	}
+	if g.Kind() != kind || g.Nodes() != len(c.ks) {
+		t.Fatalf("%+v: a %s of %d nodes, want a %s of %d", c, g.Kind(), g.Nodes(), kind, len(c.ks))
+	}
+	if isCL {
+		// a reference to each launch's kernel, and to the two
+		// sub-buffers (input, output) of each crop at an offset
+		refs := len(c.ks)
+		for _, cr := range c.crop {
+			if cr && c.y0 > 0 {
+				refs += 2
+			}
+		}
+		if n := rt.CLRecOwned() - ownedBefore; n != int64(refs) {
+			t.Fatalf("%+v: the Graph holds %d kernel and cl_mem references, want %d", c, n, refs)
+		}
+	}
+	for i := range c.ks { // Record ran the chain once
+		c.stageModel(i, ma, mb)
+	}
+	for range r.IntN(3) {
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range c.ks {
+			c.stageModel(i, ma, mb)
+		}
+	}
+	checkModel(t, "a", a, ma)
+	checkModel(t, "b", b, mb)
+	if a.Device() != d {
+		t.Fatalf("a is on %v after the replays, want %s", a.Device(), d.Name())
+	}
+	g.Close()
+	if n := rt.CLRecOwned(); n != ownedBefore {
+		t.Fatalf("%d recorded kernel and cl_mem references outstanding after Close, want %d", n, ownedBefore)
+	}
+	if n := d.Stats().AllocsLive; n != live {
+		t.Fatalf("%d allocations live after Close, want %d", n, live)
+	}
+}
+
+func checkModel(t *testing.T, name string, a *array.Array[uint8], want []uint8) {
+	t.Helper()
+	v, err := a.HostReadOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := v.Data()
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("%s[%d] = %d, want %d", name, i, got[i], want[i])
+		}
+	}
+}
+
+// TestCaptureOpenCLRefusals: a replay refuses an Array closed since the
+// capture; a Record whose function fails after a pipeline call keeps
+// nothing; a Halide call on a device that cannot record it fails Record.
+func TestCaptureOpenCLRefusals(t *testing.T) {
+	d, err := opencl.Open(opencl.Options{})
+	if err != nil {
+		t.Skip("no OpenCL driver:", err)
+	}
+	defer d.Close()
+	owned := rt.CLRecOwned()
+	a, b := array.New[uint8](128, 4), array.New[uint8](128, 4)
+	defer a.Close()
+	if err := ops.On(d, a, b); err != nil {
+		t.Fatal(err)
+	}
+	call := func() error { return brighter.BrighterPipeline.CallWith(halide.Options{Device: d}, a, uint8(1), b) }
+	if err := call(); err != nil {
+		t.Fatal(err)
+	}
+	mine := errors.New("mine")
+	if g, err := capture.Record(d, func() error { call(); return mine }); g != nil || err != mine {
+		t.Fatalf("a failing Record: %v, %v", g, err)
+	}
+	if n := rt.CLRecOwned(); n != owned {
+		t.Fatalf("%d references outstanding after a failed Record, want %d", n, owned)
+	}
+	g, err := capture.Record(d, call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	b.Close()
+	if err := g.Replay(); !errors.Is(err, capture.ErrCapture) {
+		t.Fatalf("a replay after its output closed: %v, want ErrCapture", err)
+	}
+}
