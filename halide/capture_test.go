@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -225,5 +226,97 @@ func TestCaptureOpenCLRefusals(t *testing.T) {
 	b.Close()
 	if err := g.Replay(); !errors.Is(err, capture.ErrCapture) {
 		t.Fatalf("a replay after its output closed: %v, want ErrCapture", err)
+	}
+}
+
+// BenchmarkBrighterChainReplay is the pinned chain of issue 35 unbanded:
+// upload a pinned n×n uint8 image, 8 brighter stages on the device,
+// download the result into pinned memory, then wait; "eager" calls
+// everything each time, "replayed" records it once (capture.Record) and
+// replays it (HALIDE_BENCH_SIZE as BenchmarkBrighterChain). On the
+// default OpenCL device and, where there is one, the CUDA GPU.
+//
+//	go test -run '^$' -bench BrighterChainReplay ./halide
+func BenchmarkBrighterChainReplay(b *testing.B) {
+	n := benchSize()
+	type dev struct {
+		d device.Device
+		p *halide.Pipeline
+	}
+	var ds []dev
+	if d, err := halide.DefaultDevice("OpenCL"); err == nil {
+		ds = append(ds, dev{d, brighter.BrighterPipeline})
+	}
+	if d, err := halide.DefaultDevice("CUDA"); err == nil && !strings.Contains(strings.ToLower(d.Name()), "mock") {
+		ds = append(ds, dev{d, brighter.BrighterCudaPipeline})
+	}
+	for _, x := range ds {
+		d := x.d
+		in, err := array.NewIn[uint8](d.(device.HostAllocator), n, n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := array.NewIn[uint8](d.(device.HostAllocator), n, n)
+		t1, t2 := array.New[uint8](n, n), array.New[uint8](n, n)
+		h, _ := in.Host()
+		copy(h.Data(), pattern(n, n))
+		chain := func() error {
+			if err := ops.On(d, in); err != nil { // the upload
+				return err
+			}
+			src, dst := in, t1
+			for i := range 8 {
+				if i == 7 {
+					dst = out
+				}
+				if err := x.p.CallWith(halide.Options{Device: d}, src, uint8(1), dst); err != nil {
+					return err
+				}
+				src, dst = dst, t2
+				if src == t2 {
+					dst = t1
+				}
+			}
+			return out.CopyToHost() // the download
+		}
+		eager := func() error {
+			in.Host() // new on the host: upload it again
+			if err := chain(); err != nil {
+				return err
+			}
+			return d.Sync()
+		}
+		if err := eager(); err != nil { // kernels built, memory placed
+			b.Fatal(err)
+		}
+		b.Run(d.Name()+"/eager", func(b *testing.B) {
+			b.SetBytes(int64(n * n))
+			for b.Loop() {
+				if err := eager(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		in.Host()
+		g, err := capture.Record(d, chain)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(d.Name()+"/replayed", func(b *testing.B) {
+			b.SetBytes(int64(n * n))
+			for b.Loop() {
+				if err := g.Replay(); err != nil {
+					b.Fatal(err)
+				}
+				if err := d.Sync(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(g.Nodes()), "nodes")
+		})
+		g.Close()
+		for _, a := range []*array.Array[uint8]{in, out, t1, t2} {
+			a.Close()
+		}
 	}
 }
