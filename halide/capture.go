@@ -78,21 +78,66 @@ func (r *recording) end(p *Pipeline, f *frame, d gpuDevice) {
 				fk.Local[k] = int(l.Local[k])
 			}
 		}
-		words := make([]uintptr, 0, len(l.Words))
-		for _, w := range l.Words {
-			if w != 0 {
-				words = append(words, uintptr(w)) // the library's cl_mems among them stay allocated
+		// Scalars of 1, 2 or 4 bytes are the step's Args (Graph.Scalar
+		// finds them by their bytes); 8-byte values may be cl_mems: the
+		// library's among them stay allocated (roots).
+		var roots []uintptr
+		args := make([]any, len(l.Args))
+		for j, a := range l.Args {
+			switch {
+			case !a.Has:
+			case a.Size == 8:
+				if a.Val != 0 {
+					roots = append(roots, uintptr(a.Val))
+				}
+			case a.Size == 1 || a.Size == 2 || a.Size == 4:
+				b := make([]byte, a.Size)
+				for k := range b {
+					b[k] = byte(a.Val >> (8 * k))
+				}
+				args[j] = b
 			}
 		}
-		run := func([]any) error {
+		fk.SetArgs = setArgs(p, l.Kernel)
+		run := func(args []any) error {
+			if err := fk.SetArgs(args); err != nil {
+				return err
+			}
 			if code := rt.EnqueueCL(queue, l); code != 0 {
 				return fmt.Errorf("halide: replaying a kernel of pipeline %s: OpenCL error %d", p.name, code)
 			}
 			return nil
 		}
-		r.rec.Record(&devkit.Step{Name: name, Run: run, Data: fk}, r.keep, words...)
+		r.rec.Record(&devkit.Step{Name: name, Args: args, Run: run, Data: fk}, r.keep, roots...)
 	}
 	if why != "" {
 		r.rec.Refuse(fmt.Errorf("halide: pipeline %s inside a capture on %s: %s, which a replay would not do again: make its inputs current on the device before recording (ops.On, or run the call once first): %w", p.name, d.Name(), why, devkit.ErrCapture))
+	}
+}
+
+// setArgs sets a recorded kernel's scalar arguments (the []byte among
+// args) where args is not the slice it set last: Scalar.Set makes a new
+// one.
+func setArgs(p *Pipeline, kernel uintptr) func(args []any) error {
+	var last []any
+	return func(args []any) error {
+		if len(args) == 0 || (len(last) > 0 && &last[0] == &args[0]) {
+			return nil
+		}
+		for i, a := range args {
+			b, ok := a.([]byte)
+			if !ok {
+				continue
+			}
+			var v uint64
+			for k, x := range b {
+				v |= uint64(x) << (8 * k)
+			}
+			if code := rt.SetCLArg(kernel, i, len(b), v); code != 0 {
+				return fmt.Errorf("halide: setting argument %d of a recorded kernel of pipeline %s: OpenCL error %d", i, p.name, code)
+			}
+		}
+		last = args
+		return nil
 	}
 }

@@ -229,6 +229,71 @@ func TestCaptureOpenCLRefusals(t *testing.T) {
 	}
 }
 
+// TestCaptureScalar: a pipeline's scalar (brighter's k) changes between
+// replays through Graph.Scalar on OpenCL, through the command buffer and
+// the recorded launches; on CUDA, whose graph holds Halide's launches as
+// the driver captured them, Scalar finds none (ErrCapture).
+func TestCaptureScalar(t *testing.T) {
+	type dev struct {
+		d    device.Device
+		p    *halide.Pipeline
+		want bool
+	}
+	var ds []dev
+	for _, off := range []bool{false, true} {
+		if d, err := opencl.Open(opencl.Options{NoCommandBuffers: off}); err == nil {
+			defer d.Close()
+			ds = append(ds, dev{d, brighter.BrighterPipeline, true})
+		}
+	}
+	if d, err := halide.DefaultDevice("CUDA"); err == nil && !strings.Contains(strings.ToLower(d.Name()), "mock") {
+		ds = append(ds, dev{d, brighter.BrighterCudaPipeline, false})
+	}
+	if len(ds) == 0 {
+		t.Skip("no OpenCL or CUDA device")
+	}
+	for _, x := range ds {
+		src := pattern(256, 3)
+		in, out := array.New[uint8](256, 3), array.New[uint8](256, 3)
+		h, _ := in.Host()
+		copy(h.Data(), src)
+		if err := ops.On(x.d, in, out); err != nil {
+			t.Fatal(err)
+		}
+		call := func() error { return x.p.CallWith(halide.Options{Device: x.d}, in, uint8(37), out) }
+		if err := call(); err != nil {
+			t.Fatal(err)
+		}
+		g, err := capture.Record(x.d, call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := g.Scalar(uint8(37))
+		if !x.want {
+			if !errors.Is(err, capture.ErrCapture) {
+				t.Fatalf("%s: Scalar of a pipeline's k: %v, want ErrCapture", x.d.Name(), err)
+			}
+			g.Close()
+			continue
+		}
+		if err != nil || sc.Uses() != 1 {
+			t.Fatalf("%s (%s): Scalar(uint8(37)): %v, %v uses", x.d.Name(), g.Kind(), err, sc)
+		}
+		for _, k := range []uint8{100, 3} {
+			if err := sc.Set(k); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Replay(); err != nil {
+				t.Fatal(err)
+			}
+			checkBrightened(t, fmt.Sprintf("%s (%s) k=%d", x.d.Name(), g.Kind(), k), out, src, k)
+		}
+		g.Close()
+		in.Close()
+		out.Close()
+	}
+}
+
 // BenchmarkBrighterChainReplay is the pinned chain of issue 35 unbanded:
 // upload a pinned n×n uint8 image, 8 brighter stages on the device,
 // download the result into pinned memory, then wait; "eager" calls

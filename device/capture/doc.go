@@ -42,8 +42,8 @@
 // streamed chain (a follow-up). Halide pipeline calls are recorded
 // (package halide, "Inside a capture"). Scalars of the library's kernels
 // (BinaryScalar's factor, a learning rate) are updated without recording
-// again: Graph.Scalar finds them by the value they were recorded with; a
-// pipeline call's scalars stay as recorded.
+// again: Graph.Scalar finds them by the value they were recorded with
+// (an OpenCL pipeline call's too; a CUDA one's stay as recorded).
 //
 // Replay does not wait for the work. A recorded transfer moves its host
 // memory when the work runs, so Sync the device before writing the next

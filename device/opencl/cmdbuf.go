@@ -105,13 +105,15 @@ func (r *cmdReplay) build() error {
 				err = b.NDRange(k, x.g.Global[:x.g.Dims], local)
 			}
 		case *devkit.ForeignKernel:
-			// Halide's: the Recording holds the only reference, so its
-			// arguments stay as the runtime set them.
+			// Halide's: the Recording holds the only reference, so
+			// only SetArgs changes its arguments.
 			var local []int
 			if x.Local != [3]int{} {
 				local = x.Local[:x.Dims]
 			}
-			err = b.NDRange(cl.KernelOf(x.Kernel), x.Global[:x.Dims], local)
+			if err = x.SetArgs(st.Args); err == nil {
+				err = b.NDRange(cl.KernelOf(x.Kernel), x.Global[:x.Dims], local)
+			}
 		case *copyStep:
 			err = b.CopyBuffer(uintptr(x.dst), x.dstOff, uintptr(x.src), x.srcOff, x.n)
 		}

@@ -316,6 +316,9 @@ type ForeignKernel struct {
 	Kernel        uintptr
 	Dims          int
 	Global, Local [3]int // Local all 0: the driver's choice
+	// SetArgs sets the kernel's scalar arguments from the Step's Args
+	// (SetArg changes them) before a command buffer records it.
+	SetArgs func(args []any) error
 }
 
 // KeepRef holds a reference the caller took (released by rel) until rec

@@ -61,7 +61,9 @@ static int made_has(void *m) {
 // this thread (it sets them all, then launches).
 static __thread void *arg_kernel;
 static __thread int32_t arg_n;
-static __thread uint64_t arg_words[GOHL_CLREC_ARGS];
+static __thread uint32_t arg_size[GOHL_CLREC_ARGS];
+static __thread uint8_t arg_has[GOHL_CLREC_ARGS];
+static __thread uint64_t arg_val[GOHL_CLREC_ARGS];
 
 // recording is this thread's call's record when the call runs on a
 // capturing device and q is that device's queue.
@@ -84,12 +86,15 @@ static int32_t rec_set_arg(void *k, uint32_t i, size_t size, const void *v) {
         if (k != arg_kernel) {
             arg_kernel = k;
             arg_n = 0;
-            memset(arg_words, 0, sizeof arg_words);
+            memset(arg_has, 0, sizeof arg_has);
         }
         if (i < GOHL_CLREC_ARGS) {
             uint64_t w = 0;
-            if (v && size == sizeof(void *)) memcpy(&w, v, sizeof w);
-            arg_words[i] = w;
+            int has = v && size <= sizeof w;
+            if (has) memcpy(&w, v, size);  // little-endian: the low bytes
+            arg_size[i] = size;
+            arg_has[i] = has;
+            arg_val[i] = w;
             if ((int32_t)i >= arg_n) arg_n = i + 1;
         }
     }
@@ -130,14 +135,16 @@ static int32_t rec_ndrange(void *q, void *k, uint32_t dims, const size_t *off, c
         l->global[d] = global[d];
         l->local[d] = local ? local[d] : 0;
     }
-    l->nwords = arg_n;
-    memcpy(l->words, arg_words, sizeof l->words);
+    l->nargs = arg_n;
+    memcpy(l->size, arg_size, sizeof l->size);
+    memcpy(l->has, arg_has, sizeof l->has);
+    memcpy(l->val, arg_val, sizeof l->val);
     arg_kernel = NULL;  // the runtime's next kernel may get this one's address
     // a reference to each cl_mem of the runtime's own the launch uses
     pthread_mutex_lock(&made_mu);
     for (int32_t i = 0; i < arg_n; i++) {
-        void *m = (void *)(uintptr_t)arg_words[i];
-        if (!m || !made_has(m)) continue;
+        void *m = (void *)(uintptr_t)arg_val[i];
+        if (!arg_has[i] || arg_size[i] != sizeof m || !m || !made_has(m)) continue;
         int dup = 0;
         for (int32_t j = 0; j < r->nmems; j++) dup |= r->mems[j] == m;
         if (dup) continue;
@@ -254,6 +261,11 @@ int gohl_cl_enqueue(uintptr_t queue, uintptr_t kernel, uint32_t dims, const uint
         lo[d] = local ? local[d] : 0;
     }
     return real_ndrange((void *)queue, (void *)kernel, dims, NULL, g, local ? lo : NULL, 0, NULL, NULL);
+}
+
+int gohl_cl_set_arg(uintptr_t kernel, uint32_t i, uint32_t size, uint64_t v) {
+    if (!real_set_arg || size > sizeof v) return -51;  // CL_INVALID_ARG_SIZE
+    return real_set_arg((void *)kernel, i, size, &v);
 }
 
 int64_t gohl_clrec_owned(void) { return __atomic_load_n(&owned, __ATOMIC_RELAXED); }

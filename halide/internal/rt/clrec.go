@@ -10,13 +10,21 @@ import "unsafe"
 type CLRec C.gohl_clrec
 
 // CLLaunch is one recorded launch. Kernel is a reference its taker owns
-// (ReleaseCL); Words are the pointer-sized values of its arguments.
+// (ReleaseCL).
 type CLLaunch struct {
 	Kernel        uintptr
 	Dims          int
 	Global, Local [3]uint64
 	HasLocal      bool
-	Words         []uint64
+	Args          []CLArg
+}
+
+// CLArg is one kernel argument: its size, and its value where Has (at
+// most 8 bytes, little-endian; local memory has none).
+type CLArg struct {
+	Size int
+	Has  bool
+	Val  uint64
 }
 
 // NewCLRec is an empty record in C memory; nil when out of memory.
@@ -36,8 +44,8 @@ func (r *CLRec) Take() (ls []CLLaunch, mems []uintptr, why string) {
 			for d := range 3 {
 				x.Global[d], x.Local[d] = uint64(l.global[d]), uint64(l.local[d])
 			}
-			for _, w := range l.words[:l.nwords] {
-				x.Words = append(x.Words, uint64(w))
+			for i := range int(l.nargs) {
+				x.Args = append(x.Args, CLArg{Size: int(l.size[i]), Has: l.has[i] != 0, Val: uint64(l.val[i])})
 			}
 			ls = append(ls, x)
 		}
@@ -75,6 +83,12 @@ func EnqueueCL(queue uintptr, l *CLLaunch) int {
 		lp = nil
 	}
 	return int(C.gohl_cl_enqueue(C.uintptr_t(queue), C.uintptr_t(l.Kernel), C.uint32_t(l.Dims), &g[0], lp))
+}
+
+// SetCLArg sets argument i of a recorded kernel to the size low bytes of
+// v; the OpenCL error code (0: none).
+func SetCLArg(kernel uintptr, i, size int, v uint64) int {
+	return int(C.gohl_cl_set_arg(C.uintptr_t(kernel), C.uint32_t(i), C.uint32_t(size), C.uint64_t(v)))
 }
 
 // CLRecOwned is the number of references records took that nobody has

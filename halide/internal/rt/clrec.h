@@ -9,14 +9,16 @@
 #define GOHL_CLREC_ARGS 64
 
 // gohl_cllaunch is one clEnqueueNDRangeKernel of the runtime: the kernel
-// (a reference the record owns), its grid, and the pointer-sized values of
-// its arguments (cl_mems among them: the library keeps its own alive).
+// (a reference the record owns), its grid, and its arguments: size, and
+// the value where it is at most 8 bytes (has set; not for local memory).
 typedef struct gohl_cllaunch {
     void *kernel;
     uint32_t dims, has_local;
     uint64_t global[3], local[3];
-    int32_t nwords;
-    uint64_t words[GOHL_CLREC_ARGS];
+    int32_t nargs;
+    uint32_t size[GOHL_CLREC_ARGS];
+    uint8_t has[GOHL_CLREC_ARGS];
+    uint64_t val[GOHL_CLREC_ARGS];
 } gohl_cllaunch;
 
 // gohl_clrec is what one call recorded. mems are cl_mems the runtime made
@@ -41,6 +43,8 @@ void gohl_clrec_free(gohl_clrec *r);
 // else a cl_mem's); gohl_cl_enqueue queues a recorded launch again.
 int gohl_clrec_release(uintptr_t h, int kernel);
 int gohl_cl_enqueue(uintptr_t queue, uintptr_t kernel, uint32_t dims, const uint64_t *global, const uint64_t *local);
+// gohl_cl_set_arg sets argument i of a recorded kernel to size bytes of v.
+int gohl_cl_set_arg(uintptr_t kernel, uint32_t i, uint32_t size, uint64_t v);
 // gohl_clrec_owned is the number of kernel and cl_mem references records
 // have taken and nobody has released yet (tests: nothing leaks).
 int64_t gohl_clrec_owned(void);
