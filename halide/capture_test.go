@@ -294,12 +294,13 @@ func TestCaptureScalar(t *testing.T) {
 	}
 }
 
-// BenchmarkBrighterChainReplay is the pinned chain of issue 35 unbanded:
-// upload a pinned n×n uint8 image, 8 brighter stages on the device,
-// download the result into pinned memory, then wait; "eager" calls
-// everything each time, "replayed" records it once (capture.Record) and
-// replays it (HALIDE_BENCH_SIZE as BenchmarkBrighterChain). On the
-// default OpenCL device and, where there is one, the CUDA GPU.
+// BenchmarkBrighterChainReplay is the pinned chain of issue 35 unbanded
+// ("pinned": upload a pinned n×n uint8 image, 8 brighter stages on the
+// device, download the result into pinned memory) and its 8 stages alone
+// ("resident"), each followed by a wait: "eager" calls everything each
+// time, "replayed" records it once (capture.Record) and replays it
+// (HALIDE_BENCH_SIZE as BenchmarkBrighterChain). On the default OpenCL
+// device and, where there is one, the CUDA GPU.
 //
 //	go test -run '^$' -bench BrighterChainReplay ./halide
 func BenchmarkBrighterChainReplay(b *testing.B) {
@@ -325,14 +326,11 @@ func BenchmarkBrighterChainReplay(b *testing.B) {
 		t1, t2 := array.New[uint8](n, n), array.New[uint8](n, n)
 		h, _ := in.Host()
 		copy(h.Data(), pattern(n, n))
-		chain := func() error {
-			if err := ops.On(d, in); err != nil { // the upload
-				return err
-			}
+		stages := func(last *array.Array[uint8]) error {
 			src, dst := in, t1
 			for i := range 8 {
 				if i == 7 {
-					dst = out
+					dst = last
 				}
 				if err := x.p.CallWith(halide.Options{Device: d}, src, uint8(1), dst); err != nil {
 					return err
@@ -342,44 +340,67 @@ func BenchmarkBrighterChainReplay(b *testing.B) {
 					dst = t1
 				}
 			}
-			return out.CopyToHost() // the download
+			return nil
 		}
-		eager := func() error {
-			in.Host() // new on the host: upload it again
-			if err := chain(); err != nil {
+		pinned := func() error {
+			if err := ops.On(d, in); err != nil { // the upload
 				return err
 			}
-			return d.Sync()
+			if err := stages(out); err != nil {
+				return err
+			}
+			return out.CopyToHost() // the download
 		}
-		if err := eager(); err != nil { // kernels built, memory placed
-			b.Fatal(err)
-		}
-		b.Run(d.Name()+"/eager", func(b *testing.B) {
-			b.SetBytes(int64(n * n))
-			for b.Loop() {
-				if err := eager(); err != nil {
+		resident := func() error { return stages(t2) }
+		for _, c := range []struct {
+			name string
+			work func() error
+			up   bool // the source is new on the host each time
+		}{{"pinned", pinned, true}, {"resident", resident, false}} {
+			fresh := func() {
+				if c.up {
+					in.Host()
+				} else if err := ops.On(d, in); err != nil {
 					b.Fatal(err)
 				}
 			}
-		})
-		in.Host()
-		g, err := capture.Record(d, chain)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(d.Name()+"/replayed", func(b *testing.B) {
-			b.SetBytes(int64(n * n))
-			for b.Loop() {
-				if err := g.Replay(); err != nil {
-					b.Fatal(err)
+			eager := func() error {
+				fresh()
+				if err := c.work(); err != nil {
+					return err
 				}
-				if err := d.Sync(); err != nil {
-					b.Fatal(err)
-				}
+				return d.Sync()
 			}
-			b.ReportMetric(float64(g.Nodes()), "nodes")
-		})
-		g.Close()
+			if err := eager(); err != nil { // kernels built, memory placed
+				b.Fatal(err)
+			}
+			b.Run(d.Name()+"/"+c.name+"/eager", func(b *testing.B) {
+				b.SetBytes(int64(n * n))
+				for b.Loop() {
+					if err := eager(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			fresh()
+			g, err := capture.Record(d, c.work)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(d.Name()+"/"+c.name+"/replayed", func(b *testing.B) {
+				b.SetBytes(int64(n * n))
+				for b.Loop() {
+					if err := g.Replay(); err != nil {
+						b.Fatal(err)
+					}
+					if err := d.Sync(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(g.Nodes()), "nodes")
+			})
+			g.Close()
+		}
 		for _, a := range []*array.Array[uint8]{in, out, t1, t2} {
 			a.Close()
 		}

@@ -115,6 +115,9 @@ type graphReplay struct {
 	// each launch, tells destroy when the last launch's host nodes ran.
 	staged []*goStage
 	done   cu.Event
+	// foreign is the kernel nodes no step recorded: launches of other
+	// runtimes on the stream (Halide's).
+	foreign int
 }
 
 // mapNodes finds each recorded launch's node in the graph (same kernel,
@@ -128,11 +131,13 @@ func (r *graphReplay) mapNodes() error {
 		return fmt.Errorf("cuda: the graph's nodes on %s: %w", r.s.Name, err)
 	}
 	used := make([]bool, len(nodes))
+	r.foreign = len(nodes)
 	for _, st := range r.steps {
 		cs, ok := st.Data.(*cudaStep)
 		if !ok {
 			continue
 		}
+		r.foreign--
 		for i, n := range nodes {
 			if used[i] || funcs[i] != cs.f {
 				continue
@@ -214,7 +219,7 @@ func (r *graphReplay) Kind() string { return "CUDA graph" }
 
 func (r *graphReplay) Ran() bool { return false }
 func (r *graphReplay) Nodes() int {
-	return len(r.steps)
+	return len(r.steps) + max(r.foreign, 0)
 }
 
 // Close destroys the graph; after the Device's Close, nothing (its
