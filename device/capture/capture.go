@@ -139,6 +139,9 @@ func (u *use) check() error {
 	if plumb.Array.Closed(u.r) {
 		return fmt.Errorf("capture: the Array %v (%s) was closed since the capture: record again with open Arrays: %w", u.r, u.what, ErrCapture)
 	}
+	if u.handle == 0 {
+		return nil // host memory a streamed chain moves: its own, no device copy
+	}
 	a, off := u.r.Allocation()
 	if a == nil || a.Native() != u.handle || a.Offset()+off != u.off {
 		return fmt.Errorf("capture: the Array %v (%s) has other device memory than when it was captured (moved or reallocated): record again: %w", u.r, u.what, ErrCapture)
@@ -229,8 +232,8 @@ func observe(d device.Device, pkg, op string, outs, ins []*array.Raw, err error)
 	if st == nil {
 		return
 	}
-	if _, ok := d.(devkit.ForeignRecorder); pkg == "stream" || (pkg == "halide" && !ok) {
-		st.rec.Refuse(fmt.Errorf("capture: %s on %s: streamed chains, and pipeline calls on this device, are not recorded: %w", name, d.Name(), ErrCapture))
+	if _, ok := d.(devkit.ForeignRecorder); (pkg == "halide" || pkg == "stream") && !ok {
+		st.rec.Refuse(fmt.Errorf("capture: %s on %s: pipeline calls and streamed chains are not recorded on this device: %w", name, d.Name(), ErrCapture))
 		return
 	}
 	for k, rs := range [][]*array.Raw{outs, ins} {

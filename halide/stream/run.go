@@ -25,13 +25,21 @@ func (s *Stream) run(ctx context.Context, trace *Trace, dst, src array.Buffer) (
 	// Work queued on the compute queue before this Run may still use
 	// memory the caching allocator handed to our buffers: uploads wait
 	// for it.
+	rec, err := s.capturing(trace, dst, src) // capture.go
+	if err != nil {
+		return err
+	}
 	start, err := st.Mark(plumb.Compute)
 	if err != nil {
 		return err
 	}
 	var tr *tracer
 	defer func() {
-		err = errors.Join(err, s.drain(start))
+		if rec != nil {
+			err = errors.Join(err, s.join(start))
+		} else {
+			err = errors.Join(err, s.drain(start))
+		}
 		err = errors.Join(err, tr.done(err == nil))
 		s.settle()
 	}()

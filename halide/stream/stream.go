@@ -88,9 +88,10 @@ type Stream struct {
 	// views[k][i] is band k's region i on the device: views of the
 	// slot's input (i = 0) and output (i = n) buffers and of mid[i], made
 	// once per plan, so a Run makes no new Arrays for the steps.
-	views  [][]array.Buffer
-	kits   []kit // kits[i]: region i's element type
-	closed bool
+	views   [][]array.Buffer
+	kits    []kit // kits[i]: region i's element type
+	closed  bool
+	oneShot bool // the package function's: closed as its Run returns
 }
 
 // slot is one band in flight: its input and output device buffers, the
@@ -143,6 +144,7 @@ func RunContext(ctx context.Context, dst, src array.Buffer, o Options, steps ...
 	if err != nil {
 		return err
 	}
+	s.oneShot = true
 	defer func() { err = errors.Join(err, s.Close()) }()
 	return s.RunContext(ctx, RunOptions{}, dst, src)
 }
