@@ -232,7 +232,7 @@ func observe(d device.Device, pkg, op string, outs, ins []*array.Raw, err error)
 	if st == nil {
 		return
 	}
-	if _, ok := d.(devkit.ForeignRecorder); (pkg == "halide" || pkg == "stream") && !ok {
+	if fr, ok := d.(devkit.ForeignRecorder); (pkg == "halide" || pkg == "stream") && (!ok || !takes(fr)) {
 		st.rec.Refuse(fmt.Errorf("capture: %s on %s: pipeline calls and streamed chains are not recorded on this device: %w", name, d.Name(), ErrCapture))
 		return
 	}
@@ -244,6 +244,13 @@ func observe(d device.Device, pkg, op string, outs, ins []*array.Raw, err error)
 			st.add(r, k == 0, name)
 		}
 	}
+}
+
+// takes reports whether fr records another runtime's work (its
+// Recording is the active one).
+func takes(fr devkit.ForeignRecorder) bool {
+	rec, _ := fr.Recording()
+	return rec != nil
 }
 
 // add records r; call with activeMu held (st.arrays is only Record's

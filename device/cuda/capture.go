@@ -301,9 +301,9 @@ func (s *state) refuse(what string) error {
 
 var _ devkit.ForeignRecorder = (*Device)(nil)
 
-// Recording is the capture d's stream records into, nil when none
+// recording is the capture d's stream records into, nil when none
 // (devkit.ForeignRecorder). The stream capture takes the launches other
 // runtimes queue on d's stream (Halide's pipeline calls) by itself.
-func (d *Device) Recording() (*devkit.Recording, func(h uintptr) func() func() error) {
+func (d *Device) recording() (*devkit.Recording, func(h uintptr) func() func() error) {
 	return d.s.capture.rec.Load(), d.s.Keep
 }

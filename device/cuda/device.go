@@ -186,7 +186,7 @@ func Open(o Options) (*Device, error) {
 	}
 	d := &Device{s: s}
 	d.InitFace(&s.Core, d, runtime.AddCleanup(d, func(s *state) { s.Close() }, s), devkit.FaceHooks[*Device]{
-		NoCache: o.NoCache, Move: d.moveHost, Begin: d.beginCapture, End: d.endCapture})
+		NoCache: o.NoCache, Move: d.moveHost, Begin: d.beginCapture, End: d.endCapture, Foreign: d.recording})
 	return d, nil
 }
 

@@ -61,8 +61,8 @@ func (d *Device) refuseRead(what string) error {
 
 var _ devkit.ForeignRecorder = (*Device)(nil)
 
-// Recording is the capture d's queue records into, nil when none, and
+// recording is the capture d's queue records into, nil when none, and
 // d's block lookup (devkit.ForeignRecorder: Halide's pipeline calls).
-func (d *Device) Recording() (*devkit.Recording, func(h uintptr) func() func() error) {
+func (d *Device) recording() (*devkit.Recording, func(h uintptr) func() func() error) {
 	return d.s.capture.Load(), d.s.Keep
 }

@@ -156,7 +156,7 @@ func newDevice(o Options, p cl.Platform, id cl.DeviceID, ctx *cl.Context, q *cl.
 	}
 	d := &Device{s: s}
 	d.InitFace(&s.Core, d, runtime.AddCleanup(d, func(s *state) { s.Close() }, s), devkit.FaceHooks[*Device]{
-		NoCache: o.NoCache, Fit: s.fit, Move: d.moveHost, Begin: d.beginCapture, End: d.endCapture})
+		NoCache: o.NoCache, Fit: s.fit, Move: d.moveHost, Begin: d.beginCapture, End: d.endCapture, Foreign: d.recording})
 	return d
 }
 

@@ -22,8 +22,9 @@ type Face[D Dev] struct {
 // Capture gives a device the Capturer methods over its own two steps; a
 // backend's Device embeds it (through Face, or alone as sim does).
 type Capture struct {
-	begin func(rec *Recording) error
-	end   func(rec *Recording) (Replayer, error)
+	begin   func(rec *Recording) error
+	end     func(rec *Recording) (Replayer, error)
+	foreign func() (*Recording, func(h uintptr) func() func() error)
 }
 
 // SetCapture sets the steps behind BeginCapture and EndCapture.
@@ -37,6 +38,15 @@ func (c *Capture) BeginCapture(rec *Recording) error { return c.begin(rec) }
 // EndCapture stops recording (Capturer).
 func (c *Capture) EndCapture(rec *Recording) (Replayer, error) { return c.end(rec) }
 
+// Recording is the capture the device records into and its keep
+// (ForeignRecorder); nil where the device takes no other runtime's work.
+func (c *Capture) Recording() (*Recording, func(h uintptr) func() func() error) {
+	if c.foreign == nil {
+		return nil, nil
+	}
+	return c.foreign()
+}
+
 // FaceHooks are the backend-specific steps behind a Face's methods.
 type FaceHooks[D Dev] struct {
 	// NoCache: Malloc counts no cache misses (Options.NoCache).
@@ -48,6 +58,8 @@ type FaceHooks[D Dev] struct {
 	// Begin and End start and stop recording (device/capture).
 	Begin func(rec *Recording) error
 	End   func(rec *Recording) (Replayer, error)
+	// Foreign is the Recording behind ForeignRecorder; nil: none.
+	Foreign func() (*Recording, func(h uintptr) func() func() error)
 }
 
 // InitFace ties f to the Core c of device dev. cleanup is dev's backstop,
@@ -55,6 +67,7 @@ type FaceHooks[D Dev] struct {
 func (f *Face[D]) InitFace(c *Core, dev D, cleanup runtime.Cleanup, h FaceHooks[D]) {
 	f.c, f.dev, f.fh = c, dev, h
 	f.SetCapture(h.Begin, h.End)
+	f.foreign = h.Foreign
 	c.cleanup = cleanup
 }
 
