@@ -90,8 +90,9 @@
 // float32 and 1e-12 for float64, since OpenCL's division, sqrt and
 // transcendentals may be a few ulps off (OpenCL allows up to 16 ulps for
 // float pow, 4 for sin and cos) where the host's are correctly rounded or
-// (float32 Exp, Sin, Cos, Tan, Sigmoid, Tanh and Pow, computed in float64 with
-// short series: math32.go) within one ulp (TestMath32Accuracy); the
+// (float32 Exp, Sin, Cos, Tan, Sigmoid and Pow, computed in float64 with
+// short series: math32.go; Tanh in float32 with corrected sums,
+// tanh32.go) within one ulp (TestMath32Accuracy, TestTanhAccuracy); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.

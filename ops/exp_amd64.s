@@ -1,4 +1,4 @@
-// Code in this file: AVX2/FMA float32 Exp, Sigmoid and Tanh, computed in
+// Code in this file: AVX2/FMA float32 Exp and Sigmoid, computed in
 // float64 lanes with math32.go's exp64 (the same clamp, reduction and
 // series), so results match the Go kernel's. Chosen at start-up with the
 // other kernels (cpu.go).
@@ -55,39 +55,9 @@ DATA expv<>+208(SB)/8, $0x3fe0000000000000
 DATA expv<>+216(SB)/8, $0x3fe0000000000000
 GLOBL expv<>(SB), RODATA|NOPTR, $224
 
-// tanh's series for |x| < 2^-4, x·(1 + x²(−1/3 + x²(2/15 + x²(−17/315 +
-// x²·62/2835)))): its coefficients from the highest, then |x|'s mask
-// and 2^-4, each in four lanes
-DATA tanhv<>+0(SB)/8, $0x3f9664f4882c10fa
-DATA tanhv<>+8(SB)/8, $0x3f9664f4882c10fa
-DATA tanhv<>+16(SB)/8, $0x3f9664f4882c10fa
-DATA tanhv<>+24(SB)/8, $0x3f9664f4882c10fa
-DATA tanhv<>+32(SB)/8, $0xbfaba1ba1ba1ba1c
-DATA tanhv<>+40(SB)/8, $0xbfaba1ba1ba1ba1c
-DATA tanhv<>+48(SB)/8, $0xbfaba1ba1ba1ba1c
-DATA tanhv<>+56(SB)/8, $0xbfaba1ba1ba1ba1c
-DATA tanhv<>+64(SB)/8, $0x3fc1111111111111
-DATA tanhv<>+72(SB)/8, $0x3fc1111111111111
-DATA tanhv<>+80(SB)/8, $0x3fc1111111111111
-DATA tanhv<>+88(SB)/8, $0x3fc1111111111111
-DATA tanhv<>+96(SB)/8, $0xbfd5555555555555
-DATA tanhv<>+104(SB)/8, $0xbfd5555555555555
-DATA tanhv<>+112(SB)/8, $0xbfd5555555555555
-DATA tanhv<>+120(SB)/8, $0xbfd5555555555555
-DATA tanhv<>+128(SB)/8, $0x7fffffffffffffff
-DATA tanhv<>+136(SB)/8, $0x7fffffffffffffff
-DATA tanhv<>+144(SB)/8, $0x7fffffffffffffff
-DATA tanhv<>+152(SB)/8, $0x7fffffffffffffff
-DATA tanhv<>+160(SB)/8, $0x3fb0000000000000
-DATA tanhv<>+168(SB)/8, $0x3fb0000000000000
-DATA tanhv<>+176(SB)/8, $0x3fb0000000000000
-DATA tanhv<>+184(SB)/8, $0x3fb0000000000000
-GLOBL tanhv<>(SB), RODATA|NOPTR, $192
 
 // func expF32(d, a unsafe.Pointer, n int, mode int)
-// n is a multiple of 8. mode 0: d = e^a; 1 (Sigmoid): d = 1/(1+e^−a);
-// 2 (Tanh): d = (e^2a − 1)/(e^2a + 1), or the series for |a| < 2^-4
-// (where e^2a − 1 cancels).
+// n is a multiple of 8. mode 0: d = e^a; 1 (Sigmoid): d = 1/(1+e^−a).
 TEXT ·expF32(SB), NOSPLIT, $0-32
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
@@ -108,14 +78,8 @@ loop:
 	VCVTPS2PD 16(SI), Y4
 	TESTQ R8, R8
 	JZ compute
-	CMPQ R8, $2
-	JEQ double
 	VSUBPD Y0, Y15, Y0
 	VSUBPD Y4, Y15, Y4
-	JMP compute
-double:
-	VADDPD Y0, Y0, Y0
-	VADDPD Y4, Y4, Y4
 compute:
 	VMAXPD Y0, Y8, Y0
 	VMINPD Y0, Y9, Y0
@@ -159,8 +123,6 @@ compute:
 	VMULPD Y7, Y6, Y6
 	TESTQ R8, R8
 	JZ store
-	CMPQ R8, $2
-	JEQ tanhend
 	VADDPD Y13, Y2, Y2
 	VDIVPD Y2, Y13, Y2
 	VADDPD Y13, Y6, Y6
@@ -177,38 +139,6 @@ store:
 done:
 	VZEROUPPER
 	RET
-tanhend:
-	// Y0 and Y4 hold the reduced r by now: the inputs are reloaded for
-	// the series and the blend
-	VSUBPD Y13, Y2, Y1
-	VADDPD Y13, Y2, Y2
-	VDIVPD Y2, Y1, Y2
-	VSUBPD Y13, Y6, Y5
-	VADDPD Y13, Y6, Y6
-	VDIVPD Y6, Y5, Y6
-	VCVTPS2PD 0(SI), Y0
-	VCVTPS2PD 16(SI), Y4
-	VMULPD Y0, Y0, Y1
-	VMOVUPD tanhv<>+0(SB), Y3
-	VFMADD213PD tanhv<>+32(SB), Y1, Y3
-	VFMADD213PD tanhv<>+64(SB), Y1, Y3
-	VFMADD213PD tanhv<>+96(SB), Y1, Y3
-	VFMADD213PD Y13, Y1, Y3
-	VMULPD Y0, Y3, Y3 // x·(1 + x²·p): keeps −0
-	VANDPD tanhv<>+128(SB), Y0, Y1
-	VCMPPD $1, tanhv<>+160(SB), Y1, Y1 // |x| < 2^-4, false for NaN
-	VBLENDVPD Y1, Y3, Y2, Y2
-	VMULPD Y4, Y4, Y5
-	VMOVUPD tanhv<>+0(SB), Y7
-	VFMADD213PD tanhv<>+32(SB), Y5, Y7
-	VFMADD213PD tanhv<>+64(SB), Y5, Y7
-	VFMADD213PD tanhv<>+96(SB), Y5, Y7
-	VFMADD213PD Y13, Y5, Y7
-	VMULPD Y4, Y7, Y7
-	VANDPD tanhv<>+128(SB), Y4, Y5
-	VCMPPD $1, tanhv<>+160(SB), Y5, Y5
-	VBLENDVPD Y5, Y7, Y6, Y6
-	JMP store
 
 // EXP8 is e^x in eight float64 lanes on AVX-512, expF32's clamp,
 // reduction and series (x is clamped and reduced in place; p gets the
@@ -236,24 +166,6 @@ tanhend:
 	VPSLLQ $52, t, t; \
 	VMULPD t, p, p
 
-// TANH8 turns p = e^2x into tanh x, or takes the series where |x| <
-// 2^-4, x reloaded from off(SI); t, s, x scratch.
-#define TANH8(off, x, p, t, s) \
-	VSUBPD Z13, p, t; \
-	VADDPD Z13, p, p; \
-	VDIVPD p, t, p; \
-	VCVTPS2PD off(SI), x; \
-	VMULPD x, x, t; \
-	VBROADCASTSD tanhv<>+0(SB), s; \
-	VFMADD213PD.BCST tanhv<>+32(SB), t, s; \
-	VFMADD213PD.BCST tanhv<>+64(SB), t, s; \
-	VFMADD213PD.BCST tanhv<>+96(SB), t, s; \
-	VFMADD213PD Z13, t, s; \
-	VMULPD x, s, s; \
-	VANDPD.BCST tanhv<>+128(SB), x, t; \
-	VCMPPD.BCST $1, tanhv<>+160(SB), t, K1; \
-	VBLENDMPD s, p, K1, p
-
 // func expF32AVX512(d, a unsafe.Pointer, n int, mode int)
 // expF32 for n a multiple of 16 on AVX-512 (F, DQ, VL): the same lanes'
 // arithmetic, two chains of eight float64 lanes a step.
@@ -277,8 +189,6 @@ loop512:
 	VCVTPS2PD 32(SI), Z16
 	CMPQ R8, $1
 	JEQ sig512
-	CMPQ R8, $2
-	JEQ tanh512
 	EXP8(Z0, Z1, Z2, Z3, Y3)
 	EXP8(Z16, Z17, Z18, Z19, Y19)
 store512:
@@ -299,14 +209,6 @@ sig512:
 	VDIVPD Z2, Z13, Z2
 	VADDPD Z13, Z18, Z18
 	VDIVPD Z18, Z13, Z18
-	JMP store512
-tanh512:
-	VADDPD Z0, Z0, Z0
-	VADDPD Z16, Z16, Z16
-	EXP8(Z0, Z1, Z2, Z3, Y3)
-	EXP8(Z16, Z17, Z18, Z19, Y19)
-	TANH8(0, Z0, Z2, Z3, Z5)
-	TANH8(32, Z16, Z18, Z19, Z21)
 	JMP store512
 done512:
 	VZEROUPPER

@@ -14,20 +14,33 @@ var roundMode = [4]int{1, 2, 0, 3}
 // whose truncation error (below 1e-9 relative) is far under float32's half
 // ulp (6e-8), so results are the correctly rounded float32 value or its
 // neighbour; package math's float64 functions take what the fast paths
-// do not cover (huge arguments, NaN, Inf, Pow's special cases).
+// do not cover (huge arguments, NaN, Inf, Pow's special cases). Tanh
+// computes in float32 (tanh32.go).
 
 // unVec32 computes the unary ops it has float32 kernels for over float32
 // slices, and reports whether op is one (unFloat does the others).
 func unVec32(op UnaryOp, d, a []float32) bool {
 	a = a[:len(d)]
 	switch op {
-	case OpExp, OpSigmoid, OpTanh:
+	case OpTanh:
+		i := 0
+		if useAsm {
+			w, m := lanes512(len(d), 8)
+			if w > 0 {
+				tanhF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
+			}
+			if m > w {
+				tanhF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
+			}
+			i = m
+		}
+		for ; i < len(d); i++ {
+			d[i] = tanh32(a[i])
+		}
+	case OpExp, OpSigmoid:
 		mode := 0
-		switch op {
-		case OpSigmoid:
+		if op == OpSigmoid {
 			mode = 1
-		case OpTanh:
-			mode = 2
 		}
 		i := 0
 		if useAsm {
@@ -41,13 +54,10 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 			i = m
 		}
 		for ; i < len(d); i++ {
-			switch mode {
-			case 0:
+			if mode == 0 {
 				d[i] = float32(exp64(float64(a[i])))
-			case 1:
+			} else {
 				d[i] = float32(1 / (1 + exp64(-float64(a[i]))))
-			default:
-				d[i] = float32(tanh64(float64(a[i])))
 			}
 		}
 	case OpSin, OpCos:
@@ -92,19 +102,6 @@ func exp64(x float64) float64 {
 	r := x - k*ln2hi - k*ln2lo
 	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040+r*(1.0/40320))))))))
 	return p * math.Float64frombits(uint64(int64(k)+1023)<<52)
-}
-
-// tanh64 is tanh x for the range of float32 arguments: (e^2x − 1)/(e^2x
-// + 1) with exp64 (whose clamp gives ±1 for large |x| and ±Inf), and for
-// |x| < 2^-4, where e^2x − 1 would cancel, the Taylor series to x⁹ (error
-// below 1e-11 relative; it keeps −0). NaN gives NaN.
-func tanh64(x float64) float64 {
-	if math.Abs(x) < 0x1p-4 {
-		x2 := x * x
-		return x * (1 + x2*(-1.0/3+x2*(2.0/15+x2*(-17.0/315+x2*(62.0/2835)))))
-	}
-	e := exp64(2 * x)
-	return (e - 1) / (e + 1)
 }
 
 // trig32 computes Sin, Cos or Tan: x = q·π/2 + r with |r| ≤ π/4 (π/2 in

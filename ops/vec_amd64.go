@@ -93,9 +93,8 @@ func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStr
 //go:noescape
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 
-// expF32 computes e^a (mode 1: sigmoid 1/(1+e^−a); mode 2: tanh) of n
-// float32s, n a multiple of 8, in float64 lanes with exp64's and tanh64's
-// algorithms; exp_amd64.s.
+// expF32 computes e^a (mode 1: sigmoid 1/(1+e^−a)) of n float32s, n a
+// multiple of 8, in float64 lanes with exp64's algorithm; exp_amd64.s.
 //
 //go:noescape
 func expF32(d, a unsafe.Pointer, n int, mode int)
@@ -105,6 +104,17 @@ func expF32(d, a unsafe.Pointer, n int, mode int)
 //
 //go:noescape
 func expF32AVX512(d, a unsafe.Pointer, n int, mode int)
+
+// tanhF32 computes tanh of n float32s, n a multiple of 8, with tanh32's
+// float32 operations (AVX2/FMA); tanh_amd64.s.
+//
+//go:noescape
+func tanhF32(d, a unsafe.Pointer, n int)
+
+// tanhF32AVX512 is tanhF32 for n a multiple of 16 on AVX-512.
+//
+//go:noescape
+func tanhF32AVX512(d, a unsafe.Pointer, n int)
 
 // sinF32 computes sin (cos: 1) of n float32s, n a multiple of 4, in
 // float64 lanes with trig32's algorithm. Lanes with |x| ≥ 2^20, NaN or

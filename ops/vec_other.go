@@ -24,6 +24,8 @@ func sumF32(p unsafe.Pointer, n int) float64                 { panic("ops: no as
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool) { panic("ops: no assembly kernels") }
 func expF32(d, a unsafe.Pointer, n int, mode int)            { panic("ops: no assembly kernels") }
 func expF32AVX512(d, a unsafe.Pointer, n int, mode int)      { panic("ops: no assembly kernels") }
+func tanhF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
+func tanhF32AVX512(d, a unsafe.Pointer, n int)               { panic("ops: no assembly kernels") }
 func sinF32(d, a unsafe.Pointer, n int, cos int) int         { panic("ops: no assembly kernels") }
 func sinF32AVX512(d, a unsafe.Pointer, n int, cos int) int   { panic("ops: no assembly kernels") }
 func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) int {
