@@ -167,7 +167,7 @@ func TestCaptureStreamRefused(t *testing.T) {
 }
 
 // BenchmarkStreamedReplay is issue 35's brighter chain (8 stages over a
-// pinned 4096² uint8 image, into pinned memory) streamed in 2, 4 and 8
+// pinned 4096² uint8 image, into pinned memory) streamed in 2, 4, 8 and 16
 // bands, eager against replayed (capture.Record of the Stream's Run),
 // each followed by a sync. On the CUDA GPU only.
 //
@@ -190,7 +190,7 @@ func BenchmarkStreamedReplay(b *testing.B) {
 	for range 8 {
 		steps = append(steps, must(b, brighter.BrighterCudaPipeline, uint8(1)))
 	}
-	for _, bands := range []int{2, 4, 8} {
+	for _, bands := range []int{2, 4, 8, 16} {
 		s, err := stream.New(stream.Options{Device: d, Bands: bands}, steps...)
 		if err != nil {
 			b.Fatal(err)
