@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -117,8 +118,8 @@ func TestCaptureStreamCUDA(t *testing.T) {
 
 // TestCaptureStreamRefused: where a streamed Run cannot be replayed
 // (OpenCL, whose upload and download queues a capture does not record;
-// the package function Run; Go memory), Record fails wrapping ErrCapture,
-// leaving no event live.
+// the package function Run; Go memory; a Trace), Record fails wrapping
+// ErrCapture, leaving no event live.
 func TestCaptureStreamRefused(t *testing.T) {
 	for _, api := range []string{"OpenCL", "CUDA"} {
 		d, err := halide.DefaultDevice(api)
@@ -146,6 +147,9 @@ func TestCaptureStreamRefused(t *testing.T) {
 			"a Stream's Run":       func() error { return s.Run(dst, src) },
 			"the package Run":      func() error { return stream.Run(dst, src, stream.Options{Device: d}, step) },
 			"a Run into Go memory": func() error { return s.Run(goDst, src) },
+			"a traced Run": func() error {
+				return s.RunContext(context.Background(), stream.RunOptions{Trace: &stream.Trace{}}, dst, src)
+			},
 		}
 		for what, run := range runs {
 			if api == "CUDA" && what == "a Stream's Run" {
