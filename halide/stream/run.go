@@ -20,15 +20,16 @@ import (
 // and every event released before run returns. ctx is checked before each
 // band is queued; trace (nil: none) is filled.
 func (s *Stream) run(ctx context.Context, trace *Trace, dst, src array.Buffer) (err error) {
+	rec, restore, err := s.capturing(trace, dst, src) // capture.go
+	if err != nil {
+		return err
+	}
+	defer restore()
 	st, p, n := s.st, s.p, len(s.steps)
 	kin, kout := s.kits[0], s.kits[n]
 	// Work queued on the compute queue before this Run may still use
 	// memory the caching allocator handed to our buffers: uploads wait
 	// for it.
-	rec, err := s.capturing(trace, dst, src) // capture.go
-	if err != nil {
-		return err
-	}
 	start, err := st.Mark(plumb.Compute)
 	if err != nil {
 		return err
