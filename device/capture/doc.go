@@ -38,10 +38,9 @@
 // pinned Array's (array.NewIn) it moves directly. Work that cannot be
 // replayed makes Record fail, with an error that says why: reading a
 // result back to the host (the *All reductions: reduce into an Array
-// instead), an op that ran on the host on an Array of the device, a
-// streamed chain on OpenCL. Halide pipeline calls are recorded (package
-// halide, "Inside a capture"), and so is a streamed chain's Run on CUDA
-// (package halide/stream). Scalars of the library's kernels
+// instead), or an op that ran on the host on an Array of the device.
+// Halide pipeline calls are recorded (package halide, "Inside a
+// capture"), and so is a Stream's Run (package halide/stream). Scalars of the library's kernels
 // (BinaryScalar's factor, a learning rate) are updated without recording
 // again: Graph.Scalar finds them by the value they were recorded with
 // (an OpenCL pipeline call's too; a CUDA one's stay as recorded).
