@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/device"
@@ -113,17 +114,22 @@ type recStreams struct {
 
 func newRecStreams(st plumb.Streams, rec *devkit.Recording) *recStreams {
 	r := &recStreams{Streams: st, rec: rec, slot: map[plumb.Event]int{}}
-	r.add("reset", func() error { // events a failed replay left
-		var err error
-		for i, e := range r.evs {
-			if e != 0 {
-				err = errors.Join(err, r.Streams.Release(e))
-				r.evs[i] = 0
-			}
-		}
-		return err
-	})
+	r.add("reset", r.releaseLeft) // events a failed replay left
+	// and those the last replay left when the Graph closes
+	rec.Keep(uintptr(unsafe.Pointer(r)), func() func() error { return r.releaseLeft })
 	return r
+}
+
+// releaseLeft releases the replay events still held.
+func (r *recStreams) releaseLeft() error {
+	var err error
+	for i, e := range r.evs {
+		if e != 0 {
+			err = errors.Join(err, r.Streams.Release(e))
+			r.evs[i] = 0
+		}
+	}
+	return err
 }
 
 // add records a step named name.
