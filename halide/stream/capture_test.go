@@ -28,21 +28,12 @@ import (
 // device (PoCL here: the recorded queue work) and on a CUDA GPU (one
 // graph; the mock runs no kernels and records one stream).
 func TestCaptureStream(t *testing.T) {
-	ran := false
-	for _, api := range []string{"OpenCL", "CUDA"} {
-		d, err := halide.DefaultDevice(api)
-		if err != nil || strings.Contains(strings.ToLower(d.Name()), "mock") {
-			continue
-		}
-		ran = true
-		p := brighter.BrighterPipeline
-		if api == "CUDA" {
-			p = brighter.BrighterCudaPipeline
-		}
-		t.Run(api, func(t *testing.T) { captureStream(t, d, p) })
-	}
-	if !ran {
+	ds := brighterDevices()
+	if len(ds) == 0 {
 		t.Skip("no OpenCL device or CUDA GPU")
+	}
+	for _, x := range ds {
+		t.Run(x.api, func(t *testing.T) { captureStream(t, x.d, x.p) })
 	}
 }
 
@@ -134,10 +125,18 @@ func captureStream(t *testing.T, d device.Device, pipe *halide.Pipeline) {
 	}
 }
 
-// TestCaptureStreamRefused: where a streamed Run cannot be replayed (the
-// package function Run; Go memory; a Trace), Record fails wrapping
-// ErrCapture, leaving no event live.
-func TestCaptureStreamRefused(t *testing.T) {
+// onDevice is a device the capture tests and benchmarks run on, with its
+// brighter pipeline.
+type onDevice struct {
+	api string
+	d   device.Device
+	p   *halide.Pipeline
+}
+
+// brighterDevices are the default OpenCL device and a CUDA GPU, where
+// they open (the mock runs no kernels).
+func brighterDevices() []onDevice {
+	var ds []onDevice
 	for _, api := range []string{"OpenCL", "CUDA"} {
 		d, err := halide.DefaultDevice(api)
 		if err != nil || strings.Contains(strings.ToLower(d.Name()), "mock") {
@@ -147,6 +146,17 @@ func TestCaptureStreamRefused(t *testing.T) {
 		if api == "CUDA" {
 			p = brighter.BrighterCudaPipeline
 		}
+		ds = append(ds, onDevice{api, d, p})
+	}
+	return ds
+}
+
+// TestCaptureStreamRefused: where a streamed Run cannot be replayed (the
+// package function Run; Go memory; a Trace), Record fails wrapping
+// ErrCapture, leaving no event live.
+func TestCaptureStreamRefused(t *testing.T) {
+	for _, x := range brighterDevices() {
+		d, p := x.d, x.p
 		st, _, _ := plumb.StreamsOf(d)
 		hd := d.(device.HostAllocator)
 		src, _ := array.NewIn[uint8](hd, 64, 8)
@@ -195,16 +205,8 @@ func BenchmarkStreamedReplay(b *testing.B) {
 	if v, err := strconv.Atoi(os.Getenv("HALIDE_BENCH_SIZE")); err == nil && v > 0 {
 		n = v
 	}
-	for _, api := range []string{"OpenCL", "CUDA"} {
-		d, err := halide.DefaultDevice(api)
-		if err != nil || strings.Contains(strings.ToLower(d.Name()), "mock") {
-			continue
-		}
-		p := brighter.BrighterPipeline
-		if api == "CUDA" {
-			p = brighter.BrighterCudaPipeline
-		}
-		b.Run(api, func(b *testing.B) { benchStreamed(b, d, p, n) })
+	for _, x := range brighterDevices() {
+		b.Run(x.api, func(b *testing.B) { benchStreamed(b, x.d, x.p, n) })
 	}
 }
 
