@@ -257,7 +257,7 @@ func (p *Pipeline) call(ctx context.Context, f *frame, o *Options, args []any) e
 		rc = p.invoke(f) // hooks.go: the fast entry point unless p has callbacks
 	}
 	if rec != nil {
-		rec.end(p, f, dev)
+		rec.end(p, f, dev, rc == 0 && err == nil)
 	}
 	if ferr := p.finish(f, dev, rc == 0 && err == nil); err == nil {
 		err = ferr

@@ -46,8 +46,9 @@ func (p *Pipeline) beginRecording(f *frame, d gpuDevice) (*recording, error) {
 }
 
 // end adds what the call queued to the capture, as steps a replay queues
-// again on d's queue, and refuses what a replay would not redo.
-func (r *recording) end(p *Pipeline, f *frame, d gpuDevice) {
+// again on d's queue, and refuses what a replay would not redo: a call
+// that failed (ok false) among them, whose launches may be part of it.
+func (r *recording) end(p *Pipeline, f *frame, d gpuDevice, ok bool) {
 	f.c.Ctx.CLRec = nil
 	ls, mems, why := r.c.Take()
 	r.c.Free()
@@ -109,6 +110,9 @@ func (r *recording) end(p *Pipeline, f *frame, d gpuDevice) {
 			return nil
 		}
 		r.rec.Record(&devkit.Step{Name: name, Args: args, Run: run, Data: fk}, r.keep, roots...)
+	}
+	if !ok && why == "" {
+		why = "the call failed, returning an error"
 	}
 	if why != "" {
 		r.rec.Refuse(fmt.Errorf("halide: pipeline %s inside a capture on %s: %s, which a replay would not do again: make its inputs current on the device before recording (ops.On, or run the call once first): %w", p.name, d.Name(), why, devkit.ErrCapture))

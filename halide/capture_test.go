@@ -215,7 +215,8 @@ func checkModel(t *testing.T, name string, a *array.Array[uint8], want []uint8) 
 
 // TestCaptureOpenCLRefusals: a replay refuses an Array closed since the
 // capture; a Record whose function fails after a pipeline call keeps
-// nothing; a Halide call on a device that cannot record it fails Record.
+// nothing; a pipeline call that failed inside a capture fails Record even
+// when the function drops its error.
 func TestCaptureOpenCLRefusals(t *testing.T) {
 	d, err := opencl.Open(opencl.Options{})
 	if err != nil {
@@ -238,6 +239,24 @@ func TestCaptureOpenCLRefusals(t *testing.T) {
 	}
 	if n := rt.CLRecOwned(); n != owned {
 		t.Fatalf("%d references outstanding after a failed Record, want %d", n, owned)
+	}
+	// a call that fails inside (out of its input's bounds), its error
+	// dropped by the function: Record still fails
+	small := array.New[uint8](64, 4)
+	defer small.Close()
+	if err := ops.On(d, small); err != nil {
+		t.Fatal(err)
+	}
+	if g, err := capture.Record(d, func() error {
+		if err := brighter.BrighterPipeline.CallWith(halide.Options{Device: d}, small, uint8(1), b); err == nil {
+			t.Error("brighter of a 64-wide input into a 128-wide output did not fail")
+		}
+		return nil
+	}); g != nil || !errors.Is(err, capture.ErrCapture) {
+		t.Fatalf("Record of a failed call: %v, %v: want ErrCapture", g, err)
+	}
+	if n := rt.CLRecOwned(); n != owned {
+		t.Fatalf("%d references outstanding after a refused Record, want %d", n, owned)
 	}
 	g, err := capture.Record(d, call)
 	if err != nil {
