@@ -13,8 +13,8 @@ import (
 // queues them and are recorded too (rt's clrec.c): each kernel with its
 // arguments and grid, and a reference to it and to each device temporary
 // and crop sub-buffer of the runtime's that it uses, held until the Graph
-// closes. A call that moves data by itself (the runtime's own copies) is
-// refused: a replay would not move it again.
+// closes. A call that moves data by itself (the runtime's own copies),
+// or that fails, is refused: a replay would not do it as it ran.
 
 // recording is a call's capture on an OpenCL device, nil when none.
 type recording struct {
