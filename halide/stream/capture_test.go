@@ -18,6 +18,7 @@ import (
 	"github.com/resident-go/resident/halide/stream"
 	tdraw "github.com/resident-go/resident/internal/draw"
 	"github.com/resident-go/resident/internal/plumb"
+	"github.com/resident-go/resident/ops"
 )
 
 // TestCaptureStream records drawn streamed chains (bands, slots, cuts,
@@ -122,6 +123,84 @@ func captureStream(t *testing.T, d device.Device, pipe *halide.Pipeline) {
 		g.Close()
 		src.Close()
 		dst.Close()
+	}
+}
+
+// TestCaptureStreamMixed records issue 35's mixed chain streamed (brighter,
+// then each band's float32 sum: a Reduce step whose output is one element
+// a band, on pinned memory) and replays it over new sources: each
+// replay's sums are the model's (exact: every sum is below 2^24).
+func TestCaptureStreamMixed(t *testing.T) {
+	r := rand.New(rand.NewPCG(tdraw.Seed(t), 38))
+	for _, x := range brighterDevices() {
+		t.Run(x.api, func(t *testing.T) {
+			d := x.d
+			hd := d.(device.HostAllocator)
+			w, h, bands := 64+r.IntN(200), 8+r.IntN(40), 1+r.IntN(4)
+			k := uint8(r.IntN(9))
+			src, err := array.NewIn[uint8](hd, w, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			sums, _ := array.NewIn[float32](hd, bands)
+			defer sums.Close()
+			o := stream.Options{Device: d, Bands: bands, Last: []float64{0, 0.25}[r.IntN(2)]}
+			sum := stream.Reduce("sum", src.Dims(), o.Cut(), func(out *array.Array[float32], in *array.Array[uint8]) error {
+				return ops.EvalSum(out, ops.AsType[float32](ops.In(in)))
+			})
+			s, err := stream.New(o, must(t, x.p, k), sum)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			fill := func() []float32 {
+				v, _ := src.Host()
+				want := make([]float32, bands)
+				for b := range bands {
+					band := o.Cut().Band(src.Dims(), b)
+					for y := band[1].Min; y < band[1].Min+band[1].Extent; y++ {
+						for i := range w {
+							e := uint8(r.IntN(256))
+							v.Set(e, i, y)
+							want[b] += float32(min(int(e)+int(k), 255))
+						}
+					}
+				}
+				return want
+			}
+			check := func(what string, want []float32) {
+				t.Helper()
+				if err := d.Sync(); err != nil {
+					t.Fatal(err)
+				}
+				v, _ := sums.HostReadOnly()
+				for b := range want {
+					if v.Data()[b] != want[b] {
+						t.Fatalf("%s (%d×%d, %d bands, k %d): band %d's sum %v, want %v", what, w, h, bands, k, b, v.Data()[b], want[b])
+					}
+				}
+			}
+			want := fill()
+			if err := s.Run(sums, src); err != nil {
+				t.Fatal(err)
+			}
+			check("eager", want)
+			want = fill()
+			g, err := capture.Record(d, func() error { return s.Run(sums, src) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Close()
+			check("recorded", want)
+			for rep := range 3 {
+				want = fill()
+				if err := g.Replay(); err != nil {
+					t.Fatal(err)
+				}
+				check(fmt.Sprintf("replay %d (%s)", rep, g.Kind()), want)
+			}
+		})
 	}
 }
 
@@ -258,5 +337,77 @@ func benchStreamed(b *testing.B, d device.Device, p *halide.Pipeline, n int) {
 		})
 		g.Close()
 		s.Close()
+	}
+}
+
+// BenchmarkMixedReplay is issue 35's mixed chain (brighter, then each
+// band's float32 sum, over a pinned 4096² uint8 image: 16 MiB up, a few
+// bytes down) streamed in 2 and 4 bands (the last a quarter band), eager
+// against replayed, beside the bare 16 MiB upload the goal compares with
+// (HALIDE_BENCH_SIZE: another size).
+//
+//	go test -run '^$' -bench MixedReplay ./halide/stream
+func BenchmarkMixedReplay(b *testing.B) {
+	n := 4096
+	if v, err := strconv.Atoi(os.Getenv("HALIDE_BENCH_SIZE")); err == nil && v > 0 {
+		n = v
+	}
+	for _, x := range brighterDevices() {
+		b.Run(x.api, func(b *testing.B) {
+			d := x.d
+			hd := d.(device.HostAllocator)
+			src, err := array.NewIn[uint8](hd, n, n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer src.Close()
+			b.Run("upload", func(b *testing.B) {
+				b.SetBytes(int64(n * n))
+				for b.Loop() {
+					src.Host() // new on the host
+					if err := errors.Join(ops.On(d, src), d.Sync()); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			for _, bands := range []int{2, 4} {
+				o := stream.Options{Device: d, Bands: bands, Last: 0.25}
+				sums, _ := array.NewIn[float32](hd, bands)
+				sum := stream.Reduce("sum", src.Dims(), o.Cut(), func(out *array.Array[float32], in *array.Array[uint8]) error {
+					return ops.EvalSum(out, ops.AsType[float32](ops.In(in)))
+				})
+				s, err := stream.New(o, must(b, x.p, uint8(1)), sum)
+				if err != nil {
+					b.Fatal(err)
+				}
+				run := func() error { return s.Run(sums, src) }
+				if err := run(); err != nil {
+					b.Fatal(err)
+				}
+				b.Run(fmt.Sprintf("bands-%d/eager", bands), func(b *testing.B) {
+					b.SetBytes(int64(n * n))
+					for b.Loop() {
+						if err := run(); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				g, err := capture.Record(d, run)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Run(fmt.Sprintf("bands-%d/replayed", bands), func(b *testing.B) {
+					b.SetBytes(int64(n * n))
+					for b.Loop() {
+						if err := errors.Join(g.Replay(), d.Sync()); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				g.Close()
+				s.Close()
+				sums.Close()
+			}
+		})
 	}
 }
