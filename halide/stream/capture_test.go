@@ -307,37 +307,40 @@ func benchStreamed(b *testing.B, d device.Device, p *halide.Pipeline, n int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		run := func() error { return s.Run(dst, src) }
-		if err := run(); err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("bands-%d/eager", bands), func(b *testing.B) {
-			b.SetBytes(int64(n * n))
-			for b.Loop() {
-				if err := run(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		g, err := capture.Record(d, run)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("bands-%d/replayed", bands), func(b *testing.B) {
-			b.SetBytes(int64(n * n))
-			for b.Loop() {
-				if err := g.Replay(); err != nil {
-					b.Fatal(err)
-				}
-				if err := d.Sync(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(g.Nodes()), "nodes")
-		})
-		g.Close()
+		eagerReplayed(b, d, fmt.Sprintf("bands-%d", bands), n*n, func() error { return s.Run(dst, src) })
 		s.Close()
 	}
+}
+
+// eagerReplayed times run eagerly as name/eager, then records it and
+// times its replays as name/replayed, each followed by a sync; bytes is
+// what SetBytes counts.
+func eagerReplayed(b *testing.B, d device.Device, name string, bytes int, run func() error) {
+	if err := run(); err != nil { // kernels built, buffers made
+		b.Fatal(err)
+	}
+	b.Run(name+"/eager", func(b *testing.B) {
+		b.SetBytes(int64(bytes))
+		for b.Loop() {
+			if err := run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	g, err := capture.Record(d, run)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.Close()
+	b.Run(name+"/replayed", func(b *testing.B) {
+		b.SetBytes(int64(bytes))
+		for b.Loop() {
+			if err := errors.Join(g.Replay(), d.Sync()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(g.Nodes()), "nodes")
+	})
 }
 
 // BenchmarkMixedReplay is issue 35's mixed chain (brighter, then each
@@ -380,31 +383,7 @@ func BenchmarkMixedReplay(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				run := func() error { return s.Run(sums, src) }
-				if err := run(); err != nil {
-					b.Fatal(err)
-				}
-				b.Run(fmt.Sprintf("bands-%d/eager", bands), func(b *testing.B) {
-					b.SetBytes(int64(n * n))
-					for b.Loop() {
-						if err := run(); err != nil {
-							b.Fatal(err)
-						}
-					}
-				})
-				g, err := capture.Record(d, run)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Run(fmt.Sprintf("bands-%d/replayed", bands), func(b *testing.B) {
-					b.SetBytes(int64(n * n))
-					for b.Loop() {
-						if err := errors.Join(g.Replay(), d.Sync()); err != nil {
-							b.Fatal(err)
-						}
-					}
-				})
-				g.Close()
+				eagerReplayed(b, d, fmt.Sprintf("bands-%d", bands), n*n, func() error { return s.Run(sums, src) })
 				s.Close()
 				sums.Close()
 			}
