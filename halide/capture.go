@@ -1,8 +1,10 @@
 package halide
 
 import (
+	"encoding/binary"
 	"fmt"
 
+	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/halide/internal/rt"
 	"github.com/resident-go/resident/internal/devkit"
 )
@@ -65,18 +67,16 @@ func (r *recording) end(p *Pipeline, f *frame, d gpuDevice, ok bool) {
 			r.rec.Refuse(err)
 		}
 	}
-	_, queue := d.Handles()
 	name := "halide." + p.name
-	for i := range ls {
-		l := &ls[i]
+	for _, l := range ls {
 		if err := devkit.KeepRef(r.rec, l.Kernel, release(l.Kernel, true)); err != nil {
 			r.rec.Refuse(err)
 		}
-		fk := &devkit.ForeignKernel{Kernel: l.Kernel, Dims: l.Dims}
-		for k := range 3 {
-			fk.Global[k] = int(l.Global[k])
+		fk := &devkit.ForeignKernel{Kernel: l.Kernel, Grid: device.Grid{Dims: l.Dims}}
+		for k := range l.Dims {
+			fk.Grid.Global[k] = int(l.Global[k])
 			if l.HasLocal {
-				fk.Local[k] = int(l.Local[k])
+				fk.Grid.Local[k] = int(l.Local[k])
 			}
 		}
 		// Scalars of 1, 2 or 4 bytes are the step's Args (Graph.Scalar
@@ -92,56 +92,16 @@ func (r *recording) end(p *Pipeline, f *frame, d gpuDevice, ok bool) {
 					roots = append(roots, uintptr(a.Val))
 				}
 			case a.Size == 1 || a.Size == 2 || a.Size == 4:
-				b := make([]byte, a.Size)
-				for k := range b {
-					b[k] = byte(a.Val >> (8 * k))
-				}
-				args[j] = b
+				args[j] = binary.LittleEndian.AppendUint64(nil, a.Val)[:a.Size]
 			}
 		}
-		fk.SetArgs = setArgs(p, l.Kernel)
-		run := func(args []any) error {
-			if err := fk.SetArgs(args); err != nil {
-				return err
-			}
-			if code := rt.EnqueueCL(queue, l); code != 0 {
-				return fmt.Errorf("halide: replaying a kernel of pipeline %s: OpenCL error %d", p.name, code)
-			}
-			return nil
-		}
-		r.rec.Record(&devkit.Step{Name: name, Args: args, Run: run, Data: fk}, r.keep, roots...)
+		// Run is the device's (EndCapture): it queues the kernel itself
+		r.rec.Record(&devkit.Step{Name: name, Args: args, Data: fk}, r.keep, roots...)
 	}
 	if !ok && why == "" {
 		why = "the call failed, returning an error"
 	}
 	if why != "" {
 		r.rec.Refuse(fmt.Errorf("halide: pipeline %s inside a capture on %s: %s, which a replay would not do again: make its inputs current on the device before recording (ops.On, or run the call once first): %w", p.name, d.Name(), why, devkit.ErrCapture))
-	}
-}
-
-// setArgs sets a recorded kernel's scalar arguments (the []byte among
-// args) where args is not the slice it set last: Scalar.Set makes a new
-// one.
-func setArgs(p *Pipeline, kernel uintptr) func(args []any) error {
-	var last []any
-	return func(args []any) error {
-		if len(args) == 0 || (len(last) > 0 && &last[0] == &args[0]) {
-			return nil
-		}
-		for i, a := range args {
-			b, ok := a.([]byte)
-			if !ok {
-				continue
-			}
-			var v uint64
-			for k, x := range b {
-				v |= uint64(x) << (8 * k)
-			}
-			if code := rt.SetCLArg(kernel, i, len(b), v); code != 0 {
-				return fmt.Errorf("halide: setting argument %d of a recorded kernel of pipeline %s: OpenCL error %d", i, p.name, code)
-			}
-		}
-		last = args
-		return nil
 	}
 }

@@ -178,8 +178,16 @@ func captureChain(t *testing.T, r *rand.Rand, c chainCase, d device.Device, p *h
 		c.stageModel(i, ma, mb)
 	}
 	for range r.IntN(3) {
+		before := d.Stats()
 		if err := g.Replay(); err != nil {
 			t.Fatal(err)
+		}
+		// where the replay ran: on the device, one launch a call
+		// (counted on OpenCL, whose replay queues each kernel), no
+		// transfer
+		st := d.Stats().Sub(before)
+		if st.H2DCalls+st.D2HCalls != 0 || isCL && st.Launches != int64(len(c.ks)) {
+			t.Fatalf("%+v: a replay made %d uploads, %d downloads and %d launches, want none, none and %d", c, st.H2DCalls, st.D2HCalls, st.Launches, len(c.ks))
 		}
 		for i := range c.ks {
 			c.stageModel(i, ma, mb)

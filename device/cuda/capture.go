@@ -305,5 +305,9 @@ var _ devkit.ForeignRecorder = (*Device)(nil)
 // (devkit.ForeignRecorder). The stream capture takes the launches other
 // runtimes queue on d's stream (Halide's pipeline calls) by itself.
 func (d *Device) recording() (*devkit.Recording, func(h uintptr) func() func() error) {
-	return d.s.capture.rec.Load(), d.s.Keep
+	rec := d.s.capture.rec.Load()
+	if rec == nil {
+		return nil, nil // no method value: calls outside a capture allocate nothing here
+	}
+	return rec, d.s.Keep
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/cl"
 	"github.com/resident-go/resident/internal/devkit"
 )
 
@@ -35,6 +36,12 @@ func (d *Device) endCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 		return nil, fmt.Errorf("opencl: EndCapture on %s without its BeginCapture", d.s.Name)
 	}
 	steps := rec.Steps()
+	for _, st := range steps {
+		if fk, ok := st.Data.(*devkit.ForeignKernel); ok { // Halide's
+			f := &foreignStep{k: cl.KernelOf(fk.Kernel), g: fk.Grid}
+			st.Data, st.Run = f, func(args []any) error { return d.enqueueForeign(f, args) }
+		}
+	}
 	if r, err := d.commandBuffer(steps); r != nil || err != nil {
 		return r, err
 	}
@@ -64,5 +71,50 @@ var _ devkit.ForeignRecorder = (*Device)(nil)
 // recording is the capture d's queue records into, nil when none, and
 // d's block lookup (devkit.ForeignRecorder: Halide's pipeline calls).
 func (d *Device) recording() (*devkit.Recording, func(h uintptr) func() func() error) {
-	return d.s.capture.Load(), d.s.Keep
+	rec := d.s.capture.Load()
+	if rec == nil {
+		return nil, nil // no method value: calls outside a capture allocate nothing here
+	}
+	return rec, d.s.Keep
+}
+
+// foreignStep replays a kernel another runtime queued on d's queue
+// (devkit.ForeignKernel): the Recording holds the kernel, so only the
+// step sets its arguments, the scalars among a step's Args ([]byte), and
+// only where Args is not the slice it set last (Scalar.Set makes a new
+// one).
+type foreignStep struct {
+	k    *cl.Kernel
+	g    device.Grid
+	last []any
+}
+
+func (f *foreignStep) setArgs(args []any) error {
+	if len(args) == 0 || len(f.last) > 0 && &f.last[0] == &args[0] {
+		return nil
+	}
+	for i, a := range args {
+		if b, ok := a.([]byte); ok {
+			if err := f.k.SetArg(i, b); err != nil {
+				return err
+			}
+		}
+	}
+	f.last = args
+	return nil
+}
+
+// enqueueForeign queues f again with args, counted as a launch.
+func (d *Device) enqueueForeign(f *foreignStep, args []any) error {
+	if err := d.s.Enter(); err != nil {
+		return err
+	}
+	defer d.s.Gate.Leave()
+	if err := f.setArgs(args); err != nil {
+		return fmt.Errorf("opencl: a recorded kernel on %s: %w", d.s.Name, err)
+	}
+	if err := d.s.queue.EnqueueKernel(f.k, nil, f.g.Global[:f.g.Dims], localOf(&f.g), nil, nil); err != nil {
+		return fmt.Errorf("opencl: a recorded kernel on %s: %w", d.s.Name, err)
+	}
+	return d.pace()
 }

@@ -50,7 +50,7 @@ func (d *Device) commandBuffer(steps []*devkit.Step) (devkit.Replayer, error) {
 	}
 	for _, st := range steps {
 		switch st.Data.(type) {
-		case *kernelStep, *copyStep, *devkit.ForeignKernel:
+		case *kernelStep, *copyStep, *foreignStep:
 		default:
 			return nil, nil // a transfer: the recorded replay
 		}
@@ -98,21 +98,11 @@ func (r *cmdReplay) build() error {
 				err = k.SetArgs(st.Args...)
 			}
 			if err == nil {
-				var local []int
-				if x.g.Local != [3]int{} {
-					local = x.g.Local[:x.g.Dims]
-				}
-				err = b.NDRange(k, x.g.Global[:x.g.Dims], local)
+				err = b.NDRange(k, x.g.Global[:x.g.Dims], localOf(&x.g))
 			}
-		case *devkit.ForeignKernel:
-			// Halide's: the Recording holds the only reference, so
-			// only SetArgs changes its arguments.
-			var local []int
-			if x.Local != [3]int{} {
-				local = x.Local[:x.Dims]
-			}
-			if err = x.SetArgs(st.Args); err == nil {
-				err = b.NDRange(cl.KernelOf(x.Kernel), x.Global[:x.Dims], local)
+		case *foreignStep: // Halide's: its arguments are the step's alone
+			if err = x.setArgs(st.Args); err == nil {
+				err = b.NDRange(x.k, x.g.Global[:x.g.Dims], localOf(&x.g))
 			}
 		case *copyStep:
 			err = b.CopyBuffer(uintptr(x.dst), x.dstOff, uintptr(x.src), x.srcOff, x.n)

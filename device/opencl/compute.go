@@ -78,14 +78,10 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	}
 	defer d.s.Gate.Leave()
 	kk.mu.Lock()
-	kk.grid = g // in the cl.Kernel, so that the slices below allocate nothing
-	var local []int
-	if g.Local != [3]int{} {
-		local = kk.grid.Local[:g.Dims]
-	}
+	kk.grid = g // in the kernel, so that the slices below allocate nothing
 	err := kk.setArgs(args)
 	if err == nil {
-		err = d.s.queue.EnqueueKernel(kk.k, nil, kk.grid.Global[:g.Dims], local, nil, nil)
+		err = d.s.queue.EnqueueKernel(kk.k, nil, kk.grid.Global[:g.Dims], localOf(&kk.grid), nil, nil)
 	}
 	kk.mu.Unlock()
 	if err != nil {
@@ -93,6 +89,14 @@ func (d *Device) Enqueue(k device.Kernel, g device.Grid, args []any) error {
 	}
 	d.record(kk.k.Name(), args, func(a []any) error { return d.Enqueue(k, g, a) }, &kernelStep{kk, g})
 	return d.pace()
+}
+
+// localOf is g's work-group size, nil for the driver's choice.
+func localOf(g *device.Grid) []int {
+	if g.Local == [3]int{} {
+		return nil
+	}
+	return g.Local[:g.Dims]
 }
 
 // setArgs sets k's arguments that differ from the last ones set; call

@@ -103,9 +103,7 @@ func captureStream(t *testing.T, d device.Device, pipe *halide.Pipeline) {
 		check("recorded", want)
 		for rep := range 1 + r.IntN(3) {
 			want = fill()
-			if err := g.Replay(); err != nil {
-				t.Fatal(err)
-			}
+			replayMoves(t, d, g, w*h, w*h)
 			check(fmt.Sprintf("replay %d (%s of %d nodes)", rep, g.Kind(), g.Nodes()), want)
 		}
 		want = fill() // an eager Run after the replays
@@ -195,12 +193,23 @@ func TestCaptureStreamMixed(t *testing.T) {
 			check("recorded", want)
 			for rep := range 3 {
 				want = fill()
-				if err := g.Replay(); err != nil {
-					t.Fatal(err)
-				}
+				replayMoves(t, d, g, w*h, 4*bands)
 				check(fmt.Sprintf("replay %d (%s)", rep, g.Kind()), want)
 			}
 		})
+	}
+}
+
+// replayMoves replays g and checks what it moved, as the device counts
+// it: up bytes to the device and down bytes home, every band's once.
+func replayMoves(t *testing.T, d device.Device, g *capture.Graph, up, down int) {
+	t.Helper()
+	before := d.Stats()
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	if st := d.Stats().Sub(before); st.H2DBytes != int64(up) || st.D2HBytes != int64(down) {
+		t.Fatalf("a replay (%s) moved %d bytes up and %d down, want %d and %d", g.Kind(), st.H2DBytes, st.D2HBytes, up, down)
 	}
 }
 

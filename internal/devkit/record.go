@@ -310,15 +310,13 @@ type ForeignRecorder interface {
 }
 
 // ForeignKernel is a Step's Data for a kernel another runtime queued:
-// the cl_kernel (the Recording holds a reference; nobody sets its
-// arguments again) and its grid, for a command buffer to record.
+// the cl_kernel (the Recording holds a reference; nobody else sets its
+// arguments) and its grid. The device gives the Step its Run at
+// EndCapture; the Step's Args are the kernel's scalar arguments ([]byte,
+// nil for the others).
 type ForeignKernel struct {
-	Kernel        uintptr
-	Dims          int
-	Global, Local [3]int // Local all 0: the driver's choice
-	// SetArgs sets the kernel's scalar arguments from the Step's Args
-	// (SetArg changes them) before a command buffer records it.
-	SetArgs func(args []any) error
+	Kernel uintptr
+	Grid   device.Grid
 }
 
 // KeepRef holds a reference the caller took (released by rel) until rec

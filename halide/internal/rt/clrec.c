@@ -253,19 +253,4 @@ void gohl_clrec_free(gohl_clrec *r) {
     free(r);
 }
 
-int gohl_cl_enqueue(uintptr_t queue, uintptr_t kernel, uint32_t dims, const uint64_t *global, const uint64_t *local) {
-    size_t g[3], lo[3];
-    if (!real_ndrange || dims < 1 || dims > 3) return -30;  // CL_INVALID_VALUE
-    for (uint32_t d = 0; d < dims; d++) {
-        g[d] = global[d];
-        lo[d] = local ? local[d] : 0;
-    }
-    return real_ndrange((void *)queue, (void *)kernel, dims, NULL, g, local ? lo : NULL, 0, NULL, NULL);
-}
-
-int gohl_cl_set_arg(uintptr_t kernel, uint32_t i, uint32_t size, uint64_t v) {
-    if (!real_set_arg || size > sizeof v) return -51;  // CL_INVALID_ARG_SIZE
-    return real_set_arg((void *)kernel, i, size, &v);
-}
-
 int64_t gohl_clrec_owned(void) { return __atomic_load_n(&owned, __ATOMIC_RELAXED); }

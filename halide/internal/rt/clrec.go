@@ -72,25 +72,6 @@ func ReleaseCL(h uintptr, kernel bool) int {
 	return int(C.gohl_clrec_release(C.uintptr_t(h), C.int(k)))
 }
 
-// EnqueueCL queues l again on queue; the OpenCL error code (0: none).
-func EnqueueCL(queue uintptr, l *CLLaunch) int {
-	var g, lo [3]C.uint64_t
-	for d := range 3 {
-		g[d], lo[d] = C.uint64_t(l.Global[d]), C.uint64_t(l.Local[d])
-	}
-	lp := &lo[0]
-	if !l.HasLocal {
-		lp = nil
-	}
-	return int(C.gohl_cl_enqueue(C.uintptr_t(queue), C.uintptr_t(l.Kernel), C.uint32_t(l.Dims), &g[0], lp))
-}
-
-// SetCLArg sets argument i of a recorded kernel to the size low bytes of
-// v; the OpenCL error code (0: none).
-func SetCLArg(kernel uintptr, i, size int, v uint64) int {
-	return int(C.gohl_cl_set_arg(C.uintptr_t(kernel), C.uint32_t(i), C.uint32_t(size), C.uint64_t(v)))
-}
-
 // CLRecOwned is the number of references records took that nobody has
 // released yet.
 func CLRecOwned() int64 { return int64(C.gohl_clrec_owned()) }

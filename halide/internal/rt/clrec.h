@@ -40,11 +40,8 @@ gohl_clrec *gohl_clrec_new(void);
 void gohl_clrec_reset(gohl_clrec *r);
 void gohl_clrec_free(gohl_clrec *r);
 // gohl_clrec_release drops a reference a record handed over (a kernel's,
-// else a cl_mem's); gohl_cl_enqueue queues a recorded launch again.
+// else a cl_mem's). Replays queue the kernels through device/opencl.
 int gohl_clrec_release(uintptr_t h, int kernel);
-int gohl_cl_enqueue(uintptr_t queue, uintptr_t kernel, uint32_t dims, const uint64_t *global, const uint64_t *local);
-// gohl_cl_set_arg sets argument i of a recorded kernel to size bytes of v.
-int gohl_cl_set_arg(uintptr_t kernel, uint32_t i, uint32_t size, uint64_t v);
 // gohl_clrec_owned is the number of kernel and cl_mem references records
 // have taken and nobody has released yet (tests: nothing leaks).
 int64_t gohl_clrec_owned(void);
