@@ -140,6 +140,40 @@ def run_mode(mode, a, x, labels, ws, sync):
     return r
 
 
+def gemm_floor(a, x, ws, sync, reps=200):
+    """The step's matrix products alone, as autograd runs them (forward h@w;
+    backward h.T@g for each weight and g@w.T for each hidden input), queued
+    reps times back to back with one synchronize: the step's GEMM time on
+    the device, a floor for any fp32 step that uses the same library."""
+    hs, h = [], x
+    for w in ws:
+        hs.append(h)
+        h = h @ w
+    gs = [torch.randn_like(h0 @ w) for h0, w in zip(hs, ws)]
+    prods = []
+    for k, (h0, w, g) in enumerate(zip(hs, ws, gs)):
+        prods.append(("fwd %dx%dx%d" % (h0.shape[0], h0.shape[1], w.shape[1]), lambda h0=h0, w=w: h0 @ w))
+        prods.append(("dW %dx%dx%d" % (h0.shape[1], h0.shape[0], g.shape[1]), lambda h0=h0, g=g: h0.t() @ g))
+        if k > 0:
+            prods.append(("dX %dx%dx%d" % (g.shape[0], g.shape[1], w.shape[0]), lambda g=g, w=w: g @ w.t()))
+
+    def timed(fs):
+        for f in fs:
+            f()
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            for f in fs:
+                f()
+        sync()
+        return (time.perf_counter() - t0) * 1e3 / reps
+
+    out = {"total_ms": timed([f for _, f in prods]), "gemms": {}}
+    for name, f in prods:
+        out["gemms"][name] = timed([f])
+    return out
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--json", default="torch-mlp.json", help="output file")
@@ -153,6 +187,8 @@ def main():
     p.add_argument("--modes", default="eager,compile")
     p.add_argument("--compile-mode", default="", help="torch.compile mode (default: its default)")
     p.add_argument("--tf32", action="store_true", help="allow TF32 matmuls (default: plain fp32)")
+    p.add_argument("--gemm-floor", action="store_true",
+                   help="also time the step's matrix products alone (gemm_floor in the JSON)")
     p.add_argument("--no-read-loss", dest="read_loss", action="store_false",
                    help="don't read the loss home in the timed steps")
     a = p.parse_args()
@@ -170,6 +206,9 @@ def main():
     ws = make_weights(sizes, a.seed, dev)
     out = {"torch": torch.__version__, "device": name, "sizes": sizes, "batch": a.batch, "lr": a.lr,
            "tf32": a.tf32, "read_loss": a.read_loss, "compile_mode": a.compile_mode or "default"}
+    if a.gemm_floor:
+        out["gemm_floor"] = g = gemm_floor(a, x, ws, sync)
+        print("gemm floor %.3f ms/step (%s)" % (g["total_ms"], ", ".join("%s %.3f" % kv for kv in g["gemms"].items())))
     for mode in a.modes.split(","):
         try:
             out[mode] = run_mode(mode, a, x, labels, ws, sync)

@@ -61,6 +61,10 @@ type BenchResult struct {
 	Floor      []time.Duration `json:"-"`
 	FloorRegs  int             `json:"floor_registers"`
 	FloorBytes int64           `json:"floor_bytes"`
+	// Pipelined: with a replay, Steps replays of its Graph queued back to
+	// back and one sync, per step (Step.Replay syncs; its Graph does not):
+	// the device's own time, or the host's enqueueing where that is slower.
+	Pipelined time.Duration `json:"pipelined_ns"`
 }
 
 // Bench builds the MLP of cfg on e (nil: tensor's standard engine), runs
@@ -163,6 +167,20 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 	}
 	if e != nil {
 		res.Moved = e.Device().Stats().Sub(before)
+	}
+	if replay != nil {
+		t0 := time.Now()
+		for range cfg.Steps {
+			if err := replay.Graph().Replay(); err != nil {
+				return res, fmt.Errorf("pipelined replay: %w", err)
+			}
+		}
+		if err := sync(); err != nil {
+			return res, err
+		}
+		res.Pipelined = time.Since(t0) / time.Duration(cfg.Steps)
+	}
+	if e != nil {
 		res.Host = e.HostWork().Sub(host0)
 	}
 	runtime.ReadMemStats(&ms1)
@@ -183,8 +201,6 @@ type Summary struct {
 	StepsPer float64 `json:"steps_per_s"`
 }
 
-// summarize returns the median, 10th and 90th percentiles (nearest rank
-// on the sorted times) and steps per second (1000 / median).
 // record starts a recording (a CPU profile, an execution trace) into the
 // file path and returns what stops it and closes the file; an empty path
 // records nothing.
@@ -203,6 +219,8 @@ func record(path string, start func(io.Writer) error, stop func()) (func(), erro
 	return func() { stop(); f.Close() }, nil
 }
 
+// summarize returns the median, 10th and 90th percentiles (nearest rank
+// on the sorted times) and steps per second (1000 / median).
 func summarize(ts []time.Duration) Summary {
 	if len(ts) == 0 {
 		return Summary{}
@@ -383,6 +401,9 @@ func (r *BenchReport) Print(w io.Writer) {
 			hw := d.Host
 			fmt.Fprintf(w, "  engine host work: %.0f B scanned, %.0f B cleared; host memory: %.1f pinned allocations, %.1f mapped, %.1f from its pool\n",
 				float64(hw.Scanned)/n, float64(hw.Cleared)/n, float64(hw.Pinned)/n, float64(hw.Mapped)/n, float64(hw.Pooled)/n)
+		}
+		if d.Pipelined > 0 {
+			fmt.Fprintf(w, "  the step's graph replayed back to back, one sync: %.3f ms/step (the device's time, or the host's enqueueing where slower)\n", float64(d.Pipelined)/1e6)
 		}
 		if d.Issue != nil {
 			fmt.Fprintf(w, "  until the update is queued: median %.3f ms (%.0f%% of the step; host work plus the wait for the forward pass, which ends in a sync: the 0-D loss sum goes home); the rest: backward and update on the device, the loss read\n",
