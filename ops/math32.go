@@ -108,25 +108,20 @@ func exp64(x float64) float64 {
 // three parts, fdlibm's, so r is exact to 1e-20 for |x| < 2^20), then the
 // Taylor series of sin r (to r⁹) and cos r (to r¹⁰), the quadrant picking
 // and signing them without branches. |x| ≥ 2^20, NaN and Inf take math.
+// Sin and Cos go to sinCos32.
 func trig32(op UnaryOp, d, a []float32) {
+	if op != OpTan {
+		sinCos32(op == OpCos, d, a)
+		return
+	}
 	const (
 		twoOverPi = 6.36619772367581382433e-01
-		pio2a     = 1.57079632673412561417e+00 // 33 bits
-		pio2b     = 6.07710050630396597660e-11 // 33 bits
-		pio2c     = 2.02226624879595063154e-21
 		round     = 0x1.8p52
 	)
 	for i, x32 := range a {
 		x := float64(x32)
 		if !(math.Abs(x) < 1<<20) {
-			switch op {
-			case OpSin:
-				d[i] = float32(math.Sin(x))
-			case OpCos:
-				d[i] = float32(math.Cos(x))
-			default:
-				d[i] = float32(math.Tan(x))
-			}
+			d[i] = float32(math.Tan(x))
 			continue
 		}
 		q := x*twoOverPi + round - round
@@ -136,20 +131,64 @@ func trig32(op UnaryOp, d, a []float32) {
 		c := 1 + r2*(-1.0/2+r2*(1.0/24+r2*(-1.0/720+r2*(1.0/40320+r2*(-1.0/3628800)))))
 		n := uint64(int64(q))
 		sb, cb := math.Float64bits(s), math.Float64bits(c)
-		odd := -(n & 1) // all ones in quadrants 1 and 3
-		switch op {
-		case OpSin: // s, c, −s, −c
-			v := sb ^ (sb^cb)&odd
-			d[i] = float32(math.Float64frombits(v ^ (n&2)<<62))
-		case OpCos: // c, −s, −c, s
-			v := cb ^ (sb^cb)&odd
-			d[i] = float32(math.Float64frombits(v ^ ((n+1)&2)<<62))
-		default: // s/c, −c/s
-			num, den := sb^(sb^cb)&odd, cb^(sb^cb)&odd
-			d[i] = float32(math.Float64frombits(num^(n&1)<<63) / math.Float64frombits(den))
-		}
+		odd := -(n & 1)                            // all ones in quadrants 1 and 3
+		num, den := sb^(sb^cb)&odd, cb^(sb^cb)&odd // s/c, −c/s
+		d[i] = float32(math.Float64frombits(num^(n&1)<<63) / math.Float64frombits(den))
 	}
 }
+
+// π/2 in three parts (fdlibm's): the first two of 33 bits, so m·part is
+// exact for |m| < 2^20.
+const (
+	pio2a = 1.57079632673412561417e+00
+	pio2b = 6.07710050630396597660e-11
+	pio2c = 2.02226624879595063154e-21
+)
+
+// sinCos32 computes Sin (Cos with cos) in float64 with one odd polynomial:
+// m = 2k (cos: 2k+1) with k = rint(x/π) (cos: rint(x/π − ½)), r = x − m·π/2
+// in [−π/2, π/2] (π/2 in three parts), sin r = r·(1 + r²·P(r²)) with P of
+// degree 4 (relative error 2^−35 on [0, π/2]), and the result negated
+// when k (cos: k+1) is odd: the sign from the low bit of k's magic-number
+// form. The assembly kernels (sin_amd64.s) do the same operations, fused
+// multiply-adds included. |x| ≥ 2^20, NaN and Inf take math.
+func sinCos32(cos bool, d, a []float32) {
+	half, c, odd := 0.0, 0.0, uint64(0)
+	if cos {
+		half, c, odd = 0.5, 1, 1
+	}
+	for i, x32 := range a {
+		x := float64(x32)
+		if !(math.Abs(x) < 1<<20) {
+			if cos {
+				d[i] = float32(math.Cos(x))
+			} else {
+				d[i] = float32(math.Sin(x))
+			}
+			continue
+		}
+		kk := (float64(x*sinInvPi) - half) + sinMagic // k in the low bits
+		m := math.FMA(kk-sinMagic, 2, c)
+		r := math.FMA(-m, pio2a, x)
+		r = math.FMA(-m, pio2b, r)
+		r = math.FMA(-m, pio2c, r)
+		z := r * r
+		p := sinP[4]
+		for j := 3; j >= 0; j-- {
+			p = math.FMA(p, z, sinP[j])
+		}
+		s := r * math.FMA(z, p, 1) // keeps −0
+		d[i] = float32(math.Float64frombits(math.Float64bits(s) ^ (math.Float64bits(kk)+odd)<<63))
+	}
+}
+
+// sinCos32's constants (sin_amd64.s's table, sinv<>, holds their bits).
+const (
+	sinInvPi = 1 / math.Pi
+	sinMagic = 0x1.8p52
+)
+
+var sinP = [5]float64{-0.16666666626155172, 0.008333331108791364, -0.0001984086823032115, 2.75253853175084e-06, -2.388892293096051e-08}
 
 // log64 is the natural logarithm of a positive, finite, non-zero x:
 // x = m·2^e with m in [√½, √2), log m = 2·atanh(s) with s = (m−1)/(m+1),

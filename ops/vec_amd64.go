@@ -117,7 +117,7 @@ func tanhF32(d, a unsafe.Pointer, n int)
 func tanhF32AVX512(d, a unsafe.Pointer, n int)
 
 // sinF32 computes sin (cos: 1) of n float32s, n a multiple of 4, in
-// float64 lanes with trig32's algorithm. Lanes with |x| ≥ 2^20, NaN or
+// float64 lanes with sinCos32's algorithm. Lanes with |x| ≥ 2^20, NaN or
 // Inf keep x in d, and slow is then nonzero: the caller redoes them
 // (from a, which is x there even when d is a). sin_amd64.s.
 //
