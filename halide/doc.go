@@ -91,9 +91,10 @@
 // sub-buffers and device temporaries of the runtime's that it uses, until
 // the Graph closes (a command buffer, or the recorded launches queued
 // again). A call whose runtime copies data by itself is refused there.
-// On OpenCL Graph.Scalar finds a call's scalars of 1, 2 or 4 bytes
-// (brighter's k) and sets them for later replays; on CUDA they stay as
-// recorded (TestCaptureOpenCL, TestCaptureCUDA, TestCaptureScalar).
+// Graph.Scalar finds a call's scalars (brighter's k) and sets them for
+// later replays: on OpenCL from the recorded arguments, on CUDA from the
+// graph's kernel nodes, read with the driver's parameter layout (12.4 and
+// later) (TestCaptureOpenCL, TestCaptureCUDA, TestCaptureScalar).
 //
 // Per call: CallWith(Options{...}, args...) chooses the device, the
 // transfer guard, the user context, the hooks and the entry point

@@ -95,7 +95,7 @@ func (d *Device) endCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 			return nil, errors.Join(fmt.Errorf("cuda: the graph's event on %s: %w", s.Name, err), r.destroy())
 		}
 	}
-	if err := r.mapNodes(); err != nil {
+	if err := r.mapNodes(rec); err != nil {
 		return nil, errors.Join(err, r.destroy())
 	}
 	s.capture.graphs.Add(r)
@@ -121,8 +121,11 @@ type graphReplay struct {
 }
 
 // mapNodes finds each recorded launch's node in the graph (same kernel,
-// same arguments), for SetArg.
-func (r *graphReplay) mapNodes() error {
+// same arguments), for SetArg, and makes the kernel nodes no step
+// recorded (another runtime's launches on the stream: Halide's) steps of
+// rec whose arguments are their parameters' bytes, so that Graph.Scalar
+// finds a pipeline's scalars too.
+func (r *graphReplay) mapNodes(rec *devkit.Recording) error {
 	nodes, funcs, err := cu.GraphKernels(r.s.ctx, r.graph)
 	if err != nil {
 		if errors.Is(err, &cu.Error{Code: cu.ErrorNotSupported}) {
@@ -151,6 +154,24 @@ func (r *graphReplay) mapNodes() error {
 				break
 			}
 		}
+	}
+	for i, n := range nodes {
+		if used[i] {
+			continue
+		}
+		blob, offs, lens, err := cu.GraphKernelParams(r.s.ctx, n, funcs[i])
+		if err != nil {
+			continue // a driver before 12.4, a library's kernel: counted, no scalars
+		}
+		args := make([]any, len(offs))
+		for j, o := range offs {
+			args[j] = slices.Clone(blob[o : o+lens[j]])
+		}
+		st := &devkit.Step{Name: "a kernel of another runtime (Halide's)", Args: args,
+			Data: &cudaStep{f: funcs[i], blob: blob, offs: offs, lens: lens, node: n}}
+		rec.Add(st)
+		r.steps = append(r.steps, st)
+		r.foreign--
 	}
 	return nil
 }
@@ -203,11 +224,21 @@ func (r *graphReplay) SetArg(st *devkit.Step, i int, v any) error {
 	defer s.Gate.Leave()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	args := slices.Clone(st.Args)
-	args[i] = v
 	var p packed
-	if _, err := p.pack(cs.k.sizes, args); err != nil {
-		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.Name, err)
+	if cs.k == nil { // another runtime's kernel: its parameters' bytes
+		b, ok := v.([]byte)
+		if !ok || len(b) != int(cs.lens[i]) {
+			return fmt.Errorf("cuda: argument %d of %s takes %d bytes, not %T: %w", i, st.Name, cs.lens[i], v, device.ErrOutOfRange)
+		}
+		cs.blob = slices.Clone(cs.blob)
+		copy(cs.blob[cs.offs[i]:], b)
+		p.blob, p.offs = cs.blob, cs.offs
+	} else {
+		args := slices.Clone(st.Args)
+		args[i] = v
+		if _, err := p.pack(cs.k.sizes, args); err != nil {
+			return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.Name, err)
+		}
 	}
 	if err := cu.GraphExecSetParams(s.ctx, r.exec, cs.node, p.blob, p.offs); err != nil {
 		return fmt.Errorf("cuda: kernel %s on %s: %w", st.Name, s.Name, err)

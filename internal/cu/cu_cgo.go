@@ -340,6 +340,14 @@ func cuGraphKernelSame(ctx Context, nd GraphNode, blob []byte, offs, lens []int3
 	return same != 0, int32(code)
 }
 
+func cuGraphKernelParams(ctx Context, nd GraphNode, blob []byte, offs, lens []int32) int32 {
+	if len(offs) == 0 {
+		return 0
+	}
+	return int32(C.rcu_graph_kernel_params(ctxOf(ctx), C.rcu_node(nd), unsafe.Pointer(&blob[0]),
+		(*C.int)(unsafe.Pointer(&offs[0])), (*C.int)(unsafe.Pointer(&lens[0])), C.int(len(offs))))
+}
+
 func cuGraphExecSetParams(ctx Context, e GraphExec, nd GraphNode, blob []byte, offs []int32) int32 {
 	var b unsafe.Pointer
 	if len(blob) > 0 {

@@ -77,6 +77,7 @@ func cuGraphDestroy(Context, Graph) int32                                       
 func cuGraphExecDestroy(Context, GraphExec) int32                                  { return no }
 func cuGraphKernels(Context, Graph) ([]GraphNode, []Function, int32)               { return nil, nil, no }
 func cuGraphKernelSame(Context, GraphNode, []byte, []int32, []int32) (bool, int32) { return false, no }
+func cuGraphKernelParams(Context, GraphNode, []byte, []int32, []int32) int32       { return no }
 func cuGraphExecSetParams(Context, GraphExec, GraphNode, []byte, []int32) int32    { return no }
 
 func cuHostCopyNew(unsafe.Pointer, unsafe.Pointer, []int) HostCopy { return 0 }

@@ -63,6 +63,26 @@ func GraphKernelSame(ctx Context, n GraphNode, blob []byte, offs, lens []int32) 
 	return same, check("cuGraphKernelNodeGetParams_v2", code)
 }
 
+// GraphKernelParams reads kernel node n's parameters, f's, as laid out by
+// ParamInfo's sizes: blob holds them, parameter i at offs[i], lens[i]
+// bytes. A driver before cuFuncGetParamInfo (12.4), or a node
+// whose parameters came through extra, is an error with code
+// ErrorNotSupported.
+func GraphKernelParams(ctx Context, n GraphNode, f Function) (blob []byte, offs, lens []int32, err error) {
+	for i := 0; ; i++ {
+		_, size, ok, err := ParamInfo(ctx, f, i)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if !ok {
+			break
+		}
+		offs, lens = append(offs, int32(len(blob))), append(lens, int32(size))
+		blob = append(blob, make([]byte, size)...)
+	}
+	return blob, offs, lens, check("cuGraphKernelNodeGetParams_v2", cuGraphKernelParams(ctx, n, blob, offs, lens))
+}
+
 // GraphExecSetParams sets kernel node n's parameters in e to the values
 // at blob[offs[i]:] for later launches.
 func GraphExecSetParams(ctx Context, e GraphExec, n GraphNode, blob []byte, offs []int32) error {

@@ -501,6 +501,21 @@ rcu_result rcu_graph_kernel_same(rcu_ctx ctx, rcu_node node, const void *blob, c
 	return 0;
 }
 
+rcu_result rcu_graph_kernel_params(rcu_ctx ctx, rcu_node node, void *blob, const int *offs, const int *lens, int n) {
+	OPT(GraphKernelNodeGetParams);
+	CUR(ctx);
+	rcu_kernel_node_params p;
+	memset(&p, 0, sizeof p);
+	rcu_result r = cu.GraphKernelNodeGetParams(P(node), &p);
+	if (r) return r;
+	if (n > 0 && !p.kernelParams) return 801; /* CUDA_ERROR_NOT_SUPPORTED: parameters in extra */
+	for (int i = 0; i < n; i++) {
+		if (!p.kernelParams[i]) return 801;
+		memcpy((char *)blob + offs[i], p.kernelParams[i], lens[i]);
+	}
+	return 0;
+}
+
 rcu_result rcu_graph_exec_set_params(rcu_ctx ctx, rcu_exec e, rcu_node node, void *blob, const int *offs, int n) {
 	OPT(GraphKernelNodeGetParams); OPT(GraphExecKernelNodeSetParams);
 	if (n < 0 || n > MAX_PARAMS) return 1;
