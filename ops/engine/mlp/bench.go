@@ -65,6 +65,9 @@ type BenchResult struct {
 	// back and one sync, per step (Step.Replay syncs; its Graph does not):
 	// the device's own time, or the host's enqueueing where that is slower.
 	Pipelined time.Duration `json:"pipelined_ns"`
+	// Enqueue: of Pipelined, the host's time until the last replay was
+	// queued.
+	Enqueue time.Duration `json:"enqueue_ns"`
 }
 
 // Bench builds the MLP of cfg on e (nil: tensor's standard engine), runs
@@ -175,6 +178,7 @@ func Bench(cfg BenchConfig, e *engine.Engine) (BenchResult, error) {
 				return res, fmt.Errorf("pipelined replay: %w", err)
 			}
 		}
+		res.Enqueue = time.Since(t0) / time.Duration(cfg.Steps)
 		if err := sync(); err != nil {
 			return res, err
 		}
@@ -403,7 +407,7 @@ func (r *BenchReport) Print(w io.Writer) {
 				float64(hw.Scanned)/n, float64(hw.Cleared)/n, float64(hw.Pinned)/n, float64(hw.Mapped)/n, float64(hw.Pooled)/n)
 		}
 		if d.Pipelined > 0 {
-			fmt.Fprintf(w, "  the step's graph replayed back to back, one sync: %.3f ms/step (the device's time, or the host's enqueueing where slower)\n", float64(d.Pipelined)/1e6)
+			fmt.Fprintf(w, "  the step's graph replayed back to back, one sync: %.3f ms/step (the device's time, or the host's enqueueing where slower: %.3f ms/step of it)\n", float64(d.Pipelined)/1e6, float64(d.Enqueue)/1e6)
 		}
 		if d.Issue != nil {
 			fmt.Fprintf(w, "  until the update is queued: median %.3f ms (%.0f%% of the step; host work plus the wait for the forward pass, which ends in a sync: the 0-D loss sum goes home); the rest: backward and update on the device, the loss read\n",
