@@ -326,20 +326,6 @@ func cuGraphKernels(ctx Context, g Graph) ([]GraphNode, []Function, int32) {
 	return nodes[:min(len(nodes), int(n))], funcs[:min(len(funcs), int(n))], int32(code)
 }
 
-func cuGraphKernelSame(ctx Context, nd GraphNode, blob []byte, offs, lens []int32) (bool, int32) {
-	var b unsafe.Pointer
-	if len(blob) > 0 {
-		b = unsafe.Pointer(&blob[0])
-	}
-	var o, l *C.int
-	if len(offs) > 0 {
-		o, l = (*C.int)(unsafe.Pointer(&offs[0])), (*C.int)(unsafe.Pointer(&lens[0]))
-	}
-	var same C.int
-	code := C.rcu_graph_kernel_same(ctxOf(ctx), C.rcu_node(nd), b, o, l, C.int(len(offs)), &same)
-	return same != 0, int32(code)
-}
-
 func cuGraphKernelParams(ctx Context, nd GraphNode, blob []byte, offs, lens []int32) int32 {
 	if len(offs) == 0 {
 		return 0

@@ -69,16 +69,15 @@ func cuFuncSetAttr(Context, Function, int, int) int32               { return no 
 
 func cuLaunch(Context, Function, [3]int, [3]int, int, Stream, []byte, []int32) int32 { return no }
 
-func cuCaptureBegin(Context, Stream, int) int32                                    { return no }
-func cuCaptureEnd(Context, Stream) (Graph, int32)                                  { return 0, no }
-func cuGraphInstantiate(Context, Graph) (GraphExec, int32)                         { return 0, no }
-func cuGraphLaunch(Context, GraphExec, Stream) int32                               { return no }
-func cuGraphDestroy(Context, Graph) int32                                          { return no }
-func cuGraphExecDestroy(Context, GraphExec) int32                                  { return no }
-func cuGraphKernels(Context, Graph) ([]GraphNode, []Function, int32)               { return nil, nil, no }
-func cuGraphKernelSame(Context, GraphNode, []byte, []int32, []int32) (bool, int32) { return false, no }
-func cuGraphKernelParams(Context, GraphNode, []byte, []int32, []int32) int32       { return no }
-func cuGraphExecSetParams(Context, GraphExec, GraphNode, []byte, []int32) int32    { return no }
+func cuCaptureBegin(Context, Stream, int) int32                                 { return no }
+func cuCaptureEnd(Context, Stream) (Graph, int32)                               { return 0, no }
+func cuGraphInstantiate(Context, Graph) (GraphExec, int32)                      { return 0, no }
+func cuGraphLaunch(Context, GraphExec, Stream) int32                            { return no }
+func cuGraphDestroy(Context, Graph) int32                                       { return no }
+func cuGraphExecDestroy(Context, GraphExec) int32                               { return no }
+func cuGraphKernels(Context, Graph) ([]GraphNode, []Function, int32)            { return nil, nil, no }
+func cuGraphKernelParams(Context, GraphNode, []byte, []int32, []int32) int32    { return no }
+func cuGraphExecSetParams(Context, GraphExec, GraphNode, []byte, []int32) int32 { return no }
 
 func cuHostCopyNew(unsafe.Pointer, unsafe.Pointer, []int) HostCopy { return 0 }
 func cuHostCopyFree(HostCopy)                                      {}

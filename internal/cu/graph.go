@@ -1,5 +1,7 @@
 package cu
 
+import "bytes"
+
 // Stream capture and graphs: the driver records the work queued on a
 // capturing stream into a graph instead of running it; an instantiated
 // graph (GraphExec) runs all of it with one launch.
@@ -57,10 +59,23 @@ func GraphKernels(ctx Context, g Graph) ([]GraphNode, []Function, error) {
 }
 
 // GraphKernelSame reports whether kernel node n's parameters are the
-// values at blob[offs[i]:], lens[i] bytes each.
+// values at blob[offs[i]:], lens[i] bytes each (false for a node whose
+// parameters came through extra).
 func GraphKernelSame(ctx Context, n GraphNode, blob []byte, offs, lens []int32) (bool, error) {
-	same, code := cuGraphKernelSame(ctx, n, blob, offs, lens)
-	return same, check("cuGraphKernelNodeGetParams_v2", code)
+	got := make([]byte, len(blob))
+	code := cuGraphKernelParams(ctx, n, got, offs, lens)
+	if code == ErrorNotSupported {
+		return false, nil
+	}
+	if err := check("cuGraphKernelNodeGetParams_v2", code); err != nil {
+		return false, err
+	}
+	for i, o := range offs {
+		if !bytes.Equal(got[o:o+lens[i]], blob[o:o+lens[i]]) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 // GraphKernelParams reads kernel node n's parameters, f's, as laid out by

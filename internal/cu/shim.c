@@ -486,21 +486,6 @@ rcu_result rcu_graph_kernels(rcu_ctx ctx, rcu_graph g, rcu_node *nodes, rcu_func
 	return r;
 }
 
-rcu_result rcu_graph_kernel_same(rcu_ctx ctx, rcu_node node, const void *blob, const int *offs, const int *lens, int n, int *same) {
-	OPT(GraphKernelNodeGetParams);
-	CUR(ctx);
-	rcu_kernel_node_params p;
-	memset(&p, 0, sizeof p);
-	*same = 0;
-	rcu_result r = cu.GraphKernelNodeGetParams(P(node), &p);
-	if (r) return r;
-	if (n > 0 && !p.kernelParams) return 0;
-	for (int i = 0; i < n; i++)
-		if (!p.kernelParams[i] || memcmp(p.kernelParams[i], (const char *)blob + offs[i], lens[i])) return 0;
-	*same = 1;
-	return 0;
-}
-
 rcu_result rcu_graph_kernel_params(rcu_ctx ctx, rcu_node node, void *blob, const int *offs, const int *lens, int n) {
 	OPT(GraphKernelNodeGetParams);
 	CUR(ctx);

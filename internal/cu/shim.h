@@ -105,7 +105,6 @@ rcu_result rcu_graph_exec_destroy(rcu_ctx ctx, rcu_exec e);
 rcu_result rcu_graph_kernels(rcu_ctx ctx, rcu_graph g, rcu_node *nodes, rcu_func *funcs, int max, int *n);
 /* Whether kernel node's n parameters are the bytes at blob + offs[i],
    lens[i] long: *same 1 or 0. */
-rcu_result rcu_graph_kernel_same(rcu_ctx ctx, rcu_node node, const void *blob, const int *offs, const int *lens, int n, int *same);
 /* Sets kernel node's parameters in e to the n values at blob + offs[i]. */
 rcu_result rcu_graph_kernel_params(rcu_ctx ctx, rcu_node node, void *blob, const int *offs, const int *lens, int n);
 rcu_result rcu_graph_exec_set_params(rcu_ctx ctx, rcu_exec e, rcu_node node, void *blob, const int *offs, int n);
