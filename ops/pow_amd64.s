@@ -123,7 +123,11 @@ DATA powv<>+896(SB)/8, $0x47efffffe0000000
 DATA powv<>+904(SB)/8, $0x47efffffe0000000
 DATA powv<>+912(SB)/8, $0x47efffffe0000000
 DATA powv<>+920(SB)/8, $0x47efffffe0000000
-GLOBL powv<>(SB), RODATA|NOPTR, $928
+DATA powv<>+928(SB)/8, $0x3ff6a09e667f3bcd
+DATA powv<>+936(SB)/8, $0x3ff6a09e667f3bcd
+DATA powv<>+944(SB)/8, $0x3ff6a09e667f3bcd
+DATA powv<>+952(SB)/8, $0x3ff6a09e667f3bcd
+GLOBL powv<>(SB), RODATA|NOPTR, $960
 
 // func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) (slow int)
 // n is a multiple of 4. A lane off the fast path (a not a positive
@@ -230,8 +234,10 @@ done:
 // float32s at off(SI) and off(DX) to off(DI), the slow lanes' bits in the
 // bytes at moff(R8) and moff+1(R8) (four lanes a byte) and ORed into
 // R9. Z9 is zero, K4 all ones when a slow lane keeps b. Each constant is
-// broadcast from powv's first lane of it.
-#define POW8(off, moff, ya, yb, x, m, hi, e, s, s2, p, kf, kt, ym) \
+// broadcast from powv's first lane of it. VGETMANTPD, VGETEXPPD and a
+// masked halving give powF32's m and e (the same values), and VSCALEFPD
+// its product by 2^k (exact, as 2^k is a normal double there).
+#define POW8(off, moff, ya, yb, x, m, e, s, s2, p, kf, kt, ym) \
 	VMOVUPS off(SI), ya; \
 	VMOVUPS off(DX), yb; \
 	VCVTPS2PD ya, x; \
@@ -250,17 +256,11 @@ done:
 	MOVB BX, moff(R8); \
 	SHRQ $4, AX; \
 	MOVB AX, moff+1(R8); \
-	VPANDQ.BCST powv<>+0(SB), x, m; \
-	VPCMPGTQ.BCST powv<>+32(SB), m, kt; \
-	VPMOVM2Q kt, hi; \
-	VPSRLQ $52, x, e; \
-	VPSUBQ.BCST powv<>+160(SB), e, e; \
-	VPSUBQ hi, e, e; \
-	VPSLLQ $52, hi, hi; \
-	VPADDQ.BCST powv<>+64(SB), hi, hi; \
-	VPORQ hi, m, m; \
-	VPADDQ.BCST powv<>+96(SB), e, e; \
-	VSUBPD.BCST powv<>+128(SB), e, e; \
+	VGETMANTPD $0, x, m; \
+	VGETEXPPD x, e; \
+	VCMPPD.BCST $0x1e, powv<>+928(SB), m, kt; \
+	VMULPD.BCST powv<>+832(SB), m, kt, m; \
+	VADDPD.BCST powv<>+64(SB), e, kt, e; \
 	VSUBPD.BCST powv<>+192(SB), m, s; \
 	VADDPD.BCST powv<>+192(SB), m, s2; \
 	VDIVPD s2, s, s; \
@@ -292,11 +292,7 @@ done:
 	VFMADD213PD.BCST powv<>+832(SB), x, p; \
 	VFMADD213PD.BCST powv<>+192(SB), x, p; \
 	VFMADD213PD.BCST powv<>+192(SB), x, p; \
-	VCVTPD2DQ e, ym; \
-	VPMOVSXDQ ym, e; \
-	VPADDQ.BCST powv<>+160(SB), e, e; \
-	VPSLLQ $52, e, e; \
-	VMULPD e, p, p; \
+	VSCALEFPD e, p, p; \
 	VCVTPD2PS p, ym; \
 	VBLENDMPS yb, ya, K4, ya; \
 	VBLENDMPS ym, ya, kf, ym; \
@@ -319,8 +315,8 @@ TEXT ·powF32AVX512(SB), NOSPLIT, $0-56
 loop512:
 	CMPQ CX, $16
 	JB done512
-	POW8(0, 0, Y12, Y13, Z0, Z1, Z2, Z3, Z4, Z5, Z6, K1, K2, Y7)
-	POW8(32, 2, Y28, Y29, Z16, Z17, Z18, Z19, Z20, Z21, Z22, K5, K6, Y23)
+	POW8(0, 0, Y12, Y13, Z0, Z1, Z3, Z4, Z5, Z6, K1, K2, Y7)
+	POW8(32, 2, Y28, Y29, Z16, Z17, Z19, Z20, Z21, Z22, K5, K6, Y23)
 	ADDQ $64, SI
 	ADDQ $64, DX
 	ADDQ $64, DI
