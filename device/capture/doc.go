@@ -40,10 +40,10 @@
 // result back to the host (the *All reductions: reduce into an Array
 // instead), or an op that ran on the host on an Array of the device.
 // Halide pipeline calls are recorded (package halide, "Inside a
-// capture"), and so is a Stream's Run (package halide/stream). Scalars of the library's kernels
-// (BinaryScalar's factor, a learning rate) are updated without recording
-// again: Graph.Scalar finds them by the value they were recorded with
-// (an OpenCL pipeline call's too; a CUDA one's stay as recorded).
+// capture"), and so is a Stream's Run (package halide/stream). Scalars
+// (BinaryScalar's factor, a learning rate, a pipeline's brightness) are
+// updated without recording again: Graph.Scalar finds them by the value
+// they were recorded with (a CUDA pipeline call's from driver 12.4 on).
 //
 // Replay does not wait for the work. A recorded transfer moves its host
 // memory when the work runs, so Sync the device before writing the next
