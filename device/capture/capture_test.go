@@ -22,7 +22,8 @@ import (
 )
 
 // devices are the devices the tests draw on: a computing sim, and the
-// OpenCL device where there is one (PoCL here).
+// OpenCL device where there is one (PoCL here), with and without its
+// command buffers.
 func devices(t *testing.T) map[string]device.Device {
 	t.Helper()
 	ds := map[string]device.Device{"sim": sim.NewCompute("capture", 0)}
@@ -33,6 +34,11 @@ func devices(t *testing.T) map[string]device.Device {
 		ds["opencl"] = d
 	} else if !errors.Is(err, opencl.ErrNoOpenCL) {
 		t.Fatal(err)
+	}
+	// the recorded replay (each kernel step a kernel of its own), as on
+	// NVIDIA's OpenCL, which has no command buffers
+	if d, err := opencl.Open(opencl.Options{NoCommandBuffers: true}); err == nil {
+		ds["opencl-recorded"] = d
 	}
 	t.Cleanup(func() {
 		for _, d := range ds {
@@ -512,6 +518,13 @@ func TestCloseUnderReplay(t *testing.T) {
 		"sim": func() (device.Device, error) { return sim.NewCompute("close", 0), nil },
 		"opencl": func() (device.Device, error) {
 			d, err := opencl.Open(opencl.Options{})
+			if err != nil {
+				return nil, err
+			}
+			return d, nil
+		},
+		"opencl-recorded": func() (device.Device, error) {
+			d, err := opencl.Open(opencl.Options{NoCommandBuffers: true})
 			if err != nil {
 				return nil, err
 			}
