@@ -1,7 +1,6 @@
 package opencl
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/resident-go/resident/device"
@@ -46,55 +45,7 @@ func (d *Device) endCapture(rec *devkit.Recording) (devkit.Replayer, error) {
 	if r, err := d.commandBuffer(steps); r != nil || err != nil {
 		return r, err
 	}
-	r := &twinReplay{ReplaySteps: &devkit.ReplaySteps{Gate: &d.s.Gate, ErrClosed: ErrClosed, Steps: steps}, d: d}
-	for _, st := range steps {
-		x, ok := st.Data.(*kernelStep)
-		if !ok {
-			continue
-		}
-		t, err := x.k.k.Twin()
-		if err != nil {
-			return nil, errors.Join(fmt.Errorf("opencl: a kernel of its own for %s on %s: %w", st.Name, d.s.Name, err), r.release())
-		}
-		r.own = append(r.own, t)
-		tw, g := &kernel{k: t}, x.g
-		st.Run = func(a []any) error { return d.Enqueue(tw, g, a) }
-	}
-	d.s.twins.Add(r)
-	return r, nil
-}
-
-// twinReplay is the recorded replay: each kernel step queues a kernel of
-// its own, whose arguments the first replay sets and later ones only
-// where Graph.Scalar changed them, so that a replay crosses into the
-// driver once per step, for the enqueue (steps of one kernel object set
-// its arguments anew each time).
-type twinReplay struct {
-	*devkit.ReplaySteps
-	d   *Device
-	own []*cl.Kernel
-}
-
-// Close releases the replay's kernels; after the Device's Close,
-// nothing (its shutdown did).
-func (r *twinReplay) Close() error {
-	if !r.d.s.twins.Remove(r) {
-		return nil
-	}
-	if err := r.d.s.Enter(); err != nil {
-		return nil
-	}
-	defer r.d.s.Gate.Leave()
-	return r.release()
-}
-
-func (r *twinReplay) release() error {
-	var errs []error
-	for _, k := range r.own {
-		errs = append(errs, k.Release())
-	}
-	r.own = nil
-	return errors.Join(errs...)
+	return &devkit.ReplaySteps{Gate: &d.s.Gate, ErrClosed: ErrClosed, Steps: steps}, nil
 }
 
 // record adds a step while a capture is on, keeping the buffers of args

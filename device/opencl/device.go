@@ -101,9 +101,8 @@ type state struct {
 	capsOnce sync.Once
 	caps     device.Caps
 	streams  streamQueues
-	capture  devkit.Capturing         // the Recording its entries add to (capture.go)
-	cmdbuf   cmdBufs                  // command buffers (cmdbuf.go)
-	twins    devkit.Live[*twinReplay] // recorded replays' own kernels (capture.go)
+	capture  devkit.Capturing // the Recording its entries add to (capture.go)
+	cmdbuf   cmdBufs          // command buffers (cmdbuf.go)
 }
 
 // Open opens the device o selects, with its own context and queue.
@@ -242,11 +241,10 @@ func (s *state) enter() error {
 
 var _ devkit.Driver = (*state)(nil)
 
-// Finish waits for the queues and releases the command buffers and the
-// recorded replays' kernels (devkit.Driver, at shutdown).
+// Finish waits for the queues and releases the command buffers
+// (devkit.Driver, at shutdown).
 func (s *state) Finish() error {
-	return errors.Join(s.queue.Finish(), s.streams.finish(), s.cmdbuf.releaseAll(),
-		s.twins.Release(func(r *twinReplay) error { return r.release() }))
+	return errors.Join(s.queue.Finish(), s.streams.finish(), s.cmdbuf.releaseAll())
 }
 
 // FreeBlock releases a cl_mem (devkit.Driver).
