@@ -90,9 +90,10 @@
 // float32 and 1e-12 for float64, since OpenCL's division, sqrt and
 // transcendentals may be a few ulps off (OpenCL allows up to 16 ulps for
 // float pow, 4 for sin and cos) where the host's are correctly rounded or
-// (float32 Exp, Sin, Cos, Tan, Sigmoid and Pow, computed in float64 with
-// short series: math32.go; Tanh in float32 with corrected sums,
-// tanh32.go) within one ulp (TestMath32Accuracy, TestTanhAccuracy); the
+// (float32 Sin, Cos, Tan, Sigmoid and Pow, computed in float64 with
+// short series: math32.go; Exp and Tanh in float32 with corrected sums,
+// exp32.go, tanh32.go) within one ulp (TestMath32Accuracy,
+// TestExpAccuracy, TestTanhAccuracy); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.
@@ -273,8 +274,8 @@
 // Host kernels split work across GOMAXPROCS goroutines (a pool started on
 // first use) above a size threshold, and allocate nothing per call in
 // steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2
-// assembly, as do float32 Exp, Sigmoid, Sin, Cos and Pow (in float64
-// lanes) and Floor, Ceil, Round and Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
+// assembly, as do float32 Sigmoid, Sin, Cos and Pow (in float64 lanes),
+// Exp and Tanh (in float32 lanes) and Floor, Ceil, Round and Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
 // micro-kernel with AVX-512 (or AVX2/FMA; ops' tests take -avx512=false
 // to compare), chosen at start-up with github.com/klauspost/cpuid/v2; Accel
 // reports the choice. Large

@@ -37,28 +37,35 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		for ; i < len(d); i++ {
 			d[i] = tanh32(a[i])
 		}
-	case OpExp, OpSigmoid:
-		mode := 0
-		if op == OpSigmoid {
-			mode = 1
-		}
+	case OpExp:
 		i := 0
 		if useAsm {
 			w, m := lanes512(len(d), 8)
 			if w > 0 {
-				expF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w, mode)
+				exp32F32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
 			}
 			if m > w {
-				expF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w, mode)
+				exp32F32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
 			}
 			i = m
 		}
 		for ; i < len(d); i++ {
-			if mode == 0 {
-				d[i] = float32(exp64(float64(a[i])))
-			} else {
-				d[i] = float32(1 / (1 + exp64(-float64(a[i]))))
+			d[i] = exp32(a[i])
+		}
+	case OpSigmoid: // the float64-lane kernel's sigmoid mode
+		i := 0
+		if useAsm {
+			w, m := lanes512(len(d), 8)
+			if w > 0 {
+				expF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w, 1)
 			}
+			if m > w {
+				expF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w, 1)
+			}
+			i = m
+		}
+		for ; i < len(d); i++ {
+			d[i] = float32(1 / (1 + exp64(-float64(a[i]))))
 		}
 	case OpSin, OpCos:
 		if useAsm {

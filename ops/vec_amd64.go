@@ -116,6 +116,17 @@ func tanhF32(d, a unsafe.Pointer, n int)
 //go:noescape
 func tanhF32AVX512(d, a unsafe.Pointer, n int)
 
+// exp32F32 computes e^x of n float32s, n a multiple of 8, with exp32's
+// operations (AVX2/FMA). exp32_amd64.s.
+//
+//go:noescape
+func exp32F32(d, a unsafe.Pointer, n int)
+
+// exp32F32AVX512 is exp32F32 for n a multiple of 16 on AVX-512.
+//
+//go:noescape
+func exp32F32AVX512(d, a unsafe.Pointer, n int)
+
 // sinF32 computes sin (cos: 1) of n float32s, n a multiple of 4, in
 // float64 lanes with sinCos32's algorithm. Lanes with |x| ≥ 2^20, NaN or
 // Inf keep x in d, and slow is then nonzero: the caller redoes them

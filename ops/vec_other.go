@@ -25,6 +25,8 @@ func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool) { panic("ops: no as
 func expF32(d, a unsafe.Pointer, n int, mode int)            { panic("ops: no assembly kernels") }
 func expF32AVX512(d, a unsafe.Pointer, n int, mode int)      { panic("ops: no assembly kernels") }
 func tanhF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
+func exp32F32(d, a unsafe.Pointer, n int)                    { panic("ops: no assembly kernels") }
+func exp32F32AVX512(d, a unsafe.Pointer, n int)              { panic("ops: no assembly kernels") }
 func tanhF32AVX512(d, a unsafe.Pointer, n int)               { panic("ops: no assembly kernels") }
 func sinF32(d, a unsafe.Pointer, n int, cos int) int         { panic("ops: no assembly kernels") }
 func sinF32AVX512(d, a unsafe.Pointer, n int, cos int) int   { panic("ops: no assembly kernels") }
