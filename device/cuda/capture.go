@@ -122,9 +122,9 @@ type graphReplay struct {
 
 // mapNodes finds each recorded launch's node in the graph (same kernel,
 // same arguments), for SetArg, and makes the kernel nodes no step
-// recorded (another runtime's launches on the stream: Halide's) steps of
-// rec whose arguments are their parameters' bytes, so that Graph.Scalar
-// finds a pipeline's scalars too.
+// recorded (other runtimes' launches on the stream: Halide's, cuBLAS's)
+// steps of rec whose arguments are their parameters' bytes, so that
+// Graph.Scalar finds a pipeline's scalars too.
 func (r *graphReplay) mapNodes(rec *devkit.Recording) error {
 	nodes, funcs, err := cu.GraphKernels(r.s.ctx, r.graph)
 	if err != nil {
@@ -167,7 +167,7 @@ func (r *graphReplay) mapNodes(rec *devkit.Recording) error {
 		for j, o := range offs {
 			args[j] = slices.Clone(blob[o : o+lens[j]])
 		}
-		st := &devkit.Step{Name: "a kernel of another runtime (Halide's)", Args: args,
+		st := &devkit.Step{Name: "another runtime's kernel (Halide's, cuBLAS's)", Args: args,
 			Data: &cudaStep{f: funcs[i], blob: blob, offs: offs, lens: lens, node: n}}
 		rec.Add(st)
 		r.steps = append(r.steps, st)
