@@ -40,7 +40,7 @@ func scale2(y, n float32) float32 {
 	return float32(y*s1) * s2
 }
 
-// exp32's clamp and the low part of ln 2, negated (exp_amd64.s's expc<>
+// exp32's clamp and the low part of ln 2, negated (exp32_amd64.s's exp32c<>
 // holds their bits with tanh32's).
 const (
 	expLo = float32(-104)

@@ -8,37 +8,37 @@
 
 #include "textflag.h"
 
-DATA expc<>+0(SB)/4, $0x3fb8aa3b // log2e
-DATA expc<>+4(SB)/4, $0x3f317218 // ln2 high
-DATA expc<>+8(SB)/4, $0x3102e308 // -ln2 low
-DATA expc<>+12(SB)/4, $0x3f000000 // Q0
-DATA expc<>+16(SB)/4, $0x3e2aaaaa // Q1
-DATA expc<>+20(SB)/4, $0x3d2aaa6c // Q2
-DATA expc<>+24(SB)/4, $0x3c0889ae // Q3
-DATA expc<>+28(SB)/4, $0x3ab6a841 // Q4
-DATA expc<>+32(SB)/4, $0x394ec512 // Q5
-DATA expc<>+36(SB)/4, $0x3f800000 // 1
-DATA expc<>+40(SB)/4, $0xc2d00000 // expLo -104
-DATA expc<>+44(SB)/4, $0x42b20000 // expHi 89
-DATA expc<>+48(SB)/4, $0x0000007f // exponent bias 127
-GLOBL expc<>(SB), RODATA|NOPTR, $52
+DATA exp32c<>+0(SB)/4, $0x3fb8aa3b // log2e
+DATA exp32c<>+4(SB)/4, $0x3f317218 // ln2 high
+DATA exp32c<>+8(SB)/4, $0x3102e308 // -ln2 low
+DATA exp32c<>+12(SB)/4, $0x3f000000 // Q0
+DATA exp32c<>+16(SB)/4, $0x3e2aaaaa // Q1
+DATA exp32c<>+20(SB)/4, $0x3d2aaa6c // Q2
+DATA exp32c<>+24(SB)/4, $0x3c0889ae // Q3
+DATA exp32c<>+28(SB)/4, $0x3ab6a841 // Q4
+DATA exp32c<>+32(SB)/4, $0x394ec512 // Q5
+DATA exp32c<>+36(SB)/4, $0x3f800000 // 1
+DATA exp32c<>+40(SB)/4, $0xc2d00000 // expLo -104
+DATA exp32c<>+44(SB)/4, $0x42b20000 // expHi 89
+DATA exp32c<>+48(SB)/4, $0x0000007f // exponent bias 127
+GLOBL exp32c<>(SB), RODATA|NOPTR, $52
 
 // EXP16 turns the sixteen lanes of x into e^x in x, with n, r, t, q, u
 // free; Z20…Z22 hold expLo, expHi and 1.
 #define EXP16(x, n, r, t, q, u) \
 	VMAXPS x, Z20, x; \
 	VMINPS x, Z21, x; \
-	VMULPS.BCST expc<>+0(SB), x, n; \
+	VMULPS.BCST exp32c<>+0(SB), x, n; \
 	VRNDSCALEPS $0, n, n; \
 	VMOVAPS x, r; \
-	VFNMADD231PS.BCST expc<>+4(SB), n, r; \
-	VMULPS.BCST expc<>+8(SB), n, u; \
-	VBROADCASTSS expc<>+32(SB), q; \
-	VFMADD213PS.BCST expc<>+28(SB), r, q; \
-	VFMADD213PS.BCST expc<>+24(SB), r, q; \
-	VFMADD213PS.BCST expc<>+20(SB), r, q; \
-	VFMADD213PS.BCST expc<>+16(SB), r, q; \
-	VFMADD213PS.BCST expc<>+12(SB), r, q; \
+	VFNMADD231PS.BCST exp32c<>+4(SB), n, r; \
+	VMULPS.BCST exp32c<>+8(SB), n, u; \
+	VBROADCASTSS exp32c<>+32(SB), q; \
+	VFMADD213PS.BCST exp32c<>+28(SB), r, q; \
+	VFMADD213PS.BCST exp32c<>+24(SB), r, q; \
+	VFMADD213PS.BCST exp32c<>+20(SB), r, q; \
+	VFMADD213PS.BCST exp32c<>+16(SB), r, q; \
+	VFMADD213PS.BCST exp32c<>+12(SB), r, q; \
 	VMULPS r, r, t; \
 	VFMADD213PS r, t, q; \
 	VMOVAPS u, t; \
@@ -53,9 +53,9 @@ TEXT ·exp32F32AVX512(SB), NOSPLIT, $0-24
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
-	VBROADCASTSS expc<>+40(SB), Z20
-	VBROADCASTSS expc<>+44(SB), Z21
-	VBROADCASTSS expc<>+36(SB), Z22
+	VBROADCASTSS exp32c<>+40(SB), Z20
+	VBROADCASTSS exp32c<>+44(SB), Z21
+	VBROADCASTSS exp32c<>+36(SB), Z22
 loop2:
 	CMPQ CX, $32
 	JB loop1
@@ -91,34 +91,34 @@ TEXT ·exp32F32(SB), NOSPLIT, $0-24
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
-	VBROADCASTSS expc<>+40(SB), Y15
-	VBROADCASTSS expc<>+44(SB), Y14
-	VBROADCASTSS expc<>+36(SB), Y13
-	VPBROADCASTD expc<>+48(SB), Y12
+	VBROADCASTSS exp32c<>+40(SB), Y15
+	VBROADCASTSS exp32c<>+44(SB), Y14
+	VBROADCASTSS exp32c<>+36(SB), Y13
+	VPBROADCASTD exp32c<>+48(SB), Y12
 loop:
 	CMPQ CX, $8
 	JB done
 	VMOVUPS 0(SI), Y0
 	VMAXPS Y0, Y15, Y0
 	VMINPS Y0, Y14, Y0
-	VBROADCASTSS expc<>+0(SB), Y7
+	VBROADCASTSS exp32c<>+0(SB), Y7
 	VMULPS Y7, Y0, Y1
 	VROUNDPS $0, Y1, Y1 // n
 	VMOVAPS Y0, Y2
-	VBROADCASTSS expc<>+4(SB), Y7
+	VBROADCASTSS exp32c<>+4(SB), Y7
 	VFNMADD231PS Y7, Y1, Y2 // r
-	VBROADCASTSS expc<>+8(SB), Y7
+	VBROADCASTSS exp32c<>+8(SB), Y7
 	VMULPS Y7, Y1, Y5 // r_lo
-	VBROADCASTSS expc<>+32(SB), Y4
-	VBROADCASTSS expc<>+28(SB), Y7
+	VBROADCASTSS exp32c<>+32(SB), Y4
+	VBROADCASTSS exp32c<>+28(SB), Y7
 	VFMADD213PS Y7, Y2, Y4
-	VBROADCASTSS expc<>+24(SB), Y7
+	VBROADCASTSS exp32c<>+24(SB), Y7
 	VFMADD213PS Y7, Y2, Y4
-	VBROADCASTSS expc<>+20(SB), Y7
+	VBROADCASTSS exp32c<>+20(SB), Y7
 	VFMADD213PS Y7, Y2, Y4
-	VBROADCASTSS expc<>+16(SB), Y7
+	VBROADCASTSS exp32c<>+16(SB), Y7
 	VFMADD213PS Y7, Y2, Y4
-	VBROADCASTSS expc<>+12(SB), Y7
+	VBROADCASTSS exp32c<>+12(SB), Y7
 	VFMADD213PS Y7, Y2, Y4
 	VMULPS Y2, Y2, Y3
 	VFMADD213PS Y2, Y3, Y4 // p
