@@ -1,4 +1,4 @@
-// Code in this file: AVX2/FMA float32 Exp and Sigmoid, computed in
+// Code in this file: AVX2/FMA float32 Sigmoid, computed in
 // float64 lanes with math32.go's exp64 (the same clamp, reduction and
 // series), so results match the Go kernel's. Chosen at start-up with the
 // other kernels (cpu.go).
@@ -56,13 +56,12 @@ DATA expv<>+216(SB)/8, $0x3fe0000000000000
 GLOBL expv<>(SB), RODATA|NOPTR, $224
 
 
-// func expF32(d, a unsafe.Pointer, n int, mode int)
-// n is a multiple of 8. mode 0: d = e^a; 1 (Sigmoid): d = 1/(1+e^−a).
-TEXT ·expF32(SB), NOSPLIT, $0-32
+// func sigmoidF32(d, a unsafe.Pointer, n int)
+// n is a multiple of 8: d = 1/(1+e^−a).
+TEXT ·sigmoidF32(SB), NOSPLIT, $0-24
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
-	MOVQ mode+24(FP), R8
 	VBROADCASTSD expc<>+0(SB), Y8
 	VBROADCASTSD expc<>+8(SB), Y9
 	VBROADCASTSD expc<>+16(SB), Y10
@@ -76,11 +75,8 @@ loop:
 	JB done
 	VCVTPS2PD 0(SI), Y0
 	VCVTPS2PD 16(SI), Y4
-	TESTQ R8, R8
-	JZ compute
 	VSUBPD Y0, Y15, Y0
 	VSUBPD Y4, Y15, Y4
-compute:
 	VMAXPD Y0, Y8, Y0
 	VMINPD Y0, Y9, Y0
 	VMULPD Y10, Y0, Y1
@@ -121,13 +117,10 @@ compute:
 	VPADDQ Y14, Y7, Y7
 	VPSLLQ $52, Y7, Y7
 	VMULPD Y7, Y6, Y6
-	TESTQ R8, R8
-	JZ store
 	VADDPD Y13, Y2, Y2
 	VDIVPD Y2, Y13, Y2
 	VADDPD Y13, Y6, Y6
 	VDIVPD Y6, Y13, Y6
-store:
 	VCVTPD2PSY Y2, X2
 	VCVTPD2PSY Y6, X6
 	VMOVUPS X2, 0(DI)
@@ -140,10 +133,10 @@ done:
 	VZEROUPPER
 	RET
 
-// EXP8 is e^x in eight float64 lanes on AVX-512, expF32's clamp,
+// EXP8 is e^x in eight float64 lanes on AVX-512, sigmoidF32's clamp,
 // reduction and series (x is clamped and reduced in place; p gets the
 // result; k and t are scratch, y is t's Y register). Z8–Z14 hold lo, hi,
-// log2e, ln2hi, ln2lo, 1 and 1023 as in expF32.
+// log2e, ln2hi, ln2lo, 1 and 1023 as in sigmoidF32.
 #define EXP8(x, k, p, t, y) \
 	VMAXPD x, Z8, x; \
 	VMINPD x, Z9, x; \
@@ -166,14 +159,13 @@ done:
 	VPSLLQ $52, t, t; \
 	VMULPD t, p, p
 
-// func expF32AVX512(d, a unsafe.Pointer, n int, mode int)
-// expF32 for n a multiple of 16 on AVX-512 (F, DQ, VL): the same lanes'
-// arithmetic, two chains of eight float64 lanes a step.
-TEXT ·expF32AVX512(SB), NOSPLIT, $0-32
+// func sigmoidF32AVX512(d, a unsafe.Pointer, n int)
+// sigmoidF32 for n a multiple of 16 on AVX-512 (F, DQ, VL): the same
+// lanes' arithmetic, two chains of eight float64 lanes a step.
+TEXT ·sigmoidF32AVX512(SB), NOSPLIT, $0-24
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
-	MOVQ mode+24(FP), R8
 	VBROADCASTSD expc<>+0(SB), Z8
 	VBROADCASTSD expc<>+8(SB), Z9
 	VBROADCASTSD expc<>+16(SB), Z10
@@ -187,20 +179,6 @@ loop512:
 	JB done512
 	VCVTPS2PD 0(SI), Z0
 	VCVTPS2PD 32(SI), Z16
-	CMPQ R8, $1
-	JEQ sig512
-	EXP8(Z0, Z1, Z2, Z3, Y3)
-	EXP8(Z16, Z17, Z18, Z19, Y19)
-store512:
-	VCVTPD2PS Z2, Y2
-	VCVTPD2PS Z18, Y18
-	VMOVUPS Y2, 0(DI)
-	VMOVUPS Y18, 32(DI)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $16, CX
-	JMP loop512
-sig512:
 	VSUBPD Z0, Z15, Z0
 	VSUBPD Z16, Z15, Z16
 	EXP8(Z0, Z1, Z2, Z3, Y3)
@@ -209,7 +187,14 @@ sig512:
 	VDIVPD Z2, Z13, Z2
 	VADDPD Z13, Z18, Z18
 	VDIVPD Z18, Z13, Z18
-	JMP store512
+	VCVTPD2PS Z2, Y2
+	VCVTPD2PS Z18, Y18
+	VMOVUPS Y2, 0(DI)
+	VMOVUPS Y18, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP loop512
 done512:
 	VZEROUPPER
 	RET

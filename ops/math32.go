@@ -52,15 +52,15 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		for ; i < len(d); i++ {
 			d[i] = exp32(a[i])
 		}
-	case OpSigmoid: // the float64-lane kernel's sigmoid mode
+	case OpSigmoid: // in float64 lanes
 		i := 0
 		if useAsm {
 			w, m := lanes512(len(d), 8)
 			if w > 0 {
-				expF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w, 1)
+				sigmoidF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
 			}
 			if m > w {
-				expF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w, 1)
+				sigmoidF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
 			}
 			i = m
 		}

@@ -93,17 +93,17 @@ func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStr
 //go:noescape
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 
-// expF32 computes e^a (mode 1: sigmoid 1/(1+e^−a)) of n float32s, n a
-// multiple of 8, in float64 lanes with exp64's algorithm; exp_amd64.s.
+// sigmoidF32 computes 1/(1+e^−a) of n float32s, n a multiple of 8, in
+// float64 lanes with exp64's algorithm; exp_amd64.s.
 //
 //go:noescape
-func expF32(d, a unsafe.Pointer, n int, mode int)
+func sigmoidF32(d, a unsafe.Pointer, n int)
 
-// expF32AVX512 is expF32 for n a multiple of 16 on AVX-512 (F, DQ, VL):
-// the same lanes' arithmetic, eight float64 lanes twice a step.
+// sigmoidF32AVX512 is sigmoidF32 for n a multiple of 16 on AVX-512 (F,
+// DQ, VL): the same lanes' arithmetic, eight float64 lanes twice a step.
 //
 //go:noescape
-func expF32AVX512(d, a unsafe.Pointer, n int, mode int)
+func sigmoidF32AVX512(d, a unsafe.Pointer, n int)
 
 // tanhF32 computes tanh of n float32s, n a multiple of 8, with tanh32's
 // float32 operations (AVX2/FMA); tanh_amd64.s.

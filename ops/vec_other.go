@@ -22,8 +22,8 @@ func divF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no as
 func sumF64(p unsafe.Pointer, n int) float64                 { panic("ops: no assembly kernels") }
 func sumF32(p unsafe.Pointer, n int) float64                 { panic("ops: no assembly kernels") }
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool) { panic("ops: no assembly kernels") }
-func expF32(d, a unsafe.Pointer, n int, mode int)            { panic("ops: no assembly kernels") }
-func expF32AVX512(d, a unsafe.Pointer, n int, mode int)      { panic("ops: no assembly kernels") }
+func sigmoidF32(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
+func sigmoidF32AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func tanhF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func exp32F32(d, a unsafe.Pointer, n int)                    { panic("ops: no assembly kernels") }
 func exp32F32AVX512(d, a unsafe.Pointer, n int)              { panic("ops: no assembly kernels") }
