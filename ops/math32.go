@@ -23,50 +23,11 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 	a = a[:len(d)]
 	switch op {
 	case OpTanh:
-		i := 0
-		if useAsm {
-			w, m := lanes512(len(d), 8)
-			if w > 0 {
-				tanhF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
-			}
-			if m > w {
-				tanhF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
-			}
-			i = m
-		}
-		for ; i < len(d); i++ {
-			d[i] = tanh32(a[i])
-		}
+		lanes32(d, a, tanhF32AVX512, tanhF32, tanh32)
 	case OpExp:
-		i := 0
-		if useAsm {
-			w, m := lanes512(len(d), 8)
-			if w > 0 {
-				exp32F32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
-			}
-			if m > w {
-				exp32F32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
-			}
-			i = m
-		}
-		for ; i < len(d); i++ {
-			d[i] = exp32(a[i])
-		}
+		lanes32(d, a, exp32F32AVX512, exp32F32, exp32)
 	case OpSigmoid: // in float64 lanes
-		i := 0
-		if useAsm {
-			w, m := lanes512(len(d), 8)
-			if w > 0 {
-				sigmoidF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
-			}
-			if m > w {
-				sigmoidF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
-			}
-			i = m
-		}
-		for ; i < len(d); i++ {
-			d[i] = float32(1 / (1 + exp64(-float64(a[i]))))
-		}
+		lanes32(d, a, sigmoidF32AVX512, sigmoidF32, sigmoid32)
 	case OpSin, OpCos:
 		if useAsm {
 			sincos32(op, d, a)
@@ -269,6 +230,30 @@ func pow32Go(d, a, b []float32) {
 		}
 	}
 }
+
+// lanes32 computes d from a with a float32 op's kernels: the AVX-512 one
+// over the first multiple of 16, the AVX2 one over the rest of the first
+// multiple of 8, and its Go function over the last lanes (all of them
+// without the kernels).
+func lanes32(d, a []float32, k512, k2 func(d, a unsafe.Pointer, n int), one func(float32) float32) {
+	i := 0
+	if useAsm {
+		w, m := lanes512(len(d), 8)
+		if w > 0 {
+			k512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
+		}
+		if m > w {
+			k2(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
+		}
+		i = m
+	}
+	for ; i < len(d); i++ {
+		d[i] = one(a[i])
+	}
+}
+
+// sigmoid32 is float32 Sigmoid through exp64, as sigmoidF32 computes it.
+func sigmoid32(x float32) float32 { return float32(1 / (1 + exp64(-float64(x)))) }
 
 // lanes512 splits n lanes among the assembly kernels: the first w (a
 // multiple of 16; none without AVX-512) to the AVX-512 one, the rest of
