@@ -140,7 +140,7 @@ def run_mode(mode, a, x, labels, ws, sync):
     return r
 
 
-def gemm_floor(a, x, ws, sync, reps=200):
+def gemm_floor(x, ws, sync, reps=200):
     """The step's matrix products alone, as autograd runs them (forward h@w;
     backward h.T@g for each weight and g@w.T for each hidden input), queued
     reps times back to back with one synchronize: the step's GEMM time on
@@ -207,7 +207,7 @@ def main():
     out = {"torch": torch.__version__, "device": name, "sizes": sizes, "batch": a.batch, "lr": a.lr,
            "tf32": a.tf32, "read_loss": a.read_loss, "compile_mode": a.compile_mode or "default"}
     if a.gemm_floor:
-        out["gemm_floor"] = g = gemm_floor(a, x, ws, sync)
+        out["gemm_floor"] = g = gemm_floor(x, ws, sync)
         print("gemm floor %.3f ms/step (%s)" % (g["total_ms"], ", ".join("%s %.3f" % kv for kv in g["gemms"].items())))
     for mode in a.modes.split(","):
         try:

@@ -323,8 +323,15 @@ func TestCaptureScalar(t *testing.T) {
 			if err := sc.Set(k); err != nil {
 				t.Fatal(err)
 			}
+			before := x.d.Stats()
 			if err := g.Replay(); err != nil {
 				t.Fatal(err)
+			}
+			if st := x.d.Stats().Sub(before); st.H2DCalls+st.D2HCalls != 0 { // the new k went to the kernel, not through a copy
+				t.Fatalf("%s: a replay after Set made %d uploads and %d downloads, want none", x.d.Name(), st.H2DCalls, st.D2HCalls)
+			}
+			if out.Device() != x.d {
+				t.Fatalf("out is on %v after the replay, want %s", out.Device(), x.d.Name())
 			}
 			checkBrightened(t, fmt.Sprintf("%s (%s) k=%d", x.d.Name(), g.Kind(), k), out, src, k)
 		}

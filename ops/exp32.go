@@ -20,11 +20,7 @@ func exp32(x float32) float32 {
 	n := float32(math.RoundToEven(float64(x * tanhLog2e)))
 	r := fma32(-n, tanhLn2Hi, x)
 	rl := n * expNegLn2Lo
-	q := tanhQ[5]
-	for i := 4; i >= 0; i-- {
-		q = fma32(q, r, tanhQ[i])
-	}
-	p := fma32(r*r, q, r)
+	p := expm1Fit(r)
 	u := fma32(rl, p, rl)
 	return scale2(1+(p+u), n)
 }

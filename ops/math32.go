@@ -33,9 +33,9 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 			sincos32(op, d, a)
 			return true
 		}
-		trig32(op, d, a)
+		sinCos32(op == OpCos, d, a)
 	case OpTan:
-		trig32(op, d, a)
+		tan32(d, a)
 	case OpRound, OpFloor, OpCeil, OpTrunc:
 		if useAsm && len(d) > 0 {
 			roundF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), roundMode[op-OpFloor], false)
@@ -72,16 +72,12 @@ func exp64(x float64) float64 {
 	return p * math.Float64frombits(uint64(int64(k)+1023)<<52)
 }
 
-// trig32 computes Sin, Cos or Tan: x = q·π/2 + r with |r| ≤ π/4 (π/2 in
-// three parts, fdlibm's, so r is exact to 1e-20 for |x| < 2^20), then the
-// Taylor series of sin r (to r⁹) and cos r (to r¹⁰), the quadrant picking
-// and signing them without branches. |x| ≥ 2^20, NaN and Inf take math.
-// Sin and Cos go to sinCos32.
-func trig32(op UnaryOp, d, a []float32) {
-	if op != OpTan {
-		sinCos32(op == OpCos, d, a)
-		return
-	}
+// tan32 computes Tan: x = q·π/2 + r with |r| ≤ π/4 (π/2 in three parts,
+// fdlibm's, so r is exact to 1e-20 for |x| < 2^20), then the Taylor
+// series of sin r (to r⁹) and cos r (to r¹⁰), the quadrant picking and
+// signing their quotient without branches. |x| ≥ 2^20, NaN and Inf take
+// math.
+func tan32(d, a []float32) {
 	const (
 		twoOverPi = 6.36619772367581382433e-01
 		round     = 0x1.8p52
@@ -265,10 +261,10 @@ func lanes512(n, unit int) (w, m int) {
 	return w, n &^ (unit - 1)
 }
 
-// sincos32 is trig32 for Sin and Cos with the assembly kernels, which leave
-// the lanes they do not cover (|x| ≥ 2^20, NaN, Inf) holding x and say
-// so: only then are they found and redone by trig32, as is the last
-// n mod 4. d is a or does not overlap it.
+// sincos32 is sinCos32 with the assembly kernels, which leave the lanes
+// they do not cover (|x| ≥ 2^20, NaN, Inf) holding x and say so: only
+// then are they found and redone by sinCos32, as is the last n mod 4. d
+// is a or does not overlap it.
 func sincos32(op UnaryOp, d, a []float32) {
 	cos := 0
 	if op == OpCos {
@@ -285,9 +281,9 @@ func sincos32(op UnaryOp, d, a []float32) {
 	if slow != 0 {
 		for i, v := range a[:m] { // a slow lane's a[i] is x, in place too
 			if !(math.Abs(float64(v)) < 1<<20) {
-				trig32(op, d[i:i+1], a[i:i+1])
+				sinCos32(cos == 1, d[i:i+1], a[i:i+1])
 			}
 		}
 	}
-	trig32(op, d[m:], a[m:])
+	sinCos32(cos == 1, d[m:], a[m:])
 }

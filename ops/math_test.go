@@ -278,9 +278,9 @@ func hostArray[T array.Elem](t *testing.T, xs []T) *array.Array[T] {
 }
 
 // TestSinKernels: Sin and Cos give the same bits from the AVX-512 kernel
-// (sixteen lanes a step), the AVX2 one (four) and trig32, at drawn
+// (sixteen lanes a step), the AVX2 one (four) and sinCos32, at drawn
 // lengths (so every tail: the AVX2 kernel after the AVX-512 one, then
-// trig32) with the slow lanes (|x| ≥ 2^20, NaN, ±Inf) at drawn places,
+// sinCos32) with the slow lanes (|x| ≥ 2^20, NaN, ±Inf) at drawn places,
 // out of place and in place.
 func TestSinKernels(t *testing.T) {
 	kernelsAgree(t, []UnaryOp{OpSin, OpCos}, logUniform32, []float32{1 << 20, -1 << 21, 3e38},
@@ -288,7 +288,7 @@ func TestSinKernels(t *testing.T) {
 			if useAsm {
 				sincos32(op, d, a)
 			} else {
-				trig32(op, d, a)
+				sinCos32(op == OpCos, d, a)
 			}
 		})
 }

@@ -28,11 +28,7 @@ func tanh32(x float32) float32 {
 		n := float32(math.RoundToEven(float64(y * tanhLog2e)))
 		r := fma32(-n, tanhLn2Hi, y)
 		r = fma32(-n, tanhLn2Lo, r)
-		q := tanhQ[5]
-		for i := 4; i >= 0; i-- {
-			q = fma32(q, r, tanhQ[i])
-		}
-		p := fma32(r*r, q, r)
+		p := expm1Fit(r)
 		s := float32(math.Ldexp(1, int(n)))
 		m := fma32(s, p, s-1)
 		d := m + 2
@@ -49,6 +45,16 @@ func tanh32(x float32) float32 {
 		t = 1
 	}
 	return float32(math.Copysign(float64(t), float64(x)))
+}
+
+// expm1Fit is e^r − 1 for |r| ≤ ln2/2: r + r²·Q(r), tanhQ's fit, Horner
+// in fused multiply-adds (exp32 and tanh32; their kernels do the same).
+func expm1Fit(r float32) float32 {
+	q := tanhQ[5]
+	for i := 4; i >= 0; i-- {
+		q = fma32(q, r, tanhQ[i])
+	}
+	return fma32(r*r, q, r)
 }
 
 // tanh32's constants (the assembly kernels' table, tanhc<>, holds their

@@ -230,8 +230,7 @@ func (r *graphReplay) SetArg(st *devkit.Step, i int, v any) error {
 		if !ok || len(b) != int(cs.lens[i]) {
 			return fmt.Errorf("cuda: argument %d of %s takes %d bytes, not %T: %w", i, st.Name, cs.lens[i], v, device.ErrOutOfRange)
 		}
-		cs.blob = slices.Clone(cs.blob)
-		copy(cs.blob[cs.offs[i]:], b)
+		copy(cs.blob[cs.offs[i]:], b) // the driver copies the parameters at the call
 		p.blob, p.offs = cs.blob, cs.offs
 	} else {
 		args := slices.Clone(st.Args)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/ops/engine"
 )
 
 // The bench mode on tiny sizes: both engines time their steps, the device
@@ -85,5 +86,40 @@ func TestSummarize(t *testing.T) {
 		if s.Median != c.med || s.P10 != c.p10 || s.P90 != c.p90 || s.StepsPer != c.rate {
 			t.Errorf("summarize(%v) = %+v, want median %g p10 %g p90 %g rate %g", c.in, s, c.med, c.p10, c.p90, c.rate)
 		}
+	}
+}
+
+// TestBenchReplayed: -bench -replay times replays of one recorded step on
+// the device and reports the graph replayed back to back, with the host's
+// queueing as part of it; the replays run kernels (launches counted).
+func TestBenchReplayed(t *testing.T) {
+	if _, err := opencl.Default(); err != nil {
+		t.Skip(err)
+	}
+	cfg := Config{Sizes: []int{16, 8, 4}, Batch: 8, Steps: 4, LearnRate: 0.05, Seed: 1, Replay: true}
+	var w bytes.Buffer
+	if err := runBench(&w, cfg, false, benchFlags{on: true, warmup: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"(replayed: ", "the step's graph replayed back to back, one sync"} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, w.String())
+		}
+	}
+	d, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := engine.New(d)
+	defer e.Close()
+	r, err := Bench(BenchConfig{Config: cfg, Warmup: 2, Steps: cfg.Steps}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Pipelined <= 0 || r.Enqueue <= 0 || r.Enqueue > r.Pipelined {
+		t.Errorf("back to back %v, of which queueing %v", r.Pipelined, r.Enqueue)
+	}
+	if r.Launches < int64(cfg.Steps) {
+		t.Errorf("%d launches over %d replayed steps: the replays did not run on the device", r.Launches, cfg.Steps)
 	}
 }
