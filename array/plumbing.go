@@ -23,6 +23,26 @@ func (plumbing) SetAttachment(x any, c io.Closer) io.Closer {
 }
 func (plumbing) DeviceFree(x any) error { return x.(*Raw).st.deviceFree() }
 func (plumbing) Closed(x any) bool      { return x.(*Raw).st.closed.Load() }
+func (plumbing) DeviceGen(x any) uint64 { return x.(*Raw).st.devGen.Load() }
+
+func (plumbing) DeviceNewerAll(x any) bool {
+	r := x.(*Raw)
+	var buf [inlineDims]span
+	rest := []box{r.box(buf[:0])}
+	if rest[0] == nil {
+		return false
+	}
+	r.st.mu.Lock()
+	defer r.st.mu.Unlock()
+	for _, d := range r.st.dirty[deviceSide] {
+		var next []box
+		for _, b := range rest {
+			next = b.minus(d, next)
+		}
+		rest = next
+	}
+	return len(rest) == 0
+}
 
 func (plumbing) DeviceNewer(a, b any, fn func(a, b bool)) {
 	ra, _ := a.(*Raw)

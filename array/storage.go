@@ -33,6 +33,7 @@ type storage struct {
 	// is one load on every host access's fast path.
 	nAway   atomic.Int32
 	hostGen atomic.Uint64 // bumped whenever host-dirty regions shrink
+	devGen  atomic.Uint64 // bumped whenever device-dirty regions change
 
 	mu    sync.Mutex
 	dirty [2]boxes
@@ -374,6 +375,7 @@ func (st *storage) setDirty(s side, b boxes) {
 	}
 	st.dirty[s] = b
 	if s == deviceSide {
+		st.devGen.Add(1)
 		st.count()
 	}
 }

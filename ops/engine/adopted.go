@@ -255,11 +255,12 @@ func (h *holdings) park(b *block) (drop bool) {
 		return true
 	}
 	pk := &parkedState{dirty: b.deviceDirty(), armed: b.armed, hostNewer: hostNewer}
+	b.closeTrip()
 	b.root.Close() // lets go of the wrapped device copy; unpins the memory
 	b.root, b.hb, b.parked = nil, nil, pk
 	// Nothing b holds may reach the memory now: the functions over the
 	// Array go with it.
-	b.host, b.hostRead, b.home, b.deviceDirty, b.fill0, b.endsDirty, b.takeHost = nil, nil, nil, nil, nil, nil, nil
+	b.host, b.hostRead, b.home, b.deviceDirty, b.fill0, b.endsDirty, b.takeHost, b.deviceGen, b.allAway = nil, nil, nil, nil, nil, nil, nil, nil, nil
 	return false
 }
 

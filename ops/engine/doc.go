@@ -115,10 +115,12 @@
 //
 // Convolutions. gorgonia v0.9.18's Conv2d, MaxPool2D and BatchNorm
 // compute on the host through Dense.Data(), which the engine never sees:
-// on a device-newer input they read stale memory, with no error (its
-// MaxPool2D after Rectify trains to the wrong losses; its Conv2d is right
-// only on a host-current input, uploading its im2col matrix each step).
-// Its BatchNorm after a device op gives a NaN loss. Use Conv2d, MaxPool2D
+// on a device-newer input they read stale memory, which holds the
+// sentinel (NaN) where the engine filled it (below): in the nn tests its
+// MaxPool2D after Rectify panics in its gradient, its Conv2d and BatchNorm
+// after a device op give a NaN loss; its Conv2d is right only on a
+// host-current input, uploading its im2col matrix each step. A larger
+// stale input can read old values instead: wrong with no error. Use Conv2d, MaxPool2D
 // and BatchNorm of package ops/engine/nn (their own module): gorgonia's
 // signatures, run on the device through ops.Im2Col, Col2Im, MaxPool2D,
 // MaxPool2DBackward and ops' reductions, so a convnet trains with every
@@ -178,19 +180,24 @@
 // engine, and what each does (tests in this package unless named; mlp is
 // ops/engine/mlp):
 //
-//	Data() read, device newer    stale values; the first and last elements of a float
-//	                             Dense read NaN (the sentinel below)   TestForeignEngine
+//	Data() read, device newer    stale values: a float Dense reads NaN (the sentinel
+//	                             below) at both ends and outside its whole pages (all
+//	                             of it when it holds none)            TestForeignEngine
 //	Data() write, before 1st use uploaded at the first use              TestHostWritesModel
-//	Dense.Zero, tensor.Copy from a host Dense, CopyTo (whole memory),
-//	  device newer               seen at the next use: zeros are set on the device with
+//	Dense.Zero, tensor.Copy from a host Dense, CopyTo (whole memory), float, device newer
+//	                             seen at the next use: zeros are set on the device with
 //	                             no transfer, other values uploaded (counted, refused
 //	                             under the guard)  TestZeroBehindTheEngine,
+//	                                               TestWritesBehindTheEngine,
 //	                                               mlp TestStockSolversMatchStdEngine
-//	Data() write or Copy into a view, device newer, hitting the first or last element
-//	                             the next use fails with ErrHostWrite naming Host(d)
-//	                                                          TestZeroBehindTheEngine
-//	the same missing both        NOT SEEN: lost (float memory; integer memory: every
-//	                             write behind the engine's back is lost)
+//	any other write (Data(), Copy into a view, integer memory), device newer
+//	                             the next use fails with ErrHostWrite naming Host(d),
+//	                             once: the write is not taken, the device keeps the
+//	                             newest values  TestWritesBehindTheEngine
+//	                             (where Linux offers userfaultfd's write-protect, 6.4
+//	                             on; elsewhere, in a Dense over 64 KiB, a write that
+//	                             misses both ends of float memory, or any write to
+//	                             integer memory, is NOT SEEN: lost)
 //	At, SetAt, Memset, iterators, String on the engine's own memory
 //	                             tensor refuses them ("Inaccesible data")
 //	At, SetAt on Go memory the engine adopted (gorgonia's registers)
@@ -207,7 +214,11 @@
 // last element, the host copy holds a signalling NaN there, so a whole
 // overwrite (gorgonia's solvers zero every gradient with Dense.Zero, and
 // the Clone of the weights for their caches) changes both and is taken as
-// the newest values. Mixing an Array view's own syncs with device ops
+// the newest values. Other writes trip a watch over the rest of the host
+// copy: its whole pages are write-protected (a write costs one fault, however
+// long), the bytes around them are compared with a copy, after the engine
+// fills the stale ones with the sentinel (0xa5 bytes for integers: a write of
+// that value there is not seen). Mixing an Array view's own syncs with device ops
 // outside the engine can leave it stale: use one or the other per Dense.
 //
 // Layouts. Operands may be any view tensor makes (Slice, the lazy T,

@@ -1,8 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"reflect"
+	"unsafe"
+
+	"github.com/resident-go/resident/internal/uffd"
 )
 
 // Writes behind the engine's back. tensor's Dense.Zero, tensor.Copy from a
@@ -10,13 +15,21 @@ import (
 // Data() change the host memory of an engine Dense with no engine call;
 // gorgonia's solvers zero every gradient with Dense.Zero after each step,
 // and zero the weights' Clone for their caches. While the device holds a
-// float block's newest values, its host copy is stale, so the engine
-// stores a sentinel (a signalling NaN no arithmetic produces) in the
-// block's first and last elements. The next use that finds both changed
-// takes the host copy as the newest (a full overwrite: Zero, Copy); all
-// zeros are set on the device with no transfer. One changed is a partial
-// write that would lose the rest of the device's values: an error naming
-// the fix. A write that misses both elements is not seen (see doc.go).
+// block's newest values its host copy is stale, and the engine watches it
+// (armed) until the next use:
+//
+//   - a float block's first and last elements hold a sentinel (a
+//     signalling NaN no arithmetic produces): both changed is a full
+//     overwrite (Zero, Copy), taken as the newest values (all zeros are
+//     set on the device with no transfer);
+//   - a trip sees any other write: the whole pages inside the block through
+//     userfaultfd's write-protect (internal/uffd; Linux), the bytes around
+//     them, and blocks of a page or two, by comparing with a copy taken
+//     when armed.
+//
+// Anything else written is a partial write that would lose the rest of
+// the device's values: the next use returns an error naming the fix, once,
+// and the device's values stay the newest.
 
 const (
 	sentinel32 uint32 = 0x7fa1b2c3
@@ -34,13 +47,13 @@ func sentinelAt(t reflect.Type, p uintptr, set bool) bool {
 	switch t.Kind() {
 	case reflect.Float32:
 		w := (*uint32)(ptr(p))
-		if set {
+		if set && *w != sentinel32 { // no store where it is: the page may be protected
 			*w = sentinel32
 		}
 		return *w == sentinel32
 	case reflect.Float64:
 		w := (*uint64)(ptr(p))
-		if set {
+		if set && *w != sentinel64 {
 			*w = sentinel64
 		}
 		return *w == sentinel64
@@ -50,26 +63,130 @@ func sentinelAt(t reflect.Type, p uintptr, set bool) bool {
 
 // arm stores the sentinel in b's first and last elements where the
 // device holds their newest values (residency is by region: a host-current
-// element holds data); h.mu is held. The check and the stores are one step
-// under the Array's residency lock: a device closing between them would
-// otherwise bring the data home first and leave a sentinel over it.
+// element holds data), then sets b's trip; h.mu is held. The check and the
+// stores are one step under the Array's residency lock: a device closing
+// between them would otherwise bring the data home first and leave a
+// sentinel over it.
 func (b *block) arm() {
 	b.armed = [2]bool{}
 	if b.size == 0 || b.endsDirty == nil {
 		return
 	}
-	if k := b.elem.Kind(); k != reflect.Float32 && k != reflect.Float64 {
+	if k := b.elem.Kind(); k == reflect.Float32 || k == reflect.Float64 {
+		ends := b.ends()
+		b.endsDirty(func(d0, d1 bool) {
+			for i, dirty := range [2]bool{d0, d1} {
+				if dirty {
+					sentinelAt(b.elem, ends[i], true)
+					b.armed[i] = true
+				}
+			}
+		})
+	}
+	b.setTrip()
+}
+
+// trip sees writes to a block's host copy between two uses of the block:
+// its whole pages through w, the bytes around them (the whole block where
+// there is no w) by comparison with snap.
+type trip struct {
+	w      *uffd.Watch
+	lo, hi uintptr // w's pages
+	snap   []byte  // the bytes outside [lo, hi) when set: before, then after
+	on     bool    // set since the device last took the newest values
+	gen    uint64  // the Array's DeviceGen when set
+}
+
+// tripCopy bounds the blocks a trip compares whole, where there are no
+// watched pages.
+const tripCopy = 64 << 10
+
+var pageSize = uintptr(os.Getpagesize())
+
+// setTrip sets b's trip, while the device holds newest values of b; h.mu
+// is held. A Step's blocks get none: a replay writes their host copies.
+func (b *block) setTrip() {
+	if b.held > 0 || b.deviceGen == nil || !b.deviceDirty() {
+		b.closeTrip()
 		return
 	}
-	ends := b.ends()
-	b.endsDirty(func(d0, d1 bool) {
-		for i, dirty := range [2]bool{d0, d1} {
-			if dirty {
-				sentinelAt(b.elem, ends[i], true)
-				b.armed[i] = true
-			}
+	t := b.trip
+	if t == nil {
+		t = &trip{}
+		end := b.start + b.size
+		t.lo, t.hi = (b.start+pageSize-1)&^(pageSize-1), end&^(pageSize-1)
+		if t.hi <= t.lo || !uffd.Available() {
+			t.lo, t.hi = end, end
+		} else if w, err := uffd.New(t.lo, t.hi-t.lo); err == nil {
+			t.w = w
+		} else {
+			t.lo, t.hi = end, end
 		}
-	})
+		if t.w == nil && b.size > tripCopy {
+			return // not watched: see doc.go
+		}
+		b.trip = t
+	}
+	if t.w != nil && t.w.Protect() != nil {
+		b.closeTrip()
+		return
+	}
+	if b.allAway() {
+		// Stale bytes, which a write of the same value would not change:
+		// made ones no write gives (a float's sentinel).
+		fillStale(b.elem, bytesAt(b.start, t.lo-b.start))
+		fillStale(b.elem, bytesAt(t.hi, b.start+b.size-t.hi))
+	}
+	t.snap = append(append(t.snap[:0], bytesAt(b.start, t.lo-b.start)...), bytesAt(t.hi, b.start+b.size-t.hi)...)
+	t.on, t.gen = true, b.deviceGen()
+}
+
+// staleByte fills the stale host copy of integer memory a trip compares.
+const staleByte = 0xa5
+
+// fillStale fills m, stale elements of type t, with the sentinel of a
+// float, staleByte in every byte of others.
+func fillStale(t reflect.Type, m []byte) {
+	p := stalePage[t.Kind()]
+	if p == nil {
+		p = stalePage[reflect.Invalid]
+	}
+	for len(m) > 0 {
+		m = m[copy(m, p):]
+	}
+}
+
+// stalePage is what fillStale copies, by element kind: whole elements.
+var stalePage = func() map[reflect.Kind][]byte {
+	m := map[reflect.Kind][]byte{}
+	for k, t := range map[reflect.Kind]reflect.Type{reflect.Invalid: nil, reflect.Float32: reflect.TypeFor[float32](), reflect.Float64: reflect.TypeFor[float64]()} {
+		p := bytes.Repeat([]byte{staleByte}, 4096)
+		for i := 0; t != nil && i < len(p); i += int(t.Size()) {
+			sentinelAt(t, uintptr(unsafe.Pointer(&p[i])), true)
+		}
+		m[k] = p
+	}
+	return m
+}()
+
+// wrote reports whether b's host copy was written since its trip was set.
+func (b *block) wrote() bool {
+	t := b.trip
+	if t == nil || !t.on {
+		return false
+	}
+	n := t.lo - b.start
+	return t.w != nil && t.w.Hit() ||
+		!bytes.Equal(t.snap[:n], bytesAt(b.start, n)) ||
+		!bytes.Equal(t.snap[n:], bytesAt(t.hi, b.start+b.size-t.hi))
+}
+
+// closeTrip ends b's trip, before its memory can go back to its owner.
+func (b *block) closeTrip() {
+	if b.trip != nil && b.trip.w != nil {
+		b.trip.w.Close()
+	}
+	b.trip = nil
 }
 
 // ends are the addresses of b's first and last elements (typed).
@@ -114,9 +231,12 @@ func (h *holdings) hostWrites(b *block) error {
 	}
 	if !b.deviceDirty() {
 		b.armed = [2]bool{} // the host copy is current: its elements are data
+		if b.trip != nil {
+			b.trip.on = false
+		}
 		return nil
 	}
-	if !b.armed[0] && !b.armed[1] {
+	if !b.armed[0] && !b.armed[1] && (b.trip == nil || !b.trip.on) {
 		b.arm()
 		return nil
 	}
@@ -132,11 +252,18 @@ func (h *holdings) hostWrites(b *block) error {
 		}
 	})
 	switch {
-	case changed == 0:
+	case changed == 0 && !b.wrote():
 		return nil
-	case changed < 2 && b.ends()[0] != b.ends()[1]:
-		return fmt.Errorf("%w: the memory at %#x (%d bytes) was written on the host in part (through Data(), SetAt or tensor.Copy into a view) while its newest values were on the device, so the rest of them would be lost: call engine.Host(d) first and write through the Dense it returns", ErrHostWrite, b.start, b.size)
+	case changed == 0 && b.trip.gen != b.deviceGen():
+		b.arm() // the engine's own transfers wrote part of it
+		return nil
+	case changed == 0, changed < 2 && b.ends()[0] != b.ends()[1]:
+		b.arm()
+		return fmt.Errorf("%w: the memory at %#x (%d bytes) was written on the host (through Data(), SetAt or tensor.Copy into a view) while its newest values were on the device, and not whole (or not float memory, where the engine sees no whole overwrite), so the write was not taken and the device keeps the newest values: call engine.Host(d) first and write through the Dense it returns", ErrHostWrite, b.start, b.size)
 	}
 	b.armed = [2]bool{}
+	if b.trip != nil {
+		b.trip.on = false
+	}
 	return b.takeHost()
 }

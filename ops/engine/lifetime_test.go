@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"github.com/resident-go/resident/internal/guard"
 	"math"
+	"slices"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -24,9 +25,10 @@ func staleOnDevice(t *testing.T, e *engine.Engine, vals []float32, k float32) *t
 	if _, err := e.MulScalar(d, k, true, tensor.UseUnsafe()); err != nil {
 		t.Fatal(err)
 	}
-	// Host memory is stale (its ends hold the engine's sentinel, NaN).
-	if got := d.Data().([]float32); fmt.Sprint(got[1:len(got)-1]) != fmt.Sprint(vals[1:len(vals)-1]) || !math.IsNaN(float64(got[0])) {
-		t.Fatalf("host memory %v, want the stale %v with NaN ends", got, vals)
+	// Host memory is stale: a block this small holds the engine's
+	// sentinel, NaN, in every element (hostwrites.go).
+	if got := d.Data().([]float32); slices.ContainsFunc(got, func(x float32) bool { return !math.IsNaN(float64(x)) }) {
+		t.Fatalf("host memory %v, want NaN in every element", got)
 	}
 	return d
 }

@@ -1,0 +1,28 @@
+//go:build !linux || !cgo
+
+package uffd
+
+import "errors"
+
+var errNone = errors.New("uffd: userfaultfd needs Linux and cgo")
+
+// Available reports whether Watches work here.
+func Available() bool { return false }
+
+// Watch is a range of whole pages whose writes are watched.
+type Watch struct{}
+
+// New returns an error: there is no userfaultfd here.
+func New(start, len uintptr) (*Watch, error) { return nil, errNone }
+
+// Protect clears Hit and makes the next write to the pages set it.
+func (w *Watch) Protect() error { return errNone }
+
+// Unprotect lifts the protection.
+func (w *Watch) Unprotect() error { return errNone }
+
+// Hit reports whether the pages were written since the last Protect.
+func (w *Watch) Hit() bool { return false }
+
+// Close frees w.
+func (w *Watch) Close() error { return nil }

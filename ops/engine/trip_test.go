@@ -1,0 +1,223 @@
+package engine_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/ops/engine"
+)
+
+// Writes behind the engine's back to a Dense whose newest values are on
+// the device, drawn: element type, length (one element to many pages, so
+// blocks compared whole, blocks with watched pages and the bytes around
+// them), memory (Alloc's, Go memory adopted, an op's result), the write
+// (none; one element anywhere, by a store, copy or another goroutine, its
+// value drawn or the stale one; a run of elements; Zero; tensor.Copy over
+// all of it). Against a model: a whole overwrite of float memory is taken
+// (zeros with no upload), any other write is ErrHostWrite at the next use,
+// once, with nothing moved and the device's values kept; no write, no
+// error.
+func TestWritesBehindTheEngine(t *testing.T) {
+	devs := map[string]device.Device{"sim": sim.NewCompute("sim", 64<<20)}
+	if dev, err := opencl.Default(); err == nil {
+		devs["opencl"] = dev
+	}
+	for name, dev := range devs {
+		t.Run(name, func(t *testing.T) {
+			e := engine.New(dev)
+			defer e.Close()
+			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+			for c := range 240 {
+				switch c % 5 {
+				case 0:
+					tripCase[float32](t, e, dev, rng, c)
+				case 1:
+					tripCase[float64](t, e, dev, rng, c)
+				case 2:
+					tripCase[int32](t, e, dev, rng, c)
+				case 3:
+					tripCase[int64](t, e, dev, rng, c)
+				case 4:
+					tripCase[uint8](t, e, dev, rng, c)
+				}
+			}
+		})
+	}
+}
+
+type tripElem interface{ float32 | float64 | int32 | int64 | uint8 }
+
+func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng *rand.Rand, c int) {
+	var z T
+	size := int(typeOf[T]().Size())
+	n := 1 + int(float64(1<<19/size)*pow3(rng.Float64())) // mostly small, up to 512 KiB
+	init := make([]T, n)
+	for i := range init {
+		init[i] = T(rng.IntN(7))
+	}
+	dt := tensor.Of(tensor.Dtype{Type: typeOf[T]()})
+	var d *tensor.Dense
+	mem := rng.IntN(3)
+	switch mem {
+	case 0: // Alloc's
+		d = tensor.New(dt, tensor.WithShape(n), tensor.WithEngine(e))
+		copy(d.Data().([]T), init)
+	case 1: // Go memory adopted, as gorgonia's registers
+		d = tensor.New(tensor.WithBacking(slices.Clone(init)), tensor.WithShape(n))
+		tensor.WithEngine(e)(d)
+	case 2: // an op's result
+		src := tensor.New(dt, tensor.WithShape(n), tensor.WithEngine(e))
+		copy(src.Data().([]T), init)
+		r, err := e.AddScalar(src, z, true)
+		must(t, err)
+		d = r.(*tensor.Dense)
+	}
+	model := slices.Clone(init)
+	step := func(k T) { // in place on the device
+		if _, err := e.AddScalar(d, k, true, tensor.UseUnsafe()); err != nil {
+			t.Fatalf("case %d: %v", c, err)
+		}
+		for i := range model {
+			model[i] += k
+		}
+	}
+	step(1)
+	step(2)
+	a, err := engine.Array[T](e, d)
+	must(t, err)
+	newer := a.DeviceDirty() // else the ops ran on the host, whose copy is the truth
+	data := d.Data().([]T)
+	float := typeOf[T]().Kind() == reflect.Float32 || typeOf[T]().Kind() == reflect.Float64
+	what, whole := "", false
+	v := T(rng.IntN(100)) + 10
+	if rng.IntN(4) == 0 {
+		v = init[0] // a value the stale copy may hold
+	}
+	switch w := rng.IntN(6); w {
+	case 0:
+		what = "nothing"
+	case 1, 2:
+		i := [...]int{0, n - 1, n / 2, rng.IntN(n)}[rng.IntN(4)]
+		if w == 2 {
+			v = init[i]
+		}
+		switch rng.IntN(3) {
+		case 0:
+			data[i] = v
+		case 1:
+			copy(data[i:], []T{v})
+		case 2:
+			var wg sync.WaitGroup
+			wg.Go(func() { data[i] = v })
+			wg.Wait()
+		}
+		what, whole = fmt.Sprintf("element %d of %d = %v", i, n, v), n == 1
+		if whole || !newer {
+			model[i] = v
+		}
+	case 3:
+		i := rng.IntN(n)
+		k := 1 + rng.IntN(n-i)
+		for j := i; j < i+k; j++ {
+			data[j] = v
+		}
+		what, whole = fmt.Sprintf("elements %d…%d of %d = %v", i, i+k-1, n, v), k == n
+		if whole || !newer {
+			for j := range model {
+				model[j] = v
+			}
+		}
+	case 4:
+		d.Zero()
+		what, whole = "Zero", true
+		clear(model)
+	case 5:
+		src := make([]T, n)
+		for i := range src {
+			src[i] = T(rng.IntN(50))
+		}
+		must(t, tensor.Copy(d, tensor.New(tensor.WithBacking(src), tensor.WithShape(n))))
+		what, whole = "tensor.Copy of all", true
+		copy(model, src)
+	}
+	where := fmt.Sprintf("case %d (%v, %d elements, memory %d, device newer %v, write %s)", c, typeOf[T](), n, mem, newer, what)
+	before := dev.Stats()
+	_, err = e.AddScalar(d, z, true, tensor.UseUnsafe()) // the next use
+	moved := dev.Stats().Sub(before)
+	switch {
+	case what == "nothing" || whole && float || !newer:
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		if what == "Zero" && moved.H2DCalls != 0 {
+			t.Fatalf("%s: %d uploads for zeros, want 0", where, moved.H2DCalls)
+		}
+	default:
+		if !errors.Is(err, engine.ErrHostWrite) {
+			t.Fatalf("%s: err %v, want ErrHostWrite", where, err)
+		}
+		if moved.H2DCalls+moved.D2HCalls != 0 {
+			t.Fatalf("%s: the refused write moved %+v", where, moved)
+		}
+		if whole { // integer memory: the device's values stay
+			model = slices.Clone(init)
+			for i := range model {
+				model[i] += 3
+			}
+		}
+		if _, err := e.AddScalar(d, z, true, tensor.UseUnsafe()); err != nil {
+			t.Fatalf("%s: the use after the error: %v", where, err)
+		}
+	}
+	step(1)
+	if got := hostVals[T](t, d); !slices.Equal(got, model) {
+		t.Fatalf("%s: holds %v…, want %v…", where, got[:min(n, 8)], model[:min(n, 8)])
+	}
+}
+
+// pow3 skews draws in [0, 1) toward 0.
+func pow3(x float64) float64 { return x * x * x }
+
+// BenchmarkWatchedUse: an in-place device op on a Dense whose newest
+// values stay on the device (each use checks, and arms, its watch), and
+// the solvers' pattern: gradients zeroed behind the engine's back, then
+// used (one fault, zeros set on the device).
+func BenchmarkWatchedUse(b *testing.B) {
+	dev := sim.NewCompute("sim", 256<<20)
+	e := engine.New(dev)
+	defer e.Close()
+	for _, n := range []int{1 << 10, 1 << 14, 1 << 20} {
+		d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
+		op := func() {
+			if _, err := e.AddScalar(d, float32(1), true, tensor.UseUnsafe()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		op()
+		b.Run(fmt.Sprintf("op/%dKiB", n*4>>10), func(b *testing.B) {
+			b.SetBytes(int64(n * 4))
+			b.ReportAllocs()
+			for b.Loop() {
+				op()
+			}
+		})
+		b.Run(fmt.Sprintf("zero-then-op/%dKiB", n*4>>10), func(b *testing.B) {
+			b.SetBytes(int64(n * 4))
+			b.ReportAllocs()
+			for b.Loop() {
+				d.Zero()
+				op()
+			}
+		})
+	}
+}
