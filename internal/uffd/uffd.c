@@ -25,6 +25,7 @@ struct ruffd_watch {
 };
 
 static int fd = -1;
+static uint64_t counts[3]; /* faults served, protections set, registrations (atomic) */
 static long page;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct ruffd_watch **live;
@@ -53,6 +54,7 @@ static void *serve(void *arg) {
 			if (msgs[i].event != UFFD_EVENT_PAGEFAULT)
 				continue;
 			uintptr_t a = msgs[i].arg.pagefault.address;
+			__atomic_add_fetch(&counts[0], 1, __ATOMIC_RELAXED);
 			uintptr_t start = a & ~(uintptr_t)(page - 1), len = page;
 			pthread_mutex_lock(&mu);
 			for (int k = 0; k < nlive; k++) {
@@ -107,12 +109,13 @@ int ruffd_open(void) {
 	return 0;
 }
 
-struct ruffd_watch *ruffd_new(uintptr_t start, uintptr_t len, int *err) {
+int ruffd_register(uintptr_t start, uintptr_t len) {
 	struct uffdio_register r = {.range = {.start = start, .len = len}, .mode = UFFDIO_REGISTER_MODE_WP};
-	if (ioctl(fd, UFFDIO_REGISTER, &r) != 0) {
-		*err = -errno;
-		return NULL;
-	}
+	__atomic_add_fetch(&counts[2], 1, __ATOMIC_RELAXED);
+	return ioctl(fd, UFFDIO_REGISTER, &r) ? -errno : 0;
+}
+
+struct ruffd_watch *ruffd_new(uintptr_t start, uintptr_t len, int *err) {
 	struct ruffd_watch *w = calloc(1, sizeof *w);
 	if (w == NULL) {
 		*err = -ENOMEM;
@@ -148,6 +151,7 @@ int ruffd_protect(struct ruffd_watch *w, int on) {
 	pthread_mutex_lock(&mu);
 	if (on && !(w->protected && !__atomic_load_n(&w->hit, __ATOMIC_SEQ_CST))) {
 		__atomic_store_n(&w->hit, 0, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&counts[1], 1, __ATOMIC_RELAXED);
 		e = wp(w->start, w->len, 1);
 		w->protected = e == 0;
 	} else if (!on && w->protected) {
@@ -174,4 +178,9 @@ int ruffd_close(struct ruffd_watch *w) {
 	pthread_mutex_unlock(&mu);
 	free(w);
 	return e;
+}
+
+void ruffd_counts(uint64_t out[3]) {
+	for (int i = 0; i < 3; i++)
+		out[i] = __atomic_load_n(&counts[i], __ATOMIC_RELAXED);
 }

@@ -25,8 +25,47 @@ func Available() bool { return open() == nil }
 // Watch is a range of whole pages whose writes are watched.
 type Watch struct{ w *C.struct_ruffd_watch }
 
-// New watches the len bytes at start (page-aligned, whole pages of
-// anonymous private memory that nothing else writes), unprotected.
+// Register makes the len bytes at start (page-aligned, whole mappings
+// or parts of them: anonymous private memory) watchable. It is
+// idempotent, and ends with the mapping.
+func Register(start, len uintptr) error {
+	if err := open(); err != nil {
+		return err
+	}
+	if e := C.ruffd_register(C.uintptr_t(start), C.uintptr_t(len)); e != 0 {
+		return fmt.Errorf("uffd: registering %d bytes at %#x: %w", len, start, syscall.Errno(-e))
+	}
+	return nil
+}
+
+// heap remembers the ranges RegisterHeap registered: Go's heap is never
+// unmapped, and it hands the same ranges out again (gorgonia's registers,
+// every run), so most come back registered.
+var heap struct {
+	sync.Mutex
+	done map[[2]uintptr]bool
+}
+
+// RegisterHeap is Register for memory that is never unmapped (Go's heap),
+// once per range: a registration takes the process's memory-map lock.
+func RegisterHeap(start, n uintptr) error {
+	heap.Lock()
+	defer heap.Unlock()
+	if heap.done[[2]uintptr{start, n}] {
+		return nil
+	}
+	if err := Register(start, n); err != nil {
+		return err
+	}
+	if heap.done == nil || len(heap.done) >= 1<<12 {
+		heap.done = map[[2]uintptr]bool{}
+	}
+	heap.done[[2]uintptr{start, n}] = true
+	return nil
+}
+
+// New watches the len bytes at start: whole registered pages that nothing
+// else writes. The watch starts unprotected.
 func New(start, len uintptr) (*Watch, error) {
 	if err := open(); err != nil {
 		return nil, err
@@ -34,7 +73,7 @@ func New(start, len uintptr) (*Watch, error) {
 	var e C.int
 	w := C.ruffd_new(C.uintptr_t(start), C.uintptr_t(len), &e)
 	if w == nil {
-		return nil, fmt.Errorf("uffd: registering %d bytes at %#x: %w", len, start, syscall.Errno(-e))
+		return nil, fmt.Errorf("uffd: a watch of %d bytes at %#x: %w", len, start, syscall.Errno(-e))
 	}
 	return &Watch{w}, nil
 }
@@ -60,4 +99,12 @@ func errno(e C.int) error {
 		return nil
 	}
 	return fmt.Errorf("uffd: %w", syscall.Errno(-e))
+}
+
+// Counts are the faults served, protections set and ranges registered
+// since the process started.
+func Counts() (faults, protects, registers uint64) {
+	var c [3]C.uint64_t
+	C.ruffd_counts(&c[0])
+	return uint64(c[0]), uint64(c[1]), uint64(c[2])
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/resident-go/resident/internal/uffd"
 	"reflect"
 	"runtime"
 	"slices"
@@ -298,6 +299,14 @@ type hostBlock struct {
 	h    *holdings
 	n    int  // bytes
 	pool bool // reclaimed: to the pool on Free
+}
+
+// pageWatch is the watch over b's whole mapping (lazyHost), or nil.
+func (b *hostBlock) pageWatch() *uffd.Watch {
+	if m, ok := b.HostBlock.(*mapped); ok {
+		return m.w
+	}
+	return nil
 }
 
 func (b *hostBlock) Free() error {

@@ -93,6 +93,7 @@ type trip struct {
 	w      *uffd.Watch
 	lo, hi uintptr // w's pages
 	snap   []byte  // the bytes outside [lo, hi) when set: before, then after
+	lent   bool    // w is the mapping's, which covers the whole block
 	on     bool    // set since the device last took the newest values
 	gen    uint64  // the Array's DeviceGen when set
 }
@@ -115,7 +116,11 @@ func (b *block) setTrip() {
 		t = &trip{}
 		end := b.start + b.size
 		t.lo, t.hi = (b.start+pageSize-1)&^(pageSize-1), end&^(pageSize-1)
-		if t.hi <= t.lo || !uffd.Available() {
+		if hb, ok := b.hb.(*hostBlock); ok && hb.pageWatch() != nil {
+			// Result memory: its mapping's watch, which covers every byte
+			// of it and outlives it (lazyHost).
+			t.w, t.lo, t.hi, t.lent = hb.pageWatch(), b.start, end, true
+		} else if t.hi <= t.lo || !uffd.Available() || b.goMem() && uffd.RegisterHeap(t.lo, t.hi-t.lo) != nil {
 			t.lo, t.hi = end, end
 		} else if w, err := uffd.New(t.lo, t.hi-t.lo); err == nil {
 			t.w = w
@@ -131,7 +136,7 @@ func (b *block) setTrip() {
 		b.closeTrip()
 		return
 	}
-	if b.allAway() {
+	if !t.lent && b.allAway() {
 		// Stale bytes, which a write of the same value would not change:
 		// made ones no write gives (a float's sentinel).
 		fillStale(b.elem, bytesAt(b.start, t.lo-b.start))
@@ -181,9 +186,11 @@ func (b *block) wrote() bool {
 		!bytes.Equal(t.snap[n:], bytesAt(t.hi, b.start+b.size-t.hi))
 }
 
-// closeTrip ends b's trip, before its memory can go back to its owner.
+// closeTrip ends b's trip, before its memory can go back to its owner. A
+// mapping's watch stays with the mapping, protected: the next result over
+// it finds it so.
 func (b *block) closeTrip() {
-	if b.trip != nil && b.trip.w != nil {
+	if b.trip != nil && b.trip.w != nil && !b.trip.lent {
 		b.trip.w.Close()
 	}
 	b.trip = nil

@@ -14,6 +14,7 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -32,6 +33,13 @@ func TestWritesBehindTheEngine(t *testing.T) {
 	if dev, err := opencl.Default(); err == nil {
 		devs["opencl"] = dev
 	}
+	f0, p0, _ := uffd.Counts()
+	defer func() {
+		// Where the pages can be watched, the writes to them were seen so.
+		if f1, p1, _ := uffd.Counts(); uffd.Available() && (f1 == f0 || p1 == p0) {
+			t.Errorf("userfaultfd works here, but %d faults and %d protections served the drawn writes", f1-f0, p1-p0)
+		}
+	}()
 	for name, dev := range devs {
 		t.Run(name, func(t *testing.T) {
 			e := engine.New(dev)
@@ -55,7 +63,9 @@ func TestWritesBehindTheEngine(t *testing.T) {
 	}
 }
 
-type tripElem interface{ float32 | float64 | int32 | int64 | uint8 }
+type tripElem interface {
+	float32 | float64 | int32 | int64 | uint8
+}
 
 func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng *rand.Rand, c int) {
 	var z T
