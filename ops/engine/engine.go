@@ -303,8 +303,8 @@ type hostBlock struct {
 
 // pageWatch is the watch over b's whole mapping (lazyHost), or nil.
 func (b *hostBlock) pageWatch() *uffd.Watch {
-	if m, ok := b.HostBlock.(*mapped); ok {
-		return m.w
+	if m, ok := b.HostBlock.(interface{ pageWatch() *uffd.Watch }); ok {
+		return m.pageWatch()
 	}
 	return nil
 }

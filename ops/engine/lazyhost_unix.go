@@ -39,7 +39,8 @@ type mapped struct {
 	w *uffd.Watch
 }
 
-func (m *mapped) Bytes() []byte { return m.b }
+func (m *mapped) Bytes() []byte          { return m.b }
+func (m *mapped) pageWatch() *uffd.Watch { return m.w }
 func (m *mapped) Free() error {
 	if m.w != nil {
 		m.w.Close()
