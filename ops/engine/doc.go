@@ -115,12 +115,10 @@
 //
 // Convolutions. gorgonia v0.9.18's Conv2d, MaxPool2D and BatchNorm
 // compute on the host through Dense.Data(), which the engine never sees:
-// on a device-newer input they read stale memory, which holds the
-// sentinel (NaN) where the engine filled it (below): in the nn tests its
-// MaxPool2D after Rectify panics in its gradient, its Conv2d and BatchNorm
-// after a device op give a NaN loss; its Conv2d is right only on a
-// host-current input, uploading its im2col matrix each step. A larger
-// stale input can read old values instead: wrong with no error. Use Conv2d, MaxPool2D
+// on a device-newer input they read stale memory, with no error (its
+// MaxPool2D after Rectify trains to the wrong losses; its Conv2d is right
+// only on a host-current input, uploading its im2col matrix each step).
+// Its BatchNorm after a device op gives a NaN loss. Use Conv2d, MaxPool2D
 // and BatchNorm of package ops/engine/nn (their own module): gorgonia's
 // signatures, run on the device through ops.Im2Col, Col2Im, MaxPool2D,
 // MaxPool2DBackward and ops' reductions, so a convnet trains with every
@@ -180,9 +178,9 @@
 // engine, and what each does (tests in this package unless named; mlp is
 // ops/engine/mlp):
 //
-//	Data() read, device newer    stale values: a float Dense reads NaN (the sentinel
-//	                             below) at both ends and outside its whole pages (all
-//	                             of it when it holds none)            TestForeignEngine
+//	Data() read, device newer    stale values; a float Dense reads NaN (the sentinel
+//	                             below) at both ends, and Go memory also outside its
+//	                             whole pages (all of a small one)     TestForeignEngine
 //	Data() write, before 1st use uploaded at the first use              TestHostWritesModel
 //	Dense.Zero, tensor.Copy from a host Dense, CopyTo (whole memory), float, device newer
 //	                             seen at the next use: zeros are set on the device with
@@ -215,16 +213,18 @@
 // overwrite (gorgonia's solvers zero every gradient with Dense.Zero, and
 // the Clone of the weights for their caches) changes both and is taken as
 // the newest values. Other writes trip a watch over the rest of the host
-// copy: its whole pages are write-protected (a write costs one fault, however
-// long), the bytes around them are compared with a copy, after the engine
-// fills the stale ones with the sentinel (0xa5 bytes for integers: a write of
-// that value there is not seen). The cost is the kernel's: protecting a
+// copy: its whole pages are write-protected (a write costs one fault,
+// however long; result memory's whole mapping is), and the bytes of Go
+// memory around them are compared with a copy, after the engine fills the
+// stale ones with the sentinel (0xa5 bytes for integers: a write of that
+// value there is not seen). The cost is the kernel's: protecting a
 // device-newer block's pages (about 25 µs per MiB on an H100 host) and one
 // fault for a block written behind the engine's back (gorgonia's zeroed
-// gradients). Result memory keeps its protection in the engine's pool, and a
-// Step's blocks are not watched (a replay writes their host copies), so a
-// replayed step pays nothing; the eager stock MLP step (mlp -stock -bench)
-// took 1.2–1.3× as long on an H100 with the watch as without it. Mixing an Array view's own syncs with device ops
+// gradients). Result memory keeps its protection in the engine's pool, and
+// a Step's blocks are not watched (a replay writes their host copies), so
+// a replayed step pays nothing; the eager stock MLP step (mlp -stock
+// -bench) took 1.2–1.3× as long on an H100 with the watch as without it.
+// Mixing an Array view's own syncs with device ops
 // outside the engine can leave it stale: use one or the other per Dense.
 //
 // Layouts. Operands may be any view tensor makes (Slice, the lazy T,

@@ -1,10 +1,6 @@
 package nn
 
 import (
-	"math"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
 
 	"github.com/resident-go/resident/ops/engine"
@@ -12,23 +8,19 @@ import (
 
 // TestGorgoniaConvOpsOnEngine documents gorgonia v0.9.18's own Conv2d
 // and MaxPool2D on the engine (the doc's table): they compute on the host
-// through Dense.Data(), which no engine sees. Where the input is stale the
-// engine filled it with its sentinel, NaN (small Denses, and the bytes
-// outside whole pages: ops/engine's hostwrites.go), so each is loud.
+// through Dense.Data(), which no engine sees.
 //
-//   - gorgonia.MaxPool2D after a device op (here Rectify) reads the
-//     engine's sentinel (NaN) from the stale host memory, picks no maximum
-//     and panics in its gradient (index out of range [-1]): its own case,
-//     run in a child process (TestGorgoniaMaxPoolOnEngine). Fix:
-//     nn.MaxPool2D.
+//   - gorgonia.MaxPool2D after a device op (here Rectify) reads stale host
+//     memory: no error, and the losses differ from the standard engine's
+//     at every step (silently wrong). Fix: nn.MaxPool2D.
 //   - gorgonia.Conv2d on the network's input (host-current: written
 //     through engine.Host) is right, but its im2col runs on the host and
 //     its result is uploaded every step (the im2col matrix, 18 KB here).
-//   - gorgonia.Conv2d after a device op (x+x) reads the sentinel from
-//     stale host memory: a NaN loss. Fix: nn.Conv2d (right there, the
-//     next case).
-//   - gorgonia.BatchNorm after a device op (the convolution) reads the
-//     sentinel: a NaN loss. Fix: nn.BatchNorm (TestConvNetMatchesStdEngine).
+//   - gorgonia.Conv2d after a device op (x+x) reads stale host memory:
+//     silently wrong. Fix: nn.Conv2d (right there, the next case).
+//   - gorgonia.BatchNorm after a device op (the convolution) reads stale
+//     host memory: silently wrong (NaN loss). Fix: nn.BatchNorm
+//     (TestConvNetMatchesStdEngine).
 func TestGorgoniaConvOpsOnEngine(t *testing.T) {
 	const colBytes = nBatch * nSide * nSide * nChan * 3 * 3 * 4
 	cases := []struct {
@@ -36,6 +28,7 @@ func TestGorgoniaConvOpsOnEngine(t *testing.T) {
 		cfg   netCfg
 		right bool
 	}{
+		{"gorgonia.MaxPool2D", netCfg{stockPool: true}, false},
 		{"gorgonia.Conv2d on the input", netCfg{stockConv: true}, true},
 		{"gorgonia.Conv2d after a device op", netCfg{stockConv: true, deep: true}, false},
 		{"nn.Conv2d after a device op", netCfg{deep: true}, true},
@@ -49,13 +42,6 @@ func TestGorgoniaConvOpsOnEngine(t *testing.T) {
 			}
 			e := engine.New(dev)
 			defer e.Close()
-			if os.Getenv(poolChild) != "" {
-				cases = []struct {
-					name  string
-					cfg   netCfg
-					right bool
-				}{{"gorgonia.MaxPool2D", netCfg{stockPool: true}, false}}
-			}
 			for _, c := range cases {
 				ref := newNetOf(t, nil, netCfg{stockConv: true, stockPool: true, deep: c.cfg.deep, bn: c.cfg.bn}, 1)
 				got := newNetOf(t, e, c.cfg, 1)
@@ -70,8 +56,8 @@ func TestGorgoniaConvOpsOnEngine(t *testing.T) {
 						t.Fatalf("%s step %d: %v (the table says it runs)", c.name, s, err)
 					}
 					moved := dev.Stats().Sub(before)
-					if c.right != relNear(l, wl) || !c.right && !math.IsNaN(float64(l)) {
-						t.Fatalf("%s step %d: loss %v, standard engine %v; want right=%v (a wrong loss must be NaN: loud)", c.name, s, l, wl, c.right)
+					if c.right != relNear(l, wl) {
+						t.Fatalf("%s step %d: loss %v, standard engine %v; want right=%v", c.name, s, l, wl, c.right)
 					}
 					if c.right && c.cfg.stockConv && s > 0 && (moved.H2DCalls != 2 || moved.H2DBytes != 16+colBytes) {
 						t.Fatalf("%s step %d: %d uploads (%d B), want the seed and the im2col matrix (%d B)", c.name, s, moved.H2DCalls, moved.H2DBytes, 16+colBytes)
@@ -84,24 +70,5 @@ func TestGorgoniaConvOpsOnEngine(t *testing.T) {
 				got.vm.Close()
 			}
 		})
-	}
-}
-
-// poolChild names the environment variable that makes
-// TestGorgoniaConvOpsOnEngine run gorgonia's MaxPool2D alone.
-const poolChild = "NN_TEST_STOCK_POOL"
-
-// TestGorgoniaMaxPoolOnEngine: gorgonia's own MaxPool2D after a device op
-// is loud, never silently wrong: the process panics in gorgonia's gradient,
-// from the NaN sentinel it read in the stale host memory.
-func TestGorgoniaMaxPoolOnEngine(t *testing.T) {
-	if os.Getenv(poolChild) != "" {
-		t.Skip("the child runs TestGorgoniaConvOpsOnEngine")
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestGorgoniaConvOpsOnEngine$/^sim$", "-test.count=1")
-	cmd.Env = append(os.Environ(), poolChild+"=1")
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "index out of range [-1]") || !strings.Contains(string(out), "maxPoolDiffOp") {
-		t.Fatalf("gorgonia's MaxPool2D after a device op: exit %v, want its panic (index out of range [-1] in maxPoolDiffOp); output:\n%s", err, out)
 	}
 }
