@@ -46,9 +46,11 @@ static void *serve(void *arg) {
 	for (;;) {
 		ssize_t n = read(fd, msgs, sizeof msgs);
 		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return NULL;
+			/* Never gone: a protected page's writer waits for this
+			   thread. */
+			if (errno != EINTR && errno != EAGAIN)
+				usleep(1000);
+			continue;
 		}
 		for (ssize_t i = 0; i < n / (ssize_t)sizeof msgs[0]; i++) {
 			if (msgs[i].event != UFFD_EVENT_PAGEFAULT)

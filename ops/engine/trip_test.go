@@ -12,6 +12,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/internal/uffd"
@@ -32,6 +33,9 @@ func TestWritesBehindTheEngine(t *testing.T) {
 	devs := map[string]device.Device{"sim": sim.NewCompute("sim", 64<<20)}
 	if dev, err := opencl.Default(); err == nil {
 		devs["opencl"] = dev
+	}
+	if dev, err := cuda.Default(); err == nil {
+		devs["cuda"] = dev // downloads through the driver into watched pages
 	}
 	f0, p0, _ := uffd.Counts()
 	defer func() {
