@@ -223,7 +223,7 @@
 // gradients). Result memory keeps its protection in the engine's pool, and
 // a Step's blocks are not watched (a replay writes their host copies), so
 // a replayed step pays nothing; the eager stock MLP step (mlp -stock
-// -bench) took 1.2–1.3× as long on an H100 with the watch as without it.
+// -bench) took 1.15–1.25× as long on an H100 with the watch as without it.
 // Mixing an Array view's own syncs with device ops
 // outside the engine can leave it stale: use one or the other per Dense.
 //
