@@ -182,7 +182,10 @@ int ruffd_close(struct ruffd_watch *w) {
 	return e;
 }
 
-void ruffd_counts(uint64_t out[3]) {
+void ruffd_counts(uint64_t out[4]) {
 	for (int i = 0; i < 3; i++)
 		out[i] = __atomic_load_n(&counts[i], __ATOMIC_RELAXED);
+	pthread_mutex_lock(&mu);
+	out[3] = nlive;
+	pthread_mutex_unlock(&mu);
 }

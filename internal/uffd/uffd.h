@@ -8,4 +8,4 @@ struct ruffd_watch *ruffd_new(uintptr_t start, uintptr_t len, int *err);
 int ruffd_protect(struct ruffd_watch *w, int on);
 int ruffd_hit(struct ruffd_watch *w);
 int ruffd_close(struct ruffd_watch *w);
-void ruffd_counts(uint64_t out[3]);
+void ruffd_counts(uint64_t out[4]);

@@ -12,6 +12,9 @@ import (
 )
 
 var open = sync.OnceValue(func() error {
+	if off {
+		return errOff
+	}
 	if e := C.ruffd_open(); e != 0 {
 		return fmt.Errorf("uffd: %w", syscall.Errno(-e))
 	}
@@ -102,9 +105,23 @@ func errno(e C.int) error {
 }
 
 // Counts are the faults served, protections set and ranges registered
-// since the process started.
-func Counts() (faults, protects, registers uint64) {
-	var c [3]C.uint64_t
+// since the process started, and the Watches not yet closed.
+func Counts() (faults, protects, registers, live uint64) {
+	var c [4]C.uint64_t
 	C.ruffd_counts(&c[0])
-	return uint64(c[0]), uint64(c[1]), uint64(c[2])
+	return uint64(c[0]), uint64(c[1]), uint64(c[2]), uint64(c[3])
+}
+
+// off is set by TurnOff.
+var off bool
+
+var errOff = fmt.Errorf("uffd: turned off")
+
+// TurnOff makes Available false, as on a system without userfaultfd, for
+// tests of that case; before the first Available only, so it panics after.
+func TurnOff() {
+	off = true
+	if open() == nil {
+		panic("uffd: TurnOff after the userfaultfd opened")
+	}
 }

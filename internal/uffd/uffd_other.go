@@ -33,5 +33,9 @@ func (w *Watch) Hit() bool { return false }
 // Close frees w.
 func (w *Watch) Close() error { return nil }
 
-// Counts are the faults served, protections set and ranges registered.
-func Counts() (faults, protects, registers uint64) { return 0, 0, 0 }
+// Counts are the faults served, protections set and ranges registered,
+// and the Watches not yet closed.
+func Counts() (faults, protects, registers, live uint64) { return 0, 0, 0, 0 }
+
+// TurnOff does nothing: Available is false here.
+func TurnOff() {}

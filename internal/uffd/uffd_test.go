@@ -142,18 +142,18 @@ func TestHeapWatched(t *testing.T) {
 	lo := (uintptr(unsafe.Pointer(&buf[0])) + pg - 1) &^ (pg - 1)
 	hi := (uintptr(unsafe.Pointer(&buf[len(buf)-1])) + 1) &^ (pg - 1)
 	must(t, uffd.RegisterHeap(lo, hi-lo))
-	_, _, before := uffd.Counts()
+	_, _, before, _ := uffd.Counts()
 	must(t, uffd.RegisterHeap(lo, hi-lo))
-	if _, _, after := uffd.Counts(); after != before {
+	if _, _, after, _ := uffd.Counts(); after != before {
 		t.Fatalf("the range registered again: %d registrations, want 0", after-before)
 	}
 	w, err := uffd.New(lo, hi-lo)
 	must(t, err)
 	defer w.Close()
 	must(t, w.Protect())
-	f0, _, _ := uffd.Counts()
+	f0, _, _, _ := uffd.Counts()
 	clear(buf)
-	if f1, _, _ := uffd.Counts(); !w.Hit() || f1 != f0+1 {
+	if f1, _, _, _ := uffd.Counts(); !w.Hit() || f1 != f0+1 {
 		t.Fatalf("clear of watched heap memory: hit %v, %d faults; want true, 1", w.Hit(), f1-f0)
 	}
 }

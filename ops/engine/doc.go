@@ -196,6 +196,7 @@
 //	                             on; elsewhere, in a Dense over 64 KiB, a write that
 //	                             misses both ends of float memory, or any write to
 //	                             integer memory, is NOT SEEN: lost)
+//	                                                TestWritesWithoutPageWatch
 //	At, SetAt, Memset, iterators, String on the engine's own memory
 //	                             tensor refuses them ("Inaccesible data")
 //	At, SetAt on Go memory the engine adopted (gorgonia's registers)

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"os/exec"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -37,17 +40,23 @@ func TestWritesBehindTheEngine(t *testing.T) {
 	if dev, err := cuda.Default(); err == nil {
 		devs["cuda"] = dev // downloads through the driver into watched pages
 	}
-	f0, p0, _ := uffd.Counts()
+	f0, p0, _, live0 := uffd.Counts()
 	defer func() {
 		// Where the pages can be watched, the writes to them were seen so.
-		if f1, p1, _ := uffd.Counts(); uffd.Available() && (f1 == f0 || p1 == p0) {
+		if f1, p1, _, _ := uffd.Counts(); uffd.Available() && (f1 == f0 || p1 == p0) {
 			t.Errorf("userfaultfd works here, but %d faults and %d protections served the drawn writes", f1-f0, p1-p0)
 		}
 	}()
 	for name, dev := range devs {
 		t.Run(name, func(t *testing.T) {
 			e := engine.New(dev)
-			defer e.Close()
+			defer func() {
+				// Closed, the engine leaves no watch behind.
+				must(t, e.Close())
+				if _, _, _, live := uffd.Counts(); live != live0 {
+					t.Errorf("%d watches live after Close, %d before New", live, live0)
+				}
+			}()
 			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
 			for c := range 240 {
 				switch c % 5 {
@@ -233,5 +242,56 @@ func BenchmarkWatchedUse(b *testing.B) {
 				op()
 			}
 		})
+	}
+}
+
+// noWatchChild names the environment variable under which
+// TestWritesWithoutPageWatch runs its checks in a child process.
+const noWatchChild = "ENGINE_TEST_NO_UFFD"
+
+// TestWritesWithoutPageWatch: where the system has no userfaultfd (here:
+// turned off in a child process), the doc's NOT SEEN row holds and no
+// more: a write into the middle of a device-newer float Dense over 64 KiB
+// is lost with no error, while one to a small Dense, to an end of the
+// large one, or a whole overwrite is still seen.
+func TestWritesWithoutPageWatch(t *testing.T) {
+	if os.Getenv(noWatchChild) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestWritesWithoutPageWatch$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), noWatchChild+"=1")
+		if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "--- PASS: TestWritesWithoutPageWatch") {
+			t.Fatalf("the child: %v\n%s", err, out)
+		}
+		return
+	}
+	uffd.TurnOff()
+	dev := sim.NewCompute("sim", 64<<20)
+	e := engine.New(dev)
+	defer e.Close()
+	mk := func(n int) *tensor.Dense {
+		d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
+		_, err := e.AddScalar(d, float32(2), true, tensor.UseUnsafe())
+		must(t, err)
+		return d
+	}
+	use := func(d *tensor.Dense) error {
+		_, err := e.AddScalar(d, float32(1), true, tensor.UseUnsafe())
+		return err
+	}
+	big, small := mk(1<<15), mk(100) // 128 KiB, 400 B
+	big.Data().([]float32)[1<<14] = 9
+	if err := use(big); err != nil {
+		t.Fatalf("a middle write to 128 KiB without the page watch: %v, want none (NOT SEEN)", err)
+	}
+	if got := hostVals[float32](t, big)[1<<14]; got != 3 {
+		t.Fatalf("the lost write: element %v, want 3 (the device's)", got)
+	}
+	small.Data().([]float32)[50] = 9
+	if err := use(small); !errors.Is(err, engine.ErrHostWrite) {
+		t.Fatalf("a write to a small Dense without the page watch: %v, want ErrHostWrite", err)
+	}
+	must(t, use(big))
+	big.Data().([]float32)[0] = 9
+	if err := use(big); !errors.Is(err, engine.ErrHostWrite) {
+		t.Fatalf("a write to the first element without the page watch: %v, want ErrHostWrite", err)
 	}
 }
