@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/resident-go/resident/array"
 )
@@ -183,13 +184,40 @@ func startPool() {
 	tasks = make(chan task, 4*maxWorkers)
 	for range nWorkers - 1 {
 		go func() {
-			for t := range tasks {
+			for {
+				t, ok := nextTask()
+				if !ok {
+					return
+				}
 				if t.j.help(t.gen) {
 					t.j.last <- struct{}{} // the call's last chunk
 				}
 			}
 		}()
 	}
+}
+
+// spinFor is how long a helper polls for the next task before it sleeps,
+// on machines of 8 cores or more: an op that follows another finds its
+// helpers awake, where waking a sleeping one costs the op tens of
+// microseconds (OpenMP runtimes spin for the same reason, and longer).
+const spinFor = 50 * time.Microsecond
+
+// nextTask takes the next task, polling for spinFor first; it yields
+// while it polls, so other goroutines run.
+func nextTask() (task, bool) {
+	if nWorkers >= 8 {
+		for start := time.Now(); time.Since(start) < spinFor; {
+			select {
+			case t, ok := <-tasks:
+				return t, ok
+			default:
+				runtime.Gosched()
+			}
+		}
+	}
+	t, ok := <-tasks
+	return t, ok
 }
 
 // workers is the number of goroutines a large op uses: GOMAXPROCS at the
