@@ -23,9 +23,9 @@ import (
 //     overwrite (Zero, Copy), taken as the newest values (all zeros are
 //     set on the device with no transfer);
 //   - a trip sees any other write: the whole pages inside the block through
-//     userfaultfd's write-protect (internal/uffd; Linux), the bytes around
-//     them, and blocks of a page or two, by comparing with a copy taken
-//     when armed.
+//     userfaultfd's write-protect (internal/uffd; Linux; result memory's
+//     whole mapping), the bytes around them, and blocks of a page or two,
+//     by comparing with a copy taken when armed.
 //
 // Anything else written is a partial write that would lose the rest of
 // the device's values: the next use returns an error naming the fix, once,
@@ -120,8 +120,8 @@ func (b *block) setTrip() {
 			// Result memory: its mapping's watch, which covers every byte
 			// of it and outlives it (lazyHost).
 			t.w, t.lo, t.hi, t.lent = hb.pageWatch(), b.start, end, true
-		} else if t.hi <= t.lo || !uffd.Available() || b.goMem() && uffd.RegisterHeap(t.lo, t.hi-t.lo) != nil {
-			t.lo, t.hi = end, end
+		} else if t.hi <= t.lo || !b.goMem() || !uffd.Available() || uffd.RegisterHeap(t.lo, t.hi-t.lo) != nil {
+			t.lo, t.hi = end, end // compared whole, if small
 		} else if w, err := uffd.New(t.lo, t.hi-t.lo); err == nil {
 			t.w = w
 		} else {
