@@ -90,8 +90,11 @@ func (w *Watch) Unprotect() error { return errno(C.ruffd_protect(w.w, 0)) }
 // Hit reports whether the pages were written since the last Protect.
 func (w *Watch) Hit() bool { return C.ruffd_hit(w.w) != 0 }
 
-// Close lifts the protection and frees w; once only.
+// Close lifts the protection and frees w. Closing again does nothing.
 func (w *Watch) Close() error {
+	if w.w == nil {
+		return nil
+	}
 	err := errno(C.ruffd_close(w.w))
 	w.w = nil
 	return err

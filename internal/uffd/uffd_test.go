@@ -81,6 +81,7 @@ func TestWritesSeen(t *testing.T) {
 			t.Fatalf("round %d: Protect left Hit set", round)
 		}
 		must(t, w.Close())
+		must(t, w.Close()) // again: nothing
 		m[pg] = 5 // closed: unprotected
 		must(t, syscall.Munmap(m))
 	}
