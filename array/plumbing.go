@@ -28,12 +28,18 @@ func (plumbing) DeviceGen(x any) uint64 { return x.(*Raw).st.devGen.Load() }
 func (plumbing) DeviceNewerAll(x any) bool {
 	r := x.(*Raw)
 	var buf [inlineDims]span
-	rest := []box{r.box(buf[:0])}
-	if rest[0] == nil {
+	rb := r.box(buf[:0])
+	if rb == nil {
 		return false
 	}
 	r.st.mu.Lock()
 	defer r.st.mu.Unlock()
+	for _, d := range r.st.dirty[deviceSide] {
+		if d.contains(rb) {
+			return true // the common case, with no allocation
+		}
+	}
+	rest := []box{append(box(nil), rb...)} // a copy: buf stays on the stack
 	for _, d := range r.st.dirty[deviceSide] {
 		var next []box
 		for _, b := range rest {

@@ -82,7 +82,7 @@ func TestWritesSeen(t *testing.T) {
 		}
 		must(t, w.Close())
 		must(t, w.Close()) // again: nothing
-		m[pg] = 5 // closed: unprotected
+		m[pg] = 5          // closed: unprotected
 		must(t, syscall.Munmap(m))
 	}
 }
