@@ -126,7 +126,7 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 	if rng.IntN(4) == 0 {
 		v = init[0] // a value the stale copy may hold
 	}
-	switch w := rng.IntN(6); w {
+	switch w := rng.IntN(7); w {
 	case 0:
 		what = "nothing"
 	case 1, 2:
@@ -172,6 +172,20 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 		must(t, tensor.Copy(d, tensor.New(tensor.WithBacking(src), tensor.WithShape(n))))
 		what, whole = "tensor.Copy of all", true
 		copy(model, src)
+	case 6: // tensor.Copy into a view (Slice) of some elements
+		i := rng.IntN(n)
+		k := 1 + rng.IntN(n-i)
+		v, err := d.Slice(tensor.S(i, i+k))
+		must(t, err)
+		src := make([]T, k)
+		for j := range src {
+			src[j] = T(rng.IntN(50)) + 60 // not a value the elements held
+		}
+		must(t, tensor.Copy(v.(*tensor.Dense), tensor.New(tensor.WithBacking(src), tensor.WithShape(k))))
+		what, whole = fmt.Sprintf("tensor.Copy into elements %d…%d of %d", i, i+k-1, n), k == n
+		if whole || !newer {
+			copy(model[i:], src)
+		}
 	}
 	where := fmt.Sprintf("case %d (%v, %d elements, memory %d, device newer %v, write %s)", c, typeOf[T](), n, mem, newer, what)
 	before := dev.Stats()
