@@ -23,20 +23,19 @@ func (plumbing) SetAttachment(x any, c io.Closer) io.Closer {
 }
 func (plumbing) DeviceFree(x any) error { return x.(*Raw).st.deviceFree() }
 func (plumbing) Closed(x any) bool      { return x.(*Raw).st.closed.Load() }
-func (plumbing) DeviceGen(x any) uint64 { return x.(*Raw).st.devGen.Load() }
-
-func (plumbing) DeviceNewerAll(x any) bool {
+func (plumbing) DeviceState(x any) (gen uint64, some, all bool) {
 	r := x.(*Raw)
 	var buf [inlineDims]span
 	rb := r.box(buf[:0])
-	if rb == nil {
-		return false
-	}
 	r.st.mu.Lock()
 	defer r.st.mu.Unlock()
+	gen = r.st.devGen.Load()
+	if rb == nil || !r.dirtyLocked(deviceSide) {
+		return gen, false, false
+	}
 	for _, d := range r.st.dirty[deviceSide] {
 		if d.contains(rb) {
-			return true // the common case, with no allocation
+			return gen, true, true // the common case, with no allocation
 		}
 	}
 	rest := []box{append(box(nil), rb...)} // a copy: buf stays on the stack
@@ -47,7 +46,7 @@ func (plumbing) DeviceNewerAll(x any) bool {
 		}
 		rest = next
 	}
-	return len(rest) == 0
+	return gen, true, len(rest) == 0
 }
 
 func (plumbing) DeviceNewer(a, b any, fn func(a, b bool)) {

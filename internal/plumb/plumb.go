@@ -81,14 +81,12 @@ type Residency interface {
 	// device closing) changes the answer until fn returns. fn must not
 	// call into the Array (it would wait for itself).
 	DeviceNewer(a, b any, fn func(a, b bool))
-	// DeviceGen counts the changes to the set of raw's root elements whose
-	// newest values are on the device (downloads, device writes, host
-	// overwrites): equal counts bracket a time no transfer wrote its host
-	// copy.
-	DeviceGen(raw any) uint64
-	// DeviceNewerAll reports whether the device holds the newest values of
-	// every element of raw.
-	DeviceNewerAll(raw any) bool
+	// DeviceState is, under one hold of raw's residency lock, the count
+	// of changes to the set of its root's elements whose newest values
+	// are on the device (downloads, device writes, host overwrites: equal
+	// counts bracket a time no transfer wrote its host copy), and whether
+	// the device holds the newest values of some and of all of raw.
+	DeviceState(raw any) (gen uint64, some, all bool)
 }
 
 // Newest says which copy of an Array's elements a consumer left newest.

@@ -260,7 +260,7 @@ func (h *holdings) park(b *block) (drop bool) {
 	b.root, b.hb, b.parked = nil, nil, pk
 	// Nothing b holds may reach the memory now: the functions over the
 	// Array go with it.
-	b.host, b.hostRead, b.home, b.deviceDirty, b.fill0, b.endsDirty, b.takeHost, b.deviceGen, b.allAway = nil, nil, nil, nil, nil, nil, nil, nil, nil
+	b.host, b.hostRead, b.home, b.deviceDirty, b.fill0, b.endsDirty, b.takeHost, b.away = nil, nil, nil, nil, nil, nil, nil, nil
 	return false
 }
 

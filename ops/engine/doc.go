@@ -209,24 +209,25 @@
 //	Host(d) written, then first use under device.SetDeviceGuard(d, true)
 //	                             ErrTransferGuard         TestGuardRefusesFirstUseUpload
 //
-// The sentinel: while the device holds a float block's newest first or
-// last element, the host copy holds a signalling NaN there, so a whole
-// overwrite (gorgonia's solvers zero every gradient with Dense.Zero, and
-// the Clone of the weights for their caches) changes both and is taken as
-// the newest values. Other writes trip a watch over the rest of the host
-// copy: its whole pages are write-protected (a write costs one fault,
-// however long; result memory's whole mapping is), and the bytes of Go
-// memory around them are compared with a copy, after the engine fills the
-// stale ones with the sentinel (0xa5 bytes for integers: a write of that
-// value there is not seen). The cost is the kernel's: protecting a
-// device-newer block's pages (about 25 µs per MiB on an H100 host) and one
-// fault for a block written behind the engine's back (gorgonia's zeroed
-// gradients). Result memory keeps its protection in the engine's pool, and
-// a Step's blocks are not watched (a replay writes their host copies), so
-// a replayed step pays nothing; the eager stock MLP step (mlp -stock
-// -bench) took 1.15–1.25× as long on an H100 with the watch as without it.
-// Mixing an Array view's own syncs with device ops
-// outside the engine can leave it stale: use one or the other per Dense.
+// The sentinel: while the device holds a float block's newest first or last
+// element, the host copy holds a signalling NaN there, so a whole overwrite
+// (gorgonia's solvers zero every gradient with Dense.Zero, and the Clone of
+// the weights for their caches) changes both and is taken as the newest
+// values. Other writes trip a watch over the rest of the host copy: its
+// whole pages are write-protected (a write costs one fault, however long;
+// result memory's whole mapping is), and the bytes of Go memory around them
+// are compared with a copy, after the engine fills the stale ones with the
+// sentinel (0xa5 bytes for integers: a write of that value there is not
+// seen). The cost is the kernel's: protecting a device-newer block's pages
+// (about 25 µs per MiB on an H100 host: go test -bench Watch
+// ./internal/uffd) and one fault for a block written behind the engine's
+// back (gorgonia's zeroed gradients). Result memory keeps its protection in
+// the engine's pool, and a Step's blocks are not watched (a replay writes
+// their host copies), so a replayed step pays nothing; the eager stock MLP
+// step (mlp -stock -bench) took 1.15–1.25× as long on an H100 with the
+// watch as without it (bench/results/h100-2026-12-06-watch.txt). Mixing an
+// Array view's own syncs with device ops outside the engine can leave it
+// stale: use one or the other per Dense.
 //
 // Layouts. Operands may be any view tensor makes (Slice, the lazy T,
 // Reshape) whose elements form a box of the memory's first layout (the

@@ -169,9 +169,11 @@ type block struct {
 	// until fn returns, so fn may store sentinels the download overwrites
 	// (typed).
 	endsDirty func(fn func(first, last bool))
-	trip      *trip         // sees other writes while armed (hostwrites.go)
-	deviceGen func() uint64 // the Array's DeviceGen (typed)
-	allAway   func() bool   // the device holds every newest value (typed)
+	trip      *trip // sees other writes while armed (hostwrites.go)
+	// away is the Array's plumb.DeviceState: its count of device-dirty
+	// changes, and whether the device holds newest values of some and of
+	// all of it (typed).
+	away func() (gen uint64, some, all bool)
 	// hostWritten: handed out for host writes (Host, Accessible) while
 	// untyped, so its first use uploads them: refused under the guard.
 	hostWritten bool
@@ -821,8 +823,7 @@ func setFns[T array.Elem](h *holdings, b *block, r *array.Array[T]) {
 	b.hostRead = func() error { _, err := r.HostReadOnly(); return err }
 	b.home = r.CopyToHost
 	b.deviceDirty = r.DeviceDirty
-	b.deviceGen = func() uint64 { return plumb.Array.DeviceGen(r.Raw()) }
-	b.allAway = func() bool { return plumb.Array.DeviceNewerAll(r.Raw()) }
+	b.away = func() (uint64, bool, bool) { return plumb.Array.DeviceState(r.Raw()) }
 	b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
 	// The one-element views of the ends, made once: a view reads its
 	// root's residency when asked, and every use of b asks (hostWrites).

@@ -94,8 +94,9 @@ type trip struct {
 	lo, hi uintptr // w's pages
 	snap   []byte  // the bytes outside [lo, hi) when set: before, then after
 	lent   bool    // w is the mapping's, which covers the whole block
+	off    bool    // not watched (see doc.go): too large to compare, no w
 	on     bool    // set since the device last took the newest values
-	gen    uint64  // the Array's DeviceGen when set
+	gen    uint64  // the Array's device-dirty count when set
 }
 
 // tripCopy bounds the blocks a trip compares whole, where there are no
@@ -107,43 +108,67 @@ var pageSize = uintptr(os.Getpagesize())
 // setTrip sets b's trip, while the device holds newest values of b; h.mu
 // is held. A Step's blocks get none: a replay writes their host copies.
 func (b *block) setTrip() {
-	if b.held > 0 || b.deviceGen == nil || !b.deviceDirty() {
+	if b.held > 0 || b.away == nil {
 		b.closeTrip()
 		return
+	}
+	gen, some, all := b.away()
+	if !some {
+		b.closeTrip()
+		return
+	}
+	if b.trip == nil {
+		b.trip = b.newTrip()
 	}
 	t := b.trip
-	if t == nil {
-		t = &trip{}
-		end := b.start + b.size
-		t.lo, t.hi = (b.start+pageSize-1)&^(pageSize-1), end&^(pageSize-1)
-		if hb, ok := b.hb.(*hostBlock); ok && hb.pageWatch() != nil {
-			// Result memory: its mapping's watch, which covers every byte
-			// of it and outlives it (lazyHost).
-			t.w, t.lo, t.hi, t.lent = hb.pageWatch(), b.start, end, true
-		} else if t.hi <= t.lo || !b.goMem() || !uffd.Available() || uffd.RegisterHeap(t.lo, t.hi-t.lo) != nil {
-			t.lo, t.hi = end, end // compared whole, if small
-		} else if w, err := uffd.New(t.lo, t.hi-t.lo); err == nil {
-			t.w = w
-		} else {
-			t.lo, t.hi = end, end
-		}
-		if t.w == nil && b.size > tripCopy {
-			return // not watched: see doc.go
-		}
-		b.trip = t
-	}
-	if t.w != nil && t.w.Protect() != nil {
-		b.closeTrip()
+	if t.off {
 		return
 	}
-	if !t.lent && b.allAway() {
+	if t.w != nil && t.w.Protect() != nil {
+		b.unwatch(t) // compared whole from here on, or not at all
+		if t.off {
+			return
+		}
+	}
+	if all && !t.lent {
 		// Stale bytes, which a write of the same value would not change:
 		// made ones no write gives (a float's sentinel).
 		fillStale(b.elem, bytesAt(b.start, t.lo-b.start))
 		fillStale(b.elem, bytesAt(t.hi, b.start+b.size-t.hi))
 	}
 	t.snap = append(append(t.snap[:0], bytesAt(b.start, t.lo-b.start)...), bytesAt(t.hi, b.start+b.size-t.hi)...)
-	t.on, t.gen = true, b.deviceGen()
+	t.on, t.gen = true, gen
+}
+
+// newTrip is b's trip: result memory takes its mapping's watch (lazyHost),
+// which covers every byte of it and outlives it; Go memory a watch over
+// its whole pages; the rest of the bytes are compared. Made once per
+// block, so a registration that failed is not tried at every use.
+func (b *block) newTrip() *trip {
+	end := b.start + b.size
+	if hb, ok := b.hb.(*hostBlock); ok && hb.pageWatch() != nil {
+		return &trip{w: hb.pageWatch(), lo: b.start, hi: end, lent: true}
+	}
+	t := &trip{lo: (b.start + pageSize - 1) &^ (pageSize - 1), hi: end &^ (pageSize - 1)}
+	if t.hi > t.lo && b.goMem() && uffd.Available() && uffd.RegisterHeap(t.lo, t.hi-t.lo) == nil {
+		if w, err := uffd.New(t.lo, t.hi-t.lo); err == nil {
+			t.w = w
+			return t
+		}
+	}
+	b.unwatch(t)
+	return t
+}
+
+// unwatch leaves t without a watch: b compared whole, or, larger than
+// tripCopy, not watched.
+func (b *block) unwatch(t *trip) {
+	if t.w != nil && !t.lent {
+		t.w.Close()
+	}
+	t.w, t.lent = nil, false
+	t.lo, t.hi = b.start+b.size, b.start+b.size
+	t.off = b.size > tripCopy
 }
 
 // staleByte fills the stale host copy of integer memory a trip compares.
@@ -185,6 +210,9 @@ func (b *block) wrote() bool {
 		!bytes.Equal(t.snap[:n], bytesAt(b.start, n)) ||
 		!bytes.Equal(t.snap[n:], bytesAt(t.hi, b.start+b.size-t.hi))
 }
+
+// gen is the Array's count of device-dirty changes.
+func (b *block) gen() uint64 { g, _, _ := b.away(); return g }
 
 // closeTrip ends b's trip, before its memory can go back to its owner. A
 // mapping's watch stays with the mapping, protected: the next result over
@@ -261,7 +289,7 @@ func (h *holdings) hostWrites(b *block) error {
 	switch {
 	case changed == 0 && !b.wrote():
 		return nil
-	case changed == 0 && b.trip.gen != b.deviceGen():
+	case changed == 0 && b.trip.gen != b.gen():
 		b.arm() // the engine's own transfers wrote part of it
 		return nil
 	case changed == 0, changed < 2 && b.ends()[0] != b.ends()[1]:
