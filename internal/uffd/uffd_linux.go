@@ -8,7 +8,9 @@ import "C"
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"unsafe"
 )
 
 var open = sync.OnceValue(func() error {
@@ -35,7 +37,20 @@ func Register(start, len uintptr) error {
 	if err := open(); err != nil {
 		return err
 	}
-	if e := C.ruffd_register(C.uintptr_t(start), C.uintptr_t(len)); e != 0 {
+	return register(start, len, 0)
+}
+
+// RegisterFill is Register where Drop may let the pages go: a touch of a
+// page no drop covers gets zeros, as anonymous memory does.
+func RegisterFill(start, len uintptr) error {
+	if err := open(); err != nil {
+		return err
+	}
+	return register(start, len, 1)
+}
+
+func register(start, len uintptr, missing C.int) error {
+	if e := C.ruffd_register(C.uintptr_t(start), C.uintptr_t(len), missing); e != 0 {
 		return fmt.Errorf("uffd: registering %d bytes at %#x: %w", len, start, syscall.Errno(-e))
 	}
 	return nil
@@ -110,9 +125,81 @@ func errno(e C.int) error {
 // Counts are the faults served, protections set and ranges registered
 // since the process started, and the Watches not yet closed.
 func Counts() (faults, protects, registers, live uint64) {
-	var c [4]C.uint64_t
+	c := counts()
+	return c[0], c[1], c[2], c[5]
+}
+
+// Fills are the Drops that let pages go and the fills that brought them
+// back, since the process started.
+func Fills() (drops, fills uint64) {
+	c := counts()
+	return c[3], c[4]
+}
+
+func counts() (out [6]uint64) {
+	var c [6]C.uint64_t
 	C.ruffd_counts(&c[0])
-	return uint64(c[0]), uint64(c[1]), uint64(c[2]), uint64(c[3])
+	for i := range out {
+		out[i] = uint64(c[i])
+	}
+	return out
+}
+
+// Source is where a dropped range's bytes are read from: a C function
+// (see uffd.h's ruffd_read_fn) and the two words that name the memory.
+type Source struct {
+	fn     unsafe.Pointer
+	a0, a1 uintptr
+}
+
+// NewSource is the Source read by fn, a C ruffd_read_fn, with a0 and a1.
+func NewSource(fn unsafe.Pointer, a0, a1 uintptr) Source { return Source{fn, a0, a1} }
+
+// MemSource is the Source of memory the host reads at p (a simulated
+// device's, kept alive by its owner while a drop uses it).
+func MemSource(p uintptr) Source { return Source{C.ruffd_memcpy, p, 0} }
+
+// dropping is set by the first Drop: until then Settle has nothing to do.
+var dropping atomic.Bool
+
+// Drop lets go of the host copy of [lo, hi), whole pages of w registered
+// with RegisterFill: the next touch of one of them (a read or a write, by
+// any thread) fills them all with n bytes read from src at off, then
+// zeros. The pages are written only by the fill.
+func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error {
+	dropping.Store(true)
+	s := C.struct_ruffd_source{fn: C.ruffd_read_fn(src.fn), a0: C.uintptr_t(src.a0), a1: C.uintptr_t(src.a1)}
+	return errno(C.ruffd_drop(w.w, s, C.uintptr_t(off), C.uintptr_t(lo), C.uintptr_t(hi), C.uintptr_t(n)))
+}
+
+// Forget ends w's drop with no fill: its pages read as zeros.
+func (w *Watch) Forget() { C.ruffd_forget(w.w) }
+
+// Filled reports whether a fill brought w's dropped pages back since the
+// last call (with its error: the pages then hold zeros), and whether they
+// are dropped still.
+func (w *Watch) Filled() (filled, dropped bool, err error) {
+	var d C.int
+	f := C.ruffd_filled(w.w, &d)
+	if f < 0 {
+		return true, d != 0, fmt.Errorf("uffd: reading a dropped range back: %w", syscall.Errno(-f))
+	}
+	return f != 0, d != 0, nil
+}
+
+// Settle fills every dropped range that the n bytes at p touch, before a
+// driver moves them (a driver must never fault on a page whose fill goes
+// through a driver). over: the caller overwrites every byte of them, so
+// a range they cover gets zeros instead.
+func Settle(p, n uintptr, over bool) error {
+	if !dropping.Load() {
+		return nil
+	}
+	o := C.int(0)
+	if over {
+		o = 1
+	}
+	return errno(C.ruffd_settle(C.uintptr_t(p), C.uintptr_t(n), o))
 }
 
 // off is set by TurnOff.

@@ -2,7 +2,10 @@
 
 package uffd
 
-import "errors"
+import (
+	"errors"
+	"unsafe"
+)
 
 var errNone = errors.New("uffd: userfaultfd needs Linux and cgo")
 
@@ -17,6 +20,9 @@ func Register(start, len uintptr) error { return errNone }
 
 // RegisterHeap returns an error: there is no userfaultfd here.
 func RegisterHeap(start, len uintptr) error { return errNone }
+
+// RegisterFill returns an error: there is no userfaultfd here.
+func RegisterFill(start, len uintptr) error { return errNone }
 
 // New returns an error: there is no userfaultfd here.
 func New(start, len uintptr) (*Watch, error) { return nil, errNone }
@@ -36,6 +42,30 @@ func (w *Watch) Close() error { return nil }
 // Counts are the faults served, protections set and ranges registered,
 // and the Watches not yet closed.
 func Counts() (faults, protects, registers, live uint64) { return 0, 0, 0, 0 }
+
+// Fills are the drops and fills: none here.
+func Fills() (drops, fills uint64) { return 0, 0 }
+
+// Source is where a dropped range's bytes are read from.
+type Source struct{}
+
+// NewSource is a Source that is never read here.
+func NewSource(fn unsafe.Pointer, a0, a1 uintptr) Source { return Source{} }
+
+// MemSource is a Source that is never read here.
+func MemSource(p uintptr) Source { return Source{} }
+
+// Drop returns an error: there is no userfaultfd here.
+func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error { return errNone }
+
+// Forget does nothing.
+func (w *Watch) Forget() {}
+
+// Filled reports nothing filled.
+func (w *Watch) Filled() (filled, dropped bool, err error) { return false, false, nil }
+
+// Settle does nothing: nothing is dropped here.
+func Settle(p, n uintptr, over bool) error { return nil }
 
 // TurnOff does nothing: Available is false here.
 func TurnOff() {}
