@@ -2,7 +2,9 @@ package cuda
 
 import (
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/cu"
 	"github.com/resident-go/resident/internal/plumb"
+	"github.com/resident-go/resident/internal/uffd"
 )
 
 // The package as the module's bridges (halide) find it, by API name.
@@ -18,6 +20,10 @@ func init() {
 				return nil, err
 			}
 			return d, nil
+		},
+		ReadBack: func(a device.Allocation) (uffd.Source, uintptr) {
+			s := a.Device().(*Device).s
+			return uffd.NewSource(cu.ReadBack(), uintptr(s.ctx), uintptr(s.stream)), a.Native() + uintptr(a.Offset())
 		},
 	})
 }

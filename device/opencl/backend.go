@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/cl"
 	"github.com/resident-go/resident/internal/plumb"
+	"github.com/resident-go/resident/internal/uffd"
 )
 
 // The package as the module's bridges (halide) find it, by API name.
@@ -31,6 +33,9 @@ func init() {
 		},
 		Pace:           func(d device.Device) error { return d.(*Device).pace() },
 		SubBufferAlign: func(d device.Device) int { return d.(*Device).subBufferAlign() },
+		ReadBack: func(a device.Allocation) (uffd.Source, uintptr) {
+			return uffd.NewSource(cl.ReadBack(), a.Device().(*Device).s.queue.Handle(), a.Native()), uintptr(a.Offset())
+		},
 	})
 }
 

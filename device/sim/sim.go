@@ -286,6 +286,9 @@ func (d *Device) hostCopy(a device.Allocation, off int, host []byte, r device.Re
 	if err := check(r, host, 0, "host slice"); err != nil {
 		return err
 	}
+	if err := devkit.Settle(host[:r.SpanBytes()], in, r); err != nil {
+		return fmt.Errorf("sim: %s: %w", op, err)
+	}
 	d.queue.Lock()
 	defer d.queue.Unlock()
 	if in {

@@ -260,3 +260,7 @@ func clCmdBufEnqueue(q, b uintptr, wait []Event, ev *Event) int32 {
 	nw, w := waitList(wait)
 	return int32(C.rcl_cmdbuf_enqueue(C.uintptr_t(q), C.uintptr_t(b), nw, w, evPtr(ev)))
 }
+
+// ReadBack is the C function that reads a buffer back for internal/uffd's
+// fills (uffd.h's ruffd_read_fn: a0 the queue, a1 the buffer).
+func ReadBack() unsafe.Pointer { return C.rcl_read_back }

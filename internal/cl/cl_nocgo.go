@@ -68,3 +68,6 @@ func clCmdBufCopy(uintptr, uintptr, uintptr, int, int, int, bool, *uint32) int32
 func clCmdBufFinalize(uintptr) int32                          { return codePlatformNotFound }
 func clCmdBufRelease(uintptr) int32                           { return codePlatformNotFound }
 func clCmdBufEnqueue(uintptr, uintptr, []Event, *Event) int32 { return codePlatformNotFound }
+
+// ReadBack is nil: there is no OpenCL without cgo.
+func ReadBack() unsafe.Pointer { return nil }

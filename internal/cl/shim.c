@@ -394,3 +394,12 @@ cl_int rcl_cmdbuf_enqueue(uintptr_t q, uintptr_t b, cl_uint nwait, const uintptr
 }
 
 cl_int rcl_cmdbuf_release(uintptr_t b) { return cb.Release ? cb.Release((H)b) : CL_INVALID_OPERATION; }
+
+/* rcl_read_back reads n bytes at off of buffer mem through queue q into
+   dst, waiting: the source of a page fill (internal/uffd), called from
+   that package's C thread. */
+int rcl_read_back(uintptr_t q, uintptr_t mem, uintptr_t off, void *dst, uintptr_t n) {
+	if (!__atomic_load_n(&loaded, __ATOMIC_ACQUIRE))
+		return -5; /* EIO */
+	return p_clEnqueueReadBuffer((H)q, (H)mem, 1, off, n, dst, 0, NULL, NULL) == 0 ? 0 : -5;
+}

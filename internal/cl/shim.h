@@ -98,4 +98,6 @@ cl_int rcl_cmdbuf_release(uintptr_t cb);
 cl_int rcl_marker(uintptr_t q, cl_uint nwait, const uintptr_t *wait, uintptr_t *ev);
 cl_int rcl_barrier(uintptr_t q, cl_uint nwait, const uintptr_t *wait, uintptr_t *ev);
 
+int rcl_read_back(uintptr_t q, uintptr_t mem, uintptr_t off, void *dst, uintptr_t n);
+
 #endif

@@ -363,3 +363,8 @@ func cuHostCopyFree(h HostCopy) { C.rcu_host_copy_free(C.rcu_hcopy(h)) }
 func cuLaunchHostCopy(ctx Context, s Stream, h HostCopy) int32 {
 	return int32(C.rcu_launch_host_copy(ctxOf(ctx), strOf(s), C.rcu_hcopy(h)))
 }
+
+// ReadBack is the C function that reads device memory back for
+// internal/uffd's fills (uffd.h's ruffd_read_fn: a0 the context, a1 the
+// stream, off the device address).
+func ReadBack() unsafe.Pointer { return C.rcu_read_back }

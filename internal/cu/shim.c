@@ -580,3 +580,12 @@ void rcu_nvrtc_error_text(rcu_result r, char *buf, size_t n) {
 }
 rcu_result rcu_nvrtc_version(int *major, int *minor) { return nvrtc.Version(major, minor); }
 void rcu_free(void *p) { free(p); }
+
+/* rcu_read_back reads n bytes at device address src into dst after the
+   work queued on stream a1 of context a0: the source of a page fill
+   (internal/uffd), called from that package's C thread. */
+int rcu_read_back(uintptr_t a0, uintptr_t a1, uintptr_t src, void *dst, uintptr_t n) {
+	if (!cu.CtxSetCurrent || cu.CtxSetCurrent(P(a0)) || cu.MemcpyDtoHAsync(dst, (rcu_dptr)src, n, P(a1)) || cu.StreamSynchronize(P(a1)))
+		return -5; /* EIO */
+	return 0;
+}

@@ -130,5 +130,6 @@ rcu_result rcu_nvrtc_compile(const char *src, const char *name, const char *opts
 void rcu_nvrtc_error_text(rcu_result r, char *buf, size_t n);
 rcu_result rcu_nvrtc_version(int *major, int *minor);
 void rcu_free(void *p);
+int rcu_read_back(uintptr_t a0, uintptr_t a1, uintptr_t src, void *dst, uintptr_t n);
 
 #endif

@@ -2,8 +2,10 @@ package devkit
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/uffd"
 )
 
 // The frames of a backend's transfers: the gate, the ownership and range
@@ -42,6 +44,9 @@ func HostCopy[D Dev](c *Core, dev D, write bool, a device.Allocation, off int, h
 	hc.Rs, hc.Span, err = CheckRegion(c.Pkg, hc.Op, x.N, off, r, len(host))
 	if err != nil || hc.Span == 0 {
 		return err
+	}
+	if err := Settle(host[:hc.Span], write, r); err != nil {
+		return fmt.Errorf("%s: %s on %s: %w", c.Pkg, hc.Op, c.Name, err)
 	}
 	if err := move(x, hc); err != nil {
 		return err
@@ -111,4 +116,11 @@ func CopyFromPeer[D Dev](c *Core, dev D, dst device.Allocation, dstOff int, src 
 	}
 	c.Counters.Peer(n)
 	return true, nil
+}
+
+// Settle makes host's dropped pages (internal/uffd) whole before a driver
+// moves them, as it must never fault on a page whose fill goes through a
+// driver: a CopyOut that writes every byte of them needs no fill.
+func Settle(host []byte, write bool, r device.Region) error {
+	return uffd.Settle(uintptr(unsafe.Pointer(unsafe.SliceData(host))), uintptr(len(host)), !write && r.Bytes() == len(host))
 }

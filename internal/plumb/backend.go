@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/uffd"
 )
 
 // Backend is a device package as the module's bridges see it. The package
@@ -31,6 +32,10 @@ type Backend struct {
 	// for the runtime to take it as it is (an OpenCL sub-buffer origin);
 	// nil: any offset.
 	SubBufferAlign func(d device.Device) int
+	// ReadBack is where a page fill (internal/uffd's Drop) reads the
+	// allocation a: the source and the offset of a's first byte in it;
+	// nil: no fills.
+	ReadBack func(a device.Allocation) (uffd.Source, uintptr)
 }
 
 var backends struct {

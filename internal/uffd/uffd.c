@@ -122,6 +122,7 @@ static void fill(struct ruffd_watch *w) {
 		memset(buf + n, 0, len - n);
 	pthread_mutex_lock(&mu);
 	if (w->dropped && w->gen == gen) {
+		__atomic_add_fetch(&counts[4], 1, __ATOMIC_RELAXED); /* before the toucher wakes */
 		if (e == 0)
 			e = place(w->dlo, len, buf, w->protected);
 		if (e != 0) /* the reader goes on with zeros; the next use reports e */
@@ -129,7 +130,6 @@ static void fill(struct ruffd_watch *w) {
 		wake(w->dlo, len);
 		w->dropped = 0;
 		w->filled = e == 0 ? 1 : e;
-		__atomic_add_fetch(&counts[4], 1, __ATOMIC_RELAXED);
 	}
 	free(buf);
 	w->filling = 0;

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"unsafe"
 
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/internal/uffd"
 )
 
@@ -69,7 +71,7 @@ func sentinelAt(t reflect.Type, p uintptr, set bool) bool {
 // sentinel over it.
 func (b *block) arm() {
 	b.armed = [2]bool{}
-	if b.size == 0 || b.endsDirty == nil {
+	if b.size == 0 || b.endsDirty == nil || b.dropHost() {
 		return
 	}
 	if k := b.elem.Kind(); k == reflect.Float32 || k == reflect.Float64 {
@@ -97,6 +99,9 @@ type trip struct {
 	off    bool    // not watched (see doc.go): too large to compare, no w
 	on     bool    // set since the device last took the newest values
 	gen    uint64  // the Array's device-dirty count when set
+	// dropped: the host copy was let go (dropHost) and a touch fills it
+	// from the device, since the trip was set.
+	dropped bool
 }
 
 // tripCopy bounds the blocks a trip compares whole, where there are no
@@ -138,6 +143,66 @@ func (b *block) setTrip() {
 	}
 	t.snap = append(append(t.snap[:0], bytesAt(b.start, t.lo-b.start)...), bytesAt(t.hi, b.start+b.size-t.hi)...)
 	t.on, t.gen = true, gen
+}
+
+// dropHost lets go of the host copy of result memory whose newest values
+// are all on the device, if it can: its whole mapping is watched, and the
+// device's memory can be read from a C thread (sim, OpenCL, CUDA). The
+// next touch of it, a read or a write by any code, fills it from the
+// device first (uffd.Drop), so Data() reads the newest values; h.mu is
+// held. It sets b's trip as setTrip does.
+func (b *block) dropHost() bool {
+	if b.held > 0 || b.away == nil || b.root == nil || b.start%pageSize != 0 {
+		return false
+	}
+	gen, _, all := b.away()
+	if !all {
+		return false
+	}
+	if b.trip == nil {
+		b.trip = b.newTrip()
+	}
+	t := b.trip
+	if !t.lent {
+		return false
+	}
+	a, off := b.root.Raw().Allocation()
+	src, at, ok := readBack(a, off)
+	if !ok || t.w.Protect() != nil || t.w.Drop(src, at, b.start, (b.start+b.size+pageSize-1)&^(pageSize-1), b.size) != nil {
+		return false
+	}
+	t.snap = t.snap[:0]
+	t.on, t.gen, t.dropped = true, gen, true
+	return true
+}
+
+// readBack is where a fill reads the allocation a from byte off: its
+// source, and the offset there.
+func readBack(a device.Allocation, off int) (uffd.Source, uintptr, bool) {
+	if a == nil {
+		return uffd.Source{}, 0, false
+	}
+	if m, ok := a.(interface{ Mem() []byte }); ok { // sim's: Go memory
+		return uffd.MemSource(uintptr(unsafe.Pointer(unsafe.SliceData(m.Mem())))), uintptr(off), true
+	}
+	be, ok := plumb.BackendFor(a.Device())
+	if !ok || be.ReadBack == nil {
+		return uffd.Source{}, 0, false
+	}
+	src, base := be.ReadBack(a)
+	return src, base + uintptr(off), true
+}
+
+// filled reports what became of b's dropped host copy since its trip was
+// set: still dropped (nothing touched it), or filled by a touch, with the
+// fill's error; h.mu is held.
+func (t *trip) filled() (dropped, filled bool, err error) {
+	if t == nil || !t.dropped {
+		return false, false, nil
+	}
+	filled, dropped, err = t.w.Filled()
+	t.dropped = dropped
+	return dropped, filled, err
 }
 
 // newTrip is b's trip: result memory takes its mapping's watch (lazyHost),
@@ -218,8 +283,13 @@ func (b *block) gen() uint64 { g, _, _ := b.away(); return g }
 // mapping's watch stays with the mapping, protected: the next result over
 // it finds it so.
 func (b *block) closeTrip() {
-	if b.trip != nil && b.trip.w != nil && !b.trip.lent {
-		b.trip.w.Close()
+	if t := b.trip; t != nil && t.w != nil {
+		if t.dropped {
+			t.w.Forget() // the device copy goes; the next result fills the pages
+		}
+		if !t.lent {
+			t.w.Close()
+		}
 	}
 	b.trip = nil
 }
@@ -274,6 +344,19 @@ func (h *holdings) hostWrites(b *block) error {
 	if !b.armed[0] && !b.armed[1] && (b.trip == nil || !b.trip.on) {
 		b.arm()
 		return nil
+	}
+	switch dropped, filled, err := b.trip.filled(); {
+	case dropped:
+		return nil // untouched
+	case err != nil:
+		b.trip.on = false
+		return fmt.Errorf("engine: the memory at %#x (%d bytes) was read on the host while its newest values were on the device, and reading them from the device failed, so the read saw zeros; the device keeps the newest values: call engine.Host(d) first: %w", b.start, b.size, err)
+	case filled && b.trip.w.Hit():
+		// Written after the fill: the host copy holds every newest value.
+		b.trip.on = false
+		return b.takeHost()
+	case filled:
+		return nil // read: the host copy equals the device's
 	}
 	// Read under the residency lock, as arm stores: a device closing
 	// meanwhile downloads the block over both ends at once, never

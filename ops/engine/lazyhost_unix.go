@@ -25,7 +25,7 @@ func lazyHost(_ device.Device, n int) (device.HostBlock, error) {
 	m := &mapped{b: b}
 	if uffd.Available() {
 		p, l := uintptr(unsafe.Pointer(unsafe.SliceData(b))), (uintptr(n)+pageSize-1)&^(pageSize-1)
-		if uffd.Register(p, l) == nil {
+		if uffd.RegisterFill(p, l) == nil {
 			m.w, _ = uffd.New(p, l)
 		}
 	}
