@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -34,7 +35,14 @@ func TestDropFilled(t *testing.T) {
 		}
 		base := uintptr(unsafe.Pointer(&m[0]))
 		must(t, uffd.RegisterFill(base, uintptr(len(m))))
-		w, err := uffd.New(base, uintptr(len(m)))
+		// The watch: all the pages, or (edged) all but the first and last,
+		// whose other bytes are other memory's, kept by the drop.
+		edged := np >= 3 && rng.IntN(2) == 0
+		wlo, whi := base, base+uintptr(len(m))
+		if edged {
+			wlo, whi = base+uintptr(pg), base+uintptr(len(m)-pg)
+		}
+		w, err := uffd.New(wlo, whi-wlo)
 		must(t, err)
 		prot := rng.IntN(2) == 0
 		if prot {
@@ -44,16 +52,20 @@ func TestDropFilled(t *testing.T) {
 		for i := range src {
 			src[i] = byte(rng.Uint32())
 		}
-		off := rng.IntN(len(src) - (np-1)*pg) // n = (np-1)*pg + something
-		n := len(m) - rng.IntN(pg)
-		if off+n > len(src) {
-			n = len(src) - off
+		at0 := 0
+		if edged {
+			at0 = 1 + rng.IntN(pg-1)
 		}
-		want := make([]byte, len(m))
-		copy(want, src[off:off+n])
+		n := len(m) - at0 - rng.IntN(pg)
+		off := rng.IntN(len(src) - n + 1)
+		want := slices.Clone(m)
+		copy(want[at0:], src[off:off+n])
 		_, f0 := uffd.Fills()
-		must(t, w.Drop(uffd.MemSource(uintptr(unsafe.Pointer(&src[0]))), uintptr(off), base, base+uintptr(len(m)), uintptr(n)))
-		must(t, w.Drop(uffd.MemSource(uintptr(unsafe.Pointer(&src[0]))), uintptr(off), base, base+uintptr(len(m)), uintptr(n))) // again: as it is
+		drop := func() error {
+			return w.Drop(uffd.MemSource(uintptr(unsafe.Pointer(&src[0]))), uintptr(off), base, base+uintptr(len(m)), uintptr(at0), uintptr(n))
+		}
+		must(t, drop())
+		must(t, drop()) // again: as it is
 		at := rng.IntN(len(m))
 		how := round % 7
 		var got byte
@@ -87,9 +99,9 @@ func TestDropFilled(t *testing.T) {
 			must(t, uffd.Settle(base+uintptr(at), 1, false))
 			got = want[at]
 		case 6:
-			must(t, uffd.Settle(base, uintptr(len(m)), true))
-			clear(want)
-			got = 0
+			must(t, uffd.Settle(base+uintptr(at0), uintptr(n), true))
+			clear(want[at0 : at0+n])
+			got = want[at]
 		}
 		if got != want[at] {
 			t.Fatalf("round %d (touch %d): byte %d reads %#x, want %#x", round, how, at, got, want[at])
@@ -102,20 +114,38 @@ func TestDropFilled(t *testing.T) {
 		if !bytes.Equal(m, want) {
 			t.Fatalf("round %d (touch %d): the pages after the fill differ from the source", round, how)
 		}
+		inWatch := base+uintptr(at) >= wlo && base+uintptr(at) < whi
 		if prot && how != 6 {
-			if w.Hit() != (how == 4) {
+			if w.Hit() != (how == 4 && inWatch) {
 				t.Fatalf("round %d (touch %d): hit %v after the fill", round, how, w.Hit())
 			}
-			m[0] ^= 1
+			m[whi-base-1] ^= 1
 			if !w.Hit() {
 				t.Fatalf("round %d: a store after the fill not seen", round)
 			}
 		}
-		if round%3 == 0 { // Forget: zeros
-			must(t, w.Drop(uffd.MemSource(uintptr(unsafe.Pointer(&src[0]))), 0, base, base+uintptr(len(m)), uintptr(len(m))))
+		if how != 6 && edged {
+			// The source's bytes outside the watch: compared, not watched.
+			if w.EdgesWritten() != (how == 4 && !inWatch && at >= at0 && at < at0+n) {
+				t.Fatalf("round %d (touch %d at %d): edges written %v", round, how, at, w.EdgesWritten())
+			}
+			m[at0] ^= 1
+			if !w.EdgesWritten() {
+				t.Fatalf("round %d: a store to the first source byte (outside the watch) not seen", round)
+			}
+			m[at0] ^= 1
+			m[0] ^= 1 // other memory's: not the source's
+			if w.EdgesWritten() != (how == 4 && !inWatch && at >= at0 && at < at0+n) {
+				t.Fatalf("round %d: a store to other memory seen as the source's", round)
+			}
+		}
+		if round%3 == 0 { // Forget: zeros for the source's bytes, the rest kept
+			want = slices.Clone(m)
+			clear(want[at0 : at0+n])
+			must(t, drop())
 			w.Forget()
-			if m[at] != 0 {
-				t.Fatalf("round %d: a forgotten drop reads %#x, want 0", round, m[at])
+			if !bytes.Equal(m, want) {
+				t.Fatalf("round %d: a forgotten drop does not read as zeros and the bytes kept", round)
 			}
 		}
 		must(t, w.Close())
@@ -139,7 +169,7 @@ func TestDropClosed(t *testing.T) {
 	w, err := uffd.New(base, uintptr(len(m)))
 	must(t, err)
 	src := bytes.Repeat([]byte{7}, len(m))
-	must(t, w.Drop(uffd.MemSource(uintptr(unsafe.Pointer(&src[0]))), 0, base, base+uintptr(len(m)), uintptr(len(m))))
+	must(t, w.Drop(uffd.MemSource(uintptr(unsafe.Pointer(&src[0]))), 0, base, base+uintptr(len(m)), 0, uintptr(len(m))))
 	_, f0 := uffd.Fills()
 	must(t, w.Close())
 	if m[pg] != 0 {
@@ -147,5 +177,49 @@ func TestDropClosed(t *testing.T) {
 	}
 	if _, f1 := uffd.Fills(); f1 != f0 {
 		t.Fatalf("%d fills after the close, want 0", f1-f0)
+	}
+}
+
+// Other memory sharing a dropped range's pages keeps every write: a
+// goroutine counts in the first page's first word while the range is
+// dropped, filled and dropped again, over and over; no increment is lost.
+func TestDropLosesNoWrite(t *testing.T) {
+	need(t)
+	pg := os.Getpagesize()
+	m, err := syscall.Mmap(-1, 0, 4*pg, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	must(t, err)
+	defer syscall.Munmap(m)
+	base := uintptr(unsafe.Pointer(&m[0]))
+	must(t, uffd.RegisterFill(base, uintptr(len(m))))
+	w, err := uffd.New(base+uintptr(pg), uintptr(2*pg))
+	must(t, err)
+	defer w.Close()
+	src := bytes.Repeat([]byte{3}, 4*pg)
+	counter := (*uint64)(unsafe.Pointer(&m[0]))
+	stop := make(chan struct{})
+	done := make(chan uint64)
+	go func() {
+		var k uint64
+		for {
+			select {
+			case <-stop:
+				done <- k
+				return
+			default:
+				*counter++
+				k++
+			}
+		}
+	}()
+	for range 300 {
+		must(t, w.Protect())
+		must(t, w.Drop(uffd.MemSource(uintptr(unsafe.Pointer(&src[0]))), 0, base, base+uintptr(len(m)), 64, uintptr(len(m)-128)))
+		if m[2*pg] != 3 { // a read fills
+			t.Fatalf("a fill reads %d, want 3", m[2*pg])
+		}
+	}
+	close(stop)
+	if k := <-done; *counter != k {
+		t.Fatalf("the counter sharing the dropped pages reads %d, want %d: writes lost", *counter, k)
 	}
 }

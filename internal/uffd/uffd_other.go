@@ -56,7 +56,10 @@ func NewSource(fn unsafe.Pointer, a0, a1 uintptr) Source { return Source{} }
 func MemSource(p uintptr) Source { return Source{} }
 
 // Drop returns an error: there is no userfaultfd here.
-func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error { return errNone }
+func (w *Watch) Drop(src Source, off, lo, hi, at, n uintptr) error { return errNone }
+
+// EdgesWritten reports nothing written.
+func (w *Watch) EdgesWritten() bool { return false }
 
 // Forget does nothing.
 func (w *Watch) Forget() {}

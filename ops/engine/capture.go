@@ -156,6 +156,9 @@ func (e *Engine) Capture(step func() error, inputs ...*tensor.Dense) (*Step, err
 		h.mu.Unlock()
 		return nil, errors.New("engine: Capture inside a Capture of the same engine")
 	}
+	for _, b := range h.blocks {
+		b.undrop() // a replay's transfers write host copies: never dropped pages
+	}
 	h.capturing = hd
 	h.mu.Unlock()
 	g, err := capture.Record(e.dev, step)

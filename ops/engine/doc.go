@@ -114,15 +114,18 @@
 // CaptureDrawn ./ops/engine -args -capture.n 300).
 //
 // Convolutions. gorgonia v0.9.18's Conv2d, MaxPool2D and BatchNorm
-// compute on the host through Dense.Data(), which the engine never sees:
-// on a device-newer input they read stale memory, with no error (its
-// MaxPool2D after Rectify trains to the wrong losses; its Conv2d is right
-// only on a host-current input, uploading its im2col matrix each step).
-// Its BatchNorm after a device op gives a NaN loss. Use Conv2d, MaxPool2D
-// and BatchNorm of package ops/engine/nn (their own module): gorgonia's
-// signatures, run on the device through ops.Im2Col, Col2Im, MaxPool2D,
-// MaxPool2DBackward and ops' reductions, so a convnet trains with every
-// op on the device (nn TestConvNetMatchesStdEngine, TestGorgoniaConvOpsOnEngine).
+// compute on the host through Dense.Data(). On an op's result whose host
+// copy the engine dropped (below) they read the newest values: Conv2d
+// after a device op trains to the standard engine's losses, uploading its
+// im2col matrix each step. On Go memory (gorgonia's registers) they read
+// stale memory: MaxPool2D after Rectify is right at the first step only
+// (then the tape machine reuses its registers, and gorgonia's backward
+// panics on the NaN it read), BatchNorm after the convolution gives a NaN
+// loss. Conv2d, MaxPool2D and BatchNorm of package
+// ops/engine/nn (their own module) have gorgonia's signatures and run on
+// the device through ops.Im2Col, Col2Im, MaxPool2D, MaxPool2DBackward and
+// ops' reductions, so a convnet trains with every op on the device (nn
+// TestConvNetMatchesStdEngine, TestGorgoniaConvOpsOnEngine).
 //
 // Scalars. A reduction to a 0-D Dense (Sum, Max … over every axis) copies
 // its one element home at once (explicit, so allowed under the transfer
@@ -178,13 +181,27 @@
 // engine, and what each does (tests in this package unless named; mlp is
 // ops/engine/mlp):
 //
-//	Data() read, device newer    stale values; a float Dense reads NaN (the sentinel
+//	Data() read, device newer, an op's result
+//	                             the newest values: its host copy was let go, and
+//	                             the first touch, by any code, fills it from the
+//	                             device (counted by uffd.Fills, not in Stats)
+//	                             TestDroppedResults, TestWritesBehindTheEngine,
+//	                             nn TestGorgoniaConvOpsOnEngine (MaxPool2D)
+//	Data() read, device newer, Go memory (adopted, Alloc's), or no userfaultfd
+//	                             stale values; a float Dense reads NaN (the sentinel
 //	                             below) at both ends, and Go memory also outside its
 //	                             whole pages (all of a small one)     TestForeignEngine
 //	Data() write, before 1st use uploaded at the first use              TestHostWritesModel
+//	Data() write, Go memory whose copies are both current (after a device use)
+//	                             NOT SEEN: lost, the device keeps its values
+//	                                                TestWriteToCurrentNotSeen
+//	Data() write, Copy into a view, integer memory, device newer, an op's result
+//	                             lands on the newest values (the touch fills first),
+//	                             uploaded at the next use   TestDroppedResults,
+//	                                                        TestZeroBehindTheEngine
 //	Dense.Zero, tensor.Copy from a host Dense, CopyTo (whole memory), float, device newer
 //	                             seen at the next use: zeros are set on the device with
-//	                             no transfer, other values uploaded (counted, refused
+//	                             no upload, other values uploaded (counted, refused
 //	                             under the guard)  TestZeroBehindTheEngine,
 //	                                               TestWritesBehindTheEngine,
 //	                                               mlp TestStockSolversMatchStdEngine
@@ -209,25 +226,37 @@
 //	Host(d) written, then first use under device.SetDeviceGuard(d, true)
 //	                             ErrTransferGuard         TestGuardRefusesFirstUseUpload
 //
-// The sentinel: while the device holds a float block's newest first or last
-// element, the host copy holds a signalling NaN there, so a whole overwrite
-// (gorgonia's solvers zero every gradient with Dense.Zero, and the Clone of
-// the weights for their caches) changes both and is taken as the newest
-// values. Other writes trip a watch over the rest of the host copy: its
-// whole pages are write-protected (a write costs one fault, however long;
-// result memory's whole mapping is), and the bytes of Go memory around them
-// are compared with a copy, after the engine fills the stale ones with the
-// sentinel (0xa5 bytes for integers: a write of that value there is not
-// seen). The cost is the kernel's: protecting a device-newer block's pages
-// (about 25 µs per MiB on an H100 host: go test -bench Watch
-// ./internal/uffd) and one fault for a block written behind the engine's
-// back (gorgonia's zeroed gradients). Result memory keeps its protection in
-// the engine's pool, and a Step's blocks are not watched (a replay writes
-// their host copies), so a replayed step pays nothing; the eager stock MLP
-// step (mlp -stock -bench) took 1.15–1.25× as long on an H100 with the
-// watch as without it (bench/results/h100-2026-12-06-watch.txt). Mixing an
-// Array view's own syncs with device ops outside the engine can leave it
-// stale: use one or the other per Dense.
+// Dropped host copies: while the device holds all of an op's result's
+// newest values, the engine lets its host pages go (userfaultfd,
+// internal/uffd; the result's memory is the engine's own mapping). The
+// first touch of them, a read or a write by any code (gorgonia's host
+// ops, Data(), the runtime's copy, a system call), waits while a C thread
+// reads the result from the device (after the work queued there) and puts
+// it back, write-protected: a write after it is seen, and the host copy,
+// holding every newest value then, is uploaded at the next use. A fill is
+// a transfer the device's Stats do not count (uffd.Fills does). Devices'
+// own transfers fill dropped pages they touch first, and a Capture fills
+// them all: a driver never waits on a fill. Go memory is not dropped: its
+// pages hold other Go memory too, and dropping it was not made right with
+// the engine's parking of memory the collector reaches.
+//
+// The sentinel, where there is no drop: while the device holds a float
+// block's newest first or last element, the host copy holds a signalling
+// NaN there, so a whole overwrite (gorgonia's solvers zero every gradient
+// with Dense.Zero, and the Clone of the weights for their caches) changes
+// both and is taken as the newest values. Other writes trip a watch over
+// the rest of the host copy: its whole pages are write-protected (a write
+// costs one fault, however long; result memory's whole mapping is), and
+// the bytes of Go memory around them are compared with a copy, after the
+// engine fills the stale ones with the sentinel (0xa5 bytes for integers:
+// a write of that value there is not seen). The cost is the kernel's:
+// protecting a device-newer block's pages (about 25 µs per MiB on an H100
+// host: go test -bench Watch ./internal/uffd) and one fault for a block
+// written behind the engine's back. Result memory keeps its protection in
+// the engine's pool, and a Step's blocks are neither dropped nor watched
+// (a replay writes their host copies), so a replayed step pays nothing.
+// Mixing an Array view's own syncs with device ops outside the engine can
+// leave it stale: use one or the other per Dense.
 //
 // Layouts. Operands may be any view tensor makes (Slice, the lazy T,
 // Reshape) whose elements form a box of the memory's first layout (the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -55,8 +56,10 @@ func TestGuardRefusesFirstUseUpload(t *testing.T) {
 
 // Dense.Zero of a Dense whose newest values are on the device (gorgonia's
 // solvers zero gradients so) is seen at its next use and set on the
-// device with no transfer; a write through Data() to one end only is
-// ErrHostWrite.
+// device with no transfer; a write through Data() to one end only of the
+// Dense (the engine's Alloc) is ErrHostWrite; of an op's result, it lands
+// on the newest values, filled from the device at the write (a dropped
+// host copy: hostwrites.go) where pages can be watched.
 func TestZeroBehindTheEngine(t *testing.T) {
 	dev := sim.NewCompute("sim", 1<<20)
 	e := engine.New(dev)
@@ -90,5 +93,28 @@ func TestZeroBehindTheEngine(t *testing.T) {
 	a.Data().([]float32)[0] = 5
 	if _, err := a.Add(a); !errors.Is(err, engine.ErrHostWrite) {
 		t.Fatalf("after a write through Data to one element: err %v, want ErrHostWrite", err)
+	}
+	r, err := a.AddScalar(float32(1), true) // [2 2 2 2], an op's result
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := r
+	_, fills := uffd.Fills()
+	rd.Data().([]float32)[0] = 5
+	c, err = rd.Add(rd)
+	if !uffd.Available() {
+		if !errors.Is(err, engine.ErrHostWrite) {
+			t.Fatalf("after a write through Data to one element of a result: err %v, want ErrHostWrite", err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("after a write through Data to one element of a result: %v", err)
+	}
+	if _, f := uffd.Fills(); f != fills+1 {
+		t.Fatalf("the write filled the host copy %d times, want 1", f-fills)
+	}
+	if got := hostVals[float32](t, c); !slices.Equal(got, []float32{10, 4, 4, 4}) {
+		t.Fatalf("after a write of 5 to the first of the result [2 2 2 2], r+r = %v, want [10 4 4 4]", got)
 	}
 }

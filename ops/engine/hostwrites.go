@@ -20,14 +20,17 @@ import (
 // block's newest values its host copy is stale, and the engine watches it
 // (armed) until the next use:
 //
-//   - a float block's first and last elements hold a sentinel (a
+//   - an op's result, where it can, it lets the host copy go (dropHost):
+//     the first touch fills it from the device, so reads see the newest
+//     values, and a write after the fill is taken (the host copy is whole);
+//   - else a float block's first and last elements hold a sentinel (a
 //     signalling NaN no arithmetic produces): both changed is a full
 //     overwrite (Zero, Copy), taken as the newest values (all zeros are
 //     set on the device with no transfer);
-//   - a trip sees any other write: the whole pages inside the block through
-//     userfaultfd's write-protect (internal/uffd; Linux; result memory's
-//     whole mapping), the bytes around them, and blocks of a page or two,
-//     by comparing with a copy taken when armed.
+//   - and a trip sees any other write: the whole pages inside the block
+//     through userfaultfd's write-protect (internal/uffd; Linux; result
+//     memory's whole mapping), the bytes around them, and blocks of a page
+//     or two, by comparing with a copy taken when armed.
 //
 // Anything else written is a partial write that would lose the rest of
 // the device's values: the next use returns an error naming the fix, once,
@@ -71,9 +74,18 @@ func sentinelAt(t reflect.Type, p uintptr, set bool) bool {
 // sentinel over it.
 func (b *block) arm() {
 	b.armed = [2]bool{}
+	if b.trip != nil {
+		b.trip.full = false
+	}
 	if b.size == 0 || b.endsDirty == nil || b.dropHost() {
 		return
 	}
+	b.armEnds()
+	b.setTrip()
+}
+
+// armEnds stores the sentinel in b's device-newer ends (arm).
+func (b *block) armEnds() {
 	if k := b.elem.Kind(); k == reflect.Float32 || k == reflect.Float64 {
 		ends := b.ends()
 		b.endsDirty(func(d0, d1 bool) {
@@ -85,7 +97,6 @@ func (b *block) arm() {
 			}
 		})
 	}
-	b.setTrip()
 }
 
 // trip sees writes to a block's host copy between two uses of the block:
@@ -99,9 +110,11 @@ type trip struct {
 	off    bool    // not watched (see doc.go): too large to compare, no w
 	on     bool    // set since the device last took the newest values
 	gen    uint64  // the Array's device-dirty count when set
-	// dropped: the host copy was let go (dropHost) and a touch fills it
-	// from the device, since the trip was set.
-	dropped bool
+	// dropped: the host copy of [dlo, dhi) was let go (dropHost) and a
+	// touch fills it from the device; full: filled since, so the host copy
+	// holds every newest value and a write to it is taken.
+	dropped, full bool
+	dlo, dhi      uintptr
 }
 
 // tripCopy bounds the blocks a trip compares whole, where there are no
@@ -146,13 +159,13 @@ func (b *block) setTrip() {
 }
 
 // dropHost lets go of the host copy of result memory whose newest values
-// are all on the device, if it can: its whole mapping is watched, and the
-// device's memory can be read from a C thread (sim, OpenCL, CUDA). The
-// next touch of it, a read or a write by any code, fills it from the
+// are all on the device, if it can: its whole mapping is watched, and a C
+// thread can read the device's memory (sim, OpenCL, CUDA). The next touch
+// of any of its pages, a read or a write by any code, fills it from the
 // device first (uffd.Drop), so Data() reads the newest values; h.mu is
 // held. It sets b's trip as setTrip does.
 func (b *block) dropHost() bool {
-	if b.held > 0 || b.away == nil || b.root == nil || b.start%pageSize != 0 {
+	if b.held > 0 || b.away == nil || b.root == nil {
 		return false
 	}
 	gen, _, all := b.away()
@@ -163,17 +176,32 @@ func (b *block) dropHost() bool {
 		b.trip = b.newTrip()
 	}
 	t := b.trip
-	if !t.lent {
+	if !t.lent || b.start%pageSize != 0 {
+		// Go memory (gorgonia's registers) is left to the sentinel and the
+		// watch: its pages are other Go memory's too, and a drop of it was
+		// not made right with the collector's parking (the doc's row).
 		return false
 	}
+	lo, hi := b.start, (b.start+b.size+pageSize-1)&^(pageSize-1)
 	a, off := b.root.Raw().Allocation()
 	src, at, ok := readBack(a, off)
-	if !ok || t.w.Protect() != nil || t.w.Drop(src, at, b.start, (b.start+b.size+pageSize-1)&^(pageSize-1), b.size) != nil {
+	if !ok || t.w.Protect() != nil || t.w.Drop(src, at, lo, hi, 0, b.size) != nil {
 		return false
 	}
 	t.snap = t.snap[:0]
-	t.on, t.gen, t.dropped = true, gen, true
+	t.on, t.gen, t.dropped, t.full, t.dlo, t.dhi = true, gen, true, false, lo, hi
 	return true
+}
+
+// undrop fills b's dropped host copy now; h.mu is held. Before a Step
+// holds b (a replay's transfers write host copies, and a driver must
+// never fault on dropped pages), and before its watch closes while the
+// device copy stays.
+func (b *block) undrop() {
+	if t := b.trip; t != nil && t.dropped {
+		uffd.Settle(t.dlo, t.dhi-t.dlo, false)
+		t.dropped, t.full = false, true
+	}
 }
 
 // readBack is where a fill reads the allocation a from byte off: its
@@ -193,16 +221,15 @@ func readBack(a device.Allocation, off int) (uffd.Source, uintptr, bool) {
 	return src, base + uintptr(off), true
 }
 
-// filled reports what became of b's dropped host copy since its trip was
-// set: still dropped (nothing touched it), or filled by a touch, with the
-// fill's error; h.mu is held.
-func (t *trip) filled() (dropped, filled bool, err error) {
+// filled takes what became of b's dropped host copy since its trip was
+// set: filled by a touch (full), with the fill's error; h.mu is held.
+func (t *trip) filled() error {
 	if t == nil || !t.dropped {
-		return false, false, nil
+		return nil
 	}
-	filled, dropped, err = t.w.Filled()
-	t.dropped = dropped
-	return dropped, filled, err
+	filled, dropped, err := t.w.Filled()
+	t.dropped, t.full = dropped, filled && err == nil
+	return err
 }
 
 // newTrip is b's trip: result memory takes its mapping's watch (lazyHost),
@@ -283,15 +310,47 @@ func (b *block) gen() uint64 { g, _, _ := b.away(); return g }
 // mapping's watch stays with the mapping, protected: the next result over
 // it finds it so.
 func (b *block) closeTrip() {
-	if t := b.trip; t != nil && t.w != nil {
-		if t.dropped {
-			t.w.Forget() // the device copy goes; the next result fills the pages
-		}
-		if !t.lent {
-			t.w.Close()
-		}
+	b.undrop()
+	if t := b.trip; t != nil && t.w != nil && !t.lent {
+		t.w.Close()
 	}
 	b.trip = nil
+}
+
+// takeDrop takes what became of b's dropped host copy since its trip was
+// set: written after the fill that a touch made, it holds every newest
+// value and is taken as them (takeHost: taken); h.mu is held. Every path
+// that ends b's trip while b lives comes through it first.
+func (b *block) takeDrop() (taken bool, err error) {
+	t := b.trip
+	if err := t.filled(); err != nil {
+		t.on = false
+		return false, fmt.Errorf("engine: the memory at %#x (%d bytes) was read on the host while its newest values were on the device, and reading them from the device failed, so the read saw zeros; the device keeps the newest values: call engine.Host(d) first: %w", b.start, b.size, err)
+	}
+	if t == nil || !t.full || !t.w.Hit() && !t.w.EdgesWritten() {
+		return false, nil
+	}
+	if t.gen != b.gen() { // the engine's own transfer wrote part of it since
+		t.full = false
+		return false, nil
+	}
+	t.on, t.full = false, false
+	return true, b.takeHost()
+}
+
+// errHostWrite is the error for a write to b's host copy that lost the
+// device's newer values.
+func (b *block) errHostWrite() error {
+	return fmt.Errorf("%w: the memory at %#x (%d bytes) was written on the host (through Data(), SetAt or tensor.Copy into a view) while its newest values were on the device, and not whole (or not float memory, where the engine sees no whole overwrite), so the write was not taken and the device keeps the newest values: call engine.Host(d) first and write through the Dense it returns", ErrHostWrite, b.start, b.size)
+}
+
+// forgetDrop ends b's drop with no fill, before its device copy goes
+// while no Dense reads the memory (a result freed); h.mu is held.
+func (b *block) forgetDrop() {
+	if t := b.trip; t != nil && t.dropped {
+		t.w.Forget()
+		t.dropped = false
+	}
 }
 
 // ends are the addresses of b's first and last elements (typed).
@@ -345,18 +404,16 @@ func (h *holdings) hostWrites(b *block) error {
 		b.arm()
 		return nil
 	}
-	switch dropped, filled, err := b.trip.filled(); {
-	case dropped:
+	switch taken, err := b.takeDrop(); {
+	case err != nil || taken:
+		return err
+	case b.trip != nil && b.trip.dropped:
 		return nil // untouched
-	case err != nil:
-		b.trip.on = false
-		return fmt.Errorf("engine: the memory at %#x (%d bytes) was read on the host while its newest values were on the device, and reading them from the device failed, so the read saw zeros; the device keeps the newest values: call engine.Host(d) first: %w", b.start, b.size, err)
-	case filled && b.trip.w.Hit():
-		// Written after the fill: the host copy holds every newest value.
-		b.trip.on = false
-		return b.takeHost()
-	case filled:
-		return nil // read: the host copy equals the device's
+	case b.trip != nil && b.trip.full:
+		// Read: the host copy equals the device's, until this use's op
+		// writes the device (an op does not arm its result): let go again.
+		b.arm()
+		return nil
 	}
 	// Read under the residency lock, as arm stores: a device closing
 	// meanwhile downloads the block over both ends at once, never
@@ -377,7 +434,7 @@ func (h *holdings) hostWrites(b *block) error {
 		return nil
 	case changed == 0, changed < 2 && b.ends()[0] != b.ends()[1]:
 		b.arm()
-		return fmt.Errorf("%w: the memory at %#x (%d bytes) was written on the host (through Data(), SetAt or tensor.Copy into a view) while its newest values were on the device, and not whole (or not float memory, where the engine sees no whole overwrite), so the write was not taken and the device keeps the newest values: call engine.Host(d) first and write through the Dense it returns", ErrHostWrite, b.start, b.size)
+		return b.errHostWrite()
 	}
 	b.armed = [2]bool{}
 	if b.trip != nil {

@@ -1,0 +1,185 @@
+package engine_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/uffd"
+	"github.com/resident-go/resident/ops/engine"
+)
+
+// Ops' results whose newest values are on the device are dropped, and a
+// touch fills them. Drawn sequences over sixteen of them — device ops in
+// place and into another, reads and writes through Data(), Zero, a new
+// result zeroed (as gorgonia's solvers zero their caches), Memcpy, Host,
+// collections — against a model: every read sees the newest values,
+// every write lands on them.
+func TestDroppedResults(t *testing.T) {
+	devs := map[string]device.Device{"sim": sim.NewCompute("sim", 64<<20)}
+	if dev, err := opencl.Default(); err == nil {
+		devs["opencl"] = dev
+	}
+	for name, dev := range devs {
+		t.Run(name, func(t *testing.T) {
+			_, f0 := uffd.Fills()
+			for seq := range 40 {
+				dropSeq(t, dev, rand.New(rand.NewPCG(uint64(seq), 11)), seq)
+			}
+			if _, f1 := uffd.Fills(); uffd.Available() && f1 == f0 {
+				t.Fatal("userfaultfd works here, but no read or write filled a dropped result")
+			}
+		})
+	}
+}
+
+func dropSeq(t *testing.T, dev device.Device, rng *rand.Rand, seq int) {
+	e := engine.New(dev)
+	defer e.Close()
+	const k = 16
+	ds := make([]*tensor.Dense, k)
+	model := make([][]float32, k)
+	for i := range ds {
+		n := 1 + rng.IntN(64)
+		back := make([]float32, n)
+		for j := range back {
+			back[j] = float32(rng.IntN(9))
+		}
+		model[i] = slices.Clone(back)
+		src := tensor.New(tensor.WithBacking(back), tensor.WithShape(n))
+		tensor.WithEngine(e)(src)
+		r, err := e.AddScalar(src, float32(0), true) // an op's result
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds[i] = r.(*tensor.Dense)
+	}
+	// newer: the device holds a Dense's newest values (an op wrote it
+	// since its host copy was current). A write through Data() to a Dense
+	// whose copies are both current is not drawn: nothing watches that
+	// (the doc's row).
+	newer := make([]bool, len(ds))
+	var log []string
+	fail := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("sequence %d after %v: %s", seq, log, fmt.Sprintf(format, args...))
+	}
+	for range 60 {
+		i := rng.IntN(len(ds))
+		d, m := ds[i], model[i]
+		switch op := rng.IntN(9); op {
+		case 8: // a collection
+			runtime.GC()
+			log = append(log, "GC")
+		case 6: // a new result, zeroed, as gorgonia's solvers make their caches
+			r, err := e.AddScalar(d, float32(0), true)
+			if err != nil {
+				fail("AddScalar: %v", err)
+			}
+			c := r.(*tensor.Dense)
+			c.Zero()
+			ds = append(ds, c)
+			newer = append(newer, false)
+			model = append(model, make([]float32, len(m)))
+			log = append(log, fmt.Sprintf("d%d=(d%d+0).Zero()", len(ds)-1, i))
+		case 7: // Memcpy of another of the same length
+			o := rng.IntN(len(ds))
+			if len(model[o]) != len(m) {
+				continue
+			}
+			if err := e.Memcpy(d, ds[o]); err != nil {
+				fail("Memcpy: %v", err)
+			}
+			copy(m, model[o])
+			newer[i] = true
+			log = append(log, fmt.Sprintf("d%d=copy(d%d)", i, o))
+		case 0: // in place on the device
+			v := float32(1 + rng.IntN(5))
+			if _, err := e.AddScalar(d, v, true, tensor.UseUnsafe()); err != nil {
+				fail("AddScalar: %v", err)
+			}
+			for j := range m {
+				m[j] += v
+			}
+			newer[i] = true
+			log = append(log, fmt.Sprintf("d%d+=%v", i, v))
+		case 1: // into another of the same length, or itself
+			o := rng.IntN(len(ds))
+			if len(model[o]) != len(m) {
+				o = i
+			}
+			if _, err := e.Add(d, ds[o], tensor.WithReuse(d)); err != nil {
+				fail("Add: %v", err)
+			}
+			for j := range m {
+				m[j] += model[o][j]
+			}
+			newer[i] = true
+			log = append(log, fmt.Sprintf("d%d+=d%d", i, o))
+		case 2: // read through Data
+			j := rng.IntN(len(m))
+			if got := d.Data().([]float32)[j]; got != m[j] {
+				fail("d%d.Data()[%d] reads %v, want %v", i, j, got, m[j])
+			}
+			log = append(log, fmt.Sprintf("read d%d[%d]", i, j))
+		case 3: // write through Data
+			if !newer[i] {
+				continue
+			}
+			newer[i] = false
+			j, v := rng.IntN(len(m)), float32(rng.IntN(50))
+			d.Data().([]float32)[j] = v
+			m[j] = v
+			log = append(log, fmt.Sprintf("d%d[%d]=%v", i, j, v))
+		case 4:
+			if !newer[i] {
+				continue
+			}
+			newer[i] = false
+			d.Zero()
+			clear(m)
+			log = append(log, fmt.Sprintf("zero d%d", i))
+		case 5:
+			if got := hostVals[float32](t, d); !slices.Equal(got, m) {
+				fail("Host(d%d) = %v, want %v", i, got, m)
+			}
+			newer[i] = false
+			log = append(log, fmt.Sprintf("host d%d", i))
+		}
+	}
+	for i, d := range ds {
+		if got := hostVals[float32](t, d); !slices.Equal(got, model[i]) {
+			fail("at the end, d%d = %v, want %v", i, got, model[i])
+		}
+	}
+}
+
+// The doc's NOT SEEN row for Go memory whose host and device copies are
+// both current (after its first device use): a write through Data() is
+// lost, the device keeps its values. (Nothing watches such memory; this
+// test fails once something does, and the row goes.)
+func TestWriteToCurrentNotSeen(t *testing.T) {
+	e := engine.New(sim.NewCompute("sim", 1<<20))
+	defer e.Close()
+	a := tensor.New(tensor.WithBacking([]float32{1, 2, 3, 4}), tensor.WithShape(4))
+	tensor.WithEngine(e)(a)
+	b := tensor.New(tensor.WithBacking([]float32{0, 0, 0, 0}), tensor.WithShape(4))
+	tensor.WithEngine(e)(b)
+	if _, err := e.Add(b, a, tensor.WithReuse(b)); err != nil {
+		t.Fatal(err)
+	}
+	a.Data().([]float32)[0] = 100 // both copies current: not seen
+	if _, err := e.Add(b, a, tensor.WithReuse(b)); err != nil {
+		t.Fatal(err)
+	}
+	if got := hostVals[float32](t, b); !slices.Equal(got, []float32{2, 4, 6, 8}) {
+		t.Fatalf("b = %v: the write was seen (want the NOT SEEN row's [2 4 6 8]); update the doc's table", got)
+	}
+}
