@@ -159,13 +159,8 @@ func TestDropFilled(t *testing.T) {
 // A drop closed before any touch: the pages read as zeros, and the
 // source is not read.
 func TestDropClosed(t *testing.T) {
-	need(t)
 	pg := os.Getpagesize()
-	m, err := syscall.Mmap(-1, 0, 2*pg, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	must(t, err)
-	defer syscall.Munmap(m)
-	base := uintptr(unsafe.Pointer(&m[0]))
-	must(t, uffd.RegisterFill(base, uintptr(len(m))))
+	m, base := fillMapping(t, 2)
 	w, err := uffd.New(base, uintptr(len(m)))
 	must(t, err)
 	src := bytes.Repeat([]byte{7}, len(m))
@@ -184,13 +179,8 @@ func TestDropClosed(t *testing.T) {
 // goroutine counts in the first page's first word while the range is
 // dropped, filled and dropped again, over and over; no increment is lost.
 func TestDropLosesNoWrite(t *testing.T) {
-	need(t)
 	pg := os.Getpagesize()
-	m, err := syscall.Mmap(-1, 0, 4*pg, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	must(t, err)
-	defer syscall.Munmap(m)
-	base := uintptr(unsafe.Pointer(&m[0]))
-	must(t, uffd.RegisterFill(base, uintptr(len(m))))
+	m, base := fillMapping(t, 4)
 	w, err := uffd.New(base+uintptr(pg), uintptr(2*pg))
 	must(t, err)
 	defer w.Close()
@@ -222,4 +212,16 @@ func TestDropLosesNoWrite(t *testing.T) {
 	if k := <-done; *counter != k {
 		t.Fatalf("the counter sharing the dropped pages reads %d, want %d: writes lost", *counter, k)
 	}
+}
+
+// fillMapping maps n pages registered with RegisterFill, unmapped when t
+// ends; it skips t where there is no userfaultfd.
+func fillMapping(t *testing.T, n int) ([]byte, uintptr) {
+	need(t)
+	m, err := syscall.Mmap(-1, 0, n*os.Getpagesize(), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	must(t, err)
+	t.Cleanup(func() { syscall.Munmap(m) })
+	base := uintptr(unsafe.Pointer(&m[0]))
+	must(t, uffd.RegisterFill(base, uintptr(len(m))))
+	return m, base
 }
