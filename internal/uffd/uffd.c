@@ -125,19 +125,36 @@ static void keep_edges(struct ruffd_watch *w, const char *buf) {
 	memcpy(w->edges + head, buf + (b - w->dlo) - tail, tail);
 }
 
-/* restore ends w's drop without its source's bytes: the pages get the
-   bytes kept at the drop and zeros for the source's; mu held. */
-static int restore(struct ruffd_watch *w) {
-	uintptr_t len = w->dhi - w->dlo;
-	char *buf = calloc(1, len);
-	int e = buf ? 0 : -ENOMEM;
-	if (e == 0) {
-		memcpy(buf, w->keep, w->at);
-		memcpy(buf + w->at + w->n, w->keep + w->at, len - w->at - w->n);
-		e = place(w->dlo, len, buf, w->protected);
-	}
+/* put_kept places the pages of [p, q) (page-aligned, inside w's dropped
+   range) with the bytes w's drop kept there and zeros for the source's. */
+static int put_kept(struct ruffd_watch *w, uintptr_t p, uintptr_t q) {
+	if (q <= p)
+		return 0;
+	char *buf = calloc(1, q - p);
+	if (buf == NULL)
+		return -ENOMEM;
+	uintptr_t a = w->dlo + w->at, b = a + w->n;
+	for (uintptr_t x = p; x < q; x++)
+		if (x < a)
+			buf[x - p] = w->keep[x - w->dlo];
+		else if (x >= b)
+			buf[x - p] = w->keep[w->at + (x - b)];
+	int e = place(p, q - p, buf, w->protected);
 	free(buf);
-	wake(w->dlo, len);
+	return e;
+}
+
+/* restore ends w's drop without its source's bytes: the pages that hold
+   kept bytes get them back, with zeros for the source's; the others stay
+   missing (zeros at their next touch, as untouched memory); mu held. */
+static int restore(struct ruffd_watch *w) {
+	uintptr_t a = w->dlo + w->at, b = a + w->n;
+	uintptr_t h = w->at ? (a + page - 1) & ~(uintptr_t)(page - 1) : w->dlo; /* head pages [dlo, h) */
+	uintptr_t t = b < w->dhi ? b & ~(uintptr_t)(page - 1) : w->dhi;       /* tail pages [t, dhi) */
+	int e = h >= t ? put_kept(w, w->dlo, w->dhi) : put_kept(w, w->dlo, h);
+	if (e == 0 && h < t)
+		e = put_kept(w, t, w->dhi);
+	wake(w->dlo, w->dhi - w->dlo);
 	w->dropped = 0;
 	w->gen++;
 	return e;

@@ -183,3 +183,35 @@ func TestWriteToCurrentNotSeen(t *testing.T) {
 		t.Fatalf("b = %v: the write was seen (want the NOT SEEN row's [2 4 6 8]); update the doc's table", got)
 	}
 }
+
+// BenchmarkDroppedResult: an op whose new result stays on the device (its
+// host copy dropped, where pages can be watched), then the same with one
+// element of the result read through Data() (a fill from the device).
+func BenchmarkDroppedResult(b *testing.B) {
+	dev := sim.NewCompute("sim", 256<<20)
+	e := engine.New(dev)
+	defer e.Close()
+	for _, n := range []int{1 << 10, 1 << 14, 1 << 18} {
+		d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
+		if _, err := e.AddScalar(d, float32(1), true, tensor.UseUnsafe()); err != nil {
+			b.Fatal(err)
+		}
+		for _, read := range []bool{false, true} {
+			b.Run(fmt.Sprintf("read=%v/%dKiB", read, n*4>>10), func(b *testing.B) {
+				b.SetBytes(int64(n * 4))
+				b.ReportAllocs()
+				for b.Loop() {
+					r, err := e.AddScalar(d, float32(1), true)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if read {
+						_ = r.(*tensor.Dense).Data().([]float32)[n/2]
+					}
+					rd := r.(*tensor.Dense)
+					e.Free(rd, int64(rd.MemSize()))
+				}
+			})
+		}
+	}
+}
