@@ -31,14 +31,8 @@ struct ruffd_watch {
 	   last fill did (1, or its -errno), taken by ruffd_filled. */
 	int dropped, filling, filled, queued;
 	uint64_t gen;
-	uintptr_t dlo, dhi, at, n, off;
+	uintptr_t dlo, dhi, n, off;
 	struct ruffd_source src;
-	/* keep: the bytes of [dlo, dhi) outside the source's n at dlo+at,
-	   saved at the drop (other memory's: a fill puts them back); edges:
-	   the source's bytes a fill placed outside [start, start+len), which
-	   the watch does not protect (ruffd_edges compares them). */
-	char *keep, *edges;
-	uintptr_t nedges;
 };
 
 static int fd = -1;
@@ -108,90 +102,12 @@ static int zeropage(uintptr_t start, uintptr_t len) {
 	return 0;
 }
 
-/* keep_edges saves the source's bytes that buf (the dropped range
-   composed) puts outside w's pages. */
-static void keep_edges(struct ruffd_watch *w, const char *buf) {
-	uintptr_t a = w->dlo + w->at, b = a + w->n, ws = w->start, we = w->start + w->len;
-	uintptr_t head = ws > a ? (ws < b ? ws : b) - a : 0;
-	uintptr_t tail = b > we ? b - (we > a ? we : a) : 0;
-	free(w->edges);
-	w->nedges = head + tail;
-	w->edges = malloc(w->nedges ? w->nedges : 1);
-	if (w->edges == NULL) {
-		w->nedges = 0;
-		return;
-	}
-	memcpy(w->edges, buf + w->at, head);
-	memcpy(w->edges + head, buf + (b - w->dlo) - tail, tail);
-}
-
-/* put_kept places the pages of [p, q) (page-aligned, inside w's dropped
-   range) with the bytes w's drop kept there and zeros for the source's. */
-static int put_kept(struct ruffd_watch *w, uintptr_t p, uintptr_t q) {
-	if (q <= p)
-		return 0;
-	char *buf = calloc(1, q - p);
-	if (buf == NULL)
-		return -ENOMEM;
-	uintptr_t a = w->dlo + w->at, b = a + w->n;
-	for (uintptr_t x = p; x < q; x++)
-		if (x < a)
-			buf[x - p] = w->keep[x - w->dlo];
-		else if (x >= b)
-			buf[x - p] = w->keep[w->at + (x - b)];
-	int e = place(p, q - p, buf, w->protected);
-	free(buf);
-	return e;
-}
-
-/* restore ends w's drop without its source's bytes: the pages that hold
-   kept bytes get them back, with zeros for the source's; the others stay
-   missing (zeros at their next touch, as untouched memory); mu held. */
-static int restore(struct ruffd_watch *w) {
-	uintptr_t a = w->dlo + w->at, b = a + w->n;
-	uintptr_t h = w->at ? (a + page - 1) & ~(uintptr_t)(page - 1) : w->dlo; /* head pages [dlo, h) */
-	uintptr_t t = b < w->dhi ? b & ~(uintptr_t)(page - 1) : w->dhi;       /* tail pages [t, dhi) */
-	int e = h >= t ? put_kept(w, w->dlo, w->dhi) : put_kept(w, w->dlo, h);
-	if (e == 0 && h < t)
-		e = put_kept(w, t, w->dhi);
+/* restore ends w's drop without its source's bytes: the pages stay
+   missing, zeros at their next touch (as untouched memory); mu held. */
+static void restore(struct ruffd_watch *w) {
 	wake(w->dlo, w->dhi - w->dlo);
 	w->dropped = 0;
 	w->gen++;
-	return e;
-}
-
-/* read_host copies n bytes of host memory at p (a simulated device's: Go
-   memory, which may share a dropped range's pages) into dst without
-   touching a dropped page: their bytes come from what the drop kept (the
-   faults would wait for this thread); mu held. */
-static void read_host(char *dst, uintptr_t p, uintptr_t n) {
-	uintptr_t end = p + n;
-	while (p < end) {
-		uintptr_t next = end;
-		struct ruffd_watch *d = NULL;
-		for (int k = 0; k < nlive; k++) {
-			struct ruffd_watch *x = live[k];
-			if (!x->dropped || x->dhi <= p)
-				continue;
-			if (x->dlo <= p) {
-				d = x;
-				break;
-			}
-			if (x->dlo < next)
-				next = x->dlo;
-		}
-		if (d == NULL) {
-			memcpy(dst, (const char *)p, next - p);
-			dst += next - p;
-			p = next;
-			continue;
-		}
-		uintptr_t stop = d->dhi < end ? d->dhi : end;
-		for (; p < stop; p++, dst++) {
-			uintptr_t i = p - d->dlo;
-			*dst = i < d->at ? d->keep[i] : i >= d->at + d->n ? d->keep[i - d->n] : 0;
-		}
-	}
 }
 
 /* fill brings w's dropped range back from its source, read into C memory
@@ -206,26 +122,18 @@ static void fill(struct ruffd_watch *w) {
 	w->filling = 1;
 	uint64_t gen = w->gen;
 	struct ruffd_source src = w->src;
-	uintptr_t len = w->dhi - w->dlo, n = w->n, off = w->off, at = w->at;
+	uintptr_t len = w->dhi - w->dlo, n = w->n, off = w->off;
+	pthread_mutex_unlock(&mu);
 	char *buf = malloc(len);
-	int e = buf ? 0 : -ENOMEM;
-	if (e == 0 && src.fn == ruffd_memcpy)
-		read_host(buf + at, src.a0 + off, n); /* host memory: under mu */
-	else if (e == 0) {
-		pthread_mutex_unlock(&mu);
-		e = src.fn(src.a0, src.a1, off, buf + at, n);
-		pthread_mutex_lock(&mu);
-	}
+	int e = buf ? src.fn(src.a0, src.a1, off, buf, n) : -ENOMEM;
+	if (e == 0)
+		memset(buf + n, 0, len - n);
+	pthread_mutex_lock(&mu);
 	if (w->dropped && w->gen == gen) {
 		__atomic_add_fetch(&counts[4], 1, __ATOMIC_RELAXED); /* before the toucher wakes */
-		if (e == 0) {
-			memcpy(buf, w->keep, at);
-			memcpy(buf + at + n, w->keep + at, len - at - n);
-			keep_edges(w, buf);
+		if (e == 0)
 			e = place(w->dlo, len, buf, w->protected);
-		}
-		if (e != 0) /* the reader goes on with zeros there; the next use reports e */
-			restore(w);
+		/* On an error the reader goes on with zeros; the next use reports e. */
 		wake(w->dlo, len);
 		w->dropped = 0;
 		w->filled = e == 0 ? 1 : e;
@@ -282,11 +190,7 @@ static void *serve(void *arg) {
 			__atomic_add_fetch(&counts[0], 1, __ATOMIC_RELAXED);
 			uintptr_t pa = a & ~(uintptr_t)(page - 1);
 			pthread_mutex_lock(&mu);
-			/* A dropped range may reach past its watch's pages. */
 			struct ruffd_watch *w = NULL;
-			for (int k = 0; k < nlive && w == NULL; k++)
-				if ((live[k]->dropped || live[k]->filling) && a >= live[k]->dlo && a < live[k]->dhi)
-					w = live[k];
 			for (int k = 0; k < nlive && w == NULL; k++)
 				if (a >= live[k]->start && a - live[k]->start < live[k]->len)
 					w = live[k];
@@ -306,7 +210,9 @@ static void *serve(void *arg) {
 				if (wp(start, len, 0) != 0)
 					wake(pa, page);
 			} else {
-				if (w == NULL || w->protected || zeropage(w->start, w->len) != 0)
+				/* The whole watch at once, but never over a dropped range
+				   (its fill would find the pages there). */
+				if (w == NULL || w->protected || w->dropped || w->filling || zeropage(w->start, w->len) != 0)
 					place(pa, page, zeros, w != NULL && w->protected);
 				wake(pa, page);
 			}
@@ -414,97 +320,37 @@ int ruffd_protect(struct ruffd_watch *w, int on) {
 
 int ruffd_hit(struct ruffd_watch *w) { return __atomic_load_n(&w->hit, __ATOMIC_SEQ_CST); }
 
-/* ruffd_drop lets go of the host copy of [dlo, dhi), whole pages in
-   memory registered with missing: the next touch fills them with n bytes
-   read from src at off, placed at dlo+at, and the rest as they were at
-   the drop (other memory's bytes sharing the pages). The pages are write-
-   protected while their bytes are saved, and mu held until they are let
-   go, so no write to them is lost. Dropped again as it is, it costs
-   nothing. */
-int ruffd_drop(struct ruffd_watch *w, struct ruffd_source src, uintptr_t off, uintptr_t dlo, uintptr_t dhi, uintptr_t at, uintptr_t n) {
+/* ruffd_drop lets go of the host copy of [dlo, dhi), whole pages of w
+   (nothing else's) in memory registered with missing: the next touch
+   fills them with n bytes read from src at off, then zeros. Dropped again
+   as it is, it costs nothing. */
+int ruffd_drop(struct ruffd_watch *w, struct ruffd_source src, uintptr_t off, uintptr_t dlo, uintptr_t dhi, uintptr_t n) {
 	int e = 0;
 	pthread_mutex_lock(&mu);
-	int same = w->dropped && !w->filling && w->dlo == dlo && w->dhi == dhi && w->at == at && w->n == n && w->off == off && memcmp(&w->src, &src, sizeof src) == 0;
-	if (same)
-		w->filled = 0;
-	pthread_mutex_unlock(&mu);
-	if (same)
-		return 0;
-	/* The bytes kept are read under mu, where a fault on them would wait
-	   for serve, which waits for mu: touched first, again if another drop
-	   took their pages meanwhile. */
-	uintptr_t k0 = (dlo + at) & ~(uintptr_t)(page - 1), k1 = (dlo + at + n) & ~(uintptr_t)(page - 1);
-	for (;;) {
-		for (uintptr_t p = dlo; p < dlo + at; p += page)
-			(void)*(volatile const char *)p;
-		for (uintptr_t p = k1; p < dhi; p += page)
-			(void)*(volatile const char *)p;
-		pthread_mutex_lock(&mu);
-		while (w->filling)
-			pthread_cond_wait(&filled, &mu);
-		int taken = 0;
-		for (int k = 0; k < nlive && !taken; k++) {
-			struct ruffd_watch *x = live[k];
-			taken = x->dropped && ((at > 0 && x->dlo < k0 + page && x->dhi > dlo) || (k1 < dhi && x->dlo < dhi && x->dhi > k1));
-		}
-		if (!taken)
-			break;
-		pthread_mutex_unlock(&mu);
-	}
+	while (w->filling)
+		pthread_cond_wait(&filled, &mu);
 	w->filled = 0;
-	if (!(w->dropped && w->dlo == dlo && w->dhi == dhi && w->at == at && w->n == n && w->off == off && memcmp(&w->src, &src, sizeof src) == 0)) {
+	if (!(w->dropped && w->dlo == dlo && w->dhi == dhi && w->n == n && w->off == off && memcmp(&w->src, &src, sizeof src) == 0)) {
 		w->dropped = 0;
 		w->gen++;
-		uintptr_t nkeep = dhi - dlo - n;
-		char *keep = malloc(nkeep ? nkeep : 1);
-		if (keep == NULL)
-			e = -ENOMEM;
-		/* Other memory shares the pages outside the watch: protected
-		   first, so a write racing the save waits for mu, then the fill. */
-		if (e == 0 && (dlo < w->start || dhi > w->start + w->len))
-			e = wp(dlo, dhi - dlo, 1);
-		if (e == 0) {
-			memcpy(keep, (const char *)dlo, at);
-			memcpy(keep + at, (const char *)dlo + at + n, nkeep - at);
-			if (madvise((void *)dlo, dhi - dlo, MADV_DONTNEED) != 0)
-				e = -errno;
-		}
-		if (e == 0) {
-			free(w->keep);
-			w->keep = keep;
+		if (madvise((void *)dlo, dhi - dlo, MADV_DONTNEED) != 0)
+			e = -errno;
+		else {
 			w->src = src;
 			w->off = off;
 			w->dlo = dlo;
 			w->dhi = dhi;
-			w->at = at;
 			w->n = n;
 			w->dropped = 1;
 			__atomic_add_fetch(&counts[3], 1, __ATOMIC_RELAXED);
-		} else
-			free(keep);
+		}
 	}
 	pthread_mutex_unlock(&mu);
 	return e;
 }
 
-/* ruffd_edges reports whether the bytes a fill placed outside w's pages
-   (see keep_edges) changed since. */
-int ruffd_edges(struct ruffd_watch *w) {
-	/* Not under mu: the bytes are compared where they are, which may
-	   fault. The caller serializes it with w's drops. */
-	while (__atomic_load_n(&w->filling, __ATOMIC_SEQ_CST))
-		usleep(10);
-	if (w->nedges == 0 || w->edges == NULL)
-		return 0;
-	uintptr_t a = w->dlo + w->at, b = a + w->n, ws = w->start;
-	uintptr_t head = ws > a ? (ws < b ? ws : b) - a : 0;
-	uintptr_t tail = w->nedges - head;
-	return memcmp(w->edges, (const char *)a, head) != 0 || memcmp(w->edges + head, (const char *)b - tail, tail) != 0;
-}
-
 /* ruffd_forget ends w's drop with no fill: the source is going away and
-   nothing needs its values (they read as zeros; other memory's bytes in
-   the pages as they were). */
+   nothing needs its values (they read as zeros). */
 void ruffd_forget(struct ruffd_watch *w) {
 	pthread_mutex_lock(&mu);
 	while (w->filling)
@@ -539,10 +385,8 @@ int ruffd_settle(uintptr_t p, uintptr_t n, int over) {
 		struct ruffd_watch *w = live[k];
 		if (!(w->dropped || w->filling) || p >= w->dhi || p + n <= w->dlo)
 			continue;
-		if (over && !w->filling && p <= w->dlo + w->at && p + n >= w->dlo + w->at + w->n) {
-			int r = restore(w);
-			if (r != 0 && e == 0)
-				e = r;
+		if (over && !w->filling && p <= w->dlo && p + n >= w->dlo + w->n) {
+			restore(w);
 			continue;
 		}
 		fill(w); /* releases mu: live may change */
@@ -571,8 +415,6 @@ int ruffd_close(struct ruffd_watch *w) {
 	live[w->slot]->slot = w->slot;
 	nlive--;
 	pthread_mutex_unlock(&mu);
-	free(w->keep);
-	free(w->edges);
 	free(w);
 	return e;
 }

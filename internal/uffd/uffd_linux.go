@@ -156,26 +156,22 @@ type Source struct {
 func NewSource(fn unsafe.Pointer, a0, a1 uintptr) Source { return Source{fn, a0, a1} }
 
 // MemSource is the Source of memory the host reads at p (a simulated
-// device's, kept alive by its owner while a drop uses it).
+// device's, kept alive by its owner while a drop uses it; never itself
+// dropped).
 func MemSource(p uintptr) Source { return Source{C.ruffd_memcpy, p, 0} }
 
 // dropping is set by the first Drop: until then Settle has nothing to do.
 var dropping atomic.Bool
 
-// Drop lets go of the host copy of [lo, hi), whole pages registered with
-// RegisterFill (w's and the pages around them): the next touch of one of
-// them (a read or a write, by any thread) fills them all: n bytes read
-// from src at off placed at lo+at, the rest as it was at the drop (other
-// memory sharing the pages). No write to the pages is lost meanwhile.
-func (w *Watch) Drop(src Source, off, lo, hi, at, n uintptr) error {
+// Drop lets go of the host copy of [lo, hi), whole pages of w (nothing
+// else's) registered with RegisterFill: the next touch of one of them (a
+// read or a write, by any thread) fills them all with n bytes read from
+// src at off, then zeros.
+func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error {
 	dropping.Store(true)
 	s := C.struct_ruffd_source{fn: C.ruffd_read_fn(src.fn), a0: C.uintptr_t(src.a0), a1: C.uintptr_t(src.a1)}
-	return errno(C.ruffd_drop(w.w, s, C.uintptr_t(off), C.uintptr_t(lo), C.uintptr_t(hi), C.uintptr_t(at), C.uintptr_t(n)))
+	return errno(C.ruffd_drop(w.w, s, C.uintptr_t(off), C.uintptr_t(lo), C.uintptr_t(hi), C.uintptr_t(n)))
 }
-
-// EdgesWritten reports whether the source's bytes that the last fill
-// placed outside w's own pages (which w does not protect) changed since.
-func (w *Watch) EdgesWritten() bool { return C.ruffd_edges(w.w) != 0 }
 
 // Forget ends w's drop with no fill: its pages read as zeros.
 func (w *Watch) Forget() { C.ruffd_forget(w.w) }

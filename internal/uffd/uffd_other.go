@@ -56,10 +56,7 @@ func NewSource(fn unsafe.Pointer, a0, a1 uintptr) Source { return Source{} }
 func MemSource(p uintptr) Source { return Source{} }
 
 // Drop returns an error: there is no userfaultfd here.
-func (w *Watch) Drop(src Source, off, lo, hi, at, n uintptr) error { return errNone }
-
-// EdgesWritten reports nothing written.
-func (w *Watch) EdgesWritten() bool { return false }
+func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error { return errNone }
 
 // Forget does nothing.
 func (w *Watch) Forget() {}

@@ -10,7 +10,6 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/device"
-	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops/engine"
@@ -23,26 +22,18 @@ import (
 // collections — against a model: every read sees the newest values,
 // every write lands on them.
 func TestDroppedResults(t *testing.T) {
-	devs := map[string]device.Device{"sim": sim.NewCompute("sim", 64<<20)}
-	if dev, err := opencl.Default(); err == nil {
-		devs["opencl"] = dev
-	}
-	for name, dev := range devs {
-		t.Run(name, func(t *testing.T) {
-			_, f0 := uffd.Fills()
-			for seq := range 40 {
-				dropSeq(t, dev, rand.New(rand.NewPCG(uint64(seq), 11)), seq)
-			}
-			if _, f1 := uffd.Fills(); uffd.Available() && f1 == f0 {
-				t.Fatal("userfaultfd works here, but no read or write filled a dropped result")
-			}
-		})
-	}
+	forDevices(t, func(t *testing.T, e *engine.Engine, _ device.Device) {
+		_, f0 := uffd.Fills()
+		for seq := range 40 {
+			dropSeq(t, e, rand.New(rand.NewPCG(uint64(seq), 11)), seq)
+		}
+		if _, f1 := uffd.Fills(); uffd.Available() && f1 == f0 {
+			t.Fatal("userfaultfd works here, but no read or write filled a dropped result")
+		}
+	})
 }
 
-func dropSeq(t *testing.T, dev device.Device, rng *rand.Rand, seq int) {
-	e := engine.New(dev)
-	defer e.Close()
+func dropSeq(t *testing.T, e *engine.Engine, rng *rand.Rand, seq int) {
 	const k = 16
 	ds := make([]*tensor.Dense, k)
 	model := make([][]float32, k)

@@ -385,11 +385,6 @@ func (h *holdings) reclaim(b *block) {
 
 func (b *block) free(h *holdings) error {
 	var err error
-	if b.root != nil {
-		h.mu.Lock()
-		_, err = b.takeDrop() // a write after a fill is the newest values
-		h.mu.Unlock()
-	}
 	if b.adopted && b.parked != nil && b.parked.dirty && b.mem.Value() != nil {
 		// Adopted memory whose newest values are on the device, still
 		// reachable: typed again to copy them home below.

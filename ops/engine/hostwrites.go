@@ -80,12 +80,6 @@ func (b *block) arm() {
 	if b.size == 0 || b.endsDirty == nil || b.dropHost() {
 		return
 	}
-	b.armEnds()
-	b.setTrip()
-}
-
-// armEnds stores the sentinel in b's device-newer ends (arm).
-func (b *block) armEnds() {
 	if k := b.elem.Kind(); k == reflect.Float32 || k == reflect.Float64 {
 		ends := b.ends()
 		b.endsDirty(func(d0, d1 bool) {
@@ -97,6 +91,7 @@ func (b *block) armEnds() {
 			}
 		})
 	}
+	b.setTrip()
 }
 
 // trip sees writes to a block's host copy between two uses of the block:
@@ -110,11 +105,10 @@ type trip struct {
 	off    bool    // not watched (see doc.go): too large to compare, no w
 	on     bool    // set since the device last took the newest values
 	gen    uint64  // the Array's device-dirty count when set
-	// dropped: the host copy of [dlo, dhi) was let go (dropHost) and a
-	// touch fills it from the device; full: filled since, so the host copy
-	// holds every newest value and a write to it is taken.
+	// dropped: the host copy was let go (dropHost) and a touch fills it
+	// from the device; full: filled since, so the host copy holds every
+	// newest value and a write to it is taken.
 	dropped, full bool
-	dlo, dhi      uintptr
 }
 
 // tripCopy bounds the blocks a trip compares whole, where there are no
@@ -182,16 +176,18 @@ func (b *block) dropHost() bool {
 		// not made right with the collector's parking (the doc's row).
 		return false
 	}
-	lo, hi := b.start, (b.start+b.size+pageSize-1)&^(pageSize-1)
 	a, off := b.root.Raw().Allocation()
 	src, at, ok := readBack(a, off)
-	if !ok || t.w.Protect() != nil || t.w.Drop(src, at, lo, hi, 0, b.size) != nil {
+	if !ok || t.w.Protect() != nil || t.w.Drop(src, at, b.start, b.pagesEnd(), b.size) != nil {
 		return false
 	}
 	t.snap = t.snap[:0]
-	t.on, t.gen, t.dropped, t.full, t.dlo, t.dhi = true, gen, true, false, lo, hi
+	t.on, t.gen, t.dropped, t.full = true, gen, true, false
 	return true
 }
+
+// pagesEnd is the end of b's last page (result memory: its mapping's).
+func (b *block) pagesEnd() uintptr { return (b.start + b.size + pageSize - 1) &^ (pageSize - 1) }
 
 // undrop fills b's dropped host copy now; h.mu is held. Before a Step
 // holds b (a replay's transfers write host copies, and a driver must
@@ -199,7 +195,7 @@ func (b *block) dropHost() bool {
 // device copy stays.
 func (b *block) undrop() {
 	if t := b.trip; t != nil && t.dropped {
-		uffd.Settle(t.dlo, t.dhi-t.dlo, false)
+		uffd.Settle(b.start, b.pagesEnd()-b.start, false)
 		t.dropped, t.full = false, true
 	}
 }
@@ -319,15 +315,14 @@ func (b *block) closeTrip() {
 
 // takeDrop takes what became of b's dropped host copy since its trip was
 // set: written after the fill that a touch made, it holds every newest
-// value and is taken as them (takeHost: taken); h.mu is held. Every path
-// that ends b's trip while b lives comes through it first.
+// value and is taken as them (takeHost: taken); h.mu is held.
 func (b *block) takeDrop() (taken bool, err error) {
 	t := b.trip
 	if err := t.filled(); err != nil {
 		t.on = false
 		return false, fmt.Errorf("engine: the memory at %#x (%d bytes) was read on the host while its newest values were on the device, and reading them from the device failed, so the read saw zeros; the device keeps the newest values: call engine.Host(d) first: %w", b.start, b.size, err)
 	}
-	if t == nil || !t.full || !t.w.Hit() && !t.w.EdgesWritten() {
+	if t == nil || !t.full || !t.w.Hit() {
 		return false, nil
 	}
 	if t.gen != b.gen() { // the engine's own transfer wrote part of it since
