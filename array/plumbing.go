@@ -22,7 +22,13 @@ func (plumbing) SetAttachment(x any, c io.Closer) io.Closer {
 	return x.(*Raw).setAttachment(c)
 }
 func (plumbing) DeviceFree(x any) error { return x.(*Raw).st.deviceFree() }
-func (plumbing) Closed(x any) bool      { return x.(*Raw).st.closed.Load() }
+func (plumbing) OnHome(x any, fn func(gen uint64)) {
+	st := x.(*Raw).st
+	st.mu.Lock()
+	st.home = fn
+	st.mu.Unlock()
+}
+func (plumbing) Closed(x any) bool { return x.(*Raw).st.closed.Load() }
 func (plumbing) DeviceState(x any) (gen uint64, some, all bool) {
 	r := x.(*Raw)
 	var buf [inlineDims]span

@@ -45,6 +45,9 @@ func (r *Raw) syncHostLost(lostOK bool) error {
 		}
 	}
 	st.setDirty(deviceSide, st.dirty[deviceSide].without(b))
+	if st.home != nil && len(st.dirty[deviceSide]) == 0 {
+		st.home(st.devGen.Load())
+	}
 	return nil
 }
 

@@ -39,6 +39,10 @@ type storage struct {
 	dirty [2]boxes
 	lost  []lostBox // disjoint, and disjoint from dirty[deviceSide]
 	res   *resources
+	// home is told, under mu, when a download left the host holding every
+	// newest value (plumb.Residency.OnHome): the engine watches the host
+	// copy for writes from then on.
+	home func(gen uint64)
 }
 
 // side names one of the two dirty sets.

@@ -87,6 +87,11 @@ type Residency interface {
 	// counts bracket a time no transfer wrote its host copy), and whether
 	// the device holds the newest values of some and of all of raw.
 	DeviceState(raw any) (gen uint64, some, all bool)
+	// OnHome makes fn the one told, holding raw's residency lock, each
+	// time a download leaves its root's host copy holding every newest
+	// value (gen: DeviceState's count then). fn must not call into the
+	// Array.
+	OnHome(raw any, fn func(gen uint64))
 }
 
 // Newest says which copy of an Array's elements a consumer left newest.

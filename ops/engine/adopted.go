@@ -261,6 +261,7 @@ func (h *holdings) park(b *block) (drop bool) {
 	// Nothing b holds may reach the memory now: the functions over the
 	// Array go with it.
 	b.host, b.hostRead, b.home, b.deviceDirty, b.fill0, b.endsDirty, b.takeHost, b.away = nil, nil, nil, nil, nil, nil, nil, nil
+	b.current, b.hostNewer, b.homed = nil, nil, nil
 	return false
 }
 

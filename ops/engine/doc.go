@@ -192,9 +192,13 @@
 //	                             below) at both ends, and Go memory also outside its
 //	                             whole pages (all of a small one)     TestForeignEngine
 //	Data() write, before 1st use uploaded at the first use              TestHostWritesModel
-//	Data() write, Go memory whose copies are both current (after a device use)
-//	                             NOT SEEN: lost, the device keeps its values
-//	                                                TestWriteToCurrentNotSeen
+//	Data() write, Copy into a view, any memory whose copies are both current
+//	(after a device use that read it, or a copy home: HostReadOnly, printing)
+//	                             seen at the next use: the host copy is the newer,
+//	                             uploaded (one upload; none with no write)
+//	                             TestWriteToCurrentSeen, TestWritesBehindTheEngine
+//	                             (without userfaultfd, in a Dense over 64 KiB: NOT
+//	                             SEEN, lost)        TestWritesWithoutPageWatch
 //	Data() write, Copy into a view, integer memory, device newer, an op's result
 //	                             lands on the newest values (the touch fills first),
 //	                             uploaded at the next use   TestDroppedResults,

@@ -174,6 +174,11 @@ type block struct {
 	// changes, and whether the device holds newest values of some and of
 	// all of it (typed).
 	away func() (gen uint64, some, all bool)
+	// current: host and device copies both hold the newest values;
+	// hostNewer marks the host copy newer, uploaded by the next op (typed).
+	current   func() bool
+	hostNewer func()
+	homed     *homeWatch // told of downloads home (typed)
 	// hostWritten: handed out for host writes (Host, Accessible) while
 	// untyped, so its first use uploads them: refused under the guard.
 	hostWritten bool
@@ -710,6 +715,9 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 			return nil, err
 		}
 		setFns(h, b, r)
+		if !b.deviceDirty() {
+			b.setClean()
+		}
 	}
 	if b.root == nil && b.owned && b.hb == nil {
 		// Alloc's Go memory, first typed: pinned while the engine uses it.
@@ -779,6 +787,9 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 			if err != nil {
 				return nil, fmt.Errorf("engine: placing %d bytes on the device: %w", b.size, err)
 			}
+			if !fresh {
+				b.setClean() // both copies hold its values now
+			}
 		}
 	}
 	r, ok := b.root.(*array.Array[T])
@@ -825,6 +836,10 @@ func setFns[T array.Elem](h *holdings, b *block, r *array.Array[T]) {
 	b.home = r.CopyToHost
 	b.deviceDirty = r.DeviceDirty
 	b.away = func() (uint64, bool, bool) { return plumb.Array.DeviceState(r.Raw()) }
+	b.current = func() bool { return !r.HostOnly() && r.Device() != nil && !r.HostDirty() && !r.DeviceDirty() }
+	b.hostNewer = func() { r.SetHostDirty(true) }
+	b.homed = &homeWatch{}
+	plumb.Array.OnHome(r.Raw(), b.homed.home)
 	b.fill0 = func(p, n uintptr) error { return fillRange(h, b, r, p, n, 0) }
 	// The one-element views of the ends, made once: a view reads its
 	// root's residency when asked, and every use of b asks (hostWrites).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"sync"
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
@@ -35,6 +36,11 @@ import (
 // Anything else written is a partial write that would lose the rest of
 // the device's values: the next use returns an error naming the fix, once,
 // and the device's values stay the newest.
+//
+// While both copies are current, the ops would read the device's: a trip
+// watches the host copy the same way (set at each use, setClean, or right
+// after a download home, homeWatch), and a write found at the next use
+// makes the host copy the newer one, uploaded by the op.
 
 const (
 	sentinel32 uint32 = 0x7fa1b2c3
@@ -105,6 +111,9 @@ type trip struct {
 	off    bool    // not watched (see doc.go): too large to compare, no w
 	on     bool    // set since the device last took the newest values
 	gen    uint64  // the Array's device-dirty count when set
+	// clean: set while the host copy was current (setClean), so a write
+	// to it found at the next use makes it the newest values.
+	clean bool
 	// dropped: the host copy was let go (dropHost) and a touch fills it
 	// from the device; full: filled since, so the host copy holds every
 	// newest value and a write to it is taken.
@@ -149,7 +158,112 @@ func (b *block) setTrip() {
 		fillStale(b.elem, bytesAt(t.hi, b.start+b.size-t.hi))
 	}
 	t.snap = append(append(t.snap[:0], bytesAt(b.start, t.lo-b.start)...), bytesAt(t.hi, b.start+b.size-t.hi)...)
-	t.on, t.gen = true, gen
+	t.on, t.gen, t.clean = true, gen, false
+	b.publish(t)
+}
+
+// setClean sets b's trip while its host copy is current (before an op
+// that may upload it, so that both copies are current after): a write to
+// it behind the engine's back would otherwise be lost, as the device copy
+// would stay the one ops read; h.mu is held.
+func (b *block) setClean() {
+	if b.held > 0 || b.away == nil {
+		return
+	}
+	if b.trip == nil {
+		b.trip = b.newTrip()
+	}
+	t := b.trip
+	if t.off || t.w != nil && t.w.Protect() != nil {
+		t.on = false
+		return
+	}
+	t.snap = append(append(t.snap[:0], bytesAt(b.start, t.lo-b.start)...), bytesAt(t.hi, b.start+b.size-t.hi)...)
+	t.on, t.gen, t.clean, t.full = true, b.gen(), true, false
+}
+
+// cleanWrites takes a write behind the engine's back to b's host copy
+// while both copies were current, found at this use: since the trip set
+// while they were (clean), or since a download home ended the device's
+// lead (homeWatch); the host copy is then the newer, uploaded by the op;
+// h.mu is held.
+func (b *block) cleanWrites() {
+	t := b.trip
+	if t == nil || !t.on {
+		return
+	}
+	gen := b.gen()
+	wrote := t.clean && t.gen == gen && b.wrote()
+	if !t.clean && b.homed != nil {
+		wrote = b.homed.wroteSince(gen)
+	}
+	if wrote && b.current() {
+		b.hostNewer()
+	}
+	t.on, t.clean = false, false
+}
+
+// homeWatch is what a download home of b's Array sees of b's trip (the
+// Array tells it, plumb's OnHome): right after the download it protects
+// the watch again and copies the bytes around its pages, so a write
+// behind the engine's back after the download is told from the
+// download's own. It has its own lock: the Array tells it holding its
+// residency lock, which is taken after h.mu.
+type homeWatch struct {
+	mu            sync.Mutex
+	w             *uffd.Watch // nil: the bytes are compared whole
+	on            bool        // a trip of the device's lead is published
+	start, lo, hi uintptr     // the block, w's pages
+	end           uintptr
+	gen           uint64 // the Array's device-dirty count after the download
+	snap          []byte // the bytes outside [lo, hi) then
+}
+
+// publish makes t, a trip set while the device leads, the one a download
+// home refreshes (nil: none); h.mu is held.
+func (b *block) publish(t *trip) {
+	hw := b.homed
+	if hw == nil {
+		return
+	}
+	hw.mu.Lock()
+	defer hw.mu.Unlock()
+	hw.on, hw.gen = t != nil && !t.off, 0
+	if hw.on {
+		hw.w, hw.start, hw.lo, hw.hi, hw.end = t.w, b.start, t.lo, t.hi, b.start+b.size
+	} else {
+		hw.w = nil
+	}
+}
+
+// home runs right after a download left the host copy holding every
+// newest value, under the Array's residency lock.
+func (hw *homeWatch) home(gen uint64) {
+	hw.mu.Lock()
+	defer hw.mu.Unlock()
+	if !hw.on {
+		return
+	}
+	if hw.w != nil && hw.w.Protect() != nil {
+		hw.on = false
+		return
+	}
+	hw.snap = append(append(hw.snap[:0], bytesAt(hw.start, hw.lo-hw.start)...), bytesAt(hw.hi, hw.end-hw.hi)...)
+	hw.gen = gen
+}
+
+// wroteSince reports whether the host copy was written since the download
+// home after which the Array's device-dirty count was gen.
+func (hw *homeWatch) wroteSince(gen uint64) bool {
+	hw.mu.Lock()
+	defer hw.mu.Unlock()
+	if !hw.on || hw.gen != gen || gen == 0 {
+		return false
+	}
+	n := hw.lo - hw.start
+	return hw.w != nil && hw.w.Hit() ||
+		!bytes.Equal(hw.snap[:n], bytesAt(hw.start, n)) ||
+		!bytes.Equal(hw.snap[n:], bytesAt(hw.hi, hw.end-hw.hi))
 }
 
 // dropHost lets go of the host copy of result memory whose newest values
@@ -182,7 +296,8 @@ func (b *block) dropHost() bool {
 		return false
 	}
 	t.snap = t.snap[:0]
-	t.on, t.gen, t.dropped, t.full = true, gen, true, false
+	t.on, t.gen, t.dropped, t.full, t.clean = true, gen, true, false, false
+	b.publish(t)
 	return true
 }
 
@@ -251,6 +366,7 @@ func (b *block) newTrip() *trip {
 // unwatch leaves t without a watch: b compared whole, or, larger than
 // tripCopy, not watched.
 func (b *block) unwatch(t *trip) {
+	b.publish(nil)
 	if t.w != nil && !t.lent {
 		t.w.Close()
 	}
@@ -307,6 +423,7 @@ func (b *block) gen() uint64 { g, _, _ := b.away(); return g }
 // it finds it so.
 func (b *block) closeTrip() {
 	b.undrop()
+	b.publish(nil)
 	if t := b.trip; t != nil && t.w != nil && !t.lent {
 		t.w.Close()
 	}
@@ -390,10 +507,15 @@ func (h *holdings) hostWrites(b *block) error {
 	}
 	if !b.deviceDirty() {
 		b.armed = [2]bool{} // the host copy is current: its elements are data
+		b.cleanWrites()
 		if b.trip != nil {
 			b.trip.on = false
 		}
+		b.setClean()
 		return nil
+	}
+	if t := b.trip; t != nil && t.clean { // the device took the newest values since
+		t.on, t.clean = false, false
 	}
 	if !b.armed[0] && !b.armed[1] && (b.trip == nil || !b.trip.on) {
 		b.arm()

@@ -23,15 +23,16 @@ import (
 )
 
 // Writes behind the engine's back to a Dense whose newest values are on
-// the device, drawn: element type, length (one element to many pages, so
+// the device, or current on both sides, drawn: element type, length (one element to many pages, so
 // blocks compared whole, blocks with watched pages and the bytes around
 // them), memory (Alloc's, Go memory adopted, an op's result), the write
 // (none; one element anywhere, by a store, copy or another goroutine, its
 // value drawn or the stale one; a run of elements; Zero; tensor.Copy over
-// all of it). Against a model: a whole overwrite of float memory is taken
-// (zeros with no upload), any other write is ErrHostWrite at the next use,
-// once, with nothing moved and the device's values kept; no write, no
-// error.
+// all of it). Against a model: device newer, a whole overwrite of float
+// memory is taken (zeros with no upload), any other write is ErrHostWrite
+// at the next use, once, with nothing moved and the device's values kept;
+// both current, any write is taken (one upload); no write, no error and
+// no upload.
 func TestWritesBehindTheEngine(t *testing.T) {
 	devs := map[string]device.Device{"sim": sim.NewCompute("sim", 64<<20)}
 	if dev, err := opencl.Default(); err == nil {
@@ -58,19 +59,17 @@ func TestWritesBehindTheEngine(t *testing.T) {
 				}
 			}()
 			rng := rand.New(rand.NewPCG(7, uint64(len(name))))
+			cases := [...]func(*testing.T, *engine.Engine, device.Device, *rand.Rand, int) bool{
+				tripCase[float32], tripCase[float64], tripCase[int32], tripCase[int64], tripCase[uint8],
+			}
+			both := 0
 			for c := range 240 {
-				switch c % 5 {
-				case 0:
-					tripCase[float32](t, e, dev, rng, c)
-				case 1:
-					tripCase[float64](t, e, dev, rng, c)
-				case 2:
-					tripCase[int32](t, e, dev, rng, c)
-				case 3:
-					tripCase[int64](t, e, dev, rng, c)
-				case 4:
-					tripCase[uint8](t, e, dev, rng, c)
+				if cases[c%len(cases)](t, e, dev, rng, c) {
+					both++
 				}
+			}
+			if both < 40 {
+				t.Errorf("%d of 240 cases were current on both sides", both)
 			}
 		})
 	}
@@ -80,7 +79,8 @@ type tripElem interface {
 	float32 | float64 | int32 | int64 | uint8
 }
 
-func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng *rand.Rand, c int) {
+// tripCase runs case c; both: the Dense was current on both sides.
+func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng *rand.Rand, c int) (both bool) {
 	var z T
 	size := int(typeOf[T]().Size())
 	n := 1 + int(float64(1<<19/size)*pow3(rng.Float64())) // mostly small, up to 512 KiB
@@ -119,12 +119,33 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 	step(2)
 	a, err := engine.Array[T](e, d)
 	must(t, err)
-	newer := a.DeviceDirty() // else the ops ran on the host, whose copy is the truth
+	// The residency: the device newer, or both copies current — read home
+	// (HostReadOnly), or written through Host and then read by an op,
+	// which uploads it (gorgonia's inputs).
+	state := rng.IntN(3)
+	switch state {
+	case 1:
+		_, err = a.HostReadOnly()
+		must(t, err)
+	case 2:
+		_, err = engine.Host(d)
+		must(t, err)
+		r, err := e.AddScalar(d, z, true)
+		must(t, err)
+		e.Free(r.(*tensor.Dense), int64(r.(*tensor.Dense).MemSize()))
+		a, err = engine.Array[T](e, d) // Go memory let go by Host is adopted again
+		must(t, err)
+	}
+	newer := a.DeviceDirty()
+	both = !newer && !a.HostDirty() && a.Device() != nil
+	// Both current, a write is seen where pages can be watched, else in a
+	// block compared whole (64 KiB at most; the doc's NOT SEEN row).
+	seen := newer || uffd.Available() || n*size <= 64<<10
 	// An op's result, all of it on the device, is dropped where pages can
 	// be watched: any touch fills it from the device first, so reads see
 	// the newest values and a write lands on them.
 	dropped := newer && mem == 2 && uffd.Available()
-	taken := !newer || dropped
+	taken := !newer && seen || dropped
 	data := d.Data().([]T)
 	read := rng.IntN(2) == 0
 	if read {
@@ -214,7 +235,13 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 			copy(model[i:], src)
 		}
 	}
-	where := fmt.Sprintf("case %d (%v, %d elements, memory %d, device newer %v, dropped %v, write %s)", c, typeOf[T](), n, mem, newer, dropped, what)
+	if !seen { // lost: the device's values stay
+		model = slices.Clone(init)
+		for i := range model {
+			model[i] += 3
+		}
+	}
+	where := fmt.Sprintf("case %d (%v, %d elements, memory %d, state %d, device newer %v, both current %v, dropped %v, write %s)", c, typeOf[T](), n, mem, state, newer, both, dropped, what)
 	if _, fills := uffd.Fills(); dropped && !read && what != "nothing" && fills == fills0 {
 		t.Fatalf("%s: the write filled nothing", where)
 	}
@@ -222,6 +249,13 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 	_, err = e.AddScalar(d, z, true, tensor.UseUnsafe()) // the next use
 	moved := dev.Stats().Sub(before)
 	switch {
+	case !newer: // both current: a write seen makes the host copy the newer
+		if err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		if up := moved.H2DCalls; what == "nothing" && up != 0 || up > 1 {
+			t.Fatalf("%s: %d uploads", where, up)
+		}
 	case what == "nothing" || whole && float || taken:
 		if err != nil {
 			t.Fatalf("%s: %v", where, err)
@@ -248,8 +282,13 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 	}
 	step(1)
 	if got := hostVals[T](t, d); !slices.Equal(got, model) {
-		t.Fatalf("%s: holds %v…, want %v…", where, got[:min(n, 8)], model[:min(n, 8)])
+		i := 0
+		for got[i] == model[i] {
+			i++
+		}
+		t.Fatalf("%s: holds %v at %d…, want %v…", where, got[i:min(n, i+8)], i, model[i:min(n, i+8)])
 	}
+	return both
 }
 
 // pow3 skews draws in [0, 1) toward 0.
@@ -297,7 +336,8 @@ const noWatchChild = "ENGINE_TEST_NO_UFFD"
 // turned off in a child process), the doc's NOT SEEN row holds and no
 // more: a write into the middle of a device-newer float Dense over 64 KiB
 // is lost with no error, while one to a small Dense, to an end of the
-// large one, or a whole overwrite is still seen.
+// large one, or a whole overwrite is still seen; so is a write to a small
+// Dense current on both sides, while one to the large one is lost.
 func TestWritesWithoutPageWatch(t *testing.T) {
 	if os.Getenv(noWatchChild) == "" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestWritesWithoutPageWatch$", "-test.count=1", "-test.v")
@@ -337,5 +377,53 @@ func TestWritesWithoutPageWatch(t *testing.T) {
 	big.Data().([]float32)[0] = 9
 	if err := use(big); !errors.Is(err, engine.ErrHostWrite) {
 		t.Fatalf("a write to the first element without the page watch: %v, want ErrHostWrite", err)
+	}
+	// Both copies current (read home): a small Dense is compared whole, so
+	// a write is taken; in the large one it is lost.
+	for _, d := range []*tensor.Dense{small, big} {
+		a, err := engine.Array[float32](e, d)
+		must(t, err)
+		_, err = a.HostReadOnly()
+		must(t, err)
+		want := d.Data().([]float32)[1] + 1
+		d.Data().([]float32)[1] = 40
+		must(t, use(d))
+		got := hostVals[float32](t, d)[1]
+		if d == small && got != 41 || d == big && got != want {
+			t.Fatalf("a write to a Dense of %d elements current on both sides: element %v afterwards", d.Len(), got)
+		}
+	}
+}
+
+// BenchmarkCurrentOperand: a device op reading Go memory whose copies are
+// both current (a program's input: each use sets its trip, a protection
+// only after a write), and the same with one element written on the host
+// before each use (a fault, then one upload).
+func BenchmarkCurrentOperand(b *testing.B) {
+	dev := sim.NewCompute("sim", 256<<20)
+	e := engine.New(dev)
+	defer e.Close()
+	for _, n := range []int{1 << 10, 1 << 14, 1 << 20} {
+		x := tensor.New(tensor.WithBacking(make([]float32, n)), tensor.WithShape(n))
+		tensor.WithEngine(e)(x)
+		d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
+		op := func() {
+			if _, err := e.Add(d, x, tensor.UseUnsafe()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		op()
+		for _, write := range []bool{false, true} {
+			b.Run(fmt.Sprintf("write=%v/%dKiB", write, n*4>>10), func(b *testing.B) {
+				b.SetBytes(int64(n * 4))
+				b.ReportAllocs()
+				for b.Loop() {
+					if write {
+						x.Data().([]float32)[n/2]++
+					}
+					op()
+				}
+			})
+		}
 	}
 }
