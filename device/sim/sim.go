@@ -75,6 +75,7 @@ func (a *Alloc) Mem() []byte { return a.b.mem[a.off : a.off+a.n] }
 func New(name string, limit int) *Device {
 	d := &Device{name: name, limit: limit, live: map[*block]struct{}{}}
 	d.SetCapture(d.beginCapture, d.endCapture)
+	d.c.CountFills(d)
 	return d
 }
 
@@ -351,6 +352,7 @@ func (d *Device) Close() error {
 		return nil
 	}
 	d.done.Store(true)
+	d.c.EndFills()
 	for b := range d.live {
 		d.c.Release(len(b.mem))
 	}

@@ -117,6 +117,7 @@ func (c *Core) shutdown() error {
 		errs = append(errs, c.drv.FreeBlock(h))
 	}
 	errs = append(errs, c.drv.Drop())
+	c.Counters.EndFills()
 	if !c.Pins.Close() {
 		errs = append(errs, c.drv.Release())
 	}

@@ -1,9 +1,11 @@
 package devkit
 
 import (
+	"reflect"
 	"sync/atomic"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/uffd"
 )
 
 // Counters is the atomic form of device.Stats that Device implementations hold.
@@ -16,6 +18,27 @@ type Counters struct {
 	peerCalls, peerBytes               atomic.Int64
 	cacheHits, cacheMisses, cached     atomic.Int64
 	launches                           atomic.Int64
+	// fillKey names the device's page fills (internal/uffd's Tally): D2H
+	// transfers a C thread made, added at each Snapshot.
+	fillKey uintptr
+}
+
+// FillKey is the key a device's page fills are counted under: the
+// device's address (its sources name it with Source.Counted).
+func FillKey(d device.Device) uintptr { return reflect.ValueOf(d).Pointer() }
+
+// CountFills makes the page fills from d's memory part of c's D2H
+// counts; before any use of c.
+func (c *Counters) CountFills(d device.Device) { c.fillKey = FillKey(d) }
+
+// EndFills folds the page fills into c's own counts and forgets them,
+// when the device closes: another device may get its address.
+func (c *Counters) EndFills() {
+	if c.fillKey != 0 {
+		calls, bytes := uffd.Tally(c.fillKey, true)
+		c.d2hCalls.Add(calls)
+		c.d2hBytes.Add(bytes)
+	}
 }
 
 // Alloc records a new live allocation of n bytes.
@@ -57,10 +80,14 @@ func (c *Counters) Cached(delta int) { c.cached.Add(int64(delta)) }
 
 // Snapshot returns the counters as Stats.
 func (c *Counters) Snapshot() device.Stats {
+	var fc, fb int64
+	if c.fillKey != 0 {
+		fc, fb = uffd.Tally(c.fillKey, false)
+	}
 	return device.Stats{
 		AllocsLive: c.allocsLive.Load(), AllocsTotal: c.allocsTotal.Load(), BytesLive: c.bytesLive.Load(),
 		H2DCalls: c.h2dCalls.Load(), H2DBytes: c.h2dBytes.Load(),
-		D2HCalls: c.d2hCalls.Load(), D2HBytes: c.d2hBytes.Load(),
+		D2HCalls: c.d2hCalls.Load() + fc, D2HBytes: c.d2hBytes.Load() + fb,
 		D2DCalls: c.d2dCalls.Load(), D2DBytes: c.d2dBytes.Load(),
 		PeerCalls: c.peerCalls.Load(), PeerBytes: c.peerBytes.Load(),
 		CacheHits: c.cacheHits.Load(), CacheMisses: c.cacheMisses.Load(), CachedBytes: c.cached.Load(),

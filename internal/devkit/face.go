@@ -66,6 +66,7 @@ type FaceHooks[D Dev] struct {
 // stopped by Close so that Close and the backstop are one path.
 func (f *Face[D]) InitFace(c *Core, dev D, cleanup runtime.Cleanup, h FaceHooks[D]) {
 	f.c, f.dev, f.fh = c, dev, h
+	c.Counters.CountFills(dev)
 	f.SetCapture(h.Begin, h.End)
 	f.foreign = h.Foreign
 	c.cleanup = cleanup

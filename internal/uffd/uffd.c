@@ -44,6 +44,12 @@ static pthread_cond_t filled = PTHREAD_COND_INITIALIZER; /* a fill ended */
 static pthread_cond_t work = PTHREAD_COND_INITIALIZER;   /* a fill is asked */
 static struct ruffd_watch **live;
 static int nlive, caplive;
+/* tallies: the fills read from each key's sources (a device's); mu. */
+static struct tally {
+	uintptr_t key;
+	uint64_t calls, bytes;
+} *tallies;
+static int ntally, captally;
 /* zeros: what a missing page that no fill covers gets. */
 #define ZEROS (1 << 16)
 static char *zeros;
@@ -110,6 +116,28 @@ static void restore(struct ruffd_watch *w) {
 	w->gen++;
 }
 
+/* count adds a read of n bytes to key's tally; mu held. */
+static void count(uintptr_t key, uintptr_t n) {
+	if (key == 0)
+		return;
+	int k = 0;
+	while (k < ntally && tallies[k].key != key)
+		k++;
+	if (k == ntally) {
+		if (ntally == captally) {
+			int c = captally ? 2 * captally : 16;
+			struct tally *t = realloc(tallies, c * sizeof *t);
+			if (t == NULL)
+				return;
+			tallies = t;
+			captally = c;
+		}
+		tallies[ntally++] = (struct tally){.key = key};
+	}
+	tallies[k].calls++;
+	tallies[k].bytes += n;
+}
+
 /* fill brings w's dropped range back from its source, read into C memory
    with mu released (a driver never writes a watched page, and faults
    elsewhere are served meanwhile); mu held on entry and exit. Another
@@ -129,6 +157,8 @@ static void fill(struct ruffd_watch *w) {
 	if (e == 0)
 		memset(buf + n, 0, len - n);
 	pthread_mutex_lock(&mu);
+	if (e == 0)
+		count(src.key, n);
 	if (w->dropped && w->gen == gen) {
 		__atomic_add_fetch(&counts[4], 1, __ATOMIC_RELAXED); /* before the toucher wakes */
 		if (e == 0)
@@ -433,4 +463,20 @@ int ruffd_memcpy(uintptr_t a0, uintptr_t a1, uintptr_t off, void *dst, uintptr_t
 	(void)a1;
 	memcpy(dst, (const char *)a0 + off, n);
 	return 0;
+}
+
+/* ruffd_tally reads key's tally into out (calls, bytes), and ends it
+   when end is set (its device closed: a new one may reuse the key). */
+void ruffd_tally(uintptr_t key, int end, uint64_t out[2]) {
+	out[0] = out[1] = 0;
+	pthread_mutex_lock(&mu);
+	for (int k = 0; k < ntally; k++)
+		if (tallies[k].key == key) {
+			out[0] = tallies[k].calls;
+			out[1] = tallies[k].bytes;
+			if (end)
+				tallies[k] = tallies[--ntally];
+			break;
+		}
+	pthread_mutex_unlock(&mu);
 }

@@ -9,6 +9,7 @@ typedef int (*ruffd_read_fn)(uintptr_t a0, uintptr_t a1, uintptr_t off, void *ds
 struct ruffd_source {
 	ruffd_read_fn fn;
 	uintptr_t a0, a1;
+	uintptr_t key; /* whose fills these are (ruffd_tally); 0: no one's */
 };
 
 int ruffd_open(void);
@@ -22,4 +23,5 @@ int ruffd_settle(uintptr_t p, uintptr_t n, int over);
 void ruffd_forget(struct ruffd_watch *w);
 int ruffd_close(struct ruffd_watch *w);
 void ruffd_counts(uint64_t out[6]);
+void ruffd_tally(uintptr_t key, int end, uint64_t out[2]);
 int ruffd_memcpy(uintptr_t a0, uintptr_t a1, uintptr_t off, void *dst, uintptr_t n);

@@ -148,17 +148,35 @@ func counts() (out [6]uint64) {
 // Source is where a dropped range's bytes are read from: a C function
 // (see uffd.h's ruffd_read_fn) and the two words that name the memory.
 type Source struct {
-	fn     unsafe.Pointer
-	a0, a1 uintptr
+	fn          unsafe.Pointer
+	a0, a1, key uintptr
+}
+
+// Counted is s with its fills counted under key (Tally): a device's.
+func (s Source) Counted(key uintptr) Source { s.key = key; return s }
+
+// Tally is the fills read from sources counted under key, and their
+// bytes; end forgets them (the device closed).
+func Tally(key uintptr, end bool) (calls, bytes int64) {
+	if !dropping.Load() {
+		return 0, 0
+	}
+	var out [2]C.uint64_t
+	e := C.int(0)
+	if end {
+		e = 1
+	}
+	C.ruffd_tally(C.uintptr_t(key), e, &out[0])
+	return int64(out[0]), int64(out[1])
 }
 
 // NewSource is the Source read by fn, a C ruffd_read_fn, with a0 and a1.
-func NewSource(fn unsafe.Pointer, a0, a1 uintptr) Source { return Source{fn, a0, a1} }
+func NewSource(fn unsafe.Pointer, a0, a1 uintptr) Source { return Source{fn: fn, a0: a0, a1: a1} }
 
 // MemSource is the Source of memory the host reads at p (a simulated
 // device's, kept alive by its owner while a drop uses it; never itself
 // dropped).
-func MemSource(p uintptr) Source { return Source{C.ruffd_memcpy, p, 0} }
+func MemSource(p uintptr) Source { return Source{fn: C.ruffd_memcpy, a0: p} }
 
 // dropping is set by the first Drop: until then Settle has nothing to do.
 var dropping atomic.Bool
@@ -169,7 +187,7 @@ var dropping atomic.Bool
 // src at off, then zeros.
 func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error {
 	dropping.Store(true)
-	s := C.struct_ruffd_source{fn: C.ruffd_read_fn(src.fn), a0: C.uintptr_t(src.a0), a1: C.uintptr_t(src.a1)}
+	s := C.struct_ruffd_source{fn: C.ruffd_read_fn(src.fn), a0: C.uintptr_t(src.a0), a1: C.uintptr_t(src.a1), key: C.uintptr_t(src.key)}
 	return errno(C.ruffd_drop(w.w, s, C.uintptr_t(off), C.uintptr_t(lo), C.uintptr_t(hi), C.uintptr_t(n)))
 }
 

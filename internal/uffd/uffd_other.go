@@ -52,6 +52,12 @@ type Source struct{}
 // NewSource is a Source that is never read here.
 func NewSource(fn unsafe.Pointer, a0, a1 uintptr) Source { return Source{} }
 
+// Counted is s.
+func (s Source) Counted(key uintptr) Source { return s }
+
+// Tally is zero: nothing is filled here.
+func Tally(key uintptr, end bool) (calls, bytes int64) { return 0, 0 }
+
 // MemSource is a Source that is never read here.
 func MemSource(p uintptr) Source { return Source{} }
 

@@ -184,7 +184,7 @@
 //	Data() read, device newer, an op's result
 //	                             the newest values: its host copy was let go, and
 //	                             the first touch, by any code, fills it from the
-//	                             device (counted by uffd.Fills, not in Stats)
+//	                             device (one D2H transfer in the device's Stats)
 //	                             TestDroppedResults, TestWritesBehindTheEngine,
 //	                             nn TestGorgoniaConvOpsOnEngine (MaxPool2D)
 //	Data() read, device newer, Go memory (adopted, Alloc's), or no userfaultfd
@@ -238,9 +238,10 @@
 // reads the result from the device (after the work queued there) and puts
 // it back, write-protected: a write after it is seen, and the host copy,
 // holding every newest value then, is uploaded at the next use. A fill is
-// a transfer the device's Stats do not count (uffd.Fills does). Devices'
-// own transfers fill dropped pages they touch first, and a Capture fills
-// them all: a driver never waits on a fill. The eager stock MLP step took
+// one D2H transfer in the device's Stats (counted by the C thread, added
+// at each Stats call). Devices' own transfers fill dropped pages they
+// touch first, and a Capture fills them all: a driver never waits on a
+// fill. The eager stock MLP step took
 // 1.06× (CUDA) and 1.09× (NVIDIA OpenCL) as long with drops as without on
 // an H100 (bench/results/h100-2026-12-06-drops.txt). Go memory is not dropped: its
 // pages hold other Go memory too, and dropping it was not made right with

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -22,10 +23,10 @@ import (
 // collections — against a model: every read sees the newest values,
 // every write lands on them.
 func TestDroppedResults(t *testing.T) {
-	forDevices(t, func(t *testing.T, e *engine.Engine, _ device.Device) {
+	forDevices(t, func(t *testing.T, e *engine.Engine, dev device.Device) {
 		_, f0 := uffd.Fills()
 		for seq := range 40 {
-			dropSeq(t, e, rand.New(rand.NewPCG(uint64(seq), 11)), seq)
+			dropSeq(t, e, dev, rand.New(rand.NewPCG(uint64(seq), 11)), seq)
 		}
 		if _, f1 := uffd.Fills(); uffd.Available() && f1 == f0 {
 			t.Fatal("userfaultfd works here, but no read or write filled a dropped result")
@@ -33,7 +34,7 @@ func TestDroppedResults(t *testing.T) {
 	})
 }
 
-func dropSeq(t *testing.T, e *engine.Engine, rng *rand.Rand, seq int) {
+func dropSeq(t *testing.T, e *engine.Engine, dev device.Device, rng *rand.Rand, seq int) {
 	const k = 16
 	ds := make([]*tensor.Dense, k)
 	model := make([][]float32, k)
@@ -52,11 +53,6 @@ func dropSeq(t *testing.T, e *engine.Engine, rng *rand.Rand, seq int) {
 		}
 		ds[i] = r.(*tensor.Dense)
 	}
-	// newer: the device holds a Dense's newest values (an op wrote it
-	// since its host copy was current). A write through Data() to a Dense
-	// whose copies are both current is not drawn: nothing watches that
-	// (the doc's row).
-	newer := make([]bool, len(ds))
 	var log []string
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -65,7 +61,12 @@ func dropSeq(t *testing.T, e *engine.Engine, rng *rand.Rand, seq int) {
 	for range 60 {
 		i := rng.IntN(len(ds))
 		d, m := ds[i], model[i]
-		switch op := rng.IntN(9); op {
+		switch op := rng.IntN(10); op {
+		case 9: // printed: a copy home leaves both copies current
+			if got := fmt.Sprint(engine.Formatter(d)); strings.Contains(got, "%!") {
+				fail("d%d prints %s", i, got)
+			}
+			log = append(log, fmt.Sprintf("print d%d", i))
 		case 8: // a collection
 			runtime.GC()
 			log = append(log, "GC")
@@ -77,7 +78,6 @@ func dropSeq(t *testing.T, e *engine.Engine, rng *rand.Rand, seq int) {
 			c := r.(*tensor.Dense)
 			c.Zero()
 			ds = append(ds, c)
-			newer = append(newer, false)
 			model = append(model, make([]float32, len(m)))
 			log = append(log, fmt.Sprintf("d%d=(d%d+0).Zero()", len(ds)-1, i))
 		case 7: // Memcpy of another of the same length
@@ -89,7 +89,6 @@ func dropSeq(t *testing.T, e *engine.Engine, rng *rand.Rand, seq int) {
 				fail("Memcpy: %v", err)
 			}
 			copy(m, model[o])
-			newer[i] = true
 			log = append(log, fmt.Sprintf("d%d=copy(d%d)", i, o))
 		case 0: // in place on the device
 			v := float32(1 + rng.IntN(5))
@@ -99,7 +98,6 @@ func dropSeq(t *testing.T, e *engine.Engine, rng *rand.Rand, seq int) {
 			for j := range m {
 				m[j] += v
 			}
-			newer[i] = true
 			log = append(log, fmt.Sprintf("d%d+=%v", i, v))
 		case 1: // into another of the same length, or itself
 			o := rng.IntN(len(ds))
@@ -112,28 +110,25 @@ func dropSeq(t *testing.T, e *engine.Engine, rng *rand.Rand, seq int) {
 			for j := range m {
 				m[j] += model[o][j]
 			}
-			newer[i] = true
 			log = append(log, fmt.Sprintf("d%d+=d%d", i, o))
-		case 2: // read through Data
+		case 2: // read through Data: a fill is one D2H in the device's Stats
 			j := rng.IntN(len(m))
+			st := dev.Stats()
+			_, f0 := uffd.Fills()
 			if got := d.Data().([]float32)[j]; got != m[j] {
 				fail("d%d.Data()[%d] reads %v, want %v", i, j, got, m[j])
 			}
-			log = append(log, fmt.Sprintf("read d%d[%d]", i, j))
-		case 3: // write through Data
-			if !newer[i] {
-				continue
+			_, f1 := uffd.Fills()
+			if moved := dev.Stats().Sub(st); moved.D2HCalls != int64(f1-f0) || moved.H2DCalls != 0 {
+				fail("d%d.Data()[%d]: %d fills, %d D2H and %d H2D in the device's Stats", i, j, f1-f0, moved.D2HCalls, moved.H2DCalls)
 			}
-			newer[i] = false
+			log = append(log, fmt.Sprintf("read d%d[%d]", i, j))
+		case 3: // write through Data: device newer, dropped or not, or both current
 			j, v := rng.IntN(len(m)), float32(rng.IntN(50))
 			d.Data().([]float32)[j] = v
 			m[j] = v
 			log = append(log, fmt.Sprintf("d%d[%d]=%v", i, j, v))
 		case 4:
-			if !newer[i] {
-				continue
-			}
-			newer[i] = false
 			d.Zero()
 			clear(m)
 			log = append(log, fmt.Sprintf("zero d%d", i))
@@ -141,7 +136,6 @@ func dropSeq(t *testing.T, e *engine.Engine, rng *rand.Rand, seq int) {
 			if got := hostVals[float32](t, d); !slices.Equal(got, m) {
 				fail("Host(d%d) = %v, want %v", i, got, m)
 			}
-			newer[i] = false
 			log = append(log, fmt.Sprintf("host d%d", i))
 		}
 	}

@@ -59,7 +59,8 @@ func TestGuardRefusesFirstUseUpload(t *testing.T) {
 // device with no transfer; a write through Data() to one end only of the
 // Dense (the engine's Alloc) is ErrHostWrite; of an op's result, it lands
 // on the newest values, filled from the device at the write (a dropped
-// host copy: hostwrites.go) where pages can be watched.
+// host copy: hostwrites.go) where pages can be watched, one D2H transfer
+// in the device's Stats.
 func TestZeroBehindTheEngine(t *testing.T) {
 	dev := sim.NewCompute("sim", 1<<20)
 	e := engine.New(dev)
@@ -100,7 +101,9 @@ func TestZeroBehindTheEngine(t *testing.T) {
 	}
 	rd := r
 	_, fills := uffd.Fills()
+	st := dev.Stats()
 	rd.Data().([]float32)[0] = 5
+	fill := dev.Stats().Sub(st) // the fill, before any engine call
 	c, err = rd.Add(rd)
 	if !uffd.Available() {
 		if !errors.Is(err, engine.ErrHostWrite) {
@@ -113,6 +116,9 @@ func TestZeroBehindTheEngine(t *testing.T) {
 	}
 	if _, f := uffd.Fills(); f != fills+1 {
 		t.Fatalf("the write filled the host copy %d times, want 1", f-fills)
+	}
+	if fill.D2HCalls != 1 || fill.D2HBytes != 16 {
+		t.Fatalf("the fill is %d D2H transfers of %d bytes in the device's Stats, want 1 of 16", fill.D2HCalls, fill.D2HBytes)
 	}
 	if got := hostVals[float32](t, c); !slices.Equal(got, []float32{10, 4, 4, 4}) {
 		t.Fatalf("after a write of 5 to the first of the result [2 2 2 2], r+r = %v, want [10 4 4 4]", got)

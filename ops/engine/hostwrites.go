@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/devkit"
 	"github.com/resident-go/resident/internal/plumb"
 	"github.com/resident-go/resident/internal/uffd"
 )
@@ -316,20 +317,22 @@ func (b *block) undrop() {
 }
 
 // readBack is where a fill reads the allocation a from byte off: its
-// source, and the offset there.
+// source, and the offset there. Its fills count as the device's D2H
+// transfers (devkit.FillKey).
 func readBack(a device.Allocation, off int) (uffd.Source, uintptr, bool) {
 	if a == nil {
 		return uffd.Source{}, 0, false
 	}
+	key := devkit.FillKey(a.Device())
 	if m, ok := a.(interface{ Mem() []byte }); ok { // sim's: Go memory
-		return uffd.MemSource(uintptr(unsafe.Pointer(unsafe.SliceData(m.Mem())))), uintptr(off), true
+		return uffd.MemSource(uintptr(unsafe.Pointer(unsafe.SliceData(m.Mem())))).Counted(key), uintptr(off), true
 	}
 	be, ok := plumb.BackendFor(a.Device())
 	if !ok || be.ReadBack == nil {
 		return uffd.Source{}, 0, false
 	}
 	src, base := be.ReadBack(a)
-	return src, base + uintptr(off), true
+	return src.Counted(key), base + uintptr(off), true
 }
 
 // filled takes what became of b's dropped host copy since its trip was
@@ -447,7 +450,7 @@ func (b *block) takeDrop() (taken bool, err error) {
 		return false, nil
 	}
 	t.on, t.full = false, false
-	return true, b.takeHost()
+	return true, b.take()
 }
 
 // errHostWrite is the error for a write to b's host copy that lost the
@@ -557,5 +560,15 @@ func (h *holdings) hostWrites(b *block) error {
 	if b.trip != nil {
 		b.trip.on = false
 	}
-	return b.takeHost()
+	return b.take()
+}
+
+// take makes b's host copy the newest values (takeHost), and watches it
+// from then on as a current one (setClean); h.mu is held.
+func (b *block) take() error {
+	if err := b.takeHost(); err != nil {
+		return err
+	}
+	b.setClean()
+	return nil
 }
