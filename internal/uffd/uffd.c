@@ -350,6 +350,28 @@ int ruffd_protect(struct ruffd_watch *w, int on) {
 
 int ruffd_hit(struct ruffd_watch *w) { return __atomic_load_n(&w->hit, __ATOMIC_SEQ_CST); }
 
+/* ruffd_poke stores the n bytes at v to p, in a page of w, as the
+   watcher's own write: no fault and no hit (the page's protection is
+   lifted around the store and put back). */
+int ruffd_poke(struct ruffd_watch *w, uintptr_t p, const void *v, uintptr_t n) {
+	int e = 0;
+	pthread_mutex_lock(&mu);
+	uintptr_t lo = p & ~(uintptr_t)(page - 1), hi = (p + n + page - 1) & ~(uintptr_t)(page - 1);
+	int prot = w->protected && !__atomic_load_n(&w->hit, __ATOMIC_SEQ_CST);
+	if (prot && (e = wp(lo, hi - lo, 0)) != 0) {
+		pthread_mutex_unlock(&mu);
+		return e;
+	}
+	/* Unlocked: a missing page faults here, and the serve thread fills it. */
+	pthread_mutex_unlock(&mu);
+	memcpy((void *)p, v, n);
+	pthread_mutex_lock(&mu);
+	if (prot && w->protected && !__atomic_load_n(&w->hit, __ATOMIC_SEQ_CST))
+		e = wp(lo, hi - lo, 1);
+	pthread_mutex_unlock(&mu);
+	return e;
+}
+
 /* ruffd_drop lets go of the host copy of [dlo, dhi), whole pages of w
    (nothing else's) in memory registered with missing: the next touch
    fills them with n bytes read from src at off, then zeros. Dropped again

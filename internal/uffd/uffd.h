@@ -17,6 +17,7 @@ int ruffd_register(uintptr_t start, uintptr_t len, int missing);
 struct ruffd_watch *ruffd_new(uintptr_t start, uintptr_t len, int *err);
 int ruffd_protect(struct ruffd_watch *w, int on);
 int ruffd_hit(struct ruffd_watch *w);
+int ruffd_poke(struct ruffd_watch *w, uintptr_t p, const void *v, uintptr_t n);
 int ruffd_drop(struct ruffd_watch *w, struct ruffd_source src, uintptr_t off, uintptr_t dlo, uintptr_t dhi, uintptr_t n);
 int ruffd_filled(struct ruffd_watch *w, int *dropped);
 int ruffd_settle(uintptr_t p, uintptr_t n, int over);

@@ -102,6 +102,12 @@ func (w *Watch) Protect() error { return errno(C.ruffd_protect(w.w, 1)) }
 // Unprotect lifts the protection; Hit keeps its value.
 func (w *Watch) Unprotect() error { return errno(C.ruffd_protect(w.w, 0)) }
 
+// Poke stores v at p, in w's pages, with no fault and no hit: the
+// watcher's own write (the protection is lifted around it).
+func (w *Watch) Poke(p uintptr, v []byte) error {
+	return errno(C.ruffd_poke(w.w, C.uintptr_t(p), unsafe.Pointer(unsafe.SliceData(v)), C.uintptr_t(len(v))))
+}
+
 // Hit reports whether the pages were written since the last Protect.
 func (w *Watch) Hit() bool { return C.ruffd_hit(w.w) != 0 }
 

@@ -36,6 +36,9 @@ func (w *Watch) Unprotect() error { return errNone }
 // Hit reports whether the pages were written since the last Protect.
 func (w *Watch) Hit() bool { return false }
 
+// Poke returns an error: there are no Watches here.
+func (w *Watch) Poke(p uintptr, v []byte) error { return errNone }
+
 // Close frees w.
 func (w *Watch) Close() error { return nil }
 

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"syscall"
 	"testing"
@@ -156,5 +157,38 @@ func TestHeapWatched(t *testing.T) {
 	clear(buf)
 	if f1, _, _, _ := uffd.Counts(); !w.Hit() || f1 != f0+1 {
 		t.Fatalf("clear of watched heap memory: hit %v, %d faults; want true, 1", w.Hit(), f1-f0)
+	}
+}
+
+// TestPoke: the watcher's own store into protected pages lands with no
+// fault and no hit, drawn over pages and offsets of populated and
+// untouched memory; the pages stay protected (a store after it hits).
+func TestPoke(t *testing.T) {
+	need(t)
+	pg := uintptr(os.Getpagesize())
+	rng := rand.New(rand.NewPCG(5, 9))
+	for c := range 50 {
+		buf := make([]byte, 64<<10)
+		lo := (uintptr(unsafe.Pointer(&buf[0])) + pg - 1) &^ (pg - 1)
+		hi := (uintptr(unsafe.Pointer(&buf[len(buf)-1])) + 1) &^ (pg - 1)
+		must(t, uffd.RegisterHeap(lo, hi-lo))
+		w, err := uffd.New(lo, hi-lo)
+		must(t, err)
+		if rng.IntN(2) == 0 {
+			must(t, w.Protect())
+		}
+		at := int(lo-uintptr(unsafe.Pointer(&buf[0]))) + rng.IntN(int(hi-lo)-8)
+		v := []byte{1, 2, 3, 4, 5, 6, 7, 8}[:1+rng.IntN(8)]
+		f0, _, _, _ := uffd.Counts()
+		must(t, w.Poke(uintptr(unsafe.Pointer(&buf[at])), v))
+		if f1, _, _, _ := uffd.Counts(); w.Hit() || f1 != f0 || !slices.Equal(buf[at:at+len(v)], v) {
+			t.Fatalf("case %d: a poke of %v at %d: hit %v, %d faults, bytes %v", c, v, at, w.Hit(), f1-f0, buf[at:at+len(v)])
+		}
+		must(t, w.Protect())
+		buf[at] = 9
+		if !w.Hit() {
+			t.Fatalf("case %d: a store after the poke was not seen", c)
+		}
+		w.Close()
 	}
 }

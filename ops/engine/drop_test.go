@@ -209,3 +209,38 @@ func BenchmarkDroppedResult(b *testing.B) {
 		}
 	}
 }
+
+// TestOwnStoresNoFault: the engine's own sentinel stores into a Dense
+// whose pages it watched as a current copy (read by an op, then written
+// in place) make no fault and read as no write: the next use takes
+// nothing from the host.
+func TestOwnStoresNoFault(t *testing.T) {
+	dev := sim.NewCompute("sim", 16<<20)
+	e := engine.New(dev)
+	defer e.Close()
+	x := tensor.New(tensor.WithBacking(make([]float32, 1<<16)), tensor.WithShape(1<<16))
+	tensor.WithEngine(e)(x)
+	y := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1<<16), tensor.WithEngine(e))
+	for range 3 {
+		if _, err := e.Add(y, x, tensor.UseUnsafe()); err != nil { // x read: both copies current
+			t.Fatal(err)
+		}
+		f0, _, _, _ := uffd.Counts()
+		if _, err := e.AddScalar(x, float32(1), true, tensor.UseUnsafe()); err != nil { // x written on the device
+			t.Fatal(err)
+		}
+		st := dev.Stats()
+		if _, err := e.AddScalar(x, float32(1), true, tensor.UseUnsafe()); err != nil {
+			t.Fatal(err)
+		}
+		if f1, _, _, _ := uffd.Counts(); f1 != f0 {
+			t.Fatalf("the engine's own stores faulted %d times", f1-f0)
+		}
+		if up := dev.Stats().Sub(st).H2DCalls; up != 0 {
+			t.Fatalf("%d uploads after the engine's own stores", up)
+		}
+	}
+	if got := hostVals[float32](t, y)[5]; got != 0+2+4 {
+		t.Fatalf("y[5] = %v, want 6", got)
+	}
+}

@@ -73,6 +73,24 @@ func sentinelAt(t reflect.Type, p uintptr, set bool) bool {
 	return false
 }
 
+// storeSentinel stores the sentinel at p, an end of b: through the watch
+// where its pages hold p (protected while the host copy was current), so
+// that the engine's own store neither faults nor reads as a write.
+func (b *block) storeSentinel(p uintptr) {
+	if sentinelAt(b.elem, p, false) {
+		return
+	}
+	if t := b.trip; t != nil && t.w != nil && p >= t.lo && p < t.hi {
+		var v [8]byte
+		n := b.elem.Size()
+		sentinelAt(b.elem, uintptr(unsafe.Pointer(&v[0])), true)
+		if t.w.Poke(p, v[:n]) == nil {
+			return
+		}
+	}
+	sentinelAt(b.elem, p, true)
+}
+
 // arm stores the sentinel in b's first and last elements where the
 // device holds their newest values (residency is by region: a host-current
 // element holds data), then sets b's trip; h.mu is held. The check and the
@@ -92,7 +110,7 @@ func (b *block) arm() {
 		b.endsDirty(func(d0, d1 bool) {
 			for i, dirty := range [2]bool{d0, d1} {
 				if dirty {
-					sentinelAt(b.elem, ends[i], true)
+					b.storeSentinel(ends[i])
 					b.armed[i] = true
 				}
 			}
@@ -502,7 +520,12 @@ func (h *holdings) locateAddr(p uintptr) (*holdings, *block) {
 // since it was armed (see above) and makes them the newest values, or
 // returns the error naming the fix; it arms b when the device holds its
 // newest values. Every use of a block passes through it.
-func (h *holdings) hostWrites(b *block) error {
+func (h *holdings) hostWrites(b *block) error { return h.hostWritesFor(b, false) }
+
+// hostWritesFor is hostWrites for a use as an op's destination (dst),
+// which the op makes device-newer: its host copy is watched after the op
+// (arm), not before, where the engine's own sentinel stores would fault.
+func (h *holdings) hostWritesFor(b *block, dst bool) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if b.root == nil || b.endsDirty == nil {
@@ -514,7 +537,9 @@ func (h *holdings) hostWrites(b *block) error {
 		if b.trip != nil {
 			b.trip.on = false
 		}
-		b.setClean()
+		if !dst {
+			b.setClean()
+		}
 		return nil
 	}
 	if t := b.trip; t != nil && t.clean { // the device took the newest values since

@@ -184,7 +184,7 @@ func viewDims[T array.Elem](h *holdings, d *tensor.Dense, dims []array.Dim, over
 	if err != nil {
 		return nil, err
 	}
-	if err := owner.hostWrites(b); err != nil {
+	if err := owner.hostWritesFor(b, overwrite); err != nil {
 		return nil, err
 	}
 	if overwrite {
