@@ -176,7 +176,7 @@ func (b *block) setTrip() {
 		fillStale(b.elem, bytesAt(b.start, t.lo-b.start))
 		fillStale(b.elem, bytesAt(t.hi, b.start+b.size-t.hi))
 	}
-	t.snap = append(append(t.snap[:0], bytesAt(b.start, t.lo-b.start)...), bytesAt(t.hi, b.start+b.size-t.hi)...)
+	t.snap = edges(t.snap, b.start, t.lo, t.hi, b.start+b.size)
 	t.on, t.gen, t.clean = true, gen, false
 	b.publish(t)
 }
@@ -197,7 +197,7 @@ func (b *block) setClean() {
 		t.on = false
 		return
 	}
-	t.snap = append(append(t.snap[:0], bytesAt(b.start, t.lo-b.start)...), bytesAt(t.hi, b.start+b.size-t.hi)...)
+	t.snap = edges(t.snap, b.start, t.lo, t.hi, b.start+b.size)
 	t.on, t.gen, t.clean, t.full = true, b.gen(), true, false
 }
 
@@ -267,7 +267,7 @@ func (hw *homeWatch) home(gen uint64) {
 		hw.on = false
 		return
 	}
-	hw.snap = append(append(hw.snap[:0], bytesAt(hw.start, hw.lo-hw.start)...), bytesAt(hw.hi, hw.end-hw.hi)...)
+	hw.snap = edges(hw.snap, hw.start, hw.lo, hw.hi, hw.end)
 	hw.gen = gen
 }
 
@@ -279,10 +279,7 @@ func (hw *homeWatch) wroteSince(gen uint64) bool {
 	if !hw.on || hw.gen != gen || gen == 0 {
 		return false
 	}
-	n := hw.lo - hw.start
-	return hw.w != nil && hw.w.Hit() ||
-		!bytes.Equal(hw.snap[:n], bytesAt(hw.start, n)) ||
-		!bytes.Equal(hw.snap[n:], bytesAt(hw.hi, hw.end-hw.hi))
+	return hw.w != nil && hw.w.Hit() || edgesChanged(hw.snap, hw.start, hw.lo, hw.hi, hw.end)
 }
 
 // dropHost lets go of the host copy of result memory whose newest values
@@ -430,10 +427,19 @@ func (b *block) wrote() bool {
 	if t == nil || !t.on {
 		return false
 	}
-	n := t.lo - b.start
-	return t.w != nil && t.w.Hit() ||
-		!bytes.Equal(t.snap[:n], bytesAt(b.start, n)) ||
-		!bytes.Equal(t.snap[n:], bytesAt(t.hi, b.start+b.size-t.hi))
+	return t.w != nil && t.w.Hit() || edgesChanged(t.snap, b.start, t.lo, t.hi, b.start+b.size)
+}
+
+// edges copies the bytes of [start, end) outside a watch's pages [lo, hi)
+// into snap's storage.
+func edges(snap []byte, start, lo, hi, end uintptr) []byte {
+	return append(append(snap[:0], bytesAt(start, lo-start)...), bytesAt(hi, end-hi)...)
+}
+
+// edgesChanged reports whether those bytes differ from snap, their edges.
+func edgesChanged(snap []byte, start, lo, hi, end uintptr) bool {
+	n := lo - start
+	return !bytes.Equal(snap[:n], bytesAt(start, n)) || !bytes.Equal(snap[n:], bytesAt(hi, end-hi))
 }
 
 // gen is the Array's count of device-dirty changes.
