@@ -243,7 +243,11 @@
 // touch first, and a Capture fills them all: a driver never waits on a
 // fill. The eager stock MLP step took
 // 1.06× (CUDA) and 1.09× (NVIDIA OpenCL) as long with drops as without on
-// an H100 (bench/results/h100-2026-12-06-drops.txt). Go memory is not dropped: its
+// an H100 (bench/results/h100-2026-12-06-drops.txt). Copies current on
+// both sides are watched the same way, from each use and from each
+// download home (the Array tells the engine), so a write to them reaches
+// the next op; the step took 1.00-1.01× as long with that watch
+// (bench/results/h100-2026-12-06-current.txt). Go memory is not dropped: its
 // pages hold other Go memory too, and dropping it was not made right with
 // the engine's parking of memory the collector reaches.
 //
