@@ -30,18 +30,22 @@ type solverRun struct {
 	sizes   []int
 	batch   int
 	seed    uint64
-	goMem   bool                      // the user's Denses over Go memory (WithBacking) rather than the engine's
-	f64     bool                      // float64 (BarzilaiBorwein and AdamW work only in float64 in gorgonia v0.9.18)
-	gcEvery bool                      // debug.SetGCPercent(1) and runtime.GC() between steps
-	gcAlong bool                      // and runtime.GC() over and over while the steps run (between ops)
-	noBind  bool                      // the machine without BindDualValues (gradients read from the grad nodes)
-	live    bool                      // record trained.live
-	reshape bool                      // x and w0 given flat and reshaped in the graph (gorgonia's Reshape makes a ShallowClone of the value)
-	stepErr func(step int, err error) // called with a solver's error, ending the run (else the test fails)
+	goMem   bool // the user's Denses over Go memory (WithBacking) rather than the engine's
+	f64     bool // float64 (BarzilaiBorwein and AdamW work only in float64 in gorgonia v0.9.18)
+	gcEvery bool // debug.SetGCPercent(1) and runtime.GC() between steps
+	gcAlong bool // and runtime.GC() over and over while the steps run (between ops)
+	noBind  bool // the machine without BindDualValues (gradients read from the grad nodes)
+	live    bool // record trained.live
+	reshape bool // x and w0 given flat and reshaped in the graph (gorgonia's Reshape makes a ShallowClone of the value)
+	// newBatch: each step after the first writes a new batch into x's and
+	// y's memory through Data(), as a program feeding its inputs does
+	// (the engine's copies of them are current on both sides then).
+	newBatch bool
+	stepErr  func(step int, err error) // called with a solver's error, ending the run (else the test fails)
 }
 
 func (r solverRun) String() string {
-	return fmt.Sprintf("%s sizes %v batch %d seed %d goMem %v float64 %v", r.solver, r.sizes, r.batch, r.seed, r.goMem, r.f64)
+	return fmt.Sprintf("%s sizes %v batch %d seed %d goMem %v float64 %v newBatch %v", r.solver, r.sizes, r.batch, r.seed, r.goMem, r.f64, r.newBatch)
 }
 
 // drawSolver returns solver k of gorgonia v0.9.18's (k mod 7; 6 is AdamW,
@@ -123,13 +127,17 @@ func runSolver(t testing.TB, r solverRun, e *engine.Engine, steps int) trained {
 	g := gorgonia.NewGraph()
 	in, classes := r.sizes[0], r.sizes[len(r.sizes)-1]
 	var x *gorgonia.Node
+	var xd *tensor.Dense
 	if r.reshape {
-		flat := gorgonia.NewVector(g, dt, gorgonia.WithShape(r.batch*in), gorgonia.WithName("x"), gorgonia.WithValue(mk(xs, r.batch*in)))
+		xd = mk(xs, r.batch*in)
+		flat := gorgonia.NewVector(g, dt, gorgonia.WithShape(r.batch*in), gorgonia.WithName("x"), gorgonia.WithValue(xd))
 		x = gorgonia.Must(gorgonia.Reshape(flat, tensor.Shape{r.batch, in}))
 	} else {
-		x = gorgonia.NewMatrix(g, dt, gorgonia.WithShape(r.batch, in), gorgonia.WithName("x"), gorgonia.WithValue(mk(xs, r.batch, in)))
+		xd = mk(xs, r.batch, in)
+		x = gorgonia.NewMatrix(g, dt, gorgonia.WithShape(r.batch, in), gorgonia.WithName("x"), gorgonia.WithValue(xd))
 	}
-	y := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(r.batch, classes), gorgonia.WithName("y"), gorgonia.WithValue(mk(ys, r.batch, classes)))
+	yd := mk(ys, r.batch, classes)
+	y := gorgonia.NewMatrix(g, dt, gorgonia.WithShape(r.batch, classes), gorgonia.WithName("y"), gorgonia.WithValue(yd))
 	var learnables gorgonia.Nodes
 	h := x
 	for k := 0; k+1 < len(r.sizes); k++ {
@@ -190,6 +198,13 @@ func runSolver(t testing.TB, r solverRun, e *engine.Engine, steps int) trained {
 		before = e.Device().Stats()
 	}
 	for step := range steps {
+		if r.newBatch && step > 0 {
+			c := cfg
+			c.Seed += uint64(step)
+			nx, ny := Data(c)
+			writeData(xd, nx)
+			writeData(yd, ny)
+		}
 		if err := vm.RunAll(); err != nil {
 			t.Fatalf("%v: step %d: %v", r, step, err)
 		}
@@ -222,6 +237,17 @@ func runSolver(t testing.TB, r solverRun, e *engine.Engine, steps int) trained {
 		res.moved = e.Device().Stats().Sub(before)
 	}
 	return res
+}
+
+// writeData writes vals into d's memory through Data(), behind any
+// engine's back.
+func writeData(d *tensor.Dense, vals []float32) {
+	switch m := d.Data().(type) {
+	case []float32:
+		copy(m, vals)
+	case []float64:
+		copy(m, to64(vals))
+	}
 }
 
 // readWeights reads d's values without marking them written on the host
@@ -327,7 +353,12 @@ func drawRuns(seed uint64, n int) []solverRun {
 		name, mk := drawSolver(rng, k)
 		sizes := []int{2 + rng.IntN(7), 2 + rng.IntN(7), 2 + rng.IntN(4)}
 		f64 := name == "BarzilaiBorwein" || name == "AdamW" || rng.IntN(3) == 0
-		runs = append(runs, solverRun{solver: name, make: mk, sizes: sizes, batch: 1 + rng.IntN(6), seed: rng.Uint64(), goMem: rng.IntN(2) == 0, f64: f64})
+		r := solverRun{solver: name, make: mk, sizes: sizes, batch: 1 + rng.IntN(6), seed: rng.Uint64(), goMem: rng.IntN(2) == 0, f64: f64}
+		// A new batch each step, drawn from the seed (the other draws stay
+		// as they were); not for BarzilaiBorwein, compared while it
+		// converges on one batch.
+		r.newBatch = r.seed%3 != 1 && name != "BarzilaiBorwein"
+		runs = append(runs, r)
 	}
 	return runs
 }
