@@ -37,15 +37,17 @@ func (r *Raw) syncHostLost(lostOK bool) error {
 			return err
 		}
 	}
+	moved := false
 	for _, d := range st.dirty[deviceSide] {
 		if d.overlaps(b) {
 			if err := st.download(d.intersect(b, ib[:0])); err != nil {
 				return err
 			}
+			moved = true
 		}
 	}
 	st.setDirty(deviceSide, st.dirty[deviceSide].without(b))
-	if st.home != nil && len(st.dirty[deviceSide]) == 0 {
+	if moved && st.home != nil && len(st.dirty[deviceSide]) == 0 {
 		st.home(st.devGen.Load())
 	}
 	return nil

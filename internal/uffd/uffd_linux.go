@@ -152,7 +152,8 @@ func counts() (out [6]uint64) {
 }
 
 // Source is where a dropped range's bytes are read from: a C function
-// (see uffd.h's ruffd_read_fn) and the two words that name the memory.
+// (see uffd.h's ruffd_read_fn), the two words that name the memory, and
+// the key its fills are counted under (Counted).
 type Source struct {
 	fn          unsafe.Pointer
 	a0, a1, key uintptr

@@ -151,9 +151,10 @@ func dropSeq(t *testing.T, e *engine.Engine, dev device.Device, rng *rand.Rand, 
 // same backing each step) is seen at the next use, one upload; with no
 // write, no upload.
 func TestWriteToCurrentSeen(t *testing.T) {
-	dev := sim.NewCompute("sim", 1<<20)
-	e := engine.New(dev)
-	defer e.Close()
+	forDevices(t, func(t *testing.T, e *engine.Engine, dev device.Device) { writeToCurrent(t, e, dev) })
+}
+
+func writeToCurrent(t *testing.T, e *engine.Engine, dev device.Device) {
 	a := tensor.New(tensor.WithBacking([]float32{1, 2, 3, 4}), tensor.WithShape(4))
 	tensor.WithEngine(e)(a)
 	b := tensor.New(tensor.WithBacking([]float32{0, 0, 0, 0}), tensor.WithShape(4))
@@ -215,9 +216,10 @@ func BenchmarkDroppedResult(b *testing.B) {
 // in place) make no fault and read as no write: the next use takes
 // nothing from the host.
 func TestOwnStoresNoFault(t *testing.T) {
-	dev := sim.NewCompute("sim", 16<<20)
-	e := engine.New(dev)
-	defer e.Close()
+	forDevices(t, func(t *testing.T, e *engine.Engine, dev device.Device) { ownStores(t, e, dev) })
+}
+
+func ownStores(t *testing.T, e *engine.Engine, dev device.Device) {
 	x := tensor.New(tensor.WithBacking(make([]float32, 1<<16)), tensor.WithShape(1<<16))
 	tensor.WithEngine(e)(x)
 	y := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(1<<16), tensor.WithEngine(e))

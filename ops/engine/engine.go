@@ -715,9 +715,6 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 			return nil, err
 		}
 		setFns(h, b, r)
-		if !b.deviceDirty() {
-			b.setClean()
-		}
 	}
 	if b.root == nil && b.owned && b.hb == nil {
 		// Alloc's Go memory, first typed: pinned while the engine uses it.
@@ -787,9 +784,6 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 			if err != nil {
 				return nil, fmt.Errorf("engine: placing %d bytes on the device: %w", b.size, err)
 			}
-			if !fresh {
-				b.setClean() // both copies hold its values now
-			}
 		}
 	}
 	r, ok := b.root.(*array.Array[T])
@@ -836,7 +830,7 @@ func setFns[T array.Elem](h *holdings, b *block, r *array.Array[T]) {
 	b.home = r.CopyToHost
 	b.deviceDirty = r.DeviceDirty
 	b.away = func() (uint64, bool, bool) { return plumb.Array.DeviceState(r.Raw()) }
-	b.current = func() bool { return !r.HostOnly() && r.Device() != nil && !r.HostDirty() && !r.DeviceDirty() }
+	b.current = func() bool { return !r.DeviceDirty() && !plumb.Array.NeedsUpload(r.Raw(), h.dev) }
 	b.hostNewer = func() { r.SetHostDirty(true) }
 	b.homed = &homeWatch{}
 	plumb.Array.OnHome(r.Raw(), b.homed.home)

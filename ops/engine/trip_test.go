@@ -174,6 +174,7 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 	if rng.IntN(4) == 0 {
 		v = init[0] // a value the stale copy may hold
 	}
+	prior := slices.Clone(model)
 	switch w := rng.IntN(7); w {
 	case 0:
 		what = "nothing"
@@ -255,6 +256,9 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 		}
 		if up := moved.H2DCalls; what == "nothing" && up != 0 || up > 1 {
 			t.Fatalf("%s: %d uploads", where, up)
+		}
+		if up := moved.H2DCalls; both && seen && !slices.Equal(prior, model) && up != 1 {
+			t.Fatalf("%s: the write changed values and %d uploads took them, want 1", where, up)
 		}
 	case what == "nothing" || whole && float || taken:
 		if err != nil {
