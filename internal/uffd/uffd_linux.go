@@ -64,15 +64,17 @@ var heap struct {
 	done map[[2]uintptr]bool
 }
 
-// RegisterHeap is Register for memory that is never unmapped (Go's heap),
-// once per range: a registration takes the process's memory-map lock.
+// RegisterHeap is RegisterFill for memory that is never unmapped (Go's
+// heap), once per range: a registration takes the process's memory-map
+// lock. Always with missing: registering a range again with fewer modes
+// would take a drop's away.
 func RegisterHeap(start, n uintptr) error {
 	heap.Lock()
 	defer heap.Unlock()
 	if heap.done[[2]uintptr{start, n}] {
 		return nil
 	}
-	if err := Register(start, n); err != nil {
+	if err := RegisterFill(start, n); err != nil {
 		return err
 	}
 	if heap.done == nil || len(heap.done) >= 1<<12 {
@@ -128,8 +130,10 @@ func errno(e C.int) error {
 	return fmt.Errorf("uffd: %w", syscall.Errno(-e))
 }
 
-// Counts are the faults served, protections set and ranges registered
-// since the process started, and the Watches not yet closed.
+// Counts are the write faults served (writes to protected pages; faults
+// on missing pages are not counted: Fills counts the fills), protections
+// set and ranges registered since the process started, and the Watches
+// not yet closed.
 func Counts() (faults, protects, registers, live uint64) {
 	c := counts()
 	return c[0], c[1], c[2], c[5]
@@ -191,11 +195,21 @@ var dropping atomic.Bool
 // Drop lets go of the host copy of [lo, hi), whole pages of w (nothing
 // else's) registered with RegisterFill: the next touch of one of them (a
 // read or a write, by any thread) fills them all with n bytes read from
-// src at off, then zeros.
+// src at off, then zeros. Bytes read past hi (n > hi-lo: Go memory ending
+// inside a page that other memory shares) are copied to the memory after
+// hi, which stays the caller's; TailWritten tells writes to them.
 func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error {
 	dropping.Store(true)
 	s := C.struct_ruffd_source{fn: C.ruffd_read_fn(src.fn), a0: C.uintptr_t(src.a0), a1: C.uintptr_t(src.a1), key: C.uintptr_t(src.key)}
 	return errno(C.ruffd_drop(w.w, s, C.uintptr_t(off), C.uintptr_t(lo), C.uintptr_t(hi), C.uintptr_t(n)))
+}
+
+// TailWritten reports writes to the bytes after hi of the last Drop:
+// since the drop, or since the fill that copied them (since), and before
+// that fill, which wrote over them (before).
+func (w *Watch) TailWritten() (since, before bool) {
+	c := C.ruffd_tail(w.w)
+	return c&1 != 0, c&2 != 0
 }
 
 // Forget ends w's drop with no fill: its pages read as zeros.

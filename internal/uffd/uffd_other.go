@@ -42,7 +42,7 @@ func (w *Watch) Poke(p uintptr, v []byte) error { return errNone }
 // Close frees w.
 func (w *Watch) Close() error { return nil }
 
-// Counts are the faults served, protections set and ranges registered,
+// Counts are the write faults served, protections set and ranges registered,
 // and the Watches not yet closed.
 func Counts() (faults, protects, registers, live uint64) { return 0, 0, 0, 0 }
 
@@ -66,6 +66,9 @@ func MemSource(p uintptr) Source { return Source{} }
 
 // Drop returns an error: there is no userfaultfd here.
 func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error { return errNone }
+
+// TailWritten reports nothing: nothing is dropped here.
+func (w *Watch) TailWritten() (since, before bool) { return false, false }
 
 // Forget does nothing.
 func (w *Watch) Forget() {}

@@ -161,7 +161,7 @@ func TestHeapWatched(t *testing.T) {
 }
 
 // TestPoke: the watcher's own store into protected pages lands with no
-// fault and no hit, drawn over pages and offsets of populated and
+// write fault and no hit, drawn over pages and offsets of populated and
 // untouched memory; the pages stay protected (a store after it hits).
 func TestPoke(t *testing.T) {
 	need(t)

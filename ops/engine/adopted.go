@@ -241,6 +241,9 @@ func (h *holdings) park(b *block) (drop bool) {
 	if b.parked != nil {
 		return false
 	}
+	if err := b.takeWrites(); err != nil {
+		return false // kept typed: the next use reports it
+	}
 	hostNewer := false
 	switch {
 	case b.owned && b.root == nil:
@@ -254,15 +257,34 @@ func (h *holdings) park(b *block) (drop bool) {
 		h.remove(b)
 		return true
 	}
+	if b.homeDue() {
+		return false // settle copies it home first; a later sweep parks it
+	}
+	if !hostNewer && !b.deviceDirty() {
+		// The host copy holds every newest value, and a write to it while
+		// parked would go unseen (its watch ends here): Alloc's memory
+		// takes it as the newest at the next use; adopted memory is let go.
+		if !b.owned {
+			h.remove(b)
+			return true
+		}
+		hostNewer = true
+	}
 	pk := &parkedState{dirty: b.deviceDirty(), armed: b.armed, hostNewer: hostNewer}
-	b.closeTrip()
+	b.parkTrip(h)
 	b.root.Close() // lets go of the wrapped device copy; unpins the memory
-	b.root, b.hb, b.parked = nil, nil, pk
-	// Nothing b holds may reach the memory now: the functions over the
-	// Array go with it.
+	b.detach()
+	b.parked = pk
+	return false
+}
+
+// detach drops b's Array, closed, and the functions over it: nothing b
+// holds may reach the memory then (the cleanup of a Dense tensor's pool
+// keeps holds b).
+func (b *block) detach() {
+	b.root, b.hb = nil, nil
 	b.host, b.hostRead, b.home, b.deviceDirty, b.fill0, b.endsDirty, b.takeHost, b.away = nil, nil, nil, nil, nil, nil, nil, nil
 	b.current, b.hostNewer, b.homed = nil, nil, nil
-	return false
 }
 
 // unpark types the parked block h.blocks[i] again, for a Dense that
@@ -305,7 +327,81 @@ func unparkAs[T array.Elem](h *holdings, b *block) (*array.Array[T], error) {
 		r.SetHostDirty(true)
 	}
 	b.root, b.hb, b.armed, b.parked = r, gb, b.parked.armed, nil
+	if b.finalizer { // pinned again: the drop is the Array's
+		runtime.SetFinalizer(m, nil)
+		b.finalizer = false
+	}
 	return r, nil
+}
+
+// takeWrites takes the writes behind the engine's back that b's trip
+// found, as the next use would: a parked block keeps no watch of a host
+// copy current on both sides, nor of one filled from the device; h.mu is
+// held.
+func (b *block) takeWrites() error {
+	t := b.trip
+	switch {
+	case b.root == nil || b.endsDirty == nil || t == nil:
+		return nil
+	case !b.deviceDirty():
+		b.cleanWrites()
+		return nil
+	case t.dropped || t.full:
+		_, err := b.takeDrop()
+		return err
+	}
+	return nil // the sentinels stay with the parked state
+}
+
+// parkTrip ends b's trip as b is parked; h.mu is held. A dropped host
+// copy stays dropped (a read through a Dense the engine never saw still
+// fills it from the parked device copy) where a finalizer on the Go
+// memory can end the drop before the collector may reuse its pages:
+// memory that dies unread costs no fill. Else it is filled now.
+func (b *block) parkTrip(h *holdings) {
+	if t := b.trip; t != nil && t.dropped && t.filled() == nil && t.dropped && b.finalize(h) {
+		b.publish(nil)
+		return
+	}
+	b.closeTrip()
+}
+
+// finalize sets the finalizer that ends b's drop once nothing reaches its
+// memory (run before the collector frees it, which then needs another
+// cycle); h.mu is held. It reports false where the runtime refuses one:
+// memory that does not start an allocation, or has a finalizer already.
+func (b *block) finalize(h *holdings) (ok bool) {
+	m := b.mem.Value()
+	if m == nil {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	runtime.SetFinalizer(m, func(*byte) { h.unreachable(b) })
+	b.finalizer = true
+	return true
+}
+
+// unreachable is the finalizer of parked memory whose host copy was left
+// dropped: nothing reaches it, so the drop ends with no fill (the pages
+// read as zeros, as the collector expects of freed pages it gets back).
+func (h *holdings) unreachable(b *block) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if b.finalizer && b.parked != nil {
+		b.endTrip()
+	}
+	b.finalizer = false
+}
+
+// endTrip ends b's trip with no fill: its memory is no one's any more
+// (or about to be let go by Close); h.mu is held.
+func (b *block) endTrip() {
+	b.forgetDrop()
+	b.closeTrip()
 }
 
 // memGone is the cleanup of Go memory the engine watches: the device copy

@@ -114,14 +114,12 @@
 // CaptureDrawn ./ops/engine -args -capture.n 300).
 //
 // Convolutions. gorgonia v0.9.18's Conv2d, MaxPool2D and BatchNorm
-// compute on the host through Dense.Data(). On an op's result whose host
-// copy the engine dropped (below) they read the newest values: Conv2d
-// after a device op trains to the standard engine's losses, uploading its
-// im2col matrix each step. On Go memory (gorgonia's registers) they read
-// stale memory: MaxPool2D after Rectify is right at the first step only
-// (then the tape machine reuses its registers, and gorgonia's backward
-// panics on the NaN it read), BatchNorm after the convolution gives a NaN
-// loss. Conv2d, MaxPool2D and BatchNorm of package
+// compute on the host through Dense.Data(), and read the newest values
+// (see Writing): a host copy the engine let go is filled at the read, a
+// small register was copied home when the op that wrote it ended. They
+// train to the standard engine's losses (nn TestGorgoniaConvOpsOnEngine,
+// 100 steps), moving their operands and results each step. Conv2d,
+// MaxPool2D and BatchNorm of package
 // ops/engine/nn (their own module) have gorgonia's signatures and run on
 // the device through ops.Im2Col, Col2Im, MaxPool2D, MaxPool2DBackward and
 // ops' reductions, so a convnet trains with every op on the device (nn
@@ -181,16 +179,25 @@
 // engine, and what each does (tests in this package unless named; mlp is
 // ops/engine/mlp):
 //
-//	Data() read, device newer, an op's result
-//	                             the newest values: its host copy was let go, and
-//	                             the first touch, by any code, fills it from the
-//	                             device (one D2H transfer in the device's Stats)
-//	                             TestDroppedResults, TestWritesBehindTheEngine,
-//	                             nn TestGorgoniaConvOpsOnEngine (MaxPool2D)
-//	Data() read, device newer, Go memory (adopted, Alloc's), or no userfaultfd
-//	                             stale values; a float Dense reads NaN (the sentinel
-//	                             below) at both ends, and Go memory also outside its
-//	                             whole pages (all of a small one)     TestForeignEngine
+//	Data() read, device newer (where Linux offers userfaultfd's write-protect, 6.4 on)
+//	  an op's result, Alloc's memory, Go memory (gorgonia's registers) from a page
+//	  boundary with a whole page (Go's allocations of 32 KiB and more, and of 4, 8 …
+//	  28 KiB)              the newest values: its host copy was let go, and the first
+//	                       touch, by any code, fills it from the device (one D2H
+//	                       transfer in the device's Stats); an adopted Dense's last
+//	                       bytes after its last whole page, read before any other,
+//	                       hold made-up values (NaN for floats)
+//	                       TestDroppedResults, TestWritesBehindTheEngine,
+//	                       TestAdoptsGoMemory, TestAllocMemoryLivesWhileReachable
+//	  other Go memory (a small register)
+//	                       the newest values: copied home once the call that wrote
+//	                       it ends (one D2H each, HostWork.Homed)  TestAdoptsGoMemory,
+//	                       TestHostWritesModel; gorgonia's own MaxPool2D and
+//	                       BatchNorm: nn TestGorgoniaConvOpsOnEngine
+//	Data() read, device newer, no userfaultfd
+//	                       stale values; a float Dense reads NaN (the sentinel
+//	                       below) at both ends, and Go memory also outside its
+//	                       whole pages (all of a small one)  TestWritesWithoutPageWatch
 //	Data() write, before 1st use uploaded at the first use              TestHostWritesModel
 //	Data() write, Copy into a view, any memory whose copies are both current
 //	(after a device use that read it, or a copy home: HostReadOnly, printing)
@@ -199,23 +206,24 @@
 //	                             TestWriteToCurrentSeen, TestWritesBehindTheEngine
 //	                             (without userfaultfd, in a Dense over 64 KiB: NOT
 //	                             SEEN, lost)        TestWritesWithoutPageWatch
-//	Data() write, Copy into a view, integer memory, device newer, an op's result
+//	Data() write, Copy into a view, device newer, host copy let go (above)
 //	                             lands on the newest values (the touch fills first),
 //	                             uploaded at the next use   TestDroppedResults,
-//	                                                        TestZeroBehindTheEngine
-//	Dense.Zero, tensor.Copy from a host Dense, CopyTo (whole memory), float, device newer
+//	                                TestZeroBehindTheEngine, TestWritesBehindTheEngine
+//	Dense.Zero, tensor.Copy from a host Dense, CopyTo (whole memory), device newer
 //	                             seen at the next use: zeros are set on the device with
 //	                             no upload, other values uploaded (counted, refused
-//	                             under the guard)  TestZeroBehindTheEngine,
-//	                                               TestWritesBehindTheEngine,
-//	                                               mlp TestStockSolversMatchStdEngine
-//	any other write (Data(), Copy into a view, integer memory), device newer
+//	                             under the guard); where the host copy was let go, the
+//	                             touch fills it first (one D2H)
+//	                             TestZeroBehindTheEngine, TestWritesBehindTheEngine,
+//	                             mlp TestStockSolversMatchStdEngine
+//	any other write (Data(), Copy into a view) to device-newer memory whose host copy
+//	was not let go (a Step's; an adopted Dense's last bytes first; no userfaultfd)
 //	                             the next use fails with ErrHostWrite naming Host(d),
 //	                             once: the write is not taken, the device keeps the
 //	                             newest values  TestWritesBehindTheEngine
-//	                             (where Linux offers userfaultfd's write-protect, 6.4
-//	                             on; elsewhere, in a Dense over 64 KiB, a write that
-//	                             misses both ends of float memory, or any write to
+//	                             (without userfaultfd, in a Dense over 64 KiB, a write
+//	                             that misses both ends of float memory, or any write to
 //	                             integer memory, is NOT SEEN: lost)
 //	                                                TestWritesWithoutPageWatch
 //	At, SetAt, Memset, iterators, String on the engine's own memory
@@ -247,9 +255,15 @@
 // both sides are watched the same way, from each use and from each
 // download home (the Array tells the engine), so a write to them reaches
 // the next op; the step took 1.00-1.01× as long with that watch
-// (bench/results/h100-2026-12-06-current.txt). Go memory is not dropped: its
-// pages hold other Go memory too, and dropping it was not made right with
-// the engine's parking of memory the collector reaches.
+// (bench/results/h100-2026-12-06-current.txt). Go memory is let go only
+// where it has its pages to itself (Alloc's memory does: it starts a
+// page; gorgonia's registers of 32 KiB and more do but for their last
+// bytes, which the fill copies); other Go memory comes home once the call
+// that wrote it ends (a small register: one D2H each). Memory the engine
+// parks (adopted.go) with its host copy let go stays so: a read through a
+// Dense the engine never saw fills it from the parked device copy, and a
+// finalizer on the memory ends the drop before the collector may reuse
+// its pages, so memory that dies unread costs no transfer.
 //
 // The sentinel, where there is no drop: while the device holds a float
 // block's newest first or last element, the host copy holds a signalling

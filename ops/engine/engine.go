@@ -64,6 +64,8 @@ type holdings struct {
 	// whose Denses were collected, freed once none is (op).
 	inflight int
 	lost     []*block
+	// touched: the blocks the calls under way used (settle).
+	touched []*block
 	// sweepDue: a collection ran since the last sweep (sweepAfterGC).
 	sweepDue bool
 	// young: Alloc's memory held strongly for two collections (allocGo).
@@ -105,9 +107,16 @@ func (h *holdings) leave() {
 		h.sweepDue = false
 		drop = append(drop, h.sweep()...)
 	}
+	var homes []func() error
+	if h.inflight == 0 && len(h.touched) > 0 {
+		homes = h.settle()
+	}
 	h.mu.Unlock()
 	for _, b := range drop {
 		b.free(h)
+	}
+	for _, home := range homes {
+		home() // failed, the block stays device-newer, watched by its sentinels
 	}
 }
 
@@ -147,10 +156,14 @@ type block struct {
 	// (parked, reclaimed) while one does.
 	held   int
 	parked *parkedState
-	ext    []int                             // the root's extents (typed)
-	retype func(h *holdings, b *block) error // rootOf with elem, h.mu held (typed)
-	elem   reflect.Type                      // root's element type (typed)
-	home   func() error                      // copy device-newer data home, explicitly (typed)
+	// finalizer: parked with its host copy dropped, a finalizer on the
+	// memory ends the drop (parkTrip); h.mu.
+	finalizer bool
+	touched   bool                              // in h.touched
+	ext       []int                             // the root's extents (typed)
+	retype    func(h *holdings, b *block) error // rootOf with elem, h.mu held (typed)
+	elem      reflect.Type                      // root's element type (typed)
+	home      func() error                      // copy device-newer data home, explicitly (typed)
 	// deviceDirty reports whether the device holds newer data (typed).
 	deviceDirty func() bool
 	host        func() error // sync home and mark host-written (typed)
@@ -410,6 +423,9 @@ func (b *block) free(h *holdings) error {
 	}
 	if b.goMem() {
 		err = errors.Join(err, b.letGo(h))
+		h.mu.Lock()
+		b.detach() // Go memory goes back to its owner whole
+		h.mu.Unlock()
 	}
 	return err
 }
@@ -519,12 +535,16 @@ func (h *holdings) alloc(size int64, result bool) (*block, error) {
 // engine uses it, and parked like adopted memory once the Denses the
 // engine saw over it are gone (adopted.go).
 func (h *holdings) allocGo(size int64) (*block, error) {
-	buf := make([]byte, int(size)+alignment) // its own object: never a tiny alloc
+	// Whole pages of its own, from a page boundary: the engine may let
+	// them go while the device holds the newest values (dropHost), which
+	// pages shared with other Go memory could not be.
+	pages := (int(size) + int(pageSize) - 1) &^ (int(pageSize) - 1)
+	buf := make([]byte, pages+int(pageSize))
 	h.work.pinned.Add(1)
 	h.work.cleared.Add(size)
 	m := unsafe.SliceData(buf)
 	p := uintptr(unsafe.Pointer(m))
-	b := &block{start: p + (alignment-p%alignment)%alignment, size: uintptr(size), owned: true, users: map[weak.Pointer[tensor.Dense]]struct{}{}}
+	b := &block{start: (p + pageSize - 1) &^ (pageSize - 1), size: uintptr(size), owned: true, users: map[weak.Pointer[tensor.Dense]]struct{}{}}
 	b.mem = weak.Make(m)
 	if !h.watch(b, m) {
 		panic("engine: the collector refused to watch memory make returned")
@@ -715,6 +735,10 @@ func rootLocked[T array.Elem](h *holdings, b *block, d *tensor.Dense, overwrite 
 			return nil, err
 		}
 		setFns(h, b, r)
+		if t := b.trip; t != nil && t.on { // kept dropped while parked (parkTrip)
+			t.gen = b.gen()
+			b.publish(t)
+		}
 	}
 	if b.root == nil && b.owned && b.hb == nil {
 		// Alloc's Go memory, first typed: pinned while the engine uses it.

@@ -18,22 +18,26 @@ type HostWork struct {
 	// backed host memory mapped for results of the engine's ops; Pooled:
 	// results given memory the engine reclaimed instead.
 	Pinned, Mapped, Pooled int64
+	// Homed: copies home (each one of the device's D2H transfers) of Go
+	// memory whose host copy could not be let go, made once the op that
+	// wrote it is done (see "Writing" in the package documentation).
+	Homed int64
 }
 
 // HostWork returns the counts so far.
 func (e *Engine) HostWork() HostWork {
 	w := &e.h.work
-	return HostWork{Scanned: w.scanned.Load(), Cleared: w.cleared.Load(), Pinned: w.pinned.Load(), Mapped: w.mapped.Load(), Pooled: w.pooled.Load()}
+	return HostWork{Scanned: w.scanned.Load(), Cleared: w.cleared.Load(), Pinned: w.pinned.Load(), Mapped: w.mapped.Load(), Pooled: w.pooled.Load(), Homed: w.homed.Load()}
 }
 
 // Sub returns the counts accumulated between v and w.
 func (w HostWork) Sub(v HostWork) HostWork {
-	return HostWork{Scanned: w.Scanned - v.Scanned, Cleared: w.Cleared - v.Cleared, Pinned: w.Pinned - v.Pinned, Mapped: w.Mapped - v.Mapped, Pooled: w.Pooled - v.Pooled}
+	return HostWork{Scanned: w.Scanned - v.Scanned, Cleared: w.Cleared - v.Cleared, Pinned: w.Pinned - v.Pinned, Mapped: w.Mapped - v.Mapped, Pooled: w.Pooled - v.Pooled, Homed: w.Homed - v.Homed}
 }
 
 // hostWork is HostWork's counters.
 type hostWork struct {
-	scanned, cleared, pinned, mapped, pooled atomic.Int64
+	scanned, cleared, pinned, mapped, pooled, homed atomic.Int64
 }
 
 // scanned counts p as scanned and returns it.

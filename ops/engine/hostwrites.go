@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -292,26 +293,44 @@ func (b *block) dropHost() bool {
 	if b.held > 0 || b.away == nil || b.root == nil {
 		return false
 	}
-	gen, _, all := b.away()
-	if !all {
+	// The device copy must hold every newest value: some on the device
+	// only, and none on the host only.
+	gen, some, all := b.away()
+	if !some || !all && b.root.Raw().HostDirty() {
 		return false
 	}
 	if b.trip == nil {
 		b.trip = b.newTrip()
 	}
 	t := b.trip
-	if !t.lent || b.start%pageSize != 0 {
-		// Go memory (gorgonia's registers) is left to the sentinel and the
-		// watch: its pages are other Go memory's too, and a drop of it was
-		// not made right with the collector's parking (the doc's row).
+	if t.w == nil || t.lo != b.start || b.start%pageSize != 0 {
+		// Go memory that starts inside a page other Go memory shares (a
+		// small Dense of gorgonia's registers) is left to the sentinel and
+		// the watch: a read of its first bytes could not fill it.
 		return false
+	}
+	// The pages from b's start: the mapping's, Alloc's up to the last
+	// page; other Go memory's whole pages, its tail (the bytes after them,
+	// in a page other memory shares) copied by the fill.
+	hi := t.hi
+	if t.lent || b.owned {
+		hi = b.pagesEnd()
 	}
 	a, off := b.root.Raw().Allocation()
 	src, at, ok := readBack(a, off)
-	if !ok || t.w.Protect() != nil || t.w.Drop(src, at, b.start, b.pagesEnd(), b.size) != nil {
+	if !ok || t.w.Protect() != nil {
 		return false
 	}
-	t.snap = t.snap[:0]
+	if end := b.start + b.size; hi < end {
+		if !all {
+			return false // a tail current on the host would read stale
+		}
+		fillStale(b.elem, bytesAt(hi, end-hi)) // read before a fill: made-up values
+	}
+	if t.w.Drop(src, at, b.start, hi, b.size) != nil {
+		return false
+	}
+	t.snap = edges(t.snap, b.start, t.lo, t.hi, b.start+b.size)
 	t.on, t.gen, t.dropped, t.full, t.clean = true, gen, true, false, false
 	b.publish(t)
 	return true
@@ -371,8 +390,13 @@ func (b *block) newTrip() *trip {
 		return &trip{w: hb.pageWatch(), lo: b.start, hi: end, lent: true}
 	}
 	t := &trip{lo: (b.start + pageSize - 1) &^ (pageSize - 1), hi: end &^ (pageSize - 1)}
-	if t.hi > t.lo && b.goMem() && uffd.Available() && uffd.RegisterHeap(t.lo, t.hi-t.lo) == nil {
-		if w, err := uffd.New(t.lo, t.hi-t.lo); err == nil {
+	wend := t.hi
+	if b.owned && t.lo == b.start {
+		// Alloc's memory has its last page to itself (allocGo).
+		t.hi, wend = end, b.pagesEnd()
+	}
+	if wend > t.lo && b.goMem() && uffd.Available() && uffd.RegisterHeap(t.lo, wend-t.lo) == nil {
+		if w, err := uffd.New(t.lo, wend-t.lo); err == nil {
 			t.w = w
 			return t
 		}
@@ -384,6 +408,7 @@ func (b *block) newTrip() *trip {
 // unwatch leaves t without a watch: b compared whole, or, larger than
 // tripCopy, not watched.
 func (b *block) unwatch(t *trip) {
+	b.undrop()
 	b.publish(nil)
 	if t.w != nil && !t.lent {
 		t.w.Close()
@@ -466,7 +491,15 @@ func (b *block) takeDrop() (taken bool, err error) {
 		t.on = false
 		return false, fmt.Errorf("engine: the memory at %#x (%d bytes) was read on the host while its newest values were on the device, and reading them from the device failed, so the read saw zeros; the device keeps the newest values: call engine.Host(d) first: %w", b.start, b.size, err)
 	}
-	if t == nil || !t.full || !t.w.Hit() {
+	if t == nil || !t.full {
+		return false, nil
+	}
+	tail, before := t.w.TailWritten()
+	if before { // a write to the tail before the fill, which wrote over it
+		t.full = false
+		return false, b.errHostWrite()
+	}
+	if !t.w.Hit() && !tail {
 		return false, nil
 	}
 	if t.gen != b.gen() { // the engine's own transfer wrote part of it since
@@ -510,6 +543,50 @@ func (h *holdings) armDense(d interface{ Uintptr() uintptr }) {
 	owner.mu.Unlock()
 }
 
+// homeDue reports whether b, typed, is Go memory whose newest values are
+// on the device while its host copy was not let go: settle copies it home;
+// h.mu is held.
+func (b *block) homeDue() bool {
+	return b.goMem() && b.held == 0 && (b.trip == nil || !b.trip.dropped) && uffd.Available() && b.deviceDirty()
+}
+
+// touch records b, used by the call under way, for settle; h.mu is held.
+func (h *holdings) touch(b *block) {
+	if !b.touched {
+		b.touched = true
+		h.touched = append(h.touched, b)
+	}
+}
+
+// settle runs when no call is under way (leave), over the blocks the
+// calls since used: each the device holds newer values of is armed, if no
+// watch set since its device copy last changed is on (some ops write
+// their operands, or results they never arm); and Go memory whose host
+// copy could not be let go (it starts inside a page other Go memory
+// shares: a small Dense of gorgonia's registers) is copied home, where
+// pages can be watched: code the engine never sees reads it (gorgonia's
+// host ops), and a stale read would be silent. Both copies are current
+// then, and a write is seen as in any such block. h.mu is held; it returns
+// the copies home to run once it is released.
+func (h *holdings) settle() (homes []func() error) {
+	for _, b := range h.touched {
+		b.touched = false
+		if b.root == nil || b.held > 0 || b.endsDirty == nil || !h.holds(b) || !b.deviceDirty() {
+			continue
+		}
+		if t := b.trip; t == nil || !t.on || t.clean || t.gen != b.gen() {
+			b.arm()
+		}
+		if b.homeDue() {
+			h.work.homed.Add(1)
+			homes = append(homes, b.home)
+		}
+	}
+	clear(h.touched)
+	h.touched = h.touched[:0]
+	return homes
+}
+
 // locateAddr is the block holding the byte at p, in h or another open
 // engine.
 func (h *holdings) locateAddr(p uintptr) (*holdings, *block) {
@@ -534,6 +611,7 @@ func (h *holdings) hostWrites(b *block) error { return h.hostWritesFor(b, false)
 func (h *holdings) hostWritesFor(b *block, dst bool) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.touch(b) // typed by the op, if not yet
 	if b.root == nil || b.endsDirty == nil {
 		return nil
 	}
@@ -556,9 +634,16 @@ func (h *holdings) hostWritesFor(b *block, dst bool) error {
 		return nil
 	}
 	switch taken, err := b.takeDrop(); {
+	case errors.Is(err, ErrHostWrite):
+		b.arm()
+		return err
 	case err != nil || taken:
 		return err
 	case b.trip != nil && b.trip.dropped:
+		if tail, _ := b.trip.w.TailWritten(); tail { // a write to the tail only
+			b.arm()
+			return b.errHostWrite()
+		}
 		return nil // untouched
 	case b.trip != nil && b.trip.full:
 		// Read: the host copy equals the device's, until this use's op

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"errors"
 	"github.com/resident-go/resident/internal/guard"
+	"github.com/resident-go/resident/internal/uffd"
 	"math"
 	"slices"
 	"testing"
@@ -84,9 +85,18 @@ func TestSoftMaxStdReuseOnDevice(t *testing.T) {
 		if err != nil {
 			t.Fatalf("log %v: under the guard: %v", log, err)
 		}
+		// y and gx are Go memory too small to let go: each comes home once
+		// its op is done, where pages can be watched (Data() is current).
 		moved := dev.Stats().Sub(before)
-		if moved.H2DCalls != 0 || moved.D2HCalls != 0 || moved.Launches == 0 {
-			t.Fatalf("log %v: the step moved %v; want no transfer and kernels launched", log, moved)
+		down := int64(0)
+		if uffd.Available() {
+			down = 2
+		}
+		if moved.H2DCalls != 0 || moved.D2HCalls != down || moved.Launches == 0 {
+			t.Fatalf("log %v: the step moved %v; want %d copies home and kernels launched", log, moved, down)
+		}
+		if got := y.Data().([]float64); !closeTo(got, want.Data().([]float64), 1e-12) {
+			t.Errorf("log %v: y.Data() %v, standard engine %v", log, got, want.Data())
 		}
 		if got := hostValues(t, y); !closeTo(got, want.Data().([]float64), 1e-12) {
 			t.Errorf("log %v: forward %v, standard engine %v", log, got, want.Data())

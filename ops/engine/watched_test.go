@@ -3,6 +3,7 @@ package engine_test
 import (
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"testing"
 	"weak"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/internal/guard"
+	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -94,6 +96,31 @@ func TestAllocMemoryLivesWhileReachable(t *testing.T) {
 			settle()
 			unseen(t, s, []float32{1, 4, 9, 16, 25, 36})
 		})
+		t.Run("read by code the engine never sees, parked", func(t *testing.T) {
+			// The host copy of the parked memory stays dropped: the read
+			// fills it from the parked device copy, once.
+			var s *tensor.Dense
+			var w weak.Pointer[tensor.Dense]
+			func() {
+				d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2, 3), tensor.WithEngine(e))
+				_, err := tensor.Mul(a, float32(3), tensor.WithReuse(d))
+				must(t, err)
+				s, w = d.ShallowClone(), weak.Make(d)
+			}()
+			if !collect(w) {
+				t.Skip("not collected")
+			}
+			settle()
+			_, err := tensor.Add(a, float32(0)) // an engine call: the sweep parks d's memory
+			must(t, err)
+			before := dev.Stats()
+			got := slices.Clone(s.Data().([]float32))
+			moved := dev.Stats().Sub(before)
+			near(t, "parked memory read through Data", got, []float32{3, 6, 9, 12, 15, 18}, 0)
+			if uffd.Available() && (moved.D2HCalls != 1 || moved.D2HBytes != 24) {
+				t.Fatalf("the read moved %+v, want one fill of 24 bytes", moved)
+			}
+		})
 		t.Run("recycled by tensor's pool", func(t *testing.T) {
 			d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2, 3), tensor.WithEngine(e))
 			_, err := tensor.Add(a, a, tensor.WithReuse(d))
@@ -118,6 +145,7 @@ func TestAllocMemoryLivesWhileReachable(t *testing.T) {
 		t.Run("freed once unreachable", func(t *testing.T) {
 			settle()
 			start := dev.Stats().AllocsLive
+			down := dev.Stats().D2HCalls
 			for i := range 200 {
 				c := a.Clone().(*tensor.Dense) // Alloc, device copy, never Free'd
 				_, err := tensor.Add(c, float32(i), tensor.UseUnsafe())
@@ -141,6 +169,11 @@ func TestAllocMemoryLivesWhileReachable(t *testing.T) {
 			}
 			if got > start {
 				t.Fatalf("%d device allocations live after 200 dropped clones, %d before", got, start)
+			}
+			// Their host copies, let go while the device held the newest
+			// values, were never filled: no one read them.
+			if n := dev.Stats().D2HCalls - down; n != 0 {
+				t.Fatalf("%d copies home of 200 clones dropped unread, want 0", n)
 			}
 		})
 		t.Run("Free releases it", func(t *testing.T) {

@@ -403,8 +403,8 @@ func (r *BenchReport) Print(w io.Writer) {
 			float64(m.AllocsTotal)/n, float64(m.CacheHits)/n, float64(m.CacheMisses)/n)
 		if d.Engine != "standard" {
 			hw := d.Host
-			fmt.Fprintf(w, "  engine host work: %.0f B scanned, %.0f B cleared; host memory: %.1f pinned allocations, %.1f mapped, %.1f from its pool\n",
-				float64(hw.Scanned)/n, float64(hw.Cleared)/n, float64(hw.Pinned)/n, float64(hw.Mapped)/n, float64(hw.Pooled)/n)
+			fmt.Fprintf(w, "  engine host work: %.0f B scanned, %.0f B cleared, %.1f of the D2H copies home of Go memory too small to let go; host memory: %.1f pinned allocations, %.1f mapped, %.1f from its pool\n",
+				float64(hw.Scanned)/n, float64(hw.Cleared)/n, float64(hw.Homed)/n, float64(hw.Pinned)/n, float64(hw.Mapped)/n, float64(hw.Pooled)/n)
 		}
 		if d.Pipelined > 0 {
 			fmt.Fprintf(w, "  the step's graph replayed back to back, one sync: %.3f ms/step (the device's time, or the host's enqueueing where slower: %.3f ms/step of it)\n", float64(d.Pipelined)/1e6, float64(d.Enqueue)/1e6)

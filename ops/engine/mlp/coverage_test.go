@@ -11,6 +11,7 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
+	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -101,11 +102,18 @@ func runOp(e *engine.Engine, op func(x, b *gorgonia.Node) (*gorgonia.Node, error
 	vm.Reset()
 	var moved device.Stats
 	if e != nil {
-		before := e.Device().Stats()
+		before, work := e.Device().Stats(), e.HostWork()
+		_, f0 := uffd.Fills()
 		was := device.SetDeviceGuard(e.Device(), guard)
 		err = vm.RunAll()
 		device.SetDeviceGuard(e.Device(), was)
 		moved = e.Device().Stats().Sub(before)
+		// Not the op's: registers too small to let go, copied home after
+		// the ops that write them, and fills of dropped host copies that
+		// gorgonia's tape machine touches (zeroing gradients).
+		_, f1 := uffd.Fills()
+		homed := e.HostWork().Sub(work).Homed
+		moved.D2HCalls -= homed + int64(f1-f0)
 		if err != nil {
 			return 0, nil, moved, err
 		}

@@ -138,7 +138,7 @@ func run(w io.Writer, cfg Config, std bool) error {
 	for i, l := range got.Losses {
 		fmt.Fprintf(w, "step %d: loss %.6f\n", i+1, l)
 	}
-	fmt.Fprintf(w, "steps 2..%d under the transfer guard: %d uploads (%d B), %d downloads (%d B)\n", cfg.Steps, got.Moved.H2DCalls, got.Moved.H2DBytes, got.Moved.D2HCalls, got.Moved.D2HBytes)
+	fmt.Fprintf(w, "steps 2..%d under the transfer guard: %d uploads (%d B), %d downloads (%d B; %d of them registers too small to let go, copied home, and %d fills)\n", cfg.Steps, got.Moved.H2DCalls, got.Moved.H2DBytes, got.Moved.D2HCalls, got.Moved.D2HBytes, got.Host.Homed, got.Fills)
 	if !std {
 		return nil
 	}

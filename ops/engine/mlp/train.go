@@ -12,6 +12,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/resident-go/resident/device"
+	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops"
 	"github.com/resident-go/resident/ops/engine"
 )
@@ -52,6 +53,10 @@ type Result struct {
 	Moved device.Stats
 	// Host is the engine's host-side work over steps 2..N.
 	Host engine.HostWork
+	// Fills: over steps 2..N, the touches of host copies the engine had
+	// let go (gorgonia's solver zeroing a gradient), each filled from the
+	// device: one of Moved's D2H transfers.
+	Fills int64
 	// OnDevice: after the last step every weight's newest copy is on the
 	// device (the updates ran there).
 	OnDevice bool
@@ -80,6 +85,7 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 	defer t.close()
 	var before device.Stats
 	var work engine.HostWork
+	var fills uint64
 	var replay *engine.Step
 	var replayed device.Stats // before the first replay
 	defer func() {
@@ -90,6 +96,7 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 	for step := 1; step <= cfg.Steps; step++ {
 		if step == 2 && e != nil {
 			before, work = e.Device().Stats(), e.HostWork()
+			_, fills = uffd.Fills()
 		}
 		var l float32
 		var err error
@@ -127,14 +134,21 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 		}
 		res.Losses = append(res.Losses, l)
 		if e != nil && cfg.trackLive {
-			runtime.GC() // let the dropped registers' cleanups run
-			time.Sleep(20 * time.Millisecond)
+			// Let the dropped registers' cleanups run: two collections, as
+			// memory the engine parked with its host copy let go is freed
+			// by the one after its finalizer ends that.
+			for range 2 {
+				runtime.GC()
+				time.Sleep(20 * time.Millisecond)
+			}
 			s := e.Device().Stats()
 			res.Live = append(res.Live, [2]int64{s.AllocsLive, s.BytesLive})
 		}
 	}
 	if e != nil {
 		res.Moved, res.Host = e.Device().Stats().Sub(before), e.HostWork().Sub(work)
+		_, f := uffd.Fills()
+		res.Fills = int64(f - fills)
 	}
 	if replay != nil {
 		res.Replays = e.Device().Stats().Sub(replayed)
