@@ -263,7 +263,13 @@
 // parks (adopted.go) with its host copy let go stays so: a read through a
 // Dense the engine never saw fills it from the parked device copy, and a
 // finalizer on the memory ends the drop before the collector may reuse
-// its pages, so memory that dies unread costs no transfer.
+// its pages, so memory that dies unread costs no transfer. Reading right
+// has a price where gorgonia's stock solvers zero each gradient with
+// Dense.Zero: the zeros land on a host copy filled first, one fill per
+// gradient per step. The stock MLP step (784-1024-1024-10, batch 1024)
+// took 1.70× (CUDA) and 1.68× (NVIDIA OpenCL) as long as with Go memory
+// left stale, the engine's own recipe 0.96× (an H100:
+// bench/results/h100-2026-12-06-gomem.txt); a captured Step pays nothing.
 //
 // The sentinel, where there is no drop: while the device holds a float
 // block's newest first or last element, the host copy holds a signalling
