@@ -23,9 +23,11 @@ import (
 // block's newest values its host copy is stale, and the engine watches it
 // (armed) until the next use:
 //
-//   - an op's result, where it can, it lets the host copy go (dropHost):
-//     the first touch fills it from the device, so reads see the newest
-//     values, and a write after the fill is taken (the host copy is whole);
+//   - where it can (an op's result, Alloc's memory, Go memory with whole
+//     pages from its start), it lets the host copy go (dropHost): the first
+//     touch fills it from the device, so reads see the newest values, and
+//     a write after the fill is taken (the host copy is whole); other Go
+//     memory is copied home when the call that wrote it ends (settle);
 //   - else a float block's first and last elements hold a sentinel (a
 //     signalling NaN no arithmetic produces): both changed is a full
 //     overwrite (Zero, Copy), taken as the newest values (all zeros are
@@ -305,8 +307,8 @@ func (b *block) dropHost() bool {
 	t := b.trip
 	if t.w == nil || t.lo != b.start || b.start%pageSize != 0 {
 		// Go memory that starts inside a page other Go memory shares (a
-		// small Dense of gorgonia's registers) is left to the sentinel and
-		// the watch: a read of its first bytes could not fill it.
+		// small Dense of gorgonia's registers): a read of its first bytes
+		// could not fill it. settle copies it home instead.
 		return false
 	}
 	// The pages from b's start: the mapping's, Alloc's up to the last
