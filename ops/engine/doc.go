@@ -270,6 +270,9 @@
 // took 1.70× (CUDA) and 1.68× (NVIDIA OpenCL) as long as with Go memory
 // left stale, the engine's own recipe 0.96× (an H100:
 // bench/results/h100-2026-12-06-gomem.txt); a captured Step pays nothing.
+// The blocks a call used are watched, or copied home, once no call of the
+// engine is under way: while goroutines keep calls running at once, a
+// Dense's host copy may be stale until then; read it through Host(d).
 //
 // The sentinel, where there is no drop: while the device holds a float
 // block's newest first or last element, the host copy holds a signalling
