@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
@@ -200,4 +201,59 @@ func TestAdoptedMemoryOfRecycledDense(t *testing.T) {
 		near(t, "kept", hostVals[float32](t, d), []float32{2, 2, 2, 2}, 0)
 	}
 	runtime.KeepAlive(a)
+}
+
+// A write through a Dense the engine never saw, to Go memory current on
+// both sides, is seen whenever it happens: before the engine parks the
+// memory (its Denses collected) or while it is parked. Drawn over sizes
+// (let go whole, or copied home) and the moment of the write.
+func TestWriteAcrossPark(t *testing.T) {
+	e, _ := testEngine(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	for c := range 24 {
+		n := []int{6, 1 << 12, 1<<12 + 5}[c%3]
+		before := rng.IntN(2) == 0
+		vals := make([]float32, n)
+		for i := range vals {
+			vals[i] = float32(i%5 + 1)
+		}
+		a := onDevice(t, e, vals, n)
+		user := tensor.New(tensor.WithShape(n), tensor.WithBacking(make([]float32, n)))
+		var gone weak.Pointer[tensor.Dense]
+		func() {
+			first := user.ShallowClone()
+			tensor.WithEngine(e)(first)
+			gone = weak.Make(first)
+			_, err := tensor.Add(a, a, tensor.WithReuse(first))
+			must(t, err)
+			if _, err := tensor.Add(first, a); err != nil { // read: both copies current (small), or let go (large)
+				t.Fatal(err)
+			}
+		}()
+		i := rng.IntN(n)
+		if before {
+			user.Data().([]float32)[i] = -7
+		}
+		if !collect(gone) {
+			t.Skip("the first Dense was not collected")
+		}
+		_, err := tensor.Add(a, float32(0)) // an engine call: the sweep parks the memory
+		must(t, err)
+		if !before {
+			user.Data().([]float32)[i] = -7
+		}
+		tensor.WithEngine(e)(user)
+		s, err := tensor.Add(user, float32(1))
+		must(t, err)
+		got := hostVals[float32](t, s.(*tensor.Dense))
+		for j, v := range vals {
+			want := 2*v + 1
+			if j == i {
+				want = -6
+			}
+			if got[j] != want {
+				t.Fatalf("case %d (%d floats, write before the park %v): element %d is %v, want %v", c, n, before, j, got[j], want)
+			}
+		}
+	}
 }
