@@ -262,19 +262,8 @@ func BenchmarkFill(b *testing.B) {
 	}
 	for _, n := range []int{64 << 10, 1 << 20, 4 << 20} {
 		b.Run(fmt.Sprint(n>>10, "KiB"), func(b *testing.B) {
-			m, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-			if err != nil {
-				b.Fatal(err)
-			}
+			m, base, w := mapWatched(b, n, true)
 			defer syscall.Munmap(m)
-			base := uintptr(unsafe.Pointer(&m[0]))
-			if err := uffd.RegisterFill(base, uintptr(n)); err != nil {
-				b.Fatal(err)
-			}
-			w, err := uffd.New(base, uintptr(n))
-			if err != nil {
-				b.Fatal(err)
-			}
 			defer w.Close()
 			src := make([]byte, n)
 			b.SetBytes(int64(n))

@@ -103,19 +103,8 @@ func BenchmarkWatch(b *testing.B) {
 		b.Skip("no userfaultfd write-protect here")
 	}
 	for _, n := range []int{64 << 10, 1 << 20, 4 << 20} {
-		m, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-		if err != nil {
-			b.Fatal(err)
-		}
+		m, _, w := mapWatched(b, n, false)
 		clear(m)
-		p := uintptr(unsafe.Pointer(&m[0]))
-		if err := uffd.Register(p, uintptr(n)); err != nil {
-			b.Fatal(err)
-		}
-		w, err := uffd.New(p, uintptr(n))
-		if err != nil {
-			b.Fatal(err)
-		}
 		b.Run(fmt.Sprintf("protect-unprotect/%dKiB", n>>10), func(b *testing.B) {
 			b.SetBytes(int64(n))
 			for b.Loop() {
@@ -133,6 +122,29 @@ func BenchmarkWatch(b *testing.B) {
 		w.Close()
 		syscall.Munmap(m)
 	}
+}
+
+// mapWatched maps n bytes, registered (for fills too, with fill) and
+// watched whole.
+func mapWatched(tb testing.TB, n int, fill bool) ([]byte, uintptr, *uffd.Watch) {
+	tb.Helper()
+	m, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := uintptr(unsafe.Pointer(&m[0]))
+	reg := uffd.Register
+	if fill {
+		reg = uffd.RegisterFill
+	}
+	if err := reg(p, uintptr(n)); err != nil {
+		tb.Fatal(err)
+	}
+	w, err := uffd.New(p, uintptr(n))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m, p, w
 }
 
 // Go heap memory, registered once per range: a write by the runtime's
