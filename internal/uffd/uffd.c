@@ -28,16 +28,11 @@ struct ruffd_watch {
 	   was let go; a touch fills it from src (n bytes at off, zeros after).
 	   filling: a fill is reading the source (mu not held); gen counts the
 	   drops, so a fill of an older one is not placed. filled is what the
-	   last fill did (1, or its -errno), taken by ruffd_filled. A fill
-	   reads n bytes: the pages get the first ones (zeros after), and the
-	   tail (n past the pages, memory not dropped: Go memory's last bytes)
-	   is copied to dhi. tsnap is the tail as the drop, then the fill, left
-	   it, to tell writes to it; tbefore: the fill found it written. */
-	int dropped, filling, filled, queued, tbefore;
+	   last fill did (1, or its -errno), taken by ruffd_filled. */
+	int dropped, filling, filled, queued;
 	uint64_t gen;
-	uintptr_t dlo, dhi, n, off, tail;
+	uintptr_t dlo, dhi, n, off;
 	uintptr_t plo, phi; /* pages a poke lifted the protection of (mu) */
-	char *tsnap;
 	struct ruffd_source src;
 };
 
@@ -156,22 +151,17 @@ static void fill(struct ruffd_watch *w) {
 	w->filling = 1;
 	uint64_t gen = w->gen;
 	struct ruffd_source src = w->src;
-	uintptr_t len = w->dhi - w->dlo, n = w->n, off = w->off, tail = w->tail;
+	uintptr_t len = w->dhi - w->dlo, n = w->n, off = w->off;
 	pthread_mutex_unlock(&mu);
-	char *buf = malloc(len + tail);
+	char *buf = malloc(len);
 	int e = buf ? src.fn(src.a0, src.a1, off, buf, n) : -ENOMEM;
-	if (e == 0 && n < len)
+	if (e == 0)
 		memset(buf + n, 0, len - n);
 	pthread_mutex_lock(&mu);
 	if (e == 0)
 		count(src.key, n);
 	if (w->dropped && w->gen == gen) {
 		__atomic_add_fetch(&counts[4], 1, __ATOMIC_RELAXED); /* before the toucher wakes */
-		if (e == 0 && tail > 0) { /* before place wakes the toucher */
-			w->tbefore = memcmp((const void *)w->dhi, w->tsnap, tail) != 0;
-			memcpy((void *)w->dhi, buf + len, tail);
-			memcpy(w->tsnap, buf + len, tail);
-		}
 		if (e == 0)
 			e = place(w->dlo, len, buf, w->protected);
 		/* On an error the reader goes on with zeros; the next use reports e. */
@@ -390,31 +380,17 @@ int ruffd_poke(struct ruffd_watch *w, uintptr_t p, const void *v, uintptr_t n) {
 
 /* ruffd_drop lets go of the host copy of [dlo, dhi), whole pages of w
    (nothing else's) in memory registered with missing: the next touch
-   fills them with n bytes read from src at off, then zeros; bytes past
-   the pages go to the memory after dhi (the caller's, not dropped).
-   Dropped again as it is, it costs nothing. */
+   fills them with n bytes read from src at off, then zeros. Dropped again
+   as it is, it costs nothing. */
 int ruffd_drop(struct ruffd_watch *w, struct ruffd_source src, uintptr_t off, uintptr_t dlo, uintptr_t dhi, uintptr_t n) {
 	int e = 0;
-	uintptr_t tail = n > dhi - dlo ? n - (dhi - dlo) : 0;
 	pthread_mutex_lock(&mu);
 	while (w->filling)
 		pthread_cond_wait(&filled, &mu);
 	w->filled = 0;
 	if (!(w->dropped && w->dlo == dlo && w->dhi == dhi && w->n == n && w->off == off && memcmp(&w->src, &src, sizeof src) == 0)) {
 		w->dropped = 0;
-		w->tbefore = 0;
 		w->gen++;
-		if (tail > w->tail) {
-			char *t = realloc(w->tsnap, tail);
-			if (t == NULL) {
-				w->tail = 0;
-				pthread_mutex_unlock(&mu);
-				return -ENOMEM;
-			}
-			w->tsnap = t;
-		}
-		w->tail = tail;
-		memcpy(w->tsnap, (const void *)dhi, tail);
 		if (madvise((void *)dlo, dhi - dlo, MADV_DONTNEED) != 0)
 			e = -errno;
 		else {
@@ -456,20 +432,6 @@ int ruffd_filled(struct ruffd_watch *w, int *dropped) {
 	return f;
 }
 
-/* ruffd_tail reports writes to the tail of w's last drop (ruffd_drop):
-   1 since the drop, or since its fill; 2 before its fill (the fill wrote
-   over them). */
-int ruffd_tail(struct ruffd_watch *w) {
-	pthread_mutex_lock(&mu);
-	while (w->filling)
-		pthread_cond_wait(&filled, &mu);
-	int c = w->tail > 0 && memcmp((const void *)w->dhi, w->tsnap, w->tail) != 0;
-	if (w->tbefore)
-		c |= 2;
-	pthread_mutex_unlock(&mu);
-	return c;
-}
-
 /* ruffd_settle makes every dropped range that [p, p+n) touches whole,
    before a driver reads or writes there (it must never fault on a page
    whose fill goes through a driver): filled from its source, or, where
@@ -479,7 +441,7 @@ int ruffd_settle(uintptr_t p, uintptr_t n, int over) {
 	pthread_mutex_lock(&mu);
 	for (int k = 0; k < nlive; k++) {
 		struct ruffd_watch *w = live[k];
-		if (!(w->dropped || w->filling) || p >= w->dhi + w->tail || p + n <= w->dlo)
+		if (!(w->dropped || w->filling) || p >= w->dhi || p + n <= w->dlo)
 			continue;
 		if (over && !w->filling && p <= w->dlo && p + n >= w->dlo + w->n) {
 			restore(w);
@@ -511,7 +473,6 @@ int ruffd_close(struct ruffd_watch *w) {
 	live[w->slot]->slot = w->slot;
 	nlive--;
 	pthread_mutex_unlock(&mu);
-	free(w->tsnap);
 	free(w);
 	return e;
 }

@@ -20,7 +20,6 @@ int ruffd_hit(struct ruffd_watch *w);
 int ruffd_poke(struct ruffd_watch *w, uintptr_t p, const void *v, uintptr_t n);
 int ruffd_drop(struct ruffd_watch *w, struct ruffd_source src, uintptr_t off, uintptr_t dlo, uintptr_t dhi, uintptr_t n);
 int ruffd_filled(struct ruffd_watch *w, int *dropped);
-int ruffd_tail(struct ruffd_watch *w);
 int ruffd_settle(uintptr_t p, uintptr_t n, int over);
 void ruffd_forget(struct ruffd_watch *w);
 int ruffd_close(struct ruffd_watch *w);

@@ -195,21 +195,11 @@ var dropping atomic.Bool
 // Drop lets go of the host copy of [lo, hi), whole pages of w (nothing
 // else's) registered with RegisterFill: the next touch of one of them (a
 // read or a write, by any thread) fills them all with n bytes read from
-// src at off, then zeros. Bytes read past hi (n > hi-lo: Go memory ending
-// inside a page that other memory shares) are copied to the memory after
-// hi, which stays the caller's; TailWritten tells writes to them.
+// src at off, then zeros.
 func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error {
 	dropping.Store(true)
 	s := C.struct_ruffd_source{fn: C.ruffd_read_fn(src.fn), a0: C.uintptr_t(src.a0), a1: C.uintptr_t(src.a1), key: C.uintptr_t(src.key)}
 	return errno(C.ruffd_drop(w.w, s, C.uintptr_t(off), C.uintptr_t(lo), C.uintptr_t(hi), C.uintptr_t(n)))
-}
-
-// TailWritten reports writes to the bytes after hi of the last Drop:
-// since the drop, or since the fill that copied them (since), and before
-// that fill, which wrote over them (before).
-func (w *Watch) TailWritten() (since, before bool) {
-	c := C.ruffd_tail(w.w)
-	return c&1 != 0, c&2 != 0
 }
 
 // Forget ends w's drop with no fill: its pages read as zeros.

@@ -67,9 +67,6 @@ func MemSource(p uintptr) Source { return Source{} }
 // Drop returns an error: there is no userfaultfd here.
 func (w *Watch) Drop(src Source, off, lo, hi, n uintptr) error { return errNone }
 
-// TailWritten reports nothing: nothing is dropped here.
-func (w *Watch) TailWritten() (since, before bool) { return false, false }
-
 // Forget does nothing.
 func (w *Watch) Forget() {}
 

@@ -3,9 +3,12 @@ package engine_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
+	"unsafe"
 	"weak"
 
 	"gorgonia.org/tensor"
@@ -208,7 +211,7 @@ func TestAdoptedMemoryOfRecycledDense(t *testing.T) {
 // memory (its Denses collected) or while it is parked. Drawn over sizes
 // (let go whole, or copied home) and the moment of the write.
 func TestWriteAcrossPark(t *testing.T) {
-	e, _ := testEngine(t)
+	e, dev := testEngine(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	for c := range 24 {
 		n := []int{6, 1 << 12, 1<<12 + 5}[c%3]
@@ -243,8 +246,13 @@ func TestWriteAcrossPark(t *testing.T) {
 			user.Data().([]float32)[i] = -7
 		}
 		tensor.WithEngine(e)(user)
+		st := dev.Stats()
 		s, err := tensor.Add(user, float32(1))
 		must(t, err)
+		// The write went up: one upload of the host copy, the newest.
+		if m := dev.Stats().Sub(st); m.H2DCalls != 1 || m.H2DBytes != 4*int64(n) {
+			t.Fatalf("case %d (%d floats, write before the park %v): the next op moved %v, want one upload of %d B", c, n, before, m, 4*n)
+		}
 		got := hostVals[float32](t, s.(*tensor.Dense))
 		for j, v := range vals {
 			want := 2*v + 1
@@ -253,6 +261,57 @@ func TestWriteAcrossPark(t *testing.T) {
 			}
 			if got[j] != want {
 				t.Fatalf("case %d (%d floats, write before the park %v): element %d is %v, want %v", c, n, before, j, got[j], want)
+			}
+		}
+	}
+}
+
+// Which Go memory has its host copy let go and which comes home, drawn
+// over sizes and offsets into a backing (the doc's row): memory that is
+// whole pages is let go (no transfer after the op, one fill at a read),
+// any other comes home once the op ends (one D2H, HostWork.Homed); either
+// way a copy of all of Data() reads the newest values (Go's copy loads a
+// slice's last bytes first: with them in a page shared with other memory
+// and let go, they read stale).
+func TestGoMemoryLetGoOrHome(t *testing.T) {
+	if !uffd.Available() {
+		t.Skip("no userfaultfd here: Go memory reads stale (the doc's row)")
+	}
+	e, dev := testEngine(t)
+	pg := os.Getpagesize()
+	rng := rand.New(rand.NewPCG(13, 14))
+	for c := range 60 {
+		n := 2 + int(float64(1<<15)*pow3(rng.Float64())) // floats, mostly small (one is a host scalar)
+		if rng.IntN(2) == 0 {
+			n = (n + 1023) &^ 1023 // whole pages
+		}
+		back := make([]float32, n+1024)
+		off := 0
+		if rng.IntN(2) == 0 {
+			off = rng.IntN(1024)
+		}
+		vals := back[off : off+n]
+		a := onDevice(t, e, slices.Repeat([]float32{3}, n), n)
+		reg := tensor.New(tensor.WithShape(n), tensor.WithBacking(vals))
+		tensor.WithEngine(e)(reg)
+		p := uintptr(unsafe.Pointer(&vals[0]))
+		letGo := p%uintptr(pg) == 0 && 4*n%pg == 0
+		st, w0 := dev.Stats(), e.HostWork()
+		_, err := tensor.Add(a, a, tensor.WithReuse(reg))
+		must(t, err)
+		m, homed := dev.Stats().Sub(st), e.HostWork().Sub(w0).Homed
+		if want := map[bool]int64{false: 1}[letGo]; m.D2HCalls != want || homed != want || m.H2DCalls != 0 {
+			t.Fatalf("case %d (%d floats at %#x, let go %v): the op moved %v, %d homed; want %d copies home", c, n, p, letGo, m, homed, want)
+		}
+		st = dev.Stats()
+		got := slices.Clone(vals)
+		fill := dev.Stats().Sub(st)
+		if want := map[bool]int64{true: 1}[letGo]; fill.D2HCalls != want {
+			t.Fatalf("case %d (%d floats, let go %v): the read moved %v, want %d fills", c, n, letGo, fill, want)
+		}
+		for i, x := range got {
+			if x != 6 {
+				t.Fatalf("case %d (%d floats, let go %v): Data()[%d] = %v, want 6", c, n, letGo, i, x)
 			}
 		}
 	}

@@ -359,6 +359,7 @@ func (b *block) takeWrites() error {
 // memory can end the drop before the collector may reuse its pages:
 // memory that dies unread costs no fill. Else it is filled now.
 func (b *block) parkTrip(h *holdings) {
+	// filled takes a fill made since the drop, which ends it: dropped again.
 	if t := b.trip; t != nil && t.dropped && t.filled() == nil && t.dropped && b.finalize(h) {
 		b.publish(nil)
 		return

@@ -180,20 +180,18 @@
 // ops/engine/mlp):
 //
 //	Data() read, device newer (where Linux offers userfaultfd's write-protect, 6.4 on)
-//	  an op's result, Alloc's memory, Go memory (gorgonia's registers) from a page
-//	  boundary with a whole page (Go's allocations of 32 KiB and more, and of 4, 8 …
-//	  28 KiB)              the newest values: its host copy was let go, and the first
+//	  an op's result, Alloc's memory, Go memory (gorgonia's registers) that is whole
+//	  pages (from a page boundary, a multiple of 4 KiB)
+//	                       the newest values: its host copy was let go, and the first
 //	                       touch, by any code, fills it from the device (one D2H
-//	                       transfer in the device's Stats); an adopted Dense's last
-//	                       bytes after its last whole page, read before any other,
-//	                       hold made-up values (NaN for floats)
-//	                       TestDroppedResults, TestWritesBehindTheEngine,
-//	                       TestAdoptsGoMemory, TestAllocMemoryLivesWhileReachable
-//	  other Go memory (a small register)
+//	                       transfer in the device's Stats)  TestDroppedResults,
+//	                       TestWritesBehindTheEngine, TestGoMemoryLetGoOrHome,
+//	                       TestAllocMemoryLivesWhileReachable
+//	  other Go memory (a small register, or one of an odd size)
 //	                       the newest values: copied home once the call that wrote
-//	                       it ends (one D2H each, HostWork.Homed)  TestAdoptsGoMemory,
-//	                       TestHostWritesModel; gorgonia's own MaxPool2D and
-//	                       BatchNorm: nn TestGorgoniaConvOpsOnEngine
+//	                       it ends (one D2H each, HostWork.Homed)
+//	                       TestGoMemoryLetGoOrHome, TestHostWritesModel; gorgonia's
+//	                       own MaxPool2D and BatchNorm: nn TestGorgoniaConvOpsOnEngine
 //	Data() read, device newer, no userfaultfd
 //	                       stale values; a float Dense reads NaN (the sentinel
 //	                       below) at both ends, and Go memory also outside its
@@ -218,7 +216,7 @@
 //	                             TestZeroBehindTheEngine, TestWritesBehindTheEngine,
 //	                             mlp TestStockSolversMatchStdEngine
 //	any other write (Data(), Copy into a view) to device-newer memory whose host copy
-//	was not let go (a Step's; an adopted Dense's last bytes first; no userfaultfd)
+//	was not let go (a Step's; no userfaultfd)
 //	                             the next use fails with ErrHostWrite naming Host(d),
 //	                             once: the write is not taken, the device keeps the
 //	                             newest values  TestWritesBehindTheEngine
@@ -256,10 +254,11 @@
 // download home (the Array tells the engine), so a write to them reaches
 // the next op; the step took 1.00-1.01× as long with that watch
 // (bench/results/h100-2026-12-06-current.txt). Go memory is let go only
-// where it has its pages to itself (Alloc's memory does: it starts a
-// page; gorgonia's registers of 32 KiB and more do but for their last
-// bytes, which the fill copies); other Go memory comes home once the call
-// that wrote it ends (a small register: one D2H each). Memory the engine
+// where it is whole pages (Alloc's memory is: it starts a page and owns
+// its last one): bytes in a page other Go memory shares could not be
+// filled at a read, and Go's copy loads a slice's last bytes before its
+// first. Other Go memory comes home once the call that wrote it ends (a
+// small register: one D2H each). Memory the engine
 // parks (adopted.go) with its host copy let go stays so: a read through a
 // Dense the engine never saw fills it from the parked device copy, and a
 // finalizer on the memory ends the drop before the collector may reuse

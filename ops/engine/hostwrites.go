@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -23,8 +22,8 @@ import (
 // block's newest values its host copy is stale, and the engine watches it
 // (armed) until the next use:
 //
-//   - where it can (an op's result, Alloc's memory, Go memory with whole
-//     pages from its start), it lets the host copy go (dropHost): the first
+//   - where it can (an op's result, Alloc's memory, Go memory that is
+//     whole pages), it lets the host copy go (dropHost): the first
 //     touch fills it from the device, so reads see the newest values, and
 //     a write after the fill is taken (the host copy is whole); other Go
 //     memory is copied home when the call that wrote it ends (settle);
@@ -305,34 +304,20 @@ func (b *block) dropHost() bool {
 		b.trip = b.newTrip()
 	}
 	t := b.trip
-	if t.w == nil || t.lo != b.start || b.start%pageSize != 0 {
-		// Go memory that starts inside a page other Go memory shares (a
-		// small Dense of gorgonia's registers): a read of its first bytes
-		// could not fill it. settle copies it home instead.
+	if t.w == nil || t.lo != b.start || b.start%pageSize != 0 || t.hi != b.start+b.size && !t.lent && !b.owned {
+		// Go memory with bytes in a page other Go memory shares (a small
+		// Dense of gorgonia's registers, or one whose size is not whole
+		// pages): a read of those first could not fill them (Go's copy
+		// loads a slice's last bytes before its first). settle copies it
+		// home instead.
 		return false
-	}
-	// The pages from b's start: the mapping's, Alloc's up to the last
-	// page; other Go memory's whole pages, its tail (the bytes after them,
-	// in a page other memory shares) copied by the fill.
-	hi := t.hi
-	if t.lent || b.owned {
-		hi = b.pagesEnd()
 	}
 	a, off := b.root.Raw().Allocation()
 	src, at, ok := readBack(a, off)
-	if !ok || t.w.Protect() != nil {
+	if !ok || t.w.Protect() != nil || t.w.Drop(src, at, b.start, b.pagesEnd(), b.size) != nil {
 		return false
 	}
-	if end := b.start + b.size; hi < end {
-		if !all {
-			return false // a tail current on the host would read stale
-		}
-		fillStale(b.elem, bytesAt(hi, end-hi)) // read before a fill: made-up values
-	}
-	if t.w.Drop(src, at, b.start, hi, b.size) != nil {
-		return false
-	}
-	t.snap = edges(t.snap, b.start, t.lo, t.hi, b.start+b.size)
+	t.snap = t.snap[:0]
 	t.on, t.gen, t.dropped, t.full, t.clean = true, gen, true, false, false
 	b.publish(t)
 	return true
@@ -493,15 +478,7 @@ func (b *block) takeDrop() (taken bool, err error) {
 		t.on = false
 		return false, fmt.Errorf("engine: the memory at %#x (%d bytes) was read on the host while its newest values were on the device, and reading them from the device failed, so the read saw zeros; the device keeps the newest values: call engine.Host(d) first: %w", b.start, b.size, err)
 	}
-	if t == nil || !t.full {
-		return false, nil
-	}
-	tail, before := t.w.TailWritten()
-	if before { // a write to the tail before the fill, which wrote over it
-		t.full = false
-		return false, b.errHostWrite()
-	}
-	if !t.w.Hit() && !tail {
+	if t == nil || !t.full || !t.w.Hit() {
 		return false, nil
 	}
 	if t.gen != b.gen() { // the engine's own transfer wrote part of it since
@@ -636,16 +613,9 @@ func (h *holdings) hostWritesFor(b *block, dst bool) error {
 		return nil
 	}
 	switch taken, err := b.takeDrop(); {
-	case errors.Is(err, ErrHostWrite):
-		b.arm()
-		return err
 	case err != nil || taken:
 		return err
 	case b.trip != nil && b.trip.dropped:
-		if tail, _ := b.trip.w.TailWritten(); tail { // a write to the tail only
-			b.arm()
-			return b.errHostWrite()
-		}
 		return nil // untouched
 	case b.trip != nil && b.trip.full:
 		// Read: the host copy equals the device's, until this use's op
