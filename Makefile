@@ -6,7 +6,7 @@ GO        ?= go
 DEB_PKGS  := gcc g++ libc6-dev ocl-icd-libopencl1 pocl-opencl-icd ocl-icd-opencl-dev clinfo python3-numpy
 export POCL_CACHE_DIR ?= $(CURDIR)/.cache/pocl
 
-.PHONY: deps test vet bench clean test-ops test-lib test-cgocheck2 test-example test-mlp test-nn test-bench
+.PHONY: deps test vet bench clean test-ops test-lib test-cgocheck2 test-example test-mlp test-nn test-bench test-unprivileged
 
 # apt-get update runs only when a package is missing, and then once.
 deps:
@@ -43,7 +43,7 @@ GOTEST    := $(GO) test -race -vet=off -timeout $(TIMEOUT)
 # other. ops, the longest (its compile, then about 4 minutes of tests),
 # starts first, beside the rest of the library.
 test: deps vet
-	$(MAKE) --no-print-directory -j2 test-ops test-lib test-cgocheck2 $(MODULES)
+	$(MAKE) --no-print-directory -j2 test-ops test-lib test-cgocheck2 $(MODULES) test-unprivileged
 
 test-ops:
 	$(GOTEST) ./ops
@@ -62,6 +62,20 @@ test-nn:      MOD := ops/engine/nn
 test-bench:   MOD := bench
 $(MODULES):
 	cd $(MOD) && $(GO) vet -race ./... && $(GOTEST) ./...
+
+# The gorgonia engine where the process may not use userfaultfd (a user
+# other than root, Debian's default): the engine's tests and gorgonia's
+# own code on it (nn, mlp), run as nobody when make runs as root, else as
+# the user (ops/engine/doc.go, "Writing").
+test-unprivileged:
+	@d=$$(mktemp -d) && chmod 755 $$d && mkdir -m 777 $$d/pocl && \
+	$(GO) test -race -vet=off -c -o $$d/engine.test ./ops/engine && \
+	(cd ops/engine/nn && $(GO) test -race -vet=off -c -o $$d/nn.test .) && \
+	(cd ops/engine/mlp && $(GO) test -race -vet=off -c -o $$d/mlp.test .) && \
+	as=""; if [ "$$(id -u)" = 0 ]; then as="setpriv --reuid=nobody --regid=nogroup --clear-groups"; fi; \
+	for t in engine nn mlp; do \
+		(cd $$d && $$as env HOME=$$d POCL_CACHE_DIR=$$d/pocl ./$$t.test -test.short -test.timeout $(TIMEOUT)) || { rm -rf $$d; exit 1; }; \
+	done; rm -rf $$d
 
 # The benchmark is its own module (bench/go.mod), so the library's go.mod
 # requires no plotting package.

@@ -20,6 +20,6 @@
 // Available is false where the kernel lacks write-protection of
 // unpopulated anonymous memory (Linux 6.4) or refuses the process a
 // userfaultfd that also serves the kernel's own faults (without
-// CAP_SYS_PTRACE where vm.unprivileged_userfaultfd is 0; seccomp):
-// nothing is watched there.
+// CAP_SYS_PTRACE where vm.unprivileged_userfaultfd is 0, unless it may
+// open /dev/userfaultfd; seccomp): nothing is watched there.
 package uffd

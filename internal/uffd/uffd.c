@@ -274,10 +274,20 @@ int ruffd_open(void) {
 	if (zeros == NULL)
 		return -ENOMEM;
 	/* Not UFFD_USER_MODE_ONLY: a write from the kernel (a driver pinning
-	   the pages, read(2) into them) would fail with EFAULT there. */
+	   the pages, read(2) into them) would fail with EFAULT there. Refused
+	   the system call (no privilege), a process that may open
+	   /dev/userfaultfd (Linux 6.1 on; its mode says who) gets one there. */
 	int f = syscall(SYS_userfaultfd, O_CLOEXEC);
-	if (f < 0)
-		return -errno;
+	if (f < 0) {
+		int e = errno;
+		int dev = open("/dev/userfaultfd", O_RDWR | O_CLOEXEC);
+		if (dev < 0)
+			return -e;
+		f = ioctl(dev, USERFAULTFD_IOC_NEW, O_CLOEXEC);
+		close(dev);
+		if (f < 0)
+			return -e;
+	}
 	struct uffdio_api api = {.api = UFFD_API, .features = UFFD_FEATURE_PAGEFAULT_FLAG_WP | UFFD_FEATURE_WP_UNPOPULATED};
 	if (ioctl(f, UFFDIO_API, &api) != 0) {
 		int e = errno;

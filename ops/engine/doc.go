@@ -192,18 +192,25 @@
 //	                       it ends (one D2H each, HostWork.Homed)
 //	                       TestGoMemoryLetGoOrHome, TestHostWritesModel; gorgonia's
 //	                       own MaxPool2D and BatchNorm: nn TestGorgoniaConvOpsOnEngine
-//	Data() read, device newer, no userfaultfd
-//	                       stale values; a float Dense reads NaN (the sentinel
-//	                       below) at both ends, and Go memory also outside its
-//	                       whole pages (all of a small one)  TestWritesWithoutPageWatch
+//	Data() read, no userfaultfd (a process without the privilege: Debian's default
+//	for users other than root, vm.unprivileged_userfaultfd 0)
+//	                       the newest values: every block a call left newer on
+//	                       the device comes home when the call ends (one D2H each,
+//	                       HostWork.Homed), so results cross the bus at each call;
+//	                       to keep them resident, let the process open
+//	                       /dev/userfaultfd (Linux 6.1 on) or set the sysctl to 1
+//	                       TestWritesWithoutPageWatch (drawn); the engine suite and
+//	                       gorgonia's own code run as an unprivileged user in
+//	                       make test
 //	Data() write, before 1st use uploaded at the first use              TestHostWritesModel
 //	Data() write, Copy into a view, any memory whose copies are both current
 //	(after a device use that read it, or a copy home: HostReadOnly, printing)
 //	                             seen at the next use: the host copy is the newer,
 //	                             uploaded (one upload; none with no write)
-//	                             TestWriteToCurrentSeen, TestWritesBehindTheEngine
-//	                             (without userfaultfd, in a Dense over 64 KiB: NOT
-//	                             SEEN, lost)        TestWritesWithoutPageWatch
+//	                             TestWriteToCurrentSeen, TestWritesBehindTheEngine;
+//	                             without userfaultfd, compared (a Dense over 64 KiB
+//	                             by a 64-bit hash: a write that keeps it, odds 2^-64,
+//	                             is missed)         TestWritesWithoutPageWatch
 //	Data() write, Copy into a view, device newer, host copy let go (above)
 //	                             lands on the newest values (the touch fills first),
 //	                             uploaded at the next use   TestDroppedResults,
@@ -216,14 +223,12 @@
 //	                             TestZeroBehindTheEngine, TestWritesBehindTheEngine,
 //	                             mlp TestStockSolversMatchStdEngine
 //	any other write (Data(), Copy into a view) to device-newer memory whose host copy
-//	was not let go (a Step's; no userfaultfd)
+//	was not let go (a Step's; without userfaultfd, only while calls run at once)
 //	                             the next use fails with ErrHostWrite naming Host(d),
 //	                             once: the write is not taken, the device keeps the
 //	                             newest values  TestWritesBehindTheEngine
-//	                             (without userfaultfd, in a Dense over 64 KiB, a write
-//	                             that misses both ends of float memory, or any write to
-//	                             integer memory, is NOT SEEN: lost)
-//	                                                TestWritesWithoutPageWatch
+//	                             (without userfaultfd, seen by comparing the block, as
+//	                             above; in integer memory, a write of 0xa5 bytes is not)
 //	At, SetAt, Memset, iterators, String on the engine's own memory
 //	                             tensor refuses them ("Inaccesible data")
 //	At, SetAt on Go memory the engine adopted (gorgonia's registers)

@@ -60,7 +60,8 @@ func TestGuardRefusesFirstUseUpload(t *testing.T) {
 // Dense (the engine's Alloc) or of an op's result lands on the newest
 // values, filled from the device at the write (a dropped host copy:
 // hostwrites.go) where pages can be watched, one D2H transfer in the
-// device's Stats; elsewhere it is ErrHostWrite.
+// device's Stats; elsewhere the result came home when its call ended, and
+// the write is seen in a host copy current on both sides.
 func TestZeroBehindTheEngine(t *testing.T) {
 	dev := sim.NewCompute("sim", 1<<20)
 	e := engine.New(dev)
@@ -78,7 +79,7 @@ func TestZeroBehindTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if moved := dev.Stats().Sub(before); moved.H2DCalls != 0 {
+	if moved := dev.Stats().Sub(before); resident() && moved.H2DCalls != 0 {
 		t.Errorf("%d uploads for a zeroed Dense, want 0", moved.H2DCalls)
 	}
 	hc, err := engine.Host(c)
@@ -93,10 +94,6 @@ func TestZeroBehindTheEngine(t *testing.T) {
 	}
 	a.Data().([]float32)[0] = 5
 	switch c, err := a.Add(a); {
-	case !uffd.Available():
-		if !errors.Is(err, engine.ErrHostWrite) {
-			t.Fatalf("after a write through Data to one element: err %v, want ErrHostWrite", err)
-		}
 	case err != nil:
 		t.Fatalf("after a write through Data to one element: %v", err)
 	default:
@@ -114,19 +111,13 @@ func TestZeroBehindTheEngine(t *testing.T) {
 	rd.Data().([]float32)[0] = 5
 	fill := dev.Stats().Sub(st) // the fill, before any engine call
 	c, err = rd.Add(rd)
-	if !uffd.Available() {
-		if !errors.Is(err, engine.ErrHostWrite) {
-			t.Fatalf("after a write through Data to one element of a result: err %v, want ErrHostWrite", err)
-		}
-		return
-	}
 	if err != nil {
 		t.Fatalf("after a write through Data to one element of a result: %v", err)
 	}
-	if _, f := uffd.Fills(); f != fills+1 {
+	if _, f := uffd.Fills(); resident() && f != fills+1 {
 		t.Fatalf("the write filled the host copy %d times, want 1", f-fills)
 	}
-	if fill.D2HCalls != 1 || fill.D2HBytes != 16 {
+	if resident() && (fill.D2HCalls != 1 || fill.D2HBytes != 16) {
 		t.Fatalf("the fill is %d D2H transfers of %d bytes in the device's Stats, want 1 of 16", fill.D2HCalls, fill.D2HBytes)
 	}
 	if got := hostVals[float32](t, c); !slices.Equal(got, []float32{10, 4, 4, 4}) {

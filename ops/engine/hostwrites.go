@@ -2,7 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"reflect"
 	"sync"
@@ -129,7 +131,6 @@ type trip struct {
 	lo, hi uintptr // w's pages
 	snap   []byte  // the bytes outside [lo, hi) when set: before, then after
 	lent   bool    // w is the mapping's, which covers the whole block
-	off    bool    // not watched (see doc.go): too large to compare, no w
 	on     bool    // set since the device last took the newest values
 	gen    uint64  // the Array's device-dirty count when set
 	// clean: set while the host copy was current (setClean), so a write
@@ -141,9 +142,12 @@ type trip struct {
 	dropped, full bool
 }
 
-// tripCopy bounds the blocks a trip compares whole, where there are no
-// watched pages.
+// tripCopy bounds the bytes a trip keeps a copy of to compare; more (a
+// block with no watch, as without userfaultfd) it keeps a 64-bit hash of,
+// so a write that leaves the hash unchanged (odds 2^-64) is not seen.
 const tripCopy = 64 << 10
+
+var tripSeed = maphash.MakeSeed()
 
 var pageSize = uintptr(os.Getpagesize())
 
@@ -163,14 +167,8 @@ func (b *block) setTrip() {
 		b.trip = b.newTrip()
 	}
 	t := b.trip
-	if t.off {
-		return
-	}
 	if t.w != nil && t.w.Protect() != nil {
-		b.unwatch(t) // compared whole from here on, or not at all
-		if t.off {
-			return
-		}
+		b.unwatch(t) // compared whole from here on
 	}
 	if all && !t.lent {
 		// Stale bytes, which a write of the same value would not change:
@@ -195,9 +193,8 @@ func (b *block) setClean() {
 		b.trip = b.newTrip()
 	}
 	t := b.trip
-	if t.off || t.w != nil && t.w.Protect() != nil {
-		t.on = false
-		return
+	if t.w != nil && t.w.Protect() != nil {
+		b.unwatch(t)
 	}
 	t.snap = edges(t.snap, b.start, t.lo, t.hi, b.start+b.size)
 	t.on, t.gen, t.clean, t.full = true, b.gen(), true, false
@@ -249,7 +246,7 @@ func (b *block) publish(t *trip) {
 	}
 	hw.mu.Lock()
 	defer hw.mu.Unlock()
-	hw.on, hw.gen = t != nil && !t.off, 0
+	hw.on, hw.gen = t != nil, 0
 	if hw.on {
 		hw.w, hw.start, hw.lo, hw.hi, hw.end = t.w, b.start, t.lo, t.hi, b.start+b.size
 	} else {
@@ -392,8 +389,7 @@ func (b *block) newTrip() *trip {
 	return t
 }
 
-// unwatch leaves t without a watch: b compared whole, or, larger than
-// tripCopy, not watched.
+// unwatch leaves t without a watch: b compared whole (or its hash).
 func (b *block) unwatch(t *trip) {
 	b.undrop()
 	b.publish(nil)
@@ -402,7 +398,6 @@ func (b *block) unwatch(t *trip) {
 	}
 	t.w, t.lent = nil, false
 	t.lo, t.hi = b.start+b.size, b.start+b.size
-	t.off = b.size > tripCopy
 }
 
 // staleByte fills the stale host copy of integer memory a trip compares.
@@ -443,15 +438,29 @@ func (b *block) wrote() bool {
 }
 
 // edges copies the bytes of [start, end) outside a watch's pages [lo, hi)
-// into snap's storage.
+// into snap's storage, or, more than tripCopy, their hash.
 func edges(snap []byte, start, lo, hi, end uintptr) []byte {
+	if lo-start+end-hi > tripCopy {
+		return binary.LittleEndian.AppendUint64(snap[:0], edgesHash(start, lo, hi, end))
+	}
 	return append(append(snap[:0], bytesAt(start, lo-start)...), bytesAt(hi, end-hi)...)
 }
 
 // edgesChanged reports whether those bytes differ from snap, their edges.
 func edgesChanged(snap []byte, start, lo, hi, end uintptr) bool {
 	n := lo - start
+	if n+end-hi > tripCopy {
+		return len(snap) != 8 || binary.LittleEndian.Uint64(snap) != edgesHash(start, lo, hi, end)
+	}
 	return !bytes.Equal(snap[:n], bytesAt(start, n)) || !bytes.Equal(snap[n:], bytesAt(hi, end-hi))
+}
+
+func edgesHash(start, lo, hi, end uintptr) uint64 {
+	var h maphash.Hash
+	h.SetSeed(tripSeed)
+	h.Write(bytesAt(start, lo-start))
+	h.Write(bytesAt(hi, end-hi))
+	return h.Sum64()
 }
 
 // gen is the Array's count of device-dirty changes.
@@ -522,11 +531,16 @@ func (h *holdings) armDense(d interface{ Uintptr() uintptr }) {
 	owner.mu.Unlock()
 }
 
-// homeDue reports whether b, typed, is Go memory whose newest values are
-// on the device while its host copy was not let go: settle copies it home;
-// h.mu is held.
+// homeDue reports whether b, typed, holds newest values on the device
+// that settle copies home, since no touch of the host copy would fetch
+// them: Go memory whose host copy was not let go, or, without
+// userfaultfd, any memory. As a fill, it is part of reading right, which
+// the transfer guard does not refuse (Stats count it); h.mu is held.
 func (b *block) homeDue() bool {
-	return b.goMem() && b.held == 0 && (b.trip == nil || !b.trip.dropped) && uffd.Available() && b.deviceDirty()
+	if b.held > 0 || b.trip != nil && b.trip.dropped || !b.deviceDirty() {
+		return false
+	}
+	return !uffd.Available() || b.goMem()
 }
 
 // touch records b, used by the call under way, for settle; h.mu is held.
@@ -540,13 +554,12 @@ func (h *holdings) touch(b *block) {
 // settle runs when no call is under way (leave), over the blocks the
 // calls since used: each the device holds newer values of is armed, if no
 // watch set since its device copy last changed is on (some ops write
-// their operands, or results they never arm); and Go memory whose host
-// copy could not be let go (it starts inside a page other Go memory
-// shares: a small Dense of gorgonia's registers) is copied home, where
-// pages can be watched: code the engine never sees reads it (gorgonia's
-// host ops), and a stale read would be silent. Both copies are current
-// then, and a write is seen as in any such block. h.mu is held; it returns
-// the copies home to run once it is released.
+// their operands, or results they never arm); and a block whose host
+// copy was not let go is copied home where homeDue says: code the engine
+// never sees reads it (gorgonia's host ops), and a stale read would be
+// silent. Both copies are current then, and a write is seen as in any
+// such block. h.mu is held; it returns the copies home to run once it is
+// released.
 func (h *holdings) settle() (homes []func() error) {
 	for _, b := range h.touched {
 		b.touched = false

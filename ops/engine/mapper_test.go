@@ -92,7 +92,7 @@ func TestSoftMaxStdReuseOnDevice(t *testing.T) {
 		if uffd.Available() {
 			down = 2
 		}
-		if moved.H2DCalls != 0 || moved.D2HCalls != down || moved.Launches == 0 {
+		if moved.H2DCalls != 0 || resident() && moved.D2HCalls != down || moved.Launches == 0 {
 			t.Fatalf("log %v: the step moved %v; want %d copies home and kernels launched", log, moved, down)
 		}
 		if got := y.Data().([]float64); !closeTo(got, want.Data().([]float64), 1e-12) {
@@ -126,7 +126,7 @@ func TestMap(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Map(math.Sin) under the guard: %v", err)
 	}
-	if moved := dev.Stats().Sub(before); moved.H2DCalls != 0 || moved.D2HCalls != 0 {
+	if moved := dev.Stats().Sub(before); moved.H2DCalls != 0 || resident() && moved.D2HCalls != 0 {
 		t.Fatalf("Map(math.Sin) moved %v", moved)
 	}
 	want := make([]float64, len(xv))
@@ -142,7 +142,7 @@ func TestMap(t *testing.T) {
 	was = guard.Set(true)
 	_, err = x.Apply(fn)
 	guard.Set(was)
-	if !errors.Is(err, device.ErrTransferGuard) {
+	if resident() && !errors.Is(err, device.ErrTransferGuard) { // else x came home with its op
 		t.Fatalf("Map of a Go function under the guard: %v, want device.ErrTransferGuard", err)
 	}
 	before = dev.Stats()
@@ -150,7 +150,7 @@ func TestMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if moved := dev.Stats().Sub(before); moved.D2HCalls != 1 || moved.H2DCalls != 0 {
+	if moved := dev.Stats().Sub(before); resident() && moved.D2HCalls != 1 || moved.H2DCalls != 0 {
 		t.Fatalf("Map of a Go function moved %v, want one download", moved)
 	}
 	for i, v := range xv {

@@ -156,7 +156,7 @@ func TestMethodsMatchStdEngine(t *testing.T) {
 			guard.Set(was)
 			moved := dev.Stats().Sub(before)
 			must(t, err)
-			if moved.H2DCalls != 0 || moved.D2HCalls != 0 {
+			if moved.H2DCalls != 0 || resident() && moved.D2HCalls != 0 {
 				t.Fatalf("moved data: %v", moved)
 			}
 			gd, wd := got.(*tensor.Dense), want.(*tensor.Dense)
@@ -164,8 +164,8 @@ func TestMethodsMatchStdEngine(t *testing.T) {
 				t.Fatalf("got a %v Dense of shape %v, the standard engine a %v of %v", gd.Dtype(), gd.Shape(), wd.Dtype(), wd.Shape())
 			}
 			if _, ok := gd.Engine().(*engine.Engine); ok {
-				if !deviceDirty(t, e, gd) {
-					t.Fatalf("the result is not device-dirty: it was not written on the device")
+				if resident() && !deviceDirty(t, e, gd) || moved.Launches == 0 {
+					t.Fatalf("the result is not device-dirty, or nothing launched (%v): it was not written on the device", moved)
 				}
 				if strings.HasPrefix(tc.name, "Transpose") && !slices.Equal(gd.Strides(), wd.Strides()) {
 					t.Fatalf("strides %v, want %v", gd.Strides(), wd.Strides())

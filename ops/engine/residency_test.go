@@ -33,7 +33,7 @@ func TestAllocLivesOnDevice(t *testing.T) {
 	must(t, err)
 	// The 0-D sum comes home at once (tensor reads scalars from host
 	// memory): one element, explicit, so the guard allows it.
-	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 1 || m.D2HBytes != 4 || m.AllocsTotal < 2 {
+	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || resident() && (m.D2HCalls != 1 || m.D2HBytes != 4) || m.AllocsTotal < 2 {
 		t.Fatalf("a fresh Dense and ops on it: %v, want device allocations and only the scalar's copy home", m)
 	}
 	for _, d := range []*tensor.Dense{z, one, sum} {
@@ -44,7 +44,7 @@ func TestAllocLivesOnDevice(t *testing.T) {
 		}
 	}
 	s, _ := engine.Array[float32](e, one)
-	if !s.DeviceDirty() {
+	if s.Device() != device.Device(dev) || s.DeviceDirty() != resident() {
 		t.Fatal("1 + z was not written on the device")
 	}
 	if got := hostVals[float32](t, sum); got[0] != 20 {
@@ -59,7 +59,7 @@ func TestAllocLivesOnDevice(t *testing.T) {
 	before = dev.Stats()
 	r, err := w.Mul(w)
 	must(t, err)
-	if m := dev.Stats().Sub(before); m.H2DCalls != 1 || m.D2HCalls != 0 {
+	if m := dev.Stats().Sub(before); m.H2DCalls != 1 || resident() && m.D2HCalls != 0 {
 		t.Fatalf("first op on a host-written Dense: %v, want one upload", m)
 	}
 	// Written again through Host: the next op uploads it, and under the
@@ -93,7 +93,8 @@ func TestSprint(t *testing.T) {
 	was := guard.Set(true)
 	refused := fmt.Sprint(engine.Formatter(sq))
 	guard.Set(was)
-	if !strings.HasPrefix(refused, "%!v(") || !strings.Contains(refused, device.ErrTransferGuard.Error()) {
+	// Without userfaultfd sq came home when its op ended: nothing to move.
+	if resident() && (!strings.HasPrefix(refused, "%!v(") || !strings.Contains(refused, device.ErrTransferGuard.Error())) {
 		t.Fatalf("printed under the guard: %q, want the guard's error", refused)
 	}
 	before := dev.Stats()
@@ -101,7 +102,7 @@ func TestSprint(t *testing.T) {
 	if want := "[[ 1.  4.  9.]\n [16. 25. 36.]]"; got != want {
 		t.Fatalf("Sprint %q, want %q", got, want)
 	}
-	if m := dev.Stats().Sub(before); m.D2HCalls != 1 {
+	if m := dev.Stats().Sub(before); resident() && m.D2HCalls != 1 {
 		t.Fatalf("printing moved %v, want one download", m)
 	}
 	if s := fmt.Sprint(sq); !strings.Contains(s, "Inaccesible data") {
@@ -143,12 +144,12 @@ func TestAdoptsGoMemory(t *testing.T) {
 		guard.Set(was)
 		must(t, err)
 		m := dev.Stats().Sub(before)
-		if down := map[bool]int64{true: 1}[small]; m.H2DCalls != 0 || m.D2HCalls != down || small && m.D2HBytes != 4*int64(n) {
+		if down := map[bool]int64{true: 1}[small]; m.H2DCalls != 0 || resident() && (m.D2HCalls != down || small && m.D2HBytes != 4*int64(n)) {
 			t.Fatalf("an op into %d floats of adopted Go memory moved %v, want %d copies home", n, m, down)
 		}
 		r, err := engine.Array[float32](e, reg)
 		must(t, err)
-		if r.HostOnly() || r.DeviceDirty() == small {
+		if r.HostOnly() || resident() && r.DeviceDirty() == small {
 			t.Fatalf("%d floats of adopted memory: host-only %v, device-dirty %v; want written on the device, and home when small", n, r.HostOnly(), r.DeviceDirty())
 		}
 		got := slices.Clone(reg.Data().([]float32)) // no engine call
@@ -181,7 +182,7 @@ func TestCloneThenZero(t *testing.T) {
 	_, err := tensor.Add(c, c)
 	guard.Set(was)
 	must(t, err)
-	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 {
+	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || resident() && m.D2HCalls != 0 {
 		t.Fatalf("a clone of float data current on the device, and its use, moved %v", m)
 	}
 	// Integer memory carries no sentinel: a clone of it stays host memory
@@ -206,7 +207,7 @@ func TestCloneThenZero(t *testing.T) {
 	was = guard.Set(true)
 	c2 := sq.Clone().(*tensor.Dense)
 	guard.Set(was)
-	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 {
+	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || resident() && m.D2HCalls != 0 {
 		t.Fatalf("a clone of device-newer data moved %v", m)
 	}
 	near(t, "clone", hostVals[float32](t, c2), []float32{1, 4, 9}, 0)

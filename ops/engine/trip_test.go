@@ -18,6 +18,7 @@ import (
 	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/draw"
 	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops/engine"
 )
@@ -142,9 +143,8 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 	}
 	newer := a.DeviceDirty()
 	both = !newer && !a.HostDirty() && a.Device() != nil
-	// Both current, a write is seen where pages can be watched, else in a
-	// block compared whole (64 KiB at most; the doc's NOT SEEN row).
-	seen := newer || uffd.Available() || n*size <= 64<<10
+	// Both current, a write is seen: where pages can be watched by a
+	// fault, else by comparing the block (its hash past 64 KiB).
 	// Memory all of whose newest values are on the device is dropped where
 	// pages can be watched (an op's result, Alloc's; other Go memory that
 	// is whole pages): any touch fills it from the device first, so reads
@@ -152,7 +152,7 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 	// home after the op (settle): current on both sides.
 	pg := uintptr(os.Getpagesize())
 	dropped := newer && uffd.Available() && (mem != 1 || d.Uintptr()%pg == 0 && uintptr(n*size)%pg == 0)
-	taken := !newer && seen || dropped
+	taken := !newer || dropped
 	data := d.Data().([]T)
 	read := rng.IntN(2) == 0
 	if read {
@@ -243,12 +243,6 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 			copy(model[i:], src)
 		}
 	}
-	if !seen { // lost: the device's values stay
-		model = slices.Clone(init)
-		for i := range model {
-			model[i] += 3
-		}
-	}
 	where := fmt.Sprintf("case %d (%v, %d elements, memory %d, state %d, device newer %v, both current %v, dropped %v, write %s)", c, typeOf[T](), n, mem, state, newer, both, dropped, what)
 	if _, fills := uffd.Fills(); dropped && !read && what != "nothing" && taken && fills == fills0 {
 		t.Fatalf("%s: the write filled nothing", where)
@@ -264,7 +258,7 @@ func tripCase[T tripElem](t *testing.T, e *engine.Engine, dev device.Device, rng
 		if up := moved.H2DCalls; what == "nothing" && up != 0 || up > 1 {
 			t.Fatalf("%s: %d uploads", where, up)
 		}
-		if up := moved.H2DCalls; both && seen && !slices.Equal(prior, model) && up != 1 {
+		if up := moved.H2DCalls; both && !slices.Equal(prior, model) && up != 1 {
 			t.Fatalf("%s: the write changed values and %d uploads took them, want 1", where, up)
 		}
 	case what == "nothing" || whole && float || taken:
@@ -344,11 +338,12 @@ func BenchmarkWatchedUse(b *testing.B) {
 const noWatchChild = "ENGINE_TEST_NO_UFFD"
 
 // TestWritesWithoutPageWatch: where the system has no userfaultfd (here:
-// turned off in a child process), the doc's NOT SEEN row holds and no
-// more: a write into the middle of a device-newer float Dense over 64 KiB
-// is lost with no error, while one to a small Dense, to an end of the
-// large one, or a whole overwrite is still seen; so is a write to a small
-// Dense current on both sides, while one to the large one is lost.
+// turned off in a child process; a process without the privilege), each
+// call's device-newer blocks come home when it ends (HostWork.Homed, one
+// D2H each), so Data() reads the newest values with no engine call, and a
+// write to a host copy current on both sides is seen at any size (a block
+// past 64 KiB by its hash): at an end, in the middle, or whole, of Go
+// memory, Alloc's memory and an op's result, drawn.
 func TestWritesWithoutPageWatch(t *testing.T) {
 	if os.Getenv(noWatchChild) == "" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestWritesWithoutPageWatch$", "-test.count=1", "-test.v")
@@ -358,50 +353,80 @@ func TestWritesWithoutPageWatch(t *testing.T) {
 		}
 		return
 	}
-	uffd.TurnOff()
-	dev := sim.NewCompute("sim", 64<<20)
+	uffd.TurnOff() // as in a process without the privilege
+	r := rand.New(rand.NewPCG(draw.Seed(t), 31))
+	dev := sim.NewCompute("sim", 256<<20)
 	e := engine.New(dev)
 	defer e.Close()
-	mk := func(n int) *tensor.Dense {
-		d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
-		_, err := e.AddScalar(d, float32(2), true, tensor.UseUnsafe())
-		must(t, err)
-		return d
-	}
-	use := func(d *tensor.Dense) error {
+	for c := range 40 {
+		n := 1 + r.IntN(100)
+		if r.IntN(2) == 0 {
+			n = 1<<14 + r.IntN(1<<16) // past 64 KiB
+		}
+		init := make([]float32, n)
+		for i := range init {
+			init[i] = float32(r.IntN(50))
+		}
+		var d *tensor.Dense
+		kind := r.IntN(3)
+		switch kind {
+		case 0: // Alloc's memory
+			d = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
+			copy(d.Data().([]float32), init)
+		case 1: // Go memory, as gorgonia's registers
+			d = tensor.New(tensor.WithBacking(slices.Clone(init)), tensor.WithShape(n))
+			tensor.WithEngine(e)(d)
+		case 2: // an op's result
+			src := tensor.New(tensor.WithBacking(slices.Clone(init)), tensor.WithShape(n))
+			tensor.WithEngine(e)(src)
+			res, err := e.AddScalar(src, float32(0), true)
+			must(t, err)
+			d = res.(*tensor.Dense)
+		}
+		model := slices.Clone(init)
+		for range 1 + r.IntN(3) {
+			k := float32(1 + r.IntN(5))
+			st, w0 := dev.Stats(), e.HostWork()
+			_, err := e.AddScalar(d, k, true, tensor.UseUnsafe())
+			must(t, err)
+			for i := range model {
+				model[i] += k
+			}
+			m, homed := dev.Stats().Sub(st), e.HostWork().Sub(w0).Homed
+			if m.Launches != 1 || homed != 1 || m.D2HCalls != 1 {
+				t.Fatalf("case %d (kind %d, %d floats): the op moved %v, %d homed; want one launch and one copy home", c, kind, n, m, homed)
+			}
+			if got := slices.Clone(d.Data().([]float32)); !slices.Equal(got, model) { // no engine call
+				t.Fatalf("case %d (kind %d, %d floats): Data() reads stale values", c, kind, n)
+			}
+		}
+		// A write behind the engine's back: one element (an end or
+		// inside), or all of them (Zero); the next use takes it.
+		var what string
+		switch data := d.Data().([]float32); r.IntN(4) {
+		case 0:
+			data[0], model[0], what = 90, 90, "the first"
+		case 1:
+			data[n-1], model[n-1], what = 91, 91, "the last"
+		case 2:
+			i := r.IntN(n)
+			data[i], model[i], what = 92, 92, fmt.Sprintf("element %d", i)
+		case 3:
+			d.Zero()
+			clear(model)
+			what = "Zero"
+		}
+		st := dev.Stats()
 		_, err := e.AddScalar(d, float32(1), true, tensor.UseUnsafe())
-		return err
-	}
-	big, small := mk(1<<15), mk(100) // 128 KiB, 400 B
-	big.Data().([]float32)[1<<14] = 9
-	if err := use(big); err != nil {
-		t.Fatalf("a middle write to 128 KiB without the page watch: %v, want none (NOT SEEN)", err)
-	}
-	if got := hostVals[float32](t, big)[1<<14]; got != 3 {
-		t.Fatalf("the lost write: element %v, want 3 (the device's)", got)
-	}
-	small.Data().([]float32)[50] = 9
-	if err := use(small); !errors.Is(err, engine.ErrHostWrite) {
-		t.Fatalf("a write to a small Dense without the page watch: %v, want ErrHostWrite", err)
-	}
-	must(t, use(big))
-	big.Data().([]float32)[0] = 9
-	if err := use(big); !errors.Is(err, engine.ErrHostWrite) {
-		t.Fatalf("a write to the first element without the page watch: %v, want ErrHostWrite", err)
-	}
-	// Both copies current (read home): a small Dense is compared whole, so
-	// a write is taken; in the large one it is lost.
-	for _, d := range []*tensor.Dense{small, big} {
-		a, err := engine.Array[float32](e, d)
 		must(t, err)
-		_, err = a.HostReadOnly()
-		must(t, err)
-		want := d.Data().([]float32)[1] + 1
-		d.Data().([]float32)[1] = 40
-		must(t, use(d))
-		got := hostVals[float32](t, d)[1]
-		if d == small && got != 41 || d == big && got != want {
-			t.Fatalf("a write to a Dense of %d elements current on both sides: element %v afterwards", d.Len(), got)
+		for i := range model {
+			model[i]++
+		}
+		if up := dev.Stats().Sub(st).H2DCalls; what != "Zero" && up != 1 {
+			t.Fatalf("case %d (kind %d, %d floats): a write to %s, then %d uploads, want 1", c, kind, n, what, up)
+		}
+		if got := hostVals[float32](t, d); !slices.Equal(got, model) {
+			t.Fatalf("case %d (kind %d, %d floats): a write to %s was lost", c, kind, n, what)
 		}
 	}
 }

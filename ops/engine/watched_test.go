@@ -34,11 +34,11 @@ func TestAllocMemoryLivesWhileReachable(t *testing.T) {
 		unseen := func(t *testing.T, d *tensor.Dense, want []float32) {
 			t.Helper()
 			before := dev.Stats()
-			was := guard.Set(true)
+			was := guard.Set(resident()) // else parked host-current: uploaded
 			_, err := tensor.Add(d, float32(1), tensor.UseUnsafe())
 			guard.Set(was)
 			must(t, err)
-			if m := dev.Stats().Sub(before); m.H2DCalls != 0 || m.D2HCalls != 0 {
+			if m := dev.Stats().Sub(before); resident() && (m.H2DCalls != 0 || m.D2HCalls != 0) {
 				t.Fatalf("the op moved %v: the device copy was dropped", m)
 			}
 			for i := range want {
@@ -172,7 +172,7 @@ func TestAllocMemoryLivesWhileReachable(t *testing.T) {
 			}
 			// Their host copies, let go while the device held the newest
 			// values, were never filled: no one read them.
-			if n := dev.Stats().D2HCalls - down; n != 0 {
+			if n := dev.Stats().D2HCalls - down; resident() && n != 0 {
 				t.Fatalf("%d copies home of 200 clones dropped unread, want 0", n)
 			}
 		})

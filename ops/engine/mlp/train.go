@@ -127,7 +127,9 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 				l, err = t.replayedLoss(replay)
 			}
 		default:
-			l, err = t.step(step >= 2)
+			// Guarded where results stay on the device: without
+			// userfaultfd each call's come home (the engine's doc).
+			l, err = t.step(step >= 2 && uffd.Available())
 		}
 		if err != nil {
 			return res, fmt.Errorf("step %d: %w", step, err)

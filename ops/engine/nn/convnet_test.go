@@ -257,11 +257,12 @@ func trainBoth(t *testing.T, mk func() (device.Device, error), cfg netCfg, steps
 		// let their host copies go come home after the ops that write them
 		// (the engine doc's "Writing", counted in HostWork), and gorgonia's
 		// solver zeroing a gradient whose host copy was let go fills it
-		// first (a touch).
+		// first (a touch). Without userfaultfd every block comes home, and
+		// host-current memory parked between steps goes up again.
 		moved, homed := dev.Stats().Sub(before), e.HostWork().Sub(work).Homed
 		_, f1 := uffd.Fills()
 		fills := int64(f1 - f0)
-		if s > 0 && (moved.H2DCalls != 1 || moved.D2HCalls-homed-fills != 1 || fills > 4) {
+		if s > 0 && (uffd.Available() && moved.H2DCalls != 1 || moved.D2HCalls-homed-fills != 1 || fills > 4) {
 			t.Errorf("step %d moved %d uploads (%d B), %d downloads (%d B): %d small registers, %d fills; want the seed up and the loss home", s, moved.H2DCalls, moved.H2DBytes, moved.D2HCalls, moved.D2HBytes, homed, fills)
 		}
 		if !relNear(l, wl) {
