@@ -26,6 +26,7 @@ import (
 	"github.com/resident-go/resident/device/cuda"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops"
 	"github.com/resident-go/resident/ops/engine"
 	"github.com/resident-go/resident/ops/tune"
@@ -138,7 +139,11 @@ func run(w io.Writer, cfg Config, std bool) error {
 	for i, l := range got.Losses {
 		fmt.Fprintf(w, "step %d: loss %.6f\n", i+1, l)
 	}
-	fmt.Fprintf(w, "steps 2..%d under the transfer guard: %d uploads (%d B), %d downloads (%d B; %d of them registers too small to let go, copied home, and %d fills)\n", cfg.Steps, got.Moved.H2DCalls, got.Moved.H2DBytes, got.Moved.D2HCalls, got.Moved.D2HBytes, got.Host.Homed, got.Fills)
+	homes, guarded := "registers too small to let go", "under the transfer guard"
+	if !uffd.Available() {
+		homes, guarded = "every block each call wrote, without userfaultfd", "unguarded"
+	}
+	fmt.Fprintf(w, "steps 2..%d %s: %d uploads (%d B), %d downloads (%d B; %d of them %s, copied home, and %d fills)\n", cfg.Steps, guarded, got.Moved.H2DCalls, got.Moved.H2DBytes, got.Moved.D2HCalls, got.Moved.D2HBytes, got.Host.Homed, homes, got.Fills)
 	if !std {
 		return nil
 	}

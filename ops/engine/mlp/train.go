@@ -127,9 +127,7 @@ func Train(cfg Config, e *engine.Engine) (Result, error) {
 				l, err = t.replayedLoss(replay)
 			}
 		default:
-			// Guarded where results stay on the device: without
-			// userfaultfd each call's come home (the engine's doc).
-			l, err = t.step(step >= 2 && uffd.Available())
+			l, err = t.step(step >= 2)
 		}
 		if err != nil {
 			return res, fmt.Errorf("step %d: %w", step, err)
@@ -263,7 +261,9 @@ func newTrainer(cfg Config, e *engine.Engine) (*trainer, error) {
 // step runs one training step (forward, backward, SGD update) and returns
 // its loss. guard: on the device engine the forward, backward and update
 // run under the transfer guard (any automatic copy fails the step); the
-// loss's read home after them is the one allowed, counted D2H.
+// loss's read home after them is the one allowed, counted D2H. Only where
+// results stay on the device: without userfaultfd each call's come home,
+// and memory parked between steps goes up again (the engine's doc).
 func (t *trainer) step(guard bool) (float32, error) {
 	if err := t.run(guard); err != nil {
 		return 0, err
@@ -274,7 +274,7 @@ func (t *trainer) step(guard bool) (float32, error) {
 // run queues the forward and backward passes and the update.
 func (t *trainer) run(guard bool) error {
 	if t.e != nil {
-		was := device.SetDeviceGuard(t.e.Device(), guard)
+		was := device.SetDeviceGuard(t.e.Device(), guard && uffd.Available())
 		defer device.SetDeviceGuard(t.e.Device(), was)
 	}
 	if err := t.vm.RunAll(); err != nil {
