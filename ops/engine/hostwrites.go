@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"os"
 	"reflect"
+	"runtime"
 	"sync"
 	"unsafe"
 
@@ -140,6 +141,10 @@ type trip struct {
 	// from the device; full: filled since, so the host copy holds every
 	// newest value and a write to it is taken.
 	dropped, full bool
+	// blind: set while the device leads with no snapshot, as the copy
+	// home at the call's end follows (homeDue without userfaultfd): only
+	// the sentinels see a write before it (calls on other goroutines).
+	blind bool
 }
 
 // tripCopy bounds the bytes a trip keeps a copy of to compare; more (a
@@ -170,6 +175,13 @@ func (b *block) setTrip() {
 	if t.w != nil && t.w.Protect() != nil {
 		b.unwatch(t) // compared whole from here on
 	}
+	t.blind = t.w == nil && !uffd.Available() && b.homeDue()
+	if t.blind { // no pass over the block: it comes home next
+		t.snap = t.snap[:0]
+		t.on, t.gen, t.clean = true, gen, false
+		b.publish(t)
+		return
+	}
 	if all && !t.lent {
 		// Stale bytes, which a write of the same value would not change:
 		// made ones no write gives (a float's sentinel).
@@ -184,8 +196,9 @@ func (b *block) setTrip() {
 // setClean sets b's trip while its host copy is current (before an op
 // that may upload it, so that both copies are current after): a write to
 // it behind the engine's back would otherwise be lost, as the device copy
-// would stay the one ops read; h.mu is held.
-func (b *block) setClean() {
+// would stay the one ops read; h.mu is held. same: the trip's snapshot
+// holds the bytes as they are (cleanWrites compared them), so no pass.
+func (b *block) setClean(same bool) {
 	if b.held > 0 || b.away == nil {
 		return
 	}
@@ -195,30 +208,36 @@ func (b *block) setClean() {
 	t := b.trip
 	if t.w != nil && t.w.Protect() != nil {
 		b.unwatch(t)
+		same = false
 	}
-	t.snap = edges(t.snap, b.start, t.lo, t.hi, b.start+b.size)
-	t.on, t.gen, t.clean, t.full = true, b.gen(), true, false
+	if !same {
+		t.snap = edges(t.snap, b.start, t.lo, t.hi, b.start+b.size)
+	}
+	t.on, t.gen, t.clean, t.full, t.blind = true, b.gen(), true, false, false
 }
 
 // cleanWrites takes a write behind the engine's back to b's host copy
 // while both copies were current, found at this use: since the trip set
 // while they were (clean), or since a download home ended the device's
 // lead (homeWatch); the host copy is then the newer, uploaded by the op;
-// h.mu is held.
-func (b *block) cleanWrites() {
+// h.mu is held. same reports that the trip's snapshot, compared, holds
+// the bytes as they are (setClean keeps it).
+func (b *block) cleanWrites() (same bool) {
 	t := b.trip
 	if t == nil || !t.on {
-		return
+		return false
 	}
 	gen := b.gen()
-	wrote := t.clean && t.gen == gen && b.wrote()
+	checked := t.clean && t.gen == gen
+	wrote := checked && b.wrote()
 	if !t.clean && b.homed != nil {
-		wrote = b.homed.wroteSince(gen)
+		wrote, checked = b.homed.wroteSince(gen, t)
 	}
 	if wrote && b.current() {
 		b.hostNewer()
 	}
 	t.on, t.clean = false, false
+	return checked && !wrote && t.w == nil
 }
 
 // homeWatch is what a download home of b's Array sees of b's trip (the
@@ -271,14 +290,19 @@ func (hw *homeWatch) home(gen uint64) {
 }
 
 // wroteSince reports whether the host copy was written since the download
-// home after which the Array's device-dirty count was gen.
-func (hw *homeWatch) wroteSince(gen uint64) bool {
+// home after which the Array's device-dirty count was gen, and whether it
+// compared; unwritten, t's snapshot takes the download's.
+func (hw *homeWatch) wroteSince(gen uint64, t *trip) (wrote, checked bool) {
 	hw.mu.Lock()
 	defer hw.mu.Unlock()
 	if !hw.on || hw.gen != gen || gen == 0 {
-		return false
+		return false, false
 	}
-	return hw.w != nil && hw.w.Hit() || edgesChanged(hw.snap, hw.start, hw.lo, hw.hi, hw.end)
+	wrote = hw.w != nil && hw.w.Hit() || edgesChanged(hw.snap, hw.start, hw.lo, hw.hi, hw.end)
+	if !wrote {
+		t.snap = append(t.snap[:0], hw.snap...)
+	}
+	return wrote, true
 }
 
 // dropHost lets go of the host copy of result memory whose newest values
@@ -315,7 +339,7 @@ func (b *block) dropHost() bool {
 		return false
 	}
 	t.snap = t.snap[:0]
-	t.on, t.gen, t.dropped, t.full, t.clean = true, gen, true, false, false
+	t.on, t.gen, t.dropped, t.full, t.clean, t.blind = true, gen, true, false, false, false
 	b.publish(t)
 	return true
 }
@@ -431,7 +455,7 @@ var stalePage = func() map[reflect.Kind][]byte {
 // wrote reports whether b's host copy was written since its trip was set.
 func (b *block) wrote() bool {
 	t := b.trip
-	if t == nil || !t.on {
+	if t == nil || !t.on || t.blind {
 		return false
 	}
 	return t.w != nil && t.w.Hit() || edgesChanged(t.snap, b.start, t.lo, t.hi, b.start+b.size)
@@ -458,9 +482,38 @@ func edgesChanged(snap []byte, start, lo, hi, end uintptr) bool {
 func edgesHash(start, lo, hi, end uintptr) uint64 {
 	var h maphash.Hash
 	h.SetSeed(tripSeed)
-	h.Write(bytesAt(start, lo-start))
-	h.Write(bytesAt(hi, end-hi))
+	for _, m := range [2][]byte{bytesAt(start, lo-start), bytesAt(hi, end-hi)} {
+		var sum [8]byte
+		binary.LittleEndian.PutUint64(sum[:], hashBytes(m))
+		h.Write(sum[:])
+	}
 	return h.Sum64()
+}
+
+// hashPart is the bytes one goroutine of hashBytes hashes.
+const hashPart = 1 << 20
+
+// hashBytes is a hash of m: over 1 MiB, of its MiB parts' hashes, taken
+// on up to GOMAXPROCS goroutines (a pass over every byte, at each use of
+// a block without userfaultfd, was most of an H100 step's time).
+func hashBytes(m []byte) uint64 {
+	parts := (len(m) + hashPart - 1) / hashPart
+	procs := runtime.GOMAXPROCS(0)
+	if parts < 2 || procs < 2 {
+		return maphash.Bytes(tripSeed, m)
+	}
+	sums := make([]byte, 8*parts)
+	var wg sync.WaitGroup
+	for g := range min(procs, parts) {
+		wg.Go(func() {
+			for i := g; i < parts; i += procs {
+				lo := i * hashPart
+				binary.LittleEndian.PutUint64(sums[8*i:], maphash.Bytes(tripSeed, m[lo:min(lo+hashPart, len(m))]))
+			}
+		})
+	}
+	wg.Wait()
+	return maphash.Bytes(tripSeed, sums)
 }
 
 // gen is the Array's count of device-dirty changes.
@@ -609,12 +662,12 @@ func (h *holdings) hostWritesFor(b *block, dst bool) error {
 	}
 	if !b.deviceDirty() {
 		b.armed = [2]bool{} // the host copy is current: its elements are data
-		b.cleanWrites()
+		same := b.cleanWrites()
 		if b.trip != nil {
 			b.trip.on = false
 		}
 		if !dst {
-			b.setClean()
+			b.setClean(same)
 		}
 		return nil
 	}
@@ -670,6 +723,6 @@ func (b *block) take() error {
 	if err := b.takeHost(); err != nil {
 		return err
 	}
-	b.setClean()
+	b.setClean(false)
 	return nil
 }
