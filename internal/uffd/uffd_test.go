@@ -204,3 +204,23 @@ func TestPoke(t *testing.T) {
 		w.Close()
 	}
 }
+
+// deviceEnv names the environment variable under which make
+// test-unprivileged runs this package's tests as nobody, in a mount
+// namespace where /dev/userfaultfd is open to everyone.
+const deviceEnv = "UFFD_TEST_DEVICE"
+
+// TestOpensDevice: a process the system call refuses (no privilege, the
+// sysctl at 0) but that may open /dev/userfaultfd gets a userfaultfd
+// there, and the other tests then run on it.
+func TestOpensDevice(t *testing.T) {
+	if os.Getenv(deviceEnv) != "1" {
+		t.Skip("run by make test-unprivileged, as nobody with /dev/userfaultfd open to it")
+	}
+	if os.Geteuid() == 0 {
+		t.Fatal("running as root: the system call would not be refused")
+	}
+	if !uffd.Available() {
+		t.Fatal("no userfaultfd: /dev/userfaultfd was not opened")
+	}
+}
