@@ -196,9 +196,11 @@
 //	for users other than root, vm.unprivileged_userfaultfd 0)
 //	                       the newest values: every block a call left newer on
 //	                       the device comes home when the call ends (one D2H each,
-//	                       HostWork.Homed), so results cross the bus at each call;
-//	                       to keep them resident, let the process open
-//	                       /dev/userfaultfd (Linux 6.1 on) or set the sysctl to 1
+//	                       HostWork.Homed), so results cross the bus at each call
+//	                       (the MLP step 3.7-15.5x as long on an H100: bench/results/
+//	                       h100-2026-12-06-nouffd.txt); to keep them resident, let
+//	                       the process open /dev/userfaultfd (Linux 6.1 on: a group
+//	                       on the node; uffd TestOpensDevice) or set the sysctl to 1
 //	                       TestWritesWithoutPageWatch (drawn); the engine suite and
 //	                       gorgonia's own code run as an unprivileged user in
 //	                       make test
