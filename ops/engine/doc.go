@@ -229,8 +229,10 @@
 //	                             the next use fails with ErrHostWrite naming Host(d),
 //	                             once: the write is not taken, the device keeps the
 //	                             newest values  TestWritesBehindTheEngine
-//	                             (without userfaultfd, seen by comparing the block, as
-//	                             above; in integer memory, a write of 0xa5 bytes is not)
+//	                             (without userfaultfd, before the copy home only a
+//	                             float block's ends are watched: a write inside it, or
+//	                             to integer memory, is NOT SEEN: lost; read and write
+//	                             through Host(d) while calls run on other goroutines)
 //	At, SetAt, Memset, iterators, String on the engine's own memory
 //	                             tensor refuses them ("Inaccesible data")
 //	At, SetAt on Go memory the engine adopted (gorgonia's registers)
