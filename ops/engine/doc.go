@@ -281,6 +281,7 @@
 // The blocks a call used are watched, or copied home, once no call of the
 // engine is under way: while goroutines keep calls running at once, a
 // Dense's host copy may be stale until then; read it through Host(d).
+// Once they have all returned, it reads right (TestConcurrentCallsSettle).
 //
 // The sentinel, where there is no drop: while the device holds a float
 // block's newest first or last element, the host copy holds a signalling

@@ -1,0 +1,101 @@
+package engine_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+
+	"gorgonia.org/tensor"
+
+	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/draw"
+	"github.com/resident-go/resident/ops/engine"
+)
+
+// TestConcurrentCallsSettle: goroutines run ops on one engine at once,
+// each on its own Dense of a drawn kind (Alloc's memory, adopted Go
+// memory) and size, so calls overlap and the blocks are settled only when
+// the last one leaves (doc.go: "while goroutines keep calls running at
+// once"). Once every call has returned, each Dense's Data() holds the
+// model's values with no engine call, with or without userfaultfd (make
+// test-unprivileged), and a write through Data() reaches the next op.
+func TestConcurrentCallsSettle(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 43))
+	dev := sim.NewCompute("sim", 256<<20)
+	e := engine.New(dev)
+	defer e.Close()
+	for round := range 4 {
+		type lane struct {
+			d     *tensor.Dense
+			model []float32
+			ks    []float32
+			what  string
+		}
+		lanes := make([]*lane, 2+r.IntN(6))
+		for i := range lanes {
+			n := 1 + r.IntN(100)
+			if r.IntN(2) == 0 {
+				n = 1<<12 + r.IntN(1<<15)
+			}
+			l := &lane{model: make([]float32, n)}
+			for j := range l.model {
+				l.model[j] = float32(r.IntN(20))
+			}
+			if r.IntN(2) == 0 {
+				l.d = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
+				copy(l.d.Data().([]float32), l.model)
+				l.what = fmt.Sprintf("Alloc's %d floats", n)
+			} else {
+				l.d = tensor.New(tensor.WithBacking(slices.Clone(l.model)), tensor.WithShape(n))
+				tensor.WithEngine(e)(l.d)
+				l.what = fmt.Sprintf("adopted %d floats", n)
+			}
+			for range 5 + r.IntN(30) {
+				l.ks = append(l.ks, float32(1+r.IntN(4)))
+			}
+			lanes[i] = l
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, len(lanes))
+		for i, l := range lanes {
+			wg.Go(func() {
+				for _, k := range l.ks {
+					if _, err := e.AddScalar(l.d, k, true, tensor.UseUnsafe()); err != nil {
+						errs[i] = err
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		for i, l := range lanes {
+			if errs[i] != nil {
+				t.Fatalf("round %d, %s: %v", round, l.what, errs[i])
+			}
+			for _, k := range l.ks {
+				for j := range l.model {
+					l.model[j] += k
+				}
+			}
+			if got := slices.Clone(l.d.Data().([]float32)); !slices.Equal(got, l.model) { // no engine call
+				t.Fatalf("round %d, %s: Data() after the calls reads stale values", round, l.what)
+			}
+			j := r.IntN(len(l.model))
+			l.d.Data().([]float32)[j] = 99
+			l.model[j] = 99
+		}
+		for _, l := range lanes {
+			if _, err := e.AddScalar(l.d, float32(1), true, tensor.UseUnsafe()); err != nil {
+				t.Fatalf("round %d, %s: %v", round, l.what, err)
+			}
+			for j := range l.model {
+				l.model[j]++
+			}
+			if got := hostVals[float32](t, l.d); !slices.Equal(got, l.model) {
+				t.Fatalf("round %d, %s: the write through Data() was lost", round, l.what)
+			}
+		}
+	}
+}
