@@ -72,13 +72,13 @@ $(MODULES):
 # /dev/userfaultfd open to it there (the host's node is left as it is):
 # the userfaultfd comes from the device node.
 test-unprivileged:
-	@d=$$(mktemp -d) && chmod 755 $$d && mkdir -m 777 $$d/pocl && \
+	@d=$$(mktemp -d) && chmod 755 $$d && mkdir -m 777 $$d/pocl $$d/home && \
 	$(GO) test -race -vet=off -c -o $$d/engine.test ./ops/engine && \
 	$(GO) test -race -vet=off -c -o $$d/uffd.test ./internal/uffd && \
 	(cd ops/engine/nn && $(GO) test -race -vet=off -c -o $$d/nn.test .) && \
 	(cd ops/engine/mlp && $(GO) test -race -vet=off -c -o $$d/mlp.test .) && \
 	as=""; if [ "$$(id -u)" = 0 ]; then as="setpriv --reuid=nobody --regid=nogroup --clear-groups"; fi; \
-	run() { (cd $$d && $$as env HOME=$$d POCL_CACHE_DIR=$$d/pocl "$$@" -test.short -test.timeout $(TIMEOUT)) || { rm -rf $$d; exit 1; }; }; \
+	run() { (cd $$d && $$as env HOME=$$d/home POCL_CACHE_DIR=$$d/pocl "$$@" -test.short -test.timeout $(TIMEOUT)) || { rm -rf $$d; exit 1; }; }; \
 	run ./engine.test; run ./nn.test; run ./mlp.test -test.run 'Stock|Examples|Coverage|TrainMatches'; \
 	if [ -n "$$as" ] && [ -c /dev/userfaultfd ] && unshare --mount true 2>/dev/null; then \
 		cp -a /dev/userfaultfd $$d/uffd && chmod 666 $$d/uffd && \
