@@ -479,6 +479,7 @@ func edgesChanged(snap []byte, start, lo, hi, end uintptr) bool {
 	return !bytes.Equal(snap[:n], bytesAt(start, n)) || !bytes.Equal(snap[n:], bytesAt(hi, end-hi))
 }
 
+// edgesHash is the hash edges keeps of the bytes outside [lo, hi).
 func edgesHash(start, lo, hi, end uintptr) uint64 {
 	var h maphash.Hash
 	h.SetSeed(tripSeed)
