@@ -18,9 +18,12 @@ import (
 // each on its own Dense of a drawn kind (Alloc's memory, adopted Go
 // memory) and size, so calls overlap and the blocks are settled only when
 // the last one leaves (doc.go: "while goroutines keep calls running at
-// once"). Once every call has returned, each Dense's Data() holds the
-// model's values with no engine call, with or without userfaultfd (make
-// test-unprivileged), and a write through Data() reaches the next op.
+// once"). Every op ran on the device (one launch each; one upload per
+// Dense, its first use; without userfaultfd, each Dense came home at
+// least once). Once every call has returned, each Dense's Data() holds
+// the model's values with no engine call, with or without userfaultfd
+// (make test-unprivileged), and a write through Data() reaches the next
+// op.
 func TestConcurrentCallsSettle(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 43))
 	dev := sim.NewCompute("sim", 256<<20)
@@ -59,6 +62,10 @@ func TestConcurrentCallsSettle(t *testing.T) {
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, len(lanes))
+		st, w0, ops := dev.Stats(), e.HostWork(), 0
+		for _, l := range lanes {
+			ops += len(l.ks)
+		}
 		for i, l := range lanes {
 			wg.Go(func() {
 				for _, k := range l.ks {
@@ -70,6 +77,10 @@ func TestConcurrentCallsSettle(t *testing.T) {
 			})
 		}
 		wg.Wait()
+		m, homed := dev.Stats().Sub(st), e.HostWork().Sub(w0).Homed
+		if m.Launches != int64(ops) || m.H2DCalls != int64(len(lanes)) || !resident() && homed < int64(len(lanes)) {
+			t.Fatalf("round %d: %d ops on %d Denses moved %v, %d homed; want a launch each, one upload a Dense, and without userfaultfd a copy home of each", round, ops, len(lanes), m, homed)
+		}
 		for i, l := range lanes {
 			if errs[i] != nil {
 				t.Fatalf("round %d, %s: %v", round, l.what, errs[i])

@@ -7,7 +7,6 @@ import (
 	"hash/maphash"
 	"os"
 	"reflect"
-	"runtime"
 	"sync"
 	"unsafe"
 
@@ -299,7 +298,7 @@ func (hw *homeWatch) wroteSince(gen uint64, t *trip) (wrote, checked bool) {
 		return false, false
 	}
 	wrote = hw.w != nil && hw.w.Hit() || edgesChanged(hw.snap, hw.start, hw.lo, hw.hi, hw.end)
-	if !wrote {
+	if !wrote && hw.w == nil { // unwatched: setClean keeps it (cleanWrites' same)
 		t.snap = append(t.snap[:0], hw.snap...)
 	}
 	return wrote, true
@@ -491,29 +490,20 @@ func edgesHash(start, lo, hi, end uintptr) uint64 {
 	return h.Sum64()
 }
 
-// hashPart is the bytes one goroutine of hashBytes hashes.
+// hashPart is the part of a block hashBytes hashes on one goroutine.
 const hashPart = 1 << 20
 
 // hashBytes is a hash of m: over 1 MiB, of its MiB parts' hashes, taken
-// on up to GOMAXPROCS goroutines (a pass over every byte, at each use of
-// a block without userfaultfd, was most of an H100 step's time).
+// over the cores (onCores; a pass over every byte, at each use of a block
+// without userfaultfd, was most of an H100 step's time).
 func hashBytes(m []byte) uint64 {
-	parts := (len(m) + hashPart - 1) / hashPart
-	procs := runtime.GOMAXPROCS(0)
-	if parts < 2 || procs < 2 {
+	if len(m) <= hashPart {
 		return maphash.Bytes(tripSeed, m)
 	}
-	sums := make([]byte, 8*parts)
-	var wg sync.WaitGroup
-	for g := range min(procs, parts) {
-		wg.Go(func() {
-			for i := g; i < parts; i += procs {
-				lo := i * hashPart
-				binary.LittleEndian.PutUint64(sums[8*i:], maphash.Bytes(tripSeed, m[lo:min(lo+hashPart, len(m))]))
-			}
-		})
-	}
-	wg.Wait()
+	sums := make([]byte, 8*((len(m)+hashPart-1)/hashPart))
+	onCores(len(m), hashPart, func(i, lo, hi int) {
+		binary.LittleEndian.PutUint64(sums[8*i:], maphash.Bytes(tripSeed, m[lo:hi]))
+	})
 	return maphash.Bytes(tripSeed, sums)
 }
 

@@ -12,29 +12,44 @@ import (
 // gorgonia's tape machine makes its registers anew each run, and those
 // that collect gradients are read first: 7.45 MB a step for the stock
 // MLP at batch 1024, pages the kernel maps on first touch. Large scans
-// are split over the cores.
+// (these, and the hashes of hostwrites.go) are split over the cores.
 
-// scanChunk is the least each goroutine scans.
+// scanChunk is the part each goroutine scans at a time.
 const scanChunk = 512 << 10
+
+// onCores runs fn over [0, n) in parts of size bytes, part i being
+// [lo, hi) (the last shorter), on up to GOMAXPROCS goroutines; the parts
+// do not depend on the number of cores.
+func onCores(n, size int, fn func(i, lo, hi int)) {
+	parts := (n + size - 1) / size
+	procs := min(runtime.GOMAXPROCS(0), parts)
+	run := func(g int) {
+		for i := g; i < parts; i += procs {
+			fn(i, i*size, min(n, (i+1)*size))
+		}
+	}
+	if procs < 2 {
+		run(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for g := range procs {
+		wg.Go(func() { run(g) })
+	}
+	wg.Wait()
+}
 
 // allZero reports whether every byte of p is zero.
 func allZero(p []byte) bool {
-	k := min(runtime.GOMAXPROCS(0), len(p)/scanChunk)
-	if k < 2 {
+	if len(p) < 2*scanChunk {
 		return zeroWords(p, nil)
 	}
 	var nonzero atomic.Bool
-	var wg sync.WaitGroup
-	per := (len(p)/k + 4095) &^ 4095 // page-aligned parts
-	for lo := 0; lo < len(p); lo += per {
-		part := p[lo:min(lo+per, len(p))]
-		wg.Go(func() {
-			if !zeroWords(part, &nonzero) {
-				nonzero.Store(true)
-			}
-		})
-	}
-	wg.Wait()
+	onCores(len(p), scanChunk, func(_, lo, hi int) {
+		if !nonzero.Load() && !zeroWords(p[lo:hi], &nonzero) {
+			nonzero.Store(true)
+		}
+	})
 	return !nonzero.Load()
 }
 
