@@ -81,7 +81,7 @@ func TestAdoptedMemoryOutlivesItsFirstDense(t *testing.T) {
 					t.Skip("the first Dense was not collected")
 				}
 				before := dev.Stats()
-				was := guard.Set(true) // nothing may move but an explicit upload
+				was := guardResident() // nothing may move but an explicit upload
 				s, err := tensor.Add(user, a)
 				guard.Set(was)
 				if err != nil {

@@ -91,7 +91,7 @@ func TestChainStaysOnDevice(t *testing.T) {
 	hb := tensor.New(tensor.WithShape(4, 3), tensor.WithBacking(append([]float32(nil), bv...)))
 
 	before := dev.Stats()
-	was := guard.Set(true)
+	was := guardResident()
 	run := func(a, b *tensor.Dense) (*tensor.Dense, *tensor.Dense) {
 		c, err := a.MatMul(b) // 3×3
 		must(t, err)

@@ -73,7 +73,7 @@ func TestSoftMaxStdReuseOnDevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := dev.Stats()
-		was := guard.Set(true)
+		was := guardResident()
 		y := tensor.New(tensor.WithShape(2, 4), tensor.Of(tensor.Float64)) // as softmaxOp.Do
 		_, err = fwd(x, 1, tensor.WithReuse(y), tensor.UseUnsafe())
 		var gx *tensor.Dense
@@ -120,7 +120,7 @@ func TestMap(t *testing.T) {
 	x := deviceNewer(t, e, xv, 4)
 
 	before := dev.Stats()
-	was := guard.Set(true)
+	was := guardResident()
 	s, err := x.Apply(math.Sin)
 	guard.Set(was)
 	if err != nil {

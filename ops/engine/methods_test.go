@@ -151,7 +151,7 @@ func TestMethodsMatchStdEngine(t *testing.T) {
 			must(t, err)
 			v := onDev()
 			before := dev.Stats()
-			was := guard.Set(true)
+			was := guardResident()
 			got, err := tc.f(v)
 			guard.Set(was)
 			moved := dev.Stats().Sub(before)

@@ -24,7 +24,7 @@ import (
 func TestAllocLivesOnDevice(t *testing.T) {
 	e, dev := testEngine(t)
 	before := dev.Stats()
-	was := guard.Set(true)
+	was := guardResident()
 	z := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(4, 5), tensor.WithEngine(e))
 	one, err := z.AddScalar(float32(1), true)
 	must(t, err)
@@ -139,7 +139,7 @@ func TestAdoptsGoMemory(t *testing.T) {
 		tensor.WithEngine(e)(reg)
 		small := n == 6 && uffd.Available()
 		before := dev.Stats()
-		was := guard.Set(true)
+		was := guardResident()
 		_, err := tensor.Mul(a, a, tensor.WithReuse(reg))
 		guard.Set(was)
 		must(t, err)
@@ -177,7 +177,7 @@ func TestCloneThenZero(t *testing.T) {
 	e, dev := testEngine(t)
 	a := onDevice(t, e, []float32{1, 2, 3}, 3)
 	before := dev.Stats()
-	was := guard.Set(true)
+	was := guardResident()
 	c := a.Clone().(*tensor.Dense) // a's device copy is current: made there
 	_, err := tensor.Add(c, c)
 	guard.Set(was)
@@ -204,7 +204,7 @@ func TestCloneThenZero(t *testing.T) {
 	sq, err := a.Mul(a) // device-dirty
 	must(t, err)
 	before = dev.Stats()
-	was = guard.Set(true)
+	was = guardResident()
 	c2 := sq.Clone().(*tensor.Dense)
 	guard.Set(was)
 	if m := dev.Stats().Sub(before); m.H2DCalls != 0 || resident() && m.D2HCalls != 0 {

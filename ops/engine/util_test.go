@@ -3,6 +3,7 @@ package engine_test
 import (
 	"reflect"
 
+	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/internal/uffd"
 )
 
@@ -14,3 +15,11 @@ func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
 // ends (doc.go), so the tests' counts of transfers hold only with it;
 // their values hold either way.
 func resident() bool { return uffd.Available() }
+
+// guardResident turns the transfer guard on where results stay resident,
+// and returns its state before. Without userfaultfd, host-current memory
+// the engine parks when a collection takes its Denses goes up again at
+// its next use (adopted.go), at the collector's moment, so the guard
+// would refuse at random there (TestDotMatchesStdEngine, as nobody, once
+// in CI).
+func guardResident() bool { return guard.Set(resident()) }
