@@ -22,15 +22,13 @@ var (
 // first maximum of the whole Dense (read back from the device: one
 // element, a blocking read).
 func (e *Engine) Argmax(t tensor.Tensor, axis int) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.arg(true, t, axis)
 }
 
 // Argmin is Argmax for the first minimum (a NaN counts as the minimum).
 func (e *Engine) Argmin(t tensor.Tensor, axis int) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.arg(false, t, axis)
 }
 

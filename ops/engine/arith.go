@@ -40,135 +40,110 @@ var (
 func (e *Engine) NonStdAlloc() {}
 
 func (e *Engine) Add(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.binary(ops.OpAdd, a, b, opts)
 }
 func (e *Engine) Sub(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.binary(ops.OpSub, a, b, opts)
 }
 func (e *Engine) Mul(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.binary(ops.OpMul, a, b, opts)
 }
 func (e *Engine) Div(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.binary(ops.OpDiv, a, b, opts)
 }
 func (e *Engine) Pow(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.binary(ops.OpPow, a, b, opts)
 }
 func (e *Engine) MinBetween(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.binary(ops.OpMin, a, b, opts)
 }
 func (e *Engine) MaxBetween(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.binary(ops.OpMax, a, b, opts)
 }
 
 func (e *Engine) AddScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.scalar(ops.OpAdd, a, s, leftTensor, opts)
 }
 func (e *Engine) SubScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.scalar(ops.OpSub, a, s, leftTensor, opts)
 }
 func (e *Engine) MulScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.scalar(ops.OpMul, a, s, leftTensor, opts)
 }
 func (e *Engine) DivScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.scalar(ops.OpDiv, a, s, leftTensor, opts)
 }
 func (e *Engine) PowScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.scalar(ops.OpPow, a, s, leftTensor, opts)
 }
 func (e *Engine) MinBetweenScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.scalar(ops.OpMin, a, s, leftTensor, opts)
 }
 func (e *Engine) MaxBetweenScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.scalar(ops.OpMax, a, s, leftTensor, opts)
 }
 
 func (e *Engine) Neg(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.unary(ops.OpNeg, a, opts)
 }
 func (e *Engine) Abs(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.unary(ops.OpAbs, a, opts)
 }
 func (e *Engine) Sqrt(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.unary(ops.OpSqrt, a, opts)
 }
 func (e *Engine) Exp(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.unary(ops.OpExp, a, opts)
 }
 func (e *Engine) Log(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.unary(ops.OpLog, a, opts)
 }
 func (e *Engine) Tanh(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.unary(ops.OpTanh, a, opts)
 }
 
 // The reductions along axes (all of them when none are given).
 func (e *Engine) Sum(a tensor.Tensor, along ...int) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.reduce("Sum", a, along)
 }
 func (e *Engine) Prod(a tensor.Tensor, along ...int) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.reduce("Prod", a, along)
 }
 func (e *Engine) Max(a tensor.Tensor, along ...int) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.reduce("Max", a, along)
 }
 func (e *Engine) Min(a tensor.Tensor, along ...int) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.reduce("Min", a, along)
 }
 
 // MatMul stores a·b in preallocated (tensor has checked the shapes):
 // float32 and float64.
 func (e *Engine) MatMul(a, b, preallocated tensor.Tensor) error {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	_, f, err := matmulFns.of(a, "MatMul")
 	if err != nil {
 		return err

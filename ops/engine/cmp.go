@@ -31,64 +31,52 @@ var (
 // a op s when leftTensor, else s op a. Comparisons with NaN are false
 // except ElNe / NeScalar.
 func (e *Engine) Lt(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.LT, a, b, nil, true, opts)
 }
 func (e *Engine) Lte(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.LE, a, b, nil, true, opts)
 }
 func (e *Engine) Gt(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.GT, a, b, nil, true, opts)
 }
 func (e *Engine) Gte(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.GE, a, b, nil, true, opts)
 }
 func (e *Engine) ElEq(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.EQ, a, b, nil, true, opts)
 }
 func (e *Engine) ElNe(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.NE, a, b, nil, true, opts)
 }
 
 func (e *Engine) LtScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.LT, a, nil, s, leftTensor, opts)
 }
 func (e *Engine) LteScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.LE, a, nil, s, leftTensor, opts)
 }
 func (e *Engine) GtScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.GT, a, nil, s, leftTensor, opts)
 }
 func (e *Engine) GteScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.GE, a, nil, s, leftTensor, opts)
 }
 func (e *Engine) EqScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.EQ, a, nil, s, leftTensor, opts)
 }
 func (e *Engine) NeScalar(a tensor.Tensor, s any, leftTensor bool, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.cmp(ops.NE, a, nil, s, leftTensor, opts)
 }
 
@@ -222,8 +210,7 @@ func deviceTemp[T array.Elem](e *Engine, ext []int) (*array.Array[T], error) {
 // element stays NaN as in the standard engine where ops.Binary with OpMax keeps it.
 // It honours tensor's reuse, unsafe and incr options.
 func (e *Engine) Clamp(a tensor.Tensor, min, max any, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	ad, f, err := clampFns.of(a, "Clamp")
 	if err != nil {
 		return nil, err

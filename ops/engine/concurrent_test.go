@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestConcurrentCallsSettle(t *testing.T) {
 		}
 		lanes := make([]*lane, 2+r.IntN(6))
 		for i := range lanes {
-			n := 1 + r.IntN(100)
+			n := 2 + r.IntN(99) // a one-element Dense runs on the host, as a scalar
 			if r.IntN(2) == 0 {
 				n = 1<<12 + r.IntN(1<<15)
 			}
@@ -107,6 +108,135 @@ func TestConcurrentCallsSettle(t *testing.T) {
 			if got := hostVals[float32](t, l.d); !slices.Equal(got, l.model) {
 				t.Fatalf("round %d, %s: the write through Data() was lost", round, l.what)
 			}
+		}
+	}
+}
+
+// TestReadsWhileACallRuns: one goroutine's call stays under way (a Map of
+// a Go function, which runs on the host, blocked until the others end)
+// while goroutines run ops on their own Denses of drawn kinds and sizes.
+// After each op returns, its goroutine reads the result through Data()
+// with no engine call and sees the model's values, and a write through
+// Data() to a drawn element reaches the next op: a call's blocks are
+// settled when the calls that used them have returned, not only when no
+// call is under way. Every op ran on the device (one launch each, one
+// upload per Dense: its first use); without userfaultfd each op's result
+// came home once.
+func TestReadsWhileACallRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 44))
+	dev := sim.NewCompute("sim", 256<<20)
+	e := engine.New(dev)
+	defer e.Close()
+	for round := range 4 {
+		started, release := make(chan struct{}), make(chan struct{})
+		var once sync.Once
+		blocker := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(2), tensor.WithEngine(e))
+		blocked := make(chan error, 1)
+		go func() {
+			_, err := blocker.Apply(func(v float32) float32 {
+				once.Do(func() { close(started); <-release })
+				return v + 1
+			})
+			blocked <- err
+		}()
+		<-started
+		type lane struct {
+			d     *tensor.Dense
+			model []float32
+			steps int
+			homes bool // each op's result comes home
+			wrote int  // writes through Data() an op used
+			what  string
+		}
+		lanes := make([]*lane, 1+r.IntN(4))
+		ops := 0
+		for i := range lanes {
+			n := 2 + r.IntN(99) // a one-element Dense runs on the host, as a scalar
+			if r.IntN(2) == 0 {
+				n = 1<<12 + r.IntN(1<<15)
+			}
+			l := &lane{model: make([]float32, n), steps: 3 + r.IntN(12)}
+			for j := range l.model {
+				l.model[j] = float32(r.IntN(20))
+			}
+			if r.IntN(2) == 0 {
+				l.d = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
+				copy(l.d.Data().([]float32), l.model)
+				l.what = fmt.Sprintf("Alloc's %d floats", n)
+			} else {
+				l.d = tensor.New(tensor.WithBacking(slices.Clone(l.model)), tensor.WithShape(n))
+				tensor.WithEngine(e)(l.d)
+				l.what = fmt.Sprintf("adopted %d floats", n)
+			}
+			// Go memory that is not whole pages comes home even with
+			// userfaultfd: its host copy cannot be let go (doc.go).
+			p, size := l.d.Uintptr(), uintptr(n*4)
+			l.homes = !resident() || strings.HasPrefix(l.what, "adopted") && (p%4096 != 0 || size%4096 != 0)
+			ops += l.steps
+			lanes[i] = l
+		}
+		st, w0 := dev.Stats(), e.HostWork()
+		errs := make([]error, len(lanes))
+		var wg sync.WaitGroup
+		for i, l := range lanes {
+			seed := r.Uint64()
+			wg.Go(func() {
+				r := rand.New(rand.NewPCG(seed, 45))
+				for step := range l.steps {
+					k := float32(1 + r.IntN(4))
+					if _, err := e.AddScalar(l.d, k, true, tensor.UseUnsafe()); err != nil {
+						errs[i] = err
+						return
+					}
+					for j := range l.model {
+						l.model[j] += k
+					}
+					if got := l.d.Data().([]float32); !slices.Equal(got, l.model) { // no engine call
+						bad := 0
+						for bad < len(got) && got[bad] == l.model[bad] {
+							bad++
+						}
+						errs[i] = fmt.Errorf("step %d: Data() read stale values while another call was under way: [%d] = %v, want %v", step, bad, got[bad], l.model[bad])
+						return
+					}
+					if r.IntN(2) == 0 {
+						j := r.IntN(len(l.model))
+						l.d.Data().([]float32)[j] = -0.5 // no value the adds give
+						l.model[j] = -0.5
+						if step < l.steps-1 {
+							l.wrote++
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+		m, homed := dev.Stats().Sub(st), e.HostWork().Sub(w0).Homed
+		close(release)
+		if err := <-blocked; err != nil {
+			t.Fatalf("round %d: the blocked Map: %v", round, err)
+		}
+		for i, l := range lanes {
+			if errs[i] != nil {
+				t.Fatalf("round %d, %s: %v", round, l.what, errs[i])
+			}
+			if got := hostVals[float32](t, l.d); !slices.Equal(got, l.model) {
+				t.Fatalf("round %d, %s: a write through Data() was lost", round, l.what)
+			}
+		}
+		wantHomed, wantUp := int64(0), int64(len(lanes))
+		for _, l := range lanes {
+			if l.homes {
+				wantHomed += int64(l.steps)
+			}
+			wantUp += int64(l.wrote)
+		}
+		if m.Launches != int64(ops) || homed != wantHomed || m.H2DCalls != wantUp {
+			var whats []string
+			for _, l := range lanes {
+				whats = append(whats, l.what)
+			}
+			t.Fatalf("round %d: %d ops on %v moved %v, %d homed; want a launch each, %d copies home and %d uploads (a first use or a write each)", round, ops, whats, m, homed, wantHomed, wantUp)
 		}
 	}
 }

@@ -225,14 +225,14 @@
 //	                             TestZeroBehindTheEngine, TestWritesBehindTheEngine,
 //	                             mlp TestStockSolversMatchStdEngine
 //	any other write (Data(), Copy into a view) to device-newer memory whose host copy
-//	was not let go (a Step's; without userfaultfd, only while calls run at once)
+//	was not let go (a Step's)
 //	                             the next use fails with ErrHostWrite naming Host(d),
 //	                             once: the write is not taken, the device keeps the
 //	                             newest values  TestWritesBehindTheEngine
-//	                             (without userfaultfd, before the copy home only a
-//	                             float block's ends are watched: a write inside it, or
-//	                             to integer memory, is NOT SEEN: lost; read and write
-//	                             through Host(d) while calls run on other goroutines)
+//	a write to a Dense while a call on another goroutine writes it (a data race with
+//	the op, as on the standard engine)
+//	                             undefined; without userfaultfd, before the op's copy
+//	                             home only a float block's ends are watched
 //	At, SetAt, Memset, iterators, String on the engine's own memory
 //	                             tensor refuses them ("Inaccesible data")
 //	At, SetAt on Go memory the engine adopted (gorgonia's registers)
@@ -278,10 +278,12 @@
 // took 1.70× (CUDA) and 1.68× (NVIDIA OpenCL) as long as with Go memory
 // left stale, the engine's own recipe 0.96× (an H100:
 // bench/results/h100-2026-12-06-gomem.txt); a captured Step pays nothing.
-// The blocks a call used are watched, or copied home, once no call of the
-// engine is under way: while goroutines keep calls running at once, a
-// Dense's host copy may be stale until then; read it through Host(d).
-// Once they have all returned, it reads right (TestConcurrentCallsSettle).
+// The blocks a call used are watched, or copied home, before it returns,
+// while calls on other goroutines run on (a block another call also used
+// is settled again as that one returns): a result reads right through
+// Data() as soon as the call that made it returns, whatever runs beside it
+// (TestReadsWhileACallRuns, with a call held under way throughout;
+// TestConcurrentCallsSettle).
 //
 // The sentinel, where there is no drop: while the device holds a float
 // block's newest first or last element, the host copy holds a signalling
@@ -292,7 +294,9 @@
 // costs one fault, however long; result memory's whole mapping is), and
 // the bytes of Go memory around them are compared with a copy, after the
 // engine fills the stale ones with the sentinel (0xa5 bytes for integers:
-// a write of that value there is not seen). The cost is the kernel's:
+// a write of that value there is not seen; such Go memory comes home as
+// its call returns, so only a write racing the op meets it). The cost is
+// the kernel's:
 // protecting a device-newer block's pages (about 25 µs per MiB on an H100
 // host: go test -bench Watch ./internal/uffd) and one fault for a block
 // written behind the engine's back. Result memory keeps its protection in

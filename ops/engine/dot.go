@@ -19,8 +19,7 @@ import (
 // guard, counted), as reductions to a scalar do: tensor and gorgonia read
 // it straight from host memory (Contract's caller reads Data()[0]).
 func (e *Engine) Dot(x, y tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	a, err := dense(x)
 	if err != nil {
 		return nil, err

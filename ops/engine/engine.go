@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"github.com/resident-go/resident/internal/uffd"
 	"reflect"
 	"runtime"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/internal/plumb"
+	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops"
 )
 
@@ -64,7 +64,17 @@ type holdings struct {
 	// whose Denses were collected, freed once none is (op).
 	inflight int
 	lost     []*block
-	// touched: the blocks the calls under way used (settle).
+	// seq numbers the calls in the order they entered; running holds the
+	// numbers of those under way, oldest first.
+	seq     uint64
+	running []uint64
+	// homing counts settle's copies home under way; homed is signalled
+	// as each ends (leave waits for them: a block another call's leave
+	// took to copy home may be the one this call's caller reads next).
+	homing int
+	homed  sync.Cond
+	// touched: the blocks used since a call still under way, or the last
+	// one, entered (settle).
 	touched []*block
 	// sweepDue: a collection ran since the last sweep (sweepAfterGC).
 	sweepDue bool
@@ -78,22 +88,30 @@ type youngMem struct {
 	gcs int
 }
 
-// enter marks an engine call under way until its leave: memory whose
-// Denses the collector took during a call (Go ends a value's life at its
-// last use, which may be the call's argument) is freed only once no call
-// is under way, so no op loses memory it still uses
-// (TestOperandCollectedInOp). Two calls, not a returned func, so that an
-// engine call allocates nothing for it.
-func (h *holdings) enter() {
+// enter marks an engine call under way until its leave, which takes the
+// call's number enter returns: memory whose Denses the collector took
+// during a call (Go ends a value's life at its last use, which may be the
+// call's argument) is freed only once no call is under way, so no op
+// loses memory it still uses (TestOperandCollectedInOp). A number, not a
+// returned func, so that an engine call allocates nothing for it.
+func (h *holdings) enter() uint64 {
 	h.mu.Lock()
 	h.inflight++
+	h.seq++
+	s := h.seq
+	h.running = append(h.running, s)
 	h.mu.Unlock()
+	return s
 }
 
-// leave ends an engine call; the last one frees what was lost meanwhile.
-func (h *holdings) leave() {
+// leave ends the call numbered s: it settles the blocks used meanwhile,
+// and the last call under way frees what was lost meanwhile.
+func (h *holdings) leave(s uint64) {
 	h.mu.Lock()
 	h.inflight--
+	if i := slices.Index(h.running, s); i >= 0 {
+		h.running = slices.Delete(h.running, i, i+1)
+	}
 	var drop []*block
 	if h.inflight == 0 && len(h.lost) > 0 {
 		for _, b := range h.lost {
@@ -107,16 +125,24 @@ func (h *holdings) leave() {
 		h.sweepDue = false
 		drop = append(drop, h.sweep()...)
 	}
-	var homes []func() error
-	if h.inflight == 0 && len(h.touched) > 0 {
+	var homes []*block
+	if len(h.touched) > 0 {
 		homes = h.settle()
 	}
+	wait := h.homing > 0
 	h.mu.Unlock()
 	for _, b := range drop {
 		b.free(h)
 	}
-	for _, home := range homes {
-		home() // failed, the block stays device-newer, watched by its sentinels
+	for _, b := range homes {
+		h.settleHome(b)
+	}
+	if wait {
+		h.mu.Lock()
+		for h.homing > 0 {
+			h.homed.Wait()
+		}
+		h.mu.Unlock()
 	}
 }
 
@@ -160,6 +186,8 @@ type block struct {
 	// memory ends the drop (parkTrip); h.mu.
 	finalizer bool
 	touched   bool                              // in h.touched
+	lastTouch uint64                            // h.seq when last touched
+	homing    bool                              // a settle's copy home is under way
 	ext       []int                             // the root's extents (typed)
 	retype    func(h *holdings, b *block) error // rootOf with elem, h.mu held (typed)
 	elem      reflect.Type                      // root's element type (typed)
@@ -208,6 +236,7 @@ func New(dev device.Device) *Engine {
 		panic(ErrNoDevice)
 	}
 	e := &Engine{dev: dev, h: &holdings{dev: dev, freed: map[weak.Pointer[tensor.Dense]]struct{}{}}}
+	e.h.homed.L = &e.h.mu
 	runtime.AddCleanup(e, func(h *holdings) { h.close() }, e.h)
 	e.h.sweepAfterGC()
 	open.mu.Lock()

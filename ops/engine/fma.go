@@ -13,8 +13,7 @@ import (
 // an ops.Expr): tensor.FMA's engine form, a solver's update in one pass.
 // The three Denses have one shape (no broadcasting).
 func (e *Engine) FMA(a, x, y tensor.Tensor) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	ad, f, err := fmaFns.of(a, "FMA")
 	if err != nil {
 		return nil, err
@@ -25,8 +24,7 @@ func (e *Engine) FMA(a, x, y tensor.Tensor) (tensor.Tensor, error) {
 // FMAScalar stores a·x + y in y with x a scalar (a Go value of a's element
 // type, or a scalar Dense), as FMA does.
 func (e *Engine) FMAScalar(a tensor.Tensor, x any, y tensor.Tensor) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	ad, f, err := fmaFns.of(a, "FMAScalar")
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
+	"math"
 	"os"
 	"reflect"
 	"sync"
@@ -142,7 +143,7 @@ type trip struct {
 	dropped, full bool
 	// blind: set while the device leads with no snapshot, as the copy
 	// home at the call's end follows (homeDue without userfaultfd): only
-	// the sentinels see a write before it (calls on other goroutines).
+	// the sentinels see a write before it (one racing the op).
 	blind bool
 }
 
@@ -562,14 +563,16 @@ func (b *block) ends() [2]uintptr {
 	return [2]uintptr{b.start, b.start + b.size - b.elem.Size()}
 }
 
-// armDense arms the block of d, an op's destination, after the op.
+// armDense arms the block of d, an op's destination, after the op,
+// unless another call's settle copied it home since: its watch is then
+// the download's (homeWatch), which arming a current block would close.
 func (h *holdings) armDense(d interface{ Uintptr() uintptr }) {
 	owner, b := h.locateAddr(d.Uintptr())
 	if b == nil {
 		return
 	}
 	owner.mu.Lock()
-	if b.root != nil {
+	if b.root != nil && b.deviceDirty() {
 		b.arm()
 	}
 	owner.mu.Unlock()
@@ -587,40 +590,90 @@ func (b *block) homeDue() bool {
 	return !uffd.Available() || b.goMem()
 }
 
-// touch records b, used by the call under way, for settle; h.mu is held.
+// touch records b, used by a call under way, for settle; h.mu is held.
 func (h *holdings) touch(b *block) {
+	b.lastTouch = h.seq
 	if !b.touched {
 		b.touched = true
 		h.touched = append(h.touched, b)
 	}
 }
 
-// settle runs when no call is under way (leave), over the blocks the
-// calls since used: each the device holds newer values of is armed, if no
-// watch set since its device copy last changed is on (some ops write
-// their operands, or results they never arm); and a block whose host
-// copy was not let go is copied home where homeDue says: code the engine
-// never sees reads it (gorgonia's host ops), and a stale read would be
-// silent. Both copies are current then, and a write is seen as in any
-// such block. h.mu is held; it returns the copies home to run once it is
-// released.
-func (h *holdings) settle() (homes []func() error) {
+// settle runs as each call leaves, over the blocks used since the oldest
+// call still under way entered: each the device holds newer values of is
+// armed, if no watch set since its device copy last changed is on (some
+// ops write their operands, or results they never arm); and a block
+// whose host copy was not let go is copied home where homeDue says: code
+// the engine never sees reads it (gorgonia's host ops), and a stale read
+// would be silent. Both copies are current then, and a write is seen as
+// in any such block. A block stays listed while a call that may have
+// used it is under way, as that call's op may make it newer again after
+// this pass (goroutines calling at once); it may be armed or copied home
+// meanwhile, as both are right at any time (the copy home reads after
+// the work queued on the device). h.mu is held; it returns the blocks to
+// copy home once it is released (settleHome).
+func (h *holdings) settle() (homes []*block) {
+	oldest := uint64(math.MaxUint64)
+	if len(h.running) > 0 {
+		oldest = h.running[0]
+	}
+	kept := h.touched[:0]
 	for _, b := range h.touched {
-		b.touched = false
+		if b.lastTouch >= oldest {
+			kept = append(kept, b)
+		} else {
+			b.touched = false
+		}
 		if b.root == nil || b.held > 0 || b.endsDirty == nil || !h.holds(b) || !b.deviceDirty() {
 			continue
 		}
 		if t := b.trip; t == nil || !t.on || t.clean || t.gen != b.gen() {
 			b.arm()
 		}
-		if b.homeDue() {
+		if !b.homing && b.homeDue() {
+			b.homing = true
+			h.homing++
 			h.work.homed.Add(1)
-			homes = append(homes, b.home)
+			homes = append(homes, b)
 		}
 	}
-	clear(h.touched)
-	h.touched = h.touched[:0]
+	clear(h.touched[len(kept):])
+	h.touched = kept
 	return homes
+}
+
+// settleHome copies b home for settle, and again while a call made it
+// newer on the device meanwhile (settle left it to this copy). A failed
+// copy leaves b device-newer, watched by its sentinels.
+func (h *holdings) settleHome(b *block) {
+	for {
+		h.mu.Lock()
+		home := b.home
+		if b.root == nil || !h.holds(b) {
+			home = nil
+		}
+		h.mu.Unlock()
+		var err error
+		if home != nil {
+			err = home()
+		}
+		h.mu.Lock()
+		again := err == nil && home != nil && b.root != nil && h.holds(b) && b.homeDue()
+		if again {
+			if t := b.trip; t == nil || !t.on || t.clean || t.gen != b.gen() {
+				b.arm()
+			}
+			h.work.homed.Add(1)
+		} else {
+			b.homing = false
+			h.homing--
+			h.homed.Broadcast()
+		}
+		h.mu.Unlock()
+		if !again {
+			return
+		}
+	}
 }
 
 // locateAddr is the block holding the byte at p, in h or another open

@@ -30,8 +30,7 @@ var _ tensor.Mapper = (*Engine)(nil)
 // wrapping device.ErrTransferGuard), fn is applied there, and the result
 // is host-newer (uploaded before its next device use).
 func (e *Engine) Map(fn any, a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	d, f, err := mapFns.of(a, "Map")
 	if err != nil {
 		return nil, err

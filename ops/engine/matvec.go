@@ -18,8 +18,7 @@ var _ tensor.MatVecMuler = (*Engine)(nil)
 // (shape (n), (n, 1) or (1, n), any stride), preallocated a vector of m
 // (tensor has checked the shapes); float32 and float64.
 func (e *Engine) MatVecMul(a, b, preallocated tensor.Tensor) error {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	_, f, err := matvecFns.of(a, "MatVecMul")
 	if err != nil {
 		return err
@@ -106,8 +105,7 @@ var _ tensor.OuterProder = (*Engine)(nil)
 // Outer stores the outer product a⊗b (vectors of m and n) in the m×n
 // preallocated; float32 and float64.
 func (e *Engine) Outer(a, b, preallocated tensor.Tensor) error {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	_, f, err := outerFns.of(a, "Outer")
 	if err != nil {
 		return err

@@ -18,8 +18,7 @@ import (
 // 1e300 for float32, a non-number) is an error wrapping array.ErrType.
 // For a Dense view only the view's elements are set.
 func (e *Engine) Memset(mem tensor.Memory, val any) error {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	t := reflect.TypeOf(val)
 	if d, ok := mem.(*tensor.Dense); ok {
 		t = d.Dtype().Type
@@ -117,8 +116,7 @@ func float(k reflect.Kind) bool { return k == reflect.Float32 || k == reflect.Fl
 // freed, or of a closed engine, panics with an error wrapping ErrFreed or
 // device.ErrClosed rather than being left alone.
 func (e *Engine) Memclr(mem tensor.Memory) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	if d, ok := mem.(*tensor.Dense); ok {
 		if f, err := memsetFns.get(d.Dtype().Type, "Memclr"); err == nil {
 			if err := f(e.h, d, 0); err != nil {
@@ -154,8 +152,7 @@ func (e *Engine) Memclr(mem tensor.Memory) {
 // synced by that engine; freed memory wraps ErrFreed, a closed engine's
 // device.ErrClosed.
 func (e *Engine) Memcpy(dst, src tensor.Memory) error {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	if dst.MemSize() != src.MemSize() {
 		return fmt.Errorf("%w: Memcpy of %d bytes into %d: sizes must match", array.ErrLayout, src.MemSize(), dst.MemSize())
 	}

@@ -19,16 +19,14 @@ var _ tensor.Repeater = (*Engine)(nil)
 // along axis when the counts differ). gorgonia's graphs use it to
 // broadcast gradients (Sum's, Mean's).
 func (e *Engine) Repeat(t tensor.Tensor, axis int, repeats ...int) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.repeat(t, nil, axis, repeats)
 }
 
 // RepeatReuse is Repeat into reuse, which must have the result's shape
 // and t's type.
 func (e *Engine) RepeatReuse(t, reuse tensor.Tensor, axis int, repeats ...int) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	if reuse == nil {
 		return nil, fmt.Errorf("%w: RepeatReuse with a nil reuse", array.ErrLayout)
 	}

@@ -27,30 +27,26 @@ var (
 // SoftMax is exp(x − max) / Σ exp(x − max) along axis (negative counts
 // from the last), float32 and float64, on the device.
 func (e *Engine) SoftMax(x tensor.Tensor, axis int, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.softmax(false, x, axis, opts)
 }
 
 // LogSoftMax is (x − max) − log Σ exp(x − max) along axis.
 func (e *Engine) LogSoftMax(x tensor.Tensor, axis int, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.softmax(true, x, axis, opts)
 }
 
 // SoftMaxB is SoftMax's gradient: y ⊙ (g − Σ y⊙g) along axis, for the
 // output y and the output's gradient g.
 func (e *Engine) SoftMaxB(output, grad tensor.Tensor, axis int, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.softmaxB(false, output, grad, axis, opts)
 }
 
 // LogSoftMaxB is LogSoftMax's gradient: g − exp(y)·Σ g along axis.
 func (e *Engine) LogSoftMaxB(output, grad tensor.Tensor, axis int, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.softmaxB(true, output, grad, axis, opts)
 }
 
@@ -211,33 +207,27 @@ func keep[T array.Elem](e *Engine, a *array.Array[T], dim int, fn func(dst, a *a
 // Square is a·a, Cube a·a·a, Inv 1/a, InvSqrt 1/√a, Log2 log₂ a and
 // Sign −1, 0 or 1, each on the device with tensor's options.
 func (e *Engine) Square(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.composite("Square", a, opts)
 }
 func (e *Engine) Cube(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.composite("Cube", a, opts)
 }
 func (e *Engine) Inv(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.composite("Inv", a, opts)
 }
 func (e *Engine) InvSqrt(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.composite("InvSqrt", a, opts)
 }
 func (e *Engine) Log2(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.composite("Log2", a, opts)
 }
 func (e *Engine) Sign(a tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	return e.composite("Sign", a, opts)
 }
 

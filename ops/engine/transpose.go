@@ -16,8 +16,7 @@ var _ tensor.Transposer = (*Engine)(nil)
 // Dense.Transpose asks: on the device, through a scratch copy there (two
 // ops.Copy), nothing moving to the host.
 func (e *Engine) Transpose(t tensor.Tensor, expStrides []int) error {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	d, f, err := transposeFns.of(t, "Transpose")
 	if err != nil {
 		return err

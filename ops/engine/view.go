@@ -52,8 +52,7 @@ func Host(d *tensor.Dense) (*tensor.Dense, error) {
 // device operation; it returns mem. A Dense of another engine is synced
 // by that engine. Memory given back (Free) is an error wrapping ErrFreed.
 func (e *Engine) Accessible(mem tensor.Memory) (tensor.Memory, error) {
-	e.h.enter()
-	defer e.h.leave()
+	defer e.h.leave(e.h.enter())
 	owner, b, err := e.h.locate(mem)
 	if err != nil {
 		return nil, err
