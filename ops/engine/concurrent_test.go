@@ -39,23 +39,8 @@ func TestConcurrentCallsSettle(t *testing.T) {
 		}
 		lanes := make([]*lane, 2+r.IntN(6))
 		for i := range lanes {
-			n := 2 + r.IntN(99) // a one-element Dense runs on the host, as a scalar
-			if r.IntN(2) == 0 {
-				n = 1<<12 + r.IntN(1<<15)
-			}
-			l := &lane{model: make([]float32, n)}
-			for j := range l.model {
-				l.model[j] = float32(r.IntN(20))
-			}
-			if r.IntN(2) == 0 {
-				l.d = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
-				copy(l.d.Data().([]float32), l.model)
-				l.what = fmt.Sprintf("Alloc's %d floats", n)
-			} else {
-				l.d = tensor.New(tensor.WithBacking(slices.Clone(l.model)), tensor.WithShape(n))
-				tensor.WithEngine(e)(l.d)
-				l.what = fmt.Sprintf("adopted %d floats", n)
-			}
+			l := &lane{}
+			l.d, l.model, l.what = drawDense(r, e)
 			for range 5 + r.IntN(30) {
 				l.ks = append(l.ks, float32(1+r.IntN(4)))
 			}
@@ -151,26 +136,11 @@ func TestReadsWhileACallRuns(t *testing.T) {
 		lanes := make([]*lane, 1+r.IntN(4))
 		ops := 0
 		for i := range lanes {
-			n := 2 + r.IntN(99) // a one-element Dense runs on the host, as a scalar
-			if r.IntN(2) == 0 {
-				n = 1<<12 + r.IntN(1<<15)
-			}
-			l := &lane{model: make([]float32, n), steps: 3 + r.IntN(12)}
-			for j := range l.model {
-				l.model[j] = float32(r.IntN(20))
-			}
-			if r.IntN(2) == 0 {
-				l.d = tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
-				copy(l.d.Data().([]float32), l.model)
-				l.what = fmt.Sprintf("Alloc's %d floats", n)
-			} else {
-				l.d = tensor.New(tensor.WithBacking(slices.Clone(l.model)), tensor.WithShape(n))
-				tensor.WithEngine(e)(l.d)
-				l.what = fmt.Sprintf("adopted %d floats", n)
-			}
+			l := &lane{steps: 3 + r.IntN(12)}
+			l.d, l.model, l.what = drawDense(r, e)
 			// Go memory that is not whole pages comes home even with
 			// userfaultfd: its host copy cannot be let go (doc.go).
-			p, size := l.d.Uintptr(), uintptr(n*4)
+			p, size := l.d.Uintptr(), uintptr(len(l.model)*4)
 			l.homes = !resident() || strings.HasPrefix(l.what, "adopted") && (p%4096 != 0 || size%4096 != 0)
 			ops += l.steps
 			lanes[i] = l
@@ -239,4 +209,27 @@ func TestReadsWhileACallRuns(t *testing.T) {
 			t.Fatalf("round %d: %d ops on %v moved %v, %d homed; want a launch each, %d copies home and %d uploads (a first use or a write each)", round, ops, whats, m, homed, wantHomed, wantUp)
 		}
 	}
+}
+
+// drawDense is a float32 Dense of e of a drawn kind (Alloc's memory, or
+// adopted Go memory) and size (2 to 100 elements, as a one-element Dense
+// runs on the host as a scalar, or past 16 KiB), its drawn values, and
+// what it is.
+func drawDense(r *rand.Rand, e *engine.Engine) (*tensor.Dense, []float32, string) {
+	n := 2 + r.IntN(99)
+	if r.IntN(2) == 0 {
+		n = 1<<12 + r.IntN(1<<15)
+	}
+	model := make([]float32, n)
+	for j := range model {
+		model[j] = float32(r.IntN(20))
+	}
+	if r.IntN(2) == 0 {
+		d := tensor.New(tensor.Of(tensor.Float32), tensor.WithShape(n), tensor.WithEngine(e))
+		copy(d.Data().([]float32), model)
+		return d, model, fmt.Sprintf("Alloc's %d floats", n)
+	}
+	d := tensor.New(tensor.WithBacking(slices.Clone(model)), tensor.WithShape(n))
+	tensor.WithEngine(e)(d)
+	return d, model, fmt.Sprintf("adopted %d floats", n)
 }
