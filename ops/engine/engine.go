@@ -3,10 +3,12 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 	"weak"
 
@@ -64,10 +66,10 @@ type holdings struct {
 	// whose Denses were collected, freed once none is (op).
 	inflight int
 	lost     []*block
-	// seq numbers the calls in the order they entered; running holds the
-	// numbers of those under way, oldest first.
-	seq     uint64
-	running []uint64
+	// foreign: other engines' holdings whose blocks calls of this one
+	// used (a Dense of another engine on the same device), settled as
+	// they leave too; kept while a call is under way.
+	foreign []*holdings
 	// homing counts settle's copies home under way; homed is signalled
 	// as each ends (leave waits for them: a block another call's leave
 	// took to copy home may be the one this call's caller reads next).
@@ -88,6 +90,27 @@ type youngMem struct {
 	gcs int
 }
 
+// calls numbers the calls of every engine in the order they entered;
+// running holds the numbers of those under way, oldest first. A block's
+// settle waits for every call that may have used it, of any engine, as a
+// call may use another engine's Dense.
+var calls struct {
+	mu      sync.Mutex
+	seq     atomic.Uint64
+	running []uint64
+}
+
+// oldestCall is the number of the oldest call under way, of any engine
+// (none: the largest number).
+func oldestCall() uint64 {
+	calls.mu.Lock()
+	defer calls.mu.Unlock()
+	if len(calls.running) == 0 {
+		return math.MaxUint64
+	}
+	return calls.running[0]
+}
+
 // enter marks an engine call under way until its leave, which takes the
 // call's number enter returns: memory whose Denses the collector took
 // during a call (Go ends a value's life at its last use, which may be the
@@ -95,23 +118,27 @@ type youngMem struct {
 // loses memory it still uses (TestOperandCollectedInOp). A number, not a
 // returned func, so that an engine call allocates nothing for it.
 func (h *holdings) enter() uint64 {
+	calls.mu.Lock()
+	s := calls.seq.Add(1)
+	calls.running = append(calls.running, s)
+	calls.mu.Unlock()
 	h.mu.Lock()
 	h.inflight++
-	h.seq++
-	s := h.seq
-	h.running = append(h.running, s)
 	h.mu.Unlock()
 	return s
 }
 
 // leave ends the call numbered s: it settles the blocks used meanwhile,
-// and the last call under way frees what was lost meanwhile.
+// this engine's and those of others its calls used, and the last call
+// under way frees what was lost meanwhile.
 func (h *holdings) leave(s uint64) {
+	calls.mu.Lock()
+	if i := slices.Index(calls.running, s); i >= 0 {
+		calls.running = slices.Delete(calls.running, i, i+1)
+	}
+	calls.mu.Unlock()
 	h.mu.Lock()
 	h.inflight--
-	if i := slices.Index(h.running, s); i >= 0 {
-		h.running = slices.Delete(h.running, i, i+1)
-	}
 	var drop []*block
 	if h.inflight == 0 && len(h.lost) > 0 {
 		for _, b := range h.lost {
@@ -130,10 +157,32 @@ func (h *holdings) leave(s uint64) {
 		homes = h.settle()
 	}
 	wait := h.homing > 0
+	foreign := h.foreign
+	if h.inflight == 0 {
+		h.foreign = nil
+	} else {
+		foreign = slices.Clone(foreign)
+	}
 	h.mu.Unlock()
 	for _, b := range drop {
 		b.free(h)
 	}
+	h.settleHomes(homes, wait)
+	for _, o := range foreign {
+		o.mu.Lock()
+		var homes []*block
+		if len(o.touched) > 0 {
+			homes = o.settle()
+		}
+		wait := o.homing > 0
+		o.mu.Unlock()
+		o.settleHomes(homes, wait)
+	}
+}
+
+// settleHomes copies home the blocks settle returned, then waits, where
+// wait says copies home by other calls were under way, until they end.
+func (h *holdings) settleHomes(homes []*block, wait bool) {
 	for _, b := range homes {
 		h.settleHome(b)
 	}
@@ -144,6 +193,16 @@ func (h *holdings) leave(s uint64) {
 		}
 		h.mu.Unlock()
 	}
+}
+
+// noteForeign records o, another engine's holdings whose block a call of
+// h uses, for h's leave to settle.
+func (h *holdings) noteForeign(o *holdings) {
+	h.mu.Lock()
+	if !slices.Contains(h.foreign, o) {
+		h.foreign = append(h.foreign, o)
+	}
+	h.mu.Unlock()
 }
 
 // release lets go of b, a block whose users are gone, now or, during a
@@ -186,7 +245,7 @@ type block struct {
 	// memory ends the drop (parkTrip); h.mu.
 	finalizer bool
 	touched   bool                              // in h.touched
-	lastTouch uint64                            // h.seq when last touched
+	lastTouch uint64                            // calls.seq when last touched
 	homing    bool                              // a settle's copy home is under way
 	ext       []int                             // the root's extents (typed)
 	retype    func(h *holdings, b *block) error // rootOf with elem, h.mu held (typed)

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
-	"math"
 	"os"
 	"reflect"
 	"sync"
@@ -592,15 +591,16 @@ func (b *block) homeDue() bool {
 
 // touch records b, used by a call under way, for settle; h.mu is held.
 func (h *holdings) touch(b *block) {
-	b.lastTouch = h.seq
+	b.lastTouch = calls.seq.Load()
 	if !b.touched {
 		b.touched = true
 		h.touched = append(h.touched, b)
 	}
 }
 
-// settle runs as each call leaves, over the blocks used since the oldest
-// call still under way entered: each the device holds newer values of is
+// settle runs as each call leaves (of h, or of an engine that used h's
+// blocks), over the blocks used since the oldest call still under way,
+// of any engine, entered: each the device holds newer values of is
 // armed, if no watch set since its device copy last changed is on (some
 // ops write their operands, or results they never arm); and a block
 // whose host copy was not let go is copied home where homeDue says: code
@@ -613,10 +613,7 @@ func (h *holdings) touch(b *block) {
 // the work queued on the device). h.mu is held; it returns the blocks to
 // copy home once it is released (settleHome).
 func (h *holdings) settle() (homes []*block) {
-	oldest := uint64(math.MaxUint64)
-	if len(h.running) > 0 {
-		oldest = h.running[0]
-	}
+	oldest := oldestCall()
 	kept := h.touched[:0]
 	for _, b := range h.touched {
 		if b.lastTouch >= oldest {

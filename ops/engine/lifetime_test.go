@@ -3,8 +3,10 @@ package engine_test
 import (
 	"errors"
 	"fmt"
-	"github.com/resident-go/resident/internal/guard"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"gorgonia.org/tensor"
@@ -13,6 +15,9 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/opencl/opencltest"
+	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/draw"
+	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/ops/engine"
 )
 
@@ -102,6 +107,63 @@ func TestForeignEngine(t *testing.T) {
 		defer e2.Close()
 		check(t, e1, e2, false)
 	})
+}
+
+// TestForeignWritesReadRight: ops of one engine write a Dense of another
+// engine on the same device (drawn kinds and sizes; drawn ops of either
+// engine, and writes through Data() between them). After each op the
+// Dense's Data() holds the model's values with no engine call, and each
+// write reaches the next op, whichever engine runs it: the caller's
+// engine settles the blocks of others its call used, as their own calls
+// would (without userfaultfd, a copy home each, counted by the owner).
+// Each op ran where the data lives (placement): the other engine's on the
+// host while adopted Go memory has no device copy (until its own engine
+// first used it), every op on the device from then on (a launch each).
+func TestForeignWritesReadRight(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 47))
+	dev := sim.NewCompute("sim", 256<<20)
+	own, other := engine.New(dev), engine.New(dev)
+	defer own.Close()
+	defer other.Close()
+	for c := range 30 {
+		d, model, what := drawDense(r, own)
+		st, w0 := dev.Stats(), own.HostWork()
+		// Alloc's memory has a device copy from the start; adopted Go
+		// memory from its own engine's first use.
+		steps, onDevice, typed := 1+r.IntN(6), int64(0), strings.HasPrefix(what, "Alloc")
+		for step := range steps {
+			e, by := other, "the other engine"
+			if r.IntN(3) == 0 {
+				e, by = own, "its own engine"
+				typed = true
+			}
+			if typed {
+				onDevice++
+			}
+			k := float32(1 + r.IntN(4))
+			if _, err := e.AddScalar(d, k, true, tensor.UseUnsafe()); err != nil {
+				t.Fatalf("case %d, %s, step %d by %s: %v", c, what, step, by, err)
+			}
+			for j := range model {
+				model[j] += k
+			}
+			if got := d.Data().([]float32); !slices.Equal(got, model) { // no engine call
+				t.Fatalf("case %d, %s, step %d: after an op of %s, Data() reads stale values", c, what, step, by)
+			}
+			if r.IntN(2) == 0 {
+				j := r.IntN(len(model))
+				d.Data().([]float32)[j] = -0.5
+				model[j] = -0.5
+			}
+		}
+		if got := hostVals[float32](t, d); !slices.Equal(got, model) {
+			t.Fatalf("case %d, %s: a write through Data() was lost", c, what)
+		}
+		m, homed := dev.Stats().Sub(st), own.HostWork().Sub(w0).Homed
+		if m.Launches != onDevice || !resident() && homed != onDevice {
+			t.Fatalf("case %d, %s: %d ops moved %v, %d homed by its engine; want %d on the device (a launch each), and without userfaultfd a copy home each", c, what, steps, m, homed, onDevice)
+		}
+	}
 }
 
 // entryPoints calls every entry point of e on d (of e, or of another

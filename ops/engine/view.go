@@ -86,6 +86,9 @@ func (h *holdings) locate(mem tensor.Memory) (owner *holdings, b *block, err err
 	defer func() {
 		if b != nil && err == nil {
 			owner.hold(b, mem)
+			if owner != h {
+				h.noteForeign(owner)
+			}
 		}
 	}()
 	d, _ := mem.(*tensor.Dense)
