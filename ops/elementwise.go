@@ -77,9 +77,9 @@ func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) erro
 	}
 	j.op = int(op)
 	total := j.total()
-	grain := 1 << 15
+	grain := cheapGrain
 	if binCostly[op] {
-		grain = 1 << 11
+		grain = costlyGrain
 	}
 	if k == kHalf {
 		j.row = cachedRow[T, T](kBinHalf, func() rowFunc { return binRowHalf[T] })

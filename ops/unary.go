@@ -105,9 +105,9 @@ func unaryHost[T array.Elem](op UnaryOp, dst, a *array.Array[T]) error {
 		return err
 	}
 	j.op = int(op)
-	grain := 1 << 15
+	grain := cheapGrain
 	if unCostly[op] {
-		grain = 1 << 11
+		grain = costlyGrain
 	}
 	if k == kHalf {
 		j.row = cachedRow[T, T](kUnHalf, func() rowFunc { return unRowHalf[T] })
