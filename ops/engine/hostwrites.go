@@ -640,10 +640,11 @@ func (h *holdings) settle() (homes []*block) {
 }
 
 // settleHome copies b home for settle, and again while a call made it
-// newer on the device meanwhile (settle left it to this copy). A failed
-// copy leaves b device-newer, watched by its sentinels.
+// newer on the device meanwhile (settle left it to this copy), a few
+// times: a call that keeps doing so used b, so its own leave settles b.
+// A failed copy leaves b device-newer, watched by its sentinels.
 func (h *holdings) settleHome(b *block) {
-	for {
+	for try := 1; ; try++ {
 		h.mu.Lock()
 		home := b.home
 		if b.root == nil || !h.holds(b) {
@@ -655,7 +656,7 @@ func (h *holdings) settleHome(b *block) {
 			err = home()
 		}
 		h.mu.Lock()
-		again := err == nil && home != nil && b.root != nil && h.holds(b) && b.homeDue()
+		again := try < 8 && err == nil && home != nil && b.root != nil && h.holds(b) && b.homeDue()
 		if again {
 			if t := b.trip; t == nil || !t.on || t.clean || t.gen != b.gen() {
 				b.arm()
