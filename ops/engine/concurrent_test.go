@@ -10,7 +10,6 @@ import (
 
 	"gorgonia.org/tensor"
 
-	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/internal/draw"
 	"github.com/resident-go/resident/ops/engine"
 )
@@ -27,9 +26,7 @@ import (
 // op.
 func TestConcurrentCallsSettle(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 43))
-	dev := sim.NewCompute("sim", 256<<20)
-	e := engine.New(dev)
-	defer e.Close()
+	e, dev := simEngine(t)
 	for round := range 4 {
 		type lane struct {
 			d     *tensor.Dense
@@ -109,9 +106,7 @@ func TestConcurrentCallsSettle(t *testing.T) {
 // came home once.
 func TestReadsWhileACallRuns(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 44))
-	dev := sim.NewCompute("sim", 256<<20)
-	e := engine.New(dev)
-	defer e.Close()
+	e, dev := simEngine(t)
 	for round := range 4 {
 		started, release := make(chan struct{}), make(chan struct{})
 		var once sync.Once

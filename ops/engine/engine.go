@@ -152,11 +152,7 @@ func (h *holdings) leave(s uint64) {
 		h.sweepDue = false
 		drop = append(drop, h.sweep()...)
 	}
-	var homes []*block
-	if len(h.touched) > 0 {
-		homes = h.settle()
-	}
-	wait := h.homing > 0
+	homes, wait := h.settleLocked()
 	foreign := h.foreign
 	if h.inflight == 0 {
 		h.foreign = nil
@@ -170,14 +166,20 @@ func (h *holdings) leave(s uint64) {
 	h.settleHomes(homes, wait)
 	for _, o := range foreign {
 		o.mu.Lock()
-		var homes []*block
-		if len(o.touched) > 0 {
-			homes = o.settle()
-		}
-		wait := o.homing > 0
+		homes, wait := o.settleLocked()
 		o.mu.Unlock()
 		o.settleHomes(homes, wait)
 	}
+}
+
+// settleLocked runs settle where blocks are listed, and reports whether
+// copies home by other calls are under way (settleHomes waits for them);
+// h.mu is held.
+func (h *holdings) settleLocked() (homes []*block, wait bool) {
+	if len(h.touched) > 0 {
+		homes = h.settle()
+	}
+	return homes, h.homing > 0
 }
 
 // settleHomes copies home the blocks settle returned, then waits, where

@@ -15,7 +15,6 @@ import (
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/opencl"
 	"github.com/resident-go/resident/device/opencl/opencltest"
-	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/internal/draw"
 	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/ops/engine"
@@ -121,9 +120,8 @@ func TestForeignEngine(t *testing.T) {
 // first used it), every op on the device from then on (a launch each).
 func TestForeignWritesReadRight(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 47))
-	dev := sim.NewCompute("sim", 256<<20)
-	own, other := engine.New(dev), engine.New(dev)
-	defer own.Close()
+	own, dev := simEngine(t)
+	other := engine.New(dev)
 	defer other.Close()
 	for c := range 30 {
 		d, model, what := drawDense(r, own)

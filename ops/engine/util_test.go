@@ -2,9 +2,12 @@ package engine_test
 
 import (
 	"reflect"
+	"testing"
 
+	"github.com/resident-go/resident/device/sim"
 	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/internal/uffd"
+	"github.com/resident-go/resident/ops/engine"
 )
 
 func typeOf[T any]() reflect.Type { return reflect.TypeFor[T]() }
@@ -23,3 +26,12 @@ func resident() bool { return uffd.Available() }
 // would refuse at random there (TestDotMatchesStdEngine, as nobody, once
 // in CI).
 func guardResident() bool { return guard.Set(resident()) }
+
+// simEngine is an engine on a fresh simulated device (exact transfer and
+// launch counts), closed when t ends.
+func simEngine(t *testing.T) (*engine.Engine, *sim.Device) {
+	dev := sim.NewCompute("sim", 256<<20)
+	e := engine.New(dev)
+	t.Cleanup(func() { e.Close() })
+	return e, dev
+}
