@@ -902,7 +902,8 @@ func TestDeviceConcurrentReductions(t *testing.T) {
 // TestDeviceNoFP64: on a device without cl_khr_fp64 (simulated on a fresh
 // PoCL device) float64 ops run on the host under the placement rule —
 // the device-dirty input comes home in a counted copy, refused under the
-// guard — while float32 ops stay on the device.
+// guard — while float32 ops, float32 normals among them, stay on the
+// device.
 func TestDeviceNoFP64(t *testing.T) {
 	testDev(t)
 	d, err := opencl.Open(opencl.Options{})
@@ -916,6 +917,19 @@ func TestDeviceNoFP64(t *testing.T) {
 	must(t, Iota(f32, -1)) // on the device
 	if !f32.DeviceDirty() {
 		t.Fatal("float32 Iota did not run on the device")
+	}
+	// Float32 normals are float32 math: on the device, the host's bits.
+	n32, host := array.New[float32](67), array.New[float32](67)
+	must(t, On(d, n32))
+	l0 := d.Stats().Launches
+	must(t, RandNormal(n32, 7, 3))
+	must(t, RandNormal(host, 7, 3))
+	if !n32.DeviceDirty() || d.Stats().Launches != l0+1 {
+		t.Fatal("float32 RandNormal did not run on a device without fp64")
+	}
+	nv, _ := n32.HostReadOnly()
+	if hv, _ := host.HostReadOnly(); !slices.Equal(nv.Data(), hv.Data()) {
+		t.Fatalf("float32 RandNormal without fp64 = %v, the host's %v", nv.Data(), hv.Data())
 	}
 	guard.Set(true)
 	err = CastWrap(f64, f32)

@@ -57,7 +57,7 @@
 // is generated with its host form: OpAdd … OpMod, OpAbs … OpLog1p),
 // Clip, IsNaN, IsInf, IsFinite, Compare, CompareScalar, Where, Copy (of
 // any view: Copy(dst, src.Transpose(0, 1)) is a transpose), Fill, Iota,
-// RandUniform, RandNormal (float64 math: on a device with cl_khr_fp64),
+// RandUniform, RandNormal (float32 math for float32 and the halves),
 // Sum, Prod, Min, Max,
 // Mean, ArgMin and ArgMax (along an axis, AllDims and ArgMinAll,
 // ArgMaxAll), Var,

@@ -36,15 +36,15 @@ import (
 // and BFloat16, u1 = (w0 + 1)·2⁻³² and a = w1/2³² from the pair's two
 // words (words 2p and 2p+1 of the stream); for float64, u1 = ((x >> 11) +
 // 1)·2⁻⁵³ from the first two words of block p and a = y/2⁶⁴ from the last
-// two (y = w3<<32 | w2). The math
-// runs in float64 on both sides with the package's own ln, sin and cos
-// (randLog, randSinCos in random.go), made of +, −, ×, ÷ and √ only, which IEEE 754
-// rounds correctly on both (the OpenCL kernel turns FP_CONTRACT off, and
-// the Go code converts products explicitly, so neither fuses a
-// multiply-add); the float64 result is then rounded to T (through float32
-// for Float16 and BFloat16). So normals too are bit-identical on the host
-// and the device. The ln, sin and cos are within 2 ulps of math.Log,
-// math.Sin and math.Cos over their ranges here (TestRandMath).
+// two (y = w3<<32 | w2). The math is the package's own ln, √, sin and
+// cos, made of operations IEEE 754 rounds correctly on both sides (the
+// OpenCL kernel turns FP_CONTRACT off, and the Go code converts products
+// explicitly, so neither fuses a multiply-add): for float64 in float64
+// (randLog, randSinCos: +, −, ×, ÷ and √), within 2 ulps of math.Log,
+// math.Sin and math.Cos (TestRandMath); for the others in float32
+// (boxMuller32: +, −, × only), within 3 ulps of the float64 functions
+// (TestRandMath32), the result rounded to T for Float16 and BFloat16. So
+// normals too are bit-identical on the host and the device.
 func Philox4x32(ctr [4]uint32, key [2]uint32) [4]uint32 {
 	c0, c1, c2, c3 := ctr[0], ctr[1], ctr[2], ctr[3]
 	k0, k1 := key[0], key[1]
@@ -92,8 +92,8 @@ func RandUniform[T array.Elem](dst *array.Array[T], seed, offset uint64) error {
 // order getting stream element offset + i as for RandUniform. It takes
 // float32, float64, Float16 and BFloat16; other types return an error
 // wrapping ErrUnsupported. The host and a device give the same bits
-// (Philox4x32 says how); a device without cl_khr_fp64 runs it
-// on the host under the placement rule's copies.
+// (Philox4x32 says how). Float64 normals take float64 math, so a device
+// without cl_khr_fp64 leaves them to the host, as every float64 op.
 func RandNormal[T array.Elem](dst *array.Array[T], seed, offset uint64) error {
 	if kindOf[T]() != kFloat && kindOf[T]() != kHalf {
 		return unsupported("RandNormal", array.TypeOf[T](), "a floating-point type")
@@ -243,20 +243,21 @@ func (p *philox) normal(e uint64, wide bool) float64 {
 	if pr := e / 2; !p.havePair || p.pair != pr {
 		if wide {
 			w := p.block(pr)
-			p.z[0], p.z[1] = boxMuller(uint64(w[1])<<32|uint64(w[0]), 11, 0x1p-53, uint64(w[3])<<32|uint64(w[2]))
+			p.z[0], p.z[1] = boxMuller(uint64(w[1])<<32|uint64(w[0]), uint64(w[3])<<32|uint64(w[2]))
 		} else {
 			w, l := p.block(pr/2), pr%2*2
-			p.z[0], p.z[1] = boxMuller(uint64(w[l]), 0, 0x1p-32, uint64(w[l+1])<<32)
+			z0, z1 := boxMuller32(w[l], w[l+1])
+			p.z[0], p.z[1] = float64(z0), float64(z1)
 		}
 		p.pair, p.havePair = pr, true
 	}
 	return p.z[e%2]
 }
 
-// boxMuller is the pair of normals from x (u1 = ((x >> sh) + 1) · scale)
-// and the turn fraction a/2⁶⁴: r·cos and r·sin.
-func boxMuller(x uint64, sh uint, scale float64, a uint64) (float64, float64) {
-	u1 := float64((x>>sh)+1) * scale
+// boxMuller is the pair of float64 normals from x (u1 = ((x >> 11) + 1)
+// · 2⁻⁵³) and the turn fraction a/2⁶⁴: r·cos and r·sin.
+func boxMuller(x, a uint64) (float64, float64) {
+	u1 := float64((x>>11)+1) * 0x1p-53
 	r := math.Sqrt(-2 * randLog(u1))
 	s, c := randSinCos(a)
 	return float64(r * c), float64(r * s)
@@ -526,29 +527,19 @@ func normalBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *phi
 	for nb > 0 {
 		m := min(nb, len(w))
 		philoxBlocks(unsafe.Pointer(&w), b, m, key, keys, blockWords, false)
-		k0 := 0
-		if useAsm {
-			pairs := m // a pair a float64 block, two a float32 one
-			if !wide {
-				pairs *= 2
+		if !wide {
+			normals32(unsafe.Slice((*float32)(dst), 4*m), unsafe.Slice(&w[0][0], 4*m))
+		} else {
+			k0 := 0
+			if useAsm {
+				boxMullerAVX2(dst, unsafe.Pointer(&w), m, &bmConsts)
+				k0 = m &^ 3
 			}
-			boxMullerAVX2(dst, unsafe.Pointer(&w), pairs, wide, &bmConsts)
-			k0 = pairs &^ 3
-			if !wide {
-				k0 /= 2
-			}
-		}
-		for k := k0; k < m; k++ {
-			x := &w[k]
-			if wide {
+			for k := k0; k < m; k++ {
+				x := &w[k]
 				o := (*[2]float64)(unsafe.Add(dst, 16*k))
-				o[0], o[1] = boxMuller(uint64(x[1])<<32|uint64(x[0]), 11, 0x1p-53, uint64(x[3])<<32|uint64(x[2]))
-				continue
+				o[0], o[1] = boxMuller(uint64(x[1])<<32|uint64(x[0]), uint64(x[3])<<32|uint64(x[2]))
 			}
-			o := (*[4]float32)(unsafe.Add(dst, 16*k))
-			z0, z1 := boxMuller(uint64(x[0]), 0, 0x1p-32, uint64(x[1])<<32)
-			z2, z3 := boxMuller(uint64(x[2]), 0, 0x1p-32, uint64(x[3])<<32)
-			o[0], o[1], o[2], o[3] = float32(z0), float32(z1), float32(z2), float32(z3)
 		}
 		if nb -= m; nb > 0 {
 			dst, b = unsafe.Add(dst, 16*m), b+uint64(m)
@@ -558,7 +549,7 @@ func normalBlocks(dst unsafe.Pointer, b uint64, nb int, key [2]uint32, keys *phi
 
 // bmTable holds the constants of boxMullerAVX2, each repeated over a
 // 32-byte vector, at the indexes its assembly names (random_amd64.s).
-type bmTable [46][4]uint64
+type bmTable [45][4]uint64
 
 // bmConsts is the table from the very variables randLog and randSinCos
 // use, so the assembly holds their bits.
@@ -591,7 +582,6 @@ var bmConsts = func() (t bmTable) {
 	set(41, 1<<63)
 	set(42, 1)
 	set(43, f(0x1p84+0x1p52))
-	set(44, f(0x1p-32))
-	set(45, f(0x1p-53))
+	set(44, f(0x1p-53))
 	return
 }()

@@ -14,10 +14,18 @@ import "unsafe"
 //go:noescape
 func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mode int, nt bool)
 
-// boxMullerAVX2 writes the normals of n Box–Muller pairs (n rounded down
-// to a multiple of 4) from their words at w to dst: float32 pairs (u, a)
-// from one word each, float64 ones (x, a) from a block each, as
-// normalBlocks' loop does, bit for bit. c is bmConsts. random_amd64.s.
+// boxMullerAVX2 writes the float64 normals of n Box–Muller pairs (n
+// rounded down to a multiple of 4), one Philox block (x, a) each, from w
+// to dst, as normalBlocks' loop does, bit for bit. c is bmConsts.
+// random_amd64.s.
 //
 //go:noescape
-func boxMullerAVX2(dst, w unsafe.Pointer, n int, wide bool, c *bmTable)
+func boxMullerAVX2(dst, w unsafe.Pointer, n int, c *bmTable)
+
+// boxMuller32AVX2 writes the float32 normals of n Box–Muller pairs (n
+// rounded down to a multiple of 8), words (u, a) each, from w to dst,
+// as boxMuller32 does, bit for bit. c is bm32Consts.
+// random_normal32_amd64.s.
+//
+//go:noescape
+func boxMuller32AVX2(dst, w unsafe.Pointer, n int, c *bm32Table)

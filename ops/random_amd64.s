@@ -177,7 +177,7 @@ done:
 	VZEROUPPER
 	RET
 
-// Box–Muller in AVX2, four pairs at a step in float64 lanes: the very
+// Box–Muller for float64 in AVX2, four pairs at a step: the very
 // operations of boxMuller, randLog and randSinCos (random.go), in their
 // order, with no fused multiply-add, so the bits are theirs. Constants
 // come from bmConsts (random.go), one 32-byte vector each.
@@ -203,40 +203,23 @@ done:
 #define C_SIGN 41
 #define C_INT1 42
 #define C_2P84_52 43
-#define C_2PM32 44
-#define C_2PM53 45
+#define C_2PM53 44
 
 #define HORNER(p, z, c) \
 	VMULPD z, p, p; \
 	VADDPD c, p, p
 
-// func boxMullerAVX2(dst, w unsafe.Pointer, n int, wide bool, c *bmTable)
-TEXT ·boxMullerAVX2(SB), NOSPLIT, $0-40
+// func boxMullerAVX2(dst, w unsafe.Pointer, n int, c *bmTable)
+TEXT ·boxMullerAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ w+8(FP), SI
 	MOVQ n+16(FP), CX
-	MOVBLZX wide+24(FP), DX
-	MOVQ c+32(FP), R9
+	MOVQ c+24(FP), R9
 	SHRQ $2, CX
 	JZ bmdone
 
 bmloop:
-	TESTQ DX, DX
-	JNZ in64
-	// float32: pair i is qword i, a<<32 | u; u1 = (u + 1)·2⁻³²
-	VMOVDQU (SI), Y0
-	VPSRLQ $32, Y0, Y1
-	VPSLLQ $32, Y1, Y1
-	VPSLLQ $32, Y0, Y0
-	VPSRLQ $32, Y0, Y0
-	VPADDQ K(C_INT1), Y0, Y0
-	VPOR K(C_2P52), Y0, Y0
-	VSUBPD K(C_2P52), Y0, Y0
-	VMULPD K(C_2PM32), Y0, Y0
-	JMP math
-
-in64:
-	// float64: a block is x, a; lanes hold blocks 0, 2, 1, 3;
+	// a block is x, a; lanes hold blocks 0, 2, 1, 3;
 	// u1 = ((x >> 11) + 1)·2⁻⁵³, converted as in F64
 	VMOVDQU (SI), Y0
 	VMOVDQU 32(SI), Y1
@@ -251,7 +234,6 @@ in64:
 	VADDPD Y2, Y0, Y0
 	VMULPD K(C_2PM53), Y0, Y0
 
-math:
 	// randLog(u1): m in [√½, √2), e as a float64
 	VPAND K(C_MANT), Y0, Y2
 	VPOR K(C_ONE), Y2, Y2
@@ -337,19 +319,6 @@ math:
 	VMULPD Y8, Y0, Y8
 	VMULPD Y7, Y0, Y7
 
-	TESTQ DX, DX
-	JNZ out64
-	VCVTPD2PSY Y8, X8
-	VCVTPD2PSY Y7, X7
-	VUNPCKLPS X7, X8, X9
-	VUNPCKHPS X7, X8, X10
-	VMOVUPS X9, (DI)
-	VMOVUPS X10, 16(DI)
-	ADDQ $32, DI
-	ADDQ $32, SI
-	JMP bmnext
-
-out64:
 	VUNPCKLPD Y7, Y8, Y9
 	VUNPCKHPD Y7, Y8, Y10
 	VMOVUPD Y9, (DI)

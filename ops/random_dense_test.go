@@ -290,3 +290,46 @@ func denseDeviceCases[T array.Elem](t *testing.T, d device.Device) {
 		}
 	}
 }
+
+// TestNormals32: normals32 (the AVX2 kernel, eight pairs a step, and the
+// Go loop) gives boxMuller32's bits for the words at the edges of its
+// reductions — u+1 at 2³², at and beside powers of two and √2's
+// multiples; turns at and beside the quarter turns — and drawn ones, at
+// pair counts that are not multiples of eight.
+func TestNormals32(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var us, as []uint32
+	for k := range 33 {
+		p := uint64(1) << k
+		for _, v := range []uint64{p - 1, p, p + 1, uint64(math.Sqrt2 * float64(p)), uint64(math.Sqrt2*float64(p)) + 1} {
+			us = append(us, uint32(v-1)) // u = v − 1 (v = 2³² is u = 2³² − 1)
+		}
+	}
+	for q := range uint64(4) {
+		for _, d := range []int64{-1, 0, 1, 1 << 29, 1<<29 - 1} {
+			as = append(as, uint32(int64(q<<30)+d))
+		}
+	}
+	for len(us) < 1000 {
+		us = append(us, r.Uint32())
+	}
+	for len(as) < len(us) {
+		as = append(as, r.Uint32())
+	}
+	withAsm(t, func(t *testing.T) {
+		for _, n := range []int{len(us), 8, 15, 1} {
+			w := make([]uint32, 2*n)
+			for i := range n {
+				w[2*i], w[2*i+1] = us[i], as[(i*7)%len(as)]
+			}
+			d := make([]float32, 2*n)
+			normals32(d, w)
+			for i := range n {
+				c, s := boxMuller32(w[2*i], w[2*i+1])
+				if math.Float32bits(d[2*i]) != math.Float32bits(c) || math.Float32bits(d[2*i+1]) != math.Float32bits(s) {
+					t.Fatalf("n=%d pair %d (u %#x, a %#x): %v, %v; boxMuller32 gives %v, %v", n, i, w[2*i], w[2*i+1], d[2*i], d[2*i+1], c, s)
+				}
+			}
+		}
+	})
+}

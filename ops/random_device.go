@@ -19,7 +19,7 @@ var clRandom string
 func deviceRand[T array.Elem](dst *array.Array[T], seed, offset uint64, normal bool) (bool, error) {
 	op := randName(normal)
 	ts := [2]array.Type{array.TypeOf[T]()}
-	if normal {
+	if normal && sizeOf[T]() == 8 {
 		ts[1] = array.TypeOf[float64]() // the math is float64's
 	}
 	k, m, err := target(op, ts, rawOf(dst))
@@ -115,22 +115,31 @@ func randCLDefines[T array.Elem](normal bool) string {
 	if ct, ok := clTypeOf(array.TypeOf[T]()); ok { // rand_dense's vector: a block's elements
 		fmt.Fprintf(&b, "#define RVT %s%d\n", ct.s, 4/randWords[T]())
 	}
-	if normal {
-		list := func(c []float64) string {
-			s := make([]string, len(c))
-			for i, x := range c {
-				s[i] = hexFloat(x)
-			}
-			return "{" + strings.Join(s, ", ") + "}"
-		}
-		fmt.Fprintf(&b, "#define RLOGC %s\n#define RSINC %s\n#define RCOSC %s\n", list(logC[:]), list(sinC[:]), list(cosC[:]))
+	switch {
+	case normal && randWords[T]() == 2:
+		fmt.Fprintf(&b, "#define RLOGC %s\n#define RSINC %s\n#define RCOSC %s\n", hexList(logC[:]), hexList(sinC[:]), hexList(cosC[:]))
 		fmt.Fprintf(&b, "#define RLN2HI %s\n#define RLN2LO %s\n#define RANGLE %s\n#define RSQRT2 %s\n",
 			hexFloat(ln2Hi), hexFloat(ln2Lo), hexFloat(angle), hexFloat(math.Sqrt2))
+	case normal:
+		fmt.Fprintf(&b, "#define RLOGC32 %s\n#define RSINC32 %s\n#define RCOSC32 %s\n", hexList(logC32[:]), hexList(sinC32[:]), hexList(cosC32[:]))
+		fmt.Fprintf(&b, "#define RLN2HI32 %s\n#define RLN2LO32 %s\n#define RANGLE32 %s\n", hexFloat(ln2Hi32), hexFloat(ln2Lo32), hexFloat(angle32))
 	}
 	return b.String()
 }
 
-// hexFloat spells x as an OpenCL C double literal with x's exact bits.
-func hexFloat(x float64) string {
-	return "(" + strconv.FormatFloat(x, 'x', -1, 64) + ")"
+// hexFloat spells x as an OpenCL C literal of x's type with x's exact bits.
+func hexFloat[F float32 | float64](x F) string {
+	if _, ok := any(x).(float32); ok {
+		return "(" + strconv.FormatFloat(float64(x), 'x', -1, 32) + "f)"
+	}
+	return "(" + strconv.FormatFloat(float64(x), 'x', -1, 64) + ")"
+}
+
+// hexList is an OpenCL C initializer of c's exact bits.
+func hexList[F float32 | float64](c []F) string {
+	s := make([]string, len(c))
+	for i, x := range c {
+		s[i] = hexFloat(x)
+	}
+	return "{" + strings.Join(s, ", ") + "}"
 }

@@ -8,6 +8,10 @@ func philoxBlocksAVX2(dst unsafe.Pointer, b uint64, nb int, keys *philoxKeys, mo
 	panic("ops: no assembly kernels")
 }
 
-func boxMullerAVX2(dst, w unsafe.Pointer, n int, wide bool, c *bmTable) {
+func boxMullerAVX2(dst, w unsafe.Pointer, n int, c *bmTable) {
+	panic("ops: no assembly kernels")
+}
+
+func boxMuller32AVX2(dst, w unsafe.Pointer, n int, c *bm32Table) {
 	panic("ops: no assembly kernels")
 }

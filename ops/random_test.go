@@ -98,13 +98,14 @@ func refNormal[T array.Elem](seed, e uint64) float64 {
 
 // normalTol is how far an element of T may be from the float64 reference:
 // its rounding to T (relative, and absolute among Float16's subnormals)
-// plus the float64 math's error, a few ulps of r ≤ 8.6 (the reference's
-// angle rounds too).
+// plus the math's error: for float64 a few ulps of r ≤ 8.6 (the
+// reference's angle rounds too), for float32 the float32 math's few ulps
+// (TestRandMath32) and its angle's rounding.
 func normalTol[T array.Elem](want float64) float64 {
 	eps, abs := 1e-14, 4e-15
 	switch any(*new(T)).(type) {
 	case float32:
-		eps = 0x1p-23
+		eps = 0x1p-21
 	case array.Float16:
 		eps, abs = 0x1p-10, 0x1p-24
 	case array.BFloat16:
@@ -411,14 +412,89 @@ func TestRandMath(t *testing.T) {
 	t.Logf("worst: ln %.2f ulp, sin %.2f, cos %.2f", worst, worstS, worstC)
 }
 
+// TestRandMath32: the float32 ln, √, sin and cos behind RandNormal of
+// float32, Float16 and BFloat16 are within a few ulps of the math
+// package's, over their whole input ranges and at their edges.
+func TestRandMath32(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	ulp := func(x float64) float64 {
+		f := float32(math.Abs(x))
+		return float64(math.Nextafter32(f, math.MaxFloat32) - f)
+	}
+	us := []uint32{0, 1, 2, 1<<31 - 1, 1 << 31, 1<<32 - 1, 1<<32 - 2, 1<<32 - 256, 0xb504f333, 0xb504f332, 0x6a09e666}
+	for k := range 32 {
+		us = append(us, 1<<k-1, 1<<k, uint32(math.Sqrt2*float64(uint64(1)<<k)))
+	}
+	for range 200000 {
+		us = append(us, r.Uint32(), ^uint32(r.IntN(1<<16)))
+	}
+	worst := 0.0
+	for _, u := range us {
+		got, want := float64(randLog32(u)), math.Log((float64(u)+1)*0x1p-32)
+		if want == 0 {
+			if got != 0 {
+				t.Fatalf("randLog32(%#x) = %g, want 0", u, got)
+			}
+			continue
+		}
+		worst = max(worst, math.Abs(got-want)/ulp(want))
+	}
+	worstR := 0.0
+	xs := []float32{0, 0x1p-31, 1, 2, 44.36142}
+	for range 200000 {
+		xs = append(xs, float32(r.Float64()*45), float32(r.Float64()*1e-3))
+	}
+	for _, x := range xs {
+		got, want := float64(randSqrt32(x)), math.Sqrt(float64(x))
+		if want == 0 {
+			if got != 0 {
+				t.Fatalf("randSqrt32(0) = %g", got)
+			}
+			continue
+		}
+		worstR = max(worstR, math.Abs(got-want)/ulp(want))
+	}
+	worstS, worstC := 0.0, 0.0
+	as := []uint32{0, 1 << 29, 1<<29 - 1, 1 << 30, 3 << 30, 1<<32 - 1}
+	for range 200000 {
+		as = append(as, r.Uint32())
+	}
+	for _, a := range as {
+		s, c := randSinCos32(a)
+		// The float32 angle as randSinCos32 rounds it, so that the
+		// polynomials alone are measured.
+		q := (a + 1<<29) >> 30
+		th := float64(float32(int32((a+1<<29)&(1<<30-1))-1<<29) * angle32)
+		ws, wc := math.Sincos(th)
+		switch q {
+		case 1:
+			ws, wc = wc, -ws
+		case 2:
+			ws, wc = -ws, -wc
+		case 3:
+			ws, wc = -wc, ws
+		}
+		worstS = max(worstS, math.Abs(float64(s)-ws)/ulp(max(math.Abs(ws), 0x1p-60)))
+		worstC = max(worstC, math.Abs(float64(c)-wc)/ulp(max(math.Abs(wc), 0x1p-60)))
+	}
+	if worst > 1.5 || worstR > 3 || worstS > 1.5 || worstC > 1.5 {
+		t.Errorf("ulps from the math package: ln %g (want ≤ 1.5), √ %g (≤ 3), sin %g, cos %g (≤ 1.5)", worst, worstR, worstS, worstC)
+	}
+	t.Logf("worst: ln %.2f ulp, √ %.2f, sin %.2f, cos %.2f", worst, worstR, worstS, worstC)
+}
+
 // randDevices are the devices the device tests run on: the simulator and,
-// when there is one, the default OpenCL device (PoCL here).
+// when there are, the default OpenCL device (PoCL here) and a CUDA
+// device that builds kernels (on a GPU machine).
 func randDevices(t *testing.T) []device.Device {
 	devs := []device.Device{sim.NewCompute("rand", 0)}
 	if d, err := opencl.Default(); err == nil {
 		devs = append(devs, d)
 	} else {
 		t.Logf("no OpenCL device: %v", err)
+	}
+	if d, err := cudaKernels(); err == nil {
+		devs = append(devs, d)
 	}
 	return devs
 }
@@ -465,7 +541,7 @@ func deviceCases[T array.Elem](t *testing.T, d device.Device, normal, fp64 bool)
 		}
 		setResT(g, st, a)
 		onDev := a.Len() > 0 && a.Device() == d && (a.DeviceDirty() || !a.HostDirty())
-		if _, ok := d.(device.Kernels); ok && (normal || sizeOf[T]() == 8 && kindOf[T]() == kFloat) && !fp64 {
+		if _, ok := d.(device.Kernels); ok && sizeOf[T]() == 8 && kindOf[T]() == kFloat && !fp64 {
 			onDev = false
 		}
 		seed, off := r.Uint64(), drawOffset(r)

@@ -3,8 +3,9 @@
 // Prepended by Go: the element type's defines (TS, THALF, ...), clCommon
 // (nd_t, ND) and randCLDefines: RK (words per element), RKIND (0: an
 // integer of at most 32 bits, 1: a 64-bit integer, 2: float, 3: double,
-// 4: Float16 or BFloat16), RNORMAL and, for normals, the float64
-// constants of rand_log and rand_sincos as hexadecimal literals.
+// 4: Float16 or BFloat16), RNORMAL and, for normals, the constants of
+// rand_log and rand_sincos (float64, RK 2) or rand_log32, rand_sqrt32
+// and rand_sincos32 (float32, RK 1) as hexadecimal literals.
 
 // Products must round before they are added, as in the Go code.
 #pragma OPENCL FP_CONTRACT OFF
@@ -28,7 +29,9 @@ inline uint4 philox4x32(ulong b, uint k0, uint k1) {
 	return (uint4)(c0, c1, c2, c3);
 }
 
-#if RNORMAL
+#if RNORMAL && RK == 2
+#define RZ double
+#define RZ2 double2
 inline double rand_log(double x) {
 	const double logc[10] = RLOGC;
 	ulong b = as_ulong(x);
@@ -69,8 +72,8 @@ inline double2 rand_sincos(ulong a) { // (sin, cos) of the turn a/2^64
 }
 
 // box_muller is a pair's two normals: (r·cos, r·sin), lanes 2p and 2p+1.
-inline double2 box_muller(ulong x, uint sh, double scale, ulong a) {
-	double u1 = (double)((x >> sh) + 1) * scale;
+inline double2 box_muller(ulong x, ulong a) {
+	double u1 = (double)((x >> 11) + 1) * 0x1p-53;
 	double r = sqrt(-2.0 * rand_log(u1));
 	double2 sc = rand_sincos(a);
 	return (double2)(r * sc.y, r * sc.x);
@@ -79,14 +82,62 @@ inline double2 box_muller(ulong x, uint sh, double scale, ulong a) {
 // rand_pair is the normals of lanes 2p and 2p+1 of a block's words w:
 // one log, square root and sine-cosine for both.
 inline double2 rand_pair(uint w[4], int p) {
-#if RK == 2
-	return box_muller(((ulong)w[1] << 32) | w[0], 11, 0x1p-53, ((ulong)w[3] << 32) | w[2]);
-#else
-	return box_muller((ulong)w[2 * p], 0, 0x1p-32, (ulong)w[2 * p + 1] << 32);
-#endif
+	return box_muller(((ulong)w[1] << 32) | w[0], ((ulong)w[3] << 32) | w[2]);
+}
+#elif RNORMAL
+// Float32 normals in float32 operations: random_normal32.go's steps.
+#define RZ float
+#define RZ2 float2
+inline float rand_log32(uint u) { // ln((u+1)·2^-32)
+	const float logc[9] = RLOGC32;
+	ulong v = (ulong)u + 1;
+	uint b = as_uint((float)v);
+	int k = (int)(b >> 23) - 127;
+	if ((b & 0x7fffff) >= 0x3504f3)
+		k++;
+	float f = (float)((long)v - (1L << k)) * as_float((uint)(127 - k) << 23);
+	float p = logc[8];
+	for (int i = 7; i >= 0; i--) p = logc[i] + f * p;
+	float l = f + (f * f) * p;
+	float fk = (float)(k - 32);
+	return fk * RLN2HI32 + (l + fk * RLN2LO32);
 }
 
-inline TS rand_cvt(double z) {
+inline float rand_sqrt32(float x) {
+	float y = as_float(0x5f3759dfu - (as_uint(x) >> 1));
+	float h = 0.5f * x;
+	for (int i = 0; i < 3; i++) y = y * (1.5f - (h * y) * y);
+	return x * y;
+}
+
+inline float2 rand_sincos32(uint a) { // (sin, cos) of the turn a/2^32
+	const float sinc[4] = RSINC32;
+	const float cosc[5] = RCOSC32;
+	uint t = a + (1u << 29);
+	uint q = t >> 30;
+	float th = (float)((int)(t & ((1u << 30) - 1)) - (1 << 29)) * RANGLE32;
+	float z = th * th;
+	float ps = sinc[3];
+	for (int k = 2; k >= 0; k--) ps = sinc[k] + z * ps;
+	float pc = cosc[4];
+	for (int k = 3; k >= 0; k--) pc = cosc[k] + z * pc;
+	float s = th + th * (z * ps);
+	float c = 1.0f + z * pc;
+	if (q == 1) return (float2)(c, -s);
+	if (q == 2) return (float2)(-s, -c);
+	if (q == 3) return (float2)(-c, s);
+	return (float2)(s, c);
+}
+
+inline float2 rand_pair(uint w[4], int p) {
+	float r = rand_sqrt32(-2.0f * rand_log32(w[2 * p]));
+	float2 sc = rand_sincos32(w[2 * p + 1]);
+	return (float2)(r * sc.y, r * sc.x);
+}
+#endif
+
+#if RNORMAL
+inline TS rand_cvt(RZ z) {
 #if RKIND == 4
 	return TST((float)z);
 #else
@@ -100,7 +151,7 @@ inline TS rand_cvt(double z) {
 // private memory on GPUs).
 inline TS rand_value(uint w[4], int lane) {
 #if RNORMAL
-	double2 z = rand_pair(w, lane >> 1);
+	RZ2 z = rand_pair(w, lane >> 1);
 	return rand_cvt(lane & 1 ? z.y : z.x);
 #else
 	int l = lane * RK;
@@ -158,10 +209,10 @@ __kernel void rand_dense(__global TS *d, long off, uint n, ulong seed, ulong fir
 		uint j0 = t * EPB; // lane l is fill element j0 + l − skip
 		if (vec && j0 >= skip && j0 - skip + EPB <= n) {
 #if RNORMAL && EPB == 4
-			double2 z0 = rand_pair(w, 0), z1 = rand_pair(w, 1);
+			RZ2 z0 = rand_pair(w, 0), z1 = rand_pair(w, 1);
 			*(__global RVT *)(p + (j0 - skip)) = (RVT)(rand_cvt(z0.x), rand_cvt(z0.y), rand_cvt(z1.x), rand_cvt(z1.y));
 #elif RNORMAL
-			double2 z0 = rand_pair(w, 0);
+			RZ2 z0 = rand_pair(w, 0);
 			*(__global RVT *)(p + (j0 - skip)) = (RVT)(rand_cvt(z0.x), rand_cvt(z0.y));
 #elif EPB == 4
 			*(__global RVT *)(p + (j0 - skip)) = (RVT)(rand_value(w, 0), rand_value(w, 1), rand_value(w, 2), rand_value(w, 3));
