@@ -325,19 +325,29 @@ func randSinCos(a uint64) (sin, cos float64) {
 	t := a + 1<<61
 	q := t >> 62
 	r := int64(t&(1<<62-1)-1<<61) >> 9 // 53 bits: converts exactly
-	th := float64(float64(r) * angle)
-	z := float64(th * th)
-	ps := sinC[len(sinC)-1]
-	for k := len(sinC) - 2; k >= 0; k-- {
-		ps = sinC[k] + float64(z*ps)
+	return sinCosTaylor(float64(float64(r)*angle), q, sinC[:], cosC[:])
+}
+
+// sinCosTaylor is sin and cos of the angle q·π/2 + θ (|θ| ≤ π/4) from
+// Taylor polynomials in θ² with coefficients sc (θ³ on) and cc (θ² on).
+// Callers round th explicitly (F(x·y)), so that no multiply-add fuses.
+func sinCosTaylor[F float32 | float64](th F, q uint64, sc, cc []F) (sin, cos F) {
+	z := th * th
+	ps := sc[len(sc)-1]
+	for k := len(sc) - 2; k >= 0; k-- {
+		ps = sc[k] + F(z*ps)
 	}
-	pc := cosC[len(cosC)-1]
-	for k := len(cosC) - 2; k >= 0; k-- {
-		pc = cosC[k] + float64(z*pc)
+	pc := cc[len(cc)-1]
+	for k := len(cc) - 2; k >= 0; k-- {
+		pc = cc[k] + F(z*pc)
 	}
-	s := th + float64(th*float64(z*ps))
-	c := 1 + float64(z*pc)
-	switch q {
+	return quarterTurn(q, th+F(th*F(z*ps)), 1+F(z*pc))
+}
+
+// quarterTurn is sin and cos of q quarter turns more than the angle whose
+// sin and cos are s and c.
+func quarterTurn[F float32 | float64](q uint64, s, c F) (F, F) {
+	switch q & 3 {
 	case 1:
 		return c, -s
 	case 2:

@@ -61,7 +61,7 @@ func randLog32(u uint32) float32 {
 	if b&(1<<23-1) >= sqrt2Mant {
 		k++
 	}
-	f := float32(int64(v)-int64(1)<<k) * math.Float32frombits(uint32(127-k)<<23)
+	f := float32(float32(int64(v)-int64(1)<<k) * math.Float32frombits(uint32(127-k)<<23))
 	p := logC32[len(logC32)-1]
 	for i := len(logC32) - 2; i >= 0; i-- {
 		p = logC32[i] + float32(f*p)
@@ -87,27 +87,8 @@ func randSqrt32(x float32) float32 {
 func randSinCos32(a uint32) (sin, cos float32) {
 	t := a + 1<<29
 	q := t >> 30
-	th := float32(int32(t&(1<<30-1))-1<<29) * angle32
-	z := th * th
-	ps := sinC32[len(sinC32)-1]
-	for k := len(sinC32) - 2; k >= 0; k-- {
-		ps = sinC32[k] + float32(z*ps)
-	}
-	pc := cosC32[len(cosC32)-1]
-	for k := len(cosC32) - 2; k >= 0; k-- {
-		pc = cosC32[k] + float32(z*pc)
-	}
-	s := th + float32(th*float32(z*ps))
-	c := 1 + float32(z*pc)
-	switch q {
-	case 1:
-		return c, -s
-	case 2:
-		return -s, -c
-	case 3:
-		return -c, s
-	}
-	return s, c
+	th := float32(float32(int32(t&(1<<30-1))-1<<29) * angle32)
+	return sinCosTaylor(th, uint64(q), sinC32[:], cosC32[:])
 }
 
 // normals32 writes the normals of the word pairs w[2i], w[2i+1] to

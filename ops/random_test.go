@@ -395,14 +395,7 @@ func TestRandMath(t *testing.T) {
 		q := (a + 1<<61) >> 62
 		th := float64(int64((a+1<<61)&(1<<62-1)-1<<61)>>9) * angle
 		ws, wc := math.Sincos(th)
-		switch q {
-		case 1:
-			ws, wc = wc, -ws
-		case 2:
-			ws, wc = -ws, -wc
-		case 3:
-			ws, wc = -wc, ws
-		}
+		ws, wc = quarterTurn(q, ws, wc)
 		worstS = max(worstS, math.Abs(s-ws)/ulp(max(math.Abs(ws), 0x1p-60)))
 		worstC = max(worstC, math.Abs(c-wc)/ulp(max(math.Abs(wc), 0x1p-60)))
 	}
@@ -463,17 +456,10 @@ func TestRandMath32(t *testing.T) {
 		s, c := randSinCos32(a)
 		// The float32 angle as randSinCos32 rounds it, so that the
 		// polynomials alone are measured.
-		q := (a + 1<<29) >> 30
+		q := uint64((a + 1<<29) >> 30)
 		th := float64(float32(int32((a+1<<29)&(1<<30-1))-1<<29) * angle32)
 		ws, wc := math.Sincos(th)
-		switch q {
-		case 1:
-			ws, wc = wc, -ws
-		case 2:
-			ws, wc = -ws, -wc
-		case 3:
-			ws, wc = -wc, ws
-		}
+		ws, wc = quarterTurn(q, ws, wc)
 		worstS = max(worstS, math.Abs(float64(s)-ws)/ulp(max(math.Abs(ws), 0x1p-60)))
 		worstC = max(worstC, math.Abs(float64(c)-wc)/ulp(max(math.Abs(wc), 0x1p-60)))
 	}
