@@ -42,7 +42,7 @@ import (
 // explicitly, so neither fuses a multiply-add): for float64 in float64
 // (randLog, randSinCos: +, −, ×, ÷ and √), within 2 ulps of math.Log,
 // math.Sin and math.Cos (TestRandMath); for the others in float32
-// (boxMuller32: +, −, × only), within 3 ulps of the float64 functions
+// (boxMuller32: +, −, × and fused multiply-adds), within 3 ulps of the float64 functions
 // (TestRandMath32), the result rounded to T for Float16 and BFloat16. So
 // normals too are bit-identical on the host and the device.
 func Philox4x32(ctr [4]uint32, key [2]uint32) [4]uint32 {
@@ -325,24 +325,29 @@ func randSinCos(a uint64) (sin, cos float64) {
 	t := a + 1<<61
 	q := t >> 62
 	r := int64(t&(1<<62-1)-1<<61) >> 9 // 53 bits: converts exactly
-	return sinCosTaylor(float64(float64(r)*angle), q, sinC[:], cosC[:])
+	return sinCosTaylor(float64(float64(r)*angle), q, sinC[:], cosC[:], mulAdd)
 }
 
 // sinCosTaylor is sin and cos of the angle q·π/2 + θ (|θ| ≤ π/4) from
-// Taylor polynomials in θ² with coefficients sc (θ³ on) and cc (θ² on).
-// Callers round th explicitly (F(x·y)), so that no multiply-add fuses.
-func sinCosTaylor[F float32 | float64](th F, q uint64, sc, cc []F) (sin, cos F) {
+// Taylor polynomials in θ² with coefficients sc (θ³ on) and cc (θ² on),
+// ma(a, b, c) being a·b + c as the caller's kernels compute it. Callers
+// round th explicitly (F(x·y)), so that no multiply-add fuses.
+func sinCosTaylor[F float32 | float64](th F, q uint64, sc, cc []F, ma func(a, b, c F) F) (sin, cos F) {
 	z := th * th
 	ps := sc[len(sc)-1]
 	for k := len(sc) - 2; k >= 0; k-- {
-		ps = sc[k] + F(z*ps)
+		ps = ma(ps, z, sc[k])
 	}
 	pc := cc[len(cc)-1]
 	for k := len(cc) - 2; k >= 0; k-- {
-		pc = cc[k] + F(z*pc)
+		pc = ma(pc, z, cc[k])
 	}
-	return quarterTurn(q, th+F(th*F(z*ps)), 1+F(z*pc))
+	return quarterTurn(q, ma(th, F(z*ps), th), ma(z, pc, 1))
 }
+
+// mulAdd is a·b + c, the product rounded first (randLog, randSinCos and
+// their kernels fuse nothing).
+func mulAdd(a, b, c float64) float64 { return float64(a*b) + c }
 
 // quarterTurn is sin and cos of q quarter turns more than the angle whose
 // sin and cos are s and c.

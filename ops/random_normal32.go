@@ -6,12 +6,13 @@ import (
 )
 
 // Box–Muller for float32, Float16 and BFloat16 normals in float32
-// operations only: +, −, × and integer steps, which IEEE 754 rounds the
-// same way in Go and in OpenCL C with FP_CONTRACT off (random.cl holds
-// the same steps), so the host and a device give the same bits with no
+// operations only: +, −, ×, fused multiply-add (fma32 in Go, fma in
+// OpenCL C, VFMADD in the AVX2 kernel) and integer steps, which IEEE 754
+// rounds the same way everywhere (random.cl holds the same steps, with
+// FP_CONTRACT off), so the host and a device give the same bits with no
 // float64 arithmetic — a GPU's float64 units made the fill compute-bound
-// at under a third of its memory bandwidth. Products that feed a sum are
-// converted explicitly, so that Go never fuses them.
+// at under a third of its memory bandwidth. Products that feed a sum
+// outside fma32 are converted explicitly, so that Go never fuses them.
 
 var (
 	// ln 2 split so that k·ln2Hi32 is exact for |k| ≤ 32.
@@ -64,20 +65,21 @@ func randLog32(u uint32) float32 {
 	f := float32(float32(int64(v)-int64(1)<<k) * math.Float32frombits(uint32(127-k)<<23))
 	p := logC32[len(logC32)-1]
 	for i := len(logC32) - 2; i >= 0; i-- {
-		p = logC32[i] + float32(f*p)
+		p = fma32(p, f, logC32[i])
 	}
-	l := f + float32(float32(f*f)*p)
+	l := fma32(float32(f*f), p, f)
 	fk := float32(k - 32)
-	return float32(fk*ln2Hi32) + (l + float32(fk*ln2Lo32))
+	return fma32(fk, ln2Hi32, fma32(fk, ln2Lo32, l))
 }
 
 // randSqrt32 is √x for x in [0, 45]: three Newton steps on 1/√x from a
-// bit-level first guess, then x·(1/√x); within 3 ulps, and 0 at 0.
+// bit-level first guess, then x·(1/√x); within 3 ulps, and 0 at 0 (the
+// guess for 0 is large but finite, and stays so).
 func randSqrt32(x float32) float32 {
 	y := math.Float32frombits(0x5f3759df - math.Float32bits(x)>>1)
 	h := 0.5 * x
 	for range 3 {
-		y *= 1.5 - float32(float32(h*y)*y)
+		y = fma32(y, fma32(-float32(h*y), y, 0.5), y)
 	}
 	return x * y
 }
@@ -88,7 +90,7 @@ func randSinCos32(a uint32) (sin, cos float32) {
 	t := a + 1<<29
 	q := t >> 30
 	th := float32(float32(int32(t&(1<<30-1))-1<<29) * angle32)
-	return sinCosTaylor(th, uint64(q), sinC32[:], cosC32[:])
+	return sinCosTaylor(th, uint64(q), sinC32[:], cosC32[:], fma32)
 }
 
 // normals32 writes the normals of the word pairs w[2i], w[2i+1] to
@@ -106,7 +108,7 @@ func normals32(d []float32, w []uint32) {
 
 // bm32Table holds the constants of boxMuller32AVX2, each repeated over a
 // 32-byte vector, at the indexes its assembly names.
-type bm32Table [36][8]uint32
+type bm32Table [35][8]uint32
 
 // bm32Consts is the table from the very variables boxMuller32 uses, so
 // the assembly holds their bits.
@@ -132,17 +134,16 @@ var bm32Consts = func() (t bm32Table) {
 	set(18, f(-2))
 	set(19, 0x5f3759df)
 	set(20, f(0.5))
-	set(21, f(1.5))
-	set(22, 1<<29)
-	set(23, 1<<30-1)
-	set(24, f(angle32))
+	set(21, 1<<29)
+	set(22, 1<<30-1)
+	set(23, f(angle32))
 	for k, c := range sinC32 {
-		set(25+k, f(c))
+		set(24+k, f(c))
 	}
 	for k, c := range cosC32 {
-		set(29+k, f(c))
+		set(28+k, f(c))
 	}
-	set(34, f(1))
-	set(35, 1<<31)
+	set(33, f(1))
+	set(34, 1<<31)
 	return
 }()

@@ -2,9 +2,9 @@
 
 #include "textflag.h"
 
-// Box–Muller for float32 in AVX2, eight pairs at a step: the very
+// Box–Muller for float32 in AVX2 and FMA, eight pairs at a step: the very
 // operations of boxMuller32, randLog32, randSqrt32 and randSinCos32
-// (random_normal32.go), in their order, with no fused multiply-add, so
+// (random_normal32.go), fused multiply-adds where they take fma32, so
 // the bits are theirs. Constants come from bm32Consts, one 32-byte
 // vector each.
 #define J(i) ((i)*32)(R9)
@@ -22,25 +22,23 @@
 #define F_M2 18
 #define I_MAGIC 19
 #define F_HALF 20
-#define F_1P5 21
-#define I_2P29 22
-#define I_2P30M 23
-#define F_ANGLE 24
-#define F_SIN 25
-#define F_COS 29
-#define F_ONE 34
-#define I_SIGN 35
+#define I_2P29 21
+#define I_2P30M 22
+#define F_ANGLE 23
+#define F_SIN 24
+#define F_COS 28
+#define F_ONE 33
+#define I_SIGN 34
 
 #define HORNER32(p, z, c) \
-	VMULPS z, p, p; \
-	VADDPS c, p, p
+	VFMADD213PS c, z, p
 
-// NEWTON is one step y = y·(1.5 − (h·y)·y); Y15 holds 1.5.
+// NEWTON is one step y = y + y·(0.5 − (h·y)·y), in two fused
+// multiply-adds.
 #define NEWTON(y, h, t) \
 	VMULPS y, h, t; \
-	VMULPS y, t, t; \
-	VSUBPS t, Y15, t; \
-	VMULPS t, y, y
+	VFNMADD213PS J(F_HALF), y, t; \
+	VFMADD231PS t, y, y
 
 // func boxMuller32AVX2(dst, w unsafe.Pointer, n int, c *bm32Table)
 TEXT ·boxMuller32AVX2(SB), NOSPLIT, $0-32
@@ -50,7 +48,6 @@ TEXT ·boxMuller32AVX2(SB), NOSPLIT, $0-32
 	MOVQ c+24(FP), R9
 	SHRQ $3, CX
 	JZ b32done
-	VMOVUPS J(F_1P5), Y15
 
 b32loop:
 	// pair i is words 2i (u) and 2i+1 (a); lanes hold pairs
@@ -96,14 +93,12 @@ b32loop:
 	HORNER32(Y6, Y2, J(F_LOG+1))
 	HORNER32(Y6, Y2, J(F_LOG+0))
 	VMULPS Y2, Y2, Y7
-	VMULPS Y6, Y7, Y7
-	VADDPS Y7, Y2, Y2
+	VFMADD213PS Y2, Y6, Y7
 	VPSUBD J(I_32), Y4, Y4
 	VCVTDQ2PS Y4, Y4
-	VMULPS J(F_LN2LO), Y4, Y7
-	VADDPS Y7, Y2, Y2
-	VMULPS J(F_LN2HI), Y4, Y4
-	VADDPS Y2, Y4, Y2
+	VFMADD231PS J(F_LN2LO), Y4, Y7
+	VFMADD231PS J(F_LN2HI), Y4, Y7
+	VMOVUPS Y7, Y2
 
 	// r = randSqrt32(−2·ln u1)
 	VMULPS J(F_M2), Y2, Y2
@@ -133,10 +128,8 @@ b32loop:
 	HORNER32(Y5, Y4, J(F_SIN+0))
 	HORNER32(Y6, Y4, J(F_COS+0))
 	VMULPS Y4, Y5, Y5
-	VMULPS Y3, Y5, Y5
-	VADDPS Y3, Y5, Y5
-	VMULPS Y4, Y6, Y6
-	VADDPS J(F_ONE), Y6, Y6
+	VFMADD213PS Y3, Y3, Y5
+	VFMADD213PS J(F_ONE), Y4, Y6
 	// quarter q: q&1 swaps sin and cos; sin is negated for q&2, cos
 	// for q = 1, 2 (the two bits differ)
 	VPSLLD $1, Y1, Y7

@@ -85,7 +85,8 @@ inline double2 rand_pair(uint w[4], int p) {
 	return box_muller(((ulong)w[1] << 32) | w[0], ((ulong)w[3] << 32) | w[2]);
 }
 #elif RNORMAL
-// Float32 normals in float32 operations: random_normal32.go's steps.
+// Float32 normals in float32 operations: random_normal32.go's steps, its
+// fma32 as fma (correctly rounded, as IEEE 754 and OpenCL define it).
 #define RZ float
 #define RZ2 float2
 inline float rand_log32(uint u) { // ln((u+1)·2^-32)
@@ -97,16 +98,16 @@ inline float rand_log32(uint u) { // ln((u+1)·2^-32)
 		k++;
 	float f = (float)((long)v - (1L << k)) * as_float((uint)(127 - k) << 23);
 	float p = logc[8];
-	for (int i = 7; i >= 0; i--) p = logc[i] + f * p;
-	float l = f + (f * f) * p;
+	for (int i = 7; i >= 0; i--) p = fma(p, f, logc[i]);
+	float l = fma(f * f, p, f);
 	float fk = (float)(k - 32);
-	return fk * RLN2HI32 + (l + fk * RLN2LO32);
+	return fma(fk, RLN2HI32, fma(fk, RLN2LO32, l));
 }
 
 inline float rand_sqrt32(float x) {
 	float y = as_float(0x5f3759dfu - (as_uint(x) >> 1));
 	float h = 0.5f * x;
-	for (int i = 0; i < 3; i++) y = y * (1.5f - (h * y) * y);
+	for (int i = 0; i < 3; i++) y = fma(y, fma(-(h * y), y, 0.5f), y);
 	return x * y;
 }
 
@@ -118,11 +119,11 @@ inline float2 rand_sincos32(uint a) { // (sin, cos) of the turn a/2^32
 	float th = (float)((int)(t & ((1u << 30) - 1)) - (1 << 29)) * RANGLE32;
 	float z = th * th;
 	float ps = sinc[3];
-	for (int k = 2; k >= 0; k--) ps = sinc[k] + z * ps;
+	for (int k = 2; k >= 0; k--) ps = fma(ps, z, sinc[k]);
 	float pc = cosc[4];
-	for (int k = 3; k >= 0; k--) pc = cosc[k] + z * pc;
-	float s = th + th * (z * ps);
-	float c = 1.0f + z * pc;
+	for (int k = 3; k >= 0; k--) pc = fma(pc, z, cosc[k]);
+	float s = fma(th, z * ps, th);
+	float c = fma(z, pc, 1.0f);
 	if (q == 1) return (float2)(c, -s);
 	if (q == 2) return (float2)(-s, -c);
 	if (q == 3) return (float2)(-c, s);
