@@ -383,22 +383,14 @@ func TestRandMath(t *testing.T) {
 	if worst > 2 {
 		t.Errorf("randLog is %g ulps from math.Log", worst)
 	}
-	worstS, worstC := 0.0, 0.0
 	as := []uint64{0, 1 << 61, 1<<61 - 1, 1 << 62, 3 << 62, 1<<64 - 1}
 	for range 30000 {
 		as = append(as, r.Uint64())
 	}
-	for _, a := range as {
-		s, c := randSinCos(a)
-		// The reference angle from a's exact quadrant, as randSinCos,
-		// so that only the polynomials are measured.
-		q := (a + 1<<61) >> 62
-		th := float64(int64((a+1<<61)&(1<<62-1)-1<<61)>>9) * angle
-		ws, wc := math.Sincos(th)
-		ws, wc = quarterTurn(q, ws, wc)
-		worstS = max(worstS, math.Abs(s-ws)/ulp(max(math.Abs(ws), 0x1p-60)))
-		worstC = max(worstC, math.Abs(c-wc)/ulp(max(math.Abs(wc), 0x1p-60)))
-	}
+	worstS, worstC := worstSinCos(as, func(a uint64) (s, c float64, q uint64, th float64) {
+		s, c = randSinCos(a)
+		return s, c, (a + 1<<61) >> 62, float64(int64((a+1<<61)&(1<<62-1)-1<<61)>>9) * angle
+	}, ulp)
 	if worstS > 2 || worstC > 2 {
 		t.Errorf("randSinCos is %g (sin) and %g (cos) ulps from math.Sincos", worstS, worstC)
 	}
@@ -447,26 +439,33 @@ func TestRandMath32(t *testing.T) {
 		}
 		worstR = max(worstR, math.Abs(got-want)/ulp(want))
 	}
-	worstS, worstC := 0.0, 0.0
 	as := []uint32{0, 1 << 29, 1<<29 - 1, 1 << 30, 3 << 30, 1<<32 - 1}
 	for range 200000 {
 		as = append(as, r.Uint32())
 	}
-	for _, a := range as {
-		s, c := randSinCos32(a)
-		// The float32 angle as randSinCos32 rounds it, so that the
-		// polynomials alone are measured.
-		q := uint64((a + 1<<29) >> 30)
-		th := float64(float32(int32((a+1<<29)&(1<<30-1))-1<<29) * angle32)
-		ws, wc := math.Sincos(th)
-		ws, wc = quarterTurn(q, ws, wc)
-		worstS = max(worstS, math.Abs(float64(s)-ws)/ulp(max(math.Abs(ws), 0x1p-60)))
-		worstC = max(worstC, math.Abs(float64(c)-wc)/ulp(max(math.Abs(wc), 0x1p-60)))
-	}
+	worstS, worstC := worstSinCos(as, func(a uint32) (s, c float64, q uint64, th float64) {
+		s32, c32 := randSinCos32(a)
+		return float64(s32), float64(c32), uint64((a + 1<<29) >> 30), float64(float32(int32((a+1<<29)&(1<<30-1))-1<<29) * angle32)
+	}, ulp)
 	if worst > 1.5 || worstR > 3 || worstS > 1.5 || worstC > 1.5 {
 		t.Errorf("ulps from the math package: ln %g (want ≤ 1.5), √ %g (≤ 3), sin %g, cos %g (≤ 1.5)", worst, worstR, worstS, worstC)
 	}
 	t.Logf("worst: ln %.2f ulp, √ %.2f, sin %.2f, cos %.2f", worst, worstR, worstS, worstC)
+}
+
+// worstSinCos is the largest error in ulps (ulp(x) for a value x) of the
+// sines and cosines that at gives for the turns as, against math.Sincos
+// of the angle the function reduces each turn to (quarter q, rest θ, as
+// it rounds θ), so that the polynomials alone are measured.
+func worstSinCos[U uint32 | uint64](as []U, at func(U) (s, c float64, q uint64, th float64), ulp func(float64) float64) (worstS, worstC float64) {
+	for _, a := range as {
+		s, c, q, th := at(a)
+		ws, wc := math.Sincos(th)
+		ws, wc = quarterTurn(q, ws, wc)
+		worstS = max(worstS, math.Abs(s-ws)/ulp(max(math.Abs(ws), 0x1p-60)))
+		worstC = max(worstC, math.Abs(c-wc)/ulp(max(math.Abs(wc), 0x1p-60)))
+	}
+	return worstS, worstC
 }
 
 // randDevices are the devices the device tests run on: the simulator and,
