@@ -77,10 +77,7 @@ func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) erro
 	}
 	j.op = int(op)
 	total := j.total()
-	grain := cheapGrain
-	if binCostly[op] {
-		grain = costlyGrain
-	}
+	grain := grainFor(binCostly[op])
 	if k == kHalf {
 		j.row = cachedRow[T, T](kBinHalf, func() rowFunc { return binRowHalf[T] })
 		grain /= 4

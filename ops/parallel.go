@@ -160,6 +160,14 @@ const (
 	costlyGrain = 1 << 11
 )
 
+// grainFor is an elementwise op's grain.
+func grainFor(costly bool) int {
+	if costly {
+		return costlyGrain
+	}
+	return cheapGrain
+}
+
 var jobPool = sync.Pool{New: func() any { return &job{last: make(chan struct{}, 1)} }}
 
 func getJob() *job { return jobPool.Get().(*job) }

@@ -42,9 +42,10 @@ import (
 // explicitly, so neither fuses a multiply-add): for float64 in float64
 // (randLog, randSinCos: +, −, ×, ÷ and √), within 2 ulps of math.Log,
 // math.Sin and math.Cos (TestRandMath); for the others in float32
-// (boxMuller32: +, −, × and fused multiply-adds), within 3 ulps of the float64 functions
-// (TestRandMath32), the result rounded to T for Float16 and BFloat16. So
-// normals too are bit-identical on the host and the device.
+// (boxMuller32: +, −, × and fused multiply-adds), within 1.5 ulps of
+// math.Log, math.Sin and math.Cos and 3 of math.Sqrt (TestRandMath32),
+// the result rounded to T for Float16 and BFloat16. So normals too are
+// bit-identical on the host and the device.
 func Philox4x32(ctr [4]uint32, key [2]uint32) [4]uint32 {
 	c0, c1, c2, c3 := ctr[0], ctr[1], ctr[2], ctr[3]
 	k0, k1 := key[0], key[1]
@@ -186,6 +187,31 @@ func randRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	if j.op == 1 {
 		wide := sizeOf[T]() == 8
 		half := kindOf[T]() == kHalf
+		if !wide {
+			// float32 normals a batch at a time through normals32's
+			// kernel (the scalar math emulates its fused multiply-adds):
+			// each element's pair words, then its lane of the pair.
+			var w [256]uint32
+			var z [256]float32
+			for i := 0; i < n; i += len(w) / 2 {
+				m := min(len(w)/2, n-i)
+				for k := range m {
+					pr := at(i+k) / 2
+					bl, l := p.block(pr/2), pr%2*2
+					w[2*k], w[2*k+1] = bl[l], bl[l+1]
+				}
+				normals32(z[:2*m], w[:2*m])
+				for k := range m {
+					x := z[2*k+int(at(i+k)%2)]
+					if half {
+						d[(i+k)*sd] = fromF32[T](x)
+					} else {
+						d[(i+k)*sd] = T(x)
+					}
+				}
+			}
+			return
+		}
 		for i := 0; i < n; i++ {
 			z := p.normal(at(i), wide)
 			switch {
@@ -325,29 +351,18 @@ func randSinCos(a uint64) (sin, cos float64) {
 	t := a + 1<<61
 	q := t >> 62
 	r := int64(t&(1<<62-1)-1<<61) >> 9 // 53 bits: converts exactly
-	return sinCosTaylor(float64(float64(r)*angle), q, sinC[:], cosC[:], mulAdd)
-}
-
-// sinCosTaylor is sin and cos of the angle q·π/2 + θ (|θ| ≤ π/4) from
-// Taylor polynomials in θ² with coefficients sc (θ³ on) and cc (θ² on),
-// ma(a, b, c) being a·b + c as the caller's kernels compute it. Callers
-// round th explicitly (F(x·y)), so that no multiply-add fuses.
-func sinCosTaylor[F float32 | float64](th F, q uint64, sc, cc []F, ma func(a, b, c F) F) (sin, cos F) {
-	z := th * th
-	ps := sc[len(sc)-1]
-	for k := len(sc) - 2; k >= 0; k-- {
-		ps = ma(ps, z, sc[k])
+	th := float64(float64(r) * angle)
+	z := float64(th * th)
+	ps := sinC[len(sinC)-1]
+	for k := len(sinC) - 2; k >= 0; k-- {
+		ps = sinC[k] + float64(z*ps)
 	}
-	pc := cc[len(cc)-1]
-	for k := len(cc) - 2; k >= 0; k-- {
-		pc = ma(pc, z, cc[k])
+	pc := cosC[len(cosC)-1]
+	for k := len(cosC) - 2; k >= 0; k-- {
+		pc = cosC[k] + float64(z*pc)
 	}
-	return quarterTurn(q, ma(th, F(z*ps), th), ma(z, pc, 1))
+	return quarterTurn(q, th+float64(th*float64(z*ps)), 1+float64(z*pc))
 }
-
-// mulAdd is a·b + c, the product rounded first (randLog, randSinCos and
-// their kernels fuse nothing).
-func mulAdd(a, b, c float64) float64 { return float64(a*b) + c }
 
 // quarterTurn is sin and cos of q quarter turns more than the angle whose
 // sin and cos are s and c.

@@ -18,11 +18,9 @@ var clRandom string
 // rand_fill. ok is false for the host.
 func deviceRand[T array.Elem](dst *array.Array[T], seed, offset uint64, normal bool) (bool, error) {
 	op := randName(normal)
-	ts := [2]array.Type{array.TypeOf[T]()}
-	if normal && sizeOf[T]() == 8 {
-		ts[1] = array.TypeOf[float64]() // the math is float64's
-	}
-	k, m, err := target(op, ts, rawOf(dst))
+	// Normals take T's own precision (float64 math only for float64), so
+	// T alone says whether the device fits.
+	k, m, err := target(op, [2]array.Type{array.TypeOf[T]()}, rawOf(dst))
 	if m != nil {
 		return onHostMem(m, op, rawOf(dst), nil, func(mem memFn) error {
 			v, err := viewOn(mem, dst)
@@ -123,6 +121,7 @@ func randCLDefines[T array.Elem](normal bool) string {
 	case normal:
 		fmt.Fprintf(&b, "#define RLOGC32 %s\n#define RSINC32 %s\n#define RCOSC32 %s\n", hexList(logC32[:]), hexList(sinC32[:]), hexList(cosC32[:]))
 		fmt.Fprintf(&b, "#define RLN2HI32 %s\n#define RLN2LO32 %s\n#define RANGLE32 %s\n", hexFloat(ln2Hi32), hexFloat(ln2Lo32), hexFloat(angle32))
+		fmt.Fprintf(&b, "#define RSQRT2M %#xu\n#define RMAGIC %#xu\n", sqrt2Mant, rsqrtMagic)
 	}
 	return b.String()
 }

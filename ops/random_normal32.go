@@ -39,9 +39,14 @@ var (
 	angle32 = float32(math.Pi / 2 * 0x1p-30)
 )
 
-// sqrt2Mant is √2's float32 mantissa field: a mantissa at or above it
-// puts the value in the next octave's reduction.
-const sqrt2Mant = 0x3504f3
+const (
+	// sqrt2Mant is √2's float32 mantissa field: a mantissa at or above
+	// it puts the value in the next octave's reduction.
+	sqrt2Mant = 0x3504f3
+	// rsqrtMagic less half a float32's bits is a first guess at 1/√x
+	// within 3.5%.
+	rsqrtMagic = 0x5f3759df
+)
 
 // boxMuller32 is the pair of normals of the words u (u1 = (u+1)·2⁻³²)
 // and a (the turn a/2³²): r·cos and r·sin, r = √(−2·ln u1).
@@ -76,7 +81,7 @@ func randLog32(u uint32) float32 {
 // bit-level first guess, then x·(1/√x); within 3 ulps, and 0 at 0 (the
 // guess for 0 is large but finite, and stays so).
 func randSqrt32(x float32) float32 {
-	y := math.Float32frombits(0x5f3759df - math.Float32bits(x)>>1)
+	y := math.Float32frombits(rsqrtMagic - math.Float32bits(x)>>1)
 	h := 0.5 * x
 	for range 3 {
 		y = fma32(y, fma32(-float32(h*y), y, 0.5), y)
@@ -90,7 +95,16 @@ func randSinCos32(a uint32) (sin, cos float32) {
 	t := a + 1<<29
 	q := t >> 30
 	th := float32(float32(int32(t&(1<<30-1))-1<<29) * angle32)
-	return sinCosTaylor(th, uint64(q), sinC32[:], cosC32[:], fma32)
+	z := th * th
+	ps := sinC32[len(sinC32)-1]
+	for k := len(sinC32) - 2; k >= 0; k-- {
+		ps = fma32(ps, z, sinC32[k])
+	}
+	pc := cosC32[len(cosC32)-1]
+	for k := len(cosC32) - 2; k >= 0; k-- {
+		pc = fma32(pc, z, cosC32[k])
+	}
+	return quarterTurn(uint64(q), fma32(th, float32(z*ps), th), fma32(z, pc, 1))
 }
 
 // normals32 writes the normals of the word pairs w[2i], w[2i+1] to
@@ -132,7 +146,7 @@ var bm32Consts = func() (t bm32Table) {
 	set(16, f(ln2Hi32))
 	set(17, f(ln2Lo32))
 	set(18, f(-2))
-	set(19, 0x5f3759df)
+	set(19, rsqrtMagic)
 	set(20, f(0.5))
 	set(21, 1<<29)
 	set(22, 1<<30-1)

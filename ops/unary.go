@@ -105,10 +105,7 @@ func unaryHost[T array.Elem](op UnaryOp, dst, a *array.Array[T]) error {
 		return err
 	}
 	j.op = int(op)
-	grain := cheapGrain
-	if unCostly[op] {
-		grain = costlyGrain
-	}
+	grain := grainFor(unCostly[op])
 	if k == kHalf {
 		j.row = cachedRow[T, T](kUnHalf, func() rowFunc { return unRowHalf[T] })
 		grain /= 4

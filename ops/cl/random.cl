@@ -94,7 +94,7 @@ inline float rand_log32(uint u) { // ln((u+1)·2^-32)
 	ulong v = (ulong)u + 1;
 	uint b = as_uint((float)v);
 	int k = (int)(b >> 23) - 127;
-	if ((b & 0x7fffff) >= 0x3504f3)
+	if ((b & 0x7fffff) >= RSQRT2M)
 		k++;
 	float f = (float)((long)v - (1L << k)) * as_float((uint)(127 - k) << 23);
 	float p = logc[8];
@@ -105,7 +105,7 @@ inline float rand_log32(uint u) { // ln((u+1)·2^-32)
 }
 
 inline float rand_sqrt32(float x) {
-	float y = as_float(0x5f3759dfu - (as_uint(x) >> 1));
+	float y = as_float(RMAGIC - (as_uint(x) >> 1));
 	float h = 0.5f * x;
 	for (int i = 0; i < 3; i++) y = fma(y, fma(-(h * y), y, 0.5f), y);
 	return x * y;
