@@ -43,8 +43,21 @@ type job struct {
 	gen    uint64
 	ptotal int
 	done   atomic.Int64  // chunks finished in this call
-	last   chan struct{} // a helper that finishes the last chunk says so
+	end    atomic.Int32  // the call's end: endOpen, endParked or endDone
+	last   chan struct{} // a helper that finishes the last chunk wakes a parked caller
 }
+
+// A call's end, a handshake between its caller and the helper that
+// finishes its last chunk: that helper moves endOpen to endDone, and the
+// caller, having polled for that a while, moves endOpen to endParked and
+// sleeps on last, which the helper then fills. Only a caller that parked
+// is woken: waking a sleeping goroutine costs tens of microseconds, more
+// than a small op's whole call.
+const (
+	endOpen = iota
+	endParked
+	endDone
+)
 
 // bodyFunc is a chunk's share of an op.
 type bodyFunc = func(j *job, chunk, lo, hi int)
@@ -209,8 +222,8 @@ func startPool() {
 				if !ok {
 					return
 				}
-				if t.j.help(t.gen) {
-					t.j.last <- struct{}{} // the call's last chunk
+				if t.j.help(t.gen) && !t.j.end.CompareAndSwap(endOpen, endDone) {
+					t.j.last <- struct{}{} // the caller parked
 				}
 			}
 		}()
@@ -269,6 +282,7 @@ func (j *job) parallel(total, grain int) int {
 	n := min(nw*chunksPerWorker, total/grain)
 	j.ptotal = total
 	j.done.Store(0)
+	j.end.Store(endOpen)
 	j.gen = (j.gen + 1) & genMask
 	j.next.Store(j.gen<<genShift | uint64(n)<<countShift)
 	for range nw - 1 {
@@ -278,9 +292,32 @@ func (j *job) parallel(total, grain int) int {
 		}
 	}
 	if !j.help(j.gen) {
-		<-j.last
+		j.await()
 	}
 	return n
+}
+
+// waitFor is how long a caller whose chunks are done polls for the
+// helpers' before it sleeps: they are running (each took its chunk), so
+// the wait is at most a chunk's time, short for the small ops where a
+// wake-up would cost most.
+const waitFor = 50 * time.Microsecond
+
+// await returns once the helper that finishes the call's last chunk has
+// said so (see endOpen).
+func (j *job) await() {
+	start := time.Now()
+	for i := 0; ; i++ {
+		if j.end.Load() == endDone {
+			return
+		}
+		if i%64 == 63 && time.Since(start) > waitFor {
+			break
+		}
+	}
+	if j.end.CompareAndSwap(endOpen, endParked) {
+		<-j.last
+	}
 }
 
 // The word next: generation (bits 32…), chunk count (16…31), next chunk
@@ -308,7 +345,7 @@ func (j *job) claim(gen uint64) (c, n int, ok bool) {
 
 // help runs chunks of call gen until none is left. It reports whether
 // this goroutine finished the call's last chunk (a helper that did then
-// tells the caller through j.last).
+// ends the call: see endOpen).
 func (j *job) help(gen uint64) (finishedLast bool) {
 	for {
 		c, n, ok := j.claim(gen)

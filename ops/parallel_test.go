@@ -1,0 +1,55 @@
+package ops
+
+import (
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/resident-go/resident/internal/draw"
+)
+
+// TestParallelEnds: parallel returns only after every chunk of its call
+// has run, whichever goroutine finishes last and however long it takes:
+// chunk times are drawn from nothing to past waitFor, so callers return
+// from their poll and from parking, on several goroutines sharing the
+// helpers; a call that returned early, or a wake-up meant for another
+// call, shows as a chunk unfinished at return.
+func TestParallelEnds(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 11))
+	var wg sync.WaitGroup
+	for g := range 4 {
+		seed := r.Uint64()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, uint64(g)))
+			for c := range 150 {
+				j := getJob()
+				var ran [maxChunks]atomic.Bool
+				slow := r.IntN(4) // 0: no waits; else a drawn chunk sleeps up to 3·waitFor
+				j.body = func(j *job, chunk, lo, hi int) {
+					if slow > 0 && chunk%slow == 0 {
+						time.Sleep(time.Duration(r2(chunk, c)) * waitFor / 4)
+					}
+					ran[chunk].Store(true)
+				}
+				total := 2 + r.IntN(1<<12)
+				n := j.parallel(total, 1+r.IntN(64))
+				for k := range n {
+					if !ran[k].Load() {
+						t.Errorf("goroutine %d call %d: chunk %d of %d unfinished when parallel returned", g, c, k, n)
+						return
+					}
+				}
+				putJob(j)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// r2 is a small number from two ints (the body runs on several
+// goroutines, so it cannot share a *rand.Rand).
+func r2(a, b int) int { return (a*7 + b*13) % 13 }
