@@ -24,7 +24,6 @@ unsigned __float_as_uint(float);
 double __longlong_as_double(long long);
 long long __double_as_longlong(double);
 unsigned __umulhi(unsigned, unsigned);
-int __clz(int);
 void __threadfence();
 void __threadfence_block();
 int atomicAdd(int *, int); unsigned atomicAdd(unsigned *, unsigned);

@@ -83,7 +83,6 @@ __device__ inline uint as_uint(float x) { return __float_as_uint(x); }
 __device__ inline double as_double(ulong x) { return __longlong_as_double((long long)x); }
 __device__ inline ulong as_ulong(double x) { return (ulong)__double_as_longlong(x); }
 __device__ inline uint mul_hi(uint a, uint b) { return __umulhi(a, b); }
-__device__ inline uint clz(uint x) { return (uint)__clz((int)x); }
 
 __device__ inline int rcl_isnan(float x) { return x != x; }
 __device__ inline int rcl_isnan(double x) { return x != x; }

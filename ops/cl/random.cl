@@ -19,11 +19,12 @@ inline uint4 philox4x32(ulong b, uint k0, uint k1) {
 			k0 += 0x9E3779B9u;
 			k1 += 0xBB67AE85u;
 		}
-		ulong p0 = (ulong)0xD2511F53u * c0, p1 = (ulong)0xCD9E8D57u * c2; // one wide multiply each
-		c0 = (uint)(p1 >> 32) ^ c1 ^ k0;
-		c1 = (uint)p1;
-		c2 = (uint)(p0 >> 32) ^ c3 ^ k1;
-		c3 = (uint)p0;
+		uint h0 = mul_hi(0xD2511F53u, c0), l0 = 0xD2511F53u * c0;
+		uint h1 = mul_hi(0xCD9E8D57u, c2), l1 = 0xCD9E8D57u * c2;
+		c0 = h1 ^ c1 ^ k0;
+		c1 = l1;
+		c2 = h0 ^ c3 ^ k1;
+		c3 = l0;
 	}
 	return (uint4)(c0, c1, c2, c3);
 }
@@ -90,22 +91,17 @@ inline double2 rand_pair(uint w[4], int p) {
 #define RZ2 float2
 inline float rand_log32(uint u) { // ln((u+1)·2^-32)
 	const float logc[9] = RLOGC32;
-	// In 32-bit integers (a GPU's 64-bit ones and its conversions to
-	// float are slow): v = u+1 wraps to 0 at 2^32, whose ln is 0 (the last
-	// line). The octave k is v's leading bit t, one more where v's float
-	// mantissa reaches √2's: vn holds v's bits from bit 31 down, and vn
-	// at or above √2's mantissa less half a float ulp (ties go to the even
-	// mantissa below) is the same test on the rounded float.
-	uint v = u + 1, z = clz(v) & 31, vn = v << z;
-	uint up = vn >= ((0x80000000u | (RSQRT2M << 8)) - 0x7fu);
-	int k = 31 - (int)z + (int)up;
-	int dv = (int)(v - ((1u << (31 - z)) << up)); // v − 2^k, exact (2^32 wraps to 0)
-	float f = (float)dv * as_float((uint)(127 - k) << 23);
+	ulong v = (ulong)u + 1;
+	uint b = as_uint((float)v);
+	int k = (int)(b >> 23) - 127;
+	if ((b & 0x7fffff) >= RSQRT2M)
+		k++;
+	float f = (float)((long)v - (1L << k)) * as_float((uint)(127 - k) << 23);
 	float p = logc[8];
 	for (int i = 7; i >= 0; i--) p = fma(p, f, logc[i]);
 	float l = fma(f * f, p, f);
-	float fk = as_float(0x4b400000u + (uint)(k - 32)) - 0x1.8p23f; // k − 32, exactly, with no conversion
-	return v ? fma(fk, RLN2HI32, fma(fk, RLN2LO32, l)) : 0.0f;
+	float fk = (float)(k - 32);
+	return fma(fk, RLN2HI32, fma(fk, RLN2LO32, l));
 }
 
 inline float rand_sqrt32(float x) {
@@ -118,9 +114,8 @@ inline float rand_sqrt32(float x) {
 inline float2 rand_sincos32(uint a) { // (sin, cos) of the turn a/2^32
 	const float sinc[4] = RSINC32;
 	const float cosc[5] = RCOSC32;
-	uint t = a + (1u << 29);
-	uint q = t >> 30;
-	float th = (float)((int)(t & ((1u << 30) - 1)) - (1 << 29)) * RANGLE32;
+	uint t = a + (1u << 29); // the quarter turn q is t >> 30
+	float th = (float)((int)(a << 2) >> 2) * RANGLE32; // the turn less q quarters
 	float z = th * th;
 	float ps = sinc[3];
 	for (int k = 2; k >= 0; k--) ps = fma(ps, z, sinc[k]);
@@ -128,10 +123,11 @@ inline float2 rand_sincos32(uint a) { // (sin, cos) of the turn a/2^32
 	for (int k = 3; k >= 0; k--) pc = fma(pc, z, cosc[k]);
 	float s = fma(th, z * ps, th);
 	float c = fma(z, pc, 1.0f);
-	if (q == 1) return (float2)(c, -s);
-	if (q == 2) return (float2)(-s, -c);
-	if (q == 3) return (float2)(-c, s);
-	return (float2)(s, c);
+	// quarterTurn without branches: odd quarters swap sine and cosine;
+	// q's bit 1 (t's bit 31) negates the sine, q+1's the cosine
+	bool odd = (t & (1u << 30)) != 0;
+	float so = odd ? c : s, co = odd ? s : c;
+	return (float2)(as_float(as_uint(so) ^ (t & 0x80000000u)), as_float(as_uint(co) ^ ((t + (1u << 30)) & 0x80000000u)));
 }
 
 inline float2 rand_pair(uint w[4], int p) {
