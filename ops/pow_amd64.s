@@ -33,6 +33,82 @@
 #define F_M16TH 24
 #define F_SHIFT52 25
 
+// The AVX2 loop body in stages for four lanes, two sets a step so the
+// second's gathers start before the first's 2^t: Y0-Y7 are scratch,
+// xs (the slow lanes) and lg persist.
+
+// ALOAD: xs = the slow lanes of the four at off (a+0x7f800000 >
+// −0x1000001 signed: a not a positive normal; |b| past MaxFloat32's
+// bits), their bits to moff(R8) and into R9.
+#define ALOAD(off, moff, xs) \
+	VMOVDQU  off(SI), X0; \
+	VPADDD   J(D_BIAS), X0, xs; \
+	VPCMPGTD J(D_LIM), xs, xs; \
+	VMOVDQU  off(DX), X1; \
+	VPAND    J(D_ABS), X1, X1; \
+	VPCMPGTD J(D_INFM), X1, X1; \
+	VPOR     X1, xs, xs; \
+	VMOVMSKPS xs, AX; \
+	MOVB AX, moff(R8); \
+	ORQ  AX, R9
+
+// ALOG: lg = log2 a = e + logc[i] + r·Q(r), a = 2^e·m, i m's top four
+// fraction bits, r = z·invc[i] − 1, z m or m/2 (i ≥ 8, where logc has
+// the 1).
+#define ALOG(off, lg) \
+	VMOVDQU   off(SI), X0; \
+	VCVTPS2PD X0, Y1; \
+	VPSRLQ    $48, Y1, Y2; \
+	VPAND     J(Q_15), Y2, Y2; \
+	VPAND     J(Q_8), Y2, Y3; \
+	VPSLLQ    $49, Y3, Y3; \
+	VPAND     J(Q_FRAC), Y1, Y4; \
+	VPOR      J(F_ONE), Y4, Y4; \
+	VPSUBQ    Y3, Y4, Y4; \
+	VPSRLD    $23, X0, X0; \
+	VPSUBD    J(D_127), X0, X0; \
+	VCVTDQ2PD X0, Y0; \
+	VPCMPEQD  Y5, Y5, Y5; \
+	VGATHERQPD Y5, T_INVC(R11)(Y2*8), Y6; \
+	VPCMPEQD  Y5, Y5, Y5; \
+	VGATHERQPD Y5, T_LOGC(R11)(Y2*8), Y7; \
+	VFMSUB213PD J(F_ONE), Y6, Y4; \
+	VADDPD    Y7, Y0, Y0; \
+	VMOVUPD   J(F_L+5), lg; \
+	VFMADD213PD J(F_L+4), Y4, lg; \
+	VFMADD213PD J(F_L+3), Y4, lg; \
+	VFMADD213PD J(F_L+2), Y4, lg; \
+	VFMADD213PD J(F_L+1), Y4, lg; \
+	VFMADD213PD J(F_L+0), Y4, lg; \
+	VFMADD213PD Y0, Y4, lg
+
+// AEXP: 2^(t−1/32), t = b·log2 a + 1/32 clamped, = 2^(n>>4) ·
+// 2^((n&15)/16 − 1/32) · 2^r, n = ⌊16t⌋, r = t − n/16 (exactly), to
+// off(DI), slow lanes (xs) from off(R10).
+#define AEXP(off, xs, lg) \
+	VCVTPS2PD off(DX), Y0; \
+	VFMADD213PD J(F_32TH), lg, Y0; \
+	VMAXPD    J(F_TMIN), Y0, Y0; \
+	VMINPD    J(F_TMAX), Y0, Y0; \
+	VMULPD    J(F_16), Y0, Y1; \
+	VROUNDPD  $1, Y1, Y1; \
+	VFMADD231PD J(F_M16TH), Y1, Y0; \
+	VADDPD    J(F_SHIFT52), Y1, Y1; \
+	VPAND     J(Q_15), Y1, Y3; \
+	VPSLLQ    $48, Y1, Y1; \
+	VPCMPEQD  Y5, Y5, Y5; \
+	VGATHERQPD Y5, T_EXP2S(R11)(Y3*8), Y6; \
+	VPADDQ    Y6, Y1, Y1; \
+	VMOVUPD   J(F_E+3), Y7; \
+	VFMADD213PD J(F_E+2), Y0, Y7; \
+	VFMADD213PD J(F_E+1), Y0, Y7; \
+	VFMADD213PD J(F_E+0), Y0, Y7; \
+	VMULPD    Y0, Y1, Y0; \
+	VFMADD213PD Y1, Y0, Y7; \
+	VCVTPD2PSY Y7, X7; \
+	VBLENDVPS xs, off(R10), X7, X7; \
+	VMOVUPS   X7, off(DI)
+
 // func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int, c *powTable) (slow int)
 // n is a multiple of 4. A lane off the fast path keeps a's value in d
 // (b's with keepb 1, so d may be a or b) and sets its bit in masks[i/4]
@@ -44,89 +120,35 @@ TEXT ·powF32(SB), NOSPLIT, $0-64
 	MOVQ b+16(FP), DX
 	MOVQ n+24(FP), CX
 	MOVQ masks+32(FP), R8
-	MOVQ keepb+40(FP), AX
 	MOVQ c+48(FP), R11
-	NEGQ AX
-	MOVQ AX, X14
-	VPBROADCASTD X14, X14 // all ones: keep b's
+	MOVQ SI, R10
+	CMPQ keepb+40(FP), $0
+	CMOVQNE DX, R10 // what slow lanes keep
 	XORQ R9, R9
 
 loop:
+	CMPQ CX, $8
+	JB   tail
+	ALOAD(0, 0, X14)
+	ALOAD(16, 1, X15)
+	ALOG(0, Y8)
+	ALOG(16, Y9)
+	AEXP(0, X14, Y8)
+	AEXP(16, X15, Y9)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	ADDQ $32, R10
+	ADDQ $2, R8
+	SUBQ $8, CX
+	JMP  loop
+
+tail:
 	CMPQ CX, $4
 	JB   done
-	VMOVDQU 0(SI), X12
-	VMOVDQU 0(DX), X13
-
-	// slow lanes: a+0x7f800000 > −0x1000001 signed (a not a positive
-	// normal), |b| > MaxFloat32's bits
-	VPADDD   J(D_BIAS), X12, X0
-	VPCMPGTD J(D_LIM), X0, X0
-	VPAND    J(D_ABS), X13, X1
-	VPCMPGTD J(D_INFM), X1, X1
-	VPOR     X1, X0, X15
-	VMOVMSKPS X15, AX
-	MOVB AX, (R8)
-	ORQ  AX, R9
-	INCQ R8
-
-	// log2 a = e + logc[i] + r·Q(r): a = 2^e·m, i m's top four
-	// fraction bits, z m or m/2 (i ≥ 8, logc then has the 1)
-	VCVTPS2PD X12, Y0
-	VPSRLQ    $48, Y0, Y2
-	VPAND     J(Q_15), Y2, Y2 // i
-	VPAND     J(Q_8), Y2, Y4
-	VPSLLQ    $49, Y4, Y4
-	VPAND     J(Q_FRAC), Y0, Y1
-	VPOR      J(F_ONE), Y1, Y1
-	VPSUBQ    Y4, Y1, Y1      // z
-	VPSRLD    $23, X12, X3
-	VPSUBD    J(D_127), X3, X3
-	VCVTDQ2PD X3, Y3          // e
-	VPCMPEQD  Y5, Y5, Y5
-	VGATHERQPD Y5, T_INVC(R11)(Y2*8), Y6
-	VPCMPEQD  Y5, Y5, Y5
-	VGATHERQPD Y5, T_LOGC(R11)(Y2*8), Y7
-	VFMSUB213PD J(F_ONE), Y6, Y1 // r = z·invc − 1
-	VADDPD    Y7, Y3, Y3         // e + logc
-	VMOVUPD   J(F_L+5), Y5
-	VFMADD213PD J(F_L+4), Y1, Y5
-	VFMADD213PD J(F_L+3), Y1, Y5
-	VFMADD213PD J(F_L+2), Y1, Y5
-	VFMADD213PD J(F_L+1), Y1, Y5
-	VFMADD213PD J(F_L+0), Y1, Y5
-	VFMADD213PD Y3, Y1, Y5       // log2 a
-
-	// 2^(t−1/32), t = b·log2 a + 1/32 clamped, = 2^(n>>4) ·
-	// 2^((n&15)/16 − 1/32) · 2^r, n = ⌊16t⌋
-	VCVTPS2PD X13, Y0
-	VFMADD213PD J(F_32TH), Y5, Y0
-	VMAXPD    J(F_TMIN), Y0, Y0
-	VMINPD    J(F_TMAX), Y0, Y0
-	VMULPD    J(F_16), Y0, Y1
-	VROUNDPD  $1, Y1, Y1         // n
-	VFMADD231PD J(F_M16TH), Y1, Y0 // r = t − n/16, exactly
-	VADDPD    J(F_SHIFT52), Y1, Y1 // n in the low bits
-	VPAND     J(Q_15), Y1, Y3
-	VPSLLQ    $48, Y1, Y1
-	VPCMPEQD  Y5, Y5, Y5
-	VGATHERQPD Y5, T_EXP2S(R11)(Y3*8), Y6
-	VPADDQ    Y6, Y1, Y1         // scale = 2^(n/16 − 1/32)
-	VMOVUPD   J(F_E+3), Y5
-	VFMADD213PD J(F_E+2), Y0, Y5
-	VFMADD213PD J(F_E+1), Y0, Y5
-	VFMADD213PD J(F_E+0), Y0, Y5
-	VMULPD    Y0, Y1, Y0
-	VFMADD213PD Y1, Y0, Y5       // scale + scale·r·Q(r)
-	VCVTPD2PSY Y5, X5
-
-	VBLENDVPS X14, X13, X12, X4 // what a slow lane keeps
-	VBLENDVPS X15, X4, X5, X5
-	VMOVUPS   X5, 0(DI)
-	ADDQ $16, SI
-	ADDQ $16, DX
-	ADDQ $16, DI
-	SUBQ $4, CX
-	JMP  loop
+	ALOAD(0, 0, X14)
+	ALOG(0, Y8)
+	AEXP(0, X14, Y8)
 
 done:
 	MOVQ R9, slow+56(FP)
