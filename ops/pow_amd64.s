@@ -24,14 +24,14 @@
 #define D_INFM 7
 #define F_ONE 8
 #define F_L 9
-#define F_E 15
-#define F_SHIFT 19
-#define F_TMIN 20
-#define F_TMAX 21
-#define F_32TH 22
-#define F_16 23
-#define F_M16TH 24
-#define F_SHIFT52 25
+#define F_E 16
+#define F_SHIFT 20
+#define F_TMIN 21
+#define F_TMAX 22
+#define F_32TH 23
+#define F_16 24
+#define F_M16TH 25
+#define F_SHIFT52 26
 
 // The AVX2 loop body in stages for four lanes, two sets a step so the
 // second's gathers start before the first's 2^t: Y0-Y7 are scratch,
@@ -74,7 +74,8 @@
 	VGATHERQPD Y5, T_LOGC(R11)(Y2*8), Y7; \
 	VFMSUB213PD J(F_ONE), Y6, Y4; \
 	VADDPD    Y7, Y0, Y0; \
-	VMOVUPD   J(F_L+5), lg; \
+	VMOVUPD   J(F_L+6), lg; \
+	VFMADD213PD J(F_L+5), Y4, lg; \
 	VFMADD213PD J(F_L+4), Y4, lg; \
 	VFMADD213PD J(F_L+3), Y4, lg; \
 	VFMADD213PD J(F_L+2), Y4, lg; \
@@ -195,7 +196,8 @@ done:
 
 // PLOGQ: q = log2 a = e + r·Q(r), r in z.
 #define PLOGQ(e, z, q) \
-	VBROADCASTSD J(F_L+5), q; \
+	VBROADCASTSD J(F_L+6), q; \
+	VFMADD213PD.BCST J(F_L+5), z, q; \
 	VFMADD213PD.BCST J(F_L+4), z, q; \
 	VFMADD213PD.BCST J(F_L+3), z, q; \
 	VFMADD213PD.BCST J(F_L+2), z, q; \
