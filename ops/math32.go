@@ -15,7 +15,7 @@ var roundMode = [4]int{1, 2, 0, 3}
 // ulp (6e-8), so results are the correctly rounded float32 value or its
 // neighbour; package math's float64 functions take what the fast paths
 // do not cover (huge arguments, NaN, Inf, Pow's special cases). Tanh
-// computes in float32 (tanh32.go).
+// computes in float32 (tanh32.go); Pow (pow32.go) takes tables too.
 
 // unVec32 computes the unary ops it has float32 kernels for over float32
 // slices, and reports whether op is one (unFloat does the others).
@@ -153,79 +153,6 @@ const (
 )
 
 var sinP = [5]float64{-0.16666666626155172, 0.008333331108791364, -0.0001984086823032115, 2.75253853175084e-06, -2.388892293096051e-08}
-
-// log64 is the natural logarithm of a positive, finite, non-zero x:
-// x = m·2^e with m in [√½, √2), log m = 2·atanh(s) with s = (m−1)/(m+1),
-// |s| ≤ 0.172, summed to s¹³ (error below 5e-13).
-func log64(x float64) float64 {
-	const (
-		ln2      = 6.93147180559945286227e-01
-		fracMask = 1<<52 - 1
-		sqrt2    = 0x6a09e667f3bcd // √2's fraction bits
-	)
-	b := math.Float64bits(x)
-	f := b & fracMask
-	up := uint64(0)
-	if f > sqrt2 {
-		up = 1
-	}
-	e := int64(b>>52) - 1023 + int64(up)
-	m := math.Float64frombits(f | (1023-up)<<52)
-	s := (m - 1) / (m + 1)
-	s2 := s * s
-	return float64(e)*ln2 + 2*s*(1+s2*(1.0/3+s2*(1.0/5+s2*(1.0/7+s2*(1.0/9+s2*(1.0/11+s2*(1.0/13)))))))
-}
-
-// pow32 computes d = a^b: e^(b·log a) where a is a positive normal
-// float32 (a normal float64 here) and b finite, math.Pow elsewhere (zero,
-// negative or non-finite bases, non-finite exponents).
-func pow32(d, a, b []float32) {
-	a, b = a[:len(d)], b[:len(d)]
-	if useAsm {
-		// the assembly kernels (lanes512), in blocks of 1024 lanes, mark
-		// the lanes off their fast path and keep those lanes' operand
-		// where d is a or b, so only they are redone, from a and b
-		keepb := 0
-		if len(d) > 0 && &d[0] == &b[0] {
-			keepb = 1
-		}
-		var masks [256]byte
-		for lo := 0; lo < len(d); lo += 1024 {
-			hi := min(lo+1024, len(d))
-			w, m := lanes512(hi-lo, 4)
-			slow := 0
-			if w > 0 {
-				slow = powF32AVX512(unsafe.Pointer(&d[lo]), unsafe.Pointer(&a[lo]), unsafe.Pointer(&b[lo]), w, unsafe.Pointer(&masks[0]), keepb)
-			}
-			if i := lo + w; m > w {
-				slow |= powF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), unsafe.Pointer(&b[i]), m-w, unsafe.Pointer(&masks[w/4]), keepb)
-			}
-			if slow != 0 {
-				for v, mk := range masks[:m/4] {
-					for l := range 4 {
-						if i := lo + 4*v + l; mk>>l&1 != 0 {
-							pow32Go(d[i:i+1], a[i:i+1], b[i:i+1])
-						}
-					}
-				}
-			}
-			pow32Go(d[lo+m:hi], a[lo+m:hi], b[lo+m:hi])
-		}
-		return
-	}
-	pow32Go(d, a, b)
-}
-
-func pow32Go(d, a, b []float32) {
-	for i := range d {
-		x, y := float64(a[i]), float64(b[i])
-		if x > 0 && x <= math.MaxFloat32 && math.Abs(y) <= math.MaxFloat32 {
-			d[i] = float32(exp64(y * log64(x)))
-		} else {
-			d[i] = float32(math.Pow(x, y))
-		}
-	}
-}
 
 // lanes32 computes d from a with a float32 op's kernels: the AVX-512 one
 // over the first multiple of 16, the AVX2 one over the rest of the first

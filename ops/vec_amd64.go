@@ -142,19 +142,21 @@ func sinF32(d, a unsafe.Pointer, n int, cos int) (slow int)
 func sinF32AVX512(d, a unsafe.Pointer, n int, cos int) (slow int)
 
 // powF32 computes a^b of n float32s, n a multiple of 4, in float64 lanes
-// with log64 and exp64. Lanes where a is not positive and finite or b is
-// not finite keep a (b with keepb 1, for d that is b) in d and set their
-// bit in masks, one byte per four lanes; slow, the OR of the bytes, says
-// whether the caller has lanes to redo. pow_amd64.s.
+// as pow32Go does, bit for bit; c is powConsts. Lanes where a is not a
+// positive normal float32 or b is not finite keep a (b with keepb 1, for
+// d that is b) in d and set their bit in masks, one byte per four lanes;
+// slow, the OR of the bytes, says whether the caller has lanes to redo.
+// pow_amd64.s.
 //
 //go:noescape
-func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) (slow int)
+func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int, c *powTable) (slow int)
 
 // powF32AVX512 is powF32 for n a multiple of 16 on AVX-512 (F, DQ, VL):
-// the same lanes' arithmetic and masks, eight float64 lanes twice a step.
+// the same results and masks, eight float64 lanes twice a step; it
+// leaves the slow lanes of d as they were (keepb unused).
 //
 //go:noescape
-func powF32AVX512(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) (slow int)
+func powF32AVX512(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int, c *powTable) (slow int)
 
 // minMaxF32 and minMaxF64 compute d = min(a, b) (isMax: max), bit for bit
 // what Go's min and max give on amd64 (NaN payloads, ±0); n a multiple of 8 (float64: 4), d

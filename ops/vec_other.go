@@ -30,10 +30,10 @@ func exp32F32AVX512(d, a unsafe.Pointer, n int)              { panic("ops: no as
 func tanhF32AVX512(d, a unsafe.Pointer, n int)               { panic("ops: no assembly kernels") }
 func sinF32(d, a unsafe.Pointer, n int, cos int) int         { panic("ops: no assembly kernels") }
 func sinF32AVX512(d, a unsafe.Pointer, n int, cos int) int   { panic("ops: no assembly kernels") }
-func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) int {
+func powF32(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int, c *powTable) int {
 	panic("ops: no assembly kernels")
 }
-func powF32AVX512(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int) int {
+func powF32AVX512(d, a, b unsafe.Pointer, n int, masks unsafe.Pointer, keepb int, c *powTable) int {
 	panic("ops: no assembly kernels")
 }
 func minMaxF32(d, a, b unsafe.Pointer, n int, isMax, nt bool) {
