@@ -230,23 +230,24 @@ func startPool() {
 	}
 }
 
-// spinFor is how long a helper polls for the next task before it sleeps,
-// on machines of 8 cores or more: an op that follows another finds its
-// helpers awake, where waking a sleeping one costs the op tens of
-// microseconds (OpenMP runtimes spin for the same reason, and longer).
+// spinFor is how long a helper polls for the next task before it sleeps:
+// an op that follows another finds its helpers awake, where waking a
+// sleeping one costs the op tens of microseconds, as long as a 2^16-point
+// Tanh on one core (OpenMP runtimes spin for the same reason, and longer).
+// On 2 cores too: there, 2^16-point Tanh, Sin and Pow took twice their
+// best time on average with sleeping helpers, and 1.1-1.3x with polling
+// ones (bench/results/spin-local.txt).
 const spinFor = 50 * time.Microsecond
 
 // nextTask takes the next task, polling for spinFor first; it yields
 // while it polls, so other goroutines run.
 func nextTask() (task, bool) {
-	if nWorkers >= 8 {
-		for start := time.Now(); time.Since(start) < spinFor; {
-			select {
-			case t, ok := <-tasks:
-				return t, ok
-			default:
-				runtime.Gosched()
-			}
+	for start := time.Now(); time.Since(start) < spinFor; {
+		select {
+		case t, ok := <-tasks:
+			return t, ok
+		default:
+			runtime.Gosched()
 		}
 	}
 	t, ok := <-tasks
