@@ -162,14 +162,13 @@ const (
 )
 
 // Grains (the fewest points a chunk takes) of the elementwise ops: a
-// cheap op (add, floor, maximum) runs on the caller alone up to 2^17
-// points, as a helper's hand-off costs more than its share there (2^16
-// float32 means 0.73-0.85 of NumPy's with one helper, 0.95-1.17 alone on
-// an H200's 16 cores; 1.1-1.2x faster on 2 cores:
-// bench/results/host-math-numpy.txt); a costly one (exp, sin, pow) is cut
-// finer.
+// cheap op (add, floor, maximum) takes a helper from 2^15 points, now
+// that helpers poll (spinFor) and a hand-off costs about a microsecond
+// (2^16 float32 on 2 cores: 1.7-2.6x NumPy's speed on average, against
+// 0.86-1.07 alone: bench/results/spin-local.txt); a costly one (exp,
+// sin, pow) is cut finer.
 const (
-	cheapGrain  = 1 << 16
+	cheapGrain  = 1 << 14
 	costlyGrain = 1 << 11
 )
 
