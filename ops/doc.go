@@ -90,10 +90,10 @@
 // float32 and 1e-12 for float64, since OpenCL's division, sqrt and
 // transcendentals may be a few ulps off (OpenCL allows up to 16 ulps for
 // float pow, 4 for sin and cos) where the host's are correctly rounded or
-// (float32 Sin, Cos, Tan, Sigmoid and Pow, computed in float64 with
-// short series: math32.go; Exp and Tanh in float32 with corrected sums,
-// exp32.go, tanh32.go) within one ulp (TestMath32Accuracy,
-// TestExpAccuracy, TestTanhAccuracy); the
+// (float32 Sin, Cos, Tan and Sigmoid, computed in float64 with short
+// series: math32.go; Pow in float64 from tables, pow32.go; Exp and Tanh
+// in float32 with corrected sums, exp32.go, tanh32.go) within one ulp
+// (TestMath32Accuracy, TestPow32Hard, TestExpAccuracy, TestTanhAccuracy); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.
@@ -272,7 +272,8 @@
 // # Speed
 //
 // Host kernels split work across GOMAXPROCS goroutines (a pool started on
-// first use) above a size threshold, and allocate nothing per call in
+// first use, whose goroutines poll for 50 µs after each task before they
+// sleep, so that the next op finds them awake) above a size threshold, and allocate nothing per call in
 // steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2
 // assembly, as do float32 Sigmoid, Sin, Cos and Pow (in float64 lanes),
 // Exp and Tanh (in float32 lanes) and Floor, Ceil, Round and Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
