@@ -311,8 +311,11 @@ func (j *job) await() {
 		if j.end.Load() == endDone {
 			return
 		}
-		if i%64 == 63 && time.Since(start) > waitFor {
-			break
+		if i%64 == 63 {
+			if time.Since(start) > waitFor {
+				break
+			}
+			runtime.Gosched() // a helper waiting for this P runs
 		}
 	}
 	if j.end.CompareAndSwap(endOpen, endParked) {

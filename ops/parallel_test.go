@@ -31,7 +31,7 @@ func TestParallelEnds(t *testing.T) {
 				slow := r.IntN(4) // 0: no waits; else a drawn chunk sleeps up to 3·waitFor
 				j.body = func(j *job, chunk, lo, hi int) {
 					if slow > 0 && chunk%slow == 0 {
-						time.Sleep(time.Duration(r2(chunk, c)) * waitFor / 4)
+						time.Sleep(time.Duration(quarters(chunk, c)) * waitFor / 4)
 					}
 					ran[chunk].Store(true)
 				}
@@ -50,6 +50,7 @@ func TestParallelEnds(t *testing.T) {
 	wg.Wait()
 }
 
-// r2 is a small number from two ints (the body runs on several
-// goroutines, so it cannot share a *rand.Rand).
-func r2(a, b int) int { return (a*7 + b*13) % 13 }
+// quarters is a chunk's sleep in quarters of waitFor, 0 to 12, from its
+// chunk and call numbers (chunks run on several goroutines, which cannot
+// share a *rand.Rand).
+func quarters(chunk, call int) int { return (chunk*7 + call*13) % 13 }
