@@ -37,7 +37,7 @@ func statFast(op statOp, xs any) (spart, bool) {
 func statF32(op statOp, x []float32) spart {
 	n := len(x)
 	p := spart{n: float64(n)}
-	var q [8]float64
+	var q0, q1, q2, q3 float64 // in registers (an array stays in memory)
 	switch op {
 	case stVar, stStd:
 		mean := sumF32Line(x) / float64(n)
@@ -48,41 +48,41 @@ func statF32(op statOp, x []float32) spart {
 		i := 0
 		for ; i+4 <= n; i += 4 {
 			d0, d1, d2, d3 := float64(x[i])-mean, float64(x[i+1])-mean, float64(x[i+2])-mean, float64(x[i+3])-mean
-			q[0] += d0 * d0
-			q[1] += d1 * d1
-			q[2] += d2 * d2
-			q[3] += d3 * d3
+			q0 += d0 * d0
+			q1 += d1 * d1
+			q2 += d2 * d2
+			q3 += d3 * d3
 		}
 		for ; i < n; i++ {
 			d := float64(x[i]) - mean
-			q[0] += d * d
+			q0 += d * d
 		}
-		p.a, p.b = mean, (q[0]+q[1])+(q[2]+q[3])
+		p.a, p.b = mean, (q0+q1)+(q2+q3)
 	case stL1:
 		i := 0
 		for ; i+4 <= n; i += 4 {
-			q[0] += math.Abs(float64(x[i]))
-			q[1] += math.Abs(float64(x[i+1]))
-			q[2] += math.Abs(float64(x[i+2]))
-			q[3] += math.Abs(float64(x[i+3]))
+			q0 += math.Abs(float64(x[i]))
+			q1 += math.Abs(float64(x[i+1]))
+			q2 += math.Abs(float64(x[i+2]))
+			q3 += math.Abs(float64(x[i+3]))
 		}
 		for ; i < n; i++ {
-			q[0] += math.Abs(float64(x[i]))
+			q0 += math.Abs(float64(x[i]))
 		}
-		p.a = (q[0] + q[1]) + (q[2] + q[3])
+		p.a = (q0 + q1) + (q2 + q3)
 	case stL2:
 		i := 0
 		for ; i+4 <= n; i += 4 {
 			a, b, c, d := float64(x[i]), float64(x[i+1]), float64(x[i+2]), float64(x[i+3])
-			q[0] += a * a
-			q[1] += b * b
-			q[2] += c * c
-			q[3] += d * d
+			q0 += a * a
+			q1 += b * b
+			q2 += c * c
+			q3 += d * d
 		}
 		for ; i < n; i++ {
-			q[0] += float64(x[i]) * float64(x[i])
+			q0 += float64(x[i]) * float64(x[i])
 		}
-		p.a = (q[0] + q[1]) + (q[2] + q[3])
+		p.a = (q0 + q1) + (q2 + q3)
 	case stMax:
 		// |x| as bits: their unsigned order is the value order, and a NaN
 		// is above +Inf, so the largest is NaN if any is
@@ -176,7 +176,7 @@ func sumF32Line(x []float32) float64 {
 func statF64(op statOp, x []float64) spart {
 	n := len(x)
 	p := spart{n: float64(n)}
-	var q [4]float64
+	var q0, q1, q2, q3 float64 // in registers (an array stays in memory)
 	switch op {
 	case stVar, stStd:
 		mean := sumFloat[float64](dataPtr(x), 0, 1, n) / float64(n)
@@ -187,26 +187,52 @@ func statF64(op statOp, x []float64) spart {
 		i := 0
 		for ; i+4 <= n; i += 4 {
 			d0, d1, d2, d3 := x[i]-mean, x[i+1]-mean, x[i+2]-mean, x[i+3]-mean
-			q[0] += d0 * d0
-			q[1] += d1 * d1
-			q[2] += d2 * d2
-			q[3] += d3 * d3
+			q0 += d0 * d0
+			q1 += d1 * d1
+			q2 += d2 * d2
+			q3 += d3 * d3
 		}
 		for ; i < n; i++ {
 			d := x[i] - mean
-			q[0] += d * d
+			q0 += d * d
 		}
-		p.a, p.b = mean, (q[0]+q[1])+(q[2]+q[3])
+		p.a, p.b = mean, (q0+q1)+(q2+q3)
 	case stL1:
-		for i, v := range x {
-			q[i&3] += math.Abs(v)
+		i := 0
+		for ; i+4 <= n; i += 4 {
+			q0 += math.Abs(x[i])
+			q1 += math.Abs(x[i+1])
+			q2 += math.Abs(x[i+2])
+			q3 += math.Abs(x[i+3])
 		}
-		p.a = (q[0] + q[1]) + (q[2] + q[3])
+		if i < n { // the tail: element i+k to qk, as i&3 would put it
+			q0 += math.Abs(x[i])
+		}
+		if i+1 < n {
+			q1 += math.Abs(x[i+1])
+		}
+		if i+2 < n {
+			q2 += math.Abs(x[i+2])
+		}
+		p.a = (q0 + q1) + (q2 + q3)
 	case stL2:
-		for i, v := range x {
-			q[i&3] += v * v
+		i := 0
+		for ; i+4 <= n; i += 4 {
+			q0 += x[i] * x[i]
+			q1 += x[i+1] * x[i+1]
+			q2 += x[i+2] * x[i+2]
+			q3 += x[i+3] * x[i+3]
 		}
-		p.a = (q[0] + q[1]) + (q[2] + q[3])
+		if i < n { // the tail: element i+k to qk, as i&3 would put it
+			q0 += x[i] * x[i]
+		}
+		if i+1 < n {
+			q1 += x[i+1] * x[i+1]
+		}
+		if i+2 < n {
+			q2 += x[i+2] * x[i+2]
+		}
+		p.a = (q0 + q1) + (q2 + q3)
 	case stMax:
 		m := 0.0
 		for _, v := range x {
@@ -222,10 +248,23 @@ func statF64(op statOp, x []float64) spart {
 		if math.IsInf(m, 0) || m != m {
 			return p
 		}
-		for i, v := range x {
-			q[i&3] += math.Exp(v - m)
+		i := 0
+		for ; i+4 <= n; i += 4 {
+			q0 += math.Exp(x[i] - m)
+			q1 += math.Exp(x[i+1] - m)
+			q2 += math.Exp(x[i+2] - m)
+			q3 += math.Exp(x[i+3] - m)
 		}
-		p.b = (q[0] + q[1]) + (q[2] + q[3])
+		if i < n { // the tail: element i+k to qk, as i&3 would put it
+			q0 += math.Exp(x[i] - m)
+		}
+		if i+1 < n {
+			q1 += math.Exp(x[i+1] - m)
+		}
+		if i+2 < n {
+			q2 += math.Exp(x[i+2] - m)
+		}
+		p.b = (q0 + q1) + (q2 + q3)
 	default:
 		p.a = float64(countF(op, x))
 	}
