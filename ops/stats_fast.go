@@ -61,13 +61,13 @@ func statF32(op statOp, x []float32) spart {
 	case stL1:
 		i := 0
 		for ; i+4 <= n; i += 4 {
-			q0 += math.Abs(float64(x[i]))
-			q1 += math.Abs(float64(x[i+1]))
-			q2 += math.Abs(float64(x[i+2]))
-			q3 += math.Abs(float64(x[i+3]))
+			q0 += float64(abs32(x[i]))
+			q1 += float64(abs32(x[i+1]))
+			q2 += float64(abs32(x[i+2]))
+			q3 += float64(abs32(x[i+3]))
 		}
 		for ; i < n; i++ {
-			q0 += math.Abs(float64(x[i]))
+			q0 += float64(abs32(x[i]))
 		}
 		p.a = (q0 + q1) + (q2 + q3)
 	case stL2:
@@ -86,16 +86,18 @@ func statF32(op statOp, x []float32) spart {
 	case stMax:
 		// |x| as bits: their unsigned order is the value order, and a NaN
 		// is above +Inf, so the largest is NaN if any is
-		var m0, m1 uint32
+		var m0, m1, m2, m3 uint32
 		i := 0
-		for ; i+2 <= n; i += 2 {
+		for ; i+4 <= n; i += 4 {
 			m0 = max(m0, math.Float32bits(x[i])&^(1<<31))
 			m1 = max(m1, math.Float32bits(x[i+1])&^(1<<31))
+			m2 = max(m2, math.Float32bits(x[i+2])&^(1<<31))
+			m3 = max(m3, math.Float32bits(x[i+3])&^(1<<31))
 		}
 		for ; i < n; i++ {
 			m0 = max(m0, math.Float32bits(x[i])&^(1<<31))
 		}
-		p.a = float64(math.Float32frombits(max(m0, m1)))
+		p.a = float64(math.Float32frombits(max(max(m0, m1), max(m2, m3))))
 	case stLSE:
 		m := maxF32(x)
 		p.a, p.b = m, 1
@@ -108,6 +110,10 @@ func statF32(op statOp, x []float32) spart {
 	}
 	return p
 }
+
+// abs32 is |x| by its sign bit, in one move to an integer register and
+// back (math.Abs of a float64 takes a second).
+func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 
 // countF is the number of nonzero elements, or for Any and All only as
 // much of it as their answer needs: Any stops at the first nonzero (1),
