@@ -1,6 +1,9 @@
 package ops
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Concrete kernels for contiguous float32 and float64 lines, the common
 // case: generic code over T calls kindOf and friends through the
@@ -60,6 +63,10 @@ func statF32(op statOp, x []float32) spart {
 		p.a, p.b = mean, (q0+q1)+(q2+q3)
 	case stL1:
 		i := 0
+		if useAsm && n >= 16 {
+			i = n &^ 15
+			q0 = absSumF32(unsafe.Pointer(&x[0]), i)
+		}
 		for ; i+4 <= n; i += 4 {
 			q0 += float64(abs32(x[i]))
 			q1 += float64(abs32(x[i+1]))
@@ -88,6 +95,10 @@ func statF32(op statOp, x []float32) spart {
 		// is above +Inf, so the largest is NaN if any is
 		var m0, m1, m2, m3 uint32
 		i := 0
+		if useAsm && n >= 32 {
+			i = n &^ 31
+			m0 = absMaxF32(unsafe.Pointer(&x[0]), i)
+		}
 		for ; i+4 <= n; i += 4 {
 			m0 = max(m0, math.Float32bits(x[i])&^(1<<31))
 			m1 = max(m1, math.Float32bits(x[i+1])&^(1<<31))

@@ -49,6 +49,15 @@ func sumF64(p unsafe.Pointer, n int) float64
 //go:noescape
 func sumF32(p unsafe.Pointer, n int) float64
 
+// absSumF32 is Σ|x| of n float32s in float64 lanes (n a multiple of 16),
+// absMaxF32 the largest |x|'s bits (n a multiple of 32); absred_amd64.s.
+//
+//go:noescape
+func absSumF32(p unsafe.Pointer, n int) float64
+
+//go:noescape
+func absMaxF32(p unsafe.Pointer, n int) uint32
+
 // gemm6x8F64 and gemm6x16F32 are the matmul micro-kernels: c, a 6×NR
 // row-major tile, is overwritten with the product of k packed columns of A
 // (6 values each) and k packed rows of B (NR values each).

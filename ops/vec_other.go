@@ -21,6 +21,8 @@ func mulF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no as
 func divF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
 func sumF64(p unsafe.Pointer, n int) float64                 { panic("ops: no assembly kernels") }
 func sumF32(p unsafe.Pointer, n int) float64                 { panic("ops: no assembly kernels") }
+func absSumF32(p unsafe.Pointer, n int) float64              { panic("ops: no assembly kernels") }
+func absMaxF32(p unsafe.Pointer, n int) uint32               { panic("ops: no assembly kernels") }
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool) { panic("ops: no assembly kernels") }
 func sigmoidF32(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
 func sigmoidF32AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
