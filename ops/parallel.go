@@ -297,14 +297,11 @@ func (j *job) parallel(total, grain int) int {
 	return n
 }
 
-// waitFor is how long a caller whose chunks are done polls for the
-// helpers' before it sleeps: they are running (each took its chunk), so
-// the wait is at most a chunk's time, short for the small ops where a
-// wake-up would cost most.
-const waitFor = 50 * time.Microsecond
-
 // await returns once the helper that finishes the call's last chunk has
-// said so (see endOpen).
+// said so (see endOpen). It polls for spinFor before it sleeps: the
+// helpers it waits for are running (each took its chunk), so the wait is
+// at most a chunk's time, short for the small ops where a wake-up would
+// cost most.
 func (j *job) await() {
 	start := time.Now()
 	for i := 0; ; i++ {
@@ -312,7 +309,7 @@ func (j *job) await() {
 			return
 		}
 		if i%64 == 63 {
-			if time.Since(start) > waitFor {
+			if time.Since(start) > spinFor {
 				break
 			}
 			runtime.Gosched() // a helper waiting for this P runs

@@ -12,7 +12,7 @@ import (
 
 // TestParallelEnds: parallel returns only after every chunk of its call
 // has run, whichever goroutine finishes last and however long it takes:
-// chunk times are drawn from nothing to past waitFor, so callers return
+// chunk times are drawn from nothing to past spinFor, so callers return
 // from their poll and from parking, on several goroutines sharing the
 // helpers; a call that returned early, or a wake-up meant for another
 // call, shows as a chunk unfinished at return.
@@ -28,10 +28,10 @@ func TestParallelEnds(t *testing.T) {
 			for c := range 150 {
 				j := getJob()
 				var ran [maxChunks]atomic.Bool
-				slow := r.IntN(4) // 0: no waits; else a drawn chunk sleeps up to 3·waitFor
+				slow := r.IntN(4) // 0: no waits; else a drawn chunk sleeps up to 3·spinFor
 				j.body = func(j *job, chunk, lo, hi int) {
 					if slow > 0 && chunk%slow == 0 {
-						time.Sleep(time.Duration(quarters(chunk, c)) * waitFor / 4)
+						time.Sleep(time.Duration(quarters(chunk, c)) * spinFor / 4)
 					}
 					ran[chunk].Store(true)
 				}
@@ -50,7 +50,7 @@ func TestParallelEnds(t *testing.T) {
 	wg.Wait()
 }
 
-// quarters is a chunk's sleep in quarters of waitFor, 0 to 12, from its
+// quarters is a chunk's sleep in quarters of spinFor, 0 to 12, from its
 // chunk and call numbers (chunks run on several goroutines, which cannot
 // share a *rand.Rand).
 func quarters(chunk, call int) int { return (chunk*7 + call*13) % 13 }

@@ -409,7 +409,7 @@ func statAll[T array.Elem](op statOp, a *array.Array[T], ddof int) (float64, err
 		})
 		parts[chunk] = p
 	}
-	nw := j.parallel(total, 1<<14)
+	nw := j.parallel(total, cheapGrain) // one pass over the data, as a cheap elementwise op
 	var p spart
 	for _, q := range parts[:nw] {
 		p.merge(op, q)

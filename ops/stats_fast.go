@@ -222,14 +222,8 @@ func statF64(op statOp, x []float64) spart {
 			q2 += math.Abs(x[i+2])
 			q3 += math.Abs(x[i+3])
 		}
-		if i < n { // the tail: element i+k to qk, as i&3 would put it
+		for ; i < n; i++ {
 			q0 += math.Abs(x[i])
-		}
-		if i+1 < n {
-			q1 += math.Abs(x[i+1])
-		}
-		if i+2 < n {
-			q2 += math.Abs(x[i+2])
 		}
 		p.a = (q0 + q1) + (q2 + q3)
 	case stL2:
@@ -240,14 +234,8 @@ func statF64(op statOp, x []float64) spart {
 			q2 += x[i+2] * x[i+2]
 			q3 += x[i+3] * x[i+3]
 		}
-		if i < n { // the tail: element i+k to qk, as i&3 would put it
+		for ; i < n; i++ {
 			q0 += x[i] * x[i]
-		}
-		if i+1 < n {
-			q1 += x[i+1] * x[i+1]
-		}
-		if i+2 < n {
-			q2 += x[i+2] * x[i+2]
 		}
 		p.a = (q0 + q1) + (q2 + q3)
 	case stMax:
@@ -272,14 +260,8 @@ func statF64(op statOp, x []float64) spart {
 			q2 += math.Exp(x[i+2] - m)
 			q3 += math.Exp(x[i+3] - m)
 		}
-		if i < n { // the tail: element i+k to qk, as i&3 would put it
+		for ; i < n; i++ {
 			q0 += math.Exp(x[i] - m)
-		}
-		if i+1 < n {
-			q1 += math.Exp(x[i+1] - m)
-		}
-		if i+2 < n {
-			q2 += math.Exp(x[i+2] - m)
 		}
 		p.b = (q0 + q1) + (q2 + q3)
 	default:
