@@ -9,22 +9,6 @@ import (
 // case: generic code over T calls kindOf and friends through the
 // dictionary and keeps values in memory, several times slower.
 
-// expNeg is e^x for x ≤ 0 (x below −700 counts as −700: e^−700 is far
-// below what a float32 result or a sum of e^(x−max) ≥ 1 can show): x =
-// k·ln2 + r, |r| ≤ ln2/2, e^r by a degree-7 polynomial, within 6e-9
-// relative. Small enough to inline.
-func expNeg(x float64) float64 {
-	const magic = 6755399441055744.0 // 1.5·2^52: adding it rounds to an integer
-	if x < -700 {
-		x = -700
-	}
-	t := x*math.Log2E + magic
-	k := t - magic
-	r := x - k*0.6931471805599453
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040)))))))
-	return p * math.Float64frombits((math.Float64bits(t)+1023)<<52) // t's low bits are k
-}
-
 // statFast is statRun for a contiguous float32 or float64 line; ok is
 // false for other types.
 func statFast(op statOp, xs any) (spart, bool) {
@@ -115,7 +99,7 @@ func statF32(op statOp, x []float32) spart {
 		if math.IsInf(m, 0) || m != m {
 			return p
 		}
-		p.b = sumExpF32(x, m)
+		p.b = sumExpF32(x, float32(m))
 	default:
 		p.a = float64(countF(op, x))
 	}
@@ -160,6 +144,11 @@ func maxF32(x []float32) float64 {
 	m0, m1 := float32(math.Inf(-1)), float32(math.Inf(-1))
 	nan := false
 	i := 0
+	if useAsm && len(x) >= 32 {
+		i = len(x) &^ 31
+		m0 = maxF32v(unsafe.Pointer(&x[0]), i)
+		nan = m0 != m0
+	}
 	for ; i+2 <= len(x); i += 2 {
 		a, b := x[i], x[i+1]
 		if a > m0 {
@@ -270,94 +259,54 @@ func statF64(op statOp, x []float64) spart {
 	return p
 }
 
-// sumExpF32 is Σ e^(x−m) over x, each term as expNeg (written out here:
-// expNeg does not inline, and a call per element costs more than it).
-func sumExpF32(x []float32, m float64) float64 {
-	const magic = 6755399441055744.0
-	var s0, s1 float64
-	i := 0
-	for ; i+2 <= len(x); i += 2 {
-		a, b := float64(x[i])-m, float64(x[i+1])-m
-		if a < -700 {
-			a = -700
+// expShiftF32 stores e^(x−m) of each x in d (which may be x), the
+// difference rounded to float32 and exp32's bits of it, and returns their
+// sum in float64. The rounding costs nothing that shows: a term's error is
+// at most |x−m|·e^(x−m)·2^−24 ≤ 2.2e-8 absolute, against a sum ≥ 1 (the
+// maximum's term), and relative |x−m|·2^−24 < 7e-6 for the smallest
+// terms. NumPy's float32 softmax rounds the same way.
+func expShiftF32(d, x []float32, m float32) float64 {
+	d = d[:len(x)]
+	s, i := 0.0, 0
+	if useAsm {
+		w, v := lanes512(len(d), 8)
+		if w > 0 {
+			s = expSumF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&x[0]), w, m)
 		}
-		if b < -700 {
-			b = -700
+		if v > w {
+			s += expSumF32(unsafe.Pointer(&d[w]), unsafe.Pointer(&x[w]), v-w, m)
 		}
-		ta, tb := a*math.Log2E+magic, b*math.Log2E+magic
-		ka, kb := ta-magic, tb-magic
-		ra, rb := a-ka*0.6931471805599453, b-kb*0.6931471805599453
-		pa := 1 + ra*(1+ra*(1.0/2+ra*(1.0/6+ra*(1.0/24+ra*(1.0/120+ra*(1.0/720+ra*(1.0/5040)))))))
-		pb := 1 + rb*(1+rb*(1.0/2+rb*(1.0/6+rb*(1.0/24+rb*(1.0/120+rb*(1.0/720+rb*(1.0/5040)))))))
-		s0 += pa * math.Float64frombits((math.Float64bits(ta)+1023)<<52)
-		s1 += pb * math.Float64frombits((math.Float64bits(tb)+1023)<<52)
+		i = v
 	}
-	for ; i < len(x); i++ {
-		s0 += expNeg(float64(x[i]) - m)
+	for ; i < len(d); i++ {
+		d[i] = exp32(x[i] - m)
+		s += float64(d[i])
 	}
-	return s0 + s1
+	return s
+}
+
+// sumExpF32 is Σ e^(x−m) over x (expShiftF32 through a stack buffer).
+func sumExpF32(x []float32, m float32) float64 {
+	var buf [1024]float32
+	s := 0.0
+	for len(x) > 0 {
+		k := min(len(x), len(buf))
+		s += expShiftF32(buf[:k], x[:k], m)
+		x = x[k:]
+	}
+	return s
 }
 
 // softmaxF32 is Softmax of one contiguous float32 line into d (which may
-// be x). Two lanes of e^(x−m) are independent (one polynomial's latency
-// hides behind the other's); they add into s in element order, so the
-// sum, and every result, is the one-lane loop's bit for bit.
+// be x).
 func softmaxF32(d, x []float32) {
-	m := maxF32(x)
-	var s float64
+	r := float32(1 / expShiftF32(d, x, float32(maxF32(x))))
 	i := 0
-	const magic = 6755399441055744.0
-	for ; i+2 <= len(x); i += 2 { // softE written out: it does not inline
-		a, b := float64(x[i])-m, float64(x[i+1])-m
-		if a < -700 {
-			a = -700
-		}
-		if b < -700 {
-			b = -700
-		}
-		ta, tb := a*math.Log2E+magic, b*math.Log2E+magic
-		ka, kb := ta-magic, tb-magic
-		ra, rb := a-ka*0.6931471805599453, b-kb*0.6931471805599453
-		pa := 1 + ra*(1+ra*(1.0/2+ra*(1.0/6+ra*(1.0/24+ra*(1.0/120+ra*(1.0/720+ra*(1.0/5040)))))))
-		pb := 1 + rb*(1+rb*(1.0/2+rb*(1.0/6+rb*(1.0/24+rb*(1.0/120+rb*(1.0/720+rb*(1.0/5040)))))))
-		ea := pa * math.Float64frombits((math.Float64bits(ta)+1023)<<52)
-		eb := pb * math.Float64frombits((math.Float64bits(tb)+1023)<<52)
-		if a != a {
-			ea = a
-		}
-		if b != b {
-			eb = b
-		}
-		s += ea
-		s += eb
-		d[i], d[i+1] = float32(ea), float32(eb)
+	if useAsm {
+		i = len(d) &^ 31
+		scaleF32(unsafe.Pointer(unsafe.SliceData(d)), i, r)
 	}
-	for ; i < len(x); i++ {
-		e := softE(x[i], m)
-		s += e
-		d[i] = float32(e)
-	}
-	r := float32(1 / s)
-	for i := range d {
+	for ; i < len(d); i++ {
 		d[i] *= r
 	}
-}
-
-// softE is e^(v−m) in float64 for softmaxF32 (a NaN v−m gives NaN: the
-// max is NaN, or +Inf − +Inf).
-func softE(v float32, m float64) float64 {
-	const magic = 6755399441055744.0
-	a := float64(v) - m
-	if a < -700 {
-		a = -700
-	}
-	t := a*math.Log2E + magic
-	k := t - magic
-	r := a - k*0.6931471805599453
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720+r*(1.0/5040)))))))
-	e := p * math.Float64frombits((math.Float64bits(t)+1023)<<52)
-	if a != a {
-		e = a
-	}
-	return e
 }

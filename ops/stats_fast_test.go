@@ -3,6 +3,7 @@ package ops
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/resident-go/resident/internal/draw"
@@ -38,6 +39,70 @@ func TestAbsKernels(t *testing.T) {
 			same := g1.a == l1.a || g1.a != g1.a && l1.a != l1.a
 			if !same && !(math.Abs(g1.a-l1.a) <= 1e-12*l1.a) {
 				t.Fatalf("case %d n=%d %s: NormL1 %v, Go loop %v", c, len(x), name, g1.a, l1.a)
+			}
+		})
+	}
+}
+
+// TestSoftmaxKernels: the maximum from maxF32v and the exponentials from
+// expSumF32 (both forms) are the Go loop's bit for bit, their float64 sum
+// and LogSumExp's within rounding of its, and Softmax from scaleF32
+// within one rounding, at drawn lengths around the kernels' 8, 16 and 32
+// with ±0, ±Inf and NaN at drawn places.
+func TestSoftmaxKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 13))
+	saveAsm, save512 := useAsm, useAVX512
+	defer func() { useAsm, useAVX512 = saveAsm, save512 }()
+	specials := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+	near := func(a, b, tol float64) bool {
+		return a == b || a != a && b != b || math.Abs(a-b) <= tol*math.Abs(b)
+	}
+	for c := range 400 {
+		x := make([]float32, r.IntN(150))
+		scale := math.Pow(10, float64(r.IntN(4)-1))
+		for i := range x {
+			x[i] = float32(r.NormFloat64() * scale)
+		}
+		if r.IntN(4) == 0 {
+			for range 1 + r.IntN(2) {
+				if len(x) > 0 {
+					x[r.IntN(len(x))] = specials[r.IntN(len(specials))]
+				}
+			}
+		}
+		useAsm, useAVX512 = false, false
+		m := maxF32(x)
+		e := make([]float32, len(x))
+		s := expShiftF32(e, x, float32(m))
+		lse := statF32(stLSE, x)
+		sm := make([]float32, len(x))
+		softmaxF32(sm, x)
+		eachKernel(func(name string) {
+			fail := func(what string, got, want any) {
+				t.Fatalf("case %d n=%d %s: %s %v, Go loop %v", c, len(x), name, what, got, want)
+			}
+			if gm := maxF32(x); !near(gm, m, 0) {
+				fail("max", gm, m)
+			}
+			ge := make([]float32, len(x))
+			gs := expShiftF32(ge, x, float32(m))
+			for i := range e {
+				if math.Float32bits(ge[i]) != math.Float32bits(e[i]) {
+					fail("e^(x−m) at "+strconv.Itoa(i), ge[i], e[i])
+				}
+			}
+			if !near(gs, s, 1e-14) {
+				fail("Σe^(x−m)", gs, s)
+			}
+			if gl := statF32(stLSE, x); !near(gl.a, lse.a, 0) || !near(gl.b, lse.b, 1e-14) {
+				fail("LogSumExp parts", gl, lse)
+			}
+			gsm := make([]float32, len(x))
+			softmaxF32(gsm, x)
+			for i := range sm {
+				if !near(float64(gsm[i]), float64(sm[i]), 2e-7) {
+					fail("softmax at "+strconv.Itoa(i), gsm[i], sm[i])
+				}
 			}
 		})
 	}

@@ -58,6 +58,26 @@ func absSumF32(p unsafe.Pointer, n int) float64
 //go:noescape
 func absMaxF32(p unsafe.Pointer, n int) uint32
 
+// maxF32v is the largest of n float32s, NaN if any is (n a multiple of
+// 32); absred_amd64.s.
+//
+//go:noescape
+func maxF32v(p unsafe.Pointer, n int) float32
+
+// expSumF32 stores e^(a−m) of n float32s in d (which may be a; n a
+// multiple of 8, of 16 for the AVX-512 form) with exp32's bits of the
+// float32 difference and returns their sum in float64; scaleF32
+// multiplies n float32s (a multiple of 32) by r. exp32_amd64.s.
+//
+//go:noescape
+func expSumF32(d, a unsafe.Pointer, n int, m float32) float64
+
+//go:noescape
+func expSumF32AVX512(d, a unsafe.Pointer, n int, m float32) float64
+
+//go:noescape
+func scaleF32(d unsafe.Pointer, n int, r float32)
+
 // gemm6x8F64 and gemm6x16F32 are the matmul micro-kernels: c, a 6×NR
 // row-major tile, is overwritten with the product of k packed columns of A
 // (6 values each) and k packed rows of B (NR values each).

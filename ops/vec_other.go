@@ -11,18 +11,24 @@ const (
 
 // Stubs for the amd64 kernels: useAsm is false here, so none is called.
 
-func addF32(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
-func subF32(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
-func mulF32(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
-func divF32(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
-func addF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
-func subF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
-func mulF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
-func divF64(d, a, b unsafe.Pointer, n int, nt bool)          { panic("ops: no assembly kernels") }
-func sumF64(p unsafe.Pointer, n int) float64                 { panic("ops: no assembly kernels") }
-func sumF32(p unsafe.Pointer, n int) float64                 { panic("ops: no assembly kernels") }
-func absSumF32(p unsafe.Pointer, n int) float64              { panic("ops: no assembly kernels") }
-func absMaxF32(p unsafe.Pointer, n int) uint32               { panic("ops: no assembly kernels") }
+func addF32(d, a, b unsafe.Pointer, n int, nt bool)           { panic("ops: no assembly kernels") }
+func subF32(d, a, b unsafe.Pointer, n int, nt bool)           { panic("ops: no assembly kernels") }
+func mulF32(d, a, b unsafe.Pointer, n int, nt bool)           { panic("ops: no assembly kernels") }
+func divF32(d, a, b unsafe.Pointer, n int, nt bool)           { panic("ops: no assembly kernels") }
+func addF64(d, a, b unsafe.Pointer, n int, nt bool)           { panic("ops: no assembly kernels") }
+func subF64(d, a, b unsafe.Pointer, n int, nt bool)           { panic("ops: no assembly kernels") }
+func mulF64(d, a, b unsafe.Pointer, n int, nt bool)           { panic("ops: no assembly kernels") }
+func divF64(d, a, b unsafe.Pointer, n int, nt bool)           { panic("ops: no assembly kernels") }
+func sumF64(p unsafe.Pointer, n int) float64                  { panic("ops: no assembly kernels") }
+func sumF32(p unsafe.Pointer, n int) float64                  { panic("ops: no assembly kernels") }
+func absSumF32(p unsafe.Pointer, n int) float64               { panic("ops: no assembly kernels") }
+func absMaxF32(p unsafe.Pointer, n int) uint32                { panic("ops: no assembly kernels") }
+func maxF32v(p unsafe.Pointer, n int) float32                 { panic("ops: no assembly kernels") }
+func expSumF32(d, a unsafe.Pointer, n int, m float32) float64 { panic("ops: no assembly kernels") }
+func expSumF32AVX512(d, a unsafe.Pointer, n int, m float32) float64 {
+	panic("ops: no assembly kernels")
+}
+func scaleF32(d unsafe.Pointer, n int, r float32)            { panic("ops: no assembly kernels") }
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool) { panic("ops: no assembly kernels") }
 func sigmoidF32(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
 func sigmoidF32AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
