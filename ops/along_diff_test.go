@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/internal/draw"
 )
 
 // The Along family of TestDiff: the ops of stats.go, scan.go, sort.go and
@@ -525,6 +526,45 @@ func TestTopKSelect(t *testing.T) {
 				if int(iv.At(q)) != want[q] || !same(vv.At(q), xs[want[q]]) {
 					t.Fatalf("L %d k %d: slot %d: got %v at %d, want %v at %d", L, k, q, vv.At(q), iv.At(q), xs[want[q]], want[q])
 				}
+			}
+		}
+	}
+}
+
+// TestSortLongLines: Sort of float32 lines past insertion sort's 48
+// (radixU32, values without indices) against the reference order, with
+// keys that vary in every byte, keys that share their high bytes (the
+// passes skipped), ties, ±0 and NaNs.
+func TestSortLongLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 5))
+	for c := range 60 {
+		L := 49 + r.IntN(3000)
+		xs := make([]float32, L)
+		spread := r.IntN(3)
+		for i := range xs {
+			switch spread {
+			case 0: // every byte differs
+				xs[i] = float32(r.NormFloat64() * 1e3)
+			case 1: // same sign and exponent: the top digit is skipped
+				xs[i] = 1 + r.Float32()
+			default: // few values: ties, ±0
+				xs[i] = float32(r.IntN(5)-2) * 0.5
+				if xs[i] == 0 && r.IntN(2) == 0 {
+					xs[i] = float32(math.Copysign(0, -1))
+				}
+			}
+			if r.IntN(100) == 0 {
+				xs[i] = float32(math.NaN())
+			}
+		}
+		a := array.FromSlice(slices.Clone(xs), L)
+		if err := Sort(a, a, -1); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := a.HostReadOnly()
+		for q, i := range drefOrder(xs, false) {
+			if !same(got.At(q), xs[i]) {
+				t.Fatalf("case %d (L %d, spread %d): slot %d is %v, want %v", c, L, spread, q, got.At(q), xs[i])
 			}
 		}
 	}
