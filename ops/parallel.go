@@ -148,7 +148,8 @@ type partial struct {
 	f   float64
 	u   uint64
 	idx int
-	_   [5]uint64 // keep workers' partials on their own cache lines
+	s   spart     // a statistic's (statAll)
+	_   [2]uint64 // keep workers' partials on their own cache lines
 }
 
 const maxWorkers = 64

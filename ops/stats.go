@@ -401,18 +401,17 @@ func statAll[T array.Elem](op statOp, a *array.Array[T], ddof int) (float64, err
 		return 0, err
 	}
 	j.base[0] = hostPtr(av)
-	parts := make([]spart, maxChunks)
 	j.body = func(j *job, chunk, lo, hi int) {
 		var p spart
 		forRows(&j.nest, lo, hi, &j.offs[chunk], func(m int, off *[maxOps]int) {
 			p.merge(op, statRun[T](op, j.base[0], off[0], j.str[0][0], m))
 		})
-		parts[chunk] = p
+		j.part[chunk].s = p
 	}
 	nw := j.parallel(total, cheapGrain) // one pass over the data, as a cheap elementwise op
 	var p spart
-	for _, q := range parts[:nw] {
-		p.merge(op, q)
+	for _, q := range j.part[:nw] {
+		p.merge(op, q.s)
 	}
 	return p.value(op, ddof), nil
 }
