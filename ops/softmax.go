@@ -10,7 +10,9 @@ import (
 // Softmax stores in dst exp(x − m) / Σ exp(x − m) of a along axis
 // ax, m the line's maximum, so that no exp overflows (a line with a NaN
 // or +Inf gives NaNs, as NumPy's formula does). dst has a's shape and may
-// be a itself. Float types only; the sum is in float64.
+// be a itself. Float types only; the sum is in float64, and for float32
+// each exp(x − m) is float32 Exp of the float32 difference, as NumPy's
+// float32 formula computes it.
 func Softmax[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
 	dim := axisDim(a, ax)
 	if err := floatOnly[T]("Softmax"); err != nil {
@@ -47,14 +49,14 @@ func Softmax[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
 		if m != m {
 			m = math.NaN()
 		}
-		// e = exp(x − m) into dst (rounded to T: a float32 e is within
-		// its rounding of the float64 one, which the sum uses)
+		// e = exp(x − m) into dst (rounded to T: the sum uses the unrounded
+		// e, which for float32 is already a float32)
 		d := span[T](db, off[0], n, sd)
 		var s float64
 		half := kindOf[T]() == kHalf
 		eachBlock[T](ab, off[1], sa, n, func(i int, xs []float64) {
 			for q, x := range xs {
-				e := ex(x - m)
+				e := ex(x, m)
 				s += e
 				if !half {
 					d[(i+q)*sd] = f64To[T](e)
@@ -62,10 +64,13 @@ func Softmax[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
 			}
 		})
 		r := 1 / s
+		if kindOf[T]() == kFloat && sizeOf[T]() == 4 {
+			r = float64(float32(r)) // softmaxF32's: d·r then rounds as its float32 product
+		}
 		if half { // a second rounding would show: exp again, element by element (in place too)
 			eachBlock[T](ab, off[1], sa, n, func(i int, xs []float64) {
 				for q, x := range xs {
-					d[(i+q)*sd] = f64To[T](ex(x-m) * r)
+					d[(i+q)*sd] = f64To[T](ex(x, m) * r)
 				}
 			})
 			return

@@ -73,7 +73,9 @@ func Norm[T array.Elem](dst, a *array.Array[T], ax array.Axis, ord NormOrd) erro
 // LogSumExp stores in dst log Σ exp(x) of a along axis ax, computed
 // as m + log Σ exp(x − m) with m the maximum, so that it neither
 // overflows nor underflows. It is m where m is ±Inf or NaN, −Inf over no
-// elements. Float types only.
+// elements. Float types only; the sum is in float64, and for float32 each
+// exp(x − m) is float32 Exp of the float32 difference, as NumPy's float32
+// formula computes it.
 func LogSumExp[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
 	return statDim(stLSE, dst, a, axisDim(a, ax), 0)
 }
@@ -285,11 +287,11 @@ func statRun[T array.Elem](op statOp, base unsafe.Pointer, off, stride, n int) s
 		eachBlock[T](base, off, stride, n, func(_ int, xs []float64) {
 			i := 0
 			for ; i+2 <= len(xs); i += 2 {
-				q[0] += ex(xs[i] - m)
-				q[1] += ex(xs[i+1] - m)
+				q[0] += ex(xs[i], m)
+				q[1] += ex(xs[i+1], m)
 			}
 			for ; i < len(xs); i++ {
-				q[0] += ex(xs[i] - m)
+				q[0] += ex(xs[i], m)
 			}
 		})
 		p.b = q[0] + q[1]
@@ -432,11 +434,15 @@ func expFast(x float64) float64 {
 	return p * math.Float64frombits(uint64(int64(k)+1023)<<52)
 }
 
-// expOf is the exponential for T's precision: expFast for float32 and the
-// 16-bit floats, math.Exp for float64.
-func expOf[T array.Elem]() func(float64) float64 {
-	if sizeOf[T]() == 8 {
-		return math.Exp
+// expOf is e^(x−m) for T's precision: float32 Exp of the float32
+// difference for float32 (the contiguous kernels' bits, expShiftF32),
+// expFast for the 16-bit floats, math.Exp for float64.
+func expOf[T array.Elem]() func(x, m float64) float64 {
+	switch {
+	case sizeOf[T]() == 8:
+		return func(x, m float64) float64 { return math.Exp(x - m) }
+	case kindOf[T]() == kFloat:
+		return func(x, m float64) float64 { return float64(exp32(float32(x) - float32(m))) }
 	}
-	return expFast
+	return func(x, m float64) float64 { return expFast(x - m) }
 }

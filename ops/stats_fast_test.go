@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/internal/draw"
 )
 
@@ -105,5 +106,59 @@ func TestSoftmaxKernels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSoftmaxLayouts: float32 Softmax and LogSumExp of strided lines (a
+// transposed view) take the contiguous kernels' exponentials: the same
+// bits for lines shorter than the kernels' 8 lanes (the sums then add in
+// the same order), within one rounding of the sum for longer ones.
+func TestSoftmaxLayouts(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 14))
+	for c := range 200 {
+		C, R := 1+r.IntN(7), 1+r.IntN(6)
+		if c%4 == 3 {
+			C = 8 + r.IntN(100)
+		}
+		xs, xt := make([]float32, C*R), make([]float32, C*R)
+		for j := range R {
+			for i := range C {
+				v := float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(3))))
+				xs[j*C+i], xt[i*R+j] = v, v
+			}
+		}
+		a := array.FromSlice(xs, C, R)                 // lines of C contiguous
+		b := array.FromSlice(xt, R, C).Transpose(0, 1) // the same values, lines strided by R
+		sa, sb := array.New[float32](C, R), array.New[float32](C, R)
+		la, lb := array.New[float32](R), array.New[float32](R)
+		for _, err := range []error{Softmax(sa, a, -1), Softmax(sb, b, -1), LogSumExp(la, a, -1), LogSumExp(lb, b, -1)} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		va, _ := sa.HostReadOnly()
+		vb, _ := sb.HostReadOnly()
+		wa, _ := la.HostReadOnly()
+		wb, _ := lb.HostReadOnly()
+		tol := 0.0
+		if C >= 8 {
+			tol = 2.5e-7
+		}
+		near := func(x, y float32) bool { return x == y || math.Abs(float64(x-y)) <= tol*math.Abs(float64(y)) }
+		for j := range R {
+			sum := 0.0
+			for i := range C {
+				sum += float64(va.At(i, j))
+				if !near(vb.At(i, j), va.At(i, j)) {
+					t.Fatalf("case %d (C %d R %d): Softmax at (%d, %d): strided %v, contiguous %v", c, C, R, i, j, vb.At(i, j), va.At(i, j))
+				}
+			}
+			if math.Abs(sum-1) > 1e-5 {
+				t.Fatalf("case %d: line %d sums to %v: Softmax ran along another axis", c, j, sum)
+			}
+			if !near(wb.At(j), wa.At(j)) {
+				t.Fatalf("case %d (C %d R %d): LogSumExp of line %d: strided %v, contiguous %v", c, C, R, j, wb.At(j), wa.At(j))
+			}
+		}
 	}
 }
