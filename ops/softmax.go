@@ -33,8 +33,12 @@ func Softmax[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
 	n, sa, sd := ls.L, ls.st[1], ls.st[0]
 	ls.forLines(func(_ int, off *[maxOps]int) {
 		if sa == 1 && sd == 1 {
-			if x, ok := any(unsafe.Slice(ptr[T](ab, off[1]), n)).([]float32); ok {
+			switch x := any(unsafe.Slice(ptr[T](ab, off[1]), n)).(type) {
+			case []float32:
 				softmaxF32(unsafe.Slice((*float32)(unsafe.Pointer(ptr[T](db, off[0]))), n), x)
+				return
+			case []float64:
+				softmaxF64(unsafe.Slice((*float64)(unsafe.Pointer(ptr[T](db, off[0]))), n), x)
 				return
 			}
 		}

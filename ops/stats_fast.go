@@ -310,3 +310,26 @@ func softmaxF32(d, x []float32) {
 		d[i] *= r
 	}
 }
+
+// softmaxF64 is Softmax of one contiguous float64 line into d (which may
+// be x) in concrete code, the generic loop's operations in its order, so
+// its bits.
+func softmaxF64(d, x []float64) {
+	d = d[:len(x)]
+	m := math.Inf(-1)
+	for _, v := range x {
+		if v > m || v != v {
+			m = v
+		}
+	}
+	s := 0.0
+	for i, v := range x {
+		e := math.Exp(v - m)
+		s += e
+		d[i] = e
+	}
+	r := 1 / s
+	for i := range d {
+		d[i] *= r
+	}
+}

@@ -109,28 +109,36 @@ func TestSoftmaxKernels(t *testing.T) {
 	}
 }
 
-// TestSoftmaxLayouts: float32 Softmax and LogSumExp of strided lines (a
-// transposed view) take the contiguous kernels' exponentials: the same
-// bits for lines shorter than the kernels' 8 lanes (the sums then add in
-// the same order), within one rounding of the sum for longer ones.
+// TestSoftmaxLayouts: Softmax and LogSumExp of strided lines (a
+// transposed view) take the contiguous kernels' exponentials: for float32
+// the same bits for lines shorter than the kernels' 8 lanes (the sums then
+// add in the same order), within one rounding of the sum for longer ones;
+// for float64 Softmax (softmaxF64, the generic loop's order) the same bits
+// always, and LogSumExp within its sums' rounding (its partial sums split
+// differently).
 func TestSoftmaxLayouts(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 14))
+	softmaxLayouts[float32](t, r, 2.5e-7, 0)
+	softmaxLayouts[float64](t, r, 0, 5e-16)
+}
+
+func softmaxLayouts[T float32 | float64](t *testing.T, r *rand.Rand, longTol, lseTol float64) {
 	for c := range 200 {
 		C, R := 1+r.IntN(7), 1+r.IntN(6)
 		if c%4 == 3 {
 			C = 8 + r.IntN(100)
 		}
-		xs, xt := make([]float32, C*R), make([]float32, C*R)
+		xs, xt := make([]T, C*R), make([]T, C*R)
 		for j := range R {
 			for i := range C {
-				v := float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(3))))
+				v := T(r.NormFloat64() * math.Pow(10, float64(r.IntN(3))))
 				xs[j*C+i], xt[i*R+j] = v, v
 			}
 		}
 		a := array.FromSlice(xs, C, R)                 // lines of C contiguous
 		b := array.FromSlice(xt, R, C).Transpose(0, 1) // the same values, lines strided by R
-		sa, sb := array.New[float32](C, R), array.New[float32](C, R)
-		la, lb := array.New[float32](R), array.New[float32](R)
+		sa, sb := array.New[T](C, R), array.New[T](C, R)
+		la, lb := array.New[T](R), array.New[T](R)
 		for _, err := range []error{Softmax(sa, a, -1), Softmax(sb, b, -1), LogSumExp(la, a, -1), LogSumExp(lb, b, -1)} {
 			if err != nil {
 				t.Fatal(err)
@@ -140,24 +148,25 @@ func TestSoftmaxLayouts(t *testing.T) {
 		vb, _ := sb.HostReadOnly()
 		wa, _ := la.HostReadOnly()
 		wb, _ := lb.HostReadOnly()
-		tol := 0.0
+		smTol := 0.0 // Softmax's
 		if C >= 8 {
-			tol = 2.5e-7
+			smTol = longTol
 		}
-		near := func(x, y float32) bool { return x == y || math.Abs(float64(x-y)) <= tol*math.Abs(float64(y)) }
+		lTol := max(smTol, lseTol) // LogSumExp's
+		near := func(x, y T, tol float64) bool { return x == y || math.Abs(float64(x-y)) <= tol*math.Abs(float64(y)) }
 		for j := range R {
 			sum := 0.0
 			for i := range C {
 				sum += float64(va.At(i, j))
-				if !near(vb.At(i, j), va.At(i, j)) {
-					t.Fatalf("case %d (C %d R %d): Softmax at (%d, %d): strided %v, contiguous %v", c, C, R, i, j, vb.At(i, j), va.At(i, j))
+				if !near(vb.At(i, j), va.At(i, j), smTol) {
+					t.Fatalf("%T case %d (C %d R %d): Softmax at (%d, %d): strided %v, contiguous %v", xs[0], c, C, R, i, j, vb.At(i, j), va.At(i, j))
 				}
 			}
 			if math.Abs(sum-1) > 1e-5 {
-				t.Fatalf("case %d: line %d sums to %v: Softmax ran along another axis", c, j, sum)
+				t.Fatalf("%T case %d: line %d sums to %v: Softmax ran along another axis", xs[0], c, j, sum)
 			}
-			if !near(wb.At(j), wa.At(j)) {
-				t.Fatalf("case %d (C %d R %d): LogSumExp of line %d: strided %v, contiguous %v", c, C, R, j, wb.At(j), wa.At(j))
+			if !near(wb.At(j), wa.At(j), lTol) {
+				t.Fatalf("%T case %d (C %d R %d): LogSumExp of line %d: strided %v, contiguous %v", xs[0], c, C, R, j, wb.At(j), wa.At(j))
 			}
 		}
 	}
