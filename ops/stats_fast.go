@@ -63,6 +63,10 @@ func statF32(op statOp, x []float32) spart {
 		p.a = (q0 + q1) + (q2 + q3)
 	case stL2:
 		i := 0
+		if useAsm && n >= 16 {
+			i = n &^ 15
+			q0 = sumSqF32(unsafe.Pointer(&x[0]), i)
+		}
 		for ; i+4 <= n; i += 4 {
 			a, b, c, d := float64(x[i]), float64(x[i+1]), float64(x[i+2]), float64(x[i+3])
 			q0 += a * a
@@ -100,6 +104,13 @@ func statF32(op statOp, x []float32) spart {
 			return p
 		}
 		p.b = sumExpF32(x, float32(m))
+	case stCount:
+		c, i := 0, 0
+		if useAsm && n >= 32 {
+			i = n &^ 31
+			c = countNZF32(unsafe.Pointer(&x[0]), i)
+		}
+		p.a = float64(c + countF(op, x[i:]))
 	default:
 		p.a = float64(countF(op, x))
 	}

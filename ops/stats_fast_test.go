@@ -10,11 +10,13 @@ import (
 	"github.com/resident-go/resident/internal/draw"
 )
 
-// TestAbsKernels: float32 NormMax from absMaxF32 is the Go loop's bit for
-// bit, and NormL1 from absSumF32 within its rounding of the Go loop's
-// (the lanes add in another order), at drawn lengths around the kernels'
-// 16 and 32 and with ±0, subnormals, ±Inf and NaN at drawn places: NaN
-// wins the max and the sum, Inf the sum of finite values.
+// TestAbsKernels: float32 NormMax from absMaxF32 and CountNonzero from
+// countNZF32 are the Go loop's, and NormL1 and NormL2 from absSumF32 and
+// sumSqF32 within their rounding of the Go loop's (the lanes add in
+// another order, and L2's squares are fused), at drawn lengths around the
+// kernels' 16 and 32 and with ±0, subnormals, ±Inf and NaN at drawn
+// places: NaN wins the max and the sums, Inf the sums of finite values,
+// NaN counts as nonzero and −0 does not.
 func TestAbsKernels(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 12))
 	saveAsm, save512 := useAsm, useAVX512
@@ -31,15 +33,21 @@ func TestAbsKernels(t *testing.T) {
 			}
 		}
 		useAsm, useAVX512 = false, false
-		l1, mx := statF32(stL1, x), statF32(stMax, x)
+		l1, l2, mx, nz := statF32(stL1, x), statF32(stL2, x), statF32(stMax, x), statF32(stCount, x)
 		eachKernel(func(name string) {
-			g1, gm := statF32(stL1, x), statF32(stMax, x)
+			g1, g2, gm, gz := statF32(stL1, x), statF32(stL2, x), statF32(stMax, x), statF32(stCount, x)
 			if math.Float64bits(gm.a) != math.Float64bits(mx.a) {
 				t.Fatalf("case %d n=%d %s: NormMax %v, Go loop %v", c, len(x), name, gm.a, mx.a)
 			}
-			same := g1.a == l1.a || g1.a != g1.a && l1.a != l1.a
-			if !same && !(math.Abs(g1.a-l1.a) <= 1e-12*l1.a) {
-				t.Fatalf("case %d n=%d %s: NormL1 %v, Go loop %v", c, len(x), name, g1.a, l1.a)
+			if gz.a != nz.a {
+				t.Fatalf("case %d n=%d %s: CountNonzero %v, Go loop %v", c, len(x), name, gz.a, nz.a)
+			}
+			for _, q := range [][3]any{{"NormL1", g1.a, l1.a}, {"NormL2", g2.a, l2.a}} {
+				got, want := q[1].(float64), q[2].(float64)
+				same := got == want || got != got && want != want
+				if !same && !(math.Abs(got-want) <= 1e-12*want) {
+					t.Fatalf("case %d n=%d %s: %s %v, Go loop %v", c, len(x), name, q[0], got, want)
+				}
 			}
 		})
 	}

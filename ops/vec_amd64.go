@@ -58,6 +58,16 @@ func absSumF32(p unsafe.Pointer, n int) float64
 //go:noescape
 func absMaxF32(p unsafe.Pointer, n int) uint32
 
+// sumSqF32 is Σx² of n float32s in float64 lanes (n a multiple of 16),
+// countNZF32 the number of nonzero ones, NaN included (n a multiple of
+// 32); absred_amd64.s.
+//
+//go:noescape
+func sumSqF32(p unsafe.Pointer, n int) float64
+
+//go:noescape
+func countNZF32(p unsafe.Pointer, n int) int
+
 // maxF32v is the largest of n float32s, NaN if any is (n a multiple of
 // 32); absred_amd64.s.
 //

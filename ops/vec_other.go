@@ -24,6 +24,8 @@ func sumF32(p unsafe.Pointer, n int) float64                  { panic("ops: no a
 func absSumF32(p unsafe.Pointer, n int) float64               { panic("ops: no assembly kernels") }
 func absMaxF32(p unsafe.Pointer, n int) uint32                { panic("ops: no assembly kernels") }
 func maxF32v(p unsafe.Pointer, n int) float32                 { panic("ops: no assembly kernels") }
+func sumSqF32(p unsafe.Pointer, n int) float64                { panic("ops: no assembly kernels") }
+func countNZF32(p unsafe.Pointer, n int) int                  { panic("ops: no assembly kernels") }
 func expSumF32(d, a unsafe.Pointer, n int, m float32) float64 { panic("ops: no assembly kernels") }
 func expSumF32AVX512(d, a unsafe.Pointer, n int, m float32) float64 {
 	panic("ops: no assembly kernels")
