@@ -273,10 +273,13 @@
 //
 // Host kernels split work across GOMAXPROCS goroutines (a pool started on
 // first use, whose goroutines poll for 50 µs after each task before they
-// sleep, so that the next op finds them awake) above a size threshold, and allocate nothing per call in
+// sleep, so that the next op finds them awake; a cheap op's chunks go to
+// the same goroutine at every call of a shape, so its data stays in that
+// core's cache) above a size threshold, and allocate nothing per call in
 // steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2
 // assembly, as do float32 Sigmoid, Sin, Cos and Pow (in float64 lanes),
-// Exp and Tanh (in float32 lanes) and Floor, Ceil, Round and Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
+// Exp and Tanh (in float32 lanes), LogSumExp, Softmax, Norm and
+// CountNonzero, and Floor, Ceil, Round and Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
 // micro-kernel with AVX-512 (or AVX2/FMA; ops' tests take -avx512=false
 // to compare), chosen at start-up with github.com/klauspost/cpuid/v2; Accel
 // reports the choice. Large

@@ -35,11 +35,13 @@ type job struct {
 
 	offs [maxChunks][maxOps]int // per-chunk row offsets (forRows)
 
-	// parallel's chunks, taken in order by the caller and the helpers:
-	// next packs the call's generation, its chunk count and the next
-	// chunk (see claim), so a helper that wakes after its call is over
-	// takes nothing from a later one.
-	next   atomic.Uint64
+	// parallel's chunks: cur packs the call's generation, its worker and
+	// chunk counts (see shape); a chunk is taken by moving its word in
+	// claims from gen<<1 to gen<<1|1, so a helper that wakes after its
+	// call is over (its task's generation is old) takes nothing from a
+	// later one.
+	cur    atomic.Uint64
+	claims [maxChunks]atomic.Uint64
 	gen    uint64
 	ptotal int
 	done   atomic.Int64  // chunks finished in this call
@@ -208,21 +210,20 @@ type task struct {
 
 var (
 	poolOnce sync.Once
-	tasks    chan task
+	tasks    chan task             // a costly op's tasks, for any helper
+	mbox     [maxWorkers]chan task // a cheap op's tasks for helper w (1 ≤ w < nWorkers)
 	nWorkers int
 )
 
 func startPool() {
 	nWorkers = min(runtime.GOMAXPROCS(0), maxWorkers)
 	tasks = make(chan task, 4*maxWorkers)
-	for range nWorkers - 1 {
+	for w := 1; w < nWorkers; w++ {
+		mbox[w] = make(chan task, 1)
 		go func() {
 			for {
-				t, ok := nextTask()
-				if !ok {
-					return
-				}
-				if t.j.help(t.gen) && !t.j.end.CompareAndSwap(endOpen, endDone) {
+				t := nextTask(mbox[w])
+				if t.j.help(t.gen, w) && !t.j.end.CompareAndSwap(endOpen, endDone) {
 					t.j.last <- struct{}{} // the caller parked
 				}
 			}
@@ -239,19 +240,36 @@ func startPool() {
 // ones (bench/results/spin-local.txt).
 const spinFor = 50 * time.Microsecond
 
-// nextTask takes the next task, polling for spinFor first; it yields
-// while it polls, so other goroutines run.
-func nextTask() (task, bool) {
+// nextTask takes the helper's next task, from its mailbox or the shared
+// queue, polling for spinFor first. It polls by the queues' lengths and
+// single-case selects, which read an empty channel without its lock (a
+// select over both locks both: 15 polling helpers then queued on the
+// shared queue's lock), and yields between looks, so other goroutines
+// run.
+func nextTask(mb chan task) task {
 	for start := time.Now(); time.Since(start) < spinFor; {
-		select {
-		case t, ok := <-tasks:
-			return t, ok
-		default:
-			runtime.Gosched()
+		if len(mb) > 0 {
+			select {
+			case t := <-mb:
+				return t
+			default:
+			}
 		}
+		if len(tasks) > 0 {
+			select {
+			case t := <-tasks:
+				return t
+			default: // another helper took it
+			}
+		}
+		runtime.Gosched()
 	}
-	t, ok := <-tasks
-	return t, ok
+	select {
+	case t := <-mb:
+		return t
+	case t := <-tasks:
+		return t
+	}
 }
 
 // workers is the number of goroutines a large op uses: GOMAXPROCS at the
@@ -285,14 +303,25 @@ func (j *job) parallel(total, grain int) int {
 	j.done.Store(0)
 	j.end.Store(endOpen)
 	j.gen = (j.gen + 1) & genMask
-	j.next.Store(j.gen<<genShift | uint64(n)<<countShift)
-	for range nw - 1 {
+	for c := range n {
+		j.claims[c].Store(j.gen << 1)
+	}
+	homes := nw // chunks with a home worker: cheap ops only (see help)
+	if grain < cheapGrain {
+		homes = 0
+	}
+	j.cur.Store(j.gen<<genShift | uint64(homes)<<countShift | uint64(n))
+	for w := 1; w < nw; w++ {
+		q := tasks // a costly op: whichever helper is free
+		if homes > 0 {
+			q = mbox[w] // a cheap op: helper w, for its home chunks
+		}
 		select {
-		case tasks <- task{j, j.gen}:
-		default: // every helper is behind: do not queue more
+		case q <- task{j, j.gen}:
+		default: // that helper is behind: the others take its chunks
 		}
 	}
-	if !j.help(j.gen) {
+	if !j.help(j.gen, 0) {
 		j.await()
 	}
 	return n
@@ -321,8 +350,9 @@ func (j *job) await() {
 	}
 }
 
-// The word next: generation (bits 32…), chunk count (16…31), next chunk
-// (0…15); maxChunks fits in 16 bits.
+// The word cur: generation (bits 32…), the count of workers with a home
+// run of chunks (16…31; see help), chunk count (0…15); maxChunks and
+// maxWorkers fit in 16 bits.
 const (
 	genShift   = 32
 	countShift = 16
@@ -330,34 +360,44 @@ const (
 	idxMask    = 1<<16 - 1
 )
 
-// claim takes chunk c of the n of call gen, or reports that none is left.
-func (j *job) claim(gen uint64) (c, n int, ok bool) {
-	for {
-		v := j.next.Load()
-		c, n = int(v&idxMask), int(v>>countShift&idxMask)
-		if v>>genShift != gen || c >= n {
-			return 0, 0, false
-		}
-		if j.next.CompareAndSwap(v, v+1) {
-			return c, n, true
-		}
+// help runs chunks of call gen as worker w (the caller is 0) until none
+// is left. A cheap op's worker takes its own run of chunks first, the
+// same at every call of the same shape, so that a chunk's data stays in
+// the cache of the core that last touched it (with chunks taken in any
+// order, on a 16-core Xeon a 2^16-point Floor was slower split than on
+// one core); then any chunk nobody has taken, from the last down (the
+// others start at their own first). A costly op's chunks have no home
+// and go to whichever helpers are free (the shared queue): with homes, a
+// late helper's run, taken by others only at the end, cost a 2^16-point
+// Tanh more than the caches saved. It reports whether this goroutine finished the
+// call's last chunk (a helper that did then ends the call: see endOpen).
+func (j *job) help(gen uint64, w int) (finishedLast bool) {
+	v := j.cur.Load()
+	if v>>genShift != gen {
+		return false
 	}
-}
-
-// help runs chunks of call gen until none is left. It reports whether
-// this goroutine finished the call's last chunk (a helper that did then
-// ends the call: see endOpen).
-func (j *job) help(gen uint64) (finishedLast bool) {
-	for {
-		c, n, ok := j.claim(gen)
-		if !ok {
-			return false
+	homes, n := int(v>>countShift&idxMask), int(v&idxMask)
+	lo, hi := 0, 0
+	if w < homes {
+		lo, hi = w*n/homes, (w+1)*n/homes
+	}
+	for k := range n {
+		c := lo + k // own chunks first, then the others from the last down
+		if c >= hi {
+			c = n - 1 - (k - (hi - lo))
+			if c < hi {
+				c -= hi - lo
+			}
+		}
+		if j.claims[c].Load() != gen<<1 || !j.claims[c].CompareAndSwap(gen<<1, gen<<1|1) {
+			continue
 		}
 		j.body(j, c, j.ptotal*c/n, j.ptotal*(c+1)/n)
-		// n from the claim: once done reaches n the caller may start
-		// another call on j
+		// n from cur of this generation: once done reaches n the caller
+		// may start another call on j
 		if j.done.Add(1) == int64(n) {
 			return true
 		}
 	}
+	return false
 }
