@@ -12,6 +12,13 @@ DATA absred<>+12(SB)/4, $0xff800000 // float32 −Inf
 DATA absred<>+16(SB)/4, $0x7fc00000 // float32 NaN
 GLOBL absred<>(SB), RODATA|NOPTR, $20
 
+// ZERO4PD clears the float64 accumulators Y0…Y3.
+#define ZERO4PD \
+	VXORPD Y0, Y0, Y0; \
+	VXORPD Y1, Y1, Y1; \
+	VXORPD Y2, Y2, Y2; \
+	VXORPD Y3, Y3, Y3
+
 // SUM4PD adds the float64 lanes of Y0…Y3 into X0's low lane.
 #define SUM4PD \
 	VADDPD Y1, Y0, Y0; \
@@ -27,10 +34,7 @@ TEXT ·absSumF32(SB), NOSPLIT, $0-24
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
 	VBROADCASTSD absred<>+0(SB), Y15
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
+	ZERO4PD
 sumloop:
 	CMPQ CX, $16
 	JB sumdone
@@ -61,10 +65,7 @@ sumdone:
 TEXT ·sumSqF32(SB), NOSPLIT, $0-24
 	MOVQ p+0(FP), SI
 	MOVQ n+8(FP), CX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
+	ZERO4PD
 sqloop:
 	CMPQ CX, $16
 	JB sqdone
