@@ -389,9 +389,16 @@ func (b *block) finalize(h *holdings) (ok bool) {
 // unreachable is the finalizer of parked memory whose host copy was left
 // dropped: nothing reaches it, so the drop ends with no fill (the pages
 // read as zeros, as the collector expects of freed pages it gets back).
+// A block no longer h's is left alone.
 func (h *holdings) unreachable(b *block) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if !h.holds(b) {
+		// taken out of h.blocks (Close, a free): whoever took it ends its
+		// trip in free, outside h.mu, so b is no longer this goroutine's
+		// to touch (the race detector caught the two at once)
+		return
+	}
 	if b.finalizer && b.parked != nil {
 		b.endTrip()
 	}
