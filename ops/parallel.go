@@ -35,8 +35,8 @@ type job struct {
 
 	offs [maxChunks][maxOps]int // per-chunk row offsets (forRows)
 
-	// parallel's chunks: cur packs the call's generation, its worker and
-	// chunk counts (see shape); a chunk is taken by moving its word in
+	// parallel's chunks: cur packs the call's generation, its home-worker
+	// and chunk counts (see help); a chunk is taken by moving its word in
 	// claims from gen<<1 to gen<<1|1, so a helper that wakes after its
 	// call is over (its task's generation is old) takes nothing from a
 	// later one.
@@ -369,8 +369,9 @@ const (
 // others start at their own first). A costly op's chunks have no home
 // and go to whichever helpers are free (the shared queue): with homes, a
 // late helper's run, taken by others only at the end, cost a 2^16-point
-// Tanh more than the caches saved. It reports whether this goroutine finished the
-// call's last chunk (a helper that did then ends the call: see endOpen).
+// Tanh more than the caches saved. It reports whether this goroutine
+// finished the call's last chunk (a helper that did then ends the call:
+// see endOpen).
 func (j *job) help(gen uint64, w int) (finishedLast bool) {
 	v := j.cur.Load()
 	if v>>genShift != gen {

@@ -11,11 +11,14 @@ import (
 )
 
 // TestParallelEnds: parallel returns only after every chunk of its call
-// has run, whichever goroutine finishes last and however long it takes:
-// chunk times are drawn from nothing to past spinFor, so callers return
-// from their poll and from parking, on several goroutines sharing the
-// helpers; a call that returned early, or a wake-up meant for another
-// call, shows as a chunk unfinished at return.
+// has run, exactly once, whichever goroutine finishes last and however
+// long it takes: chunk times are drawn from nothing to past spinFor, so
+// callers return from their poll and from parking, on several goroutines
+// sharing the helpers, and grains from both sides of cheapGrain, so
+// chunks go to home workers (mailboxes) and to any helper (the shared
+// queue); a call that returned early, or a wake-up meant for another
+// call, shows as a chunk unfinished at return, and a chunk claimed twice
+// (a late helper taking a later call's) as one run twice.
 func TestParallelEnds(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 11))
 	var wg sync.WaitGroup
@@ -27,19 +30,23 @@ func TestParallelEnds(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, uint64(g)))
 			for c := range 150 {
 				j := getJob()
-				var ran [maxChunks]atomic.Bool
+				var ran [maxChunks]atomic.Int32
 				slow := r.IntN(4) // 0: no waits; else a drawn chunk sleeps up to 3·spinFor
 				j.body = func(j *job, chunk, lo, hi int) {
 					if slow > 0 && chunk%slow == 0 {
 						time.Sleep(time.Duration(quarters(chunk, c)) * spinFor / 4)
 					}
-					ran[chunk].Store(true)
+					ran[chunk].Add(1)
 				}
-				total := 2 + r.IntN(1<<12)
-				n := j.parallel(total, 1+r.IntN(64))
+				total, grain := 2+r.IntN(1<<12), 1+r.IntN(64) // no home chunks
+				if r.IntN(2) == 0 {                           // home chunks
+					grain = cheapGrain
+					total = grain * (2 + r.IntN(14))
+				}
+				n := j.parallel(total, grain)
 				for k := range n {
-					if !ran[k].Load() {
-						t.Errorf("goroutine %d call %d: chunk %d of %d unfinished when parallel returned", g, c, k, n)
+					if got := ran[k].Load(); got != 1 {
+						t.Errorf("goroutine %d call %d: chunk %d of %d ran %d times when parallel returned", g, c, k, n, got)
 						return
 					}
 				}
