@@ -273,7 +273,8 @@
 //
 // Host kernels split work across GOMAXPROCS goroutines (a pool started on
 // first use, whose goroutines poll for 50 µs after each task before they
-// sleep, so that the next op finds them awake; a cheap op's chunks go to
+// sleep, so that the next op finds them awake, and let other goroutines
+// run every 25 µs meanwhile; a cheap op's chunks go to
 // the same goroutine at every call of a shape, so its data stays in that
 // core's cache) above a size threshold, and allocate nothing per call in
 // steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2

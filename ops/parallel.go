@@ -210,16 +210,16 @@ type task struct {
 
 var (
 	poolOnce sync.Once
-	tasks    chan task             // a costly op's tasks, for any helper
-	mbox     [maxWorkers]chan task // a cheap op's tasks for helper w (1 ≤ w < nWorkers)
+	mbox     [maxWorkers]chan task // helper w's tasks (1 ≤ w < nWorkers)
 	nWorkers int
 )
 
 func startPool() {
 	nWorkers = min(runtime.GOMAXPROCS(0), maxWorkers)
-	tasks = make(chan task, 4*maxWorkers)
 	for w := 1; w < nWorkers; w++ {
-		mbox[w] = make(chan task, 1)
+		// room for a task of the next call behind one of a call that
+		// ended before this helper woke
+		mbox[w] = make(chan task, 2)
 		go func() {
 			for {
 				t := nextTask(mbox[w])
@@ -240,36 +240,36 @@ func startPool() {
 // ones (bench/results/spin-local.txt).
 const spinFor = 50 * time.Microsecond
 
-// nextTask takes the helper's next task, from its mailbox or the shared
-// queue, polling for spinFor first. It polls by the queues' lengths and
-// single-case selects, which read an empty channel without its lock (a
-// select over both locks both: 15 polling helpers then queued on the
-// shared queue's lock), and yields between looks, so other goroutines
-// run.
+// yieldEvery is how often a polling helper lets other goroutines have its
+// thread. Not at every look: on 16 cores, 15 helpers yielding at every
+// look queued on the scheduler's lock, and a 2^16-point Floor took 14 µs
+// on average against 5.5 µs yielding every 25
+// (bench/results/h100-2026-12-07-pool.txt).
+const yieldEvery = 25 * time.Microsecond
+
+// nextTask takes the helper's next task from its mailbox, polling for
+// spinFor first. Each helper has its own mailbox, as a shared queue that
+// 15 helpers poll makes each call's hand-outs wait on its lock (a
+// 2^16-point Exp: 26 µs on average on 16 cores, against 12 µs).
 func nextTask(mb chan task) task {
-	for start := time.Now(); time.Since(start) < spinFor; {
+	start := time.Now()
+	yielded := start
+	for i := 0; ; i++ {
 		if len(mb) > 0 {
-			select {
-			case t := <-mb:
-				return t
-			default:
+			return <-mb // only this helper takes from mb
+		}
+		if i%64 == 63 {
+			now := time.Now()
+			if now.Sub(start) >= spinFor {
+				break
+			}
+			if now.Sub(yielded) >= yieldEvery {
+				runtime.Gosched()
+				yielded = now
 			}
 		}
-		if len(tasks) > 0 {
-			select {
-			case t := <-tasks:
-				return t
-			default: // another helper took it
-			}
-		}
-		runtime.Gosched()
 	}
-	select {
-	case t := <-mb:
-		return t
-	case t := <-tasks:
-		return t
-	}
+	return <-mb
 }
 
 // workers is the number of goroutines a large op uses: GOMAXPROCS at the
@@ -312,12 +312,8 @@ func (j *job) parallel(total, grain int) int {
 	}
 	j.cur.Store(j.gen<<genShift | uint64(homes)<<countShift | uint64(n))
 	for w := 1; w < nw; w++ {
-		q := tasks // a costly op: whichever helper is free
-		if homes > 0 {
-			q = mbox[w] // a cheap op: helper w, for its home chunks
-		}
 		select {
-		case q <- task{j, j.gen}:
+		case mbox[w] <- task{j, j.gen}:
 		default: // that helper is behind: the others take its chunks
 		}
 	}
@@ -366,9 +362,9 @@ const (
 // the cache of the core that last touched it (with chunks taken in any
 // order, on a 16-core Xeon a 2^16-point Floor was slower split than on
 // one core); then any chunk nobody has taken, from the last down (the
-// others start at their own first). A costly op's chunks have no home
-// and go to whichever helpers are free (the shared queue): with homes, a
-// late helper's run, taken by others only at the end, cost a 2^16-point
+// others start at their own first). A costly op's chunks have no home:
+// every worker takes any, from the last down. With homes, a late helper's
+// run, taken by others only at the end, cost a 2^16-point
 // Tanh more than the caches saved. It reports whether this goroutine
 // finished the call's last chunk (a helper that did then ends the call:
 // see endOpen).
