@@ -114,8 +114,11 @@ func (ls *lineSet) lines() int { return ls.n.total() }
 
 // forLines calls fn for every line (in parallel for many or long lines)
 // with the element offsets of its start in each operand and the chunk
-// number (for per-chunk scratch).
-func (ls *lineSet) forLines(fn func(chunk int, off *[maxOps]int)) {
+// number (for per-chunk scratch). A chunk takes at least grain points
+// (elements of lines): lineGrain for a pass or two over each line,
+// costlyGrain for a sort. end, if not nil, is called after each chunk's
+// last line (a sort returns its scratch there).
+func (ls *lineSet) forLines(grain int, fn func(chunk int, off *[maxOps]int), end func(chunk int)) {
 	total := ls.lines()
 	if total == 0 {
 		return
@@ -124,18 +127,29 @@ func (ls *lineSet) forLines(fn func(chunk int, off *[maxOps]int)) {
 	defer putJob(j)
 	j.nest = ls.n
 	j.body = func(j *job, chunk, lo, hi int) {
+		// off is the chunk's own (j.offs), and forRows sets it afresh for
+		// each row: stepping it in place allocates nothing (a copy passed
+		// on to fn escaped, once per row)
 		forRows(&j.nest, lo, hi, &j.offs[chunk], func(m int, off *[maxOps]int) {
-			o := *off
 			for i := 0; i < m; i++ {
-				fn(chunk, &o)
+				fn(chunk, off)
 				for k := 0; k < j.nops; k++ {
-					o[k] += j.str[k][0]
+					off[k] += j.str[k][0]
 				}
 			}
 		})
+		if end != nil {
+			end(chunk)
+		}
 	}
-	j.parallel(total, max(1, (1<<15)/max(ls.L, 1)))
+	j.parallel(total, max(1, grain/max(ls.L, 1)))
 }
+
+// lineGrain is forLines' grain for the ops that pass over each line once
+// or twice (sums, scans, Softmax). At 2^15, 256 rows of 256 went to 2
+// workers; at 2^13 (8) Var, LogSumExp, Softmax and CumSum along them took
+// half the time on 16 cores (bench/results/h100-2026-12-07-pool.txt).
+const lineGrain = 1 << 13
 
 // f64Block is a block of a line's values as float64, for the float ops.
 type f64Block [blk]float64

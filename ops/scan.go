@@ -37,9 +37,9 @@ func scan[T array.Elem](prod bool, dst, a *array.Array[T], dim int) error {
 	if err != nil {
 		return err
 	}
-	ls.forLines(func(_ int, off *[maxOps]int) {
+	ls.forLines(lineGrain, func(_ int, off *[maxOps]int) {
 		scanLine[T](prod, db, off[0], ls.st[0], ab, off[1], ls.st[1], ls.L)
-	})
+	}, nil)
 	return nil
 }
 

@@ -31,7 +31,7 @@ func Softmax[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
 	}
 	ex := expOf[T]()
 	n, sa, sd := ls.L, ls.st[1], ls.st[0]
-	ls.forLines(func(_ int, off *[maxOps]int) {
+	ls.forLines(lineGrain, func(_ int, off *[maxOps]int) {
 		if sa == 1 && sd == 1 {
 			switch x := any(unsafe.Slice(ptr[T](ab, off[1]), n)).(type) {
 			case []float32:
@@ -82,7 +82,7 @@ func Softmax[T array.Elem](dst, a *array.Array[T], ax array.Axis) error {
 		for i := 0; i < n; i++ {
 			d[i*sd] = f64To[T](f64Of(d[i*sd]) * r)
 		}
-	})
+	}, nil)
 	return nil
 }
 

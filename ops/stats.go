@@ -374,10 +374,10 @@ func statDim[D, T array.Elem](op statOp, dst *array.Array[D], a *array.Array[T],
 	if err != nil {
 		return err
 	}
-	ls.forLines(func(_ int, off *[maxOps]int) {
+	ls.forLines(lineGrain, func(_ int, off *[maxOps]int) {
 		v := statRun[T](op, ab, off[1], ls.st[1], ls.L).value(op, ddof)
 		*ptr[D](db, off[0]) = f64To[D](v)
-	})
+	}, nil)
 	return nil
 }
 
