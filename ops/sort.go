@@ -133,6 +133,9 @@ func (b *sortBuf[K]) grow(n int) {
 var sortPools [3]sync.Pool
 
 func sortWith[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib, ab unsafe.Pointer) {
+	if sortLinesParallel[T, K](mode, ls, vb, ib, ab) {
+		return
+	}
 	pool := &sortPools[min(sizeOf[K]()/4, 2)]
 	var bufs [maxChunks]*sortBuf[K]
 	// a sort takes about 10 ns a point: cut as finely as Exp (with
