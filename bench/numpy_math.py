@@ -55,6 +55,7 @@ def main():
     for n in sorted({k[1] for k in go}):
         x = (rng.random(n, dtype=np.float32) * 8 - 4)
         y = rng.random(n, dtype=np.float32) + 0.5
+        z = y - np.float32(1)
         o = np.empty(n, np.float32)
         gen = np.random.default_rng(1)
 
@@ -75,6 +76,19 @@ def main():
             "add": lambda: np.add(x, y, out=o),
             "maximum": lambda: np.maximum(x, y, out=o),
             "mod": lambda: np.remainder(x, y, out=o),
+            "abs": lambda: np.abs(z, out=o),
+            "negative": lambda: np.negative(z, out=o),
+            "sqrt": lambda: np.sqrt(y, out=o),
+            "log": lambda: np.log(y, out=o),
+            "log1p": lambda: np.log1p(z, out=o),
+            "expm1": lambda: np.expm1(z, out=o),
+            "tan": lambda: np.tan(z, out=o),
+            "arcsin": lambda: np.arcsin(z, out=o),
+            "arccos": lambda: np.arccos(z, out=o),
+            "arctan": lambda: np.arctan(z, out=o),
+            "sinh": lambda: np.sinh(z, out=o),
+            "cosh": lambda: np.cosh(z, out=o),
+            "sign": lambda: np.sign(z, out=o),
             "random": lambda: gen.random(out=o, dtype=np.float32),
             "standard_normal": lambda: gen.standard_normal(out=o, dtype=np.float32),
         }

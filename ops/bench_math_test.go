@@ -42,19 +42,36 @@ func BenchmarkMathF32(b *testing.B) {
 		{"add", true, bin(OpAdd)},
 		{"maximum", true, bin(OpMax)},
 		{"mod", true, bin(OpMod)},
+		// the rest of Unary's NumPy ufuncs, on z in [−0.5, 0.5) (inside
+		// arcsin's domain) or, for log and sqrt, y
+		{"abs", false, un(OpAbs)},
+		{"negative", false, un(OpNeg)},
+		{"sqrt", false, un(OpSqrt)},
+		{"log", false, un(OpLog)},
+		{"log1p", false, un(OpLog1p)},
+		{"expm1", false, un(OpExpm1)},
+		{"tan", false, un(OpTan)},
+		{"arcsin", false, un(OpAsin)},
+		{"arccos", false, un(OpAcos)},
+		{"arctan", false, un(OpAtan)},
+		{"sinh", false, un(OpSinh)},
+		{"cosh", false, un(OpCosh)},
+		{"sign", false, un(OpSign)},
 		// NumPy's Generator.random and standard_normal into out=
 		{"random", false, func(d, _, _ *array.Array[float32]) error { return RandUniform(d, 1, 0) }},
 		{"standard_normal", false, func(d, _, _ *array.Array[float32]) error { return RandNormal(d, 1, 0) }},
 	}
 	for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
-		// x in [−4, 4) (Pow's base in [0.5, 1.5)), y in [0.5, 1.5)
-		x, y, d := array.New[float32](n), array.New[float32](n), array.New[float32](n)
+		// x in [−4, 4) (Pow's base in [0.5, 1.5)), y in [0.5, 1.5), z = y − 1
+		x, y, z, d := array.New[float32](n), array.New[float32](n), array.New[float32](n), array.New[float32](n)
 		xh, _ := x.Host()
 		yh, _ := y.Host()
+		zh, _ := z.Host()
 		r := rand.New(rand.NewPCG(1, 2))
-		xs, ys := xh.Data(), yh.Data()
+		xs, ys, zs := xh.Data(), yh.Data(), zh.Data()
 		for i := range xs {
 			xs[i], ys[i] = r.Float32()*8-4, r.Float32()+0.5
+			zs[i] = ys[i] - 1
 		}
 		for _, op := range ops {
 			b.Run(fmt.Sprintf("%s/n=%d", op.name, n), func(b *testing.B) {
@@ -63,8 +80,13 @@ func BenchmarkMathF32(b *testing.B) {
 				if op.bin {
 					moved = 12
 				}
-				if op.name == "pow" {
+				switch op.name {
+				case "pow":
 					a1, a2 = y, x
+				case "log", "sqrt":
+					a1 = y
+				case "log1p", "expm1", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "sign", "abs", "negative":
+					a1 = z
 				}
 				if strings.HasPrefix(op.name, "rand") || strings.HasPrefix(op.name, "standard") {
 					moved = 4
@@ -87,6 +109,7 @@ func BenchmarkMathF32(b *testing.B) {
 		}
 		x.Close()
 		y.Close()
+		z.Close()
 		d.Close()
 	}
 }

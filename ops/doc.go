@@ -280,7 +280,8 @@
 // steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2
 // assembly, as do float32 Sigmoid, Sin, Cos and Pow (in float64 lanes),
 // Exp and Tanh (in float32 lanes), LogSumExp, Softmax, Norm and
-// CountNonzero, and Floor, Ceil, Round and Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
+// CountNonzero, Abs, Neg, Sqrt and Relu, and Floor, Ceil, Round and
+// Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed
 // micro-kernel with AVX-512 (or AVX2/FMA; ops' tests take -avx512=false
 // to compare), chosen at start-up with github.com/klauspost/cpuid/v2; Accel
 // reports the choice. Large

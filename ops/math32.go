@@ -36,6 +36,21 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		sinCos32(op == OpCos, d, a)
 	case OpTan:
 		tan32(d, a)
+	case OpAbs, OpNeg, OpSqrt, OpRelu:
+		if !useAsm || len(d) == 0 {
+			return false
+		}
+		p, q := unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0])
+		switch op {
+		case OpAbs:
+			bitsF32(p, q, len(d), 1<<31-1, 0)
+		case OpNeg:
+			bitsF32(p, q, len(d), 1<<32-1, 1<<31)
+		case OpSqrt:
+			sqrtF32(p, q, len(d))
+		default:
+			reluF32(p, q, len(d))
+		}
 	case OpRound, OpFloor, OpCeil, OpTrunc:
 		if useAsm && len(d) > 0 {
 			roundF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), roundMode[op-OpFloor], false)

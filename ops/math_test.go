@@ -293,6 +293,18 @@ func TestSinKernels(t *testing.T) {
 		})
 }
 
+// TestSimpleKernels: Abs, Neg, Sqrt and Relu give the Go loop's bits from
+// the AVX kernels, at lengths across their 32-element steps, with
+// subnormals, ±0 (Relu's −0 is +0), ±Inf and NaN among the values.
+func TestSimpleKernels(t *testing.T) {
+	kernelsAgree(t, []UnaryOp{OpAbs, OpNeg, OpSqrt, OpRelu}, logUniform32, []float32{1e-45, -3e-39, 3e38},
+		func(op UnaryOp, d, a []float32) {
+			if !unVec32(op, d, a) {
+				unFloat(op, d, a)
+			}
+		})
+}
+
 // TestExpKernels: Exp, Sigmoid and Tanh likewise against the Go loop
 // (AVX2: eight lanes a step), with the clamp's ends and tanh's series
 // bound among the specials.

@@ -132,6 +132,19 @@ func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStr
 //go:noescape
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 
+// bitsF32 stores a&and ^ xor of n float32s' bits in d (Abs, Neg);
+// sqrtF32 their square roots; reluF32 max(a, 0), NaN kept, −0 to +0
+// (unary_amd64.s).
+//
+//go:noescape
+func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)
+
+//go:noescape
+func sqrtF32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func reluF32(d, a unsafe.Pointer, n int)
+
 // sigmoidF32 computes 1/(1+e^−a) of n float32s, n a multiple of 8, in
 // float64 lanes with exp64's algorithm; exp_amd64.s.
 //

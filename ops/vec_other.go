@@ -33,6 +33,9 @@ func expSumF32AVX512(d, a unsafe.Pointer, n int, m float32) float64 {
 func scaleF32(d unsafe.Pointer, n int, r float32)            { panic("ops: no assembly kernels") }
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool) { panic("ops: no assembly kernels") }
 func sigmoidF32(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
+func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)    { panic("ops: no assembly kernels") }
+func sqrtF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
+func reluF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func sigmoidF32AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func tanhF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func exp32F32(d, a unsafe.Pointer, n int)                    { panic("ops: no assembly kernels") }

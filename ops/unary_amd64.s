@@ -1,0 +1,126 @@
+// Code in this file: AVX float32 Abs and Neg (sign-bit masks), Sqrt
+// (VSQRTPS, correctly rounded as float64's square root rounded to
+// float32 is) and Relu. Chosen at start-up with the other kernels (cpu.go).
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)
+// d = a&and ^ xor, bit for bit: Abs clears the sign, Neg flips it.
+TEXT ·bitsF32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS and+24(FP), Y4
+	VBROADCASTSS xor+28(FP), Y5
+bloop:
+	CMPQ CX, $32
+	JB btail
+	VANDPS 0(SI), Y4, Y0
+	VANDPS 32(SI), Y4, Y1
+	VANDPS 64(SI), Y4, Y2
+	VANDPS 96(SI), Y4, Y3
+	VXORPS Y5, Y0, Y0
+	VXORPS Y5, Y1, Y1
+	VXORPS Y5, Y2, Y2
+	VXORPS Y5, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP bloop
+btail:
+	TESTQ CX, CX
+	JZ bdone
+	VMOVSS (SI), X0
+	VANDPS X4, X0, X0
+	VXORPS X5, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	DECQ CX
+	JMP btail
+bdone:
+	VZEROUPPER
+	RET
+
+// func sqrtF32(d, a unsafe.Pointer, n int)
+TEXT ·sqrtF32(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+sloop:
+	CMPQ CX, $32
+	JB stail
+	VSQRTPS 0(SI), Y0
+	VSQRTPS 32(SI), Y1
+	VSQRTPS 64(SI), Y2
+	VSQRTPS 96(SI), Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP sloop
+stail:
+	TESTQ CX, CX
+	JZ sdone
+	VMOVSS (SI), X0
+	VSQRTSS X0, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	DECQ CX
+	JMP stail
+sdone:
+	VZEROUPPER
+	RET
+
+// func reluF32(d, a unsafe.Pointer, n int)
+// max(a, 0) with a as VMAXPS's second source, which it returns when
+// either is NaN or both are zeros; adding +0 then turns −0 into +0 (as
+// relu64 gives) and leaves the rest, NaN included, as they are.
+TEXT ·reluF32(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	VXORPS Y4, Y4, Y4
+rloop:
+	CMPQ CX, $32
+	JB rtail
+	VMAXPS 0(SI), Y4, Y0
+	VMAXPS 32(SI), Y4, Y1
+	VMAXPS 64(SI), Y4, Y2
+	VMAXPS 96(SI), Y4, Y3
+	VADDPS Y4, Y0, Y0
+	VADDPS Y4, Y1, Y1
+	VADDPS Y4, Y2, Y2
+	VADDPS Y4, Y3, Y3
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP rloop
+rtail:
+	TESTQ CX, CX
+	JZ rdone
+	VMOVSS (SI), X1
+	VMAXSS X1, X4, X0
+	VADDSS X4, X0, X0
+	VMOVSS X0, (DI)
+	ADDQ $4, SI
+	ADDQ $4, DI
+	DECQ CX
+	JMP rtail
+rdone:
+	VZEROUPPER
+	RET
