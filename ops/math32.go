@@ -36,6 +36,8 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		sinCos32(op == OpCos, d, a)
 	case OpTan:
 		tan32(d, a)
+	case OpLog:
+		logLanes(d, a)
 	case OpAbs, OpNeg, OpSqrt, OpRelu:
 		if !useAsm || len(d) == 0 {
 			return false

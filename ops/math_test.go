@@ -76,8 +76,8 @@ func TestMath32Accuracy(t *testing.T) {
 			t.Errorf("%s(%v, %v): got %v, want %v: %v ulps", name, a[at], b[at], d[at], float32(ref(at)), worst)
 		}
 	}
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh} {
-		ref := map[UnaryOp]func(float64) float64{OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan, OpTanh: math.Tanh,
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh, OpLog} {
+		ref := map[UnaryOp]func(float64) float64{OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan, OpTanh: math.Tanh, OpLog: math.Log,
 			OpSigmoid: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }}[op]
 		unVec32(op, d, a)
 		check(op.String(), func(i int) float64 { return ref(float64(a[i])) })
@@ -303,6 +303,15 @@ func TestSimpleKernels(t *testing.T) {
 				unFloat(op, d, a)
 			}
 		})
+}
+
+// TestLogKernels: Log likewise, with the lanes log32 hands to math.Log
+// (zero, negatives, +Inf, NaN) among the values, so steps stop and
+// restart, and subnormals, which are normal in its float64 lanes.
+func TestLogKernels(t *testing.T) {
+	kernelsAgree(t, []UnaryOp{OpLog}, func(r *rand.Rand) float32 { return float32(math.Abs(float64(logUniform32(r)))) },
+		[]float32{1e-45, 3e-39, 3e38, -2, 1, float32(math.Sqrt2), 0.70710677},
+		func(op UnaryOp, d, a []float32) { logLanes(d, a) })
 }
 
 // TestExpKernels: Exp, Sigmoid and Tanh likewise against the Go loop

@@ -145,6 +145,13 @@ func sqrtF32(d, a unsafe.Pointer, n int)
 //go:noescape
 func reluF32(d, a unsafe.Pointer, n int)
 
+// logF32 is log32 of n float32s (a multiple of 8), eight a step, up to
+// the first step with a lane log32 hands to math.Log; it returns the
+// elements done (log_amd64.s).
+//
+//go:noescape
+func logF32(d, a unsafe.Pointer, n int) int
+
 // sigmoidF32 computes 1/(1+e^−a) of n float32s, n a multiple of 8, in
 // float64 lanes with exp64's algorithm; exp_amd64.s.
 //

@@ -36,6 +36,7 @@ func sigmoidF32(d, a unsafe.Pointer, n int)                  { panic("ops: no as
 func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)    { panic("ops: no assembly kernels") }
 func sqrtF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func reluF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
+func logF32(d, a unsafe.Pointer, n int) int                  { panic("ops: no assembly kernels") }
 func sigmoidF32AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func tanhF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func exp32F32(d, a unsafe.Pointer, n int)                    { panic("ops: no assembly kernels") }

@@ -1,0 +1,120 @@
+// Code in this file: float32 Log in float64 lanes with log32's
+// operations (log32.go), eight elements a step on AVX2/FMA: each fused
+// multiply-add here is one of log32's math.FMA, so results match the Go
+// loop's bit for bit (TestLogKernels).
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// The series' coefficients four times each (the fused multiply-adds read
+// them as 256-bit operands: AVX2 has no broadcast operand), then the
+// constants the kernel broadcasts into registers.
+DATA logc<>+0(SB)/8, $0x3fb3b13b13b13b14 // 1/13
+DATA logc<>+8(SB)/8, $0x3fb3b13b13b13b14
+DATA logc<>+16(SB)/8, $0x3fb3b13b13b13b14
+DATA logc<>+24(SB)/8, $0x3fb3b13b13b13b14
+DATA logc<>+32(SB)/8, $0x3fb745d1745d1746 // 1/11
+DATA logc<>+40(SB)/8, $0x3fb745d1745d1746
+DATA logc<>+48(SB)/8, $0x3fb745d1745d1746
+DATA logc<>+56(SB)/8, $0x3fb745d1745d1746
+DATA logc<>+64(SB)/8, $0x3fbc71c71c71c71c // 1/9
+DATA logc<>+72(SB)/8, $0x3fbc71c71c71c71c
+DATA logc<>+80(SB)/8, $0x3fbc71c71c71c71c
+DATA logc<>+88(SB)/8, $0x3fbc71c71c71c71c
+DATA logc<>+96(SB)/8, $0x3fc2492492492492 // 1/7
+DATA logc<>+104(SB)/8, $0x3fc2492492492492
+DATA logc<>+112(SB)/8, $0x3fc2492492492492
+DATA logc<>+120(SB)/8, $0x3fc2492492492492
+DATA logc<>+128(SB)/8, $0x3fc999999999999a // 1/5
+DATA logc<>+136(SB)/8, $0x3fc999999999999a
+DATA logc<>+144(SB)/8, $0x3fc999999999999a
+DATA logc<>+152(SB)/8, $0x3fc999999999999a
+DATA logc<>+160(SB)/8, $0x3fd5555555555555 // 1/3
+DATA logc<>+168(SB)/8, $0x3fd5555555555555
+DATA logc<>+176(SB)/8, $0x3fd5555555555555
+DATA logc<>+184(SB)/8, $0x3fd5555555555555
+DATA logc<>+192(SB)/8, $0x3ff6a09e667f3bcd // √2
+DATA logc<>+200(SB)/8, $0x3fe62e42fefa39ef // ln2
+DATA logc<>+208(SB)/8, $0x000fffffffffffff // mantissa
+DATA logc<>+216(SB)/8, $0x3ff0000000000000 // 1
+DATA logc<>+224(SB)/8, $0x4330000000000000 // 2^52
+DATA logc<>+232(SB)/8, $0x43300000000003ff // 2^52 + 1023
+DATA logc<>+240(SB)/8, $0x3fe0000000000000 // 0.5
+DATA logc<>+248(SB)/8, $0x4000000000000000 // 2
+DATA logc<>+256(SB)/4, $0x7f800000 // +Inf (float32)
+GLOBL logc<>(SB), RODATA|NOPTR, $260
+
+// LOG4 turns the four float64 lanes of x into log32's float64 result in
+// x; e, m, s, z, p free.
+#define LOG4(x, e, m, s, z, p) \
+	VPSRLQ $52, x, e; \
+	VPOR Y10, e, e; \
+	VSUBPD Y11, e, e; \
+	VANDPD Y12, x, m; \
+	VORPD Y13, m, m; \
+	VCMPPD $0x1e, Y14, m, s; \
+	VMULPD Y15, m, z; \
+	VBLENDVPD s, z, m, m; \
+	VANDPD Y13, s, s; \
+	VADDPD s, e, e; \
+	VSUBPD Y13, m, m; \
+	VADDPD Y9, m, s; \
+	VDIVPD s, m, s; \
+	VMULPD s, s, z; \
+	VMOVUPD logc<>+0(SB), p; \
+	VFMADD213PD logc<>+32(SB), z, p; \
+	VFMADD213PD logc<>+64(SB), z, p; \
+	VFMADD213PD logc<>+96(SB), z, p; \
+	VFMADD213PD logc<>+128(SB), z, p; \
+	VFMADD213PD logc<>+160(SB), z, p; \
+	VMULPD z, p, p; \
+	VADDPD s, s, x; \
+	VFMADD231PD p, x, x; \
+	VFMADD231PD Y8, e, x
+
+// func logF32(d, a unsafe.Pointer, n int) int
+// n a multiple of 8. Stops before the first step with a lane that is not
+// in (0, +Inf) (zero, negative, +Inf, NaN: log32 hands those to
+// math.Log) and returns the elements done.
+TEXT ·logF32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ DX, DX
+	VBROADCASTSD logc<>+200(SB), Y8
+	VBROADCASTSD logc<>+248(SB), Y9
+	VBROADCASTSD logc<>+224(SB), Y10
+	VBROADCASTSD logc<>+232(SB), Y11
+	VBROADCASTSD logc<>+208(SB), Y12
+	VBROADCASTSD logc<>+216(SB), Y13
+	VBROADCASTSD logc<>+192(SB), Y14
+	VBROADCASTSD logc<>+240(SB), Y15
+	VBROADCASTSS logc<>+256(SB), Y7
+	VXORPS Y6, Y6, Y6
+loop:
+	CMPQ DX, CX
+	JAE done
+	VMOVUPS (SI)(DX*4), Y0
+	VCMPPS $0x1e, Y6, Y0, Y1
+	VCMPPS $0x11, Y7, Y0, Y2
+	VANDPS Y2, Y1, Y1
+	VMOVMSKPS Y1, AX
+	CMPQ AX, $0xff
+	JNE done
+	VCVTPS2PD X0, Y1
+	VEXTRACTF128 $1, Y0, X2
+	VCVTPS2PD X2, Y2
+	LOG4(Y1, Y0, Y3, Y4, Y5, Y6)
+	LOG4(Y2, Y0, Y3, Y4, Y5, Y6)
+	VXORPS Y6, Y6, Y6
+	VCVTPD2PSY Y1, X1
+	VCVTPD2PSY Y2, X2
+	VINSERTF128 $1, X2, Y1, Y1
+	VMOVUPS Y1, (DI)(DX*4)
+	ADDQ $8, DX
+	JMP loop
+done:
+	MOVQ DX, ret+24(FP)
+	VZEROUPPER
+	RET
