@@ -15,8 +15,7 @@ import (
 // long it takes: chunk times are drawn from nothing to past spinFor, so
 // callers return from their poll and from parking, on several goroutines
 // sharing the helpers, and grains from both sides of cheapGrain, so
-// chunks go to home workers (mailboxes) and to any helper (the shared
-// queue); a call that returned early, or a wake-up meant for another
+// chunks go to home workers first or to any worker; a call that returned early, or a wake-up meant for another
 // call, shows as a chunk unfinished at return, and a chunk claimed twice
 // (a late helper taking a later call's) as one run twice.
 func TestParallelEnds(t *testing.T) {
