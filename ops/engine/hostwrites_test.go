@@ -45,6 +45,12 @@ type hwSlot struct {
 	unknown bool          // residency not modelled (after Memcpy) until the next check
 	goMem   bool          // Go memory given the engine, as gorgonia's registers
 	both    bool          // current on both sides: checked, and no op since
+	// views keeps the slot's views reachable: once the engine's last
+	// Dense over a block is collected, the block is parked, and the model
+	// has no collector (with GOGC=1, parking between ops moved one block
+	// up and down where the model says nothing moves: a finding of stop
+	// 55, not yet explained)
+	views []*tensor.Dense
 }
 
 // hwOperand is a view of a slot: all of it, its lazy transpose, or rows
@@ -84,6 +90,7 @@ func view(t *testing.T, s *hwSlot, kind, r0 int) hwOperand {
 		return vd
 	}
 	o.d, o.m = mk(s.d), mk(s.m)
+	s.views = append(s.views, o.d)
 	return o
 }
 
