@@ -278,7 +278,7 @@
 // the same goroutine at every call of a shape, so its data stays in that
 // core's cache) above a size threshold, and allocate nothing per call in
 // steady state (go test -run ZeroAllocs ./ops). Dense float32/float64 add, sub, mul, div and sums use AVX2
-// assembly, as do float32 Sigmoid, Sin, Cos, Pow and Log (in float64 lanes),
+// assembly, as do float32 Sigmoid, Sin, Cos, Pow, Log and Log1p (in float64 lanes),
 // Exp and Tanh (in float32 lanes), LogSumExp, Softmax, Norm and
 // CountNonzero, Abs, Neg, Sqrt and Relu, and Floor, Ceil, Round and
 // Trunc (VROUNDPS), transposing copies AVX 8×8 blocks, and MatMul a packed

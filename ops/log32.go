@@ -5,8 +5,9 @@ import (
 	"unsafe"
 )
 
-// Float32 Log in float64 lanes: logF32 (log_amd64.s) computes log32's
-// operations eight elements a step, so the Go loop and the kernel give
+// Float32 Log and Log1p in float64 lanes: logF32 and log1pF32
+// (log_amd64.s) compute log32's and log1p32's operations eight elements a
+// step, so the Go loop and the kernel give
 // the same bits (TestLogKernels). x = m·2^e with m in [√½, √2), then
 // log m = 2s + 2s·R(s²), s = (m−1)/(m+1), R the series of atanh to s¹²
 // (its error below 1e-12 relative): the float32 result is the correctly
@@ -19,7 +20,30 @@ func log32(x float32) float32 {
 	if !(x > 0 && x <= math.MaxFloat32) {
 		return float32(math.Log(float64(x)))
 	}
-	b := math.Float64bits(float64(x))
+	return float32(logCore(float64(x)))
+}
+
+// log1p32 is Log1p of one float32 as log1pF32 computes it: log u·x/(u−1)
+// for u = 1+x rounded (Goldberg's correction, which makes up for the
+// rounding of u), x itself where u rounds to 1; −1 and below, +Inf and
+// NaN take math.Log1p.
+func log1p32(x float32) float32 {
+	if !(x > -1 && x <= math.MaxFloat32) {
+		return float32(math.Log1p(float64(x)))
+	}
+	xd := float64(x)
+	u := xd + 1
+	v := u - 1
+	if v == 0 {
+		return x
+	}
+	return float32(logCore(u) * (xd / v))
+}
+
+// logCore is the natural log of a positive normal float64, to about
+// 1e-12 relative, with LOG4's operations (log_amd64.s).
+func logCore(x float64) float64 {
+	b := math.Float64bits(x)
 	e := float64(int64(b>>52) - 1023)
 	m := math.Float64frombits(b&(1<<52-1) | 1023<<52)
 	if m > math.Sqrt2 {
@@ -35,24 +59,32 @@ func log32(x float32) float32 {
 	p = math.FMA(p, z, 1.0/5)
 	p = math.FMA(p, z, 1.0/3)
 	t := s + s
-	return float32(math.FMA(e, math.Ln2, math.FMA(t, p*z, t)))
+	return math.FMA(e, math.Ln2, math.FMA(t, p*z, t))
 }
 
 // logLanes stores log32 of a in d: eight-element steps in logF32 up to a
 // step with a lane log32 hands to math.Log, which the Go loop takes.
-func logLanes(d, a []float32) {
+func logLanes(d, a []float32) { lanesUntil(d, a, logF32, log32) }
+
+// log1pLanes is logLanes for Log1p.
+func log1pLanes(d, a []float32) { lanesUntil(d, a, log1pF32, log1p32) }
+
+// lanesUntil runs k over eight-element steps of a, which stops before a
+// step with a lane it leaves to one (and reports the elements done); the
+// Go loop takes that step, and the tail.
+func lanesUntil(d, a []float32, k func(d, a unsafe.Pointer, n int) int, one func(float32) float32) {
 	a = a[:len(d)]
 	i := 0
 	for useAsm && len(d)-i >= 8 {
-		i += logF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), (len(d)-i)&^7)
+		i += k(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), (len(d)-i)&^7)
 		if len(d)-i >= 8 {
-			for k := i; k < i+8; k++ {
-				d[k] = log32(a[k])
+			for j := i; j < i+8; j++ {
+				d[j] = one(a[j])
 			}
 			i += 8
 		}
 	}
 	for ; i < len(d); i++ {
-		d[i] = log32(a[i])
+		d[i] = one(a[i])
 	}
 }

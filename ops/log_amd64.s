@@ -43,7 +43,8 @@ DATA logc<>+232(SB)/8, $0x43300000000003ff // 2^52 + 1023
 DATA logc<>+240(SB)/8, $0x3fe0000000000000 // 0.5
 DATA logc<>+248(SB)/8, $0x4000000000000000 // 2
 DATA logc<>+256(SB)/4, $0x7f800000 // +Inf (float32)
-GLOBL logc<>(SB), RODATA|NOPTR, $260
+DATA logc<>+260(SB)/4, $0xbf800000 // -1 (float32)
+GLOBL logc<>(SB), RODATA|NOPTR, $264
 
 // LOG4 turns the four float64 lanes of x into log32's float64 result in
 // x; e, m, s, z, p free.
@@ -73,6 +74,17 @@ GLOBL logc<>(SB), RODATA|NOPTR, $260
 	VFMADD231PD p, x, x; \
 	VFMADD231PD Y8, e, x
 
+// LOGCONST loads the constants LOG4 reads from registers.
+#define LOGCONST \
+	VBROADCASTSD logc<>+200(SB), Y8; \
+	VBROADCASTSD logc<>+248(SB), Y9; \
+	VBROADCASTSD logc<>+224(SB), Y10; \
+	VBROADCASTSD logc<>+232(SB), Y11; \
+	VBROADCASTSD logc<>+208(SB), Y12; \
+	VBROADCASTSD logc<>+216(SB), Y13; \
+	VBROADCASTSD logc<>+192(SB), Y14; \
+	VBROADCASTSD logc<>+240(SB), Y15
+
 // func logF32(d, a unsafe.Pointer, n int) int
 // n a multiple of 8. Stops before the first step with a lane that is not
 // in (0, +Inf) (zero, negative, +Inf, NaN: log32 hands those to
@@ -82,14 +94,7 @@ TEXT ·logF32(SB), NOSPLIT, $0-32
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
 	XORQ DX, DX
-	VBROADCASTSD logc<>+200(SB), Y8
-	VBROADCASTSD logc<>+248(SB), Y9
-	VBROADCASTSD logc<>+224(SB), Y10
-	VBROADCASTSD logc<>+232(SB), Y11
-	VBROADCASTSD logc<>+208(SB), Y12
-	VBROADCASTSD logc<>+216(SB), Y13
-	VBROADCASTSD logc<>+192(SB), Y14
-	VBROADCASTSD logc<>+240(SB), Y15
+	LOGCONST
 	VBROADCASTSS logc<>+256(SB), Y7
 	VXORPS Y6, Y6, Y6
 loop:
@@ -115,6 +120,50 @@ loop:
 	ADDQ $8, DX
 	JMP loop
 done:
+	MOVQ DX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// LOG1P4 turns the four float32 at mem into log1p32's results, stored at
+// out: log u·x/(u−1), u = 1+x, x where u−1 is 0.
+#define LOG1P4(mem, out) \
+	VCVTPS2PD mem, Y1; \
+	VADDPD Y13, Y1, Y2; \
+	VSUBPD Y13, Y2, Y3; \
+	LOG4(Y2, Y4, Y5, Y6, Y7, Y0); \
+	VDIVPD Y3, Y1, Y4; \
+	VMULPD Y4, Y2, Y2; \
+	VXORPD Y5, Y5, Y5; \
+	VCMPPD $0, Y5, Y3, Y4; \
+	VBLENDVPD Y4, Y1, Y2, Y2; \
+	VCVTPD2PSY Y2, X2; \
+	VMOVUPS X2, out
+
+// func log1pF32(d, a unsafe.Pointer, n int) int
+// logF32 for Log1p: stops before a step with a lane not in (−1, +Inf).
+TEXT ·log1pF32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ DX, DX
+	LOGCONST
+ploop:
+	CMPQ DX, CX
+	JAE pdone
+	VMOVUPS (SI)(DX*4), Y0
+	VBROADCASTSS logc<>+260(SB), Y6
+	VBROADCASTSS logc<>+256(SB), Y7
+	VCMPPS $0x1e, Y6, Y0, Y1
+	VCMPPS $0x11, Y7, Y0, Y2
+	VANDPS Y2, Y1, Y1
+	VMOVMSKPS Y1, AX
+	CMPQ AX, $0xff
+	JNE pdone
+	LOG1P4(0(SI)(DX*4), 0(DI)(DX*4))
+	LOG1P4(16(SI)(DX*4), 16(DI)(DX*4))
+	ADDQ $8, DX
+	JMP ploop
+pdone:
 	MOVQ DX, ret+24(FP)
 	VZEROUPPER
 	RET

@@ -38,6 +38,8 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		tan32(d, a)
 	case OpLog:
 		logLanes(d, a)
+	case OpLog1p:
+		log1pLanes(d, a)
 	case OpAbs, OpNeg, OpSqrt, OpRelu:
 		if !useAsm || len(d) == 0 {
 			return false

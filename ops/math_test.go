@@ -76,8 +76,8 @@ func TestMath32Accuracy(t *testing.T) {
 			t.Errorf("%s(%v, %v): got %v, want %v: %v ulps", name, a[at], b[at], d[at], float32(ref(at)), worst)
 		}
 	}
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh, OpLog} {
-		ref := map[UnaryOp]func(float64) float64{OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan, OpTanh: math.Tanh, OpLog: math.Log,
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh, OpLog, OpLog1p} {
+		ref := map[UnaryOp]func(float64) float64{OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan, OpTanh: math.Tanh, OpLog: math.Log, OpLog1p: math.Log1p,
 			OpSigmoid: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }}[op]
 		unVec32(op, d, a)
 		check(op.String(), func(i int) float64 { return ref(float64(a[i])) })
@@ -312,6 +312,19 @@ func TestLogKernels(t *testing.T) {
 	kernelsAgree(t, []UnaryOp{OpLog}, func(r *rand.Rand) float32 { return float32(math.Abs(float64(logUniform32(r)))) },
 		[]float32{1e-45, 3e-39, 3e38, -2, 1, float32(math.Sqrt2), 0.70710677},
 		func(op UnaryOp, d, a []float32) { logLanes(d, a) })
+}
+
+// TestLog1pKernels: Log1p likewise, on both sides of 0 (u−1 is 0 for
+// |x| below 2^−53: x itself), with −1 and below among the values.
+func TestLog1pKernels(t *testing.T) {
+	kernelsAgree(t, []UnaryOp{OpLog1p}, func(r *rand.Rand) float32 {
+		x := logUniform32(r)
+		if x < 0 {
+			x = -float32(r.Float64()) // (−1, 0]
+		}
+		return x
+	}, []float32{1e-45, -1e-45, 1e-20, -0.99999994, -1, -2, 3e38, float32(math.Sqrt2 - 1)},
+		func(op UnaryOp, d, a []float32) { log1pLanes(d, a) })
 }
 
 // TestExpKernels: Exp, Sigmoid and Tanh likewise against the Go loop

@@ -152,6 +152,11 @@ func reluF32(d, a unsafe.Pointer, n int)
 //go:noescape
 func logF32(d, a unsafe.Pointer, n int) int
 
+// log1pF32 is logF32 for log1p32, stopping at a lane not in (−1, +Inf).
+//
+//go:noescape
+func log1pF32(d, a unsafe.Pointer, n int) int
+
 // sigmoidF32 computes 1/(1+e^−a) of n float32s, n a multiple of 8, in
 // float64 lanes with exp64's algorithm; exp_amd64.s.
 //

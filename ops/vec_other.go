@@ -37,6 +37,7 @@ func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)    { panic("ops: no as
 func sqrtF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func reluF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func logF32(d, a unsafe.Pointer, n int) int                  { panic("ops: no assembly kernels") }
+func log1pF32(d, a unsafe.Pointer, n int) int                { panic("ops: no assembly kernels") }
 func sigmoidF32AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func tanhF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func exp32F32(d, a unsafe.Pointer, n int)                    { panic("ops: no assembly kernels") }
