@@ -6,6 +6,23 @@
 
 #include "textflag.h"
 
+// STORE32 stores Y0…Y3 (32 results) at DI and steps past them; STORE1
+// stores X0's one.
+#define STORE32 \
+	VMOVUPS Y0, 0(DI); \
+	VMOVUPS Y1, 32(DI); \
+	VMOVUPS Y2, 64(DI); \
+	VMOVUPS Y3, 96(DI); \
+	ADDQ $128, SI; \
+	ADDQ $128, DI; \
+	SUBQ $32, CX
+
+#define STORE1 \
+	VMOVSS X0, (DI); \
+	ADDQ $4, SI; \
+	ADDQ $4, DI; \
+	DECQ CX
+
 // func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)
 // d = a&and ^ xor, bit for bit: Abs clears the sign, Neg flips it.
 TEXT ·bitsF32(SB), NOSPLIT, $0-32
@@ -25,13 +42,7 @@ bloop:
 	VXORPS Y5, Y1, Y1
 	VXORPS Y5, Y2, Y2
 	VXORPS Y5, Y3, Y3
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
+	STORE32
 	JMP bloop
 btail:
 	TESTQ CX, CX
@@ -39,10 +50,7 @@ btail:
 	VMOVSS (SI), X0
 	VANDPS X4, X0, X0
 	VXORPS X5, X0, X0
-	VMOVSS X0, (DI)
-	ADDQ $4, SI
-	ADDQ $4, DI
-	DECQ CX
+	STORE1
 	JMP btail
 bdone:
 	VZEROUPPER
@@ -60,23 +68,14 @@ sloop:
 	VSQRTPS 32(SI), Y1
 	VSQRTPS 64(SI), Y2
 	VSQRTPS 96(SI), Y3
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
+	STORE32
 	JMP sloop
 stail:
 	TESTQ CX, CX
 	JZ sdone
 	VMOVSS (SI), X0
 	VSQRTSS X0, X0, X0
-	VMOVSS X0, (DI)
-	ADDQ $4, SI
-	ADDQ $4, DI
-	DECQ CX
+	STORE1
 	JMP stail
 sdone:
 	VZEROUPPER
@@ -102,13 +101,7 @@ rloop:
 	VADDPS Y4, Y1, Y1
 	VADDPS Y4, Y2, Y2
 	VADDPS Y4, Y3, Y3
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
+	STORE32
 	JMP rloop
 rtail:
 	TESTQ CX, CX
@@ -116,10 +109,7 @@ rtail:
 	VMOVSS (SI), X1
 	VMAXSS X1, X4, X0
 	VADDSS X4, X0, X0
-	VMOVSS X0, (DI)
-	ADDQ $4, SI
-	ADDQ $4, DI
-	DECQ CX
+	STORE1
 	JMP rtail
 rdone:
 	VZEROUPPER
