@@ -47,9 +47,9 @@ type hwSlot struct {
 	both    bool          // current on both sides: checked, and no op since
 	// views keeps the slot's views reachable: once the engine's last
 	// Dense over a block is collected, the block is parked, and the model
-	// has no collector (with GOGC=1, parking between ops moved one block
-	// up and down where the model says nothing moves: a finding of stop
-	// 55, not yet explained)
+	// has no collector (a parked block keeps no watch of its host copy,
+	// so its next use uploads what it reads: with GOGC=1 this test saw
+	// such uploads where the model says nothing moves)
 	views []*tensor.Dense
 }
 
