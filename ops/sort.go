@@ -132,11 +132,23 @@ func (b *sortBuf[K]) grow(n int) {
 // sort does not allocate and clear its scratch each time.
 var sortPools [3]sync.Pool
 
+// getSortBuf takes a sortBuf for lines of n from its pool; putSortBuf
+// gives it back.
+func getSortBuf[K ukey](n int) *sortBuf[K] {
+	b, _ := sortPools[min(sizeOf[K]()/4, 2)].Get().(*sortBuf[K])
+	if b == nil {
+		b = new(sortBuf[K])
+	}
+	b.grow(n)
+	return b
+}
+
+func putSortBuf[K ukey](b *sortBuf[K]) { sortPools[min(sizeOf[K]()/4, 2)].Put(b) }
+
 func sortWith[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib, ab unsafe.Pointer) {
 	if sortLinesParallel[T, K](mode, ls, vb, ib, ab) {
 		return
 	}
-	pool := &sortPools[min(sizeOf[K]()/4, 2)]
 	var bufs [maxChunks]*sortBuf[K]
 	// a sort takes about 10 ns a point: cut as finely as Exp (with
 	// lineGrain, 256 rows of 256 went to 2 workers of 16); a chunk's
@@ -145,17 +157,13 @@ func sortWith[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib, ab unsaf
 	ls.forLines(costlyGrain, func(c int, off *[maxOps]int) {
 		b := bufs[c]
 		if b == nil {
-			b, _ = pool.Get().(*sortBuf[K])
-			if b == nil {
-				b = new(sortBuf[K])
-			}
-			b.grow(ls.L)
+			b = getSortBuf[K](ls.L)
 			bufs[c] = b
 		}
 		sortLine[T](mode, ls, b, vb, ib, ab, off)
 	}, func(c int) {
 		if bufs[c] != nil {
-			pool.Put(bufs[c])
+			putSortBuf(bufs[c])
 			bufs[c] = nil
 		}
 	})
@@ -436,6 +444,11 @@ func radixU32(keys, kt []uint32) []uint32 {
 	return keys
 }
 
+// keyF32 is keyOf for float32 bits, not NaN: every bit flipped for a
+// negative, the sign bit for the others (no branch: the signs come in no
+// order).
+func keyF32(u uint32) uint32 { return u ^ (uint32(int32(u)>>31) | 1<<31) }
+
 // gatherF32 is sortLine's gather for a contiguous float32 line, in
 // concrete code: the keys and indices of the numbers, NaNs aside.
 func gatherF32(x []float32, keys, ix, nan []uint32, top bool) (int, []uint32) {
@@ -449,9 +462,7 @@ func gatherF32(x []float32, keys, ix, nan []uint32, top bool) (int, []uint32) {
 			nan = append(nan, uint32(i))
 			continue
 		}
-		// every bit flipped for a negative, the sign bit for the others
-		// (no branch: the signs come in no order)
-		keys[m], ix[m] = u^(uint32(int32(u)>>31)|1<<31)^flip, uint32(i)
+		keys[m], ix[m] = keyF32(u)^flip, uint32(i)
 		m++
 	}
 	return m, nan

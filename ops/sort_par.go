@@ -67,12 +67,7 @@ func sortLinesParallel[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib,
 	if mode == sortTop || ls.L < parSortMin || nw < 2 || ls.lines() >= nw || mode == sortValues && nw < parSortValuesMin {
 		return false
 	}
-	pool := &sortPools[min(sizeOf[K]()/4, 2)]
-	b, _ := pool.Get().(*sortBuf[K])
-	if b == nil {
-		b = new(sortBuf[K])
-	}
-	b.grow(ls.L)
+	b := getSortBuf[K](ls.L)
 	sc := parSortPool.Get().(*parSortScratch)
 	var off [maxOps]int
 	forRows(&ls.n, 0, ls.lines(), &off, func(m int, o *[maxOps]int) {
@@ -86,7 +81,7 @@ func sortLinesParallel[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib,
 		}
 	})
 	parSortPool.Put(sc)
-	pool.Put(b)
+	putSortBuf(b)
 	return true
 }
 
@@ -115,7 +110,7 @@ func sortLongLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K
 					nb[lo+q], k = K(u), ^K(0)
 					q++
 				} else {
-					k = K(u ^ (uint32(int32(u)>>31) | 1<<31))
+					k = K(keyF32(u))
 				}
 			} else if x := s[i*sa]; isNaN(kindOf[T](), x) {
 				nb[lo+q], k = rawBits[T, K](x), ^K(0)
