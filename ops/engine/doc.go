@@ -323,7 +323,10 @@
 //	a Dense the engine saw is collected    parked: nothing freed, nothing moves
 //	  while another reaches the memory     (a transpose view, a ShallowClone,
 //	                                       a Dense tensor made that the engine
-//	                                       never saw)  TestAllocMemoryLivesWhileReachable
+//	                                       never saw)  TestAllocMemoryLivesWhileReachable;
+//	                                       the next use uploads what it reads
+//	                                       (parked memory is not watched)
+//	                                       TestParkedNextUse
 //	tensor.ReturnTensor of such a Dense    the same, at the next sweep (when an
 //	  (the pool reuses it elsewhere)       engine call ends after a collection,
 //	                                       and every few Allocs)

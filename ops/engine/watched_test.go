@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/resident-go/resident/device"
 	"github.com/resident-go/resident/device/sim"
+	"github.com/resident-go/resident/internal/draw"
 	"github.com/resident-go/resident/internal/guard"
 	"github.com/resident-go/resident/internal/uffd"
 	"github.com/resident-go/resident/ops/engine"
@@ -322,4 +324,64 @@ func TestAllocMemoryUnderCollector(t *testing.T) {
 			t.Fatalf("device allocations live every 20 steps: %v: they grow", live)
 		}
 	})
+}
+
+// TestParkedNextUse: blocks whose only users were row views are parked
+// when the views are collected, and the park moves nothing; the next op
+// over new views of them gives the standard engine's values and uploads
+// at most the boxes it reads (a parked block keeps no watch of its host
+// copy, so that use cannot rule out host writes: TestHostWritesModel
+// keeps its views reachable for this). Drawn: values and how many ops
+// run before the collection.
+func TestParkedNextUse(t *testing.T) {
+	e, dev := testEngine(t)
+	r := rand.New(rand.NewPCG(draw.Seed(t), 31))
+	for c := range 20 {
+		mk := func() (*tensor.Dense, *tensor.Dense) {
+			vals := make([]float32, 9)
+			for i := range vals {
+				vals[i] = float32(r.IntN(9) - 4)
+			}
+			return tensor.New(tensor.WithShape(3, 3), tensor.WithBacking(slices.Clone(vals)), tensor.WithEngine(e)),
+				tensor.New(tensor.WithShape(3, 3), tensor.WithBacking(vals))
+		}
+		a, am := mk()
+		b, bm := mk()
+		rows := func(d *tensor.Dense) *tensor.Dense {
+			v, err := d.Slice(tensor.S(0, 2))
+			must(t, err)
+			return v.(*tensor.Dense)
+		}
+		sub := func(x, y *tensor.Dense, std bool) {
+			var err error
+			if std {
+				_, err = tensor.Sub(rows(x), rows(y), tensor.UseUnsafe())
+			} else {
+				_, err = e.Sub(rows(x), rows(y), tensor.UseUnsafe())
+			}
+			must(t, err)
+		}
+		for range 1 + r.IntN(3) {
+			sub(a, b, false)
+			sub(am, bm, true)
+		}
+		st := dev.Stats()
+		runtime.GC()
+		runtime.GC()
+		if m := dev.Stats().Sub(st); m.H2DCalls != 0 || m.D2HCalls != 0 {
+			t.Fatalf("case %d: parking moved %v", c, m)
+		}
+		st = dev.Stats()
+		sub(a, b, false)
+		sub(am, bm, true)
+		if m := dev.Stats().Sub(st); m.H2DBytes > 2*24 {
+			t.Fatalf("case %d: the next use uploaded %d B, more than the two 24-byte boxes it reads", c, m.H2DBytes)
+		}
+		h, err := engine.Host(a)
+		must(t, err)
+		if !slices.Equal(h.Data().([]float32), am.Data().([]float32)) {
+			t.Fatalf("case %d: %v, standard engine %v", c, h.Data(), am.Data())
+		}
+		runtime.KeepAlive(b)
+	}
 }
