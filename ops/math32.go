@@ -40,6 +40,12 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		logLanes(d, a)
 	case OpLog1p:
 		log1pLanes(d, a)
+	case OpExpm1:
+		lanes32(d, a, expm1F32AVX512, expm1F32, expm1_32)
+	case OpSinh:
+		lanes32(d, a, sinhF32AVX512, sinhF32, sinh32)
+	case OpCosh:
+		lanes32(d, a, coshF32AVX512, coshF32, cosh32)
 	case OpAbs, OpNeg, OpSqrt, OpRelu:
 		if !useAsm || len(d) == 0 {
 			return false
@@ -174,13 +180,16 @@ const (
 var sinP = [5]float64{-0.16666666626155172, 0.008333331108791364, -0.0001984086823032115, 2.75253853175084e-06, -2.388892293096051e-08}
 
 // lanes32 computes d from a with a float32 op's kernels: the AVX-512 one
-// over the first multiple of 16, the AVX2 one over the rest of the first
-// multiple of 8, and its Go function over the last lanes (all of them
+// (if any) over the first multiple of 16, the AVX2 one over the rest of
+// the first multiple of 8, and its Go function over the last lanes (all of them
 // without the kernels).
 func lanes32(d, a []float32, k512, k2 func(d, a unsafe.Pointer, n int), one func(float32) float32) {
 	i := 0
 	if useAsm {
 		w, m := lanes512(len(d), 8)
+		if k512 == nil {
+			w = 0
+		}
 		if w > 0 {
 			k512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
 		}

@@ -76,8 +76,9 @@ func TestMath32Accuracy(t *testing.T) {
 			t.Errorf("%s(%v, %v): got %v, want %v: %v ulps", name, a[at], b[at], d[at], float32(ref(at)), worst)
 		}
 	}
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh, OpLog, OpLog1p} {
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh, OpLog, OpLog1p, OpExpm1, OpSinh, OpCosh} {
 		ref := map[UnaryOp]func(float64) float64{OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan, OpTanh: math.Tanh, OpLog: math.Log, OpLog1p: math.Log1p,
+			OpExpm1: math.Expm1, OpSinh: math.Sinh, OpCosh: math.Cosh,
 			OpSigmoid: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }}[op]
 		unVec32(op, d, a)
 		check(op.String(), func(i int) float64 { return ref(float64(a[i])) })
@@ -325,6 +326,19 @@ func TestLog1pKernels(t *testing.T) {
 		return x
 	}, []float32{1e-45, -1e-45, 1e-20, -0.99999994, -1, -2, 3e38, float32(math.Sqrt2 - 1)},
 		func(op UnaryOp, d, a []float32) { log1pLanes(d, a) })
+}
+
+// TestHypKernels: Expm1, Sinh and Cosh likewise, with the clamp's ends,
+// the float32 overflow points and the reduction's first bounds among
+// the specials.
+func TestHypKernels(t *testing.T) {
+	kernelsAgree(t, []UnaryOp{OpExpm1, OpSinh, OpCosh}, func(r *rand.Rand) float32 {
+		if r.IntN(2) == 0 {
+			return float32(r.NormFloat64() * 3)
+		}
+		return logUniform32(r)
+	}, []float32{-110, -111, 709, 710, 88.72, 89.42, -89.42, 0.34657359, -0.34657359, 1e-30, -1e-45, 3e38},
+		func(op UnaryOp, d, a []float32) { unVec32(op, d, a) })
 }
 
 // TestExpKernels: Exp, Sigmoid and Tanh likewise against the Go loop

@@ -231,3 +231,25 @@ func minMaxF32(d, a, b unsafe.Pointer, n int, isMax, nt bool)
 
 //go:noescape
 func minMaxF64(d, a, b unsafe.Pointer, n int, isMax, nt bool)
+
+// expm1F32, sinhF32 and coshF32 compute expm1_32, sinh32 and cosh32 of n
+// float32s, n a multiple of 8, every lane; the AVX512 ones take n a
+// multiple of 16 (hyp_amd64.s).
+//
+//go:noescape
+func expm1F32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func sinhF32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func coshF32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func expm1F32AVX512(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func sinhF32AVX512(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func coshF32AVX512(d, a unsafe.Pointer, n int)

@@ -1,0 +1,84 @@
+package ops
+
+import "math"
+
+// Float32 Expm1, Sinh and Cosh in float64 lanes from one exponential:
+// x = k·ln2 + r with |r| ≤ ln2/2, and e^r = 1 + z·c + r·o (z = r²) with
+// c and o the even and odd halves of e^r's Taylor series (c to r⁸/8!,
+// o to r⁹/9!: truncation below 1e-11 relative), two short independent
+// chains of fused multiply-adds. Then
+//
+//	e^x − 1 = 2^k·p + (2^k − 1),  p = z·c + r·o   (one rounding: no cancellation)
+//	cosh|x| = 2^(k−1)·e^r + 2^(−k−1)·e^−r,  e^±r = (1 + z·c) ± r·o
+//	sinh|x| = the same difference, or r·o where k = 0 (no cancellation)
+//
+// The float32 results are the correctly rounded values nearly always,
+// within one ulp always (TestMath32Accuracy). The kernels (hyp_amd64.s)
+// do the same operations, fused multiply-adds included, so they give the
+// Go loops' bits (TestHypKernels). x is clamped to [−110, 100]: past the
+// ends the float32 results are already −1 or ±Inf. NaN gives NaN.
+
+var (
+	expEven = [...]float64{1.0 / 40320, 1.0 / 720, 1.0 / 24, 1.0 / 2}
+	expOdd  = [...]float64{1.0 / 362880, 1.0 / 5040, 1.0 / 120, 1.0 / 6, 1}
+)
+
+// expParts reduces x = k·ln2 + r and returns k, r, z = r², and e^r's
+// halves c and o.
+func expParts(x float64) (k, r, z, c, o float64) {
+	if x < -110 { // comparisons, not min and max: NaN passes them
+		x = -110
+	}
+	if x > 100 {
+		x = 100
+	}
+	const (
+		log2e = 1.4426950408889634
+		ln2hi = 6.93147180369123816490e-01 // k·ln2hi is exact
+		ln2lo = 1.90821492927058770002e-10
+	)
+	k = math.RoundToEven(x * log2e)
+	r = math.FMA(-k, ln2hi, x)
+	r = math.FMA(-k, ln2lo, r)
+	z = r * r
+	return k, r, z, horner(z, expEven[:]), horner(z, expOdd[:])
+}
+
+// pow2 is 2^k for an integral k in float64's normal range.
+func pow2(k float64) float64 { return math.Float64frombits(uint64(int64(k)+1023) << 52) }
+
+// expm1_32 is Expm1 of one float32 as expm1F32 computes it.
+func expm1_32(x float32) float32 {
+	k, r, z, c, o := expParts(float64(x))
+	s := pow2(k)
+	p := math.FMA(z, c, r*o)
+	return withSign32(float32(math.FMA(s, p, s-1)), x) // −0 gives −0 (p is +0); negative results stay so
+}
+
+// coshSinh returns the two terms of cosh|x| and sinh|x|, and r·o.
+func coshSinh(x float32) (a, b, k, ro float64) {
+	k, r, z, c, o := expParts(math.Abs(float64(x)))
+	e := math.FMA(z, c, 1)
+	return pow2(k-1) * math.FMA(r, o, e), pow2(-k-1) * math.FMA(-r, o, e), k, r * o
+}
+
+// cosh32 is Cosh of one float32 as coshF32 computes it.
+func cosh32(x float32) float32 {
+	a, b, _, _ := coshSinh(x)
+	return float32(a + b)
+}
+
+// sinh32 is Sinh of one float32 as sinhF32 computes it.
+func sinh32(x float32) float32 {
+	a, b, k, ro := coshSinh(x)
+	if k != 0 {
+		ro = a - b
+	}
+	return withSign32(float32(ro), x)
+}
+
+// withSign32 sets y's sign bit where x's is set (the kernels OR the
+// input's sign into their results: y ≥ 0, NaN, or already negative).
+func withSign32(y, x float32) float32 {
+	return math.Float32frombits(math.Float32bits(y) | math.Float32bits(x)&(1<<31))
+}

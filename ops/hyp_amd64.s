@@ -1,0 +1,251 @@
+// Code in this file: float32 Expm1, Sinh and Cosh in float64 lanes with
+// hyp32.go's operations (expParts, then a few fused multiply-adds), so
+// results match the Go loops' bit for bit (TestHypKernels): AVX2/FMA
+// kernels four lanes a body, AVX-512 ones eight.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// C4 stores v four times at name+off: FMA memory operands are whole
+// vectors (the AVX-512 kernels broadcast the first copy).
+#define C4(name, off, v) DATA name+(off)(SB)/8, v; DATA name+(off+8)(SB)/8, v; DATA name+(off+16)(SB)/8, v; DATA name+(off+24)(SB)/8, v
+
+C4(hypv<>, 0, $0x3ff71547652b82fe)   // log2e
+C4(hypv<>, 32, $0x3fe62e42fee00000)  // ln2hi
+C4(hypv<>, 64, $0x3dea39ef35793c76)  // ln2lo
+C4(hypv<>, 96, $0x3efa01a01a01a01a)  // 1/8!: the even half
+C4(hypv<>, 128, $0x3f56c16c16c16c17) // 1/6!
+C4(hypv<>, 160, $0x3fa5555555555555) // 1/4!
+C4(hypv<>, 192, $0x3fe0000000000000) // 1/2
+C4(hypv<>, 224, $0x3ec71de3a556c734) // 1/9!: the odd half
+C4(hypv<>, 256, $0x3f2a01a01a01a01a) // 1/7!
+C4(hypv<>, 288, $0x3f81111111111111) // 1/5!
+C4(hypv<>, 320, $0x3fc5555555555555) // 1/3!
+C4(hypv<>, 352, $0x3ff0000000000000) // 1
+C4(hypv<>, 384, $1023)
+C4(hypv<>, 416, $1022)
+C4(hypv<>, 448, $0x7fffffffffffffff) // |x|
+DATA hypv<>+480(SB)/8, $0xc05b800000000000 // −110
+DATA hypv<>+488(SB)/8, $0x4059000000000000 // 100
+DATA hypv<>+496(SB)/4, $0x80000000         // float32 sign
+GLOBL hypv<>(SB), RODATA|NOPTR, $504
+
+// HALVES is expParts on four float64 lanes: x becomes r; k, z, c and o
+// get k, r², and e^r's even and odd halves. Y13 and Y14 hold −110 and
+// 100 (in registers: VMAXPD keeps its second source, x, where x is NaN).
+#define HALVES(x, k, z, c, o) \
+	VMAXPD x, Y13, x; \
+	VMINPD x, Y14, x; \
+	VMULPD hypv<>+0(SB), x, k; \
+	VROUNDPD $0, k, k; \
+	VFNMADD231PD hypv<>+32(SB), k, x; \
+	VFNMADD231PD hypv<>+64(SB), k, x; \
+	VMULPD x, x, z; \
+	VMOVUPD hypv<>+96(SB), c; \
+	VMOVUPD hypv<>+224(SB), o; \
+	VFMADD213PD hypv<>+256(SB), z, o; \
+	VFMADD213PD hypv<>+128(SB), z, c; \
+	VFMADD213PD hypv<>+288(SB), z, o; \
+	VFMADD213PD hypv<>+160(SB), z, c; \
+	VFMADD213PD hypv<>+320(SB), z, o; \
+	VFMADD213PD hypv<>+192(SB), z, c; \
+	VFMADD213PD hypv<>+352(SB), z, o
+
+// HALVES8 is HALVES in eight lanes on AVX-512 (F, DQ, VL), the constants
+// broadcast, Z13 and Z14 as Y13 and Y14.
+#define HALVES8(x, k, z, c, o) \
+	VMAXPD x, Z13, x; \
+	VMINPD x, Z14, x; \
+	VMULPD.BCST hypv<>+0(SB), x, k; \
+	VRNDSCALEPD $0, k, k; \
+	VFNMADD231PD.BCST hypv<>+32(SB), k, x; \
+	VFNMADD231PD.BCST hypv<>+64(SB), k, x; \
+	VMULPD x, x, z; \
+	VBROADCASTSD hypv<>+96(SB), c; \
+	VBROADCASTSD hypv<>+224(SB), o; \
+	VFMADD213PD.BCST hypv<>+256(SB), z, o; \
+	VFMADD213PD.BCST hypv<>+128(SB), z, c; \
+	VFMADD213PD.BCST hypv<>+288(SB), z, o; \
+	VFMADD213PD.BCST hypv<>+160(SB), z, c; \
+	VFMADD213PD.BCST hypv<>+320(SB), z, o; \
+	VFMADD213PD.BCST hypv<>+192(SB), z, c; \
+	VFMADD213PD.BCST hypv<>+352(SB), z, o
+
+// SETUP loads the arguments and the registers the bodies read: Y10 =
+// int64 1022, Y11 = 0, Y12 = 1, Y13 = −110, Y14 = 100, Y15 = the float32
+// sign bit; SETUP512 the same in Z10–Z15.
+#define SETUP \
+	MOVQ d+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	MOVQ n+16(FP), CX; \
+	VPBROADCASTQ hypv<>+416(SB), Y10; \
+	VPXOR Y11, Y11, Y11; \
+	VBROADCASTSD hypv<>+352(SB), Y12; \
+	VBROADCASTSD hypv<>+480(SB), Y13; \
+	VBROADCASTSD hypv<>+488(SB), Y14; \
+	VBROADCASTSS hypv<>+496(SB), Y15
+
+#define SETUP512 \
+	MOVQ d+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	MOVQ n+16(FP), CX; \
+	VPBROADCASTQ hypv<>+416(SB), Z10; \
+	VPXORQ Z11, Z11, Z11; \
+	VBROADCASTSD hypv<>+352(SB), Z12; \
+	VBROADCASTSD hypv<>+480(SB), Z13; \
+	VBROADCASTSD hypv<>+488(SB), Z14; \
+	VBROADCASTSS hypv<>+496(SB), Z15
+
+// LOOP runs body (lanes at off(SI) to off(DI)) at offsets 0 and half, a
+// step of 2·half bytes, while CX (elements) has a whole step.
+#define LOOP(body, half, step) \
+loop: \
+	CMPQ CX, $step; \
+	JB done; \
+	body(0); \
+	body(half); \
+	ADDQ $(2*half), SI; \
+	ADDQ $(2*half), DI; \
+	SUBQ $step, CX; \
+	JMP loop; \
+done: \
+	VZEROUPPER; \
+	RET
+
+// Expm1: s·p + (s−1), s = 2^k, p = z·c + r·o; x's sign ORed in (for −0:
+// p is +0).
+#define EXPM1(off) \
+	VCVTPS2PD off(SI), Y0; \
+	HALVES(Y0, Y1, Y2, Y3, Y4); \
+	VMULPD Y4, Y0, Y4; \
+	VFMADD213PD Y4, Y2, Y3; \
+	VCVTPD2DQY Y1, X5; \
+	VPMOVSXDQ X5, Y5; \
+	VPADDQ hypv<>+384(SB), Y5, Y5; \
+	VPSLLQ $52, Y5, Y5; \
+	VSUBPD Y12, Y5, Y6; \
+	VFMADD213PD Y6, Y5, Y3; \
+	VCVTPD2PSY Y3, X3; \
+	VANDPS off(SI), X15, X4; \
+	VORPS X4, X3, X3; \
+	VMOVUPS X3, off(DI)
+
+// COSHSINH leaves coshSinh's a in Y3 and b in Y5 for |x| at off(SI),
+// r·o in Y4 and the lanes where k = 0 in Y7.
+#define COSHSINH(off) \
+	VCVTPS2PD off(SI), Y0; \
+	VANDPD hypv<>+448(SB), Y0, Y0; \
+	HALVES(Y0, Y1, Y2, Y3, Y4); \
+	VFMADD213PD Y12, Y2, Y3; \
+	VMOVAPD Y3, Y5; \
+	VFMADD231PD Y4, Y0, Y3; \
+	VFNMADD231PD Y4, Y0, Y5; \
+	VMULPD Y4, Y0, Y4; \
+	VCMPPD $0, Y11, Y1, Y7; \
+	VCVTPD2DQY Y1, X6; \
+	VPMOVSXDQ X6, Y6; \
+	VPADDQ hypv<>+416(SB), Y6, Y1; \
+	VPSUBQ Y6, Y10, Y6; \
+	VPSLLQ $52, Y1, Y1; \
+	VPSLLQ $52, Y6, Y6; \
+	VMULPD Y1, Y3, Y3; \
+	VMULPD Y6, Y5, Y5
+
+#define COSH(off) \
+	COSHSINH(off); \
+	VADDPD Y5, Y3, Y3; \
+	VCVTPD2PSY Y3, X3; \
+	VMOVUPS X3, off(DI)
+
+#define SINH(off) \
+	COSHSINH(off); \
+	VSUBPD Y5, Y3, Y3; \
+	VBLENDVPD Y7, Y4, Y3, Y3; \
+	VCVTPD2PSY Y3, X3; \
+	VANDPS off(SI), X15, X4; \
+	VORPS X4, X3, X3; \
+	VMOVUPS X3, off(DI)
+
+// The bodies in eight lanes; K1 gets the lanes where k = 0.
+#define EXPM1_8(off) \
+	VCVTPS2PD off(SI), Z0; \
+	HALVES8(Z0, Z1, Z2, Z3, Z4); \
+	VMULPD Z4, Z0, Z4; \
+	VFMADD213PD Z4, Z2, Z3; \
+	VCVTPD2DQ Z1, Y5; \
+	VPMOVSXDQ Y5, Z5; \
+	VPADDQ.BCST hypv<>+384(SB), Z5, Z5; \
+	VPSLLQ $52, Z5, Z5; \
+	VSUBPD Z12, Z5, Z6; \
+	VFMADD213PD Z6, Z5, Z3; \
+	VCVTPD2PS Z3, Y3; \
+	VANDPS off(SI), Y15, Y4; \
+	VORPS Y4, Y3, Y3; \
+	VMOVUPS Y3, off(DI)
+
+#define COSHSINH8(off) \
+	VCVTPS2PD off(SI), Z0; \
+	VANDPD.BCST hypv<>+448(SB), Z0, Z0; \
+	HALVES8(Z0, Z1, Z2, Z3, Z4); \
+	VFMADD213PD Z12, Z2, Z3; \
+	VMOVAPD Z3, Z5; \
+	VFMADD231PD Z4, Z0, Z3; \
+	VFNMADD231PD Z4, Z0, Z5; \
+	VMULPD Z4, Z0, Z4; \
+	VCMPPD $0, Z11, Z1, K1; \
+	VCVTPD2DQ Z1, Y6; \
+	VPMOVSXDQ Y6, Z6; \
+	VPADDQ.BCST hypv<>+416(SB), Z6, Z1; \
+	VPSUBQ Z6, Z10, Z6; \
+	VPSLLQ $52, Z1, Z1; \
+	VPSLLQ $52, Z6, Z6; \
+	VMULPD Z1, Z3, Z3; \
+	VMULPD Z6, Z5, Z5
+
+#define COSH8(off) \
+	COSHSINH8(off); \
+	VADDPD Z5, Z3, Z3; \
+	VCVTPD2PS Z3, Y3; \
+	VMOVUPS Y3, off(DI)
+
+#define SINH8(off) \
+	COSHSINH8(off); \
+	VSUBPD Z5, Z3, Z3; \
+	VBLENDMPD Z4, Z3, K1, Z3; \
+	VCVTPD2PS Z3, Y3; \
+	VANDPS off(SI), Y15, Y4; \
+	VORPS Y4, Y3, Y3; \
+	VMOVUPS Y3, off(DI)
+
+// func expm1F32(d, a unsafe.Pointer, n int)
+// n a multiple of 8; every lane is done here (NaN and ±Inf too). The
+// AVX-512 kernels take n a multiple of 16.
+TEXT ·expm1F32(SB), NOSPLIT, $0-24
+	SETUP
+	LOOP(EXPM1, 16, 8)
+
+// func sinhF32(d, a unsafe.Pointer, n int)
+TEXT ·sinhF32(SB), NOSPLIT, $0-24
+	SETUP
+	LOOP(SINH, 16, 8)
+
+// func coshF32(d, a unsafe.Pointer, n int)
+TEXT ·coshF32(SB), NOSPLIT, $0-24
+	SETUP
+	LOOP(COSH, 16, 8)
+
+// func expm1F32AVX512(d, a unsafe.Pointer, n int)
+TEXT ·expm1F32AVX512(SB), NOSPLIT, $0-24
+	SETUP512
+	LOOP(EXPM1_8, 32, 16)
+
+// func sinhF32AVX512(d, a unsafe.Pointer, n int)
+TEXT ·sinhF32AVX512(SB), NOSPLIT, $0-24
+	SETUP512
+	LOOP(SINH8, 32, 16)
+
+// func coshF32AVX512(d, a unsafe.Pointer, n int)
+TEXT ·coshF32AVX512(SB), NOSPLIT, $0-24
+	SETUP512
+	LOOP(COSH8, 32, 16)
