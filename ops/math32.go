@@ -46,6 +46,12 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		lanes32(d, a, sinhF32AVX512, sinhF32, sinh32)
 	case OpCosh:
 		lanes32(d, a, coshF32AVX512, coshF32, cosh32)
+	case OpAsin:
+		lanes32(d, a, asinF32AVX512, asinF32, asin32)
+	case OpAcos:
+		lanes32(d, a, acosF32AVX512, acosF32, acos32)
+	case OpAtan:
+		lanes32(d, a, atanF32AVX512, atanF32, atan32)
 	case OpAbs, OpNeg, OpSqrt, OpRelu:
 		if !useAsm || len(d) == 0 {
 			return false

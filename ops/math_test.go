@@ -76,12 +76,28 @@ func TestMath32Accuracy(t *testing.T) {
 			t.Errorf("%s(%v, %v): got %v, want %v: %v ulps", name, a[at], b[at], d[at], float32(ref(at)), worst)
 		}
 	}
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh, OpLog, OpLog1p, OpExpm1, OpSinh, OpCosh} {
-		ref := map[UnaryOp]func(float64) float64{OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan, OpTanh: math.Tanh, OpLog: math.Log, OpLog1p: math.Log1p,
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh, OpLog, OpLog1p, OpExpm1, OpSinh, OpCosh, OpAsin, OpAcos, OpAtan} {
+		ref := map[UnaryOp]func(float64) float64{OpAsin: math.Asin, OpAcos: math.Acos, OpAtan: math.Atan,
+			OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan, OpTanh: math.Tanh, OpLog: math.Log, OpLog1p: math.Log1p,
 			OpExpm1: math.Expm1, OpSinh: math.Sinh, OpCosh: math.Cosh,
 			OpSigmoid: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }}[op]
 		unVec32(op, d, a)
 		check(op.String(), func(i int) float64 { return ref(float64(a[i])) })
+	}
+	// the ops with float64-lane kernels over the ranges they are used in:
+	// [−1, 1] for Asin and Acos, b's [−30, 30] for the others
+	u := make([]float32, n)
+	for i := range u {
+		u[i] = float32(r.Float64()*2 - 1)
+	}
+	for _, c := range []struct {
+		op  UnaryOp
+		in  []float32
+		ref func(float64) float64
+	}{{OpAsin, u, math.Asin}, {OpAcos, u, math.Acos}, {OpAtan, b, math.Atan}, {OpExpm1, b, math.Expm1},
+		{OpSinh, b, math.Sinh}, {OpCosh, b, math.Cosh}, {OpTan, b, math.Tan}} {
+		unVec32(c.op, d, c.in)
+		check(c.op.String(), func(i int) float64 { return c.ref(float64(c.in[i])) })
 	}
 	// Sin and Cos in place (the kernel leaves the lanes it cannot do
 	// holding x, for the fallback to read): the same bits as out of place
@@ -338,6 +354,19 @@ func TestHypKernels(t *testing.T) {
 		}
 		return logUniform32(r)
 	}, []float32{-110, -111, 709, 710, 88.72, 89.42, -89.42, 0.34657359, -0.34657359, 1e-30, -1e-45, 3e38},
+		func(op UnaryOp, d, a []float32) { unVec32(op, d, a) })
+}
+
+// TestAsinKernels: Asin, Acos and Atan likewise, over [−1, 1] mostly
+// (and beyond, where Asin and Acos give NaN), with the reductions' bounds
+// among the specials.
+func TestAsinKernels(t *testing.T) {
+	kernelsAgree(t, []UnaryOp{OpAsin, OpAcos, OpAtan}, func(r *rand.Rand) float32 {
+		if r.IntN(3) == 0 {
+			return logUniform32(r)
+		}
+		return float32(r.Float64()*2 - 1)
+	}, []float32{1, -1, 0.5, -0.5, 0.50000006, 1.0000001, 0.41421357, 0.41421354, 2.4142137, -2.4142134, 1e-30, 3e38, -3e38},
 		func(op UnaryOp, d, a []float32) { unVec32(op, d, a) })
 }
 

@@ -253,3 +253,25 @@ func sinhF32AVX512(d, a unsafe.Pointer, n int)
 
 //go:noescape
 func coshF32AVX512(d, a unsafe.Pointer, n int)
+
+// asinF32, acosF32 and atanF32 compute asin32, acos32 and atan32 of n
+// float32s, n a multiple of 8, every lane; the AVX512 ones take n a
+// multiple of 16 (asin_amd64.s).
+//
+//go:noescape
+func asinF32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func acosF32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func atanF32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func asinF32AVX512(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func acosF32AVX512(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func atanF32AVX512(d, a unsafe.Pointer, n int)

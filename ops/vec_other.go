@@ -82,3 +82,9 @@ func coshF32(d, a unsafe.Pointer, n int)              { panic("ops: no assembly 
 func expm1F32AVX512(d, a unsafe.Pointer, n int)       { panic("ops: no assembly kernels") }
 func sinhF32AVX512(d, a unsafe.Pointer, n int)        { panic("ops: no assembly kernels") }
 func coshF32AVX512(d, a unsafe.Pointer, n int)        { panic("ops: no assembly kernels") }
+func asinF32(d, a unsafe.Pointer, n int)              { panic("ops: no assembly kernels") }
+func acosF32(d, a unsafe.Pointer, n int)              { panic("ops: no assembly kernels") }
+func atanF32(d, a unsafe.Pointer, n int)              { panic("ops: no assembly kernels") }
+func asinF32AVX512(d, a unsafe.Pointer, n int)        { panic("ops: no assembly kernels") }
+func acosF32AVX512(d, a unsafe.Pointer, n int)        { panic("ops: no assembly kernels") }
+func atanF32AVX512(d, a unsafe.Pointer, n int)        { panic("ops: no assembly kernels") }
