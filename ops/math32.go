@@ -35,7 +35,7 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		}
 		sinCos32(op == OpCos, d, a)
 	case OpTan:
-		tan32(d, a)
+		tanLanes(d, a)
 	case OpLog:
 		logLanes(d, a)
 	case OpLog1p:
@@ -52,7 +52,7 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		lanes32(d, a, acosF32AVX512, acosF32, acos32)
 	case OpAtan:
 		lanes32(d, a, atanF32AVX512, atanF32, atan32)
-	case OpAbs, OpNeg, OpSqrt, OpRelu:
+	case OpAbs, OpNeg, OpSqrt, OpRelu, OpSign:
 		if !useAsm || len(d) == 0 {
 			return false
 		}
@@ -64,6 +64,8 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 			bitsF32(p, q, len(d), 1<<32-1, 1<<31)
 		case OpSqrt:
 			sqrtF32(p, q, len(d))
+		case OpSign:
+			signF32(p, q, len(d))
 		default:
 			reluF32(p, q, len(d))
 		}
@@ -103,34 +105,50 @@ func exp64(x float64) float64 {
 	return p * math.Float64frombits(uint64(int64(k)+1023)<<52)
 }
 
-// tan32 computes Tan: x = q·π/2 + r with |r| ≤ π/4 (π/2 in three parts,
-// fdlibm's, so r is exact to 1e-20 for |x| < 2^20), then the Taylor
-// series of sin r (to r⁹) and cos r (to r¹⁰), the quadrant picking and
-// signing their quotient without branches. |x| ≥ 2^20, NaN and Inf take
-// math.
-func tan32(d, a []float32) {
+// tan32 is Tan of one float32 as tanF32 computes it: x = q·π/2 + r
+// with |r| ≤ π/4 (π/2 in three parts, fdlibm's, so r is exact to 1e-20
+// for |x| < 2^20), then the Taylor series of sin r (to r⁹) and cos r (to
+// r¹⁰) in fused multiply-adds, and s/c or −c/s by q's parity (the low bit
+// of q's magic-number form). |x| ≥ 2^20, NaN and Inf take math.
+func tan32(x32 float32) float32 {
 	const (
 		twoOverPi = 6.36619772367581382433e-01
 		round     = 0x1.8p52
 	)
-	for i, x32 := range a {
-		x := float64(x32)
-		if !(math.Abs(x) < 1<<20) {
-			d[i] = float32(math.Tan(x))
-			continue
-		}
-		q := x*twoOverPi + round - round
-		r := x - q*pio2a - q*pio2b - q*pio2c
-		r2 := r * r
-		s := r * (1 + r2*(-1.0/6+r2*(1.0/120+r2*(-1.0/5040+r2*(1.0/362880))))) // keeps −0
-		c := 1 + r2*(-1.0/2+r2*(1.0/24+r2*(-1.0/720+r2*(1.0/40320+r2*(-1.0/3628800)))))
-		n := uint64(int64(q))
-		sb, cb := math.Float64bits(s), math.Float64bits(c)
-		odd := -(n & 1)                            // all ones in quadrants 1 and 3
-		num, den := sb^(sb^cb)&odd, cb^(sb^cb)&odd // s/c, −c/s
-		d[i] = float32(math.Float64frombits(num^(n&1)<<63) / math.Float64frombits(den))
+	x := float64(x32)
+	if !(math.Abs(x) < 1<<20) {
+		return float32(math.Tan(x))
 	}
+	kk := float64(x*twoOverPi) + round
+	q := kk - round
+	r := math.FMA(-q, pio2a, x)
+	r = math.FMA(-q, pio2b, r)
+	r = math.FMA(-q, pio2c, r)
+	r2 := r * r
+	s := r * horner(r2, tanSin[:]) // keeps −0
+	c := horner(r2, tanCos[:])
+	if math.Float64bits(kk)&1 != 0 {
+		s, c = -c, s
+	}
+	return float32(s / c)
 }
+
+// tanLanes stores tan32 of a in d: eight-element steps in the kernels up
+// to a step with a lane tan32 hands to math.Tan, which the Go loop takes.
+func tanLanes(d, a []float32) {
+	k := tanF32
+	if useAVX512 {
+		k = tanF32AVX512
+	}
+	lanesUntil(d, a, k, tan32)
+}
+
+// The Taylor series of sin r / r and cos r in r², highest first (tan_amd64.s's
+// table, tanv<>, holds their bits).
+var (
+	tanSin = [...]float64{1.0 / 362880, -1.0 / 5040, 1.0 / 120, -1.0 / 6, 1}
+	tanCos = [...]float64{-1.0 / 3628800, 1.0 / 40320, -1.0 / 720, 1.0 / 24, -1.0 / 2, 1}
+)
 
 // π/2 in three parts (fdlibm's): the first two of 33 bits, so m·part is
 // exact for |m| < 2^20.

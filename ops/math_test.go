@@ -314,7 +314,7 @@ func TestSinKernels(t *testing.T) {
 // the AVX kernels, at lengths across their 32-element steps, with
 // subnormals, ±0 (Relu's −0 is +0), ±Inf and NaN among the values.
 func TestSimpleKernels(t *testing.T) {
-	kernelsAgree(t, []UnaryOp{OpAbs, OpNeg, OpSqrt, OpRelu}, logUniform32, []float32{1e-45, -3e-39, 3e38},
+	kernelsAgree(t, []UnaryOp{OpAbs, OpNeg, OpSqrt, OpRelu, OpSign}, logUniform32, []float32{1e-45, -3e-39, 3e38},
 		func(op UnaryOp, d, a []float32) {
 			if !unVec32(op, d, a) {
 				unFloat(op, d, a)
@@ -367,6 +367,18 @@ func TestAsinKernels(t *testing.T) {
 		}
 		return float32(r.Float64()*2 - 1)
 	}, []float32{1, -1, 0.5, -0.5, 0.50000006, 1.0000001, 0.41421357, 0.41421354, 2.4142137, -2.4142134, 1e-30, 3e38, -3e38},
+		func(op UnaryOp, d, a []float32) { unVec32(op, d, a) })
+}
+
+// TestTanKernels: Tan likewise, with the fast path's bound and values
+// near odd multiples of π/2 (huge results) among the specials.
+func TestTanKernels(t *testing.T) {
+	kernelsAgree(t, []UnaryOp{OpTan}, func(r *rand.Rand) float32 {
+		if r.IntN(2) == 0 {
+			return float32(r.NormFloat64() * 10)
+		}
+		return logUniform32(r)
+	}, []float32{1 << 20, -(1 << 20), 1<<20 - 0.0625, 1.5707964, -1.5707964, 4.712389, 7.853982, 1e-30, 3e38},
 		func(op UnaryOp, d, a []float32) { unVec32(op, d, a) })
 }
 

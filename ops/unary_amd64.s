@@ -114,3 +114,50 @@ rtail:
 rdone:
 	VZEROUPPER
 	RET
+
+// SIGN turns the float32 lanes of r into sign64's results: ±1 by the sign
+// bit, 0 where r is ±0, r itself where NaN. Y4, Y5, Y6 hold 0, the sign
+// bit and 1; t and m are scratch.
+#define SIGN(r, t, m) \
+	VANDPS Y5, r, t; \
+	VORPS Y6, t, t; \
+	VCMPPS $4, Y4, r, m; \
+	VANDPS m, t, t; \
+	VCMPPS $3, r, r, m; \
+	VBLENDVPS m, r, t, r
+
+// func signF32(d, a unsafe.Pointer, n int)
+TEXT ·signF32(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	VXORPS Y4, Y4, Y4
+	MOVL $0x80000000, AX
+	MOVD AX, X5
+	VBROADCASTSS X5, Y5
+	MOVL $0x3f800000, AX
+	MOVD AX, X6
+	VBROADCASTSS X6, Y6
+gloop:
+	CMPQ CX, $32
+	JB gtail
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	SIGN(Y0, Y7, Y8)
+	SIGN(Y1, Y9, Y10)
+	SIGN(Y2, Y11, Y12)
+	SIGN(Y3, Y13, Y14)
+	STORE32
+	JMP gloop
+gtail:
+	TESTQ CX, CX
+	JZ gdone
+	VMOVSS (SI), X0
+	SIGN(Y0, Y7, Y8)
+	STORE1
+	JMP gtail
+gdone:
+	VZEROUPPER
+	RET

@@ -145,6 +145,11 @@ func sqrtF32(d, a unsafe.Pointer, n int)
 //go:noescape
 func reluF32(d, a unsafe.Pointer, n int)
 
+// signF32 stores sign64 of n float32s in d (unary_amd64.s).
+//
+//go:noescape
+func signF32(d, a unsafe.Pointer, n int)
+
 // logF32 is log32 of n float32s (a multiple of 8), eight a step, up to
 // the first step with a lane log32 hands to math.Log; it returns the
 // elements done (log_amd64.s).
@@ -275,3 +280,13 @@ func acosF32AVX512(d, a unsafe.Pointer, n int)
 
 //go:noescape
 func atanF32AVX512(d, a unsafe.Pointer, n int)
+
+// tanF32 is tan32 of n float32s (a multiple of 8), eight a step, up to
+// the first step with a lane tan32 hands to math.Tan; it returns the
+// elements done (tan_amd64.s). tanF32AVX512 is the same on AVX-512.
+//
+//go:noescape
+func tanF32(d, a unsafe.Pointer, n int) int
+
+//go:noescape
+func tanF32AVX512(d, a unsafe.Pointer, n int) int

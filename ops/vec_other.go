@@ -88,3 +88,6 @@ func atanF32(d, a unsafe.Pointer, n int)              { panic("ops: no assembly 
 func asinF32AVX512(d, a unsafe.Pointer, n int)        { panic("ops: no assembly kernels") }
 func acosF32AVX512(d, a unsafe.Pointer, n int)        { panic("ops: no assembly kernels") }
 func atanF32AVX512(d, a unsafe.Pointer, n int)        { panic("ops: no assembly kernels") }
+func tanF32(d, a unsafe.Pointer, n int) int           { panic("ops: no assembly kernels") }
+func tanF32AVX512(d, a unsafe.Pointer, n int) int     { panic("ops: no assembly kernels") }
+func signF32(d, a unsafe.Pointer, n int)              { panic("ops: no assembly kernels") }

@@ -1,0 +1,152 @@
+// Code in this file: float32 Tan in float64 lanes with math32.go's tan32
+// (the same reduction, series and fused multiply-adds), so results match
+// the Go loop's bit for bit (TestTanKernels). A kernel stops before a
+// step of eight with a lane tan32 hands to math.Tan (|x| ≥ 2^20, NaN,
+// Inf) and returns the elements done: lanesUntil does that step.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// C4 stores v four times at name+off: FMA memory operands are whole
+// vectors (the AVX-512 kernel broadcasts the first copy).
+#define C4(name, off, v) DATA name+(off)(SB)/8, v; DATA name+(off+8)(SB)/8, v; DATA name+(off+16)(SB)/8, v; DATA name+(off+24)(SB)/8, v
+
+DATA tanv<>+0(SB)/4, $0x7fffffff        // float32 |x|
+DATA tanv<>+4(SB)/4, $0x49800000        // float32 2^20
+C4(tanv<>, 32, $0x3fe45f306dc9c883)  // 2/π
+C4(tanv<>, 64, $0x4338000000000000)  // 0x1.8p52
+C4(tanv<>, 96, $0x3ff921fb54400000)  // pio2a
+C4(tanv<>, 128, $0x3dd0b4611a600000) // pio2b
+C4(tanv<>, 160, $0x3ba3198a2e037073) // pio2c
+C4(tanv<>, 192, $0x3ec71de3a556c734) // 1/9!: sin r / r
+C4(tanv<>, 224, $0xbf2a01a01a01a01a) // −1/7!
+C4(tanv<>, 256, $0x3f81111111111111) // 1/5!
+C4(tanv<>, 288, $0xbfc5555555555555) // −1/3!
+C4(tanv<>, 320, $0x3ff0000000000000) // 1
+C4(tanv<>, 352, $0xbe927e4fb7789f5c) // −1/10!: cos r
+C4(tanv<>, 384, $0x3efa01a01a01a01a) // 1/8!
+C4(tanv<>, 416, $0xbf56c16c16c16c17) // −1/6!
+C4(tanv<>, 448, $0x3fa5555555555555) // 1/4!
+C4(tanv<>, 480, $0xbfe0000000000000) // −1/2
+C4(tanv<>, 512, $0x3ff0000000000000) // 1
+GLOBL tanv<>(SB), RODATA|NOPTR, $544
+
+// SLOW jumps to done unless all eight float32s at SI have |x| < 2^20
+// (Y14, Y15 hold |x|'s mask and 2^20; NaN fails the comparison).
+#define SLOW \
+	VANDPS 0(SI), Y14, Y8; \
+	VCMPPS $5, Y15, Y8, Y8; \
+	VMOVMSKPS Y8, AX; \
+	TESTQ AX, AX; \
+	JNZ done
+
+// TAN is tan32 for the four float32s at off(SI), stored at off(DI).
+#define TAN(off) \
+	VCVTPS2PD off(SI), Y0; \
+	VMULPD tanv<>+32(SB), Y0, Y1; \
+	VADDPD tanv<>+64(SB), Y1, Y2; \
+	VSUBPD tanv<>+64(SB), Y2, Y1; \
+	VFNMADD231PD tanv<>+96(SB), Y1, Y0; \
+	VFNMADD231PD tanv<>+128(SB), Y1, Y0; \
+	VFNMADD231PD tanv<>+160(SB), Y1, Y0; \
+	VMULPD Y0, Y0, Y3; \
+	VMOVUPD tanv<>+192(SB), Y4; \
+	VMOVUPD tanv<>+352(SB), Y5; \
+	VFMADD213PD tanv<>+224(SB), Y3, Y4; \
+	VFMADD213PD tanv<>+384(SB), Y3, Y5; \
+	VFMADD213PD tanv<>+256(SB), Y3, Y4; \
+	VFMADD213PD tanv<>+416(SB), Y3, Y5; \
+	VFMADD213PD tanv<>+288(SB), Y3, Y4; \
+	VFMADD213PD tanv<>+448(SB), Y3, Y5; \
+	VFMADD213PD tanv<>+320(SB), Y3, Y4; \
+	VFMADD213PD tanv<>+480(SB), Y3, Y5; \
+	VFMADD213PD tanv<>+512(SB), Y3, Y5; \
+	VMULPD Y4, Y0, Y4; \
+	VPSLLQ $63, Y2, Y2; \
+	VBLENDVPD Y2, Y5, Y4, Y6; \
+	VBLENDVPD Y2, Y4, Y5, Y7; \
+	VXORPD Y2, Y6, Y6; \
+	VDIVPD Y7, Y6, Y6; \
+	VCVTPD2PSY Y6, X6; \
+	VMOVUPS X6, off(DI)
+
+// TAN8 is TAN for eight float32s on AVX-512 (F, DQ, VL).
+#define TAN8 \
+	VCVTPS2PD 0(SI), Z0; \
+	VMULPD.BCST tanv<>+32(SB), Z0, Z1; \
+	VADDPD.BCST tanv<>+64(SB), Z1, Z2; \
+	VSUBPD.BCST tanv<>+64(SB), Z2, Z1; \
+	VFNMADD231PD.BCST tanv<>+96(SB), Z1, Z0; \
+	VFNMADD231PD.BCST tanv<>+128(SB), Z1, Z0; \
+	VFNMADD231PD.BCST tanv<>+160(SB), Z1, Z0; \
+	VMULPD Z0, Z0, Z3; \
+	VBROADCASTSD tanv<>+192(SB), Z4; \
+	VBROADCASTSD tanv<>+352(SB), Z5; \
+	VFMADD213PD.BCST tanv<>+224(SB), Z3, Z4; \
+	VFMADD213PD.BCST tanv<>+384(SB), Z3, Z5; \
+	VFMADD213PD.BCST tanv<>+256(SB), Z3, Z4; \
+	VFMADD213PD.BCST tanv<>+416(SB), Z3, Z5; \
+	VFMADD213PD.BCST tanv<>+288(SB), Z3, Z4; \
+	VFMADD213PD.BCST tanv<>+448(SB), Z3, Z5; \
+	VFMADD213PD.BCST tanv<>+320(SB), Z3, Z4; \
+	VFMADD213PD.BCST tanv<>+480(SB), Z3, Z5; \
+	VFMADD213PD.BCST tanv<>+512(SB), Z3, Z5; \
+	VMULPD Z4, Z0, Z4; \
+	VPSLLQ $63, Z2, Z2; \
+	VPMOVQ2M Z2, K1; \
+	VBLENDMPD Z5, Z4, K1, Z6; \
+	VBLENDMPD Z4, Z5, K1, Z7; \
+	VXORPD Z2, Z6, Z6; \
+	VDIVPD Z7, Z6, Z6; \
+	VCVTPD2PS Z6, Y6; \
+	VMOVUPS Y6, 0(DI)
+
+// func tanF32(d, a unsafe.Pointer, n int) int
+// n a multiple of 8.
+TEXT ·tanF32(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ CX, BX
+	VBROADCASTSS tanv<>+0(SB), Y14
+	VBROADCASTSS tanv<>+4(SB), Y15
+loop:
+	CMPQ CX, $8
+	JB done
+	SLOW
+	TAN(0)
+	TAN(16)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP loop
+done:
+	SUBQ CX, BX
+	MOVQ BX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func tanF32AVX512(d, a unsafe.Pointer, n int) int
+// tanF32 on AVX-512, eight lanes a step.
+TEXT ·tanF32AVX512(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ CX, BX
+	VBROADCASTSS tanv<>+0(SB), Y14
+	VBROADCASTSS tanv<>+4(SB), Y15
+loop:
+	CMPQ CX, $8
+	JB done
+	SLOW
+	TAN8
+	ADDQ $32, SI
+	ADDQ $32, DI
+	SUBQ $8, CX
+	JMP loop
+done:
+	SUBQ CX, BX
+	MOVQ BX, ret+24(FP)
+	VZEROUPPER
+	RET
