@@ -23,9 +23,9 @@ var (
 	expOdd  = [...]float64{1.0 / 362880, 1.0 / 5040, 1.0 / 120, 1.0 / 6, 1}
 )
 
-// expParts reduces x = k·ln2 + r and returns k, r, z = r², and e^r's
-// halves c and o.
-func expParts(x float64) (k, r, z, c, o float64) {
+// expParts reduces x = k·ln2 + r and returns k's magic-number form kk
+// (k in its low bits), k, r, z = r², and e^r's halves c and o.
+func expParts(x float64) (kk uint64, k, r, z, c, o float64) {
 	if x < -110 { // comparisons, not min and max: NaN passes them
 		x = -110
 	}
@@ -36,30 +36,33 @@ func expParts(x float64) (k, r, z, c, o float64) {
 		log2e = 1.4426950408889634
 		ln2hi = 6.93147180369123816490e-01 // k·ln2hi is exact
 		ln2lo = 1.90821492927058770002e-10
+		magic = 0x1.8p52 // adding it rounds to an integer, kept in the low bits
 	)
-	k = math.RoundToEven(x * log2e)
+	m := math.FMA(x, log2e, magic)
+	k = m - magic
 	r = math.FMA(-k, ln2hi, x)
 	r = math.FMA(-k, ln2lo, r)
 	z = r * r
-	return k, r, z, horner(z, expEven[:]), horner(z, expOdd[:])
+	return math.Float64bits(m), k, r, z, horner(z, expEven[:]), horner(z, expOdd[:])
 }
 
-// pow2 is 2^k for an integral k in float64's normal range.
-func pow2(k float64) float64 { return math.Float64frombits(uint64(int64(k)+1023) << 52) }
+// pow2 is 2^(k+b) for k's magic-number form kk: the low bits of kk + 1023
+// + b are the exponent (k + b is in float64's normal range).
+func pow2(kk uint64, b int) float64 { return math.Float64frombits((kk + uint64(1023+b)) << 52) }
 
 // expm1_32 is Expm1 of one float32 as expm1F32 computes it.
 func expm1_32(x float32) float32 {
-	k, r, z, c, o := expParts(float64(x))
-	s := pow2(k)
+	kk, _, r, z, c, o := expParts(float64(x))
+	s := pow2(kk, 0)
 	p := math.FMA(z, c, r*o)
 	return withSign32(float32(math.FMA(s, p, s-1)), x) // −0 gives −0 (p is +0); negative results stay so
 }
 
 // coshSinh returns the two terms of cosh|x| and sinh|x|, and r·o.
 func coshSinh(x float32) (a, b, k, ro float64) {
-	k, r, z, c, o := expParts(math.Abs(float64(x)))
+	kk, k, r, z, c, o := expParts(math.Abs(float64(x)))
 	e := math.FMA(z, c, 1)
-	return pow2(k-1) * math.FMA(r, o, e), pow2(-k-1) * math.FMA(-r, o, e), k, r * o
+	return pow2(kk, -1) * math.FMA(r, o, e), math.Float64frombits((1022-kk)<<52) * math.FMA(-r, o, e), k, r * o
 }
 
 // cosh32 is Cosh of one float32 as coshF32 computes it.

@@ -29,16 +29,18 @@ C4(hypv<>, 448, $0x7fffffffffffffff) // |x|
 DATA hypv<>+480(SB)/8, $0xc05b800000000000 // −110
 DATA hypv<>+488(SB)/8, $0x4059000000000000 // 100
 DATA hypv<>+496(SB)/4, $0x80000000         // float32 sign
-GLOBL hypv<>(SB), RODATA|NOPTR, $504
+DATA hypv<>+504(SB)/8, $0x4338000000000000 // 0x1.8p52
+GLOBL hypv<>(SB), RODATA|NOPTR, $512
 
-// HALVES is expParts on four float64 lanes: x becomes r; k, z, c and o
-// get k, r², and e^r's even and odd halves. Y13 and Y14 hold −110 and
-// 100 (in registers: VMAXPD keeps its second source, x, where x is NaN).
-#define HALVES(x, k, z, c, o) \
-	VMAXPD x, Y13, x; \
+// HALVES is expParts on four float64 lanes, x clamped below already (or
+// |x|): x becomes r; kk, k, z, c and o get k's magic-number form, k, r²,
+// and e^r's even and odd halves. Y9 holds the magic number, Y14 100 (in
+// a register: VMINPD keeps its second source, x, where x is NaN).
+#define HALVES(x, kk, k, z, c, o) \
 	VMINPD x, Y14, x; \
-	VMULPD hypv<>+0(SB), x, k; \
-	VROUNDPD $0, k, k; \
+	VMOVAPD Y9, kk; \
+	VFMADD231PD hypv<>+0(SB), x, kk; \
+	VSUBPD Y9, kk, k; \
 	VFNMADD231PD hypv<>+32(SB), k, x; \
 	VFNMADD231PD hypv<>+64(SB), k, x; \
 	VMULPD x, x, z; \
@@ -53,12 +55,12 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $504
 	VFMADD213PD hypv<>+352(SB), z, o
 
 // HALVES8 is HALVES in eight lanes on AVX-512 (F, DQ, VL), the constants
-// broadcast, Z13 and Z14 as Y13 and Y14.
-#define HALVES8(x, k, z, c, o) \
-	VMAXPD x, Z13, x; \
+// broadcast, Z9 and Z14 as Y9 and Y14.
+#define HALVES8(x, kk, k, z, c, o) \
 	VMINPD x, Z14, x; \
-	VMULPD.BCST hypv<>+0(SB), x, k; \
-	VRNDSCALEPD $0, k, k; \
+	VMOVAPD Z9, kk; \
+	VFMADD231PD.BCST hypv<>+0(SB), x, kk; \
+	VSUBPD Z9, kk, k; \
 	VFNMADD231PD.BCST hypv<>+32(SB), k, x; \
 	VFNMADD231PD.BCST hypv<>+64(SB), k, x; \
 	VMULPD x, x, z; \
@@ -72,13 +74,15 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $504
 	VFMADD213PD.BCST hypv<>+192(SB), z, c; \
 	VFMADD213PD.BCST hypv<>+352(SB), z, o
 
-// SETUP loads the arguments and the registers the bodies read: Y10 =
+// SETUP loads the arguments and the registers the bodies read: Y9 =
+// 0x1.8p52, Y10 =
 // int64 1022, Y11 = 0, Y12 = 1, Y13 = −110, Y14 = 100, Y15 = the float32
 // sign bit; SETUP512 the same in Z10–Z15.
 #define SETUP \
 	MOVQ d+0(FP), DI; \
 	MOVQ a+8(FP), SI; \
 	MOVQ n+16(FP), CX; \
+	VBROADCASTSD hypv<>+504(SB), Y9; \
 	VPBROADCASTQ hypv<>+416(SB), Y10; \
 	VPXOR Y11, Y11, Y11; \
 	VBROADCASTSD hypv<>+352(SB), Y12; \
@@ -90,6 +94,7 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $504
 	MOVQ d+0(FP), DI; \
 	MOVQ a+8(FP), SI; \
 	MOVQ n+16(FP), CX; \
+	VBROADCASTSD hypv<>+504(SB), Z9; \
 	VPBROADCASTQ hypv<>+416(SB), Z10; \
 	VPXORQ Z11, Z11, Z11; \
 	VBROADCASTSD hypv<>+352(SB), Z12; \
@@ -117,11 +122,10 @@ done: \
 // p is +0).
 #define EXPM1(off) \
 	VCVTPS2PD off(SI), Y0; \
-	HALVES(Y0, Y1, Y2, Y3, Y4); \
+	VMAXPD Y0, Y13, Y0; \
+	HALVES(Y0, Y5, Y1, Y2, Y3, Y4); \
 	VMULPD Y4, Y0, Y4; \
 	VFMADD213PD Y4, Y2, Y3; \
-	VCVTPD2DQY Y1, X5; \
-	VPMOVSXDQ X5, Y5; \
 	VPADDQ hypv<>+384(SB), Y5, Y5; \
 	VPSLLQ $52, Y5, Y5; \
 	VSUBPD Y12, Y5, Y6; \
@@ -136,15 +140,13 @@ done: \
 #define COSHSINH(off) \
 	VCVTPS2PD off(SI), Y0; \
 	VANDPD hypv<>+448(SB), Y0, Y0; \
-	HALVES(Y0, Y1, Y2, Y3, Y4); \
+	HALVES(Y0, Y6, Y1, Y2, Y3, Y4); \
 	VFMADD213PD Y12, Y2, Y3; \
 	VMOVAPD Y3, Y5; \
 	VFMADD231PD Y4, Y0, Y3; \
 	VFNMADD231PD Y4, Y0, Y5; \
 	VMULPD Y4, Y0, Y4; \
 	VCMPPD $0, Y11, Y1, Y7; \
-	VCVTPD2DQY Y1, X6; \
-	VPMOVSXDQ X6, Y6; \
 	VPADDQ hypv<>+416(SB), Y6, Y1; \
 	VPSUBQ Y6, Y10, Y6; \
 	VPSLLQ $52, Y1, Y1; \
@@ -170,11 +172,10 @@ done: \
 // The bodies in eight lanes; K1 gets the lanes where k = 0.
 #define EXPM1_8(off) \
 	VCVTPS2PD off(SI), Z0; \
-	HALVES8(Z0, Z1, Z2, Z3, Z4); \
+	VMAXPD Z0, Z13, Z0; \
+	HALVES8(Z0, Z5, Z1, Z2, Z3, Z4); \
 	VMULPD Z4, Z0, Z4; \
 	VFMADD213PD Z4, Z2, Z3; \
-	VCVTPD2DQ Z1, Y5; \
-	VPMOVSXDQ Y5, Z5; \
 	VPADDQ.BCST hypv<>+384(SB), Z5, Z5; \
 	VPSLLQ $52, Z5, Z5; \
 	VSUBPD Z12, Z5, Z6; \
@@ -187,15 +188,13 @@ done: \
 #define COSHSINH8(off) \
 	VCVTPS2PD off(SI), Z0; \
 	VANDPD.BCST hypv<>+448(SB), Z0, Z0; \
-	HALVES8(Z0, Z1, Z2, Z3, Z4); \
+	HALVES8(Z0, Z6, Z1, Z2, Z3, Z4); \
 	VFMADD213PD Z12, Z2, Z3; \
 	VMOVAPD Z3, Z5; \
 	VFMADD231PD Z4, Z0, Z3; \
 	VFNMADD231PD Z4, Z0, Z5; \
 	VMULPD Z4, Z0, Z4; \
 	VCMPPD $0, Z11, Z1, K1; \
-	VCVTPD2DQ Z1, Y6; \
-	VPMOVSXDQ Y6, Z6; \
 	VPADDQ.BCST hypv<>+416(SB), Z6, Z1; \
 	VPSUBQ Z6, Z10, Z6; \
 	VPSLLQ $52, Z1, Z1; \
