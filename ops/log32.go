@@ -62,12 +62,28 @@ func logCore(x float64) float64 {
 	return math.FMA(e, math.Ln2, math.FMA(t, p*z, t))
 }
 
-// logLanes stores log32 of a in d: eight-element steps in logF32 up to a
-// step with a lane log32 hands to math.Log, which the Go loop takes.
-func logLanes(d, a []float32) { lanesUntil(d, a, logF32, log32) }
+// logLanes stores log32 of a in d: eight-element steps in the kernels up
+// to a step with a lane log32 hands to math.Log, which the Go loop takes.
+func logLanes(d, a []float32) { lanesUntil(d, a, logK, log32) }
 
 // log1pLanes is logLanes for Log1p.
-func log1pLanes(d, a []float32) { lanesUntil(d, a, log1pF32, log1p32) }
+func log1pLanes(d, a []float32) { lanesUntil(d, a, log1pK, log1p32) }
+
+func logK(d, a unsafe.Pointer, n int) int   { return until512(logF32AVX512, logF32, d, a, n) }
+func log1pK(d, a unsafe.Pointer, n int) int { return until512(log1pF32AVX512, log1pF32, d, a, n) }
+
+// until512 runs a stopping kernel pair over n elements (a multiple of
+// 8): the AVX-512 one over the steps of 16 where there is AVX-512, the
+// AVX2 one over the rest, and reports the elements done.
+func until512(k512, k2 func(d, a unsafe.Pointer, n int) int, d, a unsafe.Pointer, n int) int {
+	i := 0
+	if w := n &^ 15; useAVX512 && w > 0 {
+		if i = k512(d, a, w); i < w || i == n {
+			return i
+		}
+	}
+	return i + k2(unsafe.Add(d, 4*i), unsafe.Add(a, 4*i), n-i)
+}
 
 // lanesUntil runs k over eight-element steps of a, which stops before a
 // step with a lane it leaves to one (and reports the elements done); the

@@ -167,3 +167,117 @@ pdone:
 	MOVQ DX, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// LOG8 is LOG4 in eight lanes on AVX-512 (F, DQ, VL): the constants in
+// Z8–Z15, the coefficients broadcast, K2 the lanes with m > √2.
+#define LOG8(x, e, m, s, z, p) \
+	VPSRLQ $52, x, e; \
+	VPORQ Z10, e, e; \
+	VSUBPD Z11, e, e; \
+	VANDPD Z12, x, m; \
+	VORPD Z13, m, m; \
+	VCMPPD $0x1e, Z14, m, K2; \
+	VMULPD Z15, m, K2, m; \
+	VADDPD Z13, e, K2, e; \
+	VSUBPD Z13, m, m; \
+	VADDPD Z9, m, s; \
+	VDIVPD s, m, s; \
+	VMULPD s, s, z; \
+	VBROADCASTSD logc<>+0(SB), p; \
+	VFMADD213PD.BCST logc<>+32(SB), z, p; \
+	VFMADD213PD.BCST logc<>+64(SB), z, p; \
+	VFMADD213PD.BCST logc<>+96(SB), z, p; \
+	VFMADD213PD.BCST logc<>+128(SB), z, p; \
+	VFMADD213PD.BCST logc<>+160(SB), z, p; \
+	VMULPD z, p, p; \
+	VADDPD s, s, x; \
+	VFMADD231PD p, x, x; \
+	VFMADD231PD Z8, e, x
+
+#define LOGCONST8 \
+	VBROADCASTSD logc<>+200(SB), Z8; \
+	VBROADCASTSD logc<>+248(SB), Z9; \
+	VBROADCASTSD logc<>+224(SB), Z10; \
+	VBROADCASTSD logc<>+232(SB), Z11; \
+	VBROADCASTSD logc<>+208(SB), Z12; \
+	VBROADCASTSD logc<>+216(SB), Z13; \
+	VBROADCASTSD logc<>+192(SB), Z14; \
+	VBROADCASTSD logc<>+240(SB), Z15
+
+// func logF32AVX512(d, a unsafe.Pointer, n int) int
+// logF32 for n a multiple of 16, sixteen lanes a step.
+TEXT ·logF32AVX512(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ DX, DX
+	LOGCONST8
+	VBROADCASTSS logc<>+256(SB), Z7
+	VPXORD Z6, Z6, Z6
+loop512:
+	CMPQ DX, CX
+	JAE done512
+	VMOVUPS (SI)(DX*4), Z0
+	VCMPPS $0x1e, Z6, Z0, K1
+	VCMPPS $0x11, Z7, Z0, K3
+	KANDW K3, K1, K1
+	KMOVW K1, AX
+	CMPL AX, $0xffff
+	JNE done512
+	VCVTPS2PD (SI)(DX*4), Z1
+	VCVTPS2PD 32(SI)(DX*4), Z2
+	LOG8(Z1, Z16, Z17, Z18, Z19, Z20)
+	LOG8(Z2, Z21, Z22, Z23, Z24, Z25)
+	VCVTPD2PS Z1, Y1
+	VCVTPD2PS Z2, Y2
+	VMOVUPS Y1, (DI)(DX*4)
+	VMOVUPS Y2, 32(DI)(DX*4)
+	ADDQ $16, DX
+	JMP loop512
+done512:
+	MOVQ DX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// LOG1P8 is LOG1P4 for the eight float32 at mem, stored at out.
+#define LOG1P8(mem, out) \
+	VCVTPS2PD mem, Z1; \
+	VADDPD Z13, Z1, Z2; \
+	VSUBPD Z13, Z2, Z3; \
+	LOG8(Z2, Z16, Z17, Z18, Z19, Z20); \
+	VDIVPD Z3, Z1, Z4; \
+	VMULPD Z4, Z2, Z2; \
+	VCMPPD $0, Z5, Z3, K3; \
+	VMOVAPD Z1, K3, Z2; \
+	VCVTPD2PS Z2, Y2; \
+	VMOVUPS Y2, out
+
+// func log1pF32AVX512(d, a unsafe.Pointer, n int) int
+// log1pF32 for n a multiple of 16.
+TEXT ·log1pF32AVX512(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ DX, DX
+	LOGCONST8
+	VBROADCASTSS logc<>+260(SB), Z6
+	VBROADCASTSS logc<>+256(SB), Z7
+	VPXORQ Z5, Z5, Z5
+ploop512:
+	CMPQ DX, CX
+	JAE pdone512
+	VMOVUPS (SI)(DX*4), Z0
+	VCMPPS $0x1e, Z6, Z0, K1
+	VCMPPS $0x11, Z7, Z0, K3
+	KANDW K3, K1, K1
+	KMOVW K1, AX
+	CMPL AX, $0xffff
+	JNE pdone512
+	LOG1P8(0(SI)(DX*4), 0(DI)(DX*4))
+	LOG1P8(32(SI)(DX*4), 32(DI)(DX*4))
+	ADDQ $16, DX
+	JMP ploop512
+pdone512:
+	MOVQ DX, ret+24(FP)
+	VZEROUPPER
+	RET

@@ -162,6 +162,15 @@ func logF32(d, a unsafe.Pointer, n int) int
 //go:noescape
 func log1pF32(d, a unsafe.Pointer, n int) int
 
+// logF32AVX512 and log1pF32AVX512 are logF32 and log1pF32 for n a
+// multiple of 16 on AVX-512.
+//
+//go:noescape
+func logF32AVX512(d, a unsafe.Pointer, n int) int
+
+//go:noescape
+func log1pF32AVX512(d, a unsafe.Pointer, n int) int
+
 // sigmoidF32 computes 1/(1+e^−a) of n float32s, n a multiple of 8, in
 // float64 lanes with exp64's algorithm; exp_amd64.s.
 //

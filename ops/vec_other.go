@@ -91,3 +91,5 @@ func atanF32AVX512(d, a unsafe.Pointer, n int)        { panic("ops: no assembly 
 func tanF32(d, a unsafe.Pointer, n int) int           { panic("ops: no assembly kernels") }
 func tanF32AVX512(d, a unsafe.Pointer, n int) int     { panic("ops: no assembly kernels") }
 func signF32(d, a unsafe.Pointer, n int)              { panic("ops: no assembly kernels") }
+func logF32AVX512(d, a unsafe.Pointer, n int) int     { panic("ops: no assembly kernels") }
+func log1pF32AVX512(d, a unsafe.Pointer, n int) int   { panic("ops: no assembly kernels") }
