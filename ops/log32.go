@@ -23,21 +23,19 @@ func log32(x float32) float32 {
 	return float32(logCore(float64(x)))
 }
 
-// log1p32 is Log1p of one float32 as log1pF32 computes it: log u·x/(u−1)
-// for u = 1+x rounded (Goldberg's correction, which makes up for the
-// rounding of u), x itself where u rounds to 1; −1 and below, +Inf and
-// NaN take math.Log1p.
+// log1p32 is Log1p of one float32 as log1pF32 computes it: log(1+x),
+// where 1+x is exact in float64 for 2^−29 ≤ |x| ≤ 2^29 (x has 24 bits)
+// and rounded by less than 2^−53 relative above; x itself where |x| <
+// 2^−29, for log1p x = x·(1 − x/2 + …) rounds to x in float32 there.
+// −1 and below, +Inf and NaN take math.Log1p.
 func log1p32(x float32) float32 {
 	if !(x > -1 && x <= math.MaxFloat32) {
 		return float32(math.Log1p(float64(x)))
 	}
-	xd := float64(x)
-	u := xd + 1
-	v := u - 1
-	if v == 0 {
+	if math.Abs(float64(x)) < 0x1p-29 {
 		return x
 	}
-	return float32(logCore(u) * (xd / v))
+	return float32(logCore(float64(x) + 1))
 }
 
 // logCore is the natural log of a positive normal float64, to about

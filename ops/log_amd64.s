@@ -44,7 +44,9 @@ DATA logc<>+240(SB)/8, $0x3fe0000000000000 // 0.5
 DATA logc<>+248(SB)/8, $0x4000000000000000 // 2
 DATA logc<>+256(SB)/4, $0x7f800000 // +Inf (float32)
 DATA logc<>+260(SB)/4, $0xbf800000 // -1 (float32)
-GLOBL logc<>(SB), RODATA|NOPTR, $264
+DATA logc<>+264(SB)/8, $0x7fffffffffffffff // |x|
+DATA logc<>+272(SB)/8, $0x3e20000000000000 // 2^-29
+GLOBL logc<>(SB), RODATA|NOPTR, $280
 
 // LOG4 turns the four float64 lanes of x into log32's float64 result in
 // x; e, m, s, z, p free.
@@ -125,16 +127,15 @@ done:
 	RET
 
 // LOG1P4 turns the four float32 at mem into log1p32's results, stored at
-// out: log u·x/(u−1), u = 1+x, x where u−1 is 0.
+// out: log(1+x), x where |x| < 2^−29.
 #define LOG1P4(mem, out) \
 	VCVTPS2PD mem, Y1; \
 	VADDPD Y13, Y1, Y2; \
-	VSUBPD Y13, Y2, Y3; \
 	LOG4(Y2, Y4, Y5, Y6, Y7, Y0); \
-	VDIVPD Y3, Y1, Y4; \
-	VMULPD Y4, Y2, Y2; \
-	VXORPD Y5, Y5, Y5; \
-	VCMPPD $0, Y5, Y3, Y4; \
+	VBROADCASTSD logc<>+264(SB), Y3; \
+	VANDPD Y3, Y1, Y3; \
+	VBROADCASTSD logc<>+272(SB), Y4; \
+	VCMPPD $0x11, Y4, Y3, Y4; \
 	VBLENDVPD Y4, Y1, Y2, Y2; \
 	VCVTPD2PSY Y2, X2; \
 	VMOVUPS X2, out
@@ -243,11 +244,9 @@ done512:
 #define LOG1P8(mem, out) \
 	VCVTPS2PD mem, Z1; \
 	VADDPD Z13, Z1, Z2; \
-	VSUBPD Z13, Z2, Z3; \
 	LOG8(Z2, Z16, Z17, Z18, Z19, Z20); \
-	VDIVPD Z3, Z1, Z4; \
-	VMULPD Z4, Z2, Z2; \
-	VCMPPD $0, Z5, Z3, K3; \
+	VANDPD.BCST logc<>+264(SB), Z1, Z3; \
+	VCMPPD.BCST $0x11, logc<>+272(SB), Z3, K3; \
 	VMOVAPD Z1, K3, Z2; \
 	VCVTPD2PS Z2, Y2; \
 	VMOVUPS Y2, out
@@ -262,7 +261,6 @@ TEXT ·log1pF32AVX512(SB), NOSPLIT, $0-32
 	LOGCONST8
 	VBROADCASTSS logc<>+260(SB), Z6
 	VBROADCASTSS logc<>+256(SB), Z7
-	VPXORQ Z5, Z5, Z5
 ploop512:
 	CMPQ DX, CX
 	JAE pdone512

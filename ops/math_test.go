@@ -331,8 +331,8 @@ func TestLogKernels(t *testing.T) {
 		func(op UnaryOp, d, a []float32) { logLanes(d, a) })
 }
 
-// TestLog1pKernels: Log1p likewise, on both sides of 0 (u−1 is 0 for
-// |x| below 2^−53: x itself), with −1 and below among the values.
+// TestLog1pKernels: Log1p likewise, on both sides of 0 (x itself below
+// 2^−29), with −1 and below and the 2^−29 bound among the values.
 func TestLog1pKernels(t *testing.T) {
 	kernelsAgree(t, []UnaryOp{OpLog1p}, func(r *rand.Rand) float32 {
 		x := logUniform32(r)
@@ -340,7 +340,7 @@ func TestLog1pKernels(t *testing.T) {
 			x = -float32(r.Float64()) // (−1, 0]
 		}
 		return x
-	}, []float32{1e-45, -1e-45, 1e-20, -0.99999994, -1, -2, 3e38, float32(math.Sqrt2 - 1)},
+	}, []float32{1e-45, -1e-45, 1e-20, -0.99999994, -1, -2, 3e38, float32(math.Sqrt2 - 1), 0x1p-29, -0x1p-29, 0x1.fffffep-30, -0x1.fffffep-30},
 		func(op UnaryOp, d, a []float32) { log1pLanes(d, a) })
 }
 
