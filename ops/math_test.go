@@ -310,6 +310,64 @@ func TestSinKernels(t *testing.T) {
 		})
 }
 
+// TestStreamedUnary: unStream32 (non-temporal stores for cheap float32
+// ops past the caches) gives unVec32's bits at drawn lengths and
+// alignments, in and out of place, leaves d alone for an op it does not
+// have, and is what Unary runs over a 2^22-element Array (the streamed
+// count grows).
+func TestStreamedUnary(t *testing.T) {
+	if !useAsm {
+		t.Skip("no assembly kernels")
+	}
+	r := rand.New(rand.NewPCG(draw.Seed(t), 12))
+	for c := range 60 {
+		n, off := r.IntN(3*streamPiece), r.IntN(8)
+		x := make([]float32, n+off)
+		for i := range x {
+			x[i] = logUniform32(r)
+		}
+		a := x[off:]
+		op := []UnaryOp{OpAbs, OpNeg, OpSqrt, OpRelu, OpSign}[r.IntN(5)]
+		want := make([]float32, n)
+		unVec32(op, want, a)
+		d := make([]float32, n+8)[r.IntN(8):][:n]
+		in := slices.Clone(a)
+		if n > 0 && (!unStream32(op, d, a) || !unStream32(op, in, in)) {
+			t.Fatalf("case %d: unStream32(%v) reports no kernel", c, op)
+		}
+		for i := range want {
+			if !same(d[i], want[i]) || !same(in[i], want[i]) {
+				t.Fatalf("case %d n=%d %v(%v) at %d: %v (in place %v), want %v", c, n, op, a[i], i, d[i], in[i], want[i])
+			}
+		}
+	}
+	d := []float32{7, 7, 7}
+	if unStream32(OpErf, d, []float32{1, 2, 3}) || d[0] != 7 || d[2] != 7 {
+		t.Fatalf("unStream32(Erf) = true or wrote %v", d)
+	}
+	xs := make([]float32, 1<<22)
+	for i := range xs {
+		xs[i] = float32(i%1000) - 500
+	}
+	src, dst := array.FromSlice(xs), array.New[float32](len(xs))
+	before := streamed.Load()
+	if err := Unary(dst, src, OpNeg); err != nil {
+		t.Fatal(err)
+	}
+	if streamed.Load() == before {
+		t.Fatal("Unary over 2^22 float32 did not stream")
+	}
+	h, err := dst.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, 12345, len(xs) - 1} {
+		if got := h.At(i); got != -xs[i] {
+			t.Fatalf("Neg at %d: %v, want %v", i, got, -xs[i])
+		}
+	}
+}
+
 // TestSimpleKernels: Abs, Neg, Sqrt and Relu give the Go loop's bits from
 // the AVX kernels, at lengths across their 32-element steps, with
 // subnormals, ±0 (Relu's −0 is +0), ±Inf and NaN among the values.

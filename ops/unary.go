@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
@@ -125,9 +126,12 @@ func unRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	op := UnaryOp(j.op)
 	if sd == 1 && sa == 1 {
 		d, a := unsafe.Slice(ptr[T](j.base[0], off[0]), n), unsafe.Slice(ptr[T](j.base[1], off[1]), n)
-		if j.mode == 1 && n > 0 && op >= OpFloor && op <= OpTrunc {
-			if d32, ok := any(d).([]float32); ok { // big: write past the caches
+		if d32, ok := any(d).([]float32); ok && j.mode == 1 && n > 0 { // big: write past the caches
+			if op >= OpFloor && op <= OpTrunc {
 				roundF32(unsafe.Pointer(&d32[0]), unsafe.Pointer(&a[0]), n, roundMode[op-OpFloor], true)
+				return
+			}
+			if !unCostly[op] && unStream32(op, d32, any(a).([]float32)) {
 				return
 			}
 		}
@@ -142,6 +146,40 @@ func unRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 		store(ab[:m], j.base[0], off[0]+i*sd, sd)
 	}
 }
+
+// unStream32 is unVec32 for cheap ops too big for the caches: it
+// computes pieces of streamPiece elements into a buffer that stays in L1
+// and streams them to d with non-temporal stores, so d's lines are not
+// read before they are written (a third less memory traffic). The costly
+// ops ran 8-15% slower this way on 2 cores at 2^24 (their time is the
+// arithmetic's), so unRow keeps them off it. d is a or does not overlap
+// it. It reports false, d untouched,
+// for an op unVec32 does not have.
+func unStream32(op UnaryOp, d, a []float32) bool {
+	var buf [streamPiece]float32
+	head := min(int(-uintptr(unsafe.Pointer(&d[0]))&31/4), len(d)) // up to d's first 32-byte boundary
+	if head > 0 && !unVec32(op, d[:head], a[:head]) {
+		return false
+	}
+	for i := head; i < len(d); i += streamPiece {
+		m := min(streamPiece, len(d)-i)
+		if !unVec32(op, buf[:m], a[i:i+m]) {
+			return false // the first piece, with head 0: nothing written
+		}
+		w := m &^ 31
+		ntCopyF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&buf[0]), w)
+		copy(d[i+w:i+m], buf[w:m])
+	}
+	sfence()
+	streamed.Add(1)
+	return true
+}
+
+// streamed counts unStream32's calls, for tests to see which path ran.
+var streamed atomic.Int64
+
+// streamPiece is unStream32's piece: 8 KiB, well inside L1.
+const streamPiece = 2048
 
 func unRowHalf[T array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, sa := j.str[0][0], j.str[1][0]

@@ -161,3 +161,35 @@ gtail:
 gdone:
 	VZEROUPPER
 	RET
+
+// func ntCopyF32(d, a unsafe.Pointer, n int)
+// Copies n float32s (a multiple of 32) to a 32-byte aligned d with
+// non-temporal stores: d's lines are not read first. No fence: the
+// caller calls sfence once after its last copy.
+TEXT ·ntCopyF32(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+cloop:
+	CMPQ CX, $32
+	JB cdone
+	VMOVUPS 0(SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS 64(SI), Y2
+	VMOVUPS 96(SI), Y3
+	VMOVNTPS Y0, 0(DI)
+	VMOVNTPS Y1, 32(DI)
+	VMOVNTPS Y2, 64(DI)
+	VMOVNTPS Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $32, CX
+	JMP cloop
+cdone:
+	VZEROUPPER
+	RET
+
+// func sfence()
+TEXT ·sfence(SB), NOSPLIT, $0-0
+	SFENCE
+	RET

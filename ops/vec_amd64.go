@@ -145,6 +145,15 @@ func sqrtF32(d, a unsafe.Pointer, n int)
 //go:noescape
 func reluF32(d, a unsafe.Pointer, n int)
 
+// ntCopyF32 copies n float32s (a multiple of 32) to a 32-byte aligned d
+// with non-temporal stores (unary_amd64.s).
+//
+//go:noescape
+func ntCopyF32(d, a unsafe.Pointer, n int)
+
+// sfence orders the non-temporal stores before it ahead of later stores.
+func sfence()
+
 // signF32 stores sign64 of n float32s in d (unary_amd64.s).
 //
 //go:noescape

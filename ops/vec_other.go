@@ -93,3 +93,5 @@ func tanF32AVX512(d, a unsafe.Pointer, n int) int     { panic("ops: no assembly 
 func signF32(d, a unsafe.Pointer, n int)              { panic("ops: no assembly kernels") }
 func logF32AVX512(d, a unsafe.Pointer, n int) int     { panic("ops: no assembly kernels") }
 func log1pF32AVX512(d, a unsafe.Pointer, n int) int   { panic("ops: no assembly kernels") }
+func ntCopyF32(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
+func sfence()                                         { panic("ops: no assembly kernels") }
