@@ -90,6 +90,7 @@ func lanesUntil(d, a []float32, k func(d, a unsafe.Pointer, n int) int, one func
 	a = a[:len(d)]
 	i := 0
 	for useAsm && len(d)-i >= 8 {
+		kernelRuns.Add(1)
 		i += k(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), (len(d)-i)&^7)
 		if len(d)-i >= 8 {
 			for j := i; j < i+8; j++ {

@@ -2,8 +2,13 @@ package ops
 
 import (
 	"math"
+	"sync/atomic"
 	"unsafe"
 )
+
+// kernelRuns counts the calls of unVec32's assembly kernels (one per
+// call that ran any), for tests to see that Unary reaches them.
+var kernelRuns atomic.Int64
 
 // roundMode is VROUNDPS's mode of OpFloor, OpCeil, OpRound and OpTrunc.
 var roundMode = [4]int{1, 2, 0, 3}
@@ -57,6 +62,7 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 			return false
 		}
 		p, q := unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0])
+		kernelRuns.Add(1)
 		switch op {
 		case OpAbs:
 			bitsF32(p, q, len(d), 1<<31-1, 0)
@@ -71,6 +77,7 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		}
 	case OpRound, OpFloor, OpCeil, OpTrunc:
 		if useAsm && len(d) > 0 {
+			kernelRuns.Add(1)
 			roundF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), roundMode[op-OpFloor], false)
 			return true
 		}
@@ -220,6 +227,9 @@ func lanes32(d, a []float32, k512, k2 func(d, a unsafe.Pointer, n int), one func
 		if m > w {
 			k2(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
 		}
+		if m > 0 {
+			kernelRuns.Add(1)
+		}
 		i = m
 	}
 	for ; i < len(d); i++ {
@@ -250,6 +260,7 @@ func sincos32(op UnaryOp, d, a []float32) {
 		cos = 1
 	}
 	w, m := lanes512(len(d), 4)
+	kernelRuns.Add(1)
 	slow := 0
 	if w > 0 {
 		slow = sinF32AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w, cos)

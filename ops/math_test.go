@@ -310,6 +310,41 @@ func TestSinKernels(t *testing.T) {
 		})
 }
 
+// TestUnaryDispatch: Unary over a float32 Array runs the assembly
+// kernels of every op that has them (the kernel count grows), and its
+// values are the kernels' (unVec32's).
+func TestUnaryDispatch(t *testing.T) {
+	if !useAsm {
+		t.Skip("no assembly kernels")
+	}
+	xs := make([]float32, 1000)
+	for i := range xs {
+		xs[i] = 0.1 + 0.8*float32(i)/float32(len(xs))
+	}
+	for _, op := range []UnaryOp{OpExp, OpTanh, OpSigmoid, OpSin, OpCos, OpTan, OpLog, OpLog1p, OpExpm1, OpSinh, OpCosh,
+		OpAsin, OpAcos, OpAtan, OpAbs, OpNeg, OpSqrt, OpRelu, OpSign, OpFloor, OpCeil, OpRound, OpTrunc} {
+		dst := array.New[float32](len(xs))
+		before := kernelRuns.Load()
+		if err := Unary(dst, array.FromSlice(xs), op); err != nil {
+			t.Fatal(err)
+		}
+		if kernelRuns.Load() == before {
+			t.Errorf("Unary(%v) over float32 ran no assembly kernel", op)
+		}
+		want := make([]float32, len(xs))
+		unVec32(op, want, xs)
+		h, err := dst.Host()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, w := range want {
+			if got := h.At(i); !same(got, w) {
+				t.Fatalf("Unary(%v) at %d: %v, want %v", op, i, got, w)
+			}
+		}
+	}
+}
+
 // TestStreamedUnary: unStream32 (non-temporal stores for cheap float32
 // ops past the caches) gives unVec32's bits at drawn lengths and
 // alignments, in and out of place, leaves d alone for an op it does not
