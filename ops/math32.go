@@ -13,8 +13,9 @@ var kernelRuns atomic.Int64
 // roundMode is VROUNDPS's mode of OpFloor, OpCeil, OpRound and OpTrunc.
 var roundMode = [4]int{1, 2, 0, 3}
 
-// float32 kernels of the transcendental ops that numeric code runs most
-// (Exp, Sin, Cos, Tan, Sigmoid, Pow), also used by Float16 and BFloat16,
+// float32 kernels of the transcendental ops (Exp, Sin, Cos, Tan, Sigmoid,
+// Pow here; Log and Log1p in log32.go, Expm1, Sinh and Cosh in hyp32.go,
+// Asin, Acos and Atan in asin32.go), also used by Float16 and BFloat16,
 // which compute in float32. They compute in float64 with short series
 // whose truncation error (below 1e-9 relative) is far under float32's half
 // ulp (6e-8), so results are the correctly rounded float32 value or its
