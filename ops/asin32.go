@@ -25,15 +25,6 @@ var (
 		-0.14285614257689638, 0.1999999894334028, -0.3333333333150583}
 )
 
-// horner is c[0]·z^(n−1) + … + c[n−1], in fused multiply-adds.
-func horner(z float64, c []float64) float64 {
-	p := c[0]
-	for _, v := range c[1:] {
-		p = math.FMA(p, z, v)
-	}
-	return p
-}
-
 // asinCore returns asin t for t ≤ ½ or asin √((1−t)/2) for t > ½ (big).
 func asinCore(t float64) (a float64, big bool) {
 	z, s := t*t, t

@@ -89,6 +89,15 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 	return true
 }
 
+// horner is c[0]·z^(n−1) + … + c[n−1], in fused multiply-adds.
+func horner(z float64, c []float64) float64 {
+	p := c[0]
+	for _, v := range c[1:] {
+		p = math.FMA(p, z, v)
+	}
+	return p
+}
+
 // exp64 is e^x for the range of float32 results: x is clamped to
 // [−110, 709], where e^x is 0 in float32 or near float64's largest value
 // (so 1/(1+e^x) is still 0 in float32) past the ends. It
