@@ -7,10 +7,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-
-// C4 stores v four times at name+off: FMA memory operands are whole
-// vectors (the AVX-512 kernels broadcast the first copy).
-#define C4(name, off, v) DATA name+(off)(SB)/8, v; DATA name+(off+8)(SB)/8, v; DATA name+(off+16)(SB)/8, v; DATA name+(off+24)(SB)/8, v
+#include "lanes_amd64.h"
 
 C4(asv<>, 0, $0x7fffffffffffffff)   // |x|
 C4(asv<>, 32, $0x3f9e1ede4f453f71)  // asinP[0]
@@ -44,48 +41,14 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 // SETUP loads the arguments, Y12 = 1 and Y15 = the float32 sign bit
 // (SETUP512: Z12, Z15).
 #define SETUP \
-	MOVQ d+0(FP), DI; \
-	MOVQ a+8(FP), SI; \
-	MOVQ n+16(FP), CX; \
+	ARGS; \
 	VBROADCASTSD asv<>+800(SB), Y12; \
 	VBROADCASTSS asv<>+832(SB), Y15
 
 #define SETUP512 \
-	MOVQ d+0(FP), DI; \
-	MOVQ a+8(FP), SI; \
-	MOVQ n+16(FP), CX; \
+	ARGS; \
 	VBROADCASTSD asv<>+800(SB), Z12; \
 	VBROADCASTSS asv<>+832(SB), Z15
-
-// LOOP runs body (lanes at off(SI) to off(DI)) at offsets 0 and half, a
-// step of 2·half bytes, while CX (elements) has a whole step.
-#define LOOP(body, half, step) \
-loop: \
-	CMPQ CX, $step; \
-	JB done; \
-	body(0); \
-	body(half); \
-	ADDQ $(2*half), SI; \
-	ADDQ $(2*half), DI; \
-	SUBQ $step, CX; \
-	JMP loop; \
-done: \
-	VZEROUPPER; \
-	RET
-
-// STORESIGN converts the float64 lanes in Y r (X x its low half) to
-// float32, ORs in the signs of the inputs at off(SI), and stores them.
-#define STORESIGN(off, r, x) \
-	VCVTPD2PSY r, x; \
-	VANDPS off(SI), X15, X4; \
-	VORPS X4, x, x; \
-	VMOVUPS x, off(DI)
-
-#define STORESIGN8(off, r, y) \
-	VCVTPD2PS r, y; \
-	VANDPS off(SI), Y15, Y4; \
-	VORPS Y4, y, y; \
-	VMOVUPS y, off(DI)
 
 // ASINCORE is asinCore of |x| for x at off(SI): a in Y5, big in Y2, x's
 // sign bits in Y0.

@@ -6,10 +6,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-
-// C4 stores v four times at name+off: FMA memory operands are whole
-// vectors (the AVX-512 kernels broadcast the first copy).
-#define C4(name, off, v) DATA name+(off)(SB)/8, v; DATA name+(off+8)(SB)/8, v; DATA name+(off+16)(SB)/8, v; DATA name+(off+24)(SB)/8, v
+#include "lanes_amd64.h"
 
 C4(hypv<>, 0, $0x3ff71547652b82fe)   // log2e
 C4(hypv<>, 32, $0x3fe62e42fee00000)  // ln2hi
@@ -79,9 +76,7 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 // int64 1022, Y11 = 0, Y12 = 1, Y13 = −110, Y14 = 100, Y15 = the float32
 // sign bit; SETUP512 the same in Z10–Z15.
 #define SETUP \
-	MOVQ d+0(FP), DI; \
-	MOVQ a+8(FP), SI; \
-	MOVQ n+16(FP), CX; \
+	ARGS; \
 	VBROADCASTSD hypv<>+504(SB), Y9; \
 	VPBROADCASTQ hypv<>+416(SB), Y10; \
 	VPXOR Y11, Y11, Y11; \
@@ -91,9 +86,7 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 	VBROADCASTSS hypv<>+496(SB), Y15
 
 #define SETUP512 \
-	MOVQ d+0(FP), DI; \
-	MOVQ a+8(FP), SI; \
-	MOVQ n+16(FP), CX; \
+	ARGS; \
 	VBROADCASTSD hypv<>+504(SB), Z9; \
 	VPBROADCASTQ hypv<>+416(SB), Z10; \
 	VPXORQ Z11, Z11, Z11; \
@@ -101,22 +94,6 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 	VBROADCASTSD hypv<>+480(SB), Z13; \
 	VBROADCASTSD hypv<>+488(SB), Z14; \
 	VBROADCASTSS hypv<>+496(SB), Z15
-
-// LOOP runs body (lanes at off(SI) to off(DI)) at offsets 0 and half, a
-// step of 2·half bytes, while CX (elements) has a whole step.
-#define LOOP(body, half, step) \
-loop: \
-	CMPQ CX, $step; \
-	JB done; \
-	body(0); \
-	body(half); \
-	ADDQ $(2*half), SI; \
-	ADDQ $(2*half), DI; \
-	SUBQ $step, CX; \
-	JMP loop; \
-done: \
-	VZEROUPPER; \
-	RET
 
 // Expm1: s·p + (s−1), s = 2^k, p = z·c + r·o; x's sign ORed in (for −0:
 // p is +0).
@@ -130,10 +107,7 @@ done: \
 	VPSLLQ $52, Y5, Y5; \
 	VSUBPD Y12, Y5, Y6; \
 	VFMADD213PD Y6, Y5, Y3; \
-	VCVTPD2PSY Y3, X3; \
-	VANDPS off(SI), X15, X4; \
-	VORPS X4, X3, X3; \
-	VMOVUPS X3, off(DI)
+	STORESIGN(off, Y3, X3)
 
 // COSHSINH leaves coshSinh's a in Y3 and b in Y5 for |x| at off(SI),
 // r·o in Y4 and the lanes where k = 0 in Y7.
@@ -164,10 +138,7 @@ done: \
 	COSHSINH(off); \
 	VSUBPD Y5, Y3, Y3; \
 	VBLENDVPD Y7, Y4, Y3, Y3; \
-	VCVTPD2PSY Y3, X3; \
-	VANDPS off(SI), X15, X4; \
-	VORPS X4, X3, X3; \
-	VMOVUPS X3, off(DI)
+	STORESIGN(off, Y3, X3)
 
 // The bodies in eight lanes; K1 gets the lanes where k = 0.
 #define EXPM1_8(off) \
@@ -180,10 +151,7 @@ done: \
 	VPSLLQ $52, Z5, Z5; \
 	VSUBPD Z12, Z5, Z6; \
 	VFMADD213PD Z6, Z5, Z3; \
-	VCVTPD2PS Z3, Y3; \
-	VANDPS off(SI), Y15, Y4; \
-	VORPS Y4, Y3, Y3; \
-	VMOVUPS Y3, off(DI)
+	STORESIGN8(off, Z3, Y3)
 
 #define COSHSINH8(off) \
 	VCVTPS2PD off(SI), Z0; \
@@ -212,10 +180,7 @@ done: \
 	COSHSINH8(off); \
 	VSUBPD Z5, Z3, Z3; \
 	VBLENDMPD Z4, Z3, K1, Z3; \
-	VCVTPD2PS Z3, Y3; \
-	VANDPS off(SI), Y15, Y4; \
-	VORPS Y4, Y3, Y3; \
-	VMOVUPS Y3, off(DI)
+	STORESIGN8(off, Z3, Y3)
 
 // func expm1F32(d, a unsafe.Pointer, n int)
 // n a multiple of 8; every lane is done here (NaN and ±Inf too). The

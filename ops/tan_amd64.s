@@ -7,10 +7,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
-
-// C4 stores v four times at name+off: FMA memory operands are whole
-// vectors (the AVX-512 kernel broadcasts the first copy).
-#define C4(name, off, v) DATA name+(off)(SB)/8, v; DATA name+(off+8)(SB)/8, v; DATA name+(off+16)(SB)/8, v; DATA name+(off+24)(SB)/8, v
+#include "lanes_amd64.h"
 
 DATA tanv<>+0(SB)/4, $0x7fffffff        // float32 |x|
 DATA tanv<>+4(SB)/4, $0x49800000        // float32 2^20
@@ -102,51 +99,39 @@ GLOBL tanv<>(SB), RODATA|NOPTR, $544
 	VCVTPD2PS Z6, Y6; \
 	VMOVUPS Y6, 0(DI)
 
+// TANS is TAN twice: eight lanes, as TAN8 on AVX-512.
+#define TANS \
+	TAN(0); \
+	TAN(16)
+
+// TANLOOP runs body over steps of eight up to one SLOW stops, and
+// returns the elements done.
+#define TANLOOP(body) \
+	ARGS; \
+	MOVQ CX, BX; \
+	VBROADCASTSS tanv<>+0(SB), Y14; \
+	VBROADCASTSS tanv<>+4(SB), Y15; \
+loop: \
+	CMPQ CX, $8; \
+	JB done; \
+	SLOW; \
+	body; \
+	ADDQ $32, SI; \
+	ADDQ $32, DI; \
+	SUBQ $8, CX; \
+	JMP loop; \
+done: \
+	SUBQ CX, BX; \
+	MOVQ BX, ret+24(FP); \
+	VZEROUPPER; \
+	RET
+
 // func tanF32(d, a unsafe.Pointer, n int) int
 // n a multiple of 8.
 TEXT ·tanF32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVQ CX, BX
-	VBROADCASTSS tanv<>+0(SB), Y14
-	VBROADCASTSS tanv<>+4(SB), Y15
-loop:
-	CMPQ CX, $8
-	JB done
-	SLOW
-	TAN(0)
-	TAN(16)
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP loop
-done:
-	SUBQ CX, BX
-	MOVQ BX, ret+24(FP)
-	VZEROUPPER
-	RET
+	TANLOOP(TANS)
 
 // func tanF32AVX512(d, a unsafe.Pointer, n int) int
 // tanF32 on AVX-512, eight lanes a step.
 TEXT ·tanF32AVX512(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVQ CX, BX
-	VBROADCASTSS tanv<>+0(SB), Y14
-	VBROADCASTSS tanv<>+4(SB), Y15
-loop:
-	CMPQ CX, $8
-	JB done
-	SLOW
-	TAN8
-	ADDQ $32, SI
-	ADDQ $32, DI
-	SUBQ $8, CX
-	JMP loop
-done:
-	SUBQ CX, BX
-	MOVQ BX, ret+24(FP)
-	VZEROUPPER
-	RET
+	TANLOOP(TAN8)
