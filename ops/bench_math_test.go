@@ -57,6 +57,15 @@ func BenchmarkMathF32(b *testing.B) {
 		{"sinh", false, un(OpSinh)},
 		{"cosh", false, un(OpCosh)},
 		{"sign", false, un(OpSign)},
+		{"cos", false, un(OpCos)},
+		{"ceil", false, un(OpCeil)},
+		{"trunc", false, un(OpTrunc)},
+		{"relu", false, un(OpRelu)},
+		{"softplus", false, un(OpSoftplus)},
+		{"subtract", true, bin(OpSub)},
+		{"multiply", true, bin(OpMul)},
+		{"divide", true, bin(OpDiv)},
+		{"minimum", true, bin(OpMin)},
 		// NumPy's Generator.random and standard_normal into out=
 		{"random", false, func(d, _, _ *array.Array[float32]) error { return RandUniform(d, 1, 0) }},
 		{"standard_normal", false, func(d, _, _ *array.Array[float32]) error { return RandNormal(d, 1, 0) }},
@@ -85,7 +94,7 @@ func BenchmarkMathF32(b *testing.B) {
 					a1, a2 = y, x
 				case "log", "sqrt":
 					a1 = y
-				case "log1p", "expm1", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "sign", "abs", "negative":
+				case "log1p", "expm1", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "sign", "abs", "negative", "relu":
 					a1 = z
 				}
 				if strings.HasPrefix(op.name, "rand") || strings.HasPrefix(op.name, "standard") {

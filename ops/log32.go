@@ -60,6 +60,46 @@ func logCore(x float64) float64 {
 	return math.FMA(e, math.Ln2, math.FMA(t, p*z, t))
 }
 
+// softplus32 is Softplus of one float32 as softplusF32 computes it, in
+// float64: max(x, 0) + log1p(e) with e = e^−|x| in (0, 1], log1p(e) as
+// logCore(1+e) (1+e rounded by at most 2^−53, against log1p(e) ≥ 2^−11
+// there) or, for e < 2^−10, e·(1 − e/2 + e²/3) (truncation below 3e-10
+// relative). No cancellation: both terms are ≥ 0.
+func softplus32(x float32) float32 {
+	xd := float64(x)
+	e := expNonPos(-math.Abs(xd))
+	var l float64
+	if e < 0x1p-10 {
+		l = e * math.FMA(e, math.FMA(e, 1.0/3, -0.5), 1)
+	} else {
+		l = logCore(1 + e)
+	}
+	return float32(max(xd, 0) + l)
+}
+
+// expNonPos is e^t for t ≤ 0, clamped at −110 (e^−110 is 0 in float32):
+// t = k·ln2 + r, |r| ≤ ln2/2, and e^r by Horner's Taylor series to
+// r¹⁰/10! (truncation below 3e-13 relative).
+func expNonPos(t float64) float64 {
+	if t < -110 { // a comparison: NaN passes it
+		t = -110
+	}
+	const (
+		log2e = 1.4426950408889634
+		ln2hi = 6.93147180369123816490e-01 // k·ln2hi is exact
+		ln2lo = 1.90821492927058770002e-10
+		magic = 0x1.8p52 // adding it rounds to an integer, kept in the low bits
+	)
+	m := math.FMA(t, log2e, magic)
+	k := m - magic
+	r := math.FMA(-k, ln2hi, t)
+	r = math.FMA(-k, ln2lo, r)
+	return horner(r, expTaylor[:]) * math.Float64frombits((math.Float64bits(m)+1023)<<52)
+}
+
+// expTaylor is e^r's Taylor series to r¹⁰, highest first.
+var expTaylor = [...]float64{1.0 / 3628800, 1.0 / 362880, 1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 1.0 / 2, 1, 1}
+
 // logLanes stores log32 of a in d: eight-element steps in the kernels up
 // to a step with a lane log32 hands to math.Log, which the Go loop takes.
 func logLanes(d, a []float32) { lanesUntil(d, a, logK, log32) }

@@ -6,6 +6,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 // The series' coefficients four times each (the fused multiply-adds read
 // them as 256-bit operands: AVX2 has no broadcast operand), then the
@@ -46,7 +47,29 @@ DATA logc<>+256(SB)/4, $0x7f800000 // +Inf (float32)
 DATA logc<>+260(SB)/4, $0xbf800000 // -1 (float32)
 DATA logc<>+264(SB)/8, $0x7fffffffffffffff // |x|
 DATA logc<>+272(SB)/8, $0x3e20000000000000 // 2^-29
-GLOBL logc<>(SB), RODATA|NOPTR, $280
+// Softplus's: its exp's reduction and series, the series of log1p for
+// small e, and the rest.
+C4(logc<>, 288, $0x3ff71547652b82fe) // log2e
+C4(logc<>, 320, $0x3fe62e42fee00000) // ln2hi
+C4(logc<>, 352, $0x3dea39ef35793c76) // ln2lo
+C4(logc<>, 384, $0x3e927e4fb7789f5c) // 1/10!
+C4(logc<>, 416, $0x3ec71de3a556c734) // 1/9!
+C4(logc<>, 448, $0x3efa01a01a01a01a) // 1/8!
+C4(logc<>, 480, $0x3f2a01a01a01a01a) // 1/7!
+C4(logc<>, 512, $0x3f56c16c16c16c17) // 1/6!
+C4(logc<>, 544, $0x3f81111111111111) // 1/5!
+C4(logc<>, 576, $0x3fa5555555555555) // 1/4!
+C4(logc<>, 608, $0x3fc5555555555555) // 1/3!
+C4(logc<>, 640, $0x3fe0000000000000) // 1/2!
+C4(logc<>, 672, $0x3ff0000000000000) // 1
+C4(logc<>, 704, $0x3fd5555555555555) // 1/3
+C4(logc<>, 736, $0xbfe0000000000000) // −1/2
+C4(logc<>, 768, $0x3f50000000000000) // 2^−10
+C4(logc<>, 800, $1023)
+C4(logc<>, 832, $0xc05b800000000000) // −110
+C4(logc<>, 864, $0x4338000000000000) // 0x1.8p52
+C4(logc<>, 896, $0x8000000000000000) // the sign bit
+GLOBL logc<>(SB), RODATA|NOPTR, $928
 
 // LOG4 turns the four float64 lanes of x into log32's float64 result in
 // x; e, m, s, z, p free.
@@ -279,3 +302,101 @@ pdone512:
 	MOVQ DX, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// SOFTPLUS is softplus32 for the four float32 at off(SI), stored at
+// off(DI): max(x, 0) + log1p(e), e = e^−|x| (clamped at e^−110) by
+// Horner's Taylor series, log1p(e) as log(1+e) (LOG4) or, for e < 2^−10,
+// e·(1 − e/2 + e²/3). The LOGCONST registers are set.
+#define SOFTPLUS(off) \
+	VCVTPS2PD off(SI), Y0; \
+	VORPD logc<>+896(SB), Y0, Y1; \
+	VXORPD Y2, Y2, Y2; \
+	VMAXPD Y0, Y2, Y0; \
+	VMOVUPD logc<>+832(SB), Y2; \
+	VMAXPD Y1, Y2, Y1; \
+	VMOVUPD logc<>+864(SB), Y3; \
+	VMOVAPD Y3, Y4; \
+	VFMADD231PD logc<>+288(SB), Y1, Y4; \
+	VSUBPD Y3, Y4, Y3; \
+	VFNMADD231PD logc<>+320(SB), Y3, Y1; \
+	VFNMADD231PD logc<>+352(SB), Y3, Y1; \
+	VMOVUPD logc<>+384(SB), Y2; \
+	VFMADD213PD logc<>+416(SB), Y1, Y2; \
+	VFMADD213PD logc<>+448(SB), Y1, Y2; \
+	VFMADD213PD logc<>+480(SB), Y1, Y2; \
+	VFMADD213PD logc<>+512(SB), Y1, Y2; \
+	VFMADD213PD logc<>+544(SB), Y1, Y2; \
+	VFMADD213PD logc<>+576(SB), Y1, Y2; \
+	VFMADD213PD logc<>+608(SB), Y1, Y2; \
+	VFMADD213PD logc<>+640(SB), Y1, Y2; \
+	VFMADD213PD logc<>+672(SB), Y1, Y2; \
+	VFMADD213PD logc<>+672(SB), Y1, Y2; \
+	VPADDQ logc<>+800(SB), Y4, Y4; \
+	VPSLLQ $52, Y4, Y4; \
+	VMULPD Y4, Y2, Y1; \
+	VADDPD Y13, Y1, Y3; \
+	LOG4(Y3, Y2, Y4, Y5, Y6, Y7); \
+	VMOVUPD logc<>+704(SB), Y2; \
+	VFMADD213PD logc<>+736(SB), Y1, Y2; \
+	VFMADD213PD Y13, Y1, Y2; \
+	VMULPD Y2, Y1, Y2; \
+	VCMPPD $0x11, logc<>+768(SB), Y1, Y4; \
+	VBLENDVPD Y4, Y2, Y3, Y3; \
+	VADDPD Y3, Y0, Y0; \
+	VCVTPD2PSY Y0, X0; \
+	VMOVUPS X0, off(DI)
+
+// SOFTPLUS8 is SOFTPLUS for eight float32 on AVX-512, in Z16–Z24 (LOG8
+// and LOGCONST8's registers below them), K3 the small-e lanes.
+#define SOFTPLUS8(off) \
+	VCVTPS2PD off(SI), Z16; \
+	VORPD.BCST logc<>+896(SB), Z16, Z17; \
+	VPXORQ Z18, Z18, Z18; \
+	VMAXPD Z16, Z18, Z16; \
+	VBROADCASTSD logc<>+832(SB), Z18; \
+	VMAXPD Z17, Z18, Z17; \
+	VBROADCASTSD logc<>+864(SB), Z19; \
+	VMOVAPD Z19, Z20; \
+	VFMADD231PD.BCST logc<>+288(SB), Z17, Z20; \
+	VSUBPD Z19, Z20, Z19; \
+	VFNMADD231PD.BCST logc<>+320(SB), Z19, Z17; \
+	VFNMADD231PD.BCST logc<>+352(SB), Z19, Z17; \
+	VBROADCASTSD logc<>+384(SB), Z18; \
+	VFMADD213PD.BCST logc<>+416(SB), Z17, Z18; \
+	VFMADD213PD.BCST logc<>+448(SB), Z17, Z18; \
+	VFMADD213PD.BCST logc<>+480(SB), Z17, Z18; \
+	VFMADD213PD.BCST logc<>+512(SB), Z17, Z18; \
+	VFMADD213PD.BCST logc<>+544(SB), Z17, Z18; \
+	VFMADD213PD.BCST logc<>+576(SB), Z17, Z18; \
+	VFMADD213PD.BCST logc<>+608(SB), Z17, Z18; \
+	VFMADD213PD.BCST logc<>+640(SB), Z17, Z18; \
+	VFMADD213PD.BCST logc<>+672(SB), Z17, Z18; \
+	VFMADD213PD.BCST logc<>+672(SB), Z17, Z18; \
+	VPADDQ.BCST logc<>+800(SB), Z20, Z20; \
+	VPSLLQ $52, Z20, Z20; \
+	VMULPD Z20, Z18, Z17; \
+	VADDPD Z13, Z17, Z19; \
+	LOG8(Z19, Z20, Z21, Z22, Z23, Z24); \
+	VBROADCASTSD logc<>+704(SB), Z18; \
+	VFMADD213PD.BCST logc<>+736(SB), Z17, Z18; \
+	VFMADD213PD Z13, Z17, Z18; \
+	VMULPD Z18, Z17, Z18; \
+	VCMPPD.BCST $0x11, logc<>+768(SB), Z17, K3; \
+	VMOVAPD Z18, K3, Z19; \
+	VADDPD Z19, Z16, Z16; \
+	VCVTPD2PS Z16, Y16; \
+	VMOVUPS Y16, off(DI)
+
+// func softplusF32(d, a unsafe.Pointer, n int)
+// n a multiple of 8; every lane is done here (NaN and ±Inf too).
+TEXT ·softplusF32(SB), NOSPLIT, $0-24
+	ARGS
+	LOGCONST
+	LOOP(SOFTPLUS, 16, 8)
+
+// func softplusF32AVX512(d, a unsafe.Pointer, n int)
+// softplusF32 for n a multiple of 16 on AVX-512.
+TEXT ·softplusF32AVX512(SB), NOSPLIT, $0-24
+	ARGS
+	LOGCONST8
+	LOOP(SOFTPLUS8, 32, 16)

@@ -52,6 +52,8 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		lanes32(d, a, sinhF32AVX512, sinhF32, sinh32)
 	case OpCosh:
 		lanes32(d, a, coshF32AVX512, coshF32, cosh32)
+	case OpSoftplus:
+		lanes32(d, a, softplusF32AVX512, softplusF32, softplus32)
 	case OpAsin:
 		lanes32(d, a, asinF32AVX512, asinF32, asin32)
 	case OpAcos:

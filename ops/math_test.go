@@ -76,8 +76,8 @@ func TestMath32Accuracy(t *testing.T) {
 			t.Errorf("%s(%v, %v): got %v, want %v: %v ulps", name, a[at], b[at], d[at], float32(ref(at)), worst)
 		}
 	}
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh, OpLog, OpLog1p, OpExpm1, OpSinh, OpCosh, OpAsin, OpAcos, OpAtan} {
-		ref := map[UnaryOp]func(float64) float64{OpAsin: math.Asin, OpAcos: math.Acos, OpAtan: math.Atan,
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpTan, OpSigmoid, OpTanh, OpLog, OpLog1p, OpExpm1, OpSinh, OpCosh, OpAsin, OpAcos, OpAtan, OpSoftplus} {
+		ref := map[UnaryOp]func(float64) float64{OpSoftplus: softplus64, OpAsin: math.Asin, OpAcos: math.Acos, OpAtan: math.Atan,
 			OpExp: math.Exp, OpSin: math.Sin, OpCos: math.Cos, OpTan: math.Tan, OpTanh: math.Tanh, OpLog: math.Log, OpLog1p: math.Log1p,
 			OpExpm1: math.Expm1, OpSinh: math.Sinh, OpCosh: math.Cosh,
 			OpSigmoid: func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }}[op]
@@ -95,7 +95,7 @@ func TestMath32Accuracy(t *testing.T) {
 		in  []float32
 		ref func(float64) float64
 	}{{OpAsin, u, math.Asin}, {OpAcos, u, math.Acos}, {OpAtan, b, math.Atan}, {OpExpm1, b, math.Expm1},
-		{OpSinh, b, math.Sinh}, {OpCosh, b, math.Cosh}, {OpTan, b, math.Tan}} {
+		{OpSinh, b, math.Sinh}, {OpCosh, b, math.Cosh}, {OpTan, b, math.Tan}, {OpSoftplus, b, softplus64}} {
 		unVec32(c.op, d, c.in)
 		check(c.op.String(), func(i int) float64 { return c.ref(float64(c.in[i])) })
 	}
@@ -321,7 +321,7 @@ func TestUnaryDispatch(t *testing.T) {
 	for i := range xs {
 		xs[i] = 0.1 + 0.8*float32(i)/float32(len(xs))
 	}
-	for _, op := range []UnaryOp{OpExp, OpTanh, OpSigmoid, OpSin, OpCos, OpTan, OpLog, OpLog1p, OpExpm1, OpSinh, OpCosh,
+	for _, op := range []UnaryOp{OpExp, OpTanh, OpSigmoid, OpSin, OpCos, OpTan, OpLog, OpLog1p, OpExpm1, OpSinh, OpCosh, OpSoftplus,
 		OpAsin, OpAcos, OpAtan, OpAbs, OpNeg, OpSqrt, OpRelu, OpSign, OpFloor, OpCeil, OpRound, OpTrunc} {
 		dst := array.New[float32](len(xs))
 		before := kernelRuns.Load()
@@ -437,16 +437,17 @@ func TestLog1pKernels(t *testing.T) {
 		func(op UnaryOp, d, a []float32) { log1pLanes(d, a) })
 }
 
-// TestHypKernels: Expm1, Sinh and Cosh likewise, with the clamp's ends,
-// the float32 overflow points and the reduction's first bounds among
-// the specials.
+// TestHypKernels: Expm1, Sinh, Cosh and Softplus likewise, with the
+// clamps' ends, the float32 overflow points, the reduction's first
+// bounds and Softplus's switch of log1p (e^−|x| = 2^−10) among the
+// specials.
 func TestHypKernels(t *testing.T) {
-	kernelsAgree(t, []UnaryOp{OpExpm1, OpSinh, OpCosh}, func(r *rand.Rand) float32 {
+	kernelsAgree(t, []UnaryOp{OpExpm1, OpSinh, OpCosh, OpSoftplus}, func(r *rand.Rand) float32 {
 		if r.IntN(2) == 0 {
 			return float32(r.NormFloat64() * 3)
 		}
 		return logUniform32(r)
-	}, []float32{-110, -111, 709, 710, 88.72, 89.42, -89.42, 0.34657359, -0.34657359, 1e-30, -1e-45, 3e38},
+	}, []float32{-110, -111, 709, 710, 88.72, 89.42, -89.42, 0.34657359, -0.34657359, 1e-30, -1e-45, 3e38, 6.9314718, -6.9314718, 6.93, 104, -104},
 		func(op UnaryOp, d, a []float32) { unVec32(op, d, a) })
 }
 

@@ -308,3 +308,12 @@ func tanF32(d, a unsafe.Pointer, n int) int
 
 //go:noescape
 func tanF32AVX512(d, a unsafe.Pointer, n int) int
+
+// softplusF32 computes softplus32 of n float32s, n a multiple of 8, every
+// lane; softplusF32AVX512 takes n a multiple of 16 (log_amd64.s).
+//
+//go:noescape
+func softplusF32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func softplusF32AVX512(d, a unsafe.Pointer, n int)

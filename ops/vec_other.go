@@ -95,3 +95,5 @@ func logF32AVX512(d, a unsafe.Pointer, n int) int     { panic("ops: no assembly 
 func log1pF32AVX512(d, a unsafe.Pointer, n int) int   { panic("ops: no assembly kernels") }
 func ntCopyF32(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func sfence()                                         { panic("ops: no assembly kernels") }
+func softplusF32(d, a unsafe.Pointer, n int)          { panic("ops: no assembly kernels") }
+func softplusF32AVX512(d, a unsafe.Pointer, n int)    { panic("ops: no assembly kernels") }
