@@ -57,6 +57,7 @@ def main():
         y = rng.random(n, dtype=np.float32) + 0.5
         z = y - np.float32(1)
         o = np.empty(n, np.float32)
+        ob, o64 = np.empty(n, np.bool_), np.empty(n, np.float64)
         gen = np.random.default_rng(1)
 
         def sigmoid():  # no sigmoid ufunc: the usual composition, in place
@@ -89,6 +90,20 @@ def main():
             "sinh": lambda: np.sinh(z, out=o),
             "cosh": lambda: np.cosh(z, out=o),
             "sign": lambda: np.sign(z, out=o),
+            "cos": lambda: np.cos(x, out=o),
+            "ceil": lambda: np.ceil(x, out=o),
+            "trunc": lambda: np.trunc(x, out=o),
+            "relu": lambda: np.maximum(z, 0, out=o),
+            "softplus": lambda: np.logaddexp(0, x, out=o),
+            "subtract": lambda: np.subtract(x, y, out=o),
+            "multiply": lambda: np.multiply(x, y, out=o),
+            "divide": lambda: np.divide(x, y, out=o),
+            "minimum": lambda: np.minimum(x, y, out=o),
+            "less": lambda: np.less(x, y, out=ob),
+            "isnan": lambda: np.isnan(x, out=ob),
+            "clip": lambda: np.clip(x, -1, 1, out=o),
+            "multiply_scalar": lambda: np.multiply(x, np.float32(2), out=o),
+            "astype_f64": lambda: np.copyto(o64, x),
             "random": lambda: gen.random(out=o, dtype=np.float32),
             "standard_normal": lambda: gen.standard_normal(out=o, dtype=np.float32),
         }

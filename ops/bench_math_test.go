@@ -18,13 +18,18 @@ import (
 // host-math-numpy.txt). MB/s counts bytes read plus written; best-ns/op
 // is the fastest single call. random and standard_normal are the float32
 // fills (RandUniform, RandNormal), NumPy's Generator.random and
-// standard_normal.
+// standard_normal. less, isnan, clip, multiply_scalar and astype_f64 are
+// the elementwise ops with other result types or scalar operands:
+// Compare (into uint8, NumPy's bool), IsNaN, Clip, BinaryScalar and
+// CastWrap to float64.
 func BenchmarkMathF32(b *testing.B) {
 	type mathOp struct {
 		name string
 		bin  bool
 		run  func(d, x, y *array.Array[float32]) error
 	}
+	var u8 *array.Array[uint8]    // the uint8 results, made per size
+	var f64 *array.Array[float64] // astype_f64's
 	un := func(op UnaryOp) func(d, x, y *array.Array[float32]) error {
 		return func(d, x, _ *array.Array[float32]) error { return Unary(d, x, op) }
 	}
@@ -66,6 +71,11 @@ func BenchmarkMathF32(b *testing.B) {
 		{"multiply", true, bin(OpMul)},
 		{"divide", true, bin(OpDiv)},
 		{"minimum", true, bin(OpMin)},
+		{"less", true, func(_, x, y *array.Array[float32]) error { return Compare(u8, x, y, LT) }},
+		{"isnan", false, func(_, x, _ *array.Array[float32]) error { return IsNaN(u8, x) }},
+		{"clip", false, func(d, x, _ *array.Array[float32]) error { return Clip(d, x, -1, 1) }},
+		{"multiply_scalar", false, func(d, x, _ *array.Array[float32]) error { return BinaryScalar(d, x, 2, OpMul) }},
+		{"astype_f64", false, func(_, x, _ *array.Array[float32]) error { return CastWrap(f64, x) }},
 		// NumPy's Generator.random and standard_normal into out=
 		{"random", false, func(d, _, _ *array.Array[float32]) error { return RandUniform(d, 1, 0) }},
 		{"standard_normal", false, func(d, _, _ *array.Array[float32]) error { return RandNormal(d, 1, 0) }},
@@ -73,6 +83,7 @@ func BenchmarkMathF32(b *testing.B) {
 	for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 		// x in [−4, 4) (Pow's base in [0.5, 1.5)), y in [0.5, 1.5), z = y − 1
 		x, y, z, d := array.New[float32](n), array.New[float32](n), array.New[float32](n), array.New[float32](n)
+		u8, f64 = array.New[uint8](n), array.New[float64](n)
 		xh, _ := x.Host()
 		yh, _ := y.Host()
 		zh, _ := z.Host()
@@ -97,8 +108,15 @@ func BenchmarkMathF32(b *testing.B) {
 				case "log1p", "expm1", "tan", "arcsin", "arccos", "arctan", "sinh", "cosh", "sign", "abs", "negative", "relu":
 					a1 = z
 				}
-				if strings.HasPrefix(op.name, "rand") || strings.HasPrefix(op.name, "standard") {
+				switch {
+				case strings.HasPrefix(op.name, "rand") || strings.HasPrefix(op.name, "standard"):
 					moved = 4
+				case op.name == "less":
+					moved = 9
+				case op.name == "isnan":
+					moved = 5
+				case op.name == "astype_f64":
+					moved = 12
 				}
 				b.SetBytes(int64(moved * n))
 				b.ReportAllocs()
@@ -120,5 +138,7 @@ func BenchmarkMathF32(b *testing.B) {
 		y.Close()
 		z.Close()
 		d.Close()
+		u8.Close()
+		f64.Close()
 	}
 }

@@ -2,6 +2,7 @@ package ops
 
 import (
 	"math"
+	"unsafe"
 
 	"github.com/resident-go/resident/array"
 )
@@ -56,6 +57,10 @@ func cast[D, S array.Elem](dst *array.Array[D], src *array.Array[S], sat bool) e
 func castRow[D, S array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, ss := j.str[0][0], j.str[1][0]
 	sat := j.mode == 1
+	nt := j.total()*(sizeOf[D]()+sizeOf[S]()) >= ntBytes
+	if useAsm && sd == 1 && ss == 1 && castDense(unsafe.Slice(ptr[D](j.base[0], off[0]), n), unsafe.Slice(ptr[S](j.base[1], off[1]), n), sat, nt) {
+		return
+	}
 	var sb [blk]S
 	var db [blk]D
 	var w castBuf

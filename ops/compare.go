@@ -74,6 +74,11 @@ func compare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[
 
 func cmpRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, sa, sb := j.str[0][0], j.str[1][0], j.str[2][0]
+	if useAsm && kindOf[T]() == kFloat && sizeOf[T]() == 4 && sd == 1 && sa == 1 && sb <= 1 && sb >= 0 {
+		cmpRow32(CmpOp(j.op), unsafe.Slice(ptr[uint8](j.base[0], off[0]), n),
+			unsafe.Slice(ptr[float32](j.base[1], off[1]), n), unsafe.Pointer(ptr[float32](j.base[2], off[2])), sb, j.total()*9 >= ntBytes)
+		return
+	}
 	var ab, bb [blk]T
 	var db [blk]uint8
 	for i := 0; i < n; i += blk {

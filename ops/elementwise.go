@@ -190,6 +190,10 @@ func binRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 			unsafe.Slice(ptr[T](j.base[2], off[2]), n), j.mode == 1)
 		return
 	}
+	if sd == 1 && (sa == 1 && sb == 0 || sa == 0 && sb == 1) {
+		binRowScalar[T](op, j, n, off, sa == 0)
+		return
+	}
 	var ab, bb, db [blk]T
 	for i := 0; i < n; i += blk {
 		m := min(blk, n-i)
@@ -203,6 +207,30 @@ func binRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 		if sd != 1 {
 			store(d, j.base[0], off[0]+i*sd, sd)
 		}
+	}
+}
+
+// binRowScalar is binRow for dense d and one dense operand, the other
+// (a where aScalar, else b) one value repeated: it fills scalarPiece
+// copies of the value once and runs the dense kernels over pieces.
+func binRowScalar[T array.Elem](op BinaryOp, j *job, n int, off *[maxOps]int, aScalar bool) {
+	var buf [scalarPiece]T
+	si, vi := 2, 1
+	if aScalar {
+		si, vi = 1, 2
+	}
+	v := *ptr[T](j.base[si], off[si])
+	for i := range buf[:min(n, scalarPiece)] {
+		buf[i] = v
+	}
+	for i := 0; i < n; i += scalarPiece {
+		m := min(scalarPiece, n-i)
+		d := unsafe.Slice(ptr[T](j.base[0], off[0]+i), m)
+		x, y := unsafe.Slice(ptr[T](j.base[vi], off[vi]+i), m), buf[:m]
+		if aScalar {
+			x, y = y, x
+		}
+		binVec(op, d, x, y, j.mode == 1)
 	}
 }
 

@@ -317,3 +317,20 @@ func softplusF32(d, a unsafe.Pointer, n int)
 
 //go:noescape
 func softplusF32AVX512(d, a unsafe.Pointer, n int)
+
+// cmpF32 stores 1 where a[i] pred b[i], else 0, in n uint8s (a multiple
+// of 32); pred as mask.go's cmpPred; nt: non-temporal stores to a 32-byte
+// aligned d (mask_amd64.s).
+//
+//go:noescape
+func cmpF32(d, a, b unsafe.Pointer, n int, pred int, nt bool)
+
+// cvtF32F64 and cvtF64F32 convert n elements (a multiple of 16) between
+// float32 and float64, cvtF32F64 with non-temporal stores to a 32-byte
+// aligned d where nt (mask_amd64.s).
+//
+//go:noescape
+func cvtF32F64(d, a unsafe.Pointer, n int, nt bool)
+
+//go:noescape
+func cvtF64F32(d, a unsafe.Pointer, n int)

@@ -1,0 +1,171 @@
+// Code in this file: AVX2 float32 comparisons into uint8 masks (Compare,
+// IsNaN) and float32 <-> float64 conversions (Cast), 32 or 16 elements a
+// step; the Go loops take the rest (mask.go).
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// VPERMD's dword order after the packs, then the bytes' 1
+DATA maskc<>+0(SB)/4, $0
+DATA maskc<>+4(SB)/4, $4
+DATA maskc<>+8(SB)/4, $1
+DATA maskc<>+12(SB)/4, $5
+DATA maskc<>+16(SB)/4, $2
+DATA maskc<>+20(SB)/4, $6
+DATA maskc<>+24(SB)/4, $3
+DATA maskc<>+28(SB)/4, $7
+DATA maskc<>+32(SB)/1, $1
+GLOBL maskc<>(SB), RODATA|NOPTR, $33
+
+// CMPLOOP compares 32 float32 at SI with those at DX a step by VCMPPS's
+// predicate imm, packs the lanes' all-ones or zero to bytes (the packs
+// work within 128-bit halves: VPERMD by Y14 puts the four-byte groups
+// back in order), keeps their low bit (Y15) and stores 32 uint8 at DI
+// with st (VMOVDQU, or VMOVNTDQ for a 32-byte aligned DI); then returns.
+#define CMPLOOP(imm, top, st) \
+top: \
+	CMPQ CX, $32; \
+	JB done; \
+	VMOVUPS 0(SI), Y0; \
+	VMOVUPS 32(SI), Y1; \
+	VMOVUPS 64(SI), Y2; \
+	VMOVUPS 96(SI), Y3; \
+	VCMPPS $imm, 0(DX), Y0, Y0; \
+	VCMPPS $imm, 32(DX), Y1, Y1; \
+	VCMPPS $imm, 64(DX), Y2, Y2; \
+	VCMPPS $imm, 96(DX), Y3, Y3; \
+	VPACKSSDW Y1, Y0, Y0; \
+	VPACKSSDW Y3, Y2, Y2; \
+	VPACKSSWB Y2, Y0, Y0; \
+	VPERMD Y0, Y14, Y0; \
+	VPAND Y15, Y0, Y0; \
+	st Y0, (DI); \
+	ADDQ $128, SI; \
+	ADDQ $128, DX; \
+	ADDQ $32, DI; \
+	SUBQ $32, CX; \
+	JMP top
+
+// func cmpF32(d unsafe.Pointer, a, b unsafe.Pointer, n int, pred int, nt bool)
+// d[i] = 1 where a[i] pred b[i], else 0, for n a multiple of 32; pred 0
+// ==, 1 != (true for NaN), 2 <, 3 <=, 4 unordered (either is NaN). nt:
+// non-temporal stores, d 32-byte aligned.
+TEXT ·cmpF32(SB), NOSPLIT, $0-41
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVQ pred+32(FP), AX
+	MOVBLZX nt+40(FP), BX
+	VMOVDQU maskc<>+0(SB), Y14
+	VPBROADCASTB maskc<>+32(SB), Y15
+	TESTQ BX, BX
+	JNZ ntpreds
+	CMPQ AX, $1
+	JEQ ne
+	JA ltup
+	CMPLOOP(0x00, eq, VMOVDQU)
+ne:
+	CMPLOOP(0x04, neloop, VMOVDQU)
+ltup:
+	CMPQ AX, $3
+	JEQ le
+	JA un
+	CMPLOOP(0x11, lt, VMOVDQU)
+le:
+	CMPLOOP(0x12, leloop, VMOVDQU)
+un:
+	CMPLOOP(0x03, unloop, VMOVDQU)
+ntpreds:
+	CMPQ AX, $1
+	JEQ ntne
+	JA ntltup
+	CMPLOOP(0x00, nteq, VMOVNTDQ)
+ntne:
+	CMPLOOP(0x04, ntneloop, VMOVNTDQ)
+ntltup:
+	CMPQ AX, $3
+	JEQ ntle
+	JA ntun
+	CMPLOOP(0x11, ntlt, VMOVNTDQ)
+ntle:
+	CMPLOOP(0x12, ntleloop, VMOVNTDQ)
+ntun:
+	CMPLOOP(0x03, ntunloop, VMOVNTDQ)
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func cvtF32F64(d, a unsafe.Pointer, n int, nt bool)
+// float64 of n float32s, n a multiple of 16. nt: non-temporal stores, d
+// 32-byte aligned.
+TEXT ·cvtF32F64(SB), NOSPLIT, $0-25
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVBLZX nt+24(FP), BX
+	TESTQ BX, BX
+	JNZ wntloop
+wloop:
+	CMPQ CX, $16
+	JB wdone
+	VCVTPS2PD 0(SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VCVTPS2PD 32(SI), Y2
+	VCVTPS2PD 48(SI), Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $64, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP wloop
+wntloop:
+	CMPQ CX, $16
+	JB wntdone
+	VCVTPS2PD 0(SI), Y0
+	VCVTPS2PD 16(SI), Y1
+	VCVTPS2PD 32(SI), Y2
+	VCVTPS2PD 48(SI), Y3
+	VMOVNTPD Y0, 0(DI)
+	VMOVNTPD Y1, 32(DI)
+	VMOVNTPD Y2, 64(DI)
+	VMOVNTPD Y3, 96(DI)
+	ADDQ $64, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP wntloop
+wntdone:
+	SFENCE
+wdone:
+	VZEROUPPER
+	RET
+
+// func cvtF64F32(d, a unsafe.Pointer, n int)
+// float32 of n float64s (rounded to nearest, as Go's conversion), n a
+// multiple of 16.
+TEXT ·cvtF64F32(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+nloop:
+	CMPQ CX, $16
+	JB ndone
+	VCVTPD2PSY 0(SI), X0
+	VCVTPD2PSY 32(SI), X1
+	VCVTPD2PSY 64(SI), X2
+	VCVTPD2PSY 96(SI), X3
+	VMOVUPS X0, 0(DI)
+	VMOVUPS X1, 16(DI)
+	VMOVUPS X2, 32(DI)
+	VMOVUPS X3, 48(DI)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP nloop
+ndone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,179 @@
+package ops
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"unsafe"
+
+	"github.com/resident-go/resident/array"
+	"github.com/resident-go/resident/internal/draw"
+)
+
+// maskValue draws float32s with NaN, ±Inf, ±0 and repeats among them, so
+// every comparison's both answers and NaN's come up.
+func maskValue(r *rand.Rand) float32 {
+	switch r.IntN(8) {
+	case 0:
+		return []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 0, float32(math.Copysign(0, -1)), 1e-45, 3e38}[r.IntN(7)]
+	case 1:
+		return float32(r.IntN(3) - 1)
+	}
+	return logUniform32(r)
+}
+
+// TestMaskKernels: the float32 mask and conversion kernels (mask.go)
+// give the Go loops' results at drawn lengths and alignments, with and
+// without non-temporal stores: Compare's six ops (b dense or a repeated
+// value), IsNaN, and float32 <-> float64 casts (float64 values past
+// float32's range, NaN and subnormals included; a saturating narrowing
+// stays with the Go loop).
+func TestMaskKernels(t *testing.T) {
+	if !useAsm {
+		t.Skip("no assembly kernels")
+	}
+	r := rand.New(rand.NewPCG(draw.Seed(t), 13))
+	for c := range 300 {
+		n, off, nt := r.IntN(3*scalarPiece/2), r.IntN(32), r.IntN(2) == 0
+		a, b := make([]float32, n), make([]float32, n)
+		for i := range a {
+			a[i], b[i] = maskValue(r), maskValue(r)
+			if r.IntN(4) == 0 {
+				b[i] = a[i]
+			}
+		}
+		d := make([]uint8, n+32)[off:][:n]
+		want := make([]uint8, n)
+		op := CmpOp(r.IntN(6))
+		cmpVec(op, want, a, b)
+		cmpMask32(op, d, a, b, nt)
+		if i := firstDiff(d, want); i >= 0 {
+			t.Fatalf("case %d n=%d nt=%v: %v(%v, %v) = %d, want %d", c, n, nt, op, a[i], b[i], d[i], want[i])
+		}
+		if n > 0 {
+			s := b[0]
+			cmpVec(op, want, a, slices.Repeat([]float32{s}, n))
+			cmpRow32(op, d, a, unsafe.Pointer(&s), 0, nt)
+			if i := firstDiff(d, want); i >= 0 {
+				t.Fatalf("case %d n=%d nt=%v: %v(%v, scalar %v) = %d, want %d", c, n, nt, op, a[i], s, d[i], want[i])
+			}
+		}
+		classVec(clsNaN, want, a)
+		isNaN32(d, a, nt)
+		if i := firstDiff(d, want); i >= 0 {
+			t.Fatalf("case %d n=%d: IsNaN(%v) = %d, want %d", c, n, a[i], d[i], want[i])
+		}
+		w64 := make([]float64, n+4)[r.IntN(4):][:n]
+		if !castDense(w64, a, false, nt) {
+			t.Fatal("castDense(float32 -> float64) = false")
+		}
+		x64 := make([]float64, n)
+		for i, v := range a {
+			if float64(v) != w64[i] && !(v != v && w64[i] != w64[i]) {
+				t.Fatalf("case %d: float64(%v) = %v", c, v, w64[i])
+			}
+			x64[i] = float64(v) * math.Pow(2, float64(r.IntN(400)-200))
+		}
+		n32 := make([]float32, n)
+		if !castDense(n32, x64, false, nt) || castDense(n32, x64, true, nt) {
+			t.Fatal("castDense(float64 -> float32): the narrowing runs only without saturation")
+		}
+		for i, v := range x64 {
+			if w := float32(v); !same(n32[i], w) {
+				t.Fatalf("case %d: float32(%v) = %v, want %v", c, v, n32[i], w)
+			}
+		}
+	}
+}
+
+func firstDiff(d, want []uint8) int {
+	for i := range want {
+		if d[i] != want[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// TestScalarOperandRows: BinaryScalar and ScalarBinary, whose scalar
+// repeats over dense rows (binRowScalar), equal the element-by-element
+// op for every BinaryOp, float32 and int32, at drawn lengths; and
+// Compare, CompareScalar, IsNaN and CastWrap over float32 Arrays run the
+// mask kernels (the kernel count grows).
+func TestScalarOperandRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 14))
+	for c := range 40 {
+		n := 1 + r.IntN(3*scalarPiece)
+		op := BinaryOp(r.IntN(int(OpPow) + 1))
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = float32(r.IntN(200)-100) / 8
+		}
+		s := float32(r.IntN(9)+1) / 4
+		a := array.FromSlice(xs)
+		for _, scalarFirst := range []bool{false, true} {
+			dst := array.New[float32](n)
+			var err error
+			if scalarFirst {
+				err = ScalarBinary(dst, s, a, op)
+			} else {
+				err = BinaryScalar(dst, a, s, op)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, _ := dst.Host()
+			for i, x := range xs {
+				p, q := x, s
+				if scalarFirst {
+					p, q = s, x
+				}
+				want := make([]float32, 1)
+				binGo(op, want, []float32{p}, []float32{q})
+				if op == OpPow {
+					pow32(want, []float32{p}, []float32{q})
+				}
+				if got := h.At(i); !same(got, want[0]) {
+					t.Fatalf("case %d n=%d %v(%v, %v) scalar first %v: %v, want %v", c, n, op, p, q, scalarFirst, got, want[0])
+				}
+			}
+		}
+		is := make([]int32, n)
+		for i := range is {
+			is[i] = int32(r.IntN(200) - 100)
+		}
+		di := array.New[int32](n)
+		if err := BinaryScalar(di, array.FromSlice(is), 3, OpSub); err != nil {
+			t.Fatal(err)
+		}
+		hi, _ := di.Host()
+		for i, x := range is {
+			if hi.At(i) != x-3 {
+				t.Fatalf("int32 %d - 3 = %d", x, hi.At(i))
+			}
+		}
+	}
+	if !useAsm {
+		return
+	}
+	xs := make([]float32, 1000)
+	for i := range xs {
+		xs[i] = float32(i%7) - 3
+	}
+	a, m := array.FromSlice(xs), array.New[uint8](len(xs))
+	for _, run := range []func() error{
+		func() error { return Compare(m, a, a, LT) },
+		func() error { return CompareScalar(m, a, 0, GE) },
+		func() error { return IsNaN(m, a) },
+		func() error { return CastWrap(array.New[float64](len(xs)), a) },
+	} {
+		before := kernelRuns.Load()
+		if err := run(); err != nil {
+			t.Fatal(err)
+		}
+		if kernelRuns.Load() == before {
+			t.Error("a mask or cast op over 1000 float32 ran no kernel")
+		}
+	}
+}
