@@ -57,7 +57,8 @@ def main():
         y = rng.random(n, dtype=np.float32) + 0.5
         z = y - np.float32(1)
         o = np.empty(n, np.float32)
-        ob, o64 = np.empty(n, np.bool_), np.empty(n, np.float64)
+        ob, o64, oi = np.empty(n, np.bool_), np.empty(n, np.float64), np.empty(n, np.int32)
+        cb = rng.random(n) < 0.5
         gen = np.random.default_rng(1)
 
         def sigmoid():  # no sigmoid ufunc: the usual composition, in place
@@ -104,6 +105,10 @@ def main():
             "clip": lambda: np.clip(x, -1, 1, out=o),
             "multiply_scalar": lambda: np.multiply(x, np.float32(2), out=o),
             "astype_f64": lambda: np.copyto(o64, x),
+            "astype_i32": lambda: np.copyto(oi, x, casting="unsafe"),
+            "isinf": lambda: np.isinf(x, out=ob),
+            "isfinite": lambda: np.isfinite(x, out=ob),
+            "where": lambda: np.where(cb, x, y),  # no out=: NumPy allocates the result
             "random": lambda: gen.random(out=o, dtype=np.float32),
             "standard_normal": lambda: gen.standard_normal(out=o, dtype=np.float32),
         }

@@ -18,10 +18,11 @@ import (
 // host-math-numpy.txt). MB/s counts bytes read plus written; best-ns/op
 // is the fastest single call. random and standard_normal are the float32
 // fills (RandUniform, RandNormal), NumPy's Generator.random and
-// standard_normal. less, isnan, clip, multiply_scalar and astype_f64 are
-// the elementwise ops with other result types or scalar operands:
-// Compare (into uint8, NumPy's bool), IsNaN, Clip, BinaryScalar and
-// CastWrap to float64.
+// standard_normal. less, isnan, isinf, isfinite, where, clip,
+// multiply_scalar, astype_f64 and astype_i32 are the elementwise ops with
+// other result types or scalar operands: Compare (into uint8, NumPy's
+// bool), the class tests, Where (the mask u8 holds whatever the previous
+// op left), Clip, BinaryScalar and CastWrap to float64 and int32.
 func BenchmarkMathF32(b *testing.B) {
 	type mathOp struct {
 		name string
@@ -30,6 +31,7 @@ func BenchmarkMathF32(b *testing.B) {
 	}
 	var u8 *array.Array[uint8]    // the uint8 results, made per size
 	var f64 *array.Array[float64] // astype_f64's
+	var i32 *array.Array[int32]   // astype_i32's
 	un := func(op UnaryOp) func(d, x, y *array.Array[float32]) error {
 		return func(d, x, _ *array.Array[float32]) error { return Unary(d, x, op) }
 	}
@@ -76,6 +78,10 @@ func BenchmarkMathF32(b *testing.B) {
 		{"clip", false, func(d, x, _ *array.Array[float32]) error { return Clip(d, x, -1, 1) }},
 		{"multiply_scalar", false, func(d, x, _ *array.Array[float32]) error { return BinaryScalar(d, x, 2, OpMul) }},
 		{"astype_f64", false, func(_, x, _ *array.Array[float32]) error { return CastWrap(f64, x) }},
+		{"astype_i32", false, func(_, x, _ *array.Array[float32]) error { return CastWrap(i32, x) }},
+		{"isinf", false, func(_, x, _ *array.Array[float32]) error { return IsInf(u8, x) }},
+		{"isfinite", false, func(_, x, _ *array.Array[float32]) error { return IsFinite(u8, x) }},
+		{"where", true, func(d, x, y *array.Array[float32]) error { return Where(d, u8, x, y) }},
 		// NumPy's Generator.random and standard_normal into out=
 		{"random", false, func(d, _, _ *array.Array[float32]) error { return RandUniform(d, 1, 0) }},
 		{"standard_normal", false, func(d, _, _ *array.Array[float32]) error { return RandNormal(d, 1, 0) }},
@@ -83,7 +89,7 @@ func BenchmarkMathF32(b *testing.B) {
 	for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 		// x in [−4, 4) (Pow's base in [0.5, 1.5)), y in [0.5, 1.5), z = y − 1
 		x, y, z, d := array.New[float32](n), array.New[float32](n), array.New[float32](n), array.New[float32](n)
-		u8, f64 = array.New[uint8](n), array.New[float64](n)
+		u8, f64, i32 = array.New[uint8](n), array.New[float64](n), array.New[int32](n)
 		xh, _ := x.Host()
 		yh, _ := y.Host()
 		zh, _ := z.Host()
@@ -113,8 +119,10 @@ func BenchmarkMathF32(b *testing.B) {
 					moved = 4
 				case op.name == "less":
 					moved = 9
-				case op.name == "isnan":
+				case op.name == "isnan" || op.name == "isinf" || op.name == "isfinite":
 					moved = 5
+				case op.name == "where":
+					moved = 13
 				case op.name == "astype_f64":
 					moved = 12
 				}
@@ -140,5 +148,6 @@ func BenchmarkMathF32(b *testing.B) {
 		d.Close()
 		u8.Close()
 		f64.Close()
+		i32.Close()
 	}
 }

@@ -58,8 +58,8 @@ func classify[T array.Elem](op classOp, dst *array.Array[uint8], a *array.Array[
 
 func classRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, sa := j.str[0][0], j.str[1][0]
-	if useAsm && classOp(j.op) == clsNaN && kindOf[T]() == kFloat && sizeOf[T]() == 4 && sd == 1 && sa == 1 {
-		isNaN32(unsafe.Slice(ptr[uint8](j.base[0], off[0]), n), unsafe.Slice(ptr[float32](j.base[1], off[1]), n), j.total()*5 >= ntBytes)
+	if useAsm && kindOf[T]() == kFloat && sizeOf[T]() == 4 && sd == 1 && sa == 1 {
+		class32(classOp(j.op), unsafe.Slice(ptr[uint8](j.base[0], off[0]), n), unsafe.Slice(ptr[float32](j.base[1], off[1]), n), j.total()*5 >= ntBytes)
 		return
 	}
 	var ab [blk]T

@@ -1,13 +1,15 @@
 package ops
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/resident-go/resident/array"
 )
 
-// Dense float32 masks and float32 <-> float64 conversions with the
-// kernels of mask_amd64.s, for Compare, CompareScalar, IsNaN and Cast:
+// Dense float32 masks and float32 <-> float64, int32 conversions with
+// the kernels of mask_amd64.s, for Compare, CompareScalar, the class
+// tests and Cast:
 // their rows take these when every operand is dense (a scalar b
 // repeated), the Go loops otherwise and for the last few elements.
 
@@ -29,8 +31,15 @@ func cmpPred(op CmpOp) (pred int, swap bool) {
 	return 3, true // GE
 }
 
-// predUnordered is cmpF32's predicate for "either is NaN".
-const predUnordered = 4
+// cmpF32's predicates past cmpPred's: either is NaN; |a| is +Inf; |a|
+// is finite. classPred maps the class tests to them.
+const (
+	predUnordered = 4 + iota
+	predIsInf
+	predIsFinite
+)
+
+var classPred = [...]int{clsNaN: predUnordered, clsInf: predIsInf, clsFinite: predIsFinite}
 
 // cmpMask32 stores the mask of a op b in d, a and b dense; nt: with
 // non-temporal stores from d's first 32-byte boundary.
@@ -86,48 +95,58 @@ func fillF32(d []float32, v float32) {
 	}
 }
 
-// isNaN32 stores the mask of NaN lanes of dense float32 a in d.
-func isNaN32(d []uint8, a []float32, nt bool) {
+// class32 stores the mask of the class test op over dense float32 a in d.
+func class32(op classOp, d []uint8, a []float32, nt bool) {
 	a = a[:len(d)]
 	h := ntHead(d, nt)
-	classVec(clsNaN, d[:h], a[:h])
+	classVec(op, d[:h], a[:h])
 	w := h + (len(d)-h)&^31
 	if w > h {
-		cmpF32(unsafe.Pointer(&d[h]), unsafe.Pointer(&a[h]), unsafe.Pointer(&a[h]), w-h, predUnordered, nt)
+		cmpF32(unsafe.Pointer(&d[h]), unsafe.Pointer(&a[h]), unsafe.Pointer(&a[h]), w-h, classPred[op], nt)
 		kernelRuns.Add(1)
 	}
-	classVec(clsNaN, d[w:], a[w:])
+	classVec(op, d[w:], a[w:])
 }
 
 // castDense converts dense float32 to float64 (with non-temporal stores
-// where nt), or float64 to float32 when not saturating (a float32
-// saturation clamps at ±MaxFloat32), with the kernels; false for other
-// types.
+// where nt), float64 to float32 when not saturating (a float32
+// saturation clamps at ±MaxFloat32), float32 to int32 (the lanes the
+// kernel leaves at math.MinInt32 redone by narrowFloat: out of range,
+// NaN; non-temporal stores where nt too) and int32 to float32, with the
+// kernels; false for other types.
 func castDense[D, S array.Elem](d []D, s []S, sat, nt bool) bool {
 	s = s[:len(d)]
-	widen := kindOf[S]() == kFloat && sizeOf[S]() == 4 && kindOf[D]() == kFloat && sizeOf[D]() == 8
-	narrow := kindOf[S]() == kFloat && sizeOf[S]() == 8 && kindOf[D]() == kFloat && sizeOf[D]() == 4 && !sat
-	if !widen && !narrow {
+	sk, dk, ss, ds := kindOf[S](), kindOf[D](), sizeOf[S](), sizeOf[D]()
+	var k func(d, a unsafe.Pointer, n int)
+	switch {
+	case sk == kFloat && ss == 4 && dk == kFloat && ds == 8:
+		k = func(d, a unsafe.Pointer, n int) { cvtF32F64(d, a, n, nt) }
+	case sk == kFloat && ss == 8 && dk == kFloat && ds == 4 && !sat:
+		k, nt = cvtF64F32, false
+	case sk == kFloat && ss == 4 && dk == kSigned && ds == 4:
+		k = func(dp, a unsafe.Pointer, n int) {
+			if cvtF32I32(dp, a, n, nt) != 0 {
+				di, si := unsafe.Slice((*int32)(dp), n), unsafe.Slice((*float32)(a), n)
+				for i, v := range di {
+					if v == math.MinInt32 {
+						narrowFloat(di[i:i+1], []float64{float64(si[i])}, kSigned, sat)
+					}
+				}
+			}
+		}
+	case sk == kSigned && ss == 4 && dk == kFloat && ds == 4:
+		k, nt = cvtI32F32, false
+	default:
 		return false
 	}
-	h := 0
-	if widen {
-		h = ntHead(d, nt)
-	}
+	h := ntHead(d, nt)
 	w := h + (len(d)-h)&^15
-	for i := range h {
-		d[i] = D(s[i])
-	}
+	var buf castBuf // the ends, with the Go loop's semantics (castVec)
+	castVec(d[:h], s[:h], sat, &buf)
 	if w > h {
-		if widen {
-			cvtF32F64(unsafe.Pointer(&d[h]), unsafe.Pointer(&s[h]), w-h, nt)
-		} else {
-			cvtF64F32(unsafe.Pointer(&d[h]), unsafe.Pointer(&s[h]), w-h)
-		}
+		k(unsafe.Pointer(&d[h]), unsafe.Pointer(&s[h]), w-h)
 		kernelRuns.Add(1)
 	}
-	for i := w; i < len(d); i++ {
-		d[i] = D(s[i])
-	}
+	castVec(d[w:], s[w:], sat, &buf)
 	return true
 }

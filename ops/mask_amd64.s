@@ -15,8 +15,11 @@ DATA maskc<>+16(SB)/4, $2
 DATA maskc<>+20(SB)/4, $6
 DATA maskc<>+24(SB)/4, $3
 DATA maskc<>+28(SB)/4, $7
-DATA maskc<>+32(SB)/1, $1
-GLOBL maskc<>(SB), RODATA|NOPTR, $33
+DATA maskc<>+32(SB)/4, $1
+DATA maskc<>+36(SB)/4, $0x7fffffff // float32 |x|
+DATA maskc<>+40(SB)/4, $0x7f800000 // float32 +Inf
+DATA maskc<>+44(SB)/4, $0x80000000 // int32's indefinite
+GLOBL maskc<>(SB), RODATA|NOPTR, $48
 
 // CMPLOOP compares 32 float32 at SI with those at DX a step by VCMPPS's
 // predicate imm, packs the lanes' all-ones or zero to bytes (the packs
@@ -47,10 +50,36 @@ top: \
 	SUBQ $32, CX; \
 	JMP top
 
+// CLASSLOOP is CMPLOOP for |a| pred +Inf (Y13 |x|'s mask, Y12 +Inf):
+// == for IsInf, < for IsFinite (false for NaN).
+#define CLASSLOOP(imm, top, st) \
+top: \
+	CMPQ CX, $32; \
+	JB done; \
+	VANDPS 0(SI), Y13, Y0; \
+	VANDPS 32(SI), Y13, Y1; \
+	VANDPS 64(SI), Y13, Y2; \
+	VANDPS 96(SI), Y13, Y3; \
+	VCMPPS $imm, Y12, Y0, Y0; \
+	VCMPPS $imm, Y12, Y1, Y1; \
+	VCMPPS $imm, Y12, Y2, Y2; \
+	VCMPPS $imm, Y12, Y3, Y3; \
+	VPACKSSDW Y1, Y0, Y0; \
+	VPACKSSDW Y3, Y2, Y2; \
+	VPACKSSWB Y2, Y0, Y0; \
+	VPERMD Y0, Y14, Y0; \
+	VPAND Y15, Y0, Y0; \
+	st Y0, (DI); \
+	ADDQ $128, SI; \
+	ADDQ $32, DI; \
+	SUBQ $32, CX; \
+	JMP top
+
 // func cmpF32(d unsafe.Pointer, a, b unsafe.Pointer, n int, pred int, nt bool)
 // d[i] = 1 where a[i] pred b[i], else 0, for n a multiple of 32; pred 0
-// ==, 1 != (true for NaN), 2 <, 3 <=, 4 unordered (either is NaN). nt:
-// non-temporal stores, d 32-byte aligned.
+// ==, 1 != (true for NaN), 2 <, 3 <=, 4 unordered (either is NaN); 5
+// |a| == +Inf, 6 |a| < +Inf (b unused). nt: non-temporal stores, d
+// 32-byte aligned.
 TEXT ·cmpF32(SB), NOSPLIT, $0-41
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
@@ -60,6 +89,10 @@ TEXT ·cmpF32(SB), NOSPLIT, $0-41
 	MOVBLZX nt+40(FP), BX
 	VMOVDQU maskc<>+0(SB), Y14
 	VPBROADCASTB maskc<>+32(SB), Y15
+	VBROADCASTSS maskc<>+36(SB), Y13
+	VBROADCASTSS maskc<>+40(SB), Y12
+	CMPQ AX, $5
+	JAE class
 	TESTQ BX, BX
 	JNZ ntpreds
 	CMPQ AX, $1
@@ -93,6 +126,20 @@ ntle:
 	CMPLOOP(0x12, ntleloop, VMOVNTDQ)
 ntun:
 	CMPLOOP(0x03, ntunloop, VMOVNTDQ)
+class:
+	TESTQ BX, BX
+	JNZ ntclass
+	CMPQ AX, $5
+	JA fin
+	CLASSLOOP(0x00, inf, VMOVDQU)
+fin:
+	CLASSLOOP(0x11, finloop, VMOVDQU)
+ntclass:
+	CMPQ AX, $5
+	JA ntfin
+	CLASSLOOP(0x00, ntinf, VMOVNTDQ)
+ntfin:
+	CLASSLOOP(0x11, ntfinloop, VMOVNTDQ)
 done:
 	SFENCE
 	VZEROUPPER
@@ -167,5 +214,72 @@ nloop:
 	SUBQ $16, CX
 	JMP nloop
 ndone:
+	VZEROUPPER
+	RET
+
+// TRUNCLOOP truncates 16 float32 at SI to int32 at DI a step (VCVTTPS2DQ),
+// storing with st, and ORs into Y14 the lanes that came out as int32's
+// indefinite value (Y15).
+#define TRUNCLOOP(top, out, st) \
+top: \
+	CMPQ CX, $16; \
+	JB out; \
+	VCVTTPS2DQ 0(SI), Y0; \
+	VCVTTPS2DQ 32(SI), Y1; \
+	st Y0, 0(DI); \
+	st Y1, 32(DI); \
+	VPCMPEQD Y15, Y0, Y0; \
+	VPCMPEQD Y15, Y1, Y1; \
+	VPOR Y1, Y0, Y0; \
+	VPOR Y0, Y14, Y14; \
+	ADDQ $64, SI; \
+	ADDQ $64, DI; \
+	SUBQ $16, CX; \
+	JMP top
+
+// func cvtF32I32(d, a unsafe.Pointer, n int, nt bool) (slow int)
+// int32 of n float32s truncated, n a multiple of 16; slow is nonzero
+// when a lane came out as int32's indefinite value (its input was out of
+// range or NaN, or −2^31): the caller redoes those lanes. nt:
+// non-temporal stores, d 32-byte aligned.
+TEXT ·cvtF32I32(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVBLZX nt+24(FP), BX
+	VPBROADCASTD maskc<>+44(SB), Y15
+	VPXOR Y14, Y14, Y14
+	TESTQ BX, BX
+	JNZ intloop
+	TRUNCLOOP(iloop, idone, VMOVDQU)
+intloop:
+	TRUNCLOOP(intl, intdone, VMOVNTDQ)
+intdone:
+	SFENCE
+idone:
+	VPMOVMSKB Y14, AX
+	MOVQ AX, slow+32(FP)
+	VZEROUPPER
+	RET
+
+// func cvtI32F32(d, a unsafe.Pointer, n int)
+// float32 of n int32s (rounded to nearest, as Go's conversion), n a
+// multiple of 16.
+TEXT ·cvtI32F32(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+floop:
+	CMPQ CX, $16
+	JB fdone
+	VCVTDQ2PS 0(SI), Y0
+	VCVTDQ2PS 32(SI), Y1
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP floop
+fdone:
 	VZEROUPPER
 	RET

@@ -59,10 +59,12 @@ func TestMaskKernels(t *testing.T) {
 				t.Fatalf("case %d n=%d nt=%v: %v(%v, scalar %v) = %d, want %d", c, n, nt, op, a[i], s, d[i], want[i])
 			}
 		}
-		classVec(clsNaN, want, a)
-		isNaN32(d, a, nt)
-		if i := firstDiff(d, want); i >= 0 {
-			t.Fatalf("case %d n=%d: IsNaN(%v) = %d, want %d", c, n, a[i], d[i], want[i])
+		for _, cl := range []classOp{clsNaN, clsInf, clsFinite} {
+			classVec(cl, want, a)
+			class32(cl, d, a, nt)
+			if i := firstDiff(d, want); i >= 0 {
+				t.Fatalf("case %d n=%d: %s(%v) = %d, want %d", c, n, classNames[cl], a[i], d[i], want[i])
+			}
 		}
 		w64 := make([]float64, n+4)[r.IntN(4):][:n]
 		if !castDense(w64, a, false, nt) {
@@ -82,6 +84,37 @@ func TestMaskKernels(t *testing.T) {
 		for i, v := range x64 {
 			if w := float32(v); !same(n32[i], w) {
 				t.Fatalf("case %d: float32(%v) = %v, want %v", c, v, n32[i], w)
+			}
+		}
+		// float32 -> int32 (past int32's range and NaN too: the Go loop's
+		// wrap or saturation) and back
+		for i := range n32 {
+			if r.IntN(2) == 0 {
+				n32[i] = float32(r.IntN(1<<20)-1<<19) / 8
+			}
+		}
+		var w castBuf
+		for _, sat := range []bool{false, true} {
+			i32, want32 := make([]int32, n), make([]int32, n)
+			for i := 0; i < n; i += blk {
+				castVec(want32[i:min(n, i+blk)], n32[i:min(n, i+blk)], sat, &w)
+			}
+			if !castDense(i32, n32, sat, nt) {
+				t.Fatal("castDense(float32 -> int32) = false")
+			}
+			for i := range want32 {
+				if i32[i] != want32[i] {
+					t.Fatalf("case %d sat=%v: int32(%v) = %d, want %d", c, sat, n32[i], i32[i], want32[i])
+				}
+			}
+			back := make([]float32, n)
+			if !castDense(back, i32, false, nt) {
+				t.Fatal("castDense(int32 -> float32) = false")
+			}
+			for i, v := range i32 {
+				if back[i] != float32(v) {
+					t.Fatalf("case %d: float32(%d) = %v", c, v, back[i])
+				}
 			}
 		}
 	}

@@ -319,8 +319,8 @@ func softplusF32(d, a unsafe.Pointer, n int)
 func softplusF32AVX512(d, a unsafe.Pointer, n int)
 
 // cmpF32 stores 1 where a[i] pred b[i], else 0, in n uint8s (a multiple
-// of 32); pred as mask.go's cmpPred; nt: non-temporal stores to a 32-byte
-// aligned d (mask_amd64.s).
+// of 32); pred as mask.go's cmpPred and pred* constants; nt:
+// non-temporal stores to a 32-byte aligned d (mask_amd64.s).
 //
 //go:noescape
 func cmpF32(d, a, b unsafe.Pointer, n int, pred int, nt bool)
@@ -334,3 +334,15 @@ func cvtF32F64(d, a unsafe.Pointer, n int, nt bool)
 
 //go:noescape
 func cvtF64F32(d, a unsafe.Pointer, n int)
+
+// cvtF32I32 truncates n float32s (a multiple of 16) to int32 (with
+// non-temporal stores to a 32-byte aligned d where nt), reporting slow
+// where a lane came out as math.MinInt32 (out of range, NaN, or −2^31:
+// the caller redoes those); cvtI32F32 converts n int32s to
+// float32 (mask_amd64.s).
+//
+//go:noescape
+func cvtF32I32(d, a unsafe.Pointer, n int, nt bool) (slow int)
+
+//go:noescape
+func cvtI32F32(d, a unsafe.Pointer, n int)

@@ -74,29 +74,31 @@ func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStr
 	panic("ops: no assembly kernels")
 }
 
-func gemm6x16F64AVX512(k int, a, b, c unsafe.Pointer)         { panic("ops: no assembly kernels") }
-func gemm6x32F32AVX512(k int, a, b, c unsafe.Pointer)         { panic("ops: no assembly kernels") }
-func expm1F32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
-func sinhF32(d, a unsafe.Pointer, n int)                      { panic("ops: no assembly kernels") }
-func coshF32(d, a unsafe.Pointer, n int)                      { panic("ops: no assembly kernels") }
-func expm1F32AVX512(d, a unsafe.Pointer, n int)               { panic("ops: no assembly kernels") }
-func sinhF32AVX512(d, a unsafe.Pointer, n int)                { panic("ops: no assembly kernels") }
-func coshF32AVX512(d, a unsafe.Pointer, n int)                { panic("ops: no assembly kernels") }
-func asinF32(d, a unsafe.Pointer, n int)                      { panic("ops: no assembly kernels") }
-func acosF32(d, a unsafe.Pointer, n int)                      { panic("ops: no assembly kernels") }
-func atanF32(d, a unsafe.Pointer, n int)                      { panic("ops: no assembly kernels") }
-func asinF32AVX512(d, a unsafe.Pointer, n int)                { panic("ops: no assembly kernels") }
-func acosF32AVX512(d, a unsafe.Pointer, n int)                { panic("ops: no assembly kernels") }
-func atanF32AVX512(d, a unsafe.Pointer, n int)                { panic("ops: no assembly kernels") }
-func tanF32(d, a unsafe.Pointer, n int) int                   { panic("ops: no assembly kernels") }
-func tanF32AVX512(d, a unsafe.Pointer, n int) int             { panic("ops: no assembly kernels") }
-func signF32(d, a unsafe.Pointer, n int)                      { panic("ops: no assembly kernels") }
-func logF32AVX512(d, a unsafe.Pointer, n int) int             { panic("ops: no assembly kernels") }
-func log1pF32AVX512(d, a unsafe.Pointer, n int) int           { panic("ops: no assembly kernels") }
-func ntCopyF32(d, a unsafe.Pointer, n int)                    { panic("ops: no assembly kernels") }
-func sfence()                                                 { panic("ops: no assembly kernels") }
-func softplusF32(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
-func softplusF32AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
-func cmpF32(d, a, b unsafe.Pointer, n int, pred int, nt bool) { panic("ops: no assembly kernels") }
-func cvtF32F64(d, a unsafe.Pointer, n int, nt bool)           { panic("ops: no assembly kernels") }
-func cvtF64F32(d, a unsafe.Pointer, n int)                    { panic("ops: no assembly kernels") }
+func gemm6x16F64AVX512(k int, a, b, c unsafe.Pointer)          { panic("ops: no assembly kernels") }
+func gemm6x32F32AVX512(k int, a, b, c unsafe.Pointer)          { panic("ops: no assembly kernels") }
+func expm1F32(d, a unsafe.Pointer, n int)                      { panic("ops: no assembly kernels") }
+func sinhF32(d, a unsafe.Pointer, n int)                       { panic("ops: no assembly kernels") }
+func coshF32(d, a unsafe.Pointer, n int)                       { panic("ops: no assembly kernels") }
+func expm1F32AVX512(d, a unsafe.Pointer, n int)                { panic("ops: no assembly kernels") }
+func sinhF32AVX512(d, a unsafe.Pointer, n int)                 { panic("ops: no assembly kernels") }
+func coshF32AVX512(d, a unsafe.Pointer, n int)                 { panic("ops: no assembly kernels") }
+func asinF32(d, a unsafe.Pointer, n int)                       { panic("ops: no assembly kernels") }
+func acosF32(d, a unsafe.Pointer, n int)                       { panic("ops: no assembly kernels") }
+func atanF32(d, a unsafe.Pointer, n int)                       { panic("ops: no assembly kernels") }
+func asinF32AVX512(d, a unsafe.Pointer, n int)                 { panic("ops: no assembly kernels") }
+func acosF32AVX512(d, a unsafe.Pointer, n int)                 { panic("ops: no assembly kernels") }
+func atanF32AVX512(d, a unsafe.Pointer, n int)                 { panic("ops: no assembly kernels") }
+func tanF32(d, a unsafe.Pointer, n int) int                    { panic("ops: no assembly kernels") }
+func tanF32AVX512(d, a unsafe.Pointer, n int) int              { panic("ops: no assembly kernels") }
+func signF32(d, a unsafe.Pointer, n int)                       { panic("ops: no assembly kernels") }
+func logF32AVX512(d, a unsafe.Pointer, n int) int              { panic("ops: no assembly kernels") }
+func log1pF32AVX512(d, a unsafe.Pointer, n int) int            { panic("ops: no assembly kernels") }
+func ntCopyF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
+func sfence()                                                  { panic("ops: no assembly kernels") }
+func softplusF32(d, a unsafe.Pointer, n int)                   { panic("ops: no assembly kernels") }
+func softplusF32AVX512(d, a unsafe.Pointer, n int)             { panic("ops: no assembly kernels") }
+func cmpF32(d, a, b unsafe.Pointer, n int, pred int, nt bool)  { panic("ops: no assembly kernels") }
+func cvtF32F64(d, a unsafe.Pointer, n int, nt bool)            { panic("ops: no assembly kernels") }
+func cvtF64F32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
+func cvtF32I32(d, a unsafe.Pointer, n int, nt bool) (slow int) { panic("ops: no assembly kernels") }
+func cvtI32F32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
