@@ -109,6 +109,8 @@ def main():
             "isinf": lambda: np.isinf(x, out=ob),
             "isfinite": lambda: np.isfinite(x, out=ob),
             "where": lambda: np.where(cb, x, y),  # no out=: NumPy allocates the result
+            "copyto": lambda: np.copyto(o, x),
+            "fill": lambda: o.fill(1.5),
             "random": lambda: gen.random(out=o, dtype=np.float32),
             "standard_normal": lambda: gen.standard_normal(out=o, dtype=np.float32),
         }

@@ -22,7 +22,8 @@ import (
 // multiply_scalar, astype_f64 and astype_i32 are the elementwise ops with
 // other result types or scalar operands: Compare (into uint8, NumPy's
 // bool), the class tests, Where (the mask u8 holds whatever the previous
-// op left), Clip, BinaryScalar and CastWrap to float64 and int32.
+// op left), Clip, BinaryScalar and CastWrap to float64 and int32; copyto
+// and fill are Copy and Fill.
 func BenchmarkMathF32(b *testing.B) {
 	type mathOp struct {
 		name string
@@ -82,6 +83,8 @@ func BenchmarkMathF32(b *testing.B) {
 		{"isinf", false, func(_, x, _ *array.Array[float32]) error { return IsInf(u8, x) }},
 		{"isfinite", false, func(_, x, _ *array.Array[float32]) error { return IsFinite(u8, x) }},
 		{"where", true, func(d, x, y *array.Array[float32]) error { return Where(d, u8, x, y) }},
+		{"copyto", false, func(d, x, _ *array.Array[float32]) error { return Copy(d, x) }},
+		{"fill", false, func(d, _, _ *array.Array[float32]) error { return Fill(d, 1.5) }},
 		// NumPy's Generator.random and standard_normal into out=
 		{"random", false, func(d, _, _ *array.Array[float32]) error { return RandUniform(d, 1, 0) }},
 		{"standard_normal", false, func(d, _, _ *array.Array[float32]) error { return RandNormal(d, 1, 0) }},
@@ -123,6 +126,8 @@ func BenchmarkMathF32(b *testing.B) {
 					moved = 5
 				case op.name == "where":
 					moved = 13
+				case op.name == "fill":
+					moved = 4
 				case op.name == "astype_f64":
 					moved = 12
 				}

@@ -93,6 +93,28 @@ func iotaRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	}
 }
 
+// fillPiece is how many elements Fill sets one by one before copying.
+const fillPiece = 512
+
+// fillStream is Fill's row for a dst past the caches: one piece set from
+// d's first 32-byte boundary, then streamed over the rest with
+// non-temporal stores (ntCopyF32 moves fillPiece·size bytes, a multiple
+// of 128, as float32s), so d's lines are not read first.
+func fillStream[T array.Elem](d []T, x T) {
+	h := ntHead(d, true)
+	m := min(len(d), h+fillPiece)
+	for i := range d[:m] {
+		d[i] = x
+	}
+	i := m
+	for ; i+fillPiece <= len(d); i += fillPiece {
+		ntCopyF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&d[h]), fillPiece*sizeOf[T]()/4)
+	}
+	sfence()
+	copy(d[i:], d[h:m])
+	streamed.Add(1)
+}
+
 func copyRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, ss := j.str[0][0], j.str[1][0]
 	d := span[T](j.base[0], off[0], n, sd)
@@ -101,9 +123,17 @@ func copyRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 		copy(d, unsafe.Slice(ptr[T](j.base[1], off[1]), n))
 	case ss == 0:
 		x := *ptr[T](j.base[1], off[1])
-		if sd == 1 {
-			for i := range d {
+		if sd == 1 && useAsm && j.total()*sizeOf[T]() >= ntBytes {
+			fillStream(d, x)
+			return
+		}
+		if sd == 1 { // a piece by the loop, the rest copied from it (memmove's vector stores)
+			m := min(len(d), fillPiece)
+			for i := range d[:m] {
 				d[i] = x
+			}
+			for i := m; i < len(d); i += m {
+				copy(d[i:], d[:m])
 			}
 			return
 		}

@@ -349,7 +349,8 @@ func TestUnaryDispatch(t *testing.T) {
 // ops past the caches) gives unVec32's bits at drawn lengths and
 // alignments, in and out of place, leaves d alone for an op it does not
 // have, and is what Unary runs over a 2^22-element Array (the streamed
-// count grows).
+// count grows); Fill's streamed row sets every element at drawn offsets
+// and lengths, and is what Fill runs over 2^23 float32.
 func TestStreamedUnary(t *testing.T) {
 	if !useAsm {
 		t.Skip("no assembly kernels")
@@ -380,12 +381,36 @@ func TestStreamedUnary(t *testing.T) {
 	if unStream32(OpErf, d, []float32{1, 2, 3}) || d[0] != 7 || d[2] != 7 {
 		t.Fatalf("unStream32(Erf) = true or wrote %v", d)
 	}
+	// Fill's streamed row at drawn offsets and lengths, then through Fill
+	for range 20 {
+		buf := make([]uint16, 1+r.IntN(4*fillPiece))
+		d, v := buf[r.IntN(len(buf)):], uint16(r.Uint32())
+		fillStream(d, v)
+		for i, x := range d {
+			if x != v {
+				t.Fatalf("fillStream over %d uint16s: element %d is %d, want %d", len(d), i, x, v)
+			}
+		}
+	}
+	big := array.New[float32](1 << 23)
+	before := streamed.Load()
+	if err := Fill(big, 2.5); err != nil {
+		t.Fatal(err)
+	}
+	hb, err := big.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if streamed.Load() == before || hb.At(0) != 2.5 || hb.At(1<<23-1) != 2.5 || hb.At(12345) != 2.5 {
+		t.Fatal("Fill over 2^23 float32 did not stream, or left an element unset")
+	}
+	big.Close()
 	xs := make([]float32, 1<<22)
 	for i := range xs {
 		xs[i] = float32(i%1000) - 500
 	}
 	src, dst := array.FromSlice(xs), array.New[float32](len(xs))
-	before := streamed.Load()
+	before = streamed.Load()
 	if err := Unary(dst, src, OpNeg); err != nil {
 		t.Fatal(err)
 	}

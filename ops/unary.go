@@ -2,6 +2,7 @@ package ops
 
 import (
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -156,7 +157,9 @@ func unRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 // it. It reports false, d untouched,
 // for an op unVec32 does not have.
 func unStream32(op UnaryOp, d, a []float32) bool {
-	var buf [streamPiece]float32
+	bp := streamBufs.Get().(*[streamPiece]float32) // a stack array would escape (unVec32 calls kernels through func values)
+	defer streamBufs.Put(bp)
+	buf := bp[:]
 	head := min(int(-uintptr(unsafe.Pointer(&d[0]))&31/4), len(d)) // up to d's first 32-byte boundary
 	if head > 0 && !unVec32(op, d[:head], a[:head]) {
 		return false
@@ -180,6 +183,8 @@ var streamed atomic.Int64
 
 // streamPiece is unStream32's piece: 8 KiB, well inside L1.
 const streamPiece = 2048
+
+var streamBufs = sync.Pool{New: func() any { return new([streamPiece]float32) }}
 
 func unRowHalf[T array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, sa := j.str[0][0], j.str[1][0]
