@@ -32,18 +32,25 @@ func expParts(x float64) (kk uint64, k, r, z, c, o float64) {
 	if x > 100 {
 		x = 100
 	}
+	kk, k, r = expReduce(x)
+	z = r * r
+	return kk, k, r, z, horner(z, expEven[:]), horner(z, expOdd[:])
+}
+
+// expReduce returns k = round(x·log2e), in its magic-number form kk too
+// (k in the low bits: one fused multiply-add onto 0x1.8p52 rounds it),
+// and r = x − k·ln2 (ln2 in two parts, so k·ln2hi is exact).
+func expReduce(x float64) (kk uint64, k, r float64) {
 	const (
 		log2e = 1.4426950408889634
-		ln2hi = 6.93147180369123816490e-01 // k·ln2hi is exact
+		ln2hi = 6.93147180369123816490e-01
 		ln2lo = 1.90821492927058770002e-10
-		magic = 0x1.8p52 // adding it rounds to an integer, kept in the low bits
+		magic = 0x1.8p52
 	)
 	m := math.FMA(x, log2e, magic)
 	k = m - magic
 	r = math.FMA(-k, ln2hi, x)
-	r = math.FMA(-k, ln2lo, r)
-	z = r * r
-	return math.Float64bits(m), k, r, z, horner(z, expEven[:]), horner(z, expOdd[:])
+	return math.Float64bits(m), k, math.FMA(-k, ln2lo, r)
 }
 
 // pow2 is 2^(k+b) for k's magic-number form kk: the low bits of kk + 1023

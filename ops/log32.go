@@ -84,17 +84,8 @@ func expNonPos(t float64) float64 {
 	if t < -110 { // a comparison: NaN passes it
 		t = -110
 	}
-	const (
-		log2e = 1.4426950408889634
-		ln2hi = 6.93147180369123816490e-01 // k·ln2hi is exact
-		ln2lo = 1.90821492927058770002e-10
-		magic = 0x1.8p52 // adding it rounds to an integer, kept in the low bits
-	)
-	m := math.FMA(t, log2e, magic)
-	k := m - magic
-	r := math.FMA(-k, ln2hi, t)
-	r = math.FMA(-k, ln2lo, r)
-	return horner(r, expTaylor[:]) * math.Float64frombits((math.Float64bits(m)+1023)<<52)
+	kk, _, r := expReduce(t)
+	return horner(r, expTaylor[:]) * pow2(kk, 0)
 }
 
 // expTaylor is e^r's Taylor series to r¹⁰, highest first.

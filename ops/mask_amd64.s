@@ -21,11 +21,21 @@ DATA maskc<>+40(SB)/4, $0x7f800000 // float32 +Inf
 DATA maskc<>+44(SB)/4, $0x80000000 // int32's indefinite
 GLOBL maskc<>(SB), RODATA|NOPTR, $48
 
+// PACKSTORE packs the all-ones or zero lanes of Y0…Y3 to 32 bytes (the
+// packs work within 128-bit halves: VPERMD by Y14 puts the four-byte
+// groups back in order), keeps their low bit (Y15) and stores them at DI
+// with st.
+#define PACKSTORE(st) \
+	VPACKSSDW Y1, Y0, Y0; \
+	VPACKSSDW Y3, Y2, Y2; \
+	VPACKSSWB Y2, Y0, Y0; \
+	VPERMD Y0, Y14, Y0; \
+	VPAND Y15, Y0, Y0; \
+	st Y0, (DI)
+
 // CMPLOOP compares 32 float32 at SI with those at DX a step by VCMPPS's
-// predicate imm, packs the lanes' all-ones or zero to bytes (the packs
-// work within 128-bit halves: VPERMD by Y14 puts the four-byte groups
-// back in order), keeps their low bit (Y15) and stores 32 uint8 at DI
-// with st (VMOVDQU, or VMOVNTDQ for a 32-byte aligned DI); then returns.
+// predicate imm and stores the 32 uint8 at DI (PACKSTORE, st VMOVDQU or,
+// for a 32-byte aligned DI, VMOVNTDQ); then returns.
 #define CMPLOOP(imm, top, st) \
 top: \
 	CMPQ CX, $32; \
@@ -38,12 +48,7 @@ top: \
 	VCMPPS $imm, 32(DX), Y1, Y1; \
 	VCMPPS $imm, 64(DX), Y2, Y2; \
 	VCMPPS $imm, 96(DX), Y3, Y3; \
-	VPACKSSDW Y1, Y0, Y0; \
-	VPACKSSDW Y3, Y2, Y2; \
-	VPACKSSWB Y2, Y0, Y0; \
-	VPERMD Y0, Y14, Y0; \
-	VPAND Y15, Y0, Y0; \
-	st Y0, (DI); \
+	PACKSTORE(st); \
 	ADDQ $128, SI; \
 	ADDQ $128, DX; \
 	ADDQ $32, DI; \
@@ -64,12 +69,7 @@ top: \
 	VCMPPS $imm, Y12, Y1, Y1; \
 	VCMPPS $imm, Y12, Y2, Y2; \
 	VCMPPS $imm, Y12, Y3, Y3; \
-	VPACKSSDW Y1, Y0, Y0; \
-	VPACKSSDW Y3, Y2, Y2; \
-	VPACKSSWB Y2, Y0, Y0; \
-	VPERMD Y0, Y14, Y0; \
-	VPAND Y15, Y0, Y0; \
-	st Y0, (DI); \
+	PACKSTORE(st); \
 	ADDQ $128, SI; \
 	ADDQ $32, DI; \
 	SUBQ $32, CX; \
