@@ -138,7 +138,7 @@ func tan32(x32 float32) float32 {
 	if !(math.Abs(x) < 1<<20) {
 		return float32(math.Tan(x))
 	}
-	kk := float64(x*twoOverPi) + round
+	kk := math.FMA(x, twoOverPi, round)
 	q := kk - round
 	r := math.FMA(-q, pio2a, x)
 	r = math.FMA(-q, pio2b, r)

@@ -27,7 +27,8 @@ C4(tanv<>, 416, $0xbf56c16c16c16c17) // −1/6!
 C4(tanv<>, 448, $0x3fa5555555555555) // 1/4!
 C4(tanv<>, 480, $0xbfe0000000000000) // −1/2
 C4(tanv<>, 512, $0x3ff0000000000000) // 1
-GLOBL tanv<>(SB), RODATA|NOPTR, $544
+DATA tanv<>+544(SB)/8, $1               // int64 1: k's low bit
+GLOBL tanv<>(SB), RODATA|NOPTR, $552
 
 // SLOW jumps to done unless all eight float32s at SI have |x| < 2^20
 // (Y14, Y15 hold |x|'s mask and 2^20; NaN fails the comparison).
@@ -41,8 +42,8 @@ GLOBL tanv<>(SB), RODATA|NOPTR, $544
 // TAN is tan32 for the four float32s at off(SI), stored at off(DI).
 #define TAN(off) \
 	VCVTPS2PD off(SI), Y0; \
-	VMULPD tanv<>+32(SB), Y0, Y1; \
-	VADDPD tanv<>+64(SB), Y1, Y2; \
+	VMOVUPD tanv<>+64(SB), Y2; \
+	VFMADD231PD tanv<>+32(SB), Y0, Y2; \
 	VSUBPD tanv<>+64(SB), Y2, Y1; \
 	VFNMADD231PD tanv<>+96(SB), Y1, Y0; \
 	VFNMADD231PD tanv<>+128(SB), Y1, Y0; \
@@ -68,11 +69,13 @@ GLOBL tanv<>(SB), RODATA|NOPTR, $544
 	VCVTPD2PSY Y6, X6; \
 	VMOVUPS X6, off(DI)
 
-// TAN8 is TAN for eight float32s on AVX-512 (F, DQ, VL).
-#define TAN8 \
-	VCVTPS2PD 0(SI), Z0; \
-	VMULPD.BCST tanv<>+32(SB), Z0, Z1; \
-	VADDPD.BCST tanv<>+64(SB), Z1, Z2; \
+// TAN8 is TAN for the eight float32s at off(SI) on AVX-512 (F, DQ, VL):
+// K1 the odd quadrants (VPTESTMQ of k's low bit), where the quotient is
+// −c/s (Z12 holds 0: c is never 0, so 0 − c is −c's bits).
+#define TAN8(off) \
+	VCVTPS2PD off(SI), Z0; \
+	VBROADCASTSD tanv<>+64(SB), Z2; \
+	VFMADD231PD.BCST tanv<>+32(SB), Z0, Z2; \
 	VSUBPD.BCST tanv<>+64(SB), Z2, Z1; \
 	VFNMADD231PD.BCST tanv<>+96(SB), Z1, Z0; \
 	VFNMADD231PD.BCST tanv<>+128(SB), Z1, Z0; \
@@ -90,27 +93,32 @@ GLOBL tanv<>(SB), RODATA|NOPTR, $544
 	VFMADD213PD.BCST tanv<>+480(SB), Z3, Z5; \
 	VFMADD213PD.BCST tanv<>+512(SB), Z3, Z5; \
 	VMULPD Z4, Z0, Z4; \
-	VPSLLQ $63, Z2, Z2; \
-	VPMOVQ2M Z2, K1; \
-	VBLENDMPD Z5, Z4, K1, Z6; \
+	VPTESTMQ.BCST tanv<>+544(SB), Z2, K1; \
 	VBLENDMPD Z4, Z5, K1, Z7; \
-	VXORPD Z2, Z6, Z6; \
-	VDIVPD Z7, Z6, Z6; \
+	VSUBPD Z5, Z12, K1, Z4; \
+	VDIVPD Z7, Z4, Z6; \
 	VCVTPD2PS Z6, Y6; \
-	VMOVUPS Y6, 0(DI)
+	VMOVUPS Y6, off(DI)
 
-// TANS is TAN twice: eight lanes, as TAN8 on AVX-512.
+// SLOW16 jumps to slow unless all sixteen float32s at SI have |x| <
+// 2^20 (Z14, Z15 as SLOW's Y14, Y15).
+#define SLOW16(slow) \
+	VANDPS 0(SI), Z14, Z8; \
+	VCMPPS $5, Z15, Z8, K2; \
+	KORTESTW K2, K2; \
+	JNZ slow
+
+// TANS is TAN twice: eight lanes, as TAN8(0) on AVX-512.
 #define TANS \
 	TAN(0); \
 	TAN(16)
 
-// TANLOOP runs body over steps of eight up to one SLOW stops, and
-// returns the elements done.
-#define TANLOOP(body) \
-	ARGS; \
-	MOVQ CX, BX; \
-	VBROADCASTSS tanv<>+0(SB), Y14; \
-	VBROADCASTSS tanv<>+4(SB), Y15; \
+#define TAN8AT0 \
+	TAN8(0)
+
+// TANSTEPS runs body over steps of eight up to one SLOW stops (BX holds
+// n, CX the elements left), and returns the elements done.
+#define TANSTEPS(body) \
 loop: \
 	CMPQ CX, $8; \
 	JB done; \
@@ -129,9 +137,31 @@ done: \
 // func tanF32(d, a unsafe.Pointer, n int) int
 // n a multiple of 8.
 TEXT ·tanF32(SB), NOSPLIT, $0-32
-	TANLOOP(TANS)
+	ARGS
+	MOVQ CX, BX
+	VBROADCASTSS tanv<>+0(SB), Y14
+	VBROADCASTSS tanv<>+4(SB), Y15
+	TANSTEPS(TANS)
 
 // func tanF32AVX512(d, a unsafe.Pointer, n int) int
-// tanF32 on AVX-512, eight lanes a step.
+// tanF32 on AVX-512: sixteen lanes a step while SLOW16 finds no slow
+// lane, then TANSTEPS's steps of eight, which stop before the step that
+// has one.
 TEXT ·tanF32AVX512(SB), NOSPLIT, $0-32
-	TANLOOP(TAN8)
+	ARGS
+	MOVQ CX, BX
+	VBROADCASTSS tanv<>+0(SB), Z14
+	VBROADCASTSS tanv<>+4(SB), Z15
+	VPXORQ Z12, Z12, Z12
+loop16:
+	CMPQ CX, $16
+	JB steps8
+	SLOW16(steps8)
+	TAN8(0)
+	TAN8(32)
+	ADDQ $64, SI
+	ADDQ $64, DI
+	SUBQ $16, CX
+	JMP loop16
+steps8:
+	TANSTEPS(TAN8AT0)
