@@ -21,8 +21,8 @@ import (
 // standard_normal. less, isnan, isinf, isfinite, where, clip,
 // multiply_scalar, astype_f64 and astype_i32 are the elementwise ops with
 // other result types or scalar operands: Compare (into uint8, NumPy's
-// bool), the class tests, Where (the mask u8 holds whatever the previous
-// op left), Clip, BinaryScalar and CastWrap to float64 and int32; copyto
+// bool), the class tests, Where (its mask half ones, at drawn places, as
+// NumPy's), Clip, BinaryScalar and CastWrap to float64 and int32; copyto
 // and fill are Copy and Fill.
 func BenchmarkMathF32(b *testing.B) {
 	type mathOp struct {
@@ -33,6 +33,7 @@ func BenchmarkMathF32(b *testing.B) {
 	var u8 *array.Array[uint8]    // the uint8 results, made per size
 	var f64 *array.Array[float64] // astype_f64's
 	var i32 *array.Array[int32]   // astype_i32's
+	var cm *array.Array[uint8]    // where's mask: 0 or 1, drawn
 	un := func(op UnaryOp) func(d, x, y *array.Array[float32]) error {
 		return func(d, x, _ *array.Array[float32]) error { return Unary(d, x, op) }
 	}
@@ -82,7 +83,7 @@ func BenchmarkMathF32(b *testing.B) {
 		{"astype_i32", false, func(_, x, _ *array.Array[float32]) error { return CastWrap(i32, x) }},
 		{"isinf", false, func(_, x, _ *array.Array[float32]) error { return IsInf(u8, x) }},
 		{"isfinite", false, func(_, x, _ *array.Array[float32]) error { return IsFinite(u8, x) }},
-		{"where", true, func(d, x, y *array.Array[float32]) error { return Where(d, u8, x, y) }},
+		{"where", true, func(d, x, y *array.Array[float32]) error { return Where(d, cm, x, y) }},
 		{"copyto", false, func(d, x, _ *array.Array[float32]) error { return Copy(d, x) }},
 		{"fill", false, func(d, _, _ *array.Array[float32]) error { return Fill(d, 1.5) }},
 		// NumPy's Generator.random and standard_normal into out=
@@ -92,7 +93,11 @@ func BenchmarkMathF32(b *testing.B) {
 	for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 		// x in [−4, 4) (Pow's base in [0.5, 1.5)), y in [0.5, 1.5), z = y − 1
 		x, y, z, d := array.New[float32](n), array.New[float32](n), array.New[float32](n), array.New[float32](n)
-		u8, f64, i32 = array.New[uint8](n), array.New[float64](n), array.New[int32](n)
+		u8, f64, i32, cm = array.New[uint8](n), array.New[float64](n), array.New[int32](n), array.New[uint8](n)
+		ch, _ := cm.Host()
+		for i, c := range rand.New(rand.NewPCG(3, 4)).Perm(n) {
+			ch.Set(uint8(c&1), i)
+		}
 		xh, _ := x.Host()
 		yh, _ := y.Host()
 		zh, _ := z.Host()
@@ -152,6 +157,7 @@ func BenchmarkMathF32(b *testing.B) {
 		z.Close()
 		d.Close()
 		u8.Close()
+		cm.Close()
 		f64.Close()
 		i32.Close()
 	}

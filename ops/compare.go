@@ -179,17 +179,40 @@ func Where[T array.Elem](dst *array.Array[T], cond *array.Array[uint8], a, b *ar
 	return nil
 }
 
+// whereBits stores a where c is non-zero, b elsewhere, by masks of bits:
+// no branch on c.
+func whereBits[U uint32 | uint64](d []U, c []uint8, a, b []U) {
+	a, b, c = a[:len(d)], b[:len(d)], c[:len(d)]
+	for i := range d {
+		var m U
+		if c[i] != 0 {
+			m = ^U(0)
+		}
+		d[i] = b[i] ^ (a[i]^b[i])&m
+	}
+}
+
 func whereRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, sc, sa, sb := j.str[0][0], j.str[1][0], j.str[2][0], j.str[3][0]
 	d := span[T](j.base[0], off[0], n, sd)
 	c := span[uint8](j.base[1], off[1], n, sc)
 	a := span[T](j.base[2], off[2], n, sa)
 	b := span[T](j.base[3], off[3], n, sb)
-	for i := 0; i < n; i++ {
-		if c[i*sc] != 0 {
-			d[i*sd] = a[i*sa]
-		} else {
-			d[i*sd] = b[i*sb]
+	if sd == 1 && sc == 1 && sa == 1 && sb == 1 {
+		switch sizeOf[T]() { // bit selects: masks are unpredictable, a branch per element mispredicts
+		case 4:
+			whereBits(unsafe.Slice(ptr[uint32](j.base[0], off[0]), n), c[:n], unsafe.Slice(ptr[uint32](j.base[2], off[2]), n), unsafe.Slice(ptr[uint32](j.base[3], off[3]), n))
+			return
+		case 8:
+			whereBits(unsafe.Slice(ptr[uint64](j.base[0], off[0]), n), c[:n], unsafe.Slice(ptr[uint64](j.base[2], off[2]), n), unsafe.Slice(ptr[uint64](j.base[3], off[3]), n))
+			return
 		}
+	}
+	for i := 0; i < n; i++ {
+		v := b[i*sb]
+		if c[i*sc] != 0 {
+			v = a[i*sa]
+		}
+		d[i*sd] = v
 	}
 }
