@@ -103,9 +103,7 @@ const fillPiece = 512
 func fillStream[T array.Elem](d []T, x T) {
 	h := ntHead(d, true)
 	m := min(len(d), h+fillPiece)
-	for i := range d[:m] {
-		d[i] = x
-	}
+	fillSlice(d[:m], x)
 	i := m
 	for ; i+fillPiece <= len(d); i += fillPiece {
 		ntCopyF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&d[h]), fillPiece*sizeOf[T]()/4)
@@ -129,9 +127,7 @@ func copyRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 		}
 		if sd == 1 { // a piece by the loop, the rest copied from it (memmove's vector stores)
 			m := min(len(d), fillPiece)
-			for i := range d[:m] {
-				d[i] = x
-			}
+			fillSlice(d[:m], x)
 			for i := m; i < len(d); i += m {
 				copy(d[i:], d[:m])
 			}

@@ -219,10 +219,7 @@ func binRowScalar[T array.Elem](op BinaryOp, j *job, n int, off *[maxOps]int, aS
 	if aScalar {
 		si, vi = 1, 2
 	}
-	v := *ptr[T](j.base[si], off[si])
-	for i := range buf[:min(n, scalarPiece)] {
-		buf[i] = v
-	}
+	fillSlice(buf[:min(n, scalarPiece)], *ptr[T](j.base[si], off[si]))
 	for i := 0; i < n; i += scalarPiece {
 		m := min(scalarPiece, n-i)
 		d := unsafe.Slice(ptr[T](j.base[0], off[0]+i), m)

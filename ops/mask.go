@@ -78,7 +78,7 @@ func cmpRow32(op CmpOp, d []uint8, a []float32, b unsafe.Pointer, sb int, nt boo
 		return
 	}
 	var buf [scalarPiece]float32
-	fillF32(buf[:min(len(buf), len(d))], *(*float32)(b))
+	fillSlice(buf[:min(len(buf), len(d))], *(*float32)(b))
 	for i := 0; i < len(d); i += scalarPiece {
 		m := min(scalarPiece, len(d)-i)
 		cmpMask32(op, d[i:i+m], a[i:i+m], buf[:m], nt)
@@ -89,7 +89,9 @@ func cmpRow32(op CmpOp, d []uint8, a []float32, b unsafe.Pointer, sb int, nt boo
 // once and reuse.
 const scalarPiece = 1024
 
-func fillF32(d []float32, v float32) {
+// fillSlice sets every element of d to v: the pieces that Fill, the
+// scalar-operand rows and cmpRow32 set one by one.
+func fillSlice[T any](d []T, v T) {
 	for i := range d {
 		d[i] = v
 	}

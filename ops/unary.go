@@ -160,7 +160,7 @@ func unStream32(op UnaryOp, d, a []float32) bool {
 	bp := streamBufs.Get().(*[streamPiece]float32) // a stack array would escape (unVec32 calls kernels through func values)
 	defer streamBufs.Put(bp)
 	buf := bp[:]
-	head := min(int(-uintptr(unsafe.Pointer(&d[0]))&31/4), len(d)) // up to d's first 32-byte boundary
+	head := ntHead(d, true)
 	if head > 0 && !unVec32(op, d[:head], a[:head]) {
 		return false
 	}
