@@ -283,3 +283,48 @@ floop:
 fdone:
 	VZEROUPPER
 	RET
+
+// func aboveF32(p unsafe.Pointer, n int, t float32) int
+// The first index below n where the float32 at p is not below t (≥ t, or
+// NaN: t NGT x), looked for 32 a step; else where the last whole step
+// ends.
+TEXT ·aboveF32(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	VBROADCASTSS t+16(FP), Y4
+	XORQ AX, AX
+
+above:
+	LEAQ 32(AX), DX
+	CMPQ DX, CX
+	JGT none
+	VCMPPS $0x0a, 0(SI)(AX*4), Y4, Y0
+	VCMPPS $0x0a, 32(SI)(AX*4), Y4, Y1
+	VCMPPS $0x0a, 64(SI)(AX*4), Y4, Y2
+	VCMPPS $0x0a, 96(SI)(AX*4), Y4, Y3
+	VORPS Y1, Y0, Y5
+	VORPS Y3, Y2, Y6
+	VORPS Y6, Y5, Y5
+	VPTEST Y5, Y5
+	JNZ found
+	MOVQ DX, AX
+	JMP above
+
+found:
+	VMOVMSKPS Y0, R8
+	VMOVMSKPS Y1, R9
+	VMOVMSKPS Y2, R10
+	VMOVMSKPS Y3, R11
+	SHLQ $8, R9
+	SHLQ $16, R10
+	SHLQ $24, R11
+	ORQ R9, R8
+	ORQ R11, R10
+	ORQ R10, R8
+	TZCNTQ R8, R8
+	ADDQ R8, AX
+
+none:
+	VZEROUPPER
+	MOVQ AX, ret+24(FP)
+	RET

@@ -146,6 +146,10 @@ func getSortBuf[K ukey](n int) *sortBuf[K] {
 func putSortBuf[K ukey](b *sortBuf[K]) { sortPools[min(sizeOf[K]()/4, 2)].Put(b) }
 
 func sortWith[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib, ab unsafe.Pointer) {
+	if mode == sortTop && ls.k*16 < ls.L {
+		topLines[T, K](ls, vb, ib, ab)
+		return
+	}
 	if sortLinesParallel[T, K](mode, ls, vb, ib, ab) {
 		return
 	}
@@ -239,14 +243,6 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 		}
 		keys[m], ix[m] = kk, uint32(i)
 		m++
-	}
-	if mode == sortTop && ls.k*16 < m {
-		// few of many: select them with a heap, sort only those
-		keys, ix = selectSmallest(keys[:m], ix[:m], ls.k)
-		m = ls.k
-		// into index order, so that the stable radix sort below keeps
-		// equal keys in it
-		keys, ix = byIndex(keys, ix, b.k1[:m], b.i1[:m])
 	}
 	keys, ix = radixSort(keys[:m], b.k1[:m], ix[:m], b.i1[:m], mode != sortValues, 8*sizeOf[T]())
 	n = ls.L
@@ -466,59 +462,4 @@ func gatherF32(x []float32, keys, ix, nan []uint32, top bool) (int, []uint32) {
 		m++
 	}
 	return m, nan
-}
-
-// selectSmallest moves the k smallest (key, index) pairs to the front of
-// keys and ix (in no order) and returns them: a max-heap of k pairs that
-// each later pair replaces when smaller. Indices grow along the slice, so
-// a later pair with an equal key never is.
-func selectSmallest[K ukey](keys []K, ix []uint32, k int) ([]K, []uint32) {
-	hk, hi := keys[:k], ix[:k]
-	greater := func(a, b int) bool { return hk[a] > hk[b] || hk[a] == hk[b] && hi[a] > hi[b] }
-	down := func(i int) {
-		for {
-			c := 2*i + 1
-			if c >= k {
-				return
-			}
-			if c+1 < k && greater(c+1, c) {
-				c++
-			}
-			if !greater(c, i) {
-				return
-			}
-			hk[i], hk[c] = hk[c], hk[i]
-			hi[i], hi[c] = hi[c], hi[i]
-			i = c
-		}
-	}
-	for i := k/2 - 1; i >= 0; i-- {
-		down(i)
-	}
-	if k == 0 {
-		return hk, hi
-	}
-	for j := k; j < len(keys); j++ {
-		if keys[j] < hk[0] {
-			hk[0], hi[0] = keys[j], ix[j]
-			down(0)
-		}
-	}
-	return hk, hi
-}
-
-// byIndex reorders the pairs by index into kt, it (a radix sort of the
-// indices carrying the keys' positions) and returns them.
-func byIndex[K ukey](keys []K, ix []uint32, kt []K, it []uint32) ([]K, []uint32) {
-	pos := make([]uint32, len(ix))
-	for i := range pos {
-		pos[i] = uint32(i)
-	}
-	si, sp := radixSort(append([]uint32(nil), ix...), make([]uint32, len(ix)), pos, make([]uint32, len(ix)), true, 32)
-	for r, p := range sp {
-		kt[r], it[r] = keys[p], si[r]
-	}
-	copy(keys, kt)
-	copy(ix, it)
-	return keys, ix
 }

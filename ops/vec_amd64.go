@@ -325,6 +325,13 @@ func softplusF32AVX512(d, a unsafe.Pointer, n int)
 //go:noescape
 func cmpF32(d, a, b unsafe.Pointer, n int, pred int, nt bool)
 
+// aboveF32 returns the index of the first of the n float32 at p that is
+// ≥ t or a NaN, looked for 32 a step; where no whole step holds one, the
+// last whole step's end (mask_amd64.s).
+//
+//go:noescape
+func aboveF32(p unsafe.Pointer, n int, t float32) int
+
 // cvtF32F64 and cvtF64F32 convert n elements (a multiple of 16) between
 // float32 and float64, cvtF32F64 with non-temporal stores to a 32-byte
 // aligned d where nt (mask_amd64.s).
