@@ -532,13 +532,18 @@ func TestTopKSelect(t *testing.T) {
 }
 
 // TestSortLongLines: Sort of float32 lines past insertion sort's 48
-// (radixU32, values without indices) against the reference order, with
-// keys that vary in every byte, keys that share their high bytes (the
-// passes skipped), ties, ±0 and NaNs.
+// (radixU32, values without indices) and past sortF32Min (sortF32's 11-bit
+// digits, counted by sortedF32) against the reference order, with keys
+// that vary in every byte, keys that share their high bytes (the passes
+// skipped), ties, ±0 and NaNs of either sign and any payload, which keep
+// their bits and index order.
 func TestSortLongLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 5))
 	for c := range 60 {
 		L := 49 + r.IntN(3000)
+		if c%2 == 1 {
+			L = sortF32Min + r.IntN(12000)
+		}
 		xs := make([]float32, L)
 		spread := r.IntN(3)
 		for i := range xs {
@@ -554,17 +559,21 @@ func TestSortLongLines(t *testing.T) {
 				}
 			}
 			if r.IntN(100) == 0 {
-				xs[i] = float32(math.NaN())
+				xs[i] = math.Float32frombits(0x7f800001 | r.Uint32()&0x807fffff)
 			}
 		}
+		before := sortedF32.Load()
 		a := array.FromSlice(slices.Clone(xs), L)
 		if err := Sort(a, a, -1); err != nil {
 			t.Fatal(err)
 		}
+		if got, want := sortedF32.Load()-before, int64(L/sortF32Min); got != min(want, 1) {
+			t.Fatalf("case %d (L %d): %d lines took sortF32, want %d", c, L, got, min(want, 1))
+		}
 		got, _ := a.HostReadOnly()
 		for q, i := range drefOrder(xs, false) {
-			if !same(got.At(q), xs[i]) {
-				t.Fatalf("case %d (L %d, spread %d): slot %d is %v, want %v", c, L, spread, q, got.At(q), xs[i])
+			if math.Float32bits(got.At(q)) != math.Float32bits(xs[i]) {
+				t.Fatalf("case %d (L %d, spread %d): slot %d is %v (%#x), want %v (%#x)", c, L, spread, q, got.At(q), math.Float32bits(got.At(q)), xs[i], math.Float32bits(xs[i]))
 			}
 		}
 	}

@@ -118,6 +118,7 @@ type sortBuf[K ukey] struct {
 	i0, i1 []uint32
 	nan    []uint32
 	nb     []K // the NaNs' bits (Sort)
+	h11    *digits11
 }
 
 func (b *sortBuf[K]) grow(n int) {
@@ -227,6 +228,10 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 	keys, ix := b.k0[:n], b.i0[:n]
 	nan := b.nan[:0]
 	m := 0
+	if x32, ok := any(s).([]float32); ok && sa == 1 && mode == sortValues && ls.st[0] == 1 && n >= sortF32Min {
+		sortF32(span[float32](vb, off[0], n, 1), x32[:n], any(b).(*sortBuf[uint32]))
+		return
+	}
 	if x32, ok := any(s).([]float32); ok && sa == 1 {
 		m, nan = gatherF32(x32[:n], any(keys).([]uint32), ix, nan, mode == sortTop)
 		n = 0 // gathered
