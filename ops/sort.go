@@ -260,13 +260,7 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 		}
 		vd := span[T](vb, off[0], ls.L, ls.st[0])
 		if d32, ok := any(vd).([]float32); ok && ls.st[0] == 1 {
-			for r, k := range any(keys).([]uint32)[:m] {
-				if k&(1<<31) != 0 {
-					d32[r] = math.Float32frombits(k &^ (1 << 31))
-				} else {
-					d32[r] = math.Float32frombits(^k)
-				}
-			}
+			writeF32(d32, any(keys).([]uint32)[:m])
 		} else {
 			for r := 0; r < m; r++ {
 				vd[r*ls.st[0]] = valueOf[T](keys[r])

@@ -63,15 +63,21 @@ func sortF32(d, x []float32, b *sortBuf[uint32]) {
 	}
 	m := n - q
 	d = d[:n]
-	for r, k := range keys[:m] {
+	writeF32(d[:m], keys[:m])
+	for j, u := range nb[:q] {
+		d[m+j] = math.Float32frombits(u)
+	}
+	sortedF32.Add(1)
+}
+
+// writeF32 stores the float32 values of keys (no NaN's) in d.
+func writeF32(d []float32, keys []uint32) {
+	d = d[:len(keys)]
+	for r, k := range keys {
 		if k&(1<<31) != 0 {
 			d[r] = math.Float32frombits(k &^ (1 << 31))
 		} else {
 			d[r] = math.Float32frombits(^k)
 		}
 	}
-	for j, u := range nb[:q] {
-		d[m+j] = math.Float32frombits(u)
-	}
-	sortedF32.Add(1)
 }

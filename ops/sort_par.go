@@ -13,21 +13,30 @@ import (
 
 // A long line sorted on many cores. A line of 2^16 float32 took 0.8-1.1
 // ms on one core of the 16-core Xeon, where NumPy 2's AVX-512 sort takes
-// 0.25 ms, and with few lines there is no parallelism across them.
+// 0.25-0.37 ms, and with few lines there is no parallelism across them.
 //
-// One pass split over the pool moves the keys into buckets by their top
-// msdBits varying bits (from the highest bit where any two keys differ
-// down), each chunk's keys in order, so the pass is stable. Then each
-// bucket is a run of its own, sorted on one worker by sortLine's radix
-// sort (whose passes skip the digits a bucket's keys share). Splitting
-// every radix pass over the pool instead took as long at 2^16 and 1.2x
-// the time at 2^20 and 2^24 (bench/results/h100-2026-12-07-pool.txt).
-// NaNs take the all-ones key, above every number's key, so they end last
-// in index order, as sortLine sets them; a Sort writes their own bits
-// back there.
+// The line's keys go to buckets by value, each chunk's keys in order, so
+// the pass is stable; then each bucket is a run of its own, sorted on one
+// worker by sortLine's radix sort and written out there. The buckets are
+// drawn from a sample of 4096 keys: its range cut into 4096 bins, and
+// consecutive bins grouped so that each bucket holds about as many
+// samples (a bucket by the top bits of the keys held a tenth of a
+// normal line in a few buckets). Three passes over the pool: count,
+// scatter, sort and write; splitting every radix pass over the pool
+// instead took as long at 2^16 and 1.2x the time at 2^20 and 2^24
+// (bench/results/h100-2026-12-07-pool.txt). NaNs take the all-ones key,
+// above every number's, so they end last in index order, as sortLine sets
+// them; a Sort writes their own bits back there.
 
-// msdBits is the width of the bucket digit: 2048 buckets.
-const msdBits = 11
+// sortBinBits is the width of the sample's bins: 4096.
+const sortBinBits = 12
+
+// sortBucketsMax bounds a line's buckets; a line takes one per
+// sortBucketLen elements up to that.
+const (
+	sortBucketsMax = 1024
+	sortBucketLen  = 512
+)
 
 // parSortMin is the shortest line sorted this way; shorter lines go to
 // one worker each.
@@ -43,14 +52,13 @@ const parSortGrain = 1 << 12
 // 2 cores.
 var parSortValuesMin = 4
 
-// parSortScratch is a call's per-chunk tallies: bucket counts (then
-// first slots), NaNs, the bits where keys differ and the first key.
+// parSortScratch is a call's per-chunk tallies (bucket counts, then
+// first slots; NaNs), the bins' bucket and each bucket's first slot.
 type parSortScratch struct {
-	hist  [maxChunks][1 << msdBits]uint32
-	nans  [maxChunks]int
-	diff  [maxChunks]uint64
-	first [maxChunks]uint64
-	start [1<<msdBits + 1]int // each bucket's first slot in the line
+	hist  [maxChunks][sortBucketsMax]uint32
+	nans  [maxChunks + 1]int
+	bin   [1 << sortBinBits]uint16
+	start [sortBucketsMax + 1]int
 }
 
 var parSortPool = sync.Pool{New: func() any { return new(parSortScratch) }}
@@ -89,136 +97,139 @@ func sortLinesParallel[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib,
 func sortLongLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], sc *parSortScratch, vb, ib, ab unsafe.Pointer, off *[maxOps]int) {
 	L, sa := ls.L, ls.st[1]
 	s := span[T](ab, off[1], L, sa)
+	kd := kindOf[T]()
 	withIdx := mode != sortValues
-	keys, kt, ix, it := b.k0[:L], b.k1[:L], b.i0[:L], b.i1[:L]
-	nb := b.nb[:L] // a chunk's NaN bits from its first slot on (Sort)
+	keys, kt, ix, it, nb := b.k0[:L], b.k1[:L], b.i0[:L], b.i1[:L], b.nb[:L]
+	key := func(x T) K {
+		if isNaN(kd, x) {
+			return ^K(0)
+		}
+		return keyOf[T, K](x)
+	}
+
+	// the buckets, from a sample: its range in bins, bins grouped
+	S := min(L, 1<<sortBinBits)
+	lo, hi := ^uint64(0), uint64(0)
+	for q := range S {
+		k := uint64(key(s[q*(L/S)*sa]))
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	sh := uint(max(0, bits.Len64(hi-lo)-sortBinBits))
+	binOf := func(k K) uint64 { return (min(max(uint64(k), lo), hi) - lo) >> sh }
+	sc.bin = [1 << sortBinBits]uint16{}
+	for q := range S {
+		sc.bin[binOf(key(s[q*(L/S)*sa]))]++
+	}
+	nbk := min(sortBucketsMax, max(1, L/sortBucketLen))
+	acc, v := 0, 0
+	for p, c := range sc.bin {
+		sc.bin[p] = uint16(v)
+		acc += int(c)
+		for v < nbk-1 && acc*nbk >= (v+1)*S {
+			v++
+		}
+	}
+	bin := &sc.bin
+
 	j := getJob()
 	defer putJob(j)
-
-	// keys, indices and the NaNs' bits, and where the keys differ
-	j.body = func(_ *job, c, lo, hi int) {
+	// keys, each chunk's count per bucket, its NaNs' bits from its first
+	// slot on
+	j.body = func(_ *job, c, lo0, hi0 int) {
+		h := sc.hist[c][:nbk]
+		clear(h)
 		q := 0
 		x32, f32 := any(s).([]float32)
 		f32 = f32 && sa == 1
-		k0 := K(0)
-		var diff K
-		for i := lo; i < hi; i++ {
+		for i := lo0; i < hi0; i++ {
 			var k K
 			if f32 {
 				u := math.Float32bits(x32[i])
 				if u&0x7fffffff > 0x7f800000 {
-					nb[lo+q], k = K(u), ^K(0)
+					nb[lo0+q], k = K(u), ^K(0)
 					q++
 				} else {
 					k = K(keyF32(u))
 				}
-			} else if x := s[i*sa]; isNaN(kindOf[T](), x) {
-				nb[lo+q], k = rawBits[T, K](x), ^K(0)
+			} else if x := s[i*sa]; isNaN(kd, x) {
+				nb[lo0+q], k = rawBits[T, K](x), ^K(0)
 				q++
 			} else {
 				k = keyOf[T, K](x)
 			}
-			if i == lo {
-				k0 = k
-			}
-			diff |= k ^ k0
 			keys[i] = k
-			if withIdx {
-				ix[i] = uint32(i)
-			}
+			h[bin[(min(max(uint64(k), lo), hi)-lo)>>sh]]++
 		}
-		sc.nans[c], sc.diff[c], sc.first[c] = q, uint64(diff), uint64(k0)
+		sc.nans[c] = q
 	}
 	n := j.parallel(L, parSortGrain)
-	var diff uint64
-	for c := range n {
-		diff |= sc.diff[c] | (sc.first[c] ^ sc.first[0])
+	// each chunk's first slot per bucket (by bucket, then chunk); the
+	// NaNs' bits in index order (they go after the numbers)
+	var base uint32
+	for v := range nbk {
+		sc.start[v] = int(base)
+		for c := range n {
+			m := sc.hist[c][v]
+			sc.hist[c][v] = base
+			base += m
+		}
 	}
-
-	// the NaNs' bits in index order: they go after the numbers
+	sc.start[nbk] = L
 	nn := 0
 	for c := range n {
 		lo := L * c / n
 		nn += copy(nb[nn:], nb[lo:lo+sc.nans[c]])
 	}
-	if diff != 0 { // else every key is the same: in order already
-		sh := uint(max(0, bits.Len64(diff)-msdBits))
-		bucket := func(k K) uint32 { return uint32(uint64(k)>>sh) & (1<<msdBits - 1) }
-		j.body = func(_ *job, c, lo, hi int) {
-			h := &sc.hist[c]
-			*h = [1 << msdBits]uint32{}
-			for _, k := range keys[lo:hi] {
-				h[bucket(k)]++
+	// the keys (and indices) to their buckets' slots
+	j.body = func(_ *job, c, lo0, hi0 int) {
+		h := &sc.hist[c]
+		for i := lo0; i < hi0; i++ {
+			k := keys[i]
+			v := bin[(min(max(uint64(k), lo), hi)-lo)>>sh]
+			p := h[v]
+			h[v] = p + 1
+			kt[p] = k
+			if withIdx {
+				it[p] = uint32(i)
 			}
 		}
-		j.parallel(L, parSortGrain)
-		// each chunk's first slot per bucket: by bucket, then chunk
-		var base uint32
-		for v := range 1 << msdBits {
-			sc.start[v] = int(base)
-			for c := range n {
-				m := sc.hist[c][v]
-				sc.hist[c][v] = base
-				base += m
-			}
-		}
-		sc.start[1<<msdBits] = L
-		j.body = func(_ *job, c, lo, hi int) {
-			h := &sc.hist[c]
-			if !withIdx {
-				for _, k := range keys[lo:hi] {
-					p := h[bucket(k)]
-					h[bucket(k)] = p + 1
-					kt[p] = k
-				}
-				return
-			}
-			for i := lo; i < hi; i++ {
-				k := keys[i]
-				p := h[bucket(k)]
-				h[bucket(k)] = p + 1
-				kt[p], it[p] = k, ix[i]
-			}
-		}
-		j.parallel(L, parSortGrain)
-		// each bucket on one worker: the buckets that start in a chunk's
-		// span, sorted into kt and it (keys and ix are their scratch)
-		j.body = func(_ *job, _, lo, hi int) {
-			v := sort.SearchInts(sc.start[:], lo)
-			for ; v < 1<<msdBits && sc.start[v] < hi; v++ {
-				p, e := sc.start[v], sc.start[v+1]
-				if e-p < 2 {
-					continue
-				}
-				rk, ri := radixSort(kt[p:e], keys[p:e], it[p:e], ix[p:e], withIdx, 8*sizeOf[T]())
-				if &rk[0] != &kt[p] {
-					copy(kt[p:e], rk)
-					if withIdx {
-						copy(it[p:e], ri)
-					}
-				}
-			}
-		}
-		j.parallel(L, parSortGrain)
-		keys, ix = kt, it
 	}
-
+	j.parallel(L, parSortGrain)
+	// the buckets that start in a chunk's span, each sorted on one worker
+	// and written out
 	m := L - nn
 	j.body = func(_ *job, _, lo, hi int) {
-		if mode == sortValues {
-			vd := span[T](vb, off[0], L, ls.st[0])
-			for r := lo; r < hi; r++ {
-				if r < m {
-					vd[r*ls.st[0]] = valueOf[T](keys[r])
-				} else {
-					vd[r*ls.st[0]] = fromBits[T](nb[r-m])
-				}
+		v := sort.SearchInts(sc.start[:nbk], lo)
+		for ; v < nbk && sc.start[v] < hi; v++ {
+			p, e := sc.start[v], sc.start[v+1]
+			rk, ri := kt[p:e], it[p:e]
+			if e-p > 1 {
+				rk, ri = radixSort(kt[p:e], keys[p:e], it[p:e], ix[p:e], withIdx, 8*sizeOf[T]())
 			}
-			return
-		}
-		id := span[int64](ib, off[2], L, ls.st[2])
-		for r := lo; r < hi; r++ {
-			id[r*ls.st[2]] = int64(ix[r]) + int64(ls.min)
+			if mode == sortValues {
+				vd := span[T](vb, off[0], L, ls.st[0])
+				if d32, ok := any(vd).([]float32); ok && ls.st[0] == 1 && sizeOf[K]() == 4 {
+					if p < m {
+						writeF32(d32[p:min(e, m)], any(rk[:min(e, m)-p]).([]uint32))
+					}
+					for r := max(p, m); r < e; r++ {
+						d32[r] = math.Float32frombits(uint32(nb[r-m]))
+					}
+					continue
+				}
+				for r := p; r < e; r++ {
+					if r < m {
+						vd[r*ls.st[0]] = valueOf[T](rk[r-p])
+					} else {
+						vd[r*ls.st[0]] = fromBits[T](nb[r-m])
+					}
+				}
+				continue
+			}
+			id := span[int64](ib, off[2], L, ls.st[2])
+			for r := p; r < e; r++ {
+				id[r*ls.st[2]] = int64(ri[r-p]) + int64(ls.min)
+			}
 		}
 	}
 	j.parallel(L, parSortGrain)
