@@ -109,8 +109,8 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 	VFMADD213PD Y6, Y5, Y3; \
 	STORESIGN(off, Y3, X3)
 
-// COSHSINH leaves coshSinh's a in Y3 and b in Y5 for |x| at off(SI),
-// r·o in Y4 and the lanes where k = 0 in Y7.
+// COSHSINH leaves coshSinh's a in Y3 and b in Y5 for |x| at off(SI), r
+// in Y0, k in Y1 and o in Y4 (SINH takes r·o and the lanes where k = 0).
 #define COSHSINH(off) \
 	VCVTPS2PD off(SI), Y0; \
 	VANDPD hypv<>+448(SB), Y0, Y0; \
@@ -119,13 +119,11 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 	VMOVAPD Y3, Y5; \
 	VFMADD231PD Y4, Y0, Y3; \
 	VFNMADD231PD Y4, Y0, Y5; \
-	VMULPD Y4, Y0, Y4; \
-	VCMPPD $0, Y11, Y1, Y7; \
-	VPADDQ hypv<>+416(SB), Y6, Y1; \
+	VPADDQ hypv<>+416(SB), Y6, Y8; \
 	VPSUBQ Y6, Y10, Y6; \
-	VPSLLQ $52, Y1, Y1; \
+	VPSLLQ $52, Y8, Y8; \
 	VPSLLQ $52, Y6, Y6; \
-	VMULPD Y1, Y3, Y3; \
+	VMULPD Y8, Y3, Y3; \
 	VMULPD Y6, Y5, Y5
 
 #define COSH(off) \
@@ -136,11 +134,13 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 
 #define SINH(off) \
 	COSHSINH(off); \
+	VMULPD Y4, Y0, Y4; \
+	VCMPPD $0, Y11, Y1, Y7; \
 	VSUBPD Y5, Y3, Y3; \
 	VBLENDVPD Y7, Y4, Y3, Y3; \
 	STORESIGN(off, Y3, X3)
 
-// The bodies in eight lanes; K1 gets the lanes where k = 0.
+// The bodies in eight lanes; SINH8's K1 gets the lanes where k = 0.
 #define EXPM1_8(off) \
 	VCVTPS2PD off(SI), Z0; \
 	VMAXPD Z0, Z13, Z0; \
@@ -161,13 +161,11 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 	VMOVAPD Z3, Z5; \
 	VFMADD231PD Z4, Z0, Z3; \
 	VFNMADD231PD Z4, Z0, Z5; \
-	VMULPD Z4, Z0, Z4; \
-	VCMPPD $0, Z11, Z1, K1; \
-	VPADDQ.BCST hypv<>+416(SB), Z6, Z1; \
+	VPADDQ.BCST hypv<>+416(SB), Z6, Z8; \
 	VPSUBQ Z6, Z10, Z6; \
-	VPSLLQ $52, Z1, Z1; \
+	VPSLLQ $52, Z8, Z8; \
 	VPSLLQ $52, Z6, Z6; \
-	VMULPD Z1, Z3, Z3; \
+	VMULPD Z8, Z3, Z3; \
 	VMULPD Z6, Z5, Z5
 
 #define COSH8(off) \
@@ -178,6 +176,8 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 
 #define SINH8(off) \
 	COSHSINH8(off); \
+	VMULPD Z4, Z0, Z4; \
+	VCMPPD $0, Z11, Z1, K1; \
 	VSUBPD Z5, Z3, Z3; \
 	VBLENDMPD Z4, Z3, K1, Z3; \
 	STORESIGN8(off, Z3, Y3)
