@@ -121,12 +121,24 @@ type sortBuf[K ukey] struct {
 	h11    *digits11
 }
 
-func (b *sortBuf[K]) grow(n int) {
+// grow readies b for lines of n; the indices only for idx (ArgSort,
+// TopK): a Sort of 2^24 float32 took 400 MB of scratch with them.
+func (b *sortBuf[K]) grow(n int, idx bool) {
 	if cap(b.k0) < n {
-		b.k0, b.k1 = make([]K, n), make([]K, n)
-		b.i0, b.i1 = make([]uint32, n), make([]uint32, n)
-		b.nan, b.nb = make([]uint32, 0, n), make([]K, n)
+		b.k0, b.k1, b.nb = make([]K, n), make([]K, n), make([]K, n)
+		b.nan = nil // appended to
 	}
+	if idx && cap(b.i0) < n {
+		b.i0, b.i1 = make([]uint32, n), make([]uint32, n)
+	}
+}
+
+// upTo is s[:n], nil for nil.
+func upTo(s []uint32, n int) []uint32 {
+	if s == nil {
+		return nil
+	}
+	return s[:n]
 }
 
 // sortPools keeps sortBufs between calls (by key size), so that a big
@@ -135,12 +147,12 @@ var sortPools [3]sync.Pool
 
 // getSortBuf takes a sortBuf for lines of n from its pool; putSortBuf
 // gives it back.
-func getSortBuf[K ukey](n int) *sortBuf[K] {
+func getSortBuf[K ukey](n int, idx bool) *sortBuf[K] {
 	b, _ := sortPools[min(sizeOf[K]()/4, 2)].Get().(*sortBuf[K])
 	if b == nil {
 		b = new(sortBuf[K])
 	}
-	b.grow(n)
+	b.grow(n, idx)
 	return b
 }
 
@@ -162,7 +174,7 @@ func sortWith[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib, ab unsaf
 	ls.forLines(costlyGrain, func(c int, off *[maxOps]int) {
 		b := bufs[c]
 		if b == nil {
-			b = getSortBuf[K](ls.L)
+			b = getSortBuf[K](ls.L, mode != sortValues)
 			bufs[c] = b
 		}
 		sortLine[T](mode, ls, b, vb, ib, ab, off)
@@ -225,7 +237,10 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 	s := span[T](ab, off[1], n, sa)
 	k := kindOf[T]()
 	mask := K(1)<<(8*sizeOf[T]()-1) | (K(1)<<(8*sizeOf[T]()-1) - 1)
-	keys, ix := b.k0[:n], b.i0[:n]
+	keys, ix, it := b.k0[:n], []uint32(nil), []uint32(nil)
+	if mode != sortValues { // else b's indices may be short
+		ix, it = b.i0[:n], b.i1[:n]
+	}
 	nan := b.nan[:0]
 	m := 0
 	if x32, ok := any(s).([]float32); ok && sa == 1 && mode == sortValues && ls.st[0] == 1 && n >= sortF32Min {
@@ -246,10 +261,13 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 		if mode == sortTop {
 			kk = ^kk & mask
 		}
-		keys[m], ix[m] = kk, uint32(i)
+		keys[m] = kk
+		if ix != nil {
+			ix[m] = uint32(i)
+		}
 		m++
 	}
-	keys, ix = radixSort(keys[:m], b.k1[:m], ix[:m], b.i1[:m], mode != sortValues, 8*sizeOf[T]())
+	keys, ix = radixSort(keys[:m], b.k1[:m], upTo(ix, m), upTo(it, m), mode != sortValues, 8*sizeOf[T]())
 	n = ls.L
 	nn := len(nan)
 	if mode == sortValues {
@@ -348,7 +366,10 @@ func radixSort[K ukey](keys, kt []K, ix, it []uint32, withIdx bool, w int) ([]K,
 	n := len(keys)
 	if n <= 48 {
 		for i := 1; i < n; i++ {
-			k, x := keys[i], ix[i]
+			k, x := keys[i], uint32(0)
+			if withIdx {
+				x = ix[i]
+			}
 			j := i
 			for ; j > 0 && keys[j-1] > k; j-- {
 				keys[j] = keys[j-1]
@@ -445,7 +466,8 @@ func radixU32(keys, kt []uint32) []uint32 {
 func keyF32(u uint32) uint32 { return u ^ (uint32(int32(u)>>31) | 1<<31) }
 
 // gatherF32 is sortLine's gather for a contiguous float32 line, in
-// concrete code: the keys and indices of the numbers, NaNs aside.
+// concrete code: the keys and indices (ix nil: none) of the numbers, NaNs
+// aside.
 func gatherF32(x []float32, keys, ix, nan []uint32, top bool) (int, []uint32) {
 	m, flip := 0, uint32(0)
 	if top {
@@ -457,7 +479,10 @@ func gatherF32(x []float32, keys, ix, nan []uint32, top bool) (int, []uint32) {
 			nan = append(nan, uint32(i))
 			continue
 		}
-		keys[m], ix[m] = keyF32(u)^flip, uint32(i)
+		keys[m] = keyF32(u) ^ flip
+		if ix != nil {
+			ix[m] = uint32(i)
+		}
 		m++
 	}
 	return m, nan

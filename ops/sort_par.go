@@ -75,7 +75,7 @@ func sortLinesParallel[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib,
 	if mode == sortTop || ls.L < parSortMin || nw < 2 || ls.lines() >= nw || mode == sortValues && nw < parSortValuesMin {
 		return false
 	}
-	b := getSortBuf[K](ls.L)
+	b := getSortBuf[K](ls.L, mode != sortValues)
 	sc := parSortPool.Get().(*parSortScratch)
 	var off [maxOps]int
 	forRows(&ls.n, 0, ls.lines(), &off, func(m int, o *[maxOps]int) {
@@ -99,7 +99,10 @@ func sortLongLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K
 	s := span[T](ab, off[1], L, sa)
 	kd := kindOf[T]()
 	withIdx := mode != sortValues
-	keys, kt, ix, it, nb := b.k0[:L], b.k1[:L], b.i0[:L], b.i1[:L], b.nb[:L]
+	keys, kt, ix, it, nb := b.k0[:L], b.k1[:L], []uint32(nil), []uint32(nil), b.nb[:L]
+	if withIdx {
+		ix, it = b.i0[:L], b.i1[:L]
+	}
 	key := func(x T) K {
 		if isNaN(kd, x) {
 			return ^K(0)
@@ -202,9 +205,12 @@ func sortLongLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K
 		v := sort.SearchInts(sc.start[:nbk], lo)
 		for ; v < nbk && sc.start[v] < hi; v++ {
 			p, e := sc.start[v], sc.start[v+1]
-			rk, ri := kt[p:e], it[p:e]
+			rk, ri, ks, is := kt[p:e], []uint32(nil), keys[p:e], []uint32(nil)
+			if withIdx {
+				ri, is = it[p:e], ix[p:e]
+			}
 			if e-p > 1 {
-				rk, ri = radixSort(kt[p:e], keys[p:e], it[p:e], ix[p:e], withIdx, 8*sizeOf[T]())
+				rk, ri = radixSort(rk, ks, ri, is, withIdx, 8*sizeOf[T]())
 			}
 			if mode == sortValues {
 				vd := span[T](vb, off[0], L, ls.st[0])
