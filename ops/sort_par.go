@@ -3,6 +3,7 @@ package ops
 import (
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -58,6 +59,7 @@ type parSortScratch struct {
 	hist  [maxChunks][sortBucketsMax]uint32
 	nans  [maxChunks + 1]int
 	bin   [1 << sortBinBits]uint16
+	smp   [1 << sortBinBits]uint64 // the sample's keys
 	start [sortBucketsMax + 1]int
 }
 
@@ -110,20 +112,31 @@ func sortLongLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K
 		return keyOf[T, K](x)
 	}
 
-	// the buckets, from a sample: its range in bins, bins grouped
-	S := min(L, 1<<sortBinBits)
-	lo, hi := ^uint64(0), uint64(0)
-	for q := range S {
-		k := uint64(key(s[q*(L/S)*sa]))
-		lo, hi = min(lo, k), max(hi, k)
-	}
-	sh := uint(max(0, bits.Len64(hi-lo)-sortBinBits))
-	binOf := func(k K) uint64 { return (min(max(uint64(k), lo), hi) - lo) >> sh }
-	sc.bin = [1 << sortBinBits]uint16{}
-	for q := range S {
-		sc.bin[binOf(key(s[q*(L/S)*sa]))]++
-	}
+	// the buckets, from a sample (16 keys a bucket, at least 1024, at
+	// most 4096): its range in bins, bins grouped. The sample is serial
+	// work: past the helpers' spin, each phase would wake them.
 	nbk := min(sortBucketsMax, max(1, L/sortBucketLen))
+	S := min(L, 1<<sortBinBits, max(1024, 16*nbk))
+	smp := sc.smp[:S]
+	if x32, ok := any(s).([]float32); ok && sa == 1 {
+		for q := range smp {
+			u := math.Float32bits(x32[q*(L/S)])
+			smp[q] = uint64(keyF32(u))
+			if u&0x7fffffff > 0x7f800000 {
+				smp[q] = 1<<32 - 1
+			}
+		}
+	} else {
+		for q := range smp {
+			smp[q] = uint64(key(s[q*(L/S)*sa]))
+		}
+	}
+	lo, hi := slices.Min(smp), slices.Max(smp)
+	sh := uint(max(0, bits.Len64(hi-lo)-sortBinBits))
+	sc.bin = [1 << sortBinBits]uint16{}
+	for _, k := range smp {
+		sc.bin[(k-lo)>>sh]++
+	}
 	acc, v := 0, 0
 	for p, c := range sc.bin {
 		sc.bin[p] = uint16(v)
