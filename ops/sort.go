@@ -13,7 +13,8 @@ import (
 // before +0, NaNs after every number (NumPy's order), and equal elements
 // (the same bits) in index order: the sort is stable. On the host it is an
 // LSD radix sort of the elements' bits mapped to unsigned keys whose order
-// is the value order.
+// is the value order (a long line on many cores: sort_par.go); a TopK of
+// few from many keeps candidates in one pass instead (topk.go).
 
 // Sort stores in dst the elements of a sorted ascending along axis
 // ax. dst has a's shape and may be a itself.
