@@ -25,17 +25,28 @@ func TestSortParallelLines(t *testing.T) {
 		checkParSort(t, r, c, func(sp int) float32 { return float32(drawSortValue(r, sp)) })
 		checkParSort(t, r, c, func(sp int) float64 { return drawSortValue(r, sp) })
 		checkParSort(t, r, c, func(sp int) array.Float16 { return array.F16(float32(drawSortValue(r, sp))) })
-		checkParSort(t, r, c, func(sp int) int32 { return int32(r.IntN(1<<(8*(sp+1))) - 1<<(8*sp+7)) })
+		checkParSort(t, r, c, func(sp int) int32 { sp = min(sp, 3); return int32(r.IntN(1<<(8*(sp+1))) - 1<<(8*sp+7)) })
 		checkParSort(t, r, c, func(sp int) int8 { return int8(r.IntN(256) - 128) })
 	}
 }
 
 // drawSortValue draws a value of spread sp: 0 every byte differs, 1 sign
 // and exponent shared, 2 few values with ±0 (1% of these are NaN), 3 one
-// value (the keys are all equal: no bucket pass).
+// value (the keys are all equal: no bucket pass), 4 normal values with
+// rare ±1e30 and ±Inf, which the buckets' sample most likely misses (they
+// fall in the end buckets).
 func drawSortValue(r *rand.Rand, sp int) float64 {
 	if sp == 3 {
 		return 1.5
+	}
+	if sp == 4 {
+		switch r.IntN(20000) {
+		case 0:
+			return math.Copysign(1e30, r.NormFloat64())
+		case 1:
+			return math.Inf(1 - 2*r.IntN(2))
+		}
+		return r.NormFloat64()
 	}
 	if r.IntN(100) == 0 {
 		return math.NaN()
@@ -55,7 +66,7 @@ func drawSortValue(r *rand.Rand, sp int) float64 {
 
 func checkParSort[T array.Elem](t *testing.T, r *rand.Rand, c int, gen func(spread int) T) {
 	t.Helper()
-	L, stride, sp := parSortMin+r.IntN(2*parSortMin), 1+r.IntN(2), r.IntN(4)
+	L, stride, sp := parSortMin+r.IntN(2*parSortMin), 1+r.IntN(2), r.IntN(5)
 	buf := make([]T, L*stride)
 	xs := make([]T, L)
 	for i := range xs {
