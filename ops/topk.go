@@ -42,8 +42,11 @@ type topSel[K ukey] struct {
 	bar  *atomic.Uint64 // nil: not shared
 }
 
-func (t *topSel[K]) reset(k int, bar *atomic.Uint64) {
-	if c := 2*k + 256; cap(t.p) < c {
+// reset readies t for a scan of at most m elements: a buffer of 2k+256
+// candidates, or m (a long line's chunk holds no more; 64 chunks of 2k+256
+// took 16 times the line's size for k near L/16).
+func (t *topSel[K]) reset(k int, bar *atomic.Uint64, m int) {
+	if c := min(2*k+256, m); cap(t.p) < c {
 		t.p = make([]topPair[K], 0, c)
 	}
 	t.p, t.k, t.cut, t.done, t.bar = t.p[:0], k, 0, false, bar
@@ -209,7 +212,7 @@ func topLines[T array.Elem, K ukey](ls *lineSet, vb, ib, ab unsafe.Pointer) {
 	if ls.lines() >= workers() || ls.L < 2*topGrain {
 		ls.forLines(lineGrain, func(c int, off *[maxOps]int) {
 			t := &sc.sel[c]
-			t.reset(ls.k, nil)
+			t.reset(ls.k, nil, ls.L)
 			topScan(t, span[T](ab, off[1], ls.L, ls.st[1]), ls.st[1], 0, ls.L)
 			topEmit[T](ls, t, vb, ib, ab, off)
 		}, nil)
@@ -225,12 +228,12 @@ func topLines[T array.Elem, K ukey](ls *lineSet, vb, ib, ab unsafe.Pointer) {
 			sc.bar.Store(0)
 			j.body = func(_ *job, c, lo, hi int) {
 				t := &sc.sel[c]
-				t.reset(ls.k, &sc.bar)
+				t.reset(ls.k, &sc.bar, hi-lo)
 				topScan(t, s, ls.st[1], lo, hi)
 				t.prune()
 			}
 			n := j.parallel(ls.L, topGrain)
-			sc.all.reset(ls.k, nil)
+			sc.all.reset(ls.k, nil, 2*ls.k+256)
 			for c := range n {
 				sc.all.p = append(sc.all.p, sc.sel[c].p...)
 			}

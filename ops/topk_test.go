@@ -138,7 +138,7 @@ func TestTopKCut(t *testing.T) {
 	for range 200 {
 		k := 1 + r.IntN(40)
 		var probe topSel[uint32]
-		probe.reset(k, nil)
+		probe.reset(k, nil, 1<<30)
 		c := cap(probe.p) // the first prune's point
 		// 0 … c−1, then c−k+1: above the k-th best after that prune
 		xs := make([]float32, c+1+r.IntN(300))
@@ -176,6 +176,12 @@ func TestTopKCut(t *testing.T) {
 			checkTopChunks[float32, uint32](t, ys, k, bounds, early)
 			checkTopChunks[float64, uint64](t, zs, k, bounds, early)
 		}
+		// chunks shorter than k (their buffers hold the chunk, no more)
+		short := []int{0}
+		for short[len(short)-1] < len(ys) {
+			short = append(short, min(len(ys), short[len(short)-1]+1+r.IntN(2*k)))
+		}
+		checkTopChunks[float32, uint32](t, ys, k, short, r.IntN(2) == 0)
 	}
 }
 
@@ -190,15 +196,15 @@ func checkTopChunks[T array.Elem, K ukey](t *testing.T, xs []T, k int, bounds []
 	sels := make([]topSel[K], len(bounds)-1)
 	for c := range sels {
 		if early {
-			sels[c].reset(k, &bar)
+			sels[c].reset(k, &bar, bounds[c+1]-bounds[c])
 		}
 	}
 	var all topSel[K]
-	all.reset(k, nil)
+	all.reset(k, nil, 1<<30)
 	for c := len(sels) - 1; c >= 0; c-- {
 		s := &sels[c]
 		if !early {
-			s.reset(k, &bar)
+			s.reset(k, &bar, bounds[c+1]-bounds[c])
 		}
 		topScan(s, xs, 1, bounds[c], bounds[c+1])
 		s.prune()
