@@ -188,11 +188,13 @@ func sortWith[T array.Elem, K ukey](mode sortMode, ls *lineSet, vb, ib, ab unsaf
 }
 
 // keyOf maps x's bits to a key whose unsigned order is the value order
-// (floats: −Inf … −0, +0 … +Inf; NaNs are set aside before).
-func keyOf[T array.Elem, K ukey](x T) K {
+// (floats: −Inf … −0, +0 … +Inf; NaNs are set aside before). kd is
+// kindOf[T](), which the callers take once outside their loops: in
+// shared generic code it is a type switch at run time.
+func keyOf[T array.Elem, K ukey](kd kind, x T) K {
 	u := rawBits[T, K](x)
 	sign := K(1) << (8*sizeOf[T]() - 1)
-	switch kindOf[T]() {
+	switch kd {
 	case kFloat, kHalf:
 		if u&sign != 0 {
 			return ^u & (sign | (sign - 1))
@@ -205,9 +207,9 @@ func keyOf[T array.Elem, K ukey](x T) K {
 }
 
 // valueOf inverts keyOf.
-func valueOf[T array.Elem, K ukey](k K) T {
+func valueOf[T array.Elem, K ukey](kd kind, k K) T {
 	sign := K(1) << (8*sizeOf[T]() - 1)
-	switch kindOf[T]() {
+	switch kd {
 	case kFloat, kHalf:
 		if k&sign != 0 {
 			k &^= sign
@@ -258,7 +260,7 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 			nan = append(nan, uint32(i))
 			continue
 		}
-		kk := keyOf[T, K](x)
+		kk := keyOf[T, K](k, x)
 		if mode == sortTop {
 			kk = ^kk & mask
 		}
@@ -282,7 +284,7 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 			writeF32(d32, any(keys).([]uint32)[:m])
 		} else {
 			for r := 0; r < m; r++ {
-				vd[r*ls.st[0]] = valueOf[T](keys[r])
+				vd[r*ls.st[0]] = valueOf[T](k, keys[r])
 			}
 		}
 		for q := range nn {
@@ -305,7 +307,7 @@ func sortLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K], v
 			if isNan {
 				vd[r*ls.st[0]] = s[int(i)*sa]
 			} else {
-				vd[r*ls.st[0]] = valueOf[T](^key & mask)
+				vd[r*ls.st[0]] = valueOf[T](k, ^key&mask)
 			}
 		}
 		if id != nil {

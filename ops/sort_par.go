@@ -109,7 +109,7 @@ func sortLongLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K
 		if isNaN(kd, x) {
 			return ^K(0)
 		}
-		return keyOf[T, K](x)
+		return keyOf[T, K](kd, x)
 	}
 
 	// the buckets, from a sample (16 keys a bucket, at least 1024, at
@@ -171,7 +171,7 @@ func sortLongLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K
 				nb[lo0+q], k = rawBits[T, K](x), ^K(0)
 				q++
 			} else {
-				k = keyOf[T, K](x)
+				k = keyOf[T, K](kd, x)
 			}
 			keys[i] = k
 			h[bin[(min(max(uint64(k), lo), hi)-lo)>>sh]]++
@@ -238,7 +238,7 @@ func sortLongLine[T array.Elem, K ukey](mode sortMode, ls *lineSet, b *sortBuf[K
 				}
 				for r := p; r < e; r++ {
 					if r < m {
-						vd[r*ls.st[0]] = valueOf[T](rk[r-p])
+						vd[r*ls.st[0]] = valueOf[T](kd, rk[r-p])
 					} else {
 						vd[r*ls.st[0]] = fromBits[T](nb[r-m])
 					}

@@ -13,8 +13,9 @@ import (
 // TestTopKFilter: TopK of few from many (topLines' one pass) against the
 // reference order, over drawn element types, layouts, line counts and
 // lengths and value patterns: rising lines make every element a
-// candidate, falling ones almost none, and few values with NaNs, ±0 and
-// ±Inf test the tie order and NaNs' own bits. Counters show that each line
+// candidate, falling ones almost none, negative ones order by the keys'
+// flipped bits (+0 before −0), and few values with NaNs, ±0 and ±Inf test
+// the tie order and NaNs' own bits. Counters show that each line
 // took the filter, and the few long ones the pool's chunks.
 func TestTopKFilter(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 36))
@@ -47,7 +48,7 @@ func topKCase[T array.Elem](t *testing.T, r *rand.Rand) {
 	if dim == 1 {
 		ext = []int{rows, L}
 	}
-	pattern := r.IntN(4)
+	pattern := r.IntN(5)
 	val := func(x float64) T {
 		switch kindOf[T]() {
 		case kHalf:
@@ -71,6 +72,14 @@ func topKCase[T array.Elem](t *testing.T, r *rand.Rand) {
 			return val(float64(i) * 120 / float64(L))
 		case 2: // falling
 			return val(120 - float64(i)*120/float64(L))
+		case 3: // negative: the best are nearest 0, +0 before −0
+			switch r.IntN(40) {
+			case 0:
+				return val(math.Copysign(0, -1))
+			case 1:
+				return val(0)
+			}
+			return val(-math.Abs(r.NormFloat64()) * 30)
 		}
 		switch x := r.IntN(40); {
 		case x == 0:
