@@ -90,12 +90,13 @@
 // float32 and 1e-12 for float64, since OpenCL's division, sqrt and
 // transcendentals may be a few ulps off (OpenCL allows up to 16 ulps for
 // float pow, 4 for sin and cos) where the host's are correctly rounded or
-// (float32 Sin, Cos, Tan, Sigmoid, Log, Log1p, Expm1, Sinh, Cosh, Asin,
-// Acos and Atan, computed in float64 with short series: math32.go,
-// log32.go, hyp32.go, asin32.go; Pow in float64 from tables, pow32.go;
-// Exp and Tanh in float32 with corrected sums, exp32.go, tanh32.go)
+// (float32 Sin, Cos, Tan, Sigmoid, Log, Log1p, Expm1, Asin, Acos and
+// Atan, computed in float64 with short series: math32.go, log32.go,
+// hyp32.go, asin32.go; Pow in float64 from tables, pow32.go; Exp, Tanh,
+// Sinh and Cosh in float32 with corrected sums, exp32.go, tanh32.go,
+// sinhcosh32.go)
 // within one ulp (TestMath32Accuracy, TestPow32Hard, TestExpAccuracy,
-// TestTanhAccuracy); the
+// TestTanhAccuracy, TestSinhCoshAccuracy); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.

@@ -2,21 +2,19 @@ package ops
 
 import "math"
 
-// Float32 Expm1, Sinh and Cosh in float64 lanes from one exponential:
-// x = k·ln2 + r with |r| ≤ ln2/2, and e^r = 1 + z·c + r·o (z = r²) with
-// c and o the even and odd halves of e^r's Taylor series (c to r⁸/8!,
-// o to r⁹/9!: truncation below 1e-11 relative), two short independent
-// chains of fused multiply-adds. Then
+// Float32 Expm1 in float64 lanes: x = k·ln2 + r with |r| ≤ ln2/2, and
+// e^r = 1 + z·c + r·o (z = r²) with c and o the even and odd halves of
+// e^r's Taylor series (c to r⁸/8!, o to r⁹/9!: truncation below 1e-11
+// relative), two short independent chains of fused multiply-adds. Then
 //
 //	e^x − 1 = 2^k·p + (2^k − 1),  p = z·c + r·o   (one rounding: no cancellation)
-//	cosh|x| = 2^(k−1)·e^r + 2^(−k−1)·e^−r,  e^±r = (1 + z·c) ± r·o
-//	sinh|x| = the same difference, or r·o where k = 0 (no cancellation)
 //
 // The float32 results are the correctly rounded values nearly always,
 // within one ulp always (TestMath32Accuracy). The kernels (hyp_amd64.s)
 // do the same operations, fused multiply-adds included, so they give the
-// Go loops' bits (TestHypKernels). x is clamped to [−110, 100]: past the
-// ends the float32 results are already −1 or ±Inf. NaN gives NaN.
+// Go loop's bits (TestHypKernels). x is clamped to [−110, 100]: past the
+// ends the float32 results are already −1 or +Inf. NaN gives NaN. Sinh
+// and Cosh compute in float32 lanes (sinhcosh32.go).
 
 var (
 	expEven = [...]float64{1.0 / 40320, 1.0 / 720, 1.0 / 24, 1.0 / 2}
@@ -63,28 +61,6 @@ func expm1_32(x float32) float32 {
 	s := pow2(kk, 0)
 	p := math.FMA(z, c, r*o)
 	return withSign32(float32(math.FMA(s, p, s-1)), x) // −0 gives −0 (p is +0); negative results stay so
-}
-
-// coshSinh returns the two terms of cosh|x| and sinh|x|, and r·o.
-func coshSinh(x float32) (a, b, k, ro float64) {
-	kk, k, r, z, c, o := expParts(math.Abs(float64(x)))
-	e := math.FMA(z, c, 1)
-	return pow2(kk, -1) * math.FMA(r, o, e), math.Float64frombits((1022-kk)<<52) * math.FMA(-r, o, e), k, r * o
-}
-
-// cosh32 is Cosh of one float32 as coshF32 computes it.
-func cosh32(x float32) float32 {
-	a, b, _, _ := coshSinh(x)
-	return float32(a + b)
-}
-
-// sinh32 is Sinh of one float32 as sinhF32 computes it.
-func sinh32(x float32) float32 {
-	a, b, k, ro := coshSinh(x)
-	if k != 0 {
-		ro = a - b
-	}
-	return withSign32(float32(ro), x)
 }
 
 // withSign32 sets y's sign bit where x's is set (the kernels OR the

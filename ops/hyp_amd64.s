@@ -1,4 +1,4 @@
-// Code in this file: float32 Expm1, Sinh and Cosh in float64 lanes with
+// Code in this file: float32 Expm1 in float64 lanes with
 // hyp32.go's operations (expParts, then a few fused multiply-adds), so
 // results match the Go loops' bit for bit (TestHypKernels): AVX2/FMA
 // kernels four lanes a body, AVX-512 ones eight.
@@ -21,8 +21,6 @@ C4(hypv<>, 288, $0x3f81111111111111) // 1/5!
 C4(hypv<>, 320, $0x3fc5555555555555) // 1/3!
 C4(hypv<>, 352, $0x3ff0000000000000) // 1
 C4(hypv<>, 384, $1023)
-C4(hypv<>, 416, $1022)
-C4(hypv<>, 448, $0x7fffffffffffffff) // |x|
 DATA hypv<>+480(SB)/8, $0xc05b800000000000 // −110
 DATA hypv<>+488(SB)/8, $0x4059000000000000 // 100
 DATA hypv<>+496(SB)/4, $0x80000000         // float32 sign
@@ -72,14 +70,11 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 	VFMADD213PD.BCST hypv<>+352(SB), z, o
 
 // SETUP loads the arguments and the registers the bodies read: Y9 =
-// 0x1.8p52, Y10 =
-// int64 1022, Y11 = 0, Y12 = 1, Y13 = −110, Y14 = 100, Y15 = the float32
-// sign bit; SETUP512 the same in Z10–Z15.
+// 0x1.8p52, Y12 = 1, Y13 = −110, Y14 = 100, Y15 = the float32 sign bit;
+// SETUP512 the same in Z9 and Z12–Z15.
 #define SETUP \
 	ARGS; \
 	VBROADCASTSD hypv<>+504(SB), Y9; \
-	VPBROADCASTQ hypv<>+416(SB), Y10; \
-	VPXOR Y11, Y11, Y11; \
 	VBROADCASTSD hypv<>+352(SB), Y12; \
 	VBROADCASTSD hypv<>+480(SB), Y13; \
 	VBROADCASTSD hypv<>+488(SB), Y14; \
@@ -88,8 +83,6 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 #define SETUP512 \
 	ARGS; \
 	VBROADCASTSD hypv<>+504(SB), Z9; \
-	VPBROADCASTQ hypv<>+416(SB), Z10; \
-	VPXORQ Z11, Z11, Z11; \
 	VBROADCASTSD hypv<>+352(SB), Z12; \
 	VBROADCASTSD hypv<>+480(SB), Z13; \
 	VBROADCASTSD hypv<>+488(SB), Z14; \
@@ -109,38 +102,7 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 	VFMADD213PD Y6, Y5, Y3; \
 	STORESIGN(off, Y3, X3)
 
-// COSHSINH leaves coshSinh's a in Y3 and b in Y5 for |x| at off(SI), r
-// in Y0, k in Y1 and o in Y4 (SINH takes r·o and the lanes where k = 0).
-#define COSHSINH(off) \
-	VCVTPS2PD off(SI), Y0; \
-	VANDPD hypv<>+448(SB), Y0, Y0; \
-	HALVES(Y0, Y6, Y1, Y2, Y3, Y4); \
-	VFMADD213PD Y12, Y2, Y3; \
-	VMOVAPD Y3, Y5; \
-	VFMADD231PD Y4, Y0, Y3; \
-	VFNMADD231PD Y4, Y0, Y5; \
-	VPADDQ hypv<>+416(SB), Y6, Y8; \
-	VPSUBQ Y6, Y10, Y6; \
-	VPSLLQ $52, Y8, Y8; \
-	VPSLLQ $52, Y6, Y6; \
-	VMULPD Y8, Y3, Y3; \
-	VMULPD Y6, Y5, Y5
-
-#define COSH(off) \
-	COSHSINH(off); \
-	VADDPD Y5, Y3, Y3; \
-	VCVTPD2PSY Y3, X3; \
-	VMOVUPS X3, off(DI)
-
-#define SINH(off) \
-	COSHSINH(off); \
-	VMULPD Y4, Y0, Y4; \
-	VCMPPD $0, Y11, Y1, Y7; \
-	VSUBPD Y5, Y3, Y3; \
-	VBLENDVPD Y7, Y4, Y3, Y3; \
-	STORESIGN(off, Y3, X3)
-
-// The bodies in eight lanes; SINH8's K1 gets the lanes where k = 0.
+// EXPM1_8 is EXPM1 in eight lanes.
 #define EXPM1_8(off) \
 	VCVTPS2PD off(SI), Z0; \
 	VMAXPD Z0, Z13, Z0; \
@@ -153,35 +115,6 @@ GLOBL hypv<>(SB), RODATA|NOPTR, $512
 	VFMADD213PD Z6, Z5, Z3; \
 	STORESIGN8(off, Z3, Y3)
 
-#define COSHSINH8(off) \
-	VCVTPS2PD off(SI), Z0; \
-	VANDPD.BCST hypv<>+448(SB), Z0, Z0; \
-	HALVES8(Z0, Z6, Z1, Z2, Z3, Z4); \
-	VFMADD213PD Z12, Z2, Z3; \
-	VMOVAPD Z3, Z5; \
-	VFMADD231PD Z4, Z0, Z3; \
-	VFNMADD231PD Z4, Z0, Z5; \
-	VPADDQ.BCST hypv<>+416(SB), Z6, Z8; \
-	VPSUBQ Z6, Z10, Z6; \
-	VPSLLQ $52, Z8, Z8; \
-	VPSLLQ $52, Z6, Z6; \
-	VMULPD Z8, Z3, Z3; \
-	VMULPD Z6, Z5, Z5
-
-#define COSH8(off) \
-	COSHSINH8(off); \
-	VADDPD Z5, Z3, Z3; \
-	VCVTPD2PS Z3, Y3; \
-	VMOVUPS Y3, off(DI)
-
-#define SINH8(off) \
-	COSHSINH8(off); \
-	VMULPD Z4, Z0, Z4; \
-	VCMPPD $0, Z11, Z1, K1; \
-	VSUBPD Z5, Z3, Z3; \
-	VBLENDMPD Z4, Z3, K1, Z3; \
-	STORESIGN8(off, Z3, Y3)
-
 // func expm1F32(d, a unsafe.Pointer, n int)
 // n a multiple of 8; every lane is done here (NaN and ±Inf too). The
 // AVX-512 kernels take n a multiple of 16.
@@ -189,27 +122,8 @@ TEXT ·expm1F32(SB), NOSPLIT, $0-24
 	SETUP
 	LOOP(EXPM1, 16, 8)
 
-// func sinhF32(d, a unsafe.Pointer, n int)
-TEXT ·sinhF32(SB), NOSPLIT, $0-24
-	SETUP
-	LOOP(SINH, 16, 8)
-
-// func coshF32(d, a unsafe.Pointer, n int)
-TEXT ·coshF32(SB), NOSPLIT, $0-24
-	SETUP
-	LOOP(COSH, 16, 8)
-
 // func expm1F32AVX512(d, a unsafe.Pointer, n int)
 TEXT ·expm1F32AVX512(SB), NOSPLIT, $0-24
 	SETUP512
 	LOOP(EXPM1_8, 32, 16)
 
-// func sinhF32AVX512(d, a unsafe.Pointer, n int)
-TEXT ·sinhF32AVX512(SB), NOSPLIT, $0-24
-	SETUP512
-	LOOP(SINH8, 32, 16)
-
-// func coshF32AVX512(d, a unsafe.Pointer, n int)
-TEXT ·coshF32AVX512(SB), NOSPLIT, $0-24
-	SETUP512
-	LOOP(COSH8, 32, 16)

@@ -14,14 +14,16 @@ var kernelRuns atomic.Int64
 var roundMode = [4]int{1, 2, 0, 3}
 
 // float32 kernels of the transcendental ops (Exp, Sin, Cos, Tan, Sigmoid,
-// Pow here; Log and Log1p in log32.go, Expm1, Sinh and Cosh in hyp32.go,
-// Asin, Acos and Atan in asin32.go), also used by Float16 and BFloat16,
+// Pow here; Log and Log1p in log32.go, Expm1 in hyp32.go, Sinh and Cosh
+// in sinhcosh32.go, Asin, Acos and Atan in asin32.go), also used by
+// Float16 and BFloat16,
 // which compute in float32. They compute in float64 with short series
 // whose truncation error (below 1e-9 relative) is far under float32's half
 // ulp (6e-8), so results are the correctly rounded float32 value or its
 // neighbour; package math's float64 functions take what the fast paths
-// do not cover (huge arguments, NaN, Inf, Pow's special cases). Tanh
-// computes in float32 (tanh32.go); Pow (pow32.go) takes tables too.
+// do not cover (huge arguments, NaN, Inf, Pow's special cases). Tanh,
+// Sinh and Cosh compute in float32 (tanh32.go, sinhcosh32.go), within one
+// ulp; Pow (pow32.go) takes tables too.
 
 // unVec32 computes the unary ops it has float32 kernels for over float32
 // slices, and reports whether op is one (unFloat does the others).

@@ -464,15 +464,17 @@ func TestLog1pKernels(t *testing.T) {
 
 // TestHypKernels: Expm1, Sinh, Cosh and Softplus likewise, with the
 // clamps' ends, the float32 overflow points, the reduction's first
-// bounds and Softplus's switch of log1p (e^−|x| = 2^−10) among the
-// specials.
+// bounds (where Cosh's and Sinh's series end: n = 1 and n = 2), the
+// last n whose 2^(−2n) is not held at hypTerm, and Softplus's switch of
+// log1p (e^−|x| = 2^−10) among the specials.
 func TestHypKernels(t *testing.T) {
 	kernelsAgree(t, []UnaryOp{OpExpm1, OpSinh, OpCosh, OpSoftplus}, func(r *rand.Rand) float32 {
 		if r.IntN(2) == 0 {
 			return float32(r.NormFloat64() * 3)
 		}
 		return logUniform32(r)
-	}, []float32{-110, -111, 709, 710, 88.72, 89.42, -89.42, 0.34657359, -0.34657359, 1e-30, -1e-45, 3e38, 6.9314718, -6.9314718, 6.93, 104, -104},
+	}, []float32{-110, -111, 709, 710, 88.72, 89.42, -89.42, 89.415985, 89.41599, 90, 90.00001, 0.34657359, -0.34657359, 0.3465736, 1.0397207, 1.0397208,
+		-1.0397208, 16.635532, 16.98, 17.3, 1e-30, -1e-45, 3e38, 6.9314718, -6.9314718, 6.93, 104, -104},
 		func(op UnaryOp, d, a []float32) { unVec32(op, d, a) })
 }
 

@@ -257,7 +257,7 @@ func minMaxF64(d, a, b unsafe.Pointer, n int, isMax, nt bool)
 
 // expm1F32, sinhF32 and coshF32 compute expm1_32, sinh32 and cosh32 of n
 // float32s, n a multiple of 8, every lane; the AVX512 ones take n a
-// multiple of 16 (hyp_amd64.s).
+// multiple of 16 (hyp_amd64.s, sinhcosh_amd64.s).
 //
 //go:noescape
 func expm1F32(d, a unsafe.Pointer, n int)
