@@ -4,8 +4,9 @@ import "math"
 
 // Float32 Sinh and Cosh in float32 lanes (sixteen a step on AVX-512, eight
 // on AVX2: twice the float64 lanes' width), within one ulp of the
-// correctly rounded value; an exhaustive run over every float32 below 90
-// found 99.76% of Cosh's and 99.87% of Sinh's correctly rounded. With a =
+// correctly rounded value; every float32 below 90.5 (go test ./ops -run
+// SinhCoshAccuracy -hyp.step=1) gives 99.76% of Cosh's and 99.87% of
+// Sinh's correctly rounded. With a =
 // |x| = n·ln2 + r (r's first part exact, as in exp32), e^a = 2^n·E:
 //
 //	E = (1 + r) + (t + u),  t = r²·Q(r) (tanh32's fit), u = r_lo·e^r
