@@ -43,8 +43,9 @@ const (
 // one worker each.
 const parSortMin = 1 << 15
 
-// parSortGrain is a chunk's fewest keys.
-const parSortGrain = 1 << 12
+// parSortGrain is a chunk's fewest keys (a variable for the benchmarks'
+// -sort.grain).
+var parSortGrain = 1 << 12
 
 // parSortValuesMin is the fewest workers that sort a long line's values
 // (Sort) this way: it makes more passes than sortLine's, so on 2 cores a
