@@ -8,6 +8,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "expq_amd64.h"
 
 DATA exp32c<>+0(SB)/4, $0x3fb8aa3b // log2e
 DATA exp32c<>+4(SB)/4, $0x3f317218 // ln2 high
@@ -29,17 +30,7 @@ GLOBL exp32c<>(SB), RODATA|NOPTR, $52
 #define EXP16(x, n, r, t, q, u) \
 	VMAXPS x, Z20, x; \
 	VMINPS x, Z21, x; \
-	VMULPS.BCST exp32c<>+0(SB), x, n; \
-	VRNDSCALEPS $0, n, n; \
-	VMOVAPS x, r; \
-	VFNMADD231PS.BCST exp32c<>+4(SB), n, r; \
-	VMULPS.BCST exp32c<>+8(SB), n, u; \
-	VBROADCASTSS exp32c<>+32(SB), q; \
-	VFMADD213PS.BCST exp32c<>+28(SB), r, q; \
-	VFMADD213PS.BCST exp32c<>+24(SB), r, q; \
-	VFMADD213PS.BCST exp32c<>+20(SB), r, q; \
-	VFMADD213PS.BCST exp32c<>+16(SB), r, q; \
-	VFMADD213PS.BCST exp32c<>+12(SB), r, q; \
+	EXPQ16(exp32c<>, x, n, r, u, q); \
 	VMULPS r, r, t; \
 	VFMADD213PS r, t, q; \
 	VMOVAPS u, t; \
@@ -90,25 +81,7 @@ done512:
 #define EXP8 \
 	VMAXPS Y0, Y15, Y0; \
 	VMINPS Y0, Y14, Y0; \
-	VBROADCASTSS exp32c<>+0(SB), Y7; \
-	VMULPS Y7, Y0, Y1; \
-	VROUNDPS $0, Y1, Y1; \
-	VMOVAPS Y0, Y2; \
-	VBROADCASTSS exp32c<>+4(SB), Y7; \
-	VFNMADD231PS Y7, Y1, Y2; \
-	VBROADCASTSS exp32c<>+8(SB), Y7; \
-	VMULPS Y7, Y1, Y5; \
-	VBROADCASTSS exp32c<>+32(SB), Y4; \
-	VBROADCASTSS exp32c<>+28(SB), Y7; \
-	VFMADD213PS Y7, Y2, Y4; \
-	VBROADCASTSS exp32c<>+24(SB), Y7; \
-	VFMADD213PS Y7, Y2, Y4; \
-	VBROADCASTSS exp32c<>+20(SB), Y7; \
-	VFMADD213PS Y7, Y2, Y4; \
-	VBROADCASTSS exp32c<>+16(SB), Y7; \
-	VFMADD213PS Y7, Y2, Y4; \
-	VBROADCASTSS exp32c<>+12(SB), Y7; \
-	VFMADD213PS Y7, Y2, Y4; \
+	EXPQ8(exp32c<>, Y0, Y1, Y2, Y5, Y4, Y7); \
 	VMULPS Y2, Y2, Y3; \
 	VFMADD213PS Y2, Y3, Y4; \
 	VMOVAPS Y5, Y3; \

@@ -6,6 +6,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "expq_amd64.h"
 
 DATA hypc<>+0(SB)/4, $0x3fb8aa3b  // log2e
 DATA hypc<>+4(SB)/4, $0x3f317218  // ln2 high
@@ -41,17 +42,7 @@ GLOBL hypc<>(SB), RODATA|NOPTR, $100
 	VMOVUPS off(SI), Z0; \
 	VANDPS.BCST hypc<>+88(SB), Z0, Z1; \
 	VMINPS Z1, Z21, Z1; \
-	VMULPS.BCST hypc<>+0(SB), Z1, Z2; \
-	VRNDSCALEPS $0, Z2, Z2; \
-	VMOVAPS Z1, Z3; \
-	VFNMADD231PS.BCST hypc<>+4(SB), Z2, Z3; \
-	VMULPS.BCST hypc<>+8(SB), Z2, Z6; \
-	VBROADCASTSS hypc<>+32(SB), Z4; \
-	VFMADD213PS.BCST hypc<>+28(SB), Z3, Z4; \
-	VFMADD213PS.BCST hypc<>+24(SB), Z3, Z4; \
-	VFMADD213PS.BCST hypc<>+20(SB), Z3, Z4; \
-	VFMADD213PS.BCST hypc<>+16(SB), Z3, Z4; \
-	VFMADD213PS.BCST hypc<>+12(SB), Z3, Z4; \
+	EXPQ16(hypc<>, Z1, Z2, Z3, Z6, Z4); \
 	VMULPS Z3, Z3, Z5; \
 	VMULPS Z4, Z5, Z5; \
 	VADDPS Z5, Z3, Z4; \
@@ -114,25 +105,7 @@ GLOBL hypc<>(SB), RODATA|NOPTR, $100
 	VANDPS Y15, Y0, Y1; \
 	VBROADCASTSS hypc<>+76(SB), Y15; \
 	VMINPS Y1, Y15, Y1; \
-	VBROADCASTSS hypc<>+0(SB), Y15; \
-	VMULPS Y15, Y1, Y2; \
-	VROUNDPS $0, Y2, Y2; \
-	VMOVAPS Y1, Y3; \
-	VBROADCASTSS hypc<>+4(SB), Y15; \
-	VFNMADD231PS Y15, Y2, Y3; \
-	VBROADCASTSS hypc<>+8(SB), Y15; \
-	VMULPS Y15, Y2, Y6; \
-	VBROADCASTSS hypc<>+32(SB), Y4; \
-	VBROADCASTSS hypc<>+28(SB), Y15; \
-	VFMADD213PS Y15, Y3, Y4; \
-	VBROADCASTSS hypc<>+24(SB), Y15; \
-	VFMADD213PS Y15, Y3, Y4; \
-	VBROADCASTSS hypc<>+20(SB), Y15; \
-	VFMADD213PS Y15, Y3, Y4; \
-	VBROADCASTSS hypc<>+16(SB), Y15; \
-	VFMADD213PS Y15, Y3, Y4; \
-	VBROADCASTSS hypc<>+12(SB), Y15; \
-	VFMADD213PS Y15, Y3, Y4; \
+	EXPQ8(hypc<>, Y1, Y2, Y3, Y6, Y4, Y15); \
 	VMULPS Y3, Y3, Y5; \
 	VMULPS Y4, Y5, Y5; \
 	VADDPS Y5, Y3, Y4; \
