@@ -94,9 +94,9 @@
 // Atan, computed in float64 with short series: math32.go, log32.go,
 // hyp32.go, asin32.go; Pow in float64 from tables, pow32.go; Exp, Tanh,
 // Sinh and Cosh in float32 with corrected sums, exp32.go, tanh32.go,
-// sinhcosh32.go)
+// sinhcosh32.go; float64 Exp in float64 lanes, exp64.go)
 // within one ulp (TestMath32Accuracy, TestPow32Hard, TestExpAccuracy,
-// TestTanhAccuracy, TestSinhCoshAccuracy); the
+// TestTanhAccuracy, TestSinhCoshAccuracy, TestExpF64Accuracy); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.

@@ -200,7 +200,7 @@ func unRowHalf[T array.Elem](j *job, n int, off *[maxOps]int) {
 
 // unVec computes d = op(a) over equal-length dense slices (d may be a):
 // the table's kernels (unary_gen.go), float32 first through math32.go's
-// own where it has one.
+// own where it has one, float64 through exp64.go's.
 func unVec[T array.Elem](op UnaryOp, d, a []T) {
 	a = a[:len(d)]
 	if kindOf[T]() != kFloat {
@@ -208,6 +208,9 @@ func unVec[T array.Elem](op UnaryOp, d, a []T) {
 		return
 	}
 	if d32, ok := any(d).([]float32); ok && unVec32(op, d32, any(a).([]float32)) {
+		return
+	}
+	if d64, ok := any(d).([]float64); ok && unVec64(op, d64, any(a).([]float64)) {
 		return
 	}
 	unFloat(op, d, a)

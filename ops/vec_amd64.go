@@ -353,3 +353,12 @@ func cvtF32I32(d, a unsafe.Pointer, n int, nt bool) (slow int)
 
 //go:noescape
 func cvtI32F32(d, a unsafe.Pointer, n int)
+
+// expF64 and expF64AVX512 compute expF64one of n float64s, n a multiple
+// of 4 (AVX2) or 8 (AVX-512), every lane (exp64_amd64.s).
+//
+//go:noescape
+func expF64(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func expF64AVX512(d, a unsafe.Pointer, n int)

@@ -1,0 +1,157 @@
+// Code in this file: float64 Exp with exp64.go's operations (expF64one),
+// eight lanes a step on AVX-512, four on AVX2/FMA: each fused
+// multiply-add here is one of expF64one's, so results match the Go loop's
+// bit for bit (TestExpF64Kernels).
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+DATA e64c<>+0(SB)/8, $0xc087500000000000 // lo
+DATA e64c<>+8(SB)/8, $0x4086300000000000 // hi
+DATA e64c<>+16(SB)/8, $0x3ff71547652b82fe // log2e
+DATA e64c<>+24(SB)/8, $0x4338000000000000 // magic
+DATA e64c<>+32(SB)/8, $0x3fe62e42fee00000 // ln2hi
+DATA e64c<>+40(SB)/8, $0x3dea39ef35793c76 // ln2lo
+DATA e64c<>+48(SB)/8, $0x3ff0000000000000 // 1
+DATA e64c<>+56(SB)/8, $0x3de6124613a86d09 // Q13
+DATA e64c<>+64(SB)/8, $0x3e21eed8eff8d898 // Q12
+DATA e64c<>+72(SB)/8, $0x3e5ae64567f544e4 // Q11
+DATA e64c<>+80(SB)/8, $0x3e927e4fb7789f5c // Q10
+DATA e64c<>+88(SB)/8, $0x3ec71de3a556c734 // Q9
+DATA e64c<>+96(SB)/8, $0x3efa01a01a01a01a // Q8
+DATA e64c<>+104(SB)/8, $0x3f2a01a01a01a01a // Q7
+DATA e64c<>+112(SB)/8, $0x3f56c16c16c16c17 // Q6
+DATA e64c<>+120(SB)/8, $0x3f81111111111111 // Q5
+DATA e64c<>+128(SB)/8, $0x3fa5555555555555 // Q4
+DATA e64c<>+136(SB)/8, $0x3fc5555555555555 // Q3
+DATA e64c<>+144(SB)/8, $0x3fe0000000000000 // Q2
+DATA e64c<>+152(SB)/8, $1023
+GLOBL e64c<>(SB), RODATA|NOPTR, $160
+
+// EXPD8 is expF64one for the eight float64s at off(SI), stored at
+// off(DI): Z20 = −746, Z21 = 710, Z22 = magic, Z23 = 1, Z24 = 1023.
+#define EXPD8(off) \
+	VMOVUPD off(SI), Z0; \
+	VMAXPD Z0, Z20, Z0; \
+	VMINPD Z0, Z21, Z0; \
+	VMOVAPD Z22, Z1; \
+	VFMADD231PD.BCST e64c<>+16(SB), Z0, Z1; \
+	VSUBPD Z22, Z1, Z2; \
+	VFNMADD231PD.BCST e64c<>+32(SB), Z2, Z0; \
+	VMULPD.BCST e64c<>+40(SB), Z2, Z3; \
+	VSUBPD Z3, Z0, Z4; \
+	VBROADCASTSD e64c<>+56(SB), Z5; \
+	VFMADD213PD.BCST e64c<>+64(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+72(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+80(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+88(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+96(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+104(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+112(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+120(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+128(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+136(SB), Z4, Z5; \
+	VFMADD213PD.BCST e64c<>+144(SB), Z4, Z5; \
+	VMULPD Z4, Z4, Z4; \
+	VFMSUB213PD Z3, Z4, Z5; \
+	VADDPD Z23, Z0, Z6; \
+	VSUBPD Z6, Z23, Z7; \
+	VADDPD Z0, Z7, Z7; \
+	VADDPD Z5, Z7, Z7; \
+	VADDPD Z7, Z6, Z6; \
+	VPSUBQ Z22, Z1, Z1; \
+	VPSRAQ $1, Z1, Z2; \
+	VPSUBQ Z2, Z1, Z1; \
+	VPADDQ Z24, Z2, Z2; \
+	VPSLLQ $52, Z2, Z2; \
+	VPADDQ Z24, Z1, Z1; \
+	VPSLLQ $52, Z1, Z1; \
+	VMULPD Z2, Z6, Z6; \
+	VMULPD Z1, Z6, Z6; \
+	VMOVUPD Z6, off(DI)
+
+// EXPD4 is EXPD8 in four lanes on AVX2/FMA: Y12 = −746, Y13 = 710, Y14 =
+// magic, Y15 = 1, Y11 = 1023, Y10 takes each broadcast constant; k's
+// halving shifts its low doublewords (k fits in 32 bits, the high ones
+// hold its sign).
+#define EXPD4(off) \
+	VMOVUPD off(SI), Y0; \
+	VMAXPD Y0, Y12, Y0; \
+	VMINPD Y0, Y13, Y0; \
+	VMOVAPD Y14, Y1; \
+	VBROADCASTSD e64c<>+16(SB), Y10; \
+	VFMADD231PD Y10, Y0, Y1; \
+	VSUBPD Y14, Y1, Y2; \
+	VBROADCASTSD e64c<>+32(SB), Y10; \
+	VFNMADD231PD Y10, Y2, Y0; \
+	VBROADCASTSD e64c<>+40(SB), Y10; \
+	VMULPD Y10, Y2, Y3; \
+	VSUBPD Y3, Y0, Y4; \
+	VBROADCASTSD e64c<>+56(SB), Y5; \
+	QSTEP(64); QSTEP(72); QSTEP(80); QSTEP(88); QSTEP(96); QSTEP(104); \
+	QSTEP(112); QSTEP(120); QSTEP(128); QSTEP(136); QSTEP(144); \
+	VMULPD Y4, Y4, Y4; \
+	VFMSUB213PD Y3, Y4, Y5; \
+	VADDPD Y15, Y0, Y6; \
+	VSUBPD Y6, Y15, Y7; \
+	VADDPD Y0, Y7, Y7; \
+	VADDPD Y5, Y7, Y7; \
+	VADDPD Y7, Y6, Y6; \
+	VPSUBQ Y14, Y1, Y1; \
+	VPSRAD $1, Y1, Y2; \
+	VPSUBQ Y2, Y1, Y1; \
+	VPADDQ Y11, Y2, Y2; \
+	VPSLLQ $52, Y2, Y2; \
+	VPADDQ Y11, Y1, Y1; \
+	VPSLLQ $52, Y1, Y1; \
+	VMULPD Y2, Y6, Y6; \
+	VMULPD Y1, Y6, Y6; \
+	VMOVUPD Y6, off(DI)
+
+// QSTEP is one Horner step of Q in EXPD4 (Y5 = Y5·r + Q at off).
+#define QSTEP(off) \
+	VBROADCASTSD e64c<>+off(SB), Y10; \
+	VFMADD213PD Y10, Y4, Y5
+
+// ONELOOP runs body at 0(SI) to 0(DI), a step of size bytes, while CX
+// (elements) has a whole step; then returns.
+#define ONELOOP(body, size, step) \
+loop: \
+	CMPQ CX, $step; \
+	JB done; \
+	body(0); \
+	ADDQ $size, SI; \
+	ADDQ $size, DI; \
+	SUBQ $step, CX; \
+	JMP loop; \
+done: \
+	VZEROUPPER; \
+	RET
+
+#define ARGS \
+	MOVQ d+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	MOVQ n+16(FP), CX
+
+// func expF64(d, a unsafe.Pointer, n int)
+// n a multiple of 4; every lane is done here (NaN and ±Inf too).
+TEXT ·expF64(SB), NOSPLIT, $0-24
+	ARGS
+	VBROADCASTSD e64c<>+0(SB), Y12
+	VBROADCASTSD e64c<>+8(SB), Y13
+	VBROADCASTSD e64c<>+24(SB), Y14
+	VBROADCASTSD e64c<>+48(SB), Y15
+	VPBROADCASTQ e64c<>+152(SB), Y11
+	ONELOOP(EXPD4, 32, 4)
+
+// func expF64AVX512(d, a unsafe.Pointer, n int)
+// n a multiple of 8.
+TEXT ·expF64AVX512(SB), NOSPLIT, $0-24
+	ARGS
+	VBROADCASTSD e64c<>+0(SB), Z20
+	VBROADCASTSD e64c<>+8(SB), Z21
+	VBROADCASTSD e64c<>+24(SB), Z22
+	VBROADCASTSD e64c<>+48(SB), Z23
+	VPBROADCASTQ e64c<>+152(SB), Z24
+	ONELOOP(EXPD8, 64, 8)
