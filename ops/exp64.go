@@ -32,7 +32,7 @@ func expF64one(x float64) float64 {
 		x = 710
 	}
 	kk, k, hi := expReduce64(x)
-	lo := k * expLn2Lo
+	lo := float64(k * expLn2Lo) // rounded: not fused into r
 	r := hi - lo
 	t := math.FMA(r*r, horner(r, expQ[:]), -lo)
 	s := 1 + hi
@@ -64,7 +64,12 @@ const (
 // unVec64 computes the unary ops it has float64 kernels for over float64
 // slices, and reports whether op is one (unFloat does the others).
 func unVec64(op UnaryOp, d, a []float64) bool {
-	if op != OpExp {
+	switch op {
+	case OpSin, OpCos:
+		sinCosLanes64(op == OpCos, d, a)
+		return true
+	case OpExp:
+	default:
 		return false
 	}
 	a = a[:len(d)]

@@ -142,26 +142,28 @@ func TestExpF64Kernels(t *testing.T) {
 	}
 }
 
-// BenchmarkExpF64: float64 Exp into a dst made once, the kernels against
-// package math's loop (-avx512 and the purego tag pick the others). NumPy:
-// bench/results/host-exp64.txt.
-func BenchmarkExpF64(b *testing.B) {
-	for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
-		xs := make([]float64, n)
-		r := rand.New(rand.NewPCG(1, uint64(n)))
-		for i := range xs {
-			xs[i] = r.NormFloat64() * 3
-		}
-		a, d := array.FromSlice(xs, n), array.New[float64](n)
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			b.SetBytes(int64(16 * n))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := Unary(d, a, OpExp); err != nil {
-					b.Fatal(err)
-				}
+// BenchmarkMathF64: float64 Exp, Sin and Cos into a dst made once, in
+// the kernels (-args -avx512=false and the purego tag pick the others).
+// NumPy: bench/results/host-math64.txt.
+func BenchmarkMathF64(b *testing.B) {
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos} {
+		for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
+			xs := make([]float64, n)
+			r := rand.New(rand.NewPCG(1, uint64(n)))
+			for i := range xs {
+				xs[i] = r.NormFloat64() * 3
 			}
-		})
-		d.Close()
+			a, d := array.FromSlice(xs, n), array.New[float64](n)
+			b.Run(fmt.Sprintf("%v/n=%d", op, n), func(b *testing.B) {
+				b.SetBytes(int64(16 * n))
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := Unary(d, a, op); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			d.Close()
+		}
 	}
 }

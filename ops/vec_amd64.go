@@ -362,3 +362,14 @@ func expF64(d, a unsafe.Pointer, n int)
 
 //go:noescape
 func expF64AVX512(d, a unsafe.Pointer, n int)
+
+// sinCosF64 and sinCosF64AVX512 compute sinCos64 of n float64s (n a
+// multiple of 8; q = 2 and smask = 0 for Cos, 0 and the sign bit for Sin)
+// up to a step of eight with a lane past 2^29, NaN or ±Inf, and return
+// the elements done (sin64_amd64.s).
+//
+//go:noescape
+func sinCosF64(d, a unsafe.Pointer, n int, q int32, smask uint64) int
+
+//go:noescape
+func sinCosF64AVX512(d, a unsafe.Pointer, n int, q int32, smask uint64) int
