@@ -97,8 +97,8 @@
 // sinhcosh32.go; float64 Exp in float64 lanes, exp64.go)
 // within one ulp (TestMath32Accuracy, TestPow32Hard, TestExpAccuracy,
 // TestTanhAccuracy, TestSinhCoshAccuracy, TestExpF64Accuracy); float64
-// Sin and Cos in float64 lanes give package math's bits (sin64.go,
-// TestSinCosF64); the
+// Sin, Cos and Log in float64 lanes give package math's bits (sin64.go,
+// TestSinCosF64, TestLogF64); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.

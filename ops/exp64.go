@@ -68,6 +68,9 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 	case OpSin, OpCos:
 		sinCosLanes64(op == OpCos, d, a)
 		return true
+	case OpLog:
+		logLanes64(d, a)
+		return true
 	case OpExp:
 	default:
 		return false

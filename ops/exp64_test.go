@@ -142,16 +142,20 @@ func TestExpF64Kernels(t *testing.T) {
 	}
 }
 
-// BenchmarkMathF64: float64 Exp, Sin and Cos into a dst made once, in
-// the kernels (-args -avx512=false and the purego tag pick the others).
-// NumPy: bench/results/host-math64.txt.
+// BenchmarkMathF64: float64 Exp, Sin, Cos and Log into a dst made once,
+// in the kernels (-args -avx512=false and the purego tag pick the
+// others), over x = 3·N(0, 1) (Log: e^x). NumPy:
+// bench/results/host-math64.txt.
 func BenchmarkMathF64(b *testing.B) {
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos} {
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog} {
 		for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 			xs := make([]float64, n)
 			r := rand.New(rand.NewPCG(1, uint64(n)))
 			for i := range xs {
 				xs[i] = r.NormFloat64() * 3
+				if op == OpLog {
+					xs[i] = math.Exp(xs[i])
+				}
 			}
 			a, d := array.FromSlice(xs, n), array.New[float64](n)
 			b.Run(fmt.Sprintf("%v/n=%d", op, n), func(b *testing.B) {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/resident-go/resident/internal/draw"
 )
@@ -64,6 +65,14 @@ func TestSinCosF64(t *testing.T) {
 				}
 			}
 			eachKernel(func(name string) {
+				k := sinCosF64
+				if useAVX512 {
+					k = sinCosF64AVX512
+				}
+				clean, out := []float64{1, -2, 0.5, 3, 1e-300, 5e8, -math.Pi / 4, 7}, make([]float64, 8)
+				if n := k(unsafe.Pointer(&out[0]), unsafe.Pointer(&clean[0]), 8, 0, 1<<63); n != 8 {
+					t.Fatalf("%s: the kernel did %d of 8 arguments below 2^29", name, n)
+				}
 				got := make([]float64, len(x))
 				runs := kernelRuns.Load()
 				unVec64(op, got, x)
