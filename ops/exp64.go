@@ -61,20 +61,10 @@ const (
 	expLn2Lo = 1.90821492927058770002e-10
 )
 
-// unVec64 computes the unary ops it has float64 kernels for over float64
-// slices, and reports whether op is one (unFloat does the others).
-func unVec64(op UnaryOp, d, a []float64) bool {
-	switch op {
-	case OpSin, OpCos:
-		sinCosLanes64(op == OpCos, d, a)
-		return true
-	case OpLog:
-		logLanes64(d, a)
-		return true
-	case OpExp:
-	default:
-		return false
-	}
+// expLanes64 stores expF64one of a in d: the AVX-512 kernel over the first
+// multiple of 8, the AVX2 one over the rest of the first multiple of 4,
+// the Go loop over the last lanes (all of them without the kernels).
+func expLanes64(d, a []float64) {
 	a = a[:len(d)]
 	i := 0
 	if useAsm {
@@ -96,5 +86,4 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 	for ; i < len(d); i++ {
 		d[i] = expF64one(a[i])
 	}
-	return true
 }

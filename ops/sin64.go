@@ -13,8 +13,7 @@ import (
 // are package math's bits as built without fused multiply-adds (the
 // default GOAMD64=v1; TestSinCosF64). Cos is Sin two octants on. Past
 // 2^29, NaN and ±Inf take package math (the kernels stop before such a
-// step of eight). Log likewise repeats package math's amd64 archLog
-// (log64_amd64.s) over positive normal numbers.
+// step of eight).
 
 // The π/4 parts and polynomials of package math's sin.go (sin64_amd64.s's
 // table holds their bits).
@@ -91,35 +90,4 @@ func sinCosLanes64(cos bool, d, a []float64) {
 		q, smask, one = 2, 0, cos64
 	}
 	lanes64Until(d, a, func(d, a unsafe.Pointer, n int) int { return k(d, a, n, q, smask) }, one)
-}
-
-// logLanes64 stores Log of a in d (lanes64Until): package math's archLog
-// in the kernels (log64_amd64.s), package math for the steps they leave.
-func logLanes64(d, a []float64) {
-	k := logF64
-	if useAVX512 {
-		k = logF64AVX512
-	}
-	lanes64Until(d, a, k, math.Log)
-}
-
-// lanes64Until runs k over eight-element steps of a, which stops before a
-// step with a lane it leaves to one (and reports the elements done); the
-// Go loop takes that step, and the tail.
-func lanes64Until(d, a []float64, k func(d, a unsafe.Pointer, n int) int, one func(float64) float64) {
-	a = a[:len(d)]
-	i := 0
-	for useAsm && len(d)-i >= 8 {
-		kernelRuns.Add(1)
-		i += k(unsafe.Pointer(&d[i]), unsafe.Pointer(&a[i]), (len(d)-i)&^7)
-		if len(d)-i >= 8 {
-			for j := i; j < i+8; j++ {
-				d[j] = one(a[j])
-			}
-			i += 8
-		}
-	}
-	for ; i < len(d); i++ {
-		d[i] = one(a[i])
-	}
 }
