@@ -6,6 +6,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 DATA e64c<>+0(SB)/8, $0xc087500000000000 // lo
 DATA e64c<>+8(SB)/8, $0x4086300000000000 // hi
@@ -113,26 +114,6 @@ GLOBL e64c<>(SB), RODATA|NOPTR, $160
 #define QSTEP(off) \
 	VBROADCASTSD e64c<>+off(SB), Y10; \
 	VFMADD213PD Y10, Y4, Y5
-
-// ONELOOP runs body at 0(SI) to 0(DI), a step of size bytes, while CX
-// (elements) has a whole step; then returns.
-#define ONELOOP(body, size, step) \
-loop: \
-	CMPQ CX, $step; \
-	JB done; \
-	body(0); \
-	ADDQ $size, SI; \
-	ADDQ $size, DI; \
-	SUBQ $step, CX; \
-	JMP loop; \
-done: \
-	VZEROUPPER; \
-	RET
-
-#define ARGS \
-	MOVQ d+0(FP), DI; \
-	MOVQ a+8(FP), SI; \
-	MOVQ n+16(FP), CX
 
 // func expF64(d, a unsafe.Pointer, n int)
 // n a multiple of 4; every lane is done here (NaN and ±Inf too).

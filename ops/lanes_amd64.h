@@ -1,5 +1,6 @@
-// Macros shared by the float64-lane kernels (hyp_amd64.s, asin_amd64.s,
-// tan_amd64.s).
+// Macros shared by the lane kernels (hyp_amd64.s, asin_amd64.s,
+// tan_amd64.s, sinhcosh_amd64.s, exp64_amd64.s, sin64_amd64.s,
+// log64_amd64.s).
 
 // C4 stores v four times at name+off: AVX2 FMA memory operands are whole
 // vectors (the AVX-512 kernels broadcast the first copy).
@@ -43,3 +44,39 @@ done: \
 	VANDPS off(SI), Y15, Y4; \
 	VORPS Y4, y, y; \
 	VMOVUPS y, off(DI)
+
+// ONELOOP runs body at 0(SI) to 0(DI), a step of size bytes, while CX
+// (elements) has a whole step; then returns.
+#define ONELOOP(body, size, step) \
+loop: \
+	CMPQ CX, $step; \
+	JB done; \
+	body(0); \
+	ADDQ $size, SI; \
+	ADDQ $size, DI; \
+	SUBQ $step, CX; \
+	JMP loop; \
+done: \
+	VZEROUPPER; \
+	RET
+
+// UNTIL8 runs body over steps of eight float64s (64 bytes) while CX
+// (elements) has a step and slow, which jumps to done where the step has
+// a lane the kernel leaves to Go, lets it; then stores the elements done
+// (BX held n) at ret+retoff(FP) and returns.
+#define UNTIL8(slow, body, retoff) \
+	MOVQ CX, BX; \
+loop: \
+	CMPQ CX, $8; \
+	JB done; \
+	slow; \
+	body; \
+	ADDQ $64, SI; \
+	ADDQ $64, DI; \
+	SUBQ $8, CX; \
+	JMP loop; \
+done: \
+	SUBQ CX, BX; \
+	MOVQ BX, ret+retoff(FP); \
+	VZEROUPPER; \
+	RET

@@ -117,7 +117,7 @@ func until512(k512, k2 func(d, a unsafe.Pointer, n int) int, d, a unsafe.Pointer
 // lanesUntil runs k over eight-element steps of a, which stops before a
 // step with a lane it leaves to one (and reports the elements done); the
 // Go loop takes that step, and the tail.
-func lanesUntil(d, a []float32, k func(d, a unsafe.Pointer, n int) int, one func(float32) float32) {
+func lanesUntil[T float32 | float64](d, a []T, k func(d, a unsafe.Pointer, n int) int, one func(T) T) {
 	a = a[:len(d)]
 	i := 0
 	for useAsm && len(d)-i >= 8 {

@@ -8,6 +8,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 DATA l64c<>+0(SB)/8, $0x3fe6a09e667f3bcd // √2/2
 DATA l64c<>+8(SB)/8, $0x3fe62e42fee00000 // ln2 high
@@ -140,72 +141,57 @@ GLOBL l64c<>(SB), RODATA|NOPTR, $184
 	VSUBPD Y6, Y1, Y1; \
 	VMOVUPD Y1, off(DI)
 
+// SLOWLOG4 jumps to done unless the eight float64s at SI are positive
+// normal numbers: their bits in [the least normal's, +Inf's) as signed
+// integers (Y12, Y13 hold the least normal's bits and +Inf's − 1).
+#define SLOWLOG4 \
+	VMOVDQU 0(SI), Y0; \
+	VMOVDQU 32(SI), Y1; \
+	VPCMPGTQ Y0, Y12, Y2; \
+	VPCMPGTQ Y13, Y0, Y3; \
+	VPOR Y3, Y2, Y2; \
+	VPCMPGTQ Y1, Y12, Y3; \
+	VPOR Y3, Y2, Y2; \
+	VPCMPGTQ Y13, Y1, Y3; \
+	VPOR Y3, Y2, Y2; \
+	VPTEST Y2, Y2; \
+	JNZ done
+
+#define LOG4TWICE \
+	LOG4(0); \
+	LOG4(32)
+
+// SLOWLOG8 is SLOWLOG4 on AVX-512 (Z26, Z25 hold the least normal's and
+// +Inf's bits).
+#define SLOWLOG8 \
+	VMOVDQU64 0(SI), Z0; \
+	VPCMPQ $1, Z26, Z0, K2; \
+	VPCMPQ $5, Z25, Z0, K3; \
+	KORB K3, K2, K2; \
+	KORTESTB K2, K2; \
+	JNZ done
+
+#define LOG8AT0 \
+	LOG8(0)
+
 // func logF64(d, a unsafe.Pointer, n int) int
 // n a multiple of 8; AVX2/FMA.
 TEXT ·logF64(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVQ CX, BX
+	ARGS
 	VBROADCASTSD l64c<>+88(SB), Y10
 	VMOVDQU l64c<>+152(SB), Y11
 	VPBROADCASTQ l64c<>+120(SB), Y12
 	VPBROADCASTQ l64c<>+144(SB), Y13
 	VPBROADCASTQ l64c<>+104(SB), Y14
 	VPBROADCASTQ l64c<>+112(SB), Y15
-loop4:
-	CMPQ CX, $8
-	JB done4
-	VMOVDQU 0(SI), Y0
-	VMOVDQU 32(SI), Y1
-	VPCMPGTQ Y0, Y12, Y2
-	VPCMPGTQ Y13, Y0, Y3
-	VPOR Y3, Y2, Y2
-	VPCMPGTQ Y1, Y12, Y3
-	VPOR Y3, Y2, Y2
-	VPCMPGTQ Y13, Y1, Y3
-	VPOR Y3, Y2, Y2
-	VPTEST Y2, Y2
-	JNZ done4
-	LOG4(0)
-	LOG4(32)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $8, CX
-	JMP loop4
-done4:
-	SUBQ CX, BX
-	MOVQ BX, ret+24(FP)
-	VZEROUPPER
-	RET
+	UNTIL8(SLOWLOG4, LOG4TWICE, 24)
 
 // func logF64AVX512(d, a unsafe.Pointer, n int) int
 // n a multiple of 8.
 TEXT ·logF64AVX512(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVQ CX, BX
+	ARGS
 	VBROADCASTSD l64c<>+88(SB), Z28
 	VBROADCASTSD l64c<>+0(SB), Z27
 	VPBROADCASTQ l64c<>+120(SB), Z26
 	VPBROADCASTQ l64c<>+128(SB), Z25
-loop8:
-	CMPQ CX, $8
-	JB done8
-	VMOVDQU64 0(SI), Z0
-	VPCMPQ $1, Z26, Z0, K2
-	VPCMPQ $5, Z25, Z0, K3
-	KORB K3, K2, K2
-	KORTESTB K2, K2
-	JNZ done8
-	LOG8(0)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $8, CX
-	JMP loop8
-done8:
-	SUBQ CX, BX
-	MOVQ BX, ret+24(FP)
-	VZEROUPPER
-	RET
+	UNTIL8(SLOWLOG8, LOG8AT0, 24)

@@ -80,7 +80,7 @@ func poly64(zz float64, c *[6]float64) float64 {
 func sin64(x float64) float64 { return sinCos64(x, false) }
 func cos64(x float64) float64 { return sinCos64(x, true) }
 
-// sinCosLanes64 stores Sin (Cos with cos) of a in d (lanes64Until).
+// sinCosLanes64 stores Sin (Cos with cos) of a in d (lanesUntil).
 func sinCosLanes64(cos bool, d, a []float64) {
 	k, q, smask, one := sinCosF64, int32(0), uint64(1<<63), sin64
 	if useAVX512 {
@@ -89,5 +89,5 @@ func sinCosLanes64(cos bool, d, a []float64) {
 	if cos {
 		q, smask, one = 2, 0, cos64
 	}
-	lanes64Until(d, a, func(d, a unsafe.Pointer, n int) int { return k(d, a, n, q, smask) }, one)
+	lanesUntil(d, a, func(d, a unsafe.Pointer, n int) int { return k(d, a, n, q, smask) }, one)
 }

@@ -7,6 +7,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 DATA s64c<>+0(SB)/8, $0x3ff45f306dc9c883 // 4/π
 DATA s64c<>+8(SB)/8, $0x3fe921fb40000000 // π/4 A
@@ -150,13 +151,38 @@ GLOBL s64c<>(SB), RODATA|NOPTR, $176
 	VXORPD Y9, Y7, Y7; \
 	VMOVUPD Y7, off(DI)
 
+// SLOWSC4 jumps to done unless all eight float64s at SI have |x| < 2^29
+// (NaN fails the comparison); Y8, Y9 and Y10 are scratch.
+#define SLOWSC4 \
+	VBROADCASTSD s64c<>+144(SB), Y10; \
+	VANDPD 0(SI), Y15, Y8; \
+	VCMPPD $5, Y10, Y8, Y8; \
+	VANDPD 32(SI), Y15, Y9; \
+	VCMPPD $5, Y10, Y9, Y9; \
+	VORPD Y9, Y8, Y8; \
+	VMOVMSKPD Y8, AX; \
+	TESTQ AX, AX; \
+	JNZ done
+
+#define SC4TWICE \
+	SC4(0); \
+	SC4(32)
+
+// SLOWSC8 is SLOWSC4 on AVX-512 (Z27 holds 2^29).
+#define SLOWSC8 \
+	VMOVUPD 0(SI), Z8; \
+	VANDPD.BCST s64c<>+152(SB), Z8, Z8; \
+	VCMPPD $5, Z27, Z8, K2; \
+	KORTESTB K2, K2; \
+	JNZ done
+
+#define SC8AT0 \
+	SC8(0)
+
 // func sinCosF64(d, a unsafe.Pointer, n int, q int32, smask uint64) int
 // n a multiple of 8; AVX2/FMA.
 TEXT ·sinCosF64(SB), NOSPLIT, $0-48
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVQ CX, BX
+	ARGS
 	MOVL q+24(FP), AX
 	VMOVD AX, X12
 	VPBROADCASTD X12, X12
@@ -166,37 +192,12 @@ TEXT ·sinCosF64(SB), NOSPLIT, $0-48
 	VPBROADCASTQ X14, Y14
 	VBROADCASTSD s64c<>+152(SB), Y15
 	VBROADCASTSD s64c<>+160(SB), Y11
-loop4:
-	CMPQ CX, $8
-	JB done4
-	VBROADCASTSD s64c<>+144(SB), Y10
-	VANDPD 0(SI), Y15, Y8
-	VCMPPD $5, Y10, Y8, Y8
-	VANDPD 32(SI), Y15, Y9
-	VCMPPD $5, Y10, Y9, Y9
-	VORPD Y9, Y8, Y8
-	VMOVMSKPD Y8, AX
-	TESTQ AX, AX
-	JNZ done4
-	SC4(0)
-	SC4(32)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $8, CX
-	JMP loop4
-done4:
-	SUBQ CX, BX
-	MOVQ BX, ret+40(FP)
-	VZEROUPPER
-	RET
+	UNTIL8(SLOWSC4, SC4TWICE, 40)
 
 // func sinCosF64AVX512(d, a unsafe.Pointer, n int, q int32, smask uint64) int
 // n a multiple of 8.
 TEXT ·sinCosF64AVX512(SB), NOSPLIT, $0-48
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVQ CX, BX
+	ARGS
 	MOVL q+24(FP), AX
 	VMOVD AX, X30
 	VPBROADCASTD X30, Y30
@@ -205,21 +206,4 @@ TEXT ·sinCosF64AVX512(SB), NOSPLIT, $0-48
 	VPBROADCASTQ X29, Z29
 	VBROADCASTSD s64c<>+136(SB), Z28
 	VBROADCASTSD s64c<>+144(SB), Z27
-loop8:
-	CMPQ CX, $8
-	JB done8
-	VMOVUPD 0(SI), Z8
-	VANDPD.BCST s64c<>+152(SB), Z8, Z8
-	VCMPPD $5, Z27, Z8, K2
-	KORTESTB K2, K2
-	JNZ done8
-	SC8(0)
-	ADDQ $64, SI
-	ADDQ $64, DI
-	SUBQ $8, CX
-	JMP loop8
-done8:
-	SUBQ CX, BX
-	MOVQ BX, ret+40(FP)
-	VZEROUPPER
-	RET
+	UNTIL8(SLOWSC8, SC8AT0, 40)

@@ -6,6 +6,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 #include "expq_amd64.h"
 
 DATA hypc<>+0(SB)/4, $0x3fb8aa3b  // log2e
@@ -183,26 +184,6 @@ GLOBL hypc<>(SB), RODATA|NOPTR, $100
 	VANDPS Y15, Y0, Y0; \
 	VORPS Y0, Y7, Y7; \
 	VMOVUPS Y7, off(DI)
-
-// ONELOOP runs body at 0(SI) to 0(DI), a step of size bytes, while CX
-// (elements) has a whole step; then returns.
-#define ONELOOP(body, size, step) \
-loop: \
-	CMPQ CX, $step; \
-	JB done; \
-	body(0); \
-	ADDQ $size, SI; \
-	ADDQ $size, DI; \
-	SUBQ $step, CX; \
-	JMP loop; \
-done: \
-	VZEROUPPER; \
-	RET
-
-#define ARGS \
-	MOVQ d+0(FP), DI; \
-	MOVQ a+8(FP), SI; \
-	MOVQ n+16(FP), CX
 
 #define SETUP512 \
 	ARGS; \
