@@ -142,12 +142,12 @@ func TestExpF64Kernels(t *testing.T) {
 	}
 }
 
-// BenchmarkMathF64: float64 Exp, Sin, Cos and Log into a dst made once,
+// BenchmarkMathF64: float64 Exp, Sin, Cos, Log and Abs into a dst made once,
 // in the kernels (-args -avx512=false and the purego tag pick the
 // others), over x = 3·N(0, 1) (Log: e^x). NumPy:
 // bench/results/host-math64.txt.
 func BenchmarkMathF64(b *testing.B) {
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog} {
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog, OpAbs} {
 		for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 			xs := make([]float64, n)
 			r := rand.New(rand.NewPCG(1, uint64(n)))

@@ -1,8 +1,12 @@
 package ops
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
-// The float64 kernels: Exp (exp64.go), Sin and Cos (sin64.go) and Log,
+// The float64 kernels: Abs and Neg (sign-bit masks, unary_amd64.s), Exp
+// (exp64.go), Sin and Cos (sin64.go) and Log,
 // which repeats package math's amd64 archLog operation for operation
 // over positive normal numbers (log64_amd64.s), so it gives package
 // math's bits (TestLogF64).
@@ -17,6 +21,16 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 		sinCosLanes64(op == OpCos, d, a)
 	case OpLog:
 		logLanes64(d, a)
+	case OpAbs, OpNeg:
+		if !useAsm || len(d) == 0 {
+			return false
+		}
+		and, xor := uint64(1<<63-1), uint64(0)
+		if op == OpNeg {
+			and, xor = 1<<64-1, 1<<63
+		}
+		kernelRuns.Add(1)
+		bitsF64(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), and, xor)
 	default:
 		return false
 	}

@@ -1,4 +1,4 @@
-// Code in this file: AVX float32 Abs and Neg (sign-bit masks), Sqrt
+// Code in this file: AVX float32 and float64 Abs and Neg (sign-bit masks), Sqrt
 // (VSQRTPS, correctly rounded as float64's square root rounded to
 // float32 is) and Relu. Chosen at start-up with the other kernels (cpu.go).
 
@@ -192,4 +192,47 @@ cdone:
 // func sfence()
 TEXT ·sfence(SB), NOSPLIT, $0-0
 	SFENCE
+	RET
+
+// func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64)
+// bitsF32 for float64s: d = a&and ^ xor, sixteen a step, then one at a
+// time.
+TEXT ·bitsF64(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSD and+24(FP), Y4
+	VBROADCASTSD xor+32(FP), Y5
+qloop:
+	CMPQ CX, $16
+	JB qtail
+	VANDPD 0(SI), Y4, Y0
+	VANDPD 32(SI), Y4, Y1
+	VANDPD 64(SI), Y4, Y2
+	VANDPD 96(SI), Y4, Y3
+	VXORPD Y5, Y0, Y0
+	VXORPD Y5, Y1, Y1
+	VXORPD Y5, Y2, Y2
+	VXORPD Y5, Y3, Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP qloop
+qtail:
+	TESTQ CX, CX
+	JZ qdone
+	VMOVSD (SI), X0
+	VANDPD X4, X0, X0
+	VXORPD X5, X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	DECQ CX
+	JMP qtail
+qdone:
+	VZEROUPPER
 	RET

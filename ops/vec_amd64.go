@@ -139,6 +139,11 @@ func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 //go:noescape
 func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)
 
+// bitsF64 is bitsF32 for n float64s (unary_amd64.s).
+//
+//go:noescape
+func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64)
+
 //go:noescape
 func sqrtF32(d, a unsafe.Pointer, n int)
 

@@ -74,13 +74,14 @@ func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStr
 	panic("ops: no assembly kernels")
 }
 
-func gemm6x16F64AVX512(k int, a, b, c unsafe.Pointer) { panic("ops: no assembly kernels") }
-func gemm6x32F32AVX512(k int, a, b, c unsafe.Pointer) { panic("ops: no assembly kernels") }
-func expm1F32(d, a unsafe.Pointer, n int)             { panic("ops: no assembly kernels") }
-func expF64(d, a unsafe.Pointer, n int)               { panic("ops: no assembly kernels") }
-func expF64AVX512(d, a unsafe.Pointer, n int)         { panic("ops: no assembly kernels") }
-func logF64(d, a unsafe.Pointer, n int) int           { panic("ops: no assembly kernels") }
-func logF64AVX512(d, a unsafe.Pointer, n int) int     { panic("ops: no assembly kernels") }
+func gemm6x16F64AVX512(k int, a, b, c unsafe.Pointer)     { panic("ops: no assembly kernels") }
+func gemm6x32F32AVX512(k int, a, b, c unsafe.Pointer)     { panic("ops: no assembly kernels") }
+func expm1F32(d, a unsafe.Pointer, n int)                 { panic("ops: no assembly kernels") }
+func expF64(d, a unsafe.Pointer, n int)                   { panic("ops: no assembly kernels") }
+func expF64AVX512(d, a unsafe.Pointer, n int)             { panic("ops: no assembly kernels") }
+func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64) { panic("ops: no assembly kernels") }
+func logF64(d, a unsafe.Pointer, n int) int               { panic("ops: no assembly kernels") }
+func logF64AVX512(d, a unsafe.Pointer, n int) int         { panic("ops: no assembly kernels") }
 func sinCosF64(d, a unsafe.Pointer, n int, q int32, smask uint64) int {
 	panic("ops: no assembly kernels")
 }
