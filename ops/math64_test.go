@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/resident-go/resident/internal/draw"
 )
@@ -49,4 +50,63 @@ func TestAbsNegF64(t *testing.T) {
 			}
 		}
 	}
+}
+
+// kernels64Agree draws 300 inputs of up to 90 float64s from value (with
+// specials at about one place in twelve), runs op through unVec64 with
+// the kernels off and hands each result to check (the reference, if
+// any), then with the AVX-512 kernels and with the AVX2 ones alone: the
+// same bits each way, in and out of place, and a kernel ran wherever a
+// whole step of eight was there.
+func kernels64Agree(t *testing.T, r *rand.Rand, op UnaryOp, value func(*rand.Rand) float64, specials []float64, check func(c int, x, got float64)) {
+	t.Helper()
+	saveAsm, save512 := useAsm, useAVX512
+	defer func() { useAsm, useAVX512 = saveAsm, save512 }()
+	for c := range 300 {
+		x := make([]float64, r.IntN(90))
+		for i := range x {
+			x[i] = value(r)
+			if r.IntN(12) == 0 {
+				x[i] = specials[r.IntN(len(specials))]
+			}
+		}
+		useAsm, useAVX512 = false, false
+		want := make([]float64, len(x))
+		unVec64(op, want, x)
+		for i := range x {
+			if check != nil {
+				check(c, x[i], want[i])
+			}
+		}
+		eachKernel(func(name string) {
+			got := make([]float64, len(x))
+			runs := kernelRuns.Load()
+			unVec64(op, got, x)
+			if len(x) >= 8 && kernelRuns.Load() == runs {
+				t.Fatalf("case %d %s %v: no kernel ran", c, name, op)
+			}
+			in := slices.Clone(x)
+			unVec64(op, in, in)
+			for i := range want {
+				if !same(got[i], want[i]) || !same(in[i], want[i]) {
+					t.Fatalf("case %d %s %v(%v) at %d: %v (in place %v), Go loop %v", c, name, op, x[i], i, got[i], in[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// wholeSteps checks that each kernel (k picks the AVX-512 or the AVX2 one)
+// does all of eight arguments it should take, where a kernel that
+// stopped at every step would leave the work to Go unseen.
+func wholeSteps(t *testing.T, what string, k func() func(d, a unsafe.Pointer, n int) int, xs [8]float64) {
+	t.Helper()
+	saveAsm, save512 := useAsm, useAVX512
+	defer func() { useAsm, useAVX512 = saveAsm, save512 }()
+	eachKernel(func(name string) {
+		out := make([]float64, 8)
+		if n := k()(unsafe.Pointer(&out[0]), unsafe.Pointer(&xs[0]), 8); n != 8 {
+			t.Fatalf("%s %s: the kernel did %d of 8 %s", name, what, n, what)
+		}
+	})
 }
