@@ -26,8 +26,9 @@ func exp32(x float32) float32 {
 }
 
 // scale2 is y·2^n rounded once, as VSCALEFPS computes it, for y near 1
-// and n an integer in [−150, 128] (or NaN, with y NaN): y·2^⌊n/2⌋ is
-// exact, the second product rounds.
+// and n an integer in [−150, 129] (or NaN, with y NaN): y·2^⌊n/2⌋ is
+// exact, the second product rounds (exp32; sinhCosh32, whose scales are
+// exact up to +Inf).
 func scale2(y, n float32) float32 {
 	k := int32(n)
 	k1 := k >> 1

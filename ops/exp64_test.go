@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -13,22 +14,12 @@ import (
 )
 
 // expExact is e^x correctly rounded to float64: 2^k·e^r with r = x −
-// k·ln2 in 200-bit arithmetic (ln2 from atanh's series, e^r from
-// Taylor's), far past float64's rounding.
+// k·ln2 in 200-bit arithmetic (e^r from Taylor's series), far past
+// float64's rounding.
 func expExact(x float64) float64 {
-	const prec = 200
-	f := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
-	// ln2 = 2·atanh(1/3) = 2·Σ 1/((2i+1)·3^(2i+1))
-	ln2, p := f(0), f(1.0/3*3) // p = 1/3^(2i+1), built exactly below
-	p.Quo(f(1), f(3))
-	for i := 0; i < 120; i++ {
-		term := new(big.Float).SetPrec(prec).Quo(p, f(float64(2*i+1)))
-		ln2.Add(ln2, term)
-		p.Quo(p, f(9))
-	}
-	ln2.Mul(ln2, f(2))
+	f := func(v float64) *big.Float { return new(big.Float).SetPrec(expPrec).SetFloat64(v) }
 	k := math.Round(x / math.Ln2)
-	r := new(big.Float).SetPrec(prec).Sub(f(x), new(big.Float).SetPrec(prec).Mul(f(k), ln2))
+	r := new(big.Float).SetPrec(expPrec).Sub(f(x), new(big.Float).SetPrec(expPrec).Mul(f(k), ln2Big()))
 	sum, term := f(1), f(1)
 	for i := 1; i < 60; i++ {
 		term.Mul(term, r)
@@ -39,6 +30,19 @@ func expExact(x float64) float64 {
 	v, _ := sum.Float64()
 	return v
 }
+
+const expPrec = 200
+
+// ln2Big is ln 2 to expPrec bits, once: 2·atanh(1/3) = 2·Σ 1/((2i+1)·3^(2i+1)).
+var ln2Big = sync.OnceValue(func() *big.Float {
+	f := func(v float64) *big.Float { return new(big.Float).SetPrec(expPrec).SetFloat64(v) }
+	ln2, p := f(0), new(big.Float).SetPrec(expPrec).Quo(f(1), f(3))
+	for i := range 120 {
+		ln2.Add(ln2, new(big.Float).SetPrec(expPrec).Quo(p, f(float64(2*i+1))))
+		p.Quo(p, f(9))
+	}
+	return ln2.Mul(ln2, f(2))
+})
 
 // TestExpF64Accuracy: float64 Exp (through Unary's host path, so the
 // kernels this CPU picks) is within one ulp of the correctly rounded e^x

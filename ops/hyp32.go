@@ -39,16 +39,8 @@ func expParts(x float64) (kk uint64, k, r, z, c, o float64) {
 // (k in the low bits: one fused multiply-add onto 0x1.8p52 rounds it),
 // and r = x − k·ln2 (ln2 in two parts, so k·ln2hi is exact).
 func expReduce(x float64) (kk uint64, k, r float64) {
-	const (
-		log2e = 1.4426950408889634
-		ln2hi = 6.93147180369123816490e-01
-		ln2lo = 1.90821492927058770002e-10
-		magic = 0x1.8p52
-	)
-	m := math.FMA(x, log2e, magic)
-	k = m - magic
-	r = math.FMA(-k, ln2hi, x)
-	return math.Float64bits(m), k, math.FMA(-k, ln2lo, r)
+	kk, k, hi := expReduce64(x)
+	return kk, k, math.FMA(-k, expLn2Lo, hi)
 }
 
 // pow2 is 2^(k+b) for k's magic-number form kk: the low bits of kk + 1023

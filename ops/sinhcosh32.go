@@ -52,11 +52,7 @@ func sinhCosh32(x float32, odd bool) float32 {
 	}
 	r := fma32(-n, tanhLn2Hi, a)
 	rl := n * expNegLn2Lo
-	q := tanhQ[5]
-	for i := 4; i >= 0; i-- {
-		q = fma32(q, r, tanhQ[i])
-	}
-	t := float32(r*r) * q
+	t := float32(r*r) * hornerF32(r, tanhQ[:])
 	u := fma32(rl, r+t, rl)
 	eh := 1 + r
 	el := (1 - eh) + r // eh + el = 1 + r exactly
@@ -69,24 +65,7 @@ func sinhCosh32(x float32, odd bool) float32 {
 	if odd {
 		s = -s
 	}
-	return scaleUp(eh+(el+s), n-1)
-}
-
-// hornerF32 is c[0] + z·(c[1] + z·(…)) in fused multiply-adds.
-func hornerF32(z float32, c []float32) float32 {
-	p := c[len(c)-1]
-	for i := len(c) - 2; i >= 0; i-- {
-		p = fma32(p, z, c[i])
-	}
-	return p
-}
-
-// scaleUp is y·2^k for k in [−1, 129] (or NaN, with y NaN): exact, or
-// +Inf past float32's range, as VSCALEFPS gives it. Two products, each
-// exact up to the last's overflow.
-func scaleUp(y, k float32) float32 {
-	k1 := int32(k) >> 1
-	return y * math.Float32frombits(uint32(k1+127)<<23) * math.Float32frombits(uint32(int32(k)-k1+127)<<23)
+	return scale2(eh+(el+s), n-1)
 }
 
 // sinh32 is Sinh of one float32 as sinhF32 computes it.

@@ -18,11 +18,7 @@ func tanh32(x float32) float32 {
 	switch {
 	case a < tanhSmall:
 		z := a * a
-		p := tanhP[4]
-		for i := 3; i >= 0; i-- {
-			p = fma32(p, z, tanhP[i])
-		}
-		t = fma32(a*z, p, a)
+		t = fma32(a*z, hornerF32(z, tanhP[:]), a)
 	case a < tanhBig:
 		y := a + a
 		n := float32(math.RoundToEven(float64(y * tanhLog2e)))
@@ -50,11 +46,17 @@ func tanh32(x float32) float32 {
 // expm1Fit is e^r − 1 for |r| ≤ ln2/2: r + r²·Q(r), tanhQ's fit, Horner
 // in fused multiply-adds (exp32 and tanh32; their kernels do the same).
 func expm1Fit(r float32) float32 {
-	q := tanhQ[5]
-	for i := 4; i >= 0; i-- {
-		q = fma32(q, r, tanhQ[i])
+	return fma32(r*r, hornerF32(r, tanhQ[:]), r)
+}
+
+// hornerF32 is c[0] + z·(c[1] + z·(…)) in fused multiply-adds (fma32), as
+// the float32 kernels evaluate their fits.
+func hornerF32(z float32, c []float32) float32 {
+	p := c[len(c)-1]
+	for i := len(c) - 2; i >= 0; i-- {
+		p = fma32(p, z, c[i])
 	}
-	return fma32(r*r, q, r)
+	return p
 }
 
 // tanh32's constants (the assembly kernels' table, tanhc<>, holds their
