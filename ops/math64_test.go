@@ -110,3 +110,58 @@ func wholeSteps(t *testing.T, what string, k func() func(d, a unsafe.Pointer, n 
 		}
 	})
 }
+
+// TestMath64Layouts: float64 Abs, Neg, Exp, Sin, Cos and Log through
+// Unary, and fused through Eval, over the differential tests' drawn
+// extents and layouts (crops, steps, storage orders, reshapes, views of
+// views, broadcast inputs) and wide values (NaN, ±Inf, ±1e6), give each
+// element the bits of the one-element function the kernels match, and
+// the kernels ran in most cases of 64 elements or more, both ways.
+func TestMath64Layouts(t *testing.T) {
+	seed := draw.Seed(t)
+	one := map[UnaryOp]func(float64) float64{OpAbs: math.Abs, OpNeg: func(x float64) float64 { return -x },
+		OpExp: expF64one, OpSin: sin64, OpCos: cos64, OpLog: math.Log}
+	ops := []UnaryOp{OpAbs, OpNeg, OpExp, OpSin, OpCos, OpLog}
+	var big, ran [2]int // cases of 64 elements or more, and those that reached a kernel: Unary, Eval
+	for i := range 200 {
+		g := &dgen{tb: t, r: rand.New(rand.NewPCG(seed, 3<<32+uint64(i)))}
+		op := ops[g.n(len(ops))]
+		ext := drawExt(g, 4)
+		in := newInput[float64](g, ext, valWide)
+		dst := newOperand[float64](g, ext, valSmall)
+		fused := g.p(0.5)
+		runs := kernelRuns.Load()
+		if fused {
+			g.must(Eval(dst.a, In(in.a).Unary(op)))
+		} else {
+			g.must(Unary(dst.a, in.a, op))
+		}
+		n := 1
+		for _, e := range ext {
+			n *= e
+		}
+		if n >= 64 { // a block may still be a short run (an inner extent below 8)
+			big[b2i(fused)]++
+			if kernelRuns.Load() != runs {
+				ran[b2i(fused)]++
+			}
+		}
+		compareTo(g, dst.a, func(pos []int) float64 { return one[op](in.at(pos)) }, func([]int) float64 { return 0 })
+		if t.Failed() {
+			t.Fatalf("case %d: %v, fused %v, extents %v: %v", i, op, fused, ext, g.log)
+		}
+	}
+	for w, name := range []string{"Unary", "Eval"} {
+		if useAsm && 2*ran[w] < big[w] {
+			t.Errorf("%s: kernels ran in %d of %d cases of 64 elements or more", name, ran[w], big[w])
+		}
+		t.Logf("%s: kernels ran in %d of %d cases of 64 elements or more", name, ran[w], big[w])
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
