@@ -70,9 +70,9 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		kernelRuns.Add(1)
 		switch op {
 		case OpAbs:
-			bitsF32(p, q, len(d), 1<<31-1, 0)
+			bitsF32(d, a, 1<<31-1, 0)
 		case OpNeg:
-			bitsF32(p, q, len(d), 1<<32-1, 1<<31)
+			bitsF32(d, a, 1<<32-1, 1<<31)
 		case OpSqrt:
 			sqrtF32(p, q, len(d))
 		case OpSign:
@@ -91,6 +91,18 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		return false
 	}
 	return true
+}
+
+// bitsF32 stores a&and ^ xor of each float32's bits in d: bitsF64 over
+// pairs, the masks doubled, and a last odd element here.
+func bitsF32(d, a []float32, and, xor uint32) {
+	n := len(d)
+	if n >= 2 {
+		bitsF64(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), n/2, uint64(and)<<32|uint64(and), uint64(xor)<<32|uint64(xor))
+	}
+	if n%2 == 1 {
+		d[n-1] = math.Float32frombits(math.Float32bits(a[n-1])&and ^ xor)
+	}
 }
 
 // horner is c[0]·z^(n−1) + … + c[n−1], in fused multiply-adds.

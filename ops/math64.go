@@ -5,7 +5,8 @@ import (
 	"unsafe"
 )
 
-// The float64 kernels: Abs and Neg (sign-bit masks, unary_amd64.s), Exp
+// The float64 kernels: Abs and Neg (sign-bit masks, unary_amd64.s), Sqrt
+// (VSQRTPD), Floor, Ceil, Round and Trunc (VROUNDPD, round_amd64.s), Exp
 // (exp64.go), Sin and Cos (sin64.go) and Log,
 // which repeats package math's amd64 archLog operation for operation
 // over positive normal numbers (log64_amd64.s), so it gives package
@@ -21,16 +22,22 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 		sinCosLanes64(op == OpCos, d, a)
 	case OpLog:
 		logLanes64(d, a)
-	case OpAbs, OpNeg:
+	case OpAbs, OpNeg, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc:
 		if !useAsm || len(d) == 0 {
 			return false
 		}
-		and, xor := uint64(1<<63-1), uint64(0)
-		if op == OpNeg {
-			and, xor = 1<<64-1, 1<<63
-		}
 		kernelRuns.Add(1)
-		bitsF64(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), len(d), and, xor)
+		p, q := unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0])
+		switch op {
+		case OpAbs:
+			bitsF64(p, q, len(d), 1<<63-1, 0)
+		case OpNeg:
+			bitsF64(p, q, len(d), 1<<64-1, 1<<63)
+		case OpSqrt:
+			sqrtF64(p, q, len(d))
+		default:
+			roundF64(p, q, len(d), roundMode[op-OpFloor])
+		}
 	default:
 		return false
 	}

@@ -10,31 +10,31 @@ import (
 	"github.com/resident-go/resident/internal/draw"
 )
 
-// TestAbsNegF64: float64 Abs and Neg through unVec64 (the sign-bit kernel
-// where the CPU has AVX2) give math.Abs's and negation's bits, NaN
-// payloads, ±0 and ±Inf included, over drawn lengths (the sixteen-wide
-// loop and the one-at-a-time tail), in and out of place, and the kernel
-// runs.
-func TestAbsNegF64(t *testing.T) {
+// TestExactF64: float64 Abs, Neg, Sqrt, Floor, Ceil, Round and Trunc
+// through unVec64 (the kernels where the CPU has AVX2) give package
+// math's bits (negation's for Neg, RoundToEven's for Round), NaN
+// payloads, ±0, ±Inf, halves and integers past 2^52 included, over drawn
+// lengths (the sixteen-wide loop and the one-at-a-time tail), in and out
+// of place, and a kernel runs.
+func TestExactF64(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 68))
-	specials := []float64{math.NaN(), math.Float64frombits(0xfff8000000000123), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 5e-324, -math.MaxFloat64}
-	for c := range 200 {
+	specials := []float64{math.NaN(), math.Float64frombits(0xfff8000000000123), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
+		5e-324, -math.MaxFloat64, 0.5, -0.5, 1.5, -2.5, 0x1p52 + 1, -0x1p53, 0.49999999999999994, -1e-300}
+	want := map[UnaryOp]func(float64) float64{OpAbs: math.Abs, OpNeg: func(x float64) float64 { return -x }, OpSqrt: math.Sqrt,
+		OpFloor: math.Floor, OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc}
+	for c := range 300 {
 		x := make([]float64, r.IntN(70))
+		scale := math.Pow(10, float64(r.IntN(20)-4))
 		for i := range x {
-			x[i] = r.NormFloat64() * 1e3
+			x[i] = r.NormFloat64() * scale
+			if r.IntN(2) == 0 {
+				x[i] = math.Round(x[i]*2) / 2 // halves
+			}
 			if r.IntN(6) == 0 {
 				x[i] = specials[r.IntN(len(specials))]
 			}
 		}
-		for _, op := range []UnaryOp{OpAbs, OpNeg} {
-			want := make([]uint64, len(x))
-			for i, v := range x {
-				if op == OpAbs {
-					want[i] = math.Float64bits(math.Abs(v))
-				} else {
-					want[i] = math.Float64bits(v) ^ 1<<63
-				}
-			}
+		for _, op := range []UnaryOp{OpAbs, OpNeg, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc} {
 			runs := kernelRuns.Load()
 			got := make([]float64, len(x))
 			unVec(op, got, x)
@@ -43,9 +43,10 @@ func TestAbsNegF64(t *testing.T) {
 			}
 			in := slices.Clone(x)
 			unVec(op, in, in)
-			for i := range x {
-				if math.Float64bits(got[i]) != want[i] || math.Float64bits(in[i]) != want[i] {
-					t.Fatalf("case %d %v(%x) = %x (in place %x), want %x", c, op, math.Float64bits(x[i]), math.Float64bits(got[i]), math.Float64bits(in[i]), want[i])
+			for i, v := range x {
+				w := math.Float64bits(want[op](v))
+				if math.Float64bits(got[i]) != w || math.Float64bits(in[i]) != w {
+					t.Fatalf("case %d %v(%x) = %x (in place %x), want %x", c, op, math.Float64bits(v), math.Float64bits(got[i]), math.Float64bits(in[i]), w)
 				}
 			}
 		}
@@ -111,7 +112,7 @@ func wholeSteps(t *testing.T, what string, k func() func(d, a unsafe.Pointer, n 
 	})
 }
 
-// TestMath64Layouts: float64 Abs, Neg, Exp, Sin, Cos and Log through
+// TestMath64Layouts: the float64 kernels' ops (exact ones, Exp, Sin, Cos, Log) through
 // Unary, and fused through Eval, over the differential tests' drawn
 // extents and layouts (crops, steps, storage orders, reshapes, views of
 // views, broadcast inputs) and wide values (NaN, ±Inf, ±1e6), give each
@@ -120,8 +121,9 @@ func wholeSteps(t *testing.T, what string, k func() func(d, a unsafe.Pointer, n 
 func TestMath64Layouts(t *testing.T) {
 	seed := draw.Seed(t)
 	one := map[UnaryOp]func(float64) float64{OpAbs: math.Abs, OpNeg: func(x float64) float64 { return -x },
-		OpExp: expF64one, OpSin: sin64, OpCos: cos64, OpLog: math.Log}
-	ops := []UnaryOp{OpAbs, OpNeg, OpExp, OpSin, OpCos, OpLog}
+		OpExp: expF64one, OpSin: sin64, OpCos: cos64, OpLog: math.Log, OpSqrt: math.Sqrt, OpFloor: math.Floor,
+		OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc}
+	ops := []UnaryOp{OpAbs, OpNeg, OpExp, OpSin, OpCos, OpLog, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc}
 	var big, ran [2]int // cases of 64 elements or more, and those that reached a kernel: Unary, Eval
 	for i := range 200 {
 		g := &dgen{tb: t, r: rand.New(rand.NewPCG(seed, 3<<32+uint64(i)))}

@@ -345,42 +345,21 @@ func TestUnaryDispatch(t *testing.T) {
 	}
 }
 
-// TestStreamedUnary: unStream32 (non-temporal stores for cheap float32
-// ops past the caches) gives unVec32's bits at drawn lengths and
-// alignments, in and out of place, leaves d alone for an op it does not
-// have, and is what Unary runs over a 2^22-element Array (the streamed
-// count grows); Fill's streamed row sets every element at drawn offsets
-// and lengths, and is what Fill runs over 2^23 float32.
+// TestStreamedUnary: unStream (non-temporal stores for cheap float32 and
+// float64 ops past the caches) gives unVec32's and unVec64's bits at
+// drawn lengths and alignments, in and out of place, leaves d alone for
+// an op it does not have, and is what Unary runs over 2^22 float32 and
+// 2^21 float64 (the streamed count grows); Fill's streamed row sets every
+// element at drawn offsets and lengths, and is what Fill runs over 2^23
+// float32.
 func TestStreamedUnary(t *testing.T) {
 	if !useAsm {
 		t.Skip("no assembly kernels")
 	}
 	r := rand.New(rand.NewPCG(draw.Seed(t), 12))
-	for c := range 60 {
-		n, off := r.IntN(3*streamPiece), r.IntN(8)
-		x := make([]float32, n+off)
-		for i := range x {
-			x[i] = logUniform32(r)
-		}
-		a := x[off:]
-		op := []UnaryOp{OpAbs, OpNeg, OpSqrt, OpRelu, OpSign}[r.IntN(5)]
-		want := make([]float32, n)
-		unVec32(op, want, a)
-		d := make([]float32, n+8)[r.IntN(8):][:n]
-		in := slices.Clone(a)
-		if n > 0 && (!unStream32(op, d, a) || !unStream32(op, in, in)) {
-			t.Fatalf("case %d: unStream32(%v) reports no kernel", c, op)
-		}
-		for i := range want {
-			if !same(d[i], want[i]) || !same(in[i], want[i]) {
-				t.Fatalf("case %d n=%d %v(%v) at %d: %v (in place %v), want %v", c, n, op, a[i], i, d[i], in[i], want[i])
-			}
-		}
-	}
-	d := []float32{7, 7, 7}
-	if unStream32(OpErf, d, []float32{1, 2, 3}) || d[0] != 7 || d[2] != 7 {
-		t.Fatalf("unStream32(Erf) = true or wrote %v", d)
-	}
+	streamAgrees(t, r, []UnaryOp{OpAbs, OpNeg, OpSqrt, OpRelu, OpSign}, logUniform32, unVec32)
+	streamAgrees(t, r, []UnaryOp{OpAbs, OpNeg, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc},
+		func(r *rand.Rand) float64 { return float64(logUniform32(r)) * (1 + r.Float64()/4) }, unVec64)
 	// Fill's streamed row at drawn offsets and lengths, then through Fill
 	for range 20 {
 		buf := make([]uint16, 1+r.IntN(4*fillPiece))
@@ -425,6 +404,59 @@ func TestStreamedUnary(t *testing.T) {
 		if got := h.At(i); got != -xs[i] {
 			t.Fatalf("Neg at %d: %v, want %v", i, got, -xs[i])
 		}
+	}
+	x64 := make([]float64, 1<<21)
+	for i := range x64 {
+		x64[i] = float64(i%1000)/8 - 60
+	}
+	src64, dst64 := array.FromSlice(x64), array.New[float64](len(x64))
+	before = streamed.Load()
+	if err := Unary(dst64, src64, OpFloor); err != nil {
+		t.Fatal(err)
+	}
+	if streamed.Load() == before {
+		t.Fatal("Unary over 2^21 float64 did not stream")
+	}
+	h64, err := dst64.Host()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, 1, 12345, len(x64) - 1} {
+		if got := h64.At(i); got != math.Floor(x64[i]) {
+			t.Fatalf("Floor at %d: %v, want %v", i, got, math.Floor(x64[i]))
+		}
+	}
+}
+
+// streamAgrees: unStream over vec gives vec's bits for each of ops at 60
+// drawn lengths (to three pieces) and alignments of a and d, in and out
+// of place, and reports false with d untouched for Erf (no kernel).
+func streamAgrees[T float32 | float64](t *testing.T, r *rand.Rand, ops []UnaryOp, value func(*rand.Rand) T, vec func(UnaryOp, []T, []T) bool) {
+	t.Helper()
+	for c := range 60 {
+		n, off := r.IntN(3*streamPiece), r.IntN(8)
+		x := make([]T, n+off)
+		for i := range x {
+			x[i] = value(r)
+		}
+		a := x[off:]
+		op := ops[r.IntN(len(ops))]
+		want := make([]T, n)
+		vec(op, want, a)
+		d := make([]T, n+8)[r.IntN(8):][:n]
+		in := slices.Clone(a)
+		if n > 0 && (!unStream(op, d, a, vec) || !unStream(op, in, in, vec)) {
+			t.Fatalf("case %d: unStream(%v) reports no kernel", c, op)
+		}
+		for i := range want {
+			if !same(d[i], want[i]) || !same(in[i], want[i]) {
+				t.Fatalf("case %d n=%d %v(%v) at %d: %v (in place %v), want %v", c, n, op, a[i], i, d[i], in[i], want[i])
+			}
+		}
+	}
+	d := []T{7, 7, 7}
+	if unStream(OpErf, d, []T{1, 2, 3}, vec) || d[0] != 7 || d[2] != 7 {
+		t.Fatalf("unStream(Erf) = true or wrote %v", d)
 	}
 }
 

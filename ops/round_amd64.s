@@ -1,9 +1,73 @@
-// Code in this file: AVX float32 rounding (VROUNDPS) for Floor, Ceil,
-// Round and Trunc. Chosen at start-up with the other kernels (cpu.go).
+// Code in this file: AVX rounding (VROUNDPS, VROUNDPD) for Floor, Ceil,
+// Round and Trunc of float32 and float64. Chosen at start-up with the
+// other kernels (cpu.go).
 
 //go:build amd64 && !purego
 
 #include "textflag.h"
+
+// STEP rounds 128 bytes at SI into DI (op: VROUNDPS or VROUNDPD, m its
+// mode, st the store) and steps past them.
+#define STEP(op, m, st) \
+	op $m, 0(SI), Y0; \
+	op $m, 32(SI), Y1; \
+	op $m, 64(SI), Y2; \
+	op $m, 96(SI), Y3; \
+	st Y0, 0(DI); \
+	st Y1, 32(DI); \
+	st Y2, 64(DI); \
+	st Y3, 96(DI); \
+	ADDQ $128, SI; \
+	ADDQ $128, DI
+
+// ONE rounds the element at SI into DI (op: VROUNDSS or VROUNDSD, mv the
+// move, size its bytes) and steps past it.
+#define ONE(op, m, mv, size) \
+	mv (SI), X0; \
+	op $m, X0, X0, X0; \
+	mv X0, (DI); \
+	ADDQ $size, SI; \
+	ADDQ $size, DI; \
+	DECQ CX
+
+// MODE32 is float32 rounding with mode m: loop (plain stores), nt
+// (non-temporal stores, then a fence) and tail (one at a time), which
+// returns.
+#define MODE32(m, loop, nt, ntend, tail) \
+loop: \
+	CMPQ CX, $32; \
+	JB tail; \
+	STEP(VROUNDPS, m, VMOVUPS); \
+	SUBQ $32, CX; \
+	JMP loop; \
+nt: \
+	CMPQ CX, $32; \
+	JB ntend; \
+	STEP(VROUNDPS, m, VMOVNTPS); \
+	SUBQ $32, CX; \
+	JMP nt; \
+ntend: \
+	SFENCE; \
+tail: \
+	TESTQ CX, CX; \
+	JZ done; \
+	ONE(VROUNDSS, m, VMOVSS, 4); \
+	JMP tail
+
+// MODE64 is float64 rounding with mode m, sixteen a step, then one at a
+// time; it returns.
+#define MODE64(m, loop, tail) \
+loop: \
+	CMPQ CX, $16; \
+	JB tail; \
+	STEP(VROUNDPD, m, VMOVUPD); \
+	SUBQ $16, CX; \
+	JMP loop; \
+tail: \
+	TESTQ CX, CX; \
+	JZ done; \
+	ONE(VROUNDSD, m, VMOVSD, 8); \
+	JMP tail
 
 // func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 // mode is VROUNDPS's immediate: 0 nearest (halves to even), 1 down, 2 up,
@@ -60,178 +124,31 @@ dispatch:
 	JEQ loop2
 	CMPQ AX, $3
 	JEQ loop3
-loop0:
-	CMPQ CX, $32
-	JB tail0
-	VROUNDPS $0, 0(SI), Y0
-	VROUNDPS $0, 32(SI), Y1
-	VROUNDPS $0, 64(SI), Y2
-	VROUNDPS $0, 96(SI), Y3
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP loop0
-nt0:
-	CMPQ CX, $32
-	JB ntend0
-	VROUNDPS $0, 0(SI), Y0
-	VROUNDPS $0, 32(SI), Y1
-	VROUNDPS $0, 64(SI), Y2
-	VROUNDPS $0, 96(SI), Y3
-	VMOVNTPS Y0, 0(DI)
-	VMOVNTPS Y1, 32(DI)
-	VMOVNTPS Y2, 64(DI)
-	VMOVNTPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP nt0
-ntend0:
-	SFENCE
-	JMP tail0
-tail0:
-	TESTQ CX, CX
-	JZ done
-	VMOVSS (SI), X0
-	VROUNDSS $0, X0, X0, X0
-	VMOVSS X0, (DI)
-	ADDQ $4, SI
-	ADDQ $4, DI
-	DECQ CX
-	JMP tail0
-loop1:
-	CMPQ CX, $32
-	JB tail1
-	VROUNDPS $1, 0(SI), Y0
-	VROUNDPS $1, 32(SI), Y1
-	VROUNDPS $1, 64(SI), Y2
-	VROUNDPS $1, 96(SI), Y3
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP loop1
-nt1:
-	CMPQ CX, $32
-	JB ntend1
-	VROUNDPS $1, 0(SI), Y0
-	VROUNDPS $1, 32(SI), Y1
-	VROUNDPS $1, 64(SI), Y2
-	VROUNDPS $1, 96(SI), Y3
-	VMOVNTPS Y0, 0(DI)
-	VMOVNTPS Y1, 32(DI)
-	VMOVNTPS Y2, 64(DI)
-	VMOVNTPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP nt1
-ntend1:
-	SFENCE
-	JMP tail1
-tail1:
-	TESTQ CX, CX
-	JZ done
-	VMOVSS (SI), X0
-	VROUNDSS $1, X0, X0, X0
-	VMOVSS X0, (DI)
-	ADDQ $4, SI
-	ADDQ $4, DI
-	DECQ CX
-	JMP tail1
-loop2:
-	CMPQ CX, $32
-	JB tail2
-	VROUNDPS $2, 0(SI), Y0
-	VROUNDPS $2, 32(SI), Y1
-	VROUNDPS $2, 64(SI), Y2
-	VROUNDPS $2, 96(SI), Y3
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP loop2
-nt2:
-	CMPQ CX, $32
-	JB ntend2
-	VROUNDPS $2, 0(SI), Y0
-	VROUNDPS $2, 32(SI), Y1
-	VROUNDPS $2, 64(SI), Y2
-	VROUNDPS $2, 96(SI), Y3
-	VMOVNTPS Y0, 0(DI)
-	VMOVNTPS Y1, 32(DI)
-	VMOVNTPS Y2, 64(DI)
-	VMOVNTPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP nt2
-ntend2:
-	SFENCE
-	JMP tail2
-tail2:
-	TESTQ CX, CX
-	JZ done
-	VMOVSS (SI), X0
-	VROUNDSS $2, X0, X0, X0
-	VMOVSS X0, (DI)
-	ADDQ $4, SI
-	ADDQ $4, DI
-	DECQ CX
-	JMP tail2
-loop3:
-	CMPQ CX, $32
-	JB tail3
-	VROUNDPS $3, 0(SI), Y0
-	VROUNDPS $3, 32(SI), Y1
-	VROUNDPS $3, 64(SI), Y2
-	VROUNDPS $3, 96(SI), Y3
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP loop3
-nt3:
-	CMPQ CX, $32
-	JB ntend3
-	VROUNDPS $3, 0(SI), Y0
-	VROUNDPS $3, 32(SI), Y1
-	VROUNDPS $3, 64(SI), Y2
-	VROUNDPS $3, 96(SI), Y3
-	VMOVNTPS Y0, 0(DI)
-	VMOVNTPS Y1, 32(DI)
-	VMOVNTPS Y2, 64(DI)
-	VMOVNTPS Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $32, CX
-	JMP nt3
-ntend3:
-	SFENCE
-	JMP tail3
-tail3:
-	TESTQ CX, CX
-	JZ done
-	VMOVSS (SI), X0
-	VROUNDSS $3, X0, X0, X0
-	VMOVSS X0, (DI)
-	ADDQ $4, SI
-	ADDQ $4, DI
-	DECQ CX
-	JMP tail3
+	MODE32(0, loop0, nt0, ntend0, tail0)
+	MODE32(1, loop1, nt1, ntend1, tail1)
+	MODE32(2, loop2, nt2, ntend2, tail2)
+	MODE32(3, loop3, nt3, ntend3, tail3)
+done:
+	VZEROUPPER
+	RET
+
+// func roundF64(d, a unsafe.Pointer, n int, mode int)
+// roundF32's modes for float64s, without the non-temporal path.
+TEXT ·roundF64(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ mode+24(FP), AX
+	CMPQ AX, $1
+	JEQ loop1
+	CMPQ AX, $2
+	JEQ loop2
+	CMPQ AX, $3
+	JEQ loop3
+	MODE64(0, loop0, tail0)
+	MODE64(1, loop1, tail1)
+	MODE64(2, loop2, tail2)
+	MODE64(3, loop3, tail3)
 done:
 	VZEROUPPER
 	RET

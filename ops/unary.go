@@ -127,13 +127,20 @@ func unRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	op := UnaryOp(j.op)
 	if sd == 1 && sa == 1 {
 		d, a := unsafe.Slice(ptr[T](j.base[0], off[0]), n), unsafe.Slice(ptr[T](j.base[1], off[1]), n)
-		if d32, ok := any(d).([]float32); ok && j.mode == 1 && n > 0 { // big: write past the caches
-			if op >= OpFloor && op <= OpTrunc {
-				roundF32(unsafe.Pointer(&d32[0]), unsafe.Pointer(&a[0]), n, roundMode[op-OpFloor], true)
-				return
-			}
-			if !unCostly[op] && unStream32(op, d32, any(a).([]float32)) {
-				return
+		if j.mode == 1 && n > 0 { // big: write past the caches
+			switch d := any(d).(type) {
+			case []float32:
+				if op >= OpFloor && op <= OpTrunc {
+					roundF32(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), n, roundMode[op-OpFloor], true)
+					return
+				}
+				if !unCostly[op] && unStream(op, d, any(a).([]float32), unVec32) {
+					return
+				}
+			case []float64:
+				if !unCostly[op] && unStream(op, d, any(a).([]float64), unVec64) {
+					return
+				}
 			}
 		}
 		unVec(op, d, a)
@@ -148,29 +155,29 @@ func unRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	}
 }
 
-// unStream32 is unVec32 for cheap ops too big for the caches: it
-// computes pieces of streamPiece elements into a buffer that stays in L1
+// unStream is vec (unVec32 or unVec64) for cheap ops too big for the
+// caches: it computes pieces of 8 KiB into a buffer that stays in L1
 // and streams them to d with non-temporal stores, so d's lines are not
 // read before they are written (a third less memory traffic). The costly
 // ops ran 8-15% slower this way on 2 cores at 2^24 (their time is the
 // arithmetic's), so unRow keeps them off it. d is a or does not overlap
-// it. It reports false, d untouched,
-// for an op unVec32 does not have.
-func unStream32(op UnaryOp, d, a []float32) bool {
-	bp := streamBufs.Get().(*[streamPiece]float32) // a stack array would escape (unVec32 calls kernels through func values)
+// it. It reports false, d untouched, for an op vec does not have.
+func unStream[T float32 | float64](op UnaryOp, d, a []T, vec func(UnaryOp, []T, []T) bool) bool {
+	bp := streamBufs.Get().(*[streamPiece]float32) // a stack array would escape (vec calls kernels through func values)
 	defer streamBufs.Put(bp)
-	buf := bp[:]
+	size := int(unsafe.Sizeof(d[0]))
+	buf := unsafe.Slice((*T)(unsafe.Pointer(bp)), streamPiece*4/size)
 	head := ntHead(d, true)
-	if head > 0 && !unVec32(op, d[:head], a[:head]) {
+	if head > 0 && !vec(op, d[:head], a[:head]) {
 		return false
 	}
-	for i := head; i < len(d); i += streamPiece {
-		m := min(streamPiece, len(d)-i)
-		if !unVec32(op, buf[:m], a[i:i+m]) {
+	for i := head; i < len(d); i += len(buf) {
+		m := min(len(buf), len(d)-i)
+		if !vec(op, buf[:m], a[i:i+m]) {
 			return false // the first piece, with head 0: nothing written
 		}
-		w := m &^ 31
-		ntCopyF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&buf[0]), w)
+		w := m &^ (128/size - 1) // ntCopyF32 moves 128 bytes a step
+		ntCopyF32(unsafe.Pointer(&d[i]), unsafe.Pointer(&buf[0]), w*size/4)
 		copy(d[i+w:i+m], buf[w:m])
 	}
 	sfence()
@@ -178,10 +185,10 @@ func unStream32(op UnaryOp, d, a []float32) bool {
 	return true
 }
 
-// streamed counts unStream32's calls, for tests to see which path ran.
+// streamed counts unStream's calls, for tests to see which path ran.
 var streamed atomic.Int64
 
-// streamPiece is unStream32's piece: 8 KiB, well inside L1.
+// streamPiece is unStream's piece (float32s): 8 KiB, well inside L1.
 const streamPiece = 2048
 
 var streamBufs = sync.Pool{New: func() any { return new([streamPiece]float32) }}

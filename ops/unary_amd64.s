@@ -1,6 +1,7 @@
-// Code in this file: AVX float32 and float64 Abs and Neg (sign-bit masks), Sqrt
-// (VSQRTPS, correctly rounded as float64's square root rounded to
-// float32 is) and Relu. Chosen at start-up with the other kernels (cpu.go).
+// Code in this file: AVX float32 and float64 Abs and Neg (sign-bit masks,
+// bitsF64; float32 pairs go through it as float64s), Sqrt (VSQRTPS,
+// correctly rounded as float64's square root rounded to float32 is;
+// VSQRTPD) and Relu. Chosen at start-up with the other kernels (cpu.go).
 
 //go:build amd64 && !purego
 
@@ -22,39 +23,6 @@
 	ADDQ $4, SI; \
 	ADDQ $4, DI; \
 	DECQ CX
-
-// func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)
-// d = a&and ^ xor, bit for bit: Abs clears the sign, Neg flips it.
-TEXT ·bitsF32(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	VBROADCASTSS and+24(FP), Y4
-	VBROADCASTSS xor+28(FP), Y5
-bloop:
-	CMPQ CX, $32
-	JB btail
-	VANDPS 0(SI), Y4, Y0
-	VANDPS 32(SI), Y4, Y1
-	VANDPS 64(SI), Y4, Y2
-	VANDPS 96(SI), Y4, Y3
-	VXORPS Y5, Y0, Y0
-	VXORPS Y5, Y1, Y1
-	VXORPS Y5, Y2, Y2
-	VXORPS Y5, Y3, Y3
-	STORE32
-	JMP bloop
-btail:
-	TESTQ CX, CX
-	JZ bdone
-	VMOVSS (SI), X0
-	VANDPS X4, X0, X0
-	VXORPS X5, X0, X0
-	STORE1
-	JMP btail
-bdone:
-	VZEROUPPER
-	RET
 
 // func sqrtF32(d, a unsafe.Pointer, n int)
 TEXT ·sqrtF32(SB), NOSPLIT, $0-24
@@ -234,5 +202,39 @@ qtail:
 	DECQ CX
 	JMP qtail
 qdone:
+	VZEROUPPER
+	RET
+
+// func sqrtF64(d, a unsafe.Pointer, n int)
+TEXT ·sqrtF64(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ n+16(FP), CX
+dloop:
+	CMPQ CX, $16
+	JB dtail
+	VSQRTPD 0(SI), Y0
+	VSQRTPD 32(SI), Y1
+	VSQRTPD 64(SI), Y2
+	VSQRTPD 96(SI), Y3
+	VMOVUPD Y0, 0(DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	ADDQ $128, SI
+	ADDQ $128, DI
+	SUBQ $16, CX
+	JMP dloop
+dtail:
+	TESTQ CX, CX
+	JZ ddone
+	VMOVSD (SI), X0
+	VSQRTSD X0, X0, X0
+	VMOVSD X0, (DI)
+	ADDQ $8, SI
+	ADDQ $8, DI
+	DECQ CX
+	JMP dtail
+ddone:
 	VZEROUPPER
 	RET

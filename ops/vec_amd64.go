@@ -127,25 +127,26 @@ func copyRows128NT(dst unsafe.Pointer, dstStride int, src unsafe.Pointer, srcStr
 
 // roundF32 rounds n float32s from a into d with VROUNDPS's mode (0
 // nearest even, 1 floor, 2 ceil, 3 trunc), with non-temporal stores when
-// nt; round_amd64.s.
+// nt; roundF64 likewise n float64s (round_amd64.s).
 //
 //go:noescape
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 
-// bitsF32 stores a&and ^ xor of n float32s' bits in d (Abs, Neg);
-// sqrtF32 their square roots; reluF32 max(a, 0), NaN kept, −0 to +0
-// (unary_amd64.s).
-//
 //go:noescape
-func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)
+func roundF64(d, a unsafe.Pointer, n int, mode int)
 
-// bitsF64 is bitsF32 for n float64s (unary_amd64.s).
+// bitsF64 stores a&and ^ xor of n float64s' bits in d (Abs, Neg; bitsF32
+// for float32s); sqrtF32 and sqrtF64 their square roots; reluF32
+// max(a, 0), NaN kept, −0 to +0 (unary_amd64.s).
 //
 //go:noescape
 func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64)
 
 //go:noescape
 func sqrtF32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func sqrtF64(d, a unsafe.Pointer, n int)
 
 //go:noescape
 func reluF32(d, a unsafe.Pointer, n int)

@@ -33,7 +33,6 @@ func expSumF32AVX512(d, a unsafe.Pointer, n int, m float32) float64 {
 func scaleF32(d unsafe.Pointer, n int, r float32)            { panic("ops: no assembly kernels") }
 func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool) { panic("ops: no assembly kernels") }
 func sigmoidF32(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
-func bitsF32(d, a unsafe.Pointer, n int, and, xor uint32)    { panic("ops: no assembly kernels") }
 func sqrtF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func reluF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func logF32(d, a unsafe.Pointer, n int) int                  { panic("ops: no assembly kernels") }
@@ -80,6 +79,8 @@ func expm1F32(d, a unsafe.Pointer, n int)                 { panic("ops: no assem
 func expF64(d, a unsafe.Pointer, n int)                   { panic("ops: no assembly kernels") }
 func expF64AVX512(d, a unsafe.Pointer, n int)             { panic("ops: no assembly kernels") }
 func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64) { panic("ops: no assembly kernels") }
+func roundF64(d, a unsafe.Pointer, n int, mode int)       { panic("ops: no assembly kernels") }
+func sqrtF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
 func logF64(d, a unsafe.Pointer, n int) int               { panic("ops: no assembly kernels") }
 func logF64AVX512(d, a unsafe.Pointer, n int) int         { panic("ops: no assembly kernels") }
 func sinCosF64(d, a unsafe.Pointer, n int, q int32, smask uint64) int {
