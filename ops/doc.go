@@ -96,7 +96,7 @@
 // Sinh and Cosh in float32 with corrected sums, exp32.go, tanh32.go,
 // sinhcosh32.go; float64 Exp in float64 lanes, exp64.go)
 // within one ulp (TestMath32Accuracy, TestPow32Hard, TestExpAccuracy,
-// TestTanhAccuracy, TestSinhCoshAccuracy, TestExpF64Accuracy); float64
+// TestTanhAccuracy, TestSinhCoshAccuracy (Tan too), TestExpF64Accuracy); float64
 // Sin, Cos and Log in float64 lanes give package math's bits (sin64.go,
 // TestSinCosF64, TestLogF64); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the

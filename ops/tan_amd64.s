@@ -1,5 +1,5 @@
 // Code in this file: float32 Tan in float64 lanes with math32.go's tan32
-// (the same reduction, series and fused multiply-adds), so results match
+// (the same reduction, polynomials and fused multiply-adds), so results match
 // the Go loop's bit for bit (TestTanKernels). A kernel stops before a
 // step of eight with a lane tan32 hands to math.Tan (|x| ≥ 2^20, NaN,
 // Inf) and returns the elements done: lanesUntil does that step.
@@ -16,19 +16,17 @@ C4(tanv<>, 64, $0x4338000000000000)  // 0x1.8p52
 C4(tanv<>, 96, $0x3ff921fb54400000)  // pio2a
 C4(tanv<>, 128, $0x3dd0b4611a600000) // pio2b
 C4(tanv<>, 160, $0x3ba3198a2e037073) // pio2c
-C4(tanv<>, 192, $0x3ec71de3a556c734) // 1/9!: sin r / r
-C4(tanv<>, 224, $0xbf2a01a01a01a01a) // −1/7!
-C4(tanv<>, 256, $0x3f81111111111111) // 1/5!
-C4(tanv<>, 288, $0xbfc5555555555555) // −1/3!
-C4(tanv<>, 320, $0x3ff0000000000000) // 1
-C4(tanv<>, 352, $0xbe927e4fb7789f5c) // −1/10!: cos r
-C4(tanv<>, 384, $0x3efa01a01a01a01a) // 1/8!
-C4(tanv<>, 416, $0xbf56c16c16c16c17) // −1/6!
-C4(tanv<>, 448, $0x3fa5555555555555) // 1/4!
-C4(tanv<>, 480, $0xbfe0000000000000) // −1/2
-C4(tanv<>, 512, $0x3ff0000000000000) // 1
-DATA tanv<>+544(SB)/8, $1               // int64 1: k's low bit
-GLOBL tanv<>(SB), RODATA|NOPTR, $552
+C4(tanv<>, 192, $0xbf29943e03bca900) // sin r / r in r² (math32.go's tanSin)
+C4(tanv<>, 224, $0x3f811073afacc45b)
+C4(tanv<>, 256, $0xbfc5555452683e18)
+C4(tanv<>, 288, $0x3ff0000000000000) // 1
+C4(tanv<>, 320, $0x3ef99169f073f400) // cos r in r² (tanCos)
+C4(tanv<>, 352, $0xbf56c07f165f2d20)
+C4(tanv<>, 384, $0x3fa55553c7890a87)
+C4(tanv<>, 416, $0xbfdffffffcb82d19)
+C4(tanv<>, 448, $0x3ff0000000000000) // 1
+DATA tanv<>+480(SB)/8, $1               // int64 1: k's low bit
+GLOBL tanv<>(SB), RODATA|NOPTR, $488
 
 // SLOW jumps to done unless all eight float32s at SI have |x| < 2^20
 // (Y14, Y15 hold |x|'s mask and 2^20; NaN fails the comparison).
@@ -50,16 +48,14 @@ GLOBL tanv<>(SB), RODATA|NOPTR, $552
 	VFNMADD231PD tanv<>+160(SB), Y1, Y0; \
 	VMULPD Y0, Y0, Y3; \
 	VMOVUPD tanv<>+192(SB), Y4; \
-	VMOVUPD tanv<>+352(SB), Y5; \
+	VMOVUPD tanv<>+320(SB), Y5; \
 	VFMADD213PD tanv<>+224(SB), Y3, Y4; \
-	VFMADD213PD tanv<>+384(SB), Y3, Y5; \
+	VFMADD213PD tanv<>+352(SB), Y3, Y5; \
 	VFMADD213PD tanv<>+256(SB), Y3, Y4; \
-	VFMADD213PD tanv<>+416(SB), Y3, Y5; \
+	VFMADD213PD tanv<>+384(SB), Y3, Y5; \
 	VFMADD213PD tanv<>+288(SB), Y3, Y4; \
+	VFMADD213PD tanv<>+416(SB), Y3, Y5; \
 	VFMADD213PD tanv<>+448(SB), Y3, Y5; \
-	VFMADD213PD tanv<>+320(SB), Y3, Y4; \
-	VFMADD213PD tanv<>+480(SB), Y3, Y5; \
-	VFMADD213PD tanv<>+512(SB), Y3, Y5; \
 	VMULPD Y4, Y0, Y4; \
 	VPSLLQ $63, Y2, Y2; \
 	VBLENDVPD Y2, Y5, Y4, Y6; \
@@ -82,18 +78,16 @@ GLOBL tanv<>(SB), RODATA|NOPTR, $552
 	VFNMADD231PD.BCST tanv<>+160(SB), Z1, Z0; \
 	VMULPD Z0, Z0, Z3; \
 	VBROADCASTSD tanv<>+192(SB), Z4; \
-	VBROADCASTSD tanv<>+352(SB), Z5; \
+	VBROADCASTSD tanv<>+320(SB), Z5; \
 	VFMADD213PD.BCST tanv<>+224(SB), Z3, Z4; \
-	VFMADD213PD.BCST tanv<>+384(SB), Z3, Z5; \
+	VFMADD213PD.BCST tanv<>+352(SB), Z3, Z5; \
 	VFMADD213PD.BCST tanv<>+256(SB), Z3, Z4; \
-	VFMADD213PD.BCST tanv<>+416(SB), Z3, Z5; \
+	VFMADD213PD.BCST tanv<>+384(SB), Z3, Z5; \
 	VFMADD213PD.BCST tanv<>+288(SB), Z3, Z4; \
+	VFMADD213PD.BCST tanv<>+416(SB), Z3, Z5; \
 	VFMADD213PD.BCST tanv<>+448(SB), Z3, Z5; \
-	VFMADD213PD.BCST tanv<>+320(SB), Z3, Z4; \
-	VFMADD213PD.BCST tanv<>+480(SB), Z3, Z5; \
-	VFMADD213PD.BCST tanv<>+512(SB), Z3, Z5; \
 	VMULPD Z4, Z0, Z4; \
-	VPTESTMQ.BCST tanv<>+544(SB), Z2, K1; \
+	VPTESTMQ.BCST tanv<>+480(SB), Z2, K1; \
 	VBLENDMPD Z4, Z5, K1, Z7; \
 	VSUBPD Z5, Z12, K1, Z4; \
 	VDIVPD Z7, Z4, Z6; \
