@@ -18,37 +18,35 @@ C4(asv<>, 160, $0x3f9f20aed9949778) // asinP[4]
 C4(asv<>, 192, $0x3fa6db5c5190b7fe) // asinP[5]
 C4(asv<>, 224, $0x3fb333334e3ae7d1) // asinP[6]
 C4(asv<>, 256, $0x3fc55555554e7a2f) // asinP[7]
-C4(asv<>, 288, $0xbfa4b9b977ab449f) // atanR[0]
-C4(asv<>, 320, $0x3fb245d027fa7860) // atanR[1]
-C4(asv<>, 352, $0xbfb71d8c2e450693) // atanR[2]
-C4(asv<>, 384, $0x3fbc6f6fa6e28db8) // atanR[3]
-C4(asv<>, 416, $0xbfc2491c2e334308) // atanR[4]
-C4(asv<>, 448, $0x3fc9999982e88d40) // atanR[5]
-C4(asv<>, 480, $0xbfd5555555504f58) // atanR[6]
-C4(asv<>, 512, $0x3fe0000000000000) // ½
-C4(asv<>, 544, $0xc000000000000000) // −2
-C4(asv<>, 576, $0x3ff921fb54442d18) // π/2
-C4(asv<>, 608, $0x3fe921fb54442d18) // π/4
-C4(asv<>, 640, $0x400921fb54442d18) // π
-C4(asv<>, 672, $0x3fda827999fcef32) // √2−1
-C4(asv<>, 704, $0x4003504f333f9de6) // √2+1
-C4(asv<>, 736, $0xbff0000000000000) // −1
-C4(asv<>, 768, $0x4000000000000000) // 2
-C4(asv<>, 800, $0x3ff0000000000000) // 1
-DATA asv<>+832(SB)/4, $0x80000000   // float32 sign
-GLOBL asv<>(SB), RODATA|NOPTR, $840
+C4(asv<>, 288, $0xbfaf1ed80f1f50ce) // atanR[0]
+C4(asv<>, 320, $0x3fbb1ec2e564a631) // atanR[1]
+C4(asv<>, 352, $0xbfc23b522b8b39ab) // atanR[2]
+C4(asv<>, 384, $0x3fc99919618bf076) // atanR[3]
+C4(asv<>, 416, $0xbfd5555492814eaa) // atanR[4]
+C4(asv<>, 448, $0x3fe0000000000000) // ½
+C4(asv<>, 480, $0xc000000000000000) // −2
+C4(asv<>, 512, $0x3ff921fb54442d18) // π/2
+C4(asv<>, 544, $0x3fe921fb54442d18) // π/4
+C4(asv<>, 576, $0x400921fb54442d18) // π
+C4(asv<>, 608, $0x3fda827999fcef32) // √2−1
+C4(asv<>, 640, $0x4003504f333f9de6) // √2+1
+C4(asv<>, 672, $0xbff0000000000000) // −1
+C4(asv<>, 704, $0x4000000000000000) // 2
+C4(asv<>, 736, $0x3ff0000000000000) // 1
+DATA asv<>+768(SB)/4, $0x80000000   // float32 sign
+GLOBL asv<>(SB), RODATA|NOPTR, $776
 
 // SETUP loads the arguments, Y12 = 1 and Y15 = the float32 sign bit
 // (SETUP512: Z12, Z15).
 #define SETUP \
 	ARGS; \
-	VBROADCASTSD asv<>+800(SB), Y12; \
-	VBROADCASTSS asv<>+832(SB), Y15
+	VBROADCASTSD asv<>+736(SB), Y12; \
+	VBROADCASTSS asv<>+768(SB), Y15
 
 #define SETUP512 \
 	ARGS; \
-	VBROADCASTSD asv<>+800(SB), Z12; \
-	VBROADCASTSS asv<>+832(SB), Z15
+	VBROADCASTSD asv<>+736(SB), Z12; \
+	VBROADCASTSS asv<>+768(SB), Z15
 
 // ASINCORE is asinCore of |x| for x at off(SI): a in Y5, big in Y2, x's
 // sign bits in Y0.
@@ -56,10 +54,10 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 	VCVTPS2PD off(SI), Y0; \
 	VANDPD asv<>+0(SB), Y0, Y1; \
 	VXORPD Y1, Y0, Y0; \
-	VCMPPD $0x1e, asv<>+512(SB), Y1, Y2; \
+	VCMPPD $0x1e, asv<>+448(SB), Y1, Y2; \
 	VMULPD Y1, Y1, Y3; \
 	VSUBPD Y1, Y12, Y4; \
-	VMULPD asv<>+512(SB), Y4, Y4; \
+	VMULPD asv<>+448(SB), Y4, Y4; \
 	VBLENDVPD Y2, Y4, Y3, Y3; \
 	VSQRTPD Y3, Y4; \
 	VBLENDVPD Y2, Y4, Y1, Y1; \
@@ -77,8 +75,8 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 // Asin: π/2 − 2a where big, x's sign ORed in.
 #define ASIN(off) \
 	ASINCORE(off); \
-	VMOVUPD asv<>+576(SB), Y7; \
-	VFMADD231PD asv<>+544(SB), Y5, Y7; \
+	VMOVUPD asv<>+512(SB), Y7; \
+	VFMADD231PD asv<>+480(SB), Y5, Y7; \
 	VBLENDVPD Y2, Y7, Y5, Y5; \
 	STORESIGN(off, Y5, X5)
 
@@ -86,12 +84,12 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 // ? π : 0) : π/2.
 #define ACOS(off) \
 	ASINCORE(off); \
-	VMOVUPD asv<>+736(SB), Y6; \
-	VBLENDVPD Y2, asv<>+768(SB), Y6, Y6; \
+	VMOVUPD asv<>+672(SB), Y6; \
+	VBLENDVPD Y2, asv<>+704(SB), Y6, Y6; \
 	VXORPD Y0, Y6, Y6; \
 	VXORPD Y7, Y7, Y7; \
-	VBLENDVPD Y0, asv<>+640(SB), Y7, Y7; \
-	VMOVUPD asv<>+576(SB), Y4; \
+	VBLENDVPD Y0, asv<>+576(SB), Y7, Y7; \
+	VMOVUPD asv<>+512(SB), Y4; \
 	VBLENDVPD Y2, Y7, Y4, Y7; \
 	VFMADD213PD Y7, Y6, Y5; \
 	VCVTPD2PSY Y5, X5; \
@@ -101,16 +99,16 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 #define ATAN(off) \
 	VCVTPS2PD off(SI), Y0; \
 	VANDPD asv<>+0(SB), Y0, Y1; \
-	VCMPPD $0x1e, asv<>+672(SB), Y1, Y2; \
-	VCMPPD $0x1e, asv<>+704(SB), Y1, Y3; \
+	VCMPPD $0x1e, asv<>+608(SB), Y1, Y2; \
+	VCMPPD $0x1e, asv<>+640(SB), Y1, Y3; \
 	VSUBPD Y12, Y1, Y4; \
 	VBLENDVPD Y2, Y4, Y1, Y4; \
-	VBLENDVPD Y3, asv<>+736(SB), Y4, Y4; \
+	VBLENDVPD Y3, asv<>+672(SB), Y4, Y4; \
 	VADDPD Y12, Y1, Y5; \
 	VBLENDVPD Y2, Y5, Y12, Y5; \
 	VBLENDVPD Y3, Y1, Y5, Y5; \
-	VANDPD asv<>+608(SB), Y2, Y6; \
-	VBLENDVPD Y3, asv<>+576(SB), Y6, Y6; \
+	VANDPD asv<>+544(SB), Y2, Y6; \
+	VBLENDVPD Y3, asv<>+512(SB), Y6, Y6; \
 	VDIVPD Y5, Y4, Y4; \
 	VMULPD Y4, Y4, Y5; \
 	VMOVUPD asv<>+288(SB), Y7; \
@@ -118,8 +116,6 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 	VFMADD213PD asv<>+352(SB), Y5, Y7; \
 	VFMADD213PD asv<>+384(SB), Y5, Y7; \
 	VFMADD213PD asv<>+416(SB), Y5, Y7; \
-	VFMADD213PD asv<>+448(SB), Y5, Y7; \
-	VFMADD213PD asv<>+480(SB), Y5, Y7; \
 	VMULPD Y5, Y4, Y5; \
 	VFMADD213PD Y4, Y5, Y7; \
 	VADDPD Y6, Y7, Y7; \
@@ -131,10 +127,10 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 	VCVTPS2PD off(SI), Z0; \
 	VANDPD.BCST asv<>+0(SB), Z0, Z1; \
 	VXORPD Z1, Z0, Z0; \
-	VCMPPD.BCST $0x1e, asv<>+512(SB), Z1, K1; \
+	VCMPPD.BCST $0x1e, asv<>+448(SB), Z1, K1; \
 	VMULPD Z1, Z1, Z3; \
 	VSUBPD Z1, Z12, Z4; \
-	VMULPD.BCST asv<>+512(SB), Z4, K1, Z3; \
+	VMULPD.BCST asv<>+448(SB), Z4, K1, Z3; \
 	VSQRTPD Z3, K1, Z1; \
 	VBROADCASTSD asv<>+32(SB), Z5; \
 	VFMADD213PD.BCST asv<>+64(SB), Z3, Z5; \
@@ -149,21 +145,21 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 
 #define ASIN8(off) \
 	ASINCORE8(off); \
-	VBROADCASTSD asv<>+576(SB), Z7; \
-	VFMADD231PD.BCST asv<>+544(SB), Z5, Z7; \
+	VBROADCASTSD asv<>+512(SB), Z7; \
+	VFMADD231PD.BCST asv<>+480(SB), Z5, Z7; \
 	VMOVAPD Z7, K1, Z5; \
 	STORESIGN8(off, Z5, Y5)
 
 #define ACOS8(off) \
 	ASINCORE8(off); \
-	VBROADCASTSD asv<>+736(SB), Z6; \
-	VBROADCASTSD asv<>+768(SB), K1, Z6; \
+	VBROADCASTSD asv<>+672(SB), Z6; \
+	VBROADCASTSD asv<>+704(SB), K1, Z6; \
 	VXORPD Z0, Z6, Z6; \
 	VPMOVQ2M Z0, K2; \
 	KANDB K1, K2, K3; \
-	VBROADCASTSD asv<>+576(SB), Z7; \
+	VBROADCASTSD asv<>+512(SB), Z7; \
 	VXORPD Z7, Z7, K1, Z7; \
-	VBROADCASTSD asv<>+640(SB), K3, Z7; \
+	VBROADCASTSD asv<>+576(SB), K3, Z7; \
 	VFMADD213PD Z7, Z6, Z5; \
 	VCVTPD2PS Z5, Y5; \
 	VMOVUPS Y5, off(DI)
@@ -171,16 +167,16 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 #define ATAN8(off) \
 	VCVTPS2PD off(SI), Z0; \
 	VANDPD.BCST asv<>+0(SB), Z0, Z1; \
-	VCMPPD.BCST $0x1e, asv<>+672(SB), Z1, K1; \
-	VCMPPD.BCST $0x1e, asv<>+704(SB), Z1, K2; \
+	VCMPPD.BCST $0x1e, asv<>+608(SB), Z1, K1; \
+	VCMPPD.BCST $0x1e, asv<>+640(SB), Z1, K2; \
 	VMOVAPD Z1, Z4; \
 	VSUBPD Z12, Z1, K1, Z4; \
-	VBROADCASTSD asv<>+736(SB), K2, Z4; \
+	VBROADCASTSD asv<>+672(SB), K2, Z4; \
 	VMOVAPD Z12, Z5; \
 	VADDPD Z12, Z1, K1, Z5; \
 	VMOVAPD Z1, K2, Z5; \
-	VBROADCASTSD.Z asv<>+608(SB), K1, Z6; \
-	VBROADCASTSD asv<>+576(SB), K2, Z6; \
+	VBROADCASTSD.Z asv<>+544(SB), K1, Z6; \
+	VBROADCASTSD asv<>+512(SB), K2, Z6; \
 	VDIVPD Z5, Z4, Z4; \
 	VMULPD Z4, Z4, Z5; \
 	VBROADCASTSD asv<>+288(SB), Z7; \
@@ -188,8 +184,6 @@ GLOBL asv<>(SB), RODATA|NOPTR, $840
 	VFMADD213PD.BCST asv<>+352(SB), Z5, Z7; \
 	VFMADD213PD.BCST asv<>+384(SB), Z5, Z7; \
 	VFMADD213PD.BCST asv<>+416(SB), Z5, Z7; \
-	VFMADD213PD.BCST asv<>+448(SB), Z5, Z7; \
-	VFMADD213PD.BCST asv<>+480(SB), Z5, Z7; \
 	VMULPD Z5, Z4, Z5; \
 	VFMADD213PD Z4, Z5, Z7; \
 	VADDPD Z6, Z7, Z7; \

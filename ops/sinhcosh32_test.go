@@ -15,7 +15,8 @@ var hypStep = flag.Int("hyp.step", 61, "TestSinhCoshAccuracy: check every this m
 // of them at least; NaN stays NaN. With -hyp.step 1 (every float32 below
 // 90.5) it found 99.76% of Cosh's and 99.87% of Sinh's correctly rounded.
 // Tan likewise below 2^20 (its kernels' range; past it math.Tan), at
-// every 61st float32 there too: 99.56% correctly rounded at every tenth.
+// every 61st float32 there too: 99.56% correctly rounded at every tenth;
+// Atan over every 61st finite float32.
 func TestSinhCoshAccuracy(t *testing.T) {
 	step := uint32(max(1, *hypStep))
 	xs := make([]float32, 0, 1<<16)
@@ -24,7 +25,7 @@ func TestSinhCoshAccuracy(t *testing.T) {
 		op    UnaryOp
 		ref   func(float64) float64
 		limit float32
-	}{{OpSinh, math.Sinh, 90.5}, {OpCosh, math.Cosh, 90.5}, {OpTan, math.Tan, 1 << 20}} {
+	}{{OpSinh, math.Sinh, 90.5}, {OpCosh, math.Cosh, 90.5}, {OpTan, math.Tan, 1 << 20}, {OpAtan, math.Atan, math.MaxFloat32}} {
 		exact, all := 0, 0
 		check := func() {
 			unVec32(c.op, got[:len(xs)], xs)
