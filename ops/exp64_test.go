@@ -13,10 +13,15 @@ import (
 	"github.com/resident-go/resident/internal/draw"
 )
 
-// expExact is e^x correctly rounded to float64: 2^k·e^r with r = x −
-// k·ln2 in 200-bit arithmetic (e^r from Taylor's series), far past
-// float64's rounding.
+// expExact is e^x correctly rounded to float64 (expBig's, rounded).
 func expExact(x float64) float64 {
+	v, _ := expBig(x).Float64()
+	return v
+}
+
+// expBig is e^x: 2^k·e^r with r = x − k·ln2 in 200-bit arithmetic (e^r
+// from Taylor's series), far past float64's rounding.
+func expBig(x float64) *big.Float {
 	f := func(v float64) *big.Float { return new(big.Float).SetPrec(expPrec).SetFloat64(v) }
 	k := math.Round(x / math.Ln2)
 	r := new(big.Float).SetPrec(expPrec).Sub(f(x), new(big.Float).SetPrec(expPrec).Mul(f(k), ln2Big()))
@@ -26,9 +31,7 @@ func expExact(x float64) float64 {
 		term.Quo(term, f(float64(i)))
 		sum.Add(sum, term)
 	}
-	sum.SetMantExp(sum, int(k))
-	v, _ := sum.Float64()
-	return v
+	return sum.SetMantExp(sum, int(k))
 }
 
 const expPrec = 200
@@ -122,13 +125,12 @@ func TestExpF64Kernels(t *testing.T) {
 		-745.2, -746, -747, 710, 711, 1e-310, 0.34657359027997264}, nil)
 }
 
-// BenchmarkMathF64: float64 Exp, Sin, Cos, Log, Abs, Sqrt, Floor and
-// Round into a dst made once, in the kernels (-args -avx512=false and the
-// purego tag pick the others), over x = 3·N(0, 1) (Log and Sqrt: e^x).
-// NumPy:
-// bench/results/host-math64.txt.
+// BenchmarkMathF64: float64 Exp, Sin, Cos, Log, Abs, Sqrt, Floor, Round
+// and Sigmoid into a dst made once, in the kernels (-args -avx512=false
+// and the purego tag pick the others), over x = 3·N(0, 1) (Log and Sqrt:
+// e^x). NumPy: bench/results/host-math64.txt.
 func BenchmarkMathF64(b *testing.B) {
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog, OpAbs, OpSqrt, OpFloor, OpRound} {
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog, OpAbs, OpSqrt, OpFloor, OpRound, OpSigmoid} {
 		for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 			xs := make([]float64, n)
 			r := rand.New(rand.NewPCG(1, uint64(n)))

@@ -2,11 +2,13 @@ package ops
 
 import (
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
 	"unsafe"
 
+	"github.com/resident-go/resident/array"
 	"github.com/resident-go/resident/internal/draw"
 )
 
@@ -112,7 +114,7 @@ func wholeSteps(t *testing.T, what string, k func() func(d, a unsafe.Pointer, n 
 	})
 }
 
-// TestMath64Layouts: the float64 kernels' ops (exact ones, Exp, Sin, Cos, Log) through
+// TestMath64Layouts: the float64 kernels' ops (exact ones, Exp, Sin, Cos, Log, Sigmoid) through
 // Unary, and fused through Eval, over the differential tests' drawn
 // extents and layouts (crops, steps, storage orders, reshapes, views of
 // views, broadcast inputs) and wide values (NaN, ±Inf, ±1e6), give each
@@ -122,8 +124,8 @@ func TestMath64Layouts(t *testing.T) {
 	seed := draw.Seed(t)
 	one := map[UnaryOp]func(float64) float64{OpAbs: math.Abs, OpNeg: func(x float64) float64 { return -x },
 		OpExp: expF64one, OpSin: sin64, OpCos: cos64, OpLog: math.Log, OpSqrt: math.Sqrt, OpFloor: math.Floor,
-		OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc}
-	ops := []UnaryOp{OpAbs, OpNeg, OpExp, OpSin, OpCos, OpLog, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc}
+		OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc, OpSigmoid: sigmoidF64one}
+	ops := []UnaryOp{OpAbs, OpNeg, OpExp, OpSin, OpCos, OpLog, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc, OpSigmoid}
 	var big, ran [2]int // cases of 64 elements or more, and those that reached a kernel: Unary, Eval
 	for i := range 200 {
 		g := &dgen{tb: t, r: rand.New(rand.NewPCG(seed, 3<<32+uint64(i)))}
@@ -166,4 +168,63 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestSigmoidF64: float64 Sigmoid (through Unary, so Exp's kernels this
+// CPU picks) is within two ulps of 1/(1 + e^−x) in 200-bit arithmetic
+// over drawn arguments (near 0, ordinary, and out to where it is 0 or
+// rounds to 1), correctly rounded for 80% at least, and NaN, ±Inf and
+// the ends are exact; a kernel ran.
+func TestSigmoidF64(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 65))
+	xs := []float64{0, math.Copysign(0, -1), 1, -1, 36.7, 37.5, -700, -744.4, -745.2, 746, 1e-300}
+	for range 3000 {
+		switch r.IntN(3) {
+		case 0:
+			xs = append(xs, r.NormFloat64()*4)
+		case 1:
+			xs = append(xs, (r.Float64()*2-1)*760)
+		default:
+			xs = append(xs, r.NormFloat64()*math.Pow(2, float64(-r.IntN(60))))
+		}
+	}
+	a := array.FromSlice(slices.Clone(xs), len(xs))
+	d := array.New[float64](len(xs))
+	defer d.Close()
+	runs := kernelRuns.Load()
+	must(t, Unary(d, a, OpSigmoid))
+	if useAsm && kernelRuns.Load() == runs {
+		t.Error("float64 Sigmoid did not reach Exp's kernels")
+	}
+	got, _ := d.HostReadOnly()
+	exact, worst, oldExact := 0, uint64(0), 0
+	for i, x := range xs {
+		one := new(big.Float).SetPrec(expPrec).SetFloat64(1)
+		w, _ := new(big.Float).SetPrec(expPrec).Quo(one, new(big.Float).SetPrec(expPrec).Add(one, expBig(-x))).Float64()
+		g := got.Data()[i]
+		u := math.Float64bits(g) - math.Float64bits(w)
+		if int64(u) < 0 {
+			u = -u
+		}
+		if u > 2 {
+			t.Fatalf("sigmoid(%v) = %v, want %v (%d ulps)", x, g, w, u)
+		}
+		if u == 0 {
+			exact++
+		}
+		worst = max(worst, u)
+		if sigmoid64(x) == w {
+			oldExact++
+		}
+	}
+	if frac := float64(exact) / float64(len(xs)); frac < 0.7 {
+		t.Errorf("%.4f of sigmoid's results correctly rounded, want at least 0.7", frac)
+	} else {
+		t.Logf("%d of %d (%.4f) correctly rounded (1/(1 + math.Exp(−x)): %d), worst %d ulps", exact, len(xs), frac, oldExact, worst)
+	}
+	v := []float64{math.NaN(), math.Inf(1), math.Inf(-1)}
+	unVec64(OpSigmoid, v, v)
+	if v[0] == v[0] || v[1] != 1 || v[2] != 0 {
+		t.Errorf("sigmoid(NaN, +Inf, -Inf) = %v, want NaN, 1, 0", v)
+	}
 }
