@@ -74,22 +74,11 @@ func TestExpF64Accuracy(t *testing.T) {
 		}
 		xs = append(xs, x)
 	}
-	a := array.FromSlice(slices.Clone(xs), len(xs))
-	d := array.New[float64](len(xs))
-	defer d.Close()
-	runs := kernelRuns.Load()
-	must(t, Unary(d, a, OpExp))
-	if useAsm && kernelRuns.Load() == runs {
-		t.Error("float64 Exp did not reach the kernels")
-	}
-	got, _ := d.HostReadOnly()
+	got := unaryF64(t, OpExp, xs)
 	exact := 0
 	for i, x := range xs {
-		g, w := got.Data()[i], expExact(x)
-		u := math.Float64bits(g) - math.Float64bits(w)
-		if int64(u) < 0 {
-			u = -u
-		}
+		g, w := got[i], expExact(x)
+		u := ulpDiff(g, w, false)
 		if u > 1 {
 			t.Fatalf("exp(%v) = %v, want %v (%d ulps)", x, g, w, u)
 		}
@@ -153,4 +142,20 @@ func BenchmarkMathF64(b *testing.B) {
 			d.Close()
 		}
 	}
+}
+
+// unaryF64 is Unary(op) of xs through the host path, whose kernels must
+// run where there are any.
+func unaryF64(t *testing.T, op UnaryOp, xs []float64) []float64 {
+	t.Helper()
+	d := array.New[float64](len(xs))
+	defer d.Close()
+	runs := kernelRuns.Load()
+	must(t, Unary(d, array.FromSlice(slices.Clone(xs), len(xs)), op))
+	if useAsm && kernelRuns.Load() == runs {
+		t.Errorf("float64 %v did not reach the kernels", op)
+	}
+	h, err := d.HostReadOnly()
+	must(t, err)
+	return slices.Clone(h.Data())
 }

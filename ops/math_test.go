@@ -384,46 +384,30 @@ func TestStreamedUnary(t *testing.T) {
 		t.Fatal("Fill over 2^23 float32 did not stream, or left an element unset")
 	}
 	big.Close()
-	xs := make([]float32, 1<<22)
+	unaryStreams(t, 1<<22, OpNeg, func(i int) float32 { return float32(i%1000) - 500 }, func(x float32) float32 { return -x })
+	unaryStreams(t, 1<<21, OpFloor, func(i int) float64 { return float64(i%1000)/8 - 60 }, math.Floor)
+}
+
+// unaryStreams: Unary(op) over n elements x(i) goes through unStream (the
+// streamed count grows) and gives want at a few places.
+func unaryStreams[T float32 | float64](t *testing.T, n int, op UnaryOp, x func(int) T, want func(T) T) {
+	t.Helper()
+	xs := make([]T, n)
 	for i := range xs {
-		xs[i] = float32(i%1000) - 500
+		xs[i] = x(i)
 	}
-	src, dst := array.FromSlice(xs), array.New[float32](len(xs))
-	before = streamed.Load()
-	if err := Unary(dst, src, OpNeg); err != nil {
-		t.Fatal(err)
-	}
+	src, dst := array.FromSlice(xs), array.New[T](n)
+	defer dst.Close()
+	before := streamed.Load()
+	must(t, Unary(dst, src, op))
 	if streamed.Load() == before {
-		t.Fatal("Unary over 2^22 float32 did not stream")
+		t.Fatalf("Unary(%v) over %d %T did not stream", op, n, xs[0])
 	}
 	h, err := dst.Host()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range []int{0, 1, 12345, len(xs) - 1} {
-		if got := h.At(i); got != -xs[i] {
-			t.Fatalf("Neg at %d: %v, want %v", i, got, -xs[i])
-		}
-	}
-	x64 := make([]float64, 1<<21)
-	for i := range x64 {
-		x64[i] = float64(i%1000)/8 - 60
-	}
-	src64, dst64 := array.FromSlice(x64), array.New[float64](len(x64))
-	before = streamed.Load()
-	if err := Unary(dst64, src64, OpFloor); err != nil {
-		t.Fatal(err)
-	}
-	if streamed.Load() == before {
-		t.Fatal("Unary over 2^21 float64 did not stream")
-	}
-	h64, err := dst64.Host()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range []int{0, 1, 12345, len(x64) - 1} {
-		if got := h64.At(i); got != math.Floor(x64[i]) {
-			t.Fatalf("Floor at %d: %v, want %v", i, got, math.Floor(x64[i]))
+	must(t, err)
+	for _, i := range []int{0, 1, 12345, n - 1} {
+		if got := h.At(i); got != want(xs[i]) {
+			t.Fatalf("%v at %d: %v, want %v", op, i, got, want(xs[i]))
 		}
 	}
 }

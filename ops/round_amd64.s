@@ -30,44 +30,49 @@
 	ADDQ $size, DI; \
 	DECQ CX
 
+// RLOOP rounds elems (128 bytes) a step (op, m, st as STEP's) while CX
+// has a whole step, then goes to exit.
+#define RLOOP(op, m, st, elems, loop, exit) \
+loop: \
+	CMPQ CX, $elems; \
+	JB exit; \
+	STEP(op, m, st); \
+	SUBQ $elems, CX; \
+	JMP loop
+
+// RTAIL rounds the last elements one at a time (ONE's arguments), then
+// goes to done.
+#define RTAIL(op, m, mv, size, tail) \
+tail: \
+	TESTQ CX, CX; \
+	JZ done; \
+	ONE(op, m, mv, size); \
+	JMP tail
+
+// PICK jumps to l1, l2 or l3 for mode AX 1, 2 or 3 (0 falls through).
+#define PICK(l1, l2, l3) \
+	CMPQ AX, $1; \
+	JEQ l1; \
+	CMPQ AX, $2; \
+	JEQ l2; \
+	CMPQ AX, $3; \
+	JEQ l3
+
 // MODE32 is float32 rounding with mode m: loop (plain stores), nt
 // (non-temporal stores, then a fence) and tail (one at a time), which
 // returns.
 #define MODE32(m, loop, nt, ntend, tail) \
-loop: \
-	CMPQ CX, $32; \
-	JB tail; \
-	STEP(VROUNDPS, m, VMOVUPS); \
-	SUBQ $32, CX; \
-	JMP loop; \
-nt: \
-	CMPQ CX, $32; \
-	JB ntend; \
-	STEP(VROUNDPS, m, VMOVNTPS); \
-	SUBQ $32, CX; \
-	JMP nt; \
+	RLOOP(VROUNDPS, m, VMOVUPS, 32, loop, tail); \
+	RLOOP(VROUNDPS, m, VMOVNTPS, 32, nt, ntend); \
 ntend: \
 	SFENCE; \
-tail: \
-	TESTQ CX, CX; \
-	JZ done; \
-	ONE(VROUNDSS, m, VMOVSS, 4); \
-	JMP tail
+	RTAIL(VROUNDSS, m, VMOVSS, 4, tail)
 
 // MODE64 is float64 rounding with mode m, sixteen a step, then one at a
 // time; it returns.
 #define MODE64(m, loop, tail) \
-loop: \
-	CMPQ CX, $16; \
-	JB tail; \
-	STEP(VROUNDPD, m, VMOVUPD); \
-	SUBQ $16, CX; \
-	JMP loop; \
-tail: \
-	TESTQ CX, CX; \
-	JZ done; \
-	ONE(VROUNDSD, m, VMOVSD, 8); \
-	JMP tail
+	RLOOP(VROUNDPD, m, VMOVUPD, 16, loop, tail); \
+	RTAIL(VROUNDSD, m, VMOVSD, 8, tail)
 
 // func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 // mode is VROUNDPS's immediate: 0 nearest (halves to even), 1 down, 2 up,
@@ -110,20 +115,10 @@ hs:
 	DECQ CX
 	JMP head
 aligned:
-	CMPQ AX, $1
-	JEQ nt1
-	CMPQ AX, $2
-	JEQ nt2
-	CMPQ AX, $3
-	JEQ nt3
+	PICK(nt1, nt2, nt3)
 	JMP nt0
 dispatch:
-	CMPQ AX, $1
-	JEQ loop1
-	CMPQ AX, $2
-	JEQ loop2
-	CMPQ AX, $3
-	JEQ loop3
+	PICK(loop1, loop2, loop3)
 	MODE32(0, loop0, nt0, ntend0, tail0)
 	MODE32(1, loop1, nt1, ntend1, tail1)
 	MODE32(2, loop2, nt2, ntend2, tail2)
@@ -139,12 +134,7 @@ TEXT ·roundF64(SB), NOSPLIT, $0-32
 	MOVQ a+8(FP), SI
 	MOVQ n+16(FP), CX
 	MOVQ mode+24(FP), AX
-	CMPQ AX, $1
-	JEQ loop1
-	CMPQ AX, $2
-	JEQ loop2
-	CMPQ AX, $3
-	JEQ loop3
+	PICK(loop1, loop2, loop3)
 	MODE64(0, loop0, tail0)
 	MODE64(1, loop1, tail1)
 	MODE64(2, loop2, tail2)

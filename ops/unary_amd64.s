@@ -7,22 +7,25 @@
 
 #include "textflag.h"
 
-// STORE32 stores Y0…Y3 (32 results) at DI and steps past them; STORE1
-// stores X0's one.
-#define STORE32 \
-	VMOVUPS Y0, 0(DI); \
-	VMOVUPS Y1, 32(DI); \
-	VMOVUPS Y2, 64(DI); \
-	VMOVUPS Y3, 96(DI); \
+// STORE4 stores Y0…Y3 (128 bytes: elems results) at DI with mv and steps
+// past them; STORE1 stores X0's one (size bytes).
+#define STORE4(mv, elems) \
+	mv Y0, 0(DI); \
+	mv Y1, 32(DI); \
+	mv Y2, 64(DI); \
+	mv Y3, 96(DI); \
 	ADDQ $128, SI; \
 	ADDQ $128, DI; \
-	SUBQ $32, CX
+	SUBQ $elems, CX
 
-#define STORE1 \
-	VMOVSS X0, (DI); \
-	ADDQ $4, SI; \
-	ADDQ $4, DI; \
+#define STORE1(mv, size) \
+	mv X0, (DI); \
+	ADDQ $size, SI; \
+	ADDQ $size, DI; \
 	DECQ CX
+
+#define STORE32 STORE4(VMOVUPS, 32)
+#define STORE16D STORE4(VMOVUPD, 16)
 
 // func sqrtF32(d, a unsafe.Pointer, n int)
 TEXT ·sqrtF32(SB), NOSPLIT, $0-24
@@ -43,7 +46,7 @@ stail:
 	JZ sdone
 	VMOVSS (SI), X0
 	VSQRTSS X0, X0, X0
-	STORE1
+	STORE1(VMOVSS, 4)
 	JMP stail
 sdone:
 	VZEROUPPER
@@ -77,7 +80,7 @@ rtail:
 	VMOVSS (SI), X1
 	VMAXSS X1, X4, X0
 	VADDSS X4, X0, X0
-	STORE1
+	STORE1(VMOVSS, 4)
 	JMP rtail
 rdone:
 	VZEROUPPER
@@ -124,7 +127,7 @@ gtail:
 	JZ gdone
 	VMOVSS (SI), X0
 	SIGN(Y0, Y7, Y8)
-	STORE1
+	STORE1(VMOVSS, 4)
 	JMP gtail
 gdone:
 	VZEROUPPER
@@ -182,13 +185,7 @@ qloop:
 	VXORPD Y5, Y1, Y1
 	VXORPD Y5, Y2, Y2
 	VXORPD Y5, Y3, Y3
-	VMOVUPD Y0, 0(DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVUPD Y2, 64(DI)
-	VMOVUPD Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $16, CX
+	STORE16D
 	JMP qloop
 qtail:
 	TESTQ CX, CX
@@ -196,10 +193,7 @@ qtail:
 	VMOVSD (SI), X0
 	VANDPD X4, X0, X0
 	VXORPD X5, X0, X0
-	VMOVSD X0, (DI)
-	ADDQ $8, SI
-	ADDQ $8, DI
-	DECQ CX
+	STORE1(VMOVSD, 8)
 	JMP qtail
 qdone:
 	VZEROUPPER
@@ -217,23 +211,14 @@ dloop:
 	VSQRTPD 32(SI), Y1
 	VSQRTPD 64(SI), Y2
 	VSQRTPD 96(SI), Y3
-	VMOVUPD Y0, 0(DI)
-	VMOVUPD Y1, 32(DI)
-	VMOVUPD Y2, 64(DI)
-	VMOVUPD Y3, 96(DI)
-	ADDQ $128, SI
-	ADDQ $128, DI
-	SUBQ $16, CX
+	STORE16D
 	JMP dloop
 dtail:
 	TESTQ CX, CX
 	JZ ddone
 	VMOVSD (SI), X0
 	VSQRTSD X0, X0, X0
-	VMOVSD X0, (DI)
-	ADDQ $8, SI
-	ADDQ $8, DI
-	DECQ CX
+	STORE1(VMOVSD, 8)
 	JMP dtail
 ddone:
 	VZEROUPPER
