@@ -65,6 +65,46 @@ const (
 // multiple of 8, the AVX2 one over the rest of the first multiple of 4,
 // the Go loop over the last lanes (all of them without the kernels).
 func expLanes64(d, a []float64) {
+	lanes4or8(d, a, expF64AVX512, expF64, expF64one)
+}
+
+// tanhLanes64 stores tanhF64one of a in d as expLanes64 does Exp.
+func tanhLanes64(d, a []float64) {
+	lanes4or8(d, a, tanhF64AVX512, tanhF64, tanhF64one)
+}
+
+// Float64 Tanh is package math's algorithm (Cephes'): below 0.625 in
+// magnitude its rational form, unfused as math's source rounds it, so the
+// same bits where the compiler does not fuse (GOAMD64 below v3); above,
+// 1 − 2/(e^(2|x|) + 1) with x's sign, but with Exp's kernels (one ulp;
+// math.Exp is less often correctly rounded): within two ulps
+// (TestTanhF64). Past 44 it is ±1 either way.
+
+var (
+	tanhP64 = [...]float64{-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3}
+	tanhQ64 = [...]float64{1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3}
+)
+
+// tanhF64one is float64 Tanh of one element as the kernels compute it.
+func tanhF64one(x float64) float64 {
+	z := math.Abs(x)
+	if x == 0 {
+		return x
+	}
+	if z < 0.625 {
+		s := x * x
+		p := float64(float64(float64(tanhP64[0]*s)+tanhP64[1])*s) + tanhP64[2]
+		q := float64(float64(float64(float64(s+tanhQ64[0])*s)+tanhQ64[1])*s) + tanhQ64[2]
+		return x + x*s*p/q
+	}
+	t := 1 - 2/(expF64one(2*z)+1)
+	return math.Float64frombits(math.Float64bits(t) | math.Float64bits(x)&(1<<63))
+}
+
+// lanes4or8 stores one of a in d: k8 (AVX-512) over the first multiple
+// of 8, k4 (AVX2) over the rest of the first multiple of 4, one over the
+// last lanes (all of them without the kernels).
+func lanes4or8(d, a []float64, k8, k4 func(d, a unsafe.Pointer, n int), one func(float64) float64) {
 	a = a[:len(d)]
 	i := 0
 	if useAsm {
@@ -73,10 +113,10 @@ func expLanes64(d, a []float64) {
 			w = len(d) &^ 7
 		}
 		if w > 0 {
-			expF64AVX512(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
+			k8(unsafe.Pointer(&d[0]), unsafe.Pointer(&a[0]), w)
 		}
 		if m > w {
-			expF64(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
+			k4(unsafe.Pointer(&d[w]), unsafe.Pointer(&a[w]), m-w)
 		}
 		if m > 0 {
 			kernelRuns.Add(1)
@@ -84,6 +124,6 @@ func expLanes64(d, a []float64) {
 		i = m
 	}
 	for ; i < len(d); i++ {
-		d[i] = expF64one(a[i])
+		d[i] = one(a[i])
 	}
 }

@@ -1,7 +1,8 @@
 // Code in this file: float64 Exp with exp64.go's operations (expF64one),
 // eight lanes a step on AVX-512, four on AVX2/FMA: each fused
 // multiply-add here is one of expF64one's, so results match the Go loop's
-// bit for bit (TestExpF64Kernels).
+// bit for bit (TestExpF64Kernels); and Tanh on it (tanhF64one, the same
+// operations: TestTanhF64).
 
 //go:build amd64 && !purego
 
@@ -30,10 +31,9 @@ DATA e64c<>+144(SB)/8, $0x3fe0000000000000 // Q2
 DATA e64c<>+152(SB)/8, $1023
 GLOBL e64c<>(SB), RODATA|NOPTR, $160
 
-// EXPD8 is expF64one for the eight float64s at off(SI), stored at
-// off(DI): Z20 = −746, Z21 = 710, Z22 = magic, Z23 = 1, Z24 = 1023.
-#define EXPD8(off) \
-	VMOVUPD off(SI), Z0; \
+// EXPCORE8 is expF64one of the eight float64s in Z0, into Z6 (Z0…Z7
+// change): Z20 = −746, Z21 = 710, Z22 = magic, Z23 = 1, Z24 = 1023.
+#define EXPCORE8 \
 	VMAXPD Z0, Z20, Z0; \
 	VMINPD Z0, Z21, Z0; \
 	VMOVAPD Z22, Z1; \
@@ -69,15 +69,19 @@ GLOBL e64c<>(SB), RODATA|NOPTR, $160
 	VPADDQ Z24, Z1, Z1; \
 	VPSLLQ $52, Z1, Z1; \
 	VMULPD Z2, Z6, Z6; \
-	VMULPD Z1, Z6, Z6; \
+	VMULPD Z1, Z6, Z6
+
+// EXPD8 is expF64one for the eight float64s at off(SI), stored at off(DI).
+#define EXPD8(off) \
+	VMOVUPD off(SI), Z0; \
+	EXPCORE8; \
 	VMOVUPD Z6, off(DI)
 
-// EXPD4 is EXPD8 in four lanes on AVX2/FMA: Y12 = −746, Y13 = 710, Y14 =
-// magic, Y15 = 1, Y11 = 1023, Y10 takes each broadcast constant; k's
-// halving shifts its low doublewords (k fits in 32 bits, the high ones
-// hold its sign).
-#define EXPD4(off) \
-	VMOVUPD off(SI), Y0; \
+// EXPCORE4 is EXPCORE8 in four lanes on AVX2/FMA, Y0 into Y6: Y12 =
+// −746, Y13 = 710, Y14 = magic, Y15 = 1, Y11 = 1023, Y10 takes each
+// broadcast constant; k's halving shifts its low doublewords (k fits in
+// 32 bits, the high ones hold its sign).
+#define EXPCORE4 \
 	VMAXPD Y0, Y12, Y0; \
 	VMINPD Y0, Y13, Y0; \
 	VMOVAPD Y14, Y1; \
@@ -107,7 +111,12 @@ GLOBL e64c<>(SB), RODATA|NOPTR, $160
 	VPADDQ Y11, Y1, Y1; \
 	VPSLLQ $52, Y1, Y1; \
 	VMULPD Y2, Y6, Y6; \
-	VMULPD Y1, Y6, Y6; \
+	VMULPD Y1, Y6, Y6
+
+// EXPD4 is EXPD8 in four lanes.
+#define EXPD4(off) \
+	VMOVUPD off(SI), Y0; \
+	EXPCORE4; \
 	VMOVUPD Y6, off(DI)
 
 // QSTEP is one Horner step of Q in EXPD4 (Y5 = Y5·r + Q at off).
@@ -136,3 +145,117 @@ TEXT ·expF64AVX512(SB), NOSPLIT, $0-24
 	VBROADCASTSD e64c<>+48(SB), Z23
 	VPBROADCASTQ e64c<>+152(SB), Z24
 	ONELOOP(EXPD8, 64, 8)
+
+DATA t64c<>+0(SB)/8, $0x7fffffffffffffff // |x|
+DATA t64c<>+8(SB)/8, $0x8000000000000000 // sign
+DATA t64c<>+16(SB)/8, $0x4000000000000000 // 2
+DATA t64c<>+24(SB)/8, $0x3fe4000000000000 // 0.625
+DATA t64c<>+32(SB)/8, $0xbfeedc5baafd6f4b // tanhP[0]
+DATA t64c<>+40(SB)/8, $0xc058d26a0e26682d // tanhP[1]
+DATA t64c<>+48(SB)/8, $0xc0993ac030580563 // tanhP[2]
+DATA t64c<>+56(SB)/8, $0x405c33f28a581b86 // tanhQ[0]
+DATA t64c<>+64(SB)/8, $0x40a176fa0e5535fa // tanhQ[1]
+DATA t64c<>+72(SB)/8, $0x40b2ec102442040c // tanhQ[2]
+GLOBL t64c<>(SB), RODATA|NOPTR, $80
+
+// TANHD8 is tanhF64one for the eight float64s at off(SI), stored at
+// off(DI) (EXPCORE8's registers; Z8…Z15 and K1, K2 change): the large
+// form 1 − 2/(e^(2|x|) + 1) with x's sign, where |x| < 0.625 the
+// rational form (unfused, as package math rounds it), where x = 0 x.
+#define TANHD8(off) \
+	VMOVUPD off(SI), Z8; \
+	VANDPD.BCST t64c<>+0(SB), Z8, Z9; \
+	VADDPD Z9, Z9, Z0; \
+	EXPCORE8; \
+	VADDPD Z23, Z6, Z6; \
+	VBROADCASTSD t64c<>+16(SB), Z7; \
+	VDIVPD Z6, Z7, Z6; \
+	VSUBPD Z6, Z23, Z6; \
+	VANDPD.BCST t64c<>+8(SB), Z8, Z10; \
+	VORPD Z10, Z6, Z6; \
+	VMULPD Z8, Z8, Z11; \
+	VMULPD.BCST t64c<>+32(SB), Z11, Z12; \
+	VADDPD.BCST t64c<>+40(SB), Z12, Z12; \
+	VMULPD Z11, Z12, Z12; \
+	VADDPD.BCST t64c<>+48(SB), Z12, Z12; \
+	VADDPD.BCST t64c<>+56(SB), Z11, Z13; \
+	VMULPD Z11, Z13, Z13; \
+	VADDPD.BCST t64c<>+64(SB), Z13, Z13; \
+	VMULPD Z11, Z13, Z13; \
+	VADDPD.BCST t64c<>+72(SB), Z13, Z13; \
+	VMULPD Z11, Z8, Z14; \
+	VMULPD Z12, Z14, Z14; \
+	VDIVPD Z13, Z14, Z14; \
+	VADDPD Z14, Z8, Z14; \
+	VCMPPD.BCST $1, t64c<>+24(SB), Z9, K1; \
+	VMOVAPD Z14, K1, Z6; \
+	VXORPD Z15, Z15, Z15; \
+	VCMPPD $0, Z15, Z8, K2; \
+	VMOVAPD Z8, K2, Z6; \
+	VMOVUPD Z6, off(DI)
+
+// TANHD4 is TANHD8 in four lanes on AVX2/FMA (EXPCORE4's registers; Y8,
+// Y9 hold x and |x|, the rest of the rational form reuses Y0…Y5 and Y7
+// once e is in Y6).
+#define TANHD4(off) \
+	VMOVUPD off(SI), Y8; \
+	VBROADCASTSD t64c<>+0(SB), Y10; \
+	VANDPD Y10, Y8, Y9; \
+	VADDPD Y9, Y9, Y0; \
+	EXPCORE4; \
+	VADDPD Y15, Y6, Y6; \
+	VBROADCASTSD t64c<>+16(SB), Y7; \
+	VDIVPD Y6, Y7, Y6; \
+	VSUBPD Y6, Y15, Y6; \
+	VBROADCASTSD t64c<>+8(SB), Y10; \
+	VANDPD Y10, Y8, Y7; \
+	VORPD Y7, Y6, Y6; \
+	VMULPD Y8, Y8, Y1; \
+	VBROADCASTSD t64c<>+32(SB), Y10; \
+	VMULPD Y10, Y1, Y2; \
+	VBROADCASTSD t64c<>+40(SB), Y10; \
+	VADDPD Y10, Y2, Y2; \
+	VMULPD Y1, Y2, Y2; \
+	VBROADCASTSD t64c<>+48(SB), Y10; \
+	VADDPD Y10, Y2, Y2; \
+	VBROADCASTSD t64c<>+56(SB), Y10; \
+	VADDPD Y10, Y1, Y3; \
+	VMULPD Y1, Y3, Y3; \
+	VBROADCASTSD t64c<>+64(SB), Y10; \
+	VADDPD Y10, Y3, Y3; \
+	VMULPD Y1, Y3, Y3; \
+	VBROADCASTSD t64c<>+72(SB), Y10; \
+	VADDPD Y10, Y3, Y3; \
+	VMULPD Y1, Y8, Y4; \
+	VMULPD Y2, Y4, Y4; \
+	VDIVPD Y3, Y4, Y4; \
+	VADDPD Y4, Y8, Y4; \
+	VBROADCASTSD t64c<>+24(SB), Y10; \
+	VCMPPD $1, Y10, Y9, Y5; \
+	VBLENDVPD Y5, Y4, Y6, Y6; \
+	VXORPD Y7, Y7, Y7; \
+	VCMPPD $0, Y7, Y8, Y5; \
+	VBLENDVPD Y5, Y8, Y6, Y6; \
+	VMOVUPD Y6, off(DI)
+
+// func tanhF64(d, a unsafe.Pointer, n int)
+// n a multiple of 4; every lane is done here (NaN and ±Inf too).
+TEXT ·tanhF64(SB), NOSPLIT, $0-24
+	ARGS
+	VBROADCASTSD e64c<>+0(SB), Y12
+	VBROADCASTSD e64c<>+8(SB), Y13
+	VBROADCASTSD e64c<>+24(SB), Y14
+	VBROADCASTSD e64c<>+48(SB), Y15
+	VPBROADCASTQ e64c<>+152(SB), Y11
+	ONELOOP(TANHD4, 32, 4)
+
+// func tanhF64AVX512(d, a unsafe.Pointer, n int)
+// n a multiple of 8.
+TEXT ·tanhF64AVX512(SB), NOSPLIT, $0-24
+	ARGS
+	VBROADCASTSD e64c<>+0(SB), Z20
+	VBROADCASTSD e64c<>+8(SB), Z21
+	VBROADCASTSD e64c<>+24(SB), Z22
+	VBROADCASTSD e64c<>+48(SB), Z23
+	VPBROADCASTQ e64c<>+152(SB), Z24
+	ONELOOP(TANHD8, 64, 8)

@@ -114,12 +114,12 @@ func TestExpF64Kernels(t *testing.T) {
 		-745.2, -746, -747, 710, 711, 1e-310, 0.34657359027997264}, nil)
 }
 
-// BenchmarkMathF64: float64 Exp, Sin, Cos, Log, Abs, Sqrt, Floor, Round
-// and Sigmoid into a dst made once, in the kernels (-args -avx512=false
+// BenchmarkMathF64: float64 Exp, Sin, Cos, Log, Abs, Sqrt, Floor, Round,
+// Sigmoid and Tanh into a dst made once, in the kernels (-args -avx512=false
 // and the purego tag pick the others), over x = 3·N(0, 1) (Log and Sqrt:
 // e^x). NumPy: bench/results/host-math64.txt.
 func BenchmarkMathF64(b *testing.B) {
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog, OpAbs, OpSqrt, OpFloor, OpRound, OpSigmoid} {
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog, OpAbs, OpSqrt, OpFloor, OpRound, OpSigmoid, OpTanh} {
 		for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 			xs := make([]float64, n)
 			r := rand.New(rand.NewPCG(1, uint64(n)))

@@ -10,7 +10,8 @@ import (
 // (exp64.go), Sin and Cos (sin64.go), Log,
 // which repeats package math's amd64 archLog operation for operation
 // over positive normal numbers (log64_amd64.s), so it gives package
-// math's bits (TestLogF64), and Sigmoid through Exp's kernels (here).
+// math's bits (TestLogF64), Tanh on Exp's (exp64.go) and Sigmoid through
+// them (here).
 
 // unVec64 computes the unary ops it has float64 kernels for over float64
 // slices, and reports whether op is one (unFloat does the others).
@@ -24,6 +25,8 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 		logLanes64(d, a)
 	case OpSigmoid:
 		sigmoidLanes64(d, a)
+	case OpTanh:
+		tanhLanes64(d, a)
 	case OpAbs, OpNeg, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc:
 		if !useAsm || len(d) == 0 {
 			return false

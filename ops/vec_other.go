@@ -78,6 +78,8 @@ func gemm6x32F32AVX512(k int, a, b, c unsafe.Pointer)     { panic("ops: no assem
 func expm1F32(d, a unsafe.Pointer, n int)                 { panic("ops: no assembly kernels") }
 func expF64(d, a unsafe.Pointer, n int)                   { panic("ops: no assembly kernels") }
 func expF64AVX512(d, a unsafe.Pointer, n int)             { panic("ops: no assembly kernels") }
+func tanhF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
+func tanhF64AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64) { panic("ops: no assembly kernels") }
 func roundF64(d, a unsafe.Pointer, n int, mode int)       { panic("ops: no assembly kernels") }
 func sqrtF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
