@@ -238,6 +238,54 @@ GLOBL t64c<>(SB), RODATA|NOPTR, $80
 	VBLENDVPD Y5, Y8, Y6, Y6; \
 	VMOVUPD Y6, off(DI)
 
+// SIGD8 is sigmoidF64one for the eight float64s at off(SI), stored at
+// off(DI) (EXPCORE8's registers; Z8, Z9, K1 change): e = e^−|x|, then
+// e/(1 + e) where x's sign bit is set (K1), 1/(1 + e) elsewhere.
+#define SIGD8(off) \
+	VMOVUPD off(SI), Z8; \
+	VORPD.BCST t64c<>+8(SB), Z8, Z0; \
+	EXPCORE8; \
+	VADDPD Z23, Z6, Z9; \
+	VPMOVQ2M Z8, K1; \
+	VMOVAPD Z23, Z7; \
+	VMOVAPD Z6, K1, Z7; \
+	VDIVPD Z9, Z7, Z6; \
+	VMOVUPD Z6, off(DI)
+
+// SIGD4 is SIGD8 in four lanes on AVX2/FMA (EXPCORE4's registers; Y8, Y9
+// change).
+#define SIGD4(off) \
+	VMOVUPD off(SI), Y8; \
+	VBROADCASTSD t64c<>+8(SB), Y10; \
+	VORPD Y10, Y8, Y0; \
+	EXPCORE4; \
+	VADDPD Y15, Y6, Y9; \
+	VBLENDVPD Y8, Y6, Y15, Y7; \
+	VDIVPD Y9, Y7, Y6; \
+	VMOVUPD Y6, off(DI)
+
+// func sigmoidF64(d, a unsafe.Pointer, n int)
+// n a multiple of 4; every lane is done here (NaN and ±Inf too).
+TEXT ·sigmoidF64(SB), NOSPLIT, $0-24
+	ARGS
+	VBROADCASTSD e64c<>+0(SB), Y12
+	VBROADCASTSD e64c<>+8(SB), Y13
+	VBROADCASTSD e64c<>+24(SB), Y14
+	VBROADCASTSD e64c<>+48(SB), Y15
+	VPBROADCASTQ e64c<>+152(SB), Y11
+	ONELOOP(SIGD4, 32, 4)
+
+// func sigmoidF64AVX512(d, a unsafe.Pointer, n int)
+// n a multiple of 8.
+TEXT ·sigmoidF64AVX512(SB), NOSPLIT, $0-24
+	ARGS
+	VBROADCASTSD e64c<>+0(SB), Z20
+	VBROADCASTSD e64c<>+8(SB), Z21
+	VBROADCASTSD e64c<>+24(SB), Z22
+	VBROADCASTSD e64c<>+48(SB), Z23
+	VPBROADCASTQ e64c<>+152(SB), Z24
+	ONELOOP(SIGD8, 64, 8)
+
 // func tanhF64(d, a unsafe.Pointer, n int)
 // n a multiple of 4; every lane is done here (NaN and ±Inf too).
 TEXT ·tanhF64(SB), NOSPLIT, $0-24

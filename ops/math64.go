@@ -10,8 +10,8 @@ import (
 // (exp64.go), Sin and Cos (sin64.go), Log,
 // which repeats package math's amd64 archLog operation for operation
 // over positive normal numbers (log64_amd64.s), so it gives package
-// math's bits (TestLogF64), Tanh on Exp's (exp64.go) and Sigmoid through
-// them (here).
+// math's bits (TestLogF64), Tanh and Sigmoid on Exp's (exp64.go, and
+// here).
 
 // unVec64 computes the unary ops it has float64 kernels for over float64
 // slices, and reports whether op is one (unFloat does the others).
@@ -24,7 +24,7 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 	case OpLog:
 		logLanes64(d, a)
 	case OpSigmoid:
-		sigmoidLanes64(d, a)
+		lanes4or8(d, a, sigmoidF64AVX512, sigmoidF64, sigmoidF64one)
 	case OpTanh:
 		tanhLanes64(d, a)
 	case OpAbs, OpNeg, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc:
@@ -59,41 +59,19 @@ func logLanes64(d, a []float64) {
 	lanesUntil(d, a, k, math.Log)
 }
 
-// sigmoidLanes64 stores Sigmoid of a in d: with e = e^−|x| from Exp's
-// kernels (expLanes64, over pieces of stack buffers), 1/(1 + e) for
-// x ≥ 0 and e/(1 + e) below, which keeps the subnormal results past
-// −709 that 1/(1 + e^−x) (sigmoid64) loses to overflow; the quotients in
-// divF64's lanes where there are kernels. d may be a.
-func sigmoidLanes64(d, a []float64) {
-	var num, den [256]float64
-	for i := 0; i < len(d); i += len(num) {
-		n, x := num[:min(len(num), len(d)-i)], a[i:]
-		for j := range n {
-			n[j] = -math.Abs(x[j])
-		}
-		expLanes64(n, n)
-		for j, e := range n {
-			n[j], den[j] = sigmoidNum(x[j], e), 1+e
-		}
-		if useAsm {
-			divF64(unsafe.Pointer(&d[i]), unsafe.Pointer(&n[0]), unsafe.Pointer(&den[0]), len(n), false)
-			continue
-		}
-		for j := range n {
-			d[i+j] = n[j] / den[j]
-		}
-	}
-}
+// Float64 Sigmoid: with e = e^−|x| (Exp's operations), 1/(1 + e) for x
+// ≥ 0 and e/(1 + e) where x's sign bit is set, which keeps the subnormal
+// results past −709 that 1/(1 + e^−x) (sigmoid64) loses to overflow;
+// within two ulps (TestSigmoidF64). The kernels are exp64_amd64.s's
+// SIGD8 and SIGD4.
 
-// sigmoidNum is e where x's sign bit is set, else 1, picked by a mask (a
-// branch on random signs mispredicts half the time).
-func sigmoidNum(x, e float64) float64 {
-	m := uint64(int64(math.Float64bits(x)) >> 63)
-	return math.Float64frombits(math.Float64bits(e)&m | math.Float64bits(1)&^m)
-}
-
-// sigmoidF64one is one element as sigmoidLanes64 computes it.
+// sigmoidF64one is one element as the kernels compute it: the numerator
+// picked by x's sign bit (as VPMOVQ2M and VBLENDVPD do).
 func sigmoidF64one(x float64) float64 {
-	e := expF64one(-math.Abs(x))
-	return sigmoidNum(x, e) / (1 + e)
+	e := expF64one(math.Float64frombits(math.Float64bits(x) | 1<<63))
+	n := 1.0
+	if math.Signbit(x) {
+		n = e
+	}
+	return n / (1 + e)
 }

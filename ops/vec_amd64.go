@@ -370,13 +370,20 @@ func expF64(d, a unsafe.Pointer, n int)
 func expF64AVX512(d, a unsafe.Pointer, n int)
 
 // tanhF64 and tanhF64AVX512 store tanhF64one of a in d, n a multiple of
-// 4 and 8 (exp64_amd64.s).
+// 4 and 8 (exp64_amd64.s); sigmoidF64 and sigmoidF64AVX512
+// sigmoidF64one.
 //
 //go:noescape
 func tanhF64(d, a unsafe.Pointer, n int)
 
 //go:noescape
 func tanhF64AVX512(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func sigmoidF64(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func sigmoidF64AVX512(d, a unsafe.Pointer, n int)
 
 // sinCosF64 and sinCosF64AVX512 compute sinCos64 of n float64s (n a
 // multiple of 8; q = 2 and smask = 0 for Cos, 0 and the sign bit for Sin)

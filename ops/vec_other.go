@@ -80,6 +80,8 @@ func expF64(d, a unsafe.Pointer, n int)                   { panic("ops: no assem
 func expF64AVX512(d, a unsafe.Pointer, n int)             { panic("ops: no assembly kernels") }
 func tanhF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
 func tanhF64AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
+func sigmoidF64(d, a unsafe.Pointer, n int)               { panic("ops: no assembly kernels") }
+func sigmoidF64AVX512(d, a unsafe.Pointer, n int)         { panic("ops: no assembly kernels") }
 func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64) { panic("ops: no assembly kernels") }
 func roundF64(d, a unsafe.Pointer, n int, mode int)       { panic("ops: no assembly kernels") }
 func sqrtF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
