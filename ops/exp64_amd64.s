@@ -124,26 +124,34 @@ GLOBL e64c<>(SB), RODATA|NOPTR, $160
 	VBROADCASTSD e64c<>+off(SB), Y10; \
 	VFMADD213PD Y10, Y4, Y5
 
+// SETUP4 and SETUP8 load the arguments and EXPCORE4's and EXPCORE8's
+// constants.
+#define SETUP4 \
+	ARGS; \
+	VBROADCASTSD e64c<>+0(SB), Y12; \
+	VBROADCASTSD e64c<>+8(SB), Y13; \
+	VBROADCASTSD e64c<>+24(SB), Y14; \
+	VBROADCASTSD e64c<>+48(SB), Y15; \
+	VPBROADCASTQ e64c<>+152(SB), Y11
+
+#define SETUP8 \
+	ARGS; \
+	VBROADCASTSD e64c<>+0(SB), Z20; \
+	VBROADCASTSD e64c<>+8(SB), Z21; \
+	VBROADCASTSD e64c<>+24(SB), Z22; \
+	VBROADCASTSD e64c<>+48(SB), Z23; \
+	VPBROADCASTQ e64c<>+152(SB), Z24
+
 // func expF64(d, a unsafe.Pointer, n int)
 // n a multiple of 4; every lane is done here (NaN and ±Inf too).
 TEXT ·expF64(SB), NOSPLIT, $0-24
-	ARGS
-	VBROADCASTSD e64c<>+0(SB), Y12
-	VBROADCASTSD e64c<>+8(SB), Y13
-	VBROADCASTSD e64c<>+24(SB), Y14
-	VBROADCASTSD e64c<>+48(SB), Y15
-	VPBROADCASTQ e64c<>+152(SB), Y11
+	SETUP4
 	ONELOOP(EXPD4, 32, 4)
 
 // func expF64AVX512(d, a unsafe.Pointer, n int)
 // n a multiple of 8.
 TEXT ·expF64AVX512(SB), NOSPLIT, $0-24
-	ARGS
-	VBROADCASTSD e64c<>+0(SB), Z20
-	VBROADCASTSD e64c<>+8(SB), Z21
-	VBROADCASTSD e64c<>+24(SB), Z22
-	VBROADCASTSD e64c<>+48(SB), Z23
-	VPBROADCASTQ e64c<>+152(SB), Z24
+	SETUP8
 	ONELOOP(EXPD8, 64, 8)
 
 DATA t64c<>+0(SB)/8, $0x7fffffffffffffff // |x|
@@ -267,43 +275,23 @@ GLOBL t64c<>(SB), RODATA|NOPTR, $80
 // func sigmoidF64(d, a unsafe.Pointer, n int)
 // n a multiple of 4; every lane is done here (NaN and ±Inf too).
 TEXT ·sigmoidF64(SB), NOSPLIT, $0-24
-	ARGS
-	VBROADCASTSD e64c<>+0(SB), Y12
-	VBROADCASTSD e64c<>+8(SB), Y13
-	VBROADCASTSD e64c<>+24(SB), Y14
-	VBROADCASTSD e64c<>+48(SB), Y15
-	VPBROADCASTQ e64c<>+152(SB), Y11
+	SETUP4
 	ONELOOP(SIGD4, 32, 4)
 
 // func sigmoidF64AVX512(d, a unsafe.Pointer, n int)
 // n a multiple of 8.
 TEXT ·sigmoidF64AVX512(SB), NOSPLIT, $0-24
-	ARGS
-	VBROADCASTSD e64c<>+0(SB), Z20
-	VBROADCASTSD e64c<>+8(SB), Z21
-	VBROADCASTSD e64c<>+24(SB), Z22
-	VBROADCASTSD e64c<>+48(SB), Z23
-	VPBROADCASTQ e64c<>+152(SB), Z24
+	SETUP8
 	ONELOOP(SIGD8, 64, 8)
 
 // func tanhF64(d, a unsafe.Pointer, n int)
 // n a multiple of 4; every lane is done here (NaN and ±Inf too).
 TEXT ·tanhF64(SB), NOSPLIT, $0-24
-	ARGS
-	VBROADCASTSD e64c<>+0(SB), Y12
-	VBROADCASTSD e64c<>+8(SB), Y13
-	VBROADCASTSD e64c<>+24(SB), Y14
-	VBROADCASTSD e64c<>+48(SB), Y15
-	VPBROADCASTQ e64c<>+152(SB), Y11
+	SETUP4
 	ONELOOP(TANHD4, 32, 4)
 
 // func tanhF64AVX512(d, a unsafe.Pointer, n int)
 // n a multiple of 8.
 TEXT ·tanhF64AVX512(SB), NOSPLIT, $0-24
-	ARGS
-	VBROADCASTSD e64c<>+0(SB), Z20
-	VBROADCASTSD e64c<>+8(SB), Z21
-	VBROADCASTSD e64c<>+24(SB), Z22
-	VBROADCASTSD e64c<>+48(SB), Z23
-	VPBROADCASTQ e64c<>+152(SB), Z24
+	SETUP8
 	ONELOOP(TANHD8, 64, 8)
