@@ -68,11 +68,6 @@ func expLanes64(d, a []float64) {
 	lanes4or8(d, a, expF64AVX512, expF64, expF64one)
 }
 
-// tanhLanes64 stores tanhF64one of a in d as expLanes64 does Exp.
-func tanhLanes64(d, a []float64) {
-	lanes4or8(d, a, tanhF64AVX512, tanhF64, tanhF64one)
-}
-
 // Float64 Tanh is package math's algorithm (Cephes'): below 0.625 in
 // magnitude its rational form, unfused as math's source rounds it, so the
 // same bits where the compiler does not fuse (GOAMD64 below v3); above,
@@ -87,10 +82,10 @@ var (
 
 // tanhF64one is float64 Tanh of one element as the kernels compute it.
 func tanhF64one(x float64) float64 {
-	z := math.Abs(x)
 	if x == 0 {
 		return x
 	}
+	z := math.Abs(x)
 	if z < 0.625 {
 		s := x * x
 		p := float64(float64(float64(tanhP64[0]*s)+tanhP64[1])*s) + tanhP64[2]

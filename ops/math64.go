@@ -26,7 +26,7 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 	case OpSigmoid:
 		lanes4or8(d, a, sigmoidF64AVX512, sigmoidF64, sigmoidF64one)
 	case OpTanh:
-		tanhLanes64(d, a)
+		lanes4or8(d, a, tanhF64AVX512, tanhF64, tanhF64one)
 	case OpAbs, OpNeg, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc:
 		if !useAsm || len(d) == 0 {
 			return false
