@@ -27,7 +27,7 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 		lanes4or8(d, a, sigmoidF64AVX512, sigmoidF64, sigmoidF64one)
 	case OpTanh:
 		lanes4or8(d, a, tanhF64AVX512, tanhF64, tanhF64one)
-	case OpAbs, OpNeg, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc:
+	case OpAbs, OpNeg, OpSqrt, OpRelu, OpSign, OpFloor, OpCeil, OpRound, OpTrunc:
 		if !useAsm || len(d) == 0 {
 			return false
 		}
@@ -40,6 +40,10 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 			bitsF64(p, q, len(d), 1<<64-1, 1<<63)
 		case OpSqrt:
 			sqrtF64(p, q, len(d))
+		case OpRelu:
+			reluF64(p, q, len(d))
+		case OpSign:
+			signF64(p, q, len(d))
 		default:
 			roundF64(p, q, len(d), roundMode[op-OpFloor])
 		}

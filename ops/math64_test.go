@@ -11,7 +11,7 @@ import (
 	"github.com/resident-go/resident/internal/draw"
 )
 
-// TestExactF64: float64 Abs, Neg, Sqrt, Floor, Ceil, Round and Trunc
+// TestExactF64: float64 Abs, Neg, Sqrt, Relu, Sign, Floor, Ceil, Round and Trunc
 // through unVec64 (the kernels where the CPU has AVX2) give package
 // math's bits (negation's for Neg, RoundToEven's for Round), NaN
 // payloads, ±0, ±Inf, halves and integers past 2^52 included, over drawn
@@ -22,7 +22,7 @@ func TestExactF64(t *testing.T) {
 	specials := []float64{math.NaN(), math.Float64frombits(0xfff8000000000123), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1),
 		5e-324, -math.MaxFloat64, 0.5, -0.5, 1.5, -2.5, 0x1p52 + 1, -0x1p53, 0.49999999999999994, -1e-300}
 	want := map[UnaryOp]func(float64) float64{OpAbs: math.Abs, OpNeg: func(x float64) float64 { return -x }, OpSqrt: math.Sqrt,
-		OpFloor: math.Floor, OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc}
+		OpFloor: math.Floor, OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc, OpRelu: relu64, OpSign: sign64}
 	for c := range 300 {
 		x := make([]float64, r.IntN(70))
 		scale := math.Pow(10, float64(r.IntN(20)-4))
@@ -35,7 +35,7 @@ func TestExactF64(t *testing.T) {
 				x[i] = specials[r.IntN(len(specials))]
 			}
 		}
-		for _, op := range []UnaryOp{OpAbs, OpNeg, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc} {
+		for _, op := range []UnaryOp{OpAbs, OpNeg, OpSqrt, OpRelu, OpSign, OpFloor, OpCeil, OpRound, OpTrunc} {
 			runs := kernelRuns.Load()
 			got := make([]float64, len(x))
 			unVec(op, got, x)

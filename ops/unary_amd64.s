@@ -52,86 +52,103 @@ sdone:
 	VZEROUPPER
 	RET
 
-// func reluF32(d, a unsafe.Pointer, n int)
-// max(a, 0) with a as VMAXPS's second source, which it returns when
-// either is NaN or both are zeros; adding +0 then turns −0 into +0 (as
-// relu64 gives) and leaves the rest, NaN included, as they are.
-TEXT ·reluF32(SB), NOSPLIT, $0-24
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	VXORPS Y4, Y4, Y4
-rloop:
-	CMPQ CX, $32
-	JB rtail
-	VMAXPS 0(SI), Y4, Y0
-	VMAXPS 32(SI), Y4, Y1
-	VMAXPS 64(SI), Y4, Y2
-	VMAXPS 96(SI), Y4, Y3
-	VADDPS Y4, Y0, Y0
-	VADDPS Y4, Y1, Y1
-	VADDPS Y4, Y2, Y2
-	VADDPS Y4, Y3, Y3
-	STORE32
-	JMP rloop
-rtail:
-	TESTQ CX, CX
-	JZ rdone
-	VMOVSS (SI), X1
-	VMAXSS X1, X4, X0
-	VADDSS X4, X0, X0
-	STORE1(VMOVSS, 4)
-	JMP rtail
-rdone:
-	VZEROUPPER
+// RELU is max(a, 0) of n elements (elems a step of 128 bytes, then one
+// at a time): a is VMAXPS's or VMAXPD's second source, which it returns
+// when either is NaN or both are zeros; adding +0 then turns −0 into +0
+// (as relu64 gives) and leaves the rest, NaN included, as they are.
+#define RELU(maxp, addp, maxs, adds, mv, st, size) \
+	MOVQ d+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	MOVQ n+16(FP), CX; \
+	VXORPS Y4, Y4, Y4; \
+rloop: \
+	CMPQ CX, $(128/size); \
+	JB rtail; \
+	maxp 0(SI), Y4, Y0; \
+	maxp 32(SI), Y4, Y1; \
+	maxp 64(SI), Y4, Y2; \
+	maxp 96(SI), Y4, Y3; \
+	addp Y4, Y0, Y0; \
+	addp Y4, Y1, Y1; \
+	addp Y4, Y2, Y2; \
+	addp Y4, Y3, Y3; \
+	STORE4(st, 128/size); \
+	JMP rloop; \
+rtail: \
+	TESTQ CX, CX; \
+	JZ rdone; \
+	mv (SI), X1; \
+	maxs X1, X4, X0; \
+	adds X4, X0, X0; \
+	STORE1(mv, size); \
+	JMP rtail; \
+rdone: \
+	VZEROUPPER; \
 	RET
 
-// SIGN turns the float32 lanes of r into sign64's results: ±1 by the sign
-// bit, 0 where r is ±0, r itself where NaN. Y4, Y5, Y6 hold 0, the sign
-// bit and 1; t and m are scratch.
-#define SIGN(r, t, m) \
-	VANDPS Y5, r, t; \
-	VORPS Y6, t, t; \
-	VCMPPS $4, Y4, r, m; \
-	VANDPS m, t, t; \
-	VCMPPS $3, r, r, m; \
-	VBLENDVPS m, r, t, r
+// func reluF32(d, a unsafe.Pointer, n int)
+TEXT ·reluF32(SB), NOSPLIT, $0-24
+	RELU(VMAXPS, VADDPS, VMAXSS, VADDSS, VMOVSS, VMOVUPS, 4)
+
+// func reluF64(d, a unsafe.Pointer, n int)
+TEXT ·reluF64(SB), NOSPLIT, $0-24
+	RELU(VMAXPD, VADDPD, VMAXSD, VADDSD, VMOVSD, VMOVUPD, 8)
+
+// SIGN turns the lanes of r into sign64's results: ±1 by the sign bit, 0
+// where r is ±0, r itself where NaN (and, or, cmp, blend: the PS or PD
+// forms). Y4, Y5, Y6 hold 0, the sign bit and 1; t and m are scratch.
+#define SIGN(and, or, cmp, blend, r, t, m) \
+	and Y5, r, t; \
+	or Y6, t, t; \
+	cmp $4, Y4, r, m; \
+	and m, t, t; \
+	cmp $3, r, r, m; \
+	blend m, r, t, r
+
+// SIGNS is sign64 of n elements, 128 bytes a step, then one at a time
+// (bc broadcasts one element; sb and one are the sign bit's and 1's).
+#define SIGNS(and, or, cmp, blend, bc, mv, st, size, sb, one) \
+	MOVQ d+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	MOVQ n+16(FP), CX; \
+	VXORPS Y4, Y4, Y4; \
+	MOVQ $sb, AX; \
+	MOVQ AX, X5; \
+	bc X5, Y5; \
+	MOVQ $one, AX; \
+	MOVQ AX, X6; \
+	bc X6, Y6; \
+gloop: \
+	CMPQ CX, $(128/size); \
+	JB gtail; \
+	VMOVUPS 0(SI), Y0; \
+	VMOVUPS 32(SI), Y1; \
+	VMOVUPS 64(SI), Y2; \
+	VMOVUPS 96(SI), Y3; \
+	SIGN(and, or, cmp, blend, Y0, Y7, Y8); \
+	SIGN(and, or, cmp, blend, Y1, Y9, Y10); \
+	SIGN(and, or, cmp, blend, Y2, Y11, Y12); \
+	SIGN(and, or, cmp, blend, Y3, Y13, Y14); \
+	STORE4(st, 128/size); \
+	JMP gloop; \
+gtail: \
+	TESTQ CX, CX; \
+	JZ gdone; \
+	mv (SI), X0; \
+	SIGN(and, or, cmp, blend, Y0, Y7, Y8); \
+	STORE1(mv, size); \
+	JMP gtail; \
+gdone: \
+	VZEROUPPER; \
+	RET
 
 // func signF32(d, a unsafe.Pointer, n int)
 TEXT ·signF32(SB), NOSPLIT, $0-24
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	VXORPS Y4, Y4, Y4
-	MOVL $0x80000000, AX
-	MOVD AX, X5
-	VBROADCASTSS X5, Y5
-	MOVL $0x3f800000, AX
-	MOVD AX, X6
-	VBROADCASTSS X6, Y6
-gloop:
-	CMPQ CX, $32
-	JB gtail
-	VMOVUPS 0(SI), Y0
-	VMOVUPS 32(SI), Y1
-	VMOVUPS 64(SI), Y2
-	VMOVUPS 96(SI), Y3
-	SIGN(Y0, Y7, Y8)
-	SIGN(Y1, Y9, Y10)
-	SIGN(Y2, Y11, Y12)
-	SIGN(Y3, Y13, Y14)
-	STORE32
-	JMP gloop
-gtail:
-	TESTQ CX, CX
-	JZ gdone
-	VMOVSS (SI), X0
-	SIGN(Y0, Y7, Y8)
-	STORE1(VMOVSS, 4)
-	JMP gtail
-gdone:
-	VZEROUPPER
-	RET
+	SIGNS(VANDPS, VORPS, VCMPPS, VBLENDVPS, VBROADCASTSS, VMOVSS, VMOVUPS, 4, 0x80000000, 0x3f800000)
+
+// func signF64(d, a unsafe.Pointer, n int)
+TEXT ·signF64(SB), NOSPLIT, $0-24
+	SIGNS(VANDPD, VORPD, VCMPPD, VBLENDVPD, VBROADCASTSD, VMOVSD, VMOVUPD, 8, 0x8000000000000000, 0x3ff0000000000000)
 
 // func ntCopyF32(d, a unsafe.Pointer, n int)
 // Copies n float32s (a multiple of 32) to a 32-byte aligned d with

@@ -136,8 +136,8 @@ func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool)
 func roundF64(d, a unsafe.Pointer, n int, mode int)
 
 // bitsF64 stores a&and ^ xor of n float64s' bits in d (Abs, Neg; bitsF32
-// for float32s); sqrtF32 and sqrtF64 their square roots; reluF32
-// max(a, 0), NaN kept, −0 to +0 (unary_amd64.s).
+// for float32s); sqrtF32 and sqrtF64 their square roots; reluF32 and
+// reluF64 max(a, 0), NaN kept, −0 to +0 (unary_amd64.s).
 //
 //go:noescape
 func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64)
@@ -151,6 +151,9 @@ func sqrtF64(d, a unsafe.Pointer, n int)
 //go:noescape
 func reluF32(d, a unsafe.Pointer, n int)
 
+//go:noescape
+func reluF64(d, a unsafe.Pointer, n int)
+
 // ntCopyF32 copies n float32s (a multiple of 32) to a 32-byte aligned d
 // with non-temporal stores (unary_amd64.s).
 //
@@ -160,10 +163,14 @@ func ntCopyF32(d, a unsafe.Pointer, n int)
 // sfence orders the non-temporal stores before it ahead of later stores.
 func sfence()
 
-// signF32 stores sign64 of n float32s in d (unary_amd64.s).
+// signF32 and signF64 store sign64 of n float32s or float64s in d
+// (unary_amd64.s).
 //
 //go:noescape
 func signF32(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func signF64(d, a unsafe.Pointer, n int)
 
 // logF32 is log32 of n float32s (a multiple of 8), eight a step, up to
 // the first step with a lane log32 hands to math.Log; it returns the

@@ -35,6 +35,7 @@ func roundF32(d, a unsafe.Pointer, n int, mode int, nt bool) { panic("ops: no as
 func sigmoidF32(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
 func sqrtF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func reluF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
+func reluF64(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func logF32(d, a unsafe.Pointer, n int) int                  { panic("ops: no assembly kernels") }
 func log1pF32(d, a unsafe.Pointer, n int) int                { panic("ops: no assembly kernels") }
 func sigmoidF32AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
@@ -107,6 +108,7 @@ func atanF32AVX512(d, a unsafe.Pointer, n int)                 { panic("ops: no 
 func tanF32(d, a unsafe.Pointer, n int) int                    { panic("ops: no assembly kernels") }
 func tanF32AVX512(d, a unsafe.Pointer, n int) int              { panic("ops: no assembly kernels") }
 func signF32(d, a unsafe.Pointer, n int)                       { panic("ops: no assembly kernels") }
+func signF64(d, a unsafe.Pointer, n int)                       { panic("ops: no assembly kernels") }
 func logF32AVX512(d, a unsafe.Pointer, n int) int              { panic("ops: no assembly kernels") }
 func log1pF32AVX512(d, a unsafe.Pointer, n int) int            { panic("ops: no assembly kernels") }
 func ntCopyF32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
