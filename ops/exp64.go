@@ -31,13 +31,8 @@ func expF64one(x float64) float64 {
 	if x > 710 {
 		x = 710
 	}
-	kk, k, hi := expReduce64(x)
-	lo := float64(k * expLn2Lo) // rounded: not fused into r
-	r := hi - lo
-	t := math.FMA(r*r, horner(r, expQ[:]), -lo)
-	s := 1 + hi
-	e := (1 - s) + hi // s + e = 1 + hi exactly
-	return scale64(s+(e+t), int64(kk-math.Float64bits(expMagic)))
+	y, kk, _, _ := expCore64(x)
+	return scale64(y, expK(kk))
 }
 
 // expReduce64 returns k = round(x·log2e) (and its magic-number form kk)

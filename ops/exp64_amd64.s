@@ -32,8 +32,10 @@ DATA e64c<>+152(SB)/8, $1023
 GLOBL e64c<>(SB), RODATA|NOPTR, $160
 
 // EXPCORE8 is expF64one of the eight float64s in Z0, into Z6 (Z0…Z7
-// change): Z20 = −746, Z21 = 710, Z22 = magic, Z23 = 1, Z24 = 1023.
-#define EXPCORE8 \
+// change): Z20 = −746, Z21 = 710, Z22 = magic, Z23 = 1, Z24 = 1023; b2
+// is the second factor's bias (1023, or 1022 for e^x/2). After it Z0
+// holds hi, Z5 t (e^r − 1 = hi + t), Z2 and Z1 the two factors of 2^k.
+#define EXPCORE8(b2) \
 	VMAXPD Z0, Z20, Z0; \
 	VMINPD Z0, Z21, Z0; \
 	VMOVAPD Z22, Z1; \
@@ -66,7 +68,7 @@ GLOBL e64c<>(SB), RODATA|NOPTR, $160
 	VPSUBQ Z2, Z1, Z1; \
 	VPADDQ Z24, Z2, Z2; \
 	VPSLLQ $52, Z2, Z2; \
-	VPADDQ Z24, Z1, Z1; \
+	VPADDQ b2, Z1, Z1; \
 	VPSLLQ $52, Z1, Z1; \
 	VMULPD Z2, Z6, Z6; \
 	VMULPD Z1, Z6, Z6
@@ -74,14 +76,15 @@ GLOBL e64c<>(SB), RODATA|NOPTR, $160
 // EXPD8 is expF64one for the eight float64s at off(SI), stored at off(DI).
 #define EXPD8(off) \
 	VMOVUPD off(SI), Z0; \
-	EXPCORE8; \
+	EXPCORE8(Z24); \
 	VMOVUPD Z6, off(DI)
 
-// EXPCORE4 is EXPCORE8 in four lanes on AVX2/FMA, Y0 into Y6: Y12 =
+// EXPCORE4 is EXPCORE8 in four lanes on AVX2/FMA, Y0 into Y6 (Y0, Y5,
+// Y2, Y1 as Z0, Z5, Z2, Z1 after it; b2 as there): Y12 =
 // −746, Y13 = 710, Y14 = magic, Y15 = 1, Y11 = 1023, Y10 takes each
 // broadcast constant; k's halving shifts its low doublewords (k fits in
 // 32 bits, the high ones hold its sign).
-#define EXPCORE4 \
+#define EXPCORE4(b2) \
 	VMAXPD Y0, Y12, Y0; \
 	VMINPD Y0, Y13, Y0; \
 	VMOVAPD Y14, Y1; \
@@ -94,8 +97,8 @@ GLOBL e64c<>(SB), RODATA|NOPTR, $160
 	VMULPD Y10, Y2, Y3; \
 	VSUBPD Y3, Y0, Y4; \
 	VBROADCASTSD e64c<>+56(SB), Y5; \
-	QSTEP(64); QSTEP(72); QSTEP(80); QSTEP(88); QSTEP(96); QSTEP(104); \
-	QSTEP(112); QSTEP(120); QSTEP(128); QSTEP(136); QSTEP(144); \
+	QSTEP(e64c, 64); QSTEP(e64c, 72); QSTEP(e64c, 80); QSTEP(e64c, 88); QSTEP(e64c, 96); QSTEP(e64c, 104); \
+	QSTEP(e64c, 112); QSTEP(e64c, 120); QSTEP(e64c, 128); QSTEP(e64c, 136); QSTEP(e64c, 144); \
 	VMULPD Y4, Y4, Y4; \
 	VFMSUB213PD Y3, Y4, Y5; \
 	VADDPD Y15, Y0, Y6; \
@@ -108,7 +111,7 @@ GLOBL e64c<>(SB), RODATA|NOPTR, $160
 	VPSUBQ Y2, Y1, Y1; \
 	VPADDQ Y11, Y2, Y2; \
 	VPSLLQ $52, Y2, Y2; \
-	VPADDQ Y11, Y1, Y1; \
+	VPADDQ b2, Y1, Y1; \
 	VPSLLQ $52, Y1, Y1; \
 	VMULPD Y2, Y6, Y6; \
 	VMULPD Y1, Y6, Y6
@@ -116,13 +119,17 @@ GLOBL e64c<>(SB), RODATA|NOPTR, $160
 // EXPD4 is EXPD8 in four lanes.
 #define EXPD4(off) \
 	VMOVUPD off(SI), Y0; \
-	EXPCORE4; \
+	EXPCORE4(Y11); \
 	VMOVUPD Y6, off(DI)
 
 // QSTEP is one Horner step of Q in EXPD4 (Y5 = Y5·r + Q at off).
-#define QSTEP(off) \
-	VBROADCASTSD e64c<>+off(SB), Y10; \
-	VFMADD213PD Y10, Y4, Y5
+#define QSTEP(tab, off) HSTEP(tab, off, Y4, Y5)
+
+// HSTEP is one Horner step on AVX2/FMA: acc = acc·z + tab's constant at
+// off (Y10 takes it).
+#define HSTEP(tab, off, z, acc) \
+	VBROADCASTSD tab<>+off(SB), Y10; \
+	VFMADD213PD Y10, z, acc
 
 // SETUP4 and SETUP8 load the arguments and EXPCORE4's and EXPCORE8's
 // constants.
@@ -174,7 +181,7 @@ GLOBL t64c<>(SB), RODATA|NOPTR, $80
 	VMOVUPD off(SI), Z8; \
 	VANDPD.BCST t64c<>+0(SB), Z8, Z9; \
 	VADDPD Z9, Z9, Z0; \
-	EXPCORE8; \
+	EXPCORE8(Z24); \
 	VADDPD Z23, Z6, Z6; \
 	VBROADCASTSD t64c<>+16(SB), Z7; \
 	VDIVPD Z6, Z7, Z6; \
@@ -210,7 +217,7 @@ GLOBL t64c<>(SB), RODATA|NOPTR, $80
 	VBROADCASTSD t64c<>+0(SB), Y10; \
 	VANDPD Y10, Y8, Y9; \
 	VADDPD Y9, Y9, Y0; \
-	EXPCORE4; \
+	EXPCORE4(Y11); \
 	VADDPD Y15, Y6, Y6; \
 	VBROADCASTSD t64c<>+16(SB), Y7; \
 	VDIVPD Y6, Y7, Y6; \
@@ -252,7 +259,7 @@ GLOBL t64c<>(SB), RODATA|NOPTR, $80
 #define SIGD8(off) \
 	VMOVUPD off(SI), Z8; \
 	VORPD.BCST t64c<>+8(SB), Z8, Z0; \
-	EXPCORE8; \
+	EXPCORE8(Z24); \
 	VADDPD Z23, Z6, Z9; \
 	VPMOVQ2M Z8, K1; \
 	VMOVAPD Z23, Z7; \
@@ -266,7 +273,7 @@ GLOBL t64c<>(SB), RODATA|NOPTR, $80
 	VMOVUPD off(SI), Y8; \
 	VBROADCASTSD t64c<>+8(SB), Y10; \
 	VORPD Y10, Y8, Y0; \
-	EXPCORE4; \
+	EXPCORE4(Y11); \
 	VADDPD Y15, Y6, Y9; \
 	VBLENDVPD Y8, Y6, Y15, Y7; \
 	VDIVPD Y9, Y7, Y6; \
@@ -295,3 +302,168 @@ TEXT ·tanhF64(SB), NOSPLIT, $0-24
 TEXT ·tanhF64AVX512(SB), NOSPLIT, $0-24
 	SETUP8
 	ONELOOP(TANHD8, 64, 8)
+
+DATA h64c<>+0(SB)/8, $0x3fd0000000000000 // 0.25
+DATA h64c<>+8(SB)/8, $0x4086380000000000 // 711
+DATA h64c<>+16(SB)/8, $1022
+DATA h64c<>+24(SB)/8, $0xc04e000000000000 // −60
+DATA h64c<>+32(SB)/8, $0x4086280000000000 // 709
+DATA h64c<>+40(SB)/8, $0x3ce952c77030ad4a // 1/17!
+DATA h64c<>+48(SB)/8, $0x3d6ae7f3e733b81f // 1/15!
+DATA h64c<>+56(SB)/8, $0x3de6124613a86d09 // 1/13!
+DATA h64c<>+64(SB)/8, $0x3e5ae64567f544e4 // 1/11!
+DATA h64c<>+72(SB)/8, $0x3ec71de3a556c734 // 1/9!
+DATA h64c<>+80(SB)/8, $0x3f2a01a01a01a01a // 1/7!
+DATA h64c<>+88(SB)/8, $0x3f81111111111111 // 1/5!
+DATA h64c<>+96(SB)/8, $0x3fc5555555555555 // 1/3!
+GLOBL h64c<>(SB), RODATA|NOPTR, $104
+
+// HYPSETUP8 and HYPSETUP4 are SETUP8 and SETUP4 for e^|x|/2: the clamp
+// at 711 and the bias 1022 (Z25, Y9) for the second factor.
+#define HYPSETUP8 \
+	SETUP8; \
+	VBROADCASTSD h64c<>+8(SB), Z21; \
+	VPBROADCASTQ h64c<>+16(SB), Z25
+
+#define HYPSETUP4 \
+	SETUP4; \
+	VBROADCASTSD h64c<>+8(SB), Y13; \
+	VPBROADCASTQ h64c<>+16(SB), Y9
+
+// HALF8 is h = e^|x|/2 (halfExp64) of the eight float64s at off(SI) into
+// Z6, x kept in Z8, |x| in Z9; then Z7 = 1/(4h).
+#define HALF8(off) \
+	VMOVUPD off(SI), Z8; \
+	VANDPD.BCST t64c<>+0(SB), Z8, Z9; \
+	VMOVAPD Z9, Z0; \
+	EXPCORE8(Z25); \
+	VBROADCASTSD h64c<>+0(SB), Z7; \
+	VDIVPD Z6, Z7, Z7
+
+// HALF4 is HALF8 in four lanes, x kept in Y8.
+#define HALF4(off) \
+	VMOVUPD off(SI), Y8; \
+	VBROADCASTSD t64c<>+0(SB), Y10; \
+	VANDPD Y10, Y8, Y0; \
+	EXPCORE4(Y9); \
+	VBROADCASTSD h64c<>+0(SB), Y7; \
+	VDIVPD Y6, Y7, Y7
+
+// COSHD8 and COSHD4 are coshF64one: h + 1/(4h).
+#define COSHD8(off) \
+	HALF8(off); \
+	VADDPD Z7, Z6, Z6; \
+	VMOVUPD Z6, off(DI)
+
+#define COSHD4(off) \
+	HALF4(off); \
+	VADDPD Y7, Y6, Y6; \
+	VMOVUPD Y6, off(DI)
+
+// SINHD8 is sinhF64one: h − 1/(4h) with x's sign, and where |x| < 1
+// (K1) x + x³·S(x²) (Z10…Z13 change).
+#define SINHD8(off) \
+	HALF8(off); \
+	VSUBPD Z7, Z6, Z6; \
+	VANDPD.BCST t64c<>+8(SB), Z8, Z10; \
+	VORPD Z10, Z6, Z6; \
+	VMULPD Z8, Z8, Z11; \
+	VBROADCASTSD h64c<>+40(SB), Z12; \
+	VFMADD213PD.BCST h64c<>+48(SB), Z11, Z12; \
+	VFMADD213PD.BCST h64c<>+56(SB), Z11, Z12; \
+	VFMADD213PD.BCST h64c<>+64(SB), Z11, Z12; \
+	VFMADD213PD.BCST h64c<>+72(SB), Z11, Z12; \
+	VFMADD213PD.BCST h64c<>+80(SB), Z11, Z12; \
+	VFMADD213PD.BCST h64c<>+88(SB), Z11, Z12; \
+	VFMADD213PD.BCST h64c<>+96(SB), Z11, Z12; \
+	VMULPD Z11, Z8, Z13; \
+	VFMADD213PD Z8, Z13, Z12; \
+	VCMPPD $1, Z23, Z9, K1; \
+	VMOVAPD Z12, K1, Z6; \
+	VMOVUPD Z6, off(DI)
+
+// SINHD4 is SINHD8 in four lanes (Y1…Y5 reused once h is in Y6).
+#define SINHD4(off) \
+	HALF4(off); \
+	VSUBPD Y7, Y6, Y6; \
+	VBROADCASTSD t64c<>+8(SB), Y10; \
+	VANDPD Y10, Y8, Y7; \
+	VORPD Y7, Y6, Y6; \
+	VMULPD Y8, Y8, Y1; \
+	VBROADCASTSD h64c<>+40(SB), Y2; \
+	HSTEP(h64c, 48, Y1, Y2); HSTEP(h64c, 56, Y1, Y2); HSTEP(h64c, 64, Y1, Y2); HSTEP(h64c, 72, Y1, Y2); \
+	HSTEP(h64c, 80, Y1, Y2); HSTEP(h64c, 88, Y1, Y2); HSTEP(h64c, 96, Y1, Y2); \
+	VMULPD Y1, Y8, Y3; \
+	VFMADD213PD Y8, Y3, Y2; \
+	VBROADCASTSD t64c<>+0(SB), Y10; \
+	VANDPD Y10, Y8, Y4; \
+	VCMPPD $1, Y15, Y4, Y5; \
+	VBLENDVPD Y5, Y2, Y6, Y6; \
+	VMOVUPD Y6, off(DI)
+
+// EXPM1D8 is expm1F64one (Z20 = −60): 2^k·t + (2^k·hi + (2^k − 1)) with
+// x's sign, and Exp's result where x > 709 (K1).
+#define EXPM1D8(off) \
+	VMOVUPD off(SI), Z8; \
+	VMOVAPD Z8, Z0; \
+	EXPCORE8(Z24); \
+	VMULPD Z1, Z2, Z9; \
+	VSUBPD Z23, Z9, Z10; \
+	VFMADD213PD Z10, Z9, Z0; \
+	VFMADD213PD Z0, Z9, Z5; \
+	VANDPD.BCST t64c<>+8(SB), Z8, Z10; \
+	VORPD Z10, Z5, Z5; \
+	VCMPPD.BCST $14, h64c<>+32(SB), Z8, K1; \
+	VMOVAPD Z6, K1, Z5; \
+	VMOVUPD Z5, off(DI)
+
+// EXPM1D4 is EXPM1D8 in four lanes (Y12 = −60).
+#define EXPM1D4(off) \
+	VMOVUPD off(SI), Y8; \
+	VMOVAPD Y8, Y0; \
+	EXPCORE4(Y11); \
+	VMULPD Y1, Y2, Y3; \
+	VSUBPD Y15, Y3, Y4; \
+	VFMADD213PD Y4, Y3, Y0; \
+	VFMADD213PD Y0, Y3, Y5; \
+	VBROADCASTSD t64c<>+8(SB), Y10; \
+	VANDPD Y10, Y8, Y7; \
+	VORPD Y7, Y5, Y5; \
+	VBROADCASTSD h64c<>+32(SB), Y10; \
+	VCMPPD $14, Y10, Y8, Y7; \
+	VBLENDVPD Y7, Y6, Y5, Y5; \
+	VMOVUPD Y5, off(DI)
+
+// func coshF64(d, a unsafe.Pointer, n int)
+// n a multiple of 4; every lane is done here (NaN and ±Inf too), as in
+// the five kernels below (n a multiple of 8 on AVX-512).
+TEXT ·coshF64(SB), NOSPLIT, $0-24
+	HYPSETUP4
+	ONELOOP(COSHD4, 32, 4)
+
+// func coshF64AVX512(d, a unsafe.Pointer, n int)
+TEXT ·coshF64AVX512(SB), NOSPLIT, $0-24
+	HYPSETUP8
+	ONELOOP(COSHD8, 64, 8)
+
+// func sinhF64(d, a unsafe.Pointer, n int)
+TEXT ·sinhF64(SB), NOSPLIT, $0-24
+	HYPSETUP4
+	ONELOOP(SINHD4, 32, 4)
+
+// func sinhF64AVX512(d, a unsafe.Pointer, n int)
+TEXT ·sinhF64AVX512(SB), NOSPLIT, $0-24
+	HYPSETUP8
+	ONELOOP(SINHD8, 64, 8)
+
+// func expm1F64(d, a unsafe.Pointer, n int)
+TEXT ·expm1F64(SB), NOSPLIT, $0-24
+	SETUP4
+	VBROADCASTSD h64c<>+24(SB), Y12
+	ONELOOP(EXPM1D4, 32, 4)
+
+// func expm1F64AVX512(d, a unsafe.Pointer, n int)
+TEXT ·expm1F64AVX512(SB), NOSPLIT, $0-24
+	SETUP8
+	VBROADCASTSD h64c<>+24(SB), Z20
+	ONELOOP(EXPM1D8, 64, 8)

@@ -27,6 +27,12 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 		lanes4or8(d, a, sigmoidF64AVX512, sigmoidF64, sigmoidF64one)
 	case OpTanh:
 		lanes4or8(d, a, tanhF64AVX512, tanhF64, tanhF64one)
+	case OpSinh:
+		lanes4or8(d, a, sinhF64AVX512, sinhF64, sinhF64one)
+	case OpCosh:
+		lanes4or8(d, a, coshF64AVX512, coshF64, coshF64one)
+	case OpExpm1:
+		lanes4or8(d, a, expm1F64AVX512, expm1F64, expm1F64one)
 	case OpAbs, OpNeg, OpSqrt, OpRelu, OpSign, OpFloor, OpCeil, OpRound, OpTrunc:
 		if !useAsm || len(d) == 0 {
 			return false

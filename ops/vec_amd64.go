@@ -389,6 +389,28 @@ func tanhF64AVX512(d, a unsafe.Pointer, n int)
 //go:noescape
 func sigmoidF64(d, a unsafe.Pointer, n int)
 
+// sinhF64, coshF64 and expm1F64 (and their AVX512 forms) store
+// sinhF64one, coshF64one and expm1F64one of a in d, n a multiple of 4
+// and 8 (exp64_amd64.s).
+//
+//go:noescape
+func sinhF64(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func sinhF64AVX512(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func coshF64(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func coshF64AVX512(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func expm1F64(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func expm1F64AVX512(d, a unsafe.Pointer, n int)
+
 //go:noescape
 func sigmoidF64AVX512(d, a unsafe.Pointer, n int)
 

@@ -83,6 +83,12 @@ func tanhF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assem
 func tanhF64AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func sigmoidF64(d, a unsafe.Pointer, n int)               { panic("ops: no assembly kernels") }
 func sigmoidF64AVX512(d, a unsafe.Pointer, n int)         { panic("ops: no assembly kernels") }
+func sinhF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
+func sinhF64AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
+func coshF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
+func coshF64AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
+func expm1F64(d, a unsafe.Pointer, n int)                 { panic("ops: no assembly kernels") }
+func expm1F64AVX512(d, a unsafe.Pointer, n int)           { panic("ops: no assembly kernels") }
 func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64) { panic("ops: no assembly kernels") }
 func roundF64(d, a unsafe.Pointer, n int, mode int)       { panic("ops: no assembly kernels") }
 func sqrtF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }

@@ -1,0 +1,111 @@
+package ops
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/resident-go/resident/internal/draw"
+)
+
+// hyp64Exact is sinh, cosh or e^x − 1 of x correctly rounded to float64,
+// from expBig in 200-bit arithmetic (Taylor's series near 0, where that
+// would cancel).
+func hyp64Exact(op UnaryOp, x float64) float64 {
+	f := func(v float64) *big.Float { return new(big.Float).SetPrec(expPrec).SetFloat64(v) }
+	switch {
+	case x != x || x == 0 && op != OpCosh:
+		return x
+	case math.IsInf(x, 0):
+		return map[UnaryOp]float64{OpSinh: x, OpCosh: math.Inf(1), OpExpm1: math.Max(x, -1)}[op]
+	case op == OpExpm1 && x < -60:
+		return -1
+	case math.Abs(x) < 0x1p-30 && op != OpCosh: // x + x²/2 + x³/6 or x + x³/6
+		x2 := new(big.Float).SetPrec(expPrec).Mul(f(x), f(x))
+		x3 := new(big.Float).SetPrec(expPrec).Mul(x2, f(x))
+		v := new(big.Float).SetPrec(expPrec).Add(f(x), x3.Quo(x3, f(6)))
+		if op == OpExpm1 {
+			v.Add(v, x2.Quo(x2, f(2)))
+		}
+		w, _ := v.Float64()
+		return w
+	}
+	e := expBig(x)
+	var v *big.Float
+	switch op {
+	case OpExpm1:
+		v = e.Sub(e, f(1))
+	default:
+		inv := new(big.Float).SetPrec(expPrec).Quo(f(1), e)
+		if op == OpSinh {
+			v = e.Sub(e, inv)
+		} else {
+			v = e.Add(e, inv)
+		}
+		v.Quo(v, f(2))
+	}
+	w, _ := v.Float64()
+	return w
+}
+
+// hyp64Value draws an argument: most near the small-argument branches,
+// some across the whole range and past its ends.
+func hyp64Value(r *rand.Rand) float64 {
+	switch r.IntN(5) {
+	case 0:
+		return r.NormFloat64() * 3
+	case 1:
+		return (r.Float64()*2 - 1) * 1.2
+	case 2:
+		return r.NormFloat64() * math.Pow(2, float64(-r.IntN(60)))
+	case 3:
+		return (r.Float64()*2 - 1) * 60
+	}
+	return (r.Float64()*2 - 1) * 730
+}
+
+var hyp64Specials = []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1, -1, 0.9999999999999999,
+	-0.34657359027997264, 0.3465735902799727, 709, 709.0000000000001, 709.78, 710.47, 710.48, 711, -60, -60.5, -745.2,
+	5e-324, -1e-300, 0x1p-30, -0x1p-27}
+
+// TestHyp64Kernels: float64 Sinh, Cosh and Expm1 give the Go loop's
+// bits (sinhF64one, coshF64one, expm1F64one) from the AVX-512 and the
+// AVX2 kernels, in and out of place, over both branches and the ends.
+func TestHyp64Kernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 72))
+	for _, op := range []UnaryOp{OpSinh, OpCosh, OpExpm1} {
+		kernels64Agree(t, r, op, hyp64Value, hyp64Specials, nil)
+	}
+}
+
+// TestHyp64Accuracy: float64 Sinh, Cosh and Expm1 through Unary (the
+// kernels where the CPU has AVX2) are within two ulps of 200-bit
+// arithmetic, ±0 keep their sign, and most results are correctly rounded.
+func TestHyp64Accuracy(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 71))
+	for _, op := range []UnaryOp{OpSinh, OpCosh, OpExpm1} {
+		xs := append([]float64(nil), hyp64Specials...)
+		for range 4000 {
+			xs = append(xs, hyp64Value(r))
+		}
+		got := unaryF64(t, op, xs)
+		exact, worst := 0, int64(0)
+		for i, x := range xs {
+			w := hyp64Exact(op, x)
+			u := ulpDiff(got[i], w, false)
+			if u > 2 || w == 0 && !same(got[i], w) {
+				t.Fatalf("%v(%v) = %v, want %v (%d ulps)", op, x, got[i], w, u)
+			}
+			if u == 0 {
+				exact++
+			}
+			worst = max(worst, u)
+		}
+		pct := 100 * float64(exact) / float64(len(xs))
+		t.Logf("%v: %.1f%% correctly rounded, worst %d ulps", op, pct, worst)
+		if pct < 85 {
+			t.Errorf("%v: %.1f%% correctly rounded; want at least 85%%", op, pct)
+		}
+	}
+}
