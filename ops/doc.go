@@ -97,8 +97,9 @@
 // sinhcosh32.go; float64 Exp in float64 lanes, exp64.go)
 // within one ulp (TestMath32Accuracy, TestPow32Hard, TestExpAccuracy,
 // TestTanhAccuracy, TestSinhCoshAccuracy (Tan too), TestExpF64Accuracy); float64
-// Sin, Cos and Log in float64 lanes give package math's bits (sin64.go,
-// TestSinCosF64, TestLogF64), float64 Tanh, Sigmoid, Sinh, Cosh and
+// Sin, Cos, Log, Atan, Asin and Acos in float64 lanes give package
+// math's bits (sin64.go, atan64.go; TestSinCosF64, TestLogF64,
+// TestAtan64), float64 Tanh, Sigmoid, Sinh, Cosh and
 // Expm1 (on Exp's kernels, hyp64.go) within two ulps (TestTanhF64,
 // TestSigmoidF64, TestHyp64Accuracy); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the

@@ -33,6 +33,12 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 		lanes4or8(d, a, coshF64AVX512, coshF64, coshF64one)
 	case OpExpm1:
 		lanes4or8(d, a, expm1F64AVX512, expm1F64, expm1F64one)
+	case OpAtan:
+		lanes4or8(d, a, atanF64AVX512, atanF64, atanF64one)
+	case OpAsin:
+		lanes4or8(d, a, asinF64AVX512, asinF64, asinF64one)
+	case OpAcos:
+		lanes4or8(d, a, acosF64AVX512, acosF64, acosF64one)
 	case OpAbs, OpNeg, OpSqrt, OpRelu, OpSign, OpFloor, OpCeil, OpRound, OpTrunc:
 		if !useAsm || len(d) == 0 {
 			return false

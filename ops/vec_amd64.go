@@ -411,6 +411,28 @@ func expm1F64(d, a unsafe.Pointer, n int)
 //go:noescape
 func expm1F64AVX512(d, a unsafe.Pointer, n int)
 
+// atanF64, asinF64 and acosF64 (and their AVX512 forms) store
+// atanF64one, asinF64one and acosF64one of a in d, n a multiple of 4
+// and 8 (atan64_amd64.s).
+//
+//go:noescape
+func atanF64(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func atanF64AVX512(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func asinF64(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func asinF64AVX512(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func acosF64(d, a unsafe.Pointer, n int)
+
+//go:noescape
+func acosF64AVX512(d, a unsafe.Pointer, n int)
+
 //go:noescape
 func sigmoidF64AVX512(d, a unsafe.Pointer, n int)
 

@@ -89,6 +89,12 @@ func coshF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assem
 func coshF64AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func expm1F64(d, a unsafe.Pointer, n int)                 { panic("ops: no assembly kernels") }
 func expm1F64AVX512(d, a unsafe.Pointer, n int)           { panic("ops: no assembly kernels") }
+func atanF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
+func atanF64AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
+func asinF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
+func asinF64AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
+func acosF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
+func acosF64AVX512(d, a unsafe.Pointer, n int)            { panic("ops: no assembly kernels") }
 func bitsF64(d, a unsafe.Pointer, n int, and, xor uint64) { panic("ops: no assembly kernels") }
 func roundF64(d, a unsafe.Pointer, n int, mode int)       { panic("ops: no assembly kernels") }
 func sqrtF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
