@@ -97,7 +97,7 @@
 // sinhcosh32.go; float64 Exp in float64 lanes, exp64.go)
 // within one ulp (TestMath32Accuracy, TestPow32Hard, TestExpAccuracy,
 // TestTanhAccuracy, TestSinhCoshAccuracy (Tan too), TestExpF64Accuracy); float64
-// Sin, Cos, Log, Atan, Asin and Acos in float64 lanes give package
+// Sin, Cos, Tan, Log, Atan, Asin and Acos in float64 lanes give package
 // math's bits (sin64.go, atan64.go; TestSinCosF64, TestLogF64,
 // TestAtan64), float64 Tanh, Sigmoid, Sinh, Cosh and
 // Expm1 (on Exp's kernels, hyp64.go) within two ulps (TestTanhF64,

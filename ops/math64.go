@@ -21,6 +21,8 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 		expLanes64(d, a)
 	case OpSin, OpCos:
 		sinCosLanes64(op == OpCos, d, a)
+	case OpTan:
+		tanLanes64(d, a)
 	case OpLog:
 		logLanes64(d, a)
 	case OpSigmoid:

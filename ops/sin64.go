@@ -77,6 +77,45 @@ func poly64(zz float64, c *[6]float64) float64 {
 	return p + c[5]
 }
 
+// Float64 Tan is package math's too (its reduction, as Sin's, and
+// Cephes' rational form), each product rounded: tan64, tanF64's kernels.
+var (
+	tan64P = [3]float64{-1.30936939181383777646e4, 1.15351664838587416140e6, -1.79565251976484877988e7}
+	tan64Q = [4]float64{1.36812963470692954678e4, -1.32089234440210967447e6, 2.50083801823357915839e7, -5.38695755929454629881e7}
+)
+
+// tan64 is Tan of one float64 as tanF64 computes it.
+func tan64(x float64) float64 {
+	ax := math.Abs(x)
+	if !(ax < 1<<29) {
+		return math.Tan(x)
+	}
+	j := uint64(float64(ax * (4 / math.Pi)))
+	y := float64(j)
+	if j&1 == 1 {
+		j++
+		y++
+	}
+	z := float64(float64(ax-float64(y*pio4A))-float64(y*pio4B)) - float64(y*pio4C)
+	zz := float64(z * z)
+	r := z
+	if zz > 1e-14 {
+		p := float64(float64(float64(tan64P[0]*zz)+tan64P[1])*zz) + tan64P[2]
+		q := zz + tan64Q[0]
+		for _, c := range tan64Q[1:] {
+			q = float64(q*zz) + c
+		}
+		r = z + float64(z*float64(float64(zz*p)/q))
+	}
+	if j&2 == 2 {
+		r = -1 / r
+	}
+	if math.Signbit(x) {
+		r = -r
+	}
+	return r
+}
+
 func sin64(x float64) float64 { return sinCos64(x, false) }
 func cos64(x float64) float64 { return sinCos64(x, true) }
 
@@ -90,4 +129,13 @@ func sinCosLanes64(cos bool, d, a []float64) {
 		q, smask, one = 2, 0, cos64
 	}
 	lanesUntil(d, a, func(d, a unsafe.Pointer, n int) int { return k(d, a, n, q, smask) }, one)
+}
+
+// tanLanes64 stores Tan of a in d (lanesUntil).
+func tanLanes64(d, a []float64) {
+	k := tanF64
+	if useAVX512 {
+		k = tanF64AVX512
+	}
+	lanesUntil(d, a, k, tan64)
 }

@@ -15,8 +15,8 @@ import (
 //go:noinline
 func fusedProbe(a, b, c float64) float64 { return a*b + c }
 
-// TestSinCosF64: float64 Sin and Cos give sinCos64's bits from the
-// AVX-512 kernel, the AVX2 one and the Go loop, over drawn lengths and
+// TestSinCosF64: float64 Sin, Cos and Tan give sin64's, cos64's and
+// tan64's bits from the AVX-512 kernel, the AVX2 one and the Go loop, over drawn lengths and
 // arguments (uniform, normal, near multiples of π/4, near and past 2^29,
 // huge, with NaN, ±Inf and ±0 among them: the kernels stop before those
 // steps), in and out of place; and, where the compiler does not fuse
@@ -41,15 +41,13 @@ func TestSinCosF64(t *testing.T) {
 		}
 		return r.NormFloat64()
 	}
-	for _, op := range []UnaryOp{OpSin, OpCos} {
-		cos := op == OpCos
-		ref := math.Sin
-		if cos {
-			ref = math.Cos
-		}
-		kernels64Agree(t, r, op, value, specials, func(c int, x, got float64) {
-			if !same(got, sinCos64(x, cos)) || unfused && !same(got, ref(x)) {
-				t.Fatalf("case %d %v(%v): Go loop %v, sinCos64 %v, package math %v", c, op, x, got, sinCos64(x, cos), ref(x))
+	for _, c := range []struct {
+		op       UnaryOp
+		one, ref func(float64) float64
+	}{{OpSin, sin64, math.Sin}, {OpCos, cos64, math.Cos}, {OpTan, tan64, math.Tan}} {
+		kernels64Agree(t, r, c.op, value, specials, func(n int, x, got float64) {
+			if !same(got, c.one(x)) || unfused && !same(got, c.ref(x)) {
+				t.Fatalf("case %d %v(%v): Go loop %v, one element %v, package math %v", n, c.op, x, got, c.one(x), c.ref(x))
 			}
 		})
 	}
@@ -59,5 +57,11 @@ func TestSinCosF64(t *testing.T) {
 			k = sinCosF64AVX512
 		}
 		return func(d, a unsafe.Pointer, n int) int { return k(d, a, n, 0, 1<<63) }
+	}, [8]float64{1, -2, 0.5, 3, 1e-300, 5e8, -math.Pi / 4, 7})
+	wholeSteps(t, "Tan's arguments below 2^29", func() func(d, a unsafe.Pointer, n int) int {
+		if useAVX512 {
+			return tanF64AVX512
+		}
+		return tanF64
 	}, [8]float64{1, -2, 0.5, 3, 1e-300, 5e8, -math.Pi / 4, 7})
 }

@@ -447,6 +447,16 @@ func sinCosF64(d, a unsafe.Pointer, n int, q int32, smask uint64) int
 //go:noescape
 func sinCosF64AVX512(d, a unsafe.Pointer, n int, q int32, smask uint64) int
 
+// tanF64 and tanF64AVX512 compute tan64 of n float64s (n a multiple of
+// 8), stopping as sinCosF64 does; they return the elements done
+// (sin64_amd64.s).
+//
+//go:noescape
+func tanF64(d, a unsafe.Pointer, n int) int
+
+//go:noescape
+func tanF64AVX512(d, a unsafe.Pointer, n int) int
+
 // logF64 and logF64AVX512 compute package math's Log of n float64s (n a
 // multiple of 8) up to a step of eight with a lane that is not a positive
 // normal number, and return the elements done (log64_amd64.s).

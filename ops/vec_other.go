@@ -100,6 +100,8 @@ func roundF64(d, a unsafe.Pointer, n int, mode int)       { panic("ops: no assem
 func sqrtF64(d, a unsafe.Pointer, n int)                  { panic("ops: no assembly kernels") }
 func logF64(d, a unsafe.Pointer, n int) int               { panic("ops: no assembly kernels") }
 func logF64AVX512(d, a unsafe.Pointer, n int) int         { panic("ops: no assembly kernels") }
+func tanF64(d, a unsafe.Pointer, n int) int               { panic("ops: no assembly kernels") }
+func tanF64AVX512(d, a unsafe.Pointer, n int) int         { panic("ops: no assembly kernels") }
 func sinCosF64(d, a unsafe.Pointer, n int, q int32, smask uint64) int {
 	panic("ops: no assembly kernels")
 }
