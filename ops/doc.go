@@ -99,9 +99,9 @@
 // TestTanhAccuracy, TestSinhCoshAccuracy (Tan too), TestExpF64Accuracy); float64
 // Sin, Cos, Tan, Log, Atan, Asin and Acos in float64 lanes give package
 // math's bits (sin64.go, atan64.go; TestSinCosF64, TestLogF64,
-// TestAtan64), float64 Tanh, Sigmoid, Sinh, Cosh and
-// Expm1 (on Exp's kernels, hyp64.go) within two ulps (TestTanhF64,
-// TestSigmoidF64, TestHyp64Accuracy); the
+// TestAtan64), float64 Tanh, Sigmoid, Sinh, Cosh and Expm1 (on Exp's
+// kernels, hyp64.go) and Log1p (on Log's, math64.go) within two ulps
+// (TestTanhF64, TestSigmoidF64, TestHyp64Accuracy, TestLog1pF64); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.

@@ -119,14 +119,14 @@ func TestExpF64Kernels(t *testing.T) {
 // and the purego tag pick the others), over x = 3·N(0, 1) (Log and Sqrt:
 // e^x). NumPy: bench/results/host-math64.txt.
 func BenchmarkMathF64(b *testing.B) {
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog, OpAbs, OpSqrt, OpFloor, OpRound, OpSigmoid, OpTanh, OpSinh, OpCosh, OpExpm1, OpRelu, OpSign, OpAtan, OpAsin, OpAcos, OpTan} {
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog, OpAbs, OpSqrt, OpFloor, OpRound, OpSigmoid, OpTanh, OpSinh, OpCosh, OpExpm1, OpRelu, OpSign, OpAtan, OpAsin, OpAcos, OpTan, OpLog1p} {
 		for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 			xs := make([]float64, n)
 			r := rand.New(rand.NewPCG(1, uint64(n)))
 			for i := range xs {
 				xs[i] = r.NormFloat64() * 3
 				switch op {
-				case OpLog, OpSqrt:
+				case OpLog, OpSqrt, OpLog1p:
 					xs[i] = math.Exp(xs[i])
 				case OpAsin, OpAcos:
 					xs[i] = math.Tanh(xs[i])

@@ -37,12 +37,18 @@ DATA l64c<>+168(SB)/4, $0
 DATA l64c<>+172(SB)/4, $2
 DATA l64c<>+176(SB)/4, $4
 DATA l64c<>+180(SB)/4, $6
-GLOBL l64c<>(SB), RODATA|NOPTR, $184
+DATA l64c<>+184(SB)/8, $0x8000000000000000 // sign
+GLOBL l64c<>(SB), RODATA|NOPTR, $192
 
 // LOG8 is archLog for the eight float64s at off(SI), stored at off(DI):
 // Z28 = 1, Z27 = √2/2.
 #define LOG8(off) \
 	VMOVUPD off(SI), Z0; \
+	LOGCORE8; \
+	VMOVUPD Z1, off(DI)
+
+// LOGCORE8 is archLog of Z0 into Z1 (Z2…Z6 and K1 change, Z0 stays).
+#define LOGCORE8 \
 	VPANDQ.BCST l64c<>+104(SB), Z0, Z2; \
 	VPORQ.BCST l64c<>+112(SB), Z2, Z2; \
 	VPSRLQ $52, Z0, Z1; \
@@ -78,8 +84,7 @@ GLOBL l64c<>(SB), RODATA|NOPTR, $184
 	VSUBPD Z3, Z6, Z6; \
 	VSUBPD Z2, Z6, Z6; \
 	VMULPD.BCST l64c<>+8(SB), Z1, Z1; \
-	VSUBPD Z6, Z1, Z1; \
-	VMOVUPD Z1, off(DI)
+	VSUBPD Z6, Z1, Z1
 
 // LOG4 is LOG8 in four lanes on AVX2, as archLog does it: the halving's
 // mask ANDed with 1 (Y10) for k and the factor; Y11 packs k's low
@@ -87,6 +92,11 @@ GLOBL l64c<>(SB), RODATA|NOPTR, $184
 // exponent, Y9 takes each broadcast constant.
 #define LOG4(off) \
 	VMOVUPD off(SI), Y0; \
+	LOGCORE4; \
+	VMOVUPD Y1, off(DI)
+
+// LOGCORE4 is LOGCORE8 in four lanes: Y0 into Y1 (Y2…Y9 change).
+#define LOGCORE4 \
 	VANDPD Y14, Y0, Y2; \
 	VORPD Y15, Y2, Y2; \
 	VPSRLQ $52, Y0, Y1; \
@@ -138,8 +148,7 @@ GLOBL l64c<>(SB), RODATA|NOPTR, $184
 	VSUBPD Y2, Y6, Y6; \
 	VBROADCASTSD l64c<>+8(SB), Y9; \
 	VMULPD Y9, Y1, Y1; \
-	VSUBPD Y6, Y1, Y1; \
-	VMOVUPD Y1, off(DI)
+	VSUBPD Y6, Y1, Y1
 
 // SLOWLOG4 jumps to done unless the eight float64s at SI are positive
 // normal numbers: their bits in [the least normal's, +Inf's) as signed
@@ -147,6 +156,16 @@ GLOBL l64c<>(SB), RODATA|NOPTR, $184
 #define SLOWLOG4 \
 	VMOVDQU 0(SI), Y0; \
 	VMOVDQU 32(SI), Y1; \
+	CHECKLOG4
+
+// SLOWLOG1P4 is SLOWLOG4 for 1 + x (Y10 = 1).
+#define SLOWLOG1P4 \
+	VADDPD 0(SI), Y10, Y0; \
+	VADDPD 32(SI), Y10, Y1; \
+	CHECKLOG4
+
+// CHECKLOG4 jumps to done unless Y0 and Y1 are positive normal numbers.
+#define CHECKLOG4 \
 	VPCMPGTQ Y0, Y12, Y2; \
 	VPCMPGTQ Y13, Y0, Y3; \
 	VPOR Y3, Y2, Y2; \
@@ -165,6 +184,15 @@ GLOBL l64c<>(SB), RODATA|NOPTR, $184
 // +Inf's bits).
 #define SLOWLOG8 \
 	VMOVDQU64 0(SI), Z0; \
+	CHECKLOG8
+
+// SLOWLOG1P8 is SLOWLOG8 for 1 + x (Z28 = 1).
+#define SLOWLOG1P8 \
+	VADDPD 0(SI), Z28, Z0; \
+	CHECKLOG8
+
+// CHECKLOG8 jumps to done unless Z0 holds positive normal numbers.
+#define CHECKLOG8 \
 	VPCMPQ $1, Z26, Z0, K2; \
 	VPCMPQ $5, Z25, Z0, K3; \
 	KORB K3, K2, K2; \
@@ -195,3 +223,63 @@ TEXT ·logF64AVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTQ l64c<>+120(SB), Z26
 	VPBROADCASTQ l64c<>+128(SB), Z25
 	UNTIL8(SLOWLOG8, LOG8AT0, 24)
+
+// LOG1P8 is log1p64 for the eight float64s at off(SI), stored at
+// off(DI): with u = 1 + x, log u + (x − (u − 1))/u, x's sign (Z7, Z8
+// change).
+#define LOG1P8(off) \
+	VMOVUPD off(SI), Z8; \
+	VADDPD Z28, Z8, Z0; \
+	LOGCORE8; \
+	VSUBPD Z28, Z0, Z7; \
+	VSUBPD Z7, Z8, Z7; \
+	VDIVPD Z0, Z7, Z7; \
+	VADDPD Z7, Z1, Z1; \
+	VANDPD.BCST l64c<>+184(SB), Z8, Z7; \
+	VORPD Z7, Z1, Z1; \
+	VMOVUPD Z1, off(DI)
+
+#define LOG1P8AT0 \
+	LOG1P8(0)
+
+// LOG1P4 is LOG1P8 in four lanes on AVX2 (x read again after the core).
+#define LOG1P4(off) \
+	VMOVUPD off(SI), Y0; \
+	VADDPD Y10, Y0, Y0; \
+	LOGCORE4; \
+	VMOVUPD off(SI), Y2; \
+	VSUBPD Y10, Y0, Y3; \
+	VSUBPD Y3, Y2, Y3; \
+	VDIVPD Y0, Y3, Y3; \
+	VADDPD Y3, Y1, Y1; \
+	VBROADCASTSD l64c<>+184(SB), Y4; \
+	VANDPD Y4, Y2, Y4; \
+	VORPD Y4, Y1, Y1; \
+	VMOVUPD Y1, off(DI)
+
+#define LOG1P4TWICE \
+	LOG1P4(0); \
+	LOG1P4(32)
+
+// func log1pF64(d, a unsafe.Pointer, n int) int
+// n a multiple of 8; AVX2/FMA; stops before a step with a lane whose
+// 1 + x is not a positive normal number.
+TEXT ·log1pF64(SB), NOSPLIT, $0-32
+	ARGS
+	VBROADCASTSD l64c<>+88(SB), Y10
+	VMOVDQU l64c<>+152(SB), Y11
+	VPBROADCASTQ l64c<>+120(SB), Y12
+	VPBROADCASTQ l64c<>+144(SB), Y13
+	VPBROADCASTQ l64c<>+104(SB), Y14
+	VPBROADCASTQ l64c<>+112(SB), Y15
+	UNTIL8(SLOWLOG1P4, LOG1P4TWICE, 24)
+
+// func log1pF64AVX512(d, a unsafe.Pointer, n int) int
+// n a multiple of 8.
+TEXT ·log1pF64AVX512(SB), NOSPLIT, $0-32
+	ARGS
+	VBROADCASTSD l64c<>+88(SB), Z28
+	VBROADCASTSD l64c<>+0(SB), Z27
+	VPBROADCASTQ l64c<>+120(SB), Z26
+	VPBROADCASTQ l64c<>+128(SB), Z25
+	UNTIL8(SLOWLOG1P8, LOG1P8AT0, 24)

@@ -31,7 +31,7 @@ var unaryRefs = []struct {
 
 // hostF64 are the float64 host references of the ops whose kernels
 // are not package math's (their accuracy has its own test: hyp64_test.go).
-var hostF64 = map[UnaryOp]func(float64) float64{OpExpm1: expm1F64one}
+var hostF64 = map[UnaryOp]func(float64) float64{OpExpm1: expm1F64one, OpLog1p: log1p64}
 
 // unaryRefEdges are every op's edge inputs besides its own.
 var unaryRefEdges = []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(),

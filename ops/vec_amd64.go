@@ -457,6 +457,17 @@ func tanF64(d, a unsafe.Pointer, n int) int
 //go:noescape
 func tanF64AVX512(d, a unsafe.Pointer, n int) int
 
+// log1pF64 and log1pF64AVX512 compute log1p64 of n float64s (n a
+// multiple of 8), stopping before a step with a lane whose 1 + x is not
+// a positive normal number; they return the elements done
+// (log64_amd64.s).
+//
+//go:noescape
+func log1pF64(d, a unsafe.Pointer, n int) int
+
+//go:noescape
+func log1pF64AVX512(d, a unsafe.Pointer, n int) int
+
 // logF64 and logF64AVX512 compute package math's Log of n float64s (n a
 // multiple of 8) up to a step of eight with a lane that is not a positive
 // normal number, and return the elements done (log64_amd64.s).

@@ -102,6 +102,8 @@ func logF64(d, a unsafe.Pointer, n int) int               { panic("ops: no assem
 func logF64AVX512(d, a unsafe.Pointer, n int) int         { panic("ops: no assembly kernels") }
 func tanF64(d, a unsafe.Pointer, n int) int               { panic("ops: no assembly kernels") }
 func tanF64AVX512(d, a unsafe.Pointer, n int) int         { panic("ops: no assembly kernels") }
+func log1pF64(d, a unsafe.Pointer, n int) int             { panic("ops: no assembly kernels") }
+func log1pF64AVX512(d, a unsafe.Pointer, n int) int       { panic("ops: no assembly kernels") }
 func sinCosF64(d, a unsafe.Pointer, n int, q int32, smask uint64) int {
 	panic("ops: no assembly kernels")
 }
