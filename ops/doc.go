@@ -100,8 +100,9 @@
 // Sin, Cos, Tan, Log, Atan, Asin and Acos in float64 lanes give package
 // math's bits (sin64.go, atan64.go; TestSinCosF64, TestLogF64,
 // TestAtan64), float64 Tanh, Sigmoid, Sinh, Cosh and Expm1 (on Exp's
-// kernels, hyp64.go) and Log1p (on Log's, math64.go) within two ulps
-// (TestTanhF64, TestSigmoidF64, TestHyp64Accuracy, TestLog1pF64); the
+// kernels, hyp64.go), Log1p (on Log's, math64.go) and Softplus (on
+// both) within two ulps (TestTanhF64, TestSigmoidF64, TestHyp64Accuracy,
+// TestLog1pF64, TestSoftplusF64); the
 // rounding ops, Relu, Sign, Mod, Clip and the class tests are exact; Float16 and BFloat16 compute in float32 and may round to the
 // neighbouring value. Device sums of float types accumulate in
 // float64 (float32 without cl_khr_fp64) in a different order than the host.

@@ -119,7 +119,7 @@ func TestExpF64Kernels(t *testing.T) {
 // and the purego tag pick the others), over x = 3·N(0, 1) (Log and Sqrt:
 // e^x). NumPy: bench/results/host-math64.txt.
 func BenchmarkMathF64(b *testing.B) {
-	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog, OpAbs, OpSqrt, OpFloor, OpRound, OpSigmoid, OpTanh, OpSinh, OpCosh, OpExpm1, OpRelu, OpSign, OpAtan, OpAsin, OpAcos, OpTan, OpLog1p} {
+	for _, op := range []UnaryOp{OpExp, OpSin, OpCos, OpLog, OpAbs, OpSqrt, OpFloor, OpRound, OpSigmoid, OpTanh, OpSinh, OpCosh, OpExpm1, OpRelu, OpSign, OpAtan, OpAsin, OpAcos, OpTan, OpLog1p, OpSoftplus} {
 		for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 			xs := make([]float64, n)
 			r := rand.New(rand.NewPCG(1, uint64(n)))

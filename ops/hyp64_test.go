@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/resident-go/resident/internal/draw"
@@ -110,11 +111,10 @@ func TestHyp64Accuracy(t *testing.T) {
 	}
 }
 
-// log1pExact is log(1 + x) correctly rounded to float64: 1 + x exactly
-// in 400-bit arithmetic, m·2^k with m in [√½, √2), then k·ln2 + 2·atanh
-// of (m − 1)/(m + 1) from its series (below 2^−30, x − x²/2 + x³/3).
+// log1pExact is log(1 + x) correctly rounded to float64: logBig of 1 + x
+// exactly (below 2^−30, x − x²/2 + x³/3).
 func log1pExact(x float64) float64 {
-	const prec = 400
+	const prec = log1pPrec
 	f := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
 	switch {
 	case x != x || x < -1:
@@ -130,7 +130,18 @@ func log1pExact(x float64) float64 {
 		w, _ := v.Add(v, x3.Quo(x3, f(3))).Float64()
 		return w
 	}
-	u := new(big.Float).SetPrec(prec).Add(f(1), f(x))
+	w, _ := logBig(new(big.Float).SetPrec(log1pPrec).Add(f(1), f(x))).Float64()
+	return w
+}
+
+const log1pPrec = 400
+
+// logBig is the natural logarithm of u > 0 to log1pPrec bits: u = m·2^k
+// with m in [√½, √2), then k·ln2 + 2·atanh((m − 1)/(m + 1)) from its
+// series.
+func logBig(u *big.Float) *big.Float {
+	const prec = log1pPrec
+	f := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
 	m := new(big.Float).SetPrec(prec)
 	k := u.MantExp(m) // u = m·2^k, m in [½, 1)
 	if m.Cmp(f(math.Sqrt2/2)) < 0 {
@@ -146,8 +157,7 @@ func log1pExact(x float64) float64 {
 	}
 	sum.Mul(sum, f(2))
 	ln2 := new(big.Float).SetPrec(prec).Set(ln2Big())
-	w, _ := sum.Add(sum, ln2.Mul(ln2, f(float64(k)))).Float64()
-	return w
+	return sum.Add(sum, ln2.Mul(ln2, f(float64(k))))
 }
 
 // TestLog1pF64: float64 Log1p gives log1p64's bits from the AVX-512 and
@@ -191,5 +201,42 @@ func TestLog1pF64(t *testing.T) {
 	t.Logf("log1p: %.1f%% correctly rounded, worst %d ulps", pct, worst)
 	if pct < 85 {
 		t.Errorf("log1p: %.1f%% correctly rounded; want at least 85%%", pct)
+	}
+}
+
+// TestSoftplusF64: float64 Softplus through Unary (the Exp and Log1p
+// kernels where the CPU has AVX2) gives softplus64's bits, in and out of
+// place, and is within two ulps of log(1 + e^x) in 200-bit arithmetic.
+func TestSoftplusF64(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 75))
+	xs := []float64{math.NaN(), math.Inf(1), math.Inf(-1), 0, math.Copysign(0, -1), 1, -1, 37, -37, 709, 710, -745, -746, 800, -800, 5e-324}
+	for range 3000 {
+		xs = append(xs, r.NormFloat64()*math.Pow(2, float64(r.IntN(16)-6)))
+	}
+	got := unaryF64(t, OpSoftplus, xs)
+	in := slices.Clone(xs)
+	if !unVec64(OpSoftplus, in, in) { // no kernels: the generic loop
+		for i := range in {
+			in[i] = softplus64(in[i])
+		}
+	}
+	for i, x := range xs {
+		if !same(got[i], softplus64(x)) || !same(in[i], got[i]) {
+			t.Fatalf("softplus(%v) = %v (in place %v), softplus64 %v", x, got[i], in[i], softplus64(x))
+		}
+		var w float64
+		switch {
+		case x != x || math.IsInf(x, 0):
+			w = max(x, 0)
+		default:
+			y := expBig(-math.Abs(x)) // log1p(y) = y − y²/2 … : y alone below 2^−100
+			if y.MantExp(nil) > -100 {
+				y = logBig(new(big.Float).SetPrec(log1pPrec).Add(new(big.Float).SetPrec(log1pPrec).SetFloat64(1), y))
+			}
+			w, _ = y.Add(y, new(big.Float).SetPrec(log1pPrec).SetFloat64(max(x, 0))).Float64()
+		}
+		if u := ulpDiff(got[i], w, false); u > 2 {
+			t.Fatalf("softplus(%v) = %v, want %v (%d ulps)", x, got[i], w, u)
+		}
 	}
 }

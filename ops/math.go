@@ -10,8 +10,10 @@ import (
 
 func sigmoid64(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-// softplus64 is log(1+e^x) without overflow: max(x,0) + log1p(e^−|x|).
-func softplus64(x float64) float64 { return max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) }
+// softplus64 is log(1+e^x) without overflow: max(x,0) + log1p(e^−|x|),
+// with Exp's and Log1p's one-element forms, so that every path (the
+// kernels' passes, softplusLanes64) gives the same bits.
+func softplus64(x float64) float64 { return max(x, 0) + log1p64(expF64one(-math.Abs(x))) }
 
 func relu64(x float64) float64 {
 	if x > 0 || x != x {

@@ -25,12 +25,13 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 		tanLanes64(d, a)
 	case OpLog:
 		logLanes64(d, a)
-	case OpLog1p:
-		k := log1pF64
-		if useAVX512 {
-			k = log1pF64AVX512
+	case OpSoftplus:
+		if !useAsm {
+			return false
 		}
-		lanesUntil(d, a, k, log1p64)
+		softplusLanes64(d, a)
+	case OpLog1p:
+		lanesUntil(d, a, log1pKernel(), log1p64)
 	case OpSigmoid:
 		lanes4or8(d, a, sigmoidF64AVX512, sigmoidF64, sigmoidF64one)
 	case OpTanh:
@@ -112,4 +113,28 @@ func sigmoidF64one(x float64) float64 {
 		n = e
 	}
 	return n / (1 + e)
+}
+
+// softplusLanes64 stores softplus64 of a in d in pieces: e^−|x| (a sign
+// mask, then Exp's kernels), log1p of it (Log1p's), then max(x, 0) added.
+func softplusLanes64(d, a []float64) {
+	var buf [512]float64
+	for i := 0; i < len(d); i += len(buf) {
+		t := buf[:min(len(buf), len(d)-i)]
+		x := a[i : i+len(t)]
+		bitsF64(unsafe.Pointer(&t[0]), unsafe.Pointer(&x[0]), len(t), 1<<63-1, 1<<63)
+		expLanes64(t, t)
+		lanesUntil(t, t, log1pKernel(), log1p64)
+		for j, v := range x {
+			d[i+j] = max(v, 0) + t[j]
+		}
+	}
+}
+
+// log1pKernel is the Log1p kernel for this CPU.
+func log1pKernel() func(d, a unsafe.Pointer, n int) int {
+	if useAVX512 {
+		return log1pF64AVX512
+	}
+	return log1pF64
 }

@@ -115,7 +115,7 @@ func wholeSteps(t *testing.T, what string, k func() func(d, a unsafe.Pointer, n 
 
 // TestMath64Layouts: the float64 kernels' ops (exact ones, Exp, Sin,
 // Cos, Tan, Log, Log1p, Sigmoid, Tanh, Sinh, Cosh, Expm1, Atan, Asin,
-// Acos) through Unary, and fused through Eval, over the differential tests' drawn
+// Acos, Softplus) through Unary, and fused through Eval, over the differential tests' drawn
 // extents and layouts (crops, steps, storage orders, reshapes, views of
 // views, broadcast inputs) and wide values (NaN, ±Inf, ±1e6), give each
 // element the bits of the one-element function the kernels match, and
@@ -126,9 +126,10 @@ func TestMath64Layouts(t *testing.T) {
 		OpExp: expF64one, OpSin: sin64, OpCos: cos64, OpLog: math.Log, OpSqrt: math.Sqrt, OpFloor: math.Floor,
 		OpCeil: math.Ceil, OpRound: math.RoundToEven, OpTrunc: math.Trunc, OpSigmoid: sigmoidF64one, OpTanh: tanhF64one,
 		OpSinh: sinhF64one, OpCosh: coshF64one, OpExpm1: expm1F64one, OpRelu: relu64, OpSign: sign64,
-		OpAtan: atanF64one, OpAsin: asinF64one, OpAcos: acosF64one, OpTan: tan64, OpLog1p: log1p64}
+		OpAtan: atanF64one, OpAsin: asinF64one, OpAcos: acosF64one, OpTan: tan64, OpLog1p: log1p64,
+		OpSoftplus: softplus64}
 	ops := []UnaryOp{OpAbs, OpNeg, OpExp, OpSin, OpCos, OpLog, OpSqrt, OpFloor, OpCeil, OpRound, OpTrunc, OpSigmoid, OpTanh,
-		OpSinh, OpCosh, OpExpm1, OpRelu, OpSign, OpAtan, OpAsin, OpAcos, OpTan, OpLog1p}
+		OpSinh, OpCosh, OpExpm1, OpRelu, OpSign, OpAtan, OpAsin, OpAcos, OpTan, OpLog1p, OpSoftplus}
 	var big, ran [2]int // cases of 64 elements or more, and those that reached a kernel: Unary, Eval
 	for i := range 200 {
 		g := &dgen{tb: t, r: rand.New(rand.NewPCG(seed, 3<<32+uint64(i)))}
