@@ -90,24 +90,31 @@ func TestHyp64Accuracy(t *testing.T) {
 		for range 4000 {
 			xs = append(xs, hyp64Value(r))
 		}
-		got := unaryF64(t, op, xs)
-		exact, worst := 0, int64(0)
-		for i, x := range xs {
-			w := hyp64Exact(op, x)
-			u := ulpDiff(got[i], w, false)
-			if u > 2 || w == 0 && !same(got[i], w) {
-				t.Fatalf("%v(%v) = %v, want %v (%d ulps)", op, x, got[i], w, u)
-			}
-			if u == 0 {
-				exact++
-			}
-			worst = max(worst, u)
+		within2(t, op.String(), xs, unaryF64(t, op, xs), func(x float64) float64 { return hyp64Exact(op, x) }, 0.85)
+	}
+}
+
+// within2 checks got against exact of each of xs: within two ulps, a
+// zero's sign kept, and at least minFrac of them correctly rounded (the
+// share and the worst are logged).
+func within2(t *testing.T, name string, xs, got []float64, exact func(float64) float64, minFrac float64) {
+	t.Helper()
+	n, worst := 0, int64(0)
+	for i, x := range xs {
+		w := exact(x)
+		u := ulpDiff(got[i], w, false)
+		if u > 2 || w == 0 && !same(got[i], w) {
+			t.Fatalf("%s(%v) = %v, want %v (%d ulps)", name, x, got[i], w, u)
 		}
-		pct := 100 * float64(exact) / float64(len(xs))
-		t.Logf("%v: %.1f%% correctly rounded, worst %d ulps", op, pct, worst)
-		if pct < 85 {
-			t.Errorf("%v: %.1f%% correctly rounded; want at least 85%%", op, pct)
+		if u == 0 {
+			n++
 		}
+		worst = max(worst, u)
+	}
+	frac := float64(n) / float64(len(xs))
+	t.Logf("%s: %d of %d (%.4f) correctly rounded, worst %d ulps", name, n, len(xs), frac, worst)
+	if frac < minFrac {
+		t.Errorf("%s: %.4f of the results correctly rounded; want at least %.2f", name, frac, minFrac)
 	}
 }
 
@@ -184,24 +191,7 @@ func TestLog1pF64(t *testing.T) {
 	for range 3000 {
 		xs = append(xs, value(r))
 	}
-	got := unaryF64(t, OpLog1p, xs)
-	exact, worst := 0, int64(0)
-	for i, x := range xs {
-		w := log1pExact(x)
-		u := ulpDiff(got[i], w, false)
-		if u > 2 || w == 0 && !same(got[i], w) {
-			t.Fatalf("log1p(%v) = %v, want %v (%d ulps)", x, got[i], w, u)
-		}
-		if u == 0 {
-			exact++
-		}
-		worst = max(worst, u)
-	}
-	pct := 100 * float64(exact) / float64(len(xs))
-	t.Logf("log1p: %.1f%% correctly rounded, worst %d ulps", pct, worst)
-	if pct < 85 {
-		t.Errorf("log1p: %.1f%% correctly rounded; want at least 85%%", pct)
-	}
+	within2(t, "log1p", xs, unaryF64(t, OpLog1p, xs), log1pExact, 0.85)
 }
 
 // TestSoftplusF64: float64 Softplus through Unary (the Exp and Log1p

@@ -1,6 +1,6 @@
 // Macros shared by the lane kernels (hyp_amd64.s, asin_amd64.s,
 // tan_amd64.s, sinhcosh_amd64.s, exp64_amd64.s, sin64_amd64.s,
-// log64_amd64.s).
+// log64_amd64.s, atan64_amd64.s, unary_amd64.s).
 
 // C4 stores v four times at name+off: AVX2 FMA memory operands are whole
 // vectors (the AVX-512 kernels broadcast the first copy).

@@ -202,26 +202,35 @@ GLOBL l64c<>(SB), RODATA|NOPTR, $192
 #define LOG8AT0 \
 	LOG8(0)
 
+// LOGSETUP4 and LOGSETUP8 load the arguments and the constants the
+// kernels keep in registers (LOG4's and SLOWLOG4's; LOG8's and
+// SLOWLOG8's).
+#define LOGSETUP4 \
+	ARGS; \
+	VBROADCASTSD l64c<>+88(SB), Y10; \
+	VMOVDQU l64c<>+152(SB), Y11; \
+	VPBROADCASTQ l64c<>+120(SB), Y12; \
+	VPBROADCASTQ l64c<>+144(SB), Y13; \
+	VPBROADCASTQ l64c<>+104(SB), Y14; \
+	VPBROADCASTQ l64c<>+112(SB), Y15
+
+#define LOGSETUP8 \
+	ARGS; \
+	VBROADCASTSD l64c<>+88(SB), Z28; \
+	VBROADCASTSD l64c<>+0(SB), Z27; \
+	VPBROADCASTQ l64c<>+120(SB), Z26; \
+	VPBROADCASTQ l64c<>+128(SB), Z25
+
 // func logF64(d, a unsafe.Pointer, n int) int
 // n a multiple of 8; AVX2/FMA.
 TEXT ·logF64(SB), NOSPLIT, $0-32
-	ARGS
-	VBROADCASTSD l64c<>+88(SB), Y10
-	VMOVDQU l64c<>+152(SB), Y11
-	VPBROADCASTQ l64c<>+120(SB), Y12
-	VPBROADCASTQ l64c<>+144(SB), Y13
-	VPBROADCASTQ l64c<>+104(SB), Y14
-	VPBROADCASTQ l64c<>+112(SB), Y15
+	LOGSETUP4
 	UNTIL8(SLOWLOG4, LOG4TWICE, 24)
 
 // func logF64AVX512(d, a unsafe.Pointer, n int) int
 // n a multiple of 8.
 TEXT ·logF64AVX512(SB), NOSPLIT, $0-32
-	ARGS
-	VBROADCASTSD l64c<>+88(SB), Z28
-	VBROADCASTSD l64c<>+0(SB), Z27
-	VPBROADCASTQ l64c<>+120(SB), Z26
-	VPBROADCASTQ l64c<>+128(SB), Z25
+	LOGSETUP8
 	UNTIL8(SLOWLOG8, LOG8AT0, 24)
 
 // LOG1P8 is log1p64 for the eight float64s at off(SI), stored at
@@ -265,21 +274,11 @@ TEXT ·logF64AVX512(SB), NOSPLIT, $0-32
 // n a multiple of 8; AVX2/FMA; stops before a step with a lane whose
 // 1 + x is not a positive normal number.
 TEXT ·log1pF64(SB), NOSPLIT, $0-32
-	ARGS
-	VBROADCASTSD l64c<>+88(SB), Y10
-	VMOVDQU l64c<>+152(SB), Y11
-	VPBROADCASTQ l64c<>+120(SB), Y12
-	VPBROADCASTQ l64c<>+144(SB), Y13
-	VPBROADCASTQ l64c<>+104(SB), Y14
-	VPBROADCASTQ l64c<>+112(SB), Y15
+	LOGSETUP4
 	UNTIL8(SLOWLOG1P4, LOG1P4TWICE, 24)
 
 // func log1pF64AVX512(d, a unsafe.Pointer, n int) int
 // n a multiple of 8.
 TEXT ·log1pF64AVX512(SB), NOSPLIT, $0-32
-	ARGS
-	VBROADCASTSD l64c<>+88(SB), Z28
-	VBROADCASTSD l64c<>+0(SB), Z27
-	VPBROADCASTQ l64c<>+120(SB), Z26
-	VPBROADCASTQ l64c<>+128(SB), Z25
+	LOGSETUP8
 	UNTIL8(SLOWLOG1P8, LOG1P8AT0, 24)

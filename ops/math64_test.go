@@ -257,24 +257,7 @@ func TestTanhF64(t *testing.T) {
 	for range 3000 {
 		xs = append(xs, value(r))
 	}
-	got := unaryF64(t, OpTanh, xs)
-	exact, worst := 0, int64(0)
-	for i, x := range xs {
-		w := tanhExact(x)
-		u := ulpDiff(got[i], w, false)
-		if u > 2 || math.Signbit(got[i]) != math.Signbit(w) {
-			t.Fatalf("tanh(%v) = %v, want %v (%d ulps)", x, got[i], w, u)
-		}
-		if u == 0 {
-			exact++
-		}
-		worst = max(worst, u)
-	}
-	if frac := float64(exact) / float64(len(xs)); frac < 0.95 {
-		t.Errorf("%.4f of tanh's results correctly rounded, want at least 0.95", frac)
-	} else {
-		t.Logf("%d of %d (%.4f) correctly rounded, worst %d ulps", exact, len(xs), frac, worst)
-	}
+	within2(t, "tanh", xs, unaryF64(t, OpTanh, xs), tanhExact, 0.95)
 }
 
 // tanhExact is tanh x correctly rounded: (E − 1)/(E + 1), E = e^(2x) in

@@ -41,13 +41,7 @@ func sinCos64(x float64, cos bool) float64 {
 		}
 		return math.Sin(x)
 	}
-	j := uint64(float64(ax * (4 / math.Pi)))
-	y := float64(j)
-	if j&1 == 1 {
-		j++
-		y++
-	}
-	z := float64(float64(ax-float64(y*pio4A))-float64(y*pio4B)) - float64(y*pio4C)
+	j, z := reduce64(ax)
 	if cos {
 		j += 2
 	}
@@ -65,6 +59,15 @@ func sinCos64(x float64, cos bool) float64 {
 		r = -r
 	}
 	return r
+}
+
+// reduce64 is package math's reduction of ax (in [0, 2^29)) by π/4: j =
+// ⌊ax·4/π⌋ made even, and z = ax − j·π/4 in three parts.
+func reduce64(ax float64) (j uint64, z float64) {
+	j = uint64(float64(ax * (4 / math.Pi)))
+	j += j & 1
+	y := float64(j)
+	return j, float64(float64(ax-float64(y*pio4A))-float64(y*pio4B)) - float64(y*pio4C)
 }
 
 // poly64 is package math's ((((c0·zz + c1)·zz + c2)·zz + c3)·zz + c4)·zz
@@ -90,13 +93,7 @@ func tan64(x float64) float64 {
 	if !(ax < 1<<29) {
 		return math.Tan(x)
 	}
-	j := uint64(float64(ax * (4 / math.Pi)))
-	y := float64(j)
-	if j&1 == 1 {
-		j++
-		y++
-	}
-	z := float64(float64(ax-float64(y*pio4A))-float64(y*pio4B)) - float64(y*pio4C)
+	j, z := reduce64(ax)
 	zz := float64(z * z)
 	r := z
 	if zz > 1e-14 {

@@ -6,6 +6,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "lanes_amd64.h"
 
 // STORE4 stores Y0…Y3 (128 bytes: elems results) at DI with mv and steps
 // past them; STORE1 stores X0's one (size bytes).
@@ -57,9 +58,7 @@ sdone:
 // when either is NaN or both are zeros; adding +0 then turns −0 into +0
 // (as relu64 gives) and leaves the rest, NaN included, as they are.
 #define RELU(maxp, addp, maxs, adds, mv, st, size) \
-	MOVQ d+0(FP), DI; \
-	MOVQ a+8(FP), SI; \
-	MOVQ n+16(FP), CX; \
+	ARGS; \
 	VXORPS Y4, Y4, Y4; \
 rloop: \
 	CMPQ CX, $(128/size); \
@@ -108,9 +107,7 @@ TEXT ·reluF64(SB), NOSPLIT, $0-24
 // SIGNS is sign64 of n elements, 128 bytes a step, then one at a time
 // (bc broadcasts one element; sb and one are the sign bit's and 1's).
 #define SIGNS(and, or, cmp, blend, bc, mv, st, size, sb, one) \
-	MOVQ d+0(FP), DI; \
-	MOVQ a+8(FP), SI; \
-	MOVQ n+16(FP), CX; \
+	ARGS; \
 	VXORPS Y4, Y4, Y4; \
 	MOVQ $sb, AX; \
 	MOVQ AX, X5; \
