@@ -12,8 +12,9 @@ import (
 // TestTanhAccuracy: tanh32 (through unVec32, so the kernels this CPU
 // picks) is within one ulp of math.Tanh rounded to float32 at every 61st
 // float32 below 10 in magnitude (244th under the race detector), both
-// signs, and exact at ±0, ±Inf and past 9.1; NaN stays NaN. (An exhaustive run over every float32 below 10
-// found 99.8% correctly rounded, the rest one ulp off.)
+// signs, and exact at ±0, ±Inf and past 9.1; NaN stays NaN. (An
+// exhaustive run over every float32 below 10 found 99.8% correctly
+// rounded, the rest one ulp off.)
 func TestTanhAccuracy(t *testing.T) {
 	var xs []float32
 	step := uint32(61)
