@@ -79,6 +79,11 @@ func cmpRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 			unsafe.Slice(ptr[float32](j.base[1], off[1]), n), unsafe.Pointer(ptr[float32](j.base[2], off[2])), sb, j.total()*9 >= ntBytes)
 		return
 	}
+	if useAsm && kindOf[T]() == kFloat && sizeOf[T]() == 8 && sd == 1 && sa == 1 && sb == 1 {
+		cmpMask64(CmpOp(j.op), unsafe.Slice(ptr[uint8](j.base[0], off[0]), n),
+			unsafe.Slice(ptr[float64](j.base[1], off[1]), n), unsafe.Slice(ptr[float64](j.base[2], off[2]), n))
+		return
+	}
 	var ab, bb [blk]T
 	var db [blk]uint8
 	for i := 0; i < n; i += blk {

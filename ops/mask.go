@@ -7,9 +7,9 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// Dense float32 masks and float32 <-> float64, int32 conversions with
-// the kernels of mask_amd64.s, for Compare, CompareScalar, the class
-// tests and Cast:
+// Dense float32 and float64 masks and float32 <-> float64, int32
+// conversions with the kernels of mask_amd64.s, for Compare,
+// CompareScalar (float32), the class tests and Cast:
 // their rows take these when every operand is dense (a scalar b
 // repeated), the Go loops otherwise and for the last few elements.
 
@@ -55,6 +55,27 @@ func cmpMask32(op CmpOp, d []uint8, a, b []float32, nt bool) {
 			x, y = b, a
 		}
 		cmpF32(unsafe.Pointer(&d[h]), unsafe.Pointer(&x[h]), unsafe.Pointer(&y[h]), w-h, pred, nt)
+		kernelRuns.Add(1)
+	}
+	cmpVec(op, d[w:], a[w:], b[w:])
+}
+
+// cmpMask64 stores the mask of a op b in d for dense float64 a and b:
+// cmpF64 over the first multiple of 32, cmpVec over the rest (all of it
+// without the kernels).
+func cmpMask64(op CmpOp, d []uint8, a, b []float64) {
+	a, b = a[:len(d)], b[:len(d)]
+	w := 0
+	if useAsm {
+		w = len(d) &^ 31
+	}
+	if w > 0 {
+		pred, swap := cmpPred(op)
+		x, y := a, b
+		if swap {
+			x, y = b, a
+		}
+		cmpF64(unsafe.Pointer(&d[0]), unsafe.Pointer(&x[0]), unsafe.Pointer(&y[0]), w, pred)
 		kernelRuns.Add(1)
 	}
 	cmpVec(op, d[w:], a[w:], b[w:])

@@ -1,6 +1,6 @@
-// Code in this file: AVX2 float32 comparisons into uint8 masks (Compare,
-// IsNaN) and float32 <-> float64 conversions (Cast), 32 or 16 elements a
-// step; the Go loops take the rest (mask.go).
+// Code in this file: AVX2 float32 and float64 comparisons into uint8
+// masks (Compare, IsNaN) and float32 <-> float64 conversions (Cast), 32
+// or 16 elements a step; the Go loops take the rest (mask.go).
 
 //go:build amd64 && !purego
 
@@ -327,4 +327,81 @@ found:
 none:
 	VZEROUPPER
 	MOVQ AX, ret+24(FP)
+	RET
+
+// VPSHUFB's order for cmpF64's packed bytes, within each 128-bit half
+DATA c64shuf<>+0(SB)/8, $0x0706030205040100
+DATA c64shuf<>+8(SB)/8, $0x0f0e0b0a0d0c0908
+DATA c64shuf<>+16(SB)/8, $0x0706030205040100
+DATA c64shuf<>+24(SB)/8, $0x0f0e0b0a0d0c0908
+GLOBL c64shuf<>(SB), RODATA|NOPTR, $32
+
+// CMP64LOOP compares 32 float64 at SI with those at DX a step by
+// VCMPPD's predicate imm and stores the 32 uint8 at DI: three rounds of
+// signed packs take each all-ones or zero quadword to a byte (the first
+// two leave each twice, the third keeps one), VPERMD (Y14) and VPSHUFB
+// (Y13) put the bytes back in order, Y15 keeps their low bit.
+#define CMP64LOOP(imm, top) \
+top: \
+	CMPQ CX, $32; \
+	JB done; \
+	VMOVUPD 0(SI), Y0; \
+	VMOVUPD 32(SI), Y1; \
+	VMOVUPD 64(SI), Y2; \
+	VMOVUPD 96(SI), Y3; \
+	VMOVUPD 128(SI), Y4; \
+	VMOVUPD 160(SI), Y5; \
+	VMOVUPD 192(SI), Y6; \
+	VMOVUPD 224(SI), Y7; \
+	VCMPPD $imm, 0(DX), Y0, Y0; \
+	VCMPPD $imm, 32(DX), Y1, Y1; \
+	VCMPPD $imm, 64(DX), Y2, Y2; \
+	VCMPPD $imm, 96(DX), Y3, Y3; \
+	VCMPPD $imm, 128(DX), Y4, Y4; \
+	VCMPPD $imm, 160(DX), Y5, Y5; \
+	VCMPPD $imm, 192(DX), Y6, Y6; \
+	VCMPPD $imm, 224(DX), Y7, Y7; \
+	VPACKSSDW Y1, Y0, Y0; \
+	VPACKSSDW Y3, Y2, Y2; \
+	VPACKSSDW Y5, Y4, Y4; \
+	VPACKSSDW Y7, Y6, Y6; \
+	VPACKSSWB Y2, Y0, Y0; \
+	VPACKSSWB Y6, Y4, Y4; \
+	VPACKSSWB Y4, Y0, Y0; \
+	VPERMD Y0, Y14, Y0; \
+	VPSHUFB Y13, Y0, Y0; \
+	VPAND Y15, Y0, Y0; \
+	VMOVDQU Y0, (DI); \
+	ADDQ $256, SI; \
+	ADDQ $256, DX; \
+	ADDQ $32, DI; \
+	SUBQ $32, CX; \
+	JMP top
+
+// func cmpF64(d unsafe.Pointer, a, b unsafe.Pointer, n int, pred int)
+// d[i] = 1 where a[i] pred b[i], else 0, for n a multiple of 32; pred
+// as cmpF32's 0 to 3.
+TEXT ·cmpF64(SB), NOSPLIT, $0-40
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	MOVQ pred+32(FP), AX
+	VMOVDQU maskc<>+0(SB), Y14
+	VPBROADCASTB maskc<>+32(SB), Y15
+	VMOVDQU c64shuf<>+0(SB), Y13
+	CMPQ AX, $1
+	JEQ ne
+	JA ltup
+	CMP64LOOP(0x00, eq)
+ne:
+	CMP64LOOP(0x04, neloop)
+ltup:
+	CMPQ AX, $3
+	JEQ le
+	CMP64LOOP(0x11, lt)
+le:
+	CMP64LOOP(0x12, leloop)
+done:
+	VZEROUPPER
 	RET

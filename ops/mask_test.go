@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -208,5 +209,68 @@ func TestScalarOperandRows(t *testing.T) {
 		if kernelRuns.Load() == before {
 			t.Error("a mask or cast op over 1000 float32 ran no kernel")
 		}
+	}
+}
+
+// TestCmpMask64: float64 Compare's six ops through cmpMask64 (cmpF64 over
+// each multiple of 32) give cmpVec's bytes at drawn lengths and offsets,
+// NaN, ±Inf, ±0 and ties included, and a kernel runs where there are 32
+// elements; through Compare over dense Arrays too.
+func TestCmpMask64(t *testing.T) {
+	r := rand.New(rand.NewPCG(draw.Seed(t), 76))
+	for c := range 300 {
+		n, off := r.IntN(200), r.IntN(5)
+		a, b := make([]float64, n+off), make([]float64, n+off)
+		for i := range a {
+			a[i], b[i] = float64(maskValue(r)), float64(maskValue(r))
+			if r.IntN(4) == 0 {
+				b[i] = a[i]
+			}
+		}
+		for op := EQ; op <= GE; op++ {
+			want, got := make([]uint8, n), make([]uint8, n)
+			cmpVec(op, want, a[off:], b[off:])
+			runs := kernelRuns.Load()
+			cmpMask64(op, got, a[off:], b[off:])
+			if useAsm && n >= 32 && kernelRuns.Load() == runs {
+				t.Fatalf("case %d %v: no kernel ran for %d elements", c, op, n)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("case %d %v, %d elements at offset %d: %v, want %v", c, op, n, off, got, want)
+			}
+			if n > 0 {
+				m := array.New[uint8](n)
+				must(t, Compare(m, array.FromSlice(a[off:], n), array.FromSlice(b[off:], n), op))
+				h, err := m.HostReadOnly()
+				must(t, err)
+				if !slices.Equal(h.Data(), want) {
+					t.Fatalf("case %d: Compare %v: %v, want %v", c, op, h.Data(), want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkCompareF64: Compare(LT) of dense float64 at 2^16 and 2^20
+// (NumPy's peer: np.less(x, y, out=mask)).
+//
+//	go test -run '^$' -bench CompareF64 ./ops
+func BenchmarkCompareF64(b *testing.B) {
+	for _, n := range []int{1 << 16, 1 << 20} {
+		r := rand.New(rand.NewPCG(1, 2))
+		xs, ys := make([]float64, n), make([]float64, n)
+		for i := range xs {
+			xs[i], ys[i] = r.Float64()*8-4, r.Float64()+0.5
+		}
+		x, y, m := array.FromSlice(xs, n), array.FromSlice(ys, n), array.New[uint8](n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(17 * n))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := Compare(m, x, y, LT); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -338,6 +338,12 @@ func softplusF32AVX512(d, a unsafe.Pointer, n int)
 //go:noescape
 func cmpF32(d, a, b unsafe.Pointer, n int, pred int, nt bool)
 
+// cmpF64 is cmpF32's predicates 0 to 3 over float64s, n a multiple of
+// 32, plain stores (mask_amd64.s).
+//
+//go:noescape
+func cmpF64(d, a, b unsafe.Pointer, n int, pred int)
+
 // aboveF32 returns the index of the first of the n float32 at p that is
 // ≥ t or a NaN, looked for 32 a step; where no whole step holds one, the
 // last whole step's end (mask_amd64.s).

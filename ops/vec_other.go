@@ -132,6 +132,7 @@ func sfence()                                                  { panic("ops: no 
 func softplusF32(d, a unsafe.Pointer, n int)                   { panic("ops: no assembly kernels") }
 func softplusF32AVX512(d, a unsafe.Pointer, n int)             { panic("ops: no assembly kernels") }
 func cmpF32(d, a, b unsafe.Pointer, n int, pred int, nt bool)  { panic("ops: no assembly kernels") }
+func cmpF64(d, a, b unsafe.Pointer, n int, pred int)           { panic("ops: no assembly kernels") }
 func aboveF32(p unsafe.Pointer, n int, t float32) int          { panic("ops: no assembly kernels") }
 func cvtF32F64(d, a unsafe.Pointer, n int, nt bool)            { panic("ops: no assembly kernels") }
 func cvtF64F32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
