@@ -74,15 +74,16 @@ func compare[T array.Elem](op CmpOp, dst *array.Array[uint8], a, b *array.Array[
 
 func cmpRow[T array.Elem](j *job, n int, off *[maxOps]int) {
 	sd, sa, sb := j.str[0][0], j.str[1][0], j.str[2][0]
-	if useAsm && kindOf[T]() == kFloat && sizeOf[T]() == 4 && sd == 1 && sa == 1 && sb <= 1 && sb >= 0 {
-		cmpRow32(CmpOp(j.op), unsafe.Slice(ptr[uint8](j.base[0], off[0]), n),
-			unsafe.Slice(ptr[float32](j.base[1], off[1]), n), unsafe.Pointer(ptr[float32](j.base[2], off[2])), sb, j.total()*9 >= ntBytes)
-		return
-	}
-	if useAsm && kindOf[T]() == kFloat && sizeOf[T]() == 8 && sd == 1 && sa == 1 && sb == 1 {
-		cmpMask64(CmpOp(j.op), unsafe.Slice(ptr[uint8](j.base[0], off[0]), n),
-			unsafe.Slice(ptr[float64](j.base[1], off[1]), n), unsafe.Slice(ptr[float64](j.base[2], off[2]), n))
-		return
+	if useAsm && kindOf[T]() == kFloat && sd == 1 && sa == 1 && sb <= 1 && sb >= 0 {
+		d, nt := unsafe.Slice(ptr[uint8](j.base[0], off[0]), n), j.total()*9 >= ntBytes
+		switch sizeOf[T]() {
+		case 4:
+			cmpRowF(CmpOp(j.op), d, unsafe.Slice(ptr[float32](j.base[1], off[1]), n), unsafe.Pointer(ptr[float32](j.base[2], off[2])), sb, nt)
+			return
+		case 8:
+			cmpRowF(CmpOp(j.op), d, unsafe.Slice(ptr[float64](j.base[1], off[1]), n), unsafe.Pointer(ptr[float64](j.base[2], off[2])), sb, nt)
+			return
+		}
 	}
 	var ab, bb [blk]T
 	var db [blk]uint8

@@ -91,18 +91,29 @@ func ntHead[T any](d []T, nt bool) int {
 	return min(int(-uintptr(unsafe.Pointer(&d[0]))&31)/int(unsafe.Sizeof(z)), len(d))
 }
 
-// cmpRow32 is cmpRow for dense float32 a and d, b dense or (sb 0) one
-// value repeated.
-func cmpRow32(op CmpOp, d []uint8, a []float32, b unsafe.Pointer, sb int, nt bool) {
+// cmpRowF is cmpRow for dense float32 or float64 a and d, b dense or
+// (sb 0) one value repeated: cmpMask32's or cmpMask64's kernel either way.
+func cmpRowF[T float32 | float64](op CmpOp, d []uint8, a []T, b unsafe.Pointer, sb int, nt bool) {
 	if sb == 1 {
-		cmpMask32(op, d, a, unsafe.Slice((*float32)(b), len(d)), nt)
+		cmpMaskF(op, d, a, unsafe.Slice((*T)(b), len(d)), nt)
 		return
 	}
-	var buf [scalarPiece]float32
-	fillSlice(buf[:min(len(buf), len(d))], *(*float32)(b))
+	var buf [scalarPiece]T
+	fillSlice(buf[:min(len(buf), len(d))], *(*T)(b))
 	for i := 0; i < len(d); i += scalarPiece {
 		m := min(scalarPiece, len(d)-i)
-		cmpMask32(op, d[i:i+m], a[i:i+m], buf[:m], nt)
+		cmpMaskF(op, d[i:i+m], a[i:i+m], buf[:m], nt)
+	}
+}
+
+// cmpMaskF is cmpMask32 or cmpMask64 by T (the float64 kernel has no
+// non-temporal form: nt is for float32).
+func cmpMaskF[T float32 | float64](op CmpOp, d []uint8, a, b []T, nt bool) {
+	switch a := any(a).(type) {
+	case []float32:
+		cmpMask32(op, d, a, any(b).([]float32), nt)
+	case []float64:
+		cmpMask64(op, d, a, any(b).([]float64))
 	}
 }
 
@@ -111,7 +122,7 @@ func cmpRow32(op CmpOp, d []uint8, a []float32, b unsafe.Pointer, sb int, nt boo
 const scalarPiece = 1024
 
 // fillSlice sets every element of d to v: the pieces that Fill, the
-// scalar-operand rows and cmpRow32 set one by one.
+// scalar-operand rows and cmpRowF set one by one.
 func fillSlice[T any](d []T, v T) {
 	for i := range d {
 		d[i] = v

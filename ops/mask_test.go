@@ -55,7 +55,7 @@ func TestMaskKernels(t *testing.T) {
 		if n > 0 {
 			s := b[0]
 			cmpVec(op, want, a, slices.Repeat([]float32{s}, n))
-			cmpRow32(op, d, a, unsafe.Pointer(&s), 0, nt)
+			cmpRowF(op, d, a, unsafe.Pointer(&s), 0, nt)
 			if i := firstDiff(d, want); i >= 0 {
 				t.Fatalf("case %d n=%d nt=%v: %v(%v, scalar %v) = %d, want %d", c, n, nt, op, a[i], s, d[i], want[i])
 			}
@@ -215,7 +215,8 @@ func TestScalarOperandRows(t *testing.T) {
 // TestCmpMask64: float64 Compare's six ops through cmpMask64 (cmpF64 over
 // each multiple of 32) give cmpVec's bytes at drawn lengths and offsets,
 // NaN, ±Inf, ±0 and ties included, and a kernel runs where there are 32
-// elements; through Compare over dense Arrays too.
+// elements; through Compare and CompareScalar over dense Arrays too,
+// where the kernel must run as well.
 func TestCmpMask64(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 76))
 	for c := range 300 {
@@ -238,21 +239,41 @@ func TestCmpMask64(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("case %d %v, %d elements at offset %d: %v, want %v", c, op, n, off, got, want)
 			}
-			if n > 0 {
+			if n == 0 {
+				continue
+			}
+			// through Compare, and CompareScalar against b's first value
+			s := b[off]
+			wantS := make([]uint8, n)
+			cmpVec(op, wantS, a[off:], slices.Repeat([]float64{s}, n))
+			x := array.FromSlice(a[off:], n)
+			for _, k := range []struct {
+				name string
+				run  func(m *array.Array[uint8]) error
+				want []uint8
+			}{
+				{"Compare", func(m *array.Array[uint8]) error { return Compare(m, x, array.FromSlice(b[off:], n), op) }, want},
+				{"CompareScalar", func(m *array.Array[uint8]) error { return CompareScalar(m, x, s, op) }, wantS},
+			} {
 				m := array.New[uint8](n)
-				must(t, Compare(m, array.FromSlice(a[off:], n), array.FromSlice(b[off:], n), op))
+				runs := kernelRuns.Load()
+				must(t, k.run(m))
+				if useAsm && n >= 32 && kernelRuns.Load() == runs {
+					t.Fatalf("case %d: %s %v of %d float64s ran no kernel", c, k.name, op, n)
+				}
 				h, err := m.HostReadOnly()
 				must(t, err)
-				if !slices.Equal(h.Data(), want) {
-					t.Fatalf("case %d: Compare %v: %v, want %v", c, op, h.Data(), want)
+				if !slices.Equal(h.Data(), k.want) {
+					t.Fatalf("case %d: %s %v: %v, want %v", c, k.name, op, h.Data(), k.want)
 				}
 			}
 		}
 	}
 }
 
-// BenchmarkCompareF64: Compare(LT) of dense float64 at 2^16 and 2^20
-// (NumPy's peer: np.less(x, y, out=mask)).
+// BenchmarkCompareF64: Compare(LT) of dense float64 at 2^16 and 2^20,
+// and CompareScalar(LT, 0.5) (NumPy's peers: np.less(x, y, out=mask),
+// np.less(x, 0.5, out=mask)).
 //
 //	go test -run '^$' -bench CompareF64 ./ops
 func BenchmarkCompareF64(b *testing.B) {
@@ -268,6 +289,15 @@ func BenchmarkCompareF64(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := Compare(m, x, y, LT); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("scalar/n=%d", n), func(b *testing.B) {
+			b.SetBytes(int64(9 * n))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := CompareScalar(m, x, 0.5, LT); err != nil {
 					b.Fatal(err)
 				}
 			}
