@@ -114,6 +114,15 @@ func until512(k512, k2 func(d, a unsafe.Pointer, n int) int, d, a unsafe.Pointer
 	return i + k2(unsafe.Add(d, 4*i), unsafe.Add(a, 4*i), n-i)
 }
 
+// avx512Or is k512 where the CPU has AVX-512, else k2: the pick of a
+// kernel pair for lanesUntil.
+func avx512Or[K any](k512, k2 K) K {
+	if useAVX512 {
+		return k512
+	}
+	return k2
+}
+
 // lanesUntil runs k over eight-element steps of a, which stops before a
 // step with a lane it leaves to one (and reports the elements done); the
 // Go loop takes that step, and the tail.

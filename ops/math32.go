@@ -43,7 +43,7 @@ func unVec32(op UnaryOp, d, a []float32) bool {
 		}
 		sinCos32(op == OpCos, d, a)
 	case OpTan:
-		tanLanes(d, a)
+		lanesUntil(d, a, avx512Or(tanF32AVX512, tanF32), tan32)
 	case OpLog:
 		logLanes(d, a)
 	case OpLog1p:
@@ -164,16 +164,6 @@ func tan32(x32 float32) float32 {
 		s, c = -c, s
 	}
 	return float32(s / c)
-}
-
-// tanLanes stores tan32 of a in d: eight-element steps in the kernels up
-// to a step with a lane tan32 hands to math.Tan, which the Go loop takes.
-func tanLanes(d, a []float32) {
-	k := tanF32
-	if useAVX512 {
-		k = tanF32AVX512
-	}
-	lanesUntil(d, a, k, tan32)
 }
 
 // sin r / r and cos r in z = r², highest first (tan_amd64.s's table,

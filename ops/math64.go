@@ -22,16 +22,16 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 	case OpSin, OpCos:
 		sinCosLanes64(op == OpCos, d, a)
 	case OpTan:
-		tanLanes64(d, a)
+		lanesUntil(d, a, avx512Or(tanF64AVX512, tanF64), tan64)
 	case OpLog:
-		logLanes64(d, a)
+		lanesUntil(d, a, avx512Or(logF64AVX512, logF64), math.Log) // archLog's operations, its bits
 	case OpSoftplus:
 		if !useAsm {
 			return false
 		}
 		softplusLanes64(d, a)
 	case OpLog1p:
-		lanesUntil(d, a, log1pKernel(), log1p64)
+		lanesUntil(d, a, avx512Or(log1pF64AVX512, log1pF64), log1p64)
 	case OpSigmoid:
 		lanes4or8(d, a, sigmoidF64AVX512, sigmoidF64, sigmoidF64one)
 	case OpTanh:
@@ -74,16 +74,6 @@ func unVec64(op UnaryOp, d, a []float64) bool {
 	return true
 }
 
-// logLanes64 stores Log of a in d (lanesUntil): package math's archLog
-// in the kernels (log64_amd64.s), package math for the steps they leave.
-func logLanes64(d, a []float64) {
-	k := logF64
-	if useAVX512 {
-		k = logF64AVX512
-	}
-	lanesUntil(d, a, k, math.Log)
-}
-
 // Float64 Log1p on Log's kernels: with u = 1 + x, log u + (x − (u −
 // 1))/u (the second term puts back what u's rounding lost) with x's
 // sign, so ±0 stay ±0; within two ulps (TestLog1pF64). Where u is not a
@@ -116,25 +106,20 @@ func sigmoidF64one(x float64) float64 {
 }
 
 // softplusLanes64 stores softplus64 of a in d in pieces: e^−|x| (a sign
-// mask, then Exp's kernels), log1p of it (Log1p's), then max(x, 0) added.
+// mask, then Exp's kernels), log1p of it (Log1p's), then max(x, 0) added;
+// the pieces are unStream's pooled buffer.
 func softplusLanes64(d, a []float64) {
-	var buf [512]float64
+	bp := streamBufs.Get().(*[streamPiece]float32) // a stack array would escape, as in unStream
+	defer streamBufs.Put(bp)
+	buf := unsafe.Slice((*float64)(unsafe.Pointer(bp)), streamPiece/2)
 	for i := 0; i < len(d); i += len(buf) {
 		t := buf[:min(len(buf), len(d)-i)]
 		x := a[i : i+len(t)]
 		bitsF64(unsafe.Pointer(&t[0]), unsafe.Pointer(&x[0]), len(t), 1<<63-1, 1<<63)
 		expLanes64(t, t)
-		lanesUntil(t, t, log1pKernel(), log1p64)
+		lanesUntil(t, t, avx512Or(log1pF64AVX512, log1pF64), log1p64)
 		for j, v := range x {
 			d[i+j] = max(v, 0) + t[j]
 		}
 	}
-}
-
-// log1pKernel is the Log1p kernel for this CPU.
-func log1pKernel() func(d, a unsafe.Pointer, n int) int {
-	if useAVX512 {
-		return log1pF64AVX512
-	}
-	return log1pF64
 }

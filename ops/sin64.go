@@ -118,21 +118,9 @@ func cos64(x float64) float64 { return sinCos64(x, true) }
 
 // sinCosLanes64 stores Sin (Cos with cos) of a in d (lanesUntil).
 func sinCosLanes64(cos bool, d, a []float64) {
-	k, q, smask, one := sinCosF64, int32(0), uint64(1<<63), sin64
-	if useAVX512 {
-		k = sinCosF64AVX512
-	}
+	k, q, smask, one := avx512Or(sinCosF64AVX512, sinCosF64), int32(0), uint64(1<<63), sin64
 	if cos {
 		q, smask, one = 2, 0, cos64
 	}
 	lanesUntil(d, a, func(d, a unsafe.Pointer, n int) int { return k(d, a, n, q, smask) }, one)
-}
-
-// tanLanes64 stores Tan of a in d (lanesUntil).
-func tanLanes64(d, a []float64) {
-	k := tanF64
-	if useAVX512 {
-		k = tanF64AVX512
-	}
-	lanesUntil(d, a, k, tan64)
 }
