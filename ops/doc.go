@@ -94,9 +94,10 @@
 // Atan, computed in float64 with short series: math32.go, log32.go,
 // hyp32.go, asin32.go; Pow in float64 from tables, pow32.go; Exp, Tanh,
 // Sinh and Cosh in float32 with corrected sums, exp32.go, tanh32.go,
-// sinhcosh32.go; float64 Exp in float64 lanes, exp64.go)
-// within one ulp (TestMath32Accuracy, TestPow32Hard, TestExpAccuracy,
-// TestTanhAccuracy, TestSinhCoshAccuracy (Tan too), TestExpF64Accuracy); float64
+// sinhcosh32.go; float64 Exp in float64 lanes, exp64.go; float64 Pow
+// with a two-part logarithm, pow64.go) within one ulp (TestMath32Accuracy,
+// TestPow32Hard, TestExpAccuracy, TestTanhAccuracy, TestSinhCoshAccuracy
+// (Tan too), TestExpF64Accuracy, TestPow64Accuracy); float64
 // Sin, Cos, Tan, Log, Atan, Asin and Acos in float64 lanes give package
 // math's bits (sin64.go, atan64.go; TestSinCosF64, TestLogF64,
 // TestAtan64), float64 Tanh, Sigmoid, Sinh, Cosh and Expm1 (on Exp's

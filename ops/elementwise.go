@@ -261,6 +261,10 @@ func binVec[T array.Elem](op BinaryOp, d, a, b []T, nt bool) {
 			pow32(d32, any(a).([]float32), any(b).([]float32))
 			return
 		}
+		if d64, ok := any(d).([]float64); ok {
+			pow64(d64, any(a).([]float64), any(b).([]float64))
+			return
+		}
 	}
 	binGo(op, d, a, b)
 }

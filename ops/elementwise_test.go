@@ -44,6 +44,9 @@ func refBinary[T array.Elem](op BinaryOp, x, y T) T {
 		}
 		return y
 	}
+	if x64, ok := any(x).(float64); ok { // pow64.go's bits; TestPow64Accuracy checks them
+		return T(pow64One(x64, float64(y)))
+	}
 	return T(math.Pow(float64(x), float64(y)))
 }
 

@@ -229,7 +229,10 @@ func TestZeroAllocs(t *testing.T) {
 	two, col := array.New[float32](64, 64), array.New[float32](64)
 	sq2 := array.New[float64](64, 64)
 	tr := sq2.Transpose(0, 1)
+	p64 := array.New[float64](n)
+	Fill(p64, 1.5)
 	for name, fn := range map[string]func(){
+		"PowScalar":  func() { BinaryScalar(p64, p64, 1, OpPow) },
 		"Add":        func() { Binary(d, a, b, OpAdd) },
 		"AddScalar":  func() { BinaryScalar(d, a, 1, OpAdd) },
 		"Exp":        func() { Unary(d, a, OpExp) },

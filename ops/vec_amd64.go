@@ -483,3 +483,13 @@ func logF64(d, a unsafe.Pointer, n int) int
 
 //go:noescape
 func logF64AVX512(d, a unsafe.Pointer, n int) int
+
+// powF64 and powF64AVX512 compute pow64One of n float64s (n a multiple of
+// 8) from a and b up to a step with a lane it leaves to package math, and
+// return the elements done; c is pow64Consts (pow64_amd64.s).
+//
+//go:noescape
+func powF64(d, a, b unsafe.Pointer, n int, c *pow64Table) int
+
+//go:noescape
+func powF64AVX512(d, a, b unsafe.Pointer, n int, c *pow64Table) int

@@ -138,3 +138,7 @@ func cvtF32F64(d, a unsafe.Pointer, n int, nt bool)            { panic("ops: no 
 func cvtF64F32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
 func cvtF32I32(d, a unsafe.Pointer, n int, nt bool) (slow int) { panic("ops: no assembly kernels") }
 func cvtI32F32(d, a unsafe.Pointer, n int)                     { panic("ops: no assembly kernels") }
+func powF64(d, a, b unsafe.Pointer, n int, c *pow64Table) int  { panic("ops: no assembly kernels") }
+func powF64AVX512(d, a, b unsafe.Pointer, n int, c *pow64Table) int {
+	panic("ops: no assembly kernels")
+}

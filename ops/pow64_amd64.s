@@ -1,0 +1,289 @@
+// Code in this file: float64 Pow as pow64One (pow64.go) computes it, the
+// same operations in the same order, eight lanes a step on AVX-512, four
+// on AVX2. A kernel stops before a step with a lane pow64One gives to
+// package math (x not a positive normal number, |y·ln x| past 708 or NaN)
+// and returns the elements done; lanesUntil2 gives that step to Go. R8
+// holds the pow64Table: log rows at 0 (32 bytes each), exp rows at 4096
+// (16), constants at K(i), four copies each.
+
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+#define EXP 4096
+#define K(i) (6144+32*(i))
+#define OFF K(0)
+#define IDXMASK K(1)
+#define TOP K(2)
+#define KBIAS K(3)
+#define KMAGIC K(4)
+#define KSUB K(5)
+#define ONE K(6)
+#define LN2LO K(7)
+#define LN2HI K(8)
+#define MHALF K(9)
+#define A(i) K(10+(i))
+#define ABS K(17)
+#define MAXT K(18)
+#define INVN K(19)
+#define SHIFT K(20)
+#define NLN2HI K(21)
+#define NLN2LO K(22)
+#define M127 K(23)
+#define C(i) K(24+(i))
+#define LNORM K(29)
+#define INFM1 K(30)
+#define INF K(31)
+
+// PARGS loads func(d, a, b unsafe.Pointer, n int, c *pow64Table)'s
+// arguments: DI, SI, DX, CX (and BX, n again), R8.
+#define PARGS \
+	MOVQ d+0(FP), DI; \
+	MOVQ a+8(FP), SI; \
+	MOVQ b+16(FP), DX; \
+	MOVQ n+24(FP), CX; \
+	MOVQ CX, BX; \
+	MOVQ c+32(FP), R8
+
+// PNEXT moves the three pointers on by size bytes and CX by step
+// elements, and loops.
+#define PNEXT(size, step) \
+	ADDQ $size, SI; \
+	ADDQ $size, DX; \
+	ADDQ $size, DI; \
+	SUBQ $step, CX; \
+	JMP loop
+
+// PDONE stores the elements done and returns.
+#define PDONE \
+done: \
+	SUBQ CX, BX; \
+	MOVQ BX, ret+40(FP); \
+	VZEROUPPER; \
+	RET
+
+// func powF64(d, a, b unsafe.Pointer, n int, c *pow64Table) int
+// n a multiple of 8; AVX2/FMA, four lanes a step; Y15 holds the least
+// normal number's bits.
+TEXT ·powF64(SB), NOSPLIT, $0-48
+	PARGS
+	VMOVDQU LNORM(R8), Y15
+loop:
+	CMPQ CX, $4
+	JB done
+	// x a positive normal number: its bits in [LNORM, INF) as signed integers
+	VMOVDQU 0(SI), Y0
+	VPCMPGTQ Y0, Y15, Y1
+	VPCMPGTQ INFM1(R8), Y0, Y2
+	VPOR Y2, Y1, Y1
+	VPTEST Y1, Y1
+	JNZ done
+	// x = 2^k·z: tmp = ix − OFF, the row i = tmp>>45 & 127 (times 4), k =
+	// tmp>>52 as a signed number (through 2^52 + (k + 2048)), z = ix −
+	// (tmp's top 12 bits)
+	VPSUBQ OFF(R8), Y0, Y1
+	VPSRLQ $43, Y1, Y2
+	VPAND IDXMASK(R8), Y2, Y2
+	VPADDQ KBIAS(R8), Y1, Y3
+	VPSRLQ $52, Y3, Y3
+	VPOR KMAGIC(R8), Y3, Y3
+	VSUBPD KSUB(R8), Y3, Y3
+	VPAND TOP(R8), Y1, Y4
+	VPSUBQ Y4, Y0, Y4
+	VPCMPEQQ Y5, Y5, Y5
+	VGATHERQPD Y5, 0(R8)(Y2*8), Y6
+	VPCMPEQQ Y5, Y5, Y5
+	VGATHERQPD Y5, 8(R8)(Y2*8), Y7
+	VPCMPEQQ Y5, Y5, Y5
+	VGATHERQPD Y5, 16(R8)(Y2*8), Y8
+	// Y3 kd, Y4 z, Y6 1/c, Y7 and Y8 −ln(1/c)
+	VMULPD Y6, Y4, Y0
+	VMOVAPD Y0, Y9
+	VFMSUB231PD Y6, Y4, Y9
+	VSUBPD ONE(R8), Y0, Y10
+	VMOVAPD Y9, Y1
+	VFNMADD231PD Y10, Y9, Y1
+	// Y0 p, Y9 plo, Y10 r, Y1 rc
+	VFMADD231PD LN2LO(R8), Y3, Y8
+	VMULPD LN2HI(R8), Y3, Y3
+	VADDPD Y7, Y3, Y4
+	VSUBPD Y4, Y3, Y3
+	VADDPD Y7, Y3, Y3
+	VADDPD Y3, Y8, Y8
+	VADDPD Y1, Y8, Y8
+	// Y4 t1, Y8 lo1 + e1 + rc
+	VADDPD Y10, Y4, Y5
+	VSUBPD Y5, Y4, Y4
+	VADDPD Y10, Y4, Y4
+	VADDPD Y4, Y8, Y8
+	VMULPD MHALF(R8), Y10, Y6
+	VMULPD Y6, Y10, Y7
+	VMULPD Y7, Y10, Y9
+	VADDPD Y7, Y5, Y0
+	VMOVAPD Y7, Y1
+	VFMSUB231PD Y10, Y6, Y1
+	VADDPD Y1, Y8, Y8
+	VSUBPD Y0, Y5, Y5
+	VADDPD Y7, Y5, Y5
+	VADDPD Y5, Y8, Y8
+	// Y0 hi, Y7 ar2, Y9 ar3, Y8 lo less ar3·q
+	VMOVUPD A(4)(R8), Y1
+	VFMADD231PD A(5)(R8), Y10, Y1
+	VFMADD231PD A(6)(R8), Y7, Y1
+	VMOVUPD A(2)(R8), Y2
+	VFMADD231PD A(3)(R8), Y10, Y2
+	VFMADD231PD Y1, Y7, Y2
+	VMOVUPD A(0)(R8), Y1
+	VFMADD231PD A(1)(R8), Y10, Y1
+	VFMADD231PD Y2, Y7, Y1
+	VMULPD Y1, Y9, Y9
+	VADDPD Y9, Y8, Y8
+	VADDPD Y8, Y0, Y1
+	VSUBPD Y1, Y0, Y0
+	VADDPD Y8, Y0, Y0
+	// ln x = Y1 + Y0; t = y·ln x = Y3 + Y4
+	VMOVUPD 0(DX), Y2
+	VMULPD Y1, Y2, Y3
+	VMOVAPD Y3, Y4
+	VFMSUB231PD Y1, Y2, Y4
+	VFMADD231PD Y0, Y2, Y4
+	VANDPD ABS(R8), Y3, Y5
+	VCMPPD $6, MAXT(R8), Y5, Y5
+	VPTEST Y5, Y5
+	JNZ done
+	// e^t: n = round(t·128/ln2) in Y6's low bits, kd = n, s = t − n·ln2/128
+	VMULPD INVN(R8), Y3, Y6
+	VADDPD SHIFT(R8), Y6, Y6
+	VSUBPD SHIFT(R8), Y6, Y7
+	VFMADD231PD NLN2HI(R8), Y7, Y3
+	VFMADD231PD NLN2LO(R8), Y7, Y3
+	VADDPD Y4, Y3, Y3
+	VPAND M127(R8), Y6, Y8
+	VPSLLQ $1, Y8, Y8
+	VPCMPEQQ Y9, Y9, Y9
+	VGATHERQPD Y9, EXP(R8)(Y8*8), Y10
+	VPCMPEQQ Y9, Y9, Y9
+	VPGATHERQQ Y9, EXP+8(R8)(Y8*8), Y11
+	VPSLLQ $45, Y6, Y6
+	VPADDQ Y6, Y11, Y11
+	VMULPD Y3, Y3, Y12
+	VMOVUPD C(2)(R8), Y13
+	VFMADD231PD C(3)(R8), Y3, Y13
+	VFMADD231PD C(4)(R8), Y12, Y13
+	VMOVUPD C(0)(R8), Y14
+	VFMADD231PD C(1)(R8), Y3, Y14
+	VFMADD231PD Y13, Y12, Y14
+	VFMADD231PD Y14, Y12, Y3
+	VADDPD Y10, Y3, Y3
+	VMOVAPD Y11, Y0
+	VFMADD231PD Y3, Y11, Y0
+	VMOVUPD Y0, 0(DI)
+	PNEXT(32, 4)
+	PDONE
+
+// func powF64AVX512(d, a, b unsafe.Pointer, n int, c *pow64Table) int
+// n a multiple of 8; eight lanes a step.
+TEXT ·powF64AVX512(SB), NOSPLIT, $0-48
+	PARGS
+	VPBROADCASTQ LNORM(R8), Z26
+	VPBROADCASTQ INF(R8), Z25
+loop:
+	CMPQ CX, $8
+	JB done
+	VMOVDQU64 0(SI), Z0
+	VPCMPQ $1, Z26, Z0, K2
+	VPCMPQ $5, Z25, Z0, K3
+	KORB K3, K2, K2
+	KORTESTB K2, K2
+	JNZ done
+	VPSUBQ.BCST OFF(R8), Z0, Z1
+	VPSRLQ $43, Z1, Z2
+	VPANDQ.BCST IDXMASK(R8), Z2, Z2
+	VPSRAQ $52, Z1, Z3
+	VCVTQQ2PD Z3, Z3
+	VPANDQ.BCST TOP(R8), Z1, Z4
+	VPSUBQ Z4, Z0, Z4
+	KXNORB K1, K1, K1
+	VGATHERQPD 0(R8)(Z2*8), K1, Z6
+	KXNORB K1, K1, K1
+	VGATHERQPD 8(R8)(Z2*8), K1, Z7
+	KXNORB K1, K1, K1
+	VGATHERQPD 16(R8)(Z2*8), K1, Z8
+	VMULPD Z6, Z4, Z0
+	VMOVAPD Z0, Z9
+	VFMSUB231PD Z6, Z4, Z9
+	VSUBPD.BCST ONE(R8), Z0, Z10
+	VMOVAPD Z9, Z1
+	VFNMADD231PD Z10, Z9, Z1
+	VFMADD231PD.BCST LN2LO(R8), Z3, Z8
+	VMULPD.BCST LN2HI(R8), Z3, Z3
+	VADDPD Z7, Z3, Z4
+	VSUBPD Z4, Z3, Z3
+	VADDPD Z7, Z3, Z3
+	VADDPD Z3, Z8, Z8
+	VADDPD Z1, Z8, Z8
+	VADDPD Z10, Z4, Z5
+	VSUBPD Z5, Z4, Z4
+	VADDPD Z10, Z4, Z4
+	VADDPD Z4, Z8, Z8
+	VMULPD.BCST MHALF(R8), Z10, Z6
+	VMULPD Z6, Z10, Z7
+	VMULPD Z7, Z10, Z9
+	VADDPD Z7, Z5, Z0
+	VMOVAPD Z7, Z1
+	VFMSUB231PD Z10, Z6, Z1
+	VADDPD Z1, Z8, Z8
+	VSUBPD Z0, Z5, Z5
+	VADDPD Z7, Z5, Z5
+	VADDPD Z5, Z8, Z8
+	VBROADCASTSD A(4)(R8), Z1
+	VFMADD231PD.BCST A(5)(R8), Z10, Z1
+	VFMADD231PD.BCST A(6)(R8), Z7, Z1
+	VBROADCASTSD A(2)(R8), Z2
+	VFMADD231PD.BCST A(3)(R8), Z10, Z2
+	VFMADD231PD Z1, Z7, Z2
+	VBROADCASTSD A(0)(R8), Z1
+	VFMADD231PD.BCST A(1)(R8), Z10, Z1
+	VFMADD231PD Z2, Z7, Z1
+	VMULPD Z1, Z9, Z9
+	VADDPD Z9, Z8, Z8
+	VADDPD Z8, Z0, Z1
+	VSUBPD Z1, Z0, Z0
+	VADDPD Z8, Z0, Z0
+	VMOVUPD 0(DX), Z2
+	VMULPD Z1, Z2, Z3
+	VMOVAPD Z3, Z4
+	VFMSUB231PD Z1, Z2, Z4
+	VFMADD231PD Z0, Z2, Z4
+	VANDPD.BCST ABS(R8), Z3, Z5
+	VCMPPD.BCST $6, MAXT(R8), Z5, K2
+	KORTESTB K2, K2
+	JNZ done
+	VMULPD.BCST INVN(R8), Z3, Z6
+	VADDPD.BCST SHIFT(R8), Z6, Z6
+	VSUBPD.BCST SHIFT(R8), Z6, Z7
+	VFMADD231PD.BCST NLN2HI(R8), Z7, Z3
+	VFMADD231PD.BCST NLN2LO(R8), Z7, Z3
+	VADDPD Z4, Z3, Z3
+	VPANDQ.BCST M127(R8), Z6, Z8
+	VPSLLQ $1, Z8, Z8
+	KXNORB K1, K1, K1
+	VGATHERQPD EXP(R8)(Z8*8), K1, Z10
+	KXNORB K1, K1, K1
+	VPGATHERQQ EXP+8(R8)(Z8*8), K1, Z11
+	VPSLLQ $45, Z6, Z6
+	VPADDQ Z6, Z11, Z11
+	VMULPD Z3, Z3, Z12
+	VBROADCASTSD C(2)(R8), Z13
+	VFMADD231PD.BCST C(3)(R8), Z3, Z13
+	VFMADD231PD.BCST C(4)(R8), Z12, Z13
+	VBROADCASTSD C(0)(R8), Z14
+	VFMADD231PD.BCST C(1)(R8), Z3, Z14
+	VFMADD231PD Z13, Z12, Z14
+	VFMADD231PD Z14, Z12, Z3
+	VADDPD Z10, Z3, Z3
+	VMOVAPD Z11, Z0
+	VFMADD231PD Z3, Z11, Z0
+	VMOVUPD Z0, 0(DI)
+	PNEXT(64, 8)
+	PDONE
