@@ -13,10 +13,12 @@ import (
 //
 //	ln x  = k·ln2 − ln(1/c) + ln(1 + r)   x = 2^k·z, z in [0.71, 1.41) in one
 //	        of 128 subintervals (centre c, 1 for the one holding 1),
-//	        r = z/c − 1 from the exact product z·(1/c), |r| < 2^-7.6,
-//	        ln(1+r) by Taylor to r^9 with r and r²/2 kept exact
-//	e^t   = 2^(n/128)·e^s                 t = n·ln2/128 + s, |s| < 2^-8.5,
-//	        2^(j/128) = s_j·(1 + tail_j) from a table, e^s by Taylor to s^6
+//	        r = z·(1/c) − 1, exact in one fused multiply-add as 1/c has
+//	        8 significant bits and |r| < 2^-7; ln(1+r) by Taylor to r^9
+//	        with r and r²/2 kept exact; k·ln2's high part and −ln(1/c)'s
+//	        are multiples of 2^-42, so their sum is exact
+//	e^t   = 2^(n/128)·e^s                 t = n·ln2/128 + s, |s| < 2^-8.4,
+//	        2^(j/128) = s_j·(1 + tail_j) from a table, e^s by Taylor to s^5
 //
 // Positive normal x with |y·ln x| ≤ 708 (the result normal) take these
 // steps; other arguments are package math's Pow, so its special cases
@@ -30,9 +32,9 @@ import (
 // pow64Table holds the tables and constants at the offsets pow64_amd64.s
 // names; a kernel gathers from log (32 bytes a row) and exp (16).
 type pow64Table struct {
-	log [128][4]float64 // 1/c; −ln(1/c) as hi, lo; 0
+	log [128][4]float64 // 1/c; −ln(1/c) as hi (a multiple of 2^-42), lo; 0
 	exp [128][2]uint64  // tail_j's bits; s_j's bits less j<<45
-	k   [32][4]uint64   // the kernels' constants, four copies each (AVX2 reads whole vectors)
+	k   [31][4]uint64   // the kernels' constants, four copies each (AVX2 reads whole vectors)
 }
 
 const (
@@ -51,8 +53,9 @@ const (
 // ln(1+r) − r + r²/2 = ar3·(A1 + r·A2 + ar2·(A3 + r·A4 + ar2·(A5 + r·A6 + ar2·A7)))).
 var p64A = [7]float64{-2.0 / 3, 0.5, 0.8, -2.0 / 3, -8.0 / 7, 1, 16.0 / 9}
 
-// p64C are e^s's Taylor coefficients from s²: 1/2!, …, 1/6!.
-var p64C = [5]float64{0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720}
+// p64C are e^s's Taylor coefficients from s²: 1/2!, …, 1/5! (s^6/6! is
+// under 2^-60 of e^s).
+var p64C = [4]float64{0.5, 1.0 / 6, 1.0 / 24, 1.0 / 120}
 
 // pow64Consts makes the tables once, when float64 Pow first runs (about
 // 1 ms of 128-bit arithmetic).
@@ -62,14 +65,20 @@ var pow64Consts = sync.OnceValue(func() *pow64Table {
 	for i := range 128 {
 		lo := math.Float64frombits(p64Off + uint64(i)<<45)
 		hi := math.Float64frombits(p64Off + uint64(i+1)<<45)
-		invc := 2 / (lo + hi)
 		if lo <= 1 && 1 < hi {
 			t.log[i] = [4]float64{1, 0, 0, 0}
 			continue
 		}
+		invc := 2 / (lo + hi) // rounded to 8 significant bits: 1/c·2^7 or 2^8 an integer
+		if invc >= 1 {
+			invc = math.Round(invc*128) / 128
+		} else {
+			invc = math.Round(invc*256) / 256
+		}
 		l := lnBig(new(big.Float).SetPrec(prec).SetFloat64(invc), prec)
 		l.Neg(l)
 		h, _ := l.Float64()
+		h = math.Round(h*0x1p42) / 0x1p42
 		r, _ := l.Sub(l, new(big.Float).SetFloat64(h)).Float64()
 		t.log[i] = [4]float64{invc, h, r, 0}
 	}
@@ -90,7 +99,7 @@ var pow64Consts = sync.OnceValue(func() *pow64Table {
 		p64Off, 127 << 2, 0xfff << 52, 0x800 << 52, 0x4330000000000000, f(0x1p52 + 2048), f(1), f(p64Ln2Lo), f(p64Ln2Hi), f(-0.5),
 		f(p64A[0]), f(p64A[1]), f(p64A[2]), f(p64A[3]), f(p64A[4]), f(p64A[5]), f(p64A[6]),
 		1<<63 - 1, f(p64Max), f(p64InvN), f(p64Shift), f(p64NLn2Hi), f(p64NLn2Lo), 127,
-		f(p64C[0]), f(p64C[1]), f(p64C[2]), f(p64C[3]), f(p64C[4]),
+		f(p64C[0]), f(p64C[1]), f(p64C[2]), f(p64C[3]),
 		0x0010000000000000, 0x7fefffffffffffff, 0x7ff0000000000000,
 	}
 	for i, v := range k {
@@ -155,13 +164,8 @@ func powLn64(ix uint64, c *pow64Table) (hi, lo float64) {
 	e := &c.log[tmp>>45&127]
 	z := math.Float64frombits(ix - tmp&(0xfff<<52))
 	kd := float64(int64(tmp) >> 52)
-	p := z * e[0]
-	plo := math.FMA(z, e[0], -p) // z·(1/c) = p + plo exactly
-	r := p - 1                   // exact: p in [½, 2]
-	rc := math.FMA(-r, plo, plo) // ln(1 + r + plo) − ln(1 + r), near enough
-	a := float64(kd * p64Ln2Hi)  // exact
-	t1 := a + e[1]
-	e1 := float64(a-t1) + e[1] // t1 + e1 = a + e[1] (|a| ≥ |e[1]| or a = 0)
+	r := math.FMA(z, e[0], -1)         // exact
+	t1 := math.FMA(kd, p64Ln2Hi, e[1]) // exact
 	t2 := t1 + r
 	lo2 := float64(t1-t2) + r // |t1| ≥ |r| or t1 = 0
 	ar := -0.5 * r
@@ -174,7 +178,7 @@ func powLn64(ix uint64, c *pow64Table) (hi, lo float64) {
 	q = math.FMA(ar2, q, math.FMA(r, p64A[3], p64A[2]))
 	q = math.FMA(ar2, q, math.FMA(r, p64A[1], p64A[0]))
 	lo1 := math.FMA(kd, p64Ln2Lo, e[2])
-	lo = float64(float64(float64(float64(float64(lo1+e1)+rc)+lo2)+lo3)+lo4) + float64(ar3*q)
+	lo = math.FMA(ar3, q, float64(float64(lo1+lo2)+lo3)+lo4)
 	y := hi + lo
 	return y, float64(hi-y) + lo
 }
@@ -189,8 +193,7 @@ func powExp64(ehi, elo float64, c *pow64Table) float64 {
 	e := &c.exp[ki&127]
 	scale := math.Float64frombits(e[1] + ki<<45)
 	s2 := s * s
-	q := math.FMA(s2, p64C[4], math.FMA(s, p64C[3], p64C[2]))
-	q = math.FMA(s2, q, math.FMA(s, p64C[1], p64C[0]))
+	q := math.FMA(s2, math.FMA(s, p64C[3], p64C[2]), math.FMA(s, p64C[1], p64C[0]))
 	tmp := math.FMA(s2, q, s) + math.Float64frombits(e[0])
 	return math.FMA(scale, tmp, scale)
 }

@@ -118,9 +118,10 @@ func TestPow64Accuracy(t *testing.T) {
 // TestPow64Consts: the split constants are what the steps need: the high
 // parts' low bits zero (so k·Ln2Hi and n·NLn2Hi are exact), the pairs
 // ln 2 and −ln2/128 to 2^-90 and 2^-85 (their errors, times k ≤ 2^11 and
-// n ≤ 2^17, stay under 2^-74 of the result), 128/ln 2 rounded; each log row's 1/c
-// brings its subinterval within 2^-7.5 of 1 and its −ln(1/c) holds
-// 2^-100; each exp row is 2^(j/128).
+// n ≤ 2^17, stay under 2^-74 of the result), 128/ln 2 rounded; in each
+// log row, z·(1/c) − 1 is exact and under 2^-7 across the subinterval,
+// k·Ln2Hi + hi is exact, and hi + lo is −ln(1/c) to 2^-90; each exp row
+// is 2^(j/128).
 func TestPow64Consts(t *testing.T) {
 	const prec = 200
 	f := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
@@ -144,15 +145,28 @@ func TestPow64Consts(t *testing.T) {
 		t.Errorf("lnBig(2) = %v, lnBig(0.3) = %v", lnBigF(2), lnBigF(0.3))
 	}
 	c := pow64Consts()
+	r := rand.New(rand.NewPCG(draw.Seed(t), 92))
+	exact := func(a, b, add, got float64) bool { // a·b + add is got, exactly
+		v := new(big.Float).SetPrec(prec).Mul(f(a), f(b))
+		return v.Add(v, f(add)).Cmp(f(got)) == 0
+	}
 	for i, e := range c.log {
 		lo := math.Float64frombits(p64Off + uint64(i)<<45)
 		hi := math.Float64frombits(p64Off + uint64(i+1)<<45)
-		if r := max(math.Abs(lo*e[0]-1), math.Abs(hi*e[0]-1)); r > math.Exp2(-7.5) {
-			t.Errorf("log row %d: |r| reaches %v", i, r)
+		for _, z := range []float64{lo, math.Nextafter(hi, 0), lo + (hi-lo)*r.Float64()} {
+			v := math.FMA(z, e[0], -1)
+			if math.Abs(v) >= 1.0/128 || !exact(z, e[0], -1, v) {
+				t.Fatalf("log row %d: z·(1/c) − 1 at %v is %v, inexact or past 2^-7", i, z, v)
+			}
+		}
+		for _, k := range []float64{-1022, -1, 0, 1, 1024, float64(r.IntN(2047) - 1022)} {
+			if !exact(k, p64Ln2Hi, e[1], math.FMA(k, p64Ln2Hi, e[1])) {
+				t.Fatalf("log row %d: k·Ln2Hi + hi inexact at k = %v", i, k)
+			}
 		}
 		if e[0] != 1 {
 			l := lnBig(f(e[0]), prec)
-			near("−ln(1/c)", e[1], e[2], l.Neg(l), 100)
+			near("−ln(1/c)", e[1], e[2], l.Neg(l), 90)
 		}
 	}
 	for j, e := range c.exp {
