@@ -3,15 +3,16 @@
 // on AVX2. A kernel stops before a step with a lane pow64One gives to
 // package math (x not a positive normal number, |y·ln x| past 708 or NaN)
 // and returns the elements done; lanesUntil2 gives that step to Go. R8
-// holds the pow64Table: log rows at 0 (32 bytes each), exp rows at 4096
-// (16), constants at K(i), four copies each.
+// holds the pow64Table: log rows at 0 (32 bytes each), the 16 tails at
+// TAILS and scales at SBITS, constants at K(i), four copies each.
 
 //go:build amd64 && !purego
 
 #include "textflag.h"
 
-#define EXP 4096
-#define K(i) (6144+32*(i))
+#define TAILS 4096
+#define SBITS 4224
+#define K(i) (4352+32*(i))
 #define OFF K(0)
 #define IDXMASK K(1)
 #define TOP K(2)
@@ -29,11 +30,11 @@
 #define SHIFT K(20)
 #define NLN2HI K(21)
 #define NLN2LO K(22)
-#define M127 K(23)
+#define M15 K(23)
 #define C(i) K(24+(i))
-#define LNORM K(28)
-#define INFM1 K(29)
-#define INF K(30)
+#define LNORM K(30)
+#define INFM1 K(31)
+#define INF K(32)
 
 // PARGS loads func(d, a, b unsafe.Pointer, n int, c *pow64Table)'s
 // arguments: DI, SI, DX, CX (and BX, n again), R8.
@@ -140,27 +141,30 @@ loop:
 	VCMPPD $6, MAXT(R8), Y5, Y5
 	VPTEST Y5, Y5
 	JNZ done
-	// e^t: n = round(t·128/ln2) in Y6's low bits, kd = n, s = t − n·ln2/128
+	// e^t: n = round(t·16/ln2) in Y6's low bits, kd = n, s = t − n·ln2/16
 	VMULPD INVN(R8), Y3, Y6
 	VADDPD SHIFT(R8), Y6, Y6
 	VSUBPD SHIFT(R8), Y6, Y7
 	VFMADD231PD NLN2HI(R8), Y7, Y3
 	VFMADD231PD NLN2LO(R8), Y7, Y3
 	VADDPD Y4, Y3, Y3
-	VPAND M127(R8), Y6, Y8
-	VPSLLQ $1, Y8, Y8
+	VPAND M15(R8), Y6, Y8
 	VPCMPEQQ Y9, Y9, Y9
-	VGATHERQPD Y9, EXP(R8)(Y8*8), Y10
+	VGATHERQPD Y9, TAILS(R8)(Y8*8), Y10
 	VPCMPEQQ Y9, Y9, Y9
-	VPGATHERQQ Y9, EXP+8(R8)(Y8*8), Y11
-	VPSLLQ $45, Y6, Y6
+	VPGATHERQQ Y9, SBITS(R8)(Y8*8), Y11
+	VPSLLQ $48, Y6, Y6
 	VPADDQ Y6, Y11, Y11
 	VMULPD Y3, Y3, Y12
+	VMULPD Y12, Y12, Y7
 	VMOVUPD C(2)(R8), Y13
 	VFMADD231PD C(3)(R8), Y3, Y13
 	VMOVUPD C(0)(R8), Y14
 	VFMADD231PD C(1)(R8), Y3, Y14
 	VFMADD231PD Y13, Y12, Y14
+	VMOVUPD C(4)(R8), Y13
+	VFMADD231PD C(5)(R8), Y3, Y13
+	VFMADD231PD Y13, Y7, Y14
 	VFMADD231PD Y14, Y12, Y3
 	VADDPD Y10, Y3, Y3
 	VMOVAPD Y11, Y0
@@ -172,7 +176,8 @@ loop:
 // func powF64AVX512(d, a, b unsafe.Pointer, n int, c *pow64Table) int
 // n a multiple of 8; eight lanes a step, which ends before its store
 // where K2 (x not a positive normal number, or |t| past 708) has a lane;
-// Z20…Z24 hold the polynomials' first coefficients.
+// Z20…Z24 and Z27 hold the polynomials' first coefficients, Z16…Z19
+// the tails and scales (VPERMI2PD takes an index's low four bits).
 TEXT ·powF64AVX512(SB), NOSPLIT, $0-48
 	PARGS
 	VPBROADCASTQ LNORM(R8), Z26
@@ -182,6 +187,11 @@ TEXT ·powF64AVX512(SB), NOSPLIT, $0-48
 	VBROADCASTSD A(0)(R8), Z22
 	VBROADCASTSD C(2)(R8), Z23
 	VBROADCASTSD C(0)(R8), Z24
+	VBROADCASTSD C(4)(R8), Z27
+	VMOVUPD TAILS(R8), Z16
+	VMOVUPD TAILS+64(R8), Z17
+	VMOVUPD SBITS(R8), Z18
+	VMOVUPD SBITS+64(R8), Z19
 loop:
 	CMPQ CX, $8
 	JB done
@@ -248,20 +258,22 @@ loop:
 	VFMADD231PD.BCST NLN2HI(R8), Z7, Z3
 	VFMADD231PD.BCST NLN2LO(R8), Z7, Z3
 	VADDPD Z4, Z3, Z3
-	VPANDQ.BCST M127(R8), Z6, Z8
-	VPSLLQ $1, Z8, Z8
-	KXNORB K1, K1, K1
-	VGATHERQPD EXP(R8)(Z8*8), K1, Z10
-	KXNORB K1, K1, K1
-	VPGATHERQQ EXP+8(R8)(Z8*8), K1, Z11
-	VPSLLQ $45, Z6, Z6
+	VMOVAPD Z6, Z10
+	VPERMI2PD Z17, Z16, Z10
+	VMOVAPD Z6, Z11
+	VPERMI2PD Z19, Z18, Z11
+	VPSLLQ $48, Z6, Z6
 	VPADDQ Z6, Z11, Z11
 	VMULPD Z3, Z3, Z12
+	VMULPD Z12, Z12, Z15
 	VMOVAPD Z23, Z13
 	VFMADD231PD.BCST C(3)(R8), Z3, Z13
 	VMOVAPD Z24, Z14
 	VFMADD231PD.BCST C(1)(R8), Z3, Z14
 	VFMADD231PD Z13, Z12, Z14
+	VMOVAPD Z27, Z13
+	VFMADD231PD.BCST C(5)(R8), Z3, Z13
+	VFMADD231PD Z13, Z15, Z14
 	VFMADD231PD Z14, Z12, Z3
 	VADDPD Z10, Z3, Z3
 	VMOVAPD Z11, Z0

