@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/resident-go/resident/array"
@@ -35,17 +34,6 @@ func expBig(x float64) *big.Float {
 }
 
 const expPrec = 200
-
-// ln2Big is ln 2 to expPrec bits, once: 2·atanh(1/3) = 2·Σ 1/((2i+1)·3^(2i+1)).
-var ln2Big = sync.OnceValue(func() *big.Float {
-	f := func(v float64) *big.Float { return new(big.Float).SetPrec(expPrec).SetFloat64(v) }
-	ln2, p := f(0), new(big.Float).SetPrec(expPrec).Quo(f(1), f(3))
-	for i := range 120 {
-		ln2.Add(ln2, new(big.Float).SetPrec(expPrec).Quo(p, f(float64(2*i+1))))
-		p.Quo(p, f(9))
-	}
-	return ln2.Mul(ln2, f(2))
-})
 
 // TestExpF64Accuracy: float64 Exp (through Unary's host path, so the
 // kernels this CPU picks) is within one ulp of the correctly rounded e^x

@@ -128,7 +128,7 @@ func within2(t *testing.T, name string, xs, got []float64, exact func(float64) f
 	}
 }
 
-// log1pExact is log(1 + x) correctly rounded to float64: logBig of 1 + x
+// log1pExact is log(1 + x) correctly rounded to float64: lnBig of 1 + x
 // exactly (below 2^−30, x − x²/2 + x³/3).
 func log1pExact(x float64) float64 {
 	const prec = log1pPrec
@@ -147,35 +147,11 @@ func log1pExact(x float64) float64 {
 		w, _ := v.Add(v, x3.Quo(x3, f(3))).Float64()
 		return w
 	}
-	w, _ := logBig(new(big.Float).SetPrec(log1pPrec).Add(f(1), f(x))).Float64()
+	w, _ := lnBig(new(big.Float).SetPrec(log1pPrec).Add(f(1), f(x)), log1pPrec).Float64()
 	return w
 }
 
 const log1pPrec = 400
-
-// logBig is the natural logarithm of u > 0 to log1pPrec bits: u = m·2^k
-// with m in [√½, √2), then k·ln2 + 2·atanh((m − 1)/(m + 1)) from its
-// series.
-func logBig(u *big.Float) *big.Float {
-	const prec = log1pPrec
-	f := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
-	m := new(big.Float).SetPrec(prec)
-	k := u.MantExp(m) // u = m·2^k, m in [½, 1)
-	if m.Cmp(f(math.Sqrt2/2)) < 0 {
-		m.SetMantExp(m, 1)
-		k--
-	}
-	z := new(big.Float).SetPrec(prec).Quo(new(big.Float).SetPrec(prec).Sub(m, f(1)), new(big.Float).SetPrec(prec).Add(m, f(1)))
-	z2 := new(big.Float).SetPrec(prec).Mul(z, z)
-	sum, p := new(big.Float).SetPrec(prec), new(big.Float).SetPrec(prec).Set(z)
-	for i := 0; i < 120; i++ {
-		sum.Add(sum, new(big.Float).SetPrec(prec).Quo(p, f(float64(2*i+1))))
-		p.Mul(p, z2)
-	}
-	sum.Mul(sum, f(2))
-	ln2 := new(big.Float).SetPrec(prec).Set(ln2Big())
-	return sum.Add(sum, ln2.Mul(ln2, f(float64(k))))
-}
 
 // TestLog1pF64: float64 Log1p gives log1p64's bits from the AVX-512 and
 // AVX2 kernels (which leave steps with x ≤ −1, +Inf or NaN to package
@@ -238,7 +214,7 @@ func TestSoftplusF64(t *testing.T) {
 		default:
 			y := expBig(-math.Abs(x)) // log1p(y) = y − y²/2 … : y alone below 2^−100
 			if y.MantExp(nil) > -100 {
-				y = logBig(new(big.Float).SetPrec(log1pPrec).Add(new(big.Float).SetPrec(log1pPrec).SetFloat64(1), y))
+				y = lnBig(new(big.Float).SetPrec(log1pPrec).Add(new(big.Float).SetPrec(log1pPrec).SetFloat64(1), y), log1pPrec)
 			}
 			w, _ = y.Add(y, new(big.Float).SetPrec(log1pPrec).SetFloat64(max(x, 0))).Float64()
 		}

@@ -113,7 +113,7 @@ var pow64Consts = sync.OnceValue(func() *pow64Table {
 	return t
 })
 
-// lnBig is the natural logarithm of u > 0 to prec ≤ 320 bits: u = m·2^k
+// lnBig is the natural logarithm of u > 0 to prec ≤ 448 bits: u = m·2^k
 // with m in [√½, √2), then k·ln2 + 2·atanh((m − 1)/(m + 1)) by its series.
 func lnBig(u *big.Float, prec uint) *big.Float {
 	f := func(v float64) *big.Float { return new(big.Float).SetPrec(prec).SetFloat64(v) }
@@ -128,7 +128,7 @@ func lnBig(u *big.Float, prec uint) *big.Float {
 	if k == 0 {
 		return sum
 	}
-	ln2 := new(big.Float).SetPrec(prec).Set(ln2Big320())
+	ln2 := new(big.Float).SetPrec(prec).Set(ln2Big())
 	return sum.Add(sum, ln2.Mul(ln2, f(float64(k))))
 }
 
@@ -143,9 +143,9 @@ func atanh2Big(z *big.Float, prec uint) *big.Float {
 	return sum.Mul(sum, new(big.Float).SetInt64(2))
 }
 
-// ln2Big320 is ln 2 = 2·atanh(1/3) to 320 bits, once.
-var ln2Big320 = sync.OnceValue(func() *big.Float {
-	return atanh2Big(new(big.Float).SetPrec(320).Quo(new(big.Float).SetPrec(320).SetInt64(1), new(big.Float).SetInt64(3)), 320)
+// ln2Big is ln 2 = 2·atanh(1/3) to 448 bits, once.
+var ln2Big = sync.OnceValue(func() *big.Float {
+	return atanh2Big(new(big.Float).SetPrec(448).Quo(new(big.Float).SetPrec(448).SetInt64(1), new(big.Float).SetInt64(3)), 448)
 })
 
 // pow64One is float64 Pow of one element as the kernels compute it.
