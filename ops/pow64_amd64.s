@@ -55,6 +55,19 @@
 	SUBQ $step, CX; \
 	JMP loop
 
+// APAIR4 is a Horner step of the logarithm's series in four lanes: out =
+// A(m) + r·A(m+1) + ar2·in (Y4 r, Y7 ar2), fused as pow64One's.
+#define APAIR4(m, in, out) \
+	VMOVUPD A(m)(R8), out; \
+	VFMADD231PD A(m+1)(R8), Y4, out; \
+	VFMADD231PD in, Y7, out
+
+// APAIR8 is APAIR4 in eight lanes, A(m−1) held in a.
+#define APAIR8(a, m, in, out) \
+	VMOVAPD a, out; \
+	VFMADD231PD.BCST A(m)(R8), Z4, out; \
+	VFMADD231PD in, Z7, out
+
 // PDONE stores the elements done and returns.
 #define PDONE \
 done: \
@@ -118,15 +131,9 @@ loop:
 	VADDPD Y7, Y5, Y5
 	VADDPD Y5, Y8, Y8
 	// Y0 hi, Y7 ar2, Y9 ar3, Y8 lo less ar3·q
-	VMOVUPD A(4)(R8), Y1
-	VFMADD231PD A(5)(R8), Y4, Y1
-	VFMADD231PD A(6)(R8), Y7, Y1
-	VMOVUPD A(2)(R8), Y2
-	VFMADD231PD A(3)(R8), Y4, Y2
-	VFMADD231PD Y1, Y7, Y2
-	VMOVUPD A(0)(R8), Y1
-	VFMADD231PD A(1)(R8), Y4, Y1
-	VFMADD231PD Y2, Y7, Y1
+	APAIR4(4, A(6)(R8), Y1)
+	APAIR4(2, Y1, Y2)
+	APAIR4(0, Y2, Y1)
 	VFMADD231PD Y1, Y9, Y8
 	VADDPD Y8, Y0, Y1
 	VSUBPD Y1, Y0, Y0
@@ -232,12 +239,8 @@ loop:
 	VMOVAPD Z20, Z1
 	VFMADD231PD.BCST A(5)(R8), Z4, Z1
 	VFMADD231PD.BCST A(6)(R8), Z7, Z1
-	VMOVAPD Z21, Z2
-	VFMADD231PD.BCST A(3)(R8), Z4, Z2
-	VFMADD231PD Z1, Z7, Z2
-	VMOVAPD Z22, Z1
-	VFMADD231PD.BCST A(1)(R8), Z4, Z1
-	VFMADD231PD Z2, Z7, Z1
+	APAIR8(Z21, 3, Z1, Z2)
+	APAIR8(Z22, 1, Z2, Z1)
 	VFMADD231PD Z1, Z9, Z8
 	VADDPD Z8, Z0, Z1
 	VSUBPD Z1, Z0, Z0
