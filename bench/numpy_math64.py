@@ -38,7 +38,8 @@ def main():
              "Softplus": lambda x, out: np.logaddexp(0, x, out=out), "Sigmoid": lambda x, out: sigmoid(x, out)}
     binary = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Div": np.divide, "Minimum": np.minimum,
               "Maximum": np.maximum, "Pow": lambda x, y, out: np.power(y, x, out=out), "Mod": np.remainder,
-              "MulScalar": lambda x, y, out: np.multiply(x, 2.0, out=out)}
+              "MulScalar": lambda x, y, out: np.multiply(x, 2.0, out=out),
+              "PowScalar2": lambda x, y, out: np.square(x, out=out)}  # x**2 is np.square in NumPy
     order = list(ufunc) + list(binary)
     for (op, n), ts in sorted(runs.items(), key=lambda kv: (order.index(kv[0][0]), kv[0][1])):
         o = np.empty(n)

@@ -8,7 +8,8 @@ import (
 	"github.com/resident-go/resident/array"
 )
 
-// BenchmarkBinaryF64: float64 Binary ops and BinaryScalar(Mul) into a dst
+// BenchmarkBinaryF64: float64 Binary ops and BinaryScalar(Mul), (Pow) by 2
+// into a dst
 // made once, over x in [−4, 4) and y in [0.5, 1.5) (Pow: y to the x), as
 // BenchmarkMathF32 draws its float32 operands. bench/math64-numpy.sh runs
 // NumPy's ufuncs on the same values beside it (bench/results/
@@ -18,7 +19,7 @@ func BenchmarkBinaryF64(b *testing.B) {
 		name string
 		op   BinaryOp
 	}{{"Add", OpAdd}, {"Sub", OpSub}, {"Mul", OpMul}, {"Div", OpDiv}, {"Minimum", OpMin},
-		{"Maximum", OpMax}, {"Pow", OpPow}, {"Mod", OpMod}, {"MulScalar", OpMul}}
+		{"Maximum", OpMax}, {"Pow", OpPow}, {"Mod", OpMod}, {"MulScalar", OpMul}, {"PowScalar2", OpPow}}
 	for _, n := range []int{1 << 16, 1 << 20, 1 << 24} {
 		r := rand.New(rand.NewPCG(1, 2))
 		xs, ys := make([]float64, n), make([]float64, n)
@@ -33,7 +34,7 @@ func BenchmarkBinaryF64(b *testing.B) {
 				switch o.name {
 				case "Pow":
 					run = func() error { return Binary(d, y, x, o.op) }
-				case "MulScalar":
+				case "MulScalar", "PowScalar2": // x·2, x^2
 					b.SetBytes(int64(16 * n))
 					run = func() error { return BinaryScalar(d, x, 2, o.op) }
 				}

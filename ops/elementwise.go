@@ -219,12 +219,20 @@ func binRowScalar[T array.Elem](op BinaryOp, j *job, n int, off *[maxOps]int, aS
 	if aScalar {
 		si, vi = 1, 2
 	}
-	fillSlice(buf[:min(n, scalarPiece)], *ptr[T](j.base[si], off[si]))
+	v := *ptr[T](j.base[si], off[si])
+	square := false // float64 x^2: pow64One's x·x, as a Mul
+	if v64, ok := any(v).(float64); ok && op == OpPow && !aScalar && v64 == 2 {
+		op, square = OpMul, true
+	}
+	fillSlice(buf[:min(n, scalarPiece)], v)
 	for i := 0; i < n; i += scalarPiece {
 		m := min(scalarPiece, n-i)
 		d := unsafe.Slice(ptr[T](j.base[0], off[0]+i), m)
 		x, y := unsafe.Slice(ptr[T](j.base[vi], off[vi]+i), m), buf[:m]
-		if aScalar {
+		switch {
+		case square:
+			y = x
+		case aScalar:
 			x, y = y, x
 		}
 		binVec(op, d, x, y, j.mode == 1)

@@ -39,7 +39,7 @@ type pow64Table struct {
 	log   [128][4]float64 // 1/c; −ln(1/c) as hi (a multiple of 2^-42), lo; 0
 	tail  [16]uint64      // tail_j's bits
 	sbits [16]uint64      // s_j's bits less j<<48
-	k     [33][4]uint64   // the kernels' constants, four copies each (AVX2 reads whole vectors)
+	k     [34][4]uint64   // the kernels' constants, four copies each (AVX2 reads whole vectors)
 }
 
 const (
@@ -105,7 +105,7 @@ var pow64Consts = sync.OnceValue(func() *pow64Table {
 		f(p64A[0]), f(p64A[1]), f(p64A[2]), f(p64A[3]), f(p64A[4]), f(p64A[5]), f(p64A[6]),
 		1<<63 - 1, f(p64Max), f(p64InvN), f(p64Shift), f(p64NLn2Hi), f(p64NLn2Lo), 15,
 		f(p64C[0]), f(p64C[1]), f(p64C[2]), f(p64C[3]), f(p64C[4]), f(p64C[5]),
-		0x0010000000000000, 0x7fefffffffffffff, 0x7ff0000000000000,
+		0x0010000000000000, 0x7fefffffffffffff, 0x7ff0000000000000, f(2),
 	}
 	for i, v := range k {
 		t.k[i] = [4]uint64{v, v, v, v}
@@ -148,8 +148,12 @@ var ln2Big = sync.OnceValue(func() *big.Float {
 	return atanh2Big(new(big.Float).SetPrec(448).Quo(new(big.Float).SetPrec(448).SetInt64(1), new(big.Float).SetInt64(3)), 448)
 })
 
-// pow64One is float64 Pow of one element as the kernels compute it.
+// pow64One is float64 Pow of one element as the kernels compute it. x^2
+// is x·x, the correctly rounded square (NumPy's x**2 is np.square).
 func pow64One(x, y float64) float64 {
+	if y == 2 {
+		return x * x
+	}
 	ix := math.Float64bits(x)
 	if ix-0x0010000000000000 >= 0x7ff0000000000000-0x0010000000000000 {
 		return math.Pow(x, y) // not a positive normal number
@@ -211,6 +215,10 @@ func powExp64(ehi, elo float64, c *pow64Table) float64 {
 // escape, and the callers' stack buffers with them.)
 func pow64(d, a, b []float64) {
 	a, b = a[:len(d)], b[:len(d)]
+	if allTwo(b) { // x^2 throughout (binRowScalar does a scalar 2's rows so): pow64One's x·x
+		binVec(OpMul, d, a, a, false)
+		return
+	}
 	c := pow64Consts()
 	i := 0
 	for useAsm && len(d)-i >= 8 {
@@ -231,4 +239,14 @@ func pow64(d, a, b []float64) {
 	for ; i < len(d); i++ {
 		d[i] = pow64One(a[i], b[i])
 	}
+}
+
+// allTwo reports whether every element of b is 2 (and b is not empty).
+func allTwo(b []float64) bool {
+	for _, v := range b {
+		if v != 2 {
+			return false
+		}
+	}
+	return len(b) > 0
 }

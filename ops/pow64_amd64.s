@@ -35,6 +35,7 @@
 #define LNORM K(30)
 #define INFM1 K(31)
 #define INF K(32)
+#define TWO K(33)
 
 // PARGS loads func(d, a, b unsafe.Pointer, n int, c *pow64Table)'s
 // arguments: DI, SI, DX, CX (and BX, n again), R8.
@@ -176,6 +177,11 @@ loop:
 	VADDPD Y10, Y3, Y3
 	VMOVAPD Y11, Y0
 	VFMADD231PD Y3, Y11, Y0
+	// x·x where y is 2
+	VCMPPD $0, TWO(R8), Y2, Y5
+	VMOVUPD 0(SI), Y1
+	VMULPD Y1, Y1, Y1
+	VBLENDVPD Y5, Y1, Y0, Y0
 	VMOVUPD Y0, 0(DI)
 	PNEXT(32, 4)
 	PDONE
@@ -281,6 +287,9 @@ loop:
 	VADDPD Z10, Z3, Z3
 	VMOVAPD Z11, Z0
 	VFMADD231PD Z3, Z11, Z0
+	VCMPPD.BCST $0, TWO(R8), Z2, K4
+	VMOVUPD 0(SI), Z1
+	VMULPD Z1, Z1, K4, Z0
 	VMOVUPD Z0, 0(DI)
 	PNEXT(64, 8)
 	PDONE
