@@ -95,7 +95,8 @@
 // hyp32.go, asin32.go; Pow in float64 from tables, pow32.go; Exp, Tanh,
 // Sinh and Cosh in float32 with corrected sums, exp32.go, tanh32.go,
 // sinhcosh32.go; float64 Exp in float64 lanes, exp64.go; float64 Pow
-// with a two-part logarithm, pow64.go) within one ulp (TestMath32Accuracy,
+// with a two-part logarithm, pow64.go; its x^2 is x·x, correctly rounded as NumPy's
+// x**2) within one ulp (TestMath32Accuracy,
 // TestPow32Hard, TestExpAccuracy, TestTanhAccuracy, TestSinhCoshAccuracy
 // (Tan too), TestExpF64Accuracy, TestPow64Accuracy); float64
 // Sin, Cos, Tan, Log, Atan, Asin and Acos in float64 lanes give package
