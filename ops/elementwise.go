@@ -77,7 +77,11 @@ func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) erro
 	}
 	j.op = int(op)
 	total := j.total()
-	grain := grainFor(binCostly[op])
+	costly := binCostly[op]
+	if s64, ok := any(sb).(float64); ok && op == OpPow && b == nil && s64 == 2 {
+		costly = false // x^2: binRowScalar's Mul
+	}
+	grain := grainFor(costly)
 	if k == kHalf {
 		j.row = cachedRow[T, T](kBinHalf, func() rowFunc { return binRowHalf[T] })
 		grain /= 4
