@@ -77,11 +77,7 @@ func binary[T array.Elem](op BinaryOp, dst, a, b *array.Array[T], sa, sb T) erro
 	}
 	j.op = int(op)
 	total := j.total()
-	costly := binCostly[op]
-	if s64, ok := any(sb).(float64); ok && op == OpPow && b == nil && s64 == 2 {
-		costly = false // x^2: binRowScalar's Mul
-	}
-	grain := grainFor(costly)
+	grain := grainFor(binCostly[op] && !(b == nil && squareBy(op, sb)))
 	if k == kHalf {
 		j.row = cachedRow[T, T](kBinHalf, func() rowFunc { return binRowHalf[T] })
 		grain /= 4
@@ -224,9 +220,9 @@ func binRowScalar[T array.Elem](op BinaryOp, j *job, n int, off *[maxOps]int, aS
 		si, vi = 1, 2
 	}
 	v := *ptr[T](j.base[si], off[si])
-	square := false // float64 x^2: pow64One's x·x, as a Mul
-	if v64, ok := any(v).(float64); ok && op == OpPow && !aScalar && v64 == 2 {
-		op, square = OpMul, true
+	square := !aScalar && squareBy(op, v)
+	if square {
+		op = OpMul
 	}
 	fillSlice(buf[:min(n, scalarPiece)], v)
 	for i := 0; i < n; i += scalarPiece {

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"sync"
 	"unsafe"
+
+	"github.com/resident-go/resident/array"
 )
 
 // float64 Pow as e^(y·ln x), with ln x in two float64s (hi + lo, relative
@@ -158,13 +160,14 @@ func pow64One(x, y float64) float64 {
 	if ix-0x0010000000000000 >= 0x7ff0000000000000-0x0010000000000000 {
 		return math.Pow(x, y) // not a positive normal number
 	}
-	hi, lo := powLn64(ix, pow64Consts())
+	c := pow64Consts()
+	hi, lo := powLn64(ix, c)
 	ehi := y * hi
 	elo := math.FMA(y, lo, math.FMA(y, hi, -ehi))
 	if !(math.Abs(ehi) <= p64Max) {
 		return math.Pow(x, y)
 	}
-	return powExp64(ehi, elo, pow64Consts())
+	return powExp64(ehi, elo, c)
 }
 
 // powLn64 is ln x as hi + lo for x's bits ix, x a positive normal number.
@@ -215,10 +218,6 @@ func powExp64(ehi, elo float64, c *pow64Table) float64 {
 // escape, and the callers' stack buffers with them.)
 func pow64(d, a, b []float64) {
 	a, b = a[:len(d)], b[:len(d)]
-	if allTwo(b) { // x^2 throughout (binRowScalar does a scalar 2's rows so): pow64One's x·x
-		binVec(OpMul, d, a, a, false)
-		return
-	}
 	c := pow64Consts()
 	i := 0
 	for useAsm && len(d)-i >= 8 {
@@ -241,12 +240,9 @@ func pow64(d, a, b []float64) {
 	}
 }
 
-// allTwo reports whether every element of b is 2 (and b is not empty).
-func allTwo(b []float64) bool {
-	for _, v := range b {
-		if v != 2 {
-			return false
-		}
-	}
-	return len(b) > 0
+// squareBy reports whether op by the scalar s is float64 x^2, which
+// binRowScalar runs as x·x (pow64One's x^2) with the cheap ops' grain.
+func squareBy[T array.Elem](op BinaryOp, s T) bool {
+	v, ok := any(s).(float64)
+	return ok && op == OpPow && v == 2
 }
